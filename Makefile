@@ -1,0 +1,57 @@
+# The two set-up commands for a fresh Debian machine are `make run` and
+# `make test`; both install what they need first (scripts/install-deps.sh).
+
+BUILD      ?= build
+BUILD_SAN  ?= build-asan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+CTEST_ARGS ?=
+
+.PHONY: all deps configure build test test-unit test-sanitize test-e2e bench run run-stop clean format-check
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(if $(CI),-DDET_WERROR=ON) $(CMAKE_ARGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Every test: the C++ suites (unit, integration against a private
+# PostgreSQL), the end-to-end pytest suites, then the C++ suites again under
+# ASan+UBSan.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@$(MAKE) --no-print-directory test-e2e
+	@$(MAKE) --no-print-directory test-sanitize
+
+test-unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
+
+test-e2e: build
+	@if ls tests/e2e/test_*.py >/dev/null 2>&1; then \
+	  DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q tests/e2e; \
+	else echo "test-e2e: no end-to-end suites yet"; fi
+
+test-sanitize: deps
+	cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDET_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD_SAN) -j $(JOBS)
+	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+
+bench: build
+	@bash scripts/bench.sh $(abspath $(BUILD))
+
+run: build
+	@bash scripts/run.sh $(abspath $(BUILD))
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN)
+
+format-check:
+	git ls-files '*.cpp' '*.hpp' | xargs clang-format --dry-run --Werror

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything the build, the tests and `make run` need on a fresh
+# Debian 12 machine. Idempotent: a second run only checks.
+set -euo pipefail
+
+apt_pkgs=(
+  build-essential cmake ninja-build ccache pkg-config git python3 python3-pip
+  libcaf-dev libpqxx-dev libpq-dev nlohmann-json3-dev libyaml-cpp-dev
+  libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev
+  libgtest-dev libgmock-dev postgresql postgresql-contrib clang-format wrk
+)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${missing[*]}"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The distribution's PostgreSQL service is not used: tests and `make run`
+# start private clusters (scripts/pg.sh).
+
+py_pkgs=(pytest "moto[server]>=5" boto3 botocore cfn-lint "determined==0.38.1")
+need_pip=0
+python3 -c 'import pytest, moto, boto3, botocore, cfnlint, flask' 2>/dev/null || need_pip=1
+python3 -c 'import determined, sys; sys.exit(0 if determined.__version__ == "0.38.1" else 1)' 2>/dev/null || need_pip=1
+if [ $need_pip = 1 ]; then
+  echo "install-deps: pip install ${py_pkgs[*]}"
+  python3 -m pip install -q --disable-pip-version-check "${py_pkgs[@]}" 2>&1 | grep -v "^\(WARNING\|DEPRECATION\)" || true
+  python3 -c 'import pytest, moto, boto3, determined' || { echo "install-deps: pip packages failed to import" >&2; exit 1; }
+fi
+echo "install-deps: ok"

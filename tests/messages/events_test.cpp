@@ -1,0 +1,139 @@
+#include "messages/events.hpp"
+
+#include "messages/errc.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace det {
+
+namespace {
+
+std::vector<domain_event> one_of_each() {
+  experiment_submitted sub;
+  sub.experiment_id = 3;
+  sub.pool = "default";
+  sub.owner = "determined";
+  sub.config = {{"searcher", {{"name", "single"}}}, {"entrypoint", "x:Y"}};
+  sub.priority = 10;
+  sub.weight = 2.5;
+  trial_placed placed;
+  placed.trial_id = 9;
+  placed.allocation_id = "9.1";
+  placed.assignments = {{"a1", {0, 1}}, {"a2", {3}}};
+  return {
+    master_started{"c1", "host-a", 4242, "0.1.0"},
+    pool_configured{"default", "fair_share", "aws", 4, 0, 10},
+    agent_connected{"a1", "default", 8, "cuda", "i-0abc"},
+    agent_disconnected{"a1", "connection closed"},
+    sub,
+    experiment_state_changed{3, "PAUSED", "user request"},
+    trial_created{9, 3, {{"lr", 0.1}}},
+    placed,
+    trial_checkpointed{9, "c0ffee", 100, {{"framework", "none"}}},
+    trial_exited{9, "9.1", 1, "failed"},
+  };
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+TEST(events, every_type_survives_encode_decode_encode_unchanged) {
+  auto all = one_of_each();
+  ASSERT_EQ(all.size(), std::variant_size_v<domain_event>)
+    << "add the new event type to one_of_each()";
+  for (const auto& ev : all) {
+    auto env = to_envelope(ev);
+    recorded_event rec{1, stream_of(ev), 1, env, 0};
+    auto back = decode(rec);
+    ASSERT_TRUE(back) << render(back.error());
+    EXPECT_EQ(back->index(), ev.index());
+    auto again = to_envelope(*back);
+    EXPECT_EQ(again.type, env.type);
+    EXPECT_EQ(again.schema_version, env.schema_version);
+    EXPECT_EQ(again.payload, env.payload) << env.type;
+  }
+}
+
+TEST(events, streams_are_named_by_aggregate) {
+  EXPECT_EQ(stream_of(trial_created{42, 1, {}}), "trial/42");
+  EXPECT_EQ(stream_of(agent_connected{"a1", "p", 1, "cpu", ""}), "agent/a1");
+  EXPECT_EQ(stream_of(master_started{}), "cluster");
+}
+
+TEST(events, version_1_agent_connected_golden_file_is_upgraded_on_read) {
+  recorded_event rec;
+  rec.position = 17;
+  rec.stream = "agent/agent-7";
+  rec.body = {"agent_connected", 1,
+              slurp(DET_TEST_DATA_DIR "/events/agent_connected.v1.json")};
+  auto ev = decode(rec);
+  ASSERT_TRUE(ev) << render(ev.error());
+  auto& a = std::get<agent_connected>(*ev);
+  EXPECT_EQ(a.agent_id, "agent-7");
+  EXPECT_EQ(a.pool, "gpu-pool");
+  EXPECT_EQ(a.slots, 8);
+  EXPECT_EQ(a.slot_type, "cpu");
+  // Re-encoding writes the current version.
+  EXPECT_EQ(to_envelope(*ev).schema_version, agent_connected::version);
+}
+
+TEST(events, a_wrongly_typed_field_is_named_with_position_and_type) {
+  recorded_event rec{
+    12, "agent/a1", 1,
+    {"agent_connected", 2,
+     R"({"agent_id":"a1","pool":"p","slots":"eight","slot_type":"cpu"})"},
+    0};
+  auto ev = decode(rec);
+  ASSERT_FALSE(ev);
+  EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
+  auto msg = render(ev.error());
+  EXPECT_NE(msg.find("position 12"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("agent_connected"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'slots'"), std::string::npos) << msg;
+}
+
+TEST(events, a_missing_field_is_named) {
+  recorded_event rec{5, "trial/1", 1, {"trial_exited", 1, R"({"trial_id":1})"},
+                     0};
+  auto ev = decode(rec);
+  ASSERT_FALSE(ev);
+  EXPECT_NE(render(ev.error()).find("'allocation_id' is missing"),
+            std::string::npos)
+    << render(ev.error());
+}
+
+TEST(events, an_unknown_type_is_its_own_error) {
+  recorded_event rec{8, "x/1", 1, {"event_from_the_future", 1, "{}"}, 0};
+  auto ev = decode(rec);
+  ASSERT_FALSE(ev);
+  EXPECT_EQ(code_of(ev.error()), errc::unknown_event_type);
+  EXPECT_NE(render(ev.error()).find("event_from_the_future"),
+            std::string::npos);
+}
+
+TEST(events, a_newer_schema_version_than_known_is_refused) {
+  recorded_event rec{8, "trial/1", 1,
+                     {"trial_created", 9, R"({"trial_id":1,"experiment_id":1})"},
+                     0};
+  auto ev = decode(rec);
+  ASSERT_FALSE(ev);
+  EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
+}
+
+TEST(events, payload_that_is_not_json_is_refused) {
+  recorded_event rec{3, "trial/1", 1, {"trial_created", 1, "{not json"}, 0};
+  auto ev = decode(rec);
+  ASSERT_FALSE(ev);
+  EXPECT_NE(render(ev.error()).find("not valid JSON"), std::string::npos);
+}
+
+} // namespace det
