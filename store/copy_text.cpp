@@ -1,0 +1,127 @@
+#include "store/copy_text.hpp"
+
+#include "messages/errc.hpp"
+
+#include <charconv>
+
+namespace det {
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+// Appends the unescaped form of one field to `out`.
+void unescape(std::string_view in, std::string& out) {
+  out.clear();
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c != '\\' || i + 1 == in.size()) {
+      out.push_back(c);
+      continue;
+    }
+    char n = in[++i];
+    switch (n) {
+      case 'b': out.push_back('\b'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'r': out.push_back('\r'); break;
+      case 't': out.push_back('\t'); break;
+      case 'v': out.push_back('\v'); break;
+      case 'x': {
+        int v = 0;
+        size_t k = 0;
+        while (k < 2 && i + 1 < in.size() && hex_value(in[i + 1]) >= 0) {
+          v = v * 16 + hex_value(in[++i]);
+          ++k;
+        }
+        out.push_back(static_cast<char>(v));
+        break;
+      }
+      default:
+        if (n >= '0' && n <= '7') {
+          int v = n - '0';
+          for (int k = 0; k < 2 && i + 1 < in.size() && in[i + 1] >= '0'
+                          && in[i + 1] <= '7';
+               ++k)
+            v = v * 8 + (in[++i] - '0');
+          out.push_back(static_cast<char>(v));
+        } else {
+          out.push_back(n); // \\ and any other escaped character
+        }
+    }
+  }
+}
+
+bool to_int(const std::string& s, int64_t& out) {
+  auto res = std::from_chars(s.data(), s.data() + s.size(), out);
+  return res.ec == std::errc{} && res.ptr == s.data() + s.size();
+}
+
+} // namespace
+
+void split_copy_line(std::string_view line, std::vector<std::string>& fields,
+                     std::vector<bool>& nulls) {
+  if (!line.empty() && line.back() == '\n')
+    line.remove_suffix(1);
+  size_t n = 0;
+  size_t start = 0;
+  while (true) {
+    auto tab = line.find('\t', start);
+    auto raw = line.substr(start, tab == std::string_view::npos
+                                    ? std::string_view::npos
+                                    : tab - start);
+    if (fields.size() <= n) {
+      fields.emplace_back();
+      nulls.push_back(false);
+    }
+    nulls[n] = raw == "\\N";
+    if (nulls[n])
+      fields[n].clear();
+    else
+      unescape(raw, fields[n]);
+    ++n;
+    if (tab == std::string_view::npos)
+      break;
+    start = tab + 1;
+  }
+  fields.resize(n);
+  nulls.resize(n);
+}
+
+caf::error parse_event_line(std::string_view line, recorded_event& out) {
+  thread_local std::vector<std::string> f;
+  thread_local std::vector<bool> nulls;
+  split_copy_line(line, f, nulls);
+  auto bad = [&](const std::string& why) {
+    return make_error(errc::invalid_event,
+                      "unreadable event row '"
+                        + std::string{line.substr(0, 80)} + "': " + why);
+  };
+  if (f.size() != 7)
+    return bad("expected 7 fields, got " + std::to_string(f.size()));
+  int64_t schema = 0;
+  if (!to_int(f[0], out.position))
+    return bad("position is not an integer");
+  if (!to_int(f[2], out.stream_version))
+    return bad("stream_version is not an integer");
+  if (!to_int(f[4], schema))
+    return bad("schema_version is not an integer");
+  if (!to_int(f[6], out.recorded_at_us))
+    out.recorded_at_us = 0;
+  out.stream = std::move(f[1]);
+  out.body.type = std::move(f[3]);
+  out.body.schema_version = static_cast<int32_t>(schema);
+  out.body.payload = std::move(f[5]);
+  return {};
+}
+
+} // namespace det

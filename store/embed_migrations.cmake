@@ -1,0 +1,15 @@
+# Writes OUT, a C++ source holding every store/migrations/NNN_name.sql as
+# det::migrations(): {version, name, sql}, ordered by version.
+file(GLOB sql_files ${SRC_DIR}/*.sql)
+list(SORT sql_files)
+set(body "")
+foreach(f ${sql_files})
+  get_filename_component(base ${f} NAME_WE)
+  string(REGEX MATCH "^([0-9]+)_(.*)$" _ ${base})
+  set(version ${CMAKE_MATCH_1})
+  math(EXPR version "${version}")
+  file(READ ${f} sql)
+  string(APPEND body "    {${version}, \"${base}\", R\"det_sql(${sql})det_sql\"},\n")
+endforeach()
+file(WRITE ${OUT}.tmp "// Generated from store/migrations/*.sql; do not edit.\n#include \"store/migrations.hpp\"\n\nnamespace det {\n\nconst std::vector<migration>& migrations() {\n  static const std::vector<migration> all{\n${body}  };\n  return all;\n}\n\n} // namespace det\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

@@ -1,0 +1,90 @@
+#pragma once
+
+// Append-only log of domain events, one stream per aggregate ("trial/42",
+// "instance/i-0abc"), with a global position that is contiguous from 1.
+// Implementations: pg_event_store (PostgreSQL, the product) and
+// memory_event_store (unit tests of the code above the store). Not
+// thread-safe: one owner at a time (the group_appender's thread, or a
+// reader such as det-replay).
+
+#include "messages/event.hpp"
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det {
+
+/// Which events read() visits: positions in (after, up_to], optionally of
+/// one stream only.
+struct read_options {
+  int64_t after = 0;
+  std::optional<int64_t> up_to;
+  std::optional<std::string> stream;
+};
+
+/// A serialized state and the position of the last event it reflects.
+struct snapshot {
+  int64_t position = 0;
+  int32_t schema_version = 1;
+  /// The state as text (JSON).
+  std::string state;
+  int64_t created_at_us = 0;
+};
+
+/// Called once per event, in position order. Returning an error stops the
+/// read, and read() returns that error.
+using event_visitor = std::function<caf::error(recorded_event&&)>;
+
+class event_store {
+public:
+  virtual ~event_store() = default;
+
+  /// Appends each request atomically and independently, in order, and
+  /// returns one result per request. A request whose expectations fail gets
+  /// errc::conflict and writes nothing; the others are unaffected. When the
+  /// store itself fails, every request not yet durable gets
+  /// errc::store_unavailable. A result is returned only once its events are
+  /// durable.
+  [[nodiscard]] virtual std::vector<caf::expected<append_result>>
+  append_many(const std::vector<append_request>& requests) = 0;
+
+  /// Appends one request; see append_many.
+  [[nodiscard]] caf::expected<append_result>
+  append(const append_request& request) {
+    return std::move(append_many({request}).front());
+  }
+
+  /// Visits events in position order without holding them all in memory.
+  [[nodiscard]] virtual caf::error read(const read_options& opts,
+                                        const event_visitor& visit) = 0;
+
+  /// Position of the newest event; 0 for an empty log.
+  [[nodiscard]] virtual caf::expected<int64_t> last_position() = 0;
+
+  /// Version of `stream` (number of its events); 0 if it has none.
+  [[nodiscard]] virtual caf::expected<int64_t>
+  stream_version(const std::string& stream) = 0;
+
+  /// Stores a snapshot; a snapshot at the same position is replaced.
+  [[nodiscard]] virtual caf::error save_snapshot(const snapshot& snap) = 0;
+
+  /// The newest snapshot at or before `at_most`, if any. A snapshot whose
+  /// stored checksum does not match its bytes is errc::corrupt_snapshot.
+  [[nodiscard]] virtual caf::expected<std::optional<snapshot>>
+  latest_snapshot(int64_t at_most = INT64_MAX) = 0;
+
+  /// Positions of all stored snapshots, oldest first.
+  [[nodiscard]] virtual caf::expected<std::vector<int64_t>>
+  snapshot_positions() = 0;
+
+  /// Deletes all but the newest `keep` snapshots.
+  [[nodiscard]] virtual caf::error prune_snapshots(size_t keep) = 0;
+};
+
+} // namespace det
