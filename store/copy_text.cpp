@@ -20,6 +20,10 @@ int hex_value(char c) {
 
 // Appends the unescaped form of one field to `out`.
 void unescape(std::string_view in, std::string& out) {
+  if (in.find('\\') == std::string_view::npos) {
+    out.assign(in.data(), in.size());
+    return;
+  }
   out.clear();
   out.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i) {

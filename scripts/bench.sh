@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make bench: runs every benchmark program in BUILD/bin/bench-* against a
+# private PostgreSQL (fsync on, default synchronous_commit), printing one
+# JSON line per result.
+set -euo pipefail
+build=${1:?usage: bench.sh BUILD_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+pgdir="$build/bench-pg"
+url=$("$root/scripts/pg.sh" start "$pgdir")
+trap '"$root/scripts/pg.sh" stop "$pgdir"' EXIT
+export DET_BENCH_PG_URL="$url"
+status=0
+for b in "$build"/bin/bench-*; do
+  [ -x "$b" ] || continue
+  echo "# $(basename "$b")" >&2
+  "$b" || { echo "{\"bench\":\"$(basename "$b")\",\"error\":\"exited with $?\"}"; status=1; }
+done
+exit $status
