@@ -1,0 +1,83 @@
+#include "actors/event_writer.hpp"
+
+#include "store/group_appender.hpp"
+
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include <memory>
+#include <unordered_map>
+
+namespace det {
+
+namespace {
+
+struct event_writer_state {
+  static inline const char* name = "event_writer";
+  event_store* store = nullptr;
+  std::unique_ptr<group_appender> appender;
+  uint64_t next_id = 0;
+  std::unordered_map<uint64_t, caf::typed_response_promise<append_result>>
+    pending;
+};
+
+event_writer_actor::behavior_type
+event_writer(event_writer_actor::stateful_pointer<event_writer_state> self,
+             event_store* store, writer_mode mode) {
+  self->state.store = store;
+  if (mode == writer_mode::group_commit)
+    self->state.appender = std::make_unique<group_appender>(*store);
+  return {
+    [self](append_atom, append_request& req) -> caf::result<append_result> {
+      auto& st = self->state;
+      if (!st.appender) {
+        auto res = st.store->append(req);
+        if (!res)
+          return std::move(res.error());
+        return *res;
+      }
+      auto id = st.next_id++;
+      auto rp = self->make_response_promise<append_result>();
+      st.pending.emplace(id, rp);
+      auto me = caf::actor_cast<event_writer_actor>(self);
+      st.appender->submit(std::move(req),
+                          [me, id](caf::expected<append_result> res) {
+                            // Runs on the appender's thread: hand the
+                            // result back as a message.
+                            if (res)
+                              caf::anon_send(me, committed_atom::value, id,
+                                             *res);
+                            else
+                              caf::anon_send(me, committed_atom::value, id,
+                                             std::move(res.error()));
+                          });
+      return rp;
+    },
+    [self](committed_atom, uint64_t id, append_result res) {
+      auto i = self->state.pending.find(id);
+      if (i == self->state.pending.end())
+        return;
+      i->second.deliver(res);
+      self->state.pending.erase(i);
+    },
+    [self](committed_atom, uint64_t id, caf::error& err) {
+      auto i = self->state.pending.find(id);
+      if (i == self->state.pending.end())
+        return;
+      i->second.deliver(std::move(err));
+      self->state.pending.erase(i);
+    },
+  };
+}
+
+} // namespace
+
+event_writer_actor spawn_event_writer(caf::actor_system& sys,
+                                      event_store& store, writer_mode mode) {
+  return sys.spawn(event_writer, &store, mode);
+}
+
+} // namespace det
