@@ -18,7 +18,7 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
   if (!root.is_object())
     return make_error(errc::invalid_argument,
                       "agent.yaml: expected a mapping at the top, got "
-                        + describe(root));
+                          + describe(root));
   diagnostics diag;
   agent_config cfg;
   object_reader r{root, "", diag};
@@ -55,8 +55,8 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
   } else {
     cfg.master.scheme = scheme;
     cfg.master.host = r.str("master_host", "localhost");
-    cfg.master.port = static_cast<uint16_t>(
-      r.integer("master_port", default_port, 1, 65535));
+    cfg.master.port =
+        static_cast<uint16_t>(r.integer("master_port", default_port, 1, 65535));
     if (cfg.master.host.empty())
       r.fail("master_host", "must not be empty");
   }
@@ -83,17 +83,17 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
   }
   {
     auto log = r.child("log");
-    cfg.log_level = log.choice("level", "info",
-                               {"trace", "debug", "info", "warn", "warning",
-                                "error", "fatal"});
+    cfg.log_level = log.choice(
+        "level", "info",
+        {"trace", "debug", "info", "warn", "warning", "error", "fatal"});
     log.allow({"color"});
     log.finish();
   }
   // Upstream agent.yaml fields det-agent accepts but does not act on.
-  r.allow({"label", "container_master_host", "container_master_port",
-           "fluent", "debug", "api_enabled", "bind_ip", "bind_port",
-           "http_proxy", "https_proxy", "ftp_proxy", "no_proxy",
-           "container_runtime", "image_root", "agent_reattach_enabled"});
+  r.allow({"label", "container_master_host", "container_master_port", "fluent",
+           "debug", "api_enabled", "bind_ip", "bind_port", "http_proxy",
+           "https_proxy", "ftp_proxy", "no_proxy", "container_runtime",
+           "image_root", "agent_reattach_enabled"});
   r.finish();
   if (!diag.empty())
     return diag.to_error();
@@ -117,8 +117,8 @@ caf::expected<agent_config> apply_overrides(agent_config cfg,
                                             std::string_view source) {
   auto bad = [&](const char* field, const std::string& why) {
     return make_error(errc::invalid_argument, std::string{field} + " (from "
-                                                + std::string{source}
-                                                + "): " + why);
+                                                  + std::string{source}
+                                                  + "): " + why);
   };
   if (o.master_url) {
     auto a = parse_master_url(*o.master_url, cfg.tls.enabled ? "https" : "http",

@@ -4,9 +4,10 @@
 // caller's to read; it layers them with apply_overrides in the order
 // file < environment < flags:
 //
-//   auto cfg = load_agent_config(path);                  // or parse_agent_config("")
-//   cfg = apply_overrides(*cfg, overrides_from_env(getenv));
-//   cfg = apply_overrides(*cfg, flags);                  // from --master-url ...
+//   auto cfg = load_agent_config(path);                  // or
+//   parse_agent_config("") cfg = apply_overrides(*cfg,
+//   overrides_from_env(getenv)); cfg = apply_overrides(*cfg, flags); // from
+//   --master-url ...
 //
 // The master is named either by master_url ("http://host:8080") or, as in
 // upstream agent.yaml, by master_host + master_port.
@@ -57,10 +58,12 @@ struct agent_config {
 };
 
 /// Parses agent.yaml text; errors name the field path, all at once.
-[[nodiscard]] caf::expected<agent_config> parse_agent_config(std::string_view text);
+[[nodiscard]] caf::expected<agent_config>
+parse_agent_config(std::string_view text);
 
 /// parse_agent_config on the file at `path`.
-[[nodiscard]] caf::expected<agent_config> load_agent_config(const std::string& path);
+[[nodiscard]] caf::expected<agent_config>
+load_agent_config(const std::string& path);
 
 /// Values from flags or the environment; unset ones leave the config alone.
 struct agent_overrides {

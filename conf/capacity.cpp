@@ -30,7 +30,8 @@ caf::error check_slots_fit(int64_t slots, bool is_single_node,
     return caf::none;
   if (is_single_node)
     return fail("with is_single_node a trial must fit on one agent, and the "
-                "largest has " + per + " slots");
+                "largest has "
+                + per + " slots");
   int64_t total = cap.max_agents * cap.slots_per_agent;
   if (slots > total)
     return fail("it has at most " + std::to_string(total) + " slots ("
@@ -39,8 +40,8 @@ caf::error check_slots_fit(int64_t slots, bool is_single_node,
                 + " slots)");
   if (slots % cap.slots_per_agent != 0)
     return fail("a trial larger than one agent (" + per
-                + " slots) takes whole agents, so it needs a multiple of "
-                + per + " slots");
+                + " slots) takes whole agents, so it needs a multiple of " + per
+                + " slots");
   return caf::none;
 }
 

@@ -26,7 +26,8 @@ void read_checkpoint_storage(object_reader& r, checkpoint_storage_config& out) {
     out.host_path = r.required_str("host_path",
                                    "required for shared_fs checkpoint storage");
     if (!out.host_path.empty() && out.host_path.front() != '/')
-      r.fail("host_path", "must be an absolute path, got \"" + out.host_path + "\"");
+      r.fail("host_path",
+             "must be an absolute path, got \"" + out.host_path + "\"");
     out.storage_path = r.str("storage_path", "determined-checkpoint");
     if (!out.storage_path.empty() && out.storage_path.front() == '/') {
       auto base = out.host_path;
@@ -38,13 +39,13 @@ void read_checkpoint_storage(object_reader& r, checkpoint_storage_config& out) {
     }
     if (out.storage_path.find("..") != std::string::npos)
       r.fail("storage_path", "must not contain '..'");
-    out.propagation = r.choice("propagation", "rprivate",
-                               {"rprivate", "private", "rshared", "shared",
-                                "rslave", "slave"});
+    out.propagation = r.choice(
+        "propagation", "rprivate",
+        {"rprivate", "private", "rshared", "shared", "rslave", "slave"});
     r.allow({"container_path", "checkpoint_path"}); // legacy, ignored
   } else if (out.type == "s3" || out.type == "gcs") {
-    out.bucket = r.required_str("bucket", ("required for " + out.type
-                                           + " checkpoint storage").c_str());
+    out.bucket = r.required_str(
+        "bucket", ("required for " + out.type + " checkpoint storage").c_str());
     if (auto p = r.opt_str("prefix")) {
       out.prefix = *p;
       if (p->find("..") != std::string::npos)
@@ -58,8 +59,8 @@ void read_checkpoint_storage(object_reader& r, checkpoint_storage_config& out) {
         r.fail_here("access_key and secret_key go together");
     }
   } else if (out.type == "azure") {
-    out.container = r.required_str("container",
-                                   "required for azure checkpoint storage");
+    out.container =
+        r.required_str("container", "required for azure checkpoint storage");
     out.connection_string = r.opt_str("connection_string").value_or("");
     out.account_url = r.opt_str("account_url").value_or("");
     out.credential = r.opt_str("credential").value_or("");
@@ -67,9 +68,9 @@ void read_checkpoint_storage(object_reader& r, checkpoint_storage_config& out) {
       r.fail_here("azure storage needs exactly one of connection_string and "
                   "account_url");
   } else if (out.type == "directory") {
-    out.container_path = r.required_str("container_path",
-                                        "required for directory checkpoint "
-                                        "storage");
+    out.container_path =
+        r.required_str("container_path", "required for directory checkpoint "
+                                         "storage");
   }
   r.finish();
 }

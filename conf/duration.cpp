@@ -48,7 +48,8 @@ caf::expected<std::chrono::milliseconds> parse_duration(std::string_view text) {
   while (!s.empty()) {
     size_t i = 0;
     bool digits = false;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
+    while (i < s.size()
+           && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
       digits = digits || s[i] != '.';
       ++i;
     }
@@ -59,7 +60,8 @@ caf::expected<std::chrono::milliseconds> parse_duration(std::string_view text) {
       return bad("malformed number '" + num + "'");
     s.remove_prefix(i);
     size_t j = 0;
-    while (j < s.size() && !std::isdigit(static_cast<unsigned char>(s[j])) && s[j] != '.')
+    while (j < s.size() && !std::isdigit(static_cast<unsigned char>(s[j]))
+           && s[j] != '.')
       ++j;
     if (j == 0)
       return bad("missing unit in duration (use h, m, s or ms)");

@@ -53,8 +53,8 @@ void read_entrypoint(object_reader& r, entrypoint_config& out) {
     if (out.command.find_first_not_of(" \t\n") == std::string::npos)
       r.fail("entrypoint", "must not be empty");
     out.type = looks_like_trial_class(out.command)
-                 ? entrypoint_config::kind::trial_class
-                 : entrypoint_config::kind::shell;
+                   ? entrypoint_config::kind::trial_class
+                   : entrypoint_config::kind::shell;
     return;
   }
   if (v->is_array()) {
@@ -70,8 +70,8 @@ void read_entrypoint(object_reader& r, entrypoint_config& out) {
     }
     return;
   }
-  r.fail("entrypoint", "expected a string or a list of strings, got "
-                         + describe(*v));
+  r.fail("entrypoint",
+         "expected a string or a list of strings, got " + describe(*v));
 }
 
 void read_resources(object_reader& r, resources_config& out,
@@ -82,14 +82,15 @@ void read_resources(object_reader& r, resources_config& out,
   }
   out.slots_per_trial = r.integer("slots_per_trial", 1, 0);
   auto pool = r.opt_str("resource_pool");
-  out.resource_pool = pool && !pool->empty()
-                        ? *pool
-                        : (out.slots_per_trial == 0 ? d.aux_pool : d.compute_pool);
+  out.resource_pool =
+      pool && !pool->empty()
+          ? *pool
+          : (out.slots_per_trial == 0 ? d.aux_pool : d.compute_pool);
   r.node()["resource_pool"] = out.resource_pool;
   auto known = d.pool_priorities.find(out.resource_pool);
   if (!d.pool_priorities.empty() && known == d.pool_priorities.end())
-    r.fail("resource_pool", "resource pool \"" + out.resource_pool
-                              + "\" does not exist");
+    r.fail("resource_pool",
+           "resource pool \"" + out.resource_pool + "\" does not exist");
   int64_t pool_priority = known != d.pool_priorities.end() ? known->second : 42;
   out.priority = r.integer("priority", pool_priority, 1, 99);
   out.weight = r.number("weight", 1);
@@ -99,10 +100,11 @@ void read_resources(object_reader& r, resources_config& out,
   out.is_single_node = r.boolean("is_single_node", false);
   if (out.max_slots && *out.max_slots < out.slots_per_trial)
     r.fail("max_slots", "must be at least slots_per_trial ("
-                          + std::to_string(out.slots_per_trial) + ")");
-  if (auto* shm = r.raw("shm_size"); shm && !shm->is_string() && !as_integer(*shm))
+                            + std::to_string(out.slots_per_trial) + ")");
+  if (auto* shm = r.raw("shm_size");
+      shm && !shm->is_string() && !as_integer(*shm))
     r.fail("shm_size", "expected an integer or a size such as \"4G\", got "
-                         + describe(*shm));
+                           + describe(*shm));
   r.allow({"devices", "native_parallel", "agent_label"});
   r.finish();
 }
@@ -135,21 +137,23 @@ void read_bind_mounts(object_reader& r, std::vector<bind_mount>& out) {
 
 void read_environment(object_reader& r) {
   auto env = r.child("environment");
-  if (auto* img = env.raw("image"); img && !img->is_string() && !img->is_object())
-    env.fail("image", "expected a string or {cpu, cuda, rocm}, got "
-                        + describe(*img));
+  if (auto* img = env.raw("image");
+      img && !img->is_string() && !img->is_object())
+    env.fail("image",
+             "expected a string or {cpu, cuda, rocm}, got " + describe(*img));
   if (auto* vars = env.raw("environment_variables")) {
     if (vars->is_array()) {
       for (size_t i = 0; i < vars->size(); ++i) {
         const auto& x = (*vars)[i];
-        if (!x.is_string() || x.get<std::string>().find('=') == std::string::npos)
+        if (!x.is_string()
+            || x.get<std::string>().find('=') == std::string::npos)
           env.diag().error(index_path(env.path_of("environment_variables"), i),
                            "expected \"NAME=value\", got " + describe(x));
       }
     } else if (!vars->is_object()) {
       env.fail("environment_variables",
                "expected a list of \"NAME=value\" or {cpu, cuda, rocm}, got "
-                 + describe(*vars));
+                   + describe(*vars));
     }
   } else {
     env.node()["environment_variables"] = json::array();
@@ -166,7 +170,8 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
   if (!tree.is_object())
     return make_error(errc::invalid_argument,
                       "expected a mapping at the top of the experiment config, "
-                      "got " + describe(tree));
+                      "got "
+                          + describe(tree));
   diagnostics diag;
   experiment_config cfg;
   object_reader r{tree, "", diag};
@@ -198,8 +203,9 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
                  "grid search is in use but count was not provided");
   }
   cfg.max_restarts = r.integer("max_restarts", 5, 0);
-  for (auto [key, out] : {std::pair{"min_validation_period", &cfg.min_validation_period},
-                          std::pair{"min_checkpoint_period", &cfg.min_checkpoint_period}}) {
+  for (auto [key, out] :
+       {std::pair{"min_validation_period", &cfg.min_validation_period},
+        std::pair{"min_checkpoint_period", &cfg.min_checkpoint_period}}) {
     if (auto l = read_length(r, key, false))
       *out = *l;
     else if (!r.has(key))
@@ -207,25 +213,26 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
   }
   {
     auto storage = merge_checkpoint_storage(
-      d.checkpoint_storage.is_object() ? d.checkpoint_storage
-                                       : default_checkpoint_storage(),
-      r.has("checkpoint_storage") ? r.node()["checkpoint_storage"] : json{});
+        d.checkpoint_storage.is_object() ? d.checkpoint_storage
+                                         : default_checkpoint_storage(),
+        r.has("checkpoint_storage") ? r.node()["checkpoint_storage"] : json{});
     r.node()["checkpoint_storage"] = std::move(storage);
     auto cs = r.child("checkpoint_storage");
     read_checkpoint_storage(cs, cfg.checkpoint_storage);
   }
   cfg.records_per_epoch = r.integer("records_per_epoch", 0, 0);
   cfg.scheduling_unit = r.integer("scheduling_unit", 100, 1);
-  cfg.perform_initial_validation = r.boolean("perform_initial_validation", false);
+  cfg.perform_initial_validation =
+      r.boolean("perform_initial_validation", false);
   cfg.debug = r.boolean("debug", false);
-  cfg.preemption_timeout = std::chrono::seconds{
-    r.integer("preemption_timeout", 3600, 0)};
+  cfg.preemption_timeout =
+      std::chrono::seconds{r.integer("preemption_timeout", 3600, 0)};
   read_bind_mounts(r, cfg.bind_mounts);
   read_environment(r);
   {
     auto repro = r.child("reproducibility");
-    cfg.experiment_seed = repro.integer("experiment_seed", d.experiment_seed, 0,
-                                        UINT32_MAX);
+    cfg.experiment_seed =
+        repro.integer("experiment_seed", d.experiment_seed, 0, UINT32_MAX);
     repro.finish();
   }
   cfg.workspace = r.opt_str("workspace").value_or("");
@@ -236,8 +243,8 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
   if (auto* cp = r.raw("checkpoint_policy"); cp && cp->is_string()) {
     auto p = cp->get<std::string>();
     if (p != "best" && p != "all" && p != "none")
-      r.fail("checkpoint_policy", "expected one of 'best', 'all', 'none', got "
-                                    + describe(*cp));
+      r.fail("checkpoint_policy",
+             "expected one of 'best', 'all', 'none', got " + describe(*cp));
   }
   // Passed to the harness as written.
   r.allow({"data", "data_layer", "optimizations", "profiling", "log_policies",

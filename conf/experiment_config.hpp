@@ -115,6 +115,6 @@ parse_experiment_config(std::string_view text,
 /// The same for a config that is already a tree.
 [[nodiscard]] caf::expected<experiment_config>
 parse_experiment_tree(nlohmann::json tree,
-                        const experiment_defaults& defaults = {});
+                      const experiment_defaults& defaults = {});
 
 } // namespace det::conf

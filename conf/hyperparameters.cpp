@@ -67,7 +67,8 @@ hyperparameter read_typed(object_reader& r) {
   return hp;
 }
 
-hyperparameter read_one(json& node, const std::string& path, diagnostics& diag) {
+hyperparameter read_one(json& node, const std::string& path,
+                        diagnostics& diag) {
   if (node.is_object() && node.contains("type")) {
     object_reader r{node, path, diag};
     return read_typed(r);
@@ -77,7 +78,7 @@ hyperparameter read_one(json& node, const std::string& path, diagnostics& diag) 
     hp.type = hyperparameter::kind::nested;
     for (auto& kv : node.items())
       hp.nested.push_back(
-        {kv.key(), read_one(kv.value(), join_path(path, kv.key()), diag)});
+          {kv.key(), read_one(kv.value(), join_path(path, kv.key()), diag)});
     return hp;
   }
   hyperparameter hp; // a plain value is a constant
@@ -93,7 +94,7 @@ std::vector<named_hyperparameter> read_hyperparameters(object_reader& r) {
   r.allow_all();
   for (auto& kv : r.node().items())
     out.push_back(
-      {kv.key(), read_one(kv.value(), r.path_of(kv.key()), r.diag())});
+        {kv.key(), read_one(kv.value(), r.path_of(kv.key()), r.diag())});
   return out;
 }
 
@@ -102,20 +103,20 @@ bool all_ranges_have_count(const std::vector<named_hyperparameter>& hps,
   for (const auto& h : hps) {
     auto name = prefix.empty() ? h.name : prefix + "." + h.name;
     switch (h.hp.type) {
-      case hyperparameter::kind::int_range:
-      case hyperparameter::kind::double_range:
-      case hyperparameter::kind::log_range:
-        if (!h.hp.count) {
-          missing = name;
-          return false;
-        }
-        break;
-      case hyperparameter::kind::nested:
-        if (!all_ranges_have_count(h.hp.nested, missing, name))
-          return false;
-        break;
-      default:
-        break;
+    case hyperparameter::kind::int_range:
+    case hyperparameter::kind::double_range:
+    case hyperparameter::kind::log_range:
+      if (!h.hp.count) {
+        missing = name;
+        return false;
+      }
+      break;
+    case hyperparameter::kind::nested:
+      if (!all_ranges_have_count(h.hp.nested, missing, name))
+        return false;
+      break;
+    default:
+      break;
     }
   }
   return true;

@@ -17,14 +17,21 @@ namespace det::conf {
 struct named_hyperparameter;
 
 struct hyperparameter {
-  enum class kind { constant, int_range, double_range, log_range, categorical, nested };
+  enum class kind {
+    constant,
+    int_range,
+    double_range,
+    log_range,
+    categorical,
+    nested
+  };
   kind type = kind::constant;
-  nlohmann::json val;                ///< constant
-  double minval = 0;                 ///< ranges (log: exponents)
+  nlohmann::json val; ///< constant
+  double minval = 0;  ///< ranges (log: exponents)
   double maxval = 0;
-  double base = 10;                  ///< log
-  std::optional<int64_t> count;      ///< ranges: grid points
-  std::vector<nlohmann::json> vals;  ///< categorical
+  double base = 10;                 ///< log
+  std::optional<int64_t> count;     ///< ranges: grid points
+  std::vector<nlohmann::json> vals; ///< categorical
   std::vector<named_hyperparameter> nested;
 };
 
@@ -43,6 +50,7 @@ std::vector<named_hyperparameter> read_hyperparameters(object_reader& r);
 /// Whether every range hyperparameter (at any depth) has a count; the name
 /// path of the first that has none goes to `missing`.
 bool all_ranges_have_count(const std::vector<named_hyperparameter>& hps,
-                           std::string& missing, const std::string& prefix = "");
+                           std::string& missing,
+                           const std::string& prefix = "");
 
 } // namespace det::conf

@@ -64,8 +64,8 @@ void normalize(json& root, diagnostics& diag) {
       diag.error("provisioner", "not allowed together with resource_pools: "
                                 "move it into a pool as `provider:`");
     } else if (!prov->is_null()) {
-      root["resource_pools"] = json::array(
-        {json{{"pool_name", "default"}, {"provider", *prov}}});
+      root["resource_pools"] =
+          json::array({json{{"pool_name", "default"}, {"provider", *prov}}});
     }
     root.erase(prov);
   }
@@ -84,18 +84,20 @@ void read_scheduler(object_reader& r, scheduler_config& out) {
     if (r.fill_defaults())
       r.node()["preemption"] = true;
   }
-  out.default_priority = r.integer("default_priority", out.default_priority, 1, 99);
-  out.fitting_policy = r.choice("fitting_policy", out.fitting_policy,
-                                {"best", "worst"});
-  out.allow_heterogeneous_fits = r.boolean("allow_heterogeneous_fits",
-                                           out.allow_heterogeneous_fits);
+  out.default_priority =
+      r.integer("default_priority", out.default_priority, 1, 99);
+  out.fitting_policy =
+      r.choice("fitting_policy", out.fitting_policy, {"best", "worst"});
+  out.allow_heterogeneous_fits =
+      r.boolean("allow_heterogeneous_fits", out.allow_heterogeneous_fits);
   r.finish();
 }
 
 void read_db(object_reader& r, db_config& out) {
   if (auto url = r.opt_str("url")) {
     out.url = *url;
-    if (url->rfind("postgres://", 0) != 0 && url->rfind("postgresql://", 0) != 0)
+    if (url->rfind("postgres://", 0) != 0
+        && url->rfind("postgresql://", 0) != 0)
       r.fail("url", "expected a postgres:// or postgresql:// URL");
     for (const char* k : {"host", "port", "user", "password", "name"})
       if (r.has(k)) {
@@ -111,9 +113,9 @@ void read_db(object_reader& r, db_config& out) {
   out.user = r.str("user", out.user);
   out.password = r.str("password", "");
   out.name = r.str("name", out.name);
-  out.ssl_mode = r.choice("ssl_mode", out.ssl_mode,
-                          {"disable", "allow", "prefer", "require",
-                           "verify-ca", "verify-full"});
+  out.ssl_mode = r.choice(
+      "ssl_mode", out.ssl_mode,
+      {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"});
   out.ssl_root_cert = r.str("ssl_root_cert", "");
   r.finish();
 }
@@ -144,12 +146,11 @@ void read_pool(object_reader& r, resource_pool_config& out,
   } else {
     r.allow({"provider"});
   }
-  out.max_aux_containers_per_agent = r.integer("max_aux_containers_per_agent",
-                                               100, 0);
-  out.agent_reconnect_wait = r.dur("agent_reconnect_wait",
-                                   cfg.agent_reconnect_wait,
-                                   format_duration(cfg.agent_reconnect_wait).c_str(),
-                                   true);
+  out.max_aux_containers_per_agent =
+      r.integer("max_aux_containers_per_agent", 100, 0);
+  out.agent_reconnect_wait =
+      r.dur("agent_reconnect_wait", cfg.agent_reconnect_wait,
+            format_duration(cfg.agent_reconnect_wait).c_str(), true);
   r.allow({"agent_reattach_enabled", "task_container_defaults",
            "kubernetes_namespace"});
   r.finish();
@@ -180,7 +181,7 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   if (!root.is_object())
     return make_error(errc::invalid_argument,
                       "master.yaml: expected a mapping at the top, got "
-                        + describe(root));
+                          + describe(root));
   normalize(root, diag);
   object_reader r{root, "", diag};
 
@@ -197,7 +198,7 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     sec.finish();
   }
   cfg.port = static_cast<uint16_t>(
-    r.integer("port", cfg.tls.enabled() ? 8443 : 8080, 1, 65535));
+      r.integer("port", cfg.tls.enabled() ? 8443 : 8080, 1, 65535));
   {
     auto db = r.child("db");
     read_db(db, cfg.db);
@@ -228,13 +229,14 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   {
     auto rm = r.child("resource_manager");
     auto type = rm.choice("type", "agent", {"agent"});
-    (void) type;
+    (void)type;
     auto sr = rm.child("scheduler");
     read_scheduler(sr, cfg.scheduler);
     cluster_scheduler = sr.node();
     compute_given = rm.opt_str("default_compute_resource_pool");
     aux_given = rm.opt_str("default_aux_resource_pool");
-    rm.allow({"require_authentication", "client_ca", "no_default_resource_pools"});
+    rm.allow(
+        {"require_authentication", "client_ca", "no_default_resource_pools"});
     rm.finish();
   }
 
@@ -243,7 +245,8 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     root["resource_pools"] = json::array({json{{"pool_name", "default"}}});
   auto* pools = r.raw("resource_pools");
   if (!pools->is_array()) {
-    r.fail("resource_pools", "expected a list of pools, got " + describe(*pools));
+    r.fail("resource_pools",
+           "expected a list of pools, got " + describe(*pools));
   } else if (pools->empty()) {
     r.fail("resource_pools", "must name at least one pool");
   } else {
@@ -258,28 +261,44 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     }
     // Unnamed defaults: the pool called "default", else the first pool.
     std::string fallback = names.count("default") || cfg.resource_pools.empty()
-                             ? "default"
-                             : cfg.resource_pools.front().pool_name;
+                               ? "default"
+                               : cfg.resource_pools.front().pool_name;
     cfg.default_compute_resource_pool = compute_given.value_or(fallback);
     cfg.default_aux_resource_pool = aux_given.value_or(fallback);
     auto& rm = root["resource_manager"];
     rm["default_compute_resource_pool"] = cfg.default_compute_resource_pool;
     rm["default_aux_resource_pool"] = cfg.default_aux_resource_pool;
-    for (auto [key, name] :
-         {std::pair{"default_compute_resource_pool",
-                    &cfg.default_compute_resource_pool},
-          std::pair{"default_aux_resource_pool", &cfg.default_aux_resource_pool}})
+    for (auto [key, name] : {std::pair{"default_compute_resource_pool",
+                                       &cfg.default_compute_resource_pool},
+                             std::pair{"default_aux_resource_pool",
+                                       &cfg.default_aux_resource_pool}})
       if (diag.empty() && !names.count(*name))
         diag.error(std::string{"resource_manager."} + key,
                    "no resource pool named \"" + *name + "\"");
   }
 
   // Upstream fields det-master accepts and keeps but does not act on.
-  r.allow({"root", "telemetry", "task_container_defaults", "logging",
-           "observability", "feature_switches", "webhooks",
-           "tensorboard_timeout", "notebook_timeout", "cache", "enable_cors",
-           "integrations", "internal", "__internal", "scim", "saml", "oidc",
-           "config_file", "cluster_id_file", "ui", "restricted_mode"});
+  r.allow({"root",
+           "telemetry",
+           "task_container_defaults",
+           "logging",
+           "observability",
+           "feature_switches",
+           "webhooks",
+           "tensorboard_timeout",
+           "notebook_timeout",
+           "cache",
+           "enable_cors",
+           "integrations",
+           "internal",
+           "__internal",
+           "scim",
+           "saml",
+           "oidc",
+           "config_file",
+           "cluster_id_file",
+           "ui",
+           "restricted_mode"});
   r.finish();
   if (!diag.empty())
     return diag.to_error();

@@ -57,9 +57,9 @@ struct log_config {
 };
 
 struct scheduler_config {
-  std::string type = "priority"; ///< priority | fair_share
-  bool preemption = false;       ///< always true for fair_share
-  int64_t default_priority = 42; ///< 1 (highest) .. 99
+  std::string type = "priority";       ///< priority | fair_share
+  bool preemption = false;             ///< always true for fair_share
+  int64_t default_priority = 42;       ///< 1 (highest) .. 99
   std::string fitting_policy = "best"; ///< best | worst
   bool allow_heterogeneous_fits = false;
 };

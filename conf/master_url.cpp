@@ -6,16 +6,16 @@ namespace det::conf {
 
 const char* to_string(host_alias x) {
   switch (x) {
-    case host_alias::none:
-      return "";
-    case host_alias::local_ipv4:
-      return "local-ipv4";
-    case host_alias::public_ipv4:
-      return "public-ipv4";
-    case host_alias::local_hostname:
-      return "local-hostname";
-    case host_alias::public_hostname:
-      return "public-hostname";
+  case host_alias::none:
+    return "";
+  case host_alias::local_ipv4:
+    return "local-ipv4";
+  case host_alias::public_ipv4:
+    return "public-ipv4";
+  case host_alias::local_hostname:
+    return "local-hostname";
+  case host_alias::public_hostname:
+    return "public-hostname";
   }
   return "";
 }
@@ -49,8 +49,8 @@ caf::expected<master_address> parse_master_url(std::string_view text,
     s = s.substr(0, p);
   }
   std::string_view host = s;
-  if (auto p = s.rfind(':'); p != std::string_view::npos
-                             && s.find(']') == std::string_view::npos) {
+  if (auto p = s.rfind(':');
+      p != std::string_view::npos && s.find(']') == std::string_view::npos) {
     host = s.substr(0, p);
     auto port = s.substr(p + 1);
     if (port.empty() || port.size() > 5)
@@ -70,7 +70,8 @@ caf::expected<master_address> parse_master_url(std::string_view text,
   out.host = std::string{host};
   for (auto a : {host_alias::local_ipv4, host_alias::public_ipv4,
                  host_alias::local_hostname, host_alias::public_hostname}) {
-    if (out.host == to_string(a) || out.host == std::string{"ec2."} + to_string(a)) {
+    if (out.host == to_string(a)
+        || out.host == std::string{"ec2."} + to_string(a)) {
       out.alias = a;
       out.host = to_string(a);
     }

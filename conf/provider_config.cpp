@@ -12,30 +12,30 @@ using namespace std::chrono_literals;
 
 const char* to_string(provider_type x) {
   switch (x) {
-    case provider_type::none:
-      return "none";
-    case provider_type::aws:
-      return "aws";
-    case provider_type::local:
-      return "local";
+  case provider_type::none:
+    return "none";
+  case provider_type::aws:
+    return "aws";
+  case provider_type::local:
+    return "local";
   }
   return "none";
 }
 
 int64_t provider_config::slots_per_instance() const {
   switch (type) {
-    case provider_type::none:
-      return 0;
-    case provider_type::local:
-      return local.slots_per_instance;
-    case provider_type::aws: {
-      if (aws.instance_slots)
-        return *aws.instance_slots;
-      auto gpus = ec2_gpu_count(aws.instance_type).value_or(0);
-      if (gpus == 0 && aws.cpu_slots_allowed)
-        return 1;
-      return gpus;
-    }
+  case provider_type::none:
+    return 0;
+  case provider_type::local:
+    return local.slots_per_instance;
+  case provider_type::aws: {
+    if (aws.instance_slots)
+      return *aws.instance_slots;
+    auto gpus = ec2_gpu_count(aws.instance_type).value_or(0);
+    if (gpus == 0 && aws.cpu_slots_allowed)
+      return 1;
+    return gpus;
+  }
   }
   return 0;
 }
@@ -44,15 +44,31 @@ namespace {
 
 // Fields only the aws provider has: named in the error a local pool gets.
 constexpr const char* aws_only_fields[] = {
-  "region", "endpoint_url", "image_id", "instance_type", "instance_slots",
-  "alternative_instance_types", "instance_name", "root_volume_size",
-  "ssh_key_name", "network_interface", "iam_instance_profile_arn", "tag_key",
-  "tag_value", "spot", "spot_max_price", "custom_tags", "cpu_slots_allowed",
-  "log_group", "log_stream",
+    "region",
+    "endpoint_url",
+    "image_id",
+    "instance_type",
+    "instance_slots",
+    "alternative_instance_types",
+    "instance_name",
+    "root_volume_size",
+    "ssh_key_name",
+    "network_interface",
+    "iam_instance_profile_arn",
+    "tag_key",
+    "tag_value",
+    "spot",
+    "spot_max_price",
+    "custom_tags",
+    "cpu_slots_allowed",
+    "log_group",
+    "log_stream",
 };
 
 constexpr const char* reserved_tag_keys[] = {
-  "Name", "determined-resource-pool", "determined-master-address",
+    "Name",
+    "determined-resource-pool",
+    "determined-master-address",
 };
 
 bool is_price(const std::string& s) {
@@ -84,7 +100,8 @@ void read_custom_tags(object_reader& r, aws_provider_config& aws) {
     *v = std::move(list);
   }
   if (!v->is_array()) {
-    r.fail("custom_tags", "expected a list of {key, value}, got " + describe(*v));
+    r.fail("custom_tags",
+           "expected a list of {key, value}, got " + describe(*v));
     return;
   }
   for (size_t i = 0; i < v->size(); ++i) {
@@ -109,24 +126,24 @@ void read_aws(object_reader& r, provider_config& out,
   if (auto e = r.opt_str("endpoint_url")) {
     aws.endpoint_url = *e;
     if (e->rfind("http://", 0) != 0 && e->rfind("https://", 0) != 0)
-      r.fail("endpoint_url", "expected an http:// or https:// URL, got \""
-                               + *e + "\"");
+      r.fail("endpoint_url",
+             "expected an http:// or https:// URL, got \"" + *e + "\"");
   }
   aws.image_id = r.required_str(
-    "image_id", "required for the aws provider (the agent AMI to launch)");
-  aws.ssh_key_name = r.required_str("ssh_key_name",
-                                    "required for the aws provider");
+      "image_id", "required for the aws provider (the agent AMI to launch)");
+  aws.ssh_key_name =
+      r.required_str("ssh_key_name", "required for the aws provider");
   aws.instance_type = r.str("instance_type", "g4dn.metal");
   aws.instance_slots = r.opt_integer("instance_slots", 0);
   auto gpus = ec2_gpu_count(aws.instance_type);
   if (!gpus && !aws.instance_slots)
     r.fail("instance_type", "unknown instance type \"" + aws.instance_type
-                              + "\": set instance_slots to say how many "
-                                "slots it has");
+                                + "\": set instance_slots to say how many "
+                                  "slots it has");
   aws.alternative_instance_types = r.str_list("alternative_instance_types");
   // -1 when the primary type's slot count is unknown (already reported).
-  int64_t primary_slots = aws.instance_slots ? *aws.instance_slots
-                                             : gpus.value_or(-1);
+  int64_t primary_slots =
+      aws.instance_slots ? *aws.instance_slots : gpus.value_or(-1);
   for (size_t i = 0; i < aws.alternative_instance_types.size(); ++i) {
     const auto& t = aws.alternative_instance_types[i];
     auto alt = ec2_gpu_count(t);
@@ -135,9 +152,9 @@ void read_aws(object_reader& r, provider_config& out,
       r.diag().error(path, "unknown instance type \"" + t + "\"");
     else if (primary_slots >= 0 && *alt != primary_slots)
       r.diag().error(path, "\"" + t + "\" has " + std::to_string(*alt)
-                             + " slots but instance_type has "
-                             + std::to_string(primary_slots)
-                             + "; every type of a pool needs the same count");
+                               + " slots but instance_type has "
+                               + std::to_string(primary_slots)
+                               + "; every type of a pool needs the same count");
   }
   aws.instance_name = r.str("instance_name", "determined-ai-agent");
   aws.root_volume_size = r.integer("root_volume_size", 200, 100);
@@ -153,8 +170,8 @@ void read_aws(object_reader& r, provider_config& out,
   if (aws.tag_key.empty())
     r.fail("tag_key", "must not be empty");
   aws.tag_value = r.str("tag_value", ctx.cluster_id.empty()
-                                       ? "determined-ai-determined"
-                                       : "determined-ai-" + ctx.cluster_id);
+                                         ? "determined-ai-determined"
+                                         : "determined-ai-" + ctx.cluster_id);
   if (aws.tag_value.empty())
     r.fail("tag_value", "must not be empty");
   aws.spot = r.boolean("spot", false);
@@ -167,8 +184,8 @@ void read_aws(object_reader& r, provider_config& out,
     if (!aws.spot)
       r.fail("spot_max_price", "only valid with spot: true");
     else if (!is_price(price))
-      r.fail("spot_max_price", "expected a price such as \"0.90\", got "
-                                 + describe(*p));
+      r.fail("spot_max_price",
+             "expected a price such as \"0.90\", got " + describe(*p));
     else {
       aws.spot_max_price = price;
       *p = price;
@@ -231,16 +248,18 @@ void read_provider(object_reader& r, provider_config& out,
   out.agent_docker_runtime = r.str("agent_docker_runtime", "runc");
   r.allow({"agent_fluent_image", "agent_config_file_contents"});
   out.agent_reconnect_attempts = r.integer("agent_reconnect_attempts", 5, 0);
-  out.agent_reconnect_backoff = r.dur("agent_reconnect_backoff", 5s, "5s", true);
-  out.max_idle_agent_period = r.dur("max_idle_agent_period", 20min, "20m", true);
-  out.max_agent_starting_period = r.dur("max_agent_starting_period", 20min,
-                                        "20m", true);
+  out.agent_reconnect_backoff =
+      r.dur("agent_reconnect_backoff", 5s, "5s", true);
+  out.max_idle_agent_period =
+      r.dur("max_idle_agent_period", 20min, "20m", true);
+  out.max_agent_starting_period =
+      r.dur("max_agent_starting_period", 20min, "20m", true);
   out.min_instances = r.integer("min_instances", 0, 0);
   out.max_instances = r.integer("max_instances", 5, 1);
   if (out.min_instances > out.max_instances)
     r.fail("min_instances", "must not exceed max_instances ("
-                              + std::to_string(out.max_instances) + "), got "
-                              + std::to_string(out.min_instances));
+                                + std::to_string(out.max_instances) + "), got "
+                                + std::to_string(out.min_instances));
   out.launch_error_timeout = r.dur("launch_error_timeout", 0ms, "0s");
   out.launch_error_retries = r.integer("launch_error_retries", 0, 0);
   if (out.type == provider_type::aws)

@@ -38,7 +38,7 @@ struct ec2_tag {
 };
 
 struct aws_provider_config {
-  std::string region;       ///< "" = resolve at start-up (IMDS, AWS_DEFAULT_REGION)
+  std::string region; ///< "" = resolve at start-up (IMDS, AWS_DEFAULT_REGION)
   std::string endpoint_url; ///< "" = AWS; e.g. http://127.0.0.1:5000 for moto
   std::string image_id;     ///< required
   std::string instance_type = "g4dn.metal";

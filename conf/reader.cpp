@@ -44,14 +44,14 @@ std::string index_path(const std::string& base, size_t index) {
 
 std::string describe(const json& value) {
   switch (value.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::array:
-      return "a list";
-    default:
-      return value.dump();
+  case json::value_t::null:
+    return "null";
+  case json::value_t::object:
+    return "an object";
+  case json::value_t::array:
+    return "a list";
+  default:
+    return value.dump();
   }
 }
 
@@ -113,7 +113,7 @@ std::optional<int64_t> as_integer(const json& value) {
 
 object_reader::object_reader(json& node, std::string path, diagnostics& diag,
                              bool fill_defaults)
-  : node_(&node), path_(std::move(path)), diag_(&diag), fill_(fill_defaults) {
+    : node_(&node), path_(std::move(path)), diag_(&diag), fill_(fill_defaults) {
   if (node.is_null()) {
     if (fill_)
       node = json::object();
@@ -154,8 +154,7 @@ void object_reader::type_error(std::string_view key, const char* expected,
   fail(key, std::string{"expected "} + expected + ", got " + describe(got));
 }
 
-template <class T>
-void object_reader::put_default(const char* key, T value) {
+template <class T> void object_reader::put_default(const char* key, T value) {
   if (fill_)
     (*node_)[key] = std::move(value);
 }
@@ -168,7 +167,7 @@ void object_reader::alias(const char* alias, const char* canonical) {
   auto c = node_->find(canonical);
   if (c != node_->end() && !c->is_null() && !a->is_null() && *c != *a) {
     fail(alias, std::string{"conflicts with '"} + canonical
-                  + "' (the same setting under two names)");
+                    + "' (the same setting under two names)");
     node_->erase(a);
     return;
   }
@@ -322,7 +321,7 @@ std::optional<duration> object_reader::opt_dur(const char* key,
     auto d = parse_duration(v->get<std::string>());
     if (!d) {
       fail(key, "expected a duration such as \"5m\", \"30s\" or \"1h\", got "
-                  + describe(*v));
+                    + describe(*v));
       return std::nullopt;
     }
     out = *d;

@@ -38,7 +38,9 @@ class diagnostics {
 public:
   void error(const std::string& path, const std::string& message);
   bool empty() const noexcept { return messages_.empty(); }
-  const std::vector<std::string>& messages() const noexcept { return messages_; }
+  const std::vector<std::string>& messages() const noexcept {
+    return messages_;
+  }
   /// errc::invalid_argument with every message joined by "\n"; `prefix`
   /// (e.g. "master.yaml") goes in front of the first line when not empty.
   caf::error to_error(const std::string& prefix = {}) const;
@@ -71,7 +73,9 @@ public:
                 bool fill_defaults = true);
 
   const std::string& path() const noexcept { return path_; }
-  std::string path_of(std::string_view key) const { return join_path(path_, key); }
+  std::string path_of(std::string_view key) const {
+    return join_path(path_, key);
+  }
   diagnostics& diag() noexcept { return *diag_; }
   nlohmann::json& node() noexcept { return *node_; }
   bool fill_defaults() const noexcept { return fill_; }
@@ -99,7 +103,8 @@ public:
                   int64_t min = std::numeric_limits<int64_t>::min(),
                   int64_t max = std::numeric_limits<int64_t>::max());
   std::optional<int64_t>
-  opt_integer(const char* key, int64_t min = std::numeric_limits<int64_t>::min(),
+  opt_integer(const char* key,
+              int64_t min = std::numeric_limits<int64_t>::min(),
               int64_t max = std::numeric_limits<int64_t>::max());
   double number(const char* key, double fallback);
   std::optional<double> opt_number(const char* key);
@@ -110,7 +115,8 @@ public:
   /// fill_defaults writes.
   duration dur(const char* key, duration fallback, const char* fallback_text,
                bool must_be_positive = false);
-  std::optional<duration> opt_dur(const char* key, bool must_be_positive = false);
+  std::optional<duration> opt_dur(const char* key,
+                                  bool must_be_positive = false);
 
   std::vector<std::string> str_list(const char* key);
 
@@ -132,8 +138,7 @@ private:
   nlohmann::json* find(std::string_view key);
   void type_error(std::string_view key, const char* expected,
                   const nlohmann::json& got);
-  template <class T>
-  void put_default(const char* key, T value);
+  template <class T> void put_default(const char* key, T value);
 
   nlohmann::json* node_;
   // Owns the empty object read when the real node is absent or not an

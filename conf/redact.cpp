@@ -12,11 +12,15 @@ namespace {
 
 bool is_secret_key(const std::string& key) {
   static const std::set<std::string> names = {
-    "password", "initial_user_password", "agent_token", "token",
-    "secret_key", "access_key", "secret_access_key", "aws_secret_access_key",
-    "aws_access_key_id", "access_key_id", "session_token", "aws_session_token",
-    "connection_string", "credential", "startup_script",
-    "container_startup_script", "client_key",
+      "password",          "initial_user_password",
+      "agent_token",       "token",
+      "secret_key",        "access_key",
+      "secret_access_key", "aws_secret_access_key",
+      "aws_access_key_id", "access_key_id",
+      "session_token",     "aws_session_token",
+      "connection_string", "credential",
+      "startup_script",    "container_startup_script",
+      "client_key",
   };
   return names.count(key) > 0;
 }

@@ -6,14 +6,14 @@ using nlohmann::json;
 
 const char* to_string(length::unit x) {
   switch (x) {
-    case length::unit::batches:
-      return "batches";
-    case length::unit::records:
-      return "records";
-    case length::unit::epochs:
-      return "epochs";
-    case length::unit::unitless:
-      return "units";
+  case length::unit::batches:
+    return "batches";
+  case length::unit::records:
+    return "records";
+  case length::unit::epochs:
+    return "epochs";
+  case length::unit::unitless:
+    return "units";
   }
   return "batches";
 }
@@ -30,19 +30,19 @@ std::optional<length> read_length(object_reader& r, const char* key,
     return length{length::unit::unitless, *n};
   }
   const char* shape = allow_plain
-                        ? "an integer or an object with one of \"batches\", "
-                          "\"records\" or \"epochs\""
-                        : "an object with one of \"batches\", \"records\" or "
-                          "\"epochs\"";
+                          ? "an integer or an object with one of \"batches\", "
+                            "\"records\" or \"epochs\""
+                          : "an object with one of \"batches\", \"records\" or "
+                            "\"epochs\"";
   if (!v->is_object() || v->size() != 1) {
     r.fail(key, std::string{"expected "} + shape + ", got "
-                  + (v->is_object() ? v->dump() : describe(*v)));
+                    + (v->is_object() ? v->dump() : describe(*v)));
     return std::nullopt;
   }
   object_reader lr{*v, r.path_of(key), r.diag()};
   std::optional<length> out;
-  for (auto u : {length::unit::batches, length::unit::records,
-                 length::unit::epochs}) {
+  for (auto u :
+       {length::unit::batches, length::unit::records, length::unit::epochs}) {
     if (lr.has(to_string(u))) {
       if (auto n = lr.opt_integer(to_string(u), 0))
         out = length{u, *n};
@@ -53,9 +53,8 @@ std::optional<length> read_length(object_reader& r, const char* key,
 }
 
 void read_searcher(object_reader& r, searcher_config& out) {
-  static const std::set<std::string> removed = {"custom", "adaptive",
-                                                "adaptive_simple",
-                                                "sync_halving", "pbt"};
+  static const std::set<std::string> removed = {
+      "custom", "adaptive", "adaptive_simple", "sync_halving", "pbt"};
   if (!r.has("name")) {
     r.fail("name", "required (one of 'single', 'random', 'grid', "
                    "'adaptive_asha', 'async_halving')");
@@ -63,14 +62,15 @@ void read_searcher(object_reader& r, searcher_config& out) {
     return;
   }
   if (auto n = r.opt_str("name"); n && removed.count(*n)) {
-    r.fail("name", "the '" + *n + "' searcher has been removed and is not "
-                                  "valid for new experiments");
+    r.fail("name", "the '" + *n
+                       + "' searcher has been removed and is not "
+                         "valid for new experiments");
     r.allow_all();
     return;
   }
-  out.name = r.choice("name", "single",
-                      {"single", "random", "grid", "adaptive_asha",
-                       "async_halving"});
+  out.name =
+      r.choice("name", "single",
+               {"single", "random", "grid", "adaptive_asha", "async_halving"});
   bool asha = out.name == "adaptive_asha" || out.name == "async_halving";
   out.metric = r.required_str("metric", ("required for " + out.name).c_str());
   out.smaller_is_better = r.boolean("smaller_is_better", true);
@@ -100,8 +100,9 @@ void read_searcher(object_reader& r, searcher_config& out) {
     out.max_time = r.opt_integer("max_time", 1);
     bool modern = out.max_time && !out.time_metric.empty();
     if (!modern && !out.max_length)
-      r.fail_here("the " + out.name + " searcher requires max_time and "
-                  "time_metric to be set (or the legacy max_length)");
+      r.fail_here("the " + out.name
+                  + " searcher requires max_time and "
+                    "time_metric to be set (or the legacy max_length)");
     else if (out.max_time.has_value() != !out.time_metric.empty())
       r.fail_here("max_time and time_metric go together");
     out.mode = r.choice("mode", "standard",
@@ -112,14 +113,15 @@ void read_searcher(object_reader& r, searcher_config& out) {
     out.max_rungs = r.integer("max_rungs", 5, 1);
     if (auto* br = r.raw("bracket_rungs")) {
       if (!br->is_array())
-        r.fail("bracket_rungs", "expected a list of integers, got " + describe(*br));
+        r.fail("bracket_rungs",
+               "expected a list of integers, got " + describe(*br));
       else
         for (size_t i = 0; i < br->size(); ++i) {
           auto n = as_integer((*br)[i]);
           if (!n || *n < 1)
             r.diag().error(index_path(r.path_of("bracket_rungs"), i),
                            "expected a positive integer, got "
-                             + describe((*br)[i]));
+                               + describe((*br)[i]));
           else
             out.bracket_rungs.push_back(*n);
         }

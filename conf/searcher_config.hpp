@@ -35,8 +35,8 @@ struct searcher_config {
   bool smaller_is_better = true;
   std::optional<int64_t> source_trial_id;
   std::optional<std::string> source_checkpoint_uuid;
-  std::optional<length> max_length; ///< deprecated upstream, still honoured
-  int64_t max_trials = 1;           ///< random, adaptive_asha
+  std::optional<length> max_length;   ///< deprecated upstream, still honoured
+  int64_t max_trials = 1;             ///< random, adaptive_asha
   int64_t max_concurrent_trials = 16; ///< 0 = no limit; single: 1
   // adaptive_asha / async_halving
   std::string time_metric;

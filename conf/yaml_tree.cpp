@@ -55,8 +55,9 @@ json plain_scalar(const std::string& s) {
     errno = 0;
     double d = std::strtod(s.c_str(), &e);
     // strtod also accepts "inf", "nan" and hex floats: not YAML numbers.
-    bool numeric_chars = s.find_first_not_of("0123456789+-.eE") == std::string::npos
-                         && s.find_first_of("0123456789") != std::string::npos;
+    bool numeric_chars =
+        s.find_first_not_of("0123456789+-.eE") == std::string::npos
+        && s.find_first_of("0123456789") != std::string::npos;
     if (*e == '\0' && errno == 0 && numeric_chars)
       return d;
   }
@@ -65,34 +66,35 @@ json plain_scalar(const std::string& s) {
 
 json to_json(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      // yaml-cpp tags plain scalars "?" and quoted ones "!"; an explicit tag
-      // such as !!str also keeps the text.
-      if (n.Tag() == "?")
-        return plain_scalar(n.Scalar());
-      if (n.Tag() == "tag:yaml.org,2002:int" || n.Tag() == "tag:yaml.org,2002:float"
-          || n.Tag() == "tag:yaml.org,2002:bool")
-        return plain_scalar(n.Scalar());
-      return n.Scalar();
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const auto& x : n)
-        out.push_back(to_json(x));
-      return out;
+  case YAML::NodeType::Undefined:
+  case YAML::NodeType::Null:
+    return nullptr;
+  case YAML::NodeType::Scalar:
+    // yaml-cpp tags plain scalars "?" and quoted ones "!"; an explicit tag
+    // such as !!str also keeps the text.
+    if (n.Tag() == "?")
+      return plain_scalar(n.Scalar());
+    if (n.Tag() == "tag:yaml.org,2002:int"
+        || n.Tag() == "tag:yaml.org,2002:float"
+        || n.Tag() == "tag:yaml.org,2002:bool")
+      return plain_scalar(n.Scalar());
+    return n.Scalar();
+  case YAML::NodeType::Sequence: {
+    json out = json::array();
+    for (const auto& x : n)
+      out.push_back(to_json(x));
+    return out;
+  }
+  case YAML::NodeType::Map: {
+    json out = json::object();
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar())
+        throw YAML::ParserException(kv.first.Mark(),
+                                    "mapping keys must be scalars");
+      out[kv.first.Scalar()] = to_json(kv.second);
     }
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& kv : n) {
-        if (!kv.first.IsScalar())
-          throw YAML::ParserException(kv.first.Mark(),
-                                      "mapping keys must be scalars");
-        out[kv.first.Scalar()] = to_json(kv.second);
-      }
-      return out;
-    }
+    return out;
+  }
   }
   return nullptr;
 }

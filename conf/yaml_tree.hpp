@@ -28,6 +28,7 @@ namespace det::conf {
 
 /// The whole content of the file at `path`; errc::not_found when it cannot
 /// be read.
-[[nodiscard]] caf::expected<std::string> read_text_file(const std::string& path);
+[[nodiscard]] caf::expected<std::string>
+read_text_file(const std::string& path);
 
 } // namespace det::conf

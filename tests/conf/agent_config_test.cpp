@@ -60,11 +60,12 @@ label: old
 }
 
 TEST(agent_config, environment_then_flags_override_the_file) {
-  auto file = parse_agent_config("master_url: http://a:8080\nslots: 1\ntoken: f\n");
+  auto file =
+      parse_agent_config("master_url: http://a:8080\nslots: 1\ntoken: f\n");
   ASSERT_TRUE(file);
-  std::map<std::string, std::string> env = {
-    {"DET_MASTER", "http://b:9000"}, {"DET_AGENT_TOKEN", "e"},
-    {"DET_RESOURCE_POOL", ""}};
+  std::map<std::string, std::string> env = {{"DET_MASTER", "http://b:9000"},
+                                            {"DET_AGENT_TOKEN", "e"},
+                                            {"DET_RESOURCE_POOL", ""}};
   auto from_env = overrides_from_env([&](const char* k) -> const char* {
     auto i = env.find(k);
     return i == env.end() ? nullptr : i->second.c_str();
@@ -94,7 +95,8 @@ TEST(agent_config, malformed_overrides_are_refused_naming_their_source) {
   auto r1 = apply_overrides(*base, bad_url, "--master-url");
   ASSERT_FALSE(r1);
   EXPECT_NE(message_of(r1.error()).find("master_url (from --master-url)"),
-            std::string::npos) << message_of(r1.error());
+            std::string::npos)
+      << message_of(r1.error());
   auto env = overrides_from_env([](const char* k) -> const char* {
     return std::string{k} == "DET_SLOTS" ? "many" : nullptr;
   });
@@ -115,26 +117,33 @@ class agent_errors : public testing::TestWithParam<error_case> {};
 TEST_P(agent_errors, error_names_the_field_path) {
   auto err = error_of(GetParam().yaml);
   EXPECT_NE(err.find(GetParam().want), std::string::npos)
-    << "want: " << GetParam().want << "\ngot:  " << err;
+      << "want: " << GetParam().want << "\ngot:  " << err;
 }
 
 const error_case agent_error_cases[] = {
-  {"url_and_host", "master_url: http://a\nmaster_host: b\n",
-   "master_host: not allowed together with master_url"},
-  {"bad_url", "master_url: http://a/b\n", "master_url: a path is not allowed"},
-  {"slots_text", "slots: four\n", "slots: expected an integer, got \"four\""},
-  {"slots_negative", "slots: -1\n", "slots: must be between 0 and 4096"},
-  {"port_range", "master_port: 0\n", "master_port: must be between 1 and 65535"},
-  {"slot_type", "slot_type: tpu\n", "slot_type: expected one of"},
-  {"backoff", "reconnect_backoff: 0s\n", "reconnect_backoff: must be a positive duration"},
-  {"typo", "resource_pol: x\n", "unknown field 'resource_pol' (did you mean 'resource_pool'?)"},
-  {"tls_typo", "security: {tls: {enable: true}}\n",
-   "security.tls: unknown field 'enable' (did you mean 'enabled'?)"},
-  {"hooks_shape", "hooks: {on_connection_lost: shutdown}\n",
-   "hooks.on_connection_lost: expected a list of strings"},
+    {"url_and_host", "master_url: http://a\nmaster_host: b\n",
+     "master_host: not allowed together with master_url"},
+    {"bad_url", "master_url: http://a/b\n",
+     "master_url: a path is not allowed"},
+    {"slots_text", "slots: four\n", "slots: expected an integer, got \"four\""},
+    {"slots_negative", "slots: -1\n", "slots: must be between 0 and 4096"},
+    {"port_range", "master_port: 0\n",
+     "master_port: must be between 1 and 65535"},
+    {"slot_type", "slot_type: tpu\n", "slot_type: expected one of"},
+    {"backoff", "reconnect_backoff: 0s\n",
+     "reconnect_backoff: must be a positive duration"},
+    {"typo", "resource_pol: x\n",
+     "unknown field 'resource_pol' (did you mean 'resource_pool'?)"},
+    {"tls_typo", "security: {tls: {enable: true}}\n",
+     "security.tls: unknown field 'enable' (did you mean 'enabled'?)"},
+    {"hooks_shape", "hooks: {on_connection_lost: shutdown}\n",
+     "hooks.on_connection_lost: expected a list of strings"},
 };
 
-INSTANTIATE_TEST_SUITE_P(table, agent_errors, testing::ValuesIn(agent_error_cases),
-                         [](const auto& p) { return std::string{p.param.name}; });
+INSTANTIATE_TEST_SUITE_P(table, agent_errors,
+                         testing::ValuesIn(agent_error_cases),
+                         [](const auto& p) {
+                           return std::string{p.param.name};
+                         });
 
 } // namespace

@@ -19,17 +19,18 @@ struct fit_case {
 
 TEST(capacity, slots_per_trial_that_can_never_fit_are_refused_with_the_reason) {
   const fit_case cases[] = {
-    {0, false, 0, 0, ""},
-    {1, false, 1, 1, ""},
-    {4, false, 2, 4, ""},
-    {8, false, 2, 4, ""},
-    {3, true, 5, 4, ""},
-    {16, false, 2, 4, "16 slots can never fit in resource pool \"p\": it has at "
-                      "most 8 slots (2 agents x 4 slots)"},
-    {6, false, 4, 4, "needs a multiple of 4 slots"},
-    {8, true, 4, 4, "with is_single_node a trial must fit on one agent"},
-    {1, false, 5, 0, "its agents have no slots"},
-    {2, false, 1, 1, "it has at most 1 slots (1 agent x 1 slots)"},
+      {0, false, 0, 0, ""},
+      {1, false, 1, 1, ""},
+      {4, false, 2, 4, ""},
+      {8, false, 2, 4, ""},
+      {3, true, 5, 4, ""},
+      {16, false, 2, 4,
+       "16 slots can never fit in resource pool \"p\": it has at "
+       "most 8 slots (2 agents x 4 slots)"},
+      {6, false, 4, 4, "needs a multiple of 4 slots"},
+      {8, true, 4, 4, "with is_single_node a trial must fit on one agent"},
+      {1, false, 5, 0, "its agents have no slots"},
+      {2, false, 1, 1, "it has at most 1 slots (1 agent x 1 slots)"},
   };
   for (const auto& c : cases) {
     auto err = check_slots_fit(c.slots, c.single_node,
@@ -38,8 +39,10 @@ TEST(capacity, slots_per_trial_that_can_never_fit_are_refused_with_the_reason) {
       EXPECT_FALSE(err) << c.slots << " slots: " << det::render(err);
     } else {
       ASSERT_TRUE(err) << c.slots << " slots should not fit";
-      EXPECT_NE(message_of(err).find("resources.slots_per_trial: "), std::string::npos);
-      EXPECT_NE(message_of(err).find(c.want), std::string::npos) << message_of(err);
+      EXPECT_NE(message_of(err).find("resources.slots_per_trial: "),
+                std::string::npos);
+      EXPECT_NE(message_of(err).find(c.want), std::string::npos)
+          << message_of(err);
     }
   }
 }

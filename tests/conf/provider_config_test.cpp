@@ -1,6 +1,6 @@
+#include "conf/ec2_instance_slots.hpp"
 #include "conf/master_config.hpp"
 #include "conf/master_url.hpp"
-#include "conf/ec2_instance_slots.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,8 @@ namespace {
 // A master.yaml with one pool whose provider block is `body` (indented by
 // the caller with six spaces per line).
 std::string with_provider(const std::string& body) {
-  return "cluster_id: c1\nresource_pools:\n  - pool_name: p\n    provider:\n" + body;
+  return "cluster_id: c1\nresource_pools:\n  - pool_name: p\n    provider:\n"
+         + body;
 }
 
 const char* minimal_aws = "      type: aws\n      image_id: ami-1\n"
@@ -82,8 +83,9 @@ TEST(provider_config, durations_accept_go_strings_and_plain_seconds) {
 }
 
 TEST(provider_config, spot_price_given_as_a_number_is_kept_as_text) {
-  auto cfg = parse(with_provider(std::string{minimal_aws}
-                                 + "      spot: true\n      spot_max_price: 0.5\n"));
+  auto cfg =
+      parse(with_provider(std::string{minimal_aws}
+                          + "      spot: true\n      spot_max_price: 0.5\n"));
   ASSERT_TRUE(cfg) << det::render(cfg.error());
   EXPECT_EQ(cfg->resource_pools[0].provider.aws.spot_max_price, "0.5");
 }
@@ -94,7 +96,8 @@ TEST(provider_config, custom_tags_accept_a_map_and_store_the_list_form) {
   ASSERT_TRUE(cfg) << det::render(cfg.error());
   const auto& tags = cfg->resource_pools[0].provider.aws.custom_tags;
   ASSERT_EQ(tags.size(), 2u);
-  EXPECT_TRUE(cfg->effective["resource_pools"][0]["provider"]["custom_tags"].is_array());
+  EXPECT_TRUE(cfg->effective["resource_pools"][0]["provider"]["custom_tags"]
+                  .is_array());
 }
 
 TEST(provider_config, unknown_instance_type_with_instance_slots_is_accepted) {
@@ -110,7 +113,8 @@ TEST(provider_config, endpoint_url_points_the_pool_at_a_private_cloud) {
                                  + "      endpoint_url: http://127.0.0.1:5000\n"
                                    "      region: us-east-1\n"));
   ASSERT_TRUE(cfg) << det::render(cfg.error());
-  EXPECT_EQ(cfg->resource_pools[0].provider.aws.endpoint_url, "http://127.0.0.1:5000");
+  EXPECT_EQ(cfg->resource_pools[0].provider.aws.endpoint_url,
+            "http://127.0.0.1:5000");
 }
 
 struct alias_case {
@@ -121,12 +125,16 @@ struct alias_case {
 
 TEST(master_url, ec2_aliases_are_recognised_in_both_spellings) {
   const alias_case cases[] = {
-    {"http://local-ipv4:8080", host_alias::local_ipv4, "http://local-ipv4:8080"},
-    {"public-ipv4", host_alias::public_ipv4, "http://public-ipv4:8080"},
-    {"ec2.local-hostname:80", host_alias::local_hostname, "http://local-hostname:80"},
-    {"https://public-hostname", host_alias::public_hostname, "https://public-hostname:8080"},
-    {"10.0.0.5:9000", host_alias::none, "http://10.0.0.5:9000"},
-    {"http://ec2.example.com", host_alias::none, "http://ec2.example.com:8080"},
+      {"http://local-ipv4:8080", host_alias::local_ipv4,
+       "http://local-ipv4:8080"},
+      {"public-ipv4", host_alias::public_ipv4, "http://public-ipv4:8080"},
+      {"ec2.local-hostname:80", host_alias::local_hostname,
+       "http://local-hostname:80"},
+      {"https://public-hostname", host_alias::public_hostname,
+       "https://public-hostname:8080"},
+      {"10.0.0.5:9000", host_alias::none, "http://10.0.0.5:9000"},
+      {"http://ec2.example.com", host_alias::none,
+       "http://ec2.example.com:8080"},
   };
   for (const auto& c : cases) {
     auto a = parse_master_url(c.url);
@@ -137,7 +145,8 @@ TEST(master_url, ec2_aliases_are_recognised_in_both_spellings) {
 }
 
 TEST(master_url, malformed_urls_are_refused) {
-  for (auto url : {"ftp://x", "http://x/path", "http://:80", "x:0", "x:99999", "x:ab"})
+  for (auto url :
+       {"ftp://x", "http://x/path", "http://:80", "x:0", "x:99999", "x:ab"})
     EXPECT_FALSE(parse_master_url(url)) << url;
 }
 
@@ -162,76 +171,103 @@ TEST_P(provider_errors, error_names_the_field_path) {
   const auto& c = GetParam();
   auto err = error_of(c.yaml);
   EXPECT_NE(err.find(c.want), std::string::npos)
-    << "want: " << c.want << "\ngot:  " << err;
+      << "want: " << c.want << "\ngot:  " << err;
 }
 
 const std::string P = "resource_pools[0].provider.";
 
 const error_case provider_error_cases[] = {
-  {"missing_type", with_provider("      max_instances: 2\n"),
-   "resource_pools[0].provider.type: required: 'aws' or 'local'"},
-  {"gcp_not_supported", with_provider("      type: gcp\n"),
-   "resource_pools[0].provider.type: expected one of 'aws', 'local', got \"gcp\""},
-  {"type_and_provider_disagree", with_provider("      type: aws\n      provider: local\n"),
-   "resource_pools[0].provider.provider: conflicts with 'type'"},
-  {"aws_without_image", with_provider("      type: aws\n      ssh_key_name: k\n"),
-   "resource_pools[0].provider.image_id: required for the aws provider"},
-  {"aws_without_key", with_provider("      type: aws\n      image_id: ami-1\n"),
-   "resource_pools[0].provider.ssh_key_name: required for the aws provider"},
-  {"min_above_max",
-   with_provider(std::string{minimal_aws} + "      min_instances: 6\n      max_instances: 5\n"),
-   "resource_pools[0].provider.min_instances: must not exceed max_instances (5), got 6"},
-  {"max_zero", with_provider(std::string{minimal_aws} + "      max_instances: 0\n"),
-   "resource_pools[0].provider.max_instances: must be at least 1, got 0"},
-  {"spot_price_without_spot",
-   with_provider(std::string{minimal_aws} + "      spot_max_price: '0.5'\n"),
-   "resource_pools[0].provider.spot_max_price: only valid with spot: true"},
-  {"spot_price_not_a_price",
-   with_provider(std::string{minimal_aws} + "      spot: true\n      spot_max_price: cheap\n"),
-   "resource_pools[0].provider.spot_max_price: expected a price such as \"0.90\", got \"cheap\""},
-  {"unknown_instance_type",
-   with_provider(std::string{minimal_aws} + "      instance_type: x9.huge\n"),
-   "resource_pools[0].provider.instance_type: unknown instance type \"x9.huge\""},
-  {"alternative_with_other_slot_count",
-   with_provider(std::string{minimal_aws}
-                 + "      instance_type: p3.8xlarge\n"
-                   "      alternative_instance_types: [g4dn.12xlarge, p3.16xlarge]\n"),
-   "resource_pools[0].provider.alternative_instance_types[1]: \"p3.16xlarge\" has 8 slots"},
-  {"idle_period_zero",
-   with_provider(std::string{minimal_aws} + "      max_idle_agent_period: 0s\n"),
-   "resource_pools[0].provider.max_idle_agent_period: must be a positive duration"},
-  {"idle_period_bad_unit",
-   with_provider(std::string{minimal_aws} + "      max_idle_agent_period: 5 minutes\n"),
-   "resource_pools[0].provider.max_idle_agent_period: expected a duration"},
-  {"root_volume_too_small",
-   with_provider(std::string{minimal_aws} + "      root_volume_size: 8\n"),
-   "resource_pools[0].provider.root_volume_size: must be at least 100, got 8"},
-  {"network_interface_typo",
-   with_provider(std::string{minimal_aws} + "      network_interface: {public_ips: true}\n"),
-   "resource_pools[0].provider.network_interface: unknown field 'public_ips' "
-   "(did you mean 'public_ip'?)"},
-  {"public_ip_not_bool",
-   with_provider(std::string{minimal_aws} + "      network_interface: {public_ip: 'yes'}\n"),
-   "resource_pools[0].provider.network_interface.public_ip: expected a boolean"},
-  {"master_url_with_path",
-   with_provider(std::string{minimal_aws} + "      master_url: http://m:8080/api\n"),
-   "resource_pools[0].provider.master_url: a path is not allowed"},
-  {"reserved_custom_tag",
-   with_provider(std::string{minimal_aws} + "      custom_tags: [{key: Name, value: x}]\n"),
-   "resource_pools[0].provider.custom_tags[0].key: 'Name' is set by det-master itself"},
-  {"aws_field_on_local_pool",
-   with_provider("      type: local\n      spot: true\n"),
-   "resource_pools[0].provider.spot: only valid for the aws provider"},
-  {"provider_typo",
-   with_provider(std::string{minimal_aws} + "      max_instance: 3\n"),
-   "resource_pools[0].provider: unknown field 'max_instance' (did you mean 'max_instances'?)"},
-  {"endpoint_not_url",
-   with_provider(std::string{minimal_aws} + "      endpoint_url: localhost:5000\n"),
-   "resource_pools[0].provider.endpoint_url: expected an http:// or https:// URL"},
+    {"missing_type", with_provider("      max_instances: 2\n"),
+     "resource_pools[0].provider.type: required: 'aws' or 'local'"},
+    {"gcp_not_supported", with_provider("      type: gcp\n"),
+     "resource_pools[0].provider.type: expected one of 'aws', 'local', got "
+     "\"gcp\""},
+    {"type_and_provider_disagree",
+     with_provider("      type: aws\n      provider: local\n"),
+     "resource_pools[0].provider.provider: conflicts with 'type'"},
+    {"aws_without_image",
+     with_provider("      type: aws\n      ssh_key_name: k\n"),
+     "resource_pools[0].provider.image_id: required for the aws provider"},
+    {"aws_without_key",
+     with_provider("      type: aws\n      image_id: ami-1\n"),
+     "resource_pools[0].provider.ssh_key_name: required for the aws provider"},
+    {"min_above_max",
+     with_provider(std::string{minimal_aws}
+                   + "      min_instances: 6\n      max_instances: 5\n"),
+     "resource_pools[0].provider.min_instances: must not exceed max_instances "
+     "(5), got 6"},
+    {"max_zero",
+     with_provider(std::string{minimal_aws} + "      max_instances: 0\n"),
+     "resource_pools[0].provider.max_instances: must be at least 1, got 0"},
+    {"spot_price_without_spot",
+     with_provider(std::string{minimal_aws} + "      spot_max_price: '0.5'\n"),
+     "resource_pools[0].provider.spot_max_price: only valid with spot: true"},
+    {"spot_price_not_a_price",
+     with_provider(std::string{minimal_aws}
+                   + "      spot: true\n      spot_max_price: cheap\n"),
+     "resource_pools[0].provider.spot_max_price: expected a price such as "
+     "\"0.90\", got \"cheap\""},
+    {"unknown_instance_type",
+     with_provider(std::string{minimal_aws} + "      instance_type: x9.huge\n"),
+     "resource_pools[0].provider.instance_type: unknown instance type "
+     "\"x9.huge\""},
+    {"alternative_with_other_slot_count",
+     with_provider(
+         std::string{minimal_aws}
+         + "      instance_type: p3.8xlarge\n"
+           "      alternative_instance_types: [g4dn.12xlarge, p3.16xlarge]\n"),
+     "resource_pools[0].provider.alternative_instance_types[1]: "
+     "\"p3.16xlarge\" has 8 slots"},
+    {"idle_period_zero",
+     with_provider(std::string{minimal_aws}
+                   + "      max_idle_agent_period: 0s\n"),
+     "resource_pools[0].provider.max_idle_agent_period: must be a positive "
+     "duration"},
+    {"idle_period_bad_unit",
+     with_provider(std::string{minimal_aws}
+                   + "      max_idle_agent_period: 5 minutes\n"),
+     "resource_pools[0].provider.max_idle_agent_period: expected a duration"},
+    {"root_volume_too_small",
+     with_provider(std::string{minimal_aws} + "      root_volume_size: 8\n"),
+     "resource_pools[0].provider.root_volume_size: must be at least 100, got "
+     "8"},
+    {"network_interface_typo",
+     with_provider(std::string{minimal_aws}
+                   + "      network_interface: {public_ips: true}\n"),
+     "resource_pools[0].provider.network_interface: unknown field 'public_ips' "
+     "(did you mean 'public_ip'?)"},
+    {"public_ip_not_bool",
+     with_provider(std::string{minimal_aws}
+                   + "      network_interface: {public_ip: 'yes'}\n"),
+     "resource_pools[0].provider.network_interface.public_ip: expected a "
+     "boolean"},
+    {"master_url_with_path",
+     with_provider(std::string{minimal_aws}
+                   + "      master_url: http://m:8080/api\n"),
+     "resource_pools[0].provider.master_url: a path is not allowed"},
+    {"reserved_custom_tag",
+     with_provider(std::string{minimal_aws}
+                   + "      custom_tags: [{key: Name, value: x}]\n"),
+     "resource_pools[0].provider.custom_tags[0].key: 'Name' is set by "
+     "det-master itself"},
+    {"aws_field_on_local_pool",
+     with_provider("      type: local\n      spot: true\n"),
+     "resource_pools[0].provider.spot: only valid for the aws provider"},
+    {"provider_typo",
+     with_provider(std::string{minimal_aws} + "      max_instance: 3\n"),
+     "resource_pools[0].provider: unknown field 'max_instance' (did you mean "
+     "'max_instances'?)"},
+    {"endpoint_not_url",
+     with_provider(std::string{minimal_aws}
+                   + "      endpoint_url: localhost:5000\n"),
+     "resource_pools[0].provider.endpoint_url: expected an http:// or https:// "
+     "URL"},
 };
 
 INSTANTIATE_TEST_SUITE_P(table, provider_errors,
                          testing::ValuesIn(provider_error_cases),
-                         [](const auto& p) { return std::string{p.param.name}; });
+                         [](const auto& p) {
+                           return std::string{p.param.name};
+                         });
 
 } // namespace

@@ -56,7 +56,7 @@ TEST(yaml_tree, syntax_errors_say_where) {
   auto t = parse_tree("a: [1,\nb: 2\n");
   ASSERT_FALSE(t);
   EXPECT_NE(message_of(t.error()).find("line"), std::string::npos)
-    << message_of(t.error());
+      << message_of(t.error());
 }
 
 TEST(reader, nearest_suggests_close_names_only) {

@@ -25,8 +25,10 @@ resource_pools:
   ASSERT_TRUE(cfg) << det::render(cfg.error());
   auto out = redacted_config(*cfg);
   auto text = out.dump();
-  for (auto secret : {"hunter2", "tok-123", "\"pw\"", "AKIA", "SECRET", "echo secret"})
-    EXPECT_EQ(text.find(secret), std::string::npos) << secret << " leaked: " << text;
+  for (auto secret :
+       {"hunter2", "tok-123", "\"pw\"", "AKIA", "SECRET", "echo secret"})
+    EXPECT_EQ(text.find(secret), std::string::npos)
+        << secret << " leaked: " << text;
   EXPECT_EQ(out["db"]["password"], redacted_text);
   EXPECT_EQ(out["agent_token"], redacted_text);
   EXPECT_EQ(out["checkpoint_storage"]["secret_key"], redacted_text);
@@ -49,10 +51,10 @@ TEST(redact, empty_secrets_stay_empty_so_unset_is_visible) {
 
 TEST(redact, passwords_inside_urls_are_hidden) {
   const std::pair<const char*, const char*> cases[] = {
-    {"postgresql://u:pw@h:5432/d", "postgresql://u:********@h:5432/d"},
-    {"postgresql://u@h/d", "postgresql://u@h/d"},
-    {"http://h:8080/x@y", "http://h:8080/x@y"},
-    {"no-scheme", "no-scheme"},
+      {"postgresql://u:pw@h:5432/d", "postgresql://u:********@h:5432/d"},
+      {"postgresql://u@h/d", "postgresql://u@h/d"},
+      {"http://h:8080/x@y", "http://h:8080/x@y"},
+      {"no-scheme", "no-scheme"},
   };
   for (const auto& [in, want] : cases)
     EXPECT_EQ(redact_url(in), want) << in;
