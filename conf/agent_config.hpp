@@ -1,0 +1,92 @@
+#pragma once
+
+// agent.yaml -> agent_config for det-agent. Flags and environment are the
+// caller's to read; it layers them with apply_overrides in the order
+// file < environment < flags:
+//
+//   auto cfg = load_agent_config(path);                  // or
+//   parse_agent_config("") cfg = apply_overrides(*cfg,
+//   overrides_from_env(getenv)); cfg = apply_overrides(*cfg, flags); // from
+//   --master-url ...
+//
+// The master is named either by master_url ("http://host:8080") or, as in
+// upstream agent.yaml, by master_host + master_port.
+
+#include "conf/master_url.hpp"
+#include "messages/errc.hpp"
+
+#include <caf/expected.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace det::conf {
+
+struct agent_tls_config {
+  bool enabled = false; ///< also true when master_url is https
+  bool skip_verify = false;
+  std::string master_cert;      ///< CA bundle path; "" = system roots
+  std::string master_cert_name; ///< expected name in the master's cert
+  std::string client_cert;
+  std::string client_key;
+};
+
+struct agent_config {
+  master_address master{"http", "localhost", 8080, host_alias::none};
+  std::string agent_id;      ///< "" = this machine's hostname
+  std::string resource_pool; ///< "" = the master's default compute pool
+  /// Slots to report when the machine has no usable GPU (and with
+  /// slot_type cpu); 0 = detect (GPUs, else one CPU slot).
+  int64_t slots = 0;
+  std::string slot_type = "auto"; ///< auto | cuda | rocm | cpu | none
+  std::string visible_gpus;       ///< "0,1"; "" = all
+  std::string token;              ///< secret; sent when the master asks
+  std::string work_dir = "/tmp/det-agent";
+  int64_t reconnect_attempts = 5;
+  std::chrono::milliseconds reconnect_backoff{std::chrono::seconds{5}};
+  agent_tls_config tls;
+  /// Command run when the master stays unreachable (e.g. shutdown now).
+  std::vector<std::string> on_connection_lost;
+  std::string log_level = "info";
+  /// The file's tree with defaults filled in.
+  nlohmann::json effective;
+};
+
+/// Parses agent.yaml text; errors name the field path, all at once.
+[[nodiscard]] caf::expected<agent_config>
+parse_agent_config(std::string_view text);
+
+/// parse_agent_config on the file at `path`.
+[[nodiscard]] caf::expected<agent_config>
+load_agent_config(const std::string& path);
+
+/// Values from flags or the environment; unset ones leave the config alone.
+struct agent_overrides {
+  std::optional<std::string> master_url;
+  std::optional<std::string> resource_pool;
+  std::optional<int64_t> slots;
+  std::optional<std::string> token;
+  std::optional<std::string> agent_id;
+  std::optional<std::string> work_dir;
+};
+
+/// `cfg` with every set override applied. Fails with errc::invalid_argument
+/// ("master_url: ...", "slots: ...") when an override is malformed; `source`
+/// (e.g. "--master-url" or "environment") is named in the message.
+[[nodiscard]] caf::expected<agent_config>
+apply_overrides(agent_config cfg, const agent_overrides& o,
+                std::string_view source = "override");
+
+/// Overrides from DET_MASTER, DET_AGENT_TOKEN, DET_AGENT_ID,
+/// DET_RESOURCE_POOL and DET_SLOTS; empty variables count as unset. A
+/// DET_SLOTS that is not a non-negative integer becomes slots = -1, which
+/// apply_overrides refuses. `getenv` is injected for tests.
+agent_overrides
+overrides_from_env(const std::function<const char*(const char*)>& getenv);
+
+} // namespace det::conf

@@ -1,0 +1,149 @@
+#include "conf/agent_config.hpp"
+
+#include "conf/reader.hpp"
+#include "conf/redact.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+using namespace det::conf;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string error_of(std::string_view yaml) {
+  auto cfg = parse_agent_config(yaml);
+  return cfg ? "<no error>" : message_of(cfg.error());
+}
+
+TEST(agent_config, example_file_loads) {
+  auto cfg = load_agent_config(DET_CONF_DIR "/agent.yaml");
+  ASSERT_TRUE(cfg) << det::render(cfg.error());
+  EXPECT_EQ(cfg->master.to_url(), "http://127.0.0.1:8080");
+  EXPECT_EQ(cfg->resource_pool, "default");
+  EXPECT_EQ(cfg->slots, 1);
+  EXPECT_EQ(cfg->reconnect_backoff, 5s);
+}
+
+TEST(agent_config, empty_file_gives_working_defaults) {
+  auto cfg = parse_agent_config("");
+  ASSERT_TRUE(cfg) << det::render(cfg.error());
+  EXPECT_EQ(cfg->master.to_url(), "http://localhost:8080");
+  EXPECT_EQ(cfg->agent_id, "");
+  EXPECT_EQ(cfg->resource_pool, "");
+  EXPECT_EQ(cfg->slots, 0);
+  EXPECT_EQ(cfg->slot_type, "auto");
+  EXPECT_EQ(cfg->reconnect_attempts, 5);
+  EXPECT_EQ(cfg->reconnect_backoff, 5s);
+  EXPECT_FALSE(cfg->tls.enabled);
+}
+
+TEST(agent_config, upstream_layout_with_host_port_and_aliases_loads) {
+  auto cfg = parse_agent_config(R"(
+master_host: master.internal
+master_port: 9090
+artificial_slots: 4
+agent_reconnect_attempts: 25
+agent_reconnect_backoff: 10
+security: {tls: {enabled: true, master_cert_name: det}}
+hooks: {on_connection_lost: [shutdown, now]}
+label: old
+)");
+  ASSERT_TRUE(cfg) << det::render(cfg.error());
+  EXPECT_EQ(cfg->master.to_url(), "https://master.internal:9090");
+  EXPECT_EQ(cfg->slots, 4);
+  EXPECT_EQ(cfg->reconnect_attempts, 25);
+  EXPECT_EQ(cfg->reconnect_backoff, 10s);
+  EXPECT_EQ(cfg->on_connection_lost.size(), 2u);
+}
+
+TEST(agent_config, environment_then_flags_override_the_file) {
+  auto file =
+      parse_agent_config("master_url: http://a:8080\nslots: 1\ntoken: f\n");
+  ASSERT_TRUE(file);
+  std::map<std::string, std::string> env = {{"DET_MASTER", "http://b:9000"},
+                                            {"DET_AGENT_TOKEN", "e"},
+                                            {"DET_RESOURCE_POOL", ""}};
+  auto from_env = overrides_from_env([&](const char* k) -> const char* {
+    auto i = env.find(k);
+    return i == env.end() ? nullptr : i->second.c_str();
+  });
+  EXPECT_FALSE(from_env.resource_pool); // empty counts as unset
+  auto merged = apply_overrides(*file, from_env, "environment");
+  ASSERT_TRUE(merged) << det::render(merged.error());
+  EXPECT_EQ(merged->master.to_url(), "http://b:9000");
+  EXPECT_EQ(merged->token, "e");
+  agent_overrides flags;
+  flags.slots = 8;
+  flags.resource_pool = "gpu";
+  merged = apply_overrides(*merged, flags, "flags");
+  ASSERT_TRUE(merged) << det::render(merged.error());
+  EXPECT_EQ(merged->slots, 8);
+  EXPECT_EQ(merged->resource_pool, "gpu");
+  EXPECT_EQ(merged->master.to_url(), "http://b:9000");
+  EXPECT_EQ(merged->effective["slots"], 8);
+  EXPECT_EQ(redact(merged->effective)["token"], redacted_text);
+}
+
+TEST(agent_config, malformed_overrides_are_refused_naming_their_source) {
+  auto base = parse_agent_config("");
+  ASSERT_TRUE(base);
+  agent_overrides bad_url;
+  bad_url.master_url = "ftp://x";
+  auto r1 = apply_overrides(*base, bad_url, "--master-url");
+  ASSERT_FALSE(r1);
+  EXPECT_NE(message_of(r1.error()).find("master_url (from --master-url)"),
+            std::string::npos)
+      << message_of(r1.error());
+  auto env = overrides_from_env([](const char* k) -> const char* {
+    return std::string{k} == "DET_SLOTS" ? "many" : nullptr;
+  });
+  auto r2 = apply_overrides(*base, env, "environment");
+  ASSERT_FALSE(r2);
+  EXPECT_NE(message_of(r2.error()).find("slots (from environment)"),
+            std::string::npos);
+}
+
+struct error_case {
+  const char* name;
+  const char* yaml;
+  const char* want;
+};
+
+class agent_errors : public testing::TestWithParam<error_case> {};
+
+TEST_P(agent_errors, error_names_the_field_path) {
+  auto err = error_of(GetParam().yaml);
+  EXPECT_NE(err.find(GetParam().want), std::string::npos)
+      << "want: " << GetParam().want << "\ngot:  " << err;
+}
+
+const error_case agent_error_cases[] = {
+    {"url_and_host", "master_url: http://a\nmaster_host: b\n",
+     "master_host: not allowed together with master_url"},
+    {"bad_url", "master_url: http://a/b\n",
+     "master_url: a path is not allowed"},
+    {"slots_text", "slots: four\n", "slots: expected an integer, got \"four\""},
+    {"slots_negative", "slots: -1\n", "slots: must be between 0 and 4096"},
+    {"port_range", "master_port: 0\n",
+     "master_port: must be between 1 and 65535"},
+    {"slot_type", "slot_type: tpu\n", "slot_type: expected one of"},
+    {"backoff", "reconnect_backoff: 0s\n",
+     "reconnect_backoff: must be a positive duration"},
+    {"typo", "resource_pol: x\n",
+     "unknown field 'resource_pol' (did you mean 'resource_pool'?)"},
+    {"tls_typo", "security: {tls: {enable: true}}\n",
+     "security.tls: unknown field 'enable' (did you mean 'enabled'?)"},
+    {"hooks_shape", "hooks: {on_connection_lost: shutdown}\n",
+     "hooks.on_connection_lost: expected a list of strings"},
+};
+
+INSTANTIATE_TEST_SUITE_P(table, agent_errors,
+                         testing::ValuesIn(agent_error_cases),
+                         [](const auto& p) {
+                           return std::string{p.param.name};
+                         });
+
+} // namespace

@@ -1,0 +1,113 @@
+#include "conf/reader.hpp"
+#include "conf/yaml_tree.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace det::conf;
+using nlohmann::json;
+
+namespace {
+
+TEST(yaml_tree, scalars_are_typed_as_yaml_core_schema_and_quotes_keep_text) {
+  auto t = parse_tree(R"(
+i: 10
+neg: -3
+f: 1.5
+e: 1e3
+b: true
+n: ~
+empty:
+s: ten
+qi: "10"
+qb: 'true'
+dur: 5m
+hex: 0x1F
+ver: 1.2.3
+)");
+  ASSERT_TRUE(t) << det::render(t.error());
+  const auto& j = *t;
+  EXPECT_TRUE(j["i"].is_number_integer());
+  EXPECT_EQ(j["i"], 10);
+  EXPECT_EQ(j["neg"], -3);
+  EXPECT_TRUE(j["f"].is_number_float());
+  EXPECT_EQ(j["e"], 1000.0);
+  EXPECT_EQ(j["b"], true);
+  EXPECT_TRUE(j["n"].is_null());
+  EXPECT_TRUE(j["empty"].is_null());
+  EXPECT_EQ(j["s"], "ten");
+  EXPECT_EQ(j["qi"], "10");
+  EXPECT_EQ(j["qb"], "true");
+  EXPECT_EQ(j["dur"], "5m");
+  EXPECT_EQ(j["hex"], 31);
+  EXPECT_EQ(j["ver"], "1.2.3");
+}
+
+TEST(yaml_tree, json_text_parses_to_the_same_tree) {
+  auto y = parse_tree("a: [1, x, {b: null}]\n");
+  auto j = parse_tree(R"({"a": [1, "x", {"b": null}]})");
+  ASSERT_TRUE(y);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(*y, *j);
+}
+
+TEST(yaml_tree, syntax_errors_say_where) {
+  auto t = parse_tree("a: [1,\nb: 2\n");
+  ASSERT_FALSE(t);
+  EXPECT_NE(message_of(t.error()).find("line"), std::string::npos)
+      << message_of(t.error());
+}
+
+TEST(reader, nearest_suggests_close_names_only) {
+  std::set<std::string> known = {"hyperparameters", "searcher", "resources",
+                                 "max_restarts"};
+  EXPECT_EQ(nearest("hyperparamters", known), "hyperparameters");
+  EXPECT_EQ(nearest("seracher", known), "searcher");
+  EXPECT_EQ(nearest("max_restart", known), "max_restarts");
+  EXPECT_EQ(nearest("zzz", known), "");
+}
+
+TEST(reader, whole_numbered_floats_count_as_integers_and_are_normalised) {
+  json j = {{"n", 4.0}, {"x", 4.5}};
+  diagnostics d;
+  object_reader r{j, "top", d};
+  EXPECT_EQ(r.integer("n", 0), 4);
+  EXPECT_TRUE(j["n"].is_number_integer());
+  EXPECT_EQ(r.integer("x", 0), 0);
+  ASSERT_EQ(d.messages().size(), 1u);
+  EXPECT_EQ(d.messages()[0], "top.x: expected an integer, got 4.5");
+}
+
+TEST(reader, aliases_move_to_the_canonical_name) {
+  json j = {{"old", 1}};
+  diagnostics d;
+  object_reader r{j, "", d};
+  r.alias("old", "new");
+  EXPECT_EQ(r.integer("new", 0), 1);
+  r.finish();
+  EXPECT_TRUE(d.empty());
+  EXPECT_FALSE(j.contains("old"));
+}
+
+TEST(reader, a_non_object_where_an_object_belongs_is_one_error) {
+  json j = {{"db", "localhost"}};
+  diagnostics d;
+  object_reader r{j, "", d};
+  auto db = r.child("db");
+  db.str("host", "h");
+  db.finish();
+  ASSERT_EQ(d.messages().size(), 1u);
+  EXPECT_EQ(d.messages()[0], "db: expected an object, got \"localhost\"");
+}
+
+TEST(reader, without_fill_defaults_the_tree_is_left_as_given) {
+  json j = json::object();
+  diagnostics d;
+  object_reader r{j, "", d, false};
+  EXPECT_EQ(r.integer("port", 8080), 8080);
+  EXPECT_EQ(r.str("host", "h"), "h");
+  EXPECT_TRUE(j.empty());
+}
+
+} // namespace
