@@ -14,8 +14,8 @@
 // than reset_after after the previous one starts a fresh series, and so
 // does a success.
 
-#include "policy/scale_decision.hpp" // timestamp, duration
 #include "policy/rng.hpp"
+#include "policy/time.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -20,6 +20,8 @@
 //   ready agents are counted before instances still starting, so the
 //   decision never terminates capacity it is about to wait for.
 
+#include "policy/time.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -27,9 +29,6 @@
 #include <vector>
 
 namespace det::policy {
-
-using timestamp = std::chrono::system_clock::time_point;
-using duration = std::chrono::system_clock::duration;
 
 /// Instance states as the cloud reports them (EC2: pending -> starting,
 /// running, stopping, stopped, shutting-down -> terminating). A pending spot
