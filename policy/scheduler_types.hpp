@@ -84,7 +84,7 @@ struct scheduler_config {
   /// in the simulation) while looking for victims in one pass. The most
   /// urgent waiting allocations are served first; the rest try again next
   /// pass. Keeps a pass over a huge, busy pool within its tick.
-  long long preemption_budget = 200000;
+  long long preemption_budget = 100000;
 };
 
 /// Everything one pass reads.
