@@ -1,0 +1,72 @@
+#include "policy/capacity.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace det::policy {
+
+namespace {
+
+constexpr int max_cached_slots = 1 << 16;
+
+} // namespace
+
+capacity_check::capacity_check(const pool_capacity& cap,
+                               const std::vector<agent_view>& agents)
+  : cap_(cap) {
+  std::map<int, long long, std::greater<>> counts;
+  for (const auto& a : agents)
+    if (a.total_slots > 0)
+      ++counts[a.total_slots];
+  if (cap.slots_per_instance > 0) {
+    auto& n = counts[cap.slots_per_instance];
+    n = std::max(n, static_cast<long long>(cap.max_slots
+                                           / cap.slots_per_instance));
+  }
+  for (const auto& [size, count] : counts)
+    sizes_.push_back(size_count{size, count});
+  largest_agent_ = sizes_.empty() ? 0 : sizes_.front().size;
+  cache_.assign(static_cast<size_t>(
+                  std::clamp(cap.max_slots, 0, max_cached_slots))
+                  + 1,
+                0);
+}
+
+std::optional<std::string> capacity_check::never_fits(int slots) const {
+  if (slots <= 0)
+    return "needs " + std::to_string(slots)
+           + " slots; zero-slot allocations are not placed by the slot "
+             "scheduler";
+  if (slots > cap_.max_slots)
+    return "needs " + std::to_string(slots)
+           + " slots but the pool can never offer more than "
+           + std::to_string(cap_.max_slots);
+  if (slots <= largest_agent_)
+    return std::nullopt;
+  std::string sizes;
+  for (const auto& sc : sizes_) {
+    if (slots % sc.size == 0 && sc.count * sc.size >= slots)
+      return std::nullopt;
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(sc.size);
+  }
+  return "needs " + std::to_string(slots)
+         + " slots but no agent has that many, and a trial spanning several "
+           "agents needs enough whole agents of one size that divides it "
+           "(agent sizes: "
+         + (sizes.empty() ? std::string{"none"} : sizes) + ")";
+}
+
+bool capacity_check::can_ever_fit(int slots) {
+  if (slots <= 0 || slots > cap_.max_slots)
+    return false;
+  if (slots <= largest_agent_)
+    return true;
+  if (static_cast<size_t>(slots) >= cache_.size())
+    return !never_fits(slots).has_value();
+  auto& c = cache_[static_cast<size_t>(slots)];
+  if (c == 0)
+    c = never_fits(slots) ? 2 : 1;
+  return c == 1;
+}
+
+} // namespace det::policy

@@ -1,0 +1,88 @@
+#pragma once
+
+// The free slots of a pool during one scheduling pass, bucketed by how many
+// slots each agent has free so that a fit is found without scanning agents:
+// best fit is the lowest non-empty bucket at or above the request (a bitset
+// finds it), a multi-agent gang takes whole idle agents from the per-size
+// idle lists. Owned by one pool_scheduler pass; not thread-safe.
+//
+// Gang rule (as upstream): a request that fits on no single agent may span
+// several agents only if they are idle (no slot in use), all of one size s,
+// and the request is a multiple of s. Each such agent gives all its slots.
+
+#include "policy/scheduler_types.hpp"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace det::policy {
+
+class slot_index {
+public:
+  using agent_ref = uint32_t;
+
+  /// One part of a fit: `count` slots on agent `agent`.
+  struct part {
+    agent_ref agent;
+    int count;
+  };
+
+  /// Indexes `agents` (which must outlive the index). Disabled and draining
+  /// agents are tracked (preempted slots return to them) but never offered.
+  slot_index(const std::vector<agent_view>& agents, fitting_policy fitting);
+
+  /// Free slots on agents that accept work.
+  [[nodiscard]] int free_total() const { return free_total_; }
+
+  /// Finds room for `slots` slots without taking it; false when none.
+  /// `out` is overwritten.
+  [[nodiscard]] bool find(int slots, std::vector<part>& out) const;
+
+  /// Takes the slots of a fit found by find(): the lowest free indices of
+  /// each agent.
+  std::vector<agent_slots> take(const std::vector<part>& fit);
+
+  /// Takes these exact slots (they must be free) on `agent`.
+  void take_exact(agent_ref agent, const std::vector<int>& slots);
+
+  /// Returns slots to `agent`'s free set.
+  void release(agent_ref agent, const std::vector<int>& slots);
+
+  /// The agent with this id, or `npos`. Builds its map on first use.
+  [[nodiscard]] agent_ref lookup(const std::string& id);
+
+  [[nodiscard]] const std::string& id_of(agent_ref a) const {
+    return (*agents_)[a].id;
+  }
+
+  static constexpr agent_ref npos = UINT32_MAX;
+
+private:
+  struct agent_entry {
+    std::vector<int> free; // ascending
+    int total = 0;
+    bool usable = false;
+    uint32_t pos = 0;      // in bucket_[free.size()]
+    uint32_t idle_pos = 0; // in idle_[total] while free == total
+  };
+
+  void unlink(agent_ref a);
+  void link(agent_ref a);
+  [[nodiscard]] int lowest_bucket_at_least(int slots) const;
+  [[nodiscard]] int highest_bucket_at_least(int slots) const;
+
+  const std::vector<agent_view>* agents_;
+  fitting_policy fitting_;
+  std::vector<agent_entry> entries_;
+  std::vector<std::vector<agent_ref>> bucket_; // by free count
+  std::vector<std::vector<agent_ref>> idle_;   // by total, free == total
+  std::vector<uint64_t> nonempty_;             // bit c: bucket_[c] non-empty
+  std::vector<int> sizes_desc_;                // distinct usable totals
+  std::unordered_map<std::string, agent_ref> by_id_;
+  int free_total_ = 0;
+  int max_bucket_ = 0;
+};
+
+} // namespace det::policy
