@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: runs every benchmark program in BUILD/bin/bench-* against a
+# make bench: runs every benchmark program in BUILD/bin/bench-* and bench_* against a
 # private PostgreSQL (fsync on, default synchronous_commit), printing one
 # JSON line per result.
 set -euo pipefail
@@ -10,7 +10,7 @@ url=$("$root/scripts/pg.sh" start "$pgdir")
 trap '"$root/scripts/pg.sh" stop "$pgdir"' EXIT
 export DET_BENCH_PG_URL="$url"
 status=0
-for b in "$build"/bin/bench-*; do
+for b in "$build"/bin/bench[-_]*; do
   [ -x "$b" ] || continue
   echo "# $(basename "$b")" >&2
   "$b" || { echo "{\"bench\":\"$(basename "$b")\",\"error\":\"exited with $?\"}"; status=1; }
