@@ -596,6 +596,16 @@ caf::expected<domain_event> decode(const event_envelope& env,
   return decode_impl(env, where);
 }
 
+caf::error validate(const domain_event& ev) {
+  try {
+    std::visit([](const auto& x) { validate(x); }, ev);
+  } catch (const field_error& e) {
+    return make_error(errc::invalid_event,
+                      std::string{type_name_of(ev)} + ": " + e.what());
+  }
+  return {};
+}
+
 caf::expected<json> upcast(const std::string& type, int32_t from_version,
                            json payload) {
   auto i = table().find(type);

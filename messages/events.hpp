@@ -281,6 +281,10 @@ struct slot_assignment {
   std::vector<int64_t> slots;
 };
 
+inline bool operator==(const slot_assignment& a, const slot_assignment& b) {
+  return a.agent_id == b.agent_id && a.slots == b.slots;
+}
+
 /// The scheduler gave a trial its slots; `allocation_id` identifies this
 /// run of the trial ("<trial_id>.<run>", state::allocation_id_for) and the
 /// agent's start order carries it.
@@ -411,6 +415,11 @@ caf::expected<domain_event> decode(const recorded_event& rec);
 /// errors.
 caf::expected<domain_event> decode(const event_envelope& env,
                                    const std::string& where);
+
+/// Checks what decode() checks beyond field types (closed vocabularies,
+/// ranges) on an event built in memory; errc::invalid_event names the
+/// field. state::apply() calls it, so actors get the same checks as replay.
+caf::error validate(const domain_event& ev);
 
 /// Upgrades `payload` of `type` from `from_version` to the current version.
 /// Exposed for tests of the upcasters.
