@@ -22,16 +22,13 @@ namespace {
 
 struct payload_writer {
   json& out;
-  template <class T>
-  void req(const char* key, const T& value) {
+  template <class T> void req(const char* key, const T& value) {
     out[key] = encode_value(value);
   }
-  template <class T>
-  void opt(const char* key, const T& value) {
+  template <class T> void opt(const char* key, const T& value) {
     out[key] = encode_value(value);
   }
-  template <class T>
-  static json encode_value(const T& value) {
+  template <class T> static json encode_value(const T& value) {
     return json(value);
   }
   static json encode_value(const std::vector<slot_assignment>& xs) {
@@ -44,12 +41,10 @@ struct payload_writer {
 
 struct payload_reader {
   const json& in;
-  template <class T>
-  void req(const char* key, T& value) {
+  template <class T> void req(const char* key, T& value) {
     value = get_field<T>(in, key);
   }
-  template <class T>
-  void opt(const char* key, T& value) {
+  template <class T> void opt(const char* key, T& value) {
     value = get_field_or<T>(in, key, value);
   }
   void req(const char* key, std::vector<slot_assignment>& xs) {
@@ -64,8 +59,7 @@ struct payload_reader {
   }
 };
 
-template <class F>
-void fields(F& f, master_started& x) {
+template <class F> void fields(F& f, master_started& x) {
   f.req("cluster_id", x.cluster_id);
   f.opt("host", x.host);
   f.opt("pid", x.pid);
@@ -73,8 +67,7 @@ void fields(F& f, master_started& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, pool_configured& x) {
+template <class F> void fields(F& f, pool_configured& x) {
   f.req("pool", x.pool);
   f.opt("scheduler", x.scheduler);
   f.opt("provider", x.provider);
@@ -88,8 +81,7 @@ void fields(F& f, pool_configured& x) {
   f.opt("agent_reconnect_wait_s", x.agent_reconnect_wait_s);
 }
 
-template <class F>
-void fields(F& f, agent_connected& x) {
+template <class F> void fields(F& f, agent_connected& x) {
   f.req("agent_id", x.agent_id);
   f.req("pool", x.pool);
   f.req("slots", x.slots);
@@ -98,34 +90,29 @@ void fields(F& f, agent_connected& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, agent_disconnected& x) {
+template <class F> void fields(F& f, agent_disconnected& x) {
   f.req("agent_id", x.agent_id);
   f.opt("reason", x.reason);
   f.opt("reconnect_deadline_us", x.reconnect_deadline_us);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, agent_lost& x) {
+template <class F> void fields(F& f, agent_lost& x) {
   f.req("agent_id", x.agent_id);
   f.req("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, agent_enabled& x) {
+template <class F> void fields(F& f, agent_enabled& x) {
   f.req("agent_id", x.agent_id);
 }
 
-template <class F>
-void fields(F& f, agent_disabled& x) {
+template <class F> void fields(F& f, agent_disabled& x) {
   f.req("agent_id", x.agent_id);
   f.opt("drain", x.drain);
 }
 
-template <class F>
-void fields(F& f, instance_launch_requested& x) {
+template <class F> void fields(F& f, instance_launch_requested& x) {
   f.req("pool", x.pool);
   f.req("launch_seq", x.launch_seq);
   f.req("client_token", x.client_token);
@@ -134,8 +121,7 @@ void fields(F& f, instance_launch_requested& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, instance_launch_failed& x) {
+template <class F> void fields(F& f, instance_launch_failed& x) {
   f.req("pool", x.pool);
   f.req("launch_seq", x.launch_seq);
   f.req("error_kind", x.error_kind);
@@ -143,58 +129,50 @@ void fields(F& f, instance_launch_failed& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, instance_pending& x) {
+template <class F> void fields(F& f, instance_pending& x) {
   f.req("instance_id", x.instance_id);
   f.req("pool", x.pool);
   f.opt("launch_seq", x.launch_seq);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, instance_running& x) {
+template <class F> void fields(F& f, instance_running& x) {
   f.req("instance_id", x.instance_id);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, instance_terminate_requested& x) {
+template <class F> void fields(F& f, instance_terminate_requested& x) {
   f.req("instance_id", x.instance_id);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, instance_terminated& x) {
+template <class F> void fields(F& f, instance_terminated& x) {
   f.req("instance_id", x.instance_id);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, spot_request_opened& x) {
+template <class F> void fields(F& f, spot_request_opened& x) {
   f.req("request_id", x.request_id);
   f.req("pool", x.pool);
   f.opt("launch_seq", x.launch_seq);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, spot_request_fulfilled& x) {
+template <class F> void fields(F& f, spot_request_fulfilled& x) {
   f.req("request_id", x.request_id);
   f.req("instance_id", x.instance_id);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, spot_request_cancelled& x) {
+template <class F> void fields(F& f, spot_request_cancelled& x) {
   f.req("request_id", x.request_id);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, experiment_submitted& x) {
+template <class F> void fields(F& f, experiment_submitted& x) {
   f.req("experiment_id", x.experiment_id);
   f.req("pool", x.pool);
   f.opt("owner", x.owner);
@@ -206,23 +184,20 @@ void fields(F& f, experiment_submitted& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, experiment_state_changed& x) {
+template <class F> void fields(F& f, experiment_state_changed& x) {
   f.req("experiment_id", x.experiment_id);
   f.req("state", x.state);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, experiment_searcher_updated& x) {
+template <class F> void fields(F& f, experiment_searcher_updated& x) {
   f.req("experiment_id", x.experiment_id);
   f.opt("searcher_state", x.searcher_state);
   f.opt("progress", x.progress);
 }
 
-template <class F>
-void fields(F& f, trial_created& x) {
+template <class F> void fields(F& f, trial_created& x) {
   f.req("trial_id", x.trial_id);
   f.req("experiment_id", x.experiment_id);
   f.opt("hparams", x.hparams);
@@ -230,31 +205,27 @@ void fields(F& f, trial_created& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_placed& x) {
+template <class F> void fields(F& f, trial_placed& x) {
   f.req("trial_id", x.trial_id);
   f.req("allocation_id", x.allocation_id);
   f.req("assignments", x.assignments);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_running& x) {
+template <class F> void fields(F& f, trial_running& x) {
   f.req("trial_id", x.trial_id);
   f.req("allocation_id", x.allocation_id);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_preemption_requested& x) {
+template <class F> void fields(F& f, trial_preemption_requested& x) {
   f.req("trial_id", x.trial_id);
   f.req("allocation_id", x.allocation_id);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_checkpointed& x) {
+template <class F> void fields(F& f, trial_checkpointed& x) {
   f.req("trial_id", x.trial_id);
   f.req("uuid", x.uuid);
   f.req("steps_completed", x.steps_completed);
@@ -263,8 +234,7 @@ void fields(F& f, trial_checkpointed& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_metrics_reported& x) {
+template <class F> void fields(F& f, trial_metrics_reported& x) {
   f.req("trial_id", x.trial_id);
   f.req("allocation_id", x.allocation_id);
   f.req("kind", x.kind);
@@ -273,8 +243,7 @@ void fields(F& f, trial_metrics_reported& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_exited& x) {
+template <class F> void fields(F& f, trial_exited& x) {
   f.req("trial_id", x.trial_id);
   f.req("allocation_id", x.allocation_id);
   f.opt("exit_code", x.exit_code);
@@ -282,21 +251,18 @@ void fields(F& f, trial_exited& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_restarted& x) {
+template <class F> void fields(F& f, trial_restarted& x) {
   f.req("trial_id", x.trial_id);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_errored& x) {
+template <class F> void fields(F& f, trial_errored& x) {
   f.req("trial_id", x.trial_id);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
 }
 
-template <class F>
-void fields(F& f, trial_canceled& x) {
+template <class F> void fields(F& f, trial_canceled& x) {
   f.req("trial_id", x.trial_id);
   f.opt("reason", x.reason);
   f.opt("at_us", x.at_us);
@@ -311,14 +277,13 @@ void require_one_of(const char* key, const std::string& value,
   std::string list;
   for (const auto& a : allowed)
     list += (list.empty() ? "" : ", ") + a;
-  throw field_error(std::string{"field '"} + key + "': expected one of "
-                    + list + ", got '" + value + "'");
+  throw field_error(std::string{"field '"} + key + "': expected one of " + list
+                    + ", got '" + value + "'");
 }
 
 void require_non_negative(const char* key, int64_t value) {
   if (value < 0)
-    throw field_error(std::string{"field '"} + key
-                      + "': must not be negative");
+    throw field_error(std::string{"field '"} + key + "': must not be negative");
 }
 
 void require_non_empty(const char* key, const std::string& value) {
@@ -326,8 +291,7 @@ void require_non_empty(const char* key, const std::string& value) {
     throw field_error(std::string{"field '"} + key + "': must not be empty");
 }
 
-template <class T>
-void validate(const T&) {
+template <class T> void validate(const T&) {
   // Most payloads need no more than their field types.
 }
 
@@ -412,8 +376,7 @@ void validate(const trial_exited& x) {
   require_one_of("reason", x.reason, trial_exit_reasons());
 }
 
-template <class T>
-json write(const T& x) {
+template <class T> json write(const T& x) {
   json out = json::object();
   payload_writer w{out};
   // The writer only reads the fields; fields() takes them mutable so one
@@ -422,8 +385,7 @@ json write(const T& x) {
   return out;
 }
 
-template <class T>
-void read(const json& j, T& x) {
+template <class T> void read(const json& j, T& x) {
   payload_reader r{j};
   fields(r, x);
   validate(x);
@@ -431,12 +393,18 @@ void read(const json& j, T& x) {
 
 // -- streams ----------------------------------------------------------------
 
-std::string stream(const master_started&) { return "cluster"; }
-std::string stream(const pool_configured& x) { return "pool/" + x.pool; }
+std::string stream(const master_started&) {
+  return "cluster";
+}
+std::string stream(const pool_configured& x) {
+  return "pool/" + x.pool;
+}
 std::string stream(const instance_launch_requested& x) {
   return "pool/" + x.pool;
 }
-std::string stream(const instance_launch_failed& x) { return "pool/" + x.pool; }
+std::string stream(const instance_launch_failed& x) {
+  return "pool/" + x.pool;
+}
 std::string stream(const experiment_submitted& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
@@ -455,14 +423,24 @@ std::string stream(const spot_request_fulfilled& x) {
 std::string stream(const spot_request_cancelled& x) {
   return "instance/" + x.request_id;
 }
-std::string agent_stream(const std::string& id) { return "agent/" + id; }
-std::string stream(const agent_connected& x) { return agent_stream(x.agent_id); }
+std::string agent_stream(const std::string& id) {
+  return "agent/" + id;
+}
+std::string stream(const agent_connected& x) {
+  return agent_stream(x.agent_id);
+}
 std::string stream(const agent_disconnected& x) {
   return agent_stream(x.agent_id);
 }
-std::string stream(const agent_lost& x) { return agent_stream(x.agent_id); }
-std::string stream(const agent_enabled& x) { return agent_stream(x.agent_id); }
-std::string stream(const agent_disabled& x) { return agent_stream(x.agent_id); }
+std::string stream(const agent_lost& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const agent_enabled& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const agent_disabled& x) {
+  return agent_stream(x.agent_id);
+}
 template <class T>
 auto stream(const T& x) -> decltype(x.instance_id, std::string{}) {
   return "instance/" + x.instance_id;
@@ -478,18 +456,18 @@ using upcaster = std::function<json(json)>;
 
 const std::unordered_map<std::string, std::vector<upcaster>>& upcasters() {
   static const std::unordered_map<std::string, std::vector<upcaster>> table{
-    {"agent_connected",
-     {// v1 -> v2: "resource_pool" became "pool"; slot_type added (v1
-      // agents only ever reported CPU slots).
-      [](json j) {
-        if (j.contains("resource_pool")) {
-          j["pool"] = j["resource_pool"];
-          j.erase("resource_pool");
-        }
-        if (!j.contains("slot_type"))
-          j["slot_type"] = "cpu";
-        return j;
-      }}},
+      {"agent_connected",
+       {// v1 -> v2: "resource_pool" became "pool"; slot_type added (v1
+        // agents only ever reported CPU slots).
+        [](json j) {
+          if (j.contains("resource_pool")) {
+            j["pool"] = j["resource_pool"];
+            j.erase("resource_pool");
+          }
+          if (!j.contains("slot_type"))
+            j["slot_type"] = "cpu";
+          return j;
+        }}},
   };
   return table;
 }
@@ -501,8 +479,7 @@ struct type_entry {
   domain_event (*decode)(const json&);
 };
 
-template <class T>
-domain_event decode_as(const json& j) {
+template <class T> domain_event decode_as(const json& j) {
   T x;
   read(j, x);
   return x;
@@ -512,17 +489,17 @@ template <size_t... Is>
 std::unordered_map<std::string, type_entry>
 make_table(std::index_sequence<Is...>) {
   std::unordered_map<std::string, type_entry> out;
-  (out.emplace(std::variant_alternative_t<Is, domain_event>::type_name,
-               type_entry{std::variant_alternative_t<Is, domain_event>::version,
-                          &decode_as<
-                            std::variant_alternative_t<Is, domain_event>>}),
+  (out.emplace(
+       std::variant_alternative_t<Is, domain_event>::type_name,
+       type_entry{std::variant_alternative_t<Is, domain_event>::version,
+                  &decode_as<std::variant_alternative_t<Is, domain_event>>}),
    ...);
   return out;
 }
 
 const std::unordered_map<std::string, type_entry>& table() {
-  static const auto t = make_table(
-    std::make_index_sequence<std::variant_size_v<domain_event>>{});
+  static const auto t =
+      make_table(std::make_index_sequence<std::variant_size_v<domain_event>>{});
   return t;
 }
 
@@ -533,9 +510,9 @@ caf::expected<domain_event> decode_impl(const event_envelope& env,
     return make_error(errc::unknown_event_type,
                       where + ": unknown event type '" + env.type + "'");
   auto fail = [&](const std::string& why) {
-    return make_error(errc::invalid_event, where + ": " + env.type + " v"
-                                             + std::to_string(env.schema_version)
-                                             + ": " + why);
+    return make_error(errc::invalid_event,
+                      where + ": " + env.type + " v"
+                          + std::to_string(env.schema_version) + ": " + why);
   };
   if (env.schema_version < 1 || env.schema_version > i->second.version)
     return fail("schema version not supported (this binary knows 1.."
@@ -575,10 +552,10 @@ std::string stream_of(const domain_event& ev) {
 
 event_envelope to_envelope(const domain_event& ev) {
   return std::visit(
-    [](const auto& x) {
-      return event_envelope{x.type_name, x.version, write(x).dump()};
-    },
-    ev);
+      [](const auto& x) {
+        return event_envelope{x.type_name, x.version, write(x).dump()};
+      },
+      ev);
 }
 
 new_event to_new_event(const domain_event& ev) {
@@ -587,8 +564,8 @@ new_event to_new_event(const domain_event& ev) {
 
 caf::expected<domain_event> decode(const recorded_event& rec) {
   return decode_impl(rec.body, "event at position "
-                                 + std::to_string(rec.position) + " (stream "
-                                 + rec.stream + ")");
+                                   + std::to_string(rec.position) + " (stream "
+                                   + rec.stream + ")");
 }
 
 caf::expected<domain_event> decode(const event_envelope& env,
@@ -616,41 +593,49 @@ caf::expected<json> upcast(const std::string& type, int32_t from_version,
   auto u = ups.find(type);
   for (auto v = from_version; v < i->second.version; ++v) {
     if (u == ups.end() || static_cast<size_t>(v - 1) >= u->second.size())
-      return make_error(errc::invalid_event,
-                        "no upcaster for " + type + " from version "
-                          + std::to_string(v));
+      return make_error(errc::invalid_event, "no upcaster for " + type
+                                                 + " from version "
+                                                 + std::to_string(v));
     payload = u->second[static_cast<size_t>(v - 1)](std::move(payload));
   }
   return payload;
 }
 
 const std::vector<std::string>& experiment_states() {
-  static const std::vector<std::string> xs{
-    "ACTIVE",          "PAUSED",         "STOPPING_COMPLETED",
-    "STOPPING_CANCELED", "STOPPING_KILLED", "STOPPING_ERROR",
-    "COMPLETED",       "CANCELED",       "ERROR"};
+  static const std::vector<std::string> xs{"ACTIVE",
+                                           "PAUSED",
+                                           "STOPPING_COMPLETED",
+                                           "STOPPING_CANCELED",
+                                           "STOPPING_KILLED",
+                                           "STOPPING_ERROR",
+                                           "COMPLETED",
+                                           "CANCELED",
+                                           "ERROR"};
   return xs;
 }
 
 const std::vector<std::string>& trial_exit_reasons() {
   static const std::vector<std::string> xs{
-    "completed", "killed",     "failed",        "preempted",
-    "paused",    "agent_lost", "spot_reclaimed"};
+      "completed", "killed",     "failed",        "preempted",
+      "paused",    "agent_lost", "spot_reclaimed"};
   return xs;
 }
 
 const std::vector<std::string>& agent_lost_reasons() {
-  static const std::vector<std::string> xs{
-    "reconnect_timeout", "spot_reclaimed", "instance_terminated",
-    "shut_down"};
+  static const std::vector<std::string> xs{"reconnect_timeout",
+                                           "spot_reclaimed",
+                                           "instance_terminated", "shut_down"};
   return xs;
 }
 
 const std::vector<std::string>& launch_error_kinds() {
-  static const std::vector<std::string> xs{
-    "insufficient_capacity", "quota_exceeded", "unauthorized",
-    "invalid_request",       "unavailable",    "partial",
-    "other"};
+  static const std::vector<std::string> xs{"insufficient_capacity",
+                                           "quota_exceeded",
+                                           "unauthorized",
+                                           "invalid_request",
+                                           "unavailable",
+                                           "partial",
+                                           "other"};
   return xs;
 }
 

@@ -384,15 +384,15 @@ struct trial_canceled {
 };
 
 using domain_event = std::variant<
-  master_started, pool_configured, agent_connected, agent_disconnected,
-  agent_lost, agent_enabled, agent_disabled, instance_launch_requested,
-  instance_launch_failed, instance_pending, instance_running,
-  instance_terminate_requested, instance_terminated, spot_request_opened,
-  spot_request_fulfilled, spot_request_cancelled, experiment_submitted,
-  experiment_state_changed, experiment_searcher_updated, trial_created,
-  trial_placed, trial_running, trial_preemption_requested, trial_checkpointed,
-  trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
-  trial_canceled>;
+    master_started, pool_configured, agent_connected, agent_disconnected,
+    agent_lost, agent_enabled, agent_disabled, instance_launch_requested,
+    instance_launch_failed, instance_pending, instance_running,
+    instance_terminate_requested, instance_terminated, spot_request_opened,
+    spot_request_fulfilled, spot_request_cancelled, experiment_submitted,
+    experiment_state_changed, experiment_searcher_updated, trial_created,
+    trial_placed, trial_running, trial_preemption_requested, trial_checkpointed,
+    trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
+    trial_canceled>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);
@@ -423,9 +423,8 @@ caf::error validate(const domain_event& ev);
 
 /// Upgrades `payload` of `type` from `from_version` to the current version.
 /// Exposed for tests of the upcasters.
-caf::expected<nlohmann::json> upcast(const std::string& type,
-                                     int32_t from_version,
-                                     nlohmann::json payload);
+caf::expected<nlohmann::json>
+upcast(const std::string& type, int32_t from_version, nlohmann::json payload);
 
 /// Every known type name with its current version, for det-replay and docs.
 std::vector<std::pair<std::string, int32_t>> known_event_types();

@@ -94,15 +94,14 @@ verdict apply_one(cluster_state& s, const agent_lost& ev) {
     if (used_by.empty())
       continue;
     auto k = s.allocations.find(used_by);
-    auto t = k == s.allocations.end() ? s.trials.end()
-                                      : s.trials.find(k->second);
+    auto t =
+        k == s.allocations.end() ? s.trials.end() : s.trials.find(k->second);
     if (t == s.trials.end())
       return "slot of " + agent_name(ev.agent_id) + " is used by unknown "
              + "allocation " + quote(used_by);
     holders.insert(&t->second);
   }
-  auto reason = ev.reason == "spot_reclaimed" ? "spot_reclaimed"
-                                              : "agent_lost";
+  auto reason = ev.reason == "spot_reclaimed" ? "spot_reclaimed" : "agent_lost";
   for (auto* t : holders)
     end_allocation(s, *t, reason, -1, ev.at_us);
   auto inst = s.instances.find(i->second.instance_id);

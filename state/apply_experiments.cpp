@@ -18,8 +18,8 @@ verdict check_transition(const experiment_info& e, experiment_status to,
                          const cluster_state& s) {
   auto from = e.status;
   auto refuse = [&] {
-    return experiment_name(e.id) + " cannot go from " + to_string(from)
-           + " to " + to_string(to);
+    return experiment_name(e.id) + " cannot go from " + to_string(from) + " to "
+           + to_string(to);
   };
   if (is_terminal(from) || from == to)
     return refuse();

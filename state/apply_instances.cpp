@@ -34,11 +34,11 @@ verdict check_launch(const pool_info& p, int64_t seq, bool spot) {
     return {};
   auto i = p.launches.find(seq);
   if (i == p.launches.end())
-    return "launch " + std::to_string(seq) + " of pool "
-           + quote(p.config.pool) + " is not outstanding";
+    return "launch " + std::to_string(seq) + " of pool " + quote(p.config.pool)
+           + " is not outstanding";
   if (i->second.spot != spot)
-    return "launch " + std::to_string(seq) + " was "
-           + (spot ? "not " : "") + "a spot launch";
+    return "launch " + std::to_string(seq) + " was " + (spot ? "not " : "")
+           + "a spot launch";
   return {};
 }
 
@@ -74,8 +74,7 @@ verdict apply_one(cluster_state& s, const instance_launch_failed& ev) {
     return why;
   auto i = p->launches.find(ev.launch_seq);
   if (i == p->launches.end())
-    return "launch " + std::to_string(ev.launch_seq)
-           + " is not outstanding";
+    return "launch " + std::to_string(ev.launch_seq) + " is not outstanding";
   p->launches.erase(i);
   ++p->consecutive_launch_failures;
   p->last_launch_error_kind = ev.error_kind;
@@ -107,8 +106,8 @@ verdict apply_one(cluster_state& s, const instance_running& ev) {
   if (i == s.instances.end())
     return "unknown " + instance_name(ev.instance_id);
   if (i->second.status != instance_status::pending)
-    return instance_name(ev.instance_id) + " is "
-           + to_string(i->second.status) + ", not pending";
+    return instance_name(ev.instance_id) + " is " + to_string(i->second.status)
+           + ", not pending";
   i->second.status = instance_status::running;
   i->second.running_at_us = ev.at_us;
   return {};
@@ -147,9 +146,9 @@ verdict apply_one(cluster_state& s, const spot_request_opened& ev) {
   if (auto why = check_launch(*p, ev.launch_seq, true); !why.empty())
     return why;
   count_launch(*p, ev.launch_seq);
-  s.spot_requests.emplace(ev.request_id,
-                          spot_request_info{ev.request_id, ev.pool,
-                                            ev.launch_seq, ev.at_us});
+  s.spot_requests.emplace(
+      ev.request_id,
+      spot_request_info{ev.request_id, ev.pool, ev.launch_seq, ev.at_us});
   return {};
 }
 

@@ -37,8 +37,8 @@ verdict find_holding(cluster_state& s, int64_t id, const std::string& alloc,
     return trial_name(id) + " is " + to_string(out->status)
            + " and holds no allocation";
   if (out->allocation->id != alloc)
-    return trial_name(id) + " holds allocation "
-           + quote(out->allocation->id) + ", not " + quote(alloc);
+    return trial_name(id) + " holds allocation " + quote(out->allocation->id)
+           + ", not " + quote(alloc);
   return {};
 }
 
@@ -47,8 +47,7 @@ verdict check_placement(const cluster_state& s, const trial_info& t,
   if (t.status != trial_status::pending)
     return trial_name(t.id) + " is " + to_string(t.status) + ", not pending";
   if (e.status != experiment_status::active)
-    return "experiment " + std::to_string(e.id) + " is "
-           + to_string(e.status);
+    return "experiment " + std::to_string(e.id) + " is " + to_string(e.status);
   if (ev.allocation_id != next_allocation_id(t))
     return "allocation id " + quote(ev.allocation_id) + " should be "
            + quote(next_allocation_id(t));
@@ -76,12 +75,11 @@ verdict check_placement(const cluster_state& s, const trial_info& t,
         return "agent " + quote(a.agent_id) + " has no slot "
                + std::to_string(slot);
       if (!seen_slots.insert(slot).second)
-        return "slot " + std::to_string(slot) + " of agent "
-               + quote(a.agent_id) + " is assigned twice";
+        return "slot " + std::to_string(slot) + " of agent " + quote(a.agent_id)
+               + " is assigned twice";
       if (!agent.slots[static_cast<size_t>(slot)].empty())
-        return "slot " + std::to_string(slot) + " of agent "
-               + quote(a.agent_id) + " is used by "
-               + quote(agent.slots[static_cast<size_t>(slot)]);
+        return "slot " + std::to_string(slot) + " of agent " + quote(a.agent_id)
+               + " is used by " + quote(agent.slots[static_cast<size_t>(slot)]);
     }
     total += static_cast<int64_t>(a.slots.size());
   }
@@ -99,11 +97,11 @@ std::pair<std::string, bool> searcher_metric(const experiment_info& e) {
   auto metric = searcher->find("metric");
   auto smaller = searcher->find("smaller_is_better");
   return {metric != searcher->end() && metric->is_string()
-            ? metric->get<std::string>()
-            : "",
+              ? metric->get<std::string>()
+              : "",
           smaller != searcher->end() && smaller->is_boolean()
-            ? smaller->get<bool>()
-            : true};
+              ? smaller->get<bool>()
+              : true};
 }
 
 } // namespace
@@ -193,8 +191,7 @@ verdict apply_one(cluster_state& s, const trial_running& ev) {
       !why.empty())
     return why;
   if (t->status != trial_status::assigned)
-    return trial_name(t->id) + " is " + to_string(t->status)
-           + ", not assigned";
+    return trial_name(t->id) + " is " + to_string(t->status) + ", not assigned";
   t->status = trial_status::running;
   t->allocation->running_at_us = ev.at_us;
   return {};
@@ -228,8 +225,8 @@ verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
     return "checkpoint at step " + std::to_string(ev.steps_completed)
            + " is older than the latest at step "
            + std::to_string(t->latest_checkpoint->steps_completed);
-  t->latest_checkpoint = checkpoint_info{ev.uuid, ev.steps_completed,
-                                         ev.metadata, ev.at_us};
+  t->latest_checkpoint =
+      checkpoint_info{ev.uuid, ev.steps_completed, ev.metadata, ev.at_us};
   return {};
 }
 
@@ -252,8 +249,8 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
   if (name.empty() || value == ev.metrics.end() || !value->is_number())
     return {};
   auto v = value->get<double>();
-  if (!m.best_validation || (smaller ? v < *m.best_validation
-                                     : v > *m.best_validation)) {
+  if (!m.best_validation
+      || (smaller ? v < *m.best_validation : v > *m.best_validation)) {
     m.best_validation = v;
     m.best_validation_steps = ev.steps_completed;
   }
@@ -274,8 +271,7 @@ verdict apply_one(cluster_state& s, const trial_restarted& ev) {
   if (auto why = find(s, ev.trial_id, t); !why.empty())
     return why;
   if (t->status != trial_status::exited)
-    return trial_name(t->id) + " is " + to_string(t->status)
-           + ", not exited";
+    return trial_name(t->id) + " is " + to_string(t->status) + ", not exited";
   const auto& e = s.experiments.at(t->experiment_id);
   if (t->restarts > e.max_restarts)
     return trial_name(t->id) + " has exhausted its restarts ("

@@ -17,8 +17,8 @@ verdict apply_one(cluster_state& s, const master_started& ev) {
   if (ev.cluster_id.empty())
     return "cluster_id must not be empty";
   if (!s.cluster_id.empty() && s.cluster_id != ev.cluster_id)
-    return "this log belongs to cluster " + quote(s.cluster_id)
-           + ", not " + quote(ev.cluster_id);
+    return "this log belongs to cluster " + quote(s.cluster_id) + ", not "
+           + quote(ev.cluster_id);
   s.cluster_id = ev.cluster_id;
   ++s.masters_started;
   return {};
@@ -33,19 +33,19 @@ caf::error apply(cluster_state& s, const recorded_event& meta,
            + type_name_of(ev) + ")";
   };
   if (meta.position != s.position + 1)
-    return make_error(errc::invalid_event,
-                      where() + " does not follow position "
-                        + std::to_string(s.position));
+    return make_error(errc::invalid_event, where()
+                                               + " does not follow position "
+                                               + std::to_string(s.position));
   if (!meta.stream.empty() && meta.stream != stream_of(ev))
     return make_error(errc::invalid_event,
                       where() + " is in stream " + meta.stream
-                        + ", but belongs to " + stream_of(ev));
+                          + ", but belongs to " + stream_of(ev));
   if (auto err = validate(ev))
     return make_error(errc::invalid_event, where() + ": " + render(err));
   detail::verdict why;
   try {
-    why = std::visit([&](const auto& x) { return detail::apply_one(s, x); },
-                     ev);
+    why =
+        std::visit([&](const auto& x) { return detail::apply_one(s, x); }, ev);
   } catch (const std::exception& e) {
     // Only a state that breaks its invariants gets here (apply_one checks
     // before it looks up); refuse rather than crash.

@@ -17,9 +17,7 @@ struct checker {
   const cluster_state& s;
   std::vector<std::string> out;
 
-  void fail(std::string why) {
-    out.push_back(std::move(why));
-  }
+  void fail(std::string why) { out.push_back(std::move(why)); }
 
   void counters() {
     int64_t total = 0;
@@ -60,8 +58,8 @@ struct checker {
       if (s.pools.count(a.pool) == 0)
         fail(name + " is in unknown pool '" + a.pool + "'");
       if (a.status == agent_status::connected
-            ? a.reconnect_deadline_us != 0 || a.disconnected_at_us != 0
-            : a.reconnect_deadline_us < a.disconnected_at_us)
+              ? a.reconnect_deadline_us != 0 || a.disconnected_at_us != 0
+              : a.reconnect_deadline_us < a.disconnected_at_us)
         fail(name + " is " + to_string(a.status)
              + " but its reconnect deadline says otherwise");
       if (a.idle_since_us.has_value() != (used_slots(a) == 0))
@@ -177,8 +175,8 @@ struct checker {
   void allocation(const trial_info& t, const experiment_info& e,
                   std::set<std::pair<std::string, int64_t>>& used) {
     const auto& alloc = *t.allocation;
-    auto name = "allocation '" + alloc.id + "' of trial "
-                + std::to_string(t.id);
+    auto name =
+        "allocation '" + alloc.id + "' of trial " + std::to_string(t.id);
     if (alloc.id != allocation_id_for(t.id, t.runs))
       fail(name + " is not named after run " + std::to_string(t.runs));
     auto idx = s.allocations.find(alloc.id);
@@ -192,12 +190,12 @@ struct checker {
         continue;
       }
       if (a->second.pool != e.pool)
-        fail(name + " holds slots of agent '" + as.agent_id
-             + "' outside pool '" + e.pool + "'");
+        fail(name + " holds slots of agent '" + as.agent_id + "' outside pool '"
+             + e.pool + "'");
       for (auto slot : as.slots) {
         ++total;
-        auto where = "slot " + std::to_string(slot) + " of agent '"
-                     + as.agent_id + "'";
+        auto where =
+            "slot " + std::to_string(slot) + " of agent '" + as.agent_id + "'";
         if (!used.emplace(as.agent_id, slot).second)
           fail(where + " is used twice");
         if (slot < 0 || slot >= static_cast<int64_t>(a->second.slots.size())

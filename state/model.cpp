@@ -27,47 +27,53 @@ bool parse(const std::string& name, E& out,
 }
 
 const std::pair<agent_status, const char*> agent_names[] = {
-  {agent_status::connected, "connected"},
-  {agent_status::disconnected, "disconnected"},
+    {agent_status::connected, "connected"},
+    {agent_status::disconnected, "disconnected"},
 };
 
 const std::pair<instance_status, const char*> instance_names[] = {
-  {instance_status::pending, "pending"},
-  {instance_status::running, "running"},
-  {instance_status::terminating, "terminating"},
+    {instance_status::pending, "pending"},
+    {instance_status::running, "running"},
+    {instance_status::terminating, "terminating"},
 };
 
 const std::pair<experiment_status, const char*> experiment_names[] = {
-  {experiment_status::active, "ACTIVE"},
-  {experiment_status::paused, "PAUSED"},
-  {experiment_status::stopping_completed, "STOPPING_COMPLETED"},
-  {experiment_status::stopping_canceled, "STOPPING_CANCELED"},
-  {experiment_status::stopping_killed, "STOPPING_KILLED"},
-  {experiment_status::stopping_error, "STOPPING_ERROR"},
-  {experiment_status::completed, "COMPLETED"},
-  {experiment_status::canceled, "CANCELED"},
-  {experiment_status::error, "ERROR"},
+    {experiment_status::active, "ACTIVE"},
+    {experiment_status::paused, "PAUSED"},
+    {experiment_status::stopping_completed, "STOPPING_COMPLETED"},
+    {experiment_status::stopping_canceled, "STOPPING_CANCELED"},
+    {experiment_status::stopping_killed, "STOPPING_KILLED"},
+    {experiment_status::stopping_error, "STOPPING_ERROR"},
+    {experiment_status::completed, "COMPLETED"},
+    {experiment_status::canceled, "CANCELED"},
+    {experiment_status::error, "ERROR"},
 };
 
 const std::pair<trial_status, const char*> trial_names[] = {
-  {trial_status::pending, "pending"},
-  {trial_status::assigned, "assigned"},
-  {trial_status::running, "running"},
-  {trial_status::checkpointing, "checkpointing"},
-  {trial_status::exited, "exited"},
-  {trial_status::completed, "completed"},
-  {trial_status::errored, "errored"},
-  {trial_status::canceled, "canceled"},
+    {trial_status::pending, "pending"},
+    {trial_status::assigned, "assigned"},
+    {trial_status::running, "running"},
+    {trial_status::checkpointing, "checkpointing"},
+    {trial_status::exited, "exited"},
+    {trial_status::completed, "completed"},
+    {trial_status::errored, "errored"},
+    {trial_status::canceled, "canceled"},
 };
 
 } // namespace
 
-const char* to_string(agent_status x) { return name_of(x, agent_names); }
-const char* to_string(instance_status x) { return name_of(x, instance_names); }
+const char* to_string(agent_status x) {
+  return name_of(x, agent_names);
+}
+const char* to_string(instance_status x) {
+  return name_of(x, instance_names);
+}
 const char* to_string(experiment_status x) {
   return name_of(x, experiment_names);
 }
-const char* to_string(trial_status x) { return name_of(x, trial_names); }
+const char* to_string(trial_status x) {
+  return name_of(x, trial_names);
+}
 
 bool from_string(const std::string& name, agent_status& out) {
   return parse(name, out, agent_names);
@@ -165,8 +171,8 @@ bool operator==(const experiment_info& a, const experiment_info& b) {
   auto f = [](const experiment_info& x) {
     return std::tie(x.id, x.pool, x.owner, x.config, x.priority, x.weight,
                     x.max_restarts, x.slots_per_trial, x.status,
-                    x.status_reason, x.searcher_state, x.progress,
-                    x.trial_ids, x.submitted_at_us, x.state_changed_at_us);
+                    x.status_reason, x.searcher_state, x.progress, x.trial_ids,
+                    x.submitted_at_us, x.state_changed_at_us);
   };
   return f(a) == f(b);
 }
@@ -188,9 +194,8 @@ bool operator==(const checkpoint_info& a, const checkpoint_info& b) {
 
 bool operator==(const metrics_summary& a, const metrics_summary& b) {
   auto f = [](const metrics_summary& x) {
-    return std::tie(x.steps_completed, x.training_reports,
-                    x.validation_reports, x.latest_training,
-                    x.latest_validation, x.best_validation,
+    return std::tie(x.steps_completed, x.training_reports, x.validation_reports,
+                    x.latest_training, x.latest_validation, x.best_validation,
                     x.best_validation_steps);
   };
   return f(a) == f(b);

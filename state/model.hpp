@@ -64,8 +64,7 @@ const char* to_string(trial_status x);
 /// The inverse of to_string; false when `name` is none of them.
 [[nodiscard]] bool from_string(const std::string& name, agent_status& out);
 [[nodiscard]] bool from_string(const std::string& name, instance_status& out);
-[[nodiscard]] bool from_string(const std::string& name,
-                               experiment_status& out);
+[[nodiscard]] bool from_string(const std::string& name, experiment_status& out);
 [[nodiscard]] bool from_string(const std::string& name, trial_status& out);
 
 /// COMPLETED, CANCELED, ERROR.

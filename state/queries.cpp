@@ -37,16 +37,16 @@ std::string next_allocation_id(const trial_info& t) {
 
 std::string make_client_token(const std::string& cluster_id,
                               const std::string& pool, int64_t launch_seq) {
-  auto token = "det-" + cluster_id + "-" + pool + "-"
-               + std::to_string(launch_seq);
-  bool printable = std::all_of(token.begin(), token.end(), [](char c) {
-    return c > 32 && c < 127;
-  });
+  auto token =
+      "det-" + cluster_id + "-" + pool + "-" + std::to_string(launch_seq);
+  bool printable = std::all_of(token.begin(), token.end(),
+                               [](char c) { return c > 32 && c < 127; });
   if (token.size() <= 64 && printable)
     return token;
   char hash[17];
-  std::snprintf(hash, sizeof(hash), "%016llx",
-                static_cast<unsigned long long>(fnv1a(cluster_id + "/" + pool)));
+  std::snprintf(
+      hash, sizeof(hash), "%016llx",
+      static_cast<unsigned long long>(fnv1a(cluster_id + "/" + pool)));
   return std::string{"det-"} + hash + "-" + std::to_string(launch_seq);
 }
 
@@ -88,8 +88,8 @@ const trial_info* trial_of_allocation(const cluster_state& s,
 
 int32_t used_slots(const agent_info& a) {
   return static_cast<int32_t>(
-    std::count_if(a.slots.begin(), a.slots.end(),
-                  [](const std::string& x) { return !x.empty(); }));
+      std::count_if(a.slots.begin(), a.slots.end(),
+                    [](const std::string& x) { return !x.empty(); }));
 }
 
 int32_t free_slots(const agent_info& a) {
@@ -166,10 +166,9 @@ std::vector<const trial_info*> pending_trials(const cluster_state& s,
         keyed.emplace_back(e.priority, t);
   }
   // Experiments and their trials are visited in id order already.
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) {
-                     return a.first < b.first;
-                   });
+  std::stable_sort(
+      keyed.begin(), keyed.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const trial_info*> out;
   for (const auto& k : keyed)
     out.push_back(k.second);
@@ -219,9 +218,9 @@ std::optional<int64_t> instance_idle_since(const cluster_state& s,
   return a->idle_since_us;
 }
 
-std::vector<const instance_info*>
-long_idle_instances(const cluster_state& s, const std::string& pool,
-                    int64_t now_us) {
+std::vector<const instance_info*> long_idle_instances(const cluster_state& s,
+                                                      const std::string& pool,
+                                                      int64_t now_us) {
   auto p = find_pool(s, pool);
   if (p == nullptr)
     return {};
@@ -233,10 +232,9 @@ long_idle_instances(const cluster_state& s, const std::string& pool,
         && now_us - *since > limit)
       keyed.emplace_back(*since, i);
   }
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) {
-                     return a.first < b.first;
-                   });
+  std::stable_sort(
+      keyed.begin(), keyed.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const instance_info*> out;
   for (const auto& k : keyed)
     out.push_back(k.second);

@@ -111,9 +111,9 @@ std::optional<int64_t> instance_idle_since(const cluster_state& s,
 
 /// Instances (not terminating) whose agent has been idle longer than the
 /// pool's max_idle_agent_period_s at `now_us`, oldest idle first.
-std::vector<const instance_info*>
-long_idle_instances(const cluster_state& s, const std::string& pool,
-                    int64_t now_us);
+std::vector<const instance_info*> long_idle_instances(const cluster_state& s,
+                                                      const std::string& pool,
+                                                      int64_t now_us);
 
 /// Instances (not terminating) with no agent for longer than the pool's
 /// max_agent_starting_period_s since launch at `now_us`.

@@ -47,8 +47,7 @@ std::vector<slot_assignment> read_assignments(const json& j) {
   return out;
 }
 
-template <class Enum>
-Enum read_status(const json& j) {
+template <class Enum> Enum read_status(const json& j) {
   auto name = get_field<std::string>(j, "status");
   Enum out{};
   if (!from_string(name, out))
@@ -58,8 +57,7 @@ Enum read_status(const json& j) {
 
 /// Calls f(element) for each element of list `key`, naming the element in
 /// any error.
-template <class F>
-void each(const json& j, const char* key, F f) {
+template <class F> void each(const json& j, const char* key, F f) {
   auto list = get_field<json>(j, key);
   if (!list.is_array())
     throw field_error(std::string{"field '"} + key + "': expected a list");
@@ -107,9 +105,10 @@ pool_info read_pool(const json& j) {
     throw field_error("field 'config': " + render(ev.error()));
   p.config = std::get<pool_configured>(*ev);
   p.launches_requested = get_field<int64_t>(j, "launches_requested");
-  p.consecutive_launch_failures
-    = get_field<int32_t>(j, "consecutive_launch_failures");
-  p.last_launch_error_kind = get_field<std::string>(j, "last_launch_error_kind");
+  p.consecutive_launch_failures =
+      get_field<int32_t>(j, "consecutive_launch_failures");
+  p.last_launch_error_kind =
+      get_field<std::string>(j, "last_launch_error_kind");
   p.last_launch_error = get_field<std::string>(j, "last_launch_error");
   p.last_launch_error_at_us = get_field<int64_t>(j, "last_launch_error_at_us");
   each(j, "launches", [&](const json& l) {
@@ -184,8 +183,8 @@ instance_info read_instance(const json& j) {
   i.running_at_us = get_field<int64_t>(j, "running_at_us");
   i.agent_gone_since_us = read_opt_us(j, "agent_gone_since_us");
   i.terminate_reason = get_field<std::string>(j, "terminate_reason");
-  i.terminate_requested_at_us
-    = get_field<int64_t>(j, "terminate_requested_at_us");
+  i.terminate_requested_at_us =
+      get_field<int64_t>(j, "terminate_requested_at_us");
   return i;
 }
 
@@ -263,8 +262,8 @@ json write(const trial_info& t) {
                {"validation_reports", m.validation_reports},
                {"latest_training", m.latest_training},
                {"latest_validation", m.latest_validation},
-               {"best_validation", m.best_validation ? json(*m.best_validation)
-                                                     : json(nullptr)},
+               {"best_validation",
+                m.best_validation ? json(*m.best_validation) : json(nullptr)},
                {"best_validation_steps", m.best_validation_steps}};
   return {{"id", t.id},
           {"experiment_id", t.experiment_id},
@@ -294,12 +293,13 @@ trial_info read_trial(const json& j) {
   auto alloc = get_field<json>(j, "allocation");
   if (!alloc.is_null()) {
     require_object(alloc, "field 'allocation'");
-    t.allocation = allocation_info{
-      get_field<std::string>(alloc, "id"), read_assignments(alloc),
-      get_field<int64_t>(alloc, "placed_at_us"),
-      get_field<int64_t>(alloc, "running_at_us"),
-      get_field<bool>(alloc, "preemption_requested"),
-      get_field<std::string>(alloc, "preemption_reason")};
+    t.allocation =
+        allocation_info{get_field<std::string>(alloc, "id"),
+                        read_assignments(alloc),
+                        get_field<int64_t>(alloc, "placed_at_us"),
+                        get_field<int64_t>(alloc, "running_at_us"),
+                        get_field<bool>(alloc, "preemption_requested"),
+                        get_field<std::string>(alloc, "preemption_reason")};
   }
   t.last_exit_reason = get_field<std::string>(j, "last_exit_reason");
   t.last_exit_code = get_field<int32_t>(j, "last_exit_code");
@@ -308,9 +308,9 @@ trial_info read_trial(const json& j) {
   if (!ckpt.is_null()) {
     require_object(ckpt, "field 'latest_checkpoint'");
     t.latest_checkpoint = checkpoint_info{
-      get_field<std::string>(ckpt, "uuid"),
-      get_field<int64_t>(ckpt, "steps_completed"),
-      get_field<json>(ckpt, "metadata"), get_field<int64_t>(ckpt, "at_us")};
+        get_field<std::string>(ckpt, "uuid"),
+        get_field<int64_t>(ckpt, "steps_completed"),
+        get_field<json>(ckpt, "metadata"), get_field<int64_t>(ckpt, "at_us")};
   }
   auto m = get_field<json>(j, "metrics");
   require_object(m, "field 'metrics'");
@@ -322,14 +322,13 @@ trial_info read_trial(const json& j) {
   auto best = get_field<json>(m, "best_validation");
   if (!best.is_null())
     t.metrics.best_validation = get_field<double>(m, "best_validation");
-  t.metrics.best_validation_steps
-    = get_field<int64_t>(m, "best_validation_steps");
+  t.metrics.best_validation_steps =
+      get_field<int64_t>(m, "best_validation_steps");
   t.created_at_us = get_field<int64_t>(j, "created_at_us");
   return t;
 }
 
-template <class Map>
-json write_all(const Map& m) {
+template <class Map> json write_all(const Map& m) {
   json out = json::array();
   for (const auto& kv : m)
     out.push_back(write(kv.second));
@@ -422,11 +421,11 @@ caf::expected<cluster_state> from_snapshot(const nlohmann::json& j) {
   }
   auto broken = check_invariants(s);
   if (!broken.empty())
-    return corrupt("broken invariant: " + broken.front()
-                   + (broken.size() > 1
-                        ? " (and " + std::to_string(broken.size() - 1)
-                            + " more)"
-                        : ""));
+    return corrupt(
+        "broken invariant: " + broken.front()
+        + (broken.size() > 1
+               ? " (and " + std::to_string(broken.size() - 1) + " more)"
+               : ""));
   return s;
 }
 

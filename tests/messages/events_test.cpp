@@ -24,36 +24,38 @@ std::vector<domain_event> one_of_each() {
   placed.allocation_id = "9.1";
   placed.assignments = {{"a1", {0, 1}}, {"a2", {3}}};
   return {
-    master_started{"c1", "host-a", 4242, "0.1.0", 1000},
-    pool_configured{"default", "fair_share", "aws", 4, 0, 10, "g4dn.xlarge",
-                    true, 600, 900, 30},
-    agent_connected{"a1", "default", 8, "cuda", "i-0abc", 2000},
-    agent_disconnected{"a1", "connection closed", 27000, 2000},
-    agent_lost{"a1", "reconnect_timeout", 28000},
-    agent_enabled{"a1"},
-    agent_disabled{"a1", true},
-    instance_launch_requested{"default", 1, "c1-default-1", 2, false, 500},
-    instance_launch_failed{"default", 1, "quota_exceeded", "VcpuLimit", 600},
-    instance_pending{"i-0abc", "default", 1, 700},
-    instance_running{"i-0abc", 800},
-    instance_terminate_requested{"i-0abc", "idle", 900},
-    instance_terminated{"i-0abc", "idle", 950},
-    spot_request_opened{"sir-1", "default", 2, 1000},
-    spot_request_fulfilled{"sir-1", "i-0def", 1100},
-    spot_request_cancelled{"sir-1", "price-too-low", 1200},
-    sub,
-    experiment_state_changed{3, "PAUSED", "user request", 1300},
-    experiment_searcher_updated{3, {{"created", 1}}, 0.25},
-    trial_created{9, 3, {{"lr", 0.1}}, "req-1", 1400},
-    placed,
-    trial_running{9, "9.1", 1500},
-    trial_preemption_requested{9, "9.1", "experiment paused", 1600},
-    trial_checkpointed{9, "c0ffee", 100, {{"framework", "none"}}, "9.1", 1700},
-    trial_metrics_reported{9, "9.1", "validation", 100, {{"loss", 0.5}}, 1800},
-    trial_exited{9, "9.1", 1, "failed", 1900},
-    trial_restarted{9, 2000},
-    trial_errored{9, "trial exceeded max restarts", 2100},
-    trial_canceled{9, "experiment canceled", 2200},
+      master_started{"c1", "host-a", 4242, "0.1.0", 1000},
+      pool_configured{"default", "fair_share", "aws", 4, 0, 10, "g4dn.xlarge",
+                      true, 600, 900, 30},
+      agent_connected{"a1", "default", 8, "cuda", "i-0abc", 2000},
+      agent_disconnected{"a1", "connection closed", 27000, 2000},
+      agent_lost{"a1", "reconnect_timeout", 28000},
+      agent_enabled{"a1"},
+      agent_disabled{"a1", true},
+      instance_launch_requested{"default", 1, "c1-default-1", 2, false, 500},
+      instance_launch_failed{"default", 1, "quota_exceeded", "VcpuLimit", 600},
+      instance_pending{"i-0abc", "default", 1, 700},
+      instance_running{"i-0abc", 800},
+      instance_terminate_requested{"i-0abc", "idle", 900},
+      instance_terminated{"i-0abc", "idle", 950},
+      spot_request_opened{"sir-1", "default", 2, 1000},
+      spot_request_fulfilled{"sir-1", "i-0def", 1100},
+      spot_request_cancelled{"sir-1", "price-too-low", 1200},
+      sub,
+      experiment_state_changed{3, "PAUSED", "user request", 1300},
+      experiment_searcher_updated{3, {{"created", 1}}, 0.25},
+      trial_created{9, 3, {{"lr", 0.1}}, "req-1", 1400},
+      placed,
+      trial_running{9, "9.1", 1500},
+      trial_preemption_requested{9, "9.1", "experiment paused", 1600},
+      trial_checkpointed{
+          9, "c0ffee", 100, {{"framework", "none"}}, "9.1", 1700},
+      trial_metrics_reported{
+          9, "9.1", "validation", 100, {{"loss", 0.5}}, 1800},
+      trial_exited{9, "9.1", 1, "failed", 1900},
+      trial_restarted{9, 2000},
+      trial_errored{9, "trial exceeded max restarts", 2100},
+      trial_canceled{9, "experiment canceled", 2200},
   };
 }
 
@@ -69,7 +71,7 @@ std::string slurp(const std::string& path) {
 TEST(events, every_type_survives_encode_decode_encode_unchanged) {
   auto all = one_of_each();
   ASSERT_EQ(all.size(), std::variant_size_v<domain_event>)
-    << "add the new event type to one_of_each()";
+      << "add the new event type to one_of_each()";
   for (const auto& ev : all) {
     auto env = to_envelope(ev);
     recorded_event rec{1, stream_of(ev), 1, env, 0};
@@ -108,10 +110,12 @@ TEST(events, version_1_agent_connected_golden_file_is_upgraded_on_read) {
 
 TEST(events, a_wrongly_typed_field_is_named_with_position_and_type) {
   recorded_event rec{
-    12, "agent/a1", 1,
-    {"agent_connected", 2,
-     R"({"agent_id":"a1","pool":"p","slots":"eight","slot_type":"cpu"})"},
-    0};
+      12,
+      "agent/a1",
+      1,
+      {"agent_connected", 2,
+       R"({"agent_id":"a1","pool":"p","slots":"eight","slot_type":"cpu"})"},
+      0};
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
@@ -122,13 +126,13 @@ TEST(events, a_wrongly_typed_field_is_named_with_position_and_type) {
 }
 
 TEST(events, a_missing_field_is_named) {
-  recorded_event rec{5, "trial/1", 1, {"trial_exited", 1, R"({"trial_id":1})"},
-                     0};
+  recorded_event rec{
+      5, "trial/1", 1, {"trial_exited", 1, R"({"trial_id":1})"}, 0};
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_NE(render(ev.error()).find("'allocation_id' is missing"),
             std::string::npos)
-    << render(ev.error());
+      << render(ev.error());
 }
 
 TEST(events, an_unknown_type_is_its_own_error) {
@@ -141,9 +145,12 @@ TEST(events, an_unknown_type_is_its_own_error) {
 }
 
 TEST(events, a_newer_schema_version_than_known_is_refused) {
-  recorded_event rec{8, "trial/1", 1,
-                     {"trial_created", 9, R"({"trial_id":1,"experiment_id":1})"},
-                     0};
+  recorded_event rec{
+      8,
+      "trial/1",
+      1,
+      {"trial_created", 9, R"({"trial_id":1,"experiment_id":1})"},
+      0};
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_EQ(code_of(ev.error()), errc::invalid_event);

@@ -108,13 +108,14 @@ TEST_F(apply_agents, a_reconnect_with_other_slots_is_refused) {
                   "another pool, slots or instance"));
 }
 
-TEST_F(apply_agents, a_disconnect_of_an_unknown_or_disconnected_agent_is_refused) {
+TEST_F(apply_agents,
+       a_disconnect_of_an_unknown_or_disconnected_agent_is_refused) {
   pool();
   EXPECT_TRUE(has(refused(agent_disconnected{"a1", "", 10, 0}), "unknown"));
   agent("a1", 1);
   ok(agent_disconnected{"a1", "", 10, 0});
-  EXPECT_TRUE(has(refused(agent_disconnected{"a1", "", 10, 0}),
-                  "not connected"));
+  EXPECT_TRUE(
+      has(refused(agent_disconnected{"a1", "", 10, 0}), "not connected"));
 }
 
 TEST_F(apply_agents, a_reconnect_deadline_before_the_disconnect_is_refused) {
@@ -164,8 +165,8 @@ TEST_F(apply_agents, a_disabled_agent_takes_no_new_work_until_enabled) {
   ok(agent_disabled{"a1", true});
   EXPECT_FALSE(a("a1").enabled);
   EXPECT_TRUE(a("a1").draining);
-  EXPECT_TRUE(has(refused(placement(1, "1.1", {{"a1", {0}}})),
-                  "takes no new work"));
+  EXPECT_TRUE(
+      has(refused(placement(1, "1.1", {{"a1", {0}}})), "takes no new work"));
   ok(agent_enabled{"a1"});
   EXPECT_TRUE(a("a1").enabled);
   EXPECT_FALSE(a("a1").draining);

@@ -8,9 +8,7 @@ namespace {
 
 class apply_experiments : public state_fixture {
 protected:
-  void SetUp() override {
-    pool();
-  }
+  void SetUp() override { pool(); }
 
   void change(int64_t id, const std::string& to) {
     ok(experiment_state_changed{id, to, "", 10});
@@ -87,11 +85,11 @@ TEST_F(apply_experiments, searcher_state_is_kept_as_given_until_the_end) {
   ok(experiment_searcher_updated{1, {{"rungs", {1, 2}}}, 0.5});
   EXPECT_EQ(s.experiments.at(1).searcher_state["rungs"][1], 2);
   EXPECT_DOUBLE_EQ(s.experiments.at(1).progress, 0.5);
-  EXPECT_TRUE(has(refused(experiment_searcher_updated{1, {}, 1.5}),
-                  "'progress'"));
+  EXPECT_TRUE(
+      has(refused(experiment_searcher_updated{1, {}, 1.5}), "'progress'"));
   change(1, "COMPLETED");
-  EXPECT_TRUE(has(refused(experiment_searcher_updated{1, {}, 1.0}),
-                  "has ended"));
+  EXPECT_TRUE(
+      has(refused(experiment_searcher_updated{1, {}, 1.0}), "has ended"));
 }
 
 } // namespace

@@ -15,9 +15,8 @@ protected:
   }
 
   void launch(int64_t seq, int32_t count, bool spot = false) {
-    ok(instance_launch_requested{"aws", seq,
-                                 make_client_token("c1", "aws", seq), count,
-                                 spot, 1000});
+    ok(instance_launch_requested{
+        "aws", seq, make_client_token("c1", "aws", seq), count, spot, 1000});
   }
 };
 
@@ -34,21 +33,21 @@ TEST_F(apply_instances, a_launch_is_outstanding_until_its_instances_are_seen) {
 }
 
 TEST_F(apply_instances, a_launch_seq_that_does_not_follow_is_refused) {
-  EXPECT_TRUE(has(refused(instance_launch_requested{"aws", 2, "t", 1, false,
-                                                    0}),
-                  "does not follow"));
+  EXPECT_TRUE(
+      has(refused(instance_launch_requested{"aws", 2, "t", 1, false, 0}),
+          "does not follow"));
   launch(1, 1);
   EXPECT_EQ(next_launch_seq(s, "aws"), 2);
 }
 
 TEST_F(apply_instances, a_launch_in_a_pool_without_provisioner_is_refused) {
   pool("static");
-  EXPECT_TRUE(has(refused(instance_launch_requested{"static", 1, "t", 1,
-                                                    false, 0}),
-                  "no provisioner"));
-  EXPECT_TRUE(has(refused(instance_launch_requested{"none", 1, "t", 1, false,
-                                                    0}),
-                  "unknown pool"));
+  EXPECT_TRUE(
+      has(refused(instance_launch_requested{"static", 1, "t", 1, false, 0}),
+          "no provisioner"));
+  EXPECT_TRUE(
+      has(refused(instance_launch_requested{"none", 1, "t", 1, false, 0}),
+          "unknown pool"));
 }
 
 TEST_F(apply_instances, a_failed_launch_is_closed_and_counted) {
@@ -87,12 +86,13 @@ TEST_F(apply_instances, an_instance_goes_pending_running_terminating_gone) {
   EXPECT_TRUE(has(refused(instance_terminated{"i-1", "", 0}), "unknown"));
 }
 
-TEST_F(apply_instances, an_adopted_instance_needs_no_launch_but_a_known_one_does) {
+TEST_F(apply_instances,
+       an_adopted_instance_needs_no_launch_but_a_known_one_does) {
   ok(instance_pending{"i-9", "aws", 0, 10});
-  EXPECT_TRUE(has(refused(instance_pending{"i-9", "aws", 0, 10}),
-                  "already known"));
-  EXPECT_TRUE(has(refused(instance_pending{"i-8", "aws", 5, 10}),
-                  "not outstanding"));
+  EXPECT_TRUE(
+      has(refused(instance_pending{"i-9", "aws", 0, 10}), "already known"));
+  EXPECT_TRUE(
+      has(refused(instance_pending{"i-8", "aws", 5, 10}), "not outstanding"));
 }
 
 TEST_F(apply_instances, an_agent_on_an_instance_links_both_ways) {
@@ -128,18 +128,17 @@ TEST_F(apply_instances, a_spot_request_becomes_an_instance_when_fulfilled) {
   EXPECT_EQ(s.spot_requests.count("sir-1"), 0u);
   EXPECT_EQ(s.instances.at("i-5").spot_request_id, "sir-1");
   EXPECT_EQ(s.instances.at("i-5").launch_seq, 1);
-  EXPECT_TRUE(has(refused(spot_request_fulfilled{"sir-1", "i-6", 0}),
-                  "not open"));
+  EXPECT_TRUE(
+      has(refused(spot_request_fulfilled{"sir-1", "i-6", 0}), "not open"));
 }
 
 TEST_F(apply_instances, a_cancelled_spot_request_leaves_the_state) {
   ok(spot_request_opened{"sir-2", "aws", 0, 1100});
-  EXPECT_TRUE(has(refused(spot_request_opened{"sir-2", "aws", 0, 0}),
-                  "already open"));
+  EXPECT_TRUE(
+      has(refused(spot_request_opened{"sir-2", "aws", 0, 0}), "already open"));
   ok(spot_request_cancelled{"sir-2", "price-too-low", 1200});
   EXPECT_TRUE(s.spot_requests.empty());
-  EXPECT_TRUE(has(refused(spot_request_cancelled{"sir-2", "", 0}),
-                  "not open"));
+  EXPECT_TRUE(has(refused(spot_request_cancelled{"sir-2", "", 0}), "not open"));
 }
 
 TEST_F(apply_instances, a_spot_request_for_an_on_demand_launch_is_refused) {
@@ -147,8 +146,8 @@ TEST_F(apply_instances, a_spot_request_for_an_on_demand_launch_is_refused) {
   EXPECT_TRUE(has(refused(spot_request_opened{"sir-1", "aws", 1, 0}),
                   "not a spot launch"));
   launch(2, 1, true);
-  EXPECT_TRUE(has(refused(instance_pending{"i-1", "aws", 2, 0}),
-                  "was a spot launch"));
+  EXPECT_TRUE(
+      has(refused(instance_pending{"i-1", "aws", 2, 0}), "was a spot launch"));
 }
 
 } // namespace

@@ -34,7 +34,8 @@ TEST_F(apply_trials, a_created_trial_is_pending_and_listed_by_its_experiment) {
 TEST_F(apply_trials, a_trial_of_an_unknown_or_stopping_experiment_is_refused) {
   EXPECT_TRUE(has(refused(trial_created{2, 9, nlohmann::json::object(), "", 0}),
                   "unknown experiment 9"));
-  EXPECT_TRUE(has(refused(trial_created{1, 1, nlohmann::json::object(), "", 0}), "already exists"));
+  EXPECT_TRUE(has(refused(trial_created{1, 1, nlohmann::json::object(), "", 0}),
+                  "already exists"));
   ok(experiment_state_changed{1, "STOPPING_CANCELED", "", 0});
   EXPECT_TRUE(has(refused(trial_created{2, 1, nlohmann::json::object(), "", 0}),
                   "STOPPING_CANCELED"));
@@ -63,10 +64,10 @@ TEST_F(apply_trials, a_placement_on_used_missing_or_repeated_slots_is_refused) {
   trial(2, 1);
   EXPECT_TRUE(has(refused(placement(2, "2.1", {{"a1", {0}}, {"a2", {0}}})),
                   "is used by '1.1'"));
-  EXPECT_TRUE(has(refused(placement(2, "2.1", {{"a2", {0, 0}}})),
-                  "assigned twice"));
-  EXPECT_TRUE(has(refused(placement(2, "2.1", {{"a2", {0, 7}}})),
-                  "has no slot 7"));
+  EXPECT_TRUE(
+      has(refused(placement(2, "2.1", {{"a2", {0, 0}}})), "assigned twice"));
+  EXPECT_TRUE(
+      has(refused(placement(2, "2.1", {{"a2", {0, 7}}})), "has no slot 7"));
   EXPECT_TRUE(has(refused(placement(2, "2.1", {{"zz", {0, 1}}})),
                   "unknown agent 'zz'"));
   EXPECT_TRUE(has(refused(placement(2, "2.1", {{"a2", {0}}, {"a2", {1}}})),
@@ -74,18 +75,19 @@ TEST_F(apply_trials, a_placement_on_used_missing_or_repeated_slots_is_refused) {
 }
 
 TEST_F(apply_trials, a_placement_needs_the_derived_allocation_id) {
-  EXPECT_TRUE(has(refused(placement(1, "x", {{"a1", {0, 1}}})),
-                  "should be '1.1'"));
+  EXPECT_TRUE(
+      has(refused(placement(1, "x", {{"a1", {0, 1}}})), "should be '1.1'"));
 }
 
-TEST_F(apply_trials, a_placement_outside_the_pool_or_on_a_disconnected_agent_is_refused) {
+TEST_F(apply_trials,
+       a_placement_outside_the_pool_or_on_a_disconnected_agent_is_refused) {
   pool("other");
   agent("b1", 2, "other");
   EXPECT_TRUE(has(refused(placement(1, "1.1", {{"b1", {0, 1}}})),
                   "is in pool 'other'"));
   ok(agent_disconnected{"a1", "", 100, 0});
-  EXPECT_TRUE(has(refused(placement(1, "1.1", {{"a1", {0, 1}}})),
-                  "takes no new work"));
+  EXPECT_TRUE(
+      has(refused(placement(1, "1.1", {{"a1", {0, 1}}})), "takes no new work"));
 }
 
 TEST_F(apply_trials, a_trial_of_a_paused_experiment_is_not_placed) {

@@ -26,16 +26,11 @@ public:
   domain_event next(const cluster_state& s);
 
 private:
-  uint64_t below(uint64_t n) {
-    return n == 0 ? 0 : rng_() % n;
-  }
+  uint64_t below(uint64_t n) { return n == 0 ? 0 : rng_() % n; }
   bool chance(int percent) {
     return below(100) < static_cast<uint64_t>(percent);
   }
-  template <class C>
-  auto& pick(C& xs) {
-    return xs[below(xs.size())];
-  }
+  template <class C> auto& pick(C& xs) { return xs[below(xs.size())]; }
   int64_t tick() {
     now_ += 1 + static_cast<int64_t>(below(2'000'000));
     return now_;

@@ -20,19 +20,15 @@ protected:
     for (const auto& b : broken)
       if (has(b, needle))
         return ::testing::AssertionSuccess();
-    auto r = ::testing::AssertionFailure() << "no invariant mentions '"
-                                           << needle << "'; got:";
+    auto r = ::testing::AssertionFailure()
+             << "no invariant mentions '" << needle << "'; got:";
     for (const auto& b : broken)
       r << "\n  " << b;
     return r;
   }
 
-  trial_info& mt(int64_t id) {
-    return s.trials.at(id);
-  }
-  agent_info& ma(const std::string& id) {
-    return s.agents.at(id);
-  }
+  trial_info& mt(int64_t id) { return s.trials.at(id); }
+  agent_info& ma(const std::string& id) { return s.agents.at(id); }
 };
 
 TEST_F(invariants, a_slot_used_by_two_trials_is_reported) {

@@ -33,8 +33,8 @@ recorded_run generate(uint64_t seed) {
   run.states.push_back(s);
   for (int n = 0; n < events_per_seed; ++n) {
     auto ev = gen.next(s);
-    auto rec = recorded_event{s.position + 1, stream_of(ev), 0,
-                              to_envelope(ev), 0};
+    auto rec =
+        recorded_event{s.position + 1, stream_of(ev), 0, to_envelope(ev), 0};
     auto err = apply(s, rec, ev);
     EXPECT_FALSE(err) << "seed " << seed << ": generator emitted an event "
                       << "apply refused: " << render(err) << "\n"
@@ -43,8 +43,8 @@ recorded_run generate(uint64_t seed) {
       return run;
     auto broken = check_invariants(s);
     EXPECT_TRUE(broken.empty())
-      << "seed " << seed << " after " << rec.body.type << " at position "
-      << rec.position << ": " << broken.front();
+        << "seed " << seed << " after " << rec.body.type << " at position "
+        << rec.position << ": " << broken.front();
     if (!broken.empty())
       return run;
     run.log.push_back(std::move(rec));
@@ -79,17 +79,18 @@ TEST_P(state_property, replay_from_zero_gives_the_identical_state_everywhere) {
   EXPECT_TRUE(s == run.states.back());
 }
 
-TEST_P(state_property, replay_from_a_snapshot_at_any_position_gives_the_same_end) {
+TEST_P(state_property,
+       replay_from_a_snapshot_at_any_position_gives_the_same_end) {
   auto run = generate(GetParam());
   for (size_t k = 0; k < run.states.size(); ++k) {
-    auto restored = from_snapshot(
-      nlohmann::json::parse(to_snapshot(run.states[k]).dump()));
+    auto restored =
+        from_snapshot(nlohmann::json::parse(to_snapshot(run.states[k]).dump()));
     ASSERT_TRUE(restored) << "position " << k << ": "
                           << render(restored.error());
     ASSERT_TRUE(*restored == run.states[k]) << "snapshot at position " << k;
     replay(*restored, run.log, k, nullptr);
     ASSERT_TRUE(*restored == run.states.back())
-      << "replay from the snapshot at position " << k << " ends elsewhere";
+        << "replay from the snapshot at position " << k << " ends elsewhere";
   }
 }
 

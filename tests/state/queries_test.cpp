@@ -78,7 +78,8 @@ TEST_F(queries, idle_and_never_started_instances_are_found_from_event_times) {
 
 TEST_F(queries, client_tokens_are_stable_and_fit_ec2s_limit) {
   EXPECT_EQ(make_client_token("c1", "gpu", 7), "det-c1-gpu-7");
-  EXPECT_EQ(make_client_token("c1", "gpu", 7), make_client_token("c1", "gpu", 7));
+  EXPECT_EQ(make_client_token("c1", "gpu", 7),
+            make_client_token("c1", "gpu", 7));
   auto long_token = make_client_token(std::string(80, 'x'), "gpu", 7);
   EXPECT_LE(long_token.size(), 64u);
   EXPECT_NE(long_token, make_client_token(std::string(80, 'y'), "gpu", 7));

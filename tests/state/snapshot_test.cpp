@@ -9,9 +9,7 @@ namespace {
 
 class snapshot : public state_fixture {
 protected:
-  void SetUp() override {
-    busy_cluster();
-  }
+  void SetUp() override { busy_cluster(); }
 
   std::string corrupt(const nlohmann::json& j) {
     auto back = from_snapshot(j);
@@ -85,7 +83,7 @@ TEST_F(snapshot, an_unknown_status_is_named) {
   j["trials"][0]["status"] = "sleeping";
   auto msg = corrupt(j);
   EXPECT_TRUE(has(msg, "trials[0]: field 'status': unknown status 'sleeping'"))
-    << msg;
+      << msg;
 }
 
 TEST_F(snapshot, a_bad_pool_config_is_named) {

@@ -67,13 +67,14 @@ protected:
     e.pool = pool_name;
     e.slots_per_trial = slots_per_trial;
     e.max_restarts = max_restarts;
-    e.config = {{"searcher", {{"metric", "loss"}, {"smaller_is_better", true}}}};
+    e.config = {
+        {"searcher", {{"metric", "loss"}, {"smaller_is_better", true}}}};
     ok(e);
   }
 
   void trial(int64_t id, int64_t experiment_id) {
-    ok(trial_created{id, experiment_id, {{"lr", 0.1}}, "r" + std::to_string(id),
-                     200});
+    ok(trial_created{
+        id, experiment_id, {{"lr", 0.1}}, "r" + std::to_string(id), 200});
   }
 
   static trial_placed placement(int64_t trial, const std::string& alloc,
@@ -118,8 +119,8 @@ protected:
     place(1, "1.1", {{"a1", {0}}, {"a2", {1}}});
     ok(trial_running{1, "1.1", 400});
     ok(trial_checkpointed{1, "ck-1", 50, {{"f", 1}}, "1.1", 450});
-    ok(trial_metrics_reported{1, "1.1", "validation", 50, {{"loss", 1.5}},
-                              460});
+    ok(trial_metrics_reported{
+        1, "1.1", "validation", 50, {{"loss", 1.5}}, 460});
     place(2, "2.1", {{"a1", {1}}, {"a2", {0}}});
     ok(trial_exited{2, "2.1", 1, "failed", 500});
     place(4, "4.1", {{"i-1", {2}}});
@@ -128,13 +129,9 @@ protected:
     ok(trial_exited{5, "5.1", 0, "completed", 520});
   }
 
-  const trial_info& t(int64_t id) {
-    return s.trials.at(id);
-  }
+  const trial_info& t(int64_t id) { return s.trials.at(id); }
 
-  const agent_info& a(const std::string& id) {
-    return s.agents.at(id);
-  }
+  const agent_info& a(const std::string& id) { return s.agents.at(id); }
 };
 
 /// Whether `haystack` contains `needle`, for EXPECT_TRUE with a message.
