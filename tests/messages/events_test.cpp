@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -161,6 +162,83 @@ TEST(events, payload_that_is_not_json_is_refused) {
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_NE(render(ev.error()).find("not valid JSON"), std::string::npos);
+}
+
+} // namespace det
+
+namespace det {
+
+TEST(events, every_aggregate_has_its_stream) {
+  EXPECT_EQ(stream_of(pool_configured{}), "pool/");
+  EXPECT_EQ(stream_of(instance_launch_requested{"gpu", 1, "t", 1, false, 0}),
+            "pool/gpu");
+  EXPECT_EQ(stream_of(agent_lost{"a9", "shut_down", 0}), "agent/a9");
+  EXPECT_EQ(stream_of(instance_running{"i-1", 0}), "instance/i-1");
+  EXPECT_EQ(stream_of(spot_request_fulfilled{"sir-1", "i-2", 0}),
+            "instance/sir-1");
+  EXPECT_EQ(stream_of(experiment_searcher_updated{4, {}, 0}), "experiment/4");
+  EXPECT_EQ(stream_of(trial_restarted{8, 0}), "trial/8");
+}
+
+TEST(events, a_value_outside_a_closed_vocabulary_is_refused_on_decode) {
+  struct bad {
+    const char* type;
+    const char* payload;
+    const char* field;
+  };
+  const bad cases[] = {
+      {"trial_exited", R"({"trial_id":1,"allocation_id":"1.1","reason":"x"})",
+       "'reason'"},
+      {"experiment_state_changed", R"({"experiment_id":1,"state":"GONE"})",
+       "'state'"},
+      {"agent_lost", R"({"agent_id":"a","reason":"bored"})", "'reason'"},
+      {"instance_launch_failed",
+       R"({"pool":"p","launch_seq":1,"error_kind":"?"})", "'error_kind'"},
+      {"trial_metrics_reported",
+       R"({"trial_id":1,"allocation_id":"1.1","kind":"test",)"
+       R"("steps_completed":1,"metrics":{}})",
+       "'kind'"},
+      {"pool_configured", R"({"pool":"p","min_instances":3,"max_instances":1})",
+       "'max_instances'"},
+      {"experiment_submitted",
+       R"({"experiment_id":1,"pool":"p","slots_per_trial":0})",
+       "'slots_per_trial'"},
+      {"instance_launch_requested",
+       R"({"pool":"p","launch_seq":1,"client_token":"t","count":0})",
+       "'count'"},
+  };
+  for (const auto& c : cases) {
+    auto ev = decode(event_envelope{c.type, 1, c.payload}, "test");
+    ASSERT_FALSE(ev) << c.type;
+    EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
+    EXPECT_NE(render(ev.error()).find(c.field), std::string::npos)
+        << render(ev.error());
+  }
+}
+
+TEST(events, validate_checks_an_event_built_in_memory_like_decode_does) {
+  EXPECT_FALSE(validate(trial_exited{1, "1.1", 0, "completed", 0}));
+  auto err = validate(trial_exited{1, "1.1", 0, "bored", 0});
+  EXPECT_EQ(code_of(err), errc::invalid_event);
+  EXPECT_NE(render(err).find("trial_exited"), std::string::npos);
+}
+
+TEST(events, optional_fields_take_their_defaults_when_absent) {
+  auto ev =
+      decode(event_envelope{"pool_configured", 1, R"({"pool":"p"})"}, "test");
+  ASSERT_TRUE(ev) << render(ev.error());
+  const auto& p = std::get<pool_configured>(*ev);
+  EXPECT_EQ(p.scheduler, "priority");
+  EXPECT_EQ(p.max_idle_agent_period_s, 1200);
+  EXPECT_EQ(p.agent_reconnect_wait_s, 25);
+}
+
+TEST(events, every_known_type_is_listed_once_with_its_version) {
+  auto types = known_event_types();
+  EXPECT_EQ(types.size(), std::variant_size_v<domain_event>);
+  EXPECT_NE(std::find(types.begin(), types.end(),
+                      std::make_pair(std::string{"agent_connected"}, 2)),
+            types.end());
 }
 
 } // namespace det
