@@ -3,6 +3,7 @@
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
 
@@ -12,170 +13,437 @@ using nlohmann::json;
 
 namespace {
 
-// -- payload forms, one pair per event type --------------------------------
+// -- payload forms ------------------------------------------------------------
+//
+// One fields() per event type lists its payload fields in order; the same
+// list drives writing (payload_writer) and reading (payload_reader), so the
+// two cannot disagree. `req` fields must be present; `opt` fields keep the
+// struct's default when absent or null. Every field is always written.
 
-json write(const master_started& x) {
-  return {{"cluster_id", x.cluster_id},
-          {"host", x.host},
-          {"pid", x.pid},
-          {"master_version", x.master_version}};
-}
-void read(const json& j, master_started& x) {
-  x.cluster_id = get_field<std::string>(j, "cluster_id");
-  x.host = get_field_or<std::string>(j, "host", "");
-  x.pid = get_field_or<int64_t>(j, "pid", 0);
-  x.master_version = get_field_or<std::string>(j, "master_version", "");
-}
-
-json write(const pool_configured& x) {
-  return {{"pool", x.pool},
-          {"scheduler", x.scheduler},
-          {"provider", x.provider},
-          {"slots_per_instance", x.slots_per_instance},
-          {"min_instances", x.min_instances},
-          {"max_instances", x.max_instances}};
-}
-void read(const json& j, pool_configured& x) {
-  x.pool = get_field<std::string>(j, "pool");
-  x.scheduler = get_field_or<std::string>(j, "scheduler", "priority");
-  if (x.scheduler != "priority" && x.scheduler != "fair_share")
-    throw field_error("field 'scheduler': expected priority or fair_share, "
-                      "got '" + x.scheduler + "'");
-  x.provider = get_field_or<std::string>(j, "provider", "");
-  x.slots_per_instance = get_field_or<int32_t>(j, "slots_per_instance", 0);
-  x.min_instances = get_field_or<int32_t>(j, "min_instances", 0);
-  x.max_instances = get_field_or<int32_t>(j, "max_instances", 0);
-}
-
-json write(const agent_connected& x) {
-  return {{"agent_id", x.agent_id},
-          {"pool", x.pool},
-          {"slots", x.slots},
-          {"slot_type", x.slot_type},
-          {"instance_id", x.instance_id}};
-}
-void read(const json& j, agent_connected& x) {
-  x.agent_id = get_field<std::string>(j, "agent_id");
-  x.pool = get_field<std::string>(j, "pool");
-  x.slots = get_field<int32_t>(j, "slots");
-  if (x.slots < 0)
-    throw field_error("field 'slots': must not be negative");
-  x.slot_type = get_field<std::string>(j, "slot_type");
-  x.instance_id = get_field_or<std::string>(j, "instance_id", "");
-}
-
-json write(const agent_disconnected& x) {
-  return {{"agent_id", x.agent_id}, {"reason", x.reason}};
-}
-void read(const json& j, agent_disconnected& x) {
-  x.agent_id = get_field<std::string>(j, "agent_id");
-  x.reason = get_field_or<std::string>(j, "reason", "");
-}
-
-json write(const experiment_submitted& x) {
-  return {{"experiment_id", x.experiment_id},
-          {"pool", x.pool},
-          {"owner", x.owner},
-          {"config", x.config},
-          {"priority", x.priority},
-          {"weight", x.weight},
-          {"max_restarts", x.max_restarts},
-          {"slots_per_trial", x.slots_per_trial}};
-}
-void read(const json& j, experiment_submitted& x) {
-  x.experiment_id = get_field<int64_t>(j, "experiment_id");
-  x.pool = get_field<std::string>(j, "pool");
-  x.owner = get_field_or<std::string>(j, "owner", "");
-  x.config = get_field_or<json>(j, "config", json::object());
-  require_object(x.config, "field 'config'");
-  x.priority = get_field_or<int32_t>(j, "priority", 42);
-  x.weight = get_field_or<double>(j, "weight", 1.0);
-  x.max_restarts = get_field_or<int32_t>(j, "max_restarts", 5);
-  x.slots_per_trial = get_field_or<int32_t>(j, "slots_per_trial", 1);
-}
-
-json write(const experiment_state_changed& x) {
-  return {{"experiment_id", x.experiment_id},
-          {"state", x.state},
-          {"reason", x.reason}};
-}
-void read(const json& j, experiment_state_changed& x) {
-  x.experiment_id = get_field<int64_t>(j, "experiment_id");
-  x.state = get_field<std::string>(j, "state");
-  x.reason = get_field_or<std::string>(j, "reason", "");
-}
-
-json write(const trial_created& x) {
-  return {{"trial_id", x.trial_id},
-          {"experiment_id", x.experiment_id},
-          {"hparams", x.hparams}};
-}
-void read(const json& j, trial_created& x) {
-  x.trial_id = get_field<int64_t>(j, "trial_id");
-  x.experiment_id = get_field<int64_t>(j, "experiment_id");
-  x.hparams = get_field_or<json>(j, "hparams", json::object());
-}
-
-json write(const trial_placed& x) {
-  json assignments = json::array();
-  for (const auto& a : x.assignments)
-    assignments.push_back({{"agent_id", a.agent_id}, {"slots", a.slots}});
-  return {{"trial_id", x.trial_id},
-          {"allocation_id", x.allocation_id},
-          {"assignments", std::move(assignments)}};
-}
-void read(const json& j, trial_placed& x) {
-  x.trial_id = get_field<int64_t>(j, "trial_id");
-  x.allocation_id = get_field<std::string>(j, "allocation_id");
-  auto assignments = get_field<json>(j, "assignments");
-  if (!assignments.is_array())
-    throw field_error("field 'assignments': expected a list");
-  for (const auto& a : assignments) {
-    require_object(a, "field 'assignments[]'");
-    x.assignments.push_back({get_field<std::string>(a, "agent_id"),
-                             get_field<std::vector<int64_t>>(a, "slots")});
+struct payload_writer {
+  json& out;
+  template <class T> void req(const char* key, const T& value) {
+    out[key] = encode_value(value);
   }
+  template <class T> void opt(const char* key, const T& value) {
+    out[key] = encode_value(value);
+  }
+  template <class T> static json encode_value(const T& value) {
+    return json(value);
+  }
+  static json encode_value(const std::vector<slot_assignment>& xs) {
+    json out = json::array();
+    for (const auto& a : xs)
+      out.push_back({{"agent_id", a.agent_id}, {"slots", a.slots}});
+    return out;
+  }
+};
+
+struct payload_reader {
+  const json& in;
+  template <class T> void req(const char* key, T& value) {
+    value = get_field<T>(in, key);
+  }
+  template <class T> void opt(const char* key, T& value) {
+    value = get_field_or<T>(in, key, value);
+  }
+  void req(const char* key, std::vector<slot_assignment>& xs) {
+    auto list = get_field<json>(in, key);
+    if (!list.is_array())
+      throw field_error(std::string{"field '"} + key + "': expected a list");
+    for (const auto& a : list) {
+      require_object(a, "field 'assignments[]'");
+      xs.push_back({get_field<std::string>(a, "agent_id"),
+                    get_field<std::vector<int64_t>>(a, "slots")});
+    }
+  }
+};
+
+template <class F> void fields(F& f, master_started& x) {
+  f.req("cluster_id", x.cluster_id);
+  f.opt("host", x.host);
+  f.opt("pid", x.pid);
+  f.opt("master_version", x.master_version);
+  f.opt("at_us", x.at_us);
 }
 
-json write(const trial_checkpointed& x) {
-  return {{"trial_id", x.trial_id},
-          {"uuid", x.uuid},
-          {"steps_completed", x.steps_completed},
-          {"metadata", x.metadata}};
-}
-void read(const json& j, trial_checkpointed& x) {
-  x.trial_id = get_field<int64_t>(j, "trial_id");
-  x.uuid = get_field<std::string>(j, "uuid");
-  x.steps_completed = get_field<int64_t>(j, "steps_completed");
-  x.metadata = get_field_or<json>(j, "metadata", json::object());
+template <class F> void fields(F& f, pool_configured& x) {
+  f.req("pool", x.pool);
+  f.opt("scheduler", x.scheduler);
+  f.opt("provider", x.provider);
+  f.opt("slots_per_instance", x.slots_per_instance);
+  f.opt("min_instances", x.min_instances);
+  f.opt("max_instances", x.max_instances);
+  f.opt("instance_type", x.instance_type);
+  f.opt("spot", x.spot);
+  f.opt("max_idle_agent_period_s", x.max_idle_agent_period_s);
+  f.opt("max_agent_starting_period_s", x.max_agent_starting_period_s);
+  f.opt("agent_reconnect_wait_s", x.agent_reconnect_wait_s);
 }
 
-json write(const trial_exited& x) {
-  return {{"trial_id", x.trial_id},
-          {"allocation_id", x.allocation_id},
-          {"exit_code", x.exit_code},
-          {"reason", x.reason}};
+template <class F> void fields(F& f, agent_connected& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("pool", x.pool);
+  f.req("slots", x.slots);
+  f.req("slot_type", x.slot_type);
+  f.opt("instance_id", x.instance_id);
+  f.opt("at_us", x.at_us);
 }
-void read(const json& j, trial_exited& x) {
-  x.trial_id = get_field<int64_t>(j, "trial_id");
-  x.allocation_id = get_field<std::string>(j, "allocation_id");
-  x.exit_code = get_field_or<int32_t>(j, "exit_code", 0);
-  x.reason = get_field<std::string>(j, "reason");
+
+template <class F> void fields(F& f, agent_disconnected& x) {
+  f.req("agent_id", x.agent_id);
+  f.opt("reason", x.reason);
+  f.opt("reconnect_deadline_us", x.reconnect_deadline_us);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, agent_lost& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, agent_enabled& x) {
+  f.req("agent_id", x.agent_id);
+}
+
+template <class F> void fields(F& f, agent_disabled& x) {
+  f.req("agent_id", x.agent_id);
+  f.opt("drain", x.drain);
+}
+
+template <class F> void fields(F& f, instance_launch_requested& x) {
+  f.req("pool", x.pool);
+  f.req("launch_seq", x.launch_seq);
+  f.req("client_token", x.client_token);
+  f.req("count", x.count);
+  f.opt("spot", x.spot);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_launch_failed& x) {
+  f.req("pool", x.pool);
+  f.req("launch_seq", x.launch_seq);
+  f.req("error_kind", x.error_kind);
+  f.opt("message", x.message);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_pending& x) {
+  f.req("instance_id", x.instance_id);
+  f.req("pool", x.pool);
+  f.opt("launch_seq", x.launch_seq);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_running& x) {
+  f.req("instance_id", x.instance_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_terminate_requested& x) {
+  f.req("instance_id", x.instance_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_terminated& x) {
+  f.req("instance_id", x.instance_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, spot_request_opened& x) {
+  f.req("request_id", x.request_id);
+  f.req("pool", x.pool);
+  f.opt("launch_seq", x.launch_seq);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, spot_request_fulfilled& x) {
+  f.req("request_id", x.request_id);
+  f.req("instance_id", x.instance_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, spot_request_cancelled& x) {
+  f.req("request_id", x.request_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_submitted& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("pool", x.pool);
+  f.opt("owner", x.owner);
+  f.opt("config", x.config);
+  f.opt("priority", x.priority);
+  f.opt("weight", x.weight);
+  f.opt("max_restarts", x.max_restarts);
+  f.opt("slots_per_trial", x.slots_per_trial);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_state_changed& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("state", x.state);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_searcher_updated& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.opt("searcher_state", x.searcher_state);
+  f.opt("progress", x.progress);
+}
+
+template <class F> void fields(F& f, trial_created& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("experiment_id", x.experiment_id);
+  f.opt("hparams", x.hparams);
+  f.opt("request_id", x.request_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_placed& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.req("assignments", x.assignments);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_running& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_preemption_requested& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_checkpointed& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("uuid", x.uuid);
+  f.req("steps_completed", x.steps_completed);
+  f.opt("metadata", x.metadata);
+  f.opt("allocation_id", x.allocation_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_metrics_reported& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.req("kind", x.kind);
+  f.req("steps_completed", x.steps_completed);
+  f.req("metrics", x.metrics);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_exited& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.opt("exit_code", x.exit_code);
+  f.req("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_restarted& x) {
+  f.req("trial_id", x.trial_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_errored& x) {
+  f.req("trial_id", x.trial_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_canceled& x) {
+  f.req("trial_id", x.trial_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+// -- checks beyond field types ------------------------------------------------
+
+void require_one_of(const char* key, const std::string& value,
+                    const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
+    return;
+  std::string list;
+  for (const auto& a : allowed)
+    list += (list.empty() ? "" : ", ") + a;
+  throw field_error(std::string{"field '"} + key + "': expected one of " + list
+                    + ", got '" + value + "'");
+}
+
+void require_non_negative(const char* key, int64_t value) {
+  if (value < 0)
+    throw field_error(std::string{"field '"} + key + "': must not be negative");
+}
+
+void require_non_empty(const char* key, const std::string& value) {
+  if (value.empty())
+    throw field_error(std::string{"field '"} + key + "': must not be empty");
+}
+
+template <class T> void validate(const T&) {
+  // Most payloads need no more than their field types.
+}
+
+void validate(const pool_configured& x) {
+  require_non_empty("pool", x.pool);
+  require_one_of("scheduler", x.scheduler, {"priority", "fair_share"});
+  require_one_of("provider", x.provider, {"", "local", "aws"});
+  require_non_negative("slots_per_instance", x.slots_per_instance);
+  require_non_negative("min_instances", x.min_instances);
+  require_non_negative("max_instances", x.max_instances);
+  if (x.max_instances < x.min_instances)
+    throw field_error("field 'max_instances': must not be below "
+                      "min_instances");
+  require_non_negative("max_idle_agent_period_s", x.max_idle_agent_period_s);
+  require_non_negative("max_agent_starting_period_s",
+                       x.max_agent_starting_period_s);
+  require_non_negative("agent_reconnect_wait_s", x.agent_reconnect_wait_s);
+}
+
+void validate(const agent_connected& x) {
+  require_non_empty("agent_id", x.agent_id);
+  require_non_negative("slots", x.slots);
+  require_one_of("slot_type", x.slot_type, {"cpu", "cuda", "rocm"});
+}
+
+void validate(const agent_lost& x) {
+  require_one_of("reason", x.reason, agent_lost_reasons());
+}
+
+void validate(const instance_launch_requested& x) {
+  require_non_empty("client_token", x.client_token);
+  if (x.count < 1)
+    throw field_error("field 'count': must be at least 1");
+}
+
+void validate(const instance_launch_failed& x) {
+  require_one_of("error_kind", x.error_kind, launch_error_kinds());
+}
+
+void validate(const instance_pending& x) {
+  require_non_empty("instance_id", x.instance_id);
+}
+
+void validate(const spot_request_fulfilled& x) {
+  require_non_empty("instance_id", x.instance_id);
+}
+
+void validate(const experiment_submitted& x) {
+  require_object(x.config, "field 'config'");
+  if (x.slots_per_trial < 1)
+    throw field_error("field 'slots_per_trial': must be at least 1");
+  require_non_negative("max_restarts", x.max_restarts);
+  if (!(x.weight > 0))
+    throw field_error("field 'weight': must be positive");
+}
+
+void validate(const experiment_state_changed& x) {
+  require_one_of("state", x.state, experiment_states());
+}
+
+void validate(const experiment_searcher_updated& x) {
+  if (!(x.progress >= 0.0 && x.progress <= 1.0))
+    throw field_error("field 'progress': must be within [0, 1]");
+}
+
+void validate(const trial_created& x) {
+  require_object(x.hparams, "field 'hparams'");
+}
+
+void validate(const trial_checkpointed& x) {
+  require_non_empty("uuid", x.uuid);
+  require_non_negative("steps_completed", x.steps_completed);
+}
+
+void validate(const trial_metrics_reported& x) {
+  require_one_of("kind", x.kind, {"training", "validation"});
+  require_non_negative("steps_completed", x.steps_completed);
+  require_object(x.metrics, "field 'metrics'");
+}
+
+void validate(const trial_exited& x) {
+  require_one_of("reason", x.reason, trial_exit_reasons());
+}
+
+template <class T> json write(const T& x) {
+  json out = json::object();
+  payload_writer w{out};
+  // The writer only reads the fields; fields() takes them mutable so one
+  // list serves both directions.
+  fields(w, const_cast<T&>(x));
+  return out;
+}
+
+template <class T> void read(const json& j, T& x) {
+  payload_reader r{j};
+  fields(r, x);
+  validate(x);
 }
 
 // -- streams ----------------------------------------------------------------
 
-std::string stream(const master_started&) { return "cluster"; }
-std::string stream(const pool_configured& x) { return "pool/" + x.pool; }
-std::string stream(const agent_connected& x) { return "agent/" + x.agent_id; }
-std::string stream(const agent_disconnected& x) {
-  return "agent/" + x.agent_id;
+std::string stream(const master_started&) {
+  return "cluster";
+}
+std::string stream(const pool_configured& x) {
+  return "pool/" + x.pool;
+}
+std::string stream(const instance_launch_requested& x) {
+  return "pool/" + x.pool;
+}
+std::string stream(const instance_launch_failed& x) {
+  return "pool/" + x.pool;
 }
 std::string stream(const experiment_submitted& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
 std::string stream(const experiment_state_changed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const experiment_searcher_updated& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const spot_request_opened& x) {
+  return "instance/" + x.request_id;
+}
+std::string stream(const spot_request_fulfilled& x) {
+  return "instance/" + x.request_id;
+}
+std::string stream(const spot_request_cancelled& x) {
+  return "instance/" + x.request_id;
+}
+std::string agent_stream(const std::string& id) {
+  return "agent/" + id;
+}
+std::string stream(const agent_connected& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const agent_disconnected& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const agent_lost& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const agent_enabled& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const agent_disabled& x) {
+  return agent_stream(x.agent_id);
+}
+template <class T>
+auto stream(const T& x) -> decltype(x.instance_id, std::string{}) {
+  return "instance/" + x.instance_id;
 }
 template <class T>
 auto stream(const T& x) -> decltype(x.trial_id, std::string{}) {
@@ -188,18 +456,18 @@ using upcaster = std::function<json(json)>;
 
 const std::unordered_map<std::string, std::vector<upcaster>>& upcasters() {
   static const std::unordered_map<std::string, std::vector<upcaster>> table{
-    {"agent_connected",
-     {// v1 -> v2: "resource_pool" became "pool"; slot_type added (v1
-      // agents only ever reported CPU slots).
-      [](json j) {
-        if (j.contains("resource_pool")) {
-          j["pool"] = j["resource_pool"];
-          j.erase("resource_pool");
-        }
-        if (!j.contains("slot_type"))
-          j["slot_type"] = "cpu";
-        return j;
-      }}},
+      {"agent_connected",
+       {// v1 -> v2: "resource_pool" became "pool"; slot_type added (v1
+        // agents only ever reported CPU slots).
+        [](json j) {
+          if (j.contains("resource_pool")) {
+            j["pool"] = j["resource_pool"];
+            j.erase("resource_pool");
+          }
+          if (!j.contains("slot_type"))
+            j["slot_type"] = "cpu";
+          return j;
+        }}},
   };
   return table;
 }
@@ -211,8 +479,7 @@ struct type_entry {
   domain_event (*decode)(const json&);
 };
 
-template <class T>
-domain_event decode_as(const json& j) {
+template <class T> domain_event decode_as(const json& j) {
   T x;
   read(j, x);
   return x;
@@ -222,17 +489,17 @@ template <size_t... Is>
 std::unordered_map<std::string, type_entry>
 make_table(std::index_sequence<Is...>) {
   std::unordered_map<std::string, type_entry> out;
-  (out.emplace(std::variant_alternative_t<Is, domain_event>::type_name,
-               type_entry{std::variant_alternative_t<Is, domain_event>::version,
-                          &decode_as<
-                            std::variant_alternative_t<Is, domain_event>>}),
+  (out.emplace(
+       std::variant_alternative_t<Is, domain_event>::type_name,
+       type_entry{std::variant_alternative_t<Is, domain_event>::version,
+                  &decode_as<std::variant_alternative_t<Is, domain_event>>}),
    ...);
   return out;
 }
 
 const std::unordered_map<std::string, type_entry>& table() {
-  static const auto t = make_table(
-    std::make_index_sequence<std::variant_size_v<domain_event>>{});
+  static const auto t =
+      make_table(std::make_index_sequence<std::variant_size_v<domain_event>>{});
   return t;
 }
 
@@ -243,9 +510,9 @@ caf::expected<domain_event> decode_impl(const event_envelope& env,
     return make_error(errc::unknown_event_type,
                       where + ": unknown event type '" + env.type + "'");
   auto fail = [&](const std::string& why) {
-    return make_error(errc::invalid_event, where + ": " + env.type + " v"
-                                             + std::to_string(env.schema_version)
-                                             + ": " + why);
+    return make_error(errc::invalid_event,
+                      where + ": " + env.type + " v"
+                          + std::to_string(env.schema_version) + ": " + why);
   };
   if (env.schema_version < 1 || env.schema_version > i->second.version)
     return fail("schema version not supported (this binary knows 1.."
@@ -285,10 +552,10 @@ std::string stream_of(const domain_event& ev) {
 
 event_envelope to_envelope(const domain_event& ev) {
   return std::visit(
-    [](const auto& x) {
-      return event_envelope{x.type_name, x.version, write(x).dump()};
-    },
-    ev);
+      [](const auto& x) {
+        return event_envelope{x.type_name, x.version, write(x).dump()};
+      },
+      ev);
 }
 
 new_event to_new_event(const domain_event& ev) {
@@ -297,13 +564,23 @@ new_event to_new_event(const domain_event& ev) {
 
 caf::expected<domain_event> decode(const recorded_event& rec) {
   return decode_impl(rec.body, "event at position "
-                                 + std::to_string(rec.position) + " (stream "
-                                 + rec.stream + ")");
+                                   + std::to_string(rec.position) + " (stream "
+                                   + rec.stream + ")");
 }
 
 caf::expected<domain_event> decode(const event_envelope& env,
                                    const std::string& where) {
   return decode_impl(env, where);
+}
+
+caf::error validate(const domain_event& ev) {
+  try {
+    std::visit([](const auto& x) { validate(x); }, ev);
+  } catch (const field_error& e) {
+    return make_error(errc::invalid_event,
+                      std::string{type_name_of(ev)} + ": " + e.what());
+  }
+  return {};
 }
 
 caf::expected<json> upcast(const std::string& type, int32_t from_version,
@@ -316,12 +593,50 @@ caf::expected<json> upcast(const std::string& type, int32_t from_version,
   auto u = ups.find(type);
   for (auto v = from_version; v < i->second.version; ++v) {
     if (u == ups.end() || static_cast<size_t>(v - 1) >= u->second.size())
-      return make_error(errc::invalid_event,
-                        "no upcaster for " + type + " from version "
-                          + std::to_string(v));
+      return make_error(errc::invalid_event, "no upcaster for " + type
+                                                 + " from version "
+                                                 + std::to_string(v));
     payload = u->second[static_cast<size_t>(v - 1)](std::move(payload));
   }
   return payload;
+}
+
+const std::vector<std::string>& experiment_states() {
+  static const std::vector<std::string> xs{"ACTIVE",
+                                           "PAUSED",
+                                           "STOPPING_COMPLETED",
+                                           "STOPPING_CANCELED",
+                                           "STOPPING_KILLED",
+                                           "STOPPING_ERROR",
+                                           "COMPLETED",
+                                           "CANCELED",
+                                           "ERROR"};
+  return xs;
+}
+
+const std::vector<std::string>& trial_exit_reasons() {
+  static const std::vector<std::string> xs{
+      "completed", "killed",     "failed",        "preempted",
+      "paused",    "agent_lost", "spot_reclaimed"};
+  return xs;
+}
+
+const std::vector<std::string>& agent_lost_reasons() {
+  static const std::vector<std::string> xs{"reconnect_timeout",
+                                           "spot_reclaimed",
+                                           "instance_terminated", "shut_down"};
+  return xs;
+}
+
+const std::vector<std::string>& launch_error_kinds() {
+  static const std::vector<std::string> xs{"insufficient_capacity",
+                                           "quota_exceeded",
+                                           "unauthorized",
+                                           "invalid_request",
+                                           "unavailable",
+                                           "partial",
+                                           "other"};
+  return xs;
 }
 
 std::vector<std::pair<std::string, int32_t>> known_event_types() {

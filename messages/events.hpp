@@ -4,13 +4,20 @@
 // released). Each struct names its type and current schema version; its
 // payload form is in events.cpp and documented in docs/events.md. Streams:
 // "cluster", "pool/<name>", "agent/<id>", "experiment/<id>", "trial/<id>",
-// "instance/<id>".
+// "instance/<id>" (EC2 instance ids and spot request ids alike); "user/<name>"
+// is reserved for users and auth tokens.
 //
-// To add an event: a struct here, its entry in domain_event, its encode and
-// decode in events.cpp, a line in docs/events.md, and a round-trip case in
-// tests/messages. To change a payload: bump `version`, add an upcaster from
-// the old version in events.cpp, keep a golden file of the old form in
-// tests/data/events/.
+// Instants are microseconds since the Unix epoch taken from the deciding
+// actor's clock (`*_us`); durations are whole seconds (`*_s`). state/ takes
+// every time from these fields, never from a clock, so timers survive a
+// restart.
+//
+// To add an event: a struct here, its entry in domain_event, its fields() and
+// stream in events.cpp, a line in docs/events.md, and a round-trip case in
+// tests/messages. New fields go at the end of a struct (aggregate
+// initialisers elsewhere rely on the order). To change a released payload:
+// bump `version`, add an upcaster from the old version in events.cpp, keep a
+// golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
 
@@ -20,10 +27,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace det {
+
+// -- cluster ----------------------------------------------------------------
 
 /// A master process took the writer lock and started.
 struct master_started {
@@ -33,7 +43,10 @@ struct master_started {
   std::string host;
   int64_t pid = 0;
   std::string master_version;
+  int64_t at_us = 0;
 };
+
+// -- pools ------------------------------------------------------------------
 
 /// A resource pool exists with this configuration (repeated when the
 /// master's configuration changes it).
@@ -48,32 +61,170 @@ struct pool_configured {
   int32_t slots_per_instance = 0;
   int32_t min_instances = 0;
   int32_t max_instances = 0;
+  std::string instance_type;
+  bool spot = false;
+  int64_t max_idle_agent_period_s = 1200;
+  int64_t max_agent_starting_period_s = 1200;
+  int64_t agent_reconnect_wait_s = 25;
 };
 
-/// An agent connected and reported its slots. Version 1 called the pool
-/// "resource_pool" and had no slot type.
+// -- agents -----------------------------------------------------------------
+
+/// An agent connected and reported its slots; or, while its reconnect
+/// deadline runs, reconnected with the same pool, slots and instance.
+/// Version 1 called the pool "resource_pool" and had no slot type.
 struct agent_connected {
   static constexpr const char* type_name = "agent_connected";
   static constexpr int32_t version = 2;
   std::string agent_id;
   std::string pool;
   int32_t slots = 0;
-  /// "cpu" or "cuda".
+  /// "cpu", "cuda" or "rocm".
   std::string slot_type = "cpu";
   /// The provisioner's instance id, empty for static agents.
   std::string instance_id;
+  int64_t at_us = 0;
 };
 
-/// An agent's connection closed; it has until the reconnect deadline.
+/// An agent's connection closed; it keeps its slots (and its trials keep
+/// running) until `reconnect_deadline_us`.
 struct agent_disconnected {
   static constexpr const char* type_name = "agent_disconnected";
   static constexpr int32_t version = 1;
   std::string agent_id;
   std::string reason;
+  int64_t reconnect_deadline_us = 0;
+  int64_t at_us = 0;
 };
 
+/// An agent is gone for good; every allocation holding one of its slots
+/// ends with it (reason agent_lost, or spot_reclaimed when `reason` is
+/// spot_reclaimed; neither counts against max_restarts). `reason`:
+/// reconnect_timeout, spot_reclaimed, instance_terminated, shut_down.
+struct agent_lost {
+  static constexpr const char* type_name = "agent_lost";
+  static constexpr int32_t version = 1;
+  std::string agent_id;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+/// An operator enabled a disabled agent: it takes new work again.
+struct agent_enabled {
+  static constexpr const char* type_name = "agent_enabled";
+  static constexpr int32_t version = 1;
+  std::string agent_id;
+};
+
+/// An operator disabled an agent: no new work is placed on it. With `drain`
+/// its running trials finish; without, the actor kills them.
+struct agent_disabled {
+  static constexpr const char* type_name = "agent_disabled";
+  static constexpr int32_t version = 1;
+  std::string agent_id;
+  bool drain = false;
+};
+
+// -- instances (provisioners) ------------------------------------------------
+
+/// A provisioner decided to launch `count` instances (or spot requests).
+/// `launch_seq` is the pool's launch counter plus one; `client_token` is
+/// derived from it (state::make_client_token) and sent with the cloud call,
+/// so a retried call cannot launch twice.
+struct instance_launch_requested {
+  static constexpr const char* type_name = "instance_launch_requested";
+  static constexpr int32_t version = 1;
+  std::string pool;
+  int64_t launch_seq = 0;
+  std::string client_token;
+  int32_t count = 0;
+  bool spot = false;
+  int64_t at_us = 0;
+};
+
+/// A launch failed. `error_kind`: insufficient_capacity, quota_exceeded,
+/// unauthorized, invalid_request, unavailable, partial, other.
+struct instance_launch_failed {
+  static constexpr const char* type_name = "instance_launch_failed";
+  static constexpr int32_t version = 1;
+  std::string pool;
+  int64_t launch_seq = 0;
+  std::string error_kind;
+  std::string message;
+  int64_t at_us = 0;
+};
+
+/// An on-demand instance of the pool exists (EC2 "pending"). `launch_seq` is
+/// 0 for a tagged instance found by reconciliation without a known launch.
+struct instance_pending {
+  static constexpr const char* type_name = "instance_pending";
+  static constexpr int32_t version = 1;
+  std::string instance_id;
+  std::string pool;
+  int64_t launch_seq = 0;
+  int64_t at_us = 0;
+};
+
+/// An instance is running (its agent has not necessarily connected).
+struct instance_running {
+  static constexpr const char* type_name = "instance_running";
+  static constexpr int32_t version = 1;
+  std::string instance_id;
+  int64_t at_us = 0;
+};
+
+/// The provisioner decided to terminate an instance. `reason`: idle,
+/// long_disconnected, stopped, over_max, starting_timeout, shutdown.
+struct instance_terminate_requested {
+  static constexpr const char* type_name = "instance_terminate_requested";
+  static constexpr int32_t version = 1;
+  std::string instance_id;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+/// An instance is gone (terminated by us, by the user or spot reclaim).
+struct instance_terminated {
+  static constexpr const char* type_name = "instance_terminated";
+  static constexpr int32_t version = 1;
+  std::string instance_id;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+/// A one-time spot request ("sir-...") of a launch is open.
+struct spot_request_opened {
+  static constexpr const char* type_name = "spot_request_opened";
+  static constexpr int32_t version = 1;
+  std::string request_id;
+  std::string pool;
+  int64_t launch_seq = 0;
+  int64_t at_us = 0;
+};
+
+/// An open spot request got its instance, which is now pending.
+struct spot_request_fulfilled {
+  static constexpr const char* type_name = "spot_request_fulfilled";
+  static constexpr int32_t version = 1;
+  std::string request_id;
+  std::string instance_id;
+  int64_t at_us = 0;
+};
+
+/// An open spot request was cancelled (by us or by AWS) before fulfilment.
+struct spot_request_cancelled {
+  static constexpr const char* type_name = "spot_request_cancelled";
+  static constexpr int32_t version = 1;
+  std::string request_id;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+// -- experiments ------------------------------------------------------------
+
 /// A user submitted an experiment. `config` is the validated experiment
-/// configuration as the user gave it (with defaults filled in).
+/// configuration as the user gave it (with defaults filled in). It starts
+/// ACTIVE.
 struct experiment_submitted {
   static constexpr const char* type_name = "experiment_submitted";
   static constexpr int32_t version = 1;
@@ -85,25 +236,43 @@ struct experiment_submitted {
   double weight = 1.0;
   int32_t max_restarts = 5;
   int32_t slots_per_trial = 1;
+  int64_t at_us = 0;
 };
 
-/// An experiment moved to `state` (ACTIVE, PAUSED, COMPLETED, CANCELED,
-/// ERROR).
+/// An experiment moved to `state`: ACTIVE, PAUSED, STOPPING_COMPLETED,
+/// STOPPING_CANCELED, STOPPING_KILLED, STOPPING_ERROR, COMPLETED, CANCELED,
+/// ERROR.
 struct experiment_state_changed {
   static constexpr const char* type_name = "experiment_state_changed";
   static constexpr int32_t version = 1;
   int64_t experiment_id = 0;
   std::string state;
   std::string reason;
+  int64_t at_us = 0;
 };
 
-/// The experiment's searcher created a trial with these hyperparameters.
+/// The searcher's state after it acted (opaque to state/, owned by the
+/// searcher in policy/), and its progress in [0, 1].
+struct experiment_searcher_updated {
+  static constexpr const char* type_name = "experiment_searcher_updated";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  nlohmann::json searcher_state = nlohmann::json::object();
+  double progress = 0.0;
+};
+
+// -- trials -----------------------------------------------------------------
+
+/// The experiment's searcher created a trial with these hyperparameters;
+/// `request_id` is the searcher's name for it.
 struct trial_created {
   static constexpr const char* type_name = "trial_created";
   static constexpr int32_t version = 1;
   int64_t trial_id = 0;
   int64_t experiment_id = 0;
   nlohmann::json hparams = nlohmann::json::object();
+  std::string request_id;
+  int64_t at_us = 0;
 };
 
 /// Slots of one agent given to an allocation.
@@ -112,17 +281,43 @@ struct slot_assignment {
   std::vector<int64_t> slots;
 };
 
+inline bool operator==(const slot_assignment& a, const slot_assignment& b) {
+  return a.agent_id == b.agent_id && a.slots == b.slots;
+}
+
 /// The scheduler gave a trial its slots; `allocation_id` identifies this
-/// run of the trial (the agent's start order carries it).
+/// run of the trial ("<trial_id>.<run>", state::allocation_id_for) and the
+/// agent's start order carries it.
 struct trial_placed {
   static constexpr const char* type_name = "trial_placed";
   static constexpr int32_t version = 1;
   int64_t trial_id = 0;
   std::string allocation_id;
   std::vector<slot_assignment> assignments;
+  int64_t at_us = 0;
 };
 
-/// A trial saved a checkpoint.
+/// Every container of the allocation started.
+struct trial_running {
+  static constexpr const char* type_name = "trial_running";
+  static constexpr int32_t version = 1;
+  int64_t trial_id = 0;
+  std::string allocation_id;
+  int64_t at_us = 0;
+};
+
+/// The master asked the trial to checkpoint and exit (scheduler preemption,
+/// experiment paused, agent disabled).
+struct trial_preemption_requested {
+  static constexpr const char* type_name = "trial_preemption_requested";
+  static constexpr int32_t version = 1;
+  int64_t trial_id = 0;
+  std::string allocation_id;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+/// A trial saved a checkpoint; restarts resume from the latest one.
 struct trial_checkpointed {
   static constexpr const char* type_name = "trial_checkpointed";
   static constexpr int32_t version = 1;
@@ -130,10 +325,26 @@ struct trial_checkpointed {
   std::string uuid;
   int64_t steps_completed = 0;
   nlohmann::json metadata = nlohmann::json::object();
+  std::string allocation_id;
+  int64_t at_us = 0;
 };
 
-/// A trial's allocation ended; its slots are free. `reason` is one of
-/// completed, failed, killed, preempted, agent_lost.
+/// A trial reported training or validation metrics (`kind`) at a step.
+struct trial_metrics_reported {
+  static constexpr const char* type_name = "trial_metrics_reported";
+  static constexpr int32_t version = 1;
+  int64_t trial_id = 0;
+  std::string allocation_id;
+  /// "training" or "validation".
+  std::string kind;
+  int64_t steps_completed = 0;
+  nlohmann::json metrics = nlohmann::json::object();
+  int64_t at_us = 0;
+};
+
+/// A trial's allocation ended; its slots are free. `reason`: completed,
+/// killed (the trial ends), failed (counts a restart), preempted, paused,
+/// agent_lost, spot_reclaimed (the trial may be restarted without counting).
 struct trial_exited {
   static constexpr const char* type_name = "trial_exited";
   static constexpr int32_t version = 1;
@@ -141,13 +352,47 @@ struct trial_exited {
   std::string allocation_id;
   int32_t exit_code = 0;
   std::string reason;
+  int64_t at_us = 0;
 };
 
-using domain_event
-  = std::variant<master_started, pool_configured, agent_connected,
-                 agent_disconnected, experiment_submitted,
-                 experiment_state_changed, trial_created, trial_placed,
-                 trial_checkpointed, trial_exited>;
+/// An exited trial waits for a new allocation again (resuming from its
+/// latest checkpoint).
+struct trial_restarted {
+  static constexpr const char* type_name = "trial_restarted";
+  static constexpr int32_t version = 1;
+  int64_t trial_id = 0;
+  int64_t at_us = 0;
+};
+
+/// A trial ended in ERROR: restarts exhausted, or its request cannot be met.
+struct trial_errored {
+  static constexpr const char* type_name = "trial_errored";
+  static constexpr int32_t version = 1;
+  int64_t trial_id = 0;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+/// A trial without an allocation was closed (experiment canceled or the
+/// searcher no longer wants it).
+struct trial_canceled {
+  static constexpr const char* type_name = "trial_canceled";
+  static constexpr int32_t version = 1;
+  int64_t trial_id = 0;
+  std::string reason;
+  int64_t at_us = 0;
+};
+
+using domain_event = std::variant<
+    master_started, pool_configured, agent_connected, agent_disconnected,
+    agent_lost, agent_enabled, agent_disabled, instance_launch_requested,
+    instance_launch_failed, instance_pending, instance_running,
+    instance_terminate_requested, instance_terminated, spot_request_opened,
+    spot_request_fulfilled, spot_request_cancelled, experiment_submitted,
+    experiment_state_changed, experiment_searcher_updated, trial_created,
+    trial_placed, trial_running, trial_preemption_requested, trial_checkpointed,
+    trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
+    trial_canceled>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);
@@ -171,13 +416,28 @@ caf::expected<domain_event> decode(const recorded_event& rec);
 caf::expected<domain_event> decode(const event_envelope& env,
                                    const std::string& where);
 
+/// Checks what decode() checks beyond field types (closed vocabularies,
+/// ranges) on an event built in memory; errc::invalid_event names the
+/// field. state::apply() calls it, so actors get the same checks as replay.
+caf::error validate(const domain_event& ev);
+
 /// Upgrades `payload` of `type` from `from_version` to the current version.
 /// Exposed for tests of the upcasters.
-caf::expected<nlohmann::json> upcast(const std::string& type,
-                                     int32_t from_version,
-                                     nlohmann::json payload);
+caf::expected<nlohmann::json>
+upcast(const std::string& type, int32_t from_version, nlohmann::json payload);
 
 /// Every known type name with its current version, for det-replay and docs.
 std::vector<std::pair<std::string, int32_t>> known_event_types();
+
+// -- closed vocabularies, checked when decoding -------------------------------
+
+/// Experiment states in upstream spelling.
+const std::vector<std::string>& experiment_states();
+/// trial_exited reasons.
+const std::vector<std::string>& trial_exit_reasons();
+/// agent_lost reasons.
+const std::vector<std::string>& agent_lost_reasons();
+/// instance_launch_failed error kinds.
+const std::vector<std::string>& launch_error_kinds();
 
 } // namespace det

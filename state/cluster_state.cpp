@@ -1,19 +1,70 @@
 #include "state/cluster_state.hpp"
 
 #include "messages/errc.hpp"
+#include "state/apply_detail.hpp"
+
+#include <tuple>
 
 namespace det::state {
 
+namespace detail {
+
+std::string quote(const std::string& x) {
+  return "'" + x + "'";
+}
+
+verdict apply_one(cluster_state& s, const master_started& ev) {
+  if (ev.cluster_id.empty())
+    return "cluster_id must not be empty";
+  if (!s.cluster_id.empty() && s.cluster_id != ev.cluster_id)
+    return "this log belongs to cluster " + quote(s.cluster_id) + ", not "
+           + quote(ev.cluster_id);
+  s.cluster_id = ev.cluster_id;
+  ++s.masters_started;
+  return {};
+}
+
+} // namespace detail
+
 caf::error apply(cluster_state& s, const recorded_event& meta,
                  const domain_event& ev) {
+  auto where = [&] {
+    return "event at position " + std::to_string(meta.position) + " ("
+           + type_name_of(ev) + ")";
+  };
   if (meta.position != s.position + 1)
+    return make_error(errc::invalid_event, where()
+                                               + " does not follow position "
+                                               + std::to_string(s.position));
+  if (!meta.stream.empty() && meta.stream != stream_of(ev))
     return make_error(errc::invalid_event,
-                      "event at position " + std::to_string(meta.position)
-                        + " does not follow position "
-                        + std::to_string(s.position));
+                      where() + " is in stream " + meta.stream
+                          + ", but belongs to " + stream_of(ev));
+  if (auto err = validate(ev))
+    return make_error(errc::invalid_event, where() + ": " + render(err));
+  detail::verdict why;
+  try {
+    why =
+        std::visit([&](const auto& x) { return detail::apply_one(s, x); }, ev);
+  } catch (const std::exception& e) {
+    // Only a state that breaks its invariants gets here (apply_one checks
+    // before it looks up); refuse rather than crash.
+    why = std::string{"state is inconsistent: "} + e.what();
+  }
+  if (!why.empty())
+    return make_error(errc::invalid_event, where() + ": " + why);
   s.position = meta.position;
   ++s.applied_by_type[type_name_of(ev)];
   return {};
+}
+
+bool operator==(const cluster_state& a, const cluster_state& b) {
+  auto f = [](const cluster_state& x) {
+    return std::tie(x.position, x.applied_by_type, x.cluster_id,
+                    x.masters_started, x.pools, x.agents, x.instances,
+                    x.spot_requests, x.experiments, x.trials, x.allocations);
+  };
+  return f(a) == f(b);
 }
 
 caf::error apply(cluster_state& s, const recorded_event& rec) {
@@ -21,27 +72,6 @@ caf::error apply(cluster_state& s, const recorded_event& rec) {
   if (!ev)
     return std::move(ev.error());
   return apply(s, rec, *ev);
-}
-
-std::vector<std::string> check_invariants(const cluster_state&) {
-  return {};
-}
-
-nlohmann::json to_snapshot(const cluster_state& s) {
-  return {{"position", s.position}, {"applied_by_type", s.applied_by_type}};
-}
-
-caf::expected<cluster_state> from_snapshot(const nlohmann::json& j) {
-  try {
-    cluster_state s;
-    s.position = j.at("position").get<int64_t>();
-    s.applied_by_type
-      = j.at("applied_by_type").get<std::map<std::string, int64_t>>();
-    return s;
-  } catch (const nlohmann::json::exception& e) {
-    return make_error(errc::corrupt_snapshot,
-                      std::string{"snapshot does not decode: "} + e.what());
-  }
 }
 
 } // namespace det::state

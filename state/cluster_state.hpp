@@ -3,10 +3,15 @@
 // The cluster's event-sourced state as pure data: apply(state, event) is the
 // only way it changes, and replay from the log is the only way it is built.
 // The master, det-replay and det-inspect all use this one code path. No CAF
-// actors, no I/O. Not thread-safe: one owner at a time.
+// actors, no I/O, no clock. Not thread-safe: one owner at a time (the
+// master's event-applying actor, or a replay loop).
+//
+// The records are in state/model.hpp, read-only helpers for actors and
+// det-inspect in state/queries.hpp.
 
 #include "messages/event.hpp"
 #include "messages/events.hpp"
+#include "state/model.hpp"
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -25,18 +30,34 @@ struct cluster_state {
   int64_t position = 0;
   /// Events applied, by type name (for det-replay's summary).
   std::map<std::string, int64_t> applied_by_type;
-
-  friend bool operator==(const cluster_state& a, const cluster_state& b) {
-    return a.position == b.position && a.applied_by_type == b.applied_by_type;
-  }
-  friend bool operator!=(const cluster_state& a, const cluster_state& b) {
-    return !(a == b);
-  }
+  /// From the first master_started; empty before it.
+  std::string cluster_id;
+  int64_t masters_started = 0;
+  std::map<std::string, pool_info> pools;
+  /// Connected and reconnect-pending agents; lost agents leave.
+  std::map<std::string, agent_info> agents;
+  /// Instances not yet terminated, by instance id.
+  std::map<std::string, instance_info> instances;
+  /// Open spot requests, by request id.
+  std::map<std::string, spot_request_info> spot_requests;
+  std::map<int64_t, experiment_info> experiments;
+  std::map<int64_t, trial_info> trials;
+  /// Index: live allocation id -> trial id (derived; checked by
+  /// check_invariants).
+  std::map<std::string, int64_t> allocations;
 };
 
-/// Applies one decoded event recorded at `meta.position`. Fails with
-/// errc::invalid_event (naming the position) when the event cannot follow
-/// the state, e.g. a position that does not follow the last one applied.
+bool operator==(const cluster_state& a, const cluster_state& b);
+
+inline bool operator!=(const cluster_state& a, const cluster_state& b) {
+  return !(a == b);
+}
+
+/// Applies one decoded event recorded at `meta.position`. Pure and total:
+/// an event that cannot follow the state fails with errc::invalid_event
+/// naming the position, the type and why, and leaves `s` unchanged. Refuses
+/// a position other than s.position + 1, and (when `meta.stream` is set) a
+/// stream other than stream_of(ev).
 [[nodiscard]] caf::error apply(cluster_state& s, const recorded_event& meta,
                                const domain_event& ev);
 
@@ -46,10 +67,11 @@ struct cluster_state {
 /// Broken invariants, one sentence each; empty when the state is sound.
 std::vector<std::string> check_invariants(const cluster_state& s);
 
-/// The snapshot form of the state.
+/// The snapshot form of the state: {"snapshot_version", "state": {...}}.
 nlohmann::json to_snapshot(const cluster_state& s);
 
-/// Reads a snapshot; errc::corrupt_snapshot names what is wrong.
+/// Reads a snapshot and checks its invariants; errc::corrupt_snapshot names
+/// what is wrong (the field's path, or the broken invariant).
 caf::expected<cluster_state> from_snapshot(const nlohmann::json& j);
 
 /// The schema version of to_snapshot's output.

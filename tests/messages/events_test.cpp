@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -24,16 +25,38 @@ std::vector<domain_event> one_of_each() {
   placed.allocation_id = "9.1";
   placed.assignments = {{"a1", {0, 1}}, {"a2", {3}}};
   return {
-    master_started{"c1", "host-a", 4242, "0.1.0"},
-    pool_configured{"default", "fair_share", "aws", 4, 0, 10},
-    agent_connected{"a1", "default", 8, "cuda", "i-0abc"},
-    agent_disconnected{"a1", "connection closed"},
-    sub,
-    experiment_state_changed{3, "PAUSED", "user request"},
-    trial_created{9, 3, {{"lr", 0.1}}},
-    placed,
-    trial_checkpointed{9, "c0ffee", 100, {{"framework", "none"}}},
-    trial_exited{9, "9.1", 1, "failed"},
+      master_started{"c1", "host-a", 4242, "0.1.0", 1000},
+      pool_configured{"default", "fair_share", "aws", 4, 0, 10, "g4dn.xlarge",
+                      true, 600, 900, 30},
+      agent_connected{"a1", "default", 8, "cuda", "i-0abc", 2000},
+      agent_disconnected{"a1", "connection closed", 27000, 2000},
+      agent_lost{"a1", "reconnect_timeout", 28000},
+      agent_enabled{"a1"},
+      agent_disabled{"a1", true},
+      instance_launch_requested{"default", 1, "c1-default-1", 2, false, 500},
+      instance_launch_failed{"default", 1, "quota_exceeded", "VcpuLimit", 600},
+      instance_pending{"i-0abc", "default", 1, 700},
+      instance_running{"i-0abc", 800},
+      instance_terminate_requested{"i-0abc", "idle", 900},
+      instance_terminated{"i-0abc", "idle", 950},
+      spot_request_opened{"sir-1", "default", 2, 1000},
+      spot_request_fulfilled{"sir-1", "i-0def", 1100},
+      spot_request_cancelled{"sir-1", "price-too-low", 1200},
+      sub,
+      experiment_state_changed{3, "PAUSED", "user request", 1300},
+      experiment_searcher_updated{3, {{"created", 1}}, 0.25},
+      trial_created{9, 3, {{"lr", 0.1}}, "req-1", 1400},
+      placed,
+      trial_running{9, "9.1", 1500},
+      trial_preemption_requested{9, "9.1", "experiment paused", 1600},
+      trial_checkpointed{
+          9, "c0ffee", 100, {{"framework", "none"}}, "9.1", 1700},
+      trial_metrics_reported{
+          9, "9.1", "validation", 100, {{"loss", 0.5}}, 1800},
+      trial_exited{9, "9.1", 1, "failed", 1900},
+      trial_restarted{9, 2000},
+      trial_errored{9, "trial exceeded max restarts", 2100},
+      trial_canceled{9, "experiment canceled", 2200},
   };
 }
 
@@ -49,7 +72,7 @@ std::string slurp(const std::string& path) {
 TEST(events, every_type_survives_encode_decode_encode_unchanged) {
   auto all = one_of_each();
   ASSERT_EQ(all.size(), std::variant_size_v<domain_event>)
-    << "add the new event type to one_of_each()";
+      << "add the new event type to one_of_each()";
   for (const auto& ev : all) {
     auto env = to_envelope(ev);
     recorded_event rec{1, stream_of(ev), 1, env, 0};
@@ -64,8 +87,8 @@ TEST(events, every_type_survives_encode_decode_encode_unchanged) {
 }
 
 TEST(events, streams_are_named_by_aggregate) {
-  EXPECT_EQ(stream_of(trial_created{42, 1, {}}), "trial/42");
-  EXPECT_EQ(stream_of(agent_connected{"a1", "p", 1, "cpu", ""}), "agent/a1");
+  EXPECT_EQ(stream_of(trial_created{42, 1, {}, "", 0}), "trial/42");
+  EXPECT_EQ(stream_of(agent_connected{"a1", "p", 1, "cpu", "", 0}), "agent/a1");
   EXPECT_EQ(stream_of(master_started{}), "cluster");
 }
 
@@ -88,10 +111,12 @@ TEST(events, version_1_agent_connected_golden_file_is_upgraded_on_read) {
 
 TEST(events, a_wrongly_typed_field_is_named_with_position_and_type) {
   recorded_event rec{
-    12, "agent/a1", 1,
-    {"agent_connected", 2,
-     R"({"agent_id":"a1","pool":"p","slots":"eight","slot_type":"cpu"})"},
-    0};
+      12,
+      "agent/a1",
+      1,
+      {"agent_connected", 2,
+       R"({"agent_id":"a1","pool":"p","slots":"eight","slot_type":"cpu"})"},
+      0};
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
@@ -102,13 +127,13 @@ TEST(events, a_wrongly_typed_field_is_named_with_position_and_type) {
 }
 
 TEST(events, a_missing_field_is_named) {
-  recorded_event rec{5, "trial/1", 1, {"trial_exited", 1, R"({"trial_id":1})"},
-                     0};
+  recorded_event rec{
+      5, "trial/1", 1, {"trial_exited", 1, R"({"trial_id":1})"}, 0};
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_NE(render(ev.error()).find("'allocation_id' is missing"),
             std::string::npos)
-    << render(ev.error());
+      << render(ev.error());
 }
 
 TEST(events, an_unknown_type_is_its_own_error) {
@@ -121,9 +146,12 @@ TEST(events, an_unknown_type_is_its_own_error) {
 }
 
 TEST(events, a_newer_schema_version_than_known_is_refused) {
-  recorded_event rec{8, "trial/1", 1,
-                     {"trial_created", 9, R"({"trial_id":1,"experiment_id":1})"},
-                     0};
+  recorded_event rec{
+      8,
+      "trial/1",
+      1,
+      {"trial_created", 9, R"({"trial_id":1,"experiment_id":1})"},
+      0};
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
@@ -134,6 +162,83 @@ TEST(events, payload_that_is_not_json_is_refused) {
   auto ev = decode(rec);
   ASSERT_FALSE(ev);
   EXPECT_NE(render(ev.error()).find("not valid JSON"), std::string::npos);
+}
+
+} // namespace det
+
+namespace det {
+
+TEST(events, every_aggregate_has_its_stream) {
+  EXPECT_EQ(stream_of(pool_configured{}), "pool/");
+  EXPECT_EQ(stream_of(instance_launch_requested{"gpu", 1, "t", 1, false, 0}),
+            "pool/gpu");
+  EXPECT_EQ(stream_of(agent_lost{"a9", "shut_down", 0}), "agent/a9");
+  EXPECT_EQ(stream_of(instance_running{"i-1", 0}), "instance/i-1");
+  EXPECT_EQ(stream_of(spot_request_fulfilled{"sir-1", "i-2", 0}),
+            "instance/sir-1");
+  EXPECT_EQ(stream_of(experiment_searcher_updated{4, {}, 0}), "experiment/4");
+  EXPECT_EQ(stream_of(trial_restarted{8, 0}), "trial/8");
+}
+
+TEST(events, a_value_outside_a_closed_vocabulary_is_refused_on_decode) {
+  struct bad {
+    const char* type;
+    const char* payload;
+    const char* field;
+  };
+  const bad cases[] = {
+      {"trial_exited", R"({"trial_id":1,"allocation_id":"1.1","reason":"x"})",
+       "'reason'"},
+      {"experiment_state_changed", R"({"experiment_id":1,"state":"GONE"})",
+       "'state'"},
+      {"agent_lost", R"({"agent_id":"a","reason":"bored"})", "'reason'"},
+      {"instance_launch_failed",
+       R"({"pool":"p","launch_seq":1,"error_kind":"?"})", "'error_kind'"},
+      {"trial_metrics_reported",
+       R"({"trial_id":1,"allocation_id":"1.1","kind":"test",)"
+       R"("steps_completed":1,"metrics":{}})",
+       "'kind'"},
+      {"pool_configured", R"({"pool":"p","min_instances":3,"max_instances":1})",
+       "'max_instances'"},
+      {"experiment_submitted",
+       R"({"experiment_id":1,"pool":"p","slots_per_trial":0})",
+       "'slots_per_trial'"},
+      {"instance_launch_requested",
+       R"({"pool":"p","launch_seq":1,"client_token":"t","count":0})",
+       "'count'"},
+  };
+  for (const auto& c : cases) {
+    auto ev = decode(event_envelope{c.type, 1, c.payload}, "test");
+    ASSERT_FALSE(ev) << c.type;
+    EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
+    EXPECT_NE(render(ev.error()).find(c.field), std::string::npos)
+        << render(ev.error());
+  }
+}
+
+TEST(events, validate_checks_an_event_built_in_memory_like_decode_does) {
+  EXPECT_FALSE(validate(trial_exited{1, "1.1", 0, "completed", 0}));
+  auto err = validate(trial_exited{1, "1.1", 0, "bored", 0});
+  EXPECT_EQ(code_of(err), errc::invalid_event);
+  EXPECT_NE(render(err).find("trial_exited"), std::string::npos);
+}
+
+TEST(events, optional_fields_take_their_defaults_when_absent) {
+  auto ev =
+      decode(event_envelope{"pool_configured", 1, R"({"pool":"p"})"}, "test");
+  ASSERT_TRUE(ev) << render(ev.error());
+  const auto& p = std::get<pool_configured>(*ev);
+  EXPECT_EQ(p.scheduler, "priority");
+  EXPECT_EQ(p.max_idle_agent_period_s, 1200);
+  EXPECT_EQ(p.agent_reconnect_wait_s, 25);
+}
+
+TEST(events, every_known_type_is_listed_once_with_its_version) {
+  auto types = known_event_types();
+  EXPECT_EQ(types.size(), std::variant_size_v<domain_event>);
+  EXPECT_NE(std::find(types.begin(), types.end(),
+                      std::make_pair(std::string{"agent_connected"}, 2)),
+            types.end());
 }
 
 } // namespace det

@@ -1,0 +1,59 @@
+#pragma once
+
+// Internal to state/: one apply_one() overload per event type, spread over
+// apply_agents.cpp, apply_instances.cpp, apply_experiments.cpp and
+// apply_trials.cpp. Each checks everything first and changes `s` only once
+// the event is known to follow; a refusal returns the reason, which
+// cluster_state.cpp turns into errc::invalid_event naming the position.
+// An empty string means success.
+
+#include "state/cluster_state.hpp"
+
+#include <string>
+
+namespace det::state::detail {
+
+/// A refusal reason; empty for success.
+using verdict = std::string;
+
+verdict apply_one(cluster_state& s, const master_started& ev);
+verdict apply_one(cluster_state& s, const pool_configured& ev);
+verdict apply_one(cluster_state& s, const agent_connected& ev);
+verdict apply_one(cluster_state& s, const agent_disconnected& ev);
+verdict apply_one(cluster_state& s, const agent_lost& ev);
+verdict apply_one(cluster_state& s, const agent_enabled& ev);
+verdict apply_one(cluster_state& s, const agent_disabled& ev);
+verdict apply_one(cluster_state& s, const instance_launch_requested& ev);
+verdict apply_one(cluster_state& s, const instance_launch_failed& ev);
+verdict apply_one(cluster_state& s, const instance_pending& ev);
+verdict apply_one(cluster_state& s, const instance_running& ev);
+verdict apply_one(cluster_state& s, const instance_terminate_requested& ev);
+verdict apply_one(cluster_state& s, const instance_terminated& ev);
+verdict apply_one(cluster_state& s, const spot_request_opened& ev);
+verdict apply_one(cluster_state& s, const spot_request_fulfilled& ev);
+verdict apply_one(cluster_state& s, const spot_request_cancelled& ev);
+verdict apply_one(cluster_state& s, const experiment_submitted& ev);
+verdict apply_one(cluster_state& s, const experiment_state_changed& ev);
+verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev);
+verdict apply_one(cluster_state& s, const trial_created& ev);
+verdict apply_one(cluster_state& s, const trial_placed& ev);
+verdict apply_one(cluster_state& s, const trial_running& ev);
+verdict apply_one(cluster_state& s, const trial_preemption_requested& ev);
+verdict apply_one(cluster_state& s, const trial_checkpointed& ev);
+verdict apply_one(cluster_state& s, const trial_metrics_reported& ev);
+verdict apply_one(cluster_state& s, const trial_exited& ev);
+verdict apply_one(cluster_state& s, const trial_restarted& ev);
+verdict apply_one(cluster_state& s, const trial_errored& ev);
+verdict apply_one(cluster_state& s, const trial_canceled& ev);
+
+/// Ends trial `t`'s allocation: frees its slots (agents left with no used
+/// slot become idle at `at_us`), drops it from the index, and moves the trial
+/// to the status `reason` implies (completed, canceled, or exited; a
+/// "failed" exit counts a restart). Requires holds_allocation(t.status).
+void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
+                    int32_t exit_code, int64_t at_us);
+
+/// "agent 'a1'", "trial 7", ... for refusal messages.
+std::string quote(const std::string& x);
+
+} // namespace det::state::detail

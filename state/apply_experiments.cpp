@@ -1,0 +1,92 @@
+// apply() for experiments. An experiment starts ACTIVE, toggles between
+// ACTIVE and PAUSED, may enter a STOPPING_* state (and escalate between
+// them), and ends COMPLETED, CANCELED or ERROR only once every trial of it
+// has ended. Terminal experiments change no more.
+
+#include "state/apply_detail.hpp"
+
+namespace det::state::detail {
+
+namespace {
+
+std::string experiment_name(int64_t id) {
+  return "experiment " + std::to_string(id);
+}
+
+/// Why `from` cannot move to `to`, or empty.
+verdict check_transition(const experiment_info& e, experiment_status to,
+                         const cluster_state& s) {
+  auto from = e.status;
+  auto refuse = [&] {
+    return experiment_name(e.id) + " cannot go from " + to_string(from) + " to "
+           + to_string(to);
+  };
+  if (is_terminal(from) || from == to)
+    return refuse();
+  if (to == experiment_status::active)
+    return from == experiment_status::paused ? verdict{} : refuse();
+  if (to == experiment_status::paused)
+    return from == experiment_status::active ? verdict{} : refuse();
+  if (is_stopping(to))
+    return {};
+  // A terminal state: every trial must have ended.
+  for (auto id : e.trial_ids) {
+    auto t = s.trials.find(id);
+    if (t != s.trials.end() && !is_terminal(t->second.status))
+      return experiment_name(e.id) + " cannot end while trial "
+             + std::to_string(id) + " is " + to_string(t->second.status);
+  }
+  return {};
+}
+
+} // namespace
+
+verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
+  if (ev.experiment_id <= 0)
+    return "experiment_id must be positive";
+  if (s.experiments.count(ev.experiment_id) != 0)
+    return experiment_name(ev.experiment_id) + " already exists";
+  if (s.pools.count(ev.pool) == 0)
+    return "unknown pool " + quote(ev.pool);
+  experiment_info e;
+  e.id = ev.experiment_id;
+  e.pool = ev.pool;
+  e.owner = ev.owner;
+  e.config = ev.config;
+  e.priority = ev.priority;
+  e.weight = ev.weight;
+  e.max_restarts = ev.max_restarts;
+  e.slots_per_trial = ev.slots_per_trial;
+  e.submitted_at_us = ev.at_us;
+  e.state_changed_at_us = ev.at_us;
+  s.experiments.emplace(e.id, std::move(e));
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_state_changed& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  experiment_status to;
+  if (!from_string(ev.state, to))
+    return "unknown experiment state " + quote(ev.state);
+  if (auto why = check_transition(i->second, to, s); !why.empty())
+    return why;
+  i->second.status = to;
+  i->second.status_reason = ev.reason;
+  i->second.state_changed_at_us = ev.at_us;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  if (is_terminal(i->second.status))
+    return experiment_name(ev.experiment_id) + " has ended";
+  i->second.searcher_state = ev.searcher_state;
+  i->second.progress = ev.progress;
+  return {};
+}
+
+} // namespace det::state::detail

@@ -1,0 +1,311 @@
+// apply() for trials. A trial is created pending; placed on exactly its
+// experiment's slots_per_trial free slots of connected, enabled agents of
+// the experiment's pool (assigned); running; possibly asked to checkpoint
+// and exit (checkpointing); and its allocation ends with trial_exited (or
+// with its agent, agent_lost). completed and killed exits end the trial;
+// other exits leave it `exited` until its actor restarts it (pending again)
+// or errors it. Only "failed" exits count against max_restarts.
+
+#include "state/apply_detail.hpp"
+#include "state/queries.hpp"
+
+#include <set>
+
+namespace det::state::detail {
+
+namespace {
+
+std::string trial_name(int64_t id) {
+  return "trial " + std::to_string(id);
+}
+
+/// The trial, or a refusal.
+verdict find(cluster_state& s, int64_t id, trial_info*& out) {
+  auto i = s.trials.find(id);
+  if (i == s.trials.end())
+    return "unknown " + trial_name(id);
+  out = &i->second;
+  return {};
+}
+
+/// The trial holding allocation `alloc`, or a refusal.
+verdict find_holding(cluster_state& s, int64_t id, const std::string& alloc,
+                     trial_info*& out) {
+  if (auto why = find(s, id, out); !why.empty())
+    return why;
+  if (!out->allocation)
+    return trial_name(id) + " is " + to_string(out->status)
+           + " and holds no allocation";
+  if (out->allocation->id != alloc)
+    return trial_name(id) + " holds allocation " + quote(out->allocation->id)
+           + ", not " + quote(alloc);
+  return {};
+}
+
+verdict check_placement(const cluster_state& s, const trial_info& t,
+                        const experiment_info& e, const trial_placed& ev) {
+  if (t.status != trial_status::pending)
+    return trial_name(t.id) + " is " + to_string(t.status) + ", not pending";
+  if (e.status != experiment_status::active)
+    return "experiment " + std::to_string(e.id) + " is " + to_string(e.status);
+  if (ev.allocation_id != next_allocation_id(t))
+    return "allocation id " + quote(ev.allocation_id) + " should be "
+           + quote(next_allocation_id(t));
+  if (s.allocations.count(ev.allocation_id) != 0)
+    return "allocation " + quote(ev.allocation_id) + " already exists";
+  int64_t total = 0;
+  std::set<std::string> seen_agents;
+  for (const auto& a : ev.assignments) {
+    auto i = s.agents.find(a.agent_id);
+    if (i == s.agents.end())
+      return "unknown agent " + quote(a.agent_id);
+    const auto& agent = i->second;
+    if (!seen_agents.insert(a.agent_id).second)
+      return "agent " + quote(a.agent_id) + " is assigned twice";
+    if (!schedulable(agent))
+      return "agent " + quote(a.agent_id) + " takes no new work";
+    if (agent.pool != e.pool)
+      return "agent " + quote(a.agent_id) + " is in pool " + quote(agent.pool)
+             + ", not " + quote(e.pool);
+    if (a.slots.empty())
+      return "assignment on agent " + quote(a.agent_id) + " has no slots";
+    std::set<int64_t> seen_slots;
+    for (auto slot : a.slots) {
+      if (slot < 0 || slot >= static_cast<int64_t>(agent.slots.size()))
+        return "agent " + quote(a.agent_id) + " has no slot "
+               + std::to_string(slot);
+      if (!seen_slots.insert(slot).second)
+        return "slot " + std::to_string(slot) + " of agent " + quote(a.agent_id)
+               + " is assigned twice";
+      if (!agent.slots[static_cast<size_t>(slot)].empty())
+        return "slot " + std::to_string(slot) + " of agent " + quote(a.agent_id)
+               + " is used by " + quote(agent.slots[static_cast<size_t>(slot)]);
+    }
+    total += static_cast<int64_t>(a.slots.size());
+  }
+  if (total != e.slots_per_trial)
+    return "placement has " + std::to_string(total) + " slots, the trial needs "
+           + std::to_string(e.slots_per_trial);
+  return {};
+}
+
+/// The searcher metric of `e` and whether smaller is better.
+std::pair<std::string, bool> searcher_metric(const experiment_info& e) {
+  auto searcher = e.config.find("searcher");
+  if (searcher == e.config.end() || !searcher->is_object())
+    return {"", true};
+  auto metric = searcher->find("metric");
+  auto smaller = searcher->find("smaller_is_better");
+  return {metric != searcher->end() && metric->is_string()
+              ? metric->get<std::string>()
+              : "",
+          smaller != searcher->end() && smaller->is_boolean()
+              ? smaller->get<bool>()
+              : true};
+}
+
+} // namespace
+
+void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
+                    int32_t exit_code, int64_t at_us) {
+  const auto& alloc = *t.allocation;
+  for (const auto& a : alloc.assignments) {
+    auto i = s.agents.find(a.agent_id);
+    if (i == s.agents.end())
+      continue;
+    auto& agent = i->second;
+    for (auto& used_by : agent.slots)
+      if (used_by == alloc.id)
+        used_by.clear();
+    if (used_slots(agent) == 0 && !agent.idle_since_us)
+      agent.idle_since_us = at_us;
+  }
+  s.allocations.erase(alloc.id);
+  t.allocation.reset();
+  t.last_exit_reason = reason;
+  t.last_exit_code = exit_code;
+  if (reason == "completed") {
+    t.status = trial_status::completed;
+  } else if (reason == "killed") {
+    t.status = trial_status::canceled;
+    t.end_reason = "killed";
+  } else {
+    t.status = trial_status::exited;
+    if (reason == "failed")
+      ++t.restarts;
+  }
+}
+
+verdict apply_one(cluster_state& s, const trial_created& ev) {
+  if (ev.trial_id <= 0)
+    return "trial_id must be positive";
+  if (s.trials.count(ev.trial_id) != 0)
+    return trial_name(ev.trial_id) + " already exists";
+  auto e = s.experiments.find(ev.experiment_id);
+  if (e == s.experiments.end())
+    return "unknown experiment " + std::to_string(ev.experiment_id);
+  if (e->second.status != experiment_status::active
+      && e->second.status != experiment_status::paused)
+    return "experiment " + std::to_string(ev.experiment_id) + " is "
+           + to_string(e->second.status);
+  trial_info t;
+  t.id = ev.trial_id;
+  t.experiment_id = ev.experiment_id;
+  t.request_id = ev.request_id;
+  t.hparams = ev.hparams;
+  t.created_at_us = ev.at_us;
+  s.trials.emplace(t.id, std::move(t));
+  e->second.trial_ids.push_back(ev.trial_id);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_placed& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find(s, ev.trial_id, t); !why.empty())
+    return why;
+  const auto& e = s.experiments.at(t->experiment_id);
+  if (t->restarts > e.max_restarts)
+    return trial_name(t->id) + " has exhausted its restarts";
+  if (auto why = check_placement(s, *t, e, ev); !why.empty())
+    return why;
+  for (const auto& a : ev.assignments) {
+    auto& agent = s.agents.at(a.agent_id);
+    for (auto slot : a.slots)
+      agent.slots[static_cast<size_t>(slot)] = ev.allocation_id;
+    agent.idle_since_us.reset();
+  }
+  allocation_info alloc;
+  alloc.id = ev.allocation_id;
+  alloc.assignments = ev.assignments;
+  alloc.placed_at_us = ev.at_us;
+  t->allocation = std::move(alloc);
+  t->status = trial_status::assigned;
+  ++t->runs;
+  s.allocations.emplace(ev.allocation_id, t->id);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_running& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find_holding(s, ev.trial_id, ev.allocation_id, t);
+      !why.empty())
+    return why;
+  if (t->status != trial_status::assigned)
+    return trial_name(t->id) + " is " + to_string(t->status) + ", not assigned";
+  t->status = trial_status::running;
+  t->allocation->running_at_us = ev.at_us;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_preemption_requested& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find_holding(s, ev.trial_id, ev.allocation_id, t);
+      !why.empty())
+    return why;
+  if (t->allocation->preemption_requested)
+    return trial_name(t->id) + " was already asked to stop";
+  t->allocation->preemption_requested = true;
+  t->allocation->preemption_reason = ev.reason;
+  if (t->status == trial_status::running)
+    t->status = trial_status::checkpointing;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find(s, ev.trial_id, t); !why.empty())
+    return why;
+  // allocation_id is optional here: empty means "the current one".
+  auto alloc = ev.allocation_id.empty() && t->allocation ? t->allocation->id
+                                                         : ev.allocation_id;
+  if (auto why = find_holding(s, ev.trial_id, alloc, t); !why.empty())
+    return why;
+  if (t->latest_checkpoint
+      && ev.steps_completed < t->latest_checkpoint->steps_completed)
+    return "checkpoint at step " + std::to_string(ev.steps_completed)
+           + " is older than the latest at step "
+           + std::to_string(t->latest_checkpoint->steps_completed);
+  t->latest_checkpoint =
+      checkpoint_info{ev.uuid, ev.steps_completed, ev.metadata, ev.at_us};
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find_holding(s, ev.trial_id, ev.allocation_id, t);
+      !why.empty())
+    return why;
+  auto& m = t->metrics;
+  m.steps_completed = std::max(m.steps_completed, ev.steps_completed);
+  if (ev.kind == "training") {
+    ++m.training_reports;
+    m.latest_training = ev.metrics;
+    return {};
+  }
+  ++m.validation_reports;
+  m.latest_validation = ev.metrics;
+  auto [name, smaller] = searcher_metric(s.experiments.at(t->experiment_id));
+  auto value = ev.metrics.find(name);
+  if (name.empty() || value == ev.metrics.end() || !value->is_number())
+    return {};
+  auto v = value->get<double>();
+  if (!m.best_validation
+      || (smaller ? v < *m.best_validation : v > *m.best_validation)) {
+    m.best_validation = v;
+    m.best_validation_steps = ev.steps_completed;
+  }
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_exited& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find_holding(s, ev.trial_id, ev.allocation_id, t);
+      !why.empty())
+    return why;
+  end_allocation(s, *t, ev.reason, ev.exit_code, ev.at_us);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const trial_restarted& ev) {
+  trial_info* t = nullptr;
+  if (auto why = find(s, ev.trial_id, t); !why.empty())
+    return why;
+  if (t->status != trial_status::exited)
+    return trial_name(t->id) + " is " + to_string(t->status) + ", not exited";
+  const auto& e = s.experiments.at(t->experiment_id);
+  if (t->restarts > e.max_restarts)
+    return trial_name(t->id) + " has exhausted its restarts ("
+           + std::to_string(t->restarts) + " > "
+           + std::to_string(e.max_restarts) + ")";
+  if (is_terminal(e.status))
+    return "experiment " + std::to_string(e.id) + " has ended";
+  t->status = trial_status::pending;
+  return {};
+}
+
+namespace {
+
+verdict close_trial(cluster_state& s, int64_t id, trial_status to,
+                    const std::string& reason) {
+  trial_info* t = nullptr;
+  if (auto why = find(s, id, t); !why.empty())
+    return why;
+  if (t->status != trial_status::pending && t->status != trial_status::exited)
+    return trial_name(t->id) + " is " + to_string(t->status)
+           + "; only pending or exited trials can be closed";
+  t->status = to;
+  t->end_reason = reason;
+  return {};
+}
+
+} // namespace
+
+verdict apply_one(cluster_state& s, const trial_errored& ev) {
+  return close_trial(s, ev.trial_id, trial_status::errored, ev.reason);
+}
+
+verdict apply_one(cluster_state& s, const trial_canceled& ev) {
+  return close_trial(s, ev.trial_id, trial_status::canceled, ev.reason);
+}
+
+} // namespace det::state::detail

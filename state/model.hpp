@@ -1,0 +1,240 @@
+#pragma once
+
+// The records cluster_state is made of: one per pool, agent, instance, open
+// spot request, experiment and trial. Plain data with value equality; only
+// apply() (state/apply_*.cpp) changes them, and check_invariants() says what
+// must hold between them. Times are microseconds since the epoch copied from
+// events, never read from a clock.
+
+#include "messages/events.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det::state {
+
+// -- statuses ---------------------------------------------------------------
+
+enum class agent_status { connected, disconnected };
+
+/// pending: EC2 "pending"; running: EC2 "running"; terminating: we asked
+/// EC2 to terminate it. Terminated instances leave the state.
+enum class instance_status { pending, running, terminating };
+
+/// Upstream's experiment states.
+enum class experiment_status {
+  active,
+  paused,
+  stopping_completed,
+  stopping_canceled,
+  stopping_killed,
+  stopping_error,
+  completed,
+  canceled,
+  error,
+};
+
+/// pending: waits for slots. assigned: has slots, containers starting.
+/// running: containers started. checkpointing: asked to checkpoint and exit
+/// (preemption). exited: the allocation ended and the trial waits for its
+/// actor's decision (trial_restarted or trial_errored). completed, errored,
+/// canceled: terminal.
+enum class trial_status {
+  pending,
+  assigned,
+  running,
+  checkpointing,
+  exited,
+  completed,
+  errored,
+  canceled,
+};
+
+const char* to_string(agent_status x);
+const char* to_string(instance_status x);
+/// Upstream spelling: "ACTIVE", "STOPPING_CANCELED", ...
+const char* to_string(experiment_status x);
+const char* to_string(trial_status x);
+
+/// The inverse of to_string; false when `name` is none of them.
+[[nodiscard]] bool from_string(const std::string& name, agent_status& out);
+[[nodiscard]] bool from_string(const std::string& name, instance_status& out);
+[[nodiscard]] bool from_string(const std::string& name, experiment_status& out);
+[[nodiscard]] bool from_string(const std::string& name, trial_status& out);
+
+/// COMPLETED, CANCELED, ERROR.
+bool is_terminal(experiment_status x);
+/// STOPPING_*.
+bool is_stopping(experiment_status x);
+/// completed, errored, canceled.
+bool is_terminal(trial_status x);
+/// assigned, running, checkpointing: the trial holds an allocation.
+bool holds_allocation(trial_status x);
+
+// -- records ----------------------------------------------------------------
+
+/// A launch decision whose instances (or spot requests) have not all been
+/// seen yet; the provisioner counts these as "recently launched".
+struct launch_info {
+  int64_t seq = 0;
+  std::string client_token;
+  int32_t count = 0;
+  bool spot = false;
+  /// Instances or spot requests seen for it so far (< count).
+  int32_t seen = 0;
+  int64_t requested_at_us = 0;
+};
+
+struct pool_info {
+  /// The latest configuration (its `pool` is the pool's name).
+  pool_configured config;
+  /// Launches ever requested; the next launch_seq is this plus one.
+  int64_t launches_requested = 0;
+  /// Failed launches since the last launch that produced an instance.
+  int32_t consecutive_launch_failures = 0;
+  std::string last_launch_error_kind;
+  std::string last_launch_error;
+  int64_t last_launch_error_at_us = 0;
+  /// Outstanding launches by launch_seq.
+  std::map<int64_t, launch_info> launches;
+};
+
+struct agent_info {
+  std::string id;
+  std::string pool;
+  std::string slot_type;
+  /// Empty for static agents.
+  std::string instance_id;
+  agent_status status = agent_status::connected;
+  /// Disabled agents take no new work; `draining` says whether its running
+  /// trials were left to finish.
+  bool enabled = true;
+  bool draining = false;
+  /// One entry per slot: the allocation using it, empty when free.
+  std::vector<std::string> slots;
+  int64_t connected_at_us = 0;
+  /// Since when no slot is used; empty while any slot is used.
+  std::optional<int64_t> idle_since_us;
+  /// Set while disconnected.
+  int64_t disconnected_at_us = 0;
+  int64_t reconnect_deadline_us = 0;
+};
+
+struct instance_info {
+  std::string id;
+  std::string pool;
+  /// 0 when adopted by reconciliation without a known launch.
+  int64_t launch_seq = 0;
+  /// Set for instances of a fulfilled spot request.
+  std::string spot_request_id;
+  instance_status status = instance_status::pending;
+  /// The connected (or reconnect-pending) agent on it, if any.
+  std::string agent_id;
+  int64_t launched_at_us = 0;
+  int64_t running_at_us = 0;
+  /// Since when its agent is gone (lost); empty while one is there or none
+  /// ever connected.
+  std::optional<int64_t> agent_gone_since_us;
+  std::string terminate_reason;
+  int64_t terminate_requested_at_us = 0;
+};
+
+/// An open one-time spot request. Fulfilled or cancelled requests leave the
+/// state (a fulfilled one lives on as its instance's spot_request_id).
+struct spot_request_info {
+  std::string id;
+  std::string pool;
+  int64_t launch_seq = 0;
+  int64_t opened_at_us = 0;
+};
+
+struct experiment_info {
+  int64_t id = 0;
+  std::string pool;
+  std::string owner;
+  nlohmann::json config = nlohmann::json::object();
+  int32_t priority = 42;
+  double weight = 1.0;
+  int32_t max_restarts = 5;
+  int32_t slots_per_trial = 1;
+  experiment_status status = experiment_status::active;
+  std::string status_reason;
+  /// Opaque to state/: the searcher's own form.
+  nlohmann::json searcher_state = nlohmann::json::object();
+  double progress = 0.0;
+  /// In creation order.
+  std::vector<int64_t> trial_ids;
+  int64_t submitted_at_us = 0;
+  int64_t state_changed_at_us = 0;
+};
+
+/// One run of a trial on its slots.
+struct allocation_info {
+  std::string id;
+  std::vector<slot_assignment> assignments;
+  int64_t placed_at_us = 0;
+  int64_t running_at_us = 0;
+  bool preemption_requested = false;
+  std::string preemption_reason;
+};
+
+struct checkpoint_info {
+  std::string uuid;
+  int64_t steps_completed = 0;
+  nlohmann::json metadata = nlohmann::json::object();
+  int64_t at_us = 0;
+};
+
+/// What det-inspect and the searcher need without the full metric history
+/// (which lives in the log).
+struct metrics_summary {
+  int64_t steps_completed = 0;
+  int64_t training_reports = 0;
+  int64_t validation_reports = 0;
+  /// null until the first report of each kind.
+  nlohmann::json latest_training;
+  nlohmann::json latest_validation;
+  /// The searcher metric (config searcher.metric, smaller_is_better
+  /// default true) at its best so far.
+  std::optional<double> best_validation;
+  int64_t best_validation_steps = 0;
+};
+
+struct trial_info {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  std::string request_id;
+  nlohmann::json hparams = nlohmann::json::object();
+  trial_status status = trial_status::pending;
+  /// Failures counted against the experiment's max_restarts.
+  int32_t restarts = 0;
+  /// Allocations made so far; the next is "<id>.<runs + 1>".
+  int64_t runs = 0;
+  /// Set exactly while holds_allocation(status).
+  std::optional<allocation_info> allocation;
+  std::string last_exit_reason;
+  int32_t last_exit_code = 0;
+  /// Why the trial errored or was canceled.
+  std::string end_reason;
+  std::optional<checkpoint_info> latest_checkpoint;
+  metrics_summary metrics;
+  int64_t created_at_us = 0;
+};
+
+bool operator==(const launch_info& a, const launch_info& b);
+bool operator==(const pool_info& a, const pool_info& b);
+bool operator==(const agent_info& a, const agent_info& b);
+bool operator==(const instance_info& a, const instance_info& b);
+bool operator==(const spot_request_info& a, const spot_request_info& b);
+bool operator==(const experiment_info& a, const experiment_info& b);
+bool operator==(const allocation_info& a, const allocation_info& b);
+bool operator==(const checkpoint_info& a, const checkpoint_info& b);
+bool operator==(const metrics_summary& a, const metrics_summary& b);
+bool operator==(const trial_info& a, const trial_info& b);
+
+} // namespace det::state

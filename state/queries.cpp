@@ -1,0 +1,259 @@
+#include "state/queries.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace det::state {
+
+namespace {
+
+template <class Map, class Key>
+auto find_in(const Map& m, const Key& k) -> decltype(&m.begin()->second) {
+  auto i = m.find(k);
+  return i == m.end() ? nullptr : &i->second;
+}
+
+constexpr int64_t us_per_s = 1'000'000;
+
+/// FNV-1a, for shortening long client tokens deterministically.
+uint64_t fnv1a(const std::string& x) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : x) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+} // namespace
+
+std::string allocation_id_for(int64_t trial_id, int64_t run) {
+  return std::to_string(trial_id) + "." + std::to_string(run);
+}
+
+std::string next_allocation_id(const trial_info& t) {
+  return allocation_id_for(t.id, t.runs + 1);
+}
+
+std::string make_client_token(const std::string& cluster_id,
+                              const std::string& pool, int64_t launch_seq) {
+  auto token =
+      "det-" + cluster_id + "-" + pool + "-" + std::to_string(launch_seq);
+  bool printable = std::all_of(token.begin(), token.end(),
+                               [](char c) { return c > 32 && c < 127; });
+  if (token.size() <= 64 && printable)
+    return token;
+  char hash[17];
+  std::snprintf(
+      hash, sizeof(hash), "%016llx",
+      static_cast<unsigned long long>(fnv1a(cluster_id + "/" + pool)));
+  return std::string{"det-"} + hash + "-" + std::to_string(launch_seq);
+}
+
+int64_t next_launch_seq(const cluster_state& s, const std::string& pool) {
+  auto p = find_pool(s, pool);
+  return p == nullptr ? 0 : p->launches_requested + 1;
+}
+
+int64_t next_experiment_id(const cluster_state& s) {
+  return s.experiments.empty() ? 1 : s.experiments.rbegin()->first + 1;
+}
+
+int64_t next_trial_id(const cluster_state& s) {
+  return s.trials.empty() ? 1 : s.trials.rbegin()->first + 1;
+}
+
+const pool_info* find_pool(const cluster_state& s, const std::string& name) {
+  return find_in(s.pools, name);
+}
+const agent_info* find_agent(const cluster_state& s, const std::string& id) {
+  return find_in(s.agents, id);
+}
+const instance_info* find_instance(const cluster_state& s,
+                                   const std::string& id) {
+  return find_in(s.instances, id);
+}
+const experiment_info* find_experiment(const cluster_state& s, int64_t id) {
+  return find_in(s.experiments, id);
+}
+const trial_info* find_trial(const cluster_state& s, int64_t id) {
+  return find_in(s.trials, id);
+}
+
+const trial_info* trial_of_allocation(const cluster_state& s,
+                                      const std::string& allocation_id) {
+  auto i = s.allocations.find(allocation_id);
+  return i == s.allocations.end() ? nullptr : find_trial(s, i->second);
+}
+
+int32_t used_slots(const agent_info& a) {
+  return static_cast<int32_t>(
+      std::count_if(a.slots.begin(), a.slots.end(),
+                    [](const std::string& x) { return !x.empty(); }));
+}
+
+int32_t free_slots(const agent_info& a) {
+  return static_cast<int32_t>(a.slots.size()) - used_slots(a);
+}
+
+std::vector<int64_t> free_slot_ids(const agent_info& a) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < a.slots.size(); ++i)
+    if (a.slots[i].empty())
+      out.push_back(static_cast<int64_t>(i));
+  return out;
+}
+
+bool schedulable(const agent_info& a) {
+  return a.status == agent_status::connected && a.enabled;
+}
+
+std::vector<const agent_info*> agents_of_pool(const cluster_state& s,
+                                              const std::string& pool) {
+  std::vector<const agent_info*> out;
+  for (const auto& [id, a] : s.agents)
+    if (a.pool == pool)
+      out.push_back(&a);
+  return out;
+}
+
+int64_t free_slots_of_pool(const cluster_state& s, const std::string& pool) {
+  int64_t n = 0;
+  for (const auto* a : agents_of_pool(s, pool))
+    if (schedulable(*a))
+      n += free_slots(*a);
+  return n;
+}
+
+std::vector<std::string> agents_past_reconnect_deadline(const cluster_state& s,
+                                                        int64_t now_us) {
+  std::vector<std::string> out;
+  for (const auto& [id, a] : s.agents)
+    if (a.status == agent_status::disconnected
+        && a.reconnect_deadline_us <= now_us)
+      out.push_back(id);
+  return out;
+}
+
+std::vector<std::string> allocations_on_agent(const cluster_state& s,
+                                              const std::string& agent_id) {
+  std::vector<std::string> out;
+  if (auto a = find_agent(s, agent_id))
+    for (const auto& x : a->slots)
+      if (!x.empty() && std::find(out.begin(), out.end(), x) == out.end())
+        out.push_back(x);
+  return out;
+}
+
+std::vector<const trial_info*> trials_of_experiment(const cluster_state& s,
+                                                    int64_t experiment_id) {
+  std::vector<const trial_info*> out;
+  if (auto e = find_experiment(s, experiment_id))
+    for (auto id : e->trial_ids)
+      if (auto t = find_trial(s, id))
+        out.push_back(t);
+  return out;
+}
+
+std::vector<const trial_info*> pending_trials(const cluster_state& s,
+                                              const std::string& pool) {
+  std::vector<std::pair<int32_t, const trial_info*>> keyed;
+  for (const auto& [id, e] : s.experiments) {
+    if (e.pool != pool || e.status != experiment_status::active)
+      continue;
+    for (const auto* t : trials_of_experiment(s, id))
+      if (t->status == trial_status::pending)
+        keyed.emplace_back(e.priority, t);
+  }
+  // Experiments and their trials are visited in id order already.
+  std::stable_sort(
+      keyed.begin(), keyed.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const trial_info*> out;
+  for (const auto& k : keyed)
+    out.push_back(k.second);
+  return out;
+}
+
+std::vector<const trial_info*> allocated_trials(const cluster_state& s,
+                                                const std::string& pool) {
+  std::vector<const trial_info*> out;
+  for (const auto& [id, t] : s.trials)
+    if (auto e = find_experiment(s, t.experiment_id);
+        t.allocation && e != nullptr && e->pool == pool)
+      out.push_back(&t);
+  return out;
+}
+
+int64_t live_trial_count(const cluster_state& s, int64_t experiment_id) {
+  int64_t n = 0;
+  for (const auto* t : trials_of_experiment(s, experiment_id))
+    n += is_terminal(t->status) ? 0 : 1;
+  return n;
+}
+
+std::vector<const instance_info*> instances_of_pool(const cluster_state& s,
+                                                    const std::string& pool) {
+  std::vector<const instance_info*> out;
+  for (const auto& [id, i] : s.instances)
+    if (i.pool == pool)
+      out.push_back(&i);
+  return out;
+}
+
+int64_t outstanding_launch_count(const cluster_state& s,
+                                 const std::string& pool) {
+  int64_t n = 0;
+  if (auto p = find_pool(s, pool))
+    for (const auto& [seq, l] : p->launches)
+      n += l.count - l.seen;
+  return n;
+}
+
+std::optional<int64_t> instance_idle_since(const cluster_state& s,
+                                           const instance_info& i) {
+  auto a = find_agent(s, i.agent_id);
+  if (a == nullptr)
+    return std::nullopt;
+  return a->idle_since_us;
+}
+
+std::vector<const instance_info*> long_idle_instances(const cluster_state& s,
+                                                      const std::string& pool,
+                                                      int64_t now_us) {
+  auto p = find_pool(s, pool);
+  if (p == nullptr)
+    return {};
+  auto limit = p->config.max_idle_agent_period_s * us_per_s;
+  std::vector<std::pair<int64_t, const instance_info*>> keyed;
+  for (const auto* i : instances_of_pool(s, pool)) {
+    auto since = instance_idle_since(s, *i);
+    if (i->status != instance_status::terminating && since
+        && now_us - *since > limit)
+      keyed.emplace_back(*since, i);
+  }
+  std::stable_sort(
+      keyed.begin(), keyed.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const instance_info*> out;
+  for (const auto& k : keyed)
+    out.push_back(k.second);
+  return out;
+}
+
+std::vector<const instance_info*>
+instances_past_starting_period(const cluster_state& s, const std::string& pool,
+                               int64_t now_us) {
+  auto p = find_pool(s, pool);
+  if (p == nullptr)
+    return {};
+  auto limit = p->config.max_agent_starting_period_s * us_per_s;
+  std::vector<const instance_info*> out;
+  for (const auto* i : instances_of_pool(s, pool))
+    if (i->status != instance_status::terminating && i->agent_id.empty()
+        && !i->agent_gone_since_us && now_us - i->launched_at_us > limit)
+      out.push_back(i);
+  return out;
+}
+
+} // namespace det::state

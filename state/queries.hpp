@@ -1,0 +1,124 @@
+#pragma once
+
+// Read-only questions about a cluster_state, for the actors (pool scheduler,
+// provisioner, trial and experiment actors) and det-inspect. Pure functions
+// of the state (and of `now_us` where a timer is involved); none changes it.
+// Pointers returned point into the state and live until it next changes.
+
+#include "state/cluster_state.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det::state {
+
+// -- identities derived from events ------------------------------------------
+
+/// "<trial_id>.<run>": the allocation id of a trial's run (1-based).
+std::string allocation_id_for(int64_t trial_id, int64_t run);
+
+/// The allocation id trial_placed must carry for `t`'s next run.
+std::string next_allocation_id(const trial_info& t);
+
+/// The EC2 ClientToken for launch `launch_seq` of `pool` in cluster
+/// `cluster_id`: at most 64 printable ASCII characters, the same for the
+/// same arguments (so a retried RunInstances cannot launch twice).
+std::string make_client_token(const std::string& cluster_id,
+                              const std::string& pool, int64_t launch_seq);
+
+/// The launch_seq the next instance_launch_requested of `pool` must carry;
+/// 0 for an unknown pool.
+int64_t next_launch_seq(const cluster_state& s, const std::string& pool);
+
+/// One above the largest experiment (trial) id so far; 1 when none.
+int64_t next_experiment_id(const cluster_state& s);
+int64_t next_trial_id(const cluster_state& s);
+
+// -- lookups ------------------------------------------------------------------
+
+/// nullptr when absent.
+const pool_info* find_pool(const cluster_state& s, const std::string& name);
+const agent_info* find_agent(const cluster_state& s, const std::string& id);
+const instance_info* find_instance(const cluster_state& s,
+                                   const std::string& id);
+const experiment_info* find_experiment(const cluster_state& s, int64_t id);
+const trial_info* find_trial(const cluster_state& s, int64_t id);
+
+/// The trial holding live allocation `allocation_id`, or nullptr.
+const trial_info* trial_of_allocation(const cluster_state& s,
+                                      const std::string& allocation_id);
+
+// -- agents and slots ---------------------------------------------------------
+
+int32_t used_slots(const agent_info& a);
+int32_t free_slots(const agent_info& a);
+/// Indexes of the free slots, ascending.
+std::vector<int64_t> free_slot_ids(const agent_info& a);
+/// Connected and enabled: trial_placed may use its free slots.
+bool schedulable(const agent_info& a);
+
+/// Agents of a pool, by id.
+std::vector<const agent_info*> agents_of_pool(const cluster_state& s,
+                                              const std::string& pool);
+
+/// Free slots on schedulable agents of the pool.
+int64_t free_slots_of_pool(const cluster_state& s, const std::string& pool);
+
+/// Disconnected agents whose reconnect deadline is at or before `now_us`:
+/// the agent actor appends agent_lost for each.
+std::vector<std::string> agents_past_reconnect_deadline(const cluster_state& s,
+                                                        int64_t now_us);
+
+/// Live allocations with a slot on agent `agent_id`.
+std::vector<std::string> allocations_on_agent(const cluster_state& s,
+                                              const std::string& agent_id);
+
+// -- experiments and trials ---------------------------------------------------
+
+/// Trials of an experiment, in creation order.
+std::vector<const trial_info*> trials_of_experiment(const cluster_state& s,
+                                                    int64_t experiment_id);
+
+/// Pending trials of ACTIVE experiments of `pool`, in scheduling order:
+/// priority (lower number first), then experiment id, then trial id.
+std::vector<const trial_info*> pending_trials(const cluster_state& s,
+                                              const std::string& pool);
+
+/// Trials holding an allocation in `pool`.
+std::vector<const trial_info*> allocated_trials(const cluster_state& s,
+                                                const std::string& pool);
+
+/// Trials of the experiment that have not ended.
+int64_t live_trial_count(const cluster_state& s, int64_t experiment_id);
+
+// -- instances ----------------------------------------------------------------
+
+/// Instances of a pool, by id.
+std::vector<const instance_info*> instances_of_pool(const cluster_state& s,
+                                                    const std::string& pool);
+
+/// Instances plus spot requests still expected from outstanding launches:
+/// the provisioner's "recently launched" count beyond listed instances.
+int64_t outstanding_launch_count(const cluster_state& s,
+                                 const std::string& pool);
+
+/// Since when the instance's agent has had no used slot; empty when it has
+/// no agent or the agent is busy.
+std::optional<int64_t> instance_idle_since(const cluster_state& s,
+                                           const instance_info& i);
+
+/// Instances (not terminating) whose agent has been idle longer than the
+/// pool's max_idle_agent_period_s at `now_us`, oldest idle first.
+std::vector<const instance_info*> long_idle_instances(const cluster_state& s,
+                                                      const std::string& pool,
+                                                      int64_t now_us);
+
+/// Instances (not terminating) with no agent for longer than the pool's
+/// max_agent_starting_period_s since launch at `now_us`.
+std::vector<const instance_info*>
+instances_past_starting_period(const cluster_state& s, const std::string& pool,
+                               int64_t now_us);
+
+} // namespace det::state
