@@ -114,6 +114,14 @@ caf::error make_aws_error(aws_error_kind kind, const std::string& code,
   return make_error(errc::remote_error, std::move(text));
 }
 
+std::string error_text(const caf::error& err) {
+  const auto& ctx = err.context();
+  if (code_of(err) != errc::none && ctx.size() == 1
+      && ctx.match_element<std::string>(0))
+    return ctx.get_as<std::string>(0);
+  return render(err);
+}
+
 aws_error_info aws_error_of(const caf::error& err) {
   if (code_of(err) != errc::remote_error)
     return {};

@@ -56,6 +56,10 @@ struct aws_error_info {
   std::string code;
 };
 
+/// The message of a det error without its code name ("IMDS at ...: ..."),
+/// for nesting one error's text inside another; det::render() otherwise.
+std::string error_text(const caf::error& err);
+
 /// Reads kind and code back from an error made by make_aws_error; kind none
 /// for any other error.
 aws_error_info aws_error_of(const caf::error& err);
