@@ -2,6 +2,7 @@
 // boto3 pointed at the same server as the independent witness of what we
 // claim exists there.
 
+#include "aws/async_ec2.hpp"
 #include "aws/aws_error.hpp"
 #include "aws/query_ec2_client.hpp"
 #include "messages/errc.hpp"
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <set>
 #include <unistd.h>
@@ -353,4 +355,23 @@ TEST_F(ec2_against_moto, invalid_requests_are_rejected_before_anything_is_sent) 
   ASSERT_FALSE(launched);
   EXPECT_EQ(det::code_of(launched.error()), det::errc::invalid_argument);
   EXPECT_EQ(http_->calls("RunInstances"), 0);
+}
+
+TEST_F(ec2_against_moto, async_calls_run_on_executor_threads_against_moto) {
+  auto ex = std::make_shared<async_executor>(2);
+  async_ec2 async{ec2_, ex};
+  std::promise<caf::expected<std::vector<instance>>> launched;
+  async.run_instances(basic_launch(2),
+                      [&](auto res) { launched.set_value(std::move(res)); });
+  auto l = launched.get_future().get();
+  ASSERT_TRUE(l) << det::render(l.error());
+  std::promise<std::pair<caf::expected<std::vector<instance>>, std::thread::id>>
+    described;
+  async.describe_instances(ours(), [&](auto res) {
+    described.set_value({std::move(res), std::this_thread::get_id()});
+  });
+  auto [d, thread] = described.get_future().get();
+  ASSERT_TRUE(d) << det::render(d.error());
+  EXPECT_EQ(d->size(), 2u);
+  EXPECT_NE(thread, std::this_thread::get_id());
 }
