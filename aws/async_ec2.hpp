@@ -18,8 +18,7 @@
 
 namespace det::aws {
 
-template <class T>
-using ec2_callback = std::function<void(caf::expected<T>)>;
+template <class T> using ec2_callback = std::function<void(caf::expected<T>)>;
 
 class async_ec2 {
 public:
@@ -39,16 +38,17 @@ public:
   void create_tags(std::vector<std::string> ids, std::vector<ec2_tag> tags,
                    ec2_callback<caf::unit_t> done);
 
-  void request_spot_instances(spot_request_spec spec,
-                              ec2_callback<std::vector<spot_instance_request>> done);
+  void
+  request_spot_instances(spot_request_spec spec,
+                         ec2_callback<std::vector<spot_instance_request>> done);
 
   void describe_spot_instance_requests(
-    describe_spot_requests_request req,
-    ec2_callback<std::vector<spot_instance_request>> done);
+      describe_spot_requests_request req,
+      ec2_callback<std::vector<spot_instance_request>> done);
 
   void cancel_spot_instance_requests(
-    std::vector<std::string> ids,
-    ec2_callback<std::vector<spot_cancel_result>> done);
+      std::vector<std::string> ids,
+      ec2_callback<std::vector<spot_cancel_result>> done);
 
 private:
   std::shared_ptr<ec2_client> client_;

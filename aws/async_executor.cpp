@@ -3,7 +3,7 @@
 namespace det::aws {
 
 async_executor::async_executor(size_t threads, size_t max_queued)
-  : max_queued_(max_queued) {
+    : max_queued_(max_queued) {
   if (threads == 0)
     threads = 1;
   workers_.reserve(threads);

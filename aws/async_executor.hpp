@@ -41,12 +41,11 @@ public:
   void run(std::function<caf::expected<T>()> call,
            std::function<void(caf::expected<T>)> done) {
     auto shared_done = std::make_shared<std::function<void(caf::expected<T>)>>(
-      std::move(done));
-    enqueue(
-      [call = std::move(call), shared_done] { (*shared_done)(call()); },
-      [shared_done](const std::string& why) {
-        (*shared_done)(make_error(errc::remote_error, why));
-      });
+        std::move(done));
+    enqueue([call = std::move(call), shared_done] { (*shared_done)(call()); },
+            [shared_done](const std::string& why) {
+              (*shared_done)(make_error(errc::remote_error, why));
+            });
   }
 
   /// Stops taking jobs, cancels the queued ones (their callbacks get an

@@ -20,57 +20,90 @@ bool ends_with(std::string_view s, std::string_view suffix) {
          && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-constexpr aws_error_kind all_kinds[]
-  = {aws_error_kind::none,          aws_error_kind::throttling,
-     aws_error_kind::insufficient_capacity, aws_error_kind::quota,
-     aws_error_kind::auth,          aws_error_kind::bad_request,
-     aws_error_kind::not_found,     aws_error_kind::server_error,
-     aws_error_kind::transport};
+constexpr aws_error_kind all_kinds[] = {aws_error_kind::none,
+                                        aws_error_kind::throttling,
+                                        aws_error_kind::insufficient_capacity,
+                                        aws_error_kind::quota,
+                                        aws_error_kind::auth,
+                                        aws_error_kind::bad_request,
+                                        aws_error_kind::not_found,
+                                        aws_error_kind::server_error,
+                                        aws_error_kind::transport};
 
 } // namespace
 
 const char* to_string(aws_error_kind kind) {
   switch (kind) {
-    case aws_error_kind::none: return "none";
-    case aws_error_kind::throttling: return "throttling";
-    case aws_error_kind::insufficient_capacity: return "insufficient_capacity";
-    case aws_error_kind::quota: return "quota";
-    case aws_error_kind::auth: return "auth";
-    case aws_error_kind::bad_request: return "bad_request";
-    case aws_error_kind::not_found: return "not_found";
-    case aws_error_kind::server_error: return "server_error";
-    case aws_error_kind::transport: return "transport";
+  case aws_error_kind::none:
+    return "none";
+  case aws_error_kind::throttling:
+    return "throttling";
+  case aws_error_kind::insufficient_capacity:
+    return "insufficient_capacity";
+  case aws_error_kind::quota:
+    return "quota";
+  case aws_error_kind::auth:
+    return "auth";
+  case aws_error_kind::bad_request:
+    return "bad_request";
+  case aws_error_kind::not_found:
+    return "not_found";
+  case aws_error_kind::server_error:
+    return "server_error";
+  case aws_error_kind::transport:
+    return "transport";
   }
   return "none";
 }
 
 aws_error_kind classify_aws_code(std::string_view code, long http_status) {
-  static const char* throttling[]
-    = {"RequestLimitExceeded", "Throttling", "ThrottlingException",
-       "RequestThrottled", "TooManyRequestsException", "SlowDown",
-       "RequestThrottledException", "PriorRequestNotComplete"};
-  static const char* capacity[]
-    = {"InsufficientInstanceCapacity", "InsufficientHostCapacity",
-       "InsufficientAddressCapacity", "InsufficientFreeAddressesInSubnet",
-       "InsufficientCapacity", "InsufficientReservedInstanceCapacity",
-       "Unsupported", "UnfulfillableCapacity", "SpotMaxPriceTooLow",
-       "ReservationCapacityExceeded", "MaxFleetCountExceeded"};
-  static const char* quota[]
-    = {"VcpuLimitExceeded", "InstanceLimitExceeded",
-       "MaxSpotInstanceCountExceeded", "ResourceCountExceeded",
-       "RequestResourceCountExceeded", "TagLimitExceeded",
-       "ResourceLimitExceeded", "LimitExceeded", "AddressLimitExceeded",
-       "VolumeLimitExceeded"};
-  static const char* auth[]
-    = {"AuthFailure", "UnauthorizedOperation", "SignatureDoesNotMatch",
-       "IncompleteSignature", "InvalidClientTokenId", "AccessDenied",
-       "MissingAuthenticationToken", "RequestExpired", "OptInRequired",
-       "Blocked", "ExpiredToken", "AccessDeniedException",
-       "UnrecognizedClientException", "PendingVerification"};
-  static const char* server[]
-    = {"InternalError", "InternalFailure", "ServerInternal",
-       "ServiceUnavailable", "Unavailable", "ServiceUnavailableException",
-       "InsufficientCapacityOnHost"};
+  static const char* throttling[] = {
+      "RequestLimitExceeded",      "Throttling",
+      "ThrottlingException",       "RequestThrottled",
+      "TooManyRequestsException",  "SlowDown",
+      "RequestThrottledException", "PriorRequestNotComplete"};
+  static const char* capacity[] = {"InsufficientInstanceCapacity",
+                                   "InsufficientHostCapacity",
+                                   "InsufficientAddressCapacity",
+                                   "InsufficientFreeAddressesInSubnet",
+                                   "InsufficientCapacity",
+                                   "InsufficientReservedInstanceCapacity",
+                                   "Unsupported",
+                                   "UnfulfillableCapacity",
+                                   "SpotMaxPriceTooLow",
+                                   "ReservationCapacityExceeded",
+                                   "MaxFleetCountExceeded"};
+  static const char* quota[] = {"VcpuLimitExceeded",
+                                "InstanceLimitExceeded",
+                                "MaxSpotInstanceCountExceeded",
+                                "ResourceCountExceeded",
+                                "RequestResourceCountExceeded",
+                                "TagLimitExceeded",
+                                "ResourceLimitExceeded",
+                                "LimitExceeded",
+                                "AddressLimitExceeded",
+                                "VolumeLimitExceeded"};
+  static const char* auth[] = {"AuthFailure",
+                               "UnauthorizedOperation",
+                               "SignatureDoesNotMatch",
+                               "IncompleteSignature",
+                               "InvalidClientTokenId",
+                               "AccessDenied",
+                               "MissingAuthenticationToken",
+                               "RequestExpired",
+                               "OptInRequired",
+                               "Blocked",
+                               "ExpiredToken",
+                               "AccessDeniedException",
+                               "UnrecognizedClientException",
+                               "PendingVerification"};
+  static const char* server[] = {"InternalError",
+                                 "InternalFailure",
+                                 "ServerInternal",
+                                 "ServiceUnavailable",
+                                 "Unavailable",
+                                 "ServiceUnavailableException",
+                                 "InsufficientCapacityOnHost"};
   static const char* not_found_codes[] = {"NoSuchEntity", "NotFound"};
   if (one_of(code, throttling))
     return aws_error_kind::throttling;

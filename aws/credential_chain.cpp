@@ -1,7 +1,7 @@
 #include "aws/credential_chain.hpp"
 
-#include "aws/ini_file.hpp"
 #include "aws/aws_error.hpp"
+#include "aws/ini_file.hpp"
 #include "messages/errc.hpp"
 
 #include <fstream>
@@ -30,8 +30,8 @@ const ini_section* config_section(const ini_document& doc,
   return it == doc.end() ? nullptr : &it->second;
 }
 
-caf::expected<std::optional<credentials>>
-keys_of(const ini_section& s, const std::string& source) {
+caf::expected<std::optional<credentials>> keys_of(const ini_section& s,
+                                                  const std::string& source) {
   auto id = s.find("aws_access_key_id");
   auto secret = s.find("aws_secret_access_key");
   bool has_id = id != s.end() && !id->second.empty();
@@ -40,8 +40,9 @@ keys_of(const ini_section& s, const std::string& source) {
     return std::optional<credentials>{};
   if (has_id != has_secret)
     return make_error(errc::invalid_argument,
-                      source + " sets only one of aws_access_key_id and "
-                               "aws_secret_access_key");
+                      source
+                          + " sets only one of aws_access_key_id and "
+                            "aws_secret_access_key");
   credentials c;
   c.access_key_id = id->second;
   c.secret_access_key = secret->second;
@@ -64,7 +65,7 @@ shared_files locate_shared_files(const credential_chain_options& opts) {
     home = opts.env("HOME").value_or("");
   shared_files f;
   f.credentials_path = opts.env("AWS_SHARED_CREDENTIALS_FILE")
-                         .value_or(home + "/.aws/credentials");
+                           .value_or(home + "/.aws/credentials");
   f.config_path = opts.env("AWS_CONFIG_FILE").value_or(home + "/.aws/config");
   f.profile = opts.env("AWS_PROFILE").value_or("default");
   return f;
@@ -79,10 +80,10 @@ credentials_from_environment(const env_lookup& env) {
   if (!id || !secret)
     return make_error(errc::invalid_argument,
                       std::string("environment sets ")
-                        + (id ? "AWS_ACCESS_KEY_ID but not "
-                                "AWS_SECRET_ACCESS_KEY"
-                              : "AWS_SECRET_ACCESS_KEY but not "
-                                "AWS_ACCESS_KEY_ID"));
+                          + (id ? "AWS_ACCESS_KEY_ID but not "
+                                  "AWS_SECRET_ACCESS_KEY"
+                                : "AWS_SECRET_ACCESS_KEY but not "
+                                  "AWS_ACCESS_KEY_ID"));
   credentials c;
   c.access_key_id = *id;
   c.secret_access_key = *secret;
@@ -98,8 +99,8 @@ credentials_from_shared_files(const shared_files& files, std::string& why) {
     auto it = creds_doc->find(files.profile);
     if (it != creds_doc->end()) {
       auto c = keys_of(it->second, "shared credentials file "
-                                     + files.credentials_path + " profile "
-                                     + files.profile);
+                                       + files.credentials_path + " profile "
+                                       + files.profile);
       if (!c || *c)
         return c;
     }
@@ -108,19 +109,19 @@ credentials_from_shared_files(const shared_files& files, std::string& why) {
   if (config_doc) {
     if (auto* s = config_section(*config_doc, files.profile)) {
       auto c = keys_of(*s, "shared config file " + files.config_path
-                             + " profile " + files.profile);
+                               + " profile " + files.profile);
       if (!c || *c)
         return c;
     }
   }
   why = std::string(creds_doc ? "" : "no ") + files.credentials_path + ", "
-        + (config_doc ? "" : "no ") + files.config_path + ": no keys for profile "
-        + files.profile;
+        + (config_doc ? "" : "no ") + files.config_path
+        + ": no keys for profile " + files.profile;
   return std::optional<credentials>{};
 }
 
 credential_chain::credential_chain(credential_chain_options opts)
-  : opts_(std::move(opts)) {
+    : opts_(std::move(opts)) {
   if (!opts_.http)
     opts_.http = make_curl_http_client();
   imds_ = std::make_unique<imds_client>(imds_config_from_env(opts_.env),
@@ -168,7 +169,7 @@ caf::expected<credentials> credential_chain::resolve() {
   if (role)
     return role;
   return make_error(errc::not_found, tried + ", instance role ("
-                                       + error_text(role.error()) + ")");
+                                         + error_text(role.error()) + ")");
 }
 
 std::shared_ptr<credential_provider>
@@ -176,7 +177,8 @@ make_default_credential_chain(credential_chain_options opts) {
   return std::make_shared<credential_chain>(std::move(opts));
 }
 
-caf::expected<std::string> resolve_region(const credential_chain_options& opts) {
+caf::expected<std::string>
+resolve_region(const credential_chain_options& opts) {
   if (auto r = opts.env("AWS_REGION"))
     return *r;
   if (auto r = opts.env("AWS_DEFAULT_REGION"))

@@ -30,8 +30,8 @@ struct credential_chain_options {
   std::string home;
   /// Transport for IMDS; null: libcurl.
   std::shared_ptr<http_client> http;
-  std::function<std::chrono::system_clock::time_point()> now
-    = std::chrono::system_clock::now;
+  std::function<std::chrono::system_clock::time_point()> now =
+      std::chrono::system_clock::now;
   std::chrono::seconds refresh_before{300};
   /// Also off when AWS_EC2_METADATA_DISABLED=true.
   bool use_imds = true;

@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-
 namespace det::aws {
 
 std::string sha256(std::string_view data) {
@@ -40,8 +39,8 @@ std::string to_hex(std::string_view bytes) {
 }
 
 std::string base64_encode(std::string_view bytes) {
-  static constexpr char alphabet[]
-    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;

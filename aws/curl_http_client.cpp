@@ -176,24 +176,25 @@ caf::expected<url_parts> parse_url(const std::string& url) {
   auto authority = rest.substr(0, path_at);
   if (path_at != std::string::npos && rest[path_at] == '/') {
     auto end = rest.find_first_of("?#", path_at);
-    out.path = rest.substr(path_at, end == std::string::npos
-                                      ? std::string::npos
-                                      : end - path_at);
+    out.path = rest.substr(path_at, end == std::string::npos ? std::string::npos
+                                                             : end - path_at);
   }
   if (authority.find('@') != std::string::npos)
     return bad("user info is not supported");
   std::string host = authority;
   auto colon = authority.rfind(':');
   auto bracket = authority.find(']'); // IPv6 literal: [::1]:8080
-  bool has_port = colon != std::string::npos
-                  && (bracket == std::string::npos ? authority.find(':') == colon
-                                                   : colon > bracket);
+  bool has_port =
+      colon != std::string::npos
+      && (bracket == std::string::npos ? authority.find(':') == colon
+                                       : colon > bracket);
   if (has_port) {
     auto port_text = authority.substr(colon + 1);
     host = authority.substr(0, colon);
     if (port_text.empty()
-        || !std::all_of(port_text.begin(), port_text.end(),
-                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })
+        || !std::all_of(
+            port_text.begin(), port_text.end(),
+            [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })
         || port_text.size() > 5)
       return bad("bad port");
     out.port = std::stoi(port_text);

@@ -44,13 +44,13 @@ public:
 
   /// Every matching spot request, all pages followed.
   [[nodiscard]] virtual caf::expected<std::vector<spot_instance_request>>
-  describe_spot_instance_requests(const describe_spot_requests_request& req)
-    = 0;
+  describe_spot_instance_requests(
+      const describe_spot_requests_request& req) = 0;
 
   /// Cancels the requests; their instances keep running (as on AWS).
   [[nodiscard]] virtual caf::expected<std::vector<spot_cancel_result>>
-  cancel_spot_instance_requests(const std::vector<std::string>& request_ids)
-    = 0;
+  cancel_spot_instance_requests(
+      const std::vector<std::string>& request_ids) = 0;
 };
 
 } // namespace det::aws

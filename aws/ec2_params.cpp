@@ -141,8 +141,8 @@ run_instances_params(const run_instances_request& req) {
     p.emplace_back("InstanceMarketOptions.SpotOptions.SpotInstanceType",
                    "one-time");
     p.emplace_back(
-      "InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior",
-      "terminate");
+        "InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior",
+        "terminate");
     if (!req.spot_max_price.empty())
       p.emplace_back("InstanceMarketOptions.SpotOptions.MaxPrice",
                      req.spot_max_price);
@@ -231,9 +231,8 @@ request_spot_instances_params(const spot_request_spec& spec) {
   return p;
 }
 
-param_list
-describe_spot_instance_requests_params(const describe_spot_requests_request& req,
-                                       const std::string& next_token) {
+param_list describe_spot_instance_requests_params(
+    const describe_spot_requests_request& req, const std::string& next_token) {
   param_list p;
   add_list(p, "SpotInstanceRequestId", req.request_ids);
   add_filters(p, req.filters);

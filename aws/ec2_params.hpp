@@ -30,10 +30,10 @@ create_tags_params(const std::vector<std::string>& resource_ids,
 [[nodiscard]] caf::expected<param_list>
 request_spot_instances_params(const spot_request_spec& spec);
 
-param_list
-describe_spot_instance_requests_params(const describe_spot_requests_request& req,
-                                       const std::string& next_token);
+param_list describe_spot_instance_requests_params(
+    const describe_spot_requests_request& req, const std::string& next_token);
 
-param_list cancel_spot_instance_requests_params(const std::vector<std::string>& ids);
+param_list
+cancel_spot_instance_requests_params(const std::vector<std::string>& ids);
 
 } // namespace det::aws

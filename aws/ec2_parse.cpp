@@ -45,7 +45,8 @@ instance parse_instance(const xml_element& item) {
   out.state = nested_text(item, "instanceState", "name");
   auto code = nested_text(item, "instanceState", "code");
   if (!code.empty())
-    out.state_code = std::atoi(code.c_str()) & 0xff; // the high byte is internal
+    out.state_code =
+        std::atoi(code.c_str()) & 0xff; // the high byte is internal
   out.state_reason_code = nested_text(item, "stateReason", "code");
   out.private_ip = item.child_text("privateIpAddress");
   out.public_ip = item.child_text("ipAddress");
@@ -113,8 +114,8 @@ std::vector<spot_cancel_result>
 parse_cancel_spot_instance_requests(const xml_element& root) {
   std::vector<spot_cancel_result> out;
   for (auto* item : root.items("spotInstanceRequestSet"))
-    out.push_back({item->child_text("spotInstanceRequestId"),
-                   item->child_text("state")});
+    out.push_back(
+        {item->child_text("spotInstanceRequestId"), item->child_text("state")});
   return out;
 }
 
@@ -122,9 +123,10 @@ std::vector<std::string> instance_ids_in_message(const std::string& message) {
   // Instance ids are "i-" followed by hex digits; collect every such word.
   std::vector<std::string> ids;
   for (size_t i = 0; i + 2 < message.size(); ++i) {
-    bool word_start = i == 0
-                      || !(std::isalnum(static_cast<unsigned char>(message[i - 1]))
-                           || message[i - 1] == '-');
+    bool word_start =
+        i == 0
+        || !(std::isalnum(static_cast<unsigned char>(message[i - 1]))
+             || message[i - 1] == '-');
     if (!word_start || message[i] != 'i' || message[i + 1] != '-')
       continue;
     size_t j = i + 2;

@@ -12,7 +12,8 @@ namespace det::aws {
 
 /// The value of a variable, or nullopt when unset. An empty value counts as
 /// unset, as the AWS SDKs treat it.
-using env_lookup = std::function<std::optional<std::string>(const std::string&)>;
+using env_lookup =
+    std::function<std::optional<std::string>(const std::string&)>;
 
 /// getenv() of this process.
 env_lookup process_environment();

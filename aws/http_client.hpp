@@ -17,7 +17,8 @@ namespace det::aws {
 
 struct http_request {
   std::string method = "GET";
-  /// Absolute URL: http://127.0.0.1:5000/ or https://ec2.us-east-1.amazonaws.com/
+  /// Absolute URL: http://127.0.0.1:5000/ or
+  /// https://ec2.us-east-1.amazonaws.com/
   std::string url;
   header_list headers;
   std::string body;

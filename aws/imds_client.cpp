@@ -29,9 +29,9 @@ parse_iso8601_utc(const std::string& text) {
   std::tm tm{};
   int consumed = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year,
-                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                  &tm.tm_sec, &consumed)
-        != 6
+                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+                  &consumed)
+          != 6
       || consumed < 19)
     return std::nullopt;
   auto rest = text.substr(static_cast<size_t>(consumed));
@@ -61,7 +61,7 @@ imds_config imds_config_from_env(const env_lookup& env) {
 
 imds_client::imds_client(imds_config config, std::shared_ptr<http_client> http,
                          wall_clock now)
-  : config_(std::move(config)), http_(std::move(http)), now_(std::move(now)) {
+    : config_(std::move(config)), http_(std::move(http)), now_(std::move(now)) {
 }
 
 caf::expected<std::string> imds_client::token(bool force_new) {
@@ -81,13 +81,13 @@ caf::expected<std::string> imds_client::token(bool force_new) {
   auto resp = http_->send(req);
   if (!resp)
     return make_error(errc::remote_error,
-                      "IMDS at " + config_.endpoint + ": no session token: "
-                        + error_text(resp.error()));
+                      "IMDS at " + config_.endpoint
+                          + ": no session token: " + error_text(resp.error()));
   if (resp->status != 200 || resp->body.empty())
     return make_error(errc::remote_error,
                       "IMDS at " + config_.endpoint
-                        + ": session token request answered HTTP "
-                        + std::to_string(resp->status));
+                          + ": session token request answered HTTP "
+                          + std::to_string(resp->status));
   token_ = trimmed(resp->body);
   token_expiry_ = now + config_.token_ttl;
   return token_;
@@ -120,9 +120,8 @@ caf::expected<std::string> imds_client::get(const std::string& path) {
     if (resp->status == 404)
       return make_error(errc::not_found, "IMDS GET " + url + ": not found");
     if (resp->status != 401)
-      return make_error(errc::remote_error,
-                        "IMDS GET " + url + ": HTTP "
-                          + std::to_string(resp->status));
+      return make_error(errc::remote_error, "IMDS GET " + url + ": HTTP "
+                                                + std::to_string(resp->status));
     // 401: the token expired or IMDS restarted; one retry with a new one.
   }
   return make_error(errc::remote_error,
@@ -181,9 +180,8 @@ caf::expected<credentials> imds_client::role_credentials() {
   if (auto nl = role.find('\n'); nl != std::string::npos)
     role = trimmed(role.substr(0, nl));
   if (role.empty())
-    return make_error(errc::not_found,
-                      "IMDS at " + config_.endpoint
-                        + ": no instance role attached");
+    return make_error(errc::not_found, "IMDS at " + config_.endpoint
+                                           + ": no instance role attached");
   auto body = get("iam/security-credentials/" + role);
   if (!body)
     return body.error();
@@ -198,8 +196,8 @@ caf::expected<credentials> imds_client::role_credentials() {
   creds.access_key_id = j.value("AccessKeyId", "");
   creds.secret_access_key = j.value("SecretAccessKey", "");
   creds.session_token = j.value("Token", "");
-  creds.source = "instance role " + role + " (IMDS at " + config_.endpoint
-                 + ")";
+  creds.source =
+      "instance role " + role + " (IMDS at " + config_.endpoint + ")";
   if (creds.access_key_id.empty() || creds.secret_access_key.empty())
     return make_error(errc::remote_error,
                       "IMDS role " + role + ": credentials lack keys");
@@ -208,7 +206,7 @@ caf::expected<credentials> imds_client::role_credentials() {
     if (!creds.expiration)
       return make_error(errc::remote_error,
                         "IMDS role " + role + ": bad Expiration '"
-                          + exp->get<std::string>() + "'");
+                            + exp->get<std::string>() + "'");
   }
   return creds;
 }

@@ -61,15 +61,14 @@ public:
 
   /// The pending spot interruption, or nullopt when none is scheduled (IMDS
   /// answers 404 then).
-  [[nodiscard]] caf::expected<std::optional<spot_action>> spot_instance_action();
+  [[nodiscard]] caf::expected<std::optional<spot_action>>
+  spot_instance_action();
 
   /// The keys of the instance's role (iam/security-credentials/<role>),
   /// with their expiration. errc::not_found when no role is attached.
   [[nodiscard]] caf::expected<credentials> role_credentials();
 
-  const imds_config& config() const {
-    return config_;
-  }
+  const imds_config& config() const { return config_; }
 
 private:
   caf::expected<std::string> token(bool force_new);

@@ -42,7 +42,9 @@ std::string resolve_endpoint(const std::string& service,
     return configured;
   std::string upper = service;
   for (auto& c : upper)
-    c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    c = c == '-'
+            ? '_'
+            : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (auto v = env("AWS_ENDPOINT_URL_" + upper))
     return *v;
   if (auto v = env("AWS_ENDPOINT_URL"))
@@ -62,11 +64,8 @@ env_lookup process_environment() {
 query_api::query_api(query_api_config config, std::shared_ptr<http_client> http,
                      std::shared_ptr<credential_provider> creds,
                      retry_clock clock, wall_clock now)
-  : config_(std::move(config)),
-    http_(std::move(http)),
-    creds_(std::move(creds)),
-    clock_(std::move(clock)),
-    now_(std::move(now)) {
+    : config_(std::move(config)), http_(std::move(http)),
+      creds_(std::move(creds)), clock_(std::move(clock)), now_(std::move(now)) {
 }
 
 caf::expected<xml_element> query_api::call(const std::string& action,
@@ -100,12 +99,12 @@ caf::expected<xml_element> query_api::attempt(const std::string& action,
   sreq.host = url.host_header();
   sreq.path = url.path;
   sreq.headers = {
-    {"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"},
-    {"Host", sreq.host},
+      {"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"},
+      {"Host", sreq.host},
   };
   sreq.body = body;
-  auto signed_req = sign_v4(sreq, {config_.region, config_.service}, *creds,
-                            now_());
+  auto signed_req =
+      sign_v4(sreq, {config_.region, config_.service}, *creds, now_());
   http_request hreq;
   hreq.method = "POST";
   hreq.url = config_.endpoint_url;
@@ -115,24 +114,24 @@ caf::expected<xml_element> query_api::attempt(const std::string& action,
     hreq.headers.push_back(std::move(h));
   hreq.body = body;
   hreq.timeout = config_.timeout;
-  const std::string context = config_.service + " " + action + " at "
-                              + config_.endpoint_url;
+  const std::string context =
+      config_.service + " " + action + " at " + config_.endpoint_url;
   auto resp = http_->send(hreq);
   if (!resp) {
     auto info = aws_error_of(resp.error());
     if (info.kind == aws_error_kind::none)
       return resp.error();
     // Name the action, not only the URL, in transport failures.
-    return annotate(resp.error(), " (during " + config_.service + " "
-                                    + action + ")");
+    return annotate(resp.error(),
+                    " (during " + config_.service + " " + action + ")");
   }
   auto doc = parse_xml(resp->body);
   if (resp->status == 200) {
     if (!doc)
       return make_aws_error(aws_error_kind::server_error, "MalformedResponse",
                             context + " (HTTP 200)",
-                            render(doc.error()) + "; body: "
-                              + excerpt(resp->body));
+                            render(doc.error())
+                                + "; body: " + excerpt(resp->body));
     return std::move(*doc);
   }
   std::string code;
@@ -153,10 +152,9 @@ caf::expected<xml_element> query_api::attempt(const std::string& action,
   }
   if (!request_id.empty())
     message += " (request id " + request_id + ")";
-  return make_aws_error(classify_aws_code(code, resp->status), code,
-                        context + " (HTTP " + std::to_string(resp->status)
-                          + ")",
-                        message);
+  return make_aws_error(
+      classify_aws_code(code, resp->status), code,
+      context + " (HTTP " + std::to_string(resp->status) + ")", message);
 }
 
 } // namespace det::aws

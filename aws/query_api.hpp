@@ -59,9 +59,7 @@ public:
   [[nodiscard]] caf::expected<xml_element> call(const std::string& action,
                                                 const param_list& params);
 
-  const query_api_config& config() const {
-    return config_;
-  }
+  const query_api_config& config() const { return config_; }
 
 private:
   caf::expected<xml_element> attempt(const std::string& action,

@@ -14,10 +14,9 @@ namespace {
 
 // Follows nextToken until the last page, at most `max_pages` pages.
 template <class T, class Params, class Parse>
-caf::expected<std::vector<T>> all_pages(query_api& api,
-                                        const std::string& action,
-                                        int max_pages, Params params,
-                                        Parse parse) {
+caf::expected<std::vector<T>>
+all_pages(query_api& api, const std::string& action, int max_pages,
+          Params params, Parse parse) {
   std::vector<T> out;
   std::string token;
   for (int page = 0; page < max_pages; ++page) {
@@ -35,9 +34,9 @@ caf::expected<std::vector<T>> all_pages(query_api& api,
                             "the same nextToken came back twice");
     token = std::move(parsed.next_token);
   }
-  return make_error(errc::remote_error,
-                    "ec2 " + action + ": more than "
-                      + std::to_string(max_pages) + " pages");
+  return make_error(errc::remote_error, "ec2 " + action + ": more than "
+                                            + std::to_string(max_pages)
+                                            + " pages");
 }
 
 bool invalid_instance_id(const std::string& code) {
@@ -48,7 +47,7 @@ bool invalid_instance_id(const std::string& code) {
 
 query_ec2_client::query_ec2_client(std::shared_ptr<query_api> api,
                                    ec2_client_config config)
-  : api_(std::move(api)), config_(std::move(config)) {
+    : api_(std::move(api)), config_(std::move(config)) {
   if (config_.terminate_batch_size == 0)
     config_.terminate_batch_size = 1;
 }
@@ -67,11 +66,11 @@ query_ec2_client::run_instances(const run_instances_request& req) {
 caf::expected<std::vector<instance>>
 query_ec2_client::describe_instances(const describe_instances_request& req) {
   return all_pages<instance>(
-    *api_, "DescribeInstances", config_.max_pages,
-    [&](const std::string& token) {
-      return describe_instances_params(req, token);
-    },
-    parse_describe_instances);
+      *api_, "DescribeInstances", config_.max_pages,
+      [&](const std::string& token) {
+        return describe_instances_params(req, token);
+      },
+      parse_describe_instances);
 }
 
 caf::expected<terminate_result>
@@ -95,16 +94,17 @@ query_ec2_client::terminate_instances(const std::vector<std::string>& ids) {
 // EC2 terminates nothing when any id in the call is unknown. Drop the ids the
 // error message names, or halve the batch when it names none, and retry the
 // rest: each round removes or splits, so it ends after at most 2n calls.
-caf::error query_ec2_client::terminate_batch(const std::vector<std::string>& ids,
-                                             terminate_result& out) {
+caf::error
+query_ec2_client::terminate_batch(const std::vector<std::string>& ids,
+                                  terminate_result& out) {
   std::vector<std::vector<std::string>> work{ids};
   while (!work.empty()) {
     auto batch = std::move(work.back());
     work.pop_back();
     if (batch.empty())
       continue;
-    auto doc = api_->call("TerminateInstances",
-                          terminate_instances_params(batch));
+    auto doc =
+        api_->call("TerminateInstances", terminate_instances_params(batch));
     if (doc) {
       auto changes = parse_terminate_instances(*doc);
       std::move(changes.begin(), changes.end(),
@@ -162,18 +162,18 @@ query_ec2_client::request_spot_instances(const spot_request_spec& spec) {
 
 caf::expected<std::vector<spot_instance_request>>
 query_ec2_client::describe_spot_instance_requests(
-  const describe_spot_requests_request& req) {
+    const describe_spot_requests_request& req) {
   return all_pages<spot_instance_request>(
-    *api_, "DescribeSpotInstanceRequests", config_.max_pages,
-    [&](const std::string& token) {
-      return describe_spot_instance_requests_params(req, token);
-    },
-    parse_spot_instance_requests);
+      *api_, "DescribeSpotInstanceRequests", config_.max_pages,
+      [&](const std::string& token) {
+        return describe_spot_instance_requests_params(req, token);
+      },
+      parse_spot_instance_requests);
 }
 
 caf::expected<std::vector<spot_cancel_result>>
 query_ec2_client::cancel_spot_instance_requests(
-  const std::vector<std::string>& ids) {
+    const std::vector<std::string>& ids) {
   if (ids.empty())
     return std::vector<spot_cancel_result>{};
   auto doc = api_->call("CancelSpotInstanceRequests",
@@ -192,8 +192,8 @@ make_ec2_query_api(const ec2_client_config& config,
   qc.service = "ec2";
   qc.version = "2016-11-15";
   qc.region = config.region;
-  qc.endpoint_url = resolve_endpoint("ec2", config.region,
-                                     config.endpoint_url, env);
+  qc.endpoint_url =
+      resolve_endpoint("ec2", config.region, config.endpoint_url, env);
   qc.timeout = config.timeout;
   qc.retry = config.retry;
   return std::make_shared<query_api>(std::move(qc), std::move(http),
@@ -204,9 +204,9 @@ std::shared_ptr<ec2_client>
 make_curl_ec2_client(ec2_client_config config,
                      std::shared_ptr<credential_provider> creds,
                      const env_lookup& env) {
-  auto api = make_ec2_query_api(config, std::move(creds),
-                                make_curl_http_client(), retry_clock::real(),
-                                env);
+  auto api =
+      make_ec2_query_api(config, std::move(creds), make_curl_http_client(),
+                         retry_clock::real(), env);
   return std::make_shared<query_ec2_client>(std::move(api), std::move(config));
 }
 

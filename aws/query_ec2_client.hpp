@@ -47,11 +47,10 @@ public:
 
   caf::expected<std::vector<spot_instance_request>>
   describe_spot_instance_requests(
-    const describe_spot_requests_request& req) override;
+      const describe_spot_requests_request& req) override;
 
-  caf::expected<std::vector<spot_cancel_result>>
-  cancel_spot_instance_requests(
-    const std::vector<std::string>& request_ids) override;
+  caf::expected<std::vector<spot_cancel_result>> cancel_spot_instance_requests(
+      const std::vector<std::string>& request_ids) override;
 
 private:
   caf::error terminate_batch(const std::vector<std::string>& ids,

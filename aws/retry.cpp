@@ -33,7 +33,8 @@ milliseconds backoff_delay(const retry_policy& policy, int retry, double u) {
     cap *= 2;
   cap = std::min(cap, policy.max_delay);
   u = std::clamp(u, 0.0, 1.0);
-  return milliseconds{static_cast<int64_t>(u * static_cast<double>(cap.count()))};
+  return milliseconds{
+      static_cast<int64_t>(u * static_cast<double>(cap.count()))};
 }
 
 caf::error annotate(const caf::error& err, const std::string& suffix) {
@@ -57,16 +58,16 @@ caf::error run_with_retries(const retry_policy& policy,
     if (!err)
       return err;
     if (!should_retry(err))
-      return attempts == 1 ? err
-                           : annotate(err, " (gave up after "
-                                             + std::to_string(attempts)
-                                             + " attempts: not retryable)");
+      return attempts == 1
+                 ? err
+                 : annotate(err, " (gave up after " + std::to_string(attempts)
+                                     + " attempts: not retryable)");
     auto elapsed = duration_cast<milliseconds>(clock.now() - start);
     auto delay = backoff_delay(policy, attempts, clock.uniform01());
     if (attempts >= policy.max_attempts || elapsed + delay > policy.max_total)
       return annotate(err, " (gave up after " + std::to_string(attempts)
-                             + " attempts in "
-                             + std::to_string(elapsed.count()) + " ms)");
+                               + " attempts in "
+                               + std::to_string(elapsed.count()) + " ms)");
     clock.sleep(delay);
   }
 }

@@ -55,10 +55,10 @@ caf::error run_with_retries(const retry_policy& policy,
 
 /// The caf::expected form of run_with_retries.
 template <class T>
-caf::expected<T> with_retries(const retry_policy& policy,
-                              const retry_clock& clock,
-                              const retry_predicate& should_retry,
-                              const std::function<caf::expected<T>()>& attempt) {
+caf::expected<T>
+with_retries(const retry_policy& policy, const retry_clock& clock,
+             const retry_predicate& should_retry,
+             const std::function<caf::expected<T>()>& attempt) {
   std::optional<caf::expected<T>> result;
   auto err = run_with_retries(policy, clock, should_retry, [&]() {
     result.emplace(attempt());

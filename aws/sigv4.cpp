@@ -13,10 +13,17 @@ namespace {
 
 // Sent but never signed: they may be changed by proxies or the HTTP library.
 bool unsigned_header(const std::string& lname) {
-  static const char* names[]
-    = {"connection",         "expect",  "keep-alive", "proxy-authenticate",
-       "proxy-authorization", "te",      "trailer",    "transfer-encoding",
-       "upgrade",            "user-agent", "x-amzn-trace-id"};
+  static const char* names[] = {"connection",
+                                "expect",
+                                "keep-alive",
+                                "proxy-authenticate",
+                                "proxy-authorization",
+                                "te",
+                                "trailer",
+                                "transfer-encoding",
+                                "upgrade",
+                                "user-agent",
+                                "x-amzn-trace-id"};
   return std::any_of(std::begin(names), std::end(names),
                      [&](const char* n) { return lname == n; });
 }
@@ -183,13 +190,12 @@ sigv4_result sign_v4(const sigv4_request& req, const sigv4_scope& scope,
   if (opts.normalize_path)
     path = uri_encode(normalized_path(path), true);
 
-  res.canonical_request = req.method + '\n' + path + '\n'
-                          + canonical_query(req.query) + '\n'
-                          + canonical_headers + '\n' + signed_headers + '\n'
-                          + payload_hash;
+  res.canonical_request =
+      req.method + '\n' + path + '\n' + canonical_query(req.query) + '\n'
+      + canonical_headers + '\n' + signed_headers + '\n' + payload_hash;
 
-  const auto credential_scope
-    = date + '/' + scope.region + '/' + scope.service + "/aws4_request";
+  const auto credential_scope =
+      date + '/' + scope.region + '/' + scope.service + "/aws4_request";
   res.string_to_sign = "AWS4-HMAC-SHA256\n" + date_time + '\n'
                        + credential_scope + '\n'
                        + to_hex(sha256(res.canonical_request));
@@ -200,9 +206,8 @@ sigv4_result sign_v4(const sigv4_request& req, const sigv4_scope& scope,
   auto k_signing = hmac_sha256(k_service, "aws4_request");
   res.signature = to_hex(hmac_sha256(k_signing, res.string_to_sign));
 
-  res.authorization = "AWS4-HMAC-SHA256 Credential=" + creds.access_key_id
-                      + '/' + credential_scope
-                      + ", SignedHeaders=" + signed_headers
+  res.authorization = "AWS4-HMAC-SHA256 Credential=" + creds.access_key_id + '/'
+                      + credential_scope + ", SignedHeaders=" + signed_headers
                       + ", Signature=" + res.signature;
   res.headers.emplace_back("Authorization", res.authorization);
   return res;

@@ -6,12 +6,9 @@ namespace {
 
 class static_credentials final : public credential_provider {
 public:
-  explicit static_credentials(credentials creds) : creds_(std::move(creds)) {
-  }
+  explicit static_credentials(credentials creds) : creds_(std::move(creds)) {}
 
-  caf::expected<credentials> get() override {
-    return creds_;
-  }
+  caf::expected<credentials> get() override { return creds_; }
 
 private:
   credentials creds_;
@@ -19,7 +16,8 @@ private:
 
 } // namespace
 
-std::shared_ptr<credential_provider> make_static_credentials(credentials creds) {
+std::shared_ptr<credential_provider>
+make_static_credentials(credentials creds) {
   if (creds.source.empty())
     creds.source = "static configuration";
   return std::make_shared<static_credentials>(std::move(creds));

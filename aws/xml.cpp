@@ -82,8 +82,7 @@ void append_decoded(std::string& out, std::string_view raw) {
 
 class parser {
 public:
-  explicit parser(std::string_view doc) : doc_(doc) {
-  }
+  explicit parser(std::string_view doc) : doc_(doc) {}
 
   caf::expected<xml_element> parse_document() {
     skip_prolog();
@@ -108,7 +107,8 @@ private:
   // Skips "<?...?>", "<!--...-->", "<!DOCTYPE ...>" and whitespace.
   void skip_prolog() {
     for (;;) {
-      while (pos_ < doc_.size() && std::isspace(static_cast<unsigned char>(doc_[pos_])))
+      while (pos_ < doc_.size()
+             && std::isspace(static_cast<unsigned char>(doc_[pos_])))
         ++pos_;
       if (starts_with("<?"))
         skip_past("?>");
@@ -128,8 +128,8 @@ private:
 
   static std::string local_name(std::string_view qname) {
     auto colon = qname.rfind(':');
-    return std::string(colon == std::string_view::npos ? qname
-                                                       : qname.substr(colon + 1));
+    return std::string(
+        colon == std::string_view::npos ? qname : qname.substr(colon + 1));
   }
 
   // At '<' of a start tag. Reads through the matching end tag.
@@ -138,7 +138,8 @@ private:
       return fail("nesting deeper than " + std::to_string(max_depth));
     ++pos_; // '<'
     auto name_start = pos_;
-    while (pos_ < doc_.size() && !std::isspace(static_cast<unsigned char>(doc_[pos_]))
+    while (pos_ < doc_.size()
+           && !std::isspace(static_cast<unsigned char>(doc_[pos_]))
            && doc_[pos_] != '>' && doc_[pos_] != '/')
       ++pos_;
     auto qname = doc_.substr(name_start, pos_ - name_start);

@@ -24,7 +24,8 @@ struct xml_element {
   const xml_element* child(std::string_view child_name) const;
 
   /// Every child named `child_name`, in document order.
-  std::vector<const xml_element*> children_named(std::string_view child_name) const;
+  std::vector<const xml_element*>
+  children_named(std::string_view child_name) const;
 
   /// The text of the first child named `child_name`, trimmed; "" if absent.
   std::string child_text(std::string_view child_name) const;

@@ -60,7 +60,8 @@ public:
   }
 
   caf::expected<std::vector<spot_instance_request>>
-  describe_spot_instance_requests(const describe_spot_requests_request&) override {
+  describe_spot_instance_requests(
+      const describe_spot_requests_request&) override {
     return std::vector<spot_instance_request>{};
   }
 
@@ -117,12 +118,12 @@ TEST(async_executor, a_full_queue_refuses_the_call_with_an_error) {
   auto gate_future = gate.get_future().share();
   std::promise<void> started;
   ex.run<int>(
-    [&] {
-      started.set_value();
-      gate_future.wait();
-      return caf::expected<int>{1};
-    },
-    [](caf::expected<int>) {});
+      [&] {
+        started.set_value();
+        gate_future.wait();
+        return caf::expected<int>{1};
+      },
+      [](caf::expected<int>) {});
   started.get_future().wait(); // the worker is busy now
   std::promise<caf::expected<int>> queued_result;
   ex.run<int>([] { return caf::expected<int>{2}; },
@@ -149,12 +150,14 @@ TEST(async_executor, shutdown_cancels_queued_calls_and_waits_for_running_ones) {
   std::promise<void> started;
   std::promise<bool> running_result;
   ex.run<int>(
-    [&] {
-      started.set_value();
-      gate_future.wait();
-      return caf::expected<int>{1};
-    },
-    [&](caf::expected<int> v) { running_result.set_value(static_cast<bool>(v)); });
+      [&] {
+        started.set_value();
+        gate_future.wait();
+        return caf::expected<int>{1};
+      },
+      [&](caf::expected<int> v) {
+        running_result.set_value(static_cast<bool>(v));
+      });
   started.get_future().wait();
   std::promise<std::string> cancelled;
   ex.run<int>([] { return caf::expected<int>{2}; },
@@ -164,7 +167,7 @@ TEST(async_executor, shutdown_cancels_queued_calls_and_waits_for_running_ones) {
   std::thread stopper([&] { ex.shutdown(); });
   auto why = cancelled.get_future().get();
   EXPECT_NE(why.find("shut down before the call started"), std::string::npos)
-    << why;
+      << why;
   gate.set_value();
   stopper.join();
   EXPECT_TRUE(running_result.get_future().get());
@@ -190,23 +193,27 @@ TEST(async_ec2, calls_reach_the_client_and_results_come_back) {
   EXPECT_EQ(l->at(0).tag("det"), "pool-a");
 
   std::promise<caf::expected<std::vector<instance>>> described;
-  ec2.describe_instances({}, [&](auto res) { described.set_value(std::move(res)); });
+  ec2.describe_instances(
+      {}, [&](auto res) { described.set_value(std::move(res)); });
   EXPECT_EQ(described.get_future().get()->size(), 2u);
 
   std::promise<caf::expected<caf::unit_t>> tagged;
-  ec2.create_tags({"i-1"}, {}, [&](auto res) { tagged.set_value(std::move(res)); });
+  ec2.create_tags({"i-1"}, {},
+                  [&](auto res) { tagged.set_value(std::move(res)); });
   auto t = tagged.get_future().get();
   ASSERT_FALSE(t);
   EXPECT_EQ(aws_error_of(t.error()).kind, aws_error_kind::bad_request);
 
   std::promise<caf::expected<std::vector<spot_instance_request>>> spot;
-  ec2.request_spot_instances({}, [&](auto res) { spot.set_value(std::move(res)); });
+  ec2.request_spot_instances({},
+                             [&](auto res) { spot.set_value(std::move(res)); });
   auto s = spot.get_future().get();
   ASSERT_FALSE(s);
-  EXPECT_EQ(aws_error_of(s.error()).kind, aws_error_kind::insufficient_capacity);
+  EXPECT_EQ(aws_error_of(s.error()).kind,
+            aws_error_kind::insufficient_capacity);
 
   std::promise<caf::expected<std::vector<spot_cancel_result>>> cancelled;
   ec2.cancel_spot_instance_requests(
-    {"sir-1"}, [&](auto res) { cancelled.set_value(std::move(res)); });
+      {"sir-1"}, [&](auto res) { cancelled.set_value(std::move(res)); });
   EXPECT_EQ(cancelled.get_future().get()->at(0).state, "cancelled");
 }

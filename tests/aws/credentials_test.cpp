@@ -33,9 +33,7 @@ protected:
     opts_.use_imds = false;
   }
 
-  void TearDown() override {
-    fs::remove_all(home_);
-  }
+  void TearDown() override { fs::remove_all(home_); }
 
   void write(const std::string& rel, const std::string& text) {
     std::ofstream(home_ + "/" + rel) << text;
@@ -79,7 +77,8 @@ TEST_F(credential_sources, half_set_environment_is_an_error_naming_the_gap) {
             std::string::npos);
 }
 
-TEST_F(credential_sources, shared_credentials_file_profile_is_selected_by_aws_profile) {
+TEST_F(credential_sources,
+       shared_credentials_file_profile_is_selected_by_aws_profile) {
   write(".aws/credentials",
         "[default]\naws_access_key_id=AKIADEF\naws_secret_access_key=s1\n"
         "[ci]\naws_access_key_id = AKIACI\naws_secret_access_key = s2\n"
@@ -96,9 +95,11 @@ TEST_F(credential_sources, shared_credentials_file_profile_is_selected_by_aws_pr
   EXPECT_NE(creds->source.find("profile ci"), std::string::npos);
 }
 
-TEST_F(credential_sources, config_file_keys_are_used_when_the_credentials_file_has_none) {
-  write("elsewhere.ini", "[profile build]\naws_access_key_id=AKIACFG\n"
-                         "aws_secret_access_key=cfgsecret\nregion=ap-south-1\n");
+TEST_F(credential_sources,
+       config_file_keys_are_used_when_the_credentials_file_has_none) {
+  write("elsewhere.ini",
+        "[profile build]\naws_access_key_id=AKIACFG\n"
+        "aws_secret_access_key=cfgsecret\nregion=ap-south-1\n");
   env_["AWS_CONFIG_FILE"] = home_ + "/elsewhere.ini";
   env_["AWS_SHARED_CREDENTIALS_FILE"] = home_ + "/missing";
   env_["AWS_PROFILE"] = "build";
@@ -127,13 +128,14 @@ TEST_F(credential_sources, no_credentials_error_names_every_source_tried) {
   ASSERT_FALSE(creds);
   EXPECT_EQ(det::code_of(creds.error()), det::errc::not_found);
   auto text = det::render(creds.error());
-  EXPECT_NE(text.find("no AWS credentials: tried environment"), std::string::npos)
-    << text;
+  EXPECT_NE(text.find("no AWS credentials: tried environment"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find(home_ + "/.aws/credentials"), std::string::npos) << text;
   EXPECT_NE(text.find("profile default"), std::string::npos) << text;
   EXPECT_NE(text.find("instance role (IMDS at http://127.0.0.1:9"),
             std::string::npos)
-    << text;
+      << text;
 
   auto region = resolve_region(opts_);
   ASSERT_FALSE(region);

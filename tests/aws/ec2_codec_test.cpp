@@ -33,7 +33,8 @@ TEST(ec2_params, run_instances_carries_every_launch_option) {
   req.instance_tags = {{"det", "agent"}, {"Name", "det-agent"}};
   req.volume_tags = {{"det", "vol"}};
   req.iam_instance_profile_arn = "arn:aws:iam::1:instance-profile/p";
-  req.network_interface = network_interface_spec{true, {"sg-1", "sg-2"}, "subnet-9"};
+  req.network_interface =
+      network_interface_spec{true, {"sg-1", "sg-2"}, "subnet-9"};
   req.key_name = "ssh-key";
   req.root_volume_size_gb = 100;
   req.user_data = "#!/bin/bash\n";
@@ -43,39 +44,39 @@ TEST(ec2_params, run_instances_carries_every_launch_option) {
   ASSERT_TRUE(p) << det::render(p.error());
   auto m = as_map(*p);
   const std::map<std::string, std::string> expected{
-    {"ImageId", "ami-1"},
-    {"InstanceType", "p3.8xlarge"},
-    {"MinCount", "2"},
-    {"MaxCount", "3"},
-    {"ClientToken", "pool-a/launch-7"},
-    {"KeyName", "ssh-key"},
-    {"TagSpecification.1.ResourceType", "instance"},
-    {"TagSpecification.1.Tag.1.Key", "det"},
-    {"TagSpecification.1.Tag.1.Value", "agent"},
-    {"TagSpecification.1.Tag.2.Key", "Name"},
-    {"TagSpecification.1.Tag.2.Value", "det-agent"},
-    {"TagSpecification.2.ResourceType", "volume"},
-    {"TagSpecification.2.Tag.1.Key", "det"},
-    {"TagSpecification.2.Tag.1.Value", "vol"},
-    {"IamInstanceProfile.Arn", "arn:aws:iam::1:instance-profile/p"},
-    {"NetworkInterface.1.DeviceIndex", "0"},
-    {"NetworkInterface.1.AssociatePublicIpAddress", "true"},
-    {"NetworkInterface.1.DeleteOnTermination", "true"},
-    {"NetworkInterface.1.SubnetId", "subnet-9"},
-    {"NetworkInterface.1.SecurityGroupId.1", "sg-1"},
-    {"NetworkInterface.1.SecurityGroupId.2", "sg-2"},
-    {"BlockDeviceMapping.1.DeviceName", "/dev/sda1"},
-    {"BlockDeviceMapping.1.Ebs.VolumeSize", "100"},
-    {"BlockDeviceMapping.1.Ebs.VolumeType", "gp3"},
-    {"BlockDeviceMapping.1.Ebs.DeleteOnTermination", "true"},
-    {"UserData", "IyEvYmluL2Jhc2gK"},
-    {"MetadataOptions.HttpTokens", "required"},
-    {"MetadataOptions.HttpEndpoint", "enabled"},
-    {"InstanceMarketOptions.MarketType", "spot"},
-    {"InstanceMarketOptions.SpotOptions.SpotInstanceType", "one-time"},
-    {"InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior",
-     "terminate"},
-    {"InstanceMarketOptions.SpotOptions.MaxPrice", "1.25"},
+      {"ImageId", "ami-1"},
+      {"InstanceType", "p3.8xlarge"},
+      {"MinCount", "2"},
+      {"MaxCount", "3"},
+      {"ClientToken", "pool-a/launch-7"},
+      {"KeyName", "ssh-key"},
+      {"TagSpecification.1.ResourceType", "instance"},
+      {"TagSpecification.1.Tag.1.Key", "det"},
+      {"TagSpecification.1.Tag.1.Value", "agent"},
+      {"TagSpecification.1.Tag.2.Key", "Name"},
+      {"TagSpecification.1.Tag.2.Value", "det-agent"},
+      {"TagSpecification.2.ResourceType", "volume"},
+      {"TagSpecification.2.Tag.1.Key", "det"},
+      {"TagSpecification.2.Tag.1.Value", "vol"},
+      {"IamInstanceProfile.Arn", "arn:aws:iam::1:instance-profile/p"},
+      {"NetworkInterface.1.DeviceIndex", "0"},
+      {"NetworkInterface.1.AssociatePublicIpAddress", "true"},
+      {"NetworkInterface.1.DeleteOnTermination", "true"},
+      {"NetworkInterface.1.SubnetId", "subnet-9"},
+      {"NetworkInterface.1.SecurityGroupId.1", "sg-1"},
+      {"NetworkInterface.1.SecurityGroupId.2", "sg-2"},
+      {"BlockDeviceMapping.1.DeviceName", "/dev/sda1"},
+      {"BlockDeviceMapping.1.Ebs.VolumeSize", "100"},
+      {"BlockDeviceMapping.1.Ebs.VolumeType", "gp3"},
+      {"BlockDeviceMapping.1.Ebs.DeleteOnTermination", "true"},
+      {"UserData", "IyEvYmluL2Jhc2gK"},
+      {"MetadataOptions.HttpTokens", "required"},
+      {"MetadataOptions.HttpEndpoint", "enabled"},
+      {"InstanceMarketOptions.MarketType", "spot"},
+      {"InstanceMarketOptions.SpotOptions.SpotInstanceType", "one-time"},
+      {"InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior",
+       "terminate"},
+      {"InstanceMarketOptions.SpotOptions.MaxPrice", "1.25"},
   };
   EXPECT_EQ(m, expected);
 }
@@ -154,8 +155,8 @@ TEST(ec2_params, spot_requests_tag_the_request_and_carry_a_launch_spec) {
   auto tags = as_map(*create_tags_params({"i-1", "i-2"}, {{"k", "v"}}));
   EXPECT_EQ(tags["ResourceId.2"], "i-2");
   EXPECT_EQ(tags["Tag.1.Key"], "k");
-  EXPECT_EQ(as_map(cancel_spot_instance_requests_params({"sir-1"}))
-              ["SpotInstanceRequestId.1"],
+  EXPECT_EQ(as_map(cancel_spot_instance_requests_params(
+                {"sir-1"}))["SpotInstanceRequestId.1"],
             "sir-1");
 }
 
@@ -216,21 +217,21 @@ TEST(ec2_parse, describe_response_in_aws_order_yields_every_instance) {
 
 TEST(ec2_parse, terminate_and_cancel_responses_are_read_by_name) {
   auto term = parse_xml(
-    "<TerminateInstancesResponse><instancesSet><item><instanceId>i-1"
-    "</instanceId><currentState><code>32</code><name>shutting-down</name>"
-    "</currentState><previousState><code>16</code><name>running</name>"
-    "</previousState></item></instancesSet><requestId>x</requestId>"
-    "</TerminateInstancesResponse>");
+      "<TerminateInstancesResponse><instancesSet><item><instanceId>i-1"
+      "</instanceId><currentState><code>32</code><name>shutting-down</name>"
+      "</currentState><previousState><code>16</code><name>running</name>"
+      "</previousState></item></instancesSet><requestId>x</requestId>"
+      "</TerminateInstancesResponse>");
   ASSERT_TRUE(term);
   auto changes = parse_terminate_instances(*term);
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].previous_state, "running");
   EXPECT_EQ(changes[0].current_state, "shutting-down");
   auto cancel = parse_xml(
-    "<CancelSpotInstanceRequestsResponse><spotInstanceRequestSet><item>"
-    "<spotInstanceRequestId>sir-1</spotInstanceRequestId><state>cancelled"
-    "</state></item></spotInstanceRequestSet>"
-    "</CancelSpotInstanceRequestsResponse>");
+      "<CancelSpotInstanceRequestsResponse><spotInstanceRequestSet><item>"
+      "<spotInstanceRequestId>sir-1</spotInstanceRequestId><state>cancelled"
+      "</state></item></spotInstanceRequestSet>"
+      "</CancelSpotInstanceRequestsResponse>");
   ASSERT_TRUE(cancel);
   auto res = parse_cancel_spot_instance_requests(*cancel);
   ASSERT_EQ(res.size(), 1u);
@@ -240,11 +241,12 @@ TEST(ec2_parse, terminate_and_cancel_responses_are_read_by_name) {
 
 TEST(ec2_parse, instance_ids_are_read_from_not_found_messages) {
   EXPECT_EQ(instance_ids_in_message(
-              "The instance IDs 'i-0123456789abcdef0, i-1234' do not exist"),
+                "The instance IDs 'i-0123456789abcdef0, i-1234' do not exist"),
             (std::vector<std::string>{"i-0123456789abcdef0", "i-1234"}));
   EXPECT_EQ(instance_ids_in_message("The instance ID 'i-9' does not exist"),
             (std::vector<std::string>{"i-9"}));
-  EXPECT_TRUE(instance_ids_in_message("ec2 at http://multi-az/ failed").empty());
+  EXPECT_TRUE(
+      instance_ids_in_message("ec2 at http://multi-az/ failed").empty());
 }
 
 TEST(endpoint, configured_url_wins_then_service_env_then_global_env) {

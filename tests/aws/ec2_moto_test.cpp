@@ -51,22 +51,23 @@ protected:
   void SetUp() override {
     url_ = det::aws::test::moto_url();
     ASSERT_FALSE(url_.empty())
-      << "no moto server: run through ctest (fixture moto_server) or set "
-         "DET_TEST_MOTO_URL";
+        << "no moto server: run through ctest (fixture moto_server) or set "
+           "DET_TEST_MOTO_URL";
     static std::atomic<int> counter{0};
-    tag_value_ = "run-" + std::to_string(getpid()) + "-"
-                 + std::to_string(counter++) + "-"
-                 + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    tag_value_ =
+        "run-" + std::to_string(getpid()) + "-" + std::to_string(counter++)
+        + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
     config_.region = "us-east-1";
     config_.endpoint_url = url_;
     config_.timeout = 20s;
     config_.retry.max_attempts = 2;
     config_.retry.base_delay = 10ms;
     http_ = std::make_shared<counting_http_client>();
-    auto api = make_ec2_query_api(
-      config_,
-      make_static_credentials({"testing", "testing", "", std::nullopt, "test"}),
-      http_, retry_clock::real());
+    auto api =
+        make_ec2_query_api(config_,
+                           make_static_credentials({"testing", "testing", "",
+                                                    std::nullopt, "test"}),
+                           http_, retry_clock::real());
     ec2_ = std::make_shared<query_ec2_client>(api, config_);
   }
 
@@ -122,7 +123,7 @@ TEST_F(ec2_against_moto,
   req.volume_tags = {{tag_key_, tag_value_ + "-vol"}};
   req.iam_instance_profile_arn = profile_arn;
   req.network_interface = network_interface_spec{
-    true, {net["security_group_id"]}, net["subnet_id"]};
+      true, {net["security_group_id"]}, net["subnet_id"]};
   req.key_name = "determined-ai-ssh";
   req.root_volume_size_gb = 100;
   req.user_data = "#!/bin/bash\necho 'det agent' > /tmp/x\n";
@@ -156,7 +157,8 @@ TEST_F(ec2_against_moto,
   EXPECT_GE(with_profile, 1);
 }
 
-TEST_F(ec2_against_moto, spot_market_launch_with_max_price_makes_spot_instances) {
+TEST_F(ec2_against_moto,
+       spot_market_launch_with_max_price_makes_spot_instances) {
   auto net = boto3({"network", tag_value_});
   auto req = basic_launch();
   req.security_group_ids = {net["security_group_id"]};
@@ -242,18 +244,18 @@ TEST_F(ec2_against_moto,
   const auto& l = *launched;
   config_.terminate_batch_size = 2;
   query_ec2_client small_batches(
-    make_ec2_query_api(config_,
-                       make_static_credentials({"testing", "testing", "",
-                                                std::nullopt, "test"}),
-                       http_, retry_clock::real()),
-    config_);
+      make_ec2_query_api(config_,
+                         make_static_credentials(
+                             {"testing", "testing", "", std::nullopt, "test"}),
+                         http_, retry_clock::real()),
+      config_);
   auto res = small_batches.terminate_instances(
-    {l[0].instance_id, "i-0123456789abcdef0", l[1].instance_id,
-     "i-0fedcba9876543210", l[2].instance_id, l[0].instance_id});
+      {l[0].instance_id, "i-0123456789abcdef0", l[1].instance_id,
+       "i-0fedcba9876543210", l[2].instance_id, l[0].instance_id});
   ASSERT_TRUE(res) << det::render(res.error());
-  EXPECT_EQ(std::set<std::string>(res->not_found.begin(), res->not_found.end()),
-            (std::set<std::string>{"i-0123456789abcdef0",
-                                   "i-0fedcba9876543210"}));
+  EXPECT_EQ(
+      std::set<std::string>(res->not_found.begin(), res->not_found.end()),
+      (std::set<std::string>{"i-0123456789abcdef0", "i-0fedcba9876543210"}));
   std::set<std::string> changed;
   for (const auto& c : res->changes)
     changed.insert(c.instance_id);
@@ -269,8 +271,8 @@ TEST_F(ec2_against_moto, create_tags_sets_tags_that_boto3_sees) {
   std::vector<std::string> ids;
   for (const auto& i : *launched)
     ids.push_back(i.instance_id);
-  auto err = ec2_->create_tags(ids, {{"det-agent-id", "agent-7"},
-                                     {"Name", "det agent & co"}});
+  auto err = ec2_->create_tags(
+      ids, {{"det-agent-id", "agent-7"}, {"Name", "det agent & co"}});
   ASSERT_FALSE(err) << det::render(err);
   auto seen = boto3_instances();
   ASSERT_EQ(seen.size(), 2u);
@@ -280,7 +282,8 @@ TEST_F(ec2_against_moto, create_tags_sets_tags_that_boto3_sees) {
   }
 }
 
-TEST_F(ec2_against_moto, spot_requests_can_be_requested_described_and_cancelled) {
+TEST_F(ec2_against_moto,
+       spot_requests_can_be_requested_described_and_cancelled) {
   spot_request_spec spec;
   spec.instance_count = 2;
   spec.spot_price = "0.25";
@@ -313,7 +316,7 @@ TEST_F(ec2_against_moto, spot_requests_can_be_requested_described_and_cancelled)
   EXPECT_EQ(boto_ids, ours_ids);
 
   auto cancelled = ec2_->cancel_spot_instance_requests(
-    std::vector<std::string>(ours_ids.begin(), ours_ids.end()));
+      std::vector<std::string>(ours_ids.begin(), ours_ids.end()));
   ASSERT_TRUE(cancelled) << det::render(cancelled.error());
   ASSERT_EQ(cancelled->size(), 2u);
   for (const auto& c : *cancelled)
@@ -324,13 +327,14 @@ TEST_F(ec2_against_moto, spot_requests_can_be_requested_described_and_cancelled)
 
 TEST_F(ec2_against_moto, ec2_error_responses_become_typed_errors) {
   auto req = basic_launch();
-  req.iam_instance_profile_arn
-    = "arn:aws:iam::123456789012:instance-profile/does-not-exist";
+  req.iam_instance_profile_arn =
+      "arn:aws:iam::123456789012:instance-profile/does-not-exist";
   auto launched = ec2_->run_instances(req);
   ASSERT_FALSE(launched);
   EXPECT_EQ(det::code_of(launched.error()), det::errc::remote_error);
   auto info = aws_error_of(launched.error());
-  EXPECT_EQ(info.kind, aws_error_kind::not_found) << det::render(launched.error());
+  EXPECT_EQ(info.kind, aws_error_kind::not_found)
+      << det::render(launched.error());
   EXPECT_EQ(info.code, "NoSuchEntity");
 
   // moto answers unimplemented filters with an HTML 500 page: a server error
@@ -340,14 +344,15 @@ TEST_F(ec2_against_moto, ec2_error_responses_become_typed_errors) {
   auto listed = ec2_->describe_instances(bad);
   ASSERT_FALSE(listed);
   EXPECT_EQ(aws_error_of(listed.error()).kind, aws_error_kind::server_error)
-    << det::render(listed.error());
+      << det::render(listed.error());
   EXPECT_EQ(http_->calls("DescribeInstances"), 2);
   EXPECT_NE(det::render(listed.error()).find("gave up after 2 attempts"),
             std::string::npos)
-    << det::render(listed.error());
+      << det::render(listed.error());
 }
 
-TEST_F(ec2_against_moto, invalid_requests_are_rejected_before_anything_is_sent) {
+TEST_F(ec2_against_moto,
+       invalid_requests_are_rejected_before_anything_is_sent) {
   auto req = basic_launch();
   req.network_interface = network_interface_spec{true, {"sg-1"}, ""};
   req.subnet_id = "subnet-1";
@@ -366,7 +371,7 @@ TEST_F(ec2_against_moto, async_calls_run_on_executor_threads_against_moto) {
   auto l = launched.get_future().get();
   ASSERT_TRUE(l) << det::render(l.error());
   std::promise<std::pair<caf::expected<std::vector<instance>>, std::thread::id>>
-    described;
+      described;
   async.describe_instances(ours(), [&](auto res) {
     described.set_value({std::move(res), std::this_thread::get_id()});
   });

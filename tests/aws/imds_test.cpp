@@ -29,13 +29,9 @@ public:
     port_ = proc_->read_line(15'000);
   }
 
-  bool ready() const {
-    return !port_.empty();
-  }
+  bool ready() const { return !port_.empty(); }
 
-  std::string endpoint() const {
-    return "http://127.0.0.1:" + port_;
-  }
+  std::string endpoint() const { return "http://127.0.0.1:" + port_; }
 
   /// Expires every session token on the server, as a TTL running out would.
   void expire_tokens() {
@@ -143,14 +139,15 @@ TEST(imds, no_role_attached_is_not_found) {
   EXPECT_EQ(det::code_of(creds.error()), det::errc::not_found);
 }
 
-TEST(credential_chain_imds,
-     instance_role_is_used_via_the_endpoint_override_and_refreshed_before_expiry) {
+TEST(
+    credential_chain_imds,
+    instance_role_is_used_via_the_endpoint_override_and_refreshed_before_expiry) {
   fake_imds imds{{"--expires-in", "600"}};
   ASSERT_TRUE(imds.ready());
   std::map<std::string, std::string> env{
-    {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint()},
-    {"AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/credentials"},
-    {"AWS_CONFIG_FILE", "/nonexistent/config"}};
+      {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint()},
+      {"AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/credentials"},
+      {"AWS_CONFIG_FILE", "/nonexistent/config"}};
   auto offset = seconds{0};
   credential_chain_options opts;
   opts.env = [&](const std::string& k) -> std::optional<std::string> {

@@ -17,23 +17,23 @@ using det::aws::test::scripted_response;
 
 namespace {
 
-const std::string throttled
-  = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error>"
+const std::string throttled =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error>"
     "<Code>RequestLimitExceeded</Code><Message>Request limit exceeded."
     "</Message></Error></Errors><RequestID>r-1</RequestID></Response>";
 
-const std::string bad_param
-  = "<Response><Errors><Error><Code>InvalidParameterValue</Code><Message>"
+const std::string bad_param =
+    "<Response><Errors><Error><Code>InvalidParameterValue</Code><Message>"
     "Value (x) for parameter instanceType is invalid.</Message></Error>"
     "</Errors><RequestID>r-2</RequestID></Response>";
 
-const std::string auth_failure
-  = "<Response><Errors><Error><Code>AuthFailure</Code><Message>AWS was not "
+const std::string auth_failure =
+    "<Response><Errors><Error><Code>AuthFailure</Code><Message>AWS was not "
     "able to validate the provided access credentials</Message></Error>"
     "</Errors><RequestID>r-3</RequestID></Response>";
 
-const std::string described
-  = "<DescribeInstancesResponse xmlns=\"http://ec2.amazonaws.com/doc/"
+const std::string described =
+    "<DescribeInstancesResponse xmlns=\"http://ec2.amazonaws.com/doc/"
     "2016-11-15/\"><requestId>ok</requestId><reservationSet><item>"
     "<reservationId>r-9</reservationId><instancesSet><item><instanceId>"
     "i-0abc</instanceId><instanceState><code>16</code><name>running</name>"
@@ -66,8 +66,8 @@ protected:
     cfg.timeout = 5s;
     cfg.retry = policy;
     auto api = make_ec2_query_api(
-      cfg, make_static_credentials({"AKID", "secret", "", std::nullopt, "t"}),
-      make_curl_http_client(), clock.handle());
+        cfg, make_static_credentials({"AKID", "secret", "", std::nullopt, "t"}),
+        make_curl_http_client(), clock.handle());
     return std::make_shared<query_ec2_client>(api, cfg);
   }
 
@@ -88,7 +88,8 @@ TEST(backoff, delay_is_jittered_below_a_doubling_cap) {
 }
 
 TEST_F(retries, throttling_is_retried_with_backoff_until_success) {
-  scripted_http_server server{{{503, throttled}, {503, throttled}, {200, described}}};
+  scripted_http_server server{
+      {{503, throttled}, {503, throttled}, {200, described}}};
   auto res = client_for(server)->describe_instances({});
   ASSERT_TRUE(res) << det::render(res.error());
   ASSERT_EQ(res->size(), 1u);
@@ -98,9 +99,8 @@ TEST_F(retries, throttling_is_retried_with_backoff_until_success) {
 }
 
 TEST_F(retries, server_errors_and_dropped_connections_are_retried) {
-  scripted_http_server server{{{500, "<html>oops</html>"},
-                               {200, "", true},
-                               {200, described}}};
+  scripted_http_server server{
+      {{500, "<html>oops</html>"}, {200, "", true}, {200, described}}};
   auto res = client_for(server)->describe_instances({});
   ASSERT_TRUE(res) << det::render(res.error());
   EXPECT_EQ(server.request_count(), 3);
@@ -158,13 +158,13 @@ TEST_F(retries, a_closed_port_is_a_transport_error_after_the_budget) {
   cfg.endpoint_url = url;
   cfg.retry = policy;
   auto api = make_ec2_query_api(
-    cfg, make_static_credentials({"AKID", "secret", "", std::nullopt, "t"}),
-    make_curl_http_client(), clock.handle());
+      cfg, make_static_credentials({"AKID", "secret", "", std::nullopt, "t"}),
+      make_curl_http_client(), clock.handle());
   query_ec2_client client{api, cfg};
   auto res = client.describe_instances({});
   ASSERT_FALSE(res);
   EXPECT_EQ(aws_error_of(res.error()).kind, aws_error_kind::transport)
-    << det::render(res.error());
+      << det::render(res.error());
   EXPECT_EQ(clock.sleeps.size(), 2u);
 }
 
@@ -182,5 +182,5 @@ TEST_F(retries, requests_are_signed_posts_of_the_query_form) {
   EXPECT_NE(raw.find("Action=DescribeInstances&Version=2016-11-15&"
                      "Filter.1.Name=tag%3Adet%20pool&Filter.1.Value.1=a%26b"),
             std::string::npos)
-    << raw;
+      << raw;
 }

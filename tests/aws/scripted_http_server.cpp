@@ -10,8 +10,9 @@
 
 namespace det::aws::test {
 
-scripted_http_server::scripted_http_server(std::vector<scripted_response> script)
-  : script_(std::move(script)) {
+scripted_http_server::scripted_http_server(
+    std::vector<scripted_response> script)
+    : script_(std::move(script)) {
   listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -87,7 +88,7 @@ void scripted_http_server::serve() {
                            "Connection: close\r\nContent-Length: "
                          + std::to_string(r.body.size()) + "\r\n\r\n" + r.body;
       auto ignored = write(fd, resp.data(), resp.size());
-      (void) ignored;
+      (void)ignored;
     }
     close(fd);
   }

@@ -30,17 +30,16 @@ struct random_request {
 
 class generator {
 public:
-  explicit generator(uint32_t seed) : rng_(seed) {
-  }
+  explicit generator(uint32_t seed) : rng_(seed) {}
 
   random_request next() {
     random_request r;
     static const char* methods[] = {"GET", "POST", "PUT", "DELETE", "HEAD"};
-    static const char* hosts[]
-      = {"ec2.us-east-1.amazonaws.com", "127.0.0.1:5000", "localhost:38421",
-         "example.amazonaws.com", "monitoring.eu-west-1.amazonaws.com"};
-    static const char* regions[]
-      = {"us-east-1", "us-west-2", "eu-central-1", "ap-southeast-2"};
+    static const char* hosts[] = {
+        "ec2.us-east-1.amazonaws.com", "127.0.0.1:5000", "localhost:38421",
+        "example.amazonaws.com", "monitoring.eu-west-1.amazonaws.com"};
+    static const char* regions[] = {"us-east-1", "us-west-2", "eu-central-1",
+                                    "ap-southeast-2"};
     static const char* services[] = {"ec2", "monitoring", "sts", "service"};
     r.req.method = pick(methods);
     r.req.host = pick(hosts);
@@ -57,7 +56,7 @@ public:
       r.req.headers.emplace_back(header_name(), header_value());
     if (below(3) == 0)
       r.req.headers.emplace_back(
-        "Content-Type", "application/x-www-form-urlencoded; charset=utf-8");
+          "Content-Type", "application/x-www-form-urlencoded; charset=utf-8");
     if (below(5) == 0)
       r.req.headers.emplace_back("User-Agent", "det-master/0.1 test");
     if (below(6) == 0 && !r.req.headers.empty()) // repeated header name
@@ -79,14 +78,13 @@ private:
     return std::uniform_int_distribution<int>(0, n - 1)(rng_);
   }
 
-  template <size_t N>
-  const char* pick(const char* (&xs)[N]) {
+  template <size_t N> const char* pick(const char* (&xs)[N]) {
     return xs[below(static_cast<int>(N))];
   }
 
   std::string alnum(int n) {
-    static const std::string cs
-      = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static const std::string cs =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     std::string s;
     for (int i = 0; i < n; ++i)
       s += cs[below(static_cast<int>(cs.size()))];
@@ -95,11 +93,41 @@ private:
 
   // Unreserved, reserved and UTF-8 characters, as names and values may hold.
   std::string text(int min_len, int max_len) {
-    static const char* atoms[]
-      = {"a", "Z", "0", "-", "_", ".", "~", " ", "+", "=", "&", "?", "/",
-         "%", "#", ":", "@", "!", "$", "'", "(", ")", "*", ",", ";", "[",
-         "]", "\"", "<", "\xc3\xa9", "\xe1\x88\xb4", "\xf0\x9f\x98\x80",
-         "Action", "Filter.1.Value.2", "tag:det"};
+    static const char* atoms[] = {"a",
+                                  "Z",
+                                  "0",
+                                  "-",
+                                  "_",
+                                  ".",
+                                  "~",
+                                  " ",
+                                  "+",
+                                  "=",
+                                  "&",
+                                  "?",
+                                  "/",
+                                  "%",
+                                  "#",
+                                  ":",
+                                  "@",
+                                  "!",
+                                  "$",
+                                  "'",
+                                  "(",
+                                  ")",
+                                  "*",
+                                  ",",
+                                  ";",
+                                  "[",
+                                  "]",
+                                  "\"",
+                                  "<",
+                                  "\xc3\xa9",
+                                  "\xe1\x88\xb4",
+                                  "\xf0\x9f\x98\x80",
+                                  "Action",
+                                  "Filter.1.Value.2",
+                                  "tag:det"};
     std::string s;
     for (int i = 0, n = min_len + below(max_len - min_len + 1); i < n; ++i)
       s += pick(atoms);
@@ -213,7 +241,8 @@ TEST(sigv4_botocore,
   std::ofstream(path) << input.dump();
   auto out = run_botocore(path);
   std::remove(path);
-  ASSERT_FALSE(out.empty()) << "botocore_sign.py failed (is botocore installed?)";
+  ASSERT_FALSE(out.empty())
+      << "botocore_sign.py failed (is botocore installed?)";
   auto expected = nlohmann::json::parse(out);
   ASSERT_EQ(expected.size(), reqs.size());
   int mismatches = 0;
@@ -227,8 +256,8 @@ TEST(sigv4_botocore,
               expected[i]["x_amz_date"]);
     if (res.authorization != expected[i]["authorization"]) {
       ++mismatches;
-      ADD_FAILURE() << "seed " << seed << " request " << i << "\nours:     "
-                    << res.authorization << "\nbotocore: "
+      ADD_FAILURE() << "seed " << seed << " request " << i
+                    << "\nours:     " << res.authorization << "\nbotocore: "
                     << expected[i]["authorization"].get<std::string>()
                     << "\nrequest: " << input[i].dump()
                     << "\nour canonical request:\n"

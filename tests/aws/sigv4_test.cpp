@@ -49,8 +49,8 @@ TEST(sigv4, published_test_suite_vectors_produce_the_published_signatures) {
     creds.session_token = v["session_token"];
     sigv4_options opts;
     opts.add_content_sha256 = v["add_content_sha256"];
-    auto res = sign_v4(req, {v["region"], v["service"]}, creds, vector_time(),
-                       opts);
+    auto res =
+        sign_v4(req, {v["region"], v["service"]}, creds, vector_time(), opts);
     if (!v["canonical_request"].is_null()) {
       EXPECT_EQ(res.canonical_request, v["canonical_request"]);
     }
@@ -68,7 +68,7 @@ TEST(sigv4, get_vanilla_adds_date_and_authorization_headers_in_order) {
   auto res = sign_v4(req, {"us-east-1", "service"}, creds, vector_time());
   ASSERT_EQ(res.headers.size(), 2u);
   EXPECT_EQ(res.headers[0], (std::pair<std::string, std::string>{
-                              "X-Amz-Date", "20150830T123600Z"}));
+                                "X-Amz-Date", "20150830T123600Z"}));
   EXPECT_EQ(res.headers[1].first, "Authorization");
   EXPECT_EQ(res.headers[1].second,
             "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/"
@@ -81,9 +81,8 @@ TEST(sigv4, session_token_is_sent_and_signed) {
   sigv4_request req{"POST", "ec2.us-east-1.amazonaws.com", "/", {}, {}, "x"};
   credentials creds{"AKID", "secret", "token-1", std::nullopt, "test"};
   auto res = sign_v4(req, {"us-east-1", "ec2"}, creds, vector_time());
-  EXPECT_EQ(res.headers[1],
-            (std::pair<std::string, std::string>{"X-Amz-Security-Token",
-                                                 "token-1"}));
+  EXPECT_EQ(res.headers[1], (std::pair<std::string, std::string>{
+                                "X-Amz-Security-Token", "token-1"}));
   EXPECT_NE(res.authorization.find("host;x-amz-date;x-amz-security-token"),
             std::string::npos);
 }
@@ -101,14 +100,13 @@ TEST(sigv4, path_is_normalized_and_encoded_twice) {
   EXPECT_EQ(req.path, "/a%20b/./c//d/../e%25");
   credentials creds{"AKID", "secret", "", std::nullopt, "test"};
   auto res = sign_v4(req, {"r", "s"}, creds, vector_time());
-  EXPECT_EQ(res.canonical_request.substr(0, res.canonical_request.find('\n',
-                                                                       4)),
-            "GET\n/a%2520b/c/e%2525");
+  EXPECT_EQ(
+      res.canonical_request.substr(0, res.canonical_request.find('\n', 4)),
+      "GET\n/a%2520b/c/e%2525");
 }
 
 TEST(sigv4, query_encoding_keeps_only_unreserved_characters) {
-  EXPECT_EQ(uri_encode("a b+c/d=e&f~g_h.i-j"),
-            "a%20b%2Bc%2Fd%3De%26f~g_h.i-j");
+  EXPECT_EQ(uri_encode("a b+c/d=e&f~g_h.i-j"), "a%20b%2Bc%2Fd%3De%26f~g_h.i-j");
   EXPECT_EQ(uri_encode("/x y", true), "/x%20y");
   EXPECT_EQ(uri_encode("\xe1\x88\xb4"), "%E1%88%B4");
 }

@@ -37,9 +37,7 @@ public:
   /// timeout or end of output.
   std::string read_line(int timeout_ms);
 
-  pid_t pid() const {
-    return pid_;
-  }
+  pid_t pid() const { return pid_; }
 
 private:
   pid_t pid_ = -1;

@@ -9,10 +9,10 @@
 using namespace det::aws;
 
 TEST(xml, elements_are_found_by_name_whatever_their_order_or_namespace) {
-  auto doc = parse_xml(
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- note -->\n"
-    "<ec2:Root xmlns:ec2=\"urn:x\" a='1>2'><b>one</b><a/>"
-    "<b attr=\"x/y\"> two </b><ec2:c>3</ec2:c></ec2:Root>");
+  auto doc =
+      parse_xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- note -->\n"
+                "<ec2:Root xmlns:ec2=\"urn:x\" a='1>2'><b>one</b><a/>"
+                "<b attr=\"x/y\"> two </b><ec2:c>3</ec2:c></ec2:Root>");
   ASSERT_TRUE(doc) << det::render(doc.error());
   EXPECT_EQ(doc->name, "Root");
   EXPECT_EQ(doc->child_text("b"), "one");
@@ -25,8 +25,9 @@ TEST(xml, elements_are_found_by_name_whatever_their_order_or_namespace) {
 }
 
 TEST(xml, entities_and_cdata_are_decoded) {
-  auto doc = parse_xml("<m>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; "
-                       "&#65;&#x42; &#x1F600; &bogus; <![CDATA[<raw & x>]]></m>");
+  auto doc =
+      parse_xml("<m>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; "
+                "&#65;&#x42; &#x1F600; &bogus; <![CDATA[<raw & x>]]></m>");
   ASSERT_TRUE(doc) << det::render(doc.error());
   EXPECT_EQ(doc->text,
             "a <b> & \"c\" 'd' AB \xf0\x9f\x98\x80 &bogus; <raw & x>");
@@ -68,21 +69,22 @@ TEST(aws_error, ec2_codes_map_to_kinds) {
     aws_error_kind kind;
   };
   const row rows[] = {
-    {"RequestLimitExceeded", 503, aws_error_kind::throttling},
-    {"Throttling", 400, aws_error_kind::throttling},
-    {"InsufficientInstanceCapacity", 500, aws_error_kind::insufficient_capacity},
-    {"VcpuLimitExceeded", 400, aws_error_kind::quota},
-    {"InstanceLimitExceeded", 400, aws_error_kind::quota},
-    {"AuthFailure", 401, aws_error_kind::auth},
-    {"UnauthorizedOperation", 403, aws_error_kind::auth},
-    {"InvalidParameterValue", 400, aws_error_kind::bad_request},
-    {"IdempotentParameterMismatch", 400, aws_error_kind::bad_request},
-    {"InvalidInstanceID.NotFound", 400, aws_error_kind::not_found},
-    {"InvalidAMIID.NotFound", 400, aws_error_kind::not_found},
-    {"InternalError", 500, aws_error_kind::server_error},
-    {"Unavailable", 503, aws_error_kind::server_error},
-    {"HTTP502", 502, aws_error_kind::server_error},
-    {"SomethingNew", 400, aws_error_kind::bad_request},
+      {"RequestLimitExceeded", 503, aws_error_kind::throttling},
+      {"Throttling", 400, aws_error_kind::throttling},
+      {"InsufficientInstanceCapacity", 500,
+       aws_error_kind::insufficient_capacity},
+      {"VcpuLimitExceeded", 400, aws_error_kind::quota},
+      {"InstanceLimitExceeded", 400, aws_error_kind::quota},
+      {"AuthFailure", 401, aws_error_kind::auth},
+      {"UnauthorizedOperation", 403, aws_error_kind::auth},
+      {"InvalidParameterValue", 400, aws_error_kind::bad_request},
+      {"IdempotentParameterMismatch", 400, aws_error_kind::bad_request},
+      {"InvalidInstanceID.NotFound", 400, aws_error_kind::not_found},
+      {"InvalidAMIID.NotFound", 400, aws_error_kind::not_found},
+      {"InternalError", 500, aws_error_kind::server_error},
+      {"Unavailable", 503, aws_error_kind::server_error},
+      {"HTTP502", 502, aws_error_kind::server_error},
+      {"SomethingNew", 400, aws_error_kind::bad_request},
   };
   for (const auto& r : rows)
     EXPECT_EQ(classify_aws_code(r.code, r.status), r.kind) << r.code;
