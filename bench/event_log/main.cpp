@@ -7,6 +7,7 @@
 //   bench-event-log [--seconds S] [--replay-events N]
 
 #include "messages/errc.hpp"
+#include "bench/support/history.hpp"
 #include "messages/events.hpp"
 #include "state/cluster_state.hpp"
 #include "store/group_appender.hpp"
@@ -192,26 +193,25 @@ double commit_latency_s(const std::string& url) {
   return percentile(lat, 0.5);
 }
 
-// Fills a fresh log with `n` decodable events that form a valid history.
+// Fills a fresh log with `n` events of a valid history.
 void fill(const std::string& url, int64_t n) {
   auto store = open_writer(url);
-  std::vector<append_request> reqs;
   append_request req;
-  for (int64_t i = 0; i < n; ++i) {
-    req.events.push_back(sample_event(i % 1000, i));
-    if (req.events.size() == 10000) {
-      reqs.push_back(std::move(req));
-      req = {};
-      auto r = store->append_many(reqs);
-      reqs.clear();
-      if (!r[0]) {
-        std::cerr << render(r[0].error()) << "\n";
-        std::exit(1);
-      }
+  auto flush = [&] {
+    auto r = store->append(req);
+    if (!r) {
+      std::cerr << render(r.error()) << "\n";
+      std::exit(1);
     }
-  }
+    req = {};
+  };
+  bench::make_history(n, 1000, [&](const domain_event& ev) {
+    req.events.push_back(to_new_event(ev));
+    if (req.events.size() == 10000)
+      flush();
+  });
   if (!req.events.empty())
-    std::ignore = store->append(req);
+    flush();
 }
 
 void replay(const std::string& url, int64_t n) {

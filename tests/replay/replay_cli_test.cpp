@@ -35,6 +35,9 @@ protected:
     auto s = pg_event_store::open({url, lock_policy::wait, true, nullptr});
     ASSERT_TRUE(s) << render(s.error());
     store = std::move(*s);
+    pool_configured pool;
+    pool.pool = "default";
+    put(pool);
     for (int i = 0; i < 5; ++i)
       put(agent_connected{"a" + std::to_string(i), "default", 8, "cpu", ""});
     put(master_started{"c1", "h", 1, "0.1"});
@@ -50,7 +53,7 @@ TEST_F(replay_cli, prints_counts_per_type_and_the_last_position) {
   auto r = run({"--db", url});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("agent_connected"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("last position: 6"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("last position: 7"), std::string::npos) << r.out;
 }
 
 TEST_F(replay_cli, json_output_verifies_snapshots_and_fails_on_a_mismatch) {
@@ -62,11 +65,11 @@ TEST_F(replay_cli, json_output_verifies_snapshots_and_fails_on_a_mismatch) {
   auto good = run({"--db", url, "--verify-snapshots", "--json"});
   EXPECT_EQ(good.status, 0) << good.out;
   auto j = nlohmann::json::parse(good.out);
-  EXPECT_EQ(j["events"], 6);
+  EXPECT_EQ(j["events"], 7);
   EXPECT_EQ(j["snapshots"][0]["matches"], true);
   // A snapshot claiming position 5 with the state of 4 is caught.
   auto wrong = state::to_snapshot(st);
-  wrong["position"] = 5;
+  wrong["state"]["position"] = 5;
   ASSERT_FALSE(store->save_snapshot({5, 1, wrong.dump(), 0}));
   auto bad = run({"--db", url, "--verify-snapshots", "--json"});
   EXPECT_EQ(bad.status, 1) << bad.out;
@@ -79,7 +82,7 @@ TEST_F(replay_cli, an_unknown_event_type_fails_with_its_position) {
   ASSERT_TRUE(store->append({{{"x/1", {"mystery_event", 1, "{}"}}}, {}}));
   auto r = run({"--db", url});
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("position 7"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("position 8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mystery_event"), std::string::npos) << r.out;
 }
 
@@ -89,7 +92,7 @@ TEST_F(replay_cli, to_and_stream_limit_what_is_read) {
   auto s = run({"--db", url, "--stream", "agent/a2", "--json"});
   auto js = nlohmann::json::parse(s.out);
   EXPECT_EQ(js["events"], 1);
-  EXPECT_EQ(js["last_position"], 3);
+  EXPECT_EQ(js["last_position"], 4);
 }
 
 TEST_F(replay_cli, bad_arguments_exit_2_with_a_reason) {

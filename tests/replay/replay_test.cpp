@@ -17,7 +17,9 @@ class replay_run : public ::testing::Test {
 protected:
   void SetUp() override {
     put(log, master_started{"c1", "h", 1, "0.1"});
-    put(log, pool_configured{"default", "priority", "", 0, 0, 0});
+    pool_configured pool;
+    pool.pool = "default";
+    put(log, pool);
     put(log, agent_connected{"a1", "default", 4, "cpu", ""});
     put(log, master_started{"c1", "h", 2, "0.1"});
   }
@@ -62,7 +64,7 @@ TEST_F(replay_run, a_snapshot_that_disagrees_with_the_events_is_a_mismatch) {
   });
   // State after position 2, stored as if it were the state after 3.
   auto j = state::to_snapshot(st);
-  j["position"] = 3;
+  j["state"]["position"] = 3;
   ASSERT_FALSE(log.save_snapshot({3, 1, j.dump(), 0}));
   replay::options o;
   o.verify_snapshots = true;
