@@ -314,6 +314,10 @@ void validate(const pool_configured& x) {
 void validate(const agent_connected& x) {
   require_non_empty("agent_id", x.agent_id);
   require_non_negative("slots", x.slots);
+  // A bound so that a corrupt payload cannot make the state allocate
+  // billions of slots; no machine has more devices than this.
+  if (x.slots > 4096)
+    throw field_error("field 'slots': more than 4096");
   require_one_of("slot_type", x.slot_type, {"cpu", "cuda", "rocm"});
 }
 

@@ -42,6 +42,17 @@ verdict check_launch(const pool_info& p, int64_t seq, bool spot) {
   return {};
 }
 
+/// Refuses an instance id that is known, or that a (reconnect-pending)
+/// agent of a terminated instance still names: EC2 never reuses ids.
+verdict check_new_instance(const cluster_state& s, const std::string& id) {
+  if (s.instances.count(id) != 0)
+    return instance_name(id) + " is already known";
+  for (const auto& [agent_id, a] : s.agents)
+    if (a.instance_id == id)
+      return "agent " + quote(agent_id) + " still names " + instance_name(id);
+  return {};
+}
+
 /// One instance or spot request of launch `seq` was seen.
 void count_launch(pool_info& p, int64_t seq) {
   if (seq == 0)
@@ -87,8 +98,8 @@ verdict apply_one(cluster_state& s, const instance_pending& ev) {
   pool_info* p = nullptr;
   if (auto why = provisioned_pool(s, ev.pool, p); !why.empty())
     return why;
-  if (s.instances.count(ev.instance_id) != 0)
-    return instance_name(ev.instance_id) + " is already known";
+  if (auto why = check_new_instance(s, ev.instance_id); !why.empty())
+    return why;
   if (auto why = check_launch(*p, ev.launch_seq, false); !why.empty())
     return why;
   count_launch(*p, ev.launch_seq);
@@ -156,8 +167,8 @@ verdict apply_one(cluster_state& s, const spot_request_fulfilled& ev) {
   auto i = s.spot_requests.find(ev.request_id);
   if (i == s.spot_requests.end())
     return "spot request " + quote(ev.request_id) + " is not open";
-  if (s.instances.count(ev.instance_id) != 0)
-    return instance_name(ev.instance_id) + " is already known";
+  if (auto why = check_new_instance(s, ev.instance_id); !why.empty())
+    return why;
   instance_info x;
   x.id = ev.instance_id;
   x.pool = i->second.pool;

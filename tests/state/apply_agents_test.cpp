@@ -62,6 +62,18 @@ TEST_F(apply_agents, pool_configured_creates_then_updates_a_pool) {
   EXPECT_EQ(s.pools.at("gpu").config.max_instances, 9);
 }
 
+TEST_F(apply_agents, a_pool_configuration_that_does_not_validate_is_refused) {
+  pool_configured p;
+  p.pool = "gpu";
+  p.min_instances = 3;
+  p.max_instances = 1;
+  EXPECT_TRUE(has(refused(p), "'max_instances'"));
+  p.max_instances = 3;
+  p.scheduler = "round_robin";
+  EXPECT_TRUE(has(refused(p), "'scheduler'"));
+  EXPECT_TRUE(s.pools.empty());
+}
+
 TEST_F(apply_agents, a_connected_agent_has_free_slots_and_is_idle) {
   pool();
   agent("a1", 4, "default", "", 500);

@@ -153,3 +153,29 @@ TEST_F(apply_instances, a_spot_request_for_an_on_demand_launch_is_refused) {
 } // namespace
 
 } // namespace det::state::test
+
+namespace det::state::test {
+
+namespace {
+
+class instance_ids : public state_fixture {};
+
+// Found by the property test: an instance id came back while the agent of
+// the terminated instance of that id was still reconnect-pending.
+TEST_F(instance_ids, an_instance_id_an_agent_still_names_is_refused) {
+  pool("aws", "aws");
+  ok(instance_pending{"i-1", "aws", 0, 10});
+  agent("i-1", 1, "aws", "i-1");
+  ok(instance_terminated{"i-1", "spot", 20});
+  EXPECT_TRUE(has(refused(instance_pending{"i-1", "aws", 0, 30}),
+                  "agent 'i-1' still names instance 'i-1'"));
+  ok(spot_request_opened{"sir-1", "aws", 0, 40});
+  EXPECT_TRUE(
+      has(refused(spot_request_fulfilled{"sir-1", "i-1", 50}), "still names"));
+  ok(agent_lost{"i-1", "instance_terminated", 60});
+  ok(instance_pending{"i-1", "aws", 0, 70});
+}
+
+} // namespace
+
+} // namespace det::state::test

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
 namespace det::state::test {
@@ -92,6 +93,34 @@ TEST_P(state_property,
     ASSERT_TRUE(*restored == run.states.back())
         << "replay from the snapshot at position " << k << " ends elsewhere";
   }
+}
+
+TEST_P(state_property,
+       an_out_of_place_event_is_refused_cleanly_or_keeps_invariants) {
+  // Totality: events from elsewhere in the log mostly do not fit; apply must
+  // then refuse them and leave the state as it was, and when one does fit,
+  // the invariants must still hold.
+  auto run = generate(GetParam());
+  std::mt19937_64 rng{GetParam()};
+  int refusals = 0;
+  for (size_t k = 0; k + 1 < run.states.size(); ++k) {
+    for (int tries = 0; tries < 5; ++tries) {
+      auto rec = run.log[rng() % run.log.size()];
+      rec.position = static_cast<int64_t>(k) + 1;
+      auto s = run.states[k];
+      if (auto err = apply(s, rec)) {
+        ++refusals;
+        ASSERT_EQ(code_of(err), errc::invalid_event) << render(err);
+        ASSERT_TRUE(s == run.states[k])
+            << "refused " << rec.body.type << " changed the state at " << k;
+      } else {
+        auto broken = check_invariants(s);
+        ASSERT_TRUE(broken.empty())
+            << rec.body.type << " accepted at " << k << ": " << broken.front();
+      }
+    }
+  }
+  EXPECT_GT(refusals, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(fixed_seeds, state_property,
