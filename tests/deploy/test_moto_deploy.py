@@ -168,6 +168,13 @@ def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
         assert out["LogGroup"] == params["CloudWatchLogGroup"]
     else:
         assert out["LogGroup"] == ""
+    created = {
+        r["LogicalResourceId"]
+        for r in cf.list_stack_resources(StackName=stack_name)["StackResourceSummaries"]
+    }
+    on_s3 = params["DeterminedPackage"].startswith("s3://")
+    assert ("MasterPackagePolicy" in created) is on_s3
+    assert ("LogGroup" in created) is (CASES[kind]["CloudWatchLogs"] == "create")
     check_master_ingress(ec2, out)
     check_network(kind, aws, out, master)
 

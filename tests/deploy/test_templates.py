@@ -67,6 +67,7 @@ COMMON_RESOURCES = [
     "AgentInstanceProfile",
     "MasterRole",
     "MasterInstanceProfile",
+    "MasterPackagePolicy",
     "LogGroup",
     "CloudWatchPolicy",
     "CheckpointBucket",
@@ -301,6 +302,12 @@ def test_master_role_can_provision_agents_and_pass_only_the_agent_role():
         acts = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
         agent_actions |= set(acts)
     assert agent_actions == {"s3:*", "ec2:DescribeInstances"}
+    # Reading the .deb from S3: that object only, and only when it is on S3.
+    package = res["MasterPackagePolicy"]
+    assert package["Condition"] == "PackageOnS3"
+    assert package["Properties"]["Roles"] == [{"Ref": "MasterRole"}]
+    (statement,) = package["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == ["s3:GetObject"]
     assert res["AgentInstanceProfile"]["Properties"]["Roles"] == [{"Ref": "AgentRole"}]
 
 
