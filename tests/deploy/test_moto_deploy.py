@@ -1,0 +1,385 @@
+"""Each template of deploy/aws/ deployed to a moto CloudFormation server on
+loopback: the stack reaches CREATE_COMPLETE, describe_stacks shows the
+outputs det-deploy reads, the resources exist in moto's EC2/IAM/S3/RDS/EFS,
+the master.yaml in the master's UserData is what det-master's own parser
+accepts, and deleting the stack removes it.
+
+What moto 5.2 cannot do, and what this suite does about it:
+  * AWS::EC2::SecurityGroupEgress has no CloudFormation model in moto: the
+    four egress rules are skipped with a warning ("No Moto CloudFormation
+    support"), so the groups keep only moto's default allow-all egress. The
+    egress rules are checked statically (test_templates.py), not here.
+  * AWS::FSx::FileSystem has no model either: moto skips it, and any
+    Fn::GetAtt of it fails the stack ("Fn::GetAtt references undefined
+    resource"). For fsx.yaml only, this suite replaces the two GetAtts of the
+    mount command (DNSName, LustreMountName) by fixed strings before sending
+    the template; the FSx file system is not created and the FileSystemId
+    output (a Ref of it) is missing. The template on disk is unchanged.
+  * moto's AWS::EC2::Instance reads only the SecurityGroups property (and
+    takes its entries for ids), not SecurityGroupIds, which the templates use
+    as a VPC instance needs: in moto the master and the bastion have no
+    security group. Not checked here; test_templates.py checks the property.
+  * moto has no CloudFormation delete for EIP, NatGateway, VPCEndpoint,
+    Route, SubnetRouteTableAssociation, RouteTable, VPCGatewayAttachment and
+    InternetGateway: DeleteStack leaves them, and then fails on the VPC
+    ("DependencyViolation ... has dependencies"). Before DeleteStack this
+    suite removes exactly those resources of the stack with the EC2 API, in
+    the order CloudFormation would (remove_what_moto_cannot_delete); the
+    stack's delete then runs to DELETE_COMPLETE and removes the rest.
+  * moto resolves the default of an AWS::SSM::Parameter::Value parameter
+    even when a value is passed, and refuses to store /aws/service/...
+    names; the templates therefore take MasterImageId as a plain string
+    whose empty default means a {{resolve:ssm:...}} dynamic reference, and
+    this suite always passes an AMI id.
+  * moto does not check parameter constraints (AllowedValues,
+    AllowedPattern): cfn-lint and real CloudFormation do.
+"""
+
+import base64
+import os
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from cfn import build_dir, master_yaml_from_user_data, template_path
+
+STACK_TIMEOUT = 120  # seconds per create or delete
+DB_PASSWORD = "pa$$w0rd#:x!"  # shell, YAML and Sub metacharacters
+
+FSX_MOTO_STANDINS = {
+    "!GetAtt FSxFileSystem.DNSName": '"fs-0moto.fsx.us-east-1.amazonaws.com"',
+    "!GetAtt FSxFileSystem.LustreMountName": '"motomount"',
+}
+
+# Parameters per deployment type: each template once, spread over the
+# switches (spot with and without a price, CloudWatch off and on, package
+# from https and from s3).
+CASES = {
+    "simple": dict(SpotEnabled="true", SpotMaxPrice="0.90", CloudWatchLogs="create"),
+    "vpc": dict(SpotEnabled="false", CloudWatchLogs="disabled"),
+    "efs": dict(SpotEnabled="true", CloudWatchLogs="create", MaxDynamicAgents="3"),
+    "fsx": dict(CloudWatchLogs="disabled", GpuAgentInstanceType="g4dn.12xlarge"),
+    "secure": dict(
+        SpotEnabled="true",
+        SpotMaxPrice="1.5",
+        CloudWatchLogs="disabled",
+        DeterminedPackage="s3://det-packages/determined-master_0.1.0_amd64.deb",
+    ),
+}
+
+
+def conf_check_binary():
+    path = build_dir() / "tests" / "deploy_conf_check"
+    if path.exists():
+        return path
+    if "DET_BUILD_DIR" in os.environ:
+        pytest.fail(f"{path} is missing: the build did not make deploy_conf_check")
+    pytest.skip(f"{path} is not built (cmake --build build --target deploy_conf_check)")
+
+
+@pytest.fixture(scope="session")
+def amis(aws):
+    ec2 = aws("ec2")
+    ec2.create_key_pair(KeyName="det-test")
+    images = [i["ImageId"] for i in ec2.describe_images(Owners=["amazon"])["Images"]]
+    assert len(images) >= 2
+    return {"master": images[0], "agent": images[1]}
+
+
+def template_body(kind):
+    text = template_path(kind).read_text()
+    if kind == "fsx":
+        for getatt, standin in FSX_MOTO_STANDINS.items():
+            assert text.count(getatt) == 1, getatt
+            text = text.replace(getatt, standin)
+    return text
+
+
+def wait_for(cf, stack_id, final):
+    deadline = time.monotonic() + STACK_TIMEOUT
+    while True:
+        stack = cf.describe_stacks(StackName=stack_id)["Stacks"][0]
+        if not stack["StackStatus"].endswith("_IN_PROGRESS"):
+            assert stack["StackStatus"] == final, stack.get("StackStatusReason")
+            return stack
+        assert time.monotonic() < deadline, f"{stack_id} still {stack['StackStatus']}"
+        time.sleep(0.5)
+
+
+def user_data_of(ec2, instance_id):
+    attr = ec2.describe_instance_attribute(InstanceId=instance_id, Attribute="userData")
+    return base64.b64decode(attr["UserData"]["Value"]).decode()
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
+    cf, ec2 = aws("cloudformation"), aws("ec2")
+    stack_name = f"det-{kind}"
+    params = dict(
+        Keypair="det-test",
+        DBPassword=DB_PASSWORD,
+        DeterminedPackage="https://packages.example.com/determined-master_0.1.0_amd64.deb",
+        MasterImageId=amis["master"],
+        CpuAgentImageId=amis["agent"],
+        GpuAgentImageId=amis["agent"],
+        CloudWatchLogGroup=f"/determined/{stack_name}/journald",
+    )
+    if kind == "secure":
+        params["BastionImageId"] = amis["master"]
+    params.update(CASES[kind])
+    stack_id = cf.create_stack(
+        StackName=stack_name,
+        TemplateBody=template_body(kind),
+        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in params.items()],
+        Capabilities=["CAPABILITY_IAM"],
+    )["StackId"]
+    stack = wait_for(cf, stack_id, "CREATE_COMPLETE")
+    out = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+
+    # --- outputs, checked against what moto holds ---
+    assert out["DeploymentType"] == kind
+    assert out["MasterURL"] == f"http://{out['MasterAddress']}:8080"
+    assert out["Region"] == "us-east-1"
+    master = ec2.describe_instances(InstanceIds=[out["MasterInstanceId"]])
+    master = master["Reservations"][0]["Instances"][0]
+    assert master["State"]["Name"] == "running"
+    assert master["PrivateIpAddress"] == out["MasterPrivateAddress"]
+    assert master["ImageId"] == amis["master"]
+    assert "MasterInstanceProfile" in master["IamInstanceProfile"]["Arn"]
+    assert master["KeyName"] == "det-test"
+    profiles = aws("iam").list_instance_profiles()["InstanceProfiles"]
+    assert out["AgentInstanceProfileArn"] in [p["Arn"] for p in profiles]
+    buckets = [b["Name"] for b in aws("s3").list_buckets()["Buckets"]]
+    assert out["CheckpointBucket"] in buckets
+    dbs = aws("rds").describe_db_instances()["DBInstances"]
+    db = [d for d in dbs if d["Endpoint"]["Address"] == out["DatabaseEndpoint"]]
+    assert len(db) == 1 and db[0]["Engine"] == "postgres"
+    assert db[0]["MasterUsername"] == "postgres" and db[0]["DBName"] == "determined"
+    if kind != "simple":
+        assert db[0]["DBSubnetGroup"]["VpcId"] == out["VpcId"]
+        assert master["SubnetId"] in [
+            s["SubnetIdentifier"] for s in db[0]["DBSubnetGroup"]["Subnets"]
+        ]
+    if CASES[kind]["CloudWatchLogs"] == "create":
+        groups = aws("logs").describe_log_groups()["logGroups"]
+        assert params["CloudWatchLogGroup"] in [g["logGroupName"] for g in groups]
+        assert out["LogGroup"] == params["CloudWatchLogGroup"]
+    else:
+        assert out["LogGroup"] == ""
+    created = {
+        r["LogicalResourceId"]
+        for r in cf.list_stack_resources(StackName=stack_name)["StackResourceSummaries"]
+    }
+    on_s3 = params["DeterminedPackage"].startswith("s3://")
+    assert ("MasterPackagePolicy" in created) is on_s3
+    assert ("LogGroup" in created) is (CASES[kind]["CloudWatchLogs"] == "create")
+    check_master_ingress(ec2, out)
+    check_network(kind, aws, out, master)
+
+    # --- the master.yaml the master writes at first boot ---
+    user_data = user_data_of(ec2, out["MasterInstanceId"])
+    assert params["DeterminedPackage"] in user_data
+    assert "systemctl enable --now det-master.service" in user_data
+    text = master_yaml_from_user_data(user_data)
+    check_master_yaml(kind, yaml.safe_load(text), params, out)
+    check_with_det_master_parser(text, tmp_path / "master.yaml")
+
+    # --- det-deploy down ---
+    remove_what_moto_cannot_delete(ec2, cf, stack_name)
+    cf.delete_stack(StackName=stack_name)
+    wait_for(cf, stack_id, "DELETE_COMPLETE")
+    names = [s["StackName"] for s in cf.describe_stacks()["Stacks"]]
+    assert stack_name not in names
+    master = ec2.describe_instances(InstanceIds=[out["MasterInstanceId"]])
+    assert master["Reservations"][0]["Instances"][0]["State"]["Name"] == "terminated"
+    dbs = aws("rds").describe_db_instances()["DBInstances"]
+    assert out["DatabaseEndpoint"] not in [d["Endpoint"]["Address"] for d in dbs]
+    arns = [p["Arn"] for p in aws("iam").list_instance_profiles()["InstanceProfiles"]]
+    assert out["AgentInstanceProfileArn"] not in arns
+    if kind != "simple":
+        assert not ec2.describe_vpcs(Filters=[{"Name": "vpc-id", "Values": [out["VpcId"]]}])["Vpcs"]
+    # Checkpoints outlive the cluster (DeletionPolicy: Retain).
+    assert out["CheckpointBucket"] in [b["Name"] for b in aws("s3").list_buckets()["Buckets"]]
+
+
+def remove_what_moto_cannot_delete(ec2, cf, stack_name):
+    """What CloudFormation deletes on AWS and moto's DeleteStack does not
+    (see the module comment), in dependency order."""
+    by_type = {}
+    for r in cf.list_stack_resources(StackName=stack_name)["StackResourceSummaries"]:
+        by_type.setdefault(r["ResourceType"], []).append(r.get("PhysicalResourceId", ""))
+    vpc_ids = by_type.get("AWS::EC2::VPC", [])
+    eips = [
+        a
+        for a in ec2.describe_addresses()["Addresses"]
+        if a["PublicIp"] in by_type.get("AWS::EC2::EIP", [])
+    ]
+    for a in eips:
+        if a.get("AssociationId") and a.get("InstanceId"):
+            ec2.disassociate_address(AssociationId=a["AssociationId"])
+    for nat in by_type.get("AWS::EC2::NatGateway", []):
+        ec2.delete_nat_gateway(NatGatewayId=nat)
+    for a in eips:
+        ec2.release_address(AllocationId=a["AllocationId"])
+    if by_type.get("AWS::EC2::VPCEndpoint"):
+        ec2.delete_vpc_endpoints(VpcEndpointIds=by_type["AWS::EC2::VPCEndpoint"])
+    if vpc_ids:
+        tables = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": vpc_ids}])
+        for table in tables["RouteTables"]:
+            if any(a.get("Main") for a in table["Associations"]):
+                continue
+            for a in table["Associations"]:
+                ec2.disassociate_route_table(AssociationId=a["RouteTableAssociationId"])
+            for route in table["Routes"]:
+                if route.get("GatewayId") != "local":
+                    ec2.delete_route(
+                        RouteTableId=table["RouteTableId"],
+                        DestinationCidrBlock=route["DestinationCidrBlock"],
+                    )
+            ec2.delete_route_table(RouteTableId=table["RouteTableId"])
+    for igw in by_type.get("AWS::EC2::InternetGateway", []):
+        for vpc_id in vpc_ids:
+            ec2.detach_internet_gateway(InternetGatewayId=igw, VpcId=vpc_id)
+        ec2.delete_internet_gateway(InternetGatewayId=igw)
+
+
+
+def check_master_ingress(ec2, out):
+    """The seed-002 ingress rules, as moto created them (egress: see the
+    module comment)."""
+    groups = ec2.describe_security_groups(
+        GroupIds=[out["MasterSecurityGroupId"], out["AgentSecurityGroupId"]]
+    )["SecurityGroups"]
+    by_id = {g["GroupId"]: g for g in groups}
+
+    def rules(group_id):
+        found = set()
+        for p in by_id[group_id]["IpPermissions"]:
+            for r in p.get("IpRanges", []):
+                found.add((p["FromPort"], p["ToPort"], r["CidrIp"]))
+            for r in p.get("UserIdGroupPairs", []):
+                found.add((p["FromPort"], p["ToPort"], r["GroupId"]))
+        return found
+
+    master, agent = out["MasterSecurityGroupId"], out["AgentSecurityGroupId"]
+    assert {(8080, 8080, "0.0.0.0/0"), (22, 22, "0.0.0.0/0"), (0, 65535, agent)} <= rules(
+        master
+    )
+    assert {(0, 65535, master), (0, 65535, agent), (22, 22, "0.0.0.0/0")} <= rules(agent)
+
+
+def check_network(kind, aws, out, master):
+    ec2 = aws("ec2")
+    if kind == "simple":
+        default_vpc = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])
+        assert master["VpcId"] == default_vpc["Vpcs"][0]["VpcId"]
+        return
+    assert master["VpcId"] == out["VpcId"]
+    assert master["SubnetId"] == out["AgentSubnetId"]
+    igws = ec2.describe_internet_gateways(
+        Filters=[{"Name": "attachment.vpc-id", "Values": [out["VpcId"]]}]
+    )["InternetGateways"]
+    assert len(igws) == 1
+    if kind == "efs":
+        efs = aws("efs")
+        fs_id = out["FileSystemId"]
+        assert efs.describe_file_systems(FileSystemId=fs_id)["FileSystems"]
+        targets = efs.describe_mount_targets(FileSystemId=fs_id)["MountTargets"]
+        assert len(targets) == 2
+    if kind == "fsx":
+        # moto skipped AWS::FSx::FileSystem, so its Ref output is absent.
+        assert "FileSystemId" not in out
+    if kind == "secure":
+        nats = ec2.describe_nat_gateways(
+            Filters=[{"Name": "vpc-id", "Values": [out["VpcId"]]}]
+        )["NatGateways"]
+        assert len(nats) == 1
+        endpoints = ec2.describe_vpc_endpoints(
+            Filters=[{"Name": "vpc-id", "Values": [out["VpcId"]]}]
+        )["VpcEndpoints"]
+        assert [e["ServiceName"] for e in endpoints] == ["com.amazonaws.us-east-1.s3"]
+        assert not master.get("PublicIpAddress")
+        bastion = [
+            i
+            for r in ec2.describe_instances(
+                Filters=[{"Name": "vpc-id", "Values": [out["VpcId"]]}]
+            )["Reservations"]
+            for i in r["Instances"]
+            if i["InstanceId"] != master["InstanceId"]
+        ]
+        assert len(bastion) == 1
+        assert bastion[0]["SubnetId"] != master["SubnetId"]
+        assert out["BastionAddress"]
+
+
+def check_master_yaml(kind, cfg, params, out):
+    stack = f"det-{kind}"
+    assert cfg["port"] == 8080
+    assert cfg["cluster_id"] == stack
+    assert cfg["db"] == {
+        "user": "postgres",
+        "password": DB_PASSWORD,
+        "host": out["DatabaseEndpoint"],
+        "port": 5432,
+        "name": "determined",
+        "ssl_mode": "verify-full",
+        "ssl_root_cert": "/etc/determined/rds-ca.pem",
+    }
+    assert cfg["checkpoint_storage"] == {"type": "s3", "bucket": out["CheckpointBucket"]}
+    pools = {p["pool_name"]: p for p in cfg["resource_pools"]}
+    assert set(pools) == {"cpu-pool", "gpu-pool"}
+    assert cfg["resource_manager"]["default_compute_resource_pool"] == "gpu-pool"
+    assert cfg["resource_manager"]["default_aux_resource_pool"] == "cpu-pool"
+    assert pools["cpu-pool"]["max_aux_containers_per_agent"] == 100
+    spot = params.get("SpotEnabled", "false") == "true"
+    tag_values = set()
+    for name, instance_type in (
+        ("cpu-pool", params.get("CpuAgentInstanceType", "t2.xlarge")),
+        ("gpu-pool", params.get("GpuAgentInstanceType", "p2.8xlarge")),
+    ):
+        p = pools[name]["provider"]
+        assert p["type"] == "aws"
+        assert p["region"] == "us-east-1"
+        assert p["image_id"] == params["CpuAgentImageId"]
+        assert p["instance_type"] == instance_type
+        assert p["ssh_key_name"] == "det-test"
+        assert p["iam_instance_profile_arn"] == out["AgentInstanceProfileArn"]
+        assert p["master_url"] == "http://local-ipv4:8080"
+        assert p["network_interface"]["security_group_id"] == out["AgentSecurityGroupId"]
+        assert p["network_interface"]["public_ip"] is (kind != "secure")
+        expected_subnet = "" if kind == "simple" else out["AgentSubnetId"]
+        assert p["network_interface"]["subnet_id"] == expected_subnet
+        assert p["tag_key"] == out["AgentTagKey"] == f"determined-{stack}"
+        assert stack in p["tag_value"]
+        tag_values.add(p["tag_value"])
+        assert p["max_idle_agent_period"] == "10m"
+        assert p["max_instances"] == int(params.get("MaxDynamicAgents", "5"))
+        assert p["spot"] is spot
+        if spot and params.get("SpotMaxPrice"):
+            assert p["spot_max_price"] == params["SpotMaxPrice"]
+        else:
+            assert "spot_max_price" not in p
+        cloudwatch = params["CloudWatchLogs"] != "disabled"
+        assert p["log_group"] == (params["CloudWatchLogGroup"] if cloudwatch else "")
+        script = p["startup_script"]
+        assert params["DeterminedPackage"] in script
+        if kind == "efs":
+            assert f"{out['FileSystemId']}.efs.us-east-1.amazonaws.com:/ /mnt/efs" in script
+        elif kind == "fsx":
+            assert "fs-0moto.fsx.us-east-1.amazonaws.com@tcp:/motomount /mnt/fsx" in script
+        else:
+            assert "/mnt/" not in script
+    assert tag_values == {out["CpuPoolTagValue"], out["GpuPoolTagValue"]}
+    assert len(tag_values) == 2, "each pool needs its own tag pair"
+
+
+def check_with_det_master_parser(text, path):
+    binary = conf_check_binary()
+    path.write_text(text)
+    result = subprocess.run([str(binary), str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    effective = yaml.safe_load(result.stdout)
+    assert [p["pool_name"] for p in effective["resource_pools"]] == ["cpu-pool", "gpu-pool"]
+    assert effective["checkpoint_storage"]["type"] == "s3"
