@@ -7,6 +7,8 @@
 // contiguous and start at 1. Typed events (events.hpp) convert to and from
 // these envelopes.
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +37,9 @@ struct recorded_event {
   event_envelope body;
   /// Microseconds since the Unix epoch, as the database recorded it.
   int64_t recorded_at_us = 0;
+  /// The payload already parsed (by a reader asked to, on its own thread);
+  /// discarded (null) when it did not parse, so decode reports why.
+  nlohmann::json parsed = nullptr;
 };
 
 /// The expected version of one stream for an append. A stream that has never

@@ -507,36 +507,44 @@ const std::unordered_map<std::string, type_entry>& table() {
   return t;
 }
 
+// `where` names the event in errors; built only when one occurs. `parsed`,
+// when not null, is the payload already parsed.
+template <class Where>
 caf::expected<domain_event> decode_impl(const event_envelope& env,
-                                        const std::string& where) {
+                                        const Where& where,
+                                        const json* parsed = nullptr) {
   auto i = table().find(env.type);
   if (i == table().end())
     return make_error(errc::unknown_event_type,
-                      where + ": unknown event type '" + env.type + "'");
+                      where() + ": unknown event type '" + env.type + "'");
   auto fail = [&](const std::string& why) {
     return make_error(errc::invalid_event,
-                      where + ": " + env.type + " v"
+                      where() + ": " + env.type + " v"
                           + std::to_string(env.schema_version) + ": " + why);
   };
   if (env.schema_version < 1 || env.schema_version > i->second.version)
     return fail("schema version not supported (this binary knows 1.."
                 + std::to_string(i->second.version) + ")");
-  json j;
-  try {
-    j = json::parse(env.payload);
-  } catch (const json::exception& e) {
-    return fail(std::string{"payload is not valid JSON: "} + e.what());
+  json local;
+  if (parsed == nullptr || parsed->is_null()) {
+    try {
+      local = json::parse(env.payload);
+    } catch (const json::exception& e) {
+      return fail(std::string{"payload is not valid JSON: "} + e.what());
+    }
+    parsed = &local;
   }
-  if (!j.is_object())
-    return fail(std::string{"payload must be an object, got "} + j.type_name());
+  if (!parsed->is_object())
+    return fail(std::string{"payload must be an object, got "}
+                + parsed->type_name());
   try {
     if (env.schema_version < i->second.version) {
-      auto up = upcast(env.type, env.schema_version, std::move(j));
+      auto up = upcast(env.type, env.schema_version, *parsed);
       if (!up)
         return fail(render(up.error()));
-      j = std::move(*up);
+      return i->second.decode(*up);
     }
-    return i->second.decode(j);
+    return i->second.decode(*parsed);
   } catch (const field_error& e) {
     return fail(e.what());
   } catch (const json::exception& e) {
@@ -567,14 +575,16 @@ new_event to_new_event(const domain_event& ev) {
 }
 
 caf::expected<domain_event> decode(const recorded_event& rec) {
-  return decode_impl(rec.body, "event at position "
-                                   + std::to_string(rec.position) + " (stream "
-                                   + rec.stream + ")");
+  auto where = [&rec] {
+    return "event at position " + std::to_string(rec.position) + " (stream "
+           + rec.stream + ")";
+  };
+  return decode_impl(rec.body, where, &rec.parsed);
 }
 
 caf::expected<domain_event> decode(const event_envelope& env,
                                    const std::string& where) {
-  return decode_impl(env, where);
+  return decode_impl(env, [&where] { return where; });
 }
 
 caf::error validate(const domain_event& ev) {

@@ -26,6 +26,10 @@ struct read_options {
   int64_t after = 0;
   std::optional<int64_t> up_to;
   std::optional<std::string> stream;
+  /// Parse each payload into recorded_event::parsed before the visitor
+  /// sees it (the PostgreSQL store does it on its reader thread, so parsing
+  /// overlaps the visitor's work).
+  bool parse_payloads = false;
 };
 
 /// A serialized state and the position of the last event it reflects.

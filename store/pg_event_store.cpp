@@ -7,6 +7,8 @@
 
 #include <pqxx/pqxx>
 
+#include <nlohmann/json.hpp>
+
 #include <unistd.h>
 
 #include <condition_variable>
@@ -446,6 +448,12 @@ caf::error pg_event_store::read(const read_options& opts,
             std::lock_guard<std::mutex> guard{mtx};
             reader_error = std::move(err);
             break;
+          }
+          if (opts.parse_payloads) {
+            auto& p = c.back().body.payload;
+            c.back().parsed = nlohmann::json::parse(p, nullptr, false);
+            if (c.back().parsed.is_discarded())
+              c.back().parsed = nullptr;
           }
           if (c.size() == chunk_rows && !flush())
             break;

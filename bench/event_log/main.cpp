@@ -242,7 +242,9 @@ void replay(const std::string& url, int64_t n) {
   }
   state::cluster_state st;
   auto start = clk::now();
-  auto err = (*reader)->read({}, [&](recorded_event&& rec) {
+  read_options ro;
+  ro.parse_payloads = true;
+  auto err = (*reader)->read(ro, [&](recorded_event&& rec) {
     return state::apply(st, rec);
   });
   auto secs = seconds_since(start);
