@@ -1,0 +1,279 @@
+// master_core: start, agents, trial reports and time. Experiments and the
+// searcher are in master_core_experiments.cpp, scheduling in
+// master_core_schedule.cpp.
+
+#include "actors/master_core.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+
+#include <set>
+
+namespace det {
+
+master_core::master_core(state::cluster_state st, core_config cfg)
+  : st_(std::move(st)), cfg_(std::move(cfg)) {
+  for (const auto& [id, e] : st_.experiments)
+    if (!state::is_terminal(e.status))
+      std::ignore = rebuild_searcher(id);
+}
+
+bool master_core::emit(decision& d, domain_event ev) {
+  recorded_event meta;
+  meta.position = st_.position + 1;
+  meta.stream = stream_of(ev);
+  if (auto err = state::apply(st_, meta, ev)) {
+    // A decision the state refuses is a bug in the deciding code; the
+    // command fails loudly instead of writing it.
+    if (!d.refusal)
+      d.refusal = make_error(errc::invariant_violated,
+                             "master decided an invalid event: " + render(err));
+    return false;
+  }
+  d.events.push_back(std::move(ev));
+  return true;
+}
+
+decision master_core::start(int64_t now_us) {
+  decision d;
+  master_started ms;
+  ms.cluster_id = st_.cluster_id.empty() ? cfg_.cluster_id : st_.cluster_id;
+  ms.host = cfg_.host;
+  ms.pid = cfg_.pid;
+  ms.master_version = cfg_.master_version;
+  ms.at_us = now_us;
+  emit(d, ms);
+  for (const auto& pool : cfg_.pools) {
+    auto known = state::find_pool(st_, pool.pool);
+    if (known == nullptr
+        || to_envelope(known->config).payload != to_envelope(pool).payload)
+      emit(d, pool);
+  }
+  // Agents connected to the previous master get the reconnect wait.
+  std::vector<std::string> connected;
+  for (const auto& [id, a] : st_.agents)
+    if (a.status == state::agent_status::connected)
+      connected.push_back(id);
+  for (const auto& id : connected) {
+    det::agent_disconnected ev;
+    ev.agent_id = id;
+    ev.reason = "master restarted";
+    ev.reconnect_deadline_us = now_us + cfg_.agent_reconnect_wait_us;
+    ev.at_us = now_us;
+    emit(d, ev);
+  }
+  return d;
+}
+
+decision master_core::agent_connected(
+  const std::string& id, const std::string& pool, int32_t slots,
+  const std::string& slot_type, const std::string& instance_id,
+  const std::vector<reported_allocation>& running, int64_t now_us) {
+  decision d;
+  if (state::find_pool(st_, pool) == nullptr) {
+    d.refusal = make_error(errc::invalid_argument,
+                           "agent " + id + ": unknown resource pool '" + pool
+                             + "'");
+    return d;
+  }
+  det::agent_connected ev;
+  ev.agent_id = id;
+  ev.pool = pool;
+  ev.slots = slots;
+  ev.slot_type = slot_type;
+  ev.instance_id = instance_id;
+  ev.at_us = now_us;
+  if (!emit(d, ev))
+    return d;
+  // Reconcile what the agent runs with what the log says runs there.
+  std::set<std::string> reported;
+  for (const auto& r : running)
+    reported.insert(r.allocation_id);
+  for (const auto& alloc : state::allocations_on_agent(st_, id)) {
+    if (reported.count(alloc) != 0)
+      continue;
+    // The agent no longer has it (it restarted): the run is lost, and the
+    // trial resumes elsewhere without counting a restart.
+    auto t = state::trial_of_allocation(st_, alloc);
+    if (t == nullptr)
+      continue;
+    trial_exited ex;
+    ex.trial_id = t->id;
+    ex.allocation_id = alloc;
+    ex.exit_code = -1;
+    ex.reason = "agent_lost";
+    ex.at_us = now_us;
+    auto trial_id = t->id;
+    if (emit(d, ex))
+      after_trial_exit(d, trial_id, now_us);
+  }
+  for (const auto& alloc : reported)
+    if (state::trial_of_allocation(st_, alloc) == nullptr)
+      d.effects.push_back(kill_order{id, alloc});
+  schedule_pool(d, pool, now_us);
+  return d;
+}
+
+decision master_core::agent_disconnected(const std::string& id,
+                                         const std::string& why,
+                                         int64_t now_us) {
+  decision d;
+  auto a = state::find_agent(st_, id);
+  if (a == nullptr || a->status != state::agent_status::connected)
+    return d;
+  det::agent_disconnected ev;
+  ev.agent_id = id;
+  ev.reason = why;
+  ev.reconnect_deadline_us = now_us + cfg_.agent_reconnect_wait_us;
+  ev.at_us = now_us;
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::allocation_running(const std::string& allocation_id,
+                                         int64_t now_us) {
+  decision d;
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr || t->status != state::trial_status::assigned)
+    return d; // stale or repeated report
+  trial_running ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.at_us = now_us;
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::allocation_exited(const std::string& allocation_id,
+                                        int32_t exit_code, int64_t now_us) {
+  decision d;
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr)
+    return d; // already ended (agent lost, killed)
+  const auto& alloc = *t->allocation;
+  trial_exited ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.exit_code = exit_code;
+  ev.at_us = now_us;
+  const auto& exp = st_.experiments.at(t->experiment_id);
+  if (alloc.preemption_requested) {
+    // Asked to stop: a clean exit is what was asked for.
+    if (alloc.preemption_reason == "killed")
+      ev.reason = "killed";
+    else if (alloc.preemption_reason == "searcher closed" && exit_code == 0)
+      ev.reason = "completed";
+    else if (exit_code == 0)
+      ev.reason = exp.status == state::experiment_status::paused ? "paused"
+                                                                 : "preempted";
+    else
+      ev.reason = alloc.preemption_reason == "killed" ? "killed" : "failed";
+  } else {
+    ev.reason = exit_code == 0 ? "completed" : "failed";
+  }
+  auto trial_id = t->id;
+  auto pool = exp.pool;
+  if (emit(d, ev))
+    after_trial_exit(d, trial_id, now_us);
+  schedule_pool(d, pool, now_us);
+  return d;
+}
+
+decision master_core::checkpoint_reported(const std::string& allocation_id,
+                                          const std::string& uuid,
+                                          int64_t steps,
+                                          const nlohmann::json& metadata,
+                                          int64_t now_us) {
+  decision d;
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr) {
+    d.refusal = make_error(errc::not_found,
+                           "no live allocation '" + allocation_id + "'");
+    return d;
+  }
+  trial_checkpointed ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.uuid = uuid;
+  ev.steps_completed = steps;
+  ev.metadata = metadata.is_object() ? metadata : nlohmann::json::object();
+  ev.at_us = now_us;
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::metrics_reported(const std::string& allocation_id,
+                                       const std::string& kind, int64_t steps,
+                                       const nlohmann::json& metrics,
+                                       int64_t now_us) {
+  decision d;
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr) {
+    d.refusal = make_error(errc::not_found,
+                           "no live allocation '" + allocation_id + "'");
+    return d;
+  }
+  trial_metrics_reported ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.kind = kind;
+  ev.steps_completed = steps;
+  ev.metrics = metrics;
+  ev.at_us = now_us;
+  auto trial_id = t->id;
+  auto exp_id = t->experiment_id;
+  if (!emit(d, ev) || kind != "validation")
+    return d;
+  // The searcher decides on validation metrics.
+  auto s = searchers_.find(exp_id);
+  if (s == searchers_.end())
+    return d;
+  auto m = metrics.find(s->second.metric);
+  if (m == metrics.end() || !m->is_number())
+    return d;
+  uint64_t req = 0;
+  for (const auto& [r, tid] : s->second.trial_of_request)
+    if (tid == trial_id)
+      req = r;
+  if (req == 0)
+    return d;
+  auto ops = s->second.searcher->validation_reported(
+    req, static_cast<uint64_t>(steps), m->get<double>());
+  run_searcher_ops(d, exp_id, std::move(ops), now_us);
+  return d;
+}
+
+decision master_core::tick(int64_t now_us) {
+  decision d;
+  for (const auto& id : state::agents_past_reconnect_deadline(st_, now_us)) {
+    // Trials on it end with it (agent_lost); they resume elsewhere.
+    std::vector<int64_t> trials;
+    for (const auto& alloc : state::allocations_on_agent(st_, id))
+      if (auto t = state::trial_of_allocation(st_, alloc))
+        trials.push_back(t->id);
+    agent_lost ev;
+    ev.agent_id = id;
+    ev.reason = "reconnect_timeout";
+    ev.at_us = now_us;
+    if (!emit(d, ev))
+      continue;
+    for (auto t : trials)
+      after_trial_exit(d, t, now_us);
+  }
+  for (const auto& [name, pool] : st_.pools)
+    schedule_pool(d, name, now_us);
+  return d;
+}
+
+int64_t master_core::target_length(int64_t trial_id) const {
+  auto t = state::find_trial(st_, trial_id);
+  if (t == nullptr)
+    return 0;
+  auto s = searchers_.find(t->experiment_id);
+  if (s == searchers_.end())
+    return 0;
+  auto i = s->second.target_of_trial.find(trial_id);
+  return i == s->second.target_of_trial.end() ? 0 : i->second;
+}
+
+} // namespace det

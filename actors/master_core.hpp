@@ -1,0 +1,185 @@
+#pragma once
+
+// The master's decisions as plain code (no CAF): each command turns what
+// happened into domain events and the effects to carry out once those
+// events are durable. The master actor is thin wiring around it: it sends
+// the events to the event writer and performs the effects only after the
+// writer's acknowledgement (the write-ahead rule).
+//
+// The core applies each event to its cluster_state as it decides it
+// (state::apply is the validator: an event it refuses is never returned),
+// so a later decision in the same command, or the next command, sees it.
+// Positions are predicted (state.position + 1, ...): the master is the one
+// writer, appends are acknowledged in order, and the actor checks the
+// acknowledged positions against the prediction. If an append fails, the
+// in-memory state is ahead of the log, and the actor stops; a restart
+// replays the log, so nothing the outside world saw is lost.
+//
+// Owned by the master actor; not thread-safe.
+
+#include "messages/events.hpp"
+#include "policy/pool_scheduler.hpp"
+#include "policy/searcher.hpp"
+#include "state/cluster_state.hpp"
+
+#include <caf/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace det {
+
+/// Start allocation `allocation_id` of a trial on the agent's slots.
+struct start_order {
+  std::string agent_id;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::string allocation_id;
+  std::vector<int64_t> slots;
+  nlohmann::json hparams;
+  /// Batches to train in total (the searcher's latest train op).
+  int64_t target_length = 0;
+  /// The checkpoint to resume from, if any.
+  std::optional<state::checkpoint_info> resume_from;
+};
+
+/// Ask allocation `allocation_id` to checkpoint and exit.
+struct preempt_order {
+  std::string agent_id;
+  std::string allocation_id;
+  std::string reason;
+};
+
+/// Kill allocation `allocation_id` now.
+struct kill_order {
+  std::string agent_id;
+  std::string allocation_id;
+};
+
+using effect = std::variant<start_order, preempt_order, kill_order>;
+
+/// What a command decided.
+struct decision {
+  /// Events to append, in order (already applied to the core's state).
+  std::vector<domain_event> events;
+  /// Effects to carry out once the events are durable.
+  std::vector<effect> effects;
+  /// For commands that answer a caller: the answer, or why not.
+  nlohmann::json reply;
+  caf::error refusal;
+};
+
+/// A trial allocation an agent reports running when it (re)connects.
+struct reported_allocation {
+  std::string allocation_id;
+};
+
+struct core_config {
+  std::string cluster_id;
+  std::string host;
+  int64_t pid = 0;
+  std::string master_version = "0.1.0";
+  /// The pools from master.yaml (scheduler, provider, timeouts).
+  std::vector<pool_configured> pools;
+  /// How long a disconnected agent keeps its trials.
+  int64_t agent_reconnect_wait_us = 25 * 1000000LL;
+  /// Seed for experiments' searchers (each adds its experiment id).
+  uint64_t seed = 0;
+  /// Scheduler settings by pool name (default: priority, no preemption).
+  std::map<std::string, policy::scheduler_config> schedulers;
+};
+
+class master_core {
+public:
+  /// Takes over a state rebuilt from the log (empty for a new cluster).
+  /// Searchers of live experiments are rebuilt from their saved state.
+  master_core(state::cluster_state st, core_config cfg);
+
+  const state::cluster_state& state() const { return st_; }
+  const core_config& config() const { return cfg_; }
+
+  /// Once at start: master_started, pools that are new or changed, and
+  /// agent_disconnected (with a reconnect deadline) for every agent that
+  /// was connected to the previous master.
+  decision start(int64_t now_us);
+
+  // -- users --------------------------------------------------------------
+
+  /// A validated experiment: its filled-in config, pool, resources. The
+  /// reply is {"experiment_id": N}.
+  decision submit_experiment(const nlohmann::json& config,
+                             const std::string& owner, int64_t now_us);
+  decision pause_experiment(int64_t id, int64_t now_us);
+  decision activate_experiment(int64_t id, int64_t now_us);
+  decision kill_experiment(int64_t id, int64_t now_us);
+  decision kill_trial(int64_t id, int64_t now_us);
+
+  // -- agents -------------------------------------------------------------
+
+  decision agent_connected(const std::string& id, const std::string& pool,
+                           int32_t slots, const std::string& slot_type,
+                           const std::string& instance_id,
+                           const std::vector<reported_allocation>& running,
+                           int64_t now_us);
+  decision agent_disconnected(const std::string& id, const std::string& why,
+                              int64_t now_us);
+
+  // -- trials (reported by agents and trial processes) -------------------
+
+  decision allocation_running(const std::string& allocation_id,
+                              int64_t now_us);
+  /// `exit_code` 0 means completed unless the trial was asked to stop, in
+  /// which case the reason is what it was asked for.
+  decision allocation_exited(const std::string& allocation_id,
+                             int32_t exit_code, int64_t now_us);
+  decision checkpoint_reported(const std::string& allocation_id,
+                               const std::string& uuid, int64_t steps,
+                               const nlohmann::json& metadata, int64_t now_us);
+  decision metrics_reported(const std::string& allocation_id,
+                            const std::string& kind, int64_t steps,
+                            const nlohmann::json& metrics, int64_t now_us);
+
+  // -- time ---------------------------------------------------------------
+
+  /// Reconnect deadlines, then a scheduling pass over every pool.
+  decision tick(int64_t now_us);
+
+  /// Batches trial `id` should train to in total; 0 when unknown.
+  int64_t target_length(int64_t trial_id) const;
+
+private:
+  struct searcher_entry {
+    std::unique_ptr<policy::searcher> searcher;
+    /// request id -> trial id, and each trial's target and closed flag.
+    std::map<uint64_t, int64_t> trial_of_request;
+    std::map<int64_t, int64_t> target_of_trial;
+    std::map<int64_t, bool> closed;
+    std::string metric;
+  };
+
+  // Applies `ev` and records it; false (and d.refusal) if refused.
+  bool emit(decision& d, domain_event ev);
+  void run_searcher_ops(decision& d, int64_t experiment_id,
+                        std::vector<policy::searcher_op> ops, int64_t now_us);
+  void save_searcher(decision& d, int64_t experiment_id);
+  void after_trial_exit(decision& d, int64_t trial_id, int64_t now_us);
+  void maybe_finish_experiment(decision& d, int64_t experiment_id,
+                               int64_t now_us);
+  void schedule_pool(decision& d, const std::string& pool, int64_t now_us);
+  void start_effect(decision& d, int64_t trial_id);
+  void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
+                  bool kill, int64_t now_us);
+  caf::error rebuild_searcher(int64_t experiment_id);
+
+  state::cluster_state st_;
+  core_config cfg_;
+  std::map<int64_t, searcher_entry> searchers_;
+};
+
+} // namespace det

@@ -1,0 +1,272 @@
+// master_core scenarios: every decision is appended to an in-memory log, so
+// each test can also check that replaying the log rebuilds the same state.
+
+#include "actors/master_core.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+#include "store/memory_event_store.hpp"
+
+#include <gtest/gtest.h>
+
+namespace det {
+namespace {
+
+constexpr int64_t sec = 1000000;
+
+nlohmann::json experiment(int64_t max_length = 100, int max_restarts = 2,
+                          int slots = 1, const std::string& searcher = "single",
+                          int max_trials = 1) {
+  return {{"name", "test"},
+          {"entrypoint", "model_def:Trial"},
+          {"max_restarts", max_restarts},
+          {"hyperparameters", {{"lr", 0.1}}},
+          {"resources", {{"slots_per_trial", slots}, {"resource_pool", "default"}}},
+          {"searcher",
+           {{"name", searcher},
+            {"metric", "loss"},
+            {"max_trials", max_trials},
+            {"max_length", {{"batches", max_length}}}}}};
+}
+
+core_config config(const std::string& provider = "", int max_instances = 0,
+                   int slots_per_instance = 0) {
+  core_config c;
+  c.cluster_id = "test-cluster";
+  c.host = "host";
+  c.pid = 1;
+  pool_configured p;
+  p.pool = "default";
+  p.provider = provider;
+  p.max_instances = max_instances;
+  p.slots_per_instance = slots_per_instance;
+  c.pools.push_back(p);
+  c.agent_reconnect_wait_us = 30 * sec;
+  return c;
+}
+
+template <class T>
+std::vector<T> effects_of(const decision& d) {
+  std::vector<T> out;
+  for (const auto& e : d.effects)
+    if (auto x = std::get_if<T>(&e))
+      out.push_back(*x);
+  return out;
+}
+
+struct harness {
+  explicit harness(core_config cfg = config()) : core({}, std::move(cfg)) {
+    run(core.start(now));
+  }
+
+  decision run(decision d) {
+    EXPECT_FALSE(d.refusal && code_of(d.refusal) == errc::invariant_violated)
+      << render(d.refusal);
+    if (d.events.empty())
+      return d;
+    append_request req;
+    for (const auto& ev : d.events)
+      req.events.push_back(to_new_event(ev));
+    auto res = log.append(req);
+    EXPECT_TRUE(res) << render(res.error());
+    if (res) {
+      EXPECT_EQ(res->last_position, core.state().position)
+        << "predicted positions differ from the log's";
+    }
+    return d;
+  }
+
+  state::cluster_state replay() {
+    state::cluster_state st;
+    auto err = log.read({}, [&](recorded_event&& r) {
+      return state::apply(st, r);
+    });
+    EXPECT_FALSE(err) << render(err);
+    return st;
+  }
+
+  const state::trial_info& trial(int64_t id) {
+    return *state::find_trial(core.state(), id);
+  }
+
+  int64_t now = 1800000000 * sec;
+  memory_event_store log;
+  master_core core;
+};
+
+TEST(master_core, a_submitted_trial_is_placed_when_an_agent_connects_and_completes) {
+  harness h;
+  auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  ASSERT_FALSE(sub.refusal) << render(sub.refusal);
+  EXPECT_EQ(sub.reply["experiment_id"], 1);
+  EXPECT_TRUE(effects_of<start_order>(sub).empty()); // no agent yet
+  auto join = h.run(h.core.agent_connected("a1", "default", 4, "cpu", "", {},
+                                           h.now));
+  auto starts = effects_of<start_order>(join);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].agent_id, "a1");
+  EXPECT_EQ(starts[0].allocation_id, "1.1");
+  EXPECT_EQ(starts[0].target_length, 100);
+  EXPECT_FALSE(starts[0].resume_from);
+  h.run(h.core.allocation_running("1.1", h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::running);
+  h.run(h.core.checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
+  auto val = h.run(h.core.metrics_reported("1.1", "validation", 100,
+                                           {{"loss", 0.5}}, h.now));
+  // The searcher has what it wanted: the trial is asked to finish.
+  auto stops = effects_of<preempt_order>(val);
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].reason, "searcher closed");
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::completed);
+  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+}
+
+TEST(master_core, a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_without_counting_a_restart) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.checkpoint_reported("1.1", "ck-50", 50, {}, h.now));
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  // Within the reconnect wait nothing happens to the trial.
+  h.now += 10 * sec;
+  h.run(h.core.tick(h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::running);
+  h.now += 21 * sec;
+  h.run(h.core.tick(h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  auto join = h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {},
+                                           h.now));
+  auto starts = effects_of<start_order>(join);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].agent_id, "a2");
+  EXPECT_EQ(starts[0].allocation_id, "1.2");
+  ASSERT_TRUE(starts[0].resume_from);
+  EXPECT_EQ(starts[0].resume_from->uuid, "ck-50");
+  EXPECT_EQ(starts[0].resume_from->steps_completed, 50);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_failing_trial_is_restarted_up_to_max_restarts_then_errors) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(100, 2), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  for (int run = 1; run <= 3; ++run) {
+    auto alloc = "1." + std::to_string(run);
+    ASSERT_EQ(h.trial(1).allocation->id, alloc);
+    h.run(h.core.allocation_running(alloc, h.now));
+    h.run(h.core.allocation_exited(alloc, 3, h.now));
+  }
+  EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
+  EXPECT_EQ(h.trial(1).restarts, 3);
+  EXPECT_NE(h.trial(1).end_reason.find("last exit code 3"), std::string::npos)
+    << h.trial(1).end_reason;
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::error);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, pausing_checkpoints_and_stops_and_activating_resumes_from_that_checkpoint) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  auto pause = h.run(h.core.pause_experiment(1, h.now));
+  ASSERT_EQ(effects_of<preempt_order>(pause).size(), 1u);
+  h.run(h.core.checkpoint_reported("1.1", "ck-30", 30, {}, h.now));
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  auto idle = h.run(h.core.tick(h.now)); // paused: nothing is placed
+  EXPECT_TRUE(effects_of<start_order>(idle).empty());
+  auto act = h.run(h.core.activate_experiment(1, h.now));
+  auto starts = effects_of<start_order>(act);
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_TRUE(starts[0].resume_from);
+  EXPECT_EQ(starts[0].resume_from->uuid, "ck-30");
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(100, 2, 1, "random", 3),
+                                 "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  auto kill = h.run(h.core.kill_experiment(1, h.now));
+  EXPECT_EQ(effects_of<kill_order>(kill).size(), 2u);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::stopping_killed);
+  h.run(h.core.allocation_exited("1.1", 137, h.now));
+  h.run(h.core.allocation_exited("2.1", 137, h.now));
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::canceled);
+  for (auto t : state::trials_of_experiment(h.core.state(), 1))
+    EXPECT_TRUE(state::is_terminal(t->status));
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_trial_larger_than_the_pool_can_ever_hold_fails_with_the_reason) {
+  harness h{config("local", 2, 4)};
+  h.run(h.core.submit_experiment(experiment(100, 2, 16), "determined", h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
+  EXPECT_NE(h.trial(1).end_reason.find("16"), std::string::npos)
+    << h.trial(1).end_reason;
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::error);
+}
+
+TEST(master_core, after_a_master_restart_a_reconnecting_agent_keeps_its_running_trial) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  // The master is rebuilt from its log alone.
+  master_core again{h.replay(), config()};
+  EXPECT_EQ(again.target_length(1), 100);
+  auto start = again.start(h.now + sec);
+  EXPECT_EQ(state::find_agent(again.state(), "a1")->status,
+            state::agent_status::disconnected);
+  auto back = again.agent_connected("a1", "default", 2, "cpu", "",
+                                    {{"1.1"}}, h.now + 2 * sec);
+  EXPECT_TRUE(effects_of<start_order>(back).empty());
+  EXPECT_EQ(state::find_trial(again.state(), 1)->status,
+            state::trial_status::running);
+  EXPECT_EQ(state::find_trial(again.state(), 1)->allocation->id, "1.1");
+}
+
+TEST(master_core, an_agent_that_comes_back_without_its_trial_gets_it_rescheduled) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  auto back = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
+                                           h.now + sec));
+  // The old run is gone; a new run starts on the same agent.
+  auto starts = effects_of<start_order>(back);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].allocation_id, "1.2");
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, an_experiment_for_an_unknown_pool_is_refused_and_writes_nothing) {
+  harness h;
+  auto cfg = experiment();
+  cfg["resources"]["resource_pool"] = "gpu";
+  auto before = h.core.state().position;
+  auto d = h.core.submit_experiment(cfg, "determined", h.now);
+  ASSERT_TRUE(d.refusal);
+  EXPECT_NE(render(d.refusal).find("resources.resource_pool"),
+            std::string::npos);
+  EXPECT_TRUE(d.events.empty());
+  EXPECT_EQ(h.core.state().position, before);
+}
+
+} // namespace
+} // namespace det
