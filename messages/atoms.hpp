@@ -13,3 +13,22 @@ using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 } // namespace det
+
+namespace det {
+
+using submit_atom = caf::atom_constant<caf::atom("submit")>;
+using pause_atom = caf::atom_constant<caf::atom("pause")>;
+using activate_atom = caf::atom_constant<caf::atom("activate")>;
+using kill_atom = caf::atom_constant<caf::atom("kill")>;
+using connect_atom = caf::atom_constant<caf::atom("connect")>;
+using disconn_atom = caf::atom_constant<caf::atom("disconn")>;
+using running_atom = caf::atom_constant<caf::atom("running")>;
+using exited_atom = caf::atom_constant<caf::atom("exited")>;
+using ckpt_atom = caf::atom_constant<caf::atom("ckpt")>;
+using metrics_atom = caf::atom_constant<caf::atom("metrics")>;
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
+using state_atom = caf::atom_constant<caf::atom("state")>;
+using trial_atom = caf::atom_constant<caf::atom("trial")>;
+
+} // namespace det

@@ -1,0 +1,62 @@
+#include "actors/agent_actor.hpp"
+
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+namespace det {
+
+namespace {
+
+struct agent_state {
+  static inline const char* name = "agent";
+  master_actor master;
+  caf::actor connection;
+  std::string id;
+};
+
+agent_actor::behavior_type
+agent_behavior(agent_actor::stateful_pointer<agent_state> self,
+               master_actor master, agent_hello hello, caf::actor connection) {
+  auto& s = self->state;
+  s.master = std::move(master);
+  s.connection = std::move(connection);
+  s.id = hello.agent_id;
+  self->send(s.master, connect_atom::value, std::move(hello),
+             caf::actor_cast<caf::actor>(self));
+  return {
+    [self](start_atom, start_order& o) {
+      caf::anon_send(self->state.connection, start_atom::value, std::move(o));
+    },
+    [self](preempt_atom, std::string& alloc, std::string& reason) {
+      caf::anon_send(self->state.connection, preempt_atom::value, std::move(alloc),
+                 std::move(reason));
+    },
+    [self](kill_atom, std::string& alloc) {
+      caf::anon_send(self->state.connection, kill_atom::value, std::move(alloc));
+    },
+    [self](running_atom, std::string& alloc) {
+      self->send(self->state.master, running_atom::value, std::move(alloc));
+    },
+    [self](exited_atom, std::string& alloc, int32_t code) {
+      self->send(self->state.master, exited_atom::value, std::move(alloc),
+                 code);
+    },
+    [self](disconn_atom, std::string& why) {
+      self->send(self->state.master, disconn_atom::value, self->state.id,
+                 std::move(why));
+      self->quit();
+    },
+  };
+}
+
+} // namespace
+
+agent_actor spawn_agent_actor(caf::actor_system& sys, master_actor master,
+                              agent_hello hello, caf::actor connection) {
+  return sys.spawn(agent_behavior, std::move(master), std::move(hello),
+                   std::move(connection));
+}
+
+} // namespace det

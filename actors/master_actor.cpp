@@ -1,0 +1,211 @@
+#include "actors/master_actor.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include <map>
+
+namespace det {
+
+namespace {
+
+struct master_state {
+  static inline const char* name = "master";
+  std::unique_ptr<master_core> core;
+  event_writer_actor writer;
+  master_options opts;
+  std::map<std::string, caf::actor> agents;
+};
+
+using self_ptr = master_actor::stateful_pointer<master_state>;
+
+void perform(self_ptr self, const decision& d) {
+  auto& agents = self->state.agents;
+  auto to = [&](const std::string& id) -> caf::actor {
+    auto i = agents.find(id);
+    return i == agents.end() ? caf::actor{} : i->second;
+  };
+  for (const auto& e : d.effects) {
+    if (auto s = std::get_if<start_order>(&e)) {
+      if (auto a = to(s->agent_id))
+        caf::anon_send(a, start_atom::value, *s);
+    } else if (auto p = std::get_if<preempt_order>(&e)) {
+      if (auto a = to(p->agent_id))
+        caf::anon_send(a, preempt_atom::value, p->allocation_id, p->reason);
+    } else if (auto k = std::get_if<kill_order>(&e)) {
+      if (auto a = to(k->agent_id))
+        caf::anon_send(a, kill_atom::value, k->allocation_id);
+    }
+  }
+}
+
+/// The write-ahead step: append d's events, then (and only then) carry out
+/// its effects and call `done`.
+void persist(self_ptr self, decision d,
+             std::function<void(const decision&)> done) {
+  if (d.events.empty()) {
+    perform(self, d);
+    done(d);
+    return;
+  }
+  append_request req;
+  req.events.reserve(d.events.size());
+  for (const auto& ev : d.events)
+    req.events.push_back(to_new_event(ev));
+  auto predicted = self->state.core->state().position;
+  self->request(self->state.writer, caf::infinite, append_atom::value,
+                std::move(req))
+    .then(
+      [self, d = std::move(d), done = std::move(done),
+       predicted](const append_result& r) {
+        if (r.last_position != predicted) {
+          self->quit(make_error(errc::invariant_violated,
+                                "the log placed events at "
+                                  + std::to_string(r.last_position)
+                                  + ", the master expected "
+                                  + std::to_string(predicted)));
+          return;
+        }
+        perform(self, d);
+        done(d);
+      },
+      [self](caf::error& err) {
+        // The state is ahead of the log: stop; a restart replays the log.
+        self->quit(std::move(err));
+      });
+}
+
+template <class T>
+using promise = caf::typed_response_promise<T>;
+
+void answer_ok(promise<caf::ok_atom> rp, const decision& d) {
+  if (d.refusal)
+    rp.deliver(d.refusal);
+  else
+    rp.deliver(caf::ok_atom::value);
+}
+
+nlohmann::json parse_or_null(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_discarded() ? nlohmann::json{} : j;
+}
+
+master_actor::behavior_type master_behavior(self_ptr self,
+                                            event_writer_actor writer,
+                                            state::cluster_state st,
+                                            core_config cfg,
+                                            master_options opts) {
+  auto& s = self->state;
+  s.writer = std::move(writer);
+  s.opts = std::move(opts);
+  s.core = std::make_unique<master_core>(std::move(st), std::move(cfg));
+  auto now = [self] { return self->state.opts.now_us(); };
+  persist(self, s.core->start(now()), [](const decision&) {});
+  if (s.opts.tick_interval.count() > 0)
+    self->delayed_send(self, s.opts.tick_interval, tick_atom::value);
+  auto ok_command = [self](decision d) {
+    auto rp = self->make_response_promise<caf::ok_atom>();
+    persist(self, std::move(d), [rp](const decision& x) { answer_ok(rp, x); });
+    return rp;
+  };
+  return {
+    [self, now](submit_atom, const std::string& config,
+                const std::string& owner) -> promise<int64_t> {
+      auto rp = self->make_response_promise<int64_t>();
+      auto j = parse_or_null(config);
+      if (!j.is_object()) {
+        rp.deliver(make_error(errc::invalid_argument,
+                              "experiment config is not a JSON object"));
+        return rp;
+      }
+      persist(self, self->state.core->submit_experiment(j, owner, now()),
+              [rp](const decision& d) mutable {
+                if (d.refusal)
+                  rp.deliver(d.refusal);
+                else
+                  rp.deliver(d.reply.at("experiment_id").get<int64_t>());
+              });
+      return rp;
+    },
+    [self, now, ok_command](pause_atom, int64_t id) {
+      return ok_command(self->state.core->pause_experiment(id, now()));
+    },
+    [self, now, ok_command](activate_atom, int64_t id) {
+      return ok_command(self->state.core->activate_experiment(id, now()));
+    },
+    [self, now, ok_command](kill_atom, int64_t id) {
+      return ok_command(self->state.core->kill_experiment(id, now()));
+    },
+    [self, now, ok_command](kill_atom, trial_atom, int64_t id) {
+      return ok_command(self->state.core->kill_trial(id, now()));
+    },
+    [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
+      self->state.agents[h.agent_id] = agent;
+      std::vector<reported_allocation> running;
+      for (auto& a : h.running_allocations)
+        running.push_back({a});
+      persist(self,
+              self->state.core->agent_connected(h.agent_id, h.pool, h.slots,
+                                                h.slot_type, h.instance_id,
+                                                running, now()),
+              [](const decision&) {});
+    },
+    [self, now](disconn_atom, const std::string& id, const std::string& why) {
+      self->state.agents.erase(id);
+      persist(self, self->state.core->agent_disconnected(id, why, now()),
+              [](const decision&) {});
+    },
+    [self, now](running_atom, const std::string& alloc) {
+      persist(self, self->state.core->allocation_running(alloc, now()),
+              [](const decision&) {});
+    },
+    [self, now](exited_atom, const std::string& alloc, int32_t code) {
+      persist(self, self->state.core->allocation_exited(alloc, code, now()),
+              [](const decision&) {});
+    },
+    [self, now, ok_command](ckpt_atom, const std::string& alloc,
+                            const std::string& uuid, int64_t steps,
+                            const std::string& metadata) {
+      return ok_command(self->state.core->checkpoint_reported(
+        alloc, uuid, steps, parse_or_null(metadata), now()));
+    },
+    [self, now, ok_command](metrics_atom, const std::string& alloc,
+                            const std::string& kind, int64_t steps,
+                            const std::string& metrics) {
+      return ok_command(self->state.core->metrics_reported(
+        alloc, kind, steps, parse_or_null(metrics), now()));
+    },
+    [self, now](tick_atom) {
+      persist(self, self->state.core->tick(now()), [](const decision&) {});
+      if (self->state.opts.tick_interval.count() > 0)
+        self->delayed_send(self, self->state.opts.tick_interval,
+                           tick_atom::value);
+    },
+    [self](state_atom) -> std::string {
+      return state::to_snapshot(self->state.core->state()).dump();
+    },
+  };
+}
+
+} // namespace
+
+master_actor spawn_master(caf::actor_system& sys, event_writer_actor writer,
+                          state::cluster_state st, core_config cfg,
+                          master_options opts) {
+  if (!opts.now_us)
+    opts.now_us = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+    };
+  return sys.spawn(master_behavior, std::move(writer), std::move(st),
+                   std::move(cfg), std::move(opts));
+}
+
+} // namespace det

@@ -1,0 +1,79 @@
+#pragma once
+
+// The master actor: thin wiring around master_core. A message becomes a
+// core command; the command's events go to the event writer; only when the
+// writer acknowledges them (durable) are the effects carried out (orders to
+// agents) and the caller answered. If an append fails, the master stops
+// with that error: its in-memory state is ahead of the log, and a restart
+// replays the log.
+//
+// Agents talk to it through their agent actors (actors/agent_actor.hpp),
+// which register with connect_atom. JSON travels as text.
+
+#include "actors/event_writer.hpp"
+#include "actors/master_core.hpp"
+#include "messages/atoms.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
+
+#include <chrono>
+#include <functional>
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::start_order)
+
+namespace det {
+
+/// What an agent says when it (re)connects.
+struct agent_hello {
+  std::string agent_id;
+  std::string pool;
+  int32_t slots = 0;
+  std::string slot_type = "cpu";
+  std::string instance_id;
+  std::vector<std::string> running_allocations;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, agent_hello& x) {
+  return f(caf::meta::type_name("agent_hello"), x.agent_id, x.pool, x.slots,
+           x.slot_type, x.instance_id, x.running_allocations);
+}
+
+using master_actor = caf::typed_actor<
+  // Users. Config as JSON text (validated); answers the experiment id.
+  caf::replies_to<submit_atom, std::string, std::string>::with<int64_t>,
+  caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
+  caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
+  caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,
+  caf::replies_to<kill_atom, trial_atom, int64_t>::with<caf::ok_atom>,
+  // Agents, through their agent actors.
+  caf::reacts_to<connect_atom, agent_hello, caf::actor>,
+  caf::reacts_to<disconn_atom, std::string, std::string>,
+  caf::reacts_to<running_atom, std::string>,
+  caf::reacts_to<exited_atom, std::string, int32_t>,
+  // Trial processes: allocation id, uuid, steps, metadata JSON.
+  caf::replies_to<ckpt_atom, std::string, std::string, int64_t,
+                  std::string>::with<caf::ok_atom>,
+  // Allocation id, kind, steps, metrics JSON.
+  caf::replies_to<metrics_atom, std::string, std::string, int64_t,
+                  std::string>::with<caf::ok_atom>,
+  caf::reacts_to<tick_atom>,
+  // The state as snapshot JSON text (det-inspect, tests).
+  caf::replies_to<state_atom>::with<std::string>>;
+
+struct master_options {
+  /// Wall clock in microseconds since the epoch; tests inject their own.
+  std::function<int64_t()> now_us;
+  /// Period of the scheduling/timer tick; zero: ticks only when sent.
+  std::chrono::milliseconds tick_interval{0};
+};
+
+/// Spawns the master over a state rebuilt from the log. It appends
+/// master_started (and what start() decides) before anything else.
+master_actor spawn_master(caf::actor_system& sys, event_writer_actor writer,
+                          state::cluster_state st, core_config cfg,
+                          master_options opts);
+
+} // namespace det

@@ -1,0 +1,206 @@
+#define CAF_SUITE master_actor
+#define FAIL(x) CAF_FAIL(x)
+
+#include "actors/agent_actor.hpp"
+#include "actors/master_actor.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+#include "store/memory_event_store.hpp"
+#include "store/pg_event_store.hpp"
+#include "tests/support/test_pg.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/test/dsl.hpp>
+
+using namespace det;
+
+namespace {
+
+constexpr int64_t sec = 1000000;
+
+// What the agent's connection received from the master.
+struct probe_log {
+  std::vector<start_order> starts;
+  std::vector<std::string> preempts;
+  std::vector<std::string> kills;
+};
+
+caf::behavior probe(caf::event_based_actor*, probe_log* log) {
+  return {
+    [=](start_atom, start_order& o) { log->starts.push_back(o); },
+    [=](preempt_atom, std::string& alloc, std::string&) {
+      log->preempts.push_back(alloc);
+    },
+    [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
+  };
+}
+
+std::string experiment_config() {
+  return nlohmann::json{
+    {"name", "actor-test"},
+    {"entrypoint", "model_def:Trial"},
+    {"max_restarts", 2},
+    {"hyperparameters", {{"lr", 0.1}}},
+    {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
+    {"searcher",
+     {{"name", "single"},
+      {"metric", "loss"},
+      {"max_length", {{"batches", 100}}}}}}
+    .dump();
+}
+
+core_config cluster_config() {
+  core_config c;
+  c.cluster_id = "actor-test";
+  c.host = "host";
+  c.pid = 1;
+  pool_configured p;
+  p.pool = "default";
+  c.pools.push_back(p);
+  c.agent_reconnect_wait_us = 30 * sec;
+  return c;
+}
+
+state::cluster_state replay(event_store& log) {
+  state::cluster_state st;
+  auto err = log.read({}, [&](recorded_event&& r) {
+    return state::apply(st, r);
+  });
+  CAF_REQUIRE(!err);
+  return st;
+}
+
+struct fixture : test_coordinator_fixture<> {
+  int64_t now = 1800000000 * sec;
+  event_store* log = nullptr;
+  event_writer_actor writer;
+  master_actor master;
+
+  void start(event_store& store, state::cluster_state st = {}) {
+    log = &store;
+    writer = spawn_event_writer(sys, store, writer_mode::synchronous);
+    master_options opts;
+    opts.now_us = [this] { return now; };
+    master = spawn_master(sys, writer, std::move(st), cluster_config(), opts);
+    run();
+  }
+
+  agent_actor join(const std::string& id, int slots, probe_log& plog,
+                   std::vector<std::string> running = {}) {
+    auto conn = sys.spawn(probe, &plog);
+    agent_hello h{id, "default", slots, "cpu", "", std::move(running)};
+    auto a = spawn_agent_actor(sys, master, h, conn);
+    run();
+    return a;
+  }
+
+  state::cluster_state live_state() {
+    auto text = request<std::string>(master, state_atom::value);
+    auto st = state::from_snapshot(nlohmann::json::parse(text));
+    CAF_REQUIRE(st);
+    return *st;
+  }
+
+  void stop_master() {
+    anon_send_exit(master, caf::exit_reason::user_shutdown);
+    anon_send_exit(writer, caf::exit_reason::user_shutdown);
+    run();
+  }
+};
+
+} // namespace
+
+CAF_TEST_FIXTURE_SCOPE(master_actor_tests, fixture)
+
+CAF_TEST(a submitted experiment runs on a joining agent and completes) {
+  memory_event_store store;
+  start(store);
+  auto id = request<int64_t>(master, submit_atom::value, experiment_config(),
+                             std::string{"determined"});
+  CAF_CHECK_EQUAL(id, 1);
+  probe_log plog;
+  auto agent = join("a1", 2, plog);
+  CAF_REQUIRE_EQUAL(plog.starts.size(), 1u);
+  CAF_CHECK_EQUAL(plog.starts[0].allocation_id, "1.1");
+  CAF_CHECK_EQUAL(plog.starts[0].target_length, 100);
+  anon_send(agent, running_atom::value, std::string{"1.1"});
+  run();
+  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
+                        std::string{"ck-100"}, int64_t{100}, std::string{"{}"});
+  request<caf::ok_atom>(master, metrics_atom::value, std::string{"1.1"},
+                        std::string{"validation"}, int64_t{100},
+                        std::string{R"({"loss":0.25})"});
+  CAF_REQUIRE_EQUAL(plog.preempts.size(), 1u);
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
+  run();
+  auto st = live_state();
+  CAF_CHECK_EQUAL(state::to_string(state::find_experiment(st, 1)->status),
+                  std::string{"COMPLETED"});
+  // The master rebuilt from its log alone is the master we had.
+  CAF_CHECK(replay(store) == st);
+  CAF_CHECK(state::check_invariants(st).empty());
+  stop_master();
+}
+
+CAF_TEST(a trial on a lost agent resumes on another agent from its checkpoint) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, experiment_config(),
+                   std::string{"determined"});
+  probe_log first;
+  auto a1 = join("a1", 1, first);
+  CAF_REQUIRE_EQUAL(first.starts.size(), 1u);
+  anon_send(a1, running_atom::value, std::string{"1.1"});
+  run();
+  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
+                        std::string{"ck-40"}, int64_t{40}, std::string{"{}"});
+  anon_send(a1, disconn_atom::value, std::string{"connection lost"});
+  run();
+  now += 31 * sec; // past agent_reconnect_wait
+  anon_send(master, tick_atom::value);
+  run();
+  probe_log second;
+  join("a2", 1, second);
+  CAF_REQUIRE_EQUAL(second.starts.size(), 1u);
+  CAF_CHECK_EQUAL(second.starts[0].allocation_id, "1.2");
+  CAF_REQUIRE(second.starts[0].resume_from.has_value());
+  CAF_CHECK_EQUAL(second.starts[0].resume_from->uuid, "ck-40");
+  auto st = live_state();
+  CAF_CHECK_EQUAL(state::find_trial(st, 1)->restarts, 0);
+  CAF_CHECK(replay(store) == st);
+  stop_master();
+}
+
+CAF_TEST(a master rebuilt from a PostgreSQL log continues where it stopped) {
+  auto url = test::fresh_database("master_actor_pg");
+  auto opened = pg_event_store::open({url, lock_policy::wait, true, nullptr});
+  CAF_REQUIRE(opened);
+  auto& store = **opened;
+  start(store);
+  request<int64_t>(master, submit_atom::value, experiment_config(),
+                   std::string{"determined"});
+  probe_log plog;
+  auto agent = join("a1", 2, plog);
+  anon_send(agent, running_atom::value, std::string{"1.1"});
+  run();
+  auto before = live_state();
+  stop_master();
+  // Rebuild purely from the log, event for event.
+  auto rebuilt = replay(store);
+  CAF_CHECK(rebuilt == before);
+  start(store, rebuilt);
+  // The new master gives the agent its reconnect wait; the agent comes
+  // back reporting its trial, which stays running (not restarted).
+  probe_log again;
+  join("a1", 2, again, {"1.1"});
+  CAF_CHECK(again.starts.empty());
+  auto st = live_state();
+  CAF_CHECK_EQUAL(state::to_string(state::find_trial(st, 1)->status),
+                  std::string{"running"});
+  CAF_CHECK_EQUAL(state::find_trial(st, 1)->allocation->id, "1.1");
+  CAF_CHECK(replay(store) == st);
+  stop_master();
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
