@@ -424,6 +424,10 @@ private:
     link_ = std::make_shared<http_link>(
       shared_->gate,
       std::static_pointer_cast<http_conn_iface>(shared_from_this()), ++seq_);
+    // Nothing else may be pending (pipelined input stops the watch), and
+    // responders hold the session only weakly: keep it alive until the
+    // answer is written or the connection closes.
+    hold_ = self();
     if (buffer_.size() == 0 && !reading_)
       watch();
     shared_->routes.dispatch(std::move(req), responder{link_});
@@ -497,6 +501,7 @@ private:
   }
 
   void finish_request() {
+    auto keep = std::move(hold_);
     flags_.reset();
     link_.reset();
     if (!keep_alive_ || shared_->stopping)
@@ -530,6 +535,7 @@ private:
   void close_now() {
     if (closed_)
       return;
+    auto keep = std::move(hold_);
     closed_ = true;
     phase_ = phase::closed;
     disarm();
@@ -557,6 +563,7 @@ private:
   uint64_t seq_ = 0;
   std::shared_ptr<http_link> link_;
   std::shared_ptr<stream_flags> flags_;
+  std::shared_ptr<http_session> hold_; // self, while a handler answers
   std::deque<out_item> out_;
   std::vector<net::const_buffer> bufs_;
   size_t in_flight_ = 0;

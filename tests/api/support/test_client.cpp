@@ -219,11 +219,10 @@ struct ws_test_client::impl {
 ws_test_client::ws_test_client(uint16_t port, const std::string& target,
                                bool tls, const header_list& headers)
   : impl_(std::make_unique<impl>()) {
-  auto decorate = websocket::stream_base::decorator(
-    [headers](websocket::request_type& req) {
-      for (const auto& [k, v] : headers)
-        req.set(k, v);
-    });
+  auto decorate = [headers](websocket::request_type& req) {
+    for (const auto& [k, v] : headers)
+      req.set(k, v);
+  };
   if (tls) {
     impl_->ctx.set_verify_mode(ssl::verify_none);
     impl_->tls = std::make_unique<websocket::stream<ssl::stream<tcp::socket>>>(
@@ -240,7 +239,7 @@ ws_test_client::ws_test_client(uint16_t port, const std::string& target,
     set_timeout(sock, std::chrono::seconds{10});
   }
   impl_->with_ws([&](auto& ws) {
-    ws.set_option(decorate);
+    ws.set_option(websocket::stream_base::decorator(decorate));
     ws.handshake("127.0.0.1", target);
   });
 }
