@@ -9,6 +9,8 @@
 
 #include <boost/asio/strand.hpp>
 
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace det::api {
@@ -43,6 +45,9 @@ struct http_server::impl {
   std::shared_ptr<server_shared> shared;
   tcp::acceptor acceptor;
   std::vector<std::thread> threads;
+  std::mutex run_mu;
+  std::condition_variable run_cv;
+  size_t running = 0; // threads inside ioc.run(), under run_mu
   uint16_t port = 0;
   bool started = false;
   bool stopped = false;
@@ -112,6 +117,7 @@ caf::expected<uint16_t> http_server::start() {
   d.started = true;
   d.accept();
   auto n = std::max<size_t>(1, cfg.threads);
+  d.running = n;
   for (size_t i = 0; i < n; ++i)
     d.threads.emplace_back([&d] {
       // Handlers are called inside; an exception escaping one is a bug
@@ -119,10 +125,13 @@ caf::expected<uint16_t> http_server::start() {
       for (;;) {
         try {
           d.ioc.run();
-          return;
+          break;
         } catch (...) {
         }
       }
+      std::lock_guard<std::mutex> guard{d.run_mu};
+      --d.running;
+      d.run_cv.notify_all();
     });
   return d.port;
 }
@@ -155,7 +164,18 @@ void http_server::stop(std::chrono::milliseconds grace) {
     (void) wait_empty(std::chrono::seconds{2});
   }
   shared.gate->close();
-  d.ioc.stop();
+  // With the acceptor and every socket closed, run() returns once the last
+  // completion handler has run. Let it: destroying a still-pending Beast
+  // or SSL operation while the io_context shuts down is not safe. Only a
+  // connection that refuses to die is abandoned to ioc.stop().
+  {
+    std::unique_lock<std::mutex> lock{d.run_mu};
+    if (!d.run_cv.wait_for(lock, std::chrono::seconds{2},
+                           [&] { return d.running == 0; })) {
+      lock.unlock();
+      d.ioc.stop();
+    }
+  }
   for (auto& t : d.threads)
     t.join();
   d.threads.clear();

@@ -437,12 +437,16 @@ private:
     // Copy for the handler; Beast's accept needs the original message.
     raw_request copy = msg;
     auto req = to_http_request(std::move(copy), lowest().socket(), is_tls);
-    if (route.authorize) {
-      if (auto refusal = route.authorize(req)) {
-        keep_alive_ = false;
-        phase_ = phase::handling;
-        return refuse(std::move(*refusal));
-      }
+    std::optional<http_response> refusal;
+    try {
+      if (route.authorize)
+        refusal = route.authorize(req);
+    } catch (...) {
+      refusal = error_response(grpc_code::internal, "authorizer failed");
+    }
+    if (refusal) {
+      phase_ = phase::handling;
+      return refuse(std::move(*refusal));
     }
     phase_ = phase::closed;
     closed_ = true;

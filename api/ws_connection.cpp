@@ -108,8 +108,12 @@ public:
       fn = std::move(on_close_);
       on_message_ = nullptr;
     }
-    if (fn)
-      fn(std::move(info));
+    if (fn) {
+      try {
+        fn(std::move(info));
+      } catch (...) {
+      }
+    }
   }
 
   struct batch {
@@ -246,9 +250,16 @@ private:
   void on_accept(beast::error_code ec) {
     if (ec)
       return finish(ws_close_info{1006, "handshake failed: " + ec.message()});
+    accepted_ = true;
     link_->mark_open();
-    if (on_accept_)
-      on_accept_(ws_session{link_});
+    try {
+      if (on_accept_)
+        on_accept_(ws_session{link_});
+    } catch (...) {
+      close_wanted_ = true;
+      close_reason_ = websocket::close_reason{
+        websocket::close_code::internal_error, "accept handler failed"};
+    }
     do_read();
     pump();
   }
@@ -269,13 +280,19 @@ private:
     }
     auto text = beast::buffers_to_string(rbuf_.data());
     rbuf_.consume(rbuf_.size());
-    link_->deliver_message(std::move(text));
+    try {
+      link_->deliver_message(std::move(text));
+    } catch (...) {
+      // A throwing callback is a bug upstream of us; drop the peer rather
+      // than the I/O thread.
+      return finish(ws_close_info{1011, "message handler failed"});
+    }
     if (!finished_)
       do_read();
   }
 
   void do_write() {
-    if (writing_ || finished_)
+    if (writing_ || finished_ || !accepted_)
       return;
     if (!out_.empty()) {
       writing_ = true;
@@ -302,6 +319,8 @@ private:
 
   void on_write(beast::error_code ec) {
     writing_ = false;
+    if (finished_)
+      return; // out_ may be gone with the connection; nothing more to do
     if (ec)
       return finish(ws_close_info{1006, ec.message()});
     link_->written(out_.front().size());
@@ -313,7 +332,7 @@ private:
     if (finished_)
       return;
     finished_ = true;
-    out_.clear();
+    // out_ stays: a write in flight still reads its front element.
     beast::error_code ec;
     beast::get_lowest_layer(ws_).socket().close(ec);
     shared_->remove(this);
@@ -326,6 +345,7 @@ private:
   ws_accept_handler on_accept_;
   beast::flat_buffer rbuf_;
   std::deque<std::string> out_;
+  bool accepted_ = false;
   bool writing_ = false;
   bool finished_ = false;
   bool close_wanted_ = false;
