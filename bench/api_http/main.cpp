@@ -33,7 +33,8 @@ double to_ms(double v, const std::string& unit) {
 }
 
 wrk_result run_wrk(uint16_t port, int conns, int seconds) {
-  auto cmd = "wrk --latency -t2 -c" + std::to_string(conns) + " -d"
+  auto cmd = "wrk --latency -t" + std::to_string(conns < 2 ? 1 : 2) + " -c"
+             + std::to_string(conns) + " -d"
              + std::to_string(seconds) + "s http://127.0.0.1:"
              + std::to_string(port) + "/api/v1/ping 2>&1";
   std::string out;
