@@ -8,46 +8,75 @@ namespace det::api {
 
 int http_status_of(grpc_code code) {
   switch (code) {
-    case grpc_code::ok: return 200;
-    case grpc_code::cancelled: return 408;
-    case grpc_code::invalid_argument:
-    case grpc_code::failed_precondition:
-    case grpc_code::out_of_range: return 400;
-    case grpc_code::deadline_exceeded: return 504;
-    case grpc_code::not_found: return 404;
-    case grpc_code::already_exists:
-    case grpc_code::aborted: return 409;
-    case grpc_code::permission_denied: return 403;
-    case grpc_code::unauthenticated: return 401;
-    case grpc_code::resource_exhausted: return 429;
-    case grpc_code::unimplemented: return 501;
-    case grpc_code::unavailable: return 503;
-    case grpc_code::unknown:
-    case grpc_code::internal:
-    case grpc_code::data_loss: return 500;
+  case grpc_code::ok:
+    return 200;
+  case grpc_code::cancelled:
+    return 408;
+  case grpc_code::invalid_argument:
+  case grpc_code::failed_precondition:
+  case grpc_code::out_of_range:
+    return 400;
+  case grpc_code::deadline_exceeded:
+    return 504;
+  case grpc_code::not_found:
+    return 404;
+  case grpc_code::already_exists:
+  case grpc_code::aborted:
+    return 409;
+  case grpc_code::permission_denied:
+    return 403;
+  case grpc_code::unauthenticated:
+    return 401;
+  case grpc_code::resource_exhausted:
+    return 429;
+  case grpc_code::unimplemented:
+    return 501;
+  case grpc_code::unavailable:
+    return 503;
+  case grpc_code::unknown:
+  case grpc_code::internal:
+  case grpc_code::data_loss:
+    return 500;
   }
   return 500;
 }
 
 const char* reason_of(grpc_code code) {
   switch (code) {
-    case grpc_code::ok: return "OK";
-    case grpc_code::cancelled: return "Canceled";
-    case grpc_code::unknown: return "Unknown";
-    case grpc_code::invalid_argument: return "InvalidArgument";
-    case grpc_code::deadline_exceeded: return "DeadlineExceeded";
-    case grpc_code::not_found: return "NotFound";
-    case grpc_code::already_exists: return "AlreadyExists";
-    case grpc_code::permission_denied: return "PermissionDenied";
-    case grpc_code::resource_exhausted: return "ResourceExhausted";
-    case grpc_code::failed_precondition: return "FailedPrecondition";
-    case grpc_code::aborted: return "Aborted";
-    case grpc_code::out_of_range: return "OutOfRange";
-    case grpc_code::unimplemented: return "Unimplemented";
-    case grpc_code::internal: return "Internal";
-    case grpc_code::unavailable: return "Unavailable";
-    case grpc_code::data_loss: return "DataLoss";
-    case grpc_code::unauthenticated: return "Unauthenticated";
+  case grpc_code::ok:
+    return "OK";
+  case grpc_code::cancelled:
+    return "Canceled";
+  case grpc_code::unknown:
+    return "Unknown";
+  case grpc_code::invalid_argument:
+    return "InvalidArgument";
+  case grpc_code::deadline_exceeded:
+    return "DeadlineExceeded";
+  case grpc_code::not_found:
+    return "NotFound";
+  case grpc_code::already_exists:
+    return "AlreadyExists";
+  case grpc_code::permission_denied:
+    return "PermissionDenied";
+  case grpc_code::resource_exhausted:
+    return "ResourceExhausted";
+  case grpc_code::failed_precondition:
+    return "FailedPrecondition";
+  case grpc_code::aborted:
+    return "Aborted";
+  case grpc_code::out_of_range:
+    return "OutOfRange";
+  case grpc_code::unimplemented:
+    return "Unimplemented";
+  case grpc_code::internal:
+    return "Internal";
+  case grpc_code::unavailable:
+    return "Unavailable";
+  case grpc_code::data_loss:
+    return "DataLoss";
+  case grpc_code::unauthenticated:
+    return "Unauthenticated";
   }
   return "Internal";
 }
@@ -76,13 +105,18 @@ grpc_code grpc_code_of(const caf::error& err) {
   if (!err)
     return grpc_code::ok;
   switch (det::code_of(err)) {
-    case errc::not_found: return grpc_code::not_found;
-    case errc::invalid_argument:
-    case errc::invalid_event: return grpc_code::invalid_argument;
-    case errc::conflict: return grpc_code::aborted;
-    case errc::store_unavailable:
-    case errc::lock_held: return grpc_code::unavailable;
-    default: return grpc_code::internal;
+  case errc::not_found:
+    return grpc_code::not_found;
+  case errc::invalid_argument:
+  case errc::invalid_event:
+    return grpc_code::invalid_argument;
+  case errc::conflict:
+    return grpc_code::aborted;
+  case errc::store_unavailable:
+  case errc::lock_held:
+    return grpc_code::unavailable;
+  default:
+    return grpc_code::internal;
   }
 }
 

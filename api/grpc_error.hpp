@@ -54,9 +54,8 @@ enum class grpc_code : int {
 
 /// error_body() with an explicit HTTP status, for transport-level refusals
 /// that have no gRPC twin (413 body too large, 405 wrong method).
-[[nodiscard]] http_response error_response(grpc_code code,
-                                           std::string_view message,
-                                           int http_status);
+[[nodiscard]] http_response
+error_response(grpc_code code, std::string_view message, int http_status);
 
 /// The gRPC code a det::errc maps to: not_found -> NotFound,
 /// invalid_argument / invalid_event -> InvalidArgument, conflict -> Aborted,

@@ -55,12 +55,12 @@ private:
 
 /// One HTTP request as the router and handlers see it.
 struct http_request {
-  std::string method;         ///< upper case as sent: "GET", "POST", ...
-  std::string target;         ///< raw request target, "/a/b/?x=1"
-  std::string path;           ///< target without query, trailing '/' removed
-  query_params query;         ///< percent-decoded, '+' read as space
-  header_map headers;         ///< case-insensitive names
-  std::string body;           ///< may be empty (bodyless POSTs are normal)
+  std::string method; ///< upper case as sent: "GET", "POST", ...
+  std::string target; ///< raw request target, "/a/b/?x=1"
+  std::string path;   ///< target without query, trailing '/' removed
+  query_params query; ///< percent-decoded, '+' read as space
+  header_map headers; ///< case-insensitive names
+  std::string body;   ///< may be empty (bodyless POSTs are normal)
   std::vector<std::pair<std::string, std::string>> params; ///< from the route
   std::string remote_address; ///< peer IP address, for logs
   bool tls = false;           ///< arrived over HTTPS

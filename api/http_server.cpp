@@ -19,26 +19,27 @@ using namespace detail;
 
 struct http_server::impl {
   impl(server_config c, router r)
-    : shared(std::make_shared<server_shared>(ioc, std::move(c), std::move(r))),
-      acceptor(ioc) {}
+      : shared(
+          std::make_shared<server_shared>(ioc, std::move(c), std::move(r))),
+        acceptor(ioc) {}
 
   void accept() {
     acceptor.async_accept(
-      net::make_strand(ioc), [this](beast::error_code ec, tcp::socket sock) {
-        if (ec == net::error::operation_aborted || !acceptor.is_open())
-          return;
-        if (!ec && !shared->stopping) {
-          sock.set_option(tcp::no_delay{true}, ec);
-          if (shared->tls)
-            start_https_session(shared,
-                                tls_stream{std::move(sock), *shared->tls});
-          else
-            start_http_session(shared, plain_stream{std::move(sock)});
-        }
-        // Out of descriptors and similar: keep accepting, do not spin
-        // the error into a crash.
-        accept();
-      });
+        net::make_strand(ioc), [this](beast::error_code ec, tcp::socket sock) {
+          if (ec == net::error::operation_aborted || !acceptor.is_open())
+            return;
+          if (!ec && !shared->stopping) {
+            sock.set_option(tcp::no_delay{true}, ec);
+            if (shared->tls)
+              start_https_session(shared,
+                                  tls_stream{std::move(sock), *shared->tls});
+            else
+              start_http_session(shared, plain_stream{std::move(sock)});
+          }
+          // Out of descriptors and similar: keep accepting, do not spin
+          // the error into a crash.
+          accept();
+        });
   }
 
   net::io_context ioc;
@@ -54,7 +55,7 @@ struct http_server::impl {
 };
 
 http_server::http_server(server_config cfg, router routes)
-  : impl_(std::make_unique<impl>(std::move(cfg), std::move(routes))) {}
+    : impl_(std::make_unique<impl>(std::move(cfg), std::move(routes))) {}
 
 http_server::~http_server() {
   stop(std::chrono::milliseconds{0});
@@ -63,7 +64,7 @@ http_server::~http_server() {
 void http_server::add_websocket(std::string path, ws_accept_handler on_accept,
                                 ws_authorizer authorize) {
   impl_->shared->ws_routes.push_back(
-    ws_route{std::move(path), std::move(on_accept), std::move(authorize)});
+      ws_route{std::move(path), std::move(on_accept), std::move(authorize)});
 }
 
 caf::expected<uint16_t> http_server::start() {
@@ -79,16 +80,16 @@ caf::expected<uint16_t> http_server::start() {
     return make_error(errc::invalid_argument,
                       "bad listen address '" + cfg.address + "'");
   if (cfg.tls) {
-    auto ctx = std::make_unique<net::ssl::context>(
-      net::ssl::context::tls_server);
+    auto ctx =
+        std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
     ctx->set_options(net::ssl::context::default_workarounds
                      | net::ssl::context::no_sslv2
                      | net::ssl::context::no_sslv3);
     ctx->use_certificate_chain_file(cfg.tls->cert_file, ec);
     if (ec)
-      return make_error(errc::invalid_argument,
-                        "TLS certificate " + cfg.tls->cert_file + ": "
-                          + ec.message());
+      return make_error(errc::invalid_argument, "TLS certificate "
+                                                    + cfg.tls->cert_file + ": "
+                                                    + ec.message());
     ctx->use_private_key_file(cfg.tls->key_file, net::ssl::context::pem, ec);
     if (ec)
       return make_error(errc::invalid_argument,
@@ -99,9 +100,9 @@ caf::expected<uint16_t> http_server::start() {
   auto fail = [&](const char* what) {
     beast::error_code ignored;
     d.acceptor.close(ignored);
-    return make_error(errc::remote_error,
-                      std::string{what} + " " + cfg.address + ":"
-                        + std::to_string(cfg.port) + ": " + ec.message());
+    return make_error(errc::remote_error, std::string{what} + " " + cfg.address
+                                              + ":" + std::to_string(cfg.port)
+                                              + ": " + ec.message());
   };
   d.acceptor.open(ep.protocol(), ec);
   if (ec)
@@ -161,7 +162,7 @@ void http_server::stop(std::chrono::milliseconds grace) {
   if (!wait_empty(grace)) {
     for (auto& c : shared.live())
       c->force_close();
-    (void) wait_empty(std::chrono::seconds{2});
+    (void)wait_empty(std::chrono::seconds{2});
   }
   shared.gate->close();
   // With the acceptor and every socket closed, run() returns once the last

@@ -36,10 +36,10 @@ struct tls_config {
 
 struct server_config {
   std::string address = "127.0.0.1"; ///< "0.0.0.0" to serve every interface
-  uint16_t port = 0;                  ///< 0: pick a free port, see port()
-  size_t threads = 1;                 ///< I/O threads
-  size_t body_limit = 64u << 20;      ///< bytes; larger bodies get 413
-  size_t header_limit = 16u << 10;    ///< bytes; larger headers get 431
+  uint16_t port = 0;                 ///< 0: pick a free port, see port()
+  size_t threads = 1;                ///< I/O threads
+  size_t body_limit = 64u << 20;     ///< bytes; larger bodies get 413
+  size_t header_limit = 16u << 10;   ///< bytes; larger headers get 431
   /// Keep-alive: how long an open connection may wait for its next request.
   std::chrono::milliseconds idle_timeout{std::chrono::seconds{75}};
   /// From the first byte of a request until it is fully read.
@@ -62,7 +62,7 @@ using ws_accept_handler = std::function<void(ws_session session)>;
 /// Called before the upgrade is accepted (check the agent token). Return a
 /// response to refuse the upgrade with it, or nullopt to accept.
 using ws_authorizer =
-  std::function<std::optional<http_response>(const http_request& req)>;
+    std::function<std::optional<http_response>(const http_request& req)>;
 
 class http_server {
 public:

@@ -73,7 +73,7 @@ class http_link final : public reply_sink,
 public:
   http_link(std::shared_ptr<io_gate> gate, std::weak_ptr<http_conn_iface> conn,
             uint64_t seq)
-    : gate_(std::move(gate)), conn_(std::move(conn)), seq_(seq) {}
+      : gate_(std::move(gate)), conn_(std::move(conn)), seq_(seq) {}
 
   void send_response(http_response res) override {
     http_op op;
@@ -168,14 +168,13 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-template <class Stream>
-class http_session final : public http_conn_iface {
+template <class Stream> class http_session final : public http_conn_iface {
 public:
   static constexpr bool is_tls = std::is_same_v<Stream, tls_stream>;
 
   http_session(std::shared_ptr<server_shared> shared, Stream stream)
-    : shared_(std::move(shared)), stream_(std::move(stream)),
-      timer_(stream_.get_executor()) {}
+      : shared_(std::move(shared)), stream_(std::move(stream)),
+        timer_(stream_.get_executor()) {}
 
   ~http_session() override {
     if (link_)
@@ -196,15 +195,18 @@ public:
     net::dispatch(stream_.get_executor(), [self = self()] {
       self->keep_alive_ = false;
       switch (self->phase_) {
-        case phase::idle: self->close_now(); break;
-        case phase::streaming:
-          if (self->flags_)
-            self->flags_->cancel();
-          self->phase_ = phase::responding;
-          self->enqueue(std::string{last_chunk()}, 0);
-          self->do_write();
-          break;
-        default: break; // the answer in flight closes the connection
+      case phase::idle:
+        self->close_now();
+        break;
+      case phase::streaming:
+        if (self->flags_)
+          self->flags_->cancel();
+        self->phase_ = phase::responding;
+        self->enqueue(std::string{last_chunk()}, 0);
+        self->do_write();
+        break;
+      default:
+        break; // the answer in flight closes the connection
       }
     });
   }
@@ -218,47 +220,53 @@ public:
     for (auto& op : ops) {
       bool current = seq == seq_ && !closed_;
       switch (op.kind) {
-        case http_op::response:
-          if (!current || phase_ != phase::handling)
-            break;
-          phase_ = phase::responding;
-          enqueue(serialize_response(op.res, keep_alive_, cfg().server_name),
-                  0);
+      case http_op::response:
+        if (!current || phase_ != phase::handling)
           break;
-        case http_op::stream_head: {
-          if (!current || phase_ != phase::handling) {
-            op.flags->cancel();
-            break;
-          }
-          op.flags->queue_limit = cfg().send_queue_limit;
-          flags_ = op.flags;
-          phase_ = phase::streaming;
-          head_options opts;
-          opts.keep_alive = keep_alive_;
-          opts.chunked = true;
-          opts.server_name = cfg().server_name;
-          enqueue(serialize_head(op.res.status, op.res.headers, opts), 0);
+        phase_ = phase::responding;
+        enqueue(serialize_response(op.res, keep_alive_, cfg().server_name), 0);
+        break;
+      case http_op::stream_head: {
+        if (!current || phase_ != phase::handling) {
+          op.flags->cancel();
           break;
         }
-        case http_op::stream_data:
-          if (!current || phase_ != phase::streaming)
-            break;
-          enqueue(chunk_frame(op.data), op.data.size());
+        op.flags->queue_limit = cfg().send_queue_limit;
+        flags_ = op.flags;
+        phase_ = phase::streaming;
+        head_options opts;
+        opts.keep_alive = keep_alive_;
+        opts.chunked = true;
+        opts.server_name = cfg().server_name;
+        enqueue(serialize_head(op.res.status, op.res.headers, opts), 0);
+        break;
+      }
+      case http_op::stream_data:
+        if (!current || phase_ != phase::streaming)
           break;
-        case http_op::stream_end:
-          if (!current || phase_ != phase::streaming)
-            break;
-          phase_ = phase::responding;
-          enqueue(std::string{last_chunk()}, 0);
+        enqueue(chunk_frame(op.data), op.data.size());
+        break;
+      case http_op::stream_end:
+        if (!current || phase_ != phase::streaming)
           break;
+        phase_ = phase::responding;
+        enqueue(std::string{last_chunk()}, 0);
+        break;
       }
     }
     do_write();
   }
 
 private:
-  enum class phase { idle, request, handling, streaming, responding, closing,
-                     closed };
+  enum class phase {
+    idle,
+    request,
+    handling,
+    streaming,
+    responding,
+    closing,
+    closed
+  };
 
   struct out_item {
     std::string bytes;
@@ -318,9 +326,10 @@ private:
   // handler or stream is busy, or drains input during a lingering close.
   void watch() {
     reading_ = true;
-    stream_.async_read_some(
-      buffer_.prepare(4096),
-      [self = self()](beast::error_code ec, size_t n) { self->on_watch(ec, n); });
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = self()](beast::error_code ec, size_t n) {
+                              self->on_watch(ec, n);
+                            });
   }
 
   void on_watch(beast::error_code ec, size_t n) {
@@ -342,13 +351,12 @@ private:
     arm(cfg().read_timeout);
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(
-      cfg().header_limit, std::numeric_limits<uint32_t>::max())));
+        cfg().header_limit, std::numeric_limits<uint32_t>::max())));
     parser_->body_limit(static_cast<uint64_t>(cfg().body_limit));
     reading_ = true;
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = self()](beast::error_code ec, size_t) {
-                              self->on_header(ec);
-                            });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = self()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
   void on_header(beast::error_code ec) {
@@ -373,27 +381,26 @@ private:
 
   void read_body() {
     reading_ = true;
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = self()](beast::error_code ec, size_t) {
-                       self->on_body(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = self()](beast::error_code ec, size_t) { self->on_body(ec); });
   }
 
   void on_read_error(beast::error_code ec) {
     if (ec == http::error::body_limit)
       return refuse(error_response(
-        grpc_code::resource_exhausted,
-        "request body exceeds " + std::to_string(cfg().body_limit) + " bytes",
-        413));
+          grpc_code::resource_exhausted,
+          "request body exceeds " + std::to_string(cfg().body_limit) + " bytes",
+          413));
     if (ec == http::error::header_limit)
       return refuse(error_response(grpc_code::resource_exhausted,
                                    "request headers exceed "
-                                     + std::to_string(cfg().header_limit)
-                                     + " bytes",
+                                       + std::to_string(cfg().header_limit)
+                                       + " bytes",
                                    431));
     if (ec != http::error::end_of_stream && ec != http::error::partial_message
-        && ec.category() == http::make_error_code(http::error::bad_method)
-                              .category())
+        && ec.category()
+               == http::make_error_code(http::error::bad_method).category())
       return refuse(error_response(grpc_code::invalid_argument,
                                    "malformed HTTP request: " + ec.message()));
     close_now();
@@ -415,15 +422,15 @@ private:
       if (upgrade)
         return start_upgrade(std::move(msg), *route);
       phase_ = phase::handling;
-      return refuse(error_response(grpc_code::invalid_argument,
-                                   "a WebSocket upgrade is expected on "
-                                     + path));
+      return refuse(
+          error_response(grpc_code::invalid_argument,
+                         "a WebSocket upgrade is expected on " + path));
     }
     auto req = to_http_request(std::move(msg), lowest().socket(), is_tls);
     phase_ = phase::handling;
     link_ = std::make_shared<http_link>(
-      shared_->gate,
-      std::static_pointer_cast<http_conn_iface>(shared_from_this()), ++seq_);
+        shared_->gate,
+        std::static_pointer_cast<http_conn_iface>(shared_from_this()), ++seq_);
     // Nothing else may be pending (pipelined input stops the watch), and
     // responders hold the session only weakly: keep it alive until the
     // answer is written or the connection closes.
@@ -483,10 +490,9 @@ private:
     in_flight_ = std::min<size_t>(out_.size(), 64);
     for (size_t i = 0; i < in_flight_; ++i)
       bufs_.push_back(net::buffer(out_[i].bytes));
-    net::async_write(stream_, bufs_,
-                     [self = self()](beast::error_code ec, size_t) {
-                       self->on_write(ec);
-                     });
+    net::async_write(
+        stream_, bufs_,
+        [self = self()](beast::error_code ec, size_t) { self->on_write(ec); });
   }
 
   void on_write(beast::error_code ec) {
@@ -579,14 +585,14 @@ void start_http_session(std::shared_ptr<server_shared> shared,
                         plain_stream stream) {
   std::make_shared<http_session<plain_stream>>(std::move(shared),
                                                std::move(stream))
-    ->run();
+      ->run();
 }
 
 void start_https_session(std::shared_ptr<server_shared> shared,
                          tls_stream stream) {
   std::make_shared<http_session<tls_stream>>(std::move(shared),
                                              std::move(stream))
-    ->run();
+      ->run();
 }
 
 } // namespace det::api::detail

@@ -38,7 +38,7 @@ struct reply_state {
   ~reply_state() {
     if (!answered.exchange(true))
       sink->send_response(
-        error_response(grpc_code::internal, "the handler gave no answer"));
+          error_response(grpc_code::internal, "the handler gave no answer"));
   }
 
   bool claim() { return !answered.exchange(true); }
@@ -50,7 +50,7 @@ struct reply_state {
 struct stream_producer {
   stream_producer(std::shared_ptr<reply_sink> s,
                   std::shared_ptr<stream_flags> f)
-    : sink(std::move(s)), flags(std::move(f)) {}
+      : sink(std::move(s)), flags(std::move(f)) {}
 
   ~stream_producer() { close(); }
 
@@ -93,7 +93,7 @@ namespace {
 class capture_sink : public reply_sink {
 public:
   explicit capture_sink(std::function<void(http_response)> fn)
-    : fn_(std::move(fn)) {}
+      : fn_(std::move(fn)) {}
   void send_response(http_response res) override { fn_(std::move(res)); }
   void start_stream(int, header_map,
                     std::shared_ptr<stream_flags> flags) override {
@@ -112,7 +112,7 @@ private:
 } // namespace detail
 
 chunk_stream::chunk_stream(std::shared_ptr<detail::stream_producer> p)
-  : p_(std::move(p)) {}
+    : p_(std::move(p)) {}
 
 bool chunk_stream::write_line(std::string line) const {
   if (!p_)
@@ -128,7 +128,7 @@ bool chunk_stream::write_result(std::string_view result_json) const {
 void chunk_stream::fail(grpc_code code, std::string_view message) const {
   if (!p_)
     return;
-  (void) write_line(stream_error_line(code, message));
+  (void)write_line(stream_error_line(code, message));
   p_->close();
 }
 
@@ -151,7 +151,7 @@ void chunk_stream::on_cancel(std::function<void()> fn) const {
 }
 
 responder::responder(std::shared_ptr<detail::reply_sink> sink)
-  : state_(std::make_shared<detail::reply_state>(std::move(sink))) {}
+    : state_(std::make_shared<detail::reply_state>(std::move(sink))) {}
 
 void responder::send(http_response res) const {
   if (state_->claim())
@@ -175,8 +175,8 @@ chunk_stream responder::stream(int status, header_map headers) const {
   if (!headers.contains("Content-Type"))
     headers.set("Content-Type", "application/json");
   state_->sink->start_stream(status, std::move(headers), flags);
-  return chunk_stream{
-    std::make_shared<detail::stream_producer>(state_->sink, std::move(flags))};
+  return chunk_stream{std::make_shared<detail::stream_producer>(
+      state_->sink, std::move(flags))};
 }
 
 bool responder::answered() const {

@@ -15,7 +15,7 @@ router& router::add(std::string_view method, std::string_view pattern,
     if (!error_)
       error_ = make_error(errc::invalid_argument,
                           "route " + std::string{method} + " "
-                            + std::string{pattern} + ": " + why);
+                              + std::string{pattern} + ": " + why);
     return *this;
   };
   if (pattern.empty() || pattern.front() != '/')
@@ -78,9 +78,9 @@ caf::error router::error() const {
   return error_;
 }
 
-long long router::match_route(
-  const route& r, const std::vector<std::string>& segs,
-  std::vector<std::pair<std::string, std::string>>* params) {
+long long
+router::match_route(const route& r, const std::vector<std::string>& segs,
+                    std::vector<std::pair<std::string, std::string>>* params) {
   // Score: each literal segment counts more than any number of parameter
   // positions after it, so the leftmost literal decides ties.
   long long score = 0;
@@ -150,10 +150,9 @@ void router::dispatch(http_request req, responder res) const {
                               "no route for " + req.method + " " + req.path));
       return;
     }
-    auto r = error_response(grpc_code::unimplemented,
-                            "method " + req.method + " not allowed for "
-                              + req.path,
-                            405);
+    auto r = error_response(
+        grpc_code::unimplemented,
+        "method " + req.method + " not allowed for " + req.path, 405);
     std::string allow;
     for (const auto& a : m.allow)
       allow += (allow.empty() ? "" : ", ") + a;

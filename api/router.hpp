@@ -74,10 +74,9 @@ private:
   };
 
   /// Score of a match (higher is more specific), or -1 for no match.
-  static long long match_route(const route& r,
-                         const std::vector<std::string>& segs,
-                         std::vector<std::pair<std::string, std::string>>*
-                           params);
+  static long long
+  match_route(const route& r, const std::vector<std::string>& segs,
+              std::vector<std::pair<std::string, std::string>>* params);
 
   std::vector<route> routes_;
   caf::error error_;

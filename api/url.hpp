@@ -32,7 +32,7 @@ void split_target(std::string_view target, std::string& path,
                   query_params& query);
 
 /// Splits "/a/b/c" into {"a","b","c"}; "/" gives {}.
-[[nodiscard]] std::vector<std::string_view> path_segments(
-  std::string_view path);
+[[nodiscard]] std::vector<std::string_view>
+path_segments(std::string_view path);
 
 } // namespace det::api

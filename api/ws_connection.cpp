@@ -30,7 +30,7 @@ class ws_link final : public ws_channel,
                       public std::enable_shared_from_this<ws_link> {
 public:
   ws_link(std::shared_ptr<io_gate> gate, http_request req, size_t limit)
-    : gate_(std::move(gate)), req_(std::move(req)), limit_(limit) {}
+      : gate_(std::move(gate)), req_(std::move(req)), limit_(limit) {}
 
   void attach(std::weak_ptr<ws_conn_iface> conn) { conn_ = std::move(conn); }
 
@@ -172,13 +172,12 @@ private:
   std::function<void(ws_close_info)> on_close_;
 };
 
-template <class Stream>
-class ws_connection final : public ws_conn_iface {
+template <class Stream> class ws_connection final : public ws_conn_iface {
 public:
   ws_connection(std::shared_ptr<server_shared> shared, Stream stream,
                 std::shared_ptr<ws_link> link, const ws_route& route)
-    : shared_(std::move(shared)), ws_(std::move(stream)),
-      link_(std::move(link)), on_accept_(route.on_accept) {}
+      : shared_(std::move(shared)), ws_(std::move(stream)),
+        link_(std::move(link)), on_accept_(route.on_accept) {}
 
   ~ws_connection() override {
     link_->finish(ws_close_info{1006, "connection dropped"});
@@ -195,16 +194,15 @@ public:
     ws_.set_option(opt);
     ws_.read_message_max(shared_->cfg.body_limit);
     ws_.set_option(websocket::stream_base::decorator(
-      [name = shared_->cfg.server_name](websocket::response_type& res) {
-        if (!name.empty())
-          res.set(http::field::server, name);
-      }));
+        [name = shared_->cfg.server_name](websocket::response_type& res) {
+          if (!name.empty())
+            res.set(http::field::server, name);
+        }));
     auto self = self_ptr();
     auto req = std::make_shared<raw_request>(std::move(upgrade));
     net::dispatch(ws_.get_executor(), [self, req] {
-      self->ws_.async_accept(*req, [self, req](beast::error_code ec) {
-        self->on_accept(ec);
-      });
+      self->ws_.async_accept(
+          *req, [self, req](beast::error_code ec) { self->on_accept(ec); });
     });
   }
 
@@ -226,9 +224,8 @@ public:
     net::dispatch(ws_.get_executor(), [self = self_ptr()] {
       if (!self->close_wanted_) {
         self->close_wanted_ = true;
-        self->close_reason_ =
-          websocket::close_reason{websocket::close_code::going_away,
-                                  "server stopping"};
+        self->close_reason_ = websocket::close_reason{
+            websocket::close_code::going_away, "server stopping"};
       }
       self->do_write();
     });
@@ -258,7 +255,7 @@ private:
     } catch (...) {
       close_wanted_ = true;
       close_reason_ = websocket::close_reason{
-        websocket::close_code::internal_error, "accept handler failed"};
+          websocket::close_code::internal_error, "accept handler failed"};
     }
     do_read();
     pump();
@@ -306,14 +303,13 @@ private:
     if (close_wanted_ && !close_sent_) {
       close_sent_ = true;
       writing_ = true;
-      ws_.async_close(close_reason_,
-                      [self = self_ptr()](beast::error_code ec) {
-                        self->writing_ = false;
-                        // The pending read completes with `closed` once the
-                        // peer answers; force it if the close failed.
-                        if (ec)
-                          self->finish(ws_close_info{1006, ec.message()});
-                      });
+      ws_.async_close(close_reason_, [self = self_ptr()](beast::error_code ec) {
+        self->writing_ = false;
+        // The pending read completes with `closed` once the
+        // peer answers; force it if the close failed.
+        if (ec)
+          self->finish(ws_close_info{1006, ec.message()});
+      });
     }
   }
 
@@ -359,7 +355,7 @@ void start_ws(std::shared_ptr<server_shared> shared, Stream stream,
   auto link = std::make_shared<ws_link>(shared->gate, std::move(req),
                                         shared->cfg.send_queue_limit);
   auto conn = std::make_shared<ws_connection<Stream>>(
-    std::move(shared), std::move(stream), std::move(link), route);
+      std::move(shared), std::move(stream), std::move(link), route);
   conn->run(std::move(upgrade));
 }
 
@@ -372,9 +368,9 @@ void start_ws_session(std::shared_ptr<server_shared> shared,
            std::move(req), route);
 }
 
-void start_ws_session(std::shared_ptr<server_shared> shared,
-                      tls_stream stream, raw_request upgrade,
-                      http_request req, const ws_route& route) {
+void start_ws_session(std::shared_ptr<server_shared> shared, tls_stream stream,
+                      raw_request upgrade, http_request req,
+                      const ws_route& route) {
   start_ws(std::move(shared), std::move(stream), std::move(upgrade),
            std::move(req), route);
 }

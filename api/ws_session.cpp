@@ -7,7 +7,7 @@ ws_channel::~ws_channel() = default;
 } // namespace detail
 
 ws_session::ws_session(std::shared_ptr<detail::ws_channel> ch)
-  : ch_(std::move(ch)) {}
+    : ch_(std::move(ch)) {}
 
 const http_request& ws_session::request() const {
   return ch_->request();

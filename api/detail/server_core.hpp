@@ -42,8 +42,7 @@ class io_gate {
 public:
   explicit io_gate(net::io_context& ioc) : ioc_(&ioc) {}
 
-  template <class F>
-  bool post(F&& f) {
+  template <class F> bool post(F&& f) {
     std::lock_guard<std::mutex> guard{mu_};
     if (!ioc_)
       return false;
@@ -82,8 +81,8 @@ struct ws_route {
 /// immutable afterwards except the registry and `stopping`.
 struct server_shared {
   server_shared(net::io_context& io, server_config c, router r)
-    : ioc(io), cfg(std::move(c)), routes(std::move(r)),
-      gate(std::make_shared<io_gate>(io)) {}
+      : ioc(io), cfg(std::move(c)), routes(std::move(r)),
+        gate(std::make_shared<io_gate>(io)) {}
 
   net::io_context& ioc;
   server_config cfg;
@@ -144,8 +143,8 @@ void start_https_session(std::shared_ptr<server_shared> shared,
 void start_ws_session(std::shared_ptr<server_shared> shared,
                       plain_stream stream, raw_request upgrade,
                       http_request req, const ws_route& route);
-void start_ws_session(std::shared_ptr<server_shared> shared,
-                      tls_stream stream, raw_request upgrade,
-                      http_request req, const ws_route& route);
+void start_ws_session(std::shared_ptr<server_shared> shared, tls_stream stream,
+                      raw_request upgrade, http_request req,
+                      const ws_route& route);
 
 } // namespace det::api::detail

@@ -34,9 +34,9 @@ double to_ms(double v, const std::string& unit) {
 
 wrk_result run_wrk(uint16_t port, int conns, int seconds) {
   auto cmd = "wrk --latency -t" + std::to_string(conns < 2 ? 1 : 2) + " -c"
-             + std::to_string(conns) + " -d"
-             + std::to_string(seconds) + "s http://127.0.0.1:"
-             + std::to_string(port) + "/api/v1/ping 2>&1";
+             + std::to_string(conns) + " -d" + std::to_string(seconds)
+             + "s http://127.0.0.1:" + std::to_string(port)
+             + "/api/v1/ping 2>&1";
   std::string out;
   if (auto* p = ::popen(cmd.c_str(), "r")) {
     char buf[4096];
@@ -51,8 +51,7 @@ wrk_result run_wrk(uint16_t port, int conns, int seconds) {
     r.rps = std::stod(m[1]);
     r.ok = true;
   }
-  if (std::regex_search(out, m,
-                        std::regex{R"(99%\s+([0-9.]+)(us|ms|s))"}))
+  if (std::regex_search(out, m, std::regex{R"(99%\s+([0-9.]+)(us|ms|s))"}))
     r.p99_ms = to_ms(std::stod(m[1]), m[2]);
   return r;
 }
@@ -92,9 +91,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   router r;
-  r.get("/api/v1/ping", [](http_request, responder res) {
-    res.send_json("{}");
-  });
+  r.get("/api/v1/ping",
+        [](http_request, responder res) { res.send_json("{}"); });
   server_config cfg;
   cfg.threads = threads;
   http_server server{cfg, std::move(r)};

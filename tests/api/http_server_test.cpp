@@ -28,7 +28,7 @@ handler echo() {
                        {"query", q},
                        {"body", req.body},
                        {"type", req.headers.get("content-type").value_or("")}}
-                    .dump());
+                      .dump());
   };
 }
 
@@ -105,8 +105,8 @@ TEST(http_server, headers_over_the_limit_are_refused_with_431) {
   cfg.header_limit = 1024;
   auto s = start_server(std::move(r), cfg);
   test_client c{s->port()};
-  auto res = c.request("GET", "/x", std::nullopt,
-                       {{"X-Big", std::string(4096, 'h')}});
+  auto res =
+      c.request("GET", "/x", std::nullopt, {{"X-Big", std::string(4096, 'h')}});
   EXPECT_EQ(res.status, 431);
   EXPECT_EQ(json::parse(res.body)["error"]["code"], 8);
 }

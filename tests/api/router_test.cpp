@@ -21,7 +21,7 @@ http_response call(const router& r, std::string method, std::string path,
   out.status = -1;
   r.dispatch(std::move(req),
              responder::capture([&](http_response res) { out = res; }));
-  (void) seen;
+  (void)seen;
   return out;
 }
 
@@ -56,12 +56,10 @@ TEST(router, path_segments_are_percent_decoded_after_splitting) {
 
 TEST(router, a_literal_segment_wins_over_a_parameter) {
   router r;
-  r.get("/api/v1/trials/{id}", [](http_request, responder res) {
-    res.send_json("\"param\"");
-  });
-  r.get("/api/v1/trials/search", [](http_request, responder res) {
-    res.send_json("\"literal\"");
-  });
+  r.get("/api/v1/trials/{id}",
+        [](http_request, responder res) { res.send_json("\"param\""); });
+  r.get("/api/v1/trials/search",
+        [](http_request, responder res) { res.send_json("\"literal\""); });
   EXPECT_EQ(call(r, "GET", "/api/v1/trials/search").body, "\"literal\"");
   EXPECT_EQ(call(r, "GET", "/api/v1/trials/9").body, "\"param\"");
 }
@@ -157,30 +155,31 @@ TEST_P(grpc_table, each_code_maps_to_the_grpc_gateway_status) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  upstream, grpc_table,
-  ::testing::Values(
-    code_row{grpc_code::invalid_argument, 400, "InvalidArgument"},
-    code_row{grpc_code::failed_precondition, 400, "FailedPrecondition"},
-    code_row{grpc_code::out_of_range, 400, "OutOfRange"},
-    code_row{grpc_code::unauthenticated, 401, "Unauthenticated"},
-    code_row{grpc_code::permission_denied, 403, "PermissionDenied"},
-    code_row{grpc_code::not_found, 404, "NotFound"},
-    code_row{grpc_code::already_exists, 409, "AlreadyExists"},
-    code_row{grpc_code::aborted, 409, "Aborted"},
-    code_row{grpc_code::resource_exhausted, 429, "ResourceExhausted"},
-    code_row{grpc_code::cancelled, 408, "Canceled"},
-    code_row{grpc_code::unimplemented, 501, "Unimplemented"},
-    code_row{grpc_code::unavailable, 503, "Unavailable"},
-    code_row{grpc_code::deadline_exceeded, 504, "DeadlineExceeded"},
-    code_row{grpc_code::internal, 500, "Internal"},
-    code_row{grpc_code::unknown, 500, "Internal"}));
+    upstream, grpc_table,
+    ::testing::Values(
+        code_row{grpc_code::invalid_argument, 400, "InvalidArgument"},
+        code_row{grpc_code::failed_precondition, 400, "FailedPrecondition"},
+        code_row{grpc_code::out_of_range, 400, "OutOfRange"},
+        code_row{grpc_code::unauthenticated, 401, "Unauthenticated"},
+        code_row{grpc_code::permission_denied, 403, "PermissionDenied"},
+        code_row{grpc_code::not_found, 404, "NotFound"},
+        code_row{grpc_code::already_exists, 409, "AlreadyExists"},
+        code_row{grpc_code::aborted, 409, "Aborted"},
+        code_row{grpc_code::resource_exhausted, 429, "ResourceExhausted"},
+        code_row{grpc_code::cancelled, 408, "Canceled"},
+        code_row{grpc_code::unimplemented, 501, "Unimplemented"},
+        code_row{grpc_code::unavailable, 503, "Unavailable"},
+        code_row{grpc_code::deadline_exceeded, 504, "DeadlineExceeded"},
+        code_row{grpc_code::internal, 500, "Internal"},
+        code_row{grpc_code::unknown, 500, "Internal"}));
 
 TEST(grpc_error, the_body_has_code_reason_and_error) {
   auto j = json::parse(error_body(grpc_code::not_found, "experiment 3"));
-  EXPECT_EQ(j, (json{{"error",
-                      {{"code", 5},
-                       {"reason", "NotFound"},
-                       {"error", "experiment 3"}}}}));
+  EXPECT_EQ(
+      j,
+      (json{
+          {"error",
+           {{"code", 5}, {"reason", "NotFound"}, {"error", "experiment 3"}}}}));
 }
 
 TEST(grpc_error, det_errors_map_to_grpc_codes) {
@@ -193,9 +192,9 @@ TEST(grpc_error, det_errors_map_to_grpc_codes) {
             grpc_code::unavailable);
   auto r = error_response(det::make_error(errc::not_found, "trial 9"));
   EXPECT_EQ(r.status, 404);
-  EXPECT_NE(json::parse(r.body)["error"]["error"].get<std::string>().find(
-              "trial 9"),
-            std::string::npos);
+  EXPECT_NE(
+      json::parse(r.body)["error"]["error"].get<std::string>().find("trial 9"),
+      std::string::npos);
 }
 
 TEST(grpc_error, stream_lines_use_the_runtime_stream_error_shape) {

@@ -108,7 +108,7 @@ TEST(streaming, a_mid_stream_error_is_one_error_line_then_the_end) {
   router r;
   r.get("/s", [](http_request, responder res) {
     auto st = res.stream();
-    (void) st.write_result("{\"a\":1}");
+    (void)st.write_result("{\"a\":1}");
     st.fail(grpc_code::not_found, "trial 3 not found");
   });
   auto s = start_server(std::move(r));
@@ -116,7 +116,8 @@ TEST(streaming, a_mid_stream_error_is_one_error_line_then_the_end) {
   auto res = c.request("GET", "/s");
   ASSERT_EQ(res.status, 200);
   auto nl = res.body.find('\n');
-  EXPECT_EQ(json::parse(res.body.substr(0, nl)), (json{{"result", {{"a", 1}}}}));
+  EXPECT_EQ(json::parse(res.body.substr(0, nl)),
+            (json{{"result", {{"a", 1}}}}));
   auto err = json::parse(res.body.substr(nl + 1));
   EXPECT_EQ(err["error"]["grpcCode"], 5);
   EXPECT_EQ(err["error"]["message"], "trial 3 not found");
@@ -127,7 +128,7 @@ TEST(streaming, dropping_every_stream_handle_ends_the_body) {
   router r;
   r.get("/s", [](http_request, responder res) {
     auto st = res.stream();
-    (void) st.write_line("{\"result\":{}}");
+    (void)st.write_line("{\"result\":{}}");
   });
   auto s = start_server(std::move(r));
   test_client c{s->port()};

@@ -59,14 +59,14 @@ protected:
     ASSERT_TRUE(certs.ok()) << "openssl could not make a certificate";
     router r;
     r.get("/info", [](http_request req, responder res) {
-      res.send_json(nlohmann::json{{"version", "0.38.1"}, {"tls", req.tls}}
-                      .dump());
+      res.send_json(
+          nlohmann::json{{"version", "0.38.1"}, {"tls", req.tls}}.dump());
     });
     server_config cfg;
     cfg.tls = tls_config{certs.cert(), certs.key()};
     server = start_server(std::move(r), cfg, [](http_server& s) {
       s.add_websocket("/agents/ws", [](ws_session ws) {
-        ws.on_message([ws](std::string t) { (void) ws.send("tls:" + t); });
+        ws.on_message([ws](std::string t) { (void)ws.send("tls:" + t); });
       });
     });
   }
@@ -86,9 +86,9 @@ TEST_F(tls, requests_are_served_over_https_with_keep_alive) {
 }
 
 TEST_F(tls, curl_verifies_the_self_signed_certificate) {
-  auto out = run("curl -sS --max-time 10 --cacert " + certs.cert()
-                 + " https://127.0.0.1:" + std::to_string(server->port())
-                 + "/info");
+  auto out =
+      run("curl -sS --max-time 10 --cacert " + certs.cert()
+          + " https://127.0.0.1:" + std::to_string(server->port()) + "/info");
   EXPECT_EQ(out, "{\"tls\":true,\"version\":\"0.38.1\"}");
 }
 

@@ -22,7 +22,7 @@ struct session_box {
   ws_accept_handler accept(bool echo) {
     return [this, echo](ws_session s) {
       if (echo)
-        s.on_message([s](std::string text) { (void) s.send(text); });
+        s.on_message([s](std::string text) { (void)s.send(text); });
       s.on_close([this](ws_close_info info) {
         std::lock_guard<std::mutex> guard{mu};
         closes.push_back(info);
@@ -55,7 +55,8 @@ std::unique_ptr<http_server> ws_server(session_box& box, bool echo,
                                        ws_authorizer auth = {},
                                        server_config cfg = {}) {
   router r;
-  r.get("/api/v1/ping", [](http_request, responder res) { res.send_json("{}"); });
+  r.get("/api/v1/ping",
+        [](http_request, responder res) { res.send_json("{}"); });
   return start_server(std::move(r), cfg, [&](http_server& s) {
     s.add_websocket("/agents/ws", box.accept(echo), std::move(auth));
   });
@@ -91,7 +92,9 @@ TEST(websocket, the_server_pushes_from_another_thread_in_call_order) {
 TEST(websocket, the_upgrade_request_headers_and_query_are_visible) {
   session_box box;
   auto s = ws_server(box, false);
-  ws_test_client c{s->port(), "/agents/ws/?id=agent-1&pool=default", false,
+  ws_test_client c{s->port(),
+                   "/agents/ws/?id=agent-1&pool=default",
+                   false,
                    {{"Authorization", "Bearer tok"}}};
   auto session = box.wait_session();
   ASSERT_TRUE(session);
@@ -102,12 +105,12 @@ TEST(websocket, the_upgrade_request_headers_and_query_are_visible) {
 
 TEST(websocket, an_authorizer_can_refuse_the_upgrade_with_an_error) {
   session_box box;
-  auto s = ws_server(box, false, [](const http_request& req)
-                                   -> std::optional<http_response> {
-    if (req.headers.get("authorization") == "Bearer good")
-      return std::nullopt;
-    return error_response(grpc_code::unauthenticated, "bad agent token");
-  });
+  auto s = ws_server(
+      box, false, [](const http_request& req) -> std::optional<http_response> {
+        if (req.headers.get("authorization") == "Bearer good")
+          return std::nullopt;
+        return error_response(grpc_code::unauthenticated, "bad agent token");
+      });
   EXPECT_EQ(ws_upgrade_status(s->port(), "/agents/ws"), 401);
   EXPECT_EQ(ws_upgrade_status(s->port(), "/agents/ws",
                               {{"Authorization", "Bearer good"}}),

@@ -62,8 +62,7 @@ struct test_client::impl {
   std::unique_ptr<ssl::stream<tcp::socket&>> tls;
   std::string buf; // bytes read, not yet consumed
 
-  template <class F>
-  auto with_stream(F&& f) {
+  template <class F> auto with_stream(F&& f) {
     if (tls)
       return f(*tls);
     return f(sock);
@@ -72,9 +71,8 @@ struct test_client::impl {
   size_t fill() {
     char tmp[16384];
     boost::system::error_code ec;
-    size_t n = with_stream([&](auto& s) {
-      return s.read_some(net::buffer(tmp), ec);
-    });
+    size_t n =
+        with_stream([&](auto& s) { return s.read_some(net::buffer(tmp), ec); });
     if (ec)
       throw std::runtime_error("read: " + ec.message());
     buf.append(tmp, n);
@@ -101,13 +99,13 @@ struct test_client::impl {
 
 test_client::test_client(uint16_t port, bool tls,
                          std::chrono::seconds read_timeout)
-  : impl_(std::make_unique<impl>()) {
+    : impl_(std::make_unique<impl>()) {
   impl_->sock.connect(local(port));
   set_timeout(impl_->sock, read_timeout);
   if (tls) {
     impl_->ctx.set_verify_mode(ssl::verify_none);
-    impl_->tls = std::make_unique<ssl::stream<tcp::socket&>>(impl_->sock,
-                                                             impl_->ctx);
+    impl_->tls =
+        std::make_unique<ssl::stream<tcp::socket&>>(impl_->sock, impl_->ctx);
     impl_->tls->handshake(ssl::stream_base::client);
   }
 }
@@ -186,7 +184,7 @@ bool test_client::peer_closed() {
   char c;
   boost::system::error_code ec;
   impl_->with_stream(
-    [&](auto& s) { return s.read_some(net::buffer(&c, 1), ec); });
+      [&](auto& s) { return s.read_some(net::buffer(&c, 1), ec); });
   if (!ec)
     impl_->buf.push_back(c);
   return ec == net::error::eof || ec == net::error::connection_reset
@@ -208,8 +206,7 @@ struct ws_test_client::impl {
   std::unique_ptr<websocket::stream<ssl::stream<tcp::socket>>> tls;
   uint16_t code = 0;
 
-  template <class F>
-  auto with_ws(F&& f) {
+  template <class F> auto with_ws(F&& f) {
     if (tls)
       return f(*tls);
     return f(*plain);
@@ -218,7 +215,7 @@ struct ws_test_client::impl {
 
 ws_test_client::ws_test_client(uint16_t port, const std::string& target,
                                bool tls, const header_list& headers)
-  : impl_(std::make_unique<impl>()) {
+    : impl_(std::make_unique<impl>()) {
   auto decorate = [headers](websocket::request_type& req) {
     for (const auto& [k, v] : headers)
       req.set(k, v);
@@ -226,14 +223,13 @@ ws_test_client::ws_test_client(uint16_t port, const std::string& target,
   if (tls) {
     impl_->ctx.set_verify_mode(ssl::verify_none);
     impl_->tls = std::make_unique<websocket::stream<ssl::stream<tcp::socket>>>(
-      impl_->ioc, impl_->ctx);
+        impl_->ioc, impl_->ctx);
     auto& sock = beast::get_lowest_layer(*impl_->tls);
     sock.connect(local(port));
     set_timeout(sock, std::chrono::seconds{10});
     impl_->tls->next_layer().handshake(ssl::stream_base::client);
   } else {
-    impl_->plain =
-      std::make_unique<websocket::stream<tcp::socket>>(impl_->ioc);
+    impl_->plain = std::make_unique<websocket::stream<tcp::socket>>(impl_->ioc);
     auto& sock = beast::get_lowest_layer(*impl_->plain);
     sock.connect(local(port));
     set_timeout(sock, std::chrono::seconds{10});
@@ -272,7 +268,8 @@ uint16_t ws_test_client::close_code() const {
 
 void ws_test_client::close() {
   boost::system::error_code ec;
-  impl_->with_ws([&](auto& ws) { ws.close(websocket::close_code::normal, ec); });
+  impl_->with_ws(
+      [&](auto& ws) { ws.close(websocket::close_code::normal, ec); });
 }
 
 int ws_upgrade_status(uint16_t port, const std::string& target,

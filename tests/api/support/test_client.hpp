@@ -28,8 +28,8 @@ using header_list = std::vector<std::pair<std::string, std::string>>;
 class test_client {
 public:
   explicit test_client(uint16_t port, bool tls = false,
-                       std::chrono::seconds read_timeout
-                       = std::chrono::seconds{10});
+                       std::chrono::seconds read_timeout = std::chrono::seconds{
+                           10});
   ~test_client();
 
   /// Sends one request (Content-Length when `body` is set; none when
