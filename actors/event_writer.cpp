@@ -63,6 +63,19 @@ event_writer(event_writer_actor::stateful_pointer<event_writer_state> self,
       i->second.deliver(res);
       self->state.pending.erase(i);
     },
+    [self](snapshot_atom, std::string& text, int64_t position,
+           int32_t version) {
+      auto save = [text = std::move(text), position,
+                   version](event_store& log) {
+        // A failed snapshot costs only start-up time: the log is the truth.
+        std::ignore = log.save_snapshot({position, version, text, 0});
+        std::ignore = log.prune_snapshots(3);
+      };
+      if (self->state.appender)
+        self->state.appender->post(std::move(save));
+      else
+        save(*self->state.store);
+    },
     [self](committed_atom, uint64_t id, caf::error& err) {
       auto i = self->state.pending.find(id);
       if (i == self->state.pending.end())

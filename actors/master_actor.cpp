@@ -21,6 +21,7 @@ struct master_state {
   event_writer_actor writer;
   master_options opts;
   std::map<std::string, caf::actor> agents;
+  int64_t last_snapshot = 0;
 };
 
 using self_ptr = master_actor::stateful_pointer<master_state>;
@@ -43,6 +44,19 @@ void perform(self_ptr self, const decision& d) {
         caf::anon_send(a, kill_atom::value, k->allocation_id);
     }
   }
+}
+
+/// Snapshots only a state that is exactly the durable log (no append in
+/// flight), every snapshot_every events.
+void maybe_snapshot(self_ptr self, int64_t durable) {
+  auto& s = self->state;
+  const auto& st = s.core->state();
+  if (s.opts.snapshot_every <= 0 || st.position != durable
+      || durable - s.last_snapshot < s.opts.snapshot_every)
+    return;
+  s.last_snapshot = durable;
+  self->send(s.writer, snapshot_atom::value, state::to_snapshot(st).dump(),
+             durable, state::snapshot_version);
 }
 
 /// The write-ahead step: append d's events, then (and only then) carry out
@@ -74,6 +88,7 @@ void persist(self_ptr self, decision d,
         }
         perform(self, d);
         done(d);
+        maybe_snapshot(self, r.last_position);
       },
       [self](caf::error& err) {
         // The state is ahead of the log: stop; a restart replays the log.
@@ -104,6 +119,7 @@ master_actor::behavior_type master_behavior(self_ptr self,
   auto& s = self->state;
   s.writer = std::move(writer);
   s.opts = std::move(opts);
+  s.last_snapshot = st.position;
   s.core = std::make_unique<master_core>(std::move(st), std::move(cfg));
   auto now = [self] { return self->state.opts.now_us(); };
   persist(self, s.core->start(now()), [](const decision&) {});

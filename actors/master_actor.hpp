@@ -68,6 +68,9 @@ struct master_options {
   std::function<int64_t()> now_us;
   /// Period of the scheduling/timer tick; zero: ticks only when sent.
   std::chrono::milliseconds tick_interval{0};
+  /// Save a snapshot once this many events were appended since the last
+  /// one (zero: never).
+  int64_t snapshot_every = 10000;
 };
 
 /// Spawns the master over a state rebuilt from the log. It appends
