@@ -260,6 +260,16 @@ decision master_core::tick(int64_t now_us) {
     for (auto t : trials)
       after_trial_exit(d, t, now_us);
   }
+  // Trials asked to stop that did not: killed (once per allocation).
+  for (const auto& [alloc, trial_id] : st_.allocations) {
+    const auto& a = *st_.trials.at(trial_id).allocation;
+    if (!a.preemption_requested || killed_.count(alloc) != 0
+        || now_us - a.preemption_requested_at_us < cfg_.preemption_timeout_us)
+      continue;
+    killed_.insert(alloc);
+    for (const auto& as : a.assignments)
+      d.effects.push_back(kill_order{as.agent_id, alloc});
+  }
   for (const auto& [name, pool] : st_.pools)
     schedule_pool(d, name, now_us);
   return d;

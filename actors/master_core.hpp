@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,6 +92,8 @@ struct core_config {
   int64_t agent_reconnect_wait_us = 25 * 1000000LL;
   /// Seed for experiments' searchers (each adds its experiment id).
   uint64_t seed = 0;
+  /// A trial asked to stop that has not exited after this long is killed.
+  int64_t preemption_timeout_us = 60 * 1000000LL;
   /// Scheduler settings by pool name (default: priority, no preemption).
   std::map<std::string, policy::scheduler_config> schedulers;
 };
@@ -180,6 +183,8 @@ private:
   state::cluster_state st_;
   core_config cfg_;
   std::map<int64_t, searcher_entry> searchers_;
+  /// Allocations past their preemption deadline already sent a kill.
+  std::set<std::string> killed_;
 };
 
 } // namespace det

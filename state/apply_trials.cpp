@@ -206,6 +206,7 @@ verdict apply_one(cluster_state& s, const trial_preemption_requested& ev) {
     return trial_name(t->id) + " was already asked to stop";
   t->allocation->preemption_requested = true;
   t->allocation->preemption_reason = ev.reason;
+  t->allocation->preemption_requested_at_us = ev.at_us;
   if (t->status == trial_status::running)
     t->status = trial_status::checkpointing;
   return {};

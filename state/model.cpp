@@ -180,7 +180,8 @@ bool operator==(const experiment_info& a, const experiment_info& b) {
 bool operator==(const allocation_info& a, const allocation_info& b) {
   auto f = [](const allocation_info& x) {
     return std::tie(x.id, x.assignments, x.placed_at_us, x.running_at_us,
-                    x.preemption_requested, x.preemption_reason);
+                    x.preemption_requested, x.preemption_reason,
+                    x.preemption_requested_at_us);
   };
   return f(a) == f(b);
 }

@@ -181,6 +181,8 @@ struct allocation_info {
   int64_t running_at_us = 0;
   bool preemption_requested = false;
   std::string preemption_reason;
+  /// When the trial was asked to stop (its kill deadline counts from it).
+  int64_t preemption_requested_at_us = 0;
 };
 
 struct checkpoint_info {

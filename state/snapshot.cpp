@@ -249,7 +249,9 @@ json write(const trial_info& t) {
              {"placed_at_us", t.allocation->placed_at_us},
              {"running_at_us", t.allocation->running_at_us},
              {"preemption_requested", t.allocation->preemption_requested},
-             {"preemption_reason", t.allocation->preemption_reason}};
+             {"preemption_reason", t.allocation->preemption_reason},
+             {"preemption_requested_at_us",
+              t.allocation->preemption_requested_at_us}};
   json ckpt = nullptr;
   if (t.latest_checkpoint)
     ckpt = {{"uuid", t.latest_checkpoint->uuid},
@@ -299,7 +301,9 @@ trial_info read_trial(const json& j) {
                         get_field<int64_t>(alloc, "placed_at_us"),
                         get_field<int64_t>(alloc, "running_at_us"),
                         get_field<bool>(alloc, "preemption_requested"),
-                        get_field<std::string>(alloc, "preemption_reason")};
+                        get_field<std::string>(alloc, "preemption_reason"),
+                        get_field_or<int64_t>(alloc,
+                                              "preemption_requested_at_us", 0)};
   }
   t.last_exit_reason = get_field<std::string>(j, "last_exit_reason");
   t.last_exit_code = get_field<int32_t>(j, "last_exit_code");

@@ -270,3 +270,26 @@ TEST(master_core, an_experiment_for_an_unknown_pool_is_refused_and_writes_nothin
 
 } // namespace
 } // namespace det
+
+namespace det {
+namespace {
+
+TEST(master_core, a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_passes) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.pause_experiment(1, h.now));
+  h.now += 59 * sec;
+  EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
+  h.now += 2 * sec;
+  auto kills = effects_of<kill_order>(h.run(h.core.tick(h.now)));
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].allocation_id, "1.1");
+  // Only once.
+  h.now += 10 * sec;
+  EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
+}
+
+} // namespace
+} // namespace det
