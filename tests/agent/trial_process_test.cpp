@@ -2,6 +2,7 @@
 // an event (exit, a line of output); nothing sleeps to let things happen.
 
 #include "agent/trial_process.hpp"
+#include "messages/errc.hpp"
 
 #include <gtest/gtest.h>
 
