@@ -1,0 +1,348 @@
+#include "agent/agent.hpp"
+
+#include "agent/log.hpp"
+#include "agent/model_fetch.hpp"
+#include "agent/protocol.hpp"
+#include "agent/trial_process.hpp"
+#include "agent/ws_client.hpp"
+
+#include <filesystem>
+#include <random>
+
+namespace det::agent {
+
+namespace {
+
+/// Frames of log lines held while disconnected, beyond which new ones are
+/// dropped (the trial keeps running; the master misses that output).
+constexpr size_t max_pending_logs = 1000;
+
+std::string safe_dir_name(const std::string& id) {
+  std::string out;
+  for (char c : id)
+    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
+                      || c == '_' || c == '.'
+                    ? c
+                    : '_');
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out;
+}
+
+std::string url_encode(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+agent::agent(agent_settings s) : s_(std::move(s)) {
+  if (!s_.uniform) {
+    auto gen = std::make_shared<std::mt19937_64>(std::random_device{}());
+    s_.uniform = [gen] {
+      return std::uniform_real_distribution<double>{0.0, 1.0}(*gen);
+    };
+  }
+}
+
+agent::~agent() {
+  stop();
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    workers.swap(workers_);
+  }
+  for (auto& w : workers)
+    w.join();
+  std::vector<std::unique_ptr<trial_process>> procs;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    for (auto& [id, a] : allocs_)
+      if (a.proc)
+        procs.push_back(std::move(a.proc));
+    for (auto& p : graveyard_)
+      procs.push_back(std::move(p));
+    graveyard_.clear();
+  }
+  procs.clear(); // kills and joins, without mu_ (callbacks take it)
+}
+
+void agent::stop() {
+  std::lock_guard<std::mutex> guard{mu_};
+  stopping_ = true;
+  cv_.notify_all();
+}
+
+std::vector<std::string> agent::allocations() const {
+  std::lock_guard<std::mutex> guard{mu_};
+  std::vector<std::string> out;
+  for (auto& [id, a] : allocs_)
+    out.push_back(id);
+  return out;
+}
+
+void agent::wait_backoff(std::chrono::milliseconds delay) {
+  log(log_level::info, "reconnecting to the master in "
+                         + std::to_string(delay.count()) + " ms");
+  std::unique_lock<std::mutex> lock{mu_};
+  cv_.wait_for(lock, delay, [this] { return stopping_; });
+}
+
+void agent::run() {
+  reconnect_backoff backoff{s_.uniform, s_.backoff};
+  const auto& m = s_.cfg.master;
+  ws_target target;
+  target.tls = m.scheme == "https" || s_.cfg.tls.enabled;
+  target.host = m.host;
+  target.port = m.port;
+  target.path = "/agents/ws?id=" + url_encode(s_.agent_id);
+  ws_client_options opts;
+  opts.bearer_token = s_.cfg.token;
+  opts.ca_cert = s_.cfg.tls.master_cert;
+  opts.skip_verify = s_.cfg.tls.skip_verify;
+  opts.server_name = s_.cfg.tls.master_cert_name;
+  opts.connect_timeout = std::chrono::seconds{5};
+  const auto where = std::string{target.tls ? "wss://" : "ws://"} + m.host
+                     + ":" + std::to_string(m.port) + "/agents/ws";
+  for (;;) {
+    uint64_t gen;
+    {
+      std::vector<std::unique_ptr<trial_process>> dead;
+      {
+        std::lock_guard<std::mutex> guard{mu_};
+        if (stopping_)
+          break;
+        dead.swap(graveyard_);
+        gen = ++generation_;
+      }
+    }
+    auto client = std::make_shared<ws_client>();
+    auto err = client->connect(
+      target, opts, [this, gen](std::string text) { on_text(gen, text); },
+      [this, gen](std::string reason) { on_closed(gen, reason); });
+    if (err) {
+      log(log_level::warn, "cannot connect to " + where + ": "
+                             + render(err));
+      wait_backoff(backoff.next_delay());
+      continue;
+    }
+    {
+      std::unique_lock<std::mutex> lock{mu_};
+      log(log_level::info, "connected to " + where + " as " + s_.agent_id);
+      client_ = client;
+      hello_info h;
+      h.agent_id = s_.agent_id;
+      h.resource_pool = s_.cfg.resource_pool;
+      h.slots = s_.slots;
+      h.slot_type = s_.slot_type;
+      for (auto& [id, a] : allocs_)
+        h.running.push_back(id);
+      client->send(hello_frame(h));
+      auto done = [&] { return stopping_ || closed_gen_ >= gen; };
+      while (!done()) {
+        if (!cv_.wait_for(lock, heartbeat_interval_, done) && welcomed_)
+          client->send(heartbeat_frame());
+        if (welcomed_)
+          backoff.reset();
+        if (!graveyard_.empty()) {
+          auto dead = std::move(graveyard_);
+          graveyard_.clear();
+          lock.unlock();
+          dead.clear();
+          lock.lock();
+        }
+      }
+      client_.reset();
+      welcomed_ = false;
+    }
+    client->close();
+    client.reset();
+    {
+      std::lock_guard<std::mutex> guard{mu_};
+      if (stopping_)
+        break;
+    }
+    wait_backoff(backoff.next_delay());
+  }
+  log(log_level::info, "det-agent stopping");
+}
+
+void agent::on_closed(uint64_t gen, const std::string& reason) {
+  std::lock_guard<std::mutex> guard{mu_};
+  if (gen > closed_gen_)
+    closed_gen_ = gen;
+  if (!stopping_)
+    log(log_level::warn, "connection to the master lost: " + reason);
+  cv_.notify_all();
+}
+
+void agent::on_text(uint64_t gen, const std::string& text) {
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    if (gen != generation_ || closed_gen_ >= gen)
+      return;
+  }
+  auto f = parse_master_frame(text);
+  if (!f) {
+    log(log_level::warn, "bad frame from the master: " + render(f.error()));
+    std::lock_guard<std::mutex> guard{mu_};
+    if (client_)
+      client_->send(error_frame(render(f.error())));
+    return;
+  }
+  handle(*f);
+}
+
+void agent::handle(const master_frame& f) {
+  if (f.type == "welcome") {
+    std::lock_guard<std::mutex> guard{mu_};
+    welcomed_ = true;
+    if (f.heartbeat_interval_s > 0)
+      heartbeat_interval_ = std::chrono::seconds{f.heartbeat_interval_s};
+    log(log_level::info, "welcomed by the master");
+    std::deque<pending_frame> held;
+    held.swap(pending_);
+    pending_logs_ = 0;
+    for (auto& p : held)
+      send_locked(std::move(p));
+    cv_.notify_all();
+  } else if (f.type == "start") {
+    handle_start(f.start);
+  } else if (f.type == "kill") {
+    std::lock_guard<std::mutex> guard{mu_};
+    auto i = allocs_.find(f.allocation_id);
+    if (i == allocs_.end()) {
+      log(log_level::warn, "kill for unknown allocation " + f.allocation_id);
+      return;
+    }
+    log(log_level::info, "killing allocation " + f.allocation_id);
+    i->second.kill_requested = true;
+    if (i->second.proc)
+      i->second.proc->kill();
+  } else if (f.type == "preempt") {
+    // The trial learns of it by polling the master; nothing to relay.
+    log(log_level::info, "allocation " + f.allocation_id
+                           + " is being preempted: " + f.reason);
+  } else if (f.type == "heartbeat") {
+    // Receiving it is all the liveness we need.
+  } else if (f.type == "error") {
+    log(log_level::error, "the master reports an error: " + f.message);
+  } else {
+    std::lock_guard<std::mutex> guard{mu_};
+    if (client_)
+      client_->send(error_frame("unknown frame type '" + f.type + "'"));
+  }
+}
+
+void agent::handle_start(const start_request& s) {
+  std::lock_guard<std::mutex> guard{mu_};
+  if (allocs_.count(s.allocation_id) != 0) {
+    log(log_level::warn, "start for known allocation " + s.allocation_id
+                           + " ignored");
+    return;
+  }
+  log(log_level::info, "starting allocation " + s.allocation_id
+                         + " (trial " + std::to_string(s.trial_id) + ")");
+  allocs_[s.allocation_id].trial_id = s.trial_id;
+  workers_.emplace_back([this, s] { prepare_and_spawn(s); });
+}
+
+void agent::prepare_and_spawn(start_request s) {
+  namespace fs = std::filesystem;
+  auto dir = (fs::path{s_.cfg.work_dir} / safe_dir_name(s.allocation_id))
+               .string();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  http_options http;
+  auto token = s.env.find("DET_SESSION_TOKEN");
+  http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
+  http.ca_cert = s_.cfg.tls.master_cert;
+  http.skip_verify = s_.cfg.tls.skip_verify;
+  auto master_url = s_.cfg.master.to_url();
+  auto err = fetch_model_def(master_url, s.experiment_id, http, dir);
+  std::lock_guard<std::mutex> guard{mu_};
+  auto& a = allocs_[s.allocation_id];
+  auto fail = [&](const std::string& why, int code) {
+    log(log_level::error, "allocation " + s.allocation_id + ": " + why);
+    send_locked({log_frame(s.allocation_id, s.trial_id, {"det-agent: " + why}),
+                 frame_kind::log, ""});
+    send_locked({exited_frame(s.allocation_id, code), frame_kind::exited,
+                 s.allocation_id});
+  };
+  if (a.kill_requested)
+    return fail("killed before it started", 128 + 9);
+  if (err)
+    return fail("cannot fetch the model definition: " + render(err), 1);
+  process_spec spec;
+  spec.command = s.entrypoint;
+  spec.work_dir = dir;
+  spec.env = trial_environment(s, master_url, s_.checkpoint_dir);
+  process_options popts;
+  popts.kill_grace = s_.kill_grace;
+  auto id = s.allocation_id;
+  auto proc = trial_process::start(
+    spec,
+    {[this, id](std::vector<std::string> lines) {
+       on_lines(id, std::move(lines));
+     },
+     [this, id](int code) { on_exit(id, code); }},
+    popts);
+  if (!proc)
+    return fail("cannot start the trial process: " + render(proc.error()),
+                1);
+  a.proc = std::move(*proc);
+  log(log_level::info, "allocation " + id + " running as process group "
+                         + std::to_string(a.proc->pid()));
+  send_locked({running_frame(id), frame_kind::control, ""});
+}
+
+void agent::on_lines(const std::string& alloc,
+                     std::vector<std::string> lines) {
+  std::lock_guard<std::mutex> guard{mu_};
+  auto i = allocs_.find(alloc);
+  auto trial = i != allocs_.end() ? i->second.trial_id : 0;
+  send_locked({log_frame(alloc, trial, lines), frame_kind::log, ""});
+}
+
+void agent::on_exit(const std::string& alloc, int code) {
+  std::lock_guard<std::mutex> guard{mu_};
+  log(log_level::info, "allocation " + alloc + " exited with "
+                         + std::to_string(code));
+  send_locked({exited_frame(alloc, code), frame_kind::exited, alloc});
+}
+
+void agent::send_locked(pending_frame f) {
+  if (welcomed_ && client_ && client_->send(f.text)) {
+    if (f.kind == frame_kind::exited)
+      forget_locked(f.exited_allocation);
+    return;
+  }
+  if (f.kind == frame_kind::log) {
+    if (pending_logs_ >= max_pending_logs)
+      return;
+    ++pending_logs_;
+  }
+  pending_.push_back(std::move(f));
+}
+
+void agent::forget_locked(const std::string& alloc) {
+  auto i = allocs_.find(alloc);
+  if (i == allocs_.end())
+    return;
+  // Its threads may be the caller: destroyed later, outside the lock.
+  if (i->second.proc)
+    graveyard_.push_back(std::move(i->second.proc));
+  allocs_.erase(i);
+}
+
+} // namespace det::agent

@@ -1,0 +1,95 @@
+#pragma once
+
+// The det-agent daemon: keeps one WebSocket to the master
+// (docs/agent_protocol.md), reconnecting with jittered backoff forever,
+// and runs the trial processes the master starts. Trials outlive a lost
+// connection: on reconnect `hello` lists every allocation whose `exited`
+// the master has not been sent yet, then the frames held back meanwhile
+// (running, exited, a bounded amount of log) follow the welcome.
+//
+// Threads: run() is the connect/heartbeat loop and blocks until stop();
+// the connection's I/O thread handles master frames; each `start` gets a
+// worker thread (download, unpack, spawn); each trial_process has its own.
+// One mutex guards the state; nothing blocks while holding it. Destroying
+// the agent kills every trial (SIGKILL to its group).
+
+#include "agent/options.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace det::agent {
+
+class trial_process;
+class ws_client;
+struct master_frame;
+struct start_request;
+
+class agent {
+public:
+  explicit agent(agent_settings s);
+  ~agent();
+  agent(const agent&) = delete;
+  agent& operator=(const agent&) = delete;
+
+  /// Connects, serves and reconnects until stop(). Call once.
+  void run();
+
+  /// Makes run() return soon (it closes the connection). Any thread.
+  void stop();
+
+  /// Allocations the agent knows (starting, running or not yet reported
+  /// as exited).
+  [[nodiscard]] std::vector<std::string> allocations() const;
+
+private:
+  struct allocation {
+    int64_t trial_id = 0;
+    std::unique_ptr<trial_process> proc;
+    bool kill_requested = false;
+  };
+  enum class frame_kind { control, log, exited };
+  struct pending_frame {
+    std::string text;
+    frame_kind kind;
+    std::string exited_allocation;
+  };
+
+  void on_text(uint64_t gen, const std::string& text);
+  void on_closed(uint64_t gen, const std::string& reason);
+  void handle(const master_frame& f);
+  void handle_start(const start_request& s);
+  void prepare_and_spawn(start_request s);
+  void on_lines(const std::string& alloc, std::vector<std::string> lines);
+  void on_exit(const std::string& alloc, int code);
+
+  /// Sends now when welcomed, else holds the frame (logs up to a limit).
+  /// Requires mu_.
+  void send_locked(pending_frame f);
+  void forget_locked(const std::string& alloc);
+  void wait_backoff(std::chrono::milliseconds delay);
+
+  agent_settings s_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  uint64_t generation_ = 0;   ///< of the current connection
+  uint64_t closed_gen_ = 0;   ///< newest connection that has closed
+  bool welcomed_ = false;
+  std::chrono::seconds heartbeat_interval_{10};
+  std::shared_ptr<ws_client> client_;
+  std::map<std::string, allocation> allocs_;
+  std::deque<pending_frame> pending_;
+  size_t pending_logs_ = 0;
+  std::vector<std::thread> workers_;
+  std::vector<std::unique_ptr<trial_process>> graveyard_;
+};
+
+} // namespace det::agent

@@ -1,0 +1,169 @@
+#include "agent/model_fetch.hpp"
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char** environ;
+
+namespace det::agent {
+
+namespace {
+
+size_t append_body(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+void curl_init_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A';
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 26;
+  if (c >= '0' && c <= '9')
+    return c - '0' + 52;
+  if (c == '+' || c == '-')
+    return 62;
+  if (c == '/' || c == '_')
+    return 63;
+  return -1;
+}
+
+} // namespace
+
+caf::expected<std::string> http_get(const std::string& url,
+                                    const http_options& opts) {
+  curl_init_once();
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h{curl_easy_init(),
+                                                        &curl_easy_cleanup};
+  if (!h)
+    return make_error(errc::remote_error, "curl_easy_init failed");
+  std::string body;
+  curl_slist* headers = nullptr;
+  if (!opts.bearer_token.empty())
+    headers = curl_slist_append(
+      headers, ("Authorization: Bearer " + opts.bearer_token).c_str());
+  headers = curl_slist_append(headers, "Accept: application/json");
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> guard{
+    headers, &curl_slist_free_all};
+  curl_easy_setopt(h.get(), CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, &append_body);
+  curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(h.get(), CURLOPT_TIMEOUT, opts.timeout_s);
+  curl_easy_setopt(h.get(), CURLOPT_NOSIGNAL, 1L);
+  if (!opts.ca_cert.empty())
+    curl_easy_setopt(h.get(), CURLOPT_CAINFO, opts.ca_cert.c_str());
+  if (opts.skip_verify) {
+    curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  auto rc = curl_easy_perform(h.get());
+  if (rc != CURLE_OK)
+    return make_error(errc::remote_error,
+                      "GET " + url + ": " + curl_easy_strerror(rc));
+  long status = 0;
+  curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status > 299)
+    return make_error(errc::remote_error, "GET " + url + ": HTTP "
+                                            + std::to_string(status) + ": "
+                                            + body.substr(0, 200));
+  return body;
+}
+
+std::optional<std::string> base64_decode(std::string_view in) {
+  std::string out;
+  out.reserve(in.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=' || c == '\n' || c == '\r' || c == ' ' || c == '\t')
+      continue;
+    auto v = base64_value(c);
+    if (v < 0)
+      return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return make_error(errc::remote_error,
+                      "creating " + dir + ": " + ec.message());
+  auto archive = dir + "/.model_def.tar.gz";
+  {
+    std::ofstream out{archive, std::ios::binary};
+    out.write(tgz.data(), static_cast<std::streamsize>(tgz.size()));
+    if (!out)
+      return make_error(errc::remote_error, "writing " + archive);
+  }
+  std::string tar = "tar", x = "-xzf", c = "-C";
+  auto a = archive;
+  auto d = dir;
+  char* argv[] = {tar.data(), x.data(), a.data(), c.data(), d.data(),
+                  nullptr};
+  pid_t pid = 0;
+  auto rc = posix_spawnp(&pid, "tar", nullptr, nullptr, argv, environ);
+  if (rc != 0) {
+    fs::remove(archive, ec);
+    return make_error(errc::remote_error,
+                      std::string{"running tar: "} + std::strerror(rc));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  fs::remove(archive, ec);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return make_error(errc::remote_error,
+                      "tar -xzf failed for the model definition");
+  return {};
+}
+
+caf::error fetch_model_def(const std::string& master_url,
+                           int64_t experiment_id, const http_options& opts,
+                           const std::string& dir) {
+  auto url = master_url + "/api/v1/experiments/"
+             + std::to_string(experiment_id) + "/model_def";
+  auto body = http_get(url, opts);
+  if (!body)
+    return body.error();
+  auto j = nlohmann::json::parse(*body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("b64Tgz")
+      || !j["b64Tgz"].is_string())
+    return make_error(errc::remote_error,
+                      "GET " + url + ": no b64Tgz string in the answer");
+  auto tgz = base64_decode(j["b64Tgz"].get<std::string>());
+  if (!tgz)
+    return make_error(errc::remote_error,
+                      "GET " + url + ": b64Tgz is not base64");
+  if (tgz->empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    return {};
+  }
+  return unpack_tgz(*tgz, dir);
+}
+
+} // namespace det::agent

@@ -1,0 +1,46 @@
+#pragma once
+
+// Downloads an experiment's model directory from the master and unpacks it:
+// GET {master}/api/v1/experiments/{id}/model_def -> {"b64Tgz": "..."} ->
+// base64 -> .tar.gz -> `tar -xzf` into a directory. Blocking (libcurl and a
+// child process): call it on a worker thread, never on an I/O thread.
+
+#include "messages/errc.hpp"
+
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace det::agent {
+
+struct http_options {
+  std::string bearer_token; ///< Authorization: Bearer, when not empty
+  std::string ca_cert;      ///< PEM bundle for https; "" = system roots
+  bool skip_verify = false;
+  long timeout_s = 120;
+};
+
+/// The body of a 2xx answer to GET `url`. Fails with errc::remote_error
+/// naming the status or transport error (never the token).
+[[nodiscard]] caf::expected<std::string>
+http_get(const std::string& url, const http_options& opts);
+
+/// Standard base64 (padding optional, whitespace ignored); nullopt on
+/// other characters.
+std::optional<std::string> base64_decode(std::string_view in);
+
+/// Unpacks gzip'd tar bytes into `dir` (created if missing) with tar(1).
+[[nodiscard]] caf::error unpack_tgz(const std::string& tgz,
+                                    const std::string& dir);
+
+/// The whole download: model_def of `experiment_id` from `master_url`
+/// ("http://host:port") unpacked into `dir`.
+[[nodiscard]] caf::error fetch_model_def(const std::string& master_url,
+                                         int64_t experiment_id,
+                                         const http_options& opts,
+                                         const std::string& dir);
+
+} // namespace det::agent

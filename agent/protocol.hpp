@@ -1,0 +1,80 @@
+#pragma once
+
+// The agent's side of docs/agent_protocol.md (version 1) as plain data:
+// builders for the frames det-agent sends and a parser for the frames the
+// master sends. Pure: no I/O, no threads.
+
+#include "messages/errc.hpp"
+
+#include <caf/expected.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det::agent {
+
+constexpr int protocol_version = 1;
+
+struct hello_info {
+  std::string agent_id;
+  std::string resource_pool;
+  int64_t slots = 0;
+  std::string slot_type = "cpu"; ///< "cpu" | "cuda"
+  std::string instance_id;
+  std::vector<std::string> running;
+};
+
+std::string hello_frame(const hello_info& h);
+std::string running_frame(const std::string& allocation_id);
+std::string exited_frame(const std::string& allocation_id, int exit_code);
+std::string log_frame(const std::string& allocation_id, int64_t trial_id,
+                      const std::vector<std::string>& lines);
+std::string heartbeat_frame();
+std::string error_frame(const std::string& message);
+
+struct checkpoint_ref {
+  std::string uuid;
+  int64_t steps_completed = 0;
+};
+
+/// A `start` frame.
+struct start_request {
+  std::string allocation_id;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::vector<int64_t> slots;
+  nlohmann::json hparams = nlohmann::json::object();
+  int64_t target_length = 0;
+  std::optional<checkpoint_ref> resume_from;
+  std::string entrypoint;
+  std::map<std::string, std::string> env;
+};
+
+/// One frame from the master. `type` is as sent (unknown types included);
+/// the fields that type uses are filled in.
+struct master_frame {
+  std::string type;
+  std::string agent_id;            ///< welcome
+  int64_t heartbeat_interval_s = 0; ///< welcome; 0 = not sent
+  std::string allocation_id;       ///< preempt, kill
+  std::string reason;              ///< preempt
+  std::string message;             ///< error
+  start_request start;             ///< start
+};
+
+/// Fails with errc::invalid_argument naming the problem ("not JSON",
+/// "start: allocation_id: required") for frames that cannot be acted on.
+[[nodiscard]] caf::expected<master_frame>
+parse_master_frame(const std::string& text);
+
+/// The trial's environment for `start` (the table in the protocol doc);
+/// `start.env` is applied last, so the master may override any of them.
+std::map<std::string, std::string>
+trial_environment(const start_request& start, const std::string& master_url,
+                  const std::string& checkpoint_dir);
+
+} // namespace det::agent

@@ -1,0 +1,97 @@
+#pragma once
+
+// One trial process: `/bin/sh -c COMMAND` in its own process group
+// (setpgid), in a working directory, with extra environment variables
+// on top of the agent's. Stdout and stderr share one pipe; output is split
+// into lines and handed to on_lines in batches (at most `batch_lines`
+// lines, at least every `flush_interval` while output is waiting). When
+// the shell exits, whatever is left of its process group is killed, the
+// last lines are delivered, then on_exit runs once with the exit code
+// (128+N for signal N).
+//
+// Owns two threads (pipe reader, waiter) and, after kill(), a third;
+// callbacks run on them, never under a lock of this class, and must not
+// destroy the trial_process. The destructor kills the group with SIGKILL
+// and joins every thread.
+
+#include <caf/expected.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace det::agent {
+
+struct process_spec {
+  std::string command;  ///< run as /bin/sh -c command
+  std::string work_dir; ///< must exist
+  std::map<std::string, std::string> env; ///< added to (or replacing) ours
+};
+
+struct process_options {
+  size_t batch_lines = 100;
+  std::chrono::milliseconds flush_interval{200};
+  std::chrono::milliseconds kill_grace{std::chrono::seconds{10}};
+};
+
+struct process_callbacks {
+  std::function<void(std::vector<std::string> lines)> on_lines;
+  std::function<void(int exit_code)> on_exit;
+};
+
+class trial_process {
+public:
+  /// Forks and execs. Fails with errc::remote_error when pipe() or fork()
+  /// fails; a command that cannot run exits 127 like in a shell.
+  [[nodiscard]] static caf::expected<std::unique_ptr<trial_process>>
+  start(const process_spec& spec, process_callbacks cb,
+        process_options opts = {});
+
+  ~trial_process();
+  trial_process(const trial_process&) = delete;
+  trial_process& operator=(const trial_process&) = delete;
+
+  /// SIGTERM to the group, SIGKILL after kill_grace unless it has exited
+  /// by then. Idempotent; does nothing once exited.
+  void kill();
+
+  /// Waits until on_exit has returned, up to `timeout`; true if it has.
+  bool wait_for(std::chrono::milliseconds timeout);
+
+  /// The exit code once exited.
+  [[nodiscard]] std::optional<int> exit_code() const;
+
+  [[nodiscard]] pid_t pid() const {
+    return pid_;
+  }
+
+private:
+  trial_process(pid_t pid, int out_fd, process_callbacks cb,
+                process_options opts);
+  void read_output();
+  void wait_exit();
+
+  pid_t pid_;
+  int out_fd_;
+  process_callbacks cb_;
+  process_options opts_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<int> exit_code_;
+  bool exited_ = false; ///< on_exit has returned
+  bool kill_requested_ = false;
+  std::thread reader_;
+  std::thread waiter_;
+  std::thread killer_;
+};
+
+} // namespace det::agent

@@ -1,0 +1,62 @@
+// det-agent: connects to det-master and runs its trial processes.
+//   det-agent --config conf/agent.yaml
+//   det-agent --master-url http://127.0.0.1:8080 --slots 2
+// Bad arguments exit 2 with a one-line reason; SIGINT/SIGTERM stop the
+// agent (and its trials) cleanly.
+
+#include "agent/agent.hpp"
+#include "agent/log.hpp"
+#include "agent/options.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include <pthread.h>
+
+int main(int argc, char** argv) {
+  using namespace det::agent;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = parse_agent_args(args);
+  if (!parsed) {
+    std::cerr << "det-agent: " << det::render(parsed.error()) << "\n";
+    return 2;
+  }
+  if (parsed->help) {
+    std::cout << usage();
+    return 0;
+  }
+  auto settings = resolve_settings(*parsed, [](const char* name) {
+    return std::getenv(name);
+  });
+  if (!settings) {
+    std::cerr << "det-agent: " << det::render(settings.error()) << "\n";
+    return 2;
+  }
+  set_log_level(settings->cfg.log_level);
+  std::signal(SIGPIPE, SIG_IGN);
+  // Every thread started from here on inherits the blocked signals; one
+  // thread takes them with sigwait.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  log(log_level::info,
+      "det-agent " + settings->agent_id + ": " + std::to_string(settings->slots)
+        + " " + settings->slot_type + " slot(s), master "
+        + settings->cfg.master.to_url() + ", pool '"
+        + settings->cfg.resource_pool + "'");
+  det::agent::agent a{std::move(*settings)};
+  std::thread signals{[&a, stop_signals] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (sig != 0)
+      a.stop();
+  }};
+  a.run();
+  // run() returned because of a signal; the waiter has already fired.
+  signals.join();
+  return 0;
+}

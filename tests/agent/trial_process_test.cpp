@@ -1,0 +1,183 @@
+// trial_process: real /bin/sh children. Every wait is bounded and awaits
+// an event (exit, a line of output); nothing sleeps to let things happen.
+
+#include "agent/trial_process.hpp"
+#include "messages/errc.hpp"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <unistd.h>
+
+using namespace det::agent;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Collects a process's output and exit code; waits for conditions on them.
+struct recorder {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> lines;
+  std::vector<size_t> batch_sizes;
+  std::optional<int> code;
+  int exits = 0;
+
+  process_callbacks callbacks() {
+    return {[this](std::vector<std::string> ls) {
+              std::lock_guard<std::mutex> g{mu};
+              batch_sizes.push_back(ls.size());
+              for (auto& l : ls)
+                lines.push_back(l);
+              cv.notify_all();
+            },
+            [this](int c) {
+              std::lock_guard<std::mutex> g{mu};
+              code = c;
+              ++exits;
+              cv.notify_all();
+            }};
+  }
+
+  bool wait_line(const std::string& text) {
+    std::unique_lock<std::mutex> l{mu};
+    return cv.wait_for(l, 10s, [&] {
+      return std::find(lines.begin(), lines.end(), text) != lines.end();
+    });
+  }
+};
+
+std::unique_ptr<trial_process> start(const std::string& cmd, recorder& r,
+                                     process_options opts = {},
+                                     process_spec spec = {}) {
+  spec.command = cmd;
+  if (spec.work_dir.empty())
+    spec.work_dir = std::filesystem::temp_directory_path().string();
+  auto p = trial_process::start(spec, r.callbacks(), opts);
+  EXPECT_TRUE(p) << det::render(p.error());
+  return p ? std::move(*p) : nullptr;
+}
+
+bool alive(pid_t pid) {
+  return ::kill(pid, 0) == 0;
+}
+
+/// True when `pid` is gone or a zombie (state Z or X in /proc).
+bool dead_or_zombie(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};
+  std::string stat;
+  if (!std::getline(in, stat))
+    return true;
+  auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size()
+         && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
+}
+
+} // namespace
+
+TEST(trial_process, output_of_stdout_and_stderr_arrives_as_lines) {
+  recorder r;
+  auto p = start("echo one; echo two >&2; printf 'no newline'", r);
+  ASSERT_TRUE(p->wait_for(10s));
+  EXPECT_EQ(r.lines,
+            (std::vector<std::string>{"one", "two", "no newline"}));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.exits, 1);
+}
+
+TEST(trial_process, exit_code_is_reported) {
+  recorder r;
+  auto p = start("exit 3", r);
+  ASSERT_TRUE(p->wait_for(10s));
+  EXPECT_EQ(p->exit_code(), 3);
+  EXPECT_EQ(r.code, 3);
+}
+
+TEST(trial_process, death_by_signal_is_reported_as_128_plus_the_signal) {
+  recorder r;
+  auto p = start("kill -9 $$", r);
+  ASSERT_TRUE(p->wait_for(10s));
+  EXPECT_EQ(r.code, 128 + 9);
+}
+
+TEST(trial_process, runs_in_the_work_dir_with_the_extra_environment) {
+  auto dir = std::filesystem::temp_directory_path()
+             / ("det-agent-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  recorder r;
+  process_spec spec;
+  spec.work_dir = dir.string();
+  spec.env = {{"DET_TRIAL_ID", "42"}};
+  auto p = start("pwd; echo trial=$DET_TRIAL_ID", r, {}, spec);
+  ASSERT_TRUE(p->wait_for(10s));
+  ASSERT_EQ(r.lines.size(), 2u);
+  EXPECT_EQ(std::filesystem::canonical(r.lines[0]),
+            std::filesystem::canonical(dir));
+  EXPECT_EQ(r.lines[1], "trial=42");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(trial_process, many_lines_arrive_in_batches_of_at_most_batch_lines) {
+  recorder r;
+  process_options opts;
+  opts.batch_lines = 10;
+  auto p = start("i=0; while [ $i -lt 95 ]; do echo $i; i=$((i+1)); done", r,
+                 opts);
+  ASSERT_TRUE(p->wait_for(10s));
+  ASSERT_EQ(r.lines.size(), 95u);
+  EXPECT_EQ(r.lines.front(), "0");
+  EXPECT_EQ(r.lines.back(), "94");
+  for (auto n : r.batch_sizes)
+    EXPECT_LE(n, 10u);
+}
+
+TEST(trial_process, output_is_delivered_while_the_process_still_runs) {
+  recorder r;
+  auto p = start("echo started; exec sleep 60", r);
+  EXPECT_TRUE(r.wait_line("started"));
+  EXPECT_FALSE(p->exit_code());
+  p->kill();
+  ASSERT_TRUE(p->wait_for(10s));
+}
+
+TEST(trial_process, kill_terminates_the_whole_process_group) {
+  recorder r;
+  // A background grandchild that reports its pid, and a foreground one.
+  auto p = start("sleep 60 & echo child=$!; sleep 60", r);
+  {
+    std::unique_lock<std::mutex> l{r.mu};
+    ASSERT_TRUE(r.cv.wait_for(l, 10s, [&] { return !r.lines.empty(); }));
+  }
+  auto child = static_cast<pid_t>(std::stol(r.lines[0].substr(6)));
+  ASSERT_TRUE(alive(child));
+  p->kill();
+  ASSERT_TRUE(p->wait_for(10s));
+  EXPECT_EQ(r.code, 128 + SIGTERM);
+  // The grandchild was in the group: the pipe's end of file (awaited
+  // before on_exit) means it has closed its files, i.e. it is exiting.
+  EXPECT_TRUE(dead_or_zombie(child));
+}
+
+TEST(trial_process, kill_escalates_to_sigkill_after_the_grace_period) {
+  recorder r;
+  process_options opts;
+  opts.kill_grace = 200ms;
+  auto p = start("trap '' TERM; echo ready; while :; do sleep 1; done", r,
+                 opts);
+  ASSERT_TRUE(r.wait_line("ready"));
+  p->kill();
+  ASSERT_TRUE(p->wait_for(10s));
+  EXPECT_EQ(r.code, 128 + SIGKILL);
+}
+
+TEST(trial_process, command_that_does_not_exist_exits_127) {
+  recorder r;
+  auto p = start("/nonexistent/program", r);
+  ASSERT_TRUE(p->wait_for(10s));
+  EXPECT_EQ(r.code, 127);
+}
