@@ -7,6 +7,8 @@
 
 #include <pqxx/pqxx>
 
+#include <optional>
+
 namespace det {
 
 namespace {
