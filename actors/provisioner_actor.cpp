@@ -57,16 +57,16 @@ void launch_one(caf::event_based_actor* self, const state_ptr& st,
   req.at_us = now;
   record(self, st, {req}, [self, st, seq] {
     auto id = local_instance_id(st->opts.pool, seq);
-    auto now = st->opts.now_us();
+    auto at = st->opts.now_us();
     if (auto err = st->provider->launch(id, st->opts.slots_per_instance)) {
       log(st, "launching " + id + " failed: " + render(err));
-      instance_launch_failed f{st->opts.pool, seq, "other", render(err), now};
+      instance_launch_failed f{st->opts.pool, seq, "other", render(err), at};
       record(self, st, {f}, [st] { st->busy = false; });
       return;
     }
     log(st, "launched instance " + id);
-    instance_pending p{id, st->opts.pool, seq, now};
-    instance_running r{id, now};
+    instance_pending p{id, st->opts.pool, seq, at};
+    instance_running r{id, at};
     record(self, st, {p, r}, [st] { st->busy = false; });
   });
 }
