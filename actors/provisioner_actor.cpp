@@ -23,6 +23,9 @@ struct prov_state {
   std::shared_ptr<instance_provider> provider;
   provisioner_options opts;
   bool busy = false;
+  /// After failed launches, no launch before this (doubling, up to 60 s).
+  std::chrono::steady_clock::time_point launch_ok_after;
+  int failures = 0;
 };
 
 using state_ptr = std::shared_ptr<prov_state>;
@@ -61,9 +64,13 @@ void launch_one(caf::event_based_actor* self, const state_ptr& st,
     if (auto err = st->provider->launch(id, st->opts.slots_per_instance)) {
       log(st, "launching " + id + " failed: " + render(err));
       instance_launch_failed f{st->opts.pool, seq, "other", render(err), at};
+      st->failures = std::min(st->failures + 1, 6);
+      st->launch_ok_after = std::chrono::steady_clock::now()
+                            + std::chrono::seconds{1 << st->failures};
       record(self, st, {f}, [st] { st->busy = false; });
       return;
     }
+    st->failures = 0;
     log(st, "launched instance " + id);
     instance_pending p{id, st->opts.pool, seq, at};
     instance_running r{id, at};
@@ -88,7 +95,8 @@ void act(caf::event_based_actor* self, const state_ptr& st,
   auto next = [self, st, plan, to_stop] {
     for (const auto& id : to_stop)
       st->provider->terminate(id);
-    if (plan.launch > 0)
+    if (plan.launch > 0
+        && std::chrono::steady_clock::now() >= st->launch_ok_after)
       launch_one(self, st, plan.next_seq);
     else
       st->busy = false;
