@@ -206,6 +206,12 @@ master_actor::behavior_type master_behavior(self_ptr self,
     [self](state_atom) -> std::string {
       return state::to_snapshot(self->state.core->state()).dump();
     },
+    [self, now](view_atom, const state_view& v) -> std::string {
+      return v.fn(self->state.core->state(), now());
+    },
+    [self, ok_command](record_atom, event_batch& b) {
+      return ok_command(self->state.core->record(std::move(b.events)));
+    },
   };
 }
 

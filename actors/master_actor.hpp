@@ -21,7 +21,30 @@
 #include <chrono>
 #include <functional>
 
+namespace det {
+
+/// A read-only question about the master's state, answered on the master's
+/// thread with JSON text. The function must be quick and pure (it runs
+/// inside the master's handler): render, look up, decide from the state.
+struct state_view {
+  std::function<std::string(const state::cluster_state&, int64_t now_us)> fn;
+};
+
+/// Events decided outside the core (the provisioners' instance records),
+/// appended in order by the master. The master refuses the batch (and
+/// writes none of it) if state::apply refuses any of them.
+struct event_batch {
+  std::vector<domain_event> events;
+};
+
+using view_atom = caf::atom_constant<caf::atom("view")>;
+using record_atom = caf::atom_constant<caf::atom("record")>;
+
+} // namespace det
+
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::start_order)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::event_batch)
 
 namespace det {
 
@@ -61,7 +84,11 @@ using master_actor = caf::typed_actor<
                   std::string>::with<caf::ok_atom>,
   caf::reacts_to<tick_atom>,
   // The state as snapshot JSON text (det-inspect, tests).
-  caf::replies_to<state_atom>::with<std::string>>;
+  caf::replies_to<state_atom>::with<std::string>,
+  // A read-only view of the state (the REST API, provisioners).
+  caf::replies_to<view_atom, state_view>::with<std::string>,
+  // Provisioners' instance events.
+  caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>>;
 
 struct master_options {
   /// Wall clock in microseconds since the epoch; tests inject their own.

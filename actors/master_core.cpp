@@ -287,3 +287,20 @@ int64_t master_core::target_length(int64_t trial_id) const {
 }
 
 } // namespace det
+
+namespace det {
+
+decision master_core::record(std::vector<domain_event> events) {
+  decision d;
+  auto before = st_;
+  for (auto& ev : events) {
+    if (!emit(d, std::move(ev))) {
+      st_ = std::move(before);
+      d.events.clear();
+      return d;
+    }
+  }
+  return d;
+}
+
+} // namespace det

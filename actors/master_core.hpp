@@ -148,6 +148,12 @@ public:
                             const std::string& kind, int64_t steps,
                             const nlohmann::json& metrics, int64_t now_us);
 
+  // -- provisioners ------------------------------------------------------
+
+  /// Events decided outside the core (instance records). All or nothing:
+  /// if state::apply refuses one, none is kept and d.refusal says why.
+  decision record(std::vector<domain_event> events);
+
   // -- time ---------------------------------------------------------------
 
   /// Reconnect deadlines, then a scheduling pass over every pool.

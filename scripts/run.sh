@@ -1,22 +1,82 @@
 #!/usr/bin/env bash
-# make run: the embedded default on this machine. Starts a private
-# PostgreSQL under .run/pg (kept between runs), creates the event log, and
-# shows what the log holds with det-replay.
-#
-# The master, the local provider and the sample experiment arrive with
-# issue 4; until then this shows the event log end to end.
+# make run: the whole system on this machine, no cloud account. Starts a
+# private PostgreSQL under .run/pg (kept between runs), det-master with
+# conf/master.yaml (a local pool: det-agent processes started on demand),
+# submits examples/linear_regression, follows it until it ends, prints a
+# summary and stops the master (and the local agents it started).
 set -euo pipefail
 build=${1:?usage: run.sh BUILD_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
+port=${DET_RUN_PORT:-8080}
+master="http://127.0.0.1:$port"
+example="$root/examples/linear_regression"
 mkdir -p "$root/.run"
+
 url=$("$root/scripts/pg.sh" start "$root/.run/pg")
-echo "PostgreSQL: $url (data in .run/pg; stop with: scripts/pg.sh stop .run/pg)"
+echo "PostgreSQL: data in .run/pg (stop with: scripts/pg.sh stop .run/pg)"
 db="${url%/*}/det"
 psql "$url" -qAtc "SELECT 1 FROM pg_database WHERE datname = 'det'" | grep -q 1 \
   || psql "$url" -qc "CREATE DATABASE det"
-if [ -x "$build/bin/det-master" ]; then
-  exec "$build/bin/det-master" --config "$root/conf/master.yaml" --db "$db"
-fi
-"$build/tests/store_tool" try "$db" >/dev/null || true
-echo "det-master is not built yet; the event log in database 'det':"
-"$build/bin/det-replay" --db "$db"
+
+[ -x "$build/bin/det-master" ] || { echo "run.sh: $build/bin/det-master is not built" >&2; exit 1; }
+[ -d "$example" ] || { echo "run.sh: $example is missing" >&2; exit 1; }
+
+log="$root/.run/det-master.log"
+"$build/bin/det-master" --config "$root/conf/master.yaml" --db "$db" \
+  --listen 127.0.0.1 --port "$port" >"$log" 2>&1 &
+master_pid=$!
+work_dir=$(sed -n 's/^ *work_dir: *//p' "$root/conf/master.yaml" | head -n 1)
+work_dir=${work_dir:-/tmp/det-local-agents}
+stop_all() {
+  kill -TERM "$master_pid" 2>/dev/null && wait "$master_pid" 2>/dev/null || true
+  # The master leaves its local agents running (a restarted master adopts
+  # them); make run is over, so stop them too.
+  for f in "$work_dir"/local-*/pid; do
+    [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true
+  done
+}
+trap stop_all EXIT
+echo "det-master: pid $master_pid, log in .run/det-master.log, API on $master"
+
+# Wait for the master to answer (it may first wait for the log's lock).
+for _ in $(seq 1 300); do
+  curl -sf "$master/info" >/dev/null 2>&1 && break
+  kill -0 "$master_pid" 2>/dev/null || { echo "det-master exited:"; tail -n 20 "$log"; exit 1; }
+  sleep 0.2
+done
+
+config=$(ls "$example"/*.yaml | head -n 1)
+exp=$(python3 "$root/scripts/submit.py" --master "$master" "$config" "$example")
+echo "submitted experiment $exp ($config)"
+
+python3 - "$master" "$exp" <<'PY'
+import json, sys, time, urllib.request
+master, exp = sys.argv[1], sys.argv[2]
+def get(path):
+    with urllib.request.urlopen(master + path, timeout=10) as r:
+        return json.load(r)
+last = None
+ended = {"STATE_COMPLETED", "STATE_CANCELED", "STATE_ERROR", "STATE_DELETED"}
+while True:
+    e = get(f"/api/v1/experiments/{exp}")["experiment"]
+    trials = get(f"/api/v1/experiments/{exp}/trials")["trials"]
+    lines = [f"experiment {exp}: {e['state']} progress {e.get('progress', 0):.0%}"]
+    for t in trials:
+        val = (t.get("latestValidation") or {}).get("metrics", {}).get("avgMetrics")
+        train = (t.get("summaryMetrics") or {}).get("avg_metrics")
+        lines.append(f"  trial {t['id']}: {t['state']} batches {t['totalBatchesProcessed']}"
+                     + (f" training {json.dumps(train)}" if train else "")
+                     + (f" validation {json.dumps(val)}" if val else ""))
+    if lines != last:
+        print(time.strftime("%H:%M:%S"), "\n".join(lines), flush=True)
+        last = lines
+    if e["state"] in ended:
+        break
+    time.sleep(2)
+print("\nsummary:")
+for t in trials:
+    print(f"  trial {t['id']} {t['state']} after {t['totalBatchesProcessed']} batches,"
+          f" best {t.get('searcherMetricValue', 'n/a')},"
+          f" checkpoint {(t.get('bestCheckpoint') or {}).get('uuid', 'none')}")
+print(f"experiment {exp} ended {e['state']}")
+PY

@@ -1,0 +1,231 @@
+#include "cmd/det_master/agent_ws.hpp"
+
+#include "actors/agent_actor.hpp"
+#include "api/grpc_error.hpp"
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+
+#include <iostream>
+#include <mutex>
+
+namespace det::master {
+
+namespace {
+
+using json = nlohmann::json;
+using ctx_ptr = std::shared_ptr<const agent_ws_context>;
+using hb_atom = caf::atom_constant<caf::atom("heartbeat")>;
+
+std::string frame(const char* type, json fields = json::object()) {
+  fields["v"] = 1;
+  fields["type"] = type;
+  return fields.dump();
+}
+
+/// The agent actor's `connection`: orders -> frames, in the order given
+/// (await keeps a start's entrypoint lookup from being overtaken).
+caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
+                         api::ws_session ws) {
+  self->delayed_send(self, std::chrono::seconds{ctx->heartbeat_interval_s},
+                     hb_atom::value);
+  return {
+    [self, ctx, ws](start_atom, start_order& o) {
+      auto exp = o.experiment_id;
+      state_view v{[exp](const state::cluster_state& s, int64_t) {
+        return entrypoint_of(s, exp);
+      }};
+      self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
+        .await(
+          [ctx, ws, o](std::string& entrypoint) {
+            auto token = ctx->tokens->token_for(o.allocation_id);
+            (void) ws.send(start_frame(o, entrypoint, ctx->start, token).dump());
+          },
+          [ws, o](caf::error& err) {
+            std::cerr << "det-master: cannot start allocation "
+                      << o.allocation_id << ": " << render(err) << "\n";
+          });
+    },
+    [ws](preempt_atom, std::string& alloc, std::string& reason) {
+      (void) ws.send(frame("preempt", {{"allocation_id", alloc},
+                                       {"reason", reason}}));
+    },
+    [ws](kill_atom, std::string& alloc) {
+      (void) ws.send(frame("kill", {{"allocation_id", alloc}}));
+    },
+    [self, ctx, ws](hb_atom) {
+      if (!ws.is_open())
+        return;
+      (void) ws.send(frame("heartbeat"));
+      self->delayed_send(self, std::chrono::seconds{ctx->heartbeat_interval_s},
+                         hb_atom::value);
+    },
+  };
+}
+
+/// One socket's conversation. Callbacks of one session run one at a time,
+/// but the hello check answers on a CAF thread: hence the lock.
+struct session {
+  std::mutex mu;
+  std::string agent_id;
+  agent_actor agent;
+  caf::actor conn;
+  bool hello_seen = false;
+  bool closed = false;
+};
+
+void on_hello(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
+              api::ws_session ws, agent_hello hello) {
+  auto pool = hello.pool;
+  state_view v{[pool](const state::cluster_state& st, int64_t) {
+    return std::string{state::find_pool(st, pool) ? "true" : "false"};
+  }};
+  // A one-shot actor asks the master, so no I/O thread waits.
+  ctx->sys->spawn([ctx, s, ws, hello = std::move(hello),
+                   v](caf::event_based_actor* self) mutable {
+    self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
+      .then(
+        [ctx, s, ws, hello](std::string& known) mutable {
+          if (known != "true") {
+            std::cerr << "det-master: agent " << hello.agent_id
+                      << " refused: unknown resource pool '" << hello.pool
+                      << "'\n";
+            (void) ws.send(frame("error", {{"message",
+                                            "unknown resource pool '"
+                                              + hello.pool + "'"}}));
+            ws.close(1008, "unknown resource pool");
+            return;
+          }
+          std::lock_guard<std::mutex> guard{s->mu};
+          if (s->closed)
+            return;
+          s->conn = ctx->sys->spawn(connection, ctx, ws);
+          auto id = hello.agent_id;
+          std::cerr << "det-master: agent " << id << " connected (pool "
+                    << hello.pool << ", " << hello.slots << " slots)\n";
+          s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
+                                       std::move(hello), s->conn);
+          (void) ws.send(
+            frame("welcome", {{"agent_id", id},
+                              {"heartbeat_interval_s",
+                               ctx->heartbeat_interval_s}}));
+        },
+        [ws](caf::error& err) {
+          (void) ws.send(frame("error", {{"message", render(err)}}));
+          ws.close(1011, "master unavailable");
+        });
+  });
+}
+
+void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
+              api::ws_session ws, const std::string& text) {
+  auto f = json::parse(text, nullptr, false);
+  if (!f.is_object())
+    return (void) ws.send(frame("error", {{"message", "not a JSON object"}}));
+  auto type = f.value("type", std::string{});
+  if (type == "hello") {
+    auto hello = parse_hello(f);
+    if (!hello) {
+      (void) ws.send(frame("error", {{"message", render(hello.error())}}));
+      return ws.close(1008, "bad hello");
+    }
+    {
+      std::lock_guard<std::mutex> guard{s->mu};
+      if (s->hello_seen)
+        return (void) ws.send(frame("error", {{"message", "hello twice"}}));
+      s->hello_seen = true;
+      s->agent_id = hello->agent_id;
+    }
+    return on_hello(ctx, s, ws, std::move(*hello));
+  }
+  if (type == "heartbeat")
+    return;
+  if (type == "log") {
+    std::vector<std::string> lines;
+    for (const auto& l : f.value("lines", json::array()))
+      if (l.is_string())
+        lines.push_back(l.get<std::string>());
+    auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+    std::lock_guard<std::mutex> guard{s->mu};
+    ctx->logs->add(f.value("trial_id", int64_t{0}), s->agent_id, lines, now);
+    return;
+  }
+  agent_actor agent;
+  {
+    std::lock_guard<std::mutex> guard{s->mu};
+    agent = s->agent;
+  }
+  auto alloc = f.value("allocation_id", std::string{});
+  if ((type == "running" || type == "exited") && !agent)
+    return (void) ws.send(frame("error", {{"message", "hello first"}}));
+  if (type == "running")
+    return caf::anon_send(agent, running_atom::value, alloc);
+  if (type == "exited")
+    return caf::anon_send(agent, exited_atom::value, alloc,
+                          f.value("exit_code", int32_t{-1}));
+  (void) ws.send(frame("error", {{"message", "unknown type '" + type + "'"}}));
+}
+
+} // namespace
+
+caf::expected<agent_hello> parse_hello(const json& f) {
+  agent_hello h;
+  try {
+    h.agent_id = f.at("agent_id").get<std::string>();
+    h.pool = f.value("resource_pool", std::string{"default"});
+    h.slots = f.at("slots").get<int32_t>();
+    h.slot_type = f.value("slot_type", std::string{"cpu"});
+    h.instance_id = f.value("instance_id", std::string{});
+    if (auto r = f.find("running"); r != f.end() && r->is_array())
+      for (const auto& a : *r)
+        h.running_allocations.push_back(a.get<std::string>());
+  } catch (const std::exception& e) {
+    return make_error(errc::invalid_argument,
+                      std::string{"hello: "} + e.what());
+  }
+  if (h.agent_id.empty())
+    return make_error(errc::invalid_argument, "hello.agent_id: required");
+  if (h.slots < 0)
+    return make_error(errc::invalid_argument, "hello.slots: negative");
+  return h;
+}
+
+api::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
+  return [ctx](api::ws_session ws) {
+    auto s = std::make_shared<session>();
+    ws.on_message([ctx, s, ws](std::string text) { on_frame(ctx, s, ws, text); });
+    ws.on_close([s](api::ws_close_info info) {
+      std::lock_guard<std::mutex> guard{s->mu};
+      s->closed = true;
+      if (s->agent) {
+        std::cerr << "det-master: agent " << s->agent_id
+                  << " disconnected (" << info.code << ")\n";
+        caf::anon_send(s->agent, disconn_atom::value,
+                       "socket closed (" + std::to_string(info.code) + ")");
+      }
+      if (s->conn)
+        caf::anon_send_exit(s->conn, caf::exit_reason::user_shutdown);
+    });
+  };
+}
+
+api::ws_authorizer agent_ws_authorizer(ctx_ptr ctx) {
+  return [ctx](const api::http_request& req)
+           -> std::optional<api::http_response> {
+    if (ctx->agent_token.empty())
+      return std::nullopt;
+    auto token = bearer_token(req.headers.get("Authorization"));
+    if (equal_secret(token, ctx->agent_token))
+      return std::nullopt;
+    std::cerr << "det-master: refused an agent connection from "
+              << req.remote_address << ": missing or wrong agent token\n";
+    return api::error_response(api::grpc_code::unauthenticated,
+                               "missing or wrong agent token");
+  };
+}
+
+} // namespace det::master

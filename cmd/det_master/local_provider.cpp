@@ -1,0 +1,105 @@
+#include "cmd/det_master/local_provider.hpp"
+
+#include "cmd/det_master/process.hpp"
+#include "messages/errc.hpp"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace det::master {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// True if `pid` runs and its command line names `id`.
+bool runs_as(pid_t pid, const std::string& id) {
+  if (pid <= 0 || kill(pid, 0) != 0)
+    return false;
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/cmdline",
+                   std::ios::binary};
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str().find(id) != std::string::npos;
+}
+
+} // namespace
+
+local_provider::local_provider(local_provider_options opts)
+  : opts_(std::move(opts)) {
+  std::error_code ec;
+  auto prefix = "local-" + opts_.pool + "-";
+  for (const auto& d : fs::directory_iterator(opts_.local.work_dir, ec)) {
+    auto id = d.path().filename().string();
+    if (id.compare(0, prefix.size(), prefix) != 0)
+      continue;
+    std::ifstream in{d.path() / "pid"};
+    long pid = 0;
+    if (in >> pid && runs_as(static_cast<pid_t>(pid), id))
+      procs_[id] = {static_cast<pid_t>(pid), false};
+  }
+}
+
+std::string local_provider::dir_of(const std::string& id) const {
+  return (fs::path{opts_.local.work_dir} / id).string();
+}
+
+std::string local_provider::agent_binary() const {
+  const auto& b = opts_.local.agent_binary;
+  if (b.find('/') != std::string::npos || opts_.bin_dir.empty())
+    return b;
+  auto beside = fs::path{opts_.bin_dir} / b;
+  std::error_code ec;
+  return fs::exists(beside, ec) ? beside.string() : b;
+}
+
+caf::error local_provider::launch(const std::string& id, int64_t slots) {
+  std::error_code ec;
+  fs::create_directories(dir_of(id), ec);
+  if (ec)
+    return make_error(errc::remote_error,
+                      "cannot create " + dir_of(id) + ": " + ec.message());
+  process_spec spec;
+  spec.argv = {agent_binary(),    "--master-url",    opts_.master_url,
+               "--resource-pool", opts_.pool,        "--slots",
+               std::to_string(slots), "--agent-id", id};
+  for (const auto& a : opts_.local.agent_args)
+    spec.argv.push_back(a);
+  spec.cwd = dir_of(id);
+  spec.output_file = dir_of(id) + "/agent.log";
+  if (!opts_.agent_token.empty())
+    spec.env.push_back("DET_AGENT_TOKEN=" + opts_.agent_token);
+  auto pid = start_process(spec);
+  if (!pid)
+    return std::move(pid.error());
+  std::ofstream{dir_of(id) + "/pid"} << *pid << "\n";
+  procs_[id] = {*pid, true};
+  return {};
+}
+
+void local_provider::terminate(const std::string& id) {
+  auto i = procs_.find(id);
+  if (i != procs_.end())
+    kill(i->second.pid, SIGTERM);
+}
+
+std::set<std::string> local_provider::alive() {
+  std::set<std::string> out;
+  for (auto i = procs_.begin(); i != procs_.end();) {
+    bool running = i->second.child ? try_reap(i->second.pid) == -1
+                                   : runs_as(i->second.pid, i->first);
+    if (running) {
+      out.insert(i->first);
+      ++i;
+    } else {
+      std::error_code ec;
+      fs::remove(dir_of(i->first) + "/pid", ec);
+      i = procs_.erase(i);
+    }
+  }
+  return out;
+}
+
+} // namespace det::master

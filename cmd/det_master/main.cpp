@@ -1,0 +1,240 @@
+// det-master: the cluster master.
+//
+//   det-master [--config FILE] [--db URL] [--listen ADDR] [--port N]
+//
+// Loads master.yaml (default /etc/determined/master.yaml), opens the
+// PostgreSQL event log as its one writer (waiting for the lock if another
+// master holds it), rebuilds the state from the log, and serves the REST
+// API and the agent WebSocket until SIGINT or SIGTERM. Exit status: 0 after
+// a clean shutdown, 1 when start-up fails, 2 on bad arguments.
+
+#include "actors/event_writer.hpp"
+#include "actors/master_actor.hpp"
+#include "actors/provisioner_actor.hpp"
+#include "actors/recovery.hpp"
+#include "api/http_server.hpp"
+#include "cmd/det_master/agent_ws.hpp"
+#include "cmd/det_master/local_provider.hpp"
+#include "cmd/det_master/master_api.hpp"
+#include "cmd/det_master/model_def_actor.hpp"
+#include "cmd/det_master/startup.hpp"
+#include "messages/errc.hpp"
+#include "store/pg_event_store.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/send.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+using namespace det;
+
+namespace {
+
+struct args {
+  std::string config = "/etc/determined/master.yaml";
+  std::string db;
+  std::string listen = "0.0.0.0";
+  int port = -1;
+};
+
+const char* usage =
+  "usage: det-master [--config FILE] [--db URL] [--listen ADDR] [--port N]\n"
+  "  --config FILE  master.yaml (default /etc/determined/master.yaml)\n"
+  "  --db URL       PostgreSQL URL (default: the db section of the config)\n"
+  "  --listen ADDR  address to serve on (default 0.0.0.0)\n"
+  "  --port N       port (default: the config's port)\n";
+
+[[noreturn]] void bad_args(const std::string& why) {
+  std::cerr << "det-master: " << why << "\n" << usage;
+  std::exit(2);
+}
+
+args parse_args(int argc, char** argv) {
+  args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        bad_args(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << usage;
+      std::exit(0);
+    } else if (arg == "--config") {
+      a.config = value();
+    } else if (arg == "--db") {
+      a.db = value();
+    } else if (arg == "--listen") {
+      a.listen = value();
+    } else if (arg == "--port") {
+      auto v = value();
+      try {
+        a.port = std::stoi(v);
+      } catch (const std::exception&) {
+        a.port = -1;
+      }
+      if (a.port < 0 || a.port > 65535)
+        bad_args("--port: not a port number: '" + v + "'");
+    } else {
+      bad_args("unknown argument '" + arg + "'");
+    }
+  }
+  return a;
+}
+
+int fail(const std::string& what) {
+  std::cerr << "det-master: " << what << "\n";
+  return 1;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  auto a = parse_args(argc, argv);
+  // Every thread inherits this mask; main waits for the signals.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto cfg = conf::load_master_config(a.config);
+  if (!cfg)
+    return fail(render(cfg.error()));
+  if (a.port >= 0)
+    cfg->port = static_cast<uint16_t>(a.port);
+  std::cerr << "det-master: config " << a.config << " loaded ("
+            << cfg->resource_pools.size() << " resource pools)\n";
+  auto url = a.db.empty() ? cfg->db.connection_url() : a.db;
+
+  pg_store_options so;
+  so.url = url;
+  so.lock = lock_policy::wait;
+  so.on_lock_wait = [](const std::string& who) {
+    std::cerr << "det-master: " << who << "\n";
+  };
+  auto store = pg_event_store::open(so);
+  if (!store)
+    return fail("cannot open the event log: " + render(store.error()));
+  std::cerr << "det-master: event log opened as the writer\n";
+  recovery_report rep;
+  auto st = recover(**store, true, &rep);
+  if (!st)
+    return fail("recovery failed: " + render(st.error()));
+  std::cerr << "det-master: recovered state at position " << st->position
+            << " (snapshot " << rep.snapshot_position << ", "
+            << rep.events_replayed << " events replayed)\n";
+  auto defs = open_pg_model_def_store(url);
+  if (!defs)
+    return fail("cannot open the model definitions: " + render(defs.error()));
+
+  caf::actor_system_config sys_cfg;
+  caf::actor_system sys{sys_cfg};
+  auto writer = spawn_event_writer(sys, **store, writer_mode::group_commit);
+  master_options mo;
+  mo.tick_interval = std::chrono::seconds{1};
+  auto core_cfg = master::core_config_from(*cfg, hostname(), getpid());
+  auto cluster_id = core_cfg.cluster_id;
+  auto master_ref = spawn_master(sys, writer, std::move(*st),
+                                 std::move(core_cfg), mo);
+
+  auto secret = master::session_secret(*cfg, std::getenv("DET_SESSION_SECRET"));
+  auto tokens = std::make_shared<const master::session_tokens>(secret);
+  auto logs = std::make_shared<master::trial_logs>(1000);
+  auto scheme = cfg->tls.enabled() ? "https" : "http";
+  auto local_url = std::string{scheme} + "://127.0.0.1:"
+                   + std::to_string(cfg->port);
+
+  auto ctx = std::make_shared<master::api_context>();
+  ctx->master = master_ref;
+  ctx->bridge = master::spawn_api_bridge(sys);
+  ctx->model_defs = master::spawn_model_def_actor(sys, std::move(*defs));
+  ctx->logs = logs;
+  ctx->tokens = tokens;
+  ctx->experiment_defaults = conf::experiment_defaults_from(*cfg);
+  ctx->cluster_id = cluster_id;
+  ctx->cluster_name = cfg->cluster_name;
+
+  auto ws_ctx = std::make_shared<master::agent_ws_context>();
+  ws_ctx->sys = &sys;
+  ws_ctx->master = master_ref;
+  ws_ctx->logs = logs;
+  ws_ctx->tokens = tokens;
+  ws_ctx->start = {local_url, master::checkpoint_dir(*cfg)};
+  ws_ctx->agent_token = cfg->agent_token;
+
+  api::router routes;
+  master::add_master_routes(routes, ctx);
+  api::server_config sc;
+  sc.address = a.listen;
+  sc.port = cfg->port;
+  sc.threads = 2;
+  if (cfg->tls.enabled())
+    sc.tls = api::tls_config{cfg->tls.cert, cfg->tls.key};
+  api::http_server server{sc, std::move(routes)};
+  server.add_websocket("/agents/ws", master::agent_ws_handler(ws_ctx),
+                       master::agent_ws_authorizer(ws_ctx));
+  auto port = server.start();
+  if (!port) {
+    caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+    return fail("cannot serve on " + a.listen + ":"
+                + std::to_string(cfg->port) + ": " + render(port.error()));
+  }
+  std::cerr << "det-master: serving " << scheme << " on " << a.listen << ":"
+            << *port << "\n";
+
+  std::vector<caf::actor> provisioners;
+  auto bin_dir = std::filesystem::path{argv[0]}.parent_path().string();
+  for (const auto& rp : cfg->resource_pools) {
+    if (rp.provider.type != conf::provider_type::local)
+      continue;
+    master::local_provider_options lo;
+    lo.local = rp.provider.local;
+    lo.pool = rp.pool_name;
+    lo.master_url = std::string{scheme} + "://127.0.0.1:" + std::to_string(*port);
+    lo.agent_token = cfg->agent_token;
+    lo.bin_dir = bin_dir;
+    provisioner_options po;
+    po.pool = rp.pool_name;
+    po.cluster_id = cluster_id;
+    po.slots_per_instance = rp.provider.slots_per_instance();
+    provisioners.push_back(spawn_provisioner(
+      sys, master_ref, std::make_shared<master::local_provider>(lo), po));
+    std::cerr << "det-master: local provisioner for pool " << rp.pool_name
+              << " started\n";
+  }
+  for (const auto& rp : cfg->resource_pools)
+    if (rp.provider.type == conf::provider_type::aws)
+      std::cerr << "det-master: pool " << rp.pool_name
+                << ": the aws provider is not wired into det-master yet\n";
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  std::cerr << "det-master: " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
+            << ", shutting down\n";
+  server.stop(std::chrono::seconds{2});
+  for (auto& p : provisioners)
+    caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(ctx->bridge, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(ctx->model_defs, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(writer, caf::exit_reason::user_shutdown);
+  ctx.reset();
+  ws_ctx.reset();
+  std::cerr << "det-master: stopped\n";
+  return 0;
+}

@@ -1,0 +1,419 @@
+#include "cmd/det_master/master_api.hpp"
+
+#include "api/grpc_error.hpp"
+#include "cmd/det_master/model_archive.hpp"
+#include "cmd/det_master/model_def_actor.hpp"
+#include "cmd/det_master/views.hpp"
+#include "messages/errc.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include <iostream>
+
+namespace det::master {
+
+namespace {
+
+using ctx_ptr = std::shared_ptr<const api_context>;
+using json = nlohmann::json;
+using api::grpc_code;
+using api::responder;
+
+/// A function of the state whose JSON answer is sent as the response; a
+/// null answer is a 404 with `missing`.
+using render_fn = std::function<json(const state::cluster_state&, int64_t)>;
+
+void fail(const responder& res, const caf::error& err) {
+  res.send(api::error_response(err));
+}
+
+/// Asks the master for a view; calls `then` with it on the bridge.
+void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
+              responder res, std::function<void(json)> then) {
+  state_view v{[fn = std::move(fn)](const state::cluster_state& s,
+                                    int64_t now) { return fn(s, now).dump(); }};
+  self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+    .then([then = std::move(then)](
+            std::string& text) { then(json::parse(text, nullptr, false)); },
+          [res](caf::error& err) { fail(res, err); });
+}
+
+void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
+                 std::string missing) {
+  post(ctx->bridge, [ctx, res, fn = std::move(fn),
+                     missing = std::move(missing)](caf::event_based_actor* self) {
+    ask_view(ctx, self, fn, res, [res, missing](json j) {
+      if (j.is_null())
+        res.send_error(grpc_code::not_found, missing);
+      else
+        res.send_json(j.dump());
+    });
+  });
+}
+
+/// Parses a positive id path parameter, or answers 400.
+std::optional<int64_t> id_param(const api::http_request& req,
+                                const responder& res,
+                                const char* name = "id") {
+  auto text = req.param(name);
+  try {
+    size_t used = 0;
+    auto id = std::stoll(text, &used);
+    if (used == text.size() && id > 0)
+      return id;
+  } catch (const std::exception&) {
+  }
+  res.send_error(grpc_code::invalid_argument,
+                 std::string{name} + ": not a valid id: '" + text + "'");
+  return std::nullopt;
+}
+
+std::optional<json> json_body(const api::http_request& req,
+                              const responder& res) {
+  auto j = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    res.send_error(grpc_code::invalid_argument,
+                   "the request body is not a JSON object");
+    return std::nullopt;
+  }
+  return j;
+}
+
+/// Checks the session token for `allocation_id`; answers 401/403 if bad.
+bool authorized(const ctx_ptr& ctx, const api::http_request& req,
+                const responder& res, const std::string& allocation_id) {
+  auto token = bearer_token(req.headers.get("Authorization"));
+  if (token.empty()) {
+    res.send_error(grpc_code::unauthenticated, "session token required");
+    return false;
+  }
+  if (!ctx->tokens->valid(allocation_id, token)) {
+    std::cerr << "det-master: refused a session token for allocation "
+              << allocation_id << " from " << req.remote_address << "\n";
+    res.send_error(grpc_code::permission_denied,
+                   "the session token is not valid for allocation "
+                     + allocation_id);
+    return false;
+  }
+  return true;
+}
+
+template <class Atom>
+void experiment_command(const ctx_ptr& ctx, const api::http_request& req,
+                        const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, Atom::value, id)
+      .then([res](caf::ok_atom) { res.send_json("{}"); },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+// -- experiments -------------------------------------------------------------
+
+void finish_model_def(const ctx_ptr& ctx, int64_t id) {
+  auto& b = *ctx->bridge_data;
+  b.storing.erase(id);
+  auto waiting = std::move(b.waiting[id]);
+  b.waiting.erase(id);
+  for (auto& w : waiting)
+    post(ctx->bridge, [ctx, w, id](caf::event_based_actor* self) {
+      self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+        .then([w](std::string& b64) { w.send_json(json{{"b64Tgz", b64}}.dump()); },
+              [w](caf::error& err) { fail(w, err); });
+    });
+}
+
+void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto cfg_text = body->value("config", std::string{});
+  auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
+  if (!cfg)
+    return fail(res, cfg.error());
+  auto files = body->value("modelDefinition", json::array());
+  if (auto err = check_model_files(files))
+    return fail(res, err);
+  bool activate = body->value("activate", true);
+  auto filled = cfg->filled.dump();
+  post(ctx->bridge, [ctx, res, filled, files = files.dump(),
+                     activate](caf::event_based_actor* self) {
+    self
+      ->request(ctx->master, ctx->request_timeout, submit_atom::value, filled,
+                std::string{"determined"})
+      .then(
+        [ctx, res, self, files, activate](int64_t id) {
+          std::cerr << "det-master: experiment " << id << " submitted\n";
+          ctx->bridge_data->storing.insert(id);
+          if (!activate)
+            self->request(ctx->master, ctx->request_timeout,
+                          pause_atom::value, id);
+          self
+            ->request(ctx->model_defs, caf::infinite, put_atom::value, id,
+                      files)
+            .then(
+              [ctx, res, self, id](caf::ok_atom) {
+                finish_model_def(ctx, id);
+                ask_view(
+                  ctx, self,
+                  [id](const state::cluster_state& s, int64_t) {
+                    return experiment_response(s, id);
+                  },
+                  res, [res](json j) { res.send_json(j.dump()); });
+              },
+              [ctx, res, self, id](caf::error& err) {
+                std::cerr << "det-master: experiment " << id
+                          << ": storing its model definition failed: "
+                          << render(err) << "; killing it\n";
+                finish_model_def(ctx, id);
+                self->request(ctx->master, ctx->request_timeout,
+                              kill_atom::value, id);
+                fail(res, err);
+              });
+        },
+        [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+void get_model_def(const ctx_ptr& ctx, const api::http_request& req,
+                   const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    auto& b = *ctx->bridge_data;
+    if (b.storing.count(id) != 0) {
+      b.waiting[id].push_back(res);
+      return;
+    }
+    self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+      .then([res](std::string& b64) {
+              res.send_json(json{{"b64Tgz", b64}}.dump());
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+// -- trial side --------------------------------------------------------------
+
+void report_metrics(const ctx_ptr& ctx, const api::http_request& req,
+                    const responder& res) {
+  auto trial_id = id_param(req, res, "trial_id");
+  auto body = trial_id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  auto m = body->value("metrics", json::object());
+  auto group = body->value("group", std::string{"training"});
+  auto steps = m.value("stepsCompleted", int64_t{0});
+  auto avg = m.value("metrics", json::object())
+               .value("avgMetrics", json::object());
+  post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
+                     avg](caf::event_based_actor* self) {
+    ask_view(
+      ctx, self,
+      [trial_id](const state::cluster_state& s, int64_t) {
+        return trial_allocation(s, trial_id);
+      },
+      res, [ctx, req, res, self, trial_id, group, steps, avg](json j) {
+        if (j.is_null())
+          return res.send_error(grpc_code::not_found,
+                                "trial " + std::to_string(trial_id)
+                                  + " not found");
+        auto alloc = j.value("allocation_id", std::string{});
+        if (alloc.empty())
+          return res.send_error(grpc_code::failed_precondition,
+                                "trial " + std::to_string(trial_id)
+                                  + " has no live allocation");
+        if (!authorized(ctx, req, res, alloc))
+          return;
+        self
+          ->request(ctx->master, ctx->request_timeout, metrics_atom::value,
+                    alloc, group, steps, avg.dump())
+          .then([res](caf::ok_atom) { res.send_json("{}"); },
+                [res](caf::error& err) { fail(res, err); });
+      });
+  });
+}
+
+void report_checkpoint(const ctx_ptr& ctx, const api::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto c = body->value("checkpoint", json::object());
+  auto alloc = c.value("allocationId", std::string{});
+  auto uuid = c.value("uuid", std::string{});
+  auto meta = c.value("metadata", json::object());
+  if (alloc.empty() || uuid.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "checkpoint.allocationId and checkpoint.uuid: "
+                          "required");
+  if (!authorized(ctx, req, res, alloc))
+    return;
+  auto steps = meta.value("steps_completed", int64_t{0});
+  post(ctx->bridge, [ctx, res, alloc, uuid, steps,
+                     meta](caf::event_based_actor* self) {
+    self
+      ->request(ctx->master, ctx->request_timeout, ckpt_atom::value, alloc,
+                uuid, steps, meta.dump())
+      .then([res](caf::ok_atom) { res.send_json("{}"); },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+/// One look at the state; answers when preempting, when the allocation is
+/// gone or at the deadline, otherwise looks again after preemption_poll.
+void poll_preemption(const ctx_ptr& ctx, caf::event_based_actor* self,
+                     responder res, std::string alloc,
+                     std::chrono::steady_clock::time_point deadline) {
+  if (res.client_gone())
+    return res.send_json(R"({"preempt":false})");
+  ask_view(
+    ctx, self,
+    [alloc](const state::cluster_state& s, int64_t) {
+      return preemption_status(s, alloc);
+    },
+    res, [ctx, self, res, alloc, deadline](json j) {
+      bool preempt = j.value("preempt", false);
+      if (preempt || !j.value("live", false)
+          || std::chrono::steady_clock::now() >= deadline)
+        return res.send_json(json{{"preempt", preempt}}.dump());
+      self->delayed_send(self, ctx->preemption_poll,
+                         bridge_job{[ctx, res, alloc, deadline](
+                                      caf::event_based_actor* s) {
+                           poll_preemption(ctx, s, res, alloc, deadline);
+                         }});
+    });
+}
+
+void preemption_signal(const ctx_ptr& ctx, const api::http_request& req,
+                       const responder& res) {
+  auto alloc = req.param("allocation_id");
+  if (!authorized(ctx, req, res, alloc))
+    return;
+  int64_t secs = 0;
+  if (auto t = req.query.get("timeout_seconds"))
+    try {
+      secs = std::clamp<int64_t>(std::stoll(*t), 0, 600);
+    } catch (const std::exception&) {
+      return res.send_error(grpc_code::invalid_argument,
+                            "timeout_seconds: not a number");
+    }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{secs};
+  post(ctx->bridge, [ctx, res, alloc, deadline](caf::event_based_actor* self) {
+    poll_preemption(ctx, self, res, alloc, deadline);
+  });
+}
+
+void trial_logs_route(const ctx_ptr& ctx, const api::http_request& req,
+                      const responder& res) {
+  auto id = id_param(req, res, "trial_id");
+  if (!id)
+    return;
+  std::string out;
+  for (const auto& l : ctx->logs->since(*id)) {
+    json r{{"id", std::to_string(l.id)},
+           {"trialId", l.trial_id},
+           {"agentId", l.agent_id},
+           {"level", "LOG_LEVEL_INFO"},
+           {"message", l.text + "\n"},
+           {"log", l.text + "\n"},
+           {"timestamp", rfc3339(l.at_us)}};
+    out += api::result_line(r.dump()) + "\n";
+  }
+  res.send(api::http_response::json(200, std::move(out)));
+}
+
+} // namespace
+
+void add_master_routes(api::router& r, ctx_ptr ctx) {
+  auto info = [ctx](api::http_request, responder res) {
+    res.send_json(json{{"version", ctx->version},
+                       {"master_id", ctx->cluster_id},
+                       {"cluster_id", ctx->cluster_id},
+                       {"cluster_name", ctx->cluster_name}}
+                    .dump());
+  };
+  r.get("/info", info);
+  r.get("/api/v1/master", [ctx](api::http_request, responder res) {
+    res.send_json(json{{"version", ctx->version},
+                       {"masterId", ctx->cluster_id},
+                       {"clusterId", ctx->cluster_id},
+                       {"clusterName", ctx->cluster_name},
+                       {"hasCustomLogo", false},
+                       {"strictJobQueueControl", false}}
+                    .dump());
+  });
+  r.post("/api/v1/experiments", [ctx](api::http_request req, responder res) {
+    create_experiment(ctx, req, res);
+  });
+  r.get("/api/v1/experiments", [ctx](api::http_request, responder res) {
+    answer_view(ctx, res,
+                [](const state::cluster_state& s, int64_t) {
+                  return experiments_response(s);
+                },
+                "");
+  });
+  r.get("/api/v1/experiments/{id}", [ctx](api::http_request req,
+                                          responder res) {
+    auto id = id_param(req, res);
+    if (id)
+      answer_view(ctx, res,
+                  [id = *id](const state::cluster_state& s, int64_t) {
+                    return experiment_response(s, id);
+                  },
+                  "experiment " + std::to_string(*id) + " not found");
+  });
+  r.get("/api/v1/experiments/{id}/trials", [ctx](api::http_request req,
+                                                 responder res) {
+    auto id = id_param(req, res);
+    if (id)
+      answer_view(ctx, res,
+                  [id = *id](const state::cluster_state& s, int64_t) {
+                    return trials_response(s, id);
+                  },
+                  "experiment " + std::to_string(*id) + " not found");
+  });
+  r.get("/api/v1/experiments/{id}/model_def",
+        [ctx](api::http_request req, responder res) {
+          get_model_def(ctx, req, res);
+        });
+  r.post("/api/v1/experiments/{id}/pause",
+         [ctx](api::http_request req, responder res) {
+           experiment_command<pause_atom>(ctx, req, res);
+         });
+  r.post("/api/v1/experiments/{id}/activate",
+         [ctx](api::http_request req, responder res) {
+           experiment_command<activate_atom>(ctx, req, res);
+         });
+  r.post("/api/v1/experiments/{id}/kill",
+         [ctx](api::http_request req, responder res) {
+           experiment_command<kill_atom>(ctx, req, res);
+         });
+  r.post("/api/v1/trials/{trial_id}/metrics",
+         [ctx](api::http_request req, responder res) {
+           report_metrics(ctx, req, res);
+         });
+  r.post("/api/v1/checkpoints", [ctx](api::http_request req, responder res) {
+    report_checkpoint(ctx, req, res);
+  });
+  r.get("/api/v1/allocations/{allocation_id}/signals/preemption",
+        [ctx](api::http_request req, responder res) {
+          preemption_signal(ctx, req, res);
+        });
+  r.post("/api/v1/allocations/{allocation_id}/signals/ack_preemption",
+         [ctx](api::http_request req, responder res) {
+           if (authorized(ctx, req, res, req.param("allocation_id")))
+             res.send_json("{}");
+         });
+  r.get("/api/v1/trials/{trial_id}/logs",
+        [ctx](api::http_request req, responder res) {
+          trial_logs_route(ctx, req, res);
+        });
+}
+
+} // namespace det::master

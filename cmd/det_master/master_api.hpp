@@ -1,0 +1,47 @@
+#pragma once
+
+// The master's REST routes (the end-to-end subset of upstream's /api/v1,
+// plus the trial-side endpoints of docs/agent_protocol.md). Handlers decode
+// the request on the I/O thread, then post a job to the API bridge, which
+// asks the master (or the model-definition actor) and answers through the
+// responder. No handler blocks.
+//
+// Trial endpoints require "Authorization: Bearer <DET_SESSION_TOKEN>": no
+// token -> 401, a token of another allocation -> 403.
+
+#include "actors/master_actor.hpp"
+#include "api/router.hpp"
+#include "cmd/det_master/api_bridge.hpp"
+#include "cmd/det_master/codec.hpp"
+#include "cmd/det_master/trial_logs.hpp"
+#include "conf/experiment_config.hpp"
+
+#include <caf/actor.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace det::master {
+
+struct api_context {
+  master_actor master;
+  caf::actor bridge;
+  caf::actor model_defs;
+  std::shared_ptr<trial_logs> logs;
+  std::shared_ptr<const session_tokens> tokens;
+  conf::experiment_defaults experiment_defaults;
+  std::string cluster_id;
+  std::string cluster_name;
+  std::string version = "0.38.1";
+  std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
+  /// How often a preemption long poll re-reads the state.
+  std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};
+  /// Shared by bridge jobs only.
+  std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
+};
+
+/// Registers every route on `r`.
+void add_master_routes(api::router& r, std::shared_ptr<const api_context> ctx);
+
+} // namespace det::master

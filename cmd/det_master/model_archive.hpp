@@ -1,0 +1,26 @@
+#pragma once
+
+// The model definition of a submitted experiment: upstream sends its files
+// as a list of v1File objects ({"path", "type", "content" (base64), "mode",
+// ...}); agents download one .tar.gz. make_model_archive() writes the files
+// into a fresh temporary directory and runs `tar czf` over it: it blocks,
+// so call it only from a thread that may (the detached model-def actor).
+// Paths that are absolute or climb out with ".." are refused
+// (errc::invalid_argument naming modelDefinition[i].path).
+
+#include <caf/expected.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace det::master {
+
+/// The gzipped tar of `files` (a JSON array of v1File), base64-encoded.
+[[nodiscard]] caf::expected<std::string>
+make_model_archive(const nlohmann::json& files);
+
+/// Checks `files` without writing anything (the same errors).
+[[nodiscard]] caf::error check_model_files(const nlohmann::json& files);
+
+} // namespace det::master

@@ -1,0 +1,80 @@
+#include "cmd/det_master/startup.hpp"
+
+#include "cmd/det_master/codec.hpp"
+
+#include <filesystem>
+
+namespace det::master {
+
+core_config core_config_from(const conf::master_config& cfg,
+                             const std::string& host, int64_t pid) {
+  core_config c;
+  c.cluster_id = cfg.cluster_id.empty() ? default_cluster_id : cfg.cluster_id;
+  c.host = host;
+  c.pid = pid;
+  c.master_version = "0.38.1";
+  c.agent_reconnect_wait_us
+    = std::chrono::duration_cast<std::chrono::microseconds>(
+        cfg.agent_reconnect_wait)
+        .count();
+  for (const auto& rp : cfg.resource_pools) {
+    pool_configured p;
+    p.pool = rp.pool_name;
+    p.scheduler = rp.scheduler.type;
+    const auto& pc = rp.provider;
+    if (pc.type != conf::provider_type::none) {
+      p.provider = conf::to_string(pc.type);
+      p.slots_per_instance = static_cast<int32_t>(pc.slots_per_instance());
+      p.min_instances = static_cast<int32_t>(pc.min_instances);
+      p.max_instances = static_cast<int32_t>(pc.max_instances);
+      p.instance_type = pc.type == conf::provider_type::aws
+                          ? pc.aws.instance_type
+                          : std::string{};
+      p.spot = pc.type == conf::provider_type::aws && pc.aws.spot;
+      p.max_idle_agent_period_s
+        = std::chrono::duration_cast<std::chrono::seconds>(
+            pc.max_idle_agent_period)
+            .count();
+      p.max_agent_starting_period_s
+        = std::chrono::duration_cast<std::chrono::seconds>(
+            pc.max_agent_starting_period)
+            .count();
+    }
+    p.agent_reconnect_wait_s
+      = std::chrono::duration_cast<std::chrono::seconds>(
+          rp.agent_reconnect_wait)
+          .count();
+    c.pools.push_back(p);
+    policy::scheduler_config sc;
+    sc.policy = rp.scheduler.type == "fair_share"
+                  ? policy::scheduling_policy::fair_share
+                  : policy::scheduling_policy::priority;
+    sc.fitting = rp.scheduler.fitting_policy == "worst"
+                   ? policy::fitting_policy::worst
+                   : policy::fitting_policy::best;
+    sc.preemption = rp.scheduler.preemption;
+    c.schedulers[rp.pool_name] = sc;
+  }
+  return c;
+}
+
+std::string session_secret(const conf::master_config& cfg,
+                           const char* env_secret) {
+  if (env_secret != nullptr && *env_secret != '\0')
+    return env_secret;
+  auto id = cfg.cluster_id.empty() ? default_cluster_id : cfg.cluster_id;
+  // An HMAC of the cluster id under the agent token (itself a secret when
+  // set), so the token secret is not just the public cluster id.
+  session_tokens derive{"det-session:" + cfg.agent_token + ":"
+                        + cfg.db.password};
+  return derive.token_for(id);
+}
+
+std::string checkpoint_dir(const conf::master_config& cfg) {
+  const auto& cs = cfg.checkpoint_storage;
+  if (cs.type != "shared_fs")
+    return "";
+  return (std::filesystem::path{cs.host_path} / cs.storage_path).string();
+}
+
+} // namespace det::master

@@ -1,0 +1,200 @@
+// The REST routes over a real master actor (synchronous writer, memory
+// event log) and the API bridge, without a network: requests go straight
+// to the router, answers come back through captured responders and are
+// awaited with futures.
+
+#include "actors/event_writer.hpp"
+#include "actors/master_actor.hpp"
+#include "actors/provisioning.hpp"
+#include "cmd/det_master/master_api.hpp"
+#include "cmd/det_master/model_def_actor.hpp"
+#include "store/memory_event_store.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/send.hpp>
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+using namespace det;
+using json = nlohmann::json;
+
+namespace {
+
+struct master_api_test : ::testing::Test {
+  memory_event_store log;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  std::shared_ptr<master::api_context> ctx
+    = std::make_shared<master::api_context>();
+  api::router routes;
+
+  master_api_test() {
+    auto writer = spawn_event_writer(sys, log, writer_mode::synchronous);
+    core_config cc;
+    cc.cluster_id = "test";
+    pool_configured p;
+    p.pool = "default";
+    cc.pools.push_back(p);
+    ctx->master = spawn_master(sys, writer, {}, cc, {});
+    ctx->bridge = master::spawn_api_bridge(sys);
+    ctx->model_defs = master::spawn_model_def_actor(
+      sys, std::make_unique<memory_model_def_store>());
+    ctx->logs = std::make_shared<master::trial_logs>();
+    ctx->tokens = std::make_shared<master::session_tokens>("s");
+    ctx->preemption_poll = std::chrono::milliseconds{20};
+    master::add_master_routes(routes, ctx);
+    writer_ = writer;
+  }
+
+  ~master_api_test() override {
+    for (auto a : {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
+                   ctx->model_defs, caf::actor_cast<caf::actor>(writer_)})
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+
+  api::http_response call(std::string method, std::string path,
+                          std::string body = "", std::string token = "") {
+    api::http_request req;
+    req.method = method;
+    auto q = path.find('?');
+    req.path = path.substr(0, q);
+    if (q != std::string::npos) {
+      auto kv = path.substr(q + 1);
+      auto eq = kv.find('=');
+      req.query.add(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    req.target = path;
+    req.body = std::move(body);
+    if (!token.empty())
+      req.headers.set("Authorization", "Bearer " + token);
+    auto done = std::make_shared<std::promise<api::http_response>>();
+    auto fut = done->get_future();
+    routes.dispatch(req, api::responder::capture(
+                           [done](api::http_response r) {
+                             done->set_value(std::move(r));
+                           }));
+    return fut.get();
+  }
+
+  event_writer_actor writer_;
+};
+
+const char* good_config = "name: t\nentrypoint: python3 train.py\n"
+                          "searcher:\n  name: single\n  metric: loss\n"
+                          "  max_length:\n    batches: 10\n";
+
+std::string create_body(const std::string& config) {
+  return json{{"config", config},
+              {"modelDefinition",
+               json::array({{{"path", "train.py"},
+                             {"type", 48},
+                             {"content", "cHJpbnQoMSkK"},
+                             {"mode", 420}}})},
+              {"activate", true}}
+    .dump();
+}
+
+} // namespace
+
+TEST_F(master_api_test, info_answers_a_pep440_version) {
+  auto r = call("GET", "/info");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body)["version"], "0.38.1");
+}
+
+TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {
+  auto r = call("POST", "/api/v1/experiments", create_body(good_config));
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = json::parse(r.body);
+  EXPECT_EQ(j["experiment"]["id"], 1);
+  EXPECT_EQ(j["experiment"]["state"], "STATE_ACTIVE");
+  auto d = call("GET", "/api/v1/experiments/1/model_def");
+  ASSERT_EQ(d.status, 200) << d.body;
+  EXPECT_FALSE(json::parse(d.body)["b64Tgz"].get<std::string>().empty());
+  auto t = json::parse(call("GET", "/api/v1/experiments/1/trials").body);
+  EXPECT_EQ(t["trials"].size(), 1u);
+  EXPECT_EQ(json::parse(call("GET", "/api/v1/experiments").body)["experiments"]
+              .size(),
+            1u);
+}
+
+TEST_F(master_api_test, a_bad_config_is_refused_naming_the_field_and_logs_nothing) {
+  auto r = call("POST", "/api/v1/experiments",
+                create_body("name: t\nsearcher:\n  name: single\n"));
+  EXPECT_EQ(r.status, 400);
+  auto err = json::parse(r.body)["error"];
+  EXPECT_EQ(err["code"], 3);
+  EXPECT_NE(err["error"].get<std::string>().find("entrypoint"),
+            std::string::npos);
+  EXPECT_EQ(call("GET", "/api/v1/experiments/1").status, 404);
+  // Only master_started and pool_configured are in the log.
+  auto last = log.last_position();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(*last, 2);
+}
+
+TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
+  auto body = json::parse(create_body(good_config));
+  body["modelDefinition"][0]["path"] = "../evil.py";
+  auto r = call("POST", "/api/v1/experiments", body.dump());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("modelDefinition[0].path"), std::string::npos);
+}
+
+TEST_F(master_api_test, experiments_pause_and_activate) {
+  ASSERT_EQ(call("POST", "/api/v1/experiments", create_body(good_config))
+              .status,
+            200);
+  EXPECT_EQ(call("POST", "/api/v1/experiments/1/pause").status, 200);
+  auto e = json::parse(call("GET", "/api/v1/experiments/1").body);
+  EXPECT_EQ(e["experiment"]["state"], "STATE_PAUSED");
+  EXPECT_EQ(call("POST", "/api/v1/experiments/1/activate").status, 200);
+  EXPECT_EQ(call("POST", "/api/v1/experiments/7/kill").status, 404);
+}
+
+TEST_F(master_api_test, trial_endpoints_require_the_allocations_token) {
+  auto no = call("GET", "/api/v1/allocations/1.1/signals/preemption");
+  EXPECT_EQ(no.status, 401);
+  auto other = call("GET", "/api/v1/allocations/1.1/signals/preemption", "",
+                    ctx->tokens->token_for("2.1"));
+  EXPECT_EQ(other.status, 403);
+  auto mine = call("GET",
+                   "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0",
+                   "", ctx->tokens->token_for("1.1"));
+  EXPECT_EQ(mine.status, 200);
+  EXPECT_EQ(json::parse(mine.body)["preempt"], false);
+}
+
+TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
+  ctx->logs->add(3, "a1", {"hello", "world"}, 1);
+  auto r = call("GET", "/api/v1/trials/3/logs");
+  EXPECT_EQ(r.status, 200);
+  auto nl = r.body.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  EXPECT_EQ(json::parse(r.body.substr(0, nl))["result"]["log"], "hello\n");
+}
+
+TEST(provisioning, a_pending_trial_in_a_local_pool_launches_one_instance) {
+  state::cluster_state s;
+  recorded_event meta;
+  pool_configured p;
+  p.pool = "default";
+  p.provider = "local";
+  p.slots_per_instance = 1;
+  p.max_instances = 2;
+  meta.position = 1;
+  ASSERT_FALSE(state::apply(s, meta, p));
+  auto plan = plan_provisioning(s, "default", 1000000, {});
+  EXPECT_EQ(plan.launch, 0); // nothing pending
+  EXPECT_EQ(plan.next_seq, 1);
+  p.min_instances = 1;
+  meta.position = 2;
+  ASSERT_FALSE(state::apply(s, meta, p));
+  plan = plan_provisioning(s, "default", 1000000, {});
+  EXPECT_EQ(plan.launch, 1);
+  auto back = plan_from_json(to_json(plan));
+  EXPECT_EQ(back.launch, 1);
+}
