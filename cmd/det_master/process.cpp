@@ -70,6 +70,13 @@ caf::expected<pid_t> start_process(const process_spec& spec) {
       dup2(out, 1);
       dup2(out, 2);
     }
+    // Nothing of the master's but stdio and the error pipe reaches the
+    // child: an inherited listening socket would keep the master's port
+    // bound after the master dies, and a restarted master could not serve.
+    auto err_fd = static_cast<unsigned>(fds[1]);
+    if (err_fd > 3)
+      close_range(3, err_fd - 1, 0);
+    close_range(err_fd + 1, ~0U, 0);
     if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
       int e = errno;
       (void) !write(fds[1], &e, sizeof e);

@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -138,9 +139,24 @@ class MasterClient:
         if self.ctx.session_token:
             req.add_header("Authorization",
                            "Bearer " + self.ctx.session_token)
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            text = resp.read()
-        return json.loads(text) if text.strip() else {}
+        # A master that restarts is a normal event: retry connection errors
+        # and 502/503/504 with backoff for up to a minute, as the upstream
+        # Core API does; other errors are the caller's.
+        delay, waited = 0.25, 0.0
+        while True:
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    text = resp.read()
+                return json.loads(text) if text.strip() else {}
+            except urllib.error.HTTPError as e:
+                if e.code not in (502, 503, 504) or waited > 60:
+                    raise
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if waited > 60:
+                    raise
+            time.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 5.0)
 
     def report_metrics(self, group, steps, metrics):
         self._call("POST", "/api/v1/trials/%d/metrics" % self.ctx.trial_id, {

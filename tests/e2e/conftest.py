@@ -1,0 +1,231 @@
+"""Fixtures for end-to-end tests: a private PostgreSQL, and det-master with
+a local pool whose provider starts real det-agent processes, all on
+127.0.0.1. Every wait is bounded."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.path.abspath(os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build")))
+BIN = os.path.join(BUILD, "bin")
+EXAMPLE = os.path.join(ROOT, "examples", "linear_regression")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_for(what, predicate, timeout=60.0, interval=0.2):
+    """Polls predicate() until it returns a truthy value, at most `timeout`
+    seconds; fails the test naming `what` otherwise."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    if not os.path.exists(os.path.join(BIN, "det-master")):
+        pytest.skip("det-master is not built (set DET_BUILD_DIR)")
+    d = tempfile.mkdtemp(prefix="det-e2e-pg-")
+    url = subprocess.check_output([os.path.join(ROOT, "scripts", "pg.sh"), "start", d],
+                                  text=True).strip()
+    yield url
+    if os.environ.get("DET_E2E_KEEP"):
+        print("kept PostgreSQL for inspection:", url)
+        return
+    subprocess.call([os.path.join(ROOT, "scripts", "pg.sh"), "stop", d])
+    shutil.rmtree(d, ignore_errors=True)
+
+
+class Cluster:
+    def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
+                 max_instances=2):
+        self.tmp = tmp
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
+        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
+        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
+        self.work_dir = os.path.join(tmp, "agents")
+        self.ckpt_dir = os.path.join(tmp, "checkpoints")
+        os.makedirs(self.ckpt_dir, exist_ok=True)
+        self.config = os.path.join(tmp, "master.yaml")
+        with open(self.config, "w") as f:
+            f.write("""
+port: %d
+agent_reconnect_wait: %s
+checkpoint_storage:
+  type: shared_fs
+  host_path: %s
+  storage_path: ckpt
+resource_pools:
+  - pool_name: default
+    provider:
+      type: local
+      slots_per_instance: 1
+      agent_binary: %s
+      work_dir: %s
+      min_instances: 0
+      max_instances: %d
+      max_idle_agent_period: %s
+      max_agent_starting_period: 60s
+""" % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
+       self.work_dir, max_instances, idle))
+        self.proc = None
+        self.log_path = os.path.join(tmp, "master.log")
+        self.start()
+
+    def start(self):
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
+             "--listen", "127.0.0.1", "--port", str(self.port)],
+            stdout=log, stderr=subprocess.STDOUT)
+        wait_for("det-master to answer /info", lambda: self._up(), timeout=60)
+
+    def _up(self):
+        if self.proc.poll() is not None:
+            pytest.fail("det-master exited: " + self.master_log()[-2000:])
+        try:
+            self.get("/info")
+            return True
+        except (urllib.error.URLError, ConnectionError):
+            return False
+
+    def master_log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            body = r.read().decode()
+        return json.loads(body) if body.lstrip().startswith(("{", "[")) else body
+
+    def get_text(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return r.read().decode()
+
+    def post(self, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def submit(self, config_text, model_dir=EXAMPLE):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import submit  # scripts/submit.py
+        return self.post("/api/v1/experiments", {
+            "config": config_text, "modelDefinition": submit.model_files(model_dir),
+            "activate": True})
+
+    def experiment(self, exp_id):
+        return self.get("/api/v1/experiments/%d" % exp_id)["experiment"]
+
+    def trials(self, exp_id):
+        return self.get("/api/v1/experiments/%d/trials" % exp_id)["trials"]
+
+    def agent_pids(self):
+        pids = {}
+        if not os.path.isdir(self.work_dir):
+            return pids
+        for name in os.listdir(self.work_dir):
+            pid_file = os.path.join(self.work_dir, name, "pid")
+            if os.path.exists(pid_file):
+                pid = int(open(pid_file).read().strip() or 0)
+                if pid and alive(pid):
+                    pids[name] = pid
+        return pids
+
+    def kill_master(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        for pid in self.agent_pids().values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by the master) is not alive.
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture
+def cluster_factory(pg_server, tmp_path, request):
+    made = []
+
+    def make(**kw):
+        name = "e2e_" + request.node.name.lower().replace("[", "_").replace("]", "")[:40]
+        c = Cluster(pg_server, str(tmp_path), name, **kw)
+        made.append(c)
+        return c
+    yield make
+    for c in made:
+        c.stop()
+
+
+def experiment_yaml(max_length=50, trials=1, batch_delay=0.02, max_restarts=2,
+                    extra_hparams="", checkpoint_every=10, slots=1):
+    return """
+name: e2e
+entrypoint: python3 train.py
+max_restarts: %d
+resources:
+  slots_per_trial: %d
+hyperparameters:
+  learning_rate:
+    type: double
+    minval: 0.05
+    maxval: 0.2
+    count: %d
+  batch_size: 16
+  checkpoint_every: %d
+  metrics_every: 5
+  batch_delay: %s
+%s
+searcher:
+  name: grid
+  metric: validation_loss
+  max_length:
+    batches: %d
+""" % (max_restarts, slots, trials, checkpoint_every, batch_delay, extra_hparams, max_length)
