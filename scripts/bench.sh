@@ -15,4 +15,10 @@ for b in "$build"/bin/bench[-_]*; do
   echo "# $(basename "$b")" >&2
   "$b" || { echo "{\"bench\":\"$(basename "$b")\",\"error\":\"exited with $?\"}"; status=1; }
 done
+# Python benchmarks (the whole system end to end).
+for b in "$root"/bench/*/run.py; do
+  [ -f "$b" ] || continue
+  echo "# $b" >&2
+  python3 "$b" "$build" || { echo "{\"bench\":\"$b\",\"error\":\"failed\"}"; status=1; }
+done
 exit $status
