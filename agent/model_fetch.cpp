@@ -28,20 +28,6 @@ void curl_init_once() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z')
-    return c - 'A';
-  if (c >= 'a' && c <= 'z')
-    return c - 'a' + 26;
-  if (c >= '0' && c <= '9')
-    return c - '0' + 52;
-  if (c == '+' || c == '-')
-    return 62;
-  if (c == '/' || c == '_')
-    return 63;
-  return -1;
-}
-
 } // namespace
 
 caf::expected<std::string> http_get(const std::string& url,
@@ -84,26 +70,6 @@ caf::expected<std::string> http_get(const std::string& url,
   return body;
 }
 
-std::optional<std::string> base64_decode(std::string_view in) {
-  std::string out;
-  out.reserve(in.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ' || c == '\t')
-      continue;
-    auto v = base64_value(c);
-    if (v < 0)
-      return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
   namespace fs = std::filesystem;

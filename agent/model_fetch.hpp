@@ -5,6 +5,7 @@
 // base64 -> .tar.gz -> `tar -xzf` into a directory. Blocking (libcurl and a
 // child process): call it on a worker thread, never on an I/O thread.
 
+#include "messages/base64.hpp"
 #include "messages/errc.hpp"
 
 #include <caf/error.hpp>
@@ -28,9 +29,7 @@ struct http_options {
 [[nodiscard]] caf::expected<std::string>
 http_get(const std::string& url, const http_options& opts);
 
-/// Standard base64 (padding optional, whitespace ignored); nullopt on
-/// other characters.
-std::optional<std::string> base64_decode(std::string_view in);
+using det::base64_decode;
 
 /// Unpacks gzip'd tar bytes into `dir` (created if missing) with tar(1).
 [[nodiscard]] caf::error unpack_tgz(const std::string& tgz,

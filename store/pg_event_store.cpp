@@ -4,6 +4,7 @@
 #include "store/append_plan.hpp"
 #include "store/copy_text.hpp"
 #include "store/migrations.hpp"
+#include "store/pipelined_read.hpp"
 
 #include <pqxx/pqxx>
 
@@ -11,10 +12,6 @@
 
 #include <unistd.h>
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -416,91 +413,24 @@ caf::error pg_event_store::read(const read_options& opts,
       q += " AND stream_id = " + tx.quote(*opts.stream);
     q += " ORDER BY position)";
     pqxx::stream_from rows{tx, q};
-    // Receiving and splitting COPY rows runs on a thread of its own, so
-    // that decoding and applying (the visitor) overlaps it. Rows travel in
-    // chunks through a small bounded queue.
-    constexpr size_t chunk_rows = 512, max_chunks = 8;
-    using chunk = std::vector<recorded_event>;
-    std::mutex mtx;
-    std::condition_variable cv;
-    std::deque<chunk> ready;
-    bool done = false, stop = false;
-    caf::error reader_error;
-    std::exception_ptr reader_exception;
-    std::thread reader{[&] {
-      try {
-        std::string line;
-        chunk c;
-        c.reserve(chunk_rows);
-        auto flush = [&] {
-          std::unique_lock<std::mutex> lock{mtx};
-          cv.wait(lock, [&] { return stop || ready.size() < max_chunks; });
-          ready.push_back(std::move(c));
-          c = chunk{};
-          c.reserve(chunk_rows);
-          cv.notify_all();
-          return !stop;
-        };
-        while (rows.get_raw_line(line)) {
-          c.emplace_back();
-          if (auto err = parse_event_line(line, c.back())) {
-            c.pop_back();
-            std::lock_guard<std::mutex> guard{mtx};
-            reader_error = std::move(err);
-            break;
-          }
-          if (opts.parse_payloads) {
-            auto& p = c.back().body.payload;
-            c.back().parsed = nlohmann::json::parse(p, nullptr, false);
-            if (c.back().parsed.is_discarded())
-              c.back().parsed = nullptr;
-          }
-          if (c.size() == chunk_rows && !flush())
-            break;
-        }
-        if (!c.empty())
-          flush();
-      } catch (...) {
-        std::lock_guard<std::mutex> guard{mtx};
-        reader_exception = std::current_exception();
+    std::string line;
+    auto produce = [&](recorded_event& rec, bool& done) -> caf::error {
+      if (!rows.get_raw_line(line)) {
+        done = true;
+        return {};
       }
-      std::lock_guard<std::mutex> guard{mtx};
-      done = true;
-      cv.notify_all();
-    }};
-    for (;;) {
-      chunk c;
-      {
-        std::unique_lock<std::mutex> lock{mtx};
-        cv.wait(lock, [&] { return done || !ready.empty(); });
-        if (ready.empty())
-          break;
-        c = std::move(ready.front());
-        ready.pop_front();
-        cv.notify_all();
+      if (auto err = parse_event_line(line, rec))
+        return err;
+      if (opts.parse_payloads) {
+        rec.parsed = nlohmann::json::parse(rec.body.payload, nullptr, false);
+        if (rec.parsed.is_discarded())
+          rec.parsed = nullptr;
       }
-      for (auto& rec : c) {
-        if (auto err = visit(std::move(rec))) {
-          visitor_error = std::move(err);
-          break;
-        }
-      }
-      if (visitor_error) {
-        std::lock_guard<std::mutex> guard{mtx};
-        stop = true;
-        cv.notify_all();
-        break;
-      }
-    }
-    if (visitor_error) {
-      // Stop the server's COPY instead of reading the rest of the log.
-      d.conn->cancel_query();
-    }
-    reader.join();
-    if (reader_exception)
-      std::rethrow_exception(reader_exception);
-    if (!visitor_error && reader_error)
-      visitor_error = std::move(reader_error);
+      return {};
+    };
+    // Stop the server's COPY instead of reading the rest of the log.
+    auto cancel = [&d] { d.conn->cancel_query(); };
+    visitor_error = pipelined_read(produce, visit, cancel);
     if (visitor_error) {
       try {
         rows.complete();

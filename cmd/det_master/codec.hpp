@@ -7,15 +7,16 @@
 // recompute it, so a token opens exactly one allocation's endpoints and no
 // table of tokens has to survive a restart.
 
+#include "messages/base64.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace det::master {
 
-std::string base64_encode(std::string_view bytes);
-/// nullopt on a character outside the alphabet or a bad length.
-std::optional<std::string> base64_decode(std::string_view text);
+using det::base64_decode;
+using det::base64_encode;
 
 class session_tokens {
 public:
