@@ -166,6 +166,9 @@ int main(int argc, char** argv) {
   ctx->logs = logs;
   ctx->tokens = tokens;
   ctx->experiment_defaults = conf::experiment_defaults_from(*cfg);
+  for (const auto& pool : cfg->resource_pools)
+    if (auto cap = conf::max_capacity(pool))
+      ctx->pool_capacities.emplace(pool.pool_name, *cap);
   ctx->cluster_id = cluster_id;
   ctx->cluster_name = cfg->cluster_name;
 

@@ -135,6 +135,12 @@ void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
   auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
   if (!cfg)
     return fail(res, cfg.error());
+  auto cap = ctx->pool_capacities.find(cfg->resources.resource_pool);
+  if (cap != ctx->pool_capacities.end())
+    if (auto err = conf::check_slots_fit(cfg->resources.slots_per_trial,
+                                         cfg->resources.is_single_node,
+                                         cap->second))
+      return fail(res, err);
   auto files = body->value("modelDefinition", json::array());
   if (auto err = check_model_files(files))
     return fail(res, err);

@@ -14,11 +14,13 @@
 #include "cmd/det_master/api_bridge.hpp"
 #include "cmd/det_master/codec.hpp"
 #include "cmd/det_master/trial_logs.hpp"
+#include "conf/capacity.hpp"
 #include "conf/experiment_config.hpp"
 
 #include <caf/actor.hpp>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,6 +33,9 @@ struct api_context {
   std::shared_ptr<trial_logs> logs;
   std::shared_ptr<const session_tokens> tokens;
   conf::experiment_defaults experiment_defaults;
+  /// Largest possible capacity of each provisioned pool: a trial that can
+  /// never fit is refused at submission.
+  std::map<std::string, conf::pool_capacity> pool_capacities;
   std::string cluster_id;
   std::string cluster_name;
   std::string version = "0.38.1";
