@@ -76,15 +76,17 @@ struct session {
   bool closed = false;
 };
 
-void on_hello(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
+void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
               api::ws_session ws, agent_hello hello) {
   auto pool = hello.pool;
   state_view v{[pool](const state::cluster_state& st, int64_t) {
     return std::string{state::find_pool(st, pool) ? "true" : "false"};
   }};
   // A one-shot actor asks the master, so no I/O thread waits.
-  ctx->sys->spawn([ctx, s, ws, hello = std::move(hello),
-                   v](caf::event_based_actor* self) mutable {
+  // (ctx is passed as an argument: CAF 0.17 spawns argument-less function
+  // actors through a null pointer that UBSan reports.)
+  context->sys->spawn([s, ws, hello = std::move(hello),
+                   v](caf::event_based_actor* self, ctx_ptr ctx) mutable {
     self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
       .then(
         [ctx, s, ws, hello](std::string& known) mutable {
@@ -116,7 +118,7 @@ void on_hello(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
           (void) ws.send(frame("error", {{"message", render(err)}}));
           ws.close(1011, "master unavailable");
         });
-  });
+  }, context);
 }
 
 void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
