@@ -37,7 +37,7 @@ recover(event_store& log, bool use_snapshot, recovery_report* report) {
   }
   read_options ro;
   ro.after = st.position;
-  ro.parse_payloads = true;
+  ro.parse_payloads = false;
   auto err = log.read(ro, [&](recorded_event&& rec) {
     ++rep.events_replayed;
     return state::apply(st, rec);

@@ -27,8 +27,9 @@ struct read_options {
   std::optional<int64_t> up_to;
   std::optional<std::string> stream;
   /// Parse each payload into recorded_event::parsed before the visitor
-  /// sees it (the PostgreSQL store does it on its reader thread, so parsing
-  /// overlaps the visitor's work).
+  /// sees it (the PostgreSQL store does it on its reader thread). Off in
+  /// replay: on 2 cores, building JSON trees on one thread and freeing them
+  /// on another measured slower (3.9 s vs 3.1-3.2 s for 1M events).
   bool parse_payloads = false;
 };
 

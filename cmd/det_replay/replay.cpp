@@ -108,7 +108,7 @@ report run(event_store& log, event_store& snapshots, const options& opts) {
   read_options ro;
   ro.up_to = opts.to;
   ro.stream = opts.stream;
-  ro.parse_payloads = true;
+  ro.parse_payloads = false;
   auto err = log.read(ro, [&](recorded_event&& rec) -> caf::error {
     auto ev = decode(rec);
     if (!ev)
