@@ -179,18 +179,24 @@ decision master_core::allocation_exited(const std::string& allocation_id,
   return d;
 }
 
+const state::trial_info* master_core::live_trial(decision& d,
+                                               const std::string& alloc) {
+  auto t = state::trial_of_allocation(st_, alloc);
+  if (t == nullptr)
+    d.refusal = make_error(errc::not_found,
+                           "no live allocation '" + alloc + "'");
+  return t;
+}
+
 decision master_core::checkpoint_reported(const std::string& allocation_id,
                                           const std::string& uuid,
                                           int64_t steps,
                                           const nlohmann::json& metadata,
                                           int64_t now_us) {
   decision d;
-  auto t = state::trial_of_allocation(st_, allocation_id);
-  if (t == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "no live allocation '" + allocation_id + "'");
+  auto t = live_trial(d, allocation_id);
+  if (t == nullptr)
     return d;
-  }
   trial_checkpointed ev;
   ev.trial_id = t->id;
   ev.allocation_id = allocation_id;
@@ -207,12 +213,9 @@ decision master_core::metrics_reported(const std::string& allocation_id,
                                        const nlohmann::json& metrics,
                                        int64_t now_us) {
   decision d;
-  auto t = state::trial_of_allocation(st_, allocation_id);
-  if (t == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "no live allocation '" + allocation_id + "'");
+  auto t = live_trial(d, allocation_id);
+  if (t == nullptr)
     return d;
-  }
   trial_metrics_reported ev;
   ev.trial_id = t->id;
   ev.allocation_id = allocation_id;

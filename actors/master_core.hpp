@@ -185,6 +185,14 @@ private:
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);
   caf::error rebuild_searcher(int64_t experiment_id);
+  // The trial holding `alloc`, or nullptr with d.refusal set.
+  const state::trial_info* live_trial(decision& d, const std::string& alloc);
+  // A user's pause/activate: the experiment after the change, or nullptr
+  // with d.refusal naming why (not found, or not allowed from its state).
+  const state::experiment_info* user_state_change(decision& d, int64_t id,
+                                                  const char* to,
+                                                  const char* verb,
+                                                  int64_t now_us);
 
   state::cluster_state st_;
   core_config cfg_;

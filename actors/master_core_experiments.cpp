@@ -280,22 +280,30 @@ void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
     searchers_.erase(experiment_id);
 }
 
-decision master_core::pause_experiment(int64_t id, int64_t now_us) {
-  decision d;
+const state::experiment_info*
+master_core::user_state_change(decision& d, int64_t id, const char* to,
+                               const char* verb, int64_t now_us) {
   auto e = state::find_experiment(st_, id);
   if (e == nullptr) {
     d.refusal = make_error(errc::not_found,
                            "experiment " + std::to_string(id) + " not found");
-    return d;
+    return nullptr;
   }
-  experiment_state_changed ev{id, "PAUSED", "paused by user", now_us};
+  auto from = state::to_string(e->status);
+  experiment_state_changed ev{id, to, std::string{verb} + " by user", now_us};
   if (!emit(d, ev)) {
     d.refusal = make_error(errc::invalid_argument,
-                           "experiment " + std::to_string(id) + " is "
-                             + state::to_string(e->status)
-                             + " and cannot be paused");
-    return d;
+                           "experiment " + std::to_string(id) + " is " + from
+                             + " and cannot be " + verb);
+    return nullptr;
   }
+  return e;
+}
+
+decision master_core::pause_experiment(int64_t id, int64_t now_us) {
+  decision d;
+  if (user_state_change(d, id, "PAUSED", "paused", now_us) == nullptr)
+    return d;
   for (auto t : state::trials_of_experiment(st_, id))
     if (state::holds_allocation(t->status))
       stop_trial(d, t->id, "paused", false, now_us);
@@ -304,20 +312,9 @@ decision master_core::pause_experiment(int64_t id, int64_t now_us) {
 
 decision master_core::activate_experiment(int64_t id, int64_t now_us) {
   decision d;
-  auto e = state::find_experiment(st_, id);
-  if (e == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "experiment " + std::to_string(id) + " not found");
+  auto e = user_state_change(d, id, "ACTIVE", "activated", now_us);
+  if (e == nullptr)
     return d;
-  }
-  experiment_state_changed ev{id, "ACTIVE", "activated by user", now_us};
-  if (!emit(d, ev)) {
-    d.refusal = make_error(errc::invalid_argument,
-                           "experiment " + std::to_string(id) + " is "
-                             + state::to_string(e->status)
-                             + " and cannot be activated");
-    return d;
-  }
   schedule_pool(d, e->pool, now_us);
   return d;
 }
