@@ -4,7 +4,10 @@ out of the master's UserData."""
 
 import os
 import pathlib
+import socket
+import subprocess
 
+import pytest
 import yaml
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -60,6 +63,39 @@ def template_path(kind):
 def load_template(kind):
     with open(template_path(kind), encoding="utf-8") as f:
         return yaml.load(f, Loader=_CfnLoader)
+
+
+def parse_template(text):
+    return yaml.load(text, Loader=_CfnLoader)
+
+
+DET_DEPLOY_TIMEOUT = 150  # seconds per det-deploy run (its --timeout is less)
+
+
+def det_deploy_binary():
+    path = build_dir() / "bin" / "det-deploy"
+    if path.exists():
+        return path
+    if "DET_BUILD_DIR" in os.environ:
+        pytest.fail(f"{path} is missing: the build did not make det-deploy")
+    pytest.skip(f"{path} is not built (cmake --build build --target det-deploy)")
+
+
+def run_det_deploy(args, env=None):
+    """det-deploy ARGS as a process; the CompletedProcess (text)."""
+    return subprocess.run(
+        [str(det_deploy_binary()), *args],
+        capture_output=True, text=True, timeout=DET_DEPLOY_TIMEOUT,
+        env=env if env is not None else os.environ.copy(),
+    )  # fmt: skip
+
+
+def closed_port_url():
+    """An http URL on loopback where nothing listens: a call there fails."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
 
 
 def master_sub(template):

@@ -1,8 +1,12 @@
-"""Each template of deploy/aws/ deployed to a moto CloudFormation server on
-loopback: the stack reaches CREATE_COMPLETE, describe_stacks shows the
-outputs det-deploy reads, the resources exist in moto's EC2/IAM/S3/RDS/EFS,
-the master.yaml in the master's UserData is what det-master's own parser
-accepts, and deleting the stack removes it.
+"""`det-deploy aws up` of each template of deploy/aws/ against a moto
+server on loopback: the stack reaches CREATE_COMPLETE and det-deploy prints
+its progress and the master URL; `--dry-run` printed exactly the template
+that moto received; describe_stacks (boto3, the independent checker) shows
+the outputs, and the resources exist in moto's EC2/IAM/S3/RDS/EFS; the
+master.yaml in the master's UserData is what det-master's own parser
+accepts; `det-deploy aws list` shows the cluster; `det-deploy aws down`
+terminates the agents the master launched (and nothing else) and deletes
+the stack.
 
 What moto 5.2 cannot do, and what this suite does about it:
   * AWS::EC2::SecurityGroupEgress has no CloudFormation model in moto: the
@@ -11,10 +15,11 @@ What moto 5.2 cannot do, and what this suite does about it:
     egress rules are checked statically (test_templates.py), not here.
   * AWS::FSx::FileSystem has no model either: moto skips it, and any
     Fn::GetAtt of it fails the stack ("Fn::GetAtt references undefined
-    resource"). For fsx.yaml only, this suite replaces the two GetAtts of the
-    mount command (DNSName, LustreMountName) by fixed strings before sending
-    the template; the FSx file system is not created and the FileSystemId
-    output (a Ref of it) is missing. The template on disk is unchanged.
+    resource"). For fsx.yaml only, this suite writes a copy whose two GetAtts
+    of the mount command (DNSName, LustreMountName) are fixed strings and
+    points det-deploy at it with --templates-dir; the FSx file system is not
+    created and the FileSystemId output (a Ref of it) is missing. The
+    template in deploy/aws/ is unchanged.
   * moto's AWS::EC2::Instance reads only the SecurityGroups property (and
     takes its entries for ids), not SecurityGroupIds, which the templates use
     as a VPC instance needs: in moto the master and the bastion have no
@@ -22,30 +27,43 @@ What moto 5.2 cannot do, and what this suite does about it:
   * moto has no CloudFormation delete for EIP, NatGateway, VPCEndpoint,
     Route, SubnetRouteTableAssociation, RouteTable, VPCGatewayAttachment and
     InternetGateway: DeleteStack leaves them, and then fails on the VPC
-    ("DependencyViolation ... has dependencies"). Before DeleteStack this
-    suite removes exactly those resources of the stack with the EC2 API, in
-    the order CloudFormation would (remove_what_moto_cannot_delete); the
-    stack's delete then runs to DELETE_COMPLETE and removes the rest.
+    ("DependencyViolation ... has dependencies"). Before `det-deploy aws
+    down` this suite removes exactly those resources of the stack with the
+    EC2 API, in the order CloudFormation would
+    (remove_what_moto_cannot_delete); the stack's delete then runs to
+    DELETE_COMPLETE and removes the rest.
   * moto resolves the default of an AWS::SSM::Parameter::Value parameter
     even when a value is passed, and refuses to store /aws/service/...
     names; the templates therefore take MasterImageId as a plain string
     whose empty default means a {{resolve:ssm:...}} dynamic reference, and
-    this suite always passes an AMI id.
+    this suite always passes an AMI id (--master-image-id).
   * moto does not check parameter constraints (AllowedValues,
-    AllowedPattern): cfn-lint and real CloudFormation do.
+    AllowedPattern): cfn-lint, real CloudFormation and det-deploy's own
+    option checks (det_deploy_test) do.
+  * moto creates every resource within CreateStack, records only the
+    stack's own events (no per-resource ones) and never fails or rolls back
+    a stack: det-deploy's failure report and timeout are tested against a
+    scripted stack in det_deploy_test (stack_waiter).
 """
 
 import base64
+import json
 import os
+import re
 import subprocess
-import time
 
 import pytest
 import yaml
 
-from cfn import build_dir, master_yaml_from_user_data, template_path
+from cfn import (
+    build_dir,
+    closed_port_url,
+    master_yaml_from_user_data,
+    parse_template,
+    run_det_deploy,
+    template_path,
+)
 
-STACK_TIMEOUT = 120  # seconds per create or delete
 DB_PASSWORD = "pa$$w0rd#:x!"  # shell, YAML and Sub metacharacters
 
 FSX_MOTO_STANDINS = {
@@ -53,21 +71,22 @@ FSX_MOTO_STANDINS = {
     "!GetAtt FSxFileSystem.LustreMountName": '"motomount"',
 }
 
-# Parameters per deployment type: each template once, spread over the
+# Arguments per deployment type: each template once, spread over the
 # switches (spot with and without a price, CloudWatch off and on, package
 # from https and from s3).
 CASES = {
-    "simple": dict(SpotEnabled="true", SpotMaxPrice="0.90", CloudWatchLogs="create"),
-    "vpc": dict(SpotEnabled="false", CloudWatchLogs="disabled"),
-    "efs": dict(SpotEnabled="true", CloudWatchLogs="create", MaxDynamicAgents="3"),
-    "fsx": dict(CloudWatchLogs="disabled", GpuAgentInstanceType="g4dn.12xlarge"),
-    "secure": dict(
-        SpotEnabled="true",
-        SpotMaxPrice="1.5",
-        CloudWatchLogs="disabled",
-        DeterminedPackage="s3://det-packages/determined-master_0.1.0_amd64.deb",
-    ),
+    "simple": ["--spot", "--spot-max-price", "0.90", "--cloudwatch-logs", "create"],
+    "vpc": ["--cloudwatch-logs", "disabled"],
+    "efs": ["--spot", "--cloudwatch-logs", "create", "--max-dynamic-agents", "3"],
+    "fsx": ["--gpu-agent-instance-type", "g4dn.12xlarge"],
+    "secure": [
+        "--spot",
+        "--spot-max-price=1.5",
+        "--package",
+        "s3://det-packages/determined-master_0.1.0_amd64.deb",
+    ],
 }
+HTTPS_PACKAGE = "https://packages.example.com/determined-master_0.1.0_amd64.deb"
 
 
 def conf_check_binary():
@@ -88,24 +107,68 @@ def amis(aws):
     return {"master": images[0], "agent": images[1]}
 
 
-def template_body(kind):
+def templates_dir_for(kind, tmp_path):
+    """None (det-deploy's own lookup) except for fsx: see the module comment."""
+    if kind != "fsx":
+        return None
     text = template_path(kind).read_text()
-    if kind == "fsx":
-        for getatt, standin in FSX_MOTO_STANDINS.items():
-            assert text.count(getatt) == 1, getatt
-            text = text.replace(getatt, standin)
-    return text
+    for getatt, standin in FSX_MOTO_STANDINS.items():
+        assert text.count(getatt) == 1, getatt
+        text = text.replace(getatt, standin)
+    out = tmp_path / "templates"
+    out.mkdir()
+    (out / "fsx.yaml").write_text(text)
+    return out
 
 
-def wait_for(cf, stack_id, final):
-    deadline = time.monotonic() + STACK_TIMEOUT
-    while True:
-        stack = cf.describe_stacks(StackName=stack_id)["Stacks"][0]
-        if not stack["StackStatus"].endswith("_IN_PROGRESS"):
-            assert stack["StackStatus"] == final, stack.get("StackStatusReason")
-            return stack
-        assert time.monotonic() < deadline, f"{stack_id} still {stack['StackStatus']}"
-        time.sleep(0.5)
+def up_args(kind, stack_name, amis, templates_dir):
+    args = [
+        "aws", "up",
+        "--cluster-id", stack_name,
+        "--keypair", "det-test",
+        "--deployment-type", kind,
+        "--db-password", DB_PASSWORD,
+        "--package", HTTPS_PACKAGE,
+        "--master-image-id", amis["master"],
+        "--agent-image-id", amis["agent"],
+        "--log-group", f"/determined/{stack_name}/journald",
+        "--poll-interval", "200ms",
+        "--timeout", "2m",
+    ]  # fmt: skip
+    if kind == "secure":
+        args += ["--bastion-image-id", amis["master"]]
+    if templates_dir:
+        args += ["--templates-dir", str(templates_dir)]
+    return args + CASES[kind]
+
+
+def expected_params(kind, stack_name):
+    """What the checks below expect, keyed by template parameter."""
+    flags = CASES[kind]
+    params = dict(
+        Keypair="det-test",
+        DeterminedPackage=HTTPS_PACKAGE,
+        SpotEnabled="true" if "--spot" in flags else "false",
+        CloudWatchLogs="disabled",
+        CloudWatchLogGroup=f"/determined/{stack_name}/journald",
+    )
+    names = {
+        "--spot-max-price": "SpotMaxPrice",
+        "--cloudwatch-logs": "CloudWatchLogs",
+        "--max-dynamic-agents": "MaxDynamicAgents",
+        "--gpu-agent-instance-type": "GpuAgentInstanceType",
+        "--package": "DeterminedPackage",
+    }
+    i = 0
+    while i < len(flags):
+        flag, _, value = flags[i].partition("=")
+        if flag in names:
+            if not value:
+                i += 1
+                value = flags[i]
+            params[names[flag]] = value
+        i += 1
+    return params
 
 
 def user_data_of(ec2, instance_id):
@@ -114,29 +177,50 @@ def user_data_of(ec2, instance_id):
 
 
 @pytest.mark.parametrize("kind", list(CASES))
-def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
+def test_det_deploy_up_list_down_on_moto(kind, aws, amis, moto_endpoint, tmp_path):
     cf, ec2 = aws("cloudformation"), aws("ec2")
     stack_name = f"det-{kind}"
-    params = dict(
-        Keypair="det-test",
-        DBPassword=DB_PASSWORD,
-        DeterminedPackage="https://packages.example.com/determined-master_0.1.0_amd64.deb",
-        MasterImageId=amis["master"],
-        CpuAgentImageId=amis["agent"],
-        GpuAgentImageId=amis["agent"],
-        CloudWatchLogGroup=f"/determined/{stack_name}/journald",
-    )
-    if kind == "secure":
-        params["BastionImageId"] = amis["master"]
-    params.update(CASES[kind])
-    stack_id = cf.create_stack(
-        StackName=stack_name,
-        TemplateBody=template_body(kind),
-        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in params.items()],
-        Capabilities=["CAPABILITY_IAM"],
-    )["StackId"]
-    stack = wait_for(cf, stack_id, "CREATE_COMPLETE")
+    params = expected_params(kind, stack_name)
+    params.update(CpuAgentImageId=amis["agent"])
+    args = up_args(kind, stack_name, amis, templates_dir_for(kind, tmp_path))
+
+    # --- the dry run: no AWS call at all (the endpoint is a closed port) ---
+    dry = run_det_deploy(args + ["--dry-run", "--endpoint-url", closed_port_url()])
+    assert dry.returncode == 0, dry.stderr
+    assert DB_PASSWORD not in dry.stdout
+    dry_request = json.loads(dry.stdout)
+
+    # --- det-deploy aws up ---
+    up = run_det_deploy(args + ["--endpoint-url", moto_endpoint])
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert DB_PASSWORD not in up.stdout + up.stderr
+    stack = cf.describe_stacks(StackName=stack_name)["Stacks"][0]
+    assert stack["StackStatus"] == "CREATE_COMPLETE"
     out = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+    assert f"Creating stack {stack_name} ({kind}, " in up.stdout
+    assert "AWS::CloudFormation::Stack           CREATE_COMPLETE" in up.stdout
+    assert f"Master URL: {out['MasterURL']}\n" in up.stdout
+    assert re.search(rf"^  CheckpointBucket +{out['CheckpointBucket']}$", up.stdout, re.M)
+    tags = {t["Key"]: t["Value"] for t in stack["Tags"]}
+    assert tags == {
+        "managed-by": "det-deploy",
+        "det-cluster-id": stack_name,
+        "det-deployment-type": kind,
+    }
+
+    # --- what up sent is what the dry run printed ---
+    sent_template = cf.get_template(StackName=stack_name)["TemplateBody"]
+    assert dry_request["TemplateBody"] == sent_template
+    assert sent_template == template_text(kind, tmp_path)
+    assert parse_template(sent_template)["Outputs"]["DeploymentType"]["Value"] == kind
+    sent = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
+    printed = {p["ParameterKey"]: p["ParameterValue"] for p in dry_request["Parameters"]}
+    assert printed.pop("DBPassword") == "****"
+    sent.pop("DBPassword")
+    assert {k: sent[k] for k in printed} == printed
+    assert dry_request["Capabilities"] == ["CAPABILITY_IAM"]
+    for key, value in params.items():
+        assert sent[key] == value, key
 
     # --- outputs, checked against what moto holds ---
     assert out["DeploymentType"] == kind
@@ -162,7 +246,7 @@ def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
         assert master["SubnetId"] in [
             s["SubnetIdentifier"] for s in db[0]["DBSubnetGroup"]["Subnets"]
         ]
-    if CASES[kind]["CloudWatchLogs"] == "create":
+    if params["CloudWatchLogs"] == "create":
         groups = aws("logs").describe_log_groups()["logGroups"]
         assert params["CloudWatchLogGroup"] in [g["logGroupName"] for g in groups]
         assert out["LogGroup"] == params["CloudWatchLogGroup"]
@@ -174,7 +258,7 @@ def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
     }
     on_s3 = params["DeterminedPackage"].startswith("s3://")
     assert ("MasterPackagePolicy" in created) is on_s3
-    assert ("LogGroup" in created) is (CASES[kind]["CloudWatchLogs"] == "create")
+    assert ("LogGroup" in created) is (params["CloudWatchLogs"] == "create")
     check_master_ingress(ec2, out)
     check_network(kind, aws, out, master)
 
@@ -186,12 +270,48 @@ def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
     check_master_yaml(kind, yaml.safe_load(text), params, out)
     check_with_det_master_parser(text, tmp_path / "master.yaml")
 
-    # --- det-deploy down ---
+    # --- det-deploy aws list ---
+    listed = run_det_deploy(["aws", "list", "--json", "--endpoint-url", moto_endpoint])
+    assert listed.returncode == 0, listed.stderr
+    mine = [c for c in json.loads(listed.stdout) if c["cluster_id"] == stack_name]
+    assert len(mine) == 1
+    assert mine[0]["deployment_type"] == kind
+    assert mine[0]["status"] == "CREATE_COMPLETE"
+    assert mine[0]["master_url"] == out["MasterURL"]
+    assert mine[0]["stack_id"] == stack["StackId"]
+    table = run_det_deploy(["aws", "list", "--endpoint-url", moto_endpoint])
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["CLUSTER", "ID", "TYPE", "STATUS", "CREATED", "MASTER", "URL"]
+    row = [line for line in lines if line.startswith(stack_name + " ")]
+    assert len(row) == 1 and out["MasterURL"] in row[0]
+    assert row[0].index(f"  {kind}  ") + 2 == lines[0].index("TYPE")
+    assert row[0].index("CREATE_COMPLETE") == lines[0].index("STATUS")
+
+    # --- det-deploy aws down ---
+    agents = launch_agents(ec2, amis, out)
     remove_what_moto_cannot_delete(ec2, cf, stack_name)
-    cf.delete_stack(StackName=stack_name)
-    wait_for(cf, stack_id, "DELETE_COMPLETE")
-    names = [s["StackName"] for s in cf.describe_stacks()["Stacks"]]
-    assert stack_name not in names
+    down = run_det_deploy(
+        ["aws", "down", "--cluster-id", stack_name, "--endpoint-url", moto_endpoint,
+         "--poll-interval", "200ms", "--timeout", "2m"]
+    )  # fmt: skip
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert f"Terminating 2 agent instance(s) tagged {out['AgentTagKey']}" in down.stdout
+    assert "DELETE_COMPLETE" in down.stdout
+    assert f"Cluster {stack_name} is deleted." in down.stdout
+    assert out["CheckpointBucket"] in down.stdout  # kept, and said so
+    states = instance_states(ec2, agents.values())
+    assert states[agents["cpu"]] == "terminated"
+    assert states[agents["gpu"]] == "terminated"
+    assert states[agents["other_value"]] == "running"
+    assert states[agents["other_key"]] == "running"
+    ec2.terminate_instances(InstanceIds=[agents["other_value"], agents["other_key"]])
+    listed = run_det_deploy(["aws", "list", "--json", "--endpoint-url", moto_endpoint])
+    assert stack_name not in [c["cluster_id"] for c in json.loads(listed.stdout)]
+    stacks = cf.describe_stacks()["Stacks"]
+    assert stack_name not in [s["StackName"] for s in stacks if s["StackStatus"] != "DELETE_COMPLETE"]
+    gone = cf.describe_stacks(StackName=stack["StackId"])["Stacks"][0]
+    assert gone["StackStatus"] == "DELETE_COMPLETE"
     master = ec2.describe_instances(InstanceIds=[out["MasterInstanceId"]])
     assert master["Reservations"][0]["Instances"][0]["State"]["Name"] == "terminated"
     dbs = aws("rds").describe_db_instances()["DBInstances"]
@@ -202,6 +322,38 @@ def test_template_deploys_to_moto_and_deletes(kind, aws, amis, tmp_path):
         assert not ec2.describe_vpcs(Filters=[{"Name": "vpc-id", "Values": [out["VpcId"]]}])["Vpcs"]
     # Checkpoints outlive the cluster (DeletionPolicy: Retain).
     assert out["CheckpointBucket"] in [b["Name"] for b in aws("s3").list_buckets()["Buckets"]]
+
+
+def template_text(kind, tmp_path):
+    """The template det-deploy read (see templates_dir_for)."""
+    if kind == "fsx":
+        return (tmp_path / "templates" / "fsx.yaml").read_text()
+    return template_path(kind).read_text()
+
+
+def launch_agents(ec2, amis, out):
+    """Instances as the master would launch them (the cluster's agent tag key
+    and a pool's tag value), and two that only look alike: down must
+    terminate the first two and leave the others alone."""
+    key = out["AgentTagKey"]
+    tags = {
+        "cpu": (key, out["CpuPoolTagValue"]),
+        "gpu": (key, out["GpuPoolTagValue"]),
+        "other_value": (key, "determined-someone-else"),
+        "other_key": ("determined-other", out["CpuPoolTagValue"]),
+    }
+    ids = {}
+    for name, (k, v) in tags.items():
+        ids[name] = ec2.run_instances(
+            ImageId=amis["agent"], MinCount=1, MaxCount=1, InstanceType="t2.xlarge",
+            TagSpecifications=[{"ResourceType": "instance", "Tags": [{"Key": k, "Value": v}]}],
+        )["Instances"][0]["InstanceId"]  # fmt: skip
+    return ids
+
+
+def instance_states(ec2, ids):
+    found = ec2.describe_instances(InstanceIds=list(ids))["Reservations"]
+    return {i["InstanceId"]: i["State"]["Name"] for r in found for i in r["Instances"]}
 
 
 def remove_what_moto_cannot_delete(ec2, cf, stack_name):
