@@ -29,7 +29,10 @@ function(det_install_programs)
   set(found "")
   foreach(program IN LISTS DET_PACKAGED_PROGRAMS)
     if(TARGET ${program})
-      install(TARGETS ${program} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+      # OPTIONAL: cpack and `cmake --install` package what is built, so a
+      # tree where only some programs were built still installs.
+      install(TARGETS ${program} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+              OPTIONAL)
       list(APPEND found ${program})
     endif()
   endforeach()

@@ -382,13 +382,31 @@ const char* synopsis(const std::string& topic) {
          "Exit status: 0 success, 1 failure, 2 bad arguments.\n";
 }
 
+// `text` in lines of at most `width` columns, each indented by `indent`.
+std::string wrap(const std::string& text, size_t indent, size_t width) {
+  std::istringstream words(text);
+  std::string word;
+  std::string out;
+  std::string line;
+  while (words >> word) {
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty())
+    out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
 std::string describe(const std::vector<option_spec>& specs) {
   std::ostringstream out;
   out << "\noptions:\n";
   for (const auto& s : specs) {
     std::string head = "  " + s.name
                        + (s.metavar.empty() ? "" : " " + s.metavar);
-    out << head << "\n      " << s.help << "\n";
+    out << head << "\n" << wrap(s.help, 6, 78);
   }
   out << "  --help\n      this text\n";
   return out.str();

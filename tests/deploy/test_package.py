@@ -1,16 +1,18 @@
 """The determined-master .deb (cmake/Packaging.cmake): cpack builds it from
 the build tree, and it holds the programs that were built, the systemd
 units, the example configs (as conffiles), the CloudFormation templates and
-the maintainer scripts. Also `cmake --install` into a staging DESTDIR."""
+the maintainer scripts. Also `cmake --install` into a staging DESTDIR. The
+det-deploy of both reads the templates installed next to it."""
 
 import configparser
+import json
 import os
 import re
 import subprocess
 
 import pytest
 
-from cfn import DEPLOYMENT_TYPES, REPO, build_dir
+from cfn import DEPLOYMENT_TYPES, REPO, build_dir, closed_port_url
 
 PROGRAMS = ["det-master", "det-agent", "det-replay", "det-inspect", "det-deploy"]
 TIMEOUT = 600  # seconds per cpack / install
@@ -70,6 +72,7 @@ def test_package_holds_programs_units_configs_and_templates(deb):
     files = deb_contents(deb)
     programs = built_programs(packaging_build_dir())
     assert programs, "no program is built"
+    assert "det-deploy" in programs
     for p in programs:
         assert f"/usr/bin/{p}" in files
     for p in set(PROGRAMS) - set(programs):
@@ -101,6 +104,24 @@ def test_packaged_configs_are_the_repository_examples(deb, tmp_path):
         assert packaged == (REPO / "conf" / name).read_text()
     template = tmp_path / "usr/share/determined/deploy/aws/simple.yaml"
     assert template.read_text() == (REPO / "deploy/aws/simple.yaml").read_text()
+    assert_det_deploy_reads_templates_next_to_it(tmp_path / "usr")
+
+
+def assert_det_deploy_reads_templates_next_to_it(prefix):
+    """Marks the installed simple.yaml and checks that det-deploy's dry run
+    sends the marked file, not the source tree's."""
+    template = prefix / "share/determined/deploy/aws/simple.yaml"
+    marked = template.read_text() + "# installed copy\n"
+    template.write_text(marked)
+    result = subprocess.run(
+        [str(prefix / "bin/det-deploy"), "aws", "up", "--cluster-id", "c1",
+         "--keypair", "k", "--package", "https://example.com/det.deb",
+         "--agent-image-id", "ami-12345678", "--dry-run",
+         "--endpoint-url", closed_port_url()],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["TemplateBody"] == marked
 
 
 @pytest.mark.parametrize("unit", ["det-master.service", "det-agent.service"])
@@ -126,4 +147,6 @@ def test_cmake_install_stages_under_destdir(tmp_path):
         assert (tmp_path / "opt/det/bin" / p).exists()
     assert (tmp_path / "opt/det/lib/systemd/system/det-master.service").exists()
     assert (tmp_path / "etc/determined/master.yaml").exists()
-    assert (tmp_path / "opt/det/share/determined/deploy/aws/secure.yaml").exists()
+    for kind in DEPLOYMENT_TYPES:
+        assert (tmp_path / f"opt/det/share/determined/deploy/aws/{kind}.yaml").exists()
+    assert_det_deploy_reads_templates_next_to_it(tmp_path / "opt/det")
