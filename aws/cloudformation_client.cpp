@@ -11,8 +11,7 @@ namespace {
 class query_cloudformation_client final : public cloudformation_client {
 public:
   query_cloudformation_client(std::shared_ptr<query_api> api, int max_pages)
-      : api_(std::move(api)), max_pages_(max_pages) {
-  }
+      : api_(std::move(api)), max_pages_(max_pages) {}
 
   caf::expected<std::string> create_stack(const stack_request& req) override {
     return stack_call("CreateStack", req);
@@ -51,8 +50,7 @@ public:
       if (parsed.next_token.empty())
         return out;
       if (parsed.next_token == token)
-        return make_aws_error(aws_error_kind::server_error,
-                              "RepeatedNextToken",
+        return make_aws_error(aws_error_kind::server_error, "RepeatedNextToken",
                               "cloudformation DescribeStacks",
                               "the same NextToken came back twice");
       token = std::move(parsed.next_token);

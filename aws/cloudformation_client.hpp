@@ -45,8 +45,8 @@ public:
 
   /// One page of the stack's events, newest first; `next_token` empty for
   /// the first page.
-  [[nodiscard]] virtual caf::expected<std::pair<std::vector<stack_event>,
-                                                std::string>>
+  [[nodiscard]] virtual caf::expected<
+      std::pair<std::vector<stack_event>, std::string>>
   describe_stack_events(const std::string& stack_name,
                         const std::string& next_token) = 0;
 

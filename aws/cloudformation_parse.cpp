@@ -74,8 +74,7 @@ bool is_failed_status(const std::string& status) {
 param_list stack_request_params(const stack_request& req) {
   param_list out{{"StackName", req.stack_name},
                  {"TemplateBody", req.template_body}};
-  add_list(out, "Parameters", req.parameters, "ParameterKey",
-           "ParameterValue");
+  add_list(out, "Parameters", req.parameters, "ParameterKey", "ParameterValue");
   for (size_t i = 0; i < req.capabilities.size(); ++i)
     out.emplace_back("Capabilities.member." + std::to_string(i + 1),
                      req.capabilities[i]);

@@ -99,10 +99,8 @@ int follow(aws::cloudformation_client& cf, const std::string& stack_id,
   const auto& s = result->final;
   const auto name = s.stack_name.empty() ? stack_id : s.stack_name;
   if (result->timed_out)
-    return fail(ctx, "gave up after "
-                         + conf::format_duration(wait.timeout)
-                         + " waiting for stack " + name + " (still "
-                         + s.status
+    return fail(ctx, "gave up after " + conf::format_duration(wait.timeout)
+                         + " waiting for stack " + name + " (still " + s.status
                          + "); CloudFormation carries on: see "
                            "`det-deploy aws list`, or raise --timeout");
   if (!result->ok) {
@@ -151,8 +149,7 @@ caf::error terminate_agents(session& s, const aws::stack& st,
     });
   };
   aws::describe_spot_requests_request sreq;
-  sreq.filters = {{"tag:" + key, values},
-                  {"state", {"open", "active"}}};
+  sreq.filters = {{"tag:" + key, values}, {"state", {"open", "active"}}};
   auto spots = s.ec2->describe_spot_instance_requests(sreq);
   if (!spots)
     return spots.error();
@@ -183,8 +180,8 @@ caf::error terminate_agents(session& s, const aws::stack& st,
   auto terminated = s.ec2->terminate_instances(ids);
   if (!terminated)
     return terminated.error();
-  ctx.out << "Terminating " << ids.size() << " agent instance(s) tagged "
-          << key << std::endl;
+  ctx.out << "Terminating " << ids.size() << " agent instance(s) tagged " << key
+          << std::endl;
   // Their network interfaces hold the agent security group until they are
   // gone.
   const auto deadline = ctx.clock.now() + wait.timeout;
@@ -398,9 +395,9 @@ int run_list(const list_options& opts, command_context& ctx) {
   for (const auto& r : rows) {
     std::string line;
     for (size_t i = 0; i < r.size(); ++i)
-      line += r[i] + std::string(i + 1 < r.size() ? width[i] - r[i].size() + 2
-                                                  : 0,
-                                 ' ');
+      line +=
+          r[i]
+          + std::string(i + 1 < r.size() ? width[i] - r[i].size() + 2 : 0, ' ');
     while (!line.empty() && line.back() == ' ')
       line.pop_back();
     ctx.out << line << "\n";

@@ -8,9 +8,9 @@
 //
 // Exit status: 0 success, 1 failure, 2 bad arguments. See --help.
 
+#include "aws/aws_error.hpp"
 #include "cmd/det_deploy/commands.hpp"
 #include "cmd/det_deploy/options.hpp"
-#include "aws/aws_error.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -40,14 +40,14 @@ int main(int argc, char** argv) {
   deploy::command_context ctx{std::cout, std::cerr,
                               ec ? std::string{argv[0]} : exe.string()};
   switch (cmd->kind) {
-    case deploy::command_kind::up:
-      return deploy::run_up(cmd->up, ctx);
-    case deploy::command_kind::down:
-      return deploy::run_down(cmd->down, ctx);
-    case deploy::command_kind::list:
-      return deploy::run_list(cmd->list, ctx);
-    case deploy::command_kind::help:
-      break;
+  case deploy::command_kind::up:
+    return deploy::run_up(cmd->up, ctx);
+  case deploy::command_kind::down:
+    return deploy::run_down(cmd->down, ctx);
+  case deploy::command_kind::list:
+    return deploy::run_list(cmd->list, ctx);
+  case deploy::command_kind::help:
+    break;
   }
   return 0;
 }

@@ -40,8 +40,8 @@ caf::error one_of(const std::string& flag, const std::string& value,
                   const std::vector<std::string>& allowed) {
   if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
     return caf::none;
-  return bad(flag + ": unknown value '" + value + "'; allowed: "
-             + join(allowed));
+  return bad(flag + ": unknown value '" + value
+             + "'; allowed: " + join(allowed));
 }
 
 caf::error matches(const std::string& flag, const std::string& value,
@@ -68,9 +68,8 @@ caf::error to_int(const std::string& flag, const std::string& value, int min,
 caf::error to_duration(const std::string& flag, const std::string& value,
                        std::chrono::milliseconds& out) {
   bool bare = !value.empty()
-              && std::all_of(value.begin(), value.end(), [](unsigned char c) {
-                   return std::isdigit(c);
-                 });
+              && std::all_of(value.begin(), value.end(),
+                             [](unsigned char c) { return std::isdigit(c); });
   auto d = conf::parse_duration(bare ? value + "s" : value);
   if (!d)
     return bad(flag + ": '" + value + "' is not a duration like 10m, 90s or "
@@ -174,7 +173,8 @@ std::vector<option_spec> up_specs(up_options& o) {
        }},
       {"--cpu-agent-instance-type", "TYPE",
        "instance type of the agents of the CPU pool (default t2.xlarge); "
-       "one of: " + types,
+       "one of: "
+           + types,
        [&o](const std::string& v) {
          o.cpu_agent_instance_type = v;
          return one_of("--cpu-agent-instance-type", v, agent_instance_types());
@@ -404,8 +404,8 @@ std::string describe(const std::vector<option_spec>& specs) {
   std::ostringstream out;
   out << "\noptions:\n";
   for (const auto& s : specs) {
-    std::string head = "  " + s.name
-                       + (s.metavar.empty() ? "" : " " + s.metavar);
+    std::string head =
+        "  " + s.name + (s.metavar.empty() ? "" : " " + s.metavar);
     out << head << "\n" << wrap(s.help, 6, 78);
   }
   out << "  --help\n      this text\n";
@@ -417,15 +417,14 @@ caf::error parse_options(const std::vector<std::string>& args, size_t first,
   for (size_t i = first; i < args.size(); ++i) {
     std::string name = args[i];
     std::optional<std::string> value;
-    if (auto eq = name.find('='); name.rfind("--", 0) == 0
-                                  && eq != std::string::npos) {
+    if (auto eq = name.find('=');
+        name.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
-    auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const option_spec& s) {
-                               return s.name == name;
-                             });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(),
+                     [&](const option_spec& s) { return s.name == name; });
     if (spec == specs.end())
       return bad(name.rfind("-", 0) == 0
                      ? "unknown argument " + name
@@ -455,10 +454,12 @@ caf::error missing(const std::string& what) {
 caf::error check_cluster_id(const std::string& id) {
   if (id.empty())
     return missing("--cluster-id");
-  if (id.size() > 64 || !std::regex_match(id, std::regex("^[a-zA-Z][-a-zA-Z0-9]*$")))
-    return bad("--cluster-id: '" + id + "' must start with a letter and "
-               "hold only letters, digits and '-' (at most 64 characters; "
-               "it names the stack and its resources)");
+  if (id.size() > 64
+      || !std::regex_match(id, std::regex("^[a-zA-Z][-a-zA-Z0-9]*$")))
+    return bad("--cluster-id: '" + id
+               + "' must start with a letter and "
+                 "hold only letters, digits and '-' (at most 64 characters; "
+                 "it names the stack and its resources)");
   return caf::none;
 }
 
@@ -481,7 +482,8 @@ caf::error check_up(const up_options& o) {
     return bad("--spot-max-price needs --spot");
   if (!o.bastion_image_id.empty() && o.deployment_type != "secure")
     return bad("--bastion-image-id: only the secure deployment type has a "
-               "bastion, not " + o.deployment_type);
+               "bastion, not "
+               + o.deployment_type);
   return caf::none;
 }
 
@@ -489,17 +491,17 @@ caf::error check_up(const up_options& o) {
 
 const std::vector<std::string>& agent_instance_types() {
   static const std::vector<std::string> types = {
-      "g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge",  "g4dn.8xlarge",
-      "g4dn.16xlarge", "g4dn.12xlarge", "g4dn.metal", "p2.xlarge",
-      "p2.8xlarge",  "p2.16xlarge",  "p3.2xlarge",    "p3.8xlarge",
-      "p3.16xlarge", "p3dn.24xlarge", "t2.medium",    "t2.large",
-      "t2.xlarge",   "t2.2xlarge"};
+      "g4dn.xlarge",   "g4dn.2xlarge",  "g4dn.4xlarge", "g4dn.8xlarge",
+      "g4dn.16xlarge", "g4dn.12xlarge", "g4dn.metal",   "p2.xlarge",
+      "p2.8xlarge",    "p2.16xlarge",   "p3.2xlarge",   "p3.8xlarge",
+      "p3.16xlarge",   "p3dn.24xlarge", "t2.medium",    "t2.large",
+      "t2.xlarge",     "t2.2xlarge"};
   return types;
 }
 
 const std::vector<std::string>& deployment_types() {
-  static const std::vector<std::string> types = {"simple", "vpc", "efs",
-                                                 "fsx", "secure"};
+  static const std::vector<std::string> types = {"simple", "vpc", "efs", "fsx",
+                                                 "secure"};
   return types;
 }
 

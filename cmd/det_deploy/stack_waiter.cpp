@@ -14,8 +14,7 @@ waiter_clock waiter_clock::real() {
 
 event_follower::event_follower(aws::cloudformation_client& cf,
                                std::string stack_id, int max_pages)
-    : cf_(cf), stack_id_(std::move(stack_id)), max_pages_(max_pages) {
-}
+    : cf_(cf), stack_id_(std::move(stack_id)), max_pages_(max_pages) {}
 
 caf::expected<std::vector<aws::stack_event>> event_follower::unseen() {
   std::vector<aws::stack_event> newest_first;
@@ -59,12 +58,12 @@ caf::expected<std::vector<aws::stack_event>> event_follower::poll() {
 
 std::string success_status(stack_operation op) {
   switch (op) {
-    case stack_operation::create:
-      return "CREATE_COMPLETE";
-    case stack_operation::update:
-      return "UPDATE_COMPLETE";
-    case stack_operation::remove:
-      return "DELETE_COMPLETE";
+  case stack_operation::create:
+    return "CREATE_COMPLETE";
+  case stack_operation::update:
+    return "UPDATE_COMPLETE";
+  case stack_operation::remove:
+    return "DELETE_COMPLETE";
   }
   return {};
 }

@@ -44,8 +44,8 @@ load_template(const std::string& deployment_type,
     return template_file{path, body.str()};
   }
   return make_error(errc::not_found, "no template for deployment type "
-                                         + deployment_type + ": tried "
-                                         + tried + " (see --templates-dir)");
+                                         + deployment_type + ": tried " + tried
+                                         + " (see --templates-dir)");
 }
 
 caf::error check_template_size(const template_file& t) {
@@ -73,8 +73,7 @@ caf::error check_parameters(const template_file& t,
   for (const auto& kv : params)
     if (declared.count(kv.key) == 0)
       return make_error(errc::invalid_argument,
-                        "template " + t.path + " has no parameter "
-                            + kv.key);
+                        "template " + t.path + " has no parameter " + kv.key);
   return caf::none;
 }
 

@@ -24,11 +24,16 @@ using aws::stack_key_value;
 namespace {
 
 std::vector<std::string> up_args(std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"aws",       "up",
-                                   "--cluster-id", "c1",
-                                   "--keypair", "k",
-                                   "--package", "https://x/det.deb",
-                                   "--agent-image-id", "ami-123"};
+  std::vector<std::string> args = {"aws",
+                                   "up",
+                                   "--cluster-id",
+                                   "c1",
+                                   "--keypair",
+                                   "k",
+                                   "--package",
+                                   "https://x/det.deb",
+                                   "--agent-image-id",
+                                   "ami-123"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -39,7 +44,8 @@ std::string parse_error(const std::vector<std::string>& args) {
   return cmd ? "" : aws::error_text(cmd.error());
 }
 
-std::map<std::string, std::string> as_map(const std::vector<stack_key_value>& kvs) {
+std::map<std::string, std::string>
+as_map(const std::vector<stack_key_value>& kvs) {
   std::map<std::string, std::string> m;
   for (const auto& kv : kvs)
     m[kv.key] = kv.value;
@@ -79,19 +85,49 @@ TEST(det_deploy_options, seed_002_defaults_become_template_parameters) {
 }
 
 TEST(det_deploy_options, every_argument_maps_to_its_parameter) {
-  auto cmd = parse_command_line(up_args(
-      {"--master-instance-type=m5.xlarge", "--cpu-agent-instance-type",
-       "t2.large", "--gpu-agent-instance-type", "g4dn.metal",
-       "--deployment-type", "secure", "--inbound-cidr", "10.0.0.0/8",
-       "--db-password", "s3cret-pw", "--max-cpu-containers-per-agent", "0",
-       "--max-idle-agent-period", "600", "--max-dynamic-agents", "7",
-       "--spot", "--spot-max-price", "0.90", "--cpu-agent-image-id",
-       "ami-cpu", "--master-image-id", "ami-m", "--bastion-image-id",
-       "ami-b", "--cloudwatch-logs", "create", "--log-group", "/g",
-       "--param", "DBInstanceClass=db.t3.large", "--param",
-       "MaxDynamicAgents=9", "--region", "eu-west-1", "--endpoint-url",
-       "http://127.0.0.1:1", "--timeout", "90s", "--poll-interval", "250ms",
-       "--dry-run"}));
+  auto cmd = parse_command_line(up_args({"--master-instance-type=m5.xlarge",
+                                         "--cpu-agent-instance-type",
+                                         "t2.large",
+                                         "--gpu-agent-instance-type",
+                                         "g4dn.metal",
+                                         "--deployment-type",
+                                         "secure",
+                                         "--inbound-cidr",
+                                         "10.0.0.0/8",
+                                         "--db-password",
+                                         "s3cret-pw",
+                                         "--max-cpu-containers-per-agent",
+                                         "0",
+                                         "--max-idle-agent-period",
+                                         "600",
+                                         "--max-dynamic-agents",
+                                         "7",
+                                         "--spot",
+                                         "--spot-max-price",
+                                         "0.90",
+                                         "--cpu-agent-image-id",
+                                         "ami-cpu",
+                                         "--master-image-id",
+                                         "ami-m",
+                                         "--bastion-image-id",
+                                         "ami-b",
+                                         "--cloudwatch-logs",
+                                         "create",
+                                         "--log-group",
+                                         "/g",
+                                         "--param",
+                                         "DBInstanceClass=db.t3.large",
+                                         "--param",
+                                         "MaxDynamicAgents=9",
+                                         "--region",
+                                         "eu-west-1",
+                                         "--endpoint-url",
+                                         "http://127.0.0.1:1",
+                                         "--timeout",
+                                         "90s",
+                                         "--poll-interval",
+                                         "250ms",
+                                         "--dry-run"}));
   ASSERT_TRUE(cmd) << aws::error_text(cmd.error());
   const auto& o = cmd->up;
   auto p = as_map(template_parameters(o));
@@ -123,10 +159,15 @@ TEST(det_deploy_options, every_argument_maps_to_its_parameter) {
 
 TEST(det_deploy_options, bad_input_names_the_argument_and_the_choices) {
   auto msg = parse_error(up_args({"--deployment-type", "huge"}));
-  EXPECT_NE(msg.find("--deployment-type: unknown value 'huge'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("simple, vpc, efs, fsx, secure"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--deployment-type: unknown value 'huge'"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("simple, vpc, efs, fsx, secure"), std::string::npos)
+      << msg;
   msg = parse_error(up_args({"--gpu-agent-instance-type", "m5.large"}));
-  EXPECT_NE(msg.find("--gpu-agent-instance-type: unknown value 'm5.large'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--gpu-agent-instance-type: unknown value 'm5.large'"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("g4dn.xlarge, g4dn.2xlarge"), std::string::npos) << msg;
   EXPECT_NE(msg.find("t2.2xlarge"), std::string::npos) << msg;
   msg = parse_error({"aws", "up", "--cluster-id", "c1", "--package", "s3://b/k",
@@ -144,15 +185,19 @@ TEST(det_deploy_options, bad_input_names_the_argument_and_the_choices) {
   EXPECT_EQ(parse_error(up_args({"--max-dynamic-agents", "0"})),
             "--max-dynamic-agents: must be at least 1, not 0");
   EXPECT_EQ(parse_error(up_args({"--bogus"})), "unknown argument --bogus");
-  EXPECT_EQ(parse_error(up_args({"--keypair"})), "--keypair needs a value (NAME)");
-  EXPECT_NE(parse_error(up_args({"--inbound-cidr", "10.0.0.300/8"})).find("not an IPv4 CIDR"),
+  EXPECT_EQ(parse_error(up_args({"--keypair"})),
+            "--keypair needs a value (NAME)");
+  EXPECT_NE(parse_error(up_args({"--inbound-cidr", "10.0.0.300/8"}))
+                .find("not an IPv4 CIDR"),
             std::string::npos);
   EXPECT_EQ(parse_error({"aws", "sideways"}),
             "unknown command 'aws sideways'; allowed: up, down, list");
   EXPECT_EQ(parse_error({"gcp", "up"}), "unknown provider 'gcp'; allowed: aws");
-  EXPECT_NE(parse_error(up_args({"--cluster-id", "1bad_id"})).find("must start with a letter"),
+  EXPECT_NE(parse_error(up_args({"--cluster-id", "1bad_id"}))
+                .find("must start with a letter"),
             std::string::npos);
-  EXPECT_NE(parse_error(up_args({"--bastion-image-id", "ami-1"})).find("only the secure"),
+  EXPECT_NE(parse_error(up_args({"--bastion-image-id", "ami-1"}))
+                .find("only the secure"),
             std::string::npos);
 }
 
@@ -170,7 +215,8 @@ TEST(det_deploy_options, help_has_a_topic_per_subcommand) {
     ASSERT_TRUE(cmd);
     EXPECT_EQ(cmd->kind, command_kind::help);
     EXPECT_EQ(cmd->help_topic, sub);
-    EXPECT_NE(usage(sub).find("usage: det-deploy aws " + sub), std::string::npos);
+    EXPECT_NE(usage(sub).find("usage: det-deploy aws " + sub),
+              std::string::npos);
   }
   for (const char* flag :
        {"--cluster-id", "--keypair", "--master-instance-type",
@@ -179,7 +225,8 @@ TEST(det_deploy_options, help_has_a_topic_per_subcommand) {
         "--max-cpu-containers-per-agent", "--max-idle-agent-period",
         "--max-dynamic-agents", "--spot", "--spot-max-price", "--dry-run",
         "--endpoint-url", "--templates-dir", "--timeout"})
-    EXPECT_NE(usage("up").find(std::string("\n  ") + flag), std::string::npos) << flag;
+    EXPECT_NE(usage("up").find(std::string("\n  ") + flag), std::string::npos)
+        << flag;
   auto top = parse_command_line({});
   ASSERT_TRUE(top);
   EXPECT_EQ(top->kind, command_kind::help);
@@ -227,7 +274,8 @@ TEST(cloudformation_parse, stack_request_is_flattened_one_based) {
 }
 
 TEST(cloudformation_parse, describe_stacks_reads_outputs_parameters_tags) {
-  auto doc = aws::parse_xml(R"(<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/">
+  auto doc = aws::parse_xml(
+      R"(<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/">
   <DescribeStacksResult>
     <Stacks>
       <member>
@@ -271,7 +319,8 @@ TEST(cloudformation_parse, describe_stacks_reads_outputs_parameters_tags) {
 }
 
 TEST(cloudformation_parse, stack_events_and_stack_id) {
-  auto doc = aws::parse_xml(R"(<DescribeStackEventsResponse><DescribeStackEventsResult>
+  auto doc =
+      aws::parse_xml(R"(<DescribeStackEventsResponse><DescribeStackEventsResult>
   <StackEvents>
     <member><EventId>e2</EventId><StackId>sid</StackId><LogicalResourceId>Database</LogicalResourceId>
       <PhysicalResourceId></PhysicalResourceId><ResourceType>AWS::RDS::DBInstance</ResourceType>
@@ -301,12 +350,12 @@ TEST(cloudformation_parse, stack_events_and_stack_id) {
 }
 
 TEST(cloudformation_parse, validation_errors_are_told_apart) {
-  auto missing = aws::make_aws_error(aws::aws_error_kind::bad_request,
-                                     "ValidationError", "cloudformation",
-                                     "Stack with id c1 does not exist");
-  auto same = aws::make_aws_error(aws::aws_error_kind::bad_request,
-                                  "ValidationError", "cloudformation",
-                                  "No updates are to be performed.");
+  auto missing =
+      aws::make_aws_error(aws::aws_error_kind::bad_request, "ValidationError",
+                          "cloudformation", "Stack with id c1 does not exist");
+  auto same =
+      aws::make_aws_error(aws::aws_error_kind::bad_request, "ValidationError",
+                          "cloudformation", "No updates are to be performed.");
   EXPECT_TRUE(aws::is_stack_missing(missing));
   EXPECT_FALSE(aws::is_no_updates(missing));
   EXPECT_TRUE(aws::is_no_updates(same));
@@ -314,7 +363,8 @@ TEST(cloudformation_parse, validation_errors_are_told_apart) {
   EXPECT_FALSE(aws::is_stack_missing(
       make_error(errc::not_found, "file does not exist")));
   EXPECT_TRUE(aws::is_terminal_stack_status("ROLLBACK_COMPLETE"));
-  EXPECT_FALSE(aws::is_terminal_stack_status("UPDATE_COMPLETE_CLEANUP_IN_PROGRESS"));
+  EXPECT_FALSE(
+      aws::is_terminal_stack_status("UPDATE_COMPLETE_CLEANUP_IN_PROGRESS"));
 }
 
 // ---- the stack waiter against a scripted stack ----
@@ -369,9 +419,7 @@ public:
     std::string next = start + 2 < n ? std::to_string(start + 2) : "";
     return std::make_pair(page, next);
   }
-  caf::error delete_stack(const std::string&) override {
-    return caf::none;
-  }
+  caf::error delete_stack(const std::string&) override { return caf::none; }
 };
 
 aws::stack_event ev(const std::string& id, const std::string& logical,
@@ -400,33 +448,34 @@ struct fake_time {
 
 } // namespace
 
-TEST(stack_waiter, prints_each_new_event_once_in_order_and_reports_the_first_real_failure) {
+TEST(stack_waiter,
+     prints_each_new_event_once_in_order_and_reports_the_first_real_failure) {
   scripted_stack cf;
   cf.statuses = {"CREATE_IN_PROGRESS", "CREATE_IN_PROGRESS",
                  "ROLLBACK_IN_PROGRESS", "ROLLBACK_COMPLETE"};
-  cf.batches = {{ev("1", "c1", "CREATE_IN_PROGRESS")},
-                {ev("2", "Bucket", "CREATE_IN_PROGRESS"),
-                 ev("3", "Database", "CREATE_IN_PROGRESS"),
-                 ev("4", "Bucket", "CREATE_COMPLETE")},
-                {ev("5", "Role", "CREATE_FAILED", "Resource creation cancelled"),
-                 ev("6", "Database", "CREATE_FAILED", "quota exceeded"),
-                 ev("7", "c1", "ROLLBACK_IN_PROGRESS")},
-                {ev("8", "c1", "ROLLBACK_COMPLETE")}};
+  cf.batches = {
+      {ev("1", "c1", "CREATE_IN_PROGRESS")},
+      {ev("2", "Bucket", "CREATE_IN_PROGRESS"),
+       ev("3", "Database", "CREATE_IN_PROGRESS"),
+       ev("4", "Bucket", "CREATE_COMPLETE")},
+      {ev("5", "Role", "CREATE_FAILED", "Resource creation cancelled"),
+       ev("6", "Database", "CREATE_FAILED", "quota exceeded"),
+       ev("7", "c1", "ROLLBACK_IN_PROGRESS")},
+      {ev("8", "c1", "ROLLBACK_COMPLETE")}};
   event_follower follower(cf, "sid");
   fake_time time;
   wait_options opts;
   opts.poll_interval = std::chrono::seconds(5);
   std::vector<std::string> printed;
-  auto result = wait_for_stack(cf, "sid", stack_operation::create, follower,
-                               opts, time.clock(),
-                               [&](const aws::stack_event& e) {
-                                 printed.push_back(e.event_id);
-                               });
+  auto result = wait_for_stack(
+      cf, "sid", stack_operation::create, follower, opts, time.clock(),
+      [&](const aws::stack_event& e) { printed.push_back(e.event_id); });
   ASSERT_TRUE(result);
   EXPECT_FALSE(result->ok);
   EXPECT_FALSE(result->timed_out);
   EXPECT_EQ(result->final.status, "ROLLBACK_COMPLETE");
-  EXPECT_EQ(printed, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8"}));
+  EXPECT_EQ(printed,
+            (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8"}));
   ASSERT_TRUE(result->first_failure);
   EXPECT_EQ(result->first_failure->logical_id, "Database");
   EXPECT_EQ(result->first_failure->reason, "quota exceeded");
@@ -436,9 +485,10 @@ TEST(stack_waiter, prints_each_new_event_once_in_order_and_reports_the_first_rea
 TEST(stack_waiter, an_update_shows_only_its_own_events_and_succeeds) {
   scripted_stack cf;
   cf.statuses = {"CREATE_COMPLETE", "UPDATE_IN_PROGRESS", "UPDATE_COMPLETE"};
-  cf.visible = {ev("1", "c1", "CREATE_IN_PROGRESS"), ev("2", "A", "CREATE_COMPLETE"),
-                ev("3", "B", "CREATE_COMPLETE"), ev("4", "c1", "CREATE_COMPLETE"),
-                ev("5", "c1", "CREATE_COMPLETE")};
+  cf.visible = {
+      ev("1", "c1", "CREATE_IN_PROGRESS"), ev("2", "A", "CREATE_COMPLETE"),
+      ev("3", "B", "CREATE_COMPLETE"), ev("4", "c1", "CREATE_COMPLETE"),
+      ev("5", "c1", "CREATE_COMPLETE")};
   event_follower follower(cf, "sid");
   ASSERT_FALSE(follower.skip_existing());
   cf.statuses.pop_front();
@@ -446,11 +496,10 @@ TEST(stack_waiter, an_update_shows_only_its_own_events_and_succeeds) {
                 {ev("7", "c1", "UPDATE_COMPLETE")}};
   fake_time time;
   std::vector<std::string> printed;
-  auto result = wait_for_stack(cf, "sid", stack_operation::update, follower,
-                               wait_options{}, time.clock(),
-                               [&](const aws::stack_event& e) {
-                                 printed.push_back(e.event_id);
-                               });
+  auto result = wait_for_stack(
+      cf, "sid", stack_operation::update, follower, wait_options{},
+      time.clock(),
+      [&](const aws::stack_event& e) { printed.push_back(e.event_id); });
   ASSERT_TRUE(result);
   EXPECT_TRUE(result->ok);
   EXPECT_EQ(printed, (std::vector<std::string>{"6", "7"}));
@@ -482,8 +531,9 @@ TEST(stack_waiter, a_deleted_stack_that_cannot_be_described_is_deleted) {
   cf.gone_after_last = true;
   event_follower follower(cf, "sid");
   fake_time time;
-  auto result = wait_for_stack(cf, "sid", stack_operation::remove, follower,
-                               wait_options{}, time.clock(), [](const auto&) {});
+  auto result =
+      wait_for_stack(cf, "sid", stack_operation::remove, follower,
+                     wait_options{}, time.clock(), [](const auto&) {});
   ASSERT_TRUE(result);
   EXPECT_TRUE(result->ok);
   EXPECT_EQ(result->final.status, "DELETE_COMPLETE");
@@ -491,12 +541,13 @@ TEST(stack_waiter, a_deleted_stack_that_cannot_be_described_is_deleted) {
 
 // ---- templates ----
 
-TEST(det_deploy_templates, the_source_tree_templates_are_found_fit_and_declare_what_is_sent) {
+TEST(det_deploy_templates,
+     the_source_tree_templates_are_found_fit_and_declare_what_is_sent) {
   auto dirs = template_dirs("", "/nonexistent/bin/det-deploy");
   ASSERT_GE(dirs.size(), 2u);
   EXPECT_EQ(dirs[0], "/nonexistent/share/determined/deploy/aws");
-  auto cmd = parse_command_line(up_args({"--deployment-type", "secure",
-                                         "--bastion-image-id", "ami-b"}));
+  auto cmd = parse_command_line(
+      up_args({"--deployment-type", "secure", "--bastion-image-id", "ami-b"}));
   ASSERT_TRUE(cmd);
   for (const auto& type : deployment_types()) {
     auto t = load_template(type, dirs);
@@ -511,20 +562,24 @@ TEST(det_deploy_templates, the_source_tree_templates_are_found_fit_and_declare_w
   ASSERT_TRUE(t);
   auto err = check_parameters(*t, {{"BastionImageId", "ami-b"}});
   ASSERT_TRUE(err);
-  EXPECT_NE(aws::error_text(err).find("has no parameter BastionImageId"), std::string::npos);
+  EXPECT_NE(aws::error_text(err).find("has no parameter BastionImageId"),
+            std::string::npos);
 }
 
 TEST(det_deploy_templates, a_missing_or_oversized_template_is_named) {
   auto t = load_template("simple", {"/nope/a", "/nope/b"});
   ASSERT_FALSE(t);
-  EXPECT_EQ(aws::error_text(t.error()),
-            "no template for deployment type simple: tried /nope/a/simple.yaml, "
-            "/nope/b/simple.yaml (see --templates-dir)");
+  EXPECT_EQ(
+      aws::error_text(t.error()),
+      "no template for deployment type simple: tried /nope/a/simple.yaml, "
+      "/nope/b/simple.yaml (see --templates-dir)");
   template_file big{"/x/big.yaml", std::string(template_body_limit + 1, '#')};
   auto err = check_template_size(big);
   ASSERT_TRUE(err);
-  EXPECT_NE(aws::error_text(err).find("/x/big.yaml is 51201 bytes, over CloudFormation's limit of 51200"),
-            std::string::npos);
+  EXPECT_NE(
+      aws::error_text(err).find(
+          "/x/big.yaml is 51201 bytes, over CloudFormation's limit of 51200"),
+      std::string::npos);
   big.body.pop_back();
   EXPECT_FALSE(check_template_size(big));
 }
