@@ -96,23 +96,8 @@ int follow(aws::cloudformation_client& cf, const std::string& stack_id,
                                });
   if (!result)
     return fail(ctx, result.error());
-  const auto& s = result->final;
-  const auto name = s.stack_name.empty() ? stack_id : s.stack_name;
-  if (result->timed_out)
-    return fail(ctx, "gave up after " + conf::format_duration(wait.timeout)
-                         + " waiting for stack " + name + " (still " + s.status
-                         + "); CloudFormation carries on: see "
-                           "`det-deploy aws list`, or raise --timeout");
-  if (!result->ok) {
-    std::string why = "stack " + name + " ended " + s.status;
-    if (auto f = result->first_failure)
-      why += "; first failure: " + f->logical_id + " (" + f->resource_type
-             + ") " + f->status + ": "
-             + (f->reason.empty() ? "no reason given" : f->reason);
-    else if (!s.status_reason.empty())
-      why += ": " + s.status_reason;
-    return fail(ctx, why);
-  }
+  if (auto why = failure_message(*result, stack_id, wait.timeout))
+    return fail(ctx, *why);
   return 0;
 }
 
@@ -259,6 +244,12 @@ int run_up(const up_options& opts, command_context& ctx) {
                            + " exists and was not made by det-deploy (no tag "
                            + managed_by_tag + ": " + managed_by_value
                            + "); choose another --cluster-id");
+    if (st.status == "ROLLBACK_COMPLETE")
+      return fail(ctx, "stack " + st.stack_name
+                           + " is ROLLBACK_COMPLETE: its creation failed and "
+                             "it cannot be updated; run `det-deploy aws down "
+                             "--cluster-id "
+                           + st.stack_name + "`, then up again");
     stack_id = st.stack_id;
     follower = std::make_unique<event_follower>(*s->cf, stack_id);
     if (auto err = follower->skip_existing())

@@ -1,5 +1,6 @@
 #include "cmd/det_deploy/stack_waiter.hpp"
 
+#include "conf/duration.hpp"
 #include "messages/errc.hpp"
 
 #include <algorithm>
@@ -125,6 +126,28 @@ first_failure(const std::vector<aws::stack_event>& oldest_first) {
   if (any != nullptr)
     return *any;
   return std::nullopt;
+}
+
+std::optional<std::string> failure_message(const wait_result& result,
+                                           const std::string& stack_id,
+                                           std::chrono::milliseconds timeout) {
+  const auto& s = result.final;
+  const auto name = s.stack_name.empty() ? stack_id : s.stack_name;
+  if (result.timed_out)
+    return "gave up after " + conf::format_duration(timeout)
+           + " waiting for stack " + name + " (still " + s.status
+           + "); CloudFormation carries on: see `det-deploy aws list`, or "
+             "raise --timeout";
+  if (result.ok)
+    return std::nullopt;
+  std::string why = "stack " + name + " ended " + s.status;
+  if (const auto& f = result.first_failure)
+    why += "; first failure: " + f->logical_id + " (" + f->resource_type + ") "
+           + f->status + ": "
+           + (f->reason.empty() ? "no reason given" : f->reason);
+  else if (!s.status_reason.empty())
+    why += ": " + s.status_reason;
+  return why;
 }
 
 std::string format_event(const aws::stack_event& e) {

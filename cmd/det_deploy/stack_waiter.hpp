@@ -84,6 +84,13 @@ wait_for_stack(aws::cloudformation_client& cf, const std::string& stack_id,
 std::optional<aws::stack_event>
 first_failure(const std::vector<aws::stack_event>& oldest_first);
 
+/// What to tell a person when the wait did not end in success: the
+/// timeout, or the final status with the first failed resource and its
+/// reason (else the stack's status reason); nullopt on success.
+std::optional<std::string> failure_message(const wait_result& result,
+                                           const std::string& stack_id,
+                                           std::chrono::milliseconds timeout);
+
 /// One line a person can follow:
 /// "2024-05-01 10:11:12  MasterInstance  AWS::EC2::Instance  CREATE_COMPLETE
 /// reason".

@@ -480,6 +480,9 @@ TEST(stack_waiter,
   EXPECT_EQ(result->first_failure->logical_id, "Database");
   EXPECT_EQ(result->first_failure->reason, "quota exceeded");
   EXPECT_EQ(time.sleeps.size(), 3u);
+  EXPECT_EQ(failure_message(*result, "sid", opts.timeout),
+            "stack c1 ended ROLLBACK_COMPLETE; first failure: Database "
+            "(AWS::X::Y) CREATE_FAILED: quota exceeded");
 }
 
 TEST(stack_waiter, an_update_shows_only_its_own_events_and_succeeds) {
@@ -504,6 +507,7 @@ TEST(stack_waiter, an_update_shows_only_its_own_events_and_succeeds) {
   EXPECT_TRUE(result->ok);
   EXPECT_EQ(printed, (std::vector<std::string>{"6", "7"}));
   EXPECT_FALSE(result->first_failure);
+  EXPECT_FALSE(failure_message(*result, "sid", std::chrono::seconds(1)));
 }
 
 TEST(stack_waiter, gives_up_at_the_timeout_without_sleeping_past_it) {
@@ -523,6 +527,11 @@ TEST(stack_waiter, gives_up_at_the_timeout_without_sleeping_past_it) {
                              std::chrono::seconds(5), std::chrono::seconds(5),
                              std::chrono::seconds(2)}));
   EXPECT_EQ(cf.describes, 4);
+  EXPECT_EQ(
+      failure_message(*result, "sid", opts.timeout),
+      "gave up after 12s waiting for stack c1 (still CREATE_IN_PROGRESS); "
+      "CloudFormation carries on: see `det-deploy aws list`, or raise "
+      "--timeout");
 }
 
 TEST(stack_waiter, a_deleted_stack_that_cannot_be_described_is_deleted) {

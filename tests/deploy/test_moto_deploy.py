@@ -288,6 +288,21 @@ def test_det_deploy_up_list_down_on_moto(kind, aws, amis, moto_endpoint, tmp_pat
     assert row[0].index(f"  {kind}  ") + 2 == lines[0].index("TYPE")
     assert row[0].index("CREATE_COMPLETE") == lines[0].index("STATUS")
 
+    # --- up again: an update, showing only its own events ---
+    if kind == "simple":
+        again = run_det_deploy(args + ["--max-dynamic-agents", "4", "--endpoint-url", moto_endpoint])
+        assert again.returncode == 0, again.stdout + again.stderr
+        # moto updates even when nothing changed; AWS says "No updates are
+        # to be performed", which det-deploy reports as up to date.
+        assert f"Updating stack {stack_name}" in again.stdout
+        assert "UPDATE_COMPLETE" in again.stdout
+        assert "CREATE_" not in again.stdout
+        assert f"Master URL: {out['MasterURL']}\n" in again.stdout
+        stack = cf.describe_stacks(StackName=stack_name)["Stacks"][0]
+        assert stack["StackStatus"] == "UPDATE_COMPLETE"
+        sent = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
+        assert sent["MaxDynamicAgents"] == "4"
+
     # --- det-deploy aws down ---
     agents = launch_agents(ec2, amis, out)
     remove_what_moto_cannot_delete(ec2, cf, stack_name)
