@@ -75,6 +75,12 @@ param_list stack_request_params(const stack_request& req) {
   param_list out{{"StackName", req.stack_name},
                  {"TemplateBody", req.template_body}};
   add_list(out, "Parameters", req.parameters, "ParameterKey", "ParameterValue");
+  for (size_t i = 0; i < req.previous_value_parameters.size(); ++i) {
+    auto base = "Parameters.member."
+                + std::to_string(req.parameters.size() + i + 1) + ".";
+    out.emplace_back(base + "ParameterKey", req.previous_value_parameters[i]);
+    out.emplace_back(base + "UsePreviousValue", "true");
+  }
   for (size_t i = 0; i < req.capabilities.size(); ++i)
     out.emplace_back("Capabilities.member." + std::to_string(i + 1),
                      req.capabilities[i]);

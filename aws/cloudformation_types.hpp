@@ -27,6 +27,9 @@ struct stack_request {
   /// Sent inline; CloudFormation takes at most 51,200 bytes this way.
   std::string template_body;
   std::vector<stack_key_value> parameters;
+  /// UpdateStack only: parameters that keep the stack's current value
+  /// (UsePreviousValue), e.g. a NoEcho password the caller was not given.
+  std::vector<std::string> previous_value_parameters;
   /// CAPABILITY_IAM, CAPABILITY_NAMED_IAM, ...
   std::vector<std::string> capabilities;
   std::vector<stack_key_value> tags;

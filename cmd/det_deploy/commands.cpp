@@ -254,7 +254,17 @@ int run_up(const up_options& opts, command_context& ctx) {
     follower = std::make_unique<event_follower>(*s->cf, stack_id);
     if (auto err = follower->skip_existing())
       return fail(ctx, err);
-    auto updated = s->cf->update_stack(req);
+    auto update = req;
+    if (!opts.db_password_given) {
+      // Never reset a password nobody can see to the default.
+      auto& ps = update.parameters;
+      ps.erase(std::remove_if(
+                   ps.begin(), ps.end(),
+                   [](const auto& kv) { return is_secret_parameter(kv.key); }),
+               ps.end());
+      update.previous_value_parameters.push_back("DBPassword");
+    }
+    auto updated = s->cf->update_stack(update);
     if (!updated && aws::is_no_updates(updated.error())) {
       ctx.out << "Cluster " << opts.cluster_id << " is up to date ("
               << st.status << "): nothing to change.\n";

@@ -200,10 +200,11 @@ std::vector<option_spec> up_specs(up_options& o) {
          return check_cidr("--inbound-cidr", v);
        }},
       {"--db-password", "PASSWORD",
-       "password of the database user postgres (default postgres); never "
-       "printed",
+       "password of the database user postgres (default postgres; an "
+       "update without it keeps the current one); never printed",
        [&o](const std::string& v) {
          o.db_password = v;
+         o.db_password_given = true;
          return check_db_password(v);
        }},
       {"--max-cpu-containers-per-agent", "N",

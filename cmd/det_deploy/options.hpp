@@ -45,6 +45,8 @@ struct up_options {
   std::string deployment_type = "simple";
   std::string inbound_cidr = "0.0.0.0/0";
   std::string db_password = "postgres";
+  /// An update without --db-password keeps the stack's password.
+  bool db_password_given = false;
   int max_cpu_containers_per_agent = 100;
   /// Canonical Go duration ("10m").
   std::string max_idle_agent_period = "10m";

@@ -269,6 +269,11 @@ TEST(cloudformation_parse, stack_request_is_flattened_one_based) {
                           {"Tags.member.1.Key", "k"},
                           {"Tags.member.1.Value", "v"}};
   EXPECT_EQ(aws::stack_request_params(req), want);
+  req.previous_value_parameters = {"DBPassword"};
+  want.insert(want.begin() + 6,
+              {{"Parameters.member.3.ParameterKey", "DBPassword"},
+               {"Parameters.member.3.UsePreviousValue", "true"}});
+  EXPECT_EQ(aws::stack_request_params(req), want);
   EXPECT_EQ(aws::describe_stacks_params("", "t"),
             (aws::param_list{{"NextToken", "t"}}));
 }

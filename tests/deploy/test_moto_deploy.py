@@ -290,7 +290,11 @@ def test_det_deploy_up_list_down_on_moto(kind, aws, amis, moto_endpoint, tmp_pat
 
     # --- up again: an update, showing only its own events ---
     if kind == "simple":
-        again = run_det_deploy(args + ["--max-dynamic-agents", "4", "--endpoint-url", moto_endpoint])
+        # Without --db-password: the update keeps the password
+        # (UsePreviousValue; moto refuses one sent with a value too).
+        i = args.index("--db-password")
+        again_args = args[:i] + args[i + 2 :] + ["--max-dynamic-agents", "4"]
+        again = run_det_deploy(again_args + ["--endpoint-url", moto_endpoint])
         assert again.returncode == 0, again.stdout + again.stderr
         # moto updates even when nothing changed; AWS says "No updates are
         # to be performed", which det-deploy reports as up to date.
@@ -302,6 +306,8 @@ def test_det_deploy_up_list_down_on_moto(kind, aws, amis, moto_endpoint, tmp_pat
         assert stack["StackStatus"] == "UPDATE_COMPLETE"
         sent = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
         assert sent["MaxDynamicAgents"] == "4"
+        # moto shows NoEcho values (a moto bug): the password was kept.
+        assert sent["DBPassword"] == DB_PASSWORD
 
     # --- det-deploy aws down ---
     agents = launch_agents(ec2, amis, out)
