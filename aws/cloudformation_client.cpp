@@ -112,9 +112,10 @@ bool is_no_updates(const caf::error& err) {
 }
 
 std::shared_ptr<cloudformation_client>
-make_curl_cloudformation_client(const cloudformation_client_config& config,
-                                std::shared_ptr<credential_provider> creds,
-                                const env_lookup& env) {
+make_cloudformation_client(const cloudformation_client_config& config,
+                           std::shared_ptr<credential_provider> creds,
+                           std::shared_ptr<http_client> http,
+                           const env_lookup& env) {
   query_api_config qc;
   qc.service = "cloudformation";
   qc.version = "2010-05-15";
@@ -123,10 +124,18 @@ make_curl_cloudformation_client(const cloudformation_client_config& config,
                                      config.endpoint_url, env);
   qc.timeout = config.timeout;
   qc.retry = config.retry;
-  auto api = std::make_shared<query_api>(std::move(qc), make_curl_http_client(),
+  auto api = std::make_shared<query_api>(std::move(qc), std::move(http),
                                          std::move(creds));
   return std::make_shared<query_cloudformation_client>(std::move(api),
                                                        config.max_pages);
+}
+
+std::shared_ptr<cloudformation_client>
+make_curl_cloudformation_client(const cloudformation_client_config& config,
+                                std::shared_ptr<credential_provider> creds,
+                                const env_lookup& env) {
+  return make_cloudformation_client(config, std::move(creds),
+                                    make_curl_http_client(), env);
 }
 
 } // namespace det::aws

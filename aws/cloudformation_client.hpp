@@ -70,6 +70,13 @@ struct cloudformation_client_config {
   int max_pages = 100;
 };
 
+/// The client over `http` (tests script it); retries on the real clock.
+std::shared_ptr<cloudformation_client>
+make_cloudformation_client(const cloudformation_client_config& config,
+                           std::shared_ptr<credential_provider> creds,
+                           std::shared_ptr<http_client> http,
+                           const env_lookup& env = process_environment());
+
 /// The production client: the Query API over libcurl.
 std::shared_ptr<cloudformation_client>
 make_curl_cloudformation_client(const cloudformation_client_config& config,

@@ -5,6 +5,8 @@
 #include "aws/aws_error.hpp"
 #include "aws/cloudformation_client.hpp"
 #include "aws/cloudformation_parse.hpp"
+#include "aws/credential_provider.hpp"
+#include "aws/http_client.hpp"
 #include "cmd/det_deploy/commands.hpp"
 #include "cmd/det_deploy/options.hpp"
 #include "cmd/det_deploy/stack_waiter.hpp"
@@ -370,6 +372,100 @@ TEST(cloudformation_parse, validation_errors_are_told_apart) {
   EXPECT_TRUE(aws::is_terminal_stack_status("ROLLBACK_COMPLETE"));
   EXPECT_FALSE(
       aws::is_terminal_stack_status("UPDATE_COMPLETE_CLEANUP_IN_PROGRESS"));
+}
+
+namespace {
+
+// Answers each request with the next scripted (status, body); records the
+// request bodies.
+class scripted_http final : public aws::http_client {
+public:
+  std::deque<std::pair<long, std::string>> answers;
+  std::vector<std::string> bodies;
+
+  caf::expected<aws::http_response>
+  send(const aws::http_request& req) override {
+    bodies.push_back(req.body);
+    aws::http_response resp;
+    resp.status = answers.front().first;
+    resp.body = answers.front().second;
+    answers.pop_front();
+    return resp;
+  }
+};
+
+std::string stacks_page(const std::string& members, const std::string& next) {
+  return "<DescribeStacksResponse><DescribeStacksResult><Stacks>" + members
+         + "</Stacks>"
+         + (next.empty() ? "" : "<NextToken>" + next + "</NextToken>")
+         + "</DescribeStacksResult></DescribeStacksResponse>";
+}
+
+std::shared_ptr<aws::cloudformation_client>
+scripted_client(std::shared_ptr<scripted_http> http) {
+  aws::cloudformation_client_config config;
+  config.endpoint_url = "http://127.0.0.1:9/";
+  config.retry.max_attempts = 1;
+  aws::credentials creds;
+  creds.access_key_id = "AKIDEXAMPLE";
+  creds.secret_access_key = "secret";
+  return aws::make_cloudformation_client(
+      config, aws::make_static_credentials(creds), http,
+      [](const std::string&) { return std::optional<std::string>{}; });
+}
+
+} // namespace
+
+TEST(cloudformation_client,
+     describe_all_stacks_follows_pages_and_skips_deleted) {
+  auto http = std::make_shared<scripted_http>();
+  http->answers = {
+      {200, stacks_page("<member><StackName>a</StackName><StackStatus>"
+                        "CREATE_COMPLETE</StackStatus></member>"
+                        "<member><StackName>gone</StackName><StackStatus>"
+                        "DELETE_COMPLETE</StackStatus></member>",
+                        "tok/2=")},
+      {200, stacks_page("<member><StackName>b</StackName><StackStatus>"
+                        "UPDATE_COMPLETE</StackStatus></member>",
+                        "")}};
+  auto cf = scripted_client(http);
+  auto stacks = cf->describe_all_stacks();
+  ASSERT_TRUE(stacks) << aws::error_text(stacks.error());
+  ASSERT_EQ(stacks->size(), 2u);
+  EXPECT_EQ((*stacks)[0].stack_name, "a");
+  EXPECT_EQ((*stacks)[1].stack_name, "b");
+  ASSERT_EQ(http->bodies.size(), 2u);
+  EXPECT_EQ(http->bodies[0], "Action=DescribeStacks&Version=2010-05-15");
+  EXPECT_EQ(http->bodies[1],
+            "Action=DescribeStacks&Version=2010-05-15&NextToken=tok%2F2%3D");
+}
+
+TEST(cloudformation_client,
+     a_missing_stack_is_none_and_no_updates_is_recognised) {
+  auto http = std::make_shared<scripted_http>();
+  const std::string missing =
+      "<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code>"
+      "<Message>Stack with id c1 does not exist</Message></Error>"
+      "</ErrorResponse>";
+  const std::string same =
+      "<ErrorResponse><Error><Code>ValidationError</Code>"
+      "<Message>No updates are to be performed.</Message></Error>"
+      "</ErrorResponse>";
+  http->answers = {{400, missing}, {400, same}};
+  auto cf = scripted_client(http);
+  auto described = cf->describe_stack("c1");
+  ASSERT_TRUE(described) << aws::error_text(described.error());
+  EXPECT_FALSE(*described);
+  aws::stack_request req;
+  req.stack_name = "c1";
+  req.template_body = "x: y";
+  auto updated = cf->update_stack(req);
+  ASSERT_FALSE(updated);
+  EXPECT_TRUE(aws::is_no_updates(updated.error()));
+  EXPECT_EQ(http->bodies[1].rfind("Action=UpdateStack&Version=2010-05-15&"
+                                  "StackName=c1&TemplateBody=x%3A%20y",
+                                  0),
+            0u);
 }
 
 // ---- the stack waiter against a scripted stack ----
