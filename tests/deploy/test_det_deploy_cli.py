@@ -209,3 +209,14 @@ def test_an_unreachable_endpoint_is_a_failure_not_a_hang():
     result = run_det_deploy(["aws", "list", "--endpoint-url", closed_port_url()])
     assert result.returncode == 1
     assert "cloudformation DescribeStacks" in result.stderr
+
+
+def test_aws_endpoint_url_from_the_environment(moto_endpoint):
+    env = dict(os.environ, AWS_ENDPOINT_URL=moto_endpoint)
+    result = run_det_deploy(["aws", "list", "--json"], env=env)
+    assert result.returncode == 0, result.stderr
+    assert isinstance(json.loads(result.stdout), list)
+    env["AWS_ENDPOINT_URL"] = closed_port_url()
+    result = run_det_deploy(["aws", "list", "--json"], env=env)
+    assert result.returncode == 1
+    assert env["AWS_ENDPOINT_URL"] in result.stderr
