@@ -321,7 +321,13 @@ def test_det_deploy_up_list_down_on_moto(kind, aws, amis, moto_endpoint, tmp_pat
     assert "DELETE_COMPLETE" in down.stdout
     assert f"Cluster {stack_name} is deleted." in down.stdout
     assert out["CheckpointBucket"] in down.stdout  # kept, and said so
-    states = instance_states(ec2, agents.values())
+    assert f"Cancelled 1 agent spot request(s) tagged {out['AgentTagKey']}" in down.stdout
+    spots = spot_states(ec2, [agents["spot"], agents["spot_other"]])
+    # moto forgets a cancelled request; AWS keeps it as "cancelled".
+    assert spots.get(agents["spot"], "cancelled") == "cancelled"
+    assert spots[agents["spot_other"]] == "active"
+    ec2.cancel_spot_instance_requests(SpotInstanceRequestIds=[agents["spot_other"]])
+    states = instance_states(ec2, [agents[k] for k in ("cpu", "gpu", "other_value", "other_key")])
     assert states[agents["cpu"]] == "terminated"
     assert states[agents["gpu"]] == "terminated"
     assert states[agents["other_value"]] == "running"
@@ -369,7 +375,20 @@ def launch_agents(ec2, amis, out):
             ImageId=amis["agent"], MinCount=1, MaxCount=1, InstanceType="t2.xlarge",
             TagSpecifications=[{"ResourceType": "instance", "Tags": [{"Key": k, "Value": v}]}],
         )["Instances"][0]["InstanceId"]  # fmt: skip
+    for name, (k, v) in (("spot", tags["gpu"]), ("spot_other", tags["other_value"])):
+        ids[name] = ec2.request_spot_instances(
+            InstanceCount=1,
+            LaunchSpecification={"ImageId": amis["agent"], "InstanceType": "p2.8xlarge"},
+            TagSpecifications=[
+                {"ResourceType": "spot-instances-request", "Tags": [{"Key": k, "Value": v}]}
+            ],
+        )["SpotInstanceRequests"][0]["SpotInstanceRequestId"]  # fmt: skip
     return ids
+
+
+def spot_states(ec2, ids):
+    found = ec2.describe_spot_instance_requests(SpotInstanceRequestIds=list(ids))
+    return {r["SpotInstanceRequestId"]: r["State"] for r in found["SpotInstanceRequests"]}
 
 
 def instance_states(ec2, ids):
