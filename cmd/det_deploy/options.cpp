@@ -1,97 +1,14 @@
 #include "cmd/det_deploy/options.hpp"
 
+#include "cmd/det_deploy/arg_parser.hpp"
 #include "conf/duration.hpp"
-#include "messages/errc.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <functional>
-#include <optional>
 #include <regex>
-#include <sstream>
 
 namespace det::deploy {
 
 namespace {
-
-using setter = std::function<caf::error(const std::string&)>;
-
-struct option_spec {
-  std::string name;
-  /// Empty for a switch (no value).
-  std::string metavar;
-  std::string help;
-  setter set;
-};
-
-caf::error bad(const std::string& msg) {
-  return make_error(errc::invalid_argument, msg);
-}
-
-std::string join(const std::vector<std::string>& items,
-                 const std::string& sep = ", ") {
-  std::string out;
-  for (const auto& s : items)
-    out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-caf::error one_of(const std::string& flag, const std::string& value,
-                  const std::vector<std::string>& allowed) {
-  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
-    return caf::none;
-  return bad(flag + ": unknown value '" + value
-             + "'; allowed: " + join(allowed));
-}
-
-caf::error matches(const std::string& flag, const std::string& value,
-                   const char* pattern, const std::string& what) {
-  if (std::regex_match(value, std::regex(pattern)))
-    return caf::none;
-  return bad(flag + ": '" + value + "' is not " + what);
-}
-
-caf::error to_int(const std::string& flag, const std::string& value, int min,
-                  int& out) {
-  if (value.empty() || value.size() > 9
-      || !std::all_of(value.begin(), value.end(),
-                      [](unsigned char c) { return std::isdigit(c); }))
-    return bad(flag + ": '" + value + "' is not a whole number");
-  out = std::stoi(value);
-  if (out < min)
-    return bad(flag + ": must be at least " + std::to_string(min) + ", not "
-               + value);
-  return caf::none;
-}
-
-// Go durations ("10m", "1h30m"); a bare number is seconds.
-caf::error to_duration(const std::string& flag, const std::string& value,
-                       std::chrono::milliseconds& out) {
-  bool bare = !value.empty()
-              && std::all_of(value.begin(), value.end(),
-                             [](unsigned char c) { return std::isdigit(c); });
-  auto d = conf::parse_duration(bare ? value + "s" : value);
-  if (!d)
-    return bad(flag + ": '" + value + "' is not a duration like 10m, 90s or "
-               + "1h30m (" + render(d.error()) + ")");
-  out = *d;
-  return caf::none;
-}
-
-caf::error check_cidr(const std::string& flag, const std::string& value) {
-  std::smatch m;
-  static const std::regex rx(
-      R"(^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})$)");
-  if (std::regex_match(value, m, rx)) {
-    bool ok = std::stoi(m[5]) <= 32;
-    for (int i = 1; i <= 4; ++i)
-      ok = ok && std::stoi(m[i]) <= 255;
-    if (ok)
-      return caf::none;
-  }
-  return bad(flag + ": '" + value + "' is not an IPv4 CIDR range like "
-             + "203.0.113.0/24");
-}
 
 // Never echoes the password: only what is wrong with it.
 caf::error check_db_password(const std::string& value) {
@@ -383,71 +300,6 @@ const char* synopsis(const std::string& topic) {
          "Exit status: 0 success, 1 failure, 2 bad arguments.\n";
 }
 
-// `text` in lines of at most `width` columns, each indented by `indent`.
-std::string wrap(const std::string& text, size_t indent, size_t width) {
-  std::istringstream words(text);
-  std::string word;
-  std::string out;
-  std::string line;
-  while (words >> word) {
-    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
-      out += std::string(indent, ' ') + line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  if (!line.empty())
-    out += std::string(indent, ' ') + line + "\n";
-  return out;
-}
-
-std::string describe(const std::vector<option_spec>& specs) {
-  std::ostringstream out;
-  out << "\noptions:\n";
-  for (const auto& s : specs) {
-    std::string head =
-        "  " + s.name + (s.metavar.empty() ? "" : " " + s.metavar);
-    out << head << "\n" << wrap(s.help, 6, 78);
-  }
-  out << "  --help\n      this text\n";
-  return out.str();
-}
-
-caf::error parse_options(const std::vector<std::string>& args, size_t first,
-                         const std::vector<option_spec>& specs) {
-  for (size_t i = first; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> value;
-    if (auto eq = name.find('=');
-        name.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto spec =
-        std::find_if(specs.begin(), specs.end(),
-                     [&](const option_spec& s) { return s.name == name; });
-    if (spec == specs.end())
-      return bad(name.rfind("-", 0) == 0
-                     ? "unknown argument " + name
-                     : "unexpected argument '" + name + "'");
-    if (spec->metavar.empty()) {
-      if (value)
-        return bad(name + " takes no value");
-      if (auto err = spec->set(""))
-        return err;
-      continue;
-    }
-    if (!value) {
-      if (i + 1 >= args.size())
-        return bad(name + " needs a value (" + spec->metavar + ")");
-      value = args[++i];
-    }
-    if (auto err = spec->set(*value))
-      return err;
-  }
-  return caf::none;
-}
-
 caf::error missing(const std::string& what) {
   return bad("missing required argument " + what);
 }
@@ -510,13 +362,13 @@ std::string usage(const std::string& topic) {
   std::string text = synopsis(topic);
   if (topic == "up") {
     up_options o;
-    text += describe(up_specs(o));
+    text += describe_options(up_specs(o));
   } else if (topic == "down") {
     down_options o;
-    text += describe(down_specs(o));
+    text += describe_options(down_specs(o));
   } else if (topic == "list") {
     list_options o;
-    text += describe(list_specs(o));
+    text += describe_options(list_specs(o));
   }
   return text;
 }
