@@ -6,12 +6,12 @@
 #include "aws/query_ec2_client.hpp"
 #include "cmd/det_deploy/templates.hpp"
 #include "conf/duration.hpp"
+#include "messages/errc.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <memory>
-#include <set>
 
 namespace det::deploy {
 
