@@ -1,5 +1,7 @@
 #include "actors/master_actor.hpp"
 
+#include "actors/pool_actor.hpp"
+
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
@@ -22,6 +24,15 @@ struct master_state {
   master_options opts;
   std::map<std::string, caf::actor> agents;
   int64_t last_snapshot = 0;
+  /// The pools' actors and their scheduling passes: at most one in flight
+  /// per pool; requests meanwhile set `again` and run as one more pass.
+  struct pass_slot {
+    pool_actor actor;
+    bool in_flight = false;
+    bool again = false;
+    uint64_t generation = 0;
+  };
+  std::map<std::string, pass_slot> passes;
 };
 
 using self_ptr = master_actor::stateful_pointer<master_state>;
@@ -59,10 +70,53 @@ void maybe_snapshot(self_ptr self, int64_t durable) {
              durable, state::snapshot_version);
 }
 
+void persist(self_ptr self, decision d,
+             std::function<void(const decision&)> done);
+
+/// Sends the pool's state to its actor for a scheduling pass, unless one
+/// is in flight (then it runs once more when that one is back). The pass
+/// works on a snapshot; its result is checked against the state of the
+/// moment it comes back (master_core::apply_schedule).
+void request_pass(self_ptr self, const std::string& pool) {
+  auto& s = self->state;
+  auto& slot = s.passes[pool];
+  if (!slot.actor) {
+    slot.actor = spawn_pool_actor(self->home_system(), pool,
+                                  s.core->scheduler_of(pool));
+    self->link_to(slot.actor);
+  }
+  if (slot.in_flight) {
+    slot.again = true;
+    return;
+  }
+  pool_pass_request req;
+  req.snapshot = s.core->pool_snapshot_of(pool);
+  if (req.snapshot.pending.empty())
+    return;
+  req.pool = pool;
+  req.generation = ++slot.generation;
+  slot.in_flight = true;
+  slot.again = false;
+  self->request(slot.actor, caf::infinite, pass_atom::value, std::move(req))
+    .then(
+      [self](pool_pass_result& r) {
+        auto& st = self->state;
+        auto& sl = st.passes[r.pool];
+        sl.in_flight = false;
+        auto d = st.core->apply_schedule(r.pool, r.result, st.opts.now_us());
+        persist(self, std::move(d), [](const decision&) {});
+        if (sl.again)
+          request_pass(self, r.pool);
+      },
+      [self](caf::error& err) { self->quit(std::move(err)); });
+}
+
 /// The write-ahead step: append d's events, then (and only then) carry out
-/// its effects and call `done`.
+/// its effects and call `done`. Pools the decision named get a pass.
 void persist(self_ptr self, decision d,
              std::function<void(const decision&)> done) {
+  for (const auto& pool : d.schedule)
+    request_pass(self, pool);
   if (d.events.empty()) {
     perform(self, d);
     done(d);
@@ -120,6 +174,7 @@ master_actor::behavior_type master_behavior(self_ptr self,
   s.writer = std::move(writer);
   s.opts = std::move(opts);
   s.last_snapshot = st.position;
+  cfg.inline_scheduling = false;
   s.core = std::make_unique<master_core>(std::move(st), std::move(cfg));
   auto now = [self] { return self->state.opts.now_us(); };
   persist(self, s.core->start(now()), [](const decision&) {});

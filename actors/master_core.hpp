@@ -74,6 +74,9 @@ struct decision {
   /// For commands that answer a caller: the answer, or why not.
   nlohmann::json reply;
   caf::error refusal;
+  /// Pools that need a scheduling pass (when the core does not schedule
+  /// inline: the master runs it on the pool's actor).
+  std::set<std::string> schedule;
 };
 
 /// A trial allocation an agent reports running when it (re)connects.
@@ -96,6 +99,11 @@ struct core_config {
   int64_t preemption_timeout_us = 60 * 1000000LL;
   /// Scheduler settings by pool name (default: priority, no preemption).
   std::map<std::string, policy::scheduler_config> schedulers;
+  /// True: decisions that may place trials run the pool's scheduling pass
+  /// at once (plain-code use: tests, tools). False: they name the pool in
+  /// decision::schedule, and the caller runs the pass (on the pool's
+  /// actor) and hands the result to apply_schedule().
+  bool inline_scheduling = true;
 };
 
 class master_core {
@@ -159,6 +167,20 @@ public:
   /// Reconnect deadlines, then a scheduling pass over every pool.
   decision tick(int64_t now_us);
 
+  // -- scheduling passes ------------------------------------------------
+
+  /// The pool as the scheduler sees it now; empty if nothing is pending.
+  policy::pool_snapshot pool_snapshot_of(const std::string& pool) const;
+  /// The pool's scheduler settings (config overrides, then the pool's).
+  policy::scheduler_config scheduler_of(const std::string& pool) const;
+  /// Turns a pass computed on an earlier snapshot into events. Placements,
+  /// preemptions and "never fits" that the state has made stale meanwhile
+  /// (trial no longer pending, slot taken, agent gone) are skipped; the
+  /// next pass sees them again.
+  decision apply_schedule(const std::string& pool,
+                          const policy::schedule_result& result,
+                          int64_t now_us);
+
   /// Batches trial `id` should train to in total; 0 when unknown.
   int64_t target_length(int64_t trial_id) const;
 
@@ -181,6 +203,9 @@ private:
   void maybe_finish_experiment(decision& d, int64_t experiment_id,
                                int64_t now_us);
   void schedule_pool(decision& d, const std::string& pool, int64_t now_us);
+  void apply_pass(decision& d, const std::string& pool,
+                  const policy::schedule_result& result, int64_t now_us);
+  bool placement_still_valid(const policy::placement& p) const;
   void start_effect(decision& d, int64_t trial_id);
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);

@@ -4,6 +4,7 @@
 #include "actors/master_core.hpp"
 
 #include "messages/errc.hpp"
+#include "policy/pool_scheduler.hpp"
 #include "state/queries.hpp"
 #include "store/memory_event_store.hpp"
 
@@ -289,6 +290,70 @@ TEST(master_core, a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_pa
   // Only once.
   h.now += 10 * sec;
   EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
+}
+
+
+core_config deferred_config() {
+  auto c = config();
+  c.inline_scheduling = false;
+  return c;
+}
+
+TEST(master_core, without_inline_scheduling_decisions_name_the_pool_and_place_nothing) {
+  harness h(deferred_config());
+  auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  EXPECT_EQ(sub.schedule, std::set<std::string>{"default"});
+  auto join = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
+                                           h.now));
+  EXPECT_EQ(join.schedule, std::set<std::string>{"default"});
+  EXPECT_TRUE(effects_of<start_order>(join).empty());
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  // The pass, computed elsewhere on the snapshot, places it.
+  auto snap = h.core.pool_snapshot_of("default");
+  ASSERT_EQ(snap.pending.size(), 1u);
+  auto result = policy::schedule_pool(snap, h.core.scheduler_of("default"));
+  auto placed = h.run(h.core.apply_schedule("default", result, h.now));
+  ASSERT_EQ(effects_of<start_order>(placed).size(), 1u);
+  EXPECT_EQ(h.trial(1).status, state::trial_status::assigned);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_pass_made_stale_by_a_lost_agent_places_nothing_and_the_next_pass_uses_another) {
+  harness h(deferred_config());
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  auto result = policy::schedule_pool(h.core.pool_snapshot_of("default"),
+                                      h.core.scheduler_of("default"));
+  ASSERT_EQ(result.placements.size(), 1u);
+  // While the pass ran, the agent it chose went away for good.
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  h.now += 31 * sec;
+  h.run(h.core.tick(h.now));
+  auto stale = h.run(h.core.apply_schedule("default", result, h.now));
+  EXPECT_FALSE(stale.refusal) << render(stale.refusal);
+  EXPECT_TRUE(stale.events.empty());
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
+  auto fresh = policy::schedule_pool(h.core.pool_snapshot_of("default"),
+                                     h.core.scheduler_of("default"));
+  auto placed = h.run(h.core.apply_schedule("default", fresh, h.now));
+  auto starts = effects_of<start_order>(placed);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].agent_id, "a2");
+  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+}
+
+TEST(master_core, a_pass_whose_trial_was_killed_meanwhile_places_nothing) {
+  harness h(deferred_config());
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  auto result = policy::schedule_pool(h.core.pool_snapshot_of("default"),
+                                      h.core.scheduler_of("default"));
+  h.run(h.core.kill_experiment(1, h.now));
+  auto stale = h.run(h.core.apply_schedule("default", result, h.now));
+  EXPECT_TRUE(stale.events.empty());
+  EXPECT_TRUE(effects_of<start_order>(stale).empty());
+  EXPECT_EQ(h.trial(1).status, state::trial_status::canceled);
 }
 
 } // namespace
