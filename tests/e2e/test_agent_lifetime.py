@@ -1,0 +1,147 @@
+"""How long things live: missed heartbeats (a silent agent), a SIGKILLed
+agent's trial processes, pause and activate. Real det-master, local
+provider, det-agent and the sample model; every wait is bounded."""
+import os
+import re
+import signal
+import time
+
+from conftest import experiment_yaml, group_alive, wait_for
+from test_cluster import ended, replay_ok, trial_logs
+
+HEARTBEAT = "agent_heartbeat_interval: 1s\nagent_missed_heartbeats: 2\n"
+
+
+def resumed_steps(logs):
+    return [int(m) for m in re.findall(r"resuming at step (\d+)", logs)]
+
+
+def connects(c, agent_id):
+    return c.master_log().count("agent %s connected" % agent_id)
+
+
+def test_a_silent_agent_is_disconnected_after_missed_heartbeats_and_its_stale_trial_killed_when_it_returns(cluster_factory):
+    c = cluster_factory(reconnect_wait="3s", idle="60s", max_instances=2,
+                        extra_config=HEARTBEAT)
+    status, body = c.submit(experiment_yaml(max_length=400, batch_delay=0.05,
+                                            checkpoint_every=10))
+    assert status == 200, body
+    exp_id = int(body["experiment"]["id"])
+    wait_for("a checkpoint at step >= 20",
+             lambda: any((t.get("bestCheckpoint") or {}).get("totalBatches", 0) >= 20
+                         for t in c.trials(exp_id)), timeout=90)
+    pids = c.agent_pids()
+    assert len(pids) == 1
+    (agent_id, pid), = pids.items()
+    (old_alloc, old_group), = c.trial_groups(agent_id).items()
+    assert group_alive(old_group)
+
+    # Stopped: its socket stays open, it says nothing.
+    os.kill(pid, signal.SIGSTOP)
+    stopped = time.monotonic()
+    try:
+        wait_for("the master to notice the missed heartbeats",
+                 lambda: "agent %s disconnected (missed 2 heartbeats" % agent_id
+                 in c.master_log(), timeout=15)
+        noticed = time.monotonic() - stopped
+        # 2 missed 1 s intervals, checked once a second: within ~3 s, not
+        # the 60 s of the socket's idle timer.
+        assert noticed < 8, noticed
+        # After agent_reconnect_wait the trial runs again elsewhere.
+        wait_for("the trial to be rescheduled on another agent",
+                 lambda: len(c.agent_pids()) == 2 and any(
+                     a != agent_id and c.trial_groups(a) for a in c.agent_pids()),
+                 timeout=60)
+        assert group_alive(old_group)  # the stale run is still going
+        assert connects(c, agent_id) == 1
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    wait_for("the agent to reconnect", lambda: connects(c, agent_id) == 2, timeout=30)
+    # It reported the stale allocation in its hello; the master killed it.
+    wait_for("the stale trial process group to be killed",
+             lambda: not group_alive(old_group), timeout=20)
+    assert "killing allocation " + old_alloc in c.agent_log(agent_id)
+
+    e = ended(c, exp_id, timeout=120)
+    assert e["state"] == "STATE_COMPLETED"
+    trial = c.trials(exp_id)[0]
+    assert trial["restarts"] == 0
+    assert trial["totalBatchesProcessed"] == 400
+    steps = resumed_steps(trial_logs(c, trial["id"]))
+    assert len(steps) == 1 and steps[0] >= 20, steps
+    report = replay_ok(c)
+    assert report["counts_by_type"]["agent_disconnected"] >= 1
+    assert report["counts_by_type"]["trial_created"] == 1
+
+
+def test_a_sigkilled_agent_leaves_no_trial_process_behind(cluster_factory):
+    c = cluster_factory(reconnect_wait="2s", idle="60s", max_instances=2)
+    status, body = c.submit(experiment_yaml(max_length=200, batch_delay=0.05,
+                                            checkpoint_every=10))
+    assert status == 200, body
+    exp_id = int(body["experiment"]["id"])
+    t = wait_for("a checkpoint at step >= 30",
+                 lambda: next((t for t in c.trials(exp_id)
+                               if (t.get("bestCheckpoint") or {}).get("totalBatches", 0) >= 30),
+                              None), timeout=90)
+    (agent_id, pid), = c.agent_pids().items()
+    (_, group), = c.trial_groups(agent_id).items()
+    assert group_alive(group)
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    # The trial supervisor notices its parent is gone (200 ms checks).
+    wait_for("the orphaned trial group to die", lambda: not group_alive(group),
+             timeout=5)
+    gone_after = time.monotonic() - killed
+    assert gone_after < 5, gone_after
+    e = ended(c, exp_id, timeout=180)
+    assert e["state"] == "STATE_COMPLETED"
+    trial = c.trials(exp_id)[0]
+    assert trial["restarts"] == 0
+    steps = resumed_steps(trial_logs(c, trial["id"]))
+    assert len(steps) == 1 and steps[0] >= t["bestCheckpoint"]["totalBatches"], steps
+
+
+def test_pause_checkpoints_and_frees_the_slot_and_activate_resumes_from_that_checkpoint(cluster_factory):
+    c = cluster_factory(idle="60s", max_instances=1)
+    # checkpoint_every is large: the only checkpoint before the pause is
+    # the one the pause itself asks for.
+    status, body = c.submit(experiment_yaml(max_length=300, batch_delay=0.05,
+                                            checkpoint_every=1000))
+    assert status == 200, body
+    exp_id = int(body["experiment"]["id"])
+    wait_for("the trial to train a little",
+             lambda: any(t["state"] == "STATE_RUNNING" and t["totalBatchesProcessed"] >= 10
+                         for t in c.trials(exp_id)), timeout=90)
+    (agent_id, _), = c.agent_pids().items()
+    (alloc, group), = c.trial_groups(agent_id).items()
+    status, body = c.post("/api/v1/experiments/%d/pause" % exp_id)
+    assert status == 200, body
+    wait_for("the experiment to be paused with its trial stopped",
+             lambda: c.experiment(exp_id)["state"] == "STATE_PAUSED"
+             and not group_alive(group)
+             and c.trials(exp_id)[0]["state"] not in ("STATE_RUNNING", "STATE_PULLING"),
+             timeout=60)
+    trial = c.trials(exp_id)[0]
+    paused_at = trial["bestCheckpoint"]["totalBatches"]
+    assert 10 <= paused_at < 300
+    assert "allocation %s exited with 0" % alloc in c.agent_log(agent_id)
+    logs = trial_logs(c, trial["id"])
+    assert "preempted at step %d" % paused_at in logs, logs[-2000:]
+    # No slot is held: with one one-slot agent at most, another experiment
+    # runs to completion while this one stays paused.
+    status, body = c.submit(experiment_yaml(max_length=10, batch_delay=0.01))
+    assert status == 200, body
+    other = int(body["experiment"]["id"])
+    assert ended(c, other, timeout=90)["state"] == "STATE_COMPLETED"
+    assert c.experiment(exp_id)["state"] == "STATE_PAUSED"
+    assert c.trials(exp_id)[0]["totalBatchesProcessed"] <= paused_at
+
+    status, body = c.post("/api/v1/experiments/%d/activate" % exp_id)
+    assert status == 200, body
+    e = ended(c, exp_id, timeout=120)
+    assert e["state"] == "STATE_COMPLETED"
+    trial = c.trials(exp_id)[0]
+    assert trial["restarts"] == 0
+    assert trial["totalBatchesProcessed"] == 300
+    assert resumed_steps(trial_logs(c, trial["id"])) == [paused_at]
