@@ -57,7 +57,7 @@ struct session {
 /// The agent actor's `connection`: orders -> frames, in the order given
 /// (await keeps a start's entrypoint lookup from being overtaken).
 caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
-                         api::ws_session ws, std::shared_ptr<session> s) {
+                         api::ws_session ws, std::shared_ptr<session> sess) {
   self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
   return {
     [self, ctx, ws](start_atom, start_order& o) {
@@ -83,7 +83,7 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
     [ws](kill_atom, std::string& alloc) {
       (void) ws.send(frame("kill", {{"allocation_id", alloc}}));
     },
-    [self, ctx, ws, s](hb_atom) {
+    [self, ctx, ws, s = std::move(sess)](hb_atom) {
       if (!ws.is_open())
         return;
       {

@@ -120,23 +120,23 @@ TEST(trial_supervisor, the_trial_exit_status_passes_through) {
 }
 
 TEST(trial_supervisor, polite_signals_reach_the_trial_not_the_supervisor) {
+  auto ready = std::filesystem::temp_directory_path()
+               / ("det-supervisor-ready-" + std::to_string(getpid()));
+  std::filesystem::remove(ready);
   pid_t leader = fork();
   if (leader == 0) {
     setpgid(0, 0);
-    std::string sh = "/bin/sh", c = "-c", cmd = "exec sleep 60";
+    std::string sh = "/bin/sh", c = "-c",
+                cmd = "touch " + ready.string() + "; exec sleep 60";
     char* argv[] = {sh.data(), c.data(), cmd.data(), nullptr};
     det::agent::supervise_trial(getppid(), argv, environ, 50ms);
   }
-  setpgid(leader, leader);
-  // Until the trial exists the group holds only the supervisor, which
-  // ignores SIGTERM: repeat until the trial (sleep) is there and dies.
+  // The trial exists (so the supervisor ignores SIGTERM by now).
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(ready); }, 10s));
+  ASSERT_EQ(kill(-leader, SIGTERM), 0);
   int status = 0;
-  ASSERT_TRUE(eventually(
-    [&] {
-      kill(-leader, SIGTERM);
-      return waitpid(leader, &status, WNOHANG) == leader;
-    },
-    10s));
-  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(waitpid(leader, &status, 0), leader);
+  ASSERT_TRUE(WIFEXITED(status)) << "the supervisor itself was signalled";
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  std::filesystem::remove(ready);
 }

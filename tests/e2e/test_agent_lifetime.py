@@ -1,5 +1,5 @@
-"""How long things live: missed heartbeats (a silent agent), a SIGKILLed
-agent's trial processes, pause and activate. Real det-master, local
+"""How long things live: missed heartbeats (a silent agent), pause and
+activate. (A SIGKILLed agent's trial processes: test_cluster.py.) Real det-master, local
 provider, det-agent and the sample model; every wait is bounded."""
 import os
 import re
@@ -21,18 +21,17 @@ def connects(c, agent_id):
 
 
 def test_a_silent_agent_is_disconnected_after_missed_heartbeats_and_its_stale_trial_killed_when_it_returns(cluster_factory):
-    c = cluster_factory(reconnect_wait="3s", idle="60s", max_instances=2,
+    # One instance at most: the trial can only come back on the same agent.
+    c = cluster_factory(reconnect_wait="2s", idle="60s", max_instances=1,
                         extra_config=HEARTBEAT)
-    status, body = c.submit(experiment_yaml(max_length=400, batch_delay=0.05,
+    status, body = c.submit(experiment_yaml(max_length=300, batch_delay=0.05,
                                             checkpoint_every=10))
     assert status == 200, body
     exp_id = int(body["experiment"]["id"])
     wait_for("a checkpoint at step >= 20",
              lambda: any((t.get("bestCheckpoint") or {}).get("totalBatches", 0) >= 20
                          for t in c.trials(exp_id)), timeout=90)
-    pids = c.agent_pids()
-    assert len(pids) == 1
-    (agent_id, pid), = pids.items()
+    (agent_id, pid), = c.agent_pids().items()
     (old_alloc, old_group), = c.trial_groups(agent_id).items()
     assert group_alive(old_group)
 
@@ -47,59 +46,36 @@ def test_a_silent_agent_is_disconnected_after_missed_heartbeats_and_its_stale_tr
         # 2 missed 1 s intervals, checked once a second: within ~3 s, not
         # the 60 s of the socket's idle timer.
         assert noticed < 8, noticed
-        # After agent_reconnect_wait the trial runs again elsewhere.
-        wait_for("the trial to be rescheduled on another agent",
-                 lambda: len(c.agent_pids()) == 2 and any(
-                     a != agent_id and c.trial_groups(a) for a in c.agent_pids()),
-                 timeout=60)
-        assert group_alive(old_group)  # the stale run is still going
+        # agent_reconnect_wait (2 s) later the run is given up: the trial
+        # is queued again, without counting a restart.
+        wait_for("the trial to be queued again",
+                 lambda: c.trials(exp_id)[0]["state"] == "STATE_QUEUED", timeout=30)
+        assert c.trials(exp_id)[0]["restarts"] == 0
         assert connects(c, agent_id) == 1
     finally:
         os.kill(pid, signal.SIGCONT)
     wait_for("the agent to reconnect", lambda: connects(c, agent_id) == 2, timeout=30)
-    # It reported the stale allocation in its hello; the master killed it.
-    wait_for("the stale trial process group to be killed",
+    # Its hello listed the stale allocation; the master has it killed and
+    # starts a new run: never two at once for long.
+    wait_for("the stale trial process group to be gone",
              lambda: not group_alive(old_group), timeout=20)
-    assert "killing allocation " + old_alloc in c.agent_log(agent_id)
+    # The master ordered the kill (the run may have ended on its own just
+    # before the order came: then the agent no longer knows it).
+    assert re.search(r"kill(ing| for unknown) allocation %s\b" % re.escape(old_alloc),
+                     c.agent_log(agent_id)), c.agent_log(agent_id)
+    wait_for("a new run on the agent", lambda: len(c.trial_groups(agent_id)) == 2,
+             timeout=30)
 
     e = ended(c, exp_id, timeout=120)
     assert e["state"] == "STATE_COMPLETED"
     trial = c.trials(exp_id)[0]
     assert trial["restarts"] == 0
-    assert trial["totalBatchesProcessed"] == 400
+    assert trial["totalBatchesProcessed"] == 300
     steps = resumed_steps(trial_logs(c, trial["id"]))
     assert len(steps) == 1 and steps[0] >= 20, steps
     report = replay_ok(c)
     assert report["counts_by_type"]["agent_disconnected"] >= 1
     assert report["counts_by_type"]["trial_created"] == 1
-
-
-def test_a_sigkilled_agent_leaves_no_trial_process_behind(cluster_factory):
-    c = cluster_factory(reconnect_wait="2s", idle="60s", max_instances=2)
-    status, body = c.submit(experiment_yaml(max_length=200, batch_delay=0.05,
-                                            checkpoint_every=10))
-    assert status == 200, body
-    exp_id = int(body["experiment"]["id"])
-    t = wait_for("a checkpoint at step >= 30",
-                 lambda: next((t for t in c.trials(exp_id)
-                               if (t.get("bestCheckpoint") or {}).get("totalBatches", 0) >= 30),
-                              None), timeout=90)
-    (agent_id, pid), = c.agent_pids().items()
-    (_, group), = c.trial_groups(agent_id).items()
-    assert group_alive(group)
-    os.kill(pid, signal.SIGKILL)
-    killed = time.monotonic()
-    # The trial supervisor notices its parent is gone (200 ms checks).
-    wait_for("the orphaned trial group to die", lambda: not group_alive(group),
-             timeout=5)
-    gone_after = time.monotonic() - killed
-    assert gone_after < 5, gone_after
-    e = ended(c, exp_id, timeout=180)
-    assert e["state"] == "STATE_COMPLETED"
-    trial = c.trials(exp_id)[0]
-    assert trial["restarts"] == 0
-    steps = resumed_steps(trial_logs(c, trial["id"]))
-    assert len(steps) == 1 and steps[0] >= t["bestCheckpoint"]["totalBatches"], steps
 
 
 def test_pause_checkpoints_and_frees_the_slot_and_activate_resumes_from_that_checkpoint(cluster_factory):
