@@ -156,11 +156,10 @@ void agent::run() {
       auto last_beat = clock::now();
       auto done = [&] { return stopping_ || closed_gen_ >= gen; };
       while (!done()) {
-        // The interval may change with the welcome: read it every time.
-        cv_.wait_until(lock,
-                       std::min(last_beat + heartbeat_interval_,
-                                master_alive_.deadline()),
-                       done);
+        // Any notify ends the wait (no predicate): the welcome may have
+        // shortened the interval, so the deadline is computed afresh.
+        cv_.wait_until(lock, std::min(last_beat + heartbeat_interval_,
+                                      master_alive_.deadline()));
         if (done())
           break;
         auto now = clock::now();
