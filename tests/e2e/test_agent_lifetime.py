@@ -45,6 +45,7 @@ def test_a_silent_agent_is_disconnected_after_missed_heartbeats_and_its_stale_tr
         noticed = time.monotonic() - stopped
         # 2 missed 1 s intervals, checked once a second: within ~3 s, not
         # the 60 s of the socket's idle timer.
+        print("missed heartbeats noticed after %.1f s" % noticed)
         assert noticed < 8, noticed
         # agent_reconnect_wait (2 s) later the run is given up: the trial
         # is queued again, without counting a restart.

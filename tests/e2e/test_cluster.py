@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -70,10 +71,13 @@ def test_a_trial_resumes_from_its_checkpoint_after_its_agent_is_killed(cluster_f
     (_, group), = c.trial_groups(agent_id).items()
     assert group_alive(group)
     os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
     # The trial never outlives its agent: its supervisor notices the agent
     # is gone (200 ms checks) and kills the whole process group.
     wait_for("the orphaned trial process group to die",
              lambda: not group_alive(group), timeout=5)
+    print("orphaned trial group gone %.2f s after the agent's SIGKILL"
+          % (time.monotonic() - killed))
     e = ended(c, exp_id, timeout=180)
     assert e["state"] == "STATE_COMPLETED"
     trial = c.trials(exp_id)[0]
