@@ -5,6 +5,7 @@
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
+#include <caf/actor_cast.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
@@ -228,6 +229,13 @@ master_actor::behavior_type master_behavior(self_ptr self,
               [](const decision&) {});
     },
     [self, now](disconn_atom, const std::string& id, const std::string& why) {
+      // A late report from an agent's previous connection must not take
+      // down the connection it has made since.
+      auto current = self->state.agents.find(id);
+      if (current != self->state.agents.end() && self->current_sender()
+          && self->current_sender()
+               != caf::actor_cast<caf::strong_actor_ptr>(current->second))
+        return;
       self->state.agents.erase(id);
       persist(self, self->state.core->agent_disconnected(id, why, now()),
               [](const decision&) {});

@@ -76,6 +76,18 @@ decision master_core::agent_connected(
                              + "'");
     return d;
   }
+  if (auto known = state::find_agent(st_, id);
+      known != nullptr && known->status == state::agent_status::connected) {
+    // A new connection replaces one whose end the master has not seen yet
+    // (e.g. the agent noticed a silence first).
+    det::agent_disconnected gone;
+    gone.agent_id = id;
+    gone.reason = "replaced by a new connection";
+    gone.reconnect_deadline_us = now_us + cfg_.agent_reconnect_wait_us;
+    gone.at_us = now_us;
+    if (!emit(d, gone))
+      return d;
+  }
   det::agent_connected ev;
   ev.agent_id = id;
   ev.pool = pool;

@@ -6,6 +6,7 @@
 #include "agent/trial_process.hpp"
 #include "agent/ws_client.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -148,10 +149,32 @@ void agent::run() {
       for (auto& [id, a] : allocs_)
         h.running.push_back(id);
       client->send(hello_frame(h));
+      using clock = policy::heartbeat_monitor::clock;
+      master_alive_ = policy::heartbeat_monitor{
+        heartbeat_interval_, static_cast<int>(s_.cfg.missed_heartbeats),
+        clock::now()};
+      auto last_beat = clock::now();
       auto done = [&] { return stopping_ || closed_gen_ >= gen; };
       while (!done()) {
-        if (!cv_.wait_for(lock, heartbeat_interval_, done) && welcomed_)
-          client->send(heartbeat_frame());
+        // Any notify ends the wait (no predicate): the welcome may have
+        // shortened the interval, so the deadline is computed afresh.
+        cv_.wait_until(lock, std::min(last_beat + heartbeat_interval_,
+                                      master_alive_.deadline()));
+        if (done())
+          break;
+        auto now = clock::now();
+        if (master_alive_.expired(now)) {
+          log(log_level::warn,
+              "no frame from the master for "
+                + std::to_string(master_alive_.missed_count(now))
+                + " heartbeat intervals; dropping the connection");
+          break;
+        }
+        if (now >= last_beat + heartbeat_interval_) {
+          if (welcomed_)
+            client->send(heartbeat_frame());
+          last_beat = now;
+        }
         if (welcomed_)
           backoff.reset();
         if (!graveyard_.empty()) {
@@ -191,6 +214,7 @@ void agent::on_text(uint64_t gen, const std::string& text) {
     std::lock_guard<std::mutex> guard{mu_};
     if (gen != generation_ || closed_gen_ >= gen)
       return;
+    master_alive_.seen(policy::heartbeat_monitor::clock::now());
   }
   auto f = parse_master_frame(text);
   if (!f) {
@@ -207,8 +231,11 @@ void agent::handle(const master_frame& f) {
   if (f.type == "welcome") {
     std::lock_guard<std::mutex> guard{mu_};
     welcomed_ = true;
-    if (f.heartbeat_interval_s > 0)
+    if (f.heartbeat_interval_ms > 0)
+      heartbeat_interval_ = std::chrono::milliseconds{f.heartbeat_interval_ms};
+    else if (f.heartbeat_interval_s > 0)
       heartbeat_interval_ = std::chrono::seconds{f.heartbeat_interval_s};
+    master_alive_.set_interval(heartbeat_interval_);
     log(log_level::info, "welcomed by the master");
     std::deque<pending_frame> held;
     held.swap(pending_);
@@ -287,6 +314,12 @@ void agent::prepare_and_spawn(start_request s) {
   spec.command = s.entrypoint;
   spec.work_dir = dir;
   spec.env = trial_environment(s, master_url, s_.checkpoint_dir);
+  // The trial's REST calls trust the master's certificate as we do
+  // (upstream's variable: a CA file path, or "noverify").
+  if (s_.cfg.tls.skip_verify)
+    spec.env.emplace("DET_MASTER_CERT_FILE", "noverify");
+  else if (!s_.cfg.tls.master_cert.empty())
+    spec.env.emplace("DET_MASTER_CERT_FILE", s_.cfg.tls.master_cert);
   process_options popts;
   popts.kill_grace = s_.kill_grace;
   auto id = s.allocation_id;

@@ -7,6 +7,10 @@
 // the master has not been sent yet, then the frames held back meanwhile
 // (running, exited, a bounded amount of log) follow the welcome.
 //
+// Heartbeats go out every interval the master's welcome names; when no
+// frame at all has come from the master for cfg.missed_heartbeats such
+// intervals, the agent drops the connection and dials again.
+//
 // Threads: run() is the connect/heartbeat loop and blocks until stop();
 // the connection's I/O thread handles master frames; each `start` gets a
 // worker thread (download, unpack, spawn); each trial_process has its own.
@@ -14,6 +18,7 @@
 // the agent kills every trial (SIGKILL to its group).
 
 #include "agent/options.hpp"
+#include "policy/heartbeat_monitor.hpp"
 
 #include <condition_variable>
 #include <cstdint>
@@ -83,7 +88,10 @@ private:
   uint64_t generation_ = 0;   ///< of the current connection
   uint64_t closed_gen_ = 0;   ///< newest connection that has closed
   bool welcomed_ = false;
-  std::chrono::seconds heartbeat_interval_{10};
+  std::chrono::milliseconds heartbeat_interval_{std::chrono::seconds{10}};
+  /// Frames from the master on the current connection; expired = the
+  /// master went silent, the agent dials again.
+  policy::heartbeat_monitor master_alive_{std::chrono::seconds{10}, 3, {}};
   std::shared_ptr<ws_client> client_;
   std::map<std::string, allocation> allocs_;
   std::deque<pending_frame> pending_;

@@ -119,6 +119,9 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
     if (auto i = j.find("heartbeat_interval_s"); i != j.end()
                                                   && i->is_number())
       f.heartbeat_interval_s = static_cast<int64_t>(i->get<double>());
+    if (auto i = j.find("heartbeat_interval_ms"); i != j.end()
+                                                   && i->is_number())
+      f.heartbeat_interval_ms = static_cast<int64_t>(i->get<double>());
   } else if (f.type == "start") {
     auto s = parse_start(j);
     if (!s)

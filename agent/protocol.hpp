@@ -60,6 +60,7 @@ struct master_frame {
   std::string type;
   std::string agent_id;            ///< welcome
   int64_t heartbeat_interval_s = 0; ///< welcome; 0 = not sent
+  int64_t heartbeat_interval_ms = 0; ///< welcome; 0 = not sent (use _s)
   std::string allocation_id;       ///< preempt, kill
   std::string reason;              ///< preempt
   std::string message;             ///< error

@@ -1,5 +1,7 @@
 #include "agent/trial_process.hpp"
 
+#include "agent/trial_supervisor.hpp"
+
 #include "messages/errc.hpp"
 
 #include <cerrno>
@@ -56,6 +58,7 @@ trial_process::start(const process_spec& spec, process_callbacks cb,
   std::string dash_c = "-c";
   auto command = spec.command;
   char* argv[] = {sh.data(), dash_c.data(), command.data(), nullptr};
+  const auto agent_pid = getpid();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     return make_error(errc::remote_error,
@@ -82,8 +85,7 @@ trial_process::start(const process_spec& spec, process_callbacks cb,
     signal(SIGPIPE, SIG_DFL);
     if (!spec.work_dir.empty() && chdir(spec.work_dir.c_str()) != 0)
       _exit(127);
-    execve(argv[0], argv, envp.data());
-    _exit(127);
+    supervise_trial(agent_pid, argv, envp.data()); // never returns
   }
   // Also here, so a kill() right after start() finds the group.
   setpgid(pid, pid);

@@ -1,7 +1,8 @@
 #pragma once
 
 // One trial process: `/bin/sh -c COMMAND` in its own process group
-// (setpgid), in a working directory, with extra environment variables
+// (setpgid), under a trial_supervisor that kills the group if det-agent
+// dies, in a working directory, with extra environment variables
 // on top of the agent's. Stdout and stderr share one pipe; output is split
 // into lines and handed to on_lines in batches (at most `batch_lines`
 // lines, at least every `flush_interval` while output is waiting). When

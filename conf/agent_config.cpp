@@ -76,6 +76,7 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
     r.fail("work_dir", "must not be empty");
   cfg.reconnect_attempts = r.integer("reconnect_attempts", 5, 0);
   cfg.reconnect_backoff = r.dur("reconnect_backoff", 5s, "5s", true);
+  cfg.missed_heartbeats = r.integer("missed_heartbeats", 3, 1, 1000);
   {
     auto hooks = r.child("hooks");
     cfg.on_connection_lost = hooks.str_list("on_connection_lost");

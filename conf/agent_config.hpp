@@ -49,6 +49,10 @@ struct agent_config {
   std::string work_dir = "/tmp/det-agent";
   int64_t reconnect_attempts = 5;
   std::chrono::milliseconds reconnect_backoff{std::chrono::seconds{5}};
+  /// The agent drops its connection and dials again after this many of
+  /// the master's heartbeat intervals (given in its welcome) without a
+  /// frame from the master.
+  int64_t missed_heartbeats = 3;
   agent_tls_config tls;
   /// Command run when the master stays unreachable (e.g. shutdown now).
   std::vector<std::string> on_connection_lost;

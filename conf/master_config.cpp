@@ -207,6 +207,9 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   cfg.cluster_name = r.str("cluster_name", "");
   cfg.agent_token = r.str("agent_token", "");
   cfg.agent_reconnect_wait = r.dur("agent_reconnect_wait", 25s, "25s", true);
+  cfg.agent_heartbeat_interval =
+      r.dur("agent_heartbeat_interval", 10s, "10s", true);
+  cfg.agent_missed_heartbeats = r.integer("agent_missed_heartbeats", 3, 1, 1000);
   {
     if (!r.has("checkpoint_storage") && r.fill_defaults())
       root["checkpoint_storage"] = default_checkpoint_storage();

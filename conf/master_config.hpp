@@ -82,6 +82,11 @@ struct master_config {
   std::string agent_token;           ///< secret; "" = agents need none
   std::string initial_user_password; ///< secret
   std::chrono::milliseconds agent_reconnect_wait{std::chrono::seconds{25}};
+  /// Both ends of an agent socket send a heartbeat this often; the master
+  /// declares an agent disconnected after agent_missed_heartbeats intervals
+  /// without a frame from it.
+  std::chrono::milliseconds agent_heartbeat_interval{std::chrono::seconds{10}};
+  int64_t agent_missed_heartbeats = 3;
   checkpoint_storage_config checkpoint_storage;
   log_config log;
   scheduler_config scheduler;

@@ -3,11 +3,13 @@
 #include "actors/agent_actor.hpp"
 #include "api/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "policy/heartbeat_monitor.hpp"
 #include "state/queries.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <mutex>
 
@@ -25,12 +27,38 @@ std::string frame(const char* type, json fields = json::object()) {
   return fields.dump();
 }
 
+/// One socket's conversation. Callbacks of one session run one at a time,
+/// but the hello check answers on a CAF thread: hence the lock.
+struct session {
+  std::mutex mu;
+  std::string agent_id;
+  agent_actor agent;
+  caf::actor conn;
+  bool hello_seen = false;
+  bool closed = false;
+  bool disconnected = false; ///< disconn sent to `agent`
+  policy::heartbeat_monitor alive;
+
+  session(std::chrono::milliseconds interval, int missed)
+    : alive(interval, missed, policy::heartbeat_monitor::clock::now()) {
+  }
+
+  /// Tells the agent actor once that its agent is gone. Requires mu.
+  void disconnect_locked(const std::string& why) {
+    if (!agent || disconnected)
+      return;
+    disconnected = true;
+    std::cerr << "det-master: agent " << agent_id << " disconnected (" << why
+              << ")\n";
+    caf::anon_send(agent, disconn_atom::value, why);
+  }
+};
+
 /// The agent actor's `connection`: orders -> frames, in the order given
 /// (await keeps a start's entrypoint lookup from being overtaken).
 caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
-                         api::ws_session ws) {
-  self->delayed_send(self, std::chrono::seconds{ctx->heartbeat_interval_s},
-                     hb_atom::value);
+                         api::ws_session ws, std::shared_ptr<session> sess) {
+  self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
   return {
     [self, ctx, ws](start_atom, start_order& o) {
       auto exp = o.experiment_id;
@@ -55,26 +83,31 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
     [ws](kill_atom, std::string& alloc) {
       (void) ws.send(frame("kill", {{"allocation_id", alloc}}));
     },
-    [self, ctx, ws](hb_atom) {
+    [self, ctx, ws, s = std::move(sess)](hb_atom) {
       if (!ws.is_open())
         return;
-      (void) ws.send(frame("heartbeat"));
-      self->delayed_send(self, std::chrono::seconds{ctx->heartbeat_interval_s},
-                         hb_atom::value);
+      {
+        std::lock_guard<std::mutex> guard{s->mu};
+        auto now = policy::heartbeat_monitor::clock::now();
+        if (s->alive.expired(now)) {
+          auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(
+            s->alive.interval() * s->alive.missed_count(now));
+          s->disconnect_locked("missed " + std::to_string(ctx->missed_heartbeats)
+                               + " heartbeats, silent for at least "
+                               + std::to_string(silent.count()) + " ms");
+        }
+        if (!s->disconnected) {
+          (void) ws.send(frame("heartbeat"));
+          self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
+          return;
+        }
+      }
+      // Outside the lock: closing may run on_close, which takes it.
+      ws.close(1001, "missed heartbeats");
+      self->quit();
     },
   };
 }
-
-/// One socket's conversation. Callbacks of one session run one at a time,
-/// but the hello check answers on a CAF thread: hence the lock.
-struct session {
-  std::mutex mu;
-  std::string agent_id;
-  agent_actor agent;
-  caf::actor conn;
-  bool hello_seen = false;
-  bool closed = false;
-};
 
 void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
               api::ws_session ws, agent_hello hello) {
@@ -103,16 +136,21 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
           std::lock_guard<std::mutex> guard{s->mu};
           if (s->closed)
             return;
-          s->conn = ctx->sys->spawn(connection, ctx, ws);
+          s->conn = ctx->sys->spawn(connection, ctx, ws, s);
           auto id = hello.agent_id;
+          auto interval_s = std::max<int64_t>(
+            1, std::chrono::duration_cast<std::chrono::seconds>(
+                 ctx->heartbeat_interval + std::chrono::milliseconds{999})
+                 .count());
           std::cerr << "det-master: agent " << id << " connected (pool "
                     << hello.pool << ", " << hello.slots << " slots)\n";
           s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
                                        std::move(hello), s->conn);
           (void) ws.send(
             frame("welcome", {{"agent_id", id},
-                              {"heartbeat_interval_s",
-                               ctx->heartbeat_interval_s}}));
+                              {"heartbeat_interval_s", interval_s},
+                              {"heartbeat_interval_ms",
+                               ctx->heartbeat_interval.count()}}));
         },
         [ws](caf::error& err) {
           (void) ws.send(frame("error", {{"message", render(err)}}));
@@ -124,6 +162,10 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
 void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
               api::ws_session ws, const std::string& text) {
   auto f = json::parse(text, nullptr, false);
+  {
+    std::lock_guard<std::mutex> guard{s->mu};
+    s->alive.seen(policy::heartbeat_monitor::clock::now());
+  }
   if (!f.is_object())
     return (void) ws.send(frame("error", {{"message", "not a JSON object"}}));
   auto type = f.value("type", std::string{});
@@ -198,17 +240,13 @@ caf::expected<agent_hello> parse_hello(const json& f) {
 
 api::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
   return [ctx](api::ws_session ws) {
-    auto s = std::make_shared<session>();
+    auto s = std::make_shared<session>(ctx->heartbeat_interval,
+                                       ctx->missed_heartbeats);
     ws.on_message([ctx, s, ws](std::string text) { on_frame(ctx, s, ws, text); });
     ws.on_close([s](api::ws_close_info info) {
       std::lock_guard<std::mutex> guard{s->mu};
       s->closed = true;
-      if (s->agent) {
-        std::cerr << "det-master: agent " << s->agent_id
-                  << " disconnected (" << info.code << ")\n";
-        caf::anon_send(s->agent, disconn_atom::value,
-                       "socket closed (" + std::to_string(info.code) + ")");
-      }
+      s->disconnect_locked("socket closed (" + std::to_string(info.code) + ")");
       if (s->conn)
         caf::anon_send_exit(s->conn, caf::exit_reason::user_shutdown);
     });

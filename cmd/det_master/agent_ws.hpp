@@ -5,7 +5,8 @@
 // agent_actor whose connection is a small actor that turns the master's
 // start/preempt/kill orders into frames on the socket, in order; `running`
 // and `exited` frames go to the agent actor, `log` frames to trial_logs;
-// the socket closing becomes disconn. The upgrade itself is refused with
+// the socket closing, or the agent missing `missed_heartbeats` heartbeat
+// intervals (policy/heartbeat_monitor), becomes disconn. The upgrade itself is refused with
 // 401 unless it carries master.yaml's agent_token (when one is set).
 
 #include "actors/master_actor.hpp"
@@ -16,6 +17,7 @@
 
 #include <caf/actor_system.hpp>
 
+#include <chrono>
 #include <memory>
 
 namespace det::master {
@@ -27,7 +29,11 @@ struct agent_ws_context {
   std::shared_ptr<const session_tokens> tokens;
   start_context start;
   std::string agent_token; ///< "" = no token required
-  int heartbeat_interval_s = 10;
+  /// Both ends send a heartbeat this often; an agent silent for
+  /// missed_heartbeats intervals is disconnected (its socket closed, its
+  /// trials kept for agent_reconnect_wait).
+  std::chrono::milliseconds heartbeat_interval{std::chrono::seconds{10}};
+  int missed_heartbeats = 3;
 };
 
 /// The accept handler for http_server::add_websocket.

@@ -25,6 +25,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/send.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -179,6 +180,8 @@ int main(int argc, char** argv) {
   ws_ctx->tokens = tokens;
   ws_ctx->start = {local_url, master::checkpoint_dir(*cfg)};
   ws_ctx->agent_token = cfg->agent_token;
+  ws_ctx->heartbeat_interval = cfg->agent_heartbeat_interval;
+  ws_ctx->missed_heartbeats = static_cast<int>(cfg->agent_missed_heartbeats);
 
   api::router routes;
   master::add_master_routes(routes, ctx);
@@ -186,6 +189,10 @@ int main(int argc, char** argv) {
   sc.address = a.listen;
   sc.port = cfg->port;
   sc.threads = 2;
+  // Missed heartbeats, not the socket's idle timer, end a silent agent.
+  sc.ws_idle_timeout = std::max<std::chrono::milliseconds>(
+    sc.ws_idle_timeout,
+    2 * cfg->agent_heartbeat_interval * cfg->agent_missed_heartbeats);
   if (cfg->tls.enabled())
     sc.tls = api::tls_config{cfg->tls.cert, cfg->tls.key};
   api::http_server server{sc, std::move(routes)};

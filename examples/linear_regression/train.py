@@ -22,6 +22,7 @@ What it shows:
 import json
 import os
 import random
+import ssl
 import sys
 import time
 import urllib.error
@@ -117,6 +118,16 @@ class TrialContext:
         self.checkpoint_dir = env.get("DET_CHECKPOINT_DIR") or os.path.join(
             os.getcwd(), "checkpoints")
         self.session_token = env.get("DET_SESSION_TOKEN", "")
+        # With TLS: the CA file that signs the master's certificate (set by
+        # det-agent from its own setting), or "noverify".
+        self.master_cert_file = env.get("DET_MASTER_CERT_FILE", "")
+
+    def ssl_context(self):
+        if not self.master.startswith("https:"):
+            return None
+        if self.master_cert_file == "noverify":
+            return ssl._create_unverified_context()
+        return ssl.create_default_context(cafile=self.master_cert_file or None)
 
     @property
     def task_id(self):
@@ -130,6 +141,7 @@ class MasterClient:
 
     def __init__(self, ctx):
         self.ctx = ctx
+        self.ssl = ctx.ssl_context()
 
     def _call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
@@ -145,7 +157,8 @@ class MasterClient:
         delay, waited = 0.25, 0.0
         while True:
             try:
-                with urllib.request.urlopen(req, timeout=30) as resp:
+                with urllib.request.urlopen(req, timeout=30,
+                                            context=self.ssl) as resp:
                     text = resp.read()
                 return json.loads(text) if text.strip() else {}
             except urllib.error.HTTPError as e:

@@ -256,6 +256,45 @@ TEST(master_core, an_agent_that_comes_back_without_its_trial_gets_it_rescheduled
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
+TEST(master_core, a_second_connection_of_a_connected_agent_replaces_the_first) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  // The agent dialled again before the master saw its old socket end.
+  auto again = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "",
+                                            {{"1.1"}}, h.now + sec));
+  EXPECT_FALSE(again.refusal) << render(again.refusal);
+  EXPECT_EQ(state::find_agent(h.core.state(), "a1")->status,
+            state::agent_status::connected);
+  EXPECT_EQ(h.trial(1).status, state::trial_status::running);
+  EXPECT_TRUE(effects_of<start_order>(again).empty());
+  EXPECT_TRUE(effects_of<kill_order>(again).empty());
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the_stale_run) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.agent_disconnected("a1", "missed 3 heartbeats", h.now));
+  // Past agent_reconnect_wait (30 s): the run is lost, the trial waits.
+  h.run(h.core.tick(h.now + 31 * sec));
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  EXPECT_FALSE(h.trial(1).allocation.has_value());
+  auto back = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "",
+                                           {{"1.1"}}, h.now + 40 * sec));
+  auto kills = effects_of<kill_order>(back);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].allocation_id, "1.1");
+  // The trial runs again, as a new allocation, on the agent that is back.
+  auto starts = effects_of<start_order>(back);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_NE(starts[0].allocation_id, "1.1");
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
 TEST(master_core, an_experiment_for_an_unknown_pool_is_refused_and_writes_nothing) {
   harness h;
   auto cfg = experiment();

@@ -200,3 +200,36 @@ TEST(agent_token, agent_sends_its_token_and_a_wrong_one_is_refused) {
   EXPECT_GE(master.refused(), 1);
   EXPECT_EQ(master.connections(), 1);
 }
+
+TEST_F(agent_with_fake_master, agent_beats_at_the_interval_the_welcome_names) {
+  start_agent();
+  ASSERT_TRUE(master.next("hello"));
+  master.send({{"v", 1},
+               {"type", "welcome"},
+               {"agent_id", "agent-1"},
+               {"heartbeat_interval_s", 1},
+               {"heartbeat_interval_ms", 100}});
+  // Ten beats well before the 10 s the agent starts with; answering each
+  // keeps the connection alive (3 missed intervals would drop it).
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(master.next("heartbeat", 5s)) << "beat " << i;
+    master.send({{"v", 1}, {"type", "heartbeat"}});
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(master.connections(), 1);
+}
+
+TEST_F(agent_with_fake_master, a_silent_master_is_dropped_and_dialled_again) {
+  start_agent();
+  ASSERT_TRUE(master.next("hello"));
+  // 100 ms interval, 3 misses (agent.yaml default): the fake master never
+  // sends anything after the welcome, so the agent must give up on the
+  // connection after ~300 ms and say hello again on a new one.
+  master.send({{"v", 1},
+               {"type", "welcome"},
+               {"agent_id", "agent-1"},
+               {"heartbeat_interval_ms", 100}});
+  ASSERT_TRUE(master.next("hello", 10s));
+  EXPECT_GE(master.connections(), 2);
+}

@@ -82,3 +82,15 @@ TEST(agent_protocol, base64_decodes_standard_and_unpadded_text) {
   EXPECT_EQ(base64_decode("aGVs\nbG8="), "hello");
   EXPECT_FALSE(base64_decode("a*b"));
 }
+
+TEST(agent_protocol, welcome_carries_the_heartbeat_interval_in_both_units) {
+  auto f = parse_master_frame(
+    R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":1,"heartbeat_interval_ms":250})");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->heartbeat_interval_s, 1);
+  EXPECT_EQ(f->heartbeat_interval_ms, 250);
+  auto old = parse_master_frame(
+    R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":7})");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->heartbeat_interval_ms, 0);
+}

@@ -36,6 +36,7 @@ TEST(agent_config, empty_file_gives_working_defaults) {
   EXPECT_EQ(cfg->slots, 0);
   EXPECT_EQ(cfg->slot_type, "auto");
   EXPECT_EQ(cfg->reconnect_attempts, 5);
+  EXPECT_EQ(cfg->missed_heartbeats, 3);
   EXPECT_EQ(cfg->reconnect_backoff, 5s);
   EXPECT_FALSE(cfg->tls.enabled);
 }
@@ -130,6 +131,8 @@ const error_case agent_error_cases[] = {
     {"port_range", "master_port: 0\n",
      "master_port: must be between 1 and 65535"},
     {"slot_type", "slot_type: tpu\n", "slot_type: expected one of"},
+    {"missed_heartbeats", "missed_heartbeats: 0\n",
+     "missed_heartbeats: must be between 1 and 1000, got 0"},
     {"backoff", "reconnect_backoff: 0s\n",
      "reconnect_backoff: must be a positive duration"},
     {"typo", "resource_pol: x\n",

@@ -69,6 +69,14 @@ TEST(master_config,
   EXPECT_FALSE(prov.contains("provider"));
 }
 
+TEST(master_config, heartbeats_are_configurable) {
+  auto cfg = parse_master_config(
+    "agent_heartbeat_interval: 500ms\nagent_missed_heartbeats: 4\n");
+  ASSERT_TRUE(cfg) << det::render(cfg.error());
+  EXPECT_EQ(cfg->agent_heartbeat_interval, 500ms);
+  EXPECT_EQ(cfg->agent_missed_heartbeats, 4);
+}
+
 TEST(master_config, empty_file_gives_working_defaults) {
   auto cfg = parse_master_config("");
   ASSERT_TRUE(cfg) << det::render(cfg.error());
@@ -77,6 +85,8 @@ TEST(master_config, empty_file_gives_working_defaults) {
   EXPECT_EQ(cfg->db.port, 5432);
   EXPECT_EQ(cfg->db.name, "determined");
   EXPECT_EQ(cfg->agent_reconnect_wait, 25s);
+  EXPECT_EQ(cfg->agent_heartbeat_interval, 10s);
+  EXPECT_EQ(cfg->agent_missed_heartbeats, 3);
   EXPECT_EQ(cfg->checkpoint_storage.type, "shared_fs");
   EXPECT_EQ(cfg->checkpoint_storage.host_path, "/tmp");
   EXPECT_EQ(cfg->scheduler.type, "priority");
@@ -189,6 +199,10 @@ const error_case master_errors[] = {
     {"bad_duration", "agent_reconnect_wait: soon\n",
      "agent_reconnect_wait: expected a duration such as \"5m\", \"30s\" or "
      "\"1h\", got \"soon\""},
+    {"zero_heartbeat_interval", "agent_heartbeat_interval: 0s\n",
+     "agent_heartbeat_interval: must be a positive duration"},
+    {"no_missed_heartbeats", "agent_missed_heartbeats: 0\n",
+     "agent_missed_heartbeats: must be between 1 and 1000, got 0"},
     {"shared_fs_relative_host_path",
      "checkpoint_storage: {type: shared_fs, host_path: tmp}\n",
      "checkpoint_storage.host_path: must be an absolute path"},

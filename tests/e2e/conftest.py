@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -59,10 +60,20 @@ def pg_server():
 
 class Cluster:
     def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
-                 max_instances=2):
+                 max_instances=2, extra_config="", tls=None, agent_token="",
+                 agent_args=()):
+        """tls: (cert, key, ca) PEM paths: the master serves https/wss and
+        local agents trust `ca`. extra_config: more top-level master.yaml."""
         self.tmp = tmp
         self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
+        self.tls = tls
+        self.ssl = ssl.create_default_context(cafile=tls[2]) if tls else None
+        self.url = "%s://127.0.0.1:%d" % ("https" if tls else "http", self.port)
+        if tls:
+            extra_config += "\nsecurity:\n  tls:\n    cert: %s\n    key: %s\n" % tls[:2]
+            agent_args = ["--ca-cert", tls[2]] + list(agent_args)
+        if agent_token:
+            extra_config += "\nagent_token: %s\n" % agent_token
         self.db = pg_url.rsplit("/", 1)[0] + "/" + name
         subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
         subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
@@ -89,8 +100,10 @@ resource_pools:
       max_instances: %d
       max_idle_agent_period: %s
       max_agent_starting_period: 60s
+      agent_args: %s
+%s
 """ % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
-       self.work_dir, max_instances, idle))
+       self.work_dir, max_instances, idle, json.dumps(list(agent_args)), extra_config))
         self.proc = None
         self.log_path = os.path.join(tmp, "master.log")
         self.start()
@@ -117,19 +130,19 @@ resource_pools:
             return f.read()
 
     def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+        with urllib.request.urlopen(self.url + path, timeout=10, context=self.ssl) as r:
             body = r.read().decode()
         return json.loads(body) if body.lstrip().startswith(("{", "[")) else body
 
     def get_text(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+        with urllib.request.urlopen(self.url + path, timeout=10, context=self.ssl) as r:
             return r.read().decode()
 
     def post(self, path, body=None):
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.url + path, data=data, method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=10) as r:
+            with urllib.request.urlopen(req, timeout=10, context=self.ssl) as r:
                 return r.status, json.loads(r.read() or b"{}")
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"{}")
@@ -159,6 +172,20 @@ resource_pools:
                     pids[name] = pid
         return pids
 
+    def agent_log(self, agent_id):
+        path = os.path.join(self.work_dir, agent_id, "agent.log")
+        return open(path).read() if os.path.exists(path) else ""
+
+    def trial_groups(self, agent_id):
+        """allocation id -> process group of the trials `agent_id` started
+        (from its log: "allocation A running as process group N")."""
+        groups = {}
+        for line in self.agent_log(agent_id).splitlines():
+            if " running as process group " in line:
+                head, pgid = line.rsplit(" running as process group ", 1)
+                groups[head.rsplit("allocation ", 1)[1]] = int(pgid)
+        return groups
+
     def kill_master(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
@@ -175,6 +202,21 @@ resource_pools:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def group_alive(pgid):
+    """Some process of group `pgid` runs (zombies do not count)."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 def alive(pid):

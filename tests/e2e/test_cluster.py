@@ -4,10 +4,11 @@ import json
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
-from conftest import BIN, ROOT, experiment_yaml, wait_for
+from conftest import BIN, ROOT, experiment_yaml, group_alive, wait_for
 
 
 def ended(c, exp_id, timeout=120):
@@ -66,7 +67,17 @@ def test_a_trial_resumes_from_its_checkpoint_after_its_agent_is_killed(cluster_f
                               None), timeout=90)
     pids = c.agent_pids()
     assert len(pids) == 1
-    os.kill(list(pids.values())[0], signal.SIGKILL)
+    (agent_id, pid), = pids.items()
+    (_, group), = c.trial_groups(agent_id).items()
+    assert group_alive(group)
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    # The trial never outlives its agent: its supervisor notices the agent
+    # is gone (200 ms checks) and kills the whole process group.
+    wait_for("the orphaned trial process group to die",
+             lambda: not group_alive(group), timeout=5)
+    print("orphaned trial group gone %.2f s after the agent's SIGKILL"
+          % (time.monotonic() - killed))
     e = ended(c, exp_id, timeout=180)
     assert e["state"] == "STATE_COMPLETED"
     trial = c.trials(exp_id)[0]
