@@ -6,7 +6,7 @@
 
 #include <deque>
 
-namespace det::inspect {
+namespace det::inspection {
 
 using nlohmann::json;
 
@@ -105,4 +105,4 @@ caf::expected<state::cluster_state> state_at(event_store& log, int64_t at,
   return recover(log, true, nullptr, at);
 }
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-namespace det::inspect {
+namespace det::inspection {
 
 struct event_filter {
   /// First position to show; unset: the last `limit` matching events.
@@ -48,4 +48,4 @@ caf::expected<nlohmann::json> query_events(event_store& log,
 caf::expected<state::cluster_state>
 state_at(event_store& log, int64_t at, int64_t max_events = 5'000'000);
 
-} // namespace det::inspect
+} // namespace det::inspection

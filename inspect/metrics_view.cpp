@@ -4,7 +4,7 @@
 
 #include <map>
 
-namespace det::inspect {
+namespace det::inspection {
 
 using metrics::family;
 using metrics::metric_type;
@@ -99,4 +99,4 @@ std::vector<family> state_families(const state::cluster_state& s) {
           position};
 }
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -11,8 +11,8 @@
 
 #include <vector>
 
-namespace det::inspect {
+namespace det::inspection {
 
 std::vector<metrics::family> state_families(const state::cluster_state& s);
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace det::inspect {
+namespace det::inspection {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::string truncate(const std::string& s, size_t width) {
   return out + "...";
 }
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace det::inspect {
+namespace det::inspection {
 
 /// The text of one JSON cell: strings as is, integers plainly, other
 /// numbers with up to 6 significant digits, booleans "yes"/"no", null "-",
@@ -32,4 +32,4 @@ std::string format_rows(const nlohmann::json& rows,
 /// Cuts `s` to at most `width` characters, ending in "..." when cut.
 std::string truncate(const std::string& s, size_t width);
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -4,7 +4,7 @@
 
 #include <ctime>
 
-namespace det::inspect {
+namespace det::inspection {
 
 using nlohmann::json;
 
@@ -321,4 +321,4 @@ json summary(const state::cluster_state& s) {
            })}};
 }
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace det::inspect {
+namespace det::inspection {
 
 enum class view_kind { pools, agents, instances, experiments, trials,
                        checkpoints };
@@ -50,4 +50,4 @@ nlohmann::json time_json(int64_t at_us);
 /// count by status ({"trials": {"total": 3, "RUNNING": 2, ...}}).
 nlohmann::json summary(const state::cluster_state& s);
 
-} // namespace det::inspect
+} // namespace det::inspection

@@ -1,6 +1,7 @@
 #include "metrics/registry.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 namespace det::metrics {

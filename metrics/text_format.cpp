@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace det::metrics {
 
@@ -54,8 +55,14 @@ std::string format_value(double v) {
     return v > 0 ? "+Inf" : "-Inf";
   if (v == std::floor(v) && std::fabs(v) < 1e15)
     return std::to_string(static_cast<long long>(v));
+  // The shortest form that reads back as the same double ("0.1", not
+  // "0.10000000000000001").
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
   return buf;
 }
 

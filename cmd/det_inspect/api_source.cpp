@@ -4,6 +4,7 @@
 
 #include <openssl/sha.h>
 
+#include <cctype>
 #include <cstdio>
 
 namespace det::inspect_cli {
@@ -70,11 +71,11 @@ public:
     return {};
   }
 
-  caf::expected<json> view(inspect::view_kind k) override {
-    return call("GET", std::string{"/api/v1/inspect/"} + inspect::to_string(k));
+  caf::expected<json> view(inspection::view_kind k) override {
+    return call("GET", std::string{"/api/v1/inspect/"} + inspection::to_string(k));
   }
 
-  caf::expected<json> events(const inspect::event_filter& f) override {
+  caf::expected<json> events(const inspection::event_filter& f) override {
     std::string q = "?limit=" + std::to_string(f.limit);
     if (f.from)
       q += "&from=" + std::to_string(*f.from);

@@ -14,26 +14,26 @@ public:
     : log_(std::move(log)) {
   }
 
-  caf::expected<nlohmann::json> view(inspect::view_kind k) override {
+  caf::expected<nlohmann::json> view(inspection::view_kind k) override {
     if (!current_) {
       auto st = recover(*log_, true);
       if (!st)
         return std::move(st.error());
       current_ = std::move(*st);
     }
-    return inspect::view(*current_, k);
+    return inspection::view(*current_, k);
   }
 
   caf::expected<nlohmann::json>
-  events(const inspect::event_filter& f) override {
-    return inspect::query_events(*log_, f);
+  events(const inspection::event_filter& f) override {
+    return inspection::query_events(*log_, f);
   }
 
   caf::expected<state::cluster_state>
   state(std::optional<int64_t> at) override {
     if (!at)
       return recover(*log_, true);
-    return inspect::state_at(*log_, *at);
+    return inspection::state_at(*log_, *at);
   }
 
 private:

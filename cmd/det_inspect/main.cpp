@@ -69,7 +69,7 @@ struct args {
   bool follow = false;
   std::optional<int64_t> experiment;
   std::optional<int64_t> at;
-  inspect::event_filter filter;
+  inspection::event_filter filter;
   bool limit_given = false;
   int64_t interval_ms = 500;
   std::string master;
@@ -165,7 +165,7 @@ json filter_experiment(json view, const std::string& name,
   return view;
 }
 
-int run_view(inspect_cli::source& src, const args& a, inspect::view_kind k) {
+int run_view(inspect_cli::source& src, const args& a, inspection::view_kind k) {
   if (!a.positional.empty())
     bad_args(a.command + ": unexpected argument '" + a.positional[0] + "'");
   auto v = src.view(k);
@@ -220,18 +220,18 @@ int run_events(inspect_cli::source& src, const args& a) {
 int run_state(inspect_cli::source& src, const args& a) {
   if (a.positional.size() > 1)
     bad_args("state: unexpected argument '" + a.positional[1] + "'");
-  std::optional<inspect::view_kind> k;
+  std::optional<inspection::view_kind> k;
   if (!a.positional.empty()) {
-    k = inspect::view_kind_from(a.positional[0]);
+    k = inspection::view_kind_from(a.positional[0]);
     if (!k)
       bad_args("state: no view '" + a.positional[0]
-               + "'; known: " + inspect::view_kind_names());
+               + "'; known: " + inspection::view_kind_names());
   }
   auto st = src.state(a.at);
   if (!st)
     fail(st.error());
   if (k) {
-    auto v = inspect::view(*st, *k);
+    auto v = inspection::view(*st, *k);
     if (a.json)
       std::cout << v.dump() << "\n";
     else
@@ -239,7 +239,7 @@ int run_state(inspect_cli::source& src, const args& a) {
   } else if (a.json) {
     std::cout << state::to_snapshot(*st).dump() << "\n";
   } else {
-    std::cout << inspect_cli::summary_text(inspect::summary(*st));
+    std::cout << inspect_cli::summary_text(inspection::summary(*st));
   }
   return 0;
 }
@@ -248,7 +248,7 @@ int run_state(inspect_cli::source& src, const args& a) {
 
 int main(int argc, char** argv) {
   auto a = parse(argc, argv);
-  auto view = inspect::view_kind_from(a.command);
+  auto view = inspection::view_kind_from(a.command);
   if (!view && a.command != "events" && a.command != "state")
     bad_args("unknown command '" + a.command + "'");
   auto src = a.db.empty() ? inspect_cli::make_api_source(a.api)

@@ -6,17 +6,17 @@ namespace det::inspect_cli {
 
 using nlohmann::json;
 
-std::string view_text(inspect::view_kind k, const json& view) {
+std::string view_text(inspection::view_kind k, const json& view) {
   std::string out;
   bool first = true;
-  for (const auto& [name, columns] : inspect::view_tables(k)) {
+  for (const auto& [name, columns] : inspection::view_tables(k)) {
     auto rows = view.value(name, json::array());
     if (!first) {
       if (rows.empty())
         continue;
       out += "\n" + name + ":\n";
     }
-    out += inspect::format_rows(rows, columns);
+    out += inspection::format_rows(rows, columns);
     first = false;
   }
   return out;
@@ -28,13 +28,13 @@ std::string events_text(const json& events, bool header,
   for (const auto& e : events) {
     auto payload = e.value("payload", json::object()).dump();
     if (payload_width > 0)
-      payload = inspect::truncate(payload, payload_width);
-    rows.push_back({inspect::cell_text(e.value("position", json{})),
-                    inspect::cell_text(e.value("recorded_at", json{})),
-                    inspect::cell_text(e.value("stream", json{})),
-                    inspect::cell_text(e.value("type", json{})), payload});
+      payload = inspection::truncate(payload, payload_width);
+    rows.push_back({inspection::cell_text(e.value("position", json{})),
+                    inspection::cell_text(e.value("recorded_at", json{})),
+                    inspection::cell_text(e.value("stream", json{})),
+                    inspection::cell_text(e.value("type", json{})), payload});
   }
-  auto text = inspect::format_table(
+  auto text = inspection::format_table(
     {"POSITION", "RECORDED", "STREAM", "TYPE", "PAYLOAD"}, rows,
     {true, false, false, false, false});
   if (header)
@@ -44,9 +44,9 @@ std::string events_text(const json& events, bool header,
 }
 
 std::string summary_text(const json& summary) {
-  std::string out = "position:   " + inspect::cell_text(summary["position"])
+  std::string out = "position:   " + inspection::cell_text(summary["position"])
                     + "\ncluster id: "
-                    + inspect::cell_text(summary.value("cluster_id", json{}))
+                    + inspection::cell_text(summary.value("cluster_id", json{}))
                     + "\n\n";
   std::vector<std::vector<std::string>> rows;
   for (const char* kind :
@@ -56,12 +56,12 @@ std::string summary_text(const json& summary) {
     for (auto it = counts.begin(); it != counts.end(); ++it)
       if (it.key() != "total")
         by += (by.empty() ? "" : " ") + it.key() + "="
-              + inspect::cell_text(it.value());
+              + inspection::cell_text(it.value());
     rows.push_back(
-      {kind, inspect::cell_text(counts.value("total", json(0))), by});
+      {kind, inspection::cell_text(counts.value("total", json(0))), by});
   }
   return out
-         + inspect::format_table({"KIND", "TOTAL", "BY STATUS"}, rows,
+         + inspection::format_table({"KIND", "TOTAL", "BY STATUS"}, rows,
                                  {false, true, false});
 }
 

@@ -13,14 +13,14 @@
 namespace det::inspect_cli {
 
 /// A view's tables; a view with several tables titles each after the first.
-std::string view_text(inspect::view_kind k, const nlohmann::json& view);
+std::string view_text(inspection::view_kind k, const nlohmann::json& view);
 
 /// Event rows: position, time, stream, type and the payload (cut to one
 /// line of at most `payload_width` characters; 0: not cut).
 std::string events_text(const nlohmann::json& events, bool header,
                         size_t payload_width = 100);
 
-/// inspect::summary() as a table of kind, total and counts by status.
+/// inspection::summary() as a table of kind, total and counts by status.
 std::string summary_text(const nlohmann::json& summary);
 
 } // namespace det::inspect_cli

@@ -21,11 +21,11 @@ namespace det::inspect_cli {
 class source {
 public:
   virtual ~source() = default;
-  /// inspect::view() of the current state.
-  virtual caf::expected<nlohmann::json> view(inspect::view_kind k) = 0;
-  /// inspect::query_events().
+  /// inspection::view() of the current state.
+  virtual caf::expected<nlohmann::json> view(inspection::view_kind k) = 0;
+  /// inspection::query_events().
   virtual caf::expected<nlohmann::json>
-  events(const inspect::event_filter& f) = 0;
+  events(const inspection::event_filter& f) = 0;
   /// The state after event `at` (the current state without it), decoded.
   virtual caf::expected<state::cluster_state>
   state(std::optional<int64_t> at) = 0;

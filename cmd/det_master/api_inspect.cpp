@@ -28,7 +28,8 @@ using api::responder;
 /// in order. Destroying it finishes the queued jobs and joins the thread.
 class log_reader {
 public:
-  using job = std::function<void(caf::expected<event_store&>)>;
+  /// Gets the store, or null and why it could not be opened.
+  using job = std::function<void(event_store*, const caf::error&)>;
 
   explicit log_reader(std::string url)
     : url_(std::move(url)), thread_([this] { run(); }) {
@@ -74,12 +75,12 @@ private:
         o.migrate = false;
         auto s = pg_event_store::open(o);
         if (!s) {
-          j(std::move(s.error()));
+          j(nullptr, s.error());
           continue;
         }
         store_ = std::move(*s);
       }
-      j(*store_);
+      j(store_.get(), caf::error{});
     }
   }
 
@@ -130,10 +131,10 @@ bool int_param(const api::http_request& req, const responder& res,
 
 void on_reader(const std::shared_ptr<log_reader>& reader, const responder& res,
                std::function<caf::expected<json>(event_store&)> fn) {
-  auto ok = reader->submit([res, fn = std::move(fn)](
-                             caf::expected<event_store&> log) {
-    if (!log)
-      return res.send(api::error_response(log.error()));
+  auto ok = reader->submit([res, fn = std::move(fn)](event_store* log,
+                                                     const caf::error& err) {
+    if (log == nullptr)
+      return res.send(api::error_response(err));
     auto out = fn(*log);
     if (!out)
       return res.send(api::error_response(out.error()));
@@ -146,7 +147,7 @@ void on_reader(const std::shared_ptr<log_reader>& reader, const responder& res,
 
 void events_route(const std::shared_ptr<log_reader>& reader,
                   const api::http_request& req, const responder& res) {
-  inspect::event_filter f;
+  inspection::event_filter f;
   std::optional<int64_t> limit;
   if (!int_param(req, res, "from", f.from) || !int_param(req, res, "to", f.to)
       || !int_param(req, res, "limit", limit))
@@ -158,7 +159,7 @@ void events_route(const std::shared_ptr<log_reader>& reader,
   if (auto t = req.query.get("type"); t && !t->empty())
     f.type = *t;
   on_reader(reader, res, [f](event_store& log) {
-    return inspect::query_events(log, f);
+    return inspection::query_events(log, f);
   });
 }
 
@@ -172,7 +173,7 @@ void state_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
       return api::http_response::json(200, state::to_snapshot(s).dump());
     });
   on_reader(reader, res, [at = *at](event_store& log) -> caf::expected<json> {
-    auto st = inspect::state_at(log, at);
+    auto st = inspection::state_at(log, at);
     if (!st)
       return std::move(st.error());
     return state::to_snapshot(*st);
@@ -193,19 +194,19 @@ void add_inspect_routes(api::router& r, ctx_ptr ctx) {
           state_route(ctx, reader, req, res);
         });
   r.get("/api/v1/inspect/{kind}", [ctx](api::http_request req, responder res) {
-    auto kind = inspect::view_kind_from(req.param("kind"));
+    auto kind = inspection::view_kind_from(req.param("kind"));
     if (!kind)
       return res.send_error(grpc_code::not_found,
                             "no inspect view '" + req.param("kind")
-                              + "'; known: " + inspect::view_kind_names()
+                              + "'; known: " + inspection::view_kind_names()
                               + ", events, state");
     answer_with(ctx, res, [k = *kind](const state::cluster_state& s) {
-      return api::http_response::json(200, inspect::view(s, k).dump());
+      return api::http_response::json(200, inspection::view(s, k).dump());
     });
   });
   r.get("/metrics", [ctx](api::http_request, responder res) {
     answer_with(ctx, res, [](const state::cluster_state& s) {
-      auto text = metrics::encode(inspect::state_families(s))
+      auto text = metrics::encode(inspection::state_families(s))
                   + metrics::global_registry().text();
       auto out = api::http_response::text(200, std::move(text));
       out.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");

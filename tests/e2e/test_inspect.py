@@ -152,8 +152,8 @@ def test_state_at_an_earlier_position_and_bad_positions(finished):
     then = ij(*m, "state", "--at", str(pos), "experiments")["experiments"]
     assert [(e["id"], e["state"], e["trials"]) for e in then] == [(exp_id, "ACTIVE", 0)]
     snap = ij(*m, "state", "--at", str(pos - 1))
-    assert snap["state"]["position"] == pos - 1
-    assert snap["state"]["experiments"] in ({}, [])
+    assert snap["position"] == pos - 1
+    assert snap["experiments"] == []
     summary = table(inspect(*m, "state", "--at", str(pos)).stdout)
     assert summary[0] == ["position:", str(pos)]
     assert ["experiments", "1", "ACTIVE=1"] in summary

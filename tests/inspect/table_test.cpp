@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-using namespace det::inspect;
+using namespace det::inspection;
 using nlohmann::json;
 
 TEST(table, columns_are_padded_to_the_widest_cell_and_numbers_right_aligned) {
@@ -49,6 +49,6 @@ TEST(table, rows_use_column_keys_and_show_missing_as_dash) {
 }
 
 TEST(table, truncate_cuts_with_an_ellipsis) {
-  EXPECT_EQ(truncate("abcdef", 10), "abcdef");
-  EXPECT_EQ(truncate("abcdefghijkl", 8), "abcde...");
+  EXPECT_EQ(det::inspection::truncate("abcdef", 10), "abcdef");
+  EXPECT_EQ(det::inspection::truncate("abcdefghijkl", 8), "abcde...");
 }

@@ -2,6 +2,7 @@
 
 #include "inspect/metrics_view.hpp"
 #include "inspect/views.hpp"
+#include "messages/errc.hpp"
 #include "metrics/text_format.hpp"
 
 #include <gtest/gtest.h>
@@ -56,38 +57,38 @@ state::cluster_state sample() {
 TEST(views, every_kind_has_a_name_and_tables) {
   for (auto name : {"pools", "agents", "instances", "experiments", "trials",
                     "checkpoints"}) {
-    auto k = inspect::view_kind_from(name);
+    auto k = inspection::view_kind_from(name);
     ASSERT_TRUE(k) << name;
-    EXPECT_STREQ(inspect::to_string(*k), name);
-    EXPECT_FALSE(inspect::view_tables(*k).empty());
+    EXPECT_STREQ(inspection::to_string(*k), name);
+    EXPECT_FALSE(inspection::view_tables(*k).empty());
   }
-  EXPECT_FALSE(inspect::view_kind_from("bogus"));
+  EXPECT_FALSE(inspection::view_kind_from("bogus"));
 }
 
 TEST(views, pools_agents_experiments_and_trials_reflect_the_state) {
   auto s = sample();
-  auto pools = inspect::view(s, inspect::view_kind::pools)["pools"];
+  auto pools = inspection::view(s, inspection::view_kind::pools)["pools"];
   ASSERT_EQ(pools.size(), 1u);
   EXPECT_EQ(pools[0]["name"], "default");
   EXPECT_EQ(pools[0]["slots"], 2);
   EXPECT_EQ(pools[0]["slots_used"], 1);
   EXPECT_EQ(pools[0]["slots_free"], 1);
-  auto agents = inspect::view(s, inspect::view_kind::agents)["agents"];
+  auto agents = inspection::view(s, inspection::view_kind::agents)["agents"];
   ASSERT_EQ(agents.size(), 1u);
   EXPECT_EQ(agents[0]["connected_at"], "2027-01-15T08:00:00Z");
-  auto exps = inspect::view(s, inspect::view_kind::experiments)["experiments"];
+  auto exps = inspection::view(s, inspection::view_kind::experiments)["experiments"];
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0]["name"], "exp one");
   EXPECT_EQ(exps[0]["searcher"], "grid");
   EXPECT_EQ(exps[0]["state"], "ACTIVE");
-  auto trials = inspect::view(s, inspect::view_kind::trials)["trials"];
+  auto trials = inspection::view(s, inspection::view_kind::trials)["trials"];
   ASSERT_EQ(trials.size(), 1u);
   EXPECT_EQ(trials[0]["allocation"], "1.1");
   EXPECT_EQ(trials[0]["agents"], "a1");
 }
 
 TEST(views, metrics_gauges_count_slots_and_list_every_trial_state) {
-  auto text = metrics::encode(inspect::state_families(sample()));
+  auto text = metrics::encode(inspection::state_families(sample()));
   EXPECT_NE(text.find("det_slots_used{pool=\"default\"} 1\n"),
             std::string::npos)
     << text;
