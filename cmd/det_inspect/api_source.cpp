@@ -43,6 +43,27 @@ std::string url_encode(const std::string& s) {
   return out;
 }
 
+/// The message of an error answer: upstream's {"error": {"error": ...}},
+/// grpc-gateway's {"message": ...}, or the body itself.
+std::string error_message(const json& j, const std::string& body) {
+  auto text = [](const json& o, const char* key) -> std::string {
+    auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+  };
+  if (!j.is_object())
+    return body;
+  auto e = j.find("error");
+  if (e != j.end() && e->is_object()) {
+    for (auto key : {"error", "message", "reason"})
+      if (auto m = text(*e, key); !m.empty())
+        return m;
+  }
+  for (auto key : {"message", "error"})
+    if (auto m = text(j, key); !m.empty())
+      return m;
+  return body;
+}
+
 class api_source : public source {
 public:
   explicit api_source(api_options o)
@@ -117,9 +138,7 @@ private:
                           + render(res.error()));
     auto j = json::parse(res->body, nullptr, false);
     if (res->status / 100 != 2) {
-      std::string msg = res->body;
-      if (!j.is_discarded() && j.is_object())
-        msg = j.value("message", j.value("error", res->body));
+      auto msg = error_message(j, res->body);
       return make_error(res->status == 404 ? errc::not_found
                                            : errc::remote_error,
                         method + " " + path + ": HTTP "
