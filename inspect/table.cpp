@@ -64,6 +64,8 @@ std::string format_table(const std::vector<std::string>& headers,
       else
         out += last ? c : c + pad;
     }
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
     return out + "\n";
   };
   std::string out = line(headers);

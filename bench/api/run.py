@@ -95,10 +95,17 @@ def p99(lat):
     return s[min(len(s) - 1, int(len(s) * 0.99))] if s else 0.0
 
 
-def report(name, lat, statuses, elapsed, **extra):
+def report(name, lat, statuses, elapsed, reference=None, **extra):
+    """reference: requests/s of GET /info (no state, tiny body) over the
+    same connections, measured in the same run."""
     ok = statuses.get(200, 0)
-    emit(metric=name + "_rps", value=round(ok / elapsed, 1), unit="req/s",
-         statuses={str(k): v for k, v in statuses.items()}, **extra)
+    rps = ok / elapsed
+    if reference:
+        extra_rps = dict(reference=round(reference, 1), ratio=round(rps / reference, 4))
+    else:
+        extra_rps = {}
+    emit(metric=name + "_rps", value=round(rps, 1), unit="req/s",
+         statuses={str(k): v for k, v in statuses.items()}, **extra_rps, **extra)
     emit(metric=name + "_p99", value=round(p99(lat) * 1000, 2), unit="ms", **extra)
 
 
@@ -157,23 +164,29 @@ def main():
         def get(path):
             return lambda i: ("GET", path, b"", ())
 
+        lat, st, el = asyncio.run(load(port, 4, seconds, get("/info"), 100000))
+        report("get_info", lat, st, el, connections=4)
+        ref = st.get(200, 0) / el
+
         # GET /api/v1/agents (may not exist in this build: then the
         # det-inspect view of the same 1,000 agents is measured instead).
         status = asyncio.run(load(port, 1, 1, get("/api/v1/agents"), 1))[1]
         path = "/api/v1/agents"
         if 200 not in status:
-            emit(metric="agents_list", skipped="GET /api/v1/agents answered %s" % status)
+            emit(metric="get_agents_skipped", value=0, unit="",
+                 note="GET /api/v1/agents answered %s; measuring %s instead"
+                 % (status, "/api/v1/inspect/agents"))
             path = "/api/v1/inspect/agents"
         body = urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path)).read()
         n = len(json.loads(body).get("agents", []))
         lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
-        report("get_agents", lat, st, el, path=path, agents=n, connections=4,
+        report("get_agents", lat, st, el, ref, path=path, agents=n, connections=4,
                response_bytes=len(body))
 
         body = urllib.request.urlopen("http://127.0.0.1:%d/api/v1/experiments" % port).read()
         n = len(json.loads(body)["experiments"])
         lat, st, el = asyncio.run(load(port, 4, seconds, get("/api/v1/experiments"), 100000))
-        report("get_experiments", lat, st, el, experiments=n, connections=4,
+        report("get_experiments", lat, st, el, ref, experiments=n, connections=4,
                response_bytes=len(body))
 
         allocs = seeded["allocations"]
@@ -192,7 +205,7 @@ def main():
 
         lat, st, el = asyncio.run(load(port, len(allocs), seconds, metrics_req, 200000))
         after = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
-        report("post_trial_metrics", lat, st, el, trials=len(allocs), connections=len(allocs),
+        report("post_trial_metrics", lat, st, el, ref, trials=len(allocs), connections=len(allocs),
                appended=after - before, durable_check=(after - before == st.get(200, 0)))
     finally:
         if master and master.poll() is None:
