@@ -28,18 +28,17 @@ caf::expected<json> query_events(event_store& log, const event_filter& f) {
   if (f.limit < 1 || f.limit > 100000)
     return make_error(errc::invalid_argument,
                       "limit: must be between 1 and 100000, got "
-                        + std::to_string(f.limit));
+                          + std::to_string(f.limit));
   if (f.from && *f.from < 1)
-    return make_error(errc::invalid_argument,
-                      "from: positions start at 1, got "
-                        + std::to_string(*f.from));
+    return make_error(errc::invalid_argument, "from: positions start at 1, got "
+                                                  + std::to_string(*f.from));
   if (f.to && *f.to < 0)
     return make_error(errc::invalid_argument,
                       "to: must not be negative, got " + std::to_string(*f.to));
   if (f.from && f.to && *f.to < *f.from)
     return make_error(errc::invalid_argument,
-                      "to: " + std::to_string(*f.to) + " is before from: "
-                        + std::to_string(*f.from));
+                      "to: " + std::to_string(*f.to)
+                          + " is before from: " + std::to_string(*f.from));
   auto last = log.last_position();
   if (!last)
     return std::move(last.error());
@@ -82,15 +81,15 @@ caf::expected<state::cluster_state> state_at(event_store& log, int64_t at,
   if (at < 0)
     return make_error(errc::invalid_argument,
                       "at: a position is an integer >= 0, got "
-                        + std::to_string(at));
+                          + std::to_string(at));
   auto last = log.last_position();
   if (!last)
     return std::move(last.error());
   if (at > *last)
     return make_error(errc::invalid_argument,
                       "at: position " + std::to_string(at)
-                        + " is past the end of the log (last position "
-                        + std::to_string(*last) + ")");
+                          + " is past the end of the log (last position "
+                          + std::to_string(*last) + ")");
   auto snap = log.latest_snapshot(at);
   if (!snap)
     return std::move(snap.error());
@@ -98,10 +97,10 @@ caf::expected<state::cluster_state> state_at(event_store& log, int64_t at,
   if (at - from > max_events)
     return make_error(errc::invalid_argument,
                       "at: position " + std::to_string(at) + " needs "
-                        + std::to_string(at - from)
-                        + " events replayed after the nearest snapshot (at "
-                        + std::to_string(from) + "); the limit is "
-                        + std::to_string(max_events));
+                          + std::to_string(at - from)
+                          + " events replayed after the nearest snapshot (at "
+                          + std::to_string(from) + "); the limit is "
+                          + std::to_string(max_events));
   return recover(log, true, nullptr, at);
 }
 

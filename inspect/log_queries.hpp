@@ -45,7 +45,7 @@ caf::expected<nlohmann::json> query_events(event_store& log,
 /// errc::invalid_argument when `at` is negative or past the end of the log,
 /// or when more than `max_events` would have to be replayed after the
 /// nearest snapshot.
-caf::expected<state::cluster_state>
-state_at(event_store& log, int64_t at, int64_t max_events = 5'000'000);
+caf::expected<state::cluster_state> state_at(event_store& log, int64_t at,
+                                             int64_t max_events = 5'000'000);
 
 } // namespace det::inspection

@@ -10,9 +10,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr view_kind all_kinds[] = {view_kind::pools,       view_kind::agents,
-                                   view_kind::instances,   view_kind::experiments,
-                                   view_kind::trials,      view_kind::checkpoints};
+constexpr view_kind all_kinds[] = {
+    view_kind::pools,       view_kind::agents, view_kind::instances,
+    view_kind::experiments, view_kind::trials, view_kind::checkpoints};
 
 json opt_time(const std::optional<int64_t>& at_us) {
   return at_us ? time_json(*at_us) : json{};
@@ -32,20 +32,21 @@ json pool_rows(const state::cluster_state& s) {
       used += state::used_slots(*a);
     }
     auto instances = state::instances_of_pool(s, name);
-    rows.push_back({{"name", name},
-                    {"provider", text_or_null(p.config.provider)},
-                    {"scheduler", p.config.scheduler},
-                    {"agents", agents},
-                    {"slots", total},
-                    {"slots_used", used},
-                    {"slots_free", state::free_slots_of_pool(s, name)},
-                    {"instances", static_cast<int64_t>(instances.size())},
-                    {"min_instances", p.config.min_instances},
-                    {"max_instances", p.config.max_instances},
-                    {"pending_trials",
-                     static_cast<int64_t>(state::pending_trials(s, name).size())},
-                    {"launch_failures", p.consecutive_launch_failures},
-                    {"last_launch_error", text_or_null(p.last_launch_error)}});
+    rows.push_back(
+        {{"name", name},
+         {"provider", text_or_null(p.config.provider)},
+         {"scheduler", p.config.scheduler},
+         {"agents", agents},
+         {"slots", total},
+         {"slots_used", used},
+         {"slots_free", state::free_slots_of_pool(s, name)},
+         {"instances", static_cast<int64_t>(instances.size())},
+         {"min_instances", p.config.min_instances},
+         {"max_instances", p.config.max_instances},
+         {"pending_trials",
+          static_cast<int64_t>(state::pending_trials(s, name).size())},
+         {"launch_failures", p.consecutive_launch_failures},
+         {"last_launch_error", text_or_null(p.last_launch_error)}});
   }
   return rows;
 }
@@ -123,19 +124,19 @@ json trial_rows(const state::cluster_state& s) {
         agents += (agents.empty() ? "" : ",") + a.agent_id;
     const auto& m = t.metrics;
     rows.push_back(
-      {{"id", id},
-       {"experiment_id", t.experiment_id},
-       {"state", state::to_string(t.status)},
-       {"restarts", t.restarts},
-       {"runs", t.runs},
-       {"allocation", t.allocation ? json(t.allocation->id) : json{}},
-       {"agents", text_or_null(agents)},
-       {"steps_completed", m.steps_completed},
-       {"best_validation",
-        m.best_validation ? json(*m.best_validation) : json{}},
-       {"latest_checkpoint",
-        t.latest_checkpoint ? json(t.latest_checkpoint->uuid) : json{}},
-       {"end_reason", text_or_null(t.end_reason)}});
+        {{"id", id},
+         {"experiment_id", t.experiment_id},
+         {"state", state::to_string(t.status)},
+         {"restarts", t.restarts},
+         {"runs", t.runs},
+         {"allocation", t.allocation ? json(t.allocation->id) : json{}},
+         {"agents", text_or_null(agents)},
+         {"steps_completed", m.steps_completed},
+         {"best_validation",
+          m.best_validation ? json(*m.best_validation) : json{}},
+         {"latest_checkpoint",
+          t.latest_checkpoint ? json(t.latest_checkpoint->uuid) : json{}},
+         {"end_reason", text_or_null(t.end_reason)}});
   }
   return rows;
 }
@@ -157,18 +158,18 @@ json checkpoint_rows(const state::cluster_state& s) {
 
 const char* to_string(view_kind k) {
   switch (k) {
-    case view_kind::pools:
-      return "pools";
-    case view_kind::agents:
-      return "agents";
-    case view_kind::instances:
-      return "instances";
-    case view_kind::experiments:
-      return "experiments";
-    case view_kind::trials:
-      return "trials";
-    case view_kind::checkpoints:
-      return "checkpoints";
+  case view_kind::pools:
+    return "pools";
+  case view_kind::agents:
+    return "agents";
+  case view_kind::instances:
+    return "instances";
+  case view_kind::experiments:
+    return "experiments";
+  case view_kind::trials:
+    return "trials";
+  case view_kind::checkpoints:
+    return "checkpoints";
   }
   return "?";
 }
@@ -200,19 +201,19 @@ json time_json(int64_t at_us) {
 
 json view(const state::cluster_state& s, view_kind k) {
   switch (k) {
-    case view_kind::pools:
-      return {{"pools", pool_rows(s)}};
-    case view_kind::agents:
-      return {{"agents", agent_rows(s)}};
-    case view_kind::instances:
-      return {{"instances", instance_rows(s)},
-              {"launch_errors", launch_error_rows(s)}};
-    case view_kind::experiments:
-      return {{"experiments", experiment_rows(s)}};
-    case view_kind::trials:
-      return {{"trials", trial_rows(s)}};
-    case view_kind::checkpoints:
-      return {{"checkpoints", checkpoint_rows(s)}};
+  case view_kind::pools:
+    return {{"pools", pool_rows(s)}};
+  case view_kind::agents:
+    return {{"agents", agent_rows(s)}};
+  case view_kind::instances:
+    return {{"instances", instance_rows(s)},
+            {"launch_errors", launch_error_rows(s)}};
+  case view_kind::experiments:
+    return {{"experiments", experiment_rows(s)}};
+  case view_kind::trials:
+    return {{"trials", trial_rows(s)}};
+  case view_kind::checkpoints:
+    return {{"checkpoints", checkpoint_rows(s)}};
   }
   return json::object();
 }
@@ -220,76 +221,76 @@ json view(const state::cluster_state& s, view_kind k) {
 std::vector<std::pair<std::string, std::vector<column>>>
 view_tables(view_kind k) {
   switch (k) {
-    case view_kind::pools:
-      return {{"pools",
-               {{"name", "POOL"},
-                {"provider", "PROVIDER"},
-                {"agents", "AGENTS"},
-                {"slots", "SLOTS"},
-                {"slots_used", "USED"},
-                {"slots_free", "FREE"},
-                {"instances", "INSTANCES"},
-                {"max_instances", "MAX"},
-                {"pending_trials", "PENDING TRIALS"},
-                {"launch_failures", "LAUNCH FAILURES"},
-                {"last_launch_error", "LAST LAUNCH ERROR"}}}};
-    case view_kind::agents:
-      return {{"agents",
-               {{"id", "AGENT"},
-                {"pool", "POOL"},
-                {"status", "STATUS"},
-                {"enabled", "ENABLED"},
-                {"slots", "SLOTS"},
-                {"slots_used", "USED"},
-                {"instance_id", "INSTANCE"},
-                {"connected_at", "CONNECTED"},
-                {"idle_since", "IDLE SINCE"}}}};
-    case view_kind::instances:
-      return {{"instances",
-               {{"id", "INSTANCE"},
-                {"pool", "POOL"},
-                {"state", "STATE"},
-                {"agent", "AGENT"},
-                {"launched_at", "LAUNCHED"},
-                {"idle_since", "IDLE SINCE"},
-                {"terminate_reason", "TERMINATE REASON"}}},
-              {"launch_errors",
-               {{"pool", "POOL"},
-                {"consecutive_failures", "FAILURES"},
-                {"kind", "KIND"},
-                {"error", "LAUNCH ERROR"},
-                {"at", "AT"}}}};
-    case view_kind::experiments:
-      return {{"experiments",
-               {{"id", "ID"},
-                {"name", "NAME"},
-                {"state", "STATE"},
-                {"pool", "POOL"},
-                {"owner", "OWNER"},
-                {"searcher", "SEARCHER"},
-                {"trials", "TRIALS"},
-                {"live_trials", "LIVE"},
-                {"progress", "PROGRESS"},
-                {"submitted_at", "SUBMITTED"}}}};
-    case view_kind::trials:
-      return {{"trials",
-               {{"id", "ID"},
-                {"experiment_id", "EXPERIMENT"},
-                {"state", "STATE"},
-                {"restarts", "RESTARTS"},
-                {"allocation", "ALLOCATION"},
-                {"agents", "AGENTS"},
-                {"steps_completed", "STEPS"},
-                {"best_validation", "BEST VALIDATION"},
-                {"latest_checkpoint", "LATEST CHECKPOINT"},
-                {"end_reason", "END REASON"}}}};
-    case view_kind::checkpoints:
-      return {{"checkpoints",
-               {{"uuid", "UUID"},
-                {"trial_id", "TRIAL"},
-                {"experiment_id", "EXPERIMENT"},
-                {"steps_completed", "STEPS"},
-                {"at", "AT"}}}};
+  case view_kind::pools:
+    return {{"pools",
+             {{"name", "POOL"},
+              {"provider", "PROVIDER"},
+              {"agents", "AGENTS"},
+              {"slots", "SLOTS"},
+              {"slots_used", "USED"},
+              {"slots_free", "FREE"},
+              {"instances", "INSTANCES"},
+              {"max_instances", "MAX"},
+              {"pending_trials", "PENDING TRIALS"},
+              {"launch_failures", "LAUNCH FAILURES"},
+              {"last_launch_error", "LAST LAUNCH ERROR"}}}};
+  case view_kind::agents:
+    return {{"agents",
+             {{"id", "AGENT"},
+              {"pool", "POOL"},
+              {"status", "STATUS"},
+              {"enabled", "ENABLED"},
+              {"slots", "SLOTS"},
+              {"slots_used", "USED"},
+              {"instance_id", "INSTANCE"},
+              {"connected_at", "CONNECTED"},
+              {"idle_since", "IDLE SINCE"}}}};
+  case view_kind::instances:
+    return {{"instances",
+             {{"id", "INSTANCE"},
+              {"pool", "POOL"},
+              {"state", "STATE"},
+              {"agent", "AGENT"},
+              {"launched_at", "LAUNCHED"},
+              {"idle_since", "IDLE SINCE"},
+              {"terminate_reason", "TERMINATE REASON"}}},
+            {"launch_errors",
+             {{"pool", "POOL"},
+              {"consecutive_failures", "FAILURES"},
+              {"kind", "KIND"},
+              {"error", "LAUNCH ERROR"},
+              {"at", "AT"}}}};
+  case view_kind::experiments:
+    return {{"experiments",
+             {{"id", "ID"},
+              {"name", "NAME"},
+              {"state", "STATE"},
+              {"pool", "POOL"},
+              {"owner", "OWNER"},
+              {"searcher", "SEARCHER"},
+              {"trials", "TRIALS"},
+              {"live_trials", "LIVE"},
+              {"progress", "PROGRESS"},
+              {"submitted_at", "SUBMITTED"}}}};
+  case view_kind::trials:
+    return {{"trials",
+             {{"id", "ID"},
+              {"experiment_id", "EXPERIMENT"},
+              {"state", "STATE"},
+              {"restarts", "RESTARTS"},
+              {"allocation", "ALLOCATION"},
+              {"agents", "AGENTS"},
+              {"steps_completed", "STEPS"},
+              {"best_validation", "BEST VALIDATION"},
+              {"latest_checkpoint", "LATEST CHECKPOINT"},
+              {"end_reason", "END REASON"}}}};
+  case view_kind::checkpoints:
+    return {{"checkpoints",
+             {{"uuid", "UUID"},
+              {"trial_id", "TRIAL"},
+              {"experiment_id", "EXPERIMENT"},
+              {"steps_completed", "STEPS"},
+              {"at", "AT"}}}};
   }
   return {};
 }
@@ -308,8 +309,9 @@ json summary(const state::cluster_state& s) {
           {"cluster_id", s.cluster_id},
           {"masters_started", s.masters_started},
           {"pools", count(s.pools, [](const auto&) { return "configured"; })},
-          {"agents", count(s.agents,
-                           [](const auto& a) { return state::to_string(a.status); })},
+          {"agents",
+           count(s.agents,
+                 [](const auto& a) { return state::to_string(a.status); })},
           {"instances",
            count(s.instances,
                  [](const auto& i) { return state::to_string(i.status); })},

@@ -18,8 +18,14 @@
 
 namespace det::inspection {
 
-enum class view_kind { pools, agents, instances, experiments, trials,
-                       checkpoints };
+enum class view_kind {
+  pools,
+  agents,
+  instances,
+  experiments,
+  trials,
+  checkpoints
+};
 
 /// "pools", "agents", ...
 const char* to_string(view_kind k);

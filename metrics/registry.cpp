@@ -44,8 +44,7 @@ struct registry::impl {
   }
 };
 
-registry::registry() : impl_(std::make_unique<impl>()) {
-}
+registry::registry() : impl_(std::make_unique<impl>()) {}
 
 registry::~registry() = default;
 
@@ -81,8 +80,8 @@ void histogram::observe(double v, const labels& label_pairs) const {
   auto& s = e.by_labels[label_pairs];
   if (s.buckets.empty())
     s.buckets.assign(e.bounds.size() + 1, 0);
-  auto i = std::lower_bound(e.bounds.begin(), e.bounds.end(), v)
-           - e.bounds.begin();
+  auto i =
+      std::lower_bound(e.bounds.begin(), e.bounds.end(), v) - e.bounds.begin();
   ++s.buckets[static_cast<size_t>(i)];
   s.sum += v;
   ++s.count;
@@ -102,9 +101,8 @@ std::vector<family> registry::collect() const {
       for (size_t i = 0; i < s.buckets.size(); ++i) {
         cumulative += s.buckets[i];
         auto bl = ls;
-        bl.emplace_back("le", i < e.bounds.size()
-                                ? format_value(e.bounds[i])
-                                : std::string{"+Inf"});
+        bl.emplace_back("le", i < e.bounds.size() ? format_value(e.bounds[i])
+                                                  : std::string{"+Inf"});
         f.samples.push_back({"_bucket", bl, static_cast<double>(cumulative)});
       }
       f.samples.push_back({"_sum", ls, s.sum});

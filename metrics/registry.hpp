@@ -29,8 +29,7 @@ public:
 
 private:
   friend class registry;
-  counter(registry* r, std::string name) : reg_(r), name_(std::move(name)) {
-  }
+  counter(registry* r, std::string name) : reg_(r), name_(std::move(name)) {}
   registry* reg_;
   std::string name_;
 };
@@ -42,9 +41,7 @@ public:
 
 private:
   friend class registry;
-  histogram(registry* r, std::string name)
-    : reg_(r), name_(std::move(name)) {
-  }
+  histogram(registry* r, std::string name) : reg_(r), name_(std::move(name)) {}
   registry* reg_;
   std::string name_;
 };

@@ -8,12 +8,12 @@ namespace det::metrics {
 
 const char* to_string(metric_type t) {
   switch (t) {
-    case metric_type::counter:
-      return "counter";
-    case metric_type::gauge:
-      return "gauge";
-    case metric_type::histogram:
-      return "histogram";
+  case metric_type::counter:
+    return "counter";
+  case metric_type::gauge:
+    return "gauge";
+  case metric_type::histogram:
+    return "histogram";
   }
   return "untyped";
 }

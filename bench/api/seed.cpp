@@ -28,8 +28,7 @@ namespace {
 
 class batcher {
 public:
-  explicit batcher(event_store& log) : log_(log) {
-  }
+  explicit batcher(event_store& log) : log_(log) {}
   void put(const domain_event& ev) {
     append_request r;
     r.events.push_back(to_new_event(ev));
@@ -46,9 +45,7 @@ public:
     count_ += static_cast<int64_t>(reqs_.size());
     reqs_.clear();
   }
-  int64_t count() const {
-    return count_;
-  }
+  int64_t count() const { return count_; }
 
 private:
   event_store& log_;
@@ -124,8 +121,8 @@ int main(int argc, char** argv) {
     auto alloc = std::to_string(t) + ".1";
     allocs.push_back({t, alloc, tokens.token_for(alloc)});
   }
-  std::cout << nlohmann::json{{"events", b.count()}, {"allocations", allocs}}
-                 .dump()
-            << "\n";
+  std::cout
+      << nlohmann::json{{"events", b.count()}, {"allocations", allocs}}.dump()
+      << "\n";
   return 0;
 }

@@ -67,7 +67,7 @@ std::string error_message(const json& j, const std::string& body) {
 class api_source : public source {
 public:
   explicit api_source(api_options o)
-    : opts_(std::move(o)), http_(aws::make_curl_http_client()) {
+      : opts_(std::move(o)), http_(aws::make_curl_http_client()) {
     while (!opts_.master_url.empty() && opts_.master_url.back() == '/')
       opts_.master_url.pop_back();
   }
@@ -81,19 +81,20 @@ public:
     auto res = call("POST", "/api/v1/auth/login", body.dump());
     if (!res)
       return make_error(errc::remote_error,
-                        "logging in as " + *opts_.user + " failed: "
-                          + render(res.error()));
+                        "logging in as " + *opts_.user
+                            + " failed: " + render(res.error()));
     auto token = res->value("token", std::string{});
     if (token.empty())
       return make_error(errc::remote_error,
                         "logging in as " + *opts_.user
-                          + " failed: the answer has no token");
+                            + " failed: the answer has no token");
     opts_.token = token;
     return {};
   }
 
   caf::expected<json> view(inspection::view_kind k) override {
-    return call("GET", std::string{"/api/v1/inspect/"} + inspection::to_string(k));
+    return call("GET",
+                std::string{"/api/v1/inspect/"} + inspection::to_string(k));
   }
 
   caf::expected<json> events(const inspection::event_filter& f) override {
@@ -112,7 +113,7 @@ public:
   caf::expected<state::cluster_state>
   state(std::optional<int64_t> at) override {
     auto j = call("GET", "/api/v1/inspect/state"
-                           + (at ? "?at=" + std::to_string(*at) : ""));
+                             + (at ? "?at=" + std::to_string(*at) : ""));
     if (!j)
       return std::move(j.error());
     return state::from_snapshot(*j);
@@ -133,16 +134,16 @@ private:
       req.headers.emplace_back("Authorization", "Bearer " + opts_.token);
     auto res = http_->send(req);
     if (!res)
-      return make_error(errc::remote_error,
-                        "cannot reach the master at " + opts_.master_url + ": "
-                          + render(res.error()));
+      return make_error(errc::remote_error, "cannot reach the master at "
+                                                + opts_.master_url + ": "
+                                                + render(res.error()));
     auto j = json::parse(res->body, nullptr, false);
     if (res->status / 100 != 2) {
       auto msg = error_message(j, res->body);
       return make_error(res->status == 404 ? errc::not_found
                                            : errc::remote_error,
                         method + " " + path + ": HTTP "
-                          + std::to_string(res->status) + ": " + msg);
+                            + std::to_string(res->status) + ": " + msg);
     }
     if (j.is_discarded())
       return make_error(errc::remote_error,

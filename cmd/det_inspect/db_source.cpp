@@ -11,8 +11,7 @@ namespace {
 class db_source : public source {
 public:
   explicit db_source(std::unique_ptr<pg_event_store> log)
-    : log_(std::move(log)) {
-  }
+      : log_(std::move(log)) {}
 
   caf::expected<nlohmann::json> view(inspection::view_kind k) override {
     if (!current_) {

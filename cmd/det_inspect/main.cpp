@@ -19,8 +19,8 @@ using nlohmann::json;
 
 namespace {
 
-const char* usage
-  = "usage: det-inspect [--master URL | --db URL] [--json] [auth] COMMAND ...\n"
+const char* usage =
+    "usage: det-inspect [--master URL | --db URL] [--json] [auth] COMMAND ...\n"
     "\n"
     "Commands:\n"
     "  pools | agents | instances | experiments   one table each\n"

@@ -22,8 +22,7 @@ std::string view_text(inspection::view_kind k, const json& view) {
   return out;
 }
 
-std::string events_text(const json& events, bool header,
-                        size_t payload_width) {
+std::string events_text(const json& events, bool header, size_t payload_width) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& e : events) {
     auto payload = e.value("payload", json::object()).dump();
@@ -35,8 +34,8 @@ std::string events_text(const json& events, bool header,
                     inspection::cell_text(e.value("type", json{})), payload});
   }
   auto text = inspection::format_table(
-    {"POSITION", "RECORDED", "STREAM", "TYPE", "PAYLOAD"}, rows,
-    {true, false, false, false, false});
+      {"POSITION", "RECORDED", "STREAM", "TYPE", "PAYLOAD"}, rows,
+      {true, false, false, false, false});
   if (header)
     return text;
   // Without the header line (later pages of --follow).
@@ -58,11 +57,11 @@ std::string summary_text(const json& summary) {
         by += (by.empty() ? "" : " ") + it.key() + "="
               + inspection::cell_text(it.value());
     rows.push_back(
-      {kind, inspection::cell_text(counts.value("total", json(0))), by});
+        {kind, inspection::cell_text(counts.value("total", json(0))), by});
   }
   return out
          + inspection::format_table({"KIND", "TOTAL", "BY STATUS"}, rows,
-                                 {false, true, false});
+                                    {false, true, false});
 }
 
 } // namespace det::inspect_cli

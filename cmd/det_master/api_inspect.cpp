@@ -32,8 +32,7 @@ public:
   using job = std::function<void(event_store*, const caf::error&)>;
 
   explicit log_reader(std::string url)
-    : url_(std::move(url)), thread_([this] { run(); }) {
-  }
+      : url_(std::move(url)), thread_([this] { run(); }) {}
 
   ~log_reader() {
     {
@@ -94,18 +93,19 @@ private:
 };
 
 /// Renders `fn(state)` inside the master and answers with its text.
-void answer_with(const ctx_ptr& ctx, const responder& res,
-                 std::function<api::http_response(const state::cluster_state&)>
-                   fn) {
-  post(ctx->bridge, [ctx, res, fn = std::move(fn)](caf::event_based_actor* self) {
+void answer_with(
+    const ctx_ptr& ctx, const responder& res,
+    std::function<api::http_response(const state::cluster_state&)> fn) {
+  post(ctx->bridge, [ctx, res,
+                     fn = std::move(fn)](caf::event_based_actor* self) {
     auto out = std::make_shared<api::http_response>();
     state_view v{[fn, out](const state::cluster_state& s, int64_t) {
       *out = fn(s);
       return std::string{};
     }};
     self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
-      .then([res, out](std::string&) { res.send(std::move(*out)); },
-            [res](caf::error& err) { res.send(api::error_response(err)); });
+        .then([res, out](std::string&) { res.send(std::move(*out)); },
+              [res](caf::error& err) { res.send(api::error_response(err)); });
   });
 }
 
@@ -131,15 +131,15 @@ bool int_param(const api::http_request& req, const responder& res,
 
 void on_reader(const std::shared_ptr<log_reader>& reader, const responder& res,
                std::function<caf::expected<json>(event_store&)> fn) {
-  auto ok = reader->submit([res, fn = std::move(fn)](event_store* log,
-                                                     const caf::error& err) {
-    if (log == nullptr)
-      return res.send(api::error_response(err));
-    auto out = fn(*log);
-    if (!out)
-      return res.send(api::error_response(out.error()));
-    res.send_json(out->dump());
-  });
+  auto ok = reader->submit(
+      [res, fn = std::move(fn)](event_store* log, const caf::error& err) {
+        if (log == nullptr)
+          return res.send(api::error_response(err));
+        auto out = fn(*log);
+        if (!out)
+          return res.send(api::error_response(out.error()));
+        res.send_json(out->dump());
+      });
   if (!ok)
     res.send_error(grpc_code::unavailable,
                    "too many event-log queries waiting; try again");
@@ -158,9 +158,8 @@ void events_route(const std::shared_ptr<log_reader>& reader,
     f.stream = *s;
   if (auto t = req.query.get("type"); t && !t->empty())
     f.type = *t;
-  on_reader(reader, res, [f](event_store& log) {
-    return inspection::query_events(log, f);
-  });
+  on_reader(reader, res,
+            [f](event_store& log) { return inspection::query_events(log, f); });
 }
 
 void state_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
@@ -198,8 +197,8 @@ void add_inspect_routes(api::router& r, ctx_ptr ctx) {
     if (!kind)
       return res.send_error(grpc_code::not_found,
                             "no inspect view '" + req.param("kind")
-                              + "'; known: " + inspection::view_kind_names()
-                              + ", events, state");
+                                + "'; known: " + inspection::view_kind_names()
+                                + ", events, state");
     answer_with(ctx, res, [k = *kind](const state::cluster_state& s) {
       return api::http_response::json(200, inspection::view(s, k).dump());
     });
@@ -209,7 +208,8 @@ void add_inspect_routes(api::router& r, ctx_ptr ctx) {
       auto text = metrics::encode(inspection::state_families(s))
                   + metrics::global_registry().text();
       auto out = api::http_response::text(200, std::move(text));
-      out.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      out.headers.set("Content-Type",
+                      "text/plain; version=0.0.4; charset=utf-8");
       return out;
     });
   });

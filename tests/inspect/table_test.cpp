@@ -38,10 +38,10 @@ TEST(table, cells_render_json_values) {
 }
 
 TEST(table, rows_use_column_keys_and_show_missing_as_dash) {
-  json rows = json::array({{{"id", 1}, {"state", "ACTIVE"}},
-                           {{"id", 20}, {"state", nullptr}}});
-  auto text = format_rows(rows, {{"id", "ID"}, {"state", "STATE"},
-                                 {"absent", "ABSENT"}});
+  json rows = json::array(
+      {{{"id", 1}, {"state", "ACTIVE"}}, {{"id", 20}, {"state", nullptr}}});
+  auto text = format_rows(
+      rows, {{"id", "ID"}, {"state", "STATE"}, {"absent", "ABSENT"}});
   EXPECT_EQ(text, "ID  STATE   ABSENT\n"
                   " 1  ACTIVE       -\n"
                   "20  -            -\n");

@@ -76,7 +76,8 @@ TEST(views, pools_agents_experiments_and_trials_reflect_the_state) {
   auto agents = inspection::view(s, inspection::view_kind::agents)["agents"];
   ASSERT_EQ(agents.size(), 1u);
   EXPECT_EQ(agents[0]["connected_at"], "2027-01-15T08:00:00Z");
-  auto exps = inspection::view(s, inspection::view_kind::experiments)["experiments"];
+  auto exps =
+      inspection::view(s, inspection::view_kind::experiments)["experiments"];
   ASSERT_EQ(exps.size(), 1u);
   EXPECT_EQ(exps[0]["name"], "exp one");
   EXPECT_EQ(exps[0]["searcher"], "grid");
@@ -91,7 +92,7 @@ TEST(views, metrics_gauges_count_slots_and_list_every_trial_state) {
   auto text = metrics::encode(inspection::state_families(sample()));
   EXPECT_NE(text.find("det_slots_used{pool=\"default\"} 1\n"),
             std::string::npos)
-    << text;
+      << text;
   EXPECT_NE(text.find("det_slots_free{pool=\"default\"} 1\n"),
             std::string::npos);
   EXPECT_NE(text.find("det_trials{state=\"assigned\"} 1\n"), std::string::npos);

@@ -17,7 +17,8 @@ TEST(registry, counters_add_per_label_set) {
   c.inc({{"op", "Run"}}, 2);
   c.inc({{"op", "Describe"}});
   auto text = r.text();
-  EXPECT_NE(text.find("calls_total{op=\"Run\"} 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("calls_total{op=\"Run\"} 3\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("calls_total{op=\"Describe\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE calls_total counter\n"), std::string::npos);
 }
@@ -31,9 +32,10 @@ TEST(registry, histogram_buckets_are_cumulative_with_sum_and_count) {
   h.observe(3);
   auto text = r.text();
   EXPECT_NE(text.find("lat_seconds_bucket{le=\"0.01\"} 1\n"), std::string::npos)
-    << text;
+      << text;
   EXPECT_NE(text.find("lat_seconds_bucket{le=\"0.1\"} 3\n"), std::string::npos);
-  EXPECT_NE(text.find("lat_seconds_bucket{le=\"+Inf\"} 4\n"), std::string::npos);
+  EXPECT_NE(text.find("lat_seconds_bucket{le=\"+Inf\"} 4\n"),
+            std::string::npos);
   EXPECT_NE(text.find("lat_seconds_sum 3.1"), std::string::npos);
   EXPECT_NE(text.find("lat_seconds_count 4\n"), std::string::npos);
 }
@@ -42,8 +44,9 @@ TEST(registry, an_unobserved_histogram_shows_zeros) {
   registry r;
   r.make_histogram("idle_seconds", "Idle.", {1});
   auto text = r.text();
-  EXPECT_NE(text.find("idle_seconds_bucket{le=\"+Inf\"} 0\n"), std::string::npos)
-    << text;
+  EXPECT_NE(text.find("idle_seconds_bucket{le=\"+Inf\"} 0\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("idle_seconds_count 0\n"), std::string::npos);
 }
 
