@@ -1,5 +1,6 @@
 #include "actors/event_writer.hpp"
 
+#include "metrics/master_metrics.hpp"
 #include "store/group_appender.hpp"
 
 #include <caf/actor_cast.hpp>
@@ -8,6 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include <chrono>
 #include <memory>
 #include <unordered_map>
 
@@ -33,8 +35,15 @@ event_writer(event_writer_actor::stateful_pointer<event_writer_state> self,
   return {
     [self](append_atom, append_request& req) -> caf::result<append_result> {
       auto& st = self->state;
+      auto started = std::chrono::steady_clock::now();
+      auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now()
+                                             - t)
+          .count();
+      };
       if (!st.appender) {
         auto res = st.store->append(req);
+        metrics::observe_append_latency(seconds_since(started));
         if (!res)
           return std::move(res.error());
         return *res;
@@ -44,9 +53,12 @@ event_writer(event_writer_actor::stateful_pointer<event_writer_state> self,
       st.pending.emplace(id, rp);
       auto me = caf::actor_cast<event_writer_actor>(self);
       st.appender->submit(std::move(req),
-                          [me, id](caf::expected<append_result> res) {
+                          [me, id, started, seconds_since](
+                            caf::expected<append_result> res) {
                             // Runs on the appender's thread: hand the
                             // result back as a message.
+                            metrics::observe_append_latency(
+                              seconds_since(started));
                             if (res)
                               caf::anon_send(me, committed_atom::value, id,
                                              *res);

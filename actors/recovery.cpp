@@ -5,11 +5,12 @@
 namespace det {
 
 caf::expected<state::cluster_state>
-recover(event_store& log, bool use_snapshot, recovery_report* report) {
+recover(event_store& log, bool use_snapshot, recovery_report* report,
+        std::optional<int64_t> up_to) {
   state::cluster_state st;
   recovery_report rep;
   if (use_snapshot) {
-    auto snap = log.latest_snapshot(INT64_MAX);
+    auto snap = log.latest_snapshot(up_to.value_or(INT64_MAX));
     if (!snap)
       return std::move(snap.error());
     if (*snap) {
@@ -37,6 +38,7 @@ recover(event_store& log, bool use_snapshot, recovery_report* report) {
   }
   read_options ro;
   ro.after = st.position;
+  ro.up_to = up_to;
   ro.parse_payloads = false;
   auto err = log.read(ro, [&](recorded_event&& rec) {
     ++rep.events_replayed;

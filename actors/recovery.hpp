@@ -10,6 +10,8 @@
 
 #include <caf/expected.hpp>
 
+#include <optional>
+
 namespace det {
 
 struct recovery_report {
@@ -18,8 +20,12 @@ struct recovery_report {
   int64_t events_replayed = 0;
 };
 
+/// With `up_to`, the state after that position instead (det-inspect's
+/// state --at): the newest snapshot at or before it, then the events up to
+/// it.
 [[nodiscard]] caf::expected<state::cluster_state>
-recover(event_store& log, bool use_snapshot, recovery_report* report = nullptr);
+recover(event_store& log, bool use_snapshot, recovery_report* report = nullptr,
+        std::optional<int64_t> up_to = std::nullopt);
 
 /// Saves the state as a snapshot at its position and keeps the newest
 /// `keep` snapshots.

@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
       ctx->pool_capacities.emplace(pool.pool_name, *cap);
   ctx->cluster_id = cluster_id;
   ctx->cluster_name = cfg->cluster_name;
+  ctx->db_url = url;
 
   auto ws_ctx = std::make_shared<master::agent_ws_context>();
   ws_ctx->sys = &sys;

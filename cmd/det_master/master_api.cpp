@@ -1,6 +1,7 @@
 #include "cmd/det_master/master_api.hpp"
 
 #include "api/grpc_error.hpp"
+#include "cmd/det_master/api_inspect.hpp"
 #include "cmd/det_master/model_archive.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
 #include "cmd/det_master/views.hpp"
@@ -337,6 +338,7 @@ void trial_logs_route(const ctx_ptr& ctx, const api::http_request& req,
 } // namespace
 
 void add_master_routes(api::router& r, ctx_ptr ctx) {
+  add_inspect_routes(r, ctx);
   auto info = [ctx](api::http_request, responder res) {
     res.send_json(json{{"version", ctx->version},
                        {"master_id", ctx->cluster_id},

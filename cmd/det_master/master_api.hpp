@@ -38,6 +38,8 @@ struct api_context {
   std::map<std::string, conf::pool_capacity> pool_capacities;
   std::string cluster_id;
   std::string cluster_name;
+  /// The event log's URL, for det-inspect's read-only log queries.
+  std::string db_url;
   std::string version = "0.38.1";
   std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
   /// How often a preemption long poll re-reads the state.

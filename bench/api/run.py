@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""bench/api: requests/s and p99 latency of the master's REST API on
+loopback, one JSON line per result:
+
+- GET /api/v1/agents with 1,000 agents,
+- GET /api/v1/experiments with 10,000 experiments,
+- POST /api/v1/trials/{id}/metrics from 500 concurrent trials, each report
+  durably appended (the count of trial_metrics_reported events in the log
+  is checked against the 200 answers afterwards).
+
+The cluster is written into an empty event log by api-bench-seed before
+det-master starts (a static pool, agent_reconnect_wait 1h so the seeded
+agents and running trials stay). The load client is asyncio with keep-alive
+connections; it shares the 2 cores with the master, so figures are a floor.
+
+  python3 bench/api/run.py BUILD_DIR [--seconds S]
+
+PostgreSQL: DET_BENCH_PG_URL (scripts/bench.sh sets it), else a private one
+started with scripts/pg.sh."""
+import asyncio
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def emit(**kw):
+    print(json.dumps({"bench": "api", **kw}), flush=True)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+async def request(reader, writer, method, path, body=b"", headers=()):
+    head = "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n" % (method, path)
+    for k, v in headers:
+        head += "%s: %s\r\n" % (k, v)
+    head += "Content-Length: %d\r\n\r\n" % len(body)
+    writer.write(head.encode() + body)
+    status_line = await reader.readline()
+    status = int(status_line.split()[1])
+    length = 0
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b""):
+            break
+        k, _, v = line.decode().partition(":")
+        if k.lower() == "content-length":
+            length = int(v)
+    data = await reader.readexactly(length) if length else b""
+    return status, data
+
+
+async def load(port, conns, seconds, make_request, max_requests):
+    """`conns` connections, each sending make_request(i) back to back until
+    `seconds` pass or `max_requests` were sent in all; returns latencies (s)
+    and status counts."""
+    lat, statuses = [], {}
+    deadline = time.monotonic() + seconds
+    sent = [0]
+
+    async def worker(i):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            while time.monotonic() < deadline and sent[0] < max_requests:
+                sent[0] += 1
+                method, path, body, headers = make_request(i)
+                t = time.perf_counter()
+                status, _ = await request(reader, writer, method, path, body, headers)
+                lat.append(time.perf_counter() - t)
+                statuses[status] = statuses.get(status, 0) + 1
+        finally:
+            writer.close()
+
+    start = time.monotonic()
+    await asyncio.gather(*(worker(i) for i in range(conns)))
+    return lat, statuses, time.monotonic() - start
+
+
+def p99(lat):
+    s = sorted(lat)
+    return s[min(len(s) - 1, int(len(s) * 0.99))] if s else 0.0
+
+
+def report(name, lat, statuses, elapsed, reference=None, **extra):
+    """reference: requests/s of GET /info (no state, tiny body) over the
+    same connections, measured in the same run."""
+    ok = statuses.get(200, 0)
+    rps = ok / elapsed
+    if reference:
+        extra_rps = dict(reference=round(reference, 1), ratio=round(rps / reference, 4))
+    else:
+        extra_rps = {}
+    emit(metric=name + "_rps", value=round(rps, 1), unit="req/s",
+         statuses={str(k): v for k, v in statuses.items()}, **extra_rps, **extra)
+    emit(metric=name + "_p99", value=round(p99(lat) * 1000, 2), unit="ms", **extra)
+
+
+def psql(url, sql):
+    return subprocess.check_output(["psql", url, "-tAqc", sql], text=True).strip()
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+    seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 5.0
+    bin_dir = os.path.join(build, "bin")
+    tmp = tempfile.mkdtemp(prefix="det-bench-api-")
+    server = os.environ.get("DET_BENCH_PG_URL")
+    own_pg = None
+    if not server:
+        own_pg = os.path.join(tmp, "pg")
+        server = subprocess.check_output([os.path.join(ROOT, "scripts", "pg.sh"), "start", own_pg],
+                                         text=True).strip()
+    master = None
+    try:
+        psql(server, "DROP DATABASE IF EXISTS bench_api WITH (FORCE)")
+        psql(server, "CREATE DATABASE bench_api")
+        db = server.rsplit("/", 1)[0] + "/bench_api"
+        secret = secrets.token_hex(16)
+        t = time.monotonic()
+        seeded = json.loads(subprocess.check_output(
+            [os.path.join(bin_dir, "api-bench-seed"), "--db", db, "--secret", secret,
+             "--agents", "1000", "--experiments", "10000", "--trials", "500"], text=True))
+        emit(metric="seed_seconds", value=round(time.monotonic() - t, 2), unit="s",
+             events=seeded["events"])
+        port = free_port()
+        cfg = os.path.join(tmp, "master.yaml")
+        with open(cfg, "w") as f:
+            f.write("port: %d\nagent_reconnect_wait: 1h\n"
+                    "checkpoint_storage:\n  type: shared_fs\n  host_path: %s\n"
+                    "  storage_path: ckpt\nresource_pools:\n  - pool_name: default\n"
+                    % (port, tmp))
+        log = open(os.path.join(tmp, "master.log"), "w")
+        t = time.monotonic()
+        master = subprocess.Popen(
+            [os.path.join(bin_dir, "det-master"), "--config", cfg, "--db", db,
+             "--listen", "127.0.0.1"], stdout=log, stderr=subprocess.STDOUT,
+            env={**os.environ, "DET_SESSION_SECRET": secret})
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/info" % port, timeout=5).read()
+                break
+            except OSError:
+                if master.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("det-master did not start; see " + log.name)
+                time.sleep(0.2)
+        emit(metric="master_start_seconds", value=round(time.monotonic() - t, 2), unit="s",
+             events=seeded["events"])
+
+        def get(path):
+            return lambda i: ("GET", path, b"", ())
+
+        lat, st, el = asyncio.run(load(port, 4, seconds, get("/info"), 100000))
+        report("get_info", lat, st, el, connections=4)
+        ref = st.get(200, 0) / el
+
+        # GET /api/v1/agents (may not exist in this build: then the
+        # det-inspect view of the same 1,000 agents is measured instead).
+        status = asyncio.run(load(port, 1, 1, get("/api/v1/agents"), 1))[1]
+        path = "/api/v1/agents"
+        if 200 not in status:
+            emit(metric="get_agents_skipped", value=0, unit="",
+                 note="GET /api/v1/agents answered %s; measuring %s instead"
+                 % (status, "/api/v1/inspect/agents"))
+            path = "/api/v1/inspect/agents"
+        body = urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path)).read()
+        n = len(json.loads(body).get("agents", []))
+        lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
+        report("get_agents", lat, st, el, ref, path=path, agents=n, connections=4,
+               response_bytes=len(body))
+
+        body = urllib.request.urlopen("http://127.0.0.1:%d/api/v1/experiments" % port).read()
+        n = len(json.loads(body)["experiments"])
+        lat, st, el = asyncio.run(load(port, 4, seconds, get("/api/v1/experiments"), 100000))
+        report("get_experiments", lat, st, el, ref, experiments=n, connections=4,
+               response_bytes=len(body))
+
+        allocs = seeded["allocations"]
+        before = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
+        steps = [0] * len(allocs)
+
+        def metrics_req(i):
+            trial_id, _, token = allocs[i]
+            steps[i] += 1
+            body = json.dumps({"metrics": {"trialId": trial_id, "stepsCompleted": steps[i],
+                                           "metrics": {"avgMetrics": {"loss": 1.0 / steps[i]}}},
+                               "group": "training"}).encode()
+            return ("POST", "/api/v1/trials/%d/metrics" % trial_id, body,
+                    (("Authorization", "Bearer " + token),
+                     ("Content-Type", "application/json")))
+
+        lat, st, el = asyncio.run(load(port, len(allocs), seconds, metrics_req, 200000))
+        after = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
+        report("post_trial_metrics", lat, st, el, ref, trials=len(allocs), connections=len(allocs),
+               appended=after - before, durable_check=(after - before == st.get(200, 0)))
+    finally:
+        if master and master.poll() is None:
+            master.terminate()
+            try:
+                master.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                master.kill()
+        if own_pg:
+            subprocess.call([os.path.join(ROOT, "scripts", "pg.sh"), "stop", own_pg])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+// det-inspect: the operator's CLI. Shows pools, agents, instances,
+// experiments, trials, checkpoints, the event log and past states, from the
+// master's API or (with --db) from the event log itself.
+//
+// Exit status: 0 on success, 1 when the master or database fails or refuses
+// (the reason on stderr), 2 on bad arguments.
+
+#include "cmd/det_inspect/print.hpp"
+#include "cmd/det_inspect/source.hpp"
+#include "messages/errc.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+using namespace det;
+using nlohmann::json;
+
+namespace {
+
+const char* usage =
+    "usage: det-inspect [--master URL | --db URL] [--json] [auth] COMMAND ...\n"
+    "\n"
+    "Commands:\n"
+    "  pools | agents | instances | experiments   one table each\n"
+    "  trials [--experiment ID] | checkpoints [--experiment ID]\n"
+    "  events [--from POS] [--to POS] [--stream ID] [--type NAME]\n"
+    "         [--limit N] [--follow]    the event log (default: the last 20)\n"
+    "  state [--at POS] [VIEW]          the state after event POS (default:\n"
+    "                                   now): a summary, or VIEW (pools, ...)\n"
+    "\n"
+    "Options:\n"
+    "  --master URL     the master (default $DET_MASTER or "
+    "http://127.0.0.1:8080)\n"
+    "  --db URL         read the PostgreSQL event log instead (master down);\n"
+    "                   also $DET_DB_URL when --master is not given\n"
+    "  --json           JSON instead of tables (--follow: one event per line)\n"
+    "  --token T        bearer token (default $DET_TOKEN)\n"
+    "  --user U --password P   log in first (POST /api/v1/auth/login)\n"
+    "  --interval MS    --follow polling period (default 500)\n";
+
+[[noreturn]] void bad_args(const std::string& why) {
+  std::cerr << "det-inspect: " << why << "\n" << usage;
+  std::exit(2);
+}
+
+[[noreturn]] void fail(const caf::error& err) {
+  std::cerr << "det-inspect: " << render(err) << "\n";
+  std::exit(1);
+}
+
+int64_t parse_int(const std::string& flag, const std::string& s, int64_t min,
+                  const char* what) {
+  try {
+    size_t used = 0;
+    auto v = std::stoll(s, &used);
+    if (used == s.size() && v >= min)
+      return v;
+  } catch (const std::exception&) {
+  }
+  bad_args(flag + ": expected " + what + ", got '" + s + "'");
+}
+
+struct args {
+  std::string command;
+  std::vector<std::string> positional;
+  bool json = false;
+  bool follow = false;
+  std::optional<int64_t> experiment;
+  std::optional<int64_t> at;
+  inspection::event_filter filter;
+  bool limit_given = false;
+  int64_t interval_ms = 500;
+  std::string master;
+  std::string db;
+  inspect_cli::api_options api;
+};
+
+args parse(int argc, char** argv) {
+  args a;
+  if (const char* t = std::getenv("DET_TOKEN"))
+    a.api.token = t;
+  for (int i = 1; i < argc; ++i) {
+    std::string f = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        bad_args(f + " needs a value");
+      return argv[++i];
+    };
+    const char* position = "a position (an integer >= 0)";
+    if (f == "--help" || f == "-h") {
+      std::cout << usage;
+      std::exit(0);
+    } else if (f == "--json") {
+      a.json = true;
+    } else if (f == "--master") {
+      a.master = value();
+    } else if (f == "--db") {
+      a.db = value();
+    } else if (f == "--token") {
+      a.api.token = value();
+    } else if (f == "--user") {
+      a.api.user = value();
+    } else if (f == "--password") {
+      a.api.password = value();
+    } else if (f == "--follow" || f == "-f") {
+      a.follow = true;
+    } else if (f == "--experiment") {
+      a.experiment = parse_int(f, value(), 1, "an experiment id");
+    } else if (f == "--at") {
+      a.at = parse_int(f, value(), 0, position);
+    } else if (f == "--from") {
+      a.filter.from = parse_int(f, value(), 1, "a position (an integer >= 1)");
+    } else if (f == "--to") {
+      a.filter.to = parse_int(f, value(), 0, position);
+    } else if (f == "--stream") {
+      a.filter.stream = value();
+    } else if (f == "--type") {
+      a.filter.type = value();
+    } else if (f == "--limit") {
+      a.filter.limit = parse_int(f, value(), 1, "a count >= 1");
+      a.limit_given = true;
+    } else if (f == "--interval") {
+      a.interval_ms = parse_int(f, value(), 10, "milliseconds >= 10");
+    } else if (!f.empty() && f[0] == '-') {
+      bad_args("unknown option '" + f + "'");
+    } else if (a.command.empty()) {
+      a.command = f;
+    } else {
+      a.positional.push_back(f);
+    }
+  }
+  if (a.command.empty())
+    bad_args("a command is required");
+  if (!a.master.empty() && !a.db.empty())
+    bad_args("--master and --db exclude each other");
+  if (a.follow && a.filter.to)
+    bad_args("--follow and --to exclude each other");
+  if (!a.limit_given)
+    a.filter.limit = a.filter.from ? 1000 : 20;
+  if (a.master.empty() && a.db.empty()) {
+    if (const char* m = std::getenv("DET_MASTER"))
+      a.master = m;
+    else if (const char* d = std::getenv("DET_DB_URL"))
+      a.db = d;
+    else
+      a.master = "http://127.0.0.1:8080";
+  }
+  a.api.master_url = a.master;
+  if (a.api.user && !a.db.empty())
+    bad_args("--user logs in to a master; it does not apply with --db");
+  return a;
+}
+
+json filter_experiment(json view, const std::string& name,
+                       std::optional<int64_t> experiment) {
+  if (!experiment)
+    return view;
+  json kept = json::array();
+  for (auto& r : view[name])
+    if (r.value("experiment_id", int64_t{0}) == *experiment)
+      kept.push_back(std::move(r));
+  view[name] = std::move(kept);
+  return view;
+}
+
+int run_view(inspect_cli::source& src, const args& a, inspection::view_kind k) {
+  if (!a.positional.empty())
+    bad_args(a.command + ": unexpected argument '" + a.positional[0] + "'");
+  auto v = src.view(k);
+  if (!v)
+    fail(v.error());
+  auto shown = filter_experiment(std::move(*v), a.command, a.experiment);
+  if (a.json)
+    std::cout << shown.dump() << "\n";
+  else
+    std::cout << inspect_cli::view_text(k, shown);
+  return 0;
+}
+
+int run_events(inspect_cli::source& src, const args& a) {
+  auto f = a.filter;
+  auto page = src.events(f);
+  if (!page)
+    fail(page.error());
+  auto print = [&](const json& events, bool first) {
+    if (a.json && a.follow) {
+      for (const auto& e : events)
+        std::cout << e.dump() << "\n";
+    } else if (!events.empty() || first) {
+      std::cout << inspect_cli::events_text(events, first);
+    }
+    std::cout.flush();
+  };
+  if (a.json && !a.follow) {
+    std::cout << page->dump() << "\n";
+    return 0;
+  }
+  print((*page)["events"], true);
+  if (!a.follow)
+    return 0;
+  f.to.reset();
+  f.limit = 1000;
+  for (;;) {
+    int64_t cursor = (*page)["last_position"].get<int64_t>();
+    for (const auto& e : (*page)["events"])
+      cursor = std::max(cursor, e["position"].get<int64_t>());
+    if ((*page).value("truncated", false) && f.from)
+      cursor = (*page)["events"].back()["position"].get<int64_t>();
+    f.from = cursor + 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds{a.interval_ms});
+    page = src.events(f);
+    if (!page)
+      fail(page.error());
+    print((*page)["events"], false);
+  }
+}
+
+int run_state(inspect_cli::source& src, const args& a) {
+  if (a.positional.size() > 1)
+    bad_args("state: unexpected argument '" + a.positional[1] + "'");
+  std::optional<inspection::view_kind> k;
+  if (!a.positional.empty()) {
+    k = inspection::view_kind_from(a.positional[0]);
+    if (!k)
+      bad_args("state: no view '" + a.positional[0]
+               + "'; known: " + inspection::view_kind_names());
+  }
+  auto st = src.state(a.at);
+  if (!st)
+    fail(st.error());
+  if (k) {
+    auto v = inspection::view(*st, *k);
+    if (a.json)
+      std::cout << v.dump() << "\n";
+    else
+      std::cout << inspect_cli::view_text(*k, v);
+  } else if (a.json) {
+    std::cout << state::to_snapshot(*st).dump() << "\n";
+  } else {
+    std::cout << inspect_cli::summary_text(inspection::summary(*st));
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  auto a = parse(argc, argv);
+  auto view = inspection::view_kind_from(a.command);
+  if (!view && a.command != "events" && a.command != "state")
+    bad_args("unknown command '" + a.command + "'");
+  auto src = a.db.empty() ? inspect_cli::make_api_source(a.api)
+                          : inspect_cli::make_db_source(a.db);
+  if (!src)
+    fail(src.error());
+  if (view)
+    return run_view(**src, a, *view);
+  if (a.command == "events")
+    return run_events(**src, a);
+  return run_state(**src, a);
+}
