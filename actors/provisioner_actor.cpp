@@ -187,12 +187,6 @@ void start_launch(caf::event_based_actor* self, const state_ptr& st,
             }));
 }
 
-void log_failure(const state_ptr& st, const std::string& what,
-                 const caf::error& err) {
-  if (err)
-    log(st, what + " failed: " + render(err));
-}
-
 void terminate_now(const state_ptr& st, std::vector<std::string> ids,
                    int64_t now) {
   if (ids.empty())

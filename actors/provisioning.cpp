@@ -60,11 +60,12 @@ void reconcile(const state::cluster_state& s, const state::pool_info& p,
   for (auto i : state::instances_of_pool(s, pool)) {
     auto h = have.find(i->id);
     bool missing = h == have.end();
-    if (missing && i->launched_at_us > inv.taken_at_us - in.consistency_grace_us)
+    bool ours = i->status == state::instance_status::terminating;
+    if (missing && !ours
+        && i->launched_at_us > inv.taken_at_us - in.consistency_grace_us)
       continue; // too young to be missing
     if (missing || gone_state(h->second->state)) {
       bool spot = !i->spot_request_id.empty();
-      bool ours = i->status == state::instance_status::terminating;
       plan.gone.emplace_back(i->id, ours   ? "terminated"
                                     : spot ? "spot_reclaimed"
                                            : "terminated_elsewhere");

@@ -186,9 +186,9 @@ void aws_provider::launch(const launch_spec& spec,
         }
         launch_result out;
         std::lock_guard<std::mutex> guard{self->mtx_};
-        for (const auto& r : *res) {
-          out.spot_request_ids.push_back(r.request_id);
-          self->owned_.insert(r.request_id);
+        for (const auto& req : *res) {
+          out.spot_request_ids.push_back(req.request_id);
+          self->owned_.insert(req.request_id);
         }
         done(std::move(out));
       });
@@ -357,17 +357,17 @@ void aws_provider::finish_listing(
     inv.spot_requests.push_back(std::move(x));
   }
   auto self = shared_from_this();
-  auto publish = [self, done](provider_inventory inv) {
+  auto publish = [self, done](provider_inventory got) {
     {
       std::lock_guard<std::mutex> guard{self->mtx_};
-      for (const auto& i : inv.instances)
+      for (const auto& i : got.instances)
         self->owned_.insert(i.id);
-      for (const auto& r : inv.spot_requests)
+      for (const auto& r : got.spot_requests)
         self->owned_.insert(r.id);
-      self->cache_ = inv;
+      self->cache_ = got;
       self->cached_at_ = std::chrono::steady_clock::now();
     }
-    done(std::move(inv));
+    done(std::move(got));
   };
   if (untagged.empty()) {
     publish(std::move(inv));

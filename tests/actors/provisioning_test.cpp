@@ -2,6 +2,7 @@
 // and the scale decision over it (pure code, no actors).
 
 #include "actors/provisioning.hpp"
+#include "messages/errc.hpp"
 #include "state/cluster_state.hpp"
 
 #include <gtest/gtest.h>
