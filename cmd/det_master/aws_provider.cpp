@@ -197,7 +197,9 @@ void aws_provider::launch(const launch_spec& spec,
   aws::run_instances_request r;
   r.image_id = a.image_id;
   r.instance_type = spec.instance_type;
-  r.min_count = 1;
+  // All or nothing: a partial launch would leave the launch outstanding
+  // and re-ask at once (and moto honours only MinCount).
+  r.min_count = spec.count;
   r.max_count = spec.count;
   r.client_token = spec.client_token;
   r.instance_tags = tags;

@@ -139,7 +139,7 @@ class AwsCluster(e2e.Cluster):
 
     def __init__(self, pg_url, tmp, name, ec2, endpoint, subnet, sg, tag_value,
                  max_instances=2, min_instances=0, idle="3s", spot=False,
-                 alternatives=(), env=None, reconnect_wait="5s"):
+                 alternatives=(), env=None, reconnect_wait="5s", starting="60s"):
         self.tmp, self.ec2, self.tag_value = tmp, ec2, tag_value
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
@@ -182,10 +182,10 @@ resource_pools:
       min_instances: %d
       max_instances: %d
       max_idle_agent_period: %s
-      max_agent_starting_period: 60s
+      max_agent_starting_period: %s
 """ % (self.port, "c" + tag_value[-8:], reconnect_wait, self.ckpt_dir, endpoint, self.url,
        ", ".join(alternatives), TAG_KEY, tag_value, "true" if spot else "false",
-       subnet, sg, min_instances, max_instances, idle))
+       subnet, sg, min_instances, max_instances, idle, starting))
         self.env = dict(os.environ, AWS_ACCESS_KEY_ID="testing",
                         AWS_SECRET_ACCESS_KEY="testing", AWS_EC2_METADATA_DISABLED="true",
                         DET_PROVISIONER_LIST_INTERVAL_MS="300",
