@@ -139,7 +139,8 @@ class AwsCluster(e2e.Cluster):
 
     def __init__(self, pg_url, tmp, name, ec2, endpoint, subnet, sg, tag_value,
                  max_instances=2, min_instances=0, idle="3s", spot=False,
-                 alternatives=(), env=None, reconnect_wait="5s", starting="60s"):
+                 alternatives=(), env=None, reconnect_wait="5s", starting="60s",
+                 master_url=None):
         self.tmp, self.ec2, self.tag_value = tmp, ec2, tag_value
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
@@ -183,7 +184,8 @@ resource_pools:
       max_instances: %d
       max_idle_agent_period: %s
       max_agent_starting_period: %s
-""" % (self.port, "c" + tag_value[-8:], reconnect_wait, self.ckpt_dir, endpoint, self.url,
+""" % (self.port, "c" + tag_value[-8:], reconnect_wait, self.ckpt_dir, endpoint,
+       master_url or self.url,
        ", ".join(alternatives), TAG_KEY, tag_value, "true" if spot else "false",
        subnet, sg, min_instances, max_instances, idle, starting))
         self.env = dict(os.environ, AWS_ACCESS_KEY_ID="testing",

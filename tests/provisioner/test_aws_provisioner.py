@@ -129,8 +129,13 @@ def test_faults_back_off_fall_back_and_never_double_launch(aws_cluster, ec2, pro
     wait_for("no instance left", lambda: not tagged(ec2, c.tag_value), timeout=90)
     everything = tagged(ec2, c.tag_value, states=("pending", "running", "shutting-down", "terminated"))
     per_launch = collections.Counter(tags_of(i)["det-launch"] for i in everything)
-    assert len(everything) <= 2 + 1, everything  # at most one replacement, no duplicates
-    assert all(n == 1 for n in per_launch.values()), per_launch
+    # Each launch that reached EC2 made exactly its MinCount instances, once:
+    # no retried call (throttle, 500, dropped connection) launched twice.
+    passed = {p["ClientToken"][0]: int(p["MinCount"][0]) for _, _, p, k in
+              proxy.actions("RunInstances") if k == "pass"}
+    assert len(passed) == len(launches(proxy)), "a token was sent twice to EC2"
+    assert dict(per_launch) == passed, (per_launch, passed)
+    assert len(everything) == 2, everything  # two trials, max_instances 2
     assert "(insufficient_capacity)" in c.master_log()
     calls = proxy.actions("RunInstances")
     kinds = [k for _, _, _, k in calls]
@@ -182,3 +187,29 @@ def test_listing_follows_every_page(aws_cluster, ec2, proxy):
     tokens = [p[2]["ClientToken"][0] for p in launches(proxy)]
     assert len(tokens) == len(set(tokens)) == 12
     assert "is gone" not in c.master_log() and "unknown tagged" not in c.master_log()
+
+
+def test_user_data_starts_det_agent_with_the_imds_resolved_master_url(aws_cluster, ec2):
+    import base64
+    import os
+    import subprocess
+    import sys
+    from prov_harness import ROOT
+    imds = subprocess.Popen([sys.executable, os.path.join(ROOT, "tests", "aws", "fake_imds.py")],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(imds.stdout.readline())
+        c = aws_cluster(min_instances=1, max_instances=1, master_url="local-ipv4",
+                        env={"AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://127.0.0.1:%d" % port})
+        inst = wait_for("the instance", lambda: tagged(ec2, c.tag_value), timeout=60)[0]
+        data = ec2.describe_instance_attribute(InstanceId=inst["InstanceId"], Attribute="userData")
+        script = base64.b64decode(data["UserData"]["Value"]).decode()
+        # local-ipv4 came from (fake) IMDS; the port is the master's.
+        assert "--master-url 'http://10.0.0.12:%d'" % c.port in script, script
+        assert "--resource-pool 'default'" in script
+        assert '--agent-id "$INSTANCE_ID"' in script and "meta-data/instance-id" in script
+        assert "X-aws-ec2-metadata-token" in script and "export DET_AGENT_TOKEN=" in script
+        assert inst["KeyName"] == "det-test-key"
+    finally:
+        imds.kill()
+        imds.wait(timeout=10)
