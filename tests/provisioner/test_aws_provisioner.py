@@ -85,6 +85,12 @@ def test_foreign_resources_are_never_touched_and_orphans_are_removed(aws_cluster
         run({TAG_KEY: tag_value, "det-pool": "other-pool"}),
         run({"det-pool": "default"}),
     ]
+    ours_other_pool_spot = ec2.request_spot_instances(
+        InstanceCount=1, LaunchSpecification={"ImageId": "ami-12345678", "InstanceType": "t2.micro"},
+        TagSpecifications=[{"ResourceType": "spot-instances-request",
+                            "Tags": [{"Key": TAG_KEY, "Value": tag_value},
+                                     {"Key": "det-pool", "Value": "other-pool"}]}],
+    )["SpotInstanceRequests"][0]["SpotInstanceRequestId"]
     foreign_spot = ec2.request_spot_instances(
         InstanceCount=1, LaunchSpecification={"ImageId": "ami-12345678", "InstanceType": "t2.micro"},
         TagSpecifications=[{"ResourceType": "spot-instances-request",
@@ -96,12 +102,16 @@ def test_foreign_resources_are_never_touched_and_orphans_are_removed(aws_cluster
     wait_for("the orphan to be terminated",
              lambda: ec2.describe_instances(InstanceIds=[orphan])["Reservations"][0]
              ["Instances"][0]["State"]["Name"] in ("shutting-down", "terminated"), timeout=30)
-    time.sleep(0)  # (nothing to wait for: the foreign state is checked now and again below)
     states = {i["InstanceId"]: i["State"]["Name"] for r in
               ec2.describe_instances(InstanceIds=foreign)["Reservations"] for i in r["Instances"]}
     assert all(s == "running" for s in states.values()), states
-    req = ec2.describe_spot_instance_requests(SpotInstanceRequestIds=[foreign_spot])["SpotInstanceRequests"][0]
-    assert req["State"] == "active"
+    for sir in (foreign_spot, ours_other_pool_spot):
+        req = ec2.describe_spot_instance_requests(SpotInstanceRequestIds=[sir])["SpotInstanceRequests"][0]
+        assert req["State"] == "active", req
+        inst = ec2.describe_instances(InstanceIds=[req["InstanceId"]])["Reservations"][0]["Instances"][0]
+        assert inst["State"]["Name"] == "running"
+        assert not tagged(ec2, tag_value) or req["InstanceId"] not in {
+            i["InstanceId"] for i in tagged(ec2, tag_value)}  # never tagged as ours
     pool = c.pool()
     assert pool["instances"] == [] and pool["spotRequests"] == [] and pool["numAgents"] == 0
     assert "refusing" not in c.master_log()
@@ -148,6 +158,10 @@ def test_faults_back_off_fall_back_and_never_double_launch(aws_cluster, ec2, pro
             later = [u for u, _, q, _ in calls[i + 1:] if q.get("InstanceType") == p.get("InstanceType")]
             assert not later or later[0] - t >= 2.0, (p.get("InstanceType"), later[0] - t)
     assert "next try of this type in" in c.master_log()
+    # The last launch error stays visible in the pool view.
+    err = c.pool()["launchError"]
+    assert err["kind"] in ("insufficient_capacity", "quota_exceeded"), err
+    assert "VcpuLimitExceeded" in err["message"] or "InsufficientInstanceCapacity" in err["message"]
 
 
 def test_master_killed_after_run_instances_launches_exactly_once(aws_cluster, ec2, proxy):
