@@ -14,6 +14,7 @@ loopback) behind a counting proxy, with det-master's production timings
 """
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -89,7 +90,11 @@ def main():
                                 starting="1h")
         clusters.append(c)
         lat, lat_resp = [], []
+        rnd = random.Random(7)
         for i in range(SUBMISSIONS):
+            # A random gap, so that submissions do not phase-lock with the
+            # provisioner's tick (each would then wait a whole tick).
+            time.sleep(rnd.uniform(0, 1.0))
             before = len(proxy.actions("RunInstances"))
             t0 = time.monotonic()
             status, body = c.submit(conftest.experiment_yaml(max_length=5, trials=1))
