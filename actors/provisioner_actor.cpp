@@ -77,6 +77,8 @@ struct prov_state {
   /// Instances and spot requests a terminate / cancel was sent for, when.
   std::map<std::string, int64_t> sent_at;
   std::string last_wait_reason;
+  /// Whether the backoff was resumed from the log (first plan).
+  bool resumed = false;
 };
 
 using state_ptr = std::shared_ptr<prov_state>;
@@ -291,9 +293,33 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
   });
 }
 
+/// After a restart: failed launches recorded in the log keep backing off
+/// (every type: the log does not say which one failed), so a master that
+/// restarts in a loop does not retry in a loop.
+void resume_backoff(const state_ptr& st, const provisioning_plan& plan) {
+  if (st->resumed)
+    return;
+  st->resumed = true;
+  if (plan.launch_failures <= 0)
+    return;
+  policy::backoff_state b;
+  b.failures = plan.launch_failures - 1;
+  b.first_failure = b.last_failure = at(plan.last_launch_error_at_us);
+  b = policy::after_failure(b, st->opts.launch_backoff,
+                            at(plan.last_launch_error_at_us), 0.0);
+  auto types = st->provider->instance_types();
+  if (types.empty())
+    types.push_back("");
+  for (const auto& t : types)
+    st->backoff[t] = b;
+  log(st, "resuming the launch backoff after " + std::to_string(plan.launch_failures)
+            + " failed launch(es) in the log");
+}
+
 void act(caf::event_based_actor* self, const state_ptr& st,
          const provisioning_plan& plan) {
   auto now = st->opts.now_us();
+  resume_backoff(st, plan);
   std::vector<domain_event> events;
   for (const auto& [id, why] : plan.gone) {
     log(st, "instance " + id + " is gone (" + why + ")");

@@ -230,6 +230,8 @@ provisioning_plan plan_provisioning(const state::cluster_state& s,
   if (p == nullptr)
     return plan;
   plan.next_seq = state::next_launch_seq(s, pool);
+  plan.launch_failures = p->consecutive_launch_failures;
+  plan.last_launch_error_at_us = p->last_launch_error_at_us;
   if (in.inventory)
     reconcile(s, *p, in, plan);
   std::set<std::string> gone;

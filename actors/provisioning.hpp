@@ -94,6 +94,10 @@ struct provisioning_plan {
   std::vector<std::string> unknown_instances;
   std::vector<std::string> unknown_spot_requests;
   std::vector<reissue> reissues;
+  /// The pool's consecutive failed launches and when the last one failed
+  /// (from the log: a restarted provisioner resumes its backoff).
+  int launch_failures = 0;
+  int64_t last_launch_error_at_us = 0;
 };
 
 provisioning_plan plan_provisioning(const state::cluster_state& s,

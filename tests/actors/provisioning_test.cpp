@@ -87,6 +87,17 @@ TEST_F(fixture, an_unanswered_launch_without_an_instance_is_reissued_with_its_to
   EXPECT_EQ(plan.reissues[0].count, 2);
 }
 
+TEST_F(fixture, failed_launches_of_the_log_are_in_the_plan_for_the_backoff) {
+  launch(1, 1);
+  apply(instance_launch_failed{"default", 1, "insufficient_capacity", "ICE", 15 * s_});
+  launch(2, 1);
+  apply(instance_launch_failed{"default", 2, "quota_exceeded", "vCPU", 25 * s_});
+  auto plan = plan_provisioning(s, "default", 30 * s_, with({}));
+  EXPECT_EQ(plan.launch_failures, 2);
+  EXPECT_EQ(plan.last_launch_error_at_us, 25 * s_);
+  EXPECT_TRUE(plan.reissues.empty()) << "failed launches are not outstanding";
+}
+
 TEST_F(fixture, unknown_and_foreign_launch_tokens_are_unknown_never_adopted) {
   launch(1, 1);
   apply(instance_pending{"i-1", "default", 1, 11 * s_});
