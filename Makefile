@@ -34,8 +34,9 @@ test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
 
 # pytest suites that drive real processes: det-deploy templates and
-# packaging (tests/deploy) and the end-to-end cluster (tests/e2e).
-PYTEST_DIRS := $(wildcard tests/deploy tests/e2e)
+# packaging (tests/deploy), the end-to-end cluster (tests/e2e) and the aws
+# provisioner against moto (tests/provisioner).
+PYTEST_DIRS := $(wildcard tests/deploy tests/e2e tests/provisioner)
 test-e2e: build
 	DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider $(PYTEST_DIRS)
 

@@ -5,12 +5,55 @@
 #include "state/queries.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
 
 #include <iostream>
+#include <map>
+#include <random>
+#include <set>
+
+namespace det {
+
+namespace {
+
+/// A provider result, run on the provisioner's own thread.
+struct prov_step {
+  std::function<void()> fn;
+};
+
+} // namespace
+} // namespace det
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::prov_step)
 
 namespace det {
 
 instance_provider::~instance_provider() = default;
+
+void instance_provider::cancel_spot_requests(std::vector<std::string>,
+                                             provider_done<caf::error> done) {
+  done(caf::error{});
+}
+
+std::vector<std::string> instance_provider::instance_types() const {
+  return {};
+}
+
+bool instance_provider::spot() const {
+  return false;
+}
+
+int64_t instance_provider::consistency_grace_us() const {
+  return 0;
+}
+
+int64_t instance_provider::orphan_grace_us() const {
+  return 0;
+}
+
+std::string instance_provider::launch_error_kind(const caf::error&) const {
+  return "other";
+}
 
 std::string local_instance_id(const std::string& pool, int64_t seq) {
   return "local-" + pool + "-" + std::to_string(seq);
@@ -22,69 +65,289 @@ struct prov_state {
   master_actor master;
   std::shared_ptr<instance_provider> provider;
   provisioner_options opts;
+  caf::actor me;
+  /// A tick (list, plan, record) is under way.
   bool busy = false;
-  /// After failed launches, no launch before this (doubling, up to 60 s).
-  std::chrono::steady_clock::time_point launch_ok_after;
-  int failures = 0;
+  std::set<int64_t> in_flight;
+  /// Per instance type ("" for a provider without types).
+  std::map<std::string, policy::backoff_state> backoff;
+  std::mt19937_64 rng{std::random_device{}()};
+  /// Tagged instances / spot requests the state does not know: first seen.
+  std::map<std::string, int64_t> unknown_since;
+  /// Instances and spot requests a terminate / cancel was sent for, when.
+  std::map<std::string, int64_t> sent_at;
+  std::string last_wait_reason;
+  /// Whether the backoff was resumed from the log (first plan).
+  bool resumed = false;
 };
 
 using state_ptr = std::shared_ptr<prov_state>;
+constexpr int64_t resend_after_us = 60'000'000;
 
 void log(const state_ptr& st, const std::string& what) {
   std::cerr << "det-master: provisioner " << st->opts.pool << ": " << what
             << "\n";
 }
 
-/// Appends `events` through the master, then runs `then`.
+policy::timestamp at(int64_t us) {
+  return policy::timestamp{std::chrono::microseconds{us}};
+}
+
+/// Wraps `fn` so that, called on any thread, it runs on the actor.
+template <class T>
+provider_done<T> on_actor(const state_ptr& st,
+                          std::function<void(T&)> fn) {
+  auto me = st->me;
+  return [me, fn](T x) {
+    auto shared = std::make_shared<T>(std::move(x));
+    caf::anon_send(me, prov_step{[fn, shared] { fn(*shared); }});
+  };
+}
+
+/// Appends `events` through the master, then runs `then(ok)`.
 void record(caf::event_based_actor* self, const state_ptr& st,
-            std::vector<domain_event> events, std::function<void()> then) {
+            std::vector<domain_event> events,
+            std::function<void(bool)> then) {
+  if (events.empty()) {
+    then(true);
+    return;
+  }
   self
     ->request(st->master, std::chrono::seconds{30}, record_atom::value,
               event_batch{std::move(events)})
-    .then([then](caf::ok_atom) { then(); },
-          [self, st](caf::error& err) {
+    .then([then](caf::ok_atom) { then(true); },
+          [st, then](caf::error& err) {
             log(st, "recording failed: " + render(err));
-            st->busy = false;
+            then(false);
           });
 }
 
-void launch_one(caf::event_based_actor* self, const state_ptr& st,
-                int64_t seq) {
+/// The instance type to launch now, or nullopt while every type backs off.
+std::optional<std::string> pick_type(const state_ptr& st, int64_t now) {
+  auto types = st->provider->instance_types();
+  if (types.empty())
+    types.push_back("");
+  for (const auto& t : types)
+    if (policy::may_attempt(st->backoff[t], at(now)))
+      return t;
+  return std::nullopt;
+}
+
+void on_launched(caf::event_based_actor* self, const state_ptr& st,
+                 const launch_spec& spec,
+                 caf::expected<launch_result>& res) {
   auto now = st->opts.now_us();
-  instance_launch_requested req;
-  req.pool = st->opts.pool;
-  req.launch_seq = seq;
-  req.client_token = state::make_client_token(st->opts.cluster_id,
-                                              st->opts.pool, seq);
-  req.count = 1;
-  req.at_us = now;
-  record(self, st, {req}, [self, st, seq] {
-    auto id = local_instance_id(st->opts.pool, seq);
-    auto at = st->opts.now_us();
-    if (auto err = st->provider->launch(id, st->opts.slots_per_instance)) {
-      log(st, "launching " + id + " failed: " + render(err));
-      instance_launch_failed f{st->opts.pool, seq, "other", render(err), at};
-      st->failures = std::min(st->failures + 1, 6);
-      st->launch_ok_after = std::chrono::steady_clock::now()
-                            + std::chrono::seconds{1 << st->failures};
-      record(self, st, {f}, [st] { st->busy = false; });
-      return;
+  std::vector<domain_event> events;
+  auto& bo = st->backoff[spec.instance_type];
+  if (res) {
+    for (const auto& id : res->instance_ids) {
+      log(st, "launched instance " + id + " (launch "
+                + std::to_string(spec.launch_seq) + ")");
+      events.push_back(instance_pending{id, spec.pool, spec.launch_seq, now});
     }
-    st->failures = 0;
-    log(st, "launched instance " + id);
-    instance_pending p{id, st->opts.pool, seq, at};
-    instance_running r{id, at};
-    record(self, st, {p, r}, [st] { st->busy = false; });
+    for (const auto& id : res->spot_request_ids) {
+      log(st, "opened spot request " + id);
+      events.push_back(spot_request_opened{id, spec.pool, spec.launch_seq, now});
+    }
+    auto got = static_cast<int>(res->instance_ids.size()
+                                + res->spot_request_ids.size());
+    if (got < spec.count)
+      events.push_back(instance_launch_failed{
+        spec.pool, spec.launch_seq, "partial",
+        std::to_string(got) + " of " + std::to_string(spec.count), now});
+    bo = policy::after_success(bo);
+  } else {
+    auto kind = st->provider->launch_error_kind(res.error());
+    bo = policy::after_failure(bo, st->opts.launch_backoff, at(now),
+                               std::uniform_real_distribution<double>{
+                                 0, 1}(st->rng));
+    auto wait = bo.retry_at ? (*bo.retry_at - at(now)) : policy::duration{};
+    log(st, "launch " + std::to_string(spec.launch_seq) + " of "
+              + (spec.instance_type.empty() ? "an instance" : spec.instance_type)
+              + " failed (" + kind + "): " + render(res.error())
+              + "; next try of this type in "
+              + std::to_string(
+                std::chrono::duration_cast<std::chrono::milliseconds>(wait)
+                  .count())
+              + " ms");
+    events.push_back(instance_launch_failed{spec.pool, spec.launch_seq, kind,
+                                            render(res.error()), now});
+  }
+  auto seq = spec.launch_seq;
+  record(self, st, std::move(events),
+         [st, seq](bool) { st->in_flight.erase(seq); });
+}
+
+void start_launch(caf::event_based_actor* self, const state_ptr& st,
+                  launch_spec spec) {
+  st->in_flight.insert(spec.launch_seq);
+  auto copy = spec;
+  st->provider->launch(
+    spec, on_actor<caf::expected<launch_result>>(
+            st, [self, st, copy](caf::expected<launch_result>& res) {
+              on_launched(self, st, copy, res);
+            }));
+}
+
+void terminate_now(const state_ptr& st, std::vector<std::string> ids,
+                   int64_t now) {
+  if (ids.empty())
+    return;
+  for (const auto& id : ids)
+    st->sent_at[id] = now;
+  st->provider->terminate(ids, [st](caf::error err) {
+    // Runs on a provider thread: only logging here (no actor state).
+    if (err)
+      std::cerr << "det-master: provisioner " << st->opts.pool
+                << ": terminate failed: " << render(err) << "\n";
   });
 }
 
+void cancel_now(const state_ptr& st, std::vector<std::string> ids,
+                int64_t now) {
+  if (ids.empty())
+    return;
+  for (const auto& id : ids)
+    st->sent_at[id] = now;
+  st->provider->cancel_spot_requests(ids, [st](caf::error err) {
+    if (err)
+      std::cerr << "det-master: provisioner " << st->opts.pool
+                << ": cancelling spot requests failed: " << render(err)
+                << "\n";
+  });
+}
+
+bool due(const state_ptr& st, const std::string& id, int64_t now) {
+  auto i = st->sent_at.find(id);
+  return i == st->sent_at.end() || now - i->second > resend_after_us;
+}
+
+/// Orphans past the grace: terminate or cancel them (no events: the state
+/// never knew them).
+void handle_unknown(const state_ptr& st, const provisioning_plan& plan,
+                    int64_t now) {
+  std::set<std::string> seen;
+  std::vector<std::string> kill, cancel;
+  auto grace = st->provider->orphan_grace_us();
+  auto consider = [&](const std::string& id, std::vector<std::string>& out) {
+    seen.insert(id);
+    auto [it, fresh] = st->unknown_since.emplace(id, now);
+    (void)fresh;
+    if (now - it->second >= grace && due(st, id, now)) {
+      log(st, "unknown tagged resource " + id + ": not in the log after "
+                + std::to_string(grace / 1'000'000) + " s; removing it");
+      out.push_back(id);
+    }
+  };
+  for (const auto& id : plan.unknown_instances)
+    consider(id, kill);
+  for (const auto& id : plan.unknown_spot_requests)
+    consider(id, cancel);
+  for (auto i = st->unknown_since.begin(); i != st->unknown_since.end();)
+    i = seen.count(i->first) ? std::next(i) : st->unknown_since.erase(i);
+  terminate_now(st, std::move(kill), now);
+  cancel_now(st, std::move(cancel), now);
+}
+
+void launch_new(caf::event_based_actor* self, const state_ptr& st,
+                const provisioning_plan& plan, int64_t now,
+                std::function<void()> done) {
+  auto type = pick_type(st, now);
+  if (type)
+    for (const auto& r : plan.reissues)
+      if (st->in_flight.count(r.launch_seq) == 0) {
+        log(st, "re-issuing launch " + std::to_string(r.launch_seq)
+                  + " with its client token");
+        start_launch(self, st,
+                     {st->opts.pool, r.launch_seq, r.client_token, r.count,
+                      st->opts.slots_per_instance, *type, r.spot});
+      }
+  int room = st->opts.max_launches_in_flight
+             - static_cast<int>(st->in_flight.size());
+  if (plan.launch <= 0 || room <= 0 || !type) {
+    if (plan.launch > 0 && !type) {
+      std::string why = "every instance type backs off after launch errors";
+      if (why != st->last_wait_reason)
+        log(st, "waiting: " + why);
+      st->last_wait_reason = why;
+    }
+    done();
+    return;
+  }
+  st->last_wait_reason.clear();
+  instance_launch_requested req;
+  req.pool = st->opts.pool;
+  req.launch_seq = plan.next_seq;
+  req.client_token
+    = state::make_client_token(st->opts.cluster_id, st->opts.pool, req.launch_seq);
+  req.count = std::min(plan.launch, std::max(1, st->opts.max_per_launch));
+  req.spot = st->provider->spot();
+  req.at_us = now;
+  launch_spec spec{st->opts.pool,          req.launch_seq, req.client_token,
+                   req.count,              st->opts.slots_per_instance,
+                   *type,                  req.spot};
+  record(self, st, {req}, [self, st, spec, done](bool ok) {
+    if (ok)
+      start_launch(self, st, spec);
+    done();
+  });
+}
+
+/// After a restart: failed launches recorded in the log keep backing off
+/// (every type: the log does not say which one failed), so a master that
+/// restarts in a loop does not retry in a loop.
+void resume_backoff(const state_ptr& st, const provisioning_plan& plan) {
+  if (st->resumed)
+    return;
+  st->resumed = true;
+  if (plan.launch_failures <= 0)
+    return;
+  policy::backoff_state b;
+  b.failures = plan.launch_failures - 1;
+  b.first_failure = b.last_failure = at(plan.last_launch_error_at_us);
+  b = policy::after_failure(b, st->opts.launch_backoff,
+                            at(plan.last_launch_error_at_us), 0.0);
+  auto types = st->provider->instance_types();
+  if (types.empty())
+    types.push_back("");
+  for (const auto& t : types)
+    st->backoff[t] = b;
+  log(st, "resuming the launch backoff after " + std::to_string(plan.launch_failures)
+            + " failed launch(es) in the log");
+}
+
 void act(caf::event_based_actor* self, const state_ptr& st,
-         provisioning_plan plan) {
+         const provisioning_plan& plan) {
   auto now = st->opts.now_us();
+  resume_backoff(st, plan);
   std::vector<domain_event> events;
-  for (const auto& id : plan.gone) {
-    log(st, "instance " + id + " is gone");
-    events.push_back(instance_terminated{id, "terminated", now});
+  for (const auto& [id, why] : plan.gone) {
+    log(st, "instance " + id + " is gone (" + why + ")");
+    events.push_back(instance_terminated{id, why, now});
+    st->sent_at.erase(id);
+  }
+  for (const auto& a : plan.reclaimed_agents)
+    events.push_back(agent_lost{a, "spot_reclaimed", now});
+  for (const auto& id : plan.now_running)
+    events.push_back(instance_running{id, now});
+  for (const auto& [req, inst] : plan.fulfilled) {
+    log(st, "spot request " + req + " fulfilled by " + inst);
+    events.push_back(spot_request_fulfilled{req, inst, now});
+  }
+  for (const auto& [req, why] : plan.spot_closed) {
+    log(st, "spot request " + req + " closed (" + why + ")");
+    events.push_back(spot_request_cancelled{req, why, now});
+  }
+  for (const auto& a : plan.adopt) {
+    log(st, "adopting instance " + a.id + " of launch "
+              + std::to_string(a.launch_seq));
+    events.push_back(instance_pending{a.id, st->opts.pool, a.launch_seq, now});
+    if (a.running)
+      events.push_back(instance_running{a.id, now});
+  }
+  for (const auto& a : plan.adopt_spot) {
+    log(st, "adopting spot request " + a.id);
+    events.push_back(spot_request_opened{a.id, st->opts.pool, a.launch_seq, now});
   }
   std::vector<std::string> to_stop;
   for (const auto& [id, why] : plan.terminate) {
@@ -92,51 +355,75 @@ void act(caf::event_based_actor* self, const state_ptr& st,
     events.push_back(instance_terminate_requested{id, why, now});
     to_stop.push_back(id);
   }
-  auto next = [self, st, plan, to_stop] {
-    for (const auto& id : to_stop)
-      st->provider->terminate(id);
-    if (plan.launch > 0
-        && std::chrono::steady_clock::now() >= st->launch_ok_after)
-      launch_one(self, st, plan.next_seq);
-    else
-      st->busy = false;
-  };
-  if (events.empty())
-    next();
-  else
-    record(self, st, std::move(events), next);
+  for (const auto& id : plan.still_terminating)
+    if (due(st, id, now))
+      to_stop.push_back(id);
+  std::vector<std::string> to_cancel;
+  for (const auto& id : plan.cancel_spot) {
+    log(st, "cancelling spot request " + id + " (no demand)");
+    events.push_back(spot_request_cancelled{id, "no_demand", now});
+    to_cancel.push_back(id);
+  }
+  record(self, st, std::move(events),
+         [self, st, plan, to_stop, to_cancel, now](bool ok) {
+           if (!ok) {
+             st->busy = false;
+             return;
+           }
+           terminate_now(st, to_stop, now);
+           cancel_now(st, to_cancel, now);
+           handle_unknown(st, plan, now);
+           launch_new(self, st, plan, now, [st] { st->busy = false; });
+         });
+}
+
+void plan_and_act(caf::event_based_actor* self, const state_ptr& st,
+                  std::optional<provider_inventory> inv) {
+  auto pool = st->opts.pool;
+  provisioning_input in;
+  in.inventory = std::move(inv);
+  in.in_flight = st->in_flight;
+  in.consistency_grace_us = st->provider->consistency_grace_us();
+  auto out = std::make_shared<provisioning_plan>();
+  state_view v{[pool, in, out](const state::cluster_state& s, int64_t now) {
+    *out = plan_provisioning(s, pool, now, in);
+    return std::string{};
+  }};
+  self->request(st->master, std::chrono::seconds{30}, view_atom::value, v)
+    .then([self, st, out](std::string&) { act(self, st, *out); },
+          [st](caf::error& err) {
+            log(st, "cannot read the state: " + render(err));
+            st->busy = false;
+          });
 }
 
 void on_tick(caf::event_based_actor* self, const state_ptr& st) {
   if (st->busy)
     return;
   st->busy = true;
-  auto alive = st->provider->alive();
-  auto pool = st->opts.pool;
-  state_view v{[pool, alive](const state::cluster_state& s, int64_t now) {
-    return to_json(plan_provisioning(s, pool, now, alive)).dump();
-  }};
-  self->request(st->master, std::chrono::seconds{30}, view_atom::value, v)
-    .then(
-      [self, st](std::string& text) {
-        act(self, st,
-            plan_from_json(nlohmann::json::parse(text, nullptr, false)));
-      },
-      [self, st](caf::error& err) {
-        log(st, "cannot read the state: " + render(err));
-        st->busy = false;
-      });
+  st->provider->list(on_actor<caf::expected<provider_inventory>>(
+    st, [self, st](caf::expected<provider_inventory>& inv) {
+      if (!inv) {
+        log(st, "cannot list instances: " + render(inv.error()));
+        plan_and_act(self, st, std::nullopt);
+        return;
+      }
+      plan_and_act(self, st, std::move(*inv));
+    }));
 }
 
 caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
+  st->me = caf::actor{self};
   if (st->opts.tick_interval.count() > 0)
     self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
+  self->attach_functor([st] { st->me = caf::actor{}; });
   return {
     [self, st](tick_atom) {
       on_tick(self, st);
       if (st->opts.tick_interval.count() > 0)
         self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
     },
+    [](prov_step& step) { step.fn(); },
   };
 }
 

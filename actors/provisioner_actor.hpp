@@ -1,16 +1,22 @@
 #pragma once
 
-// The provisioner of one pool: every tick it asks the master for a
-// provisioning plan (actors/provisioning.hpp, computed on the master's state
-// with the provider's live instances), then acts write-ahead through the
-// master: instance_launch_requested before the provider launches, then
-// instance_pending + instance_running (or instance_launch_failed);
-// instance_terminate_requested before the provider terminates; and
-// instance_terminated for instances the provider no longer has (which is
-// also how a restarted master reconciles). One launch per tick; a tick
-// that finds the previous one still in flight does nothing.
+// The provisioner of one pool. Every tick it lists the provider
+// (asynchronously; the provider caches and bounds its cloud calls), asks
+// the master for a provisioning plan (actors/provisioning.hpp, computed on
+// the master's state with that inventory), then acts write-ahead through
+// the master: reconciliation events first; instance_launch_requested before
+// the provider launches, then instance_pending / spot_request_opened (or
+// instance_launch_failed) when the launch answers; instance_terminate_
+// requested before the provider terminates; spot_request_cancelled before
+// a spot request is cancelled. Provider calls never run on this actor's
+// thread: their results come back as messages. Launch failures back off
+// per instance type (policy/backoff) and fall back to the provider's next
+// type; tagged instances and spot requests the state does not know are
+// terminated / cancelled after the provider's orphan grace.
 
+#include "actors/instance_provider.hpp"
 #include "actors/master_actor.hpp"
+#include "policy/backoff.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -18,24 +24,9 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 
 namespace det {
-
-/// The machines of a pool. Called on the provisioner's thread; must not
-/// block for long (starting or signalling a process is fine).
-class instance_provider {
-public:
-  virtual ~instance_provider();
-  /// Starts instance `id` (its agent's id) with `slots` slots.
-  [[nodiscard]] virtual caf::error launch(const std::string& id,
-                                          int64_t slots) = 0;
-  /// Asks instance `id` to stop; it leaves alive() once it has.
-  virtual void terminate(const std::string& id) = 0;
-  /// Ids of the instances that still exist.
-  virtual std::set<std::string> alive() = 0;
-};
 
 struct provisioner_options {
   std::string pool;
@@ -44,6 +35,17 @@ struct provisioner_options {
   /// Zero: ticks only when sent (tests).
   std::chrono::milliseconds tick_interval{1000};
   std::function<int64_t()> now_us;
+  /// Per instance type, after a failed launch.
+  policy::backoff_config launch_backoff = [] {
+    policy::backoff_config c;
+    c.initial = std::chrono::seconds{5};
+    c.max_delay = std::chrono::minutes{5};
+    return c;
+  }();
+  /// At most this many launch calls in flight.
+  int max_launches_in_flight = 4;
+  /// At most this many instances per launch call.
+  int max_per_launch = 1000;
 };
 
 /// Handles tick_atom (and re-arms it when tick_interval > 0).
@@ -51,7 +53,8 @@ caf::actor spawn_provisioner(caf::actor_system& sys, master_actor master,
                              std::shared_ptr<instance_provider> provider,
                              provisioner_options opts);
 
-/// The instance id (= agent id) of launch `seq` of `pool`.
+/// The instance id (= agent id) of instance `k` of launch `seq` of `pool`
+/// on the local provider.
 std::string local_instance_id(const std::string& pool, int64_t seq);
 
 } // namespace det

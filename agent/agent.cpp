@@ -378,4 +378,9 @@ void agent::forget_locked(const std::string& alloc) {
   allocs_.erase(i);
 }
 
+void agent::notify(std::string frame_text) {
+  std::lock_guard<std::mutex> lock{mu_};
+  send_locked({std::move(frame_text), frame_kind::control, ""});
+}
+
 } // namespace det::agent

@@ -50,6 +50,10 @@ public:
   /// Makes run() return soon (it closes the connection). Any thread.
   void stop();
 
+  /// Sends a control frame (JSON text) to the master, now or once the
+  /// master welcomed the connection. Any thread.
+  void notify(std::string frame_text);
+
   /// Allocations the agent knows (starting, running or not yet reported
   /// as exited).
   [[nodiscard]] std::vector<std::string> allocations() const;

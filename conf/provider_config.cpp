@@ -148,6 +148,8 @@ void read_aws(object_reader& r, provider_config& out,
     const auto& t = aws.alternative_instance_types[i];
     auto alt = ec2_gpu_count(t);
     auto path = index_path(r.path_of("alternative_instance_types"), i);
+    if (aws.instance_slots)
+      continue; // instance_slots says what every type of the pool brings
     if (!alt)
       r.diag().error(path, "unknown instance type \"" + t + "\"");
     else if (primary_slots >= 0 && *alt != primary_slots)

@@ -1,12 +1,17 @@
 // det-agent: connects to det-master and runs its trial processes.
 //   det-agent --config conf/agent.yaml
 //   det-agent --master-url http://127.0.0.1:8080 --slots 2
+//   det-agent ... --spot-notice   (on a spot instance: poll IMDSv2
+//     spot/instance-action every 5 s, DET_SPOT_NOTICE_INTERVAL_MS, and tell
+//     the master when the instance is about to be reclaimed)
 // Bad arguments exit 2 with a one-line reason; SIGINT/SIGTERM stop the
 // agent (and its trials) cleanly.
 
 #include "agent/agent.hpp"
 #include "agent/log.hpp"
 #include "agent/options.hpp"
+#include "agent/spot_notice.hpp"
+#include "aws/http_client.hpp"
 
 #include <csignal>
 #include <cstdlib>
@@ -18,6 +23,14 @@
 int main(int argc, char** argv) {
   using namespace det::agent;
   std::vector<std::string> args(argv + 1, argv + argc);
+  bool spot_notice = false;
+  for (auto i = args.begin(); i != args.end();)
+    if (*i == "--spot-notice") {
+      spot_notice = true;
+      i = args.erase(i);
+    } else {
+      ++i;
+    }
   auto parsed = parse_agent_args(args);
   if (!parsed) {
     std::cerr << "det-agent: " << det::render(parsed.error()) << "\n";
@@ -49,6 +62,20 @@ int main(int argc, char** argv) {
         + settings->cfg.master.to_url() + ", pool '"
         + settings->cfg.resource_pool + "'");
   det::agent::agent a{std::move(*settings)};
+  std::unique_ptr<spot_notice_watcher> watcher;
+  if (spot_notice) {
+    auto imds = std::make_shared<det::aws::imds_client>(
+      det::aws::imds_config_from_env(det::aws::process_environment()),
+      det::aws::make_curl_http_client());
+    auto ms = std::getenv("DET_SPOT_NOTICE_INTERVAL_MS");
+    std::chrono::milliseconds every{ms ? std::atoll(ms) : 5000};
+    watcher = std::make_unique<spot_notice_watcher>(
+      imds, every, [&a](const det::aws::spot_action& act) {
+        log(log_level::info, "spot interruption notice: " + act.action
+                               + " at " + act.time + "; telling the master");
+        a.notify(spot_interruption_frame(act));
+      });
+  }
   std::thread signals{[&a, stop_signals] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -58,5 +85,6 @@ int main(int argc, char** argv) {
   a.run();
   // run() returned because of a signal; the waiter has already fired.
   signals.join();
+  watcher.reset();
   return 0;
 }

@@ -1,4 +1,5 @@
 #include "cmd/det_master/agent_ws.hpp"
+#include "cmd/det_master/spot_notice.hpp"
 
 #include "actors/agent_actor.hpp"
 #include "api/grpc_error.hpp"
@@ -196,6 +197,16 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
                  .count();
     std::lock_guard<std::mutex> guard{s->mu};
     ctx->logs->add(f.value("trial_id", int64_t{0}), s->agent_id, lines, now);
+    return;
+  }
+  if (type == "spot_interruption") {
+    std::string id;
+    {
+      std::lock_guard<std::mutex> guard{s->mu};
+      id = s->agent_id;
+    }
+    if (!id.empty())
+      on_spot_interruption(*ctx->sys, ctx->master, id);
     return;
   }
   agent_actor agent;

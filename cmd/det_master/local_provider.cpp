@@ -3,6 +3,7 @@
 #include "cmd/det_master/process.hpp"
 #include "messages/errc.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -55,7 +56,57 @@ std::string local_provider::agent_binary() const {
   return fs::exists(beside, ec) ? beside.string() : b;
 }
 
-caf::error local_provider::launch(const std::string& id, int64_t slots) {
+void local_provider::launch(const launch_spec& spec,
+                            provider_done<caf::expected<launch_result>> done) {
+  launch_result out;
+  for (int k = 0; k < spec.count; ++k) {
+    auto id = local_instance_id(spec.pool, spec.launch_seq);
+    if (k > 0)
+      id += "-" + std::to_string(k);
+    if (auto err = start(id, spec.slots, spec.client_token)) {
+      if (out.instance_ids.empty()) {
+        done(std::move(err));
+        return;
+      }
+      break;
+    }
+    out.instance_ids.push_back(id);
+  }
+  done(std::move(out));
+}
+
+void local_provider::terminate(std::vector<std::string> ids,
+                               provider_done<caf::error> done) {
+  for (const auto& id : ids) {
+    auto i = procs_.find(id);
+    if (i != procs_.end())
+      kill(i->second.pid, SIGTERM);
+  }
+  done(caf::error{});
+}
+
+void local_provider::list(
+  provider_done<caf::expected<provider_inventory>> done) {
+  provider_inventory inv;
+  inv.taken_at_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  for (const auto& id : alive()) {
+    provider_instance x;
+    x.id = id;
+    std::ifstream in{dir_of(id) + "/launch_token"};
+    std::getline(in, x.launch_token);
+    inv.instances.push_back(std::move(x));
+  }
+  done(std::move(inv));
+}
+
+int64_t local_provider::orphan_grace_us() const {
+  return 30'000'000;
+}
+
+caf::error local_provider::start(const std::string& id, int64_t slots,
+                                 const std::string& token) {
   std::error_code ec;
   fs::create_directories(dir_of(id), ec);
   if (ec)
@@ -75,14 +126,9 @@ caf::error local_provider::launch(const std::string& id, int64_t slots) {
   if (!pid)
     return std::move(pid.error());
   std::ofstream{dir_of(id) + "/pid"} << *pid << "\n";
+  std::ofstream{dir_of(id) + "/launch_token"} << token << "\n";
   procs_[id] = {*pid, true};
   return {};
-}
-
-void local_provider::terminate(const std::string& id) {
-  auto i = procs_.find(id);
-  if (i != procs_.end())
-    kill(i->second.pid, SIGTERM);
 }
 
 std::set<std::string> local_provider::alive() {

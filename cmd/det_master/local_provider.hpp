@@ -6,8 +6,11 @@
 // terminate() sends SIGTERM. Processes this master started are reaped by
 // alive(); processes of a previous master (found through their pid files
 // at construction) are adopted and watched with kill(pid, 0), so a restart
-// neither loses nor duplicates instances. The agent token reaches the agent
-// through DET_AGENT_TOKEN, never its command line.
+// neither loses nor duplicates instances (each keeps its launch's client
+// token in work_dir/<id>/launch_token, so the provisioner can match it to
+// its launch). The agent token reaches the agent through DET_AGENT_TOKEN,
+// never its command line. Its calls finish at once (starting or signalling
+// a process), so it answers on the caller's thread.
 
 #include "actors/provisioner_actor.hpp"
 #include "conf/provider_config.hpp"
@@ -15,6 +18,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <set>
 
 namespace det::master {
 
@@ -30,9 +34,18 @@ struct local_provider_options {
 class local_provider : public instance_provider {
 public:
   explicit local_provider(local_provider_options opts);
-  caf::error launch(const std::string& id, int64_t slots) override;
-  void terminate(const std::string& id) override;
-  std::set<std::string> alive() override;
+  void launch(const launch_spec& spec,
+              provider_done<caf::expected<launch_result>> done) override;
+  void terminate(std::vector<std::string> ids,
+                 provider_done<caf::error> done) override;
+  void list(provider_done<caf::expected<provider_inventory>> done) override;
+  int64_t orphan_grace_us() const override;
+
+  /// Starts instance `id` (its agent's id) with `slots` slots.
+  [[nodiscard]] caf::error start(const std::string& id, int64_t slots,
+                                 const std::string& token);
+  /// Ids of the instances that still exist.
+  std::set<std::string> alive();
 
 private:
   struct proc {

@@ -14,6 +14,7 @@
 #include "actors/recovery.hpp"
 #include "api/http_server.hpp"
 #include "cmd/det_master/agent_ws.hpp"
+#include "cmd/det_master/aws_provider.hpp"
 #include "cmd/det_master/local_provider.hpp"
 #include "cmd/det_master/master_api.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
@@ -228,10 +229,29 @@ int main(int argc, char** argv) {
     std::cerr << "det-master: local provisioner for pool " << rp.pool_name
               << " started\n";
   }
-  for (const auto& rp : cfg->resource_pools)
-    if (rp.provider.type == conf::provider_type::aws)
-      std::cerr << "det-master: pool " << rp.pool_name
-                << ": the aws provider is not wired into det-master yet\n";
+  std::shared_ptr<aws::async_executor> aws_calls;
+  for (const auto& rp : cfg->resource_pools) {
+    if (rp.provider.type != conf::provider_type::aws)
+      continue;
+    if (!aws_calls)
+      aws_calls = std::make_shared<aws::async_executor>(4);
+    auto prov = master::make_aws_provider(rp, cluster_id, cfg->agent_token,
+                                          aws_calls);
+    if (!prov) {
+      std::cerr << "det-master: pool " << rp.pool_name << ": "
+                << render(prov.error()) << "\n";
+      continue;
+    }
+    provisioner_options po;
+    po.pool = rp.pool_name;
+    po.cluster_id = cluster_id;
+    po.slots_per_instance = rp.provider.slots_per_instance();
+    master::tune_from_env(po);
+    provisioners.push_back(spawn_provisioner(sys, master_ref, *prov, po));
+    std::cerr << "det-master: aws provisioner for pool " << rp.pool_name
+              << " started (instance type " << rp.provider.aws.instance_type
+              << (rp.provider.aws.spot ? ", spot" : "") << ")\n";
+  }
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
@@ -240,6 +260,8 @@ int main(int argc, char** argv) {
   server.stop(std::chrono::seconds{2});
   for (auto& p : provisioners)
     caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
+  if (aws_calls)
+    aws_calls->shutdown();
   caf::anon_send_exit(ctx->bridge, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(ctx->model_defs, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);

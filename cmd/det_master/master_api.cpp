@@ -4,6 +4,7 @@
 #include "cmd/det_master/api_inspect.hpp"
 #include "cmd/det_master/model_archive.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
+#include "cmd/det_master/pool_views.hpp"
 #include "cmd/det_master/views.hpp"
 #include "messages/errc.hpp"
 
@@ -355,6 +356,9 @@ void add_master_routes(api::router& r, ctx_ptr ctx) {
                        {"hasCustomLogo", false},
                        {"strictJobQueueControl", false}}
                     .dump());
+  });
+  r.get("/api/v1/resource-pools", [ctx](api::http_request, responder res) {
+    answer_view(ctx, res, resource_pools_response, "");
   });
   r.post("/api/v1/experiments", [ctx](api::http_request req, responder res) {
     create_experiment(ctx, req, res);

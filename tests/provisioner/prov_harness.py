@@ -1,0 +1,249 @@
+"""Fixtures for the aws provisioner tests: moto in server mode and a
+fault-injecting proxy in front of it (both on 127.0.0.1), det-master with an
+aws pool pointed at the proxy, and an "instance runner" that plays the EC2
+instances moto pretends to launch: for every instance carrying the pool's
+tags it starts a real det-agent whose agent id is the instance id, and stops
+it when the instance is terminated (moto runs no user data). Every wait is
+bounded."""
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+_spec = importlib.util.spec_from_file_location(
+    "e2e_conftest", os.path.join(HERE, "..", "e2e", "conftest.py"))
+e2e = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(e2e)
+
+from fault_proxy import FaultProxy  # noqa: E402
+
+BIN, ROOT = e2e.BIN, e2e.ROOT
+wait_for, free_port, experiment_yaml = e2e.wait_for, e2e.free_port, e2e.experiment_yaml
+pg_server = e2e.pg_server
+TAG_KEY = "managed_by"
+
+
+@pytest.fixture(scope="session")
+def moto_url():
+    port = free_port()
+    log = open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "det-prov-moto-%d.log" % port), "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
+                             "-p", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    url = "http://127.0.0.1:%d" % port
+    import urllib.request
+
+    def up():
+        if proc.poll() is not None:
+            pytest.fail("moto exited")
+        try:
+            urllib.request.urlopen(url + "/moto-api/", timeout=2).read()
+            return True
+        except OSError:
+            return False
+    wait_for("moto to answer", up, timeout=60)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture
+def ec2(moto_url):
+    import boto3
+    from botocore.config import Config
+    return boto3.client("ec2", endpoint_url=moto_url, region_name="us-east-1",
+                        aws_access_key_id="testing", aws_secret_access_key="testing",
+                        config=Config(retries={"max_attempts": 1}))
+
+
+@pytest.fixture
+def proxy(moto_url):
+    p = FaultProxy(moto_url)
+    yield p
+    p.stop()
+
+
+def tagged(ec2, tag_value, pool="default", states=("pending", "running")):
+    """Instances with exactly our tags, as boto3 sees them."""
+    out = []
+    for page in ec2.get_paginator("describe_instances").paginate(Filters=[
+            {"Name": "tag:" + TAG_KEY, "Values": [tag_value]},
+            {"Name": "tag:det-pool", "Values": [pool]},
+            {"Name": "instance-state-name", "Values": list(states)}]):
+        for r in page["Reservations"]:
+            out.extend(r["Instances"])
+    return out
+
+
+def tags_of(inst):
+    return {t["Key"]: t["Value"] for t in inst.get("Tags", [])}
+
+
+class InstanceRunner:
+    """Starts a det-agent for each of the pool's instances; stops it when
+    moto says the instance is gone."""
+
+    def __init__(self, ec2, tag_value, master_url, work_dir, pool="default"):
+        self.ec2, self.tag_value, self.pool = ec2, tag_value, pool
+        self.master_url, self.work_dir = master_url, work_dir
+        self.agents = {}
+        self.extra_args, self.extra_env = [], {}
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop_flag.wait(0.3):
+            try:
+                seen = tagged(self.ec2, self.tag_value, self.pool,
+                              states=("pending", "running", "shutting-down", "terminated"))
+            except Exception:  # moto busy: try again
+                continue
+            for inst in seen:
+                iid, st = inst["InstanceId"], inst["State"]["Name"]
+                if st in ("pending", "running") and iid not in self.agents:
+                    d = os.path.join(self.work_dir, iid)
+                    os.makedirs(d, exist_ok=True)
+                    self.agents[iid] = subprocess.Popen(
+                        [os.path.join(BIN, "det-agent"), "--master-url", self.master_url,
+                         "--resource-pool", self.pool, "--slots", "1", "--agent-id", iid,
+                         "--work-dir", d] + list(self.extra_args),
+                        stdout=open(os.path.join(d, "agent.log"), "a"),
+                        stderr=subprocess.STDOUT, cwd=d,
+                        env=dict(os.environ, **self.extra_env))
+                elif st in ("shutting-down", "terminated") and iid in self.agents:
+                    p = self.agents[iid]
+                    if p.poll() is None:
+                        p.send_signal(signal.SIGKILL)  # the machine is gone
+
+    def stop(self):
+        self.stop_flag.set()
+        self.thread.join(timeout=10)
+        for p in self.agents.values():
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=10)
+
+
+class AwsCluster(e2e.Cluster):
+    """det-master with one aws pool "default" whose EC2 endpoint is the
+    fault proxy in front of moto."""
+
+    def __init__(self, pg_url, tmp, name, ec2, endpoint, subnet, sg, tag_value,
+                 max_instances=2, min_instances=0, idle="3s", spot=False,
+                 alternatives=(), env=None, reconnect_wait="5s", starting="60s",
+                 master_url=None):
+        self.tmp, self.ec2, self.tag_value = tmp, ec2, tag_value
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
+        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
+        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
+        self.work_dir = os.path.join(tmp, "instances")
+        self.ckpt_dir = os.path.join(tmp, "checkpoints")
+        os.makedirs(self.ckpt_dir, exist_ok=True)
+        self.config = os.path.join(tmp, "master.yaml")
+        alt = "".join("\n        - %s" % a for a in alternatives)
+        with open(self.config, "w") as f:
+            f.write("""
+port: %d
+cluster_id: %s
+agent_reconnect_wait: %s
+checkpoint_storage:
+  type: shared_fs
+  host_path: %s
+  storage_path: ckpt
+resource_pools:
+  - pool_name: default
+    provider:
+      type: aws
+      region: us-east-1
+      endpoint_url: %s
+      master_url: %s
+      image_id: ami-12345678
+      instance_type: t2.micro
+      instance_slots: 1
+      alternative_instance_types: [%s]
+      ssh_key_name: det-test-key
+      tag_key: %s
+      tag_value: %s
+      spot: %s
+      network_interface:
+        public_ip: true
+        subnet_id: %s
+        security_group_id: %s
+      min_instances: %d
+      max_instances: %d
+      max_idle_agent_period: %s
+      max_agent_starting_period: %s
+""" % (self.port, "c" + tag_value[-8:], reconnect_wait, self.ckpt_dir, endpoint,
+       master_url or self.url,
+       ", ".join(alternatives), TAG_KEY, tag_value, "true" if spot else "false",
+       subnet, sg, min_instances, max_instances, idle, starting))
+        self.env = dict(os.environ, AWS_ACCESS_KEY_ID="testing",
+                        AWS_SECRET_ACCESS_KEY="testing", AWS_EC2_METADATA_DISABLED="true",
+                        DET_PROVISIONER_LIST_INTERVAL_MS="300",
+                        DET_PROVISIONER_TICK_MS="200",
+                        DET_PROVISIONER_ORPHAN_GRACE_MS="2000")
+        self.env.update(env or {})
+        self.proc = None
+        self.log_path = os.path.join(tmp, "master.log")
+        self.runner = None
+        self.start()
+
+    def start(self, env=None, wait=True):
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
+             "--listen", "127.0.0.1", "--port", str(self.port)],
+            stdout=log, stderr=subprocess.STDOUT, env=dict(self.env, **(env or {})))
+        if wait:
+            wait_for("det-master to answer /info", lambda: self._up(), timeout=60)
+
+    def run_instances(self):
+        self.runner = InstanceRunner(self.ec2, self.tag_value, self.url, self.work_dir)
+        return self.runner
+
+    def pool(self):
+        return self.get("/api/v1/resource-pools")["resourcePools"][0]
+
+    def agent_pids(self):
+        return {}
+
+    def stop(self):
+        super().stop()
+        if self.runner:
+            self.runner.stop()
+
+
+@pytest.fixture
+def network(ec2):
+    vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.9.1.0/24")["Subnet"]["SubnetId"]
+    sg = ec2.create_security_group(GroupName="det-" + uuid.uuid4().hex[:8],
+                                   Description="det test", VpcId=vpc)["GroupId"]
+    return subnet, sg
+
+
+@pytest.fixture
+def aws_cluster(pg_server, tmp_path, request, ec2, proxy, network):
+    made = []
+
+    def make(**kw):
+        name = "prov_" + request.node.name.lower().replace("[", "_").replace("]", "")[:40]
+        tag_value = kw.pop("tag_value", "det-test-" + uuid.uuid4().hex[:12])
+        c = AwsCluster(pg_server, str(tmp_path), name, ec2, proxy.url, network[0],
+                       network[1], tag_value, **kw)
+        made.append(c)
+        return c
+    yield make
+    for c in made:
+        c.stop()
