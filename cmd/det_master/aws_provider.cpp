@@ -1,6 +1,7 @@
 #include "cmd/det_master/aws_provider.hpp"
 
 #include "aws/aws_error.hpp"
+#include "metrics/master_metrics.hpp"
 
 #include <cstdlib>
 #include <iostream>
@@ -145,6 +146,10 @@ std::string aws_provider::launch_error_kind(const caf::error& err) const {
   return "other";
 }
 
+void aws_provider::count(const char* operation, bool ok) {
+  metrics::count_provisioner_call(opts_.pool, operation, ok);
+}
+
 void aws_provider::invalidate() {
   std::lock_guard<std::mutex> guard{mtx_};
   cache_.reset();
@@ -179,6 +184,7 @@ void aws_provider::launch(const launch_spec& spec,
       std::move(r),
       [self, done](caf::expected<std::vector<aws::spot_instance_request>> res) {
         maybe_crash_after("request_spot_instances");
+        self->count("RequestSpotInstances", res.has_value());
         self->invalidate();
         if (!res) {
           done(std::move(res.error()));
@@ -214,6 +220,7 @@ void aws_provider::launch(const launch_spec& spec,
     std::move(r),
     [self, done](caf::expected<std::vector<aws::instance>> res) {
       maybe_crash_after("run_instances");
+      self->count("RunInstances", res.has_value());
       self->invalidate();
       if (!res) {
         done(std::move(res.error()));
@@ -252,6 +259,7 @@ void aws_provider::terminate(std::vector<std::string> ids,
   auto self = shared_from_this();
   ec2_->terminate_instances(
     std::move(ids), [self, done](caf::expected<aws::terminate_result> res) {
+      self->count("TerminateInstances", res.has_value());
       self->invalidate();
       done(res ? caf::error{} : std::move(res.error()));
     });
@@ -268,6 +276,7 @@ void aws_provider::cancel_spot_requests(std::vector<std::string> ids,
   ec2_->cancel_spot_instance_requests(
     std::move(ids),
     [self, done](caf::expected<std::vector<aws::spot_cancel_result>> res) {
+      self->count("CancelSpotInstanceRequests", res.has_value());
       self->invalidate();
       done(res ? caf::error{} : std::move(res.error()));
     });
@@ -300,6 +309,7 @@ void aws_provider::refresh(
   ec2_->describe_instances(
     std::move(req),
     [self, done, taken](caf::expected<std::vector<aws::instance>> res) {
+      self->count("DescribeInstances", res.has_value());
       if (!res) {
         done(std::move(res.error()));
         return;
@@ -328,6 +338,7 @@ void aws_provider::refresh(
         std::move(sreq),
         [self, done, inv = std::move(inv)](
           caf::expected<std::vector<aws::spot_instance_request>> sres) mutable {
+          self->count("DescribeSpotInstanceRequests", sres.has_value());
           if (!sres) {
             done(std::move(sres.error()));
             return;

@@ -94,6 +94,8 @@ private:
                       provider_done<caf::expected<provider_inventory>> done);
   std::vector<std::string> only_ours(std::vector<std::string> ids);
   void invalidate();
+  /// One EC2 call for det_provisioner_api_calls_total (and _errors_).
+  void count(const char* operation, bool ok);
 
   aws_provider_options opts_;
   std::shared_ptr<aws::async_ec2> ec2_;
