@@ -207,12 +207,12 @@ CAF_TEST(a master rebuilt from a PostgreSQL log continues where it stopped) {
 CAF_TEST(overlapping scheduling passes never place a trial twice) {
   memory_event_store store;
   start(store);
-  auto cfg = nlohmann::json::parse(experiment_config());
-  cfg["searcher"] = {{"name", "random"},
+  auto config = nlohmann::json::parse(experiment_config());
+  config["searcher"] = {{"name", "random"},
                      {"metric", "loss"},
                      {"max_trials", 6},
                      {"max_length", {{"batches", 10}}}};
-  request<int64_t>(master, submit_atom::value, cfg.dump(),
+  request<int64_t>(master, submit_atom::value, config.dump(),
                    std::string{"determined"});
   // Agents join and ticks arrive while passes are in flight: each asks
   // for a pass; the pool actor runs one at a time on a snapshot, and the
