@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
   ws_ctx->master = master_ref;
   ws_ctx->logs = logs;
   ws_ctx->tokens = tokens;
-  ws_ctx->start = {local_url, master::checkpoint_dir(*cfg)};
+  ws_ctx->start = {local_url, master::checkpoint_dir(*cfg), cluster_id};
   ws_ctx->agent_token = cfg->agent_token;
 
   api::router routes;
