@@ -5,6 +5,7 @@
 // allocation token of the trial it names (docs/agent_protocol.md).
 
 #include "api/grpc_error.hpp"
+#include "cmd/det_master/model_def_actor.hpp"
 #include "cmd/det_master/route_util.hpp"
 #include "cmd/det_master/views.hpp"
 #include "state/queries.hpp"
