@@ -65,8 +65,7 @@ caf::error write_file(const std::filesystem::path& path,
     std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
     out << text;
     if (!out.flush())
-      return make_error(errc::remote_error,
-                        "cannot write " + tmp.string());
+      return make_error(errc::remote_error, "cannot write " + tmp.string());
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
@@ -82,28 +81,28 @@ std::map<std::string, std::string> info_files(const env_map& env) {
   auto slots = slot_ids(env);
   auto config = get_json(env, "DET_EXPERIMENT_CONFIG", json::object());
   json cluster{
-    {"master_url", get(env, "DET_MASTER")},
-    {"cluster_id", get(env, "DET_CLUSTER_ID")},
-    {"agent_id", get(env, "DET_AGENT_ID")},
-    {"slot_ids", slots},
-    {"task_id", get(env, "DET_TASK_ID")},
-    {"allocation_id", get(env, "DET_ALLOCATION_ID")},
-    {"session_token", get(env, "DET_SESSION_TOKEN")},
-    {"task_type", get(env, "DET_TASK_TYPE")},
-    {"master_cert_name", nullable(get(env, "DET_MASTER_CERT_NAME"))},
-    {"master_cert_file", nullable(get(env, "DET_MASTER_CERT_FILE"))},
-    {"latest_checkpoint", nullable(get(env, "DET_LATEST_CHECKPOINT"))},
+      {"master_url", get(env, "DET_MASTER")},
+      {"cluster_id", get(env, "DET_CLUSTER_ID")},
+      {"agent_id", get(env, "DET_AGENT_ID")},
+      {"slot_ids", slots},
+      {"task_id", get(env, "DET_TASK_ID")},
+      {"allocation_id", get(env, "DET_ALLOCATION_ID")},
+      {"session_token", get(env, "DET_SESSION_TOKEN")},
+      {"task_type", get(env, "DET_TASK_TYPE")},
+      {"master_cert_name", nullable(get(env, "DET_MASTER_CERT_NAME"))},
+      {"master_cert_file", nullable(get(env, "DET_MASTER_CERT_FILE"))},
+      {"latest_checkpoint", nullable(get(env, "DET_LATEST_CHECKPOINT"))},
   };
   json trial{
-    {"trial_id", get_int(env, "DET_TRIAL_ID", 0)},
-    {"experiment_id", get_int(env, "DET_EXPERIMENT_ID", 0)},
-    {"trial_seed", get_int(env, "DET_TRIAL_SEED", 0)},
-    {"hparams", get_json(env, "DET_HPARAMS", json::object())},
-    {"config", config},
-    {"steps_completed", get_int(env, "DET_STEPS_COMPLETED", 0)},
-    {"trial_run_id", get_int(env, "DET_TRIAL_RUN_ID", 1)},
-    {"debug", config.is_object() && config.value("debug", false)},
-    {"inter_node_network_interface", nullptr},
+      {"trial_id", get_int(env, "DET_TRIAL_ID", 0)},
+      {"experiment_id", get_int(env, "DET_EXPERIMENT_ID", 0)},
+      {"trial_seed", get_int(env, "DET_TRIAL_SEED", 0)},
+      {"hparams", get_json(env, "DET_HPARAMS", json::object())},
+      {"config", config},
+      {"steps_completed", get_int(env, "DET_STEPS_COMPLETED", 0)},
+      {"trial_run_id", get_int(env, "DET_TRIAL_RUN_ID", 1)},
+      {"debug", config.is_object() && config.value("debug", false)},
+      {"inter_node_network_interface", nullptr},
   };
   // One process on this host: rank 0 of one container.
   json rendezvous{{"container_addrs", json::array({"127.0.0.1"})},
@@ -124,8 +123,7 @@ std::string shared_fs_host_path(const env_map& env) {
   if (!cs.is_object() || cs.value("type", std::string{}) != "shared_fs")
     return "";
   auto host = cs.find("host_path");
-  return host != cs.end() && host->is_string() ? host->get<std::string>()
-                                                : "";
+  return host != cs.end() && host->is_string() ? host->get<std::string>() : "";
 }
 
 const char* harness_shim_source() {
@@ -210,8 +208,8 @@ caf::error write_harness_files(const std::string& run_dir, env_map& env,
   }
   auto shim_dir = (root / "python").string();
   env["PYTHONPATH"] = inherited_pythonpath.empty()
-                        ? shim_dir
-                        : shim_dir + ":" + inherited_pythonpath;
+                          ? shim_dir
+                          : shim_dir + ":" + inherited_pythonpath;
   for (const auto& [name, text] : info_files(env))
     if (auto err = write_file(root / "info" / name, text))
       return err;

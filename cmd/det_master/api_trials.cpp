@@ -25,27 +25,28 @@ using api::responder;
 /// Looks up the live allocation of `trial_id`, checks the request's token
 /// against it, then calls `then(self, allocation_id)` on the bridge.
 void with_trial_allocation(
-  const ctx_ptr& ctx, const api::http_request& req, const responder& res,
-  int64_t trial_id,
-  std::function<void(caf::event_based_actor*, const std::string&)> then) {
+    const ctx_ptr& ctx, const api::http_request& req, const responder& res,
+    int64_t trial_id,
+    std::function<void(caf::event_based_actor*, const std::string&)> then) {
   post(ctx->bridge, [ctx, req, res, trial_id,
                      then = std::move(then)](caf::event_based_actor* self) {
     ask_view(
-      ctx, self,
-      [trial_id](const state::cluster_state& s, int64_t) {
-        return trial_allocation(s, trial_id);
-      },
-      res, [ctx, req, res, self, trial_id, then](json j) {
-        auto name = "trial " + std::to_string(trial_id);
-        if (j.is_null())
-          return res.send_error(grpc_code::not_found, name + " not found");
-        auto alloc = j.value("allocation_id", std::string{});
-        if (alloc.empty())
-          return res.send_error(grpc_code::failed_precondition,
-                                name + " has no live allocation");
-        if (authorized(ctx, req, res, alloc))
-          then(self, alloc);
-      });
+        ctx, self,
+        [trial_id](const state::cluster_state& s, int64_t) {
+          return trial_allocation(s, trial_id);
+        },
+        res,
+        [ctx, req, res, self, trial_id, then](json j) {
+          auto name = "trial " + std::to_string(trial_id);
+          if (j.is_null())
+            return res.send_error(grpc_code::not_found, name + " not found");
+          auto alloc = j.value("allocation_id", std::string{});
+          if (alloc.empty())
+            return res.send_error(grpc_code::failed_precondition,
+                                  name + " has no live allocation");
+          if (authorized(ctx, req, res, alloc))
+            then(self, alloc);
+        });
   });
 }
 
@@ -56,13 +57,13 @@ void acknowledge(const ctx_ptr& ctx, const api::http_request& req,
   if (!id)
     return;
   auto body = req.body;
-  with_trial_allocation(ctx, req, res, *id,
-                        [res, what, id = *id, body](caf::event_based_actor*,
-                                                    const std::string&) {
-                          std::cerr << "det-master: trial " << id << " " << what
-                                    << " " << body.substr(0, 200) << "\n";
-                          res.send_json("{}");
-                        });
+  with_trial_allocation(
+      ctx, req, res, *id,
+      [res, what, id = *id, body](caf::event_based_actor*, const std::string&) {
+        std::cerr << "det-master: trial " << id << " " << what << " "
+                  << body.substr(0, 200) << "\n";
+        res.send_json("{}");
+      });
 }
 
 void run_start(const ctx_ptr& ctx, const api::http_request& req,
@@ -92,14 +93,14 @@ void report_progress(const ctx_ptr& ctx, const api::http_request& req,
       || p.get<double>() > 1)
     return res.send_error(grpc_code::invalid_argument,
                           "progress: required, a number in [0, 1], got "
-                            + p.dump());
+                              + p.dump());
   auto value = p.get<double>();
-  with_trial_allocation(ctx, req, res, *id,
-                        [ctx, res, id = *id, value](caf::event_based_actor*,
-                                                    const std::string&) {
-                          ctx->progress->set(id, value);
-                          res.send_json("{}");
-                        });
+  with_trial_allocation(
+      ctx, req, res, *id,
+      [ctx, res, id = *id, value](caf::event_based_actor*, const std::string&) {
+        ctx->progress->set(id, value);
+        res.send_json("{}");
+      });
 }
 
 void context_directory(const ctx_ptr& ctx, const api::http_request& req,
@@ -109,24 +110,25 @@ void context_directory(const ctx_ptr& ctx, const api::http_request& req,
   if (!id)
     return;
   with_trial_allocation(
-    ctx, req, res, *id,
-    [ctx, res, id = *id](caf::event_based_actor* self, const std::string&) {
-      ask_view(
-        ctx, self,
-        [id](const state::cluster_state& s, int64_t) {
-          auto t = state::find_trial(s, id);
-          return t == nullptr ? json() : json(t->experiment_id);
-        },
-        res, [ctx, res, self](json exp) {
-          self
-            ->request(ctx->model_defs, ctx->request_timeout, get_atom::value,
-                      exp.get<int64_t>())
-            .then([res](std::string& b64) {
-                    res.send_json(json{{"b64Tgz", b64}}.dump());
-                  },
-                  [res](caf::error& err) { fail(res, err); });
-        });
-    });
+      ctx, req, res, *id,
+      [ctx, res, id = *id](caf::event_based_actor* self, const std::string&) {
+        ask_view(
+            ctx, self,
+            [id](const state::cluster_state& s, int64_t) {
+              auto t = state::find_trial(s, id);
+              return t == nullptr ? json() : json(t->experiment_id);
+            },
+            res,
+            [ctx, res, self](json exp) {
+              self->request(ctx->model_defs, ctx->request_timeout,
+                            get_atom::value, exp.get<int64_t>())
+                  .then(
+                      [res](std::string& b64) {
+                        res.send_json(json{{"b64Tgz", b64}}.dump());
+                      },
+                      [res](caf::error& err) { fail(res, err); });
+            });
+      });
 }
 
 /// POST /api/v1/task/logs: lines a trial ships itself (upstream's
@@ -168,8 +170,8 @@ void post_task_logs(const ctx_ptr& ctx, const api::http_request& req,
   if (!authorized(ctx, req, res, alloc))
     return;
   auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-               .count();
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
   ctx->logs->add(trial_id, field(logs[0], "agent_id", "agentId"), lines, now);
   res.send_json("{}");
 }
@@ -189,8 +191,8 @@ json checkpoint_json(const state::trial_info& t,
             {"hparams", t.hparams},
             {"validationMetrics",
              {{"avgMetrics", t.metrics.latest_validation.is_null()
-                               ? json::object()
-                               : t.metrics.latest_validation}}}}}};
+                                 ? json::object()
+                                 : t.metrics.latest_validation}}}}}};
 }
 
 /// GET /api/v1/trials/{id}/checkpoints: the trial's latest checkpoint (the
@@ -241,11 +243,12 @@ void add_trial_routes(api::router& r, ctx_ptr ctx) {
         [ctx](api::http_request req, responder res) {
           auto id = id_param(req, res, "trial_id");
           if (id)
-            answer_view(ctx, res,
-                        [id = *id](const state::cluster_state& s, int64_t) {
-                          return trial_checkpoints(s, id);
-                        },
-                        "trial " + std::to_string(*id) + " not found");
+            answer_view(
+                ctx, res,
+                [id = *id](const state::cluster_state& s, int64_t) {
+                  return trial_checkpoints(s, id);
+                },
+                "trial " + std::to_string(*id) + " not found");
         });
 }
 

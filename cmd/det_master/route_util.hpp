@@ -22,7 +22,7 @@ using ctx_ptr = std::shared_ptr<const api_context>;
 /// A function of the state whose JSON answer is sent as the response; a
 /// null answer is a 404 with `missing`.
 using render_fn =
-  std::function<nlohmann::json(const state::cluster_state&, int64_t)>;
+    std::function<nlohmann::json(const state::cluster_state&, int64_t)>;
 
 void fail(const api::responder& res, const caf::error& err);
 

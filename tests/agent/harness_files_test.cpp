@@ -72,7 +72,7 @@ TEST(harness_files, shared_fs_host_path_only_for_shared_fs_storage) {
   EXPECT_EQ(shared_fs_host_path(trial_env()), "/mnt/ck");
   auto env = trial_env();
   env["DET_EXPERIMENT_CONFIG"] =
-    R"({"checkpoint_storage":{"type":"s3","bucket":"b"}})";
+      R"({"checkpoint_storage":{"type":"s3","bucket":"b"}})";
   EXPECT_EQ(shared_fs_host_path(env), "");
   env["DET_EXPERIMENT_CONFIG"] = "not json";
   EXPECT_EQ(shared_fs_host_path(env), "");
@@ -92,8 +92,8 @@ TEST(harness_files, written_files_and_environment_point_at_the_run_dir) {
   EXPECT_EQ(env["DET_INFO_DIR"], (dir / "info").string());
   EXPECT_EQ(env["DET_SHARED_FS_PATH"], (dir / "ck").string());
   EXPECT_EQ(env["PYTHONPATH"], (dir / "python").string() + ":/already/there");
-  for (auto name : {"cluster.json", "trial.json", "rendezvous.json",
-                    "resources.json"})
+  for (auto name :
+       {"cluster.json", "trial.json", "rendezvous.json", "resources.json"})
     EXPECT_TRUE(fs::exists(dir / "info" / name)) << name;
   std::ifstream shim{dir / "python" / "sitecustomize.py"};
   std::stringstream text;
