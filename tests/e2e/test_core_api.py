@@ -40,8 +40,15 @@ def trial_log(cluster, trial_id):
 
 
 def assert_every_call_was_served(cluster):
+    """The master logs every path it does not serve; the trials' harness
+    called none. (The probe shows the log line would be there.)"""
     missing = [l for l in cluster.master_log().splitlines() if "NO ROUTE" in l]
     assert not missing, missing
+    status, _ = cluster.post("/api/v1/trials/1/no_such_call", {})
+    assert status == 404
+    wait_for("the probe's NO ROUTE line",
+             lambda: "NO ROUTE for POST /api/v1/trials/1/no_such_call"
+             in cluster.master_log(), timeout=10)
 
 
 def test_core_api_trial_completes_pauses_and_resumes_from_its_checkpoint(
