@@ -210,7 +210,8 @@ void report_metrics(const ctx_ptr& ctx, const api::http_request& req,
   if (!body)
     return;
   auto m = body->value("metrics", json::object());
-  auto group = body->value("group", std::string{"training"});
+  auto g = body->value("group", json("training"));
+  auto group = g.is_string() ? g.get<std::string>() : g.dump();
   // Upstream refuses empty groups and dots; the state records two groups.
   if (group != "training" && group != "validation")
     return res.send_error(grpc_code::invalid_argument,

@@ -220,10 +220,12 @@ TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
   auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})");
   EXPECT_EQ(run.status, 400);
   EXPECT_NE(run.body.find("runId"), std::string::npos);
-  auto group = call("POST", "/api/v1/trials/1/metrics",
-                    R"({"group": "a.b", "metrics": {}})");
-  EXPECT_EQ(group.status, 400);
-  EXPECT_NE(group.body.find("group"), std::string::npos);
+  for (auto g : {R"("a.b")", R"("")", "7"}) {
+    auto group = call("POST", "/api/v1/trials/1/metrics",
+                      std::string{R"({"metrics": {}, "group": )"} + g + "}");
+    EXPECT_EQ(group.status, 400) << g;
+    EXPECT_NE(group.body.find("group"), std::string::npos) << g;
+  }
   // No such trial: nothing to authorize against.
   EXPECT_EQ(call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})",
                  ctx->tokens->token_for("99.1"))
