@@ -290,14 +290,6 @@ void agent::prepare_and_spawn(start_request s) {
   spec.command = s.entrypoint;
   spec.work_dir = dir;
   spec.env = trial_environment(s, master_url, s_.checkpoint_dir, s_.agent_id);
-  // The harness trusts the master the way this agent does (unless the
-  // master set it): upstream's DET_MASTER_CERT_FILE, "noverify" included.
-  if (!s_.cfg.tls.master_cert.empty())
-    spec.env.emplace("DET_MASTER_CERT_FILE", s_.cfg.tls.master_cert);
-  else if (s_.cfg.tls.skip_verify)
-    spec.env.emplace("DET_MASTER_CERT_FILE", "noverify");
-  if (!s_.cfg.tls.master_cert_name.empty())
-    spec.env.emplace("DET_MASTER_CERT_NAME", s_.cfg.tls.master_cert_name);
   const char* pythonpath = std::getenv("PYTHONPATH");
   if (auto werr = write_harness_files(dir + ".run", spec.env,
                                       pythonpath ? pythonpath : ""))
