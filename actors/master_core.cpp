@@ -173,7 +173,9 @@ decision master_core::allocation_exited(const std::string& allocation_id,
     // Asked to stop: a clean exit is what was asked for.
     if (alloc.preemption_reason == "killed")
       ev.reason = "killed";
-    else if (alloc.preemption_reason == "searcher closed" && exit_code == 0)
+    else if ((alloc.preemption_reason == "searcher closed"
+              || alloc.preemption_reason == "stopped by searcher")
+             && exit_code == 0)
       ev.reason = "completed";
     else if (exit_code == 0)
       ev.reason = exp.status == state::experiment_status::paused ? "paused"
@@ -252,9 +254,30 @@ decision master_core::metrics_reported(const std::string& allocation_id,
       req = r;
   if (req == 0)
     return d;
+  auto length = steps;
+  const auto& time_metric = s->second.time_metric;
+  if (!time_metric.empty()) {
+    auto tm = metrics.find(time_metric);
+    if (tm == metrics.end() || !tm->is_number())
+      return d; // upstream ASHA ignores validations without the time metric
+    length = static_cast<int64_t>(tm->get<double>());
+  }
   auto ops = s->second.searcher->validation_reported(
-    req, static_cast<uint64_t>(steps), m->get<double>());
+    req, static_cast<uint64_t>(std::max<int64_t>(length, 0)),
+    m->get<double>());
   run_searcher_ops(d, exp_id, std::move(ops), now_us);
+  // A 0.38 script trains on until told otherwise: a trial that reached its
+  // rung without being promoted is asked to checkpoint and stop.
+  auto entry = searchers_.find(exp_id);
+  if (time_metric.empty() || entry == searchers_.end()
+      || entry->second.closed[trial_id])
+    return d;
+  auto target = entry->second.target_of_trial.find(trial_id);
+  auto tr = state::find_trial(st_, trial_id);
+  if (target != entry->second.target_of_trial.end() && target->second > 0
+      && length >= target->second && tr != nullptr && tr->allocation
+      && !tr->allocation->preemption_requested)
+    stop_trial(d, trial_id, "stopped by searcher", false, now_us);
   return d;
 }
 

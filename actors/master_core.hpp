@@ -192,6 +192,9 @@ private:
     std::map<int64_t, int64_t> target_of_trial;
     std::map<int64_t, bool> closed;
     std::string metric;
+    /// 0.38 adaptive_asha: lengths are this validation metric's values,
+    /// and a trial past its target that was not promoted is stopped.
+    std::string time_metric;
   };
 
   // Applies `ev` and records it; false (and d.refusal) if refused.

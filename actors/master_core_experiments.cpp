@@ -55,6 +55,7 @@ caf::error master_core::rebuild_searcher(int64_t experiment_id) {
   searcher_entry entry;
   entry.searcher = std::move(*s);
   entry.metric = sc->metric;
+  entry.time_metric = sc->time_metric;
   const auto& saved = e.searcher_state;
   if (saved.contains("searcher")) {
     if (auto err = entry.searcher->load(saved["searcher"]))

@@ -3,10 +3,12 @@
 #include "agent/log.hpp"
 #include "agent/model_fetch.hpp"
 #include "agent/protocol.hpp"
+#include "agent/harness_files.hpp"
 #include "agent/trial_process.hpp"
 #include "agent/ws_client.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 
@@ -290,6 +292,7 @@ void agent::prepare_and_spawn(start_request s) {
                .string();
   std::error_code ec;
   fs::remove_all(dir, ec);
+  fs::remove_all(dir + ".run", ec);
   http_options http;
   auto token = s.env.find("DET_SESSION_TOKEN");
   http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
@@ -313,13 +316,18 @@ void agent::prepare_and_spawn(start_request s) {
   process_spec spec;
   spec.command = s.entrypoint;
   spec.work_dir = dir;
-  spec.env = trial_environment(s, master_url, s_.checkpoint_dir);
+  spec.env = trial_environment(s, master_url, s_.checkpoint_dir, s_.agent_id);
   // The trial's REST calls trust the master's certificate as we do
   // (upstream's variable: a CA file path, or "noverify").
   if (s_.cfg.tls.skip_verify)
     spec.env.emplace("DET_MASTER_CERT_FILE", "noverify");
   else if (!s_.cfg.tls.master_cert.empty())
     spec.env.emplace("DET_MASTER_CERT_FILE", s_.cfg.tls.master_cert);
+  const char* pythonpath = std::getenv("PYTHONPATH");
+  if (auto werr = write_harness_files(dir + ".run", spec.env,
+                                      pythonpath ? pythonpath : ""))
+    return fail("cannot prepare the trial's harness files: " + render(werr),
+                1);
   process_options popts;
   popts.kill_grace = s_.kill_grace;
   auto id = s.allocation_id;

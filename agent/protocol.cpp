@@ -141,9 +141,14 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
 
 std::map<std::string, std::string>
 trial_environment(const start_request& s, const std::string& master_url,
-                  const std::string& checkpoint_dir) {
+                  const std::string& checkpoint_dir,
+                  const std::string& agent_id) {
   std::map<std::string, std::string> env;
   env["DET_MASTER"] = master_url;
+  env["DET_AGENT_ID"] = agent_id;
+  env["DET_TASK_TYPE"] = "TRIAL";
+  env["DET_CONTAINER_ID"] = s.allocation_id;
+  env["DET_RESOURCES_ID"] = s.allocation_id;
   env["DET_TRIAL_ID"] = std::to_string(s.trial_id);
   env["DET_EXPERIMENT_ID"] = std::to_string(s.experiment_id);
   env["DET_ALLOCATION_ID"] = s.allocation_id;
@@ -153,10 +158,7 @@ trial_environment(const start_request& s, const std::string& master_url,
   env["DET_LATEST_CHECKPOINT_STEPS"]
     = std::to_string(s.resume_from ? s.resume_from->steps_completed : 0);
   env["DET_CHECKPOINT_DIR"] = checkpoint_dir;
-  std::string ids;
-  for (auto id : s.slots)
-    ids += (ids.empty() ? "" : ",") + std::to_string(id);
-  env["DET_SLOT_IDS"] = ids;
+  env["DET_SLOT_IDS"] = json(s.slots).dump(); // "[0,1]", as upstream
   for (auto& [k, v] : s.env)
     env[k] = v;
   return env;

@@ -76,6 +76,7 @@ parse_master_frame(const std::string& text);
 /// `start.env` is applied last, so the master may override any of them.
 std::map<std::string, std::string>
 trial_environment(const start_request& start, const std::string& master_url,
-                  const std::string& checkpoint_dir);
+                  const std::string& checkpoint_dir,
+                  const std::string& agent_id = "");
 
 } // namespace det::agent

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iostream>
 
 namespace det::api {
 
@@ -146,6 +147,10 @@ void router::dispatch(http_request req, responder res) const {
   auto m = match(req.method, req.path);
   if (!m.h) {
     if (!m.path_known) {
+      // Loud on purpose: a client calling a path we do not serve is how a
+      // missing endpoint shows up.
+      std::cerr << "det-master: NO ROUTE for " << req.method << " "
+                << req.path << " (answered 404)\n";
       res.send(error_response(grpc_code::not_found,
                               "no route for " + req.method + " " + req.path));
       return;

@@ -44,8 +44,8 @@ protected:
 
   void on_validation(std::vector<searcher_op>& ops, request_id id,
                      uint64_t length, double) override {
-    if (length < max_length_)
-      return; // an intermediate validation changes nothing
+    if (max_length_ == 0 || length < max_length_)
+      return; // intermediate, or the trial ends itself by exiting
     close(ops, id);
     finish_one(ops);
   }

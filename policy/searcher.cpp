@@ -79,8 +79,18 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
     if (!v.is_number_integer() || v.get<long long>() < 1)
       return bad("max_length", "must be a positive number of batches");
     c.max_length = v.get<uint64_t>();
-  } else {
-    return bad("max_length", "is required (in batches)");
+  } else if (auto mt = j.find("max_time"); mt != j.end() && !mt->is_null()) {
+    if (!mt->is_number_integer() || mt->get<long long>() < 1)
+      return bad("max_time", "must be a positive integer");
+    c.max_length = mt->get<uint64_t>();
+  } else if (c.kind == searcher_kind::adaptive_asha) {
+    return bad("max_time", "adaptive_asha needs max_time and time_metric "
+                           "(or the legacy max_length)");
+  }
+  if (auto tm = j.find("time_metric"); tm != j.end() && !tm->is_null()) {
+    if (!tm->is_string() || tm->get<std::string>().empty())
+      return bad("time_metric", "must be a metric name");
+    c.time_metric = tm->get<std::string>();
   }
   for (auto [key, field] : {std::pair{"max_trials", &c.max_trials},
                             std::pair{"max_concurrent_trials",
@@ -249,7 +259,7 @@ make_searcher(const searcher_config& config, const json& hyperparameters,
   auto space = parse_hyperparameters(hyperparameters);
   if (!space)
     return space.error();
-  if (config.max_length < 1)
+  if (config.max_length < 1 && config.kind == searcher_kind::adaptive_asha)
     return bad("max_length", "must be a positive number of batches");
   switch (config.kind) {
     case searcher_kind::grid: {

@@ -71,7 +71,13 @@ struct searcher_config {
   searcher_kind kind = searcher_kind::single;
   std::string metric;
   bool smaller_is_better = true;
-  uint64_t max_length = 0; // batches
+  /// Batches (or max_time in time_metric units); 0 for single, grid and
+  /// random without max_length: each trial decides its own length and
+  /// ends by exiting.
+  uint64_t max_length = 0;
+  /// 0.38's adaptive_asha: rung lengths are values of this validation
+  /// metric (max_time is the last); "" = steps completed (max_length).
+  std::string time_metric;
   int max_trials = 1;
   int max_concurrent_trials = 16; // 0: no limit
   int max_rungs = 5;
@@ -80,7 +86,8 @@ struct searcher_config {
 };
 
 /// Reads a `searcher:` block in the upstream shape (name, metric,
-/// smaller_is_better, max_length as N or {batches: N}, max_trials, ...).
+/// smaller_is_better, max_length as N or {batches: N}, or 0.38's
+/// time_metric + max_time, max_trials, ...).
 /// errc::invalid_argument names the offending field.
 [[nodiscard]] caf::expected<searcher_config>
 parse_searcher_config(const nlohmann::json& j);

@@ -62,15 +62,15 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
   self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
   return {
     [self, ctx, ws](start_atom, start_order& o) {
-      auto exp = o.experiment_id;
-      state_view v{[exp](const state::cluster_state& s, int64_t) {
-        return entrypoint_of(s, exp);
+      state_view v{[o](const state::cluster_state& s, int64_t) {
+        return start_environment(s, o).dump();
       }};
       self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
         .await(
-          [ctx, ws, o](std::string& entrypoint) {
+          [ctx, ws, o](std::string& info) {
             auto token = ctx->tokens->token_for(o.allocation_id);
-            (void) ws.send(start_frame(o, entrypoint, ctx->start, token).dump());
+            auto j = nlohmann::json::parse(info, nullptr, false);
+            (void) ws.send(start_frame(o, j, ctx->start, token).dump());
           },
           [ws, o](caf::error& err) {
             std::cerr << "det-master: cannot start allocation "

@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   ws_ctx->master = master_ref;
   ws_ctx->logs = logs;
   ws_ctx->tokens = tokens;
-  ws_ctx->start = {local_url, master::checkpoint_dir(*cfg)};
+  ws_ctx->start = {local_url, master::checkpoint_dir(*cfg), cluster_id};
   ws_ctx->agent_token = cfg->agent_token;
   ws_ctx->heartbeat_interval = cfg->agent_heartbeat_interval;
   ws_ctx->missed_heartbeats = static_cast<int>(cfg->agent_missed_heartbeats);

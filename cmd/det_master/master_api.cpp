@@ -5,6 +5,7 @@
 #include "cmd/det_master/model_archive.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
 #include "cmd/det_master/pool_views.hpp"
+#include "cmd/det_master/route_util.hpp"
 #include "cmd/det_master/views.hpp"
 #include "messages/errc.hpp"
 
@@ -14,22 +15,14 @@
 
 namespace det::master {
 
-namespace {
-
-using ctx_ptr = std::shared_ptr<const api_context>;
 using json = nlohmann::json;
 using api::grpc_code;
 using api::responder;
-
-/// A function of the state whose JSON answer is sent as the response; a
-/// null answer is a 404 with `missing`.
-using render_fn = std::function<json(const state::cluster_state&, int64_t)>;
 
 void fail(const responder& res, const caf::error& err) {
   res.send(api::error_response(err));
 }
 
-/// Asks the master for a view; calls `then` with it on the bridge.
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
               responder res, std::function<void(json)> then) {
   state_view v{[fn = std::move(fn)](const state::cluster_state& s,
@@ -53,10 +46,8 @@ void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
   });
 }
 
-/// Parses a positive id path parameter, or answers 400.
 std::optional<int64_t> id_param(const api::http_request& req,
-                                const responder& res,
-                                const char* name = "id") {
+                                const responder& res, const char* name) {
   auto text = req.param(name);
   try {
     size_t used = 0;
@@ -81,10 +72,14 @@ std::optional<json> json_body(const api::http_request& req,
   return j;
 }
 
-/// Checks the session token for `allocation_id`; answers 401/403 if bad.
+std::string allocation_token(const api::http_request& req) {
+  auto token = bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
+  return token.empty() ? bearer_token(req.headers.get("Authorization")) : token;
+}
+
 bool authorized(const ctx_ptr& ctx, const api::http_request& req,
                 const responder& res, const std::string& allocation_id) {
-  auto token = bearer_token(req.headers.get("Authorization"));
+  auto token = allocation_token(req);
   if (token.empty()) {
     res.send_error(grpc_code::unauthenticated, "session token required");
     return false;
@@ -99,6 +94,8 @@ bool authorized(const ctx_ptr& ctx, const api::http_request& req,
   }
   return true;
 }
+
+namespace {
 
 template <class Atom>
 void experiment_command(const ctx_ptr& ctx, const api::http_request& req,
@@ -215,7 +212,13 @@ void report_metrics(const ctx_ptr& ctx, const api::http_request& req,
   if (!body)
     return;
   auto m = body->value("metrics", json::object());
-  auto group = body->value("group", std::string{"training"});
+  auto g = body->value("group", json("training"));
+  auto group = g.is_string() ? g.get<std::string>() : g.dump();
+  // Upstream refuses empty groups and dots; the state records two groups.
+  if (group != "training" && group != "validation")
+    return res.send_error(grpc_code::invalid_argument,
+                          "group: '" + group + "' is not recorded by this "
+                          "master (training, validation)");
   auto steps = m.value("stepsCompleted", int64_t{0});
   auto avg = m.value("metrics", json::object())
                .value("avgMetrics", json::object());
@@ -252,7 +255,9 @@ void report_checkpoint(const ctx_ptr& ctx, const api::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
-  auto c = body->value("checkpoint", json::object());
+  // Upstream's body is the v1Checkpoint itself; {"checkpoint": {...}} too.
+  auto c = body->contains("checkpoint") ? body->value("checkpoint", json::object())
+                                        : *body;
   auto alloc = c.value("allocationId", std::string{});
   auto uuid = c.value("uuid", std::string{});
   auto meta = c.value("metadata", json::object());
@@ -426,6 +431,7 @@ void add_master_routes(api::router& r, ctx_ptr ctx) {
         [ctx](api::http_request req, responder res) {
           trial_logs_route(ctx, req, res);
         });
+  add_trial_routes(r, ctx);
 }
 
 } // namespace det::master

@@ -14,6 +14,7 @@
 #include "cmd/det_master/api_bridge.hpp"
 #include "cmd/det_master/codec.hpp"
 #include "cmd/det_master/trial_logs.hpp"
+#include "cmd/det_master/trial_progress.hpp"
 #include "conf/capacity.hpp"
 #include "conf/experiment_config.hpp"
 
@@ -44,6 +45,8 @@ struct api_context {
   std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
   /// How often a preemption long poll re-reads the state.
   std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};
+  /// Latest reported progress per trial (in memory).
+  std::shared_ptr<trial_progress> progress = std::make_shared<trial_progress>();
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };

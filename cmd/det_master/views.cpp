@@ -212,18 +212,48 @@ std::string entrypoint_of(const state::cluster_state& s,
   return out;
 }
 
-nlohmann::json start_frame(const start_order& o, const std::string& entrypoint,
+nlohmann::json start_environment(const state::cluster_state& s,
+                                 const start_order& o) {
+  auto e = state::find_experiment(s, o.experiment_id);
+  auto t = state::find_trial(s, o.trial_id);
+  if (e == nullptr || t == nullptr)
+    return nullptr;
+  nlohmann::json env = nlohmann::json::object();
+  // environment_variables first: the DET_* values below win.
+  auto vars = e->config.value("environment", nlohmann::json::object())
+                .value("environment_variables", nlohmann::json());
+  if (vars.is_object())
+    vars = vars.value("cpu", nlohmann::json::array());
+  if (vars.is_array())
+    for (const auto& kv : vars)
+      if (kv.is_string()) {
+        auto text = kv.get<std::string>();
+        auto eq = text.find('=');
+        if (eq != std::string::npos && eq > 0)
+          env[text.substr(0, eq)] = text.substr(eq + 1);
+      }
+  env["DET_TASK_ID"] = std::to_string(t->id);
+  env["DET_USER"] = e->owner.empty() ? "determined" : e->owner;
+  env["DET_TRIAL_RUN_ID"] = std::to_string(std::max<int64_t>(t->runs, 1));
+  env["DET_TRIAL_SEED"] = std::to_string(t->id);
+  env["DET_STEPS_COMPLETED"] =
+    std::to_string(o.resume_from ? o.resume_from->steps_completed : 0);
+  env["DET_EXPERIMENT_CONFIG"] = e->config.dump();
+  return {{"entrypoint", entrypoint_of(s, o.experiment_id)}, {"env", env}};
+}
+
+nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
                            const start_context& ctx,
                            const std::string& token) {
   nlohmann::json resume = nullptr;
   if (o.resume_from)
     resume = {{"uuid", o.resume_from->uuid},
               {"steps_completed", o.resume_from->steps_completed}};
-  nlohmann::json env{
-    {"DET_SESSION_TOKEN", token},
-    {"DET_MASTER", ctx.master_url},
-    {"DET_CHECKPOINT_DIR", ctx.checkpoint_dir},
-  };
+  auto env = info.value("env", nlohmann::json::object());
+  env["DET_SESSION_TOKEN"] = token;
+  env["DET_MASTER"] = ctx.master_url;
+  env["DET_CHECKPOINT_DIR"] = ctx.checkpoint_dir;
+  env["DET_CLUSTER_ID"] = ctx.cluster_id;
   return {{"v", 1},
           {"type", "start"},
           {"allocation_id", o.allocation_id},
@@ -234,7 +264,7 @@ nlohmann::json start_frame(const start_order& o, const std::string& entrypoint,
                                           : o.hparams},
           {"target_length", o.target_length},
           {"resume_from", resume},
-          {"entrypoint", entrypoint},
+          {"entrypoint", info.value("entrypoint", std::string{})},
           {"env", env}};
 }
 

@@ -52,11 +52,20 @@ std::string entrypoint_of(const state::cluster_state& s, int64_t experiment_id);
 struct start_context {
   std::string master_url;
   std::string checkpoint_dir;
+  std::string cluster_id;
 };
 
+/// What a trial of `o` needs from the state besides the order:
+/// {"entrypoint": "...", "env": {DET_TASK_ID, DET_USER, DET_TRIAL_RUN_ID,
+/// DET_TRIAL_SEED, DET_STEPS_COMPLETED, DET_EXPERIMENT_CONFIG (the filled
+/// config), the config's environment.environment_variables}}; null when the
+/// trial is gone.
+nlohmann::json start_environment(const state::cluster_state& s,
+                                 const start_order& o);
+
 /// The agent protocol's `start` frame for `o`, with the environment
-/// (DET_SESSION_TOKEN is `token`).
-nlohmann::json start_frame(const start_order& o, const std::string& entrypoint,
+/// (DET_SESSION_TOKEN is `token`); `info` is start_environment's answer.
+nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
                            const start_context& ctx, const std::string& token);
 
 } // namespace det::master

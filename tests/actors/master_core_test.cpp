@@ -397,3 +397,60 @@ TEST(master_core, a_pass_whose_trial_was_killed_meanwhile_places_nothing) {
 
 } // namespace
 } // namespace det
+
+namespace det {
+namespace {
+
+nlohmann::json asha_0_38(int max_trials) {
+  auto e = experiment();
+  e["searcher"] = {{"name", "adaptive_asha"},   {"metric", "loss"},
+                   {"time_metric", "batches"},   {"max_time", 16},
+                   {"max_trials", max_trials},   {"divisor", 2},
+                   {"max_concurrent_trials", 1}, {"mode", "aggressive"}};
+  return e;
+}
+
+TEST(master_core, asha_0_38_stops_a_trial_at_its_rung_by_the_time_metric) {
+  harness h;
+  ASSERT_FALSE(
+    h.run(h.core.submit_experiment(asha_0_38(2), "determined", h.now)).refusal);
+  auto join = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
+                                           h.now));
+  ASSERT_EQ(effects_of<start_order>(join).size(), 1u);
+  h.run(h.core.allocation_running("1.1", h.now));
+  // Rungs at 8 and 16 batches. Steps do not count, the time metric does.
+  auto early = h.run(h.core.metrics_reported(
+    "1.1", "validation", 100, {{"loss", 0.5}, {"batches", 2}}, h.now));
+  EXPECT_TRUE(effects_of<preempt_order>(early).empty());
+  EXPECT_FALSE(h.trial(1).allocation->preemption_requested);
+  // At its first rung with no one to beat: not promoted, asked to stop.
+  auto rung = h.run(h.core.metrics_reported(
+    "1.1", "validation", 4, {{"loss", 0.5}, {"batches", 8}}, h.now));
+  auto stops = effects_of<preempt_order>(rung);
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].reason, "stopped by searcher");
+  // Its clean exit completes it; the searcher starts the next trial.
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_NE(state::find_trial(h.core.state(), 2), nullptr);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, single_searcher_without_max_length_completes_when_the_trial_exits) {
+  harness h;
+  auto e = experiment();
+  e["searcher"].erase("max_length");
+  ASSERT_FALSE(h.run(h.core.submit_experiment(e, "determined", h.now)).refusal);
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  auto val = h.run(h.core.metrics_reported("1.1", "validation", 1000,
+                                           {{"loss", 0.5}}, h.now));
+  EXPECT_TRUE(effects_of<preempt_order>(val).empty());
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::completed);
+}
+
+} // namespace
+} // namespace det

@@ -42,7 +42,7 @@ TEST(agent_protocol, start_frame_is_parsed_with_every_field) {
   EXPECT_EQ(f->start.slots, (std::vector<int64_t>{0, 1}));
   ASSERT_TRUE(f->start.resume_from);
   EXPECT_EQ(f->start.resume_from->steps_completed, 20);
-  auto env = trial_environment(f->start, "http://m:8080", "/ck");
+  auto env = trial_environment(f->start, "http://m:8080", "/ck", "agent-1");
   EXPECT_EQ(env["DET_MASTER"], "http://m:8080");
   EXPECT_EQ(env["DET_ALLOCATION_ID"], "3.7.1");
   EXPECT_EQ(json::parse(env["DET_HPARAMS"])["lr"], 0.1);
@@ -50,7 +50,9 @@ TEST(agent_protocol, start_frame_is_parsed_with_every_field) {
   EXPECT_EQ(env["DET_LATEST_CHECKPOINT"], "u-1");
   EXPECT_EQ(env["DET_LATEST_CHECKPOINT_STEPS"], "20");
   EXPECT_EQ(env["DET_CHECKPOINT_DIR"], "/ck");
-  EXPECT_EQ(env["DET_SLOT_IDS"], "0,1");
+  EXPECT_EQ(env["DET_SLOT_IDS"], "[0,1]");
+  EXPECT_EQ(env["DET_AGENT_ID"], "agent-1");
+  EXPECT_EQ(env["DET_TASK_TYPE"], "TRIAL");
   EXPECT_EQ(env["DET_SESSION_TOKEN"], "s");
 }
 

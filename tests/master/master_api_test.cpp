@@ -56,7 +56,8 @@ struct master_api_test : ::testing::Test {
   }
 
   api::http_response call(std::string method, std::string path,
-                          std::string body = "", std::string token = "") {
+                          std::string body = "", std::string token = "",
+                          std::string token_header = "Authorization") {
     api::http_request req;
     req.method = method;
     auto q = path.find('?');
@@ -69,7 +70,7 @@ struct master_api_test : ::testing::Test {
     req.target = path;
     req.body = std::move(body);
     if (!token.empty())
-      req.headers.set("Authorization", "Bearer " + token);
+      req.headers.set(token_header, "Bearer " + token);
     auto done = std::make_shared<std::promise<api::http_response>>();
     auto fut = done->get_future();
     routes.dispatch(req, api::responder::capture(
@@ -175,6 +176,61 @@ TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
   auto nl = r.body.find('\n');
   ASSERT_NE(nl, std::string::npos);
   EXPECT_EQ(json::parse(r.body.substr(0, nl))["result"]["log"], "hello\n");
+}
+
+TEST_F(master_api_test, the_harness_allocation_token_header_is_accepted) {
+  auto r = call("GET",
+                "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0",
+                "", ctx->tokens->token_for("1.1"),
+                "Grpc-Metadata-x-allocation-token");
+  EXPECT_EQ(r.status, 200);
+  auto other = call("GET", "/api/v1/allocations/1.1/signals/preemption", "",
+                    ctx->tokens->token_for("2.1"),
+                    "Grpc-Metadata-x-allocation-token");
+  EXPECT_EQ(other.status, 403);
+}
+
+TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
+  auto body = json{{"logs",
+                    json::array({{{"task_id", "4"},
+                                  {"allocation_id", "4.1"},
+                                  {"log", "from the harness\n"},
+                                  {"stdtype", "stdout"}}})}}
+                .dump();
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body).status, 401);
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body,
+                 ctx->tokens->token_for("5.1"))
+              .status,
+            403);
+  EXPECT_TRUE(ctx->logs->since(4).empty());
+  auto ok = call("POST", "/api/v1/task/logs", body,
+                 ctx->tokens->token_for("4.1"),
+                 "Grpc-Metadata-x-allocation-token");
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  auto lines = ctx->logs->since(4);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].text, "from the harness");
+}
+
+TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
+  auto progress = call("POST", "/api/v1/trials/1/progress",
+                       R"({"progress": 1.5})", ctx->tokens->token_for("1.1"));
+  EXPECT_EQ(progress.status, 400);
+  EXPECT_NE(progress.body.find("progress"), std::string::npos);
+  auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})");
+  EXPECT_EQ(run.status, 400);
+  EXPECT_NE(run.body.find("runId"), std::string::npos);
+  for (auto g : {R"("a.b")", R"("")", "7"}) {
+    auto group = call("POST", "/api/v1/trials/1/metrics",
+                      std::string{R"({"metrics": {}, "group": )"} + g + "}");
+    EXPECT_EQ(group.status, 400) << g;
+    EXPECT_NE(group.body.find("group"), std::string::npos) << g;
+  }
+  // No such trial: nothing to authorize against.
+  EXPECT_EQ(call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})",
+                 ctx->tokens->token_for("99.1"))
+              .status,
+            404);
 }
 
 TEST(provisioning, a_pending_trial_in_a_local_pool_launches_one_instance) {

@@ -156,8 +156,13 @@ INSTANTIATE_TEST_SUITE_P(
   ::testing::Values(
     bad_config_case{"unknown_name", R"({"name": "pbt", "max_length": 1})",
                     "searcher.name"},
-    bad_config_case{"no_max_length", R"({"name": "single"})",
-                    "searcher.max_length"},
+    bad_config_case{"asha_without_length",
+                    R"({"name": "adaptive_asha", "metric": "loss"})",
+                    "searcher.max_time"},
+    bad_config_case{"zero_max_time",
+                    R"({"name": "adaptive_asha", "metric": "loss",
+                        "time_metric": "batches", "max_time": 0})",
+                    "searcher.max_time"},
     bad_config_case{"zero_max_length", R"({"name": "single", "max_length": 0})",
                     "searcher.max_length"},
     bad_config_case{"zero_max_trials",
@@ -191,6 +196,26 @@ TEST(parse_searcher_config, reads_the_upstream_shape_with_defaults) {
   EXPECT_EQ(c->max_rungs, 5);
   EXPECT_EQ(c->mode, asha_mode::standard);
   EXPECT_EQ(c->max_concurrent_trials, 16);
+}
+
+TEST(parse_searcher_config, reads_the_0_38_asha_shape_with_time_metric) {
+  auto c = parse_searcher_config(json::parse(R"({
+    "name": "adaptive_asha", "metric": "loss", "time_metric": "batches",
+    "max_time": 64, "max_trials": 4})"));
+  ASSERT_TRUE(c) << render(c.error());
+  EXPECT_EQ(c->max_length, 64u);
+  EXPECT_EQ(c->time_metric, "batches");
+}
+
+TEST(single_searcher, without_max_length_lets_the_trial_end_itself) {
+  auto s = make(config_of(R"({"name": "single", "metric": "loss"})"), {}, 1);
+  auto ops = s->start();
+  ASSERT_FALSE(ops.empty());
+  ops = s->trial_created(1);
+  // Validations at any length close nothing; the trial's exit ends it.
+  EXPECT_TRUE(s->validation_reported(1, 1000000, 0.5).empty());
+  ops = s->trial_exited_early(1);
+  EXPECT_TRUE(s->shut_down());
 }
 
 } // namespace

@@ -1,0 +1,47 @@
+#pragma once
+
+// What an unmodified Core API script (PyPI determined==0.38.1) needs around
+// it, made from the trial's environment the way upstream's prep_container
+// makes it inside a container: the /run/determined/info/*.json files
+// (cluster.json, trial.json, rendezvous.json, resources.json) and the
+// shared_fs checkpoint directory at the harness's container path.
+//
+// det-agent runs trials as plain processes, so those fixed paths cannot be
+// per trial. Instead each allocation gets a run directory holding
+// info/*.json and python/sitecustomize.py; PYTHONPATH points at the latter,
+// which, when (and only when) the script imports the harness, redirects the
+// harness's info file paths to DET_INFO_DIR and its shared_fs container path
+// to DET_SHARED_FS_PATH (the experiment's checkpoint_storage.host_path), so
+// core.checkpoint writes straight to the host path. Nothing else of the
+// harness changes. Pure except write_harness_files.
+
+#include <caf/error.hpp>
+
+#include <map>
+#include <string>
+
+namespace det::agent {
+
+using env_map = std::map<std::string, std::string>;
+
+/// info file name -> JSON text, from the DET_* variables of `env` (the
+/// upstream ClusterInfo/TrialInfo fields; latest_checkpoint is null when
+/// DET_LATEST_CHECKPOINT is empty).
+std::map<std::string, std::string> info_files(const env_map& env);
+
+/// checkpoint_storage.host_path of DET_EXPERIMENT_CONFIG when its type is
+/// shared_fs; "" otherwise.
+std::string shared_fs_host_path(const env_map& env);
+
+/// The sitecustomize.py described above.
+const char* harness_shim_source();
+
+/// Writes <run_dir>/info/*.json and <run_dir>/python/sitecustomize.py and
+/// adds DET_RUN_DIR, DET_INFO_DIR, DET_SHARED_FS_PATH and PYTHONPATH
+/// (prepended to `inherited_pythonpath`) to `env`. errc::remote_error
+/// naming the file when a write fails.
+[[nodiscard]] caf::error
+write_harness_files(const std::string& run_dir, env_map& env,
+                    const std::string& inherited_pythonpath);
+
+} // namespace det::agent

@@ -1,0 +1,104 @@
+#include "agent/harness_files.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+using namespace det::agent;
+using nlohmann::json;
+
+namespace {
+
+env_map trial_env() {
+  return {{"DET_MASTER", "http://127.0.0.1:8080"},
+          {"DET_CLUSTER_ID", "c-1"},
+          {"DET_AGENT_ID", "agent-1"},
+          {"DET_SLOT_IDS", "[0,1]"},
+          {"DET_TASK_ID", "7"},
+          {"DET_ALLOCATION_ID", "7.2"},
+          {"DET_SESSION_TOKEN", "tok"},
+          {"DET_TASK_TYPE", "TRIAL"},
+          {"DET_TRIAL_ID", "7"},
+          {"DET_EXPERIMENT_ID", "3"},
+          {"DET_TRIAL_SEED", "7"},
+          {"DET_HPARAMS", R"({"lr":0.1})"},
+          {"DET_STEPS_COMPLETED", "20"},
+          {"DET_TRIAL_RUN_ID", "2"},
+          {"DET_LATEST_CHECKPOINT", "u-1"},
+          {"DET_EXPERIMENT_CONFIG",
+           R"({"checkpoint_storage":{"type":"shared_fs","host_path":"/mnt/ck",)"
+           R"("storage_path":"s"},"debug":true})"}};
+}
+
+} // namespace
+
+TEST(harness_files, info_files_carry_the_upstream_cluster_and_trial_fields) {
+  auto files = info_files(trial_env());
+  auto cluster = json::parse(files.at("cluster.json"));
+  EXPECT_EQ(cluster["master_url"], "http://127.0.0.1:8080");
+  EXPECT_EQ(cluster["slot_ids"], json::array({0, 1}));
+  EXPECT_EQ(cluster["allocation_id"], "7.2");
+  EXPECT_EQ(cluster["task_type"], "TRIAL");
+  EXPECT_EQ(cluster["latest_checkpoint"], "u-1");
+  EXPECT_TRUE(cluster["master_cert_file"].is_null());
+  auto trial = json::parse(files.at("trial.json"));
+  EXPECT_EQ(trial["trial_id"], 7);
+  EXPECT_EQ(trial["experiment_id"], 3);
+  EXPECT_EQ(trial["hparams"]["lr"], 0.1);
+  EXPECT_EQ(trial["steps_completed"], 20);
+  EXPECT_EQ(trial["trial_run_id"], 2);
+  EXPECT_EQ(trial["debug"], true);
+  EXPECT_EQ(trial["config"]["checkpoint_storage"]["storage_path"], "s");
+  auto rdzv = json::parse(files.at("rendezvous.json"));
+  EXPECT_EQ(rdzv["container_rank"], 0);
+  EXPECT_EQ(rdzv["container_slot_counts"], json::array({2}));
+  EXPECT_EQ(json::parse(files.at("resources.json"))["gpu_uuids"],
+            json::array());
+}
+
+TEST(harness_files, no_checkpoint_is_null_not_an_empty_uuid) {
+  auto env = trial_env();
+  env["DET_LATEST_CHECKPOINT"] = "";
+  auto cluster = json::parse(info_files(env).at("cluster.json"));
+  EXPECT_TRUE(cluster["latest_checkpoint"].is_null());
+}
+
+TEST(harness_files, shared_fs_host_path_only_for_shared_fs_storage) {
+  EXPECT_EQ(shared_fs_host_path(trial_env()), "/mnt/ck");
+  auto env = trial_env();
+  env["DET_EXPERIMENT_CONFIG"] =
+      R"({"checkpoint_storage":{"type":"s3","bucket":"b"}})";
+  EXPECT_EQ(shared_fs_host_path(env), "");
+  env["DET_EXPERIMENT_CONFIG"] = "not json";
+  EXPECT_EQ(shared_fs_host_path(env), "");
+}
+
+TEST(harness_files, written_files_and_environment_point_at_the_run_dir) {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path()
+             / ("harness_files_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto env = trial_env();
+  env["DET_EXPERIMENT_CONFIG"] = R"({"checkpoint_storage":{"type":"shared_fs",)"
+                                 R"("host_path":")"
+                                 + (dir / "ck").string() + R"("}})";
+  auto err = write_harness_files(dir.string(), env, "/already/there");
+  ASSERT_FALSE(err);
+  EXPECT_EQ(env["DET_INFO_DIR"], (dir / "info").string());
+  EXPECT_EQ(env["DET_SHARED_FS_PATH"], (dir / "ck").string());
+  EXPECT_EQ(env["PYTHONPATH"], (dir / "python").string() + ":/already/there");
+  for (auto name :
+       {"cluster.json", "trial.json", "rendezvous.json", "resources.json"})
+    EXPECT_TRUE(fs::exists(dir / "info" / name)) << name;
+  std::ifstream shim{dir / "python" / "sitecustomize.py"};
+  std::stringstream text;
+  text << shim.rdbuf();
+  EXPECT_NE(text.str().find("SHARED_FS_CONTAINER_PATH"), std::string::npos);
+  EXPECT_TRUE(fs::is_directory(dir / "ck"));
+  fs::remove_all(dir);
+}
