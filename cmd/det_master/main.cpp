@@ -14,6 +14,7 @@
 #include "actors/recovery.hpp"
 #include "api/http_server.hpp"
 #include "cmd/det_master/agent_ws.hpp"
+#include "cmd/det_master/api_auth.hpp"
 #include "cmd/det_master/local_provider.hpp"
 #include "cmd/det_master/master_api.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
@@ -149,6 +150,8 @@ int main(int argc, char** argv) {
   mo.tick_interval = std::chrono::seconds{1};
   auto core_cfg = master::core_config_from(*cfg, hostname(), getpid());
   auto cluster_id = core_cfg.cluster_id;
+  auto auth = std::make_shared<master::auth_directory>();
+  auth->load(*st);
   auto master_ref = spawn_master(sys, writer, std::move(*st),
                                  std::move(core_cfg), mo);
 
@@ -165,6 +168,8 @@ int main(int argc, char** argv) {
   ctx->model_defs = master::spawn_model_def_actor(sys, std::move(*defs));
   ctx->logs = logs;
   ctx->tokens = tokens;
+  ctx->auth = auth;
+  ctx->config = std::make_shared<conf::master_config>(*cfg);
   ctx->experiment_defaults = conf::experiment_defaults_from(*cfg);
   for (const auto& pool : cfg->resource_pools)
     if (auto cap = conf::max_capacity(pool))
@@ -180,12 +185,21 @@ int main(int argc, char** argv) {
   ws_ctx->start = {local_url, master::checkpoint_dir(*cfg)};
   ws_ctx->agent_token = cfg->agent_token;
 
+  if (auto err = master::ensure_default_users(sys, *ctx,
+                                              cfg->initial_user_password);
+      !err.empty()) {
+    caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+    return fail(err);
+  }
   api::router routes;
   master::add_master_routes(routes, ctx);
   api::server_config sc;
   sc.address = a.listen;
   sc.port = cfg->port;
   sc.threads = 2;
+  // Room for the largest model directory, base64-encoded in JSON.
+  sc.body_limit = static_cast<size_t>(cfg->max_model_definition_bytes) / 3 * 4
+                  + (1u << 20);
   if (cfg->tls.enabled())
     sc.tls = api::tls_config{cfg->tls.cert, cfg->tls.key};
   api::http_server server{sc, std::move(routes)};

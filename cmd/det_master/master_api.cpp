@@ -1,6 +1,8 @@
 #include "cmd/det_master/master_api.hpp"
 
 #include "api/grpc_error.hpp"
+#include "cmd/det_master/api_auth.hpp"
+#include "cmd/det_master/api_cluster.hpp"
 #include "cmd/det_master/model_archive.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
 #include "cmd/det_master/views.hpp"
@@ -19,10 +21,6 @@ using json = nlohmann::json;
 using api::grpc_code;
 using api::responder;
 
-/// A function of the state whose JSON answer is sent as the response; a
-/// null answer is a 404 with `missing`.
-using render_fn = std::function<json(const state::cluster_state&, int64_t)>;
-
 void fail(const responder& res, const caf::error& err) {
   res.send(api::error_response(err));
 }
@@ -36,19 +34,6 @@ void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
     .then([then = std::move(then)](
             std::string& text) { then(json::parse(text, nullptr, false)); },
           [res](caf::error& err) { fail(res, err); });
-}
-
-void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
-                 std::string missing) {
-  post(ctx->bridge, [ctx, res, fn = std::move(fn),
-                     missing = std::move(missing)](caf::event_based_actor* self) {
-    ask_view(ctx, self, fn, res, [res, missing](json j) {
-      if (j.is_null())
-        res.send_error(grpc_code::not_found, missing);
-      else
-        res.send_json(j.dump());
-    });
-  });
 }
 
 /// Parses a positive id path parameter, or answers 400.
@@ -79,16 +64,12 @@ std::optional<json> json_body(const api::http_request& req,
   return j;
 }
 
-/// Checks the session token for `allocation_id`; answers 401/403 if bad.
-bool authorized(const ctx_ptr& ctx, const api::http_request& req,
+/// Requires the allocation token of `allocation_id` (the guard in
+/// api_auth.cpp has authenticated the request); answers 403 otherwise.
+bool authorized(const ctx_ptr&, const api::http_request& req,
                 const responder& res, const std::string& allocation_id) {
-  auto token = bearer_token(req.headers.get("Authorization"));
-  if (token.empty()) {
-    res.send_error(grpc_code::unauthenticated, "session token required");
-    return false;
-  }
-  if (!ctx->tokens->valid(allocation_id, token)) {
-    std::cerr << "det-master: refused a session token for allocation "
+  if (req.principal.allocation_id != allocation_id) {
+    std::cerr << "det-master: refused a request for allocation "
               << allocation_id << " from " << req.remote_address << "\n";
     res.send_error(grpc_code::permission_denied,
                    "the session token is not valid for allocation "
@@ -144,13 +125,18 @@ void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
   auto files = body->value("modelDefinition", json::array());
   if (auto err = check_model_files(files))
     return fail(res, err);
+  if (auto err = check_model_size(files,
+                                  ctx->config->max_model_definition_bytes))
+    return fail(res, err);
   bool activate = body->value("activate", true);
   auto filled = cfg->filled.dump();
-  post(ctx->bridge, [ctx, res, filled, files = files.dump(),
-                     activate](caf::event_based_actor* self) {
+  auto owner = req.principal.username.empty() ? std::string{"determined"}
+                                              : req.principal.username;
+  post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate,
+                     owner](caf::event_based_actor* self) {
     self
       ->request(ctx->master, ctx->request_timeout, submit_atom::value, filled,
-                std::string{"determined"})
+                owner)
       .then(
         [ctx, res, self, files, activate](int64_t id) {
           std::cerr << "det-master: experiment " << id << " submitted\n";
@@ -315,28 +301,24 @@ void preemption_signal(const ctx_ptr& ctx, const api::http_request& req,
   });
 }
 
-void trial_logs_route(const ctx_ptr& ctx, const api::http_request& req,
-                      const responder& res) {
-  auto id = id_param(req, res, "trial_id");
-  if (!id)
-    return;
-  std::string out;
-  for (const auto& l : ctx->logs->since(*id)) {
-    json r{{"id", std::to_string(l.id)},
-           {"trialId", l.trial_id},
-           {"agentId", l.agent_id},
-           {"level", "LOG_LEVEL_INFO"},
-           {"message", l.text + "\n"},
-           {"log", l.text + "\n"},
-           {"timestamp", rfc3339(l.at_us)}};
-    out += api::result_line(r.dump()) + "\n";
-  }
-  res.send(api::http_response::json(200, std::move(out)));
-}
-
 } // namespace
 
+void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
+                 std::string missing) {
+  post(ctx->bridge, [ctx, res, fn = std::move(fn),
+                     missing = std::move(missing)](caf::event_based_actor* self) {
+    ask_view(ctx, self, fn, res, [res, missing](json j) {
+      if (j.is_null())
+        res.send_error(grpc_code::not_found, missing);
+      else
+        res.send_json(j.dump());
+    });
+  });
+}
+
 void add_master_routes(api::router& r, ctx_ptr ctx) {
+  add_auth_routes(r, ctx);
+  add_cluster_routes(r, ctx);
   auto info = [ctx](api::http_request, responder res) {
     res.send_json(json{{"version", ctx->version},
                        {"master_id", ctx->cluster_id},
@@ -356,13 +338,6 @@ void add_master_routes(api::router& r, ctx_ptr ctx) {
   });
   r.post("/api/v1/experiments", [ctx](api::http_request req, responder res) {
     create_experiment(ctx, req, res);
-  });
-  r.get("/api/v1/experiments", [ctx](api::http_request, responder res) {
-    answer_view(ctx, res,
-                [](const state::cluster_state& s, int64_t) {
-                  return experiments_response(s);
-                },
-                "");
   });
   r.get("/api/v1/experiments/{id}", [ctx](api::http_request req,
                                           responder res) {
@@ -416,10 +391,6 @@ void add_master_routes(api::router& r, ctx_ptr ctx) {
            if (authorized(ctx, req, res, req.param("allocation_id")))
              res.send_json("{}");
          });
-  r.get("/api/v1/trials/{trial_id}/logs",
-        [ctx](api::http_request req, responder res) {
-          trial_logs_route(ctx, req, res);
-        });
 }
 
 } // namespace det::master

@@ -59,7 +59,7 @@ def pg_server():
 
 class Cluster:
     def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
-                 max_instances=2):
+                 max_instances=2, extra_yaml="", env=None):
         self.tmp = tmp
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
@@ -70,6 +70,7 @@ class Cluster:
         self.ckpt_dir = os.path.join(tmp, "checkpoints")
         os.makedirs(self.ckpt_dir, exist_ok=True)
         self.config = os.path.join(tmp, "master.yaml")
+        self.env = dict(os.environ, **(env or {}))
         with open(self.config, "w") as f:
             f.write("""
 port: %d
@@ -90,9 +91,10 @@ resource_pools:
       max_idle_agent_period: %s
       max_agent_starting_period: 60s
 """ % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
-       self.work_dir, max_instances, idle))
+       self.work_dir, max_instances, idle) + extra_yaml)
         self.proc = None
         self.log_path = os.path.join(tmp, "master.log")
+        self.token = None
         self.start()
 
     def start(self):
@@ -100,8 +102,17 @@ resource_pools:
         self.proc = subprocess.Popen(
             [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
              "--listen", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT)
+            stdout=log, stderr=subprocess.STDOUT, env=self.env)
         wait_for("det-master to answer /info", lambda: self._up(), timeout=60)
+        if self.token is None:  # sessions survive restarts
+            sys.path.insert(0, os.path.join(ROOT, "scripts"))
+            import submit  # scripts/submit.py: login()
+            self.token = submit.login(self.url, "admin", "")
+
+    def _auth(self, req):
+        if self.token:
+            req.add_header("Authorization", "Bearer " + self.token)
+        return req
 
     def _up(self):
         if self.proc.poll() is not None:
@@ -117,17 +128,19 @@ resource_pools:
             return f.read()
 
     def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+        req = self._auth(urllib.request.Request(self.url + path))
+        with urllib.request.urlopen(req, timeout=10) as r:
             body = r.read().decode()
         return json.loads(body) if body.lstrip().startswith(("{", "[")) else body
 
     def get_text(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+        req = self._auth(urllib.request.Request(self.url + path))
+        with urllib.request.urlopen(req, timeout=10) as r:
             return r.read().decode()
 
     def post(self, path, body=None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method="POST")
+        req = self._auth(urllib.request.Request(self.url + path, data=data, method="POST"))
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 return r.status, json.loads(r.read() or b"{}")
