@@ -112,7 +112,19 @@ void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
-  auto cfg_text = body->value("config", std::string{});
+  auto cfg_field = body->find("config");
+  if (cfg_field != body->end() && !cfg_field->is_string()
+      && !cfg_field->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "config: expected the configuration as a YAML "
+                          "string");
+  auto act = body->find("activate");
+  if (act != body->end() && !act->is_boolean() && !act->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "activate: expected true or false");
+  auto cfg_text = cfg_field != body->end() && cfg_field->is_string()
+                    ? cfg_field->get<std::string>()
+                    : std::string{};
   auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
   if (!cfg)
     return fail(res, cfg.error());
@@ -128,7 +140,7 @@ void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
   if (auto err = check_model_size(files,
                                   ctx->config->max_model_definition_bytes))
     return fail(res, err);
-  bool activate = body->value("activate", true);
+  bool activate = act == body->end() || act->is_null() || act->get<bool>();
   auto filled = cfg->filled.dump();
   auto owner = req.principal.username.empty() ? std::string{"determined"}
                                               : req.principal.username;
