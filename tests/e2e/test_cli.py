@@ -322,6 +322,7 @@ def test_sessions_survive_a_master_restart_and_logout_revokes(c):
     assert status == 200
     status, token = login(c, "erin", "Erin12345")
     assert status == 200
+    ok(c, "user", "whoami", user=None)  # the CLI caches a session
     c.proc.send_signal(signal.SIGTERM)
     c.proc.wait(timeout=30)
     c.start()
