@@ -65,6 +65,16 @@ struct http_request {
   std::string remote_address; ///< peer IP address, for logs
   bool tls = false;           ///< arrived over HTTPS
 
+  /// Who sent it, as the router's guard established (empty before, and on
+  /// routes that need no authentication).
+  struct principal_info {
+    std::string username;
+    bool admin = false;
+    /// Set when a trial's allocation token authenticated the request; the
+    /// username is then the experiment's owner.
+    std::string allocation_id;
+  } principal;
+
   /// The path parameter `name` bound by the route pattern ("{id}"), or "".
   [[nodiscard]] std::string param(std::string_view name) const;
 };

@@ -143,6 +143,11 @@ router::match_result router::match(std::string_view method,
   return out;
 }
 
+router& router::set_guard(request_guard g) {
+  guard_ = std::move(g);
+  return *this;
+}
+
 void router::dispatch(http_request req, responder res) const {
   auto m = match(req.method, req.path);
   if (!m.h) {
@@ -167,7 +172,10 @@ void router::dispatch(http_request req, responder res) const {
   }
   req.params = std::move(m.params);
   try {
-    (*m.h)(std::move(req), res);
+    if (guard_)
+      guard_(std::move(req), res, *m.h);
+    else
+      (*m.h)(std::move(req), res);
   } catch (const std::exception& e) {
     res.send(error_response(grpc_code::internal,
                             std::string{"handler failed: "} + e.what()));

@@ -29,6 +29,13 @@ namespace det::api {
 /// answers through the responder, possibly later from another thread.
 using handler = std::function<void(http_request req, responder res)>;
 
+/// Runs before every matched route's handler (authentication): it calls
+/// `next` (at once or later, from any thread) to let the request through,
+/// possibly after filling req.principal, or answers itself to refuse it.
+/// Unmatched paths are answered 404/405 without it.
+using request_guard = std::function<void(http_request req, responder res,
+                                 const handler& next)>;
+
 class router {
 public:
   /// Registers `h` for `method` ("GET", ...) and `pattern`. A malformed
@@ -40,6 +47,9 @@ public:
   router& put(std::string_view pattern, handler h);
   router& patch(std::string_view pattern, handler h);
   router& del(std::string_view pattern, handler h);
+
+  /// Installs the guard (one; a later call replaces it).
+  router& set_guard(request_guard g);
 
   /// The first registration error (errc::invalid_argument), or none.
   [[nodiscard]] caf::error error() const;
@@ -79,6 +89,7 @@ private:
               std::vector<std::pair<std::string, std::string>>* params);
 
   std::vector<route> routes_;
+  request_guard guard_;
   caf::error error_;
 };
 

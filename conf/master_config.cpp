@@ -206,6 +206,9 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   cfg.cluster_id = r.str("cluster_id", "");
   cfg.cluster_name = r.str("cluster_name", "");
   cfg.agent_token = r.str("agent_token", "");
+  cfg.max_model_definition_bytes =
+    r.integer("max_model_definition_bytes", cfg.max_model_definition_bytes, 1,
+              int64_t{1} << 30);
   cfg.agent_reconnect_wait = r.dur("agent_reconnect_wait", 25s, "25s", true);
   cfg.agent_heartbeat_interval =
       r.dur("agent_heartbeat_interval", 10s, "10s", true);

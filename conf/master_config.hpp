@@ -81,6 +81,9 @@ struct master_config {
   std::string cluster_name;
   std::string agent_token;           ///< secret; "" = agents need none
   std::string initial_user_password; ///< secret
+  /// Largest model directory (decoded file contents) an experiment may
+  /// bring; upstream's CLI stops at about 95 MiB.
+  int64_t max_model_definition_bytes = 95LL << 20;
   std::chrono::milliseconds agent_reconnect_wait{std::chrono::seconds{25}};
   /// Both ends of an agent socket send a heartbeat this often; the master
   /// declares an agent disconnected after agent_missed_heartbeats intervals

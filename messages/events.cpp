@@ -268,6 +268,31 @@ template <class F> void fields(F& f, trial_canceled& x) {
   f.opt("at_us", x.at_us);
 }
 
+template <class F> void fields(F& f, user_created& x) {
+  f.req("username", x.username);
+  f.opt("admin", x.admin);
+  f.opt("password_hash", x.password_hash);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, user_password_changed& x) {
+  f.req("username", x.username);
+  f.req("password_hash", x.password_hash);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, session_started& x) {
+  f.req("username", x.username);
+  f.req("token_hash", x.token_hash);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, session_ended& x) {
+  f.req("username", x.username);
+  f.req("token_hash", x.token_hash);
+  f.opt("at_us", x.at_us);
+}
+
 // -- checks beyond field types ------------------------------------------------
 
 void require_one_of(const char* key, const std::string& value,
@@ -380,6 +405,29 @@ void validate(const trial_exited& x) {
   require_one_of("reason", x.reason, trial_exit_reasons());
 }
 
+void validate(const user_created& x) {
+  require_non_empty("username", x.username);
+}
+
+/// A token hash is a hex SHA-256: 64 lower-case hex digits.
+void require_token_hash(const std::string& h) {
+  bool hex = h.size() == 64
+             && std::all_of(h.begin(), h.end(), [](char c) {
+                  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                });
+  if (!hex)
+    throw field_error("field 'token_hash': expected 64 hex digits");
+}
+
+void validate(const session_started& x) {
+  require_non_empty("username", x.username);
+  require_token_hash(x.token_hash);
+}
+
+void validate(const session_ended& x) {
+  require_token_hash(x.token_hash);
+}
+
 template <class T> json write(const T& x) {
   json out = json::object();
   payload_writer w{out};
@@ -444,6 +492,10 @@ std::string stream(const agent_enabled& x) {
 }
 std::string stream(const agent_disabled& x) {
   return agent_stream(x.agent_id);
+}
+template <class T>
+auto stream(const T& x) -> decltype(x.username, std::string{}) {
+  return "user/" + x.username;
 }
 template <class T>
 auto stream(const T& x) -> decltype(x.instance_id, std::string{}) {

@@ -383,6 +383,47 @@ struct trial_canceled {
   int64_t at_us = 0;
 };
 
+// -- users and sessions -------------------------------------------------------
+
+/// A user account exists. `password_hash` is conf/password_hash's stored
+/// form of the client-side hash ("" = blank password); never the password.
+struct user_created {
+  static constexpr const char* type_name = "user_created";
+  static constexpr int32_t version = 1;
+  std::string username;
+  bool admin = false;
+  std::string password_hash;
+  int64_t at_us = 0;
+};
+
+/// A user's password changed (stored form as in user_created).
+struct user_password_changed {
+  static constexpr const char* type_name = "user_password_changed";
+  static constexpr int32_t version = 1;
+  std::string username;
+  std::string password_hash;
+  int64_t at_us = 0;
+};
+
+/// A user logged in. `token_hash` is the SHA-256 (hex) of the bearer token;
+/// the token itself is never stored.
+struct session_started {
+  static constexpr const char* type_name = "session_started";
+  static constexpr int32_t version = 1;
+  std::string username;
+  std::string token_hash;
+  int64_t at_us = 0;
+};
+
+/// A session ended (logout); its token no longer authenticates.
+struct session_ended {
+  static constexpr const char* type_name = "session_ended";
+  static constexpr int32_t version = 1;
+  std::string username;
+  std::string token_hash;
+  int64_t at_us = 0;
+};
+
 using domain_event = std::variant<
     master_started, pool_configured, agent_connected, agent_disconnected,
     agent_lost, agent_enabled, agent_disabled, instance_launch_requested,
@@ -392,7 +433,8 @@ using domain_event = std::variant<
     experiment_state_changed, experiment_searcher_updated, trial_created,
     trial_placed, trial_running, trial_preemption_requested, trial_checkpointed,
     trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
-    trial_canceled>;
+    trial_canceled, user_created, user_password_changed, session_started,
+    session_ended>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

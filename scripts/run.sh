@@ -49,11 +49,15 @@ config=$(ls "$example"/*.yaml | head -n 1)
 exp=$(python3 "$root/scripts/submit.py" --master "$master" "$config" "$example")
 echo "submitted experiment $exp ($config)"
 
-python3 - "$master" "$exp" <<'PY'
+python3 - "$master" "$exp" "$root/scripts" <<'PY'
 import json, sys, time, urllib.request
 master, exp = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import submit  # scripts/submit.py: login()
+token = submit.login(master)
 def get(path):
-    with urllib.request.urlopen(master + path, timeout=10) as r:
+    req = urllib.request.Request(master + path, headers={"Authorization": "Bearer " + token})
+    with urllib.request.urlopen(req, timeout=10) as r:
         return json.load(r)
 last = None
 ended = {"STATE_COMPLETED", "STATE_CANCELED", "STATE_ERROR", "STATE_DELETED"}

@@ -6,9 +6,12 @@
 POSTs /api/v1/experiments in the upstream shape ({"config": <yaml text>,
 "modelDefinition": [v1File...], "activate": true}) and prints the new
 experiment id on stdout. Exit 1 with the master's error message on refusal.
+Logs in first as $DET_USER (default admin) with $DET_PASS (default blank),
+hashing the password as the det CLI does.
 """
 import argparse
 import base64
+import hashlib
 import json
 import os
 import sys
@@ -36,6 +39,19 @@ def model_files(model_dir):
     return files
 
 
+def login(master, user=None, password=None, context=None):
+    """A bearer token for `user` (POST /api/v1/auth/login, CLI hashing)."""
+    user = user if user is not None else os.environ.get("DET_USER", "admin")
+    password = password if password is not None else os.environ.get("DET_PASS", "")
+    hashed = hashlib.sha512(("GubPEmmotfiK9TMD6Zdw" + password).encode()).hexdigest() \
+        if password else ""
+    req = urllib.request.Request(
+        master.rstrip("/") + "/api/v1/auth/login", method="POST",
+        data=json.dumps({"username": user, "password": hashed, "isHashed": True}).encode())
+    with urllib.request.urlopen(req, timeout=30, context=context) as r:
+        return json.load(r)["token"]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--master", default=os.environ.get(
@@ -52,6 +68,7 @@ def main():
                                  data=body, method="POST",
                                  headers={"Content-Type": "application/json"})
     try:
+        req.add_header("Authorization", "Bearer " + login(a.master))
         with urllib.request.urlopen(req, timeout=60) as r:
             answer = json.load(r)
     except urllib.error.HTTPError as e:

@@ -45,6 +45,10 @@ verdict apply_one(cluster_state& s, const trial_exited& ev);
 verdict apply_one(cluster_state& s, const trial_restarted& ev);
 verdict apply_one(cluster_state& s, const trial_errored& ev);
 verdict apply_one(cluster_state& s, const trial_canceled& ev);
+verdict apply_one(cluster_state& s, const user_created& ev);
+verdict apply_one(cluster_state& s, const user_password_changed& ev);
+verdict apply_one(cluster_state& s, const session_started& ev);
+verdict apply_one(cluster_state& s, const session_ended& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

@@ -228,6 +228,7 @@ verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
            + std::to_string(t->latest_checkpoint->steps_completed);
   t->latest_checkpoint =
       checkpoint_info{ev.uuid, ev.steps_completed, ev.metadata, ev.at_us};
+  t->checkpoints.push_back(*t->latest_checkpoint);
   return {};
 }
 

@@ -62,7 +62,8 @@ bool operator==(const cluster_state& a, const cluster_state& b) {
   auto f = [](const cluster_state& x) {
     return std::tie(x.position, x.applied_by_type, x.cluster_id,
                     x.masters_started, x.pools, x.agents, x.instances,
-                    x.spot_requests, x.experiments, x.trials, x.allocations);
+                    x.spot_requests, x.experiments, x.trials, x.allocations,
+                    x.users, x.sessions);
   };
   return f(a) == f(b);
 }

@@ -45,6 +45,10 @@ struct cluster_state {
   /// Index: live allocation id -> trial id (derived; checked by
   /// check_invariants).
   std::map<std::string, int64_t> allocations;
+  /// User accounts by name.
+  std::map<std::string, user_info> users;
+  /// Live user sessions: SHA-256 (hex) of the bearer token -> username.
+  std::map<std::string, std::string> sessions;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

@@ -209,6 +209,17 @@ struct checker {
            + std::to_string(e.slots_per_trial));
   }
 
+  void users() {
+    for (const auto& [hash, name] : s.sessions)
+      if (s.users.count(name) == 0)
+        fail("a session belongs to unknown user '" + name + "'");
+    for (const auto& [name, u] : s.users)
+      if (u.username != name || u.id < 1
+          || u.id > static_cast<int64_t>(s.users.size()))
+        fail("user '" + name + "' is filed wrongly or has id "
+             + std::to_string(u.id));
+  }
+
   void allocation_index() {
     for (const auto& [alloc, tid] : s.allocations) {
       auto t = s.trials.find(tid);
@@ -231,6 +242,7 @@ std::vector<std::string> check_invariants(const cluster_state& s) {
   c.experiments();
   c.trials();
   c.allocation_index();
+  c.users();
   return std::move(c.out);
 }
 

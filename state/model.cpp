@@ -123,6 +123,14 @@ auto fields_of(const pool_configured& x) {
 
 } // namespace
 
+bool operator==(const user_info& a, const user_info& b) {
+  auto f = [](const user_info& x) {
+    return std::tie(x.id, x.username, x.admin, x.active, x.password_hash,
+                    x.created_at_us, x.modified_at_us);
+  };
+  return f(a) == f(b);
+}
+
 bool operator==(const launch_info& a, const launch_info& b) {
   auto f = [](const launch_info& x) {
     return std::tie(x.seq, x.client_token, x.count, x.spot, x.seen,
@@ -207,7 +215,7 @@ bool operator==(const trial_info& a, const trial_info& b) {
     return std::tie(x.id, x.experiment_id, x.request_id, x.hparams, x.status,
                     x.restarts, x.runs, x.allocation, x.last_exit_reason,
                     x.last_exit_code, x.end_reason, x.latest_checkpoint,
-                    x.metrics, x.created_at_us);
+                    x.metrics, x.created_at_us, x.checkpoints);
   };
   return f(a) == f(b);
 }

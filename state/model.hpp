@@ -224,9 +224,26 @@ struct trial_info {
   /// Why the trial errored or was canceled.
   std::string end_reason;
   std::optional<checkpoint_info> latest_checkpoint;
+  /// Every checkpoint the trial reported, oldest first (det experiment
+  /// list-checkpoints); the last one is latest_checkpoint.
+  std::vector<checkpoint_info> checkpoints;
   metrics_summary metrics;
   int64_t created_at_us = 0;
 };
+
+/// A user account. `id` is its creation order (1 = first user).
+struct user_info {
+  int64_t id = 0;
+  std::string username;
+  bool admin = false;
+  bool active = true;
+  /// conf/password_hash's stored form; "" = blank password.
+  std::string password_hash;
+  int64_t created_at_us = 0;
+  int64_t modified_at_us = 0;
+};
+
+bool operator==(const user_info& a, const user_info& b);
 
 bool operator==(const launch_info& a, const launch_info& b);
 bool operator==(const pool_info& a, const pool_info& b);

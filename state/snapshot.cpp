@@ -1,7 +1,8 @@
 // The snapshot codec: cluster_state <-> JSON. The form is flat:
 // {"snapshot_version", "position", "applied_by_type", "cluster_id",
 //  "masters_started", "pools": [...], "agents": [...], "instances": [...],
-//  "spot_requests": [...], "experiments": [...], "trials": [...]}
+//  "spot_requests": [...], "experiments": [...], "trials": [...],
+//  "users": [...], "sessions": [{"token_hash", "username"}]}
 // (maps as lists of records, each carrying its key). Pool configurations use
 // their pool_configured payload form. The allocation index is rebuilt, not
 // stored. Reading checks every field's type, names the path of the first bad
@@ -252,6 +253,12 @@ json write(const trial_info& t) {
              {"preemption_reason", t.allocation->preemption_reason},
              {"preemption_requested_at_us",
               t.allocation->preemption_requested_at_us}};
+  json all_ckpts = json::array();
+  for (const auto& c : t.checkpoints)
+    all_ckpts.push_back({{"uuid", c.uuid},
+                         {"steps_completed", c.steps_completed},
+                         {"metadata", c.metadata},
+                         {"at_us", c.at_us}});
   json ckpt = nullptr;
   if (t.latest_checkpoint)
     ckpt = {{"uuid", t.latest_checkpoint->uuid},
@@ -280,7 +287,8 @@ json write(const trial_info& t) {
           {"end_reason", t.end_reason},
           {"latest_checkpoint", std::move(ckpt)},
           {"metrics", std::move(metrics)},
-          {"created_at_us", t.created_at_us}};
+          {"created_at_us", t.created_at_us},
+          {"checkpoints", std::move(all_ckpts)}};
 }
 
 trial_info read_trial(const json& j) {
@@ -316,6 +324,16 @@ trial_info read_trial(const json& j) {
         get_field<int64_t>(ckpt, "steps_completed"),
         get_field<json>(ckpt, "metadata"), get_field<int64_t>(ckpt, "at_us")};
   }
+  // Older snapshots kept only the latest checkpoint.
+  if (j.contains("checkpoints"))
+    each(j, "checkpoints", [&](const json& c) {
+      t.checkpoints.push_back(checkpoint_info{
+          get_field<std::string>(c, "uuid"),
+          get_field<int64_t>(c, "steps_completed"),
+          get_field<json>(c, "metadata"), get_field<int64_t>(c, "at_us")});
+    });
+  else if (t.latest_checkpoint)
+    t.checkpoints.push_back(*t.latest_checkpoint);
   auto m = get_field<json>(j, "metrics");
   require_object(m, "field 'metrics'");
   t.metrics.steps_completed = get_field<int64_t>(m, "steps_completed");
@@ -330,6 +348,28 @@ trial_info read_trial(const json& j) {
       get_field<int64_t>(m, "best_validation_steps");
   t.created_at_us = get_field<int64_t>(j, "created_at_us");
   return t;
+}
+
+json write(const user_info& u) {
+  return {{"id", u.id},
+          {"username", u.username},
+          {"admin", u.admin},
+          {"active", u.active},
+          {"password_hash", u.password_hash},
+          {"created_at_us", u.created_at_us},
+          {"modified_at_us", u.modified_at_us}};
+}
+
+user_info read_user(const json& j) {
+  user_info u;
+  u.id = get_field<int64_t>(j, "id");
+  u.username = get_field<std::string>(j, "username");
+  u.admin = get_field<bool>(j, "admin");
+  u.active = get_field<bool>(j, "active");
+  u.password_hash = get_field<std::string>(j, "password_hash");
+  u.created_at_us = get_field<int64_t>(j, "created_at_us");
+  u.modified_at_us = get_field<int64_t>(j, "modified_at_us");
+  return u;
 }
 
 template <class Map> json write_all(const Map& m) {
@@ -386,7 +426,26 @@ cluster_state read_state(const json& j) {
       file(s.allocations, t.allocation->id, t.id);
     file(s.trials, t.id, std::move(t));
   });
+  // Snapshots older than the user events have neither key.
+  if (j.contains("users"))
+    each(j, "users", [&](const json& x) {
+      auto u = read_user(x);
+      file(s.users, u.username, u);
+    });
+  if (j.contains("sessions"))
+    each(j, "sessions", [&](const json& x) {
+      require_object(x, "session");
+      file(s.sessions, get_field<std::string>(x, "token_hash"),
+           get_field<std::string>(x, "username"));
+    });
   return s;
+}
+
+json write_sessions(const std::map<std::string, std::string>& xs) {
+  json out = json::array();
+  for (const auto& [hash, name] : xs)
+    out.push_back({{"token_hash", hash}, {"username", name}});
+  return out;
 }
 
 } // namespace
@@ -402,7 +461,9 @@ nlohmann::json to_snapshot(const cluster_state& s) {
           {"instances", write_all(s.instances)},
           {"spot_requests", write_all(s.spot_requests)},
           {"experiments", write_all(s.experiments)},
-          {"trials", write_all(s.trials)}};
+          {"trials", write_all(s.trials)},
+          {"users", write_all(s.users)},
+          {"sessions", write_sessions(s.sessions)}};
 }
 
 caf::expected<cluster_state> from_snapshot(const nlohmann::json& j) {

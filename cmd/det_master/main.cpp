@@ -15,6 +15,7 @@
 #include "api/http_server.hpp"
 #include "cmd/det_master/agent_ws.hpp"
 #include "cmd/det_master/aws_provider.hpp"
+#include "cmd/det_master/api_auth.hpp"
 #include "cmd/det_master/local_provider.hpp"
 #include "cmd/det_master/master_api.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
@@ -151,6 +152,8 @@ int main(int argc, char** argv) {
   mo.tick_interval = std::chrono::seconds{1};
   auto core_cfg = master::core_config_from(*cfg, hostname(), getpid());
   auto cluster_id = core_cfg.cluster_id;
+  auto auth = std::make_shared<master::auth_directory>();
+  auth->load(*st);
   auto master_ref = spawn_master(sys, writer, std::move(*st),
                                  std::move(core_cfg), mo);
 
@@ -167,6 +170,8 @@ int main(int argc, char** argv) {
   ctx->model_defs = master::spawn_model_def_actor(sys, std::move(*defs));
   ctx->logs = logs;
   ctx->tokens = tokens;
+  ctx->auth = auth;
+  ctx->config = std::make_shared<conf::master_config>(*cfg);
   ctx->experiment_defaults = conf::experiment_defaults_from(*cfg);
   for (const auto& pool : cfg->resource_pools)
     if (auto cap = conf::max_capacity(pool))
@@ -185,6 +190,12 @@ int main(int argc, char** argv) {
   ws_ctx->heartbeat_interval = cfg->agent_heartbeat_interval;
   ws_ctx->missed_heartbeats = static_cast<int>(cfg->agent_missed_heartbeats);
 
+  if (auto err = master::ensure_default_users(sys, *ctx,
+                                              cfg->initial_user_password);
+      !err.empty()) {
+    caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+    return fail(err);
+  }
   api::router routes;
   master::add_master_routes(routes, ctx);
   api::server_config sc;
@@ -195,6 +206,9 @@ int main(int argc, char** argv) {
   sc.ws_idle_timeout = std::max<std::chrono::milliseconds>(
     sc.ws_idle_timeout,
     2 * cfg->agent_heartbeat_interval * cfg->agent_missed_heartbeats);
+  // Room for the largest model directory, base64-encoded in JSON.
+  sc.body_limit = static_cast<size_t>(cfg->max_model_definition_bytes) / 3 * 4
+                  + (1u << 20);
   if (cfg->tls.enabled())
     sc.tls = api::tls_config{cfg->tls.cert, cfg->tls.key};
   api::http_server server{sc, std::move(routes)};

@@ -2,6 +2,8 @@
 
 #include "api/grpc_error.hpp"
 #include "cmd/det_master/api_inspect.hpp"
+#include "cmd/det_master/api_auth.hpp"
+#include "cmd/det_master/api_cluster.hpp"
 #include "cmd/det_master/model_archive.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
 #include "cmd/det_master/pool_views.hpp"
@@ -77,15 +79,12 @@ std::string allocation_token(const api::http_request& req) {
   return token.empty() ? bearer_token(req.headers.get("Authorization")) : token;
 }
 
-bool authorized(const ctx_ptr& ctx, const api::http_request& req,
+/// Requires the allocation token of `allocation_id` (the guard in
+/// api_auth.cpp has authenticated the request); answers 403 otherwise.
+bool authorized(const ctx_ptr&, const api::http_request& req,
                 const responder& res, const std::string& allocation_id) {
-  auto token = allocation_token(req);
-  if (token.empty()) {
-    res.send_error(grpc_code::unauthenticated, "session token required");
-    return false;
-  }
-  if (!ctx->tokens->valid(allocation_id, token)) {
-    std::cerr << "det-master: refused a session token for allocation "
+  if (req.principal.allocation_id != allocation_id) {
+    std::cerr << "det-master: refused a request for allocation "
               << allocation_id << " from " << req.remote_address << "\n";
     res.send_error(grpc_code::permission_denied,
                    "the session token is not valid for allocation "
@@ -130,7 +129,19 @@ void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
-  auto cfg_text = body->value("config", std::string{});
+  auto cfg_field = body->find("config");
+  if (cfg_field != body->end() && !cfg_field->is_string()
+      && !cfg_field->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "config: expected the configuration as a YAML "
+                          "string");
+  auto act = body->find("activate");
+  if (act != body->end() && !act->is_boolean() && !act->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "activate: expected true or false");
+  auto cfg_text = cfg_field != body->end() && cfg_field->is_string()
+                    ? cfg_field->get<std::string>()
+                    : std::string{};
   auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
   if (!cfg)
     return fail(res, cfg.error());
@@ -143,13 +154,18 @@ void create_experiment(const ctx_ptr& ctx, const api::http_request& req,
   auto files = body->value("modelDefinition", json::array());
   if (auto err = check_model_files(files))
     return fail(res, err);
-  bool activate = body->value("activate", true);
+  if (auto err = check_model_size(files,
+                                  ctx->config->max_model_definition_bytes))
+    return fail(res, err);
+  bool activate = act == body->end() || act->is_null() || act->get<bool>();
   auto filled = cfg->filled.dump();
-  post(ctx->bridge, [ctx, res, filled, files = files.dump(),
-                     activate](caf::event_based_actor* self) {
+  auto owner = req.principal.username.empty() ? std::string{"determined"}
+                                              : req.principal.username;
+  post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate,
+                     owner](caf::event_based_actor* self) {
     self
       ->request(ctx->master, ctx->request_timeout, submit_atom::value, filled,
-                std::string{"determined"})
+                owner)
       .then(
         [ctx, res, self, files, activate](int64_t id) {
           std::cerr << "det-master: experiment " << id << " submitted\n";
@@ -322,29 +338,13 @@ void preemption_signal(const ctx_ptr& ctx, const api::http_request& req,
   });
 }
 
-void trial_logs_route(const ctx_ptr& ctx, const api::http_request& req,
-                      const responder& res) {
-  auto id = id_param(req, res, "trial_id");
-  if (!id)
-    return;
-  std::string out;
-  for (const auto& l : ctx->logs->since(*id)) {
-    json r{{"id", std::to_string(l.id)},
-           {"trialId", l.trial_id},
-           {"agentId", l.agent_id},
-           {"level", "LOG_LEVEL_INFO"},
-           {"message", l.text + "\n"},
-           {"log", l.text + "\n"},
-           {"timestamp", rfc3339(l.at_us)}};
-    out += api::result_line(r.dump()) + "\n";
-  }
-  res.send(api::http_response::json(200, std::move(out)));
-}
-
 } // namespace
+
 
 void add_master_routes(api::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
+  add_auth_routes(r, ctx);
+  add_cluster_routes(r, ctx);
   auto info = [ctx](api::http_request, responder res) {
     res.send_json(json{{"version", ctx->version},
                        {"master_id", ctx->cluster_id},
@@ -362,18 +362,8 @@ void add_master_routes(api::router& r, ctx_ptr ctx) {
                        {"strictJobQueueControl", false}}
                     .dump());
   });
-  r.get("/api/v1/resource-pools", [ctx](api::http_request, responder res) {
-    answer_view(ctx, res, resource_pools_response, "");
-  });
   r.post("/api/v1/experiments", [ctx](api::http_request req, responder res) {
     create_experiment(ctx, req, res);
-  });
-  r.get("/api/v1/experiments", [ctx](api::http_request, responder res) {
-    answer_view(ctx, res,
-                [](const state::cluster_state& s, int64_t) {
-                  return experiments_response(s);
-                },
-                "");
   });
   r.get("/api/v1/experiments/{id}", [ctx](api::http_request req,
                                           responder res) {
@@ -427,10 +417,6 @@ void add_master_routes(api::router& r, ctx_ptr ctx) {
            if (authorized(ctx, req, res, req.param("allocation_id")))
              res.send_json("{}");
          });
-  r.get("/api/v1/trials/{trial_id}/logs",
-        [ctx](api::http_request req, responder res) {
-          trial_logs_route(ctx, req, res);
-        });
   add_trial_routes(r, ctx);
 }
 

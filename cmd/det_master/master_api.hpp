@@ -12,11 +12,13 @@
 #include "actors/master_actor.hpp"
 #include "api/router.hpp"
 #include "cmd/det_master/api_bridge.hpp"
+#include "cmd/det_master/auth_directory.hpp"
 #include "cmd/det_master/codec.hpp"
 #include "cmd/det_master/trial_logs.hpp"
 #include "cmd/det_master/trial_progress.hpp"
 #include "conf/capacity.hpp"
 #include "conf/experiment_config.hpp"
+#include "conf/master_config.hpp"
 
 #include <caf/actor.hpp>
 
@@ -33,6 +35,11 @@ struct api_context {
   caf::actor model_defs;
   std::shared_ptr<trial_logs> logs;
   std::shared_ptr<const session_tokens> tokens;
+  /// Users and live sessions (api_auth.hpp).
+  std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();
+  /// The effective master config (GET /api/v1/master/config, pools).
+  std::shared_ptr<const conf::master_config> config =
+    std::make_shared<conf::master_config>();
   conf::experiment_defaults experiment_defaults;
   /// Largest possible capacity of each provisioned pool: a trial that can
   /// never fit is refused at submission.
@@ -50,6 +57,15 @@ struct api_context {
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };
+
+/// A function of the state whose JSON answer is sent as the response.
+using render_fn =
+  std::function<nlohmann::json(const state::cluster_state&, int64_t now_us)>;
+
+/// Answers `res` with fn(state) asked of the master; a null answer is a
+/// 404 with the message `missing`.
+void answer_view(const std::shared_ptr<const api_context>& ctx,
+                 api::responder res, render_fn fn, std::string missing);
 
 /// Registers every route on `r`.
 void add_master_routes(api::router& r, std::shared_ptr<const api_context> ctx);

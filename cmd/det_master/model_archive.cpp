@@ -81,6 +81,22 @@ caf::error check_model_files(const nlohmann::json& files) {
   return {};
 }
 
+caf::error check_model_size(const nlohmann::json& files, int64_t limit) {
+  if (!files.is_array())
+    return {};
+  int64_t total = 0;
+  for (const auto& f : files)
+    if (auto c = f.find("content"); c != f.end() && c->is_string())
+      total += static_cast<int64_t>(c->get_ref<const std::string&>().size())
+               / 4 * 3;
+  if (total <= limit)
+    return {};
+  return make_error(errc::invalid_argument,
+                    "modelDefinition: the model directory is about "
+                      + std::to_string(total) + " bytes, over the limit of "
+                      + std::to_string(limit) + " bytes");
+}
+
 caf::expected<std::string> make_model_archive(const nlohmann::json& files) {
   if (auto err = check_model_files(files))
     return err;

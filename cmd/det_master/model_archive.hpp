@@ -23,4 +23,9 @@ make_model_archive(const nlohmann::json& files);
 /// Checks `files` without writing anything (the same errors).
 [[nodiscard]] caf::error check_model_files(const nlohmann::json& files);
 
+/// errc::invalid_argument naming modelDefinition when the files' decoded
+/// contents add up to more than `limit` bytes.
+[[nodiscard]] caf::error check_model_size(const nlohmann::json& files,
+                                          int64_t limit);
+
 } // namespace det::master

@@ -7,14 +7,6 @@ namespace det::master {
 
 namespace {
 
-std::string pool_type(const std::string& provider) {
-  if (provider == "aws")
-    return "RESOURCE_POOL_TYPE_AWS";
-  if (provider.empty())
-    return "RESOURCE_POOL_TYPE_STATIC";
-  return "RESOURCE_POOL_TYPE_UNSPECIFIED";
-}
-
 nlohmann::json instance_json(const state::cluster_state& s,
                              const state::instance_info& i) {
   auto agent = state::find_agent(s, i.agent_id.empty() ? i.id : i.agent_id);
@@ -34,61 +26,35 @@ nlohmann::json instance_json(const state::cluster_state& s,
 
 } // namespace
 
-nlohmann::json resource_pools_response(const state::cluster_state& s,
-                                       int64_t) {
-  auto pools = nlohmann::json::array();
-  for (const auto& [name, p] : s.pools) {
-    const auto& c = p.config;
-    int slots = 0, used = 0, agents = 0;
-    for (auto a : state::agents_of_pool(s, name)) {
-      if (a->status != state::agent_status::connected)
-        continue;
-      ++agents;
-      slots += static_cast<int>(a->slots.size());
-      used += static_cast<int>(a->slots.size()) - state::free_slots(*a);
-    }
-    auto instances = nlohmann::json::array();
-    for (auto i : state::instances_of_pool(s, name))
-      instances.push_back(instance_json(s, *i));
-    auto spot = nlohmann::json::array();
-    for (const auto& [id, r] : s.spot_requests)
-      if (r.pool == name)
-        spot.push_back({{"id", id},
-                        {"state", "open"},
-                        {"launchSeq", r.launch_seq},
-                        {"openedAt", rfc3339(r.opened_at_us)}});
-    nlohmann::json launches = nlohmann::json::array();
-    for (const auto& [seq, l] : p.launches)
-      launches.push_back({{"launchSeq", seq},
-                          {"clientToken", l.client_token},
-                          {"count", l.count},
-                          {"seen", l.seen},
-                          {"spot", l.spot}});
-    pools.push_back(
-      {{"name", name},
-       {"type", pool_type(c.provider)},
-       {"provider", c.provider},
-       {"schedulerType", c.scheduler},
-       {"minAgents", c.min_instances},
-       {"maxAgents", c.max_instances},
-       {"instanceType", c.instance_type},
-       {"slotsPerAgent", c.slots_per_instance},
-       {"spot", c.spot},
-       {"numAgents", agents},
-       {"slotsAvailable", slots},
-       {"slotsUsed", used},
-       {"pendingTrials", state::pending_trials(s, name).size()},
-       {"instances", instances},
-       {"spotRequests", spot},
-       {"outstandingLaunches", launches},
-       {"launchError",
-        {{"kind", p.last_launch_error_kind},
-         {"message", p.last_launch_error},
-         {"at", rfc3339(p.last_launch_error_at_us)},
-         {"consecutiveFailures", p.consecutive_launch_failures}}}});
-  }
-  return {{"resourcePools", pools},
-          {"pagination", {{"total", pools.size()}}}};
+nlohmann::json pool_provisioning_json(const state::cluster_state& s,
+                                      const std::string& name) {
+  const auto& p = s.pools.at(name);
+  auto instances = nlohmann::json::array();
+  for (auto i : state::instances_of_pool(s, name))
+    instances.push_back(instance_json(s, *i));
+  auto spot = nlohmann::json::array();
+  for (const auto& [id, r] : s.spot_requests)
+    if (r.pool == name)
+      spot.push_back({{"id", id},
+                      {"state", "open"},
+                      {"launchSeq", r.launch_seq},
+                      {"openedAt", rfc3339(r.opened_at_us)}});
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& [seq, l] : p.launches)
+    launches.push_back({{"launchSeq", seq},
+                        {"clientToken", l.client_token},
+                        {"count", l.count},
+                        {"seen", l.seen},
+                        {"spot", l.spot}});
+  return {{"pendingTrials", state::pending_trials(s, name).size()},
+          {"instances", instances},
+          {"spotRequests", spot},
+          {"outstandingLaunches", launches},
+          {"launchError",
+           {{"kind", p.last_launch_error_kind},
+            {"message", p.last_launch_error},
+            {"at", rfc3339(p.last_launch_error_at_us)},
+            {"consecutiveFailures", p.consecutive_launch_failures}}}};
 }
 
 } // namespace det::master

@@ -1,19 +1,20 @@
 #pragma once
 
-// GET /api/v1/resource-pools: each pool in upstream's v1ResourcePool shape
-// (name, type, minAgents, maxAgents, instanceType, numAgents,
-// slotsAvailable, slotsUsed) plus what the provisioner records: its
-// instances and open spot requests with their state, and the last launch
-// error (kind, message, time, consecutive failures), so waiting trials'
-// cause is visible. A pure function of the state (runs as a state_view).
+// What a pool's provisioner has recorded, for GET /api/v1/resource-pools
+// (views_cluster.cpp adds it to upstream's v1ResourcePool fields): its
+// instances and open spot requests with their state, the launches not yet
+// seen, and the last launch error (kind, message, time, consecutive
+// failures), so the cause of waiting trials is visible. Pure.
 
 #include "state/cluster_state.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace det::master {
 
-nlohmann::json resource_pools_response(const state::cluster_state& s,
-                                       int64_t now_us);
+nlohmann::json pool_provisioning_json(const state::cluster_state& s,
+                                      const std::string& pool);
 
 } // namespace det::master

@@ -206,3 +206,23 @@ TEST(grpc_error, stream_lines_use_the_runtime_stream_error_shape) {
   EXPECT_EQ(j["error"]["httpStatus"], "Not Found");
   EXPECT_TRUE(j["error"]["details"].is_array());
 }
+
+TEST(router, the_guard_sees_bound_parameters_and_decides_before_the_handler) {
+  router r;
+  r.get("/api/v1/trials/{trial_id}", [](http_request req, responder res) {
+    res.send_json(json{{"user", req.principal.username}}.dump());
+  });
+  r.set_guard([](http_request req, responder res, const handler& next) {
+    if (req.param("trial_id") == "1") {
+      req.principal.username = "alice";
+      return next(std::move(req), std::move(res));
+    }
+    res.send_error(grpc_code::permission_denied, "not yours");
+  });
+  auto mine = call(r, "GET", "/api/v1/trials/1");
+  EXPECT_EQ(mine.status, 200);
+  EXPECT_EQ(json::parse(mine.body)["user"], "alice");
+  EXPECT_EQ(call(r, "GET", "/api/v1/trials/2").status, 403);
+  // Unknown paths are answered without the guard.
+  EXPECT_EQ(call(r, "GET", "/api/v1/nothing").status, 404);
+}

@@ -256,3 +256,16 @@ TEST(master_config, unnamed_default_pools_fall_back_to_the_first_pool) {
 }
 
 } // namespace
+
+TEST(master_config, the_model_definition_limit_defaults_to_95_mib_and_is_checked) {
+  auto d = parse_master_config("{}");
+  ASSERT_TRUE(d) << det::render(d.error());
+  EXPECT_EQ(d->max_model_definition_bytes, 95LL << 20);
+  auto set = parse_master_config("max_model_definition_bytes: 1000\n");
+  ASSERT_TRUE(set) << det::render(set.error());
+  EXPECT_EQ(set->max_model_definition_bytes, 1000);
+  auto bad = parse_master_config("max_model_definition_bytes: 0\n");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(det::render(bad.error()).find("max_model_definition_bytes"),
+            std::string::npos);
+}

@@ -61,9 +61,10 @@ def pg_server():
 class Cluster:
     def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
                  max_instances=2, extra_config="", tls=None, agent_token="",
-                 agent_args=()):
+                 agent_args=(), extra_yaml="", env=None):
         """tls: (cert, key, ca) PEM paths: the master serves https/wss and
-        local agents trust `ca`. extra_config: more top-level master.yaml."""
+        local agents trust `ca`. extra_config / extra_yaml: more top-level
+        master.yaml. env: more environment for det-master."""
         self.tmp = tmp
         self.port = free_port()
         self.tls = tls
@@ -81,6 +82,7 @@ class Cluster:
         self.ckpt_dir = os.path.join(tmp, "checkpoints")
         os.makedirs(self.ckpt_dir, exist_ok=True)
         self.config = os.path.join(tmp, "master.yaml")
+        self.env = dict(os.environ, **(env or {}))
         with open(self.config, "w") as f:
             f.write("""
 port: %d
@@ -103,9 +105,10 @@ resource_pools:
       agent_args: %s
 %s
 """ % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
-       self.work_dir, max_instances, idle, json.dumps(list(agent_args)), extra_config))
+       self.work_dir, max_instances, idle, json.dumps(list(agent_args)), extra_config) + extra_yaml)
         self.proc = None
         self.log_path = os.path.join(tmp, "master.log")
+        self.token = None
         self.start()
 
     def start(self):
@@ -113,8 +116,17 @@ resource_pools:
         self.proc = subprocess.Popen(
             [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
              "--listen", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT)
+            stdout=log, stderr=subprocess.STDOUT, env=self.env)
         wait_for("det-master to answer /info", lambda: self._up(), timeout=60)
+        if self.token is None:  # sessions survive restarts
+            sys.path.insert(0, os.path.join(ROOT, "scripts"))
+            import submit  # scripts/submit.py: login()
+            self.token = submit.login(self.url, "admin", "", context=self.ssl)
+
+    def _auth(self, req):
+        if self.token:
+            req.add_header("Authorization", "Bearer " + self.token)
+        return req
 
     def _up(self):
         if self.proc.poll() is not None:
@@ -130,17 +142,19 @@ resource_pools:
             return f.read()
 
     def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10, context=self.ssl) as r:
+        req = self._auth(urllib.request.Request(self.url + path))
+        with urllib.request.urlopen(req, timeout=10, context=self.ssl) as r:
             body = r.read().decode()
         return json.loads(body) if body.lstrip().startswith(("{", "[")) else body
 
     def get_text(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10, context=self.ssl) as r:
+        req = self._auth(urllib.request.Request(self.url + path))
+        with urllib.request.urlopen(req, timeout=10, context=self.ssl) as r:
             return r.read().decode()
 
     def post(self, path, body=None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method="POST")
+        req = self._auth(urllib.request.Request(self.url + path, data=data, method="POST"))
         try:
             with urllib.request.urlopen(req, timeout=10, context=self.ssl) as r:
                 return r.status, json.loads(r.read() or b"{}")

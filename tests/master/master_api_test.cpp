@@ -6,6 +6,8 @@
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/provisioning.hpp"
+#include "cmd/det_master/api_auth.hpp"
+#include "cmd/det_master/auth_crypto.hpp"
 #include "cmd/det_master/master_api.hpp"
 #include "cmd/det_master/model_def_actor.hpp"
 #include "store/memory_event_store.hpp"
@@ -47,6 +49,12 @@ struct master_api_test : ::testing::Test {
     ctx->preemption_poll = std::chrono::milliseconds{20};
     master::add_master_routes(routes, ctx);
     writer_ = writer;
+    auto err = master::ensure_default_users(sys, *ctx, "");
+    EXPECT_EQ(err, "");
+    auto r = call("POST", "/api/v1/auth/login",
+                  R"({"username":"admin","password":"","isHashed":true})", "");
+    EXPECT_EQ(r.status, 200) << r.body;
+    admin_token_ = json::parse(r.body).value("token", "");
   }
 
   ~master_api_test() override {
@@ -55,9 +63,13 @@ struct master_api_test : ::testing::Test {
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 
+  /// Sends as admin unless `token` is given ("" sends none).
   api::http_response call(std::string method, std::string path,
-                          std::string body = "", std::string token = "",
+                          std::string body = "",
+                          std::optional<std::string> token = std::nullopt,
                           std::string token_header = "Authorization") {
+    if (!token)
+      token = admin_token_;
     api::http_request req;
     req.method = method;
     auto q = path.find('?');
@@ -69,8 +81,8 @@ struct master_api_test : ::testing::Test {
     }
     req.target = path;
     req.body = std::move(body);
-    if (!token.empty())
-      req.headers.set(token_header, "Bearer " + token);
+    if (!token->empty())
+      req.headers.set(token_header, "Bearer " + *token);
     auto done = std::make_shared<std::promise<api::http_response>>();
     auto fut = done->get_future();
     routes.dispatch(req, api::responder::capture(
@@ -81,6 +93,7 @@ struct master_api_test : ::testing::Test {
   }
 
   event_writer_actor writer_;
+  std::string admin_token_;
 };
 
 const char* good_config = "name: t\nentrypoint: python3 train.py\n"
@@ -131,10 +144,11 @@ TEST_F(master_api_test, a_bad_config_is_refused_naming_the_field_and_logs_nothin
   EXPECT_NE(err["error"].get<std::string>().find("entrypoint"),
             std::string::npos);
   EXPECT_EQ(call("GET", "/api/v1/experiments/1").status, 404);
-  // Only master_started and pool_configured are in the log.
+  // Only master_started, pool_configured, the two default users and the
+  // fixture's login are in the log.
   auto last = log.last_position();
   ASSERT_TRUE(last);
-  EXPECT_EQ(*last, 2);
+  EXPECT_EQ(*last, 5);
 }
 
 TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
@@ -157,16 +171,15 @@ TEST_F(master_api_test, experiments_pause_and_activate) {
 }
 
 TEST_F(master_api_test, trial_endpoints_require_the_allocations_token) {
-  auto no = call("GET", "/api/v1/allocations/1.1/signals/preemption");
+  auto no = call("GET", "/api/v1/allocations/1.1/signals/preemption", "", "");
   EXPECT_EQ(no.status, 401);
-  auto other = call("GET", "/api/v1/allocations/1.1/signals/preemption", "",
-                    ctx->tokens->token_for("2.1"));
-  EXPECT_EQ(other.status, 403);
-  auto mine = call("GET",
-                   "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0",
-                   "", ctx->tokens->token_for("1.1"));
-  EXPECT_EQ(mine.status, 200);
-  EXPECT_EQ(json::parse(mine.body)["preempt"], false);
+  // No allocation is live here: a well-formed token of none is unknown.
+  auto dead = call("GET", "/api/v1/allocations/1.1/signals/preemption", "",
+                   ctx->tokens->token_for("1.1"));
+  EXPECT_EQ(dead.status, 401);
+  // A user session is not a trial's token.
+  auto user = call("GET", "/api/v1/allocations/1.1/signals/preemption");
+  EXPECT_EQ(user.status, 403);
 }
 
 TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
@@ -197,7 +210,8 @@ TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
                                   {"log", "from the harness\n"},
                                   {"stdtype", "stdout"}}})}}
                 .dump();
-  EXPECT_EQ(call("POST", "/api/v1/task/logs", body).status, 401);
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body, std::string{}).status,
+            401);
   EXPECT_EQ(call("POST", "/api/v1/task/logs", body,
                  ctx->tokens->token_for("5.1"))
               .status,
@@ -231,6 +245,50 @@ TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
                  ctx->tokens->token_for("99.1"))
               .status,
             404);
+}
+
+TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {
+  auto bad = call("POST", "/api/v1/auth/login",
+                  json{{"username", "admin"},
+                       {"password", master::client_hash("nope")},
+                       {"isHashed", true}}
+                    .dump(),
+                  "");
+  EXPECT_EQ(bad.status, 401);
+  EXPECT_EQ(json::parse(bad.body)["error"]["error"], "invalid credentials");
+  auto me = json::parse(call("GET", "/api/v1/me").body);
+  EXPECT_EQ(me["user"]["username"], "admin");
+  EXPECT_EQ(me["user"]["admin"], true);
+  EXPECT_EQ(call("GET", "/api/v1/me", "", "not-a-token").status, 401);
+  EXPECT_EQ(call("POST", "/api/v1/auth/logout").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/me").status, 401);
+}
+
+TEST_F(master_api_test, a_new_user_logs_in_with_its_password_and_is_not_admin) {
+  auto r = call("POST", "/api/v1/users",
+                json{{"user", {{"username", "carol"}, {"admin", false}}},
+                     {"password", master::client_hash("Secret123")},
+                     {"isHashed", true}}
+                  .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(call("POST", "/api/v1/users",
+                 json{{"user", {{"username", "carol"}}}}.dump())
+              .status,
+            409);
+  auto login = call("POST", "/api/v1/auth/login",
+                    json{{"username", "carol"},
+                         {"password", "Secret123"},
+                         {"isHashed", false}}
+                      .dump(),
+                    "");
+  ASSERT_EQ(login.status, 200) << login.body;
+  auto token = json::parse(login.body)["token"].get<std::string>();
+  EXPECT_EQ(call("GET", "/api/v1/master/config", "", token).status, 403);
+  EXPECT_EQ(call("POST", "/api/v1/users",
+                 json{{"user", {{"username", "dave"}}}}.dump(), token)
+              .status,
+            403);
+  EXPECT_EQ(call("GET", "/api/v1/master/config").status, 200);
 }
 
 TEST(provisioning, a_pending_trial_in_a_local_pool_launches_one_instance) {

@@ -57,6 +57,10 @@ std::vector<domain_event> one_of_each() {
       trial_restarted{9, 2000},
       trial_errored{9, "trial exceeded max restarts", 2100},
       trial_canceled{9, "experiment canceled", 2200},
+      user_created{"alice", true, "pbkdf2-sha256$1000$00ff$abcd", 2300},
+      user_password_changed{"alice", "", 2400},
+      session_started{"alice", std::string(64, 'a'), 2500},
+      session_ended{"alice", std::string(64, 'a'), 2600},
   };
 }
 
@@ -90,6 +94,8 @@ TEST(events, streams_are_named_by_aggregate) {
   EXPECT_EQ(stream_of(trial_created{42, 1, {}, "", 0}), "trial/42");
   EXPECT_EQ(stream_of(agent_connected{"a1", "p", 1, "cpu", "", 0}), "agent/a1");
   EXPECT_EQ(stream_of(master_started{}), "cluster");
+  EXPECT_EQ(stream_of(session_started{"bob", std::string(64, '0'), 0}),
+            "user/bob");
 }
 
 TEST(events, version_1_agent_connected_golden_file_is_upgraded_on_read) {
@@ -242,3 +248,10 @@ TEST(events, every_known_type_is_listed_once_with_its_version) {
 }
 
 } // namespace det
+
+TEST(events, a_session_event_without_a_hex_token_hash_is_refused_naming_it) {
+  auto err = det::validate(det::session_started{"bob", "the-token-itself", 0});
+  ASSERT_TRUE(err);
+  EXPECT_NE(det::render(err).find("token_hash"), std::string::npos)
+      << det::render(err);
+}

@@ -3,6 +3,7 @@
 #include "state/queries.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -11,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 30;
+constexpr int kinds = 31;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -288,6 +289,25 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       return spot_request_fulfilled{
           r.id, "i-" + std::to_string(next_instance_++), tick()};
     return spot_request_cancelled{r.id, "price-too-low", tick()};
+  }
+  case 30: {
+    if (s.users.size() < 3 && (s.users.empty() || chance(30)))
+      return user_created{"u" + std::to_string(s.users.size() + 1), chance(50),
+                          "", tick()};
+    if (!s.sessions.empty() && chance(40)) {
+      auto it = s.sessions.begin();
+      std::advance(it, static_cast<long>(below(s.sessions.size())));
+      return session_ended{it->second, it->first, tick()};
+    }
+    auto users = where(s.users, [](const user_info&) { return true; });
+    const auto& u = *pick(users);
+    if (chance(30))
+      return user_password_changed{u.username, "pbkdf2-sha256$1$00$11", tick()};
+    // The next position is unique: a fresh 64-hex-digit token hash.
+    char hash[65];
+    std::snprintf(hash, sizeof hash, "%064llx",
+                  static_cast<unsigned long long>(s.position + 1));
+    return session_started{u.username, hash, tick()};
   }
   }
   return std::nullopt;

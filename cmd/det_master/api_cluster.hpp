@@ -1,0 +1,18 @@
+#pragma once
+
+// The user-facing read routes the det CLI needs beyond experiments:
+// master config (admin only, secrets redacted), agents, slots (through
+// agents), tasks, trials (describe, workloads, kill, logs with follow,
+// head and tail), checkpoints and resource pools; plus the paginated,
+// user-filtered experiment list. Each answer is a view of the master's
+// state (views_cluster.hpp), except the config (from api_context) and the
+// log lines (trial_logs).
+
+#include "api/router.hpp"
+#include "cmd/det_master/master_api.hpp"
+
+namespace det::master {
+
+void add_cluster_routes(api::router& r, std::shared_ptr<const api_context> ctx);
+
+} // namespace det::master
