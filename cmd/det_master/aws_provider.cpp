@@ -184,7 +184,7 @@ void aws_provider::launch(const launch_spec& spec,
       std::move(r),
       [self, done](caf::expected<std::vector<aws::spot_instance_request>> res) {
         maybe_crash_after("request_spot_instances");
-        self->count("RequestSpotInstances", res.has_value());
+        self->count("RequestSpotInstances", static_cast<bool>(res));
         self->invalidate();
         if (!res) {
           done(std::move(res.error()));
@@ -220,7 +220,7 @@ void aws_provider::launch(const launch_spec& spec,
     std::move(r),
     [self, done](caf::expected<std::vector<aws::instance>> res) {
       maybe_crash_after("run_instances");
-      self->count("RunInstances", res.has_value());
+      self->count("RunInstances", static_cast<bool>(res));
       self->invalidate();
       if (!res) {
         done(std::move(res.error()));
@@ -259,7 +259,7 @@ void aws_provider::terminate(std::vector<std::string> ids,
   auto self = shared_from_this();
   ec2_->terminate_instances(
     std::move(ids), [self, done](caf::expected<aws::terminate_result> res) {
-      self->count("TerminateInstances", res.has_value());
+      self->count("TerminateInstances", static_cast<bool>(res));
       self->invalidate();
       done(res ? caf::error{} : std::move(res.error()));
     });
@@ -276,7 +276,7 @@ void aws_provider::cancel_spot_requests(std::vector<std::string> ids,
   ec2_->cancel_spot_instance_requests(
     std::move(ids),
     [self, done](caf::expected<std::vector<aws::spot_cancel_result>> res) {
-      self->count("CancelSpotInstanceRequests", res.has_value());
+      self->count("CancelSpotInstanceRequests", static_cast<bool>(res));
       self->invalidate();
       done(res ? caf::error{} : std::move(res.error()));
     });
@@ -309,7 +309,7 @@ void aws_provider::refresh(
   ec2_->describe_instances(
     std::move(req),
     [self, done, taken](caf::expected<std::vector<aws::instance>> res) {
-      self->count("DescribeInstances", res.has_value());
+      self->count("DescribeInstances", static_cast<bool>(res));
       if (!res) {
         done(std::move(res.error()));
         return;
@@ -338,7 +338,7 @@ void aws_provider::refresh(
         std::move(sreq),
         [self, done, inv = std::move(inv)](
           caf::expected<std::vector<aws::spot_instance_request>> sres) mutable {
-          self->count("DescribeSpotInstanceRequests", sres.has_value());
+          self->count("DescribeSpotInstanceRequests", static_cast<bool>(sres));
           if (!sres) {
             done(std::move(sres.error()));
             return;
