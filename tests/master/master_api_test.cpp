@@ -14,16 +14,30 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
 #include <gtest/gtest.h>
 
 #include <future>
+#include <thread>
 
 using namespace det;
 using json = nlohmann::json;
 
 namespace {
+
+std::string create_body(const std::string& config);
+extern const char* good_config;
+
+/// Stands in for an agent's connection: takes the master's orders.
+caf::behavior order_sink(caf::event_based_actor*, int) {
+  return {
+    [](start_atom, const start_order&) {},
+    [](preempt_atom, const std::string&, const std::string&) {},
+    [](kill_atom, const std::string&) {},
+  };
+}
 
 struct master_api_test : ::testing::Test {
   memory_event_store log;
@@ -59,7 +73,8 @@ struct master_api_test : ::testing::Test {
 
   ~master_api_test() override {
     for (auto a : {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
-                   ctx->model_defs, caf::actor_cast<caf::actor>(writer_)})
+                   ctx->model_defs, caf::actor_cast<caf::actor>(writer_),
+                   sink_})
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 
@@ -92,10 +107,38 @@ struct master_api_test : ::testing::Test {
     return fut.get();
   }
 
+  /// Submits an experiment and joins a one-slot agent, so that trial 1
+  /// runs as allocation "1.1" (the guard knows only live allocations'
+  /// tokens). Waits, bounded, for the pool's pass to place it.
+  void run_trial_1() {
+    auto created = call("POST", "/api/v1/experiments", create_body(good_config));
+    ASSERT_EQ(created.status, 200) << created.body;
+    sink_ = sys.spawn(order_sink, 0);
+    caf::anon_send(ctx->master, connect_atom::value,
+                   agent_hello{"a1", "default", 1, "cpu", "", {}}, sink_);
+    caf::scoped_actor self{sys};
+    state_view placed{[](const state::cluster_state& s, int64_t) {
+      return std::string{s.allocations.count("1.1") != 0 ? "yes" : "no"};
+    }};
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string answer;
+      self->request(ctx->master, caf::infinite, view_atom::value, placed)
+        .receive([&](std::string& a) { answer = a; },
+                 [&](caf::error&) {});
+      if (answer == "yes")
+        return;
+      std::this_thread::yield();
+    }
+    FAIL() << "trial 1 was not placed within 10 s";
+  }
+
   event_writer_actor writer_;
   std::string admin_token_;
+  caf::actor sink_;
 };
 
+extern const char* good_config;
 const char* good_config = "name: t\nentrypoint: python3 train.py\n"
                           "searcher:\n  name: single\n  metric: loss\n"
                           "  max_length:\n    batches: 10\n";
@@ -192,59 +235,68 @@ TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
 }
 
 TEST_F(master_api_test, the_harness_allocation_token_header_is_accepted) {
+  run_trial_1();
   auto r = call("GET",
                 "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0",
                 "", ctx->tokens->token_for("1.1"),
                 "Grpc-Metadata-x-allocation-token");
-  EXPECT_EQ(r.status, 200);
-  auto other = call("GET", "/api/v1/allocations/1.1/signals/preemption", "",
-                    ctx->tokens->token_for("2.1"),
+  EXPECT_EQ(r.status, 200) << r.body;
+  // A live allocation's token on another allocation's endpoint.
+  auto other = call("GET", "/api/v1/allocations/2.1/signals/preemption", "",
+                    ctx->tokens->token_for("1.1"),
                     "Grpc-Metadata-x-allocation-token");
   EXPECT_EQ(other.status, 403);
 }
 
 TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
+  run_trial_1();
   auto body = json{{"logs",
-                    json::array({{{"task_id", "4"},
-                                  {"allocation_id", "4.1"},
+                    json::array({{{"task_id", "1"},
+                                  {"allocation_id", "1.1"},
                                   {"log", "from the harness\n"},
                                   {"stdtype", "stdout"}}})}}
                 .dump();
   EXPECT_EQ(call("POST", "/api/v1/task/logs", body, std::string{}).status,
             401);
+  // The token of an allocation that is not live is nobody's.
   EXPECT_EQ(call("POST", "/api/v1/task/logs", body,
                  ctx->tokens->token_for("5.1"))
               .status,
-            403);
-  EXPECT_TRUE(ctx->logs->since(4).empty());
+            401);
+  // A user session is not the trial's token.
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body).status, 403);
+  EXPECT_TRUE(ctx->logs->since(1).empty());
   auto ok = call("POST", "/api/v1/task/logs", body,
-                 ctx->tokens->token_for("4.1"),
+                 ctx->tokens->token_for("1.1"),
                  "Grpc-Metadata-x-allocation-token");
   EXPECT_EQ(ok.status, 200) << ok.body;
-  auto lines = ctx->logs->since(4);
+  auto lines = ctx->logs->since(1);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].text, "from the harness");
 }
 
 TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
+  run_trial_1();
+  auto token = ctx->tokens->token_for("1.1");
   auto progress = call("POST", "/api/v1/trials/1/progress",
-                       R"({"progress": 1.5})", ctx->tokens->token_for("1.1"));
+                       R"({"progress": 1.5})", token);
   EXPECT_EQ(progress.status, 400);
   EXPECT_NE(progress.body.find("progress"), std::string::npos);
-  auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})");
+  auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})", token);
   EXPECT_EQ(run.status, 400);
   EXPECT_NE(run.body.find("runId"), std::string::npos);
   for (auto g : {R"("a.b")", R"("")", "7"}) {
     auto group = call("POST", "/api/v1/trials/1/metrics",
-                      std::string{R"({"metrics": {}, "group": )"} + g + "}");
+                      std::string{R"({"metrics": {}, "group": )"} + g + "}",
+                      token);
     EXPECT_EQ(group.status, 400) << g;
     EXPECT_NE(group.body.find("group"), std::string::npos) << g;
   }
-  // No such trial: nothing to authorize against.
+  // Another trial's endpoint with this trial's token changes nothing.
   EXPECT_EQ(call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})",
-                 ctx->tokens->token_for("99.1"))
+                 token)
               .status,
-            404);
+            403);
 }
 
 TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {
