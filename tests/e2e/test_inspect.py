@@ -13,10 +13,18 @@ from prometheus_client.parser import text_string_to_metric_families
 from conftest import BIN, experiment_yaml, wait_for
 
 INSPECT = os.path.join(BIN, "det-inspect")
+# The cluster's admin session (the master requires a bearer token on every
+# route but /info, /api/v1/master and login); det-inspect reads DET_TOKEN.
+SESSION = {}
 
 
-def inspect(*args, ok=True):
-    out = subprocess.run([INSPECT, *args], capture_output=True, text=True, timeout=60)
+def inspect(*args, ok=True, token=True):
+    env = dict(os.environ)
+    env.pop("DET_TOKEN", None)
+    if token and SESSION.get("token"):
+        env["DET_TOKEN"] = SESSION["token"]
+    out = subprocess.run([INSPECT, *args], capture_output=True, text=True, timeout=60,
+                         env=env)
     if ok:
         assert out.returncode == 0, out.stdout + out.stderr
     return out
@@ -34,7 +42,7 @@ def table(text):
 
 
 def metrics(c):
-    text = urllib.request.urlopen(c.url + "/metrics", timeout=10).read().decode()
+    text = c.get_text("/metrics")
     out = {}
     for fam in text_string_to_metric_families(text):
         for s in fam.samples:
@@ -48,6 +56,7 @@ def finished(pg_server, tmp_path_factory):
     from conftest import Cluster
     c = Cluster(pg_server, str(tmp_path_factory.mktemp("inspect")), "e2e_inspect",
                 idle="30s", max_instances=1)
+    SESSION["token"] = c.token
     status, body = c.submit(experiment_yaml(max_length=20, trials=2, checkpoint_every=10))
     assert status == 200, body
     exp_id = int(body["experiment"]["id"])
@@ -123,7 +132,8 @@ def test_events_filters_ranges_and_follow(finished):
 
     follow = subprocess.Popen([INSPECT, *m, "events", "--follow", "--json",
                                "--type", "experiment_submitted", "--interval", "100"],
-                              stdout=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ, DET_TOKEN=c.token))
     try:
         first = json.loads(follow.stdout.readline())
         assert first["payload"]["experiment_id"] == exp_id
@@ -174,10 +184,19 @@ def test_state_at_an_earlier_position_and_bad_positions(finished):
 
 def test_tokens_and_login_failures(finished):
     c, _ = finished
-    out = inspect("--master", c.url, "--token", "t0k3n", "pools")
+    out = inspect("--master", c.url, "--token", c.token, "pools", token=False)
     assert "default" in out.stdout
+    forged = inspect("--master", c.url, "--token", "t0k3n", "pools", ok=False, token=False)
+    assert forged.returncode == 1 and "401" in forged.stderr
+    assert "t0k3n" not in forged.stderr
+    anonymous = inspect("--master", c.url, "pools", ok=False, token=False)
+    assert anonymous.returncode == 1 and "401" in anonymous.stderr
+    # admin's password is blank here: a login with it works.
+    good = inspect("--master", c.url, "--user", "admin", "--password", "", "pools",
+                   token=False)
+    assert "default" in good.stdout
     bad = inspect("--master", c.url, "--user", "admin", "--password", "wrong-pw", "pools",
-                  ok=False)
+                  ok=False, token=False)
     assert bad.returncode == 1 and "logging in as admin failed" in bad.stderr
     assert "wrong-pw" not in bad.stderr
     down = inspect("--master", "http://127.0.0.1:9", "pools", ok=False)
