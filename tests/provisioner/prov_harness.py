@@ -144,6 +144,7 @@ class AwsCluster(e2e.Cluster):
         self.tmp, self.ec2, self.tag_value = tmp, ec2, tag_value
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
+        self.tls, self.ssl, self.token = None, None, None
         self.db = pg_url.rsplit("/", 1)[0] + "/" + name
         subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
         subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
@@ -207,6 +208,15 @@ resource_pools:
             stdout=log, stderr=subprocess.STDOUT, env=dict(self.env, **(env or {})))
         if wait:
             wait_for("det-master to answer /info", lambda: self._up(), timeout=60)
+            self.login()
+
+    def login(self):
+        """The admin session every route but /info needs (kept across
+        restarts: sessions are events)."""
+        if self.token is None:
+            sys.path.insert(0, os.path.join(ROOT, "scripts"))
+            import submit  # scripts/submit.py: login()
+            self.token = submit.login(self.url, "admin", "")
 
     def run_instances(self):
         self.runner = InstanceRunner(self.ec2, self.tag_value, self.url, self.work_dir)
