@@ -151,12 +151,27 @@ nlohmann::json experiment_response(const state::cluster_state& s, int64_t id) {
   return {{"experiment", experiment_json(s, *e)}, {"config", e->config}};
 }
 
+nlohmann::json trial_json(const state::cluster_state& s,
+                          const state::trial_info& t) {
+  auto j = trial_json(t);
+  if (t.status != state::trial_status::pending)
+    return j;
+  auto e = state::find_experiment(s, t.experiment_id);
+  auto p = e == nullptr ? nullptr : state::find_pool(s, e->pool);
+  if (p != nullptr && p->consecutive_launch_failures > 0)
+    j["pendingReason"] = "waiting for an instance of pool '" + e->pool
+                         + "': the last launch failed ("
+                         + p->last_launch_error_kind + "): "
+                         + p->last_launch_error;
+  return j;
+}
+
 nlohmann::json trials_response(const state::cluster_state& s, int64_t id) {
   if (state::find_experiment(s, id) == nullptr)
     return nullptr;
   auto list = nlohmann::json::array();
   for (auto t : state::trials_of_experiment(s, id))
-    list.push_back(trial_json(*t));
+    list.push_back(trial_json(s, *t));
   auto n = list.size();
   return {{"trials", std::move(list)}, {"pagination", pagination(n)}};
 }

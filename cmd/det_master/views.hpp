@@ -24,6 +24,11 @@ std::string trial_state_name(state::trial_status s);
 nlohmann::json experiment_json(const state::cluster_state& s,
                                const state::experiment_info& e);
 nlohmann::json trial_json(const state::trial_info& t);
+/// The same, and for a pending trial whose pool's last launch failed,
+/// `pendingReason` saying so (kind and message), so a user sees why it
+/// waits.
+nlohmann::json trial_json(const state::cluster_state& s,
+                          const state::trial_info& t);
 
 /// GET /api/v1/experiments: {"experiments": [...], "pagination": {...}}.
 nlohmann::json experiments_response(const state::cluster_state& s);

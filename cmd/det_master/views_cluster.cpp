@@ -177,7 +177,7 @@ json trial_response(const state::cluster_state& s, int64_t id) {
   auto t = state::find_trial(s, id);
   if (t == nullptr)
     return nullptr;
-  return {{"trial", trial_json(*t)}};
+  return {{"trial", trial_json(s, *t)}};
 }
 
 json workloads_response(const state::cluster_state& s, int64_t id, page p) {

@@ -134,8 +134,14 @@ def test_faults_back_off_fall_back_and_never_double_launch(aws_cluster, ec2, pro
     status, body = c.submit(experiment_yaml(max_length=20, trials=2))
     assert status == 200, body
     exp_id = int(body["experiment"]["id"])
+    # While launches fail, the waiting trials say why (det trial describe,
+    # det experiment list-trials).
+    wait_for("a waiting trial to show the failed launch",
+             lambda: any("the last launch failed" in t.get("pendingReason", "")
+                         for t in c.trials(exp_id)), timeout=60)
     e = ended(c, exp_id, timeout=180)
     assert e["state"] == "STATE_COMPLETED", c.master_log()[-4000:]
+    assert not any("pendingReason" in t for t in c.trials(exp_id))
     wait_for("no instance left", lambda: not tagged(ec2, c.tag_value), timeout=90)
     everything = tagged(ec2, c.tag_value, states=("pending", "running", "shutting-down", "terminated"))
     per_launch = collections.Counter(tags_of(i)["det-launch"] for i in everything)
