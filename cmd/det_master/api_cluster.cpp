@@ -2,6 +2,8 @@
 
 #include "api/grpc_error.hpp"
 #include "cmd/det_master/api_auth.hpp"
+#include "cmd/det_master/api_bridge.hpp"
+#include "cmd/det_master/route_util.hpp"
 #include "cmd/det_master/views.hpp"
 #include "cmd/det_master/views_cluster.hpp"
 #include "conf/redact.hpp"
@@ -193,12 +195,29 @@ void add_cluster_routes(api::router& r, ctx_ptr ctx) {
                   "");
   });
   r.get("/api/v1/trials/{trial_id}", [ctx](http_request req, responder res) {
-    if (auto id = id_of(req, res, "trial_id"))
-      answer_view(ctx, res,
-                  [id = *id](const state::cluster_state& s, int64_t) {
-                    return trial_response(s, id);
-                  },
-                  "trial " + std::to_string(*id) + " not found");
+    auto id = id_of(req, res, "trial_id");
+    if (!id)
+      return;
+    // The latest progress the trial reported (kept in memory, beside the
+    // state) joins the state's view of it.
+    post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+      ask_view(
+        ctx, self,
+        [id](const state::cluster_state& s, int64_t) {
+          return trial_response(s, id);
+        },
+        res,
+        [ctx, res, id](json j) {
+          if (j.is_null()) {
+            res.send_error(grpc_code::not_found,
+                           "trial " + std::to_string(id) + " not found");
+            return;
+          }
+          if (auto p = ctx->progress->get(id))
+            j["trial"]["progress"] = *p;
+          res.send_json(j.dump());
+        });
+    });
   });
   r.get("/api/v1/trials/{trial_id}/workloads",
         [ctx](http_request req, responder res) {

@@ -100,6 +100,8 @@ def test_core_api_trial_completes_pauses_and_resumes_from_its_checkpoint(
     assert os.path.exists(os.path.join(cluster.ckpt_dir, "determined-checkpoint",
                                        best["uuid"], "state.json"))
     assert cluster.experiment(exp_id)["progress"] == 1.0
+    # What core.train.report_progress sent last shows in det trial describe.
+    assert cluster.get("/api/v1/trials/%d" % trial_id)["trial"]["progress"] == 1.0
     assert_every_call_was_served(cluster)
 
 
