@@ -118,6 +118,7 @@ def main():
     seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 5.0
     bin_dir = os.path.join(build, "bin")
     tmp = tempfile.mkdtemp(prefix="det-bench-api-")
+    os.chmod(tmp, 0o755)  # pg.sh runs PostgreSQL as its own user when root
     server = os.environ.get("DET_BENCH_PG_URL")
     own_pg = None
     if not server:
@@ -161,8 +162,19 @@ def main():
         emit(metric="master_start_seconds", value=round(time.monotonic() - t, 2), unit="s",
              events=seeded["events"])
 
+        # Every route but /info needs a session: log in as admin (blank
+        # password on a new cluster), as the det CLI does.
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import submit  # scripts/submit.py: login()
+        base = "http://127.0.0.1:%d" % port
+        admin = (("Authorization", "Bearer " + submit.login(base, "admin", "")),)
+
         def get(path):
-            return lambda i: ("GET", path, b"", ())
+            return lambda i: ("GET", path, b"", admin)
+
+        def fetch(path):
+            req = urllib.request.Request(base + path, headers=dict(admin))
+            return urllib.request.urlopen(req, timeout=60).read()
 
         lat, st, el = asyncio.run(load(port, 4, seconds, get("/info"), 100000))
         report("get_info", lat, st, el, connections=4)
@@ -177,17 +189,21 @@ def main():
                  note="GET /api/v1/agents answered %s; measuring %s instead"
                  % (status, "/api/v1/inspect/agents"))
             path = "/api/v1/inspect/agents"
-        body = urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path)).read()
+        body = fetch(path)
         n = len(json.loads(body).get("agents", []))
         lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
         report("get_agents", lat, st, el, ref, path=path, agents=n, connections=4,
                response_bytes=len(body))
 
-        body = urllib.request.urlopen("http://127.0.0.1:%d/api/v1/experiments" % port).read()
-        n = len(json.loads(body)["experiments"])
-        lat, st, el = asyncio.run(load(port, 4, seconds, get("/api/v1/experiments"), 100000))
-        report("get_experiments", lat, st, el, ref, experiments=n, connections=4,
-               response_bytes=len(body))
+        # The whole list in one answer, and one page of it as the det CLI
+        # asks (limit/offset).
+        for name, path in (("get_experiments", "/api/v1/experiments"),
+                           ("get_experiments_page", "/api/v1/experiments?limit=100&offset=5000")):
+            body = fetch(path)
+            n = len(json.loads(body)["experiments"])
+            lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
+            report(name, lat, st, el, ref, experiments=n, connections=4,
+                   response_bytes=len(body))
 
         allocs = seeded["allocations"]
         before = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))

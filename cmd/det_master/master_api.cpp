@@ -37,14 +37,21 @@ void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
 
 void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
                  std::string missing) {
-  post(ctx->bridge, [ctx, res, fn = std::move(fn),
+  // The master renders the JSON text once; it goes out as it is (no
+  // parse and dump again on the bridge: a list can be megabytes).
+  state_view v{[fn = std::move(fn)](const state::cluster_state& s,
+                                    int64_t now) { return fn(s, now).dump(); }};
+  post(ctx->bridge, [ctx, res, v = std::move(v),
                      missing = std::move(missing)](caf::event_based_actor* self) {
-    ask_view(ctx, self, fn, res, [res, missing](json j) {
-      if (j.is_null())
-        res.send_error(grpc_code::not_found, missing);
-      else
-        res.send_json(j.dump());
-    });
+    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+      .then(
+        [res, missing](std::string& text) {
+          if (text == "null")
+            res.send_error(grpc_code::not_found, missing);
+          else
+            res.send_json(std::move(text));
+        },
+        [res](caf::error& err) { fail(res, err); });
   });
 }
 
