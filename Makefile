@@ -36,9 +36,14 @@ test-unit: build
 # pytest suites that drive real processes: det-deploy templates and
 # packaging (tests/deploy), the end-to-end cluster (tests/e2e) and the aws
 # provisioner against moto (tests/provisioner).
+# One pytest run per folder: each has its own conftest.py, and test modules
+# import theirs by name (`from conftest import ...`).
 PYTEST_DIRS := $(wildcard tests/deploy tests/e2e tests/provisioner)
 test-e2e: build
-	DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider $(PYTEST_DIRS)
+	@set -e; for d in $(PYTEST_DIRS); do \
+	  echo "== pytest $$d"; \
+	  DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider $$d; \
+	done
 
 test-sanitize: deps
 	cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDET_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
