@@ -41,21 +41,6 @@ std::optional<page> page_of(const http_request& req, const responder& res) {
   return p;
 }
 
-std::optional<int64_t> id_of(const http_request& req, const responder& res,
-                             const char* name) {
-  auto text = req.param(name);
-  try {
-    size_t used = 0;
-    auto id = std::stoll(text, &used);
-    if (used == text.size() && id > 0)
-      return id;
-  } catch (const std::exception&) {
-  }
-  res.send_error(grpc_code::invalid_argument,
-                 std::string{name} + ": not a valid id: '" + text + "'");
-  return std::nullopt;
-}
-
 // -- trial logs -----------------------------------------------------------------
 
 /// Upstream's TrialLogsResponse message: "[ts] <container> || <text>\n".
@@ -115,7 +100,7 @@ void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
 
 void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
                       const responder& res) {
-  auto id = id_of(req, res, "trial_id");
+  auto id = id_param(req, res, "trial_id");
   if (!id)
     return;
   auto p = page_of(req, res);
@@ -150,7 +135,7 @@ void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
 
 void kill_trial(const ctx_ptr& ctx, const http_request& req,
                 const responder& res) {
-  auto id = id_of(req, res, "trial_id");
+  auto id = id_param(req, res, "trial_id");
   if (!id)
     return;
   post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
@@ -195,7 +180,7 @@ void add_cluster_routes(api::router& r, ctx_ptr ctx) {
                   "");
   });
   r.get("/api/v1/trials/{trial_id}", [ctx](http_request req, responder res) {
-    auto id = id_of(req, res, "trial_id");
+    auto id = id_param(req, res, "trial_id");
     if (!id)
       return;
     // The latest progress the trial reported (kept in memory, beside the
@@ -221,7 +206,7 @@ void add_cluster_routes(api::router& r, ctx_ptr ctx) {
   });
   r.get("/api/v1/trials/{trial_id}/workloads",
         [ctx](http_request req, responder res) {
-          auto id = id_of(req, res, "trial_id");
+          auto id = id_param(req, res, "trial_id");
           auto p = id ? page_of(req, res) : std::nullopt;
           if (p)
             answer_view(ctx, res,
@@ -239,7 +224,7 @@ void add_cluster_routes(api::router& r, ctx_ptr ctx) {
         });
   r.get("/api/v1/experiments/{id}/checkpoints",
         [ctx](http_request req, responder res) {
-          auto id = id_of(req, res, "id");
+          auto id = id_param(req, res, "id");
           auto p = id ? page_of(req, res) : std::nullopt;
           if (p)
             answer_view(ctx, res,
