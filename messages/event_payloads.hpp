@@ -1,0 +1,452 @@
+#pragma once
+
+// The payload of each event type as JSON: one fields() per type lists its
+// fields in order, and the same list drives writing and reading, so the two
+// cannot disagree; validate() adds the checks beyond field types. Private
+// to messages/events.cpp (which owns the catalogue, streams and
+// upcasters); nothing else includes it.
+
+#include "messages/errc.hpp"
+#include "messages/events.hpp"
+#include "messages/json_fields.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace det::payload {
+
+using nlohmann::json;
+
+// -- payload forms ------------------------------------------------------------
+//
+// One fields() per event type lists its payload fields in order; the same
+// list drives writing (payload_writer) and reading (payload_reader), so the
+// two cannot disagree. `req` fields must be present; `opt` fields keep the
+// struct's default when absent or null. Every field is always written.
+
+struct payload_writer {
+  json& out;
+  template <class T> void req(const char* key, const T& value) {
+    out[key] = encode_value(value);
+  }
+  template <class T> void opt(const char* key, const T& value) {
+    out[key] = encode_value(value);
+  }
+  template <class T> static json encode_value(const T& value) {
+    return json(value);
+  }
+  static json encode_value(const std::vector<slot_assignment>& xs) {
+    json out = json::array();
+    for (const auto& a : xs)
+      out.push_back({{"agent_id", a.agent_id}, {"slots", a.slots}});
+    return out;
+  }
+};
+
+struct payload_reader {
+  const json& in;
+  template <class T> void req(const char* key, T& value) {
+    value = get_field<T>(in, key);
+  }
+  template <class T> void opt(const char* key, T& value) {
+    value = get_field_or<T>(in, key, value);
+  }
+  void req(const char* key, std::vector<slot_assignment>& xs) {
+    auto list = get_field<json>(in, key);
+    if (!list.is_array())
+      throw field_error(std::string{"field '"} + key + "': expected a list");
+    for (const auto& a : list) {
+      require_object(a, "field 'assignments[]'");
+      xs.push_back({get_field<std::string>(a, "agent_id"),
+                    get_field<std::vector<int64_t>>(a, "slots")});
+    }
+  }
+};
+
+template <class F> void fields(F& f, master_started& x) {
+  f.req("cluster_id", x.cluster_id);
+  f.opt("host", x.host);
+  f.opt("pid", x.pid);
+  f.opt("master_version", x.master_version);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, pool_configured& x) {
+  f.req("pool", x.pool);
+  f.opt("scheduler", x.scheduler);
+  f.opt("provider", x.provider);
+  f.opt("slots_per_instance", x.slots_per_instance);
+  f.opt("min_instances", x.min_instances);
+  f.opt("max_instances", x.max_instances);
+  f.opt("instance_type", x.instance_type);
+  f.opt("spot", x.spot);
+  f.opt("max_idle_agent_period_s", x.max_idle_agent_period_s);
+  f.opt("max_agent_starting_period_s", x.max_agent_starting_period_s);
+  f.opt("agent_reconnect_wait_s", x.agent_reconnect_wait_s);
+}
+
+template <class F> void fields(F& f, agent_connected& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("pool", x.pool);
+  f.req("slots", x.slots);
+  f.req("slot_type", x.slot_type);
+  f.opt("instance_id", x.instance_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, agent_disconnected& x) {
+  f.req("agent_id", x.agent_id);
+  f.opt("reason", x.reason);
+  f.opt("reconnect_deadline_us", x.reconnect_deadline_us);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, agent_lost& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, agent_enabled& x) {
+  f.req("agent_id", x.agent_id);
+}
+
+template <class F> void fields(F& f, agent_disabled& x) {
+  f.req("agent_id", x.agent_id);
+  f.opt("drain", x.drain);
+}
+
+template <class F> void fields(F& f, instance_launch_requested& x) {
+  f.req("pool", x.pool);
+  f.req("launch_seq", x.launch_seq);
+  f.req("client_token", x.client_token);
+  f.req("count", x.count);
+  f.opt("spot", x.spot);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_launch_failed& x) {
+  f.req("pool", x.pool);
+  f.req("launch_seq", x.launch_seq);
+  f.req("error_kind", x.error_kind);
+  f.opt("message", x.message);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_pending& x) {
+  f.req("instance_id", x.instance_id);
+  f.req("pool", x.pool);
+  f.opt("launch_seq", x.launch_seq);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_running& x) {
+  f.req("instance_id", x.instance_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_terminate_requested& x) {
+  f.req("instance_id", x.instance_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, instance_terminated& x) {
+  f.req("instance_id", x.instance_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, spot_request_opened& x) {
+  f.req("request_id", x.request_id);
+  f.req("pool", x.pool);
+  f.opt("launch_seq", x.launch_seq);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, spot_request_fulfilled& x) {
+  f.req("request_id", x.request_id);
+  f.req("instance_id", x.instance_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, spot_request_cancelled& x) {
+  f.req("request_id", x.request_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_submitted& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("pool", x.pool);
+  f.opt("owner", x.owner);
+  f.opt("config", x.config);
+  f.opt("priority", x.priority);
+  f.opt("weight", x.weight);
+  f.opt("max_restarts", x.max_restarts);
+  f.opt("slots_per_trial", x.slots_per_trial);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_state_changed& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("state", x.state);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_searcher_updated& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.opt("searcher_state", x.searcher_state);
+  f.opt("progress", x.progress);
+}
+
+template <class F> void fields(F& f, trial_created& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("experiment_id", x.experiment_id);
+  f.opt("hparams", x.hparams);
+  f.opt("request_id", x.request_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_placed& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.req("assignments", x.assignments);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_running& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_preemption_requested& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_checkpointed& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("uuid", x.uuid);
+  f.req("steps_completed", x.steps_completed);
+  f.opt("metadata", x.metadata);
+  f.opt("allocation_id", x.allocation_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_metrics_reported& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.req("kind", x.kind);
+  f.req("steps_completed", x.steps_completed);
+  f.req("metrics", x.metrics);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_exited& x) {
+  f.req("trial_id", x.trial_id);
+  f.req("allocation_id", x.allocation_id);
+  f.opt("exit_code", x.exit_code);
+  f.req("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_restarted& x) {
+  f.req("trial_id", x.trial_id);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_errored& x) {
+  f.req("trial_id", x.trial_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, trial_canceled& x) {
+  f.req("trial_id", x.trial_id);
+  f.opt("reason", x.reason);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, user_created& x) {
+  f.req("username", x.username);
+  f.opt("admin", x.admin);
+  f.opt("password_hash", x.password_hash);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, user_password_changed& x) {
+  f.req("username", x.username);
+  f.req("password_hash", x.password_hash);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, session_started& x) {
+  f.req("username", x.username);
+  f.req("token_hash", x.token_hash);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, session_ended& x) {
+  f.req("username", x.username);
+  f.req("token_hash", x.token_hash);
+  f.opt("at_us", x.at_us);
+}
+
+// -- checks beyond field types ------------------------------------------------
+
+inline void require_one_of(const char* key, const std::string& value,
+                    const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
+    return;
+  std::string list;
+  for (const auto& a : allowed)
+    list += (list.empty() ? "" : ", ") + a;
+  throw field_error(std::string{"field '"} + key + "': expected one of " + list
+                    + ", got '" + value + "'");
+}
+
+inline void require_non_negative(const char* key, int64_t value) {
+  if (value < 0)
+    throw field_error(std::string{"field '"} + key + "': must not be negative");
+}
+
+inline void require_non_empty(const char* key, const std::string& value) {
+  if (value.empty())
+    throw field_error(std::string{"field '"} + key + "': must not be empty");
+}
+
+template <class T> void validate(const T&) {
+  // Most payloads need no more than their field types.
+}
+
+inline void validate(const pool_configured& x) {
+  require_non_empty("pool", x.pool);
+  require_one_of("scheduler", x.scheduler, {"priority", "fair_share"});
+  require_one_of("provider", x.provider, {"", "local", "aws"});
+  require_non_negative("slots_per_instance", x.slots_per_instance);
+  require_non_negative("min_instances", x.min_instances);
+  require_non_negative("max_instances", x.max_instances);
+  if (x.max_instances < x.min_instances)
+    throw field_error("field 'max_instances': must not be below "
+                      "min_instances");
+  require_non_negative("max_idle_agent_period_s", x.max_idle_agent_period_s);
+  require_non_negative("max_agent_starting_period_s",
+                       x.max_agent_starting_period_s);
+  require_non_negative("agent_reconnect_wait_s", x.agent_reconnect_wait_s);
+}
+
+inline void validate(const agent_connected& x) {
+  require_non_empty("agent_id", x.agent_id);
+  require_non_negative("slots", x.slots);
+  // A bound so that a corrupt payload cannot make the state allocate
+  // billions of slots; no machine has more devices than this.
+  if (x.slots > 4096)
+    throw field_error("field 'slots': more than 4096");
+  require_one_of("slot_type", x.slot_type, {"cpu", "cuda", "rocm"});
+}
+
+inline void validate(const agent_lost& x) {
+  require_one_of("reason", x.reason, agent_lost_reasons());
+}
+
+inline void validate(const instance_launch_requested& x) {
+  require_non_empty("client_token", x.client_token);
+  if (x.count < 1)
+    throw field_error("field 'count': must be at least 1");
+}
+
+inline void validate(const instance_launch_failed& x) {
+  require_one_of("error_kind", x.error_kind, launch_error_kinds());
+}
+
+inline void validate(const instance_pending& x) {
+  require_non_empty("instance_id", x.instance_id);
+}
+
+inline void validate(const spot_request_fulfilled& x) {
+  require_non_empty("instance_id", x.instance_id);
+}
+
+inline void validate(const experiment_submitted& x) {
+  require_object(x.config, "field 'config'");
+  if (x.slots_per_trial < 1)
+    throw field_error("field 'slots_per_trial': must be at least 1");
+  require_non_negative("max_restarts", x.max_restarts);
+  if (!(x.weight > 0))
+    throw field_error("field 'weight': must be positive");
+}
+
+inline void validate(const experiment_state_changed& x) {
+  require_one_of("state", x.state, experiment_states());
+}
+
+inline void validate(const experiment_searcher_updated& x) {
+  if (!(x.progress >= 0.0 && x.progress <= 1.0))
+    throw field_error("field 'progress': must be within [0, 1]");
+}
+
+inline void validate(const trial_created& x) {
+  require_object(x.hparams, "field 'hparams'");
+}
+
+inline void validate(const trial_checkpointed& x) {
+  require_non_empty("uuid", x.uuid);
+  require_non_negative("steps_completed", x.steps_completed);
+}
+
+inline void validate(const trial_metrics_reported& x) {
+  require_one_of("kind", x.kind, {"training", "validation"});
+  require_non_negative("steps_completed", x.steps_completed);
+  require_object(x.metrics, "field 'metrics'");
+}
+
+inline void validate(const trial_exited& x) {
+  require_one_of("reason", x.reason, trial_exit_reasons());
+}
+
+inline void validate(const user_created& x) {
+  require_non_empty("username", x.username);
+}
+
+/// A token hash is a hex SHA-256: 64 lower-case hex digits.
+inline void require_token_hash(const std::string& h) {
+  bool hex = h.size() == 64
+             && std::all_of(h.begin(), h.end(), [](char c) {
+                  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                });
+  if (!hex)
+    throw field_error("field 'token_hash': expected 64 hex digits");
+}
+
+inline void validate(const session_started& x) {
+  require_non_empty("username", x.username);
+  require_token_hash(x.token_hash);
+}
+
+inline void validate(const session_ended& x) {
+  require_token_hash(x.token_hash);
+}
+
+template <class T> json write(const T& x) {
+  json out = json::object();
+  payload_writer w{out};
+  // The writer only reads the fields; fields() takes them mutable so one
+  // list serves both directions.
+  fields(w, const_cast<T&>(x));
+  return out;
+}
+
+template <class T> void read(const json& j, T& x) {
+  payload_reader r{j};
+  fields(r, x);
+  validate(x);
+}
+
+} // namespace det::payload
