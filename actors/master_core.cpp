@@ -12,11 +12,25 @@
 namespace det {
 
 master_core::master_core(state::cluster_state st, core_config cfg)
-  : st_(std::move(st)), cfg_(std::move(cfg)) {
-  for (const auto& [id, e] : st_.experiments)
-    if (!state::is_terminal(e.status))
-      std::ignore = rebuild_searcher(id);
+  : st_(std::move(st)), cfg_(std::move(cfg)) {}
+
+namespace {
+
+/// The trial whose end or validation `ev` may have queued as a searcher
+/// input; 0 for other events.
+int64_t searcher_input_trial(const domain_event& ev) {
+  if (auto m = std::get_if<trial_metrics_reported>(&ev))
+    return m->kind == "validation" ? m->trial_id : 0;
+  if (auto x = std::get_if<trial_exited>(&ev))
+    return x->trial_id;
+  if (auto x = std::get_if<trial_errored>(&ev))
+    return x->trial_id;
+  if (auto x = std::get_if<trial_canceled>(&ev))
+    return x->trial_id;
+  return 0;
 }
+
+} // namespace
 
 bool master_core::emit(decision& d, domain_event ev) {
   recorded_event meta;
@@ -29,6 +43,11 @@ bool master_core::emit(decision& d, domain_event ev) {
       d.refusal = make_error(errc::invariant_violated,
                              "master decided an invalid event: " + render(err));
     return false;
+  }
+  if (auto tid = searcher_input_trial(ev)) {
+    auto exp_id = st_.trials.at(tid).experiment_id;
+    if (!st_.experiments.at(exp_id).searcher_inbox.empty())
+      d.searchers.insert(exp_id);
   }
   d.events.push_back(std::move(ev));
   return true;
@@ -123,7 +142,7 @@ decision master_core::agent_connected(
     if (state::trial_of_allocation(st_, alloc) == nullptr)
       d.effects.push_back(kill_order{id, alloc});
   schedule_pool(d, pool, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 decision master_core::agent_disconnected(const std::string& id,
@@ -190,7 +209,7 @@ decision master_core::allocation_exited(const std::string& allocation_id,
   if (emit(d, ev))
     after_trial_exit(d, trial_id, now_us);
   schedule_pool(d, pool, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 const state::trial_info* master_core::live_trial(decision& d,
@@ -237,48 +256,9 @@ decision master_core::metrics_reported(const std::string& allocation_id,
   ev.steps_completed = steps;
   ev.metrics = metrics;
   ev.at_us = now_us;
-  auto trial_id = t->id;
-  auto exp_id = t->experiment_id;
-  if (!emit(d, ev) || kind != "validation")
-    return d;
-  // The searcher decides on validation metrics.
-  auto s = searchers_.find(exp_id);
-  if (s == searchers_.end())
-    return d;
-  auto m = metrics.find(s->second.metric);
-  if (m == metrics.end() || !m->is_number())
-    return d;
-  uint64_t req = 0;
-  for (const auto& [r, tid] : s->second.trial_of_request)
-    if (tid == trial_id)
-      req = r;
-  if (req == 0)
-    return d;
-  auto length = steps;
-  const auto& time_metric = s->second.time_metric;
-  if (!time_metric.empty()) {
-    auto tm = metrics.find(time_metric);
-    if (tm == metrics.end() || !tm->is_number())
-      return d; // upstream ASHA ignores validations without the time metric
-    length = static_cast<int64_t>(tm->get<double>());
-  }
-  auto ops = s->second.searcher->validation_reported(
-    req, static_cast<uint64_t>(std::max<int64_t>(length, 0)),
-    m->get<double>());
-  run_searcher_ops(d, exp_id, std::move(ops), now_us);
-  // A 0.38 script trains on until told otherwise: a trial that reached its
-  // rung without being promoted is asked to checkpoint and stop.
-  auto entry = searchers_.find(exp_id);
-  if (time_metric.empty() || entry == searchers_.end()
-      || entry->second.closed[trial_id])
-    return d;
-  auto target = entry->second.target_of_trial.find(trial_id);
-  auto tr = state::find_trial(st_, trial_id);
-  if (target != entry->second.target_of_trial.end() && target->second > 0
-      && length >= target->second && tr != nullptr && tr->allocation
-      && !tr->allocation->preemption_requested)
-    stop_trial(d, trial_id, "stopped by searcher", false, now_us);
-  return d;
+  emit(d, ev);
+  // A validation is queued for the experiment's searcher (state::apply).
+  return drive(std::move(d), now_us);
 }
 
 decision master_core::tick(int64_t now_us) {
@@ -310,18 +290,16 @@ decision master_core::tick(int64_t now_us) {
   }
   for (const auto& [name, pool] : st_.pools)
     schedule_pool(d, name, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 int64_t master_core::target_length(int64_t trial_id) const {
   auto t = state::find_trial(st_, trial_id);
   if (t == nullptr)
     return 0;
-  auto s = searchers_.find(t->experiment_id);
-  if (s == searchers_.end())
-    return 0;
-  auto i = s->second.target_of_trial.find(trial_id);
-  return i == s->second.target_of_trial.end() ? 0 : i->second;
+  const auto& e = st_.experiments.at(t->experiment_id);
+  auto line = ledger_line(e.searcher_state, t->request_id);
+  return line ? line->target : 0;
 }
 
 } // namespace det

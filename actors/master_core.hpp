@@ -17,9 +17,9 @@
 //
 // Owned by the master actor; not thread-safe.
 
+#include "actors/experiment_searcher.hpp"
 #include "messages/events.hpp"
 #include "policy/pool_scheduler.hpp"
-#include "policy/searcher.hpp"
 #include "state/cluster_state.hpp"
 
 #include <caf/error.hpp>
@@ -77,6 +77,10 @@ struct decision {
   /// Pools that need a scheduling pass (when the core does not schedule
   /// inline: the master runs it on the pool's actor).
   std::set<std::string> schedule;
+  /// Experiments whose searcher has inputs to take, or has to start (when
+  /// the core does not run searchers inline: the master hands the inbox to
+  /// the experiment's actor and its step to apply_searcher_step()).
+  std::set<int64_t> searchers;
 };
 
 /// A trial allocation an agent reports running when it (re)connects.
@@ -104,12 +108,15 @@ struct core_config {
   /// decision::schedule, and the caller runs the pass (on the pool's
   /// actor) and hands the result to apply_schedule().
   bool inline_scheduling = true;
+  /// True: the core holds every live experiment's searcher and feeds it in
+  /// the same decision (plain-code use). False: decision::searchers names
+  /// them, and the experiment actors propose their steps.
+  bool inline_searchers = true;
 };
 
 class master_core {
 public:
   /// Takes over a state rebuilt from the log (empty for a new cluster).
-  /// Searchers of live experiments are rebuilt from their saved state.
   master_core(state::cluster_state st, core_config cfg);
 
   const state::cluster_state& state() const { return st_; }
@@ -184,24 +191,23 @@ public:
   /// Batches trial `id` should train to in total; 0 when unknown.
   int64_t target_length(int64_t trial_id) const;
 
-private:
-  struct searcher_entry {
-    std::unique_ptr<policy::searcher> searcher;
-    /// request id -> trial id, and each trial's target and closed flag.
-    std::map<uint64_t, int64_t> trial_of_request;
-    std::map<int64_t, int64_t> target_of_trial;
-    std::map<int64_t, bool> closed;
-    std::string metric;
-    /// 0.38 adaptive_asha: lengths are this validation metric's values,
-    /// and a trial past its target that was not promoted is stopped.
-    std::string time_metric;
-  };
+  // -- searchers ----------------------------------------------------------
 
+  /// Turns an experiment searcher's step into events: its trials, closes
+  /// and stops, and experiment_searcher_updated consuming its inputs. A
+  /// step that does not follow the state (an older searcher's, or one
+  /// already applied) is refused with errc::conflict and changes nothing;
+  /// the experiment actor then starts again from the state. Steps of an
+  /// ended experiment change nothing.
+  decision apply_searcher_step(const searcher_step& step, int64_t now_us);
+
+private:
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
-  void run_searcher_ops(decision& d, int64_t experiment_id,
-                        std::vector<policy::searcher_op> ops, int64_t now_us);
-  void save_searcher(decision& d, int64_t experiment_id);
+  // Inline searchers: feeds each experiment d.searchers names (until none
+  // is left) and returns d. Otherwise returns d as it is.
+  decision drive(decision d, int64_t now_us);
+  bool searcher_closed(const state::trial_info& t) const;
   void after_trial_exit(decision& d, int64_t trial_id, int64_t now_us);
   void maybe_finish_experiment(decision& d, int64_t experiment_id,
                                int64_t now_us);
@@ -212,7 +218,6 @@ private:
   void start_effect(decision& d, int64_t trial_id);
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);
-  caf::error rebuild_searcher(int64_t experiment_id);
   // The trial holding `alloc`, or nullptr with d.refusal set.
   const state::trial_info* live_trial(decision& d, const std::string& alloc);
   // A user's pause/activate: the experiment after the change, or nullptr
@@ -224,7 +229,8 @@ private:
 
   state::cluster_state st_;
   core_config cfg_;
-  std::map<int64_t, searcher_entry> searchers_;
+  /// Inline searchers by experiment (config::inline_searchers only).
+  std::map<int64_t, experiment_searcher> searchers_;
   /// Allocations past their preemption deadline already sent a kill.
   std::set<std::string> killed_;
 };

@@ -24,52 +24,7 @@ T value_at(const nlohmann::json& j, const char* a, const char* b, T fallback) {
   }
 }
 
-nlohmann::json ledger_of(const std::map<uint64_t, int64_t>& trial_of_request,
-                         const std::map<int64_t, int64_t>& targets,
-                         const std::map<int64_t, bool>& closed) {
-  auto out = nlohmann::json::array();
-  for (const auto& [req, tid] : trial_of_request) {
-    auto t = targets.find(tid);
-    auto c = closed.find(tid);
-    out.push_back({{"request", req},
-                   {"trial", tid},
-                   {"target", t == targets.end() ? 0 : t->second},
-                   {"closed", c != closed.end() && c->second}});
-  }
-  return out;
-}
-
 } // namespace
-
-caf::error master_core::rebuild_searcher(int64_t experiment_id) {
-  const auto& e = st_.experiments.at(experiment_id);
-  auto sc = policy::parse_searcher_config(
-    e.config.value("searcher", nlohmann::json::object()));
-  if (!sc)
-    return std::move(sc.error());
-  auto s = policy::make_searcher(
-    *sc, e.config.value("hyperparameters", nlohmann::json::object()),
-    cfg_.seed + static_cast<uint64_t>(experiment_id));
-  if (!s)
-    return std::move(s.error());
-  searcher_entry entry;
-  entry.searcher = std::move(*s);
-  entry.metric = sc->metric;
-  entry.time_metric = sc->time_metric;
-  const auto& saved = e.searcher_state;
-  if (saved.contains("searcher")) {
-    if (auto err = entry.searcher->load(saved["searcher"]))
-      return err;
-    for (const auto& row : saved.value("trials", nlohmann::json::array())) {
-      auto tid = row.at("trial").get<int64_t>();
-      entry.trial_of_request[row.at("request").get<uint64_t>()] = tid;
-      entry.target_of_trial[tid] = row.at("target").get<int64_t>();
-      entry.closed[tid] = row.at("closed").get<bool>();
-    }
-  }
-  searchers_[experiment_id] = std::move(entry);
-  return {};
-}
 
 decision master_core::submit_experiment(const nlohmann::json& config,
                                         const std::string& owner,
@@ -100,76 +55,139 @@ decision master_core::submit_experiment(const nlohmann::json& config,
     d.refusal = std::move(sc.error());
     return d;
   }
+  auto probe =
+    experiment_searcher::make(config, 0, nlohmann::json::object(), 0);
   if (!emit(d, ev))
     return d;
-  if (auto err = rebuild_searcher(ev.experiment_id)) {
+  d.reply = {{"experiment_id", ev.experiment_id}};
+  if (!probe) {
     // The config passed validation but the searcher refuses it: the
     // experiment ends in ERROR rather than hang.
     experiment_state_changed fail;
     fail.experiment_id = ev.experiment_id;
     fail.state = "ERROR";
-    fail.reason = render(err);
+    fail.reason = render(probe.error());
     fail.at_us = now_us;
     emit(d, fail);
-    d.reply = {{"experiment_id", ev.experiment_id}};
     return d;
   }
-  auto ops = searchers_[ev.experiment_id].searcher->start();
-  run_searcher_ops(d, ev.experiment_id, std::move(ops), now_us);
-  schedule_pool(d, ev.pool, now_us);
-  d.reply = {{"experiment_id", ev.experiment_id}};
+  d.searchers.insert(ev.experiment_id);
+  return drive(std::move(d), now_us);
+}
+
+decision master_core::drive(decision d, int64_t now_us) {
+  if (!cfg_.inline_searchers)
+    return d;
+  while (!d.searchers.empty()) {
+    auto id = *d.searchers.begin();
+    d.searchers.erase(d.searchers.begin());
+    auto e = state::find_experiment(st_, id);
+    if (e == nullptr || state::is_terminal(e->status)) {
+      searchers_.erase(id);
+      continue;
+    }
+    auto i = searchers_.find(id);
+    if (i == searchers_.end()) {
+      auto made = experiment_searcher::of(*e, cfg_.seed);
+      if (!made) {
+        if (!d.refusal)
+          d.refusal = std::move(made.error());
+        continue;
+      }
+      i = searchers_.emplace(id, std::move(*made)).first;
+    }
+    std::optional<searcher_step> step;
+    if (!i->second.started())
+      step = i->second.start(id);
+    else
+      step = i->second.feed(id, e->searcher_inbox);
+    if (!step)
+      continue;
+    auto more = apply_searcher_step(*step, now_us);
+    for (auto& ev : more.events)
+      d.events.push_back(std::move(ev));
+    d.effects.insert(d.effects.end(), more.effects.begin(), more.effects.end());
+    d.schedule.insert(more.schedule.begin(), more.schedule.end());
+    d.searchers.insert(more.searchers.begin(), more.searchers.end());
+    if (more.refusal && !d.refusal)
+      d.refusal = more.refusal;
+  }
   return d;
 }
 
-void master_core::run_searcher_ops(decision& d, int64_t experiment_id,
-                                   std::vector<policy::searcher_op> ops,
-                                   int64_t now_us) {
-  auto& entry = searchers_.at(experiment_id);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    // Ops may create more ops (trial_created feeds the searcher back).
-    auto op = ops[i];
-    if (auto c = std::get_if<policy::create_trial>(&op)) {
-      trial_created tc;
-      tc.trial_id = state::next_trial_id(st_);
-      tc.experiment_id = experiment_id;
-      tc.hparams = c->hparams;
-      tc.request_id = std::to_string(c->id);
-      tc.at_us = now_us;
-      if (!emit(d, tc))
-        continue;
-      entry.trial_of_request[c->id] = tc.trial_id;
-      auto more = entry.searcher->trial_created(c->id);
-      ops.insert(ops.end(), more.begin(), more.end());
-    } else if (auto t = std::get_if<policy::train_trial>(&op)) {
-      auto tid = entry.trial_of_request[t->id];
-      entry.target_of_trial[tid] = static_cast<int64_t>(t->length);
-    } else if (auto cl = std::get_if<policy::close_trial>(&op)) {
-      auto tid = entry.trial_of_request[cl->id];
-      entry.closed[tid] = true;
-      auto tr = state::find_trial(st_, tid);
-      if (tr != nullptr && !state::is_terminal(tr->status))
-        stop_trial(d, tid, "searcher closed", false, now_us);
-    }
-    // shutdown_experiment: seen through searcher->shut_down() below.
-  }
-  save_searcher(d, experiment_id);
-  maybe_finish_experiment(d, experiment_id, now_us);
+bool master_core::searcher_closed(const state::trial_info& t) const {
+  const auto& e = st_.experiments.at(t.experiment_id);
+  auto line = ledger_line(e.searcher_state, t.request_id);
+  return line && line->closed;
 }
 
-void master_core::save_searcher(decision& d, int64_t experiment_id) {
-  const auto& e = st_.experiments.at(experiment_id);
-  if (state::is_terminal(e.status))
-    return;
-  auto& entry = searchers_.at(experiment_id);
-  experiment_searcher_updated ev;
-  ev.experiment_id = experiment_id;
-  ev.searcher_state = {{"searcher", entry.searcher->save()},
-                       {"trials", ledger_of(entry.trial_of_request,
-                                            entry.target_of_trial,
-                                            entry.closed)}};
-  ev.progress = entry.searcher->progress();
-  if (ev.searcher_state != e.searcher_state || ev.progress != e.progress)
-    emit(d, ev);
+decision master_core::apply_searcher_step(const searcher_step& step,
+                                          int64_t now_us) {
+  decision d;
+  auto e = state::find_experiment(st_, step.experiment_id);
+  if (e == nullptr || state::is_terminal(e->status))
+    return d;
+  auto consumed = searcher_fed_through(*e);
+  bool started = searcher_started(e->searcher_state);
+  if (step.inputs_after != consumed || step.first == started
+      || step.inputs_through < step.inputs_after
+      || step.inputs_through > e->searcher_inputs_queued) {
+    d.refusal = make_error(
+      errc::conflict,
+      "experiment " + std::to_string(step.experiment_id)
+        + ": the searcher's step follows input "
+        + std::to_string(step.inputs_after) + (step.first ? " (start)" : "")
+        + ", the log is at input " + std::to_string(consumed)
+        + (started ? "" : " (not started)"));
+    return d;
+  }
+  auto id = step.experiment_id;
+  auto pool = e->pool;
+  bool stopping = state::is_stopping(e->status);
+  // The experiment's trials by request id, and those created here.
+  std::map<std::string, int64_t> trial_of;
+  for (auto tid : e->trial_ids)
+    trial_of[st_.trials.at(tid).request_id] = tid;
+  bool created = false;
+  for (const auto& op : step.ops) {
+    auto c = std::get_if<policy::create_trial>(&op);
+    if (c == nullptr || stopping)
+      continue; // a stopping experiment starts nothing new
+    trial_created tc;
+    tc.trial_id = state::next_trial_id(st_);
+    tc.experiment_id = id;
+    tc.hparams = c->hparams;
+    tc.request_id = std::to_string(c->id);
+    tc.at_us = now_us;
+    if (emit(d, tc)) {
+      trial_of[tc.request_id] = tc.trial_id;
+      created = true;
+    }
+  }
+  experiment_searcher_updated up;
+  up.experiment_id = id;
+  up.searcher_state = step.saved;
+  up.progress = step.progress;
+  up.inputs_through = step.inputs_through;
+  emit(d, up);
+  auto trial_for = [&](uint64_t req) -> int64_t {
+    auto i = trial_of.find(std::to_string(req));
+    return i == trial_of.end() ? 0 : i->second;
+  };
+  for (const auto& op : step.ops)
+    if (auto cl = std::get_if<policy::close_trial>(&op))
+      if (auto tid = trial_for(cl->id))
+        stop_trial(d, tid, "searcher closed", false, now_us);
+  for (auto req : step.stop) {
+    auto tr = state::find_trial(st_, trial_for(req));
+    if (tr != nullptr && tr->allocation
+        && !tr->allocation->preemption_requested)
+      stop_trial(d, tr->id, "stopped by searcher", false, now_us);
+  }
+  maybe_finish_experiment(d, id, now_us);
+  if (created)
+    schedule_pool(d, pool, now_us);
+  return d;
 }
 
 void master_core::stop_trial(decision& d, int64_t trial_id,
@@ -211,10 +229,9 @@ void master_core::after_trial_exit(decision& d, int64_t trial_id,
     return;
   auto exp_id = t->experiment_id;
   const auto& e = st_.experiments.at(exp_id);
-  auto s = searchers_.find(exp_id);
-  bool closed = s != searchers_.end() && s->second.closed[trial_id];
   if (t->status == state::trial_status::exited) {
     bool stopping = state::is_stopping(e.status) || state::is_terminal(e.status);
+    bool closed = searcher_closed(*t);
     if (t->restarts > e.max_restarts) {
       trial_errored ev;
       ev.trial_id = trial_id;
@@ -237,19 +254,8 @@ void master_core::after_trial_exit(decision& d, int64_t trial_id,
       emit(d, ev);
     }
   }
-  t = state::find_trial(st_, trial_id);
-  if (s != searchers_.end() && state::is_terminal(t->status)
-      && !(t->status == state::trial_status::completed && closed)) {
-    auto ops = s->second.searcher->trial_exited_early(
-      [&] {
-        for (const auto& [req, tid] : s->second.trial_of_request)
-          if (tid == trial_id)
-            return req;
-        return uint64_t{0};
-      }());
-    run_searcher_ops(d, exp_id, std::move(ops), now_us);
-    return;
-  }
+  // A trial that ended queued an input for its searcher (state::apply);
+  // emit() named the experiment in d.searchers.
   maybe_finish_experiment(d, exp_id, now_us);
 }
 
@@ -259,8 +265,9 @@ void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
   if (state::is_terminal(e.status)
       || state::live_trial_count(st_, experiment_id) > 0)
     return;
-  auto s = searchers_.find(experiment_id);
-  bool searcher_done = s != searchers_.end() && s->second.searcher->shut_down();
+  // A searcher that shut down creates nothing more, whatever inputs it
+  // has yet to take.
+  bool searcher_done = searcher_shut_down(e.searcher_state);
   experiment_state_changed ev;
   ev.experiment_id = experiment_id;
   ev.at_us = now_us;
@@ -317,7 +324,7 @@ decision master_core::activate_experiment(int64_t id, int64_t now_us) {
   if (e == nullptr)
     return d;
   schedule_pool(d, e->pool, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 decision master_core::kill_experiment(int64_t id, int64_t now_us) {
@@ -336,7 +343,7 @@ decision master_core::kill_experiment(int64_t id, int64_t now_us) {
   for (auto t : state::trials_of_experiment(st_, id))
     stop_trial(d, t->id, "killed", true, now_us);
   maybe_finish_experiment(d, id, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 decision master_core::kill_trial(int64_t id, int64_t now_us) {
@@ -354,7 +361,7 @@ decision master_core::kill_trial(int64_t id, int64_t now_us) {
     after_trial_exit(d, id, now_us);
   else
     maybe_finish_experiment(d, exp_id, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 } // namespace det

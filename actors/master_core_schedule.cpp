@@ -102,7 +102,7 @@ decision master_core::apply_schedule(const std::string& pool,
   decision d;
   if (state::find_pool(st_, pool) != nullptr)
     apply_pass(d, pool, result, now_us);
-  return d;
+  return drive(std::move(d), now_us);
 }
 
 bool master_core::placement_still_valid(const policy::placement& p) const {

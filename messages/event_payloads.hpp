@@ -201,6 +201,7 @@ template <class F> void fields(F& f, experiment_searcher_updated& x) {
   f.req("experiment_id", x.experiment_id);
   f.opt("searcher_state", x.searcher_state);
   f.opt("progress", x.progress);
+  f.opt("inputs_through", x.inputs_through);
 }
 
 template <class F> void fields(F& f, trial_created& x) {
@@ -390,6 +391,8 @@ inline void validate(const experiment_state_changed& x) {
 inline void validate(const experiment_searcher_updated& x) {
   if (!(x.progress >= 0.0 && x.progress <= 1.0))
     throw field_error("field 'progress': must be within [0, 1]");
+  if (x.inputs_through < -1)
+    throw field_error("field 'inputs_through': must be -1 or more");
 }
 
 inline void validate(const trial_created& x) {

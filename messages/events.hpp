@@ -252,13 +252,17 @@ struct experiment_state_changed {
 };
 
 /// The searcher's state after it acted (opaque to state/, owned by the
-/// searcher in policy/), and its progress in [0, 1].
+/// searcher in policy/), and its progress in [0, 1]. `inputs_through` is
+/// the seq of the last queued searcher input it has consumed (0: none yet);
+/// -1, which logs written before the inbox existed read as, consumed
+/// every input queued so far.
 struct experiment_searcher_updated {
   static constexpr const char* type_name = "experiment_searcher_updated";
   static constexpr int32_t version = 1;
   int64_t experiment_id = 0;
   nlohmann::json searcher_state = nlohmann::json::object();
   double progress = 0.0;
+  int64_t inputs_through = -1;
 };
 
 // -- trials -----------------------------------------------------------------

@@ -57,6 +57,11 @@ verdict apply_one(cluster_state& s, const session_ended& ev);
 void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
                     int32_t exit_code, int64_t at_us);
 
+/// Queues `in` (kind and payload set; seq, trial and request filled in
+/// here) on the inbox of trial `t`'s experiment, unless it has ended.
+void queue_searcher_input(cluster_state& s, const trial_info& t,
+                          searcher_input in);
+
 /// "agent 'a1'", "trial 7", ... for refusal messages.
 std::string quote(const std::string& x);
 

@@ -5,6 +5,8 @@
 
 #include "state/apply_detail.hpp"
 
+#include <algorithm>
+
 namespace det::state::detail {
 
 namespace {
@@ -75,6 +77,8 @@ verdict apply_one(cluster_state& s, const experiment_state_changed& ev) {
   i->second.status = to;
   i->second.status_reason = ev.reason;
   i->second.state_changed_at_us = ev.at_us;
+  if (is_terminal(to))
+    i->second.searcher_inbox.clear(); // nobody will consume them
   return {};
 }
 
@@ -84,8 +88,21 @@ verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev) {
     return "unknown " + experiment_name(ev.experiment_id);
   if (is_terminal(i->second.status))
     return experiment_name(ev.experiment_id) + " has ended";
-  i->second.searcher_state = ev.searcher_state;
-  i->second.progress = ev.progress;
+  auto& e = i->second;
+  if (ev.inputs_through > e.searcher_inputs_queued)
+    return experiment_name(ev.experiment_id) + ": searcher consumed input "
+           + std::to_string(ev.inputs_through) + ", but only "
+           + std::to_string(e.searcher_inputs_queued) + " were queued";
+  e.searcher_state = ev.searcher_state;
+  e.progress = ev.progress;
+  auto through = ev.inputs_through < 0 ? e.searcher_inputs_queued
+                                       : ev.inputs_through;
+  auto& inbox = e.searcher_inbox;
+  auto keep = std::find_if(inbox.begin(), inbox.end(),
+                           [&](const searcher_input& in) {
+                             return in.seq > through;
+                           });
+  inbox.erase(inbox.begin(), keep);
   return {};
 }
 

@@ -106,6 +106,29 @@ std::pair<std::string, bool> searcher_metric(const experiment_info& e) {
 
 } // namespace
 
+void queue_searcher_input(cluster_state& s, const trial_info& t,
+                          searcher_input in) {
+  auto& e = s.experiments.at(t.experiment_id);
+  if (is_terminal(e.status))
+    return;
+  in.seq = ++e.searcher_inputs_queued;
+  in.trial_id = t.id;
+  in.request_id = t.request_id;
+  e.searcher_inbox.push_back(std::move(in));
+}
+
+namespace {
+
+void queue_trial_end(cluster_state& s, const trial_info& t) {
+  searcher_input in;
+  in.kind = "ended";
+  in.trial_status = to_string(t.status);
+  in.steps = t.metrics.steps_completed;
+  queue_searcher_input(s, t, std::move(in));
+}
+
+} // namespace
+
 void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
                     int32_t exit_code, int64_t at_us) {
   const auto& alloc = *t.allocation;
@@ -134,6 +157,8 @@ void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
     if (reason == "failed")
       ++t.restarts;
   }
+  if (is_terminal(t.status))
+    queue_trial_end(s, t);
 }
 
 verdict apply_one(cluster_state& s, const trial_created& ev) {
@@ -246,6 +271,11 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
   }
   ++m.validation_reports;
   m.latest_validation = ev.metrics;
+  searcher_input in;
+  in.kind = "validation";
+  in.steps = ev.steps_completed;
+  in.metrics = ev.metrics;
+  queue_searcher_input(s, *t, std::move(in));
   auto [name, smaller] = searcher_metric(s.experiments.at(t->experiment_id));
   auto value = ev.metrics.find(name);
   if (name.empty() || value == ev.metrics.end() || !value->is_number())
@@ -297,6 +327,7 @@ verdict close_trial(cluster_state& s, int64_t id, trial_status to,
            + "; only pending or exited trials can be closed";
   t->status = to;
   t->end_reason = reason;
+  queue_trial_end(s, *t);
   return {};
 }
 

@@ -153,6 +153,25 @@ struct spot_request_info {
   int64_t opened_at_us = 0;
 };
 
+/// Something that happened to a trial which the experiment's searcher has
+/// not taken in yet: a validation ("validation": steps and metrics) or the
+/// trial's end ("ended": trial_status is completed, canceled or errored).
+/// apply() queues them; experiment_searcher_updated names the last one the
+/// searcher consumed, which removes it and those before it. A master that
+/// stops between the two finds the input still queued and feeds it again.
+struct searcher_input {
+  int64_t seq = 0;
+  int64_t trial_id = 0;
+  /// The searcher's name for the trial (trial_created.request_id).
+  std::string request_id;
+  std::string kind;
+  int64_t steps = 0;
+  nlohmann::json metrics;
+  std::string trial_status;
+};
+
+bool operator==(const searcher_input& a, const searcher_input& b);
+
 struct experiment_info {
   int64_t id = 0;
   std::string pool;
@@ -171,6 +190,10 @@ struct experiment_info {
   std::vector<int64_t> trial_ids;
   int64_t submitted_at_us = 0;
   int64_t state_changed_at_us = 0;
+  /// Inputs the searcher has not consumed yet, oldest first, and the seq
+  /// of the last input ever queued (seqs count from 1 per experiment).
+  std::vector<searcher_input> searcher_inbox;
+  int64_t searcher_inputs_queued = 0;
 };
 
 /// One run of a trial on its slots.

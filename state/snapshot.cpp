@@ -204,6 +204,31 @@ spot_request_info read_spot_request(const json& j) {
 
 // -- experiments and trials ---------------------------------------------------
 
+json write_inbox(const std::vector<searcher_input>& xs) {
+  json out = json::array();
+  for (const auto& x : xs)
+    out.push_back({{"seq", x.seq},
+                   {"trial_id", x.trial_id},
+                   {"request_id", x.request_id},
+                   {"kind", x.kind},
+                   {"steps", x.steps},
+                   {"metrics", x.metrics},
+                   {"trial_status", x.trial_status}});
+  return out;
+}
+
+std::vector<searcher_input> read_inbox(const json& j) {
+  std::vector<searcher_input> out;
+  for (const auto& x : j)
+    out.push_back({get_field<int64_t>(x, "seq"),
+                   get_field<int64_t>(x, "trial_id"),
+                   get_field<std::string>(x, "request_id"),
+                   get_field<std::string>(x, "kind"),
+                   get_field<int64_t>(x, "steps"), get_field<json>(x, "metrics"),
+                   get_field<std::string>(x, "trial_status")});
+  return out;
+}
+
 json write(const experiment_info& e) {
   return {{"id", e.id},
           {"pool", e.pool},
@@ -219,7 +244,9 @@ json write(const experiment_info& e) {
           {"progress", e.progress},
           {"trial_ids", e.trial_ids},
           {"submitted_at_us", e.submitted_at_us},
-          {"state_changed_at_us", e.state_changed_at_us}};
+          {"state_changed_at_us", e.state_changed_at_us},
+          {"searcher_inbox", write_inbox(e.searcher_inbox)},
+          {"searcher_inputs_queued", e.searcher_inputs_queued}};
 }
 
 experiment_info read_experiment(const json& j) {
@@ -239,6 +266,11 @@ experiment_info read_experiment(const json& j) {
   e.trial_ids = get_field<std::vector<int64_t>>(j, "trial_ids");
   e.submitted_at_us = get_field<int64_t>(j, "submitted_at_us");
   e.state_changed_at_us = get_field<int64_t>(j, "state_changed_at_us");
+  // Absent in snapshots of masters that fed their searchers inline.
+  if (j.contains("searcher_inbox")) {
+    e.searcher_inbox = read_inbox(get_field<json>(j, "searcher_inbox"));
+    e.searcher_inputs_queued = get_field<int64_t>(j, "searcher_inputs_queued");
+  }
   return e;
 }
 
