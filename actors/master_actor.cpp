@@ -34,6 +34,8 @@ struct master_state {
     uint64_t generation = 0;
   };
   std::map<std::string, pass_slot> passes;
+  /// The live experiments' actors.
+  std::map<int64_t, experiment_actor> experiments;
 };
 
 using self_ptr = master_actor::stateful_pointer<master_state>;
@@ -55,6 +57,46 @@ void perform(self_ptr self, const decision& d) {
       if (auto a = to(k->agent_id))
         caf::anon_send(a, kill_atom::value, k->allocation_id);
     }
+  }
+}
+
+/// Hands each experiment `d` names its inbox (spawning its actor with the
+/// saved searcher first if it has none), and stops the actors of the
+/// experiments `d` ended. Runs once d's events are durable.
+void feed_searchers(self_ptr self, const decision& d) {
+  auto& s = self->state;
+  const auto& st = s.core->state();
+  for (const auto& ev : d.events) {
+    auto changed = std::get_if<experiment_state_changed>(&ev);
+    if (changed == nullptr)
+      continue;
+    auto e = state::find_experiment(st, changed->experiment_id);
+    auto i = s.experiments.find(changed->experiment_id);
+    if (e != nullptr && state::is_terminal(e->status)
+        && i != s.experiments.end()) {
+      self->unlink_from(i->second);
+      self->send_exit(i->second, caf::exit_reason::user_shutdown);
+      s.experiments.erase(i);
+    }
+  }
+  for (auto id : d.searchers) {
+    auto e = state::find_experiment(st, id);
+    if (e == nullptr || state::is_terminal(e->status))
+      continue;
+    auto i = s.experiments.find(id);
+    if (i == s.experiments.end()) {
+      auto a = spawn_experiment_actor(self->home_system(),
+                                      caf::actor_cast<caf::actor>(self));
+      self->link_to(a);
+      s.experiments.emplace(id, a);
+      self->send(a, feed_atom::value,
+                 reset_feed(*e, s.core->config().seed));
+      continue;
+    }
+    experiment_feed f;
+    f.experiment_id = id;
+    f.inbox = e->searcher_inbox;
+    self->send(i->second, feed_atom::value, std::move(f));
   }
 }
 
@@ -120,6 +162,7 @@ void persist(self_ptr self, decision d,
     request_pass(self, pool);
   if (d.events.empty()) {
     perform(self, d);
+    feed_searchers(self, d);
     done(d);
     return;
   }
@@ -142,6 +185,7 @@ void persist(self_ptr self, decision d,
           return;
         }
         perform(self, d);
+        feed_searchers(self, d);
         done(d);
         maybe_snapshot(self, r.last_position);
       },
@@ -176,9 +220,15 @@ master_actor::behavior_type master_behavior(self_ptr self,
   s.opts = std::move(opts);
   s.last_snapshot = st.position;
   cfg.inline_scheduling = false;
+  cfg.inline_searchers = false;
   s.core = std::make_unique<master_core>(std::move(st), std::move(cfg));
   auto now = [self] { return self->state.opts.now_us(); };
-  persist(self, s.core->start(now()), [](const decision&) {});
+  // Every live experiment gets its actor, which catches up on its inbox.
+  auto first = s.core->start(now());
+  for (const auto& [id, e] : s.core->state().experiments)
+    if (!state::is_terminal(e.status))
+      first.searchers.insert(id);
+  persist(self, std::move(first), [](const decision&) {});
   if (s.opts.tick_interval.count() > 0)
     self->delayed_send(self, s.opts.tick_interval, tick_atom::value);
   auto ok_command = [self](decision d) {
@@ -274,6 +324,23 @@ master_actor::behavior_type master_behavior(self_ptr self,
     },
     [self, ok_command](record_atom, event_batch& b) {
       return ok_command(self->state.core->record(std::move(b.events)));
+    },
+    [self, now, ok_command](step_atom, const searcher_step& step) {
+      auto& ms = self->state;
+      auto d = ms.core->apply_searcher_step(step, now());
+      if (d.refusal && d.events.empty()) {
+        // The actor's searcher does not follow the log: it starts over
+        // from the state.
+        auto rp = self->make_response_promise<caf::ok_atom>();
+        rp.deliver(d.refusal);
+        auto e = state::find_experiment(ms.core->state(), step.experiment_id);
+        auto i = ms.experiments.find(step.experiment_id);
+        if (e != nullptr && i != ms.experiments.end())
+          self->send(i->second, feed_atom::value,
+                     reset_feed(*e, ms.core->config().seed));
+        return rp;
+      }
+      return ok_command(std::move(d));
     },
   };
 }

@@ -1,6 +1,9 @@
 #pragma once
 
-// The master actor: thin wiring around master_core. A message becomes a
+// The master actor: thin wiring around master_core. It spawns one actor
+// per resource pool (scheduling passes) and one per live experiment (its
+// searcher), and hands them their work once the events behind it are
+// durable. A message becomes a
 // core command; the command's events go to the event writer; only when the
 // writer acknowledges them (durable) are the effects carried out (orders to
 // agents) and the caller answered. If an append fails, the master stops
@@ -11,6 +14,7 @@
 // which register with connect_atom. JSON travels as text.
 
 #include "actors/event_writer.hpp"
+#include "actors/experiment_actor.hpp"
 #include "actors/master_core.hpp"
 #include "messages/atoms.hpp"
 
@@ -88,7 +92,10 @@ using master_actor = caf::typed_actor<
   // A read-only view of the state (the REST API, provisioners).
   caf::replies_to<view_atom, state_view>::with<std::string>,
   // Provisioners' instance events.
-  caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>>;
+  caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
+  // Experiment actors' searcher steps; answered once durable, refused
+  // (and the actor reset) when the step does not follow the log.
+  caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>>;
 
 struct master_options {
   /// Wall clock in microseconds since the epoch; tests inject their own.

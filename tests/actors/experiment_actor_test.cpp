@@ -1,0 +1,256 @@
+#define CAF_SUITE experiment_actor
+#define FAIL(x) CAF_FAIL(x)
+
+// The experiment actors: each live experiment's searcher runs in its own
+// actor, which proposes steps the master checks and appends. Driven with
+// CAF's deterministic test coordinator and an injected clock.
+
+#include "actors/agent_actor.hpp"
+#include "actors/master_actor.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+#include "store/memory_event_store.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/test/dsl.hpp>
+
+using namespace det;
+
+namespace {
+
+constexpr int64_t sec = 1000000;
+
+struct orders {
+  std::vector<start_order> starts;
+  std::vector<std::string> preempts;
+};
+
+caf::behavior agent_conn(caf::event_based_actor*, orders* log) {
+  return {
+    [=](start_atom, start_order& o) { log->starts.push_back(o); },
+    [=](preempt_atom, std::string& alloc, std::string&) {
+      log->preempts.push_back(alloc);
+    },
+    [=](kill_atom, std::string&) {},
+  };
+}
+
+// Two trials of 100 batches; the searcher closes a trial when it reports
+// its validation at 100 batches.
+std::string random_config() {
+  return nlohmann::json{
+    {"name", "experiment-actor-test"},
+    {"entrypoint", "model_def:Trial"},
+    {"hyperparameters",
+     {{"lr", {{"type", "double"}, {"minval", 0.001}, {"maxval", 0.1}}}}},
+    {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
+    {"searcher",
+     {{"name", "random"},
+      {"metric", "loss"},
+      {"max_trials", 2},
+      {"max_length", {{"batches", 100}}}}}}
+    .dump();
+}
+
+core_config cluster_config() {
+  core_config c;
+  c.cluster_id = "experiment-actor-test";
+  c.host = "host";
+  c.pid = 1;
+  c.seed = 7;
+  pool_configured p;
+  p.pool = "default";
+  c.pools.push_back(p);
+  return c;
+}
+
+std::vector<recorded_event> events_of(event_store& log,
+                                      std::optional<int64_t> up_to = {}) {
+  std::vector<recorded_event> out;
+  read_options ro;
+  ro.up_to = up_to;
+  auto err = log.read(ro, [&](recorded_event&& r) {
+    out.push_back(std::move(r));
+    return caf::error{};
+  });
+  CAF_REQUIRE(!err);
+  return out;
+}
+
+state::cluster_state replay(event_store& log) {
+  state::cluster_state st;
+  for (const auto& r : events_of(log))
+    CAF_REQUIRE(!state::apply(st, r));
+  return st;
+}
+
+/// The payloads of `type` in `log`, parsed.
+std::vector<nlohmann::json> payloads(event_store& log, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : events_of(log))
+    if (r.body.type == type)
+      out.push_back(nlohmann::json::parse(r.body.payload));
+  return out;
+}
+
+struct fixture : test_coordinator_fixture<> {
+  int64_t now = 1800000000 * sec;
+  event_writer_actor writer;
+  master_actor master;
+
+  void start(event_store& store, state::cluster_state st = {}) {
+    writer = spawn_event_writer(sys, store, writer_mode::synchronous);
+    master_options opts;
+    opts.now_us = [this] { return now; };
+    master = spawn_master(sys, writer, std::move(st), cluster_config(), opts);
+    run();
+  }
+
+  agent_actor join(const std::string& id, int slots, orders& log) {
+    auto conn = sys.spawn(agent_conn, &log);
+    agent_hello h{id, "default", slots, "cpu", "", {}};
+    auto a = spawn_agent_actor(sys, master, h, conn);
+    run();
+    return a;
+  }
+
+  state::cluster_state live_state() {
+    auto text = request<std::string>(master, state_atom::value);
+    auto st = state::from_snapshot(nlohmann::json::parse(text));
+    CAF_REQUIRE(st);
+    return *st;
+  }
+
+  void validation(const std::string& alloc, int64_t steps, double loss) {
+    request<caf::ok_atom>(master, metrics_atom::value, alloc,
+                          std::string{"validation"}, steps,
+                          nlohmann::json{{"loss", loss}}.dump());
+    run();
+  }
+
+  void stop_master() {
+    anon_send_exit(master, caf::exit_reason::user_shutdown);
+    anon_send_exit(writer, caf::exit_reason::user_shutdown);
+    run();
+  }
+};
+
+} // namespace
+
+CAF_TEST_FIXTURE_SCOPE(experiment_actor_tests, fixture)
+
+CAF_TEST(the experiment actor creates the trials and closes them on validations) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, random_config(),
+                   std::string{"determined"});
+  run();
+  // The submission itself creates no trial: the experiment's actor starts
+  // its searcher and proposes them, appended as one step.
+  auto submitted = events_of(store);
+  auto st = live_state();
+  CAF_REQUIRE_EQUAL(state::trials_of_experiment(st, 1).size(), 2u);
+  auto updates = payloads(store, "experiment_searcher_updated");
+  CAF_REQUIRE_EQUAL(updates.size(), 1u);
+  CAF_CHECK_EQUAL(updates[0].at("inputs_through").get<int64_t>(), 0);
+  orders log;
+  auto agent = join("a1", 2, log);
+  CAF_REQUIRE_EQUAL(log.starts.size(), 2u);
+  CAF_CHECK_EQUAL(log.starts[0].target_length, 100);
+  for (const auto& o : log.starts)
+    anon_send(agent, running_atom::value, o.allocation_id);
+  run();
+  validation("1.1", 100, 0.5);
+  // The validation was queued, fed to the actor, and its step closed the
+  // trial: the agent is asked to checkpoint and stop it.
+  CAF_CHECK_EQUAL(log.preempts, std::vector<std::string>{"1.1"});
+  st = live_state();
+  CAF_CHECK(state::find_experiment(st, 1)->searcher_inbox.empty());
+  CAF_CHECK_EQUAL(state::find_experiment(st, 1)->searcher_inputs_queued, 1);
+  validation("2.1", 100, 0.25);
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
+  anon_send(agent, exited_atom::value, std::string{"2.1"}, int32_t{0});
+  run();
+  st = live_state();
+  CAF_CHECK_EQUAL(state::to_string(state::find_experiment(st, 1)->status),
+                  std::string{"COMPLETED"});
+  CAF_CHECK(replay(store) == st);
+  CAF_CHECK(state::check_invariants(st).empty());
+  stop_master();
+}
+
+CAF_TEST(a master stopped between a validation and its step feeds it again) {
+  // The reference run: the validation and the step that closes the trial.
+  memory_event_store full;
+  start(full);
+  request<int64_t>(master, submit_atom::value, random_config(),
+                   std::string{"determined"});
+  orders log;
+  auto agent = join("a1", 2, log);
+  for (const auto& o : log.starts)
+    anon_send(agent, running_atom::value, o.allocation_id);
+  run();
+  validation("1.1", 100, 0.5);
+  auto reference = live_state();
+  stop_master();
+  // The same log cut right after the validation: the master stopped before
+  // the searcher's step was durable.
+  int64_t cut = 0;
+  for (const auto& r : events_of(full))
+    if (r.body.type == "trial_metrics_reported")
+      cut = r.position;
+  CAF_REQUIRE(cut > 0);
+  memory_event_store crashed;
+  for (const auto& r : events_of(full, cut))
+    CAF_REQUIRE(crashed.append({{{r.stream, r.body}}, {}}));
+  auto rebuilt = replay(crashed);
+  CAF_REQUIRE_EQUAL(rebuilt.experiments.at(1).searcher_inbox.size(), 1u);
+  // A new master replays it, and the experiment's new actor takes the
+  // queued validation: the same searcher state, the same trial closed.
+  start(crashed, rebuilt);
+  auto st = live_state();
+  const auto& e = st.experiments.at(1);
+  CAF_CHECK(e.searcher_inbox.empty());
+  CAF_CHECK_EQUAL(e.searcher_state, reference.experiments.at(1).searcher_state);
+  CAF_CHECK_EQUAL(e.progress, reference.experiments.at(1).progress);
+  auto t1 = state::find_trial(st, 1);
+  CAF_REQUIRE(t1->allocation.has_value());
+  CAF_CHECK(t1->allocation->preemption_requested);
+  CAF_CHECK_EQUAL(t1->allocation->preemption_reason, "searcher closed");
+  auto t2 = state::find_trial(st, 2);
+  CAF_CHECK(!t2->allocation->preemption_requested);
+  CAF_CHECK(replay(crashed) == st);
+  stop_master();
+}
+
+CAF_TEST(a step that does not follow the log is refused and changes nothing) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, random_config(),
+                   std::string{"determined"});
+  run();
+  auto before = events_of(store).size();
+  // A second "first step", as an actor that missed the first would send.
+  searcher_step stale;
+  stale.experiment_id = 1;
+  stale.first = true;
+  stale.ops.push_back(policy::create_trial{9, {{"lr", 0.5}}, 1});
+  caf::error got;
+  auto res = self->request(master, caf::infinite, step_atom::value, stale);
+  run();
+  res.receive([](caf::ok_atom) {}, [&](caf::error& err) { got = err; });
+  CAF_CHECK(code_of(got) == errc::conflict);
+  CAF_CHECK_EQUAL(events_of(store).size(), before);
+  // The experiment's actor still follows the log: its next step lands.
+  orders log;
+  auto agent = join("a1", 2, log);
+  for (const auto& o : log.starts)
+    anon_send(agent, running_atom::value, o.allocation_id);
+  run();
+  validation("1.1", 100, 0.5);
+  CAF_CHECK_EQUAL(log.preempts, std::vector<std::string>{"1.1"});
+  stop_master();
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
