@@ -36,27 +36,94 @@ struct master_state {
   std::map<std::string, pass_slot> passes;
   /// The live experiments' actors.
   std::map<int64_t, experiment_actor> experiments;
+  /// Trials' actors, spawned when a trial first has something to do.
+  std::map<int64_t, trial_actor> trials;
 };
 
 using self_ptr = master_actor::stateful_pointer<master_state>;
 
+trial_actor trial_actor_of(self_ptr self, int64_t trial_id) {
+  auto& trials = self->state.trials;
+  auto i = trials.find(trial_id);
+  if (i != trials.end())
+    return i->second;
+  auto a = spawn_trial_actor(self->home_system(), trial_id,
+                             caf::actor_cast<caf::actor>(self));
+  self->link_to(a);
+  trials.emplace(trial_id, a);
+  return a;
+}
+
+/// Trial id of allocation "<trial>.<run>", or 0.
+int64_t trial_of_allocation_id(const std::string& alloc) {
+  auto dot = alloc.find('.');
+  if (dot == 0 || dot == std::string::npos)
+    return 0;
+  try {
+    return std::stoll(alloc.substr(0, dot));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+/// Carries out d's orders through the trials' actors; an order for an
+/// allocation no trial owns (a stale run an agent reported) goes to the
+/// agent directly.
 void perform(self_ptr self, const decision& d) {
-  auto& agents = self->state.agents;
+  auto& s = self->state;
   auto to = [&](const std::string& id) -> caf::actor {
-    auto i = agents.find(id);
-    return i == agents.end() ? caf::actor{} : i->second;
+    auto i = s.agents.find(id);
+    return i == s.agents.end() ? caf::actor{} : i->second;
+  };
+  auto live = [&](int64_t trial_id) {
+    auto t = state::find_trial(s.core->state(), trial_id);
+    return t != nullptr && !state::is_terminal(t->status);
   };
   for (const auto& e : d.effects) {
-    if (auto s = std::get_if<start_order>(&e)) {
-      if (auto a = to(s->agent_id))
-        caf::anon_send(a, start_atom::value, *s);
+    if (auto o = std::get_if<start_order>(&e)) {
+      if (auto a = to(o->agent_id))
+        self->send(trial_actor_of(self, o->trial_id), start_atom::value, *o, a);
     } else if (auto p = std::get_if<preempt_order>(&e)) {
-      if (auto a = to(p->agent_id))
-        caf::anon_send(a, preempt_atom::value, p->allocation_id, p->reason);
+      auto tid = trial_of_allocation_id(p->allocation_id);
+      if (auto a = to(p->agent_id); a && tid != 0)
+        self->send(trial_actor_of(self, tid), preempt_atom::value, *p, a);
     } else if (auto k = std::get_if<kill_order>(&e)) {
-      if (auto a = to(k->agent_id))
+      auto a = to(k->agent_id);
+      if (!a)
+        continue;
+      auto tid = trial_of_allocation_id(k->allocation_id);
+      if (tid != 0 && (live(tid) || s.trials.count(tid) != 0))
+        self->send(trial_actor_of(self, tid), kill_atom::value, *k, a);
+      else
         caf::anon_send(a, kill_atom::value, k->allocation_id);
     }
+  }
+  for (const auto& [id, facts] : d.trials)
+    if (live(id))
+      self->send(trial_actor_of(self, id), settle_atom::value, facts);
+}
+
+/// Stops the actors of trials that have ended (after their last orders).
+void retire_trials(self_ptr self, const decision& d) {
+  auto& s = self->state;
+  for (const auto& ev : d.events) {
+    int64_t tid = 0;
+    if (auto x = std::get_if<trial_exited>(&ev))
+      tid = x->trial_id;
+    else if (auto y = std::get_if<trial_errored>(&ev))
+      tid = y->trial_id;
+    else if (auto z = std::get_if<trial_canceled>(&ev))
+      tid = z->trial_id;
+    auto i = tid == 0 ? s.trials.end() : s.trials.find(tid);
+    if (i == s.trials.end())
+      continue;
+    auto t = state::find_trial(s.core->state(), tid);
+    if (t != nullptr && !state::is_terminal(t->status))
+      continue;
+    self->unlink_from(i->second);
+    // Behind the orders already sent to it (same sender, in order).
+    self->send_exit(i->second, caf::exit_reason::user_shutdown);
+    s.trials.erase(i);
   }
 }
 
@@ -162,6 +229,7 @@ void persist(self_ptr self, decision d,
     request_pass(self, pool);
   if (d.events.empty()) {
     perform(self, d);
+    retire_trials(self, d);
     feed_searchers(self, d);
     done(d);
     return;
@@ -185,6 +253,7 @@ void persist(self_ptr self, decision d,
           return;
         }
         perform(self, d);
+        retire_trials(self, d);
         feed_searchers(self, d);
         done(d);
         maybe_snapshot(self, r.last_position);
@@ -221,6 +290,7 @@ master_actor::behavior_type master_behavior(self_ptr self,
   s.last_snapshot = st.position;
   cfg.inline_scheduling = false;
   cfg.inline_searchers = false;
+  cfg.inline_trials = false;
   s.core = std::make_unique<master_core>(std::move(st), std::move(cfg));
   auto now = [self] { return self->state.opts.now_us(); };
   // Every live experiment gets its actor, which catches up on its inbox.
@@ -341,6 +411,9 @@ master_actor::behavior_type master_behavior(self_ptr self,
         return rp;
       }
       return ok_command(std::move(d));
+    },
+    [self, now, ok_command](settle_atom, const trial_step& step) {
+      return ok_command(self->state.core->apply_trial_step(step, now()));
     },
   };
 }

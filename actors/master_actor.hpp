@@ -16,6 +16,7 @@
 #include "actors/event_writer.hpp"
 #include "actors/experiment_actor.hpp"
 #include "actors/master_core.hpp"
+#include "actors/trial_actor.hpp"
 #include "messages/atoms.hpp"
 
 #include <caf/actor.hpp>
@@ -46,7 +47,6 @@ using record_atom = caf::atom_constant<caf::atom("record")>;
 
 } // namespace det
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::start_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::event_batch)
 
@@ -95,7 +95,10 @@ using master_actor = caf::typed_actor<
   caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
   // Experiment actors' searcher steps; answered once durable, refused
   // (and the actor reset) when the step does not follow the log.
-  caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>>;
+  caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>,
+  // Trial actors' lifecycle steps (an exited trial restarts, errors or is
+  // canceled); answered once durable, refused when the trial moved on.
+  caf::replies_to<settle_atom, trial_step>::with<caf::ok_atom>>;
 
 struct master_options {
   /// Wall clock in microseconds since the epoch; tests inject their own.

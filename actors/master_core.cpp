@@ -81,7 +81,15 @@ decision master_core::start(int64_t now_us) {
     ev.at_us = now_us;
     emit(d, ev);
   }
-  return d;
+  // Trials the previous master left exited still need their next step,
+  // and searchers may have inputs it did not feed them.
+  for (const auto& [id, t] : st_.trials)
+    if (t.status == state::trial_status::exited)
+      after_trial_exit(d, id, now_us);
+  for (const auto& [id, e] : st_.experiments)
+    if (!e.searcher_inbox.empty() && !state::is_terminal(e.status))
+      d.searchers.insert(id);
+  return drive(std::move(d), now_us);
 }
 
 decision master_core::agent_connected(

@@ -18,6 +18,7 @@
 // Owned by the master actor; not thread-safe.
 
 #include "actors/experiment_searcher.hpp"
+#include "actors/trial_lifecycle.hpp"
 #include "messages/events.hpp"
 #include "policy/pool_scheduler.hpp"
 #include "state/cluster_state.hpp"
@@ -81,6 +82,10 @@ struct decision {
   /// the core does not run searchers inline: the master hands the inbox to
   /// the experiment's actor and its step to apply_searcher_step()).
   std::set<int64_t> searchers;
+  /// Exited trials waiting for their lifecycle step (when the core does
+  /// not settle trials inline: their actors decide, and apply_trial_step()
+  /// takes the result).
+  std::map<int64_t, trial_facts> trials;
 };
 
 /// A trial allocation an agent reports running when it (re)connects.
@@ -112,6 +117,9 @@ struct core_config {
   /// the same decision (plain-code use). False: decision::searchers names
   /// them, and the experiment actors propose their steps.
   bool inline_searchers = true;
+  /// True: an exited trial is restarted, errored or canceled in the same
+  /// decision. False: decision::trials names it for its trial actor.
+  bool inline_trials = true;
 };
 
 class master_core {
@@ -201,6 +209,12 @@ public:
   /// ended experiment change nothing.
   decision apply_searcher_step(const searcher_step& step, int64_t now_us);
 
+  // -- trial lifecycle ----------------------------------------------------
+
+  /// Turns a trial actor's step into its event. A step for a trial that is
+  /// no longer exited, or for an older run, is refused (errc::conflict).
+  decision apply_trial_step(const trial_step& step, int64_t now_us);
+
 private:
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
@@ -208,6 +222,7 @@ private:
   // is left) and returns d. Otherwise returns d as it is.
   decision drive(decision d, int64_t now_us);
   bool searcher_closed(const state::trial_info& t) const;
+  void settle(decision& d, const trial_step& step, int64_t now_us);
   void after_trial_exit(decision& d, int64_t trial_id, int64_t now_us);
   void maybe_finish_experiment(decision& d, int64_t experiment_id,
                                int64_t now_us);

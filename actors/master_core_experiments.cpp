@@ -121,6 +121,41 @@ bool master_core::searcher_closed(const state::trial_info& t) const {
   return line && line->closed;
 }
 
+void master_core::settle(decision& d, const trial_step& step, int64_t now_us) {
+  switch (step.verdict) {
+    case trial_verdict::error:
+      emit(d, trial_errored{step.trial_id, step.reason, now_us});
+      break;
+    case trial_verdict::cancel:
+      emit(d, trial_canceled{step.trial_id, step.reason, now_us});
+      break;
+    case trial_verdict::restart:
+      // Resumes from its latest checkpoint when placed again.
+      emit(d, trial_restarted{step.trial_id, now_us});
+      break;
+  }
+}
+
+decision master_core::apply_trial_step(const trial_step& step,
+                                       int64_t now_us) {
+  decision d;
+  auto t = state::find_trial(st_, step.trial_id);
+  if (t == nullptr || t->status != state::trial_status::exited
+      || t->runs != step.runs) {
+    d.refusal = make_error(errc::conflict,
+                           "trial " + std::to_string(step.trial_id)
+                             + ": no exited run " + std::to_string(step.runs)
+                             + " to settle");
+    return d;
+  }
+  auto exp_id = t->experiment_id;
+  settle(d, step, now_us);
+  maybe_finish_experiment(d, exp_id, now_us);
+  if (step.verdict == trial_verdict::restart)
+    schedule_pool(d, st_.experiments.at(exp_id).pool, now_us);
+  return drive(std::move(d), now_us);
+}
+
 decision master_core::apply_searcher_step(const searcher_step& step,
                                           int64_t now_us) {
   decision d;
@@ -228,31 +263,12 @@ void master_core::after_trial_exit(decision& d, int64_t trial_id,
   if (t == nullptr)
     return;
   auto exp_id = t->experiment_id;
-  const auto& e = st_.experiments.at(exp_id);
   if (t->status == state::trial_status::exited) {
-    bool stopping = state::is_stopping(e.status) || state::is_terminal(e.status);
-    bool closed = searcher_closed(*t);
-    if (t->restarts > e.max_restarts) {
-      trial_errored ev;
-      ev.trial_id = trial_id;
-      ev.reason = "trial failed " + std::to_string(t->restarts)
-                  + " times (max_restarts " + std::to_string(e.max_restarts)
-                  + "); last exit code " + std::to_string(t->last_exit_code);
-      ev.at_us = now_us;
-      emit(d, ev);
-    } else if (stopping || closed) {
-      trial_canceled ev;
-      ev.trial_id = trial_id;
-      ev.reason = closed ? "searcher closed" : "experiment stopping";
-      ev.at_us = now_us;
-      emit(d, ev);
-    } else {
-      // Resumes from its latest checkpoint when placed again.
-      trial_restarted ev;
-      ev.trial_id = trial_id;
-      ev.at_us = now_us;
-      emit(d, ev);
-    }
+    auto f = facts_of(st_, *t, searcher_closed(*t));
+    if (cfg_.inline_trials)
+      settle(d, after_exit(f), now_us);
+    else
+      d.trials[trial_id] = f;
   }
   // A trial that ended queued an input for its searcher (state::apply);
   // emit() named the experiment in d.searchers.
