@@ -54,7 +54,18 @@ void make_history(int64_t n, int64_t trials,
     tr.at_us = t0;
     put(tr);
   }
+  int64_t validations = 0;
   for (int64_t step = 1; count < n; ++step) {
+    if (step % 10 == 1 && validations > 0) {
+      // The searcher took the last round of validations (as the
+      // experiment's actor does, one step for the inputs queued together).
+      experiment_searcher_updated up;
+      up.experiment_id = 1;
+      up.searcher_state = {{"round", step / 10}};
+      up.progress = 0.5;
+      up.inputs_through = validations;
+      put(up);
+    }
     for (int64_t t = 1; t <= trials && count < n; ++t) {
       auto alloc = std::to_string(t) + ".1";
       auto at = t0 + step * 1000000;
@@ -71,6 +82,7 @@ void make_history(int64_t n, int64_t trials,
         m.kind = "validation";
         m.metrics = {{"validation_loss", 1.0 / static_cast<double>(step)}};
         put(m);
+        ++validations;
         trial_checkpointed c;
         c.trial_id = t;
         c.allocation_id = alloc;
