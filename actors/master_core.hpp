@@ -15,6 +15,12 @@
 // in-memory state is ahead of the log, and the actor stops; a restart
 // replays the log, so nothing the outside world saw is lost.
 //
+// The expensive or per-entity parts run on their own actors, and come back
+// as proposals the core checks against its state: scheduling passes
+// (apply_schedule), experiments' searcher steps (apply_searcher_step) and
+// trials' lifecycle steps (apply_trial_step). core_config's inline_*
+// switches run them in the same decision instead, for plain-code use.
+//
 // Owned by the master actor; not thread-safe.
 
 #include "actors/experiment_searcher.hpp"

@@ -92,6 +92,85 @@ TEST_F(apply_experiments, searcher_state_is_kept_as_given_until_the_end) {
       has(refused(experiment_searcher_updated{1, {}, 1.0}), "has ended"));
 }
 
+TEST_F(apply_experiments, validations_and_trial_ends_queue_searcher_inputs) {
+  experiment(1);
+  agent("a1", 2);
+  trial(1, 1);
+  trial(2, 1);
+  place(1, "1.1", {{"a1", {0}}});
+  ok(trial_metrics_reported{1, "1.1", "training", 50, {{"loss", 0.9}}, 400});
+  EXPECT_TRUE(s.experiments.at(1).searcher_inbox.empty());
+  ok(trial_metrics_reported{1, "1.1", "validation", 100, {{"loss", 0.5}}, 410});
+  ok(trial_canceled{2, "searcher closed", 420});
+  const auto& e = s.experiments.at(1);
+  ASSERT_EQ(e.searcher_inbox.size(), 2u);
+  EXPECT_EQ(e.searcher_inputs_queued, 2);
+  EXPECT_EQ(e.searcher_inbox[0].seq, 1);
+  EXPECT_EQ(e.searcher_inbox[0].kind, "validation");
+  EXPECT_EQ(e.searcher_inbox[0].request_id, "r1");
+  EXPECT_EQ(e.searcher_inbox[0].steps, 100);
+  EXPECT_EQ(e.searcher_inbox[0].metrics["loss"], 0.5);
+  EXPECT_EQ(e.searcher_inbox[1].kind, "ended");
+  EXPECT_EQ(e.searcher_inbox[1].trial_id, 2);
+  EXPECT_EQ(e.searcher_inbox[1].trial_status, "canceled");
+  // A completed allocation ends the trial: queued too.
+  ok(trial_exited{1, "1.1", 0, "completed", 430});
+  ASSERT_EQ(s.experiments.at(1).searcher_inbox.size(), 3u);
+  EXPECT_EQ(s.experiments.at(1).searcher_inbox[2].trial_status, "completed");
+}
+
+TEST_F(apply_experiments, the_searcher_update_consumes_inputs_through_its_seq) {
+  experiment(1);
+  trial(1, 1);
+  trial(2, 1);
+  trial(3, 1);
+  ok(trial_canceled{1, "x", 300});
+  ok(trial_canceled{2, "x", 310});
+  ok(trial_canceled{3, "x", 320});
+  // Beyond what was queued: refused, nothing consumed.
+  EXPECT_TRUE(has(refused(experiment_searcher_updated{1, {}, 0.5, 4}),
+                  "only 3 were queued"));
+  ok(experiment_searcher_updated{1, {{"k", 1}}, 0.5, 2});
+  const auto& e = s.experiments.at(1);
+  ASSERT_EQ(e.searcher_inbox.size(), 1u);
+  EXPECT_EQ(e.searcher_inbox[0].seq, 3);
+  // A repeated or older seq consumes nothing more.
+  ok(experiment_searcher_updated{1, {{"k", 2}}, 0.5, 1});
+  EXPECT_EQ(s.experiments.at(1).searcher_inbox.size(), 1u);
+  // -1, as logs from before the inbox read: everything queued so far.
+  ok(experiment_searcher_updated{1, {{"k", 3}}, 0.5, -1});
+  EXPECT_TRUE(s.experiments.at(1).searcher_inbox.empty());
+  EXPECT_EQ(s.experiments.at(1).searcher_inputs_queued, 3);
+}
+
+TEST_F(apply_experiments, an_ended_experiment_drops_its_inbox_and_queues_nothing) {
+  experiment(1);
+  trial(1, 1);
+  ok(trial_canceled{1, "x", 300});
+  EXPECT_EQ(s.experiments.at(1).searcher_inbox.size(), 1u);
+  change(1, "CANCELED");
+  EXPECT_TRUE(s.experiments.at(1).searcher_inbox.empty());
+}
+
+TEST_F(apply_experiments, the_inbox_survives_a_snapshot) {
+  experiment(1);
+  trial(1, 1);
+  ok(trial_canceled{1, "x", 300});
+  auto back = from_snapshot(to_snapshot(s));
+  ASSERT_TRUE(back) << render(back.error());
+  EXPECT_TRUE(*back == s);
+  ASSERT_EQ(back->experiments.at(1).searcher_inbox.size(), 1u);
+  // A snapshot of a master that fed its searchers inline has no inbox.
+  auto j = to_snapshot(s);
+  for (auto& e : j["experiments"]) {
+    e.erase("searcher_inbox");
+    e.erase("searcher_inputs_queued");
+  }
+  auto old = from_snapshot(j);
+  ASSERT_TRUE(old) << render(old.error());
+  EXPECT_TRUE(old->experiments.at(1).searcher_inbox.empty());
+}
+
 } // namespace
 
 } // namespace det::state::test
