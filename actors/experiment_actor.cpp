@@ -1,5 +1,7 @@
 #include "actors/experiment_actor.hpp"
 
+#include "messages/errc.hpp"
+
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
@@ -83,9 +85,17 @@ experiment_behavior(self_ptr self, caf::actor master) {
         auto made =
           experiment_searcher::make(f.config, f.seed, f.saved, f.fed_through);
         if (!made) {
-          // The master validated the config at submission; a searcher that
-          // cannot be rebuilt is a bug or a corrupt state: stop loudly.
-          self->quit(std::move(made.error()));
+          // A searcher that cannot be rebuilt (a corrupt or incompatible
+          // saved state) ends its experiment in ERROR, not the master.
+          searcher_step failed;
+          failed.experiment_id = f.experiment_id;
+          failed.failure = "the searcher cannot be restored: "
+                           + render(made.error());
+          s.searcher.reset();
+          s.awaiting_reset = true;
+          self->request(s.master, caf::infinite, step_atom::value,
+                        std::move(failed))
+            .then([](caf::ok_atom) {}, [](caf::error&) {});
           return;
         }
         s.searcher.emplace(std::move(*made));

@@ -46,6 +46,10 @@ struct searcher_step {
   std::vector<uint64_t> stop;
   nlohmann::json saved = nlohmann::json::object();
   double progress = 0.0;
+  /// Set when the searcher cannot be built or loaded from its saved state
+  /// (a corrupt or incompatible state): the experiment stops in ERROR with
+  /// this reason, and nothing else of the step counts.
+  std::string failure;
 };
 
 /// A request's line in the ledger.

@@ -90,8 +90,15 @@ decision master_core::drive(decision d, int64_t now_us) {
     if (i == searchers_.end()) {
       auto made = experiment_searcher::of(*e, cfg_.seed);
       if (!made) {
-        if (!d.refusal)
-          d.refusal = std::move(made.error());
+        searcher_step failed;
+        failed.experiment_id = id;
+        failed.failure =
+          "the searcher cannot be restored: " + render(made.error());
+        auto more = apply_searcher_step(failed, now_us);
+        for (auto& ev : more.events)
+          d.events.push_back(std::move(ev));
+        d.effects.insert(d.effects.end(), more.effects.begin(),
+                         more.effects.end());
         continue;
       }
       i = searchers_.emplace(id, std::move(*made)).first;
@@ -162,6 +169,19 @@ decision master_core::apply_searcher_step(const searcher_step& step,
   auto e = state::find_experiment(st_, step.experiment_id);
   if (e == nullptr || state::is_terminal(e->status))
     return d;
+  if (!step.failure.empty()) {
+    // Its trials are asked to checkpoint and stop; the experiment ends in
+    // ERROR once they have.
+    if (!state::is_stopping(e->status)
+        && emit(d, experiment_state_changed{step.experiment_id,
+                                            "STOPPING_ERROR", step.failure,
+                                            now_us})) {
+      for (auto t : state::trials_of_experiment(st_, step.experiment_id))
+        stop_trial(d, t->id, "experiment error", false, now_us);
+    }
+    maybe_finish_experiment(d, step.experiment_id, now_us);
+    return d;
+  }
   auto consumed = searcher_fed_through(*e);
   bool started = searcher_started(e->searcher_state);
   if (step.inputs_after != consumed || step.first == started
@@ -290,6 +310,9 @@ void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
   if (e.status == state::experiment_status::stopping_killed
       || e.status == state::experiment_status::stopping_canceled) {
     ev.state = "CANCELED";
+  } else if (e.status == state::experiment_status::stopping_error) {
+    ev.state = "ERROR";
+    ev.reason = e.status_reason;
   } else if (searcher_done) {
     bool any_completed = false;
     for (auto t : state::trials_of_experiment(st_, experiment_id))

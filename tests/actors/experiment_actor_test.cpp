@@ -253,4 +253,43 @@ CAF_TEST(a step that does not follow the log is refused and changes nothing) {
   stop_master();
 }
 
+CAF_TEST(a searcher that cannot be restored ends its experiment and not the master) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, random_config(),
+                   std::string{"determined"});
+  request<int64_t>(master, submit_atom::value, random_config(),
+                   std::string{"determined"});
+  run();
+  anon_send_exit(master, caf::exit_reason::user_shutdown);
+  anon_send_exit(writer, caf::exit_reason::user_shutdown);
+  run();
+  // Experiment 1's saved searcher is damaged (e.g. written by a release
+  // whose searcher state this one cannot read).
+  experiment_searcher_updated bad;
+  bad.experiment_id = 1;
+  bad.searcher_state = {{"searcher", {{"method", "nonsense"}}},
+                        {"trials", nlohmann::json::array()}};
+  bad.inputs_through = 0;
+  CAF_REQUIRE(store.append({{to_new_event(bad)}, {}}));
+  start(store, replay(store));
+  auto st = live_state();
+  const auto& e1 = st.experiments.at(1);
+  CAF_CHECK_EQUAL(state::to_string(e1.status), std::string{"ERROR"});
+  CAF_CHECK(e1.status_reason.find("the searcher cannot be restored")
+            != std::string::npos);
+  for (auto t : state::trials_of_experiment(st, 1))
+    CAF_CHECK(state::is_terminal(t->status));
+  // The master and the other experiment carry on.
+  CAF_CHECK_EQUAL(state::to_string(st.experiments.at(2).status),
+                  std::string{"ACTIVE"});
+  auto id = request<int64_t>(master, submit_atom::value, random_config(),
+                             std::string{"determined"});
+  CAF_CHECK_EQUAL(id, 3);
+  run();
+  CAF_CHECK_EQUAL(state::trials_of_experiment(live_state(), 3).size(), 2u);
+  CAF_CHECK(replay(store) == live_state());
+  stop_master();
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()
