@@ -13,6 +13,7 @@
 #include <caf/typed_response_promise.hpp>
 
 #include <map>
+#include <memory>
 
 namespace det {
 
@@ -167,6 +168,14 @@ void feed_searchers(self_ptr self, const decision& d) {
   }
 }
 
+/// Renders a copy of the state as snapshot JSON and hands it to the writer.
+void snapshot_renderer(caf::event_based_actor* self,
+                       std::shared_ptr<const state::cluster_state> st,
+                       event_writer_actor writer) {
+  self->send(writer, snapshot_atom::value, state::to_snapshot(*st).dump(),
+             st->position, state::snapshot_version);
+}
+
 /// Snapshots only a state that is exactly the durable log (no append in
 /// flight), every snapshot_every events.
 void maybe_snapshot(self_ptr self, int64_t durable) {
@@ -176,8 +185,11 @@ void maybe_snapshot(self_ptr self, int64_t durable) {
       || durable - s.last_snapshot < s.opts.snapshot_every)
     return;
   s.last_snapshot = durable;
-  self->send(s.writer, snapshot_atom::value, state::to_snapshot(st).dump(),
-             durable, state::snapshot_version);
+  // Only the copy runs on the master's thread; rendering the JSON (several
+  // times longer for a big state) runs on a short-lived actor of its own.
+  self->home_system().spawn(
+    snapshot_renderer, std::make_shared<const state::cluster_state>(st),
+    s.writer);
 }
 
 void persist(self_ptr self, decision d,
