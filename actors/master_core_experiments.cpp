@@ -199,10 +199,6 @@ decision master_core::apply_searcher_step(const searcher_step& step,
   auto id = step.experiment_id;
   auto pool = e->pool;
   bool stopping = state::is_stopping(e->status);
-  // The experiment's trials by request id, and those created here.
-  std::map<std::string, int64_t> trial_of;
-  for (auto tid : e->trial_ids)
-    trial_of[st_.trials.at(tid).request_id] = tid;
   bool created = false;
   for (const auto& op : step.ops) {
     auto c = std::get_if<policy::create_trial>(&op);
@@ -214,10 +210,8 @@ decision master_core::apply_searcher_step(const searcher_step& step,
     tc.hparams = c->hparams;
     tc.request_id = std::to_string(c->id);
     tc.at_us = now_us;
-    if (emit(d, tc)) {
-      trial_of[tc.request_id] = tc.trial_id;
+    if (emit(d, tc))
       created = true;
-    }
   }
   experiment_searcher_updated up;
   up.experiment_id = id;
@@ -225,7 +219,13 @@ decision master_core::apply_searcher_step(const searcher_step& step,
   up.progress = step.progress;
   up.inputs_through = step.inputs_through;
   emit(d, up);
+  // The experiment's trials by request id (those created above included),
+  // built only for a step that closes or stops one.
+  std::map<std::string, int64_t> trial_of;
   auto trial_for = [&](uint64_t req) -> int64_t {
+    if (trial_of.empty())
+      for (auto tid : st_.experiments.at(id).trial_ids)
+        trial_of[st_.trials.at(tid).request_id] = tid;
     auto i = trial_of.find(std::to_string(req));
     return i == trial_of.end() ? 0 : i->second;
   };
