@@ -14,21 +14,18 @@
 // Seeds are fixed, so a failure names the seed that reproduces it.
 
 #include "actors/agent_actor.hpp"
-#include "actors/master_actor.hpp"
+#include "tests/actors/master_fixture.hpp"
 
 #include "state/queries.hpp"
-#include "store/memory_event_store.hpp"
 
 #include <caf/event_based_actor.hpp>
-#include <caf/test/dsl.hpp>
 
 #include <random>
 
 using namespace det;
+using namespace det::actor_test;
 
 namespace {
-
-constexpr int64_t sec = 1000000;
 
 // An agent's connection that counts the orders it gets. (CAF 0.17 spawns
 // a function actor without arguments through a null pointer: UBSan.)
@@ -76,53 +73,18 @@ std::string config_for(std::mt19937_64& rng) {
     .dump();
 }
 
-core_config cluster_config() {
-  core_config c;
-  c.cluster_id = "property";
-  c.host = "host";
-  c.pid = 1;
-  c.seed = 11;
-  pool_configured p;
-  p.pool = "default";
-  c.pools.push_back(p);
-  c.agent_reconnect_wait_us = 30 * sec;
-  c.preemption_timeout_us = 60 * sec;
-  return c;
-}
-
-std::vector<recorded_event> events_of(event_store& log) {
-  std::vector<recorded_event> out;
-  auto err = log.read({}, [&](recorded_event&& r) {
-    out.push_back(std::move(r));
-    return caf::error{};
-  });
-  CAF_REQUIRE(!err);
-  return out;
-}
-
-struct fixture : test_coordinator_fixture<> {
-  int64_t now = 1800000000 * sec;
+struct fixture : master_fixture {
   memory_event_store store;
-  event_writer_actor writer;
-  master_actor master;
   std::map<std::string, agent_actor> agents;
   int agent_count = 0;
   int orders = 0;
 
-  void start() {
-    writer = spawn_event_writer(sys, store, writer_mode::synchronous);
-    master_options opts;
-    opts.now_us = [this] { return now; };
-    opts.snapshot_every = 40;
-    master = spawn_master(sys, writer, {}, cluster_config(), opts);
-    run();
-  }
-
-  state::cluster_state live_state() {
-    auto text = request<std::string>(master, state_atom::value);
-    auto st = state::from_snapshot(nlohmann::json::parse(text));
-    CAF_REQUIRE(st);
-    return *st;
+  fixture() {
+    cluster = one_pool_cluster("property");
+    cluster.seed = 11;
+    cluster.agent_reconnect_wait_us = 30 * sec;
+    cluster.preemption_timeout_us = 60 * sec;
+    snapshot_every = 40;
   }
 
   // Sends a command the master may refuse (a pause of an ended experiment,
@@ -318,7 +280,7 @@ struct fixture : test_coordinator_fixture<> {
 CAF_TEST_FIXTURE_SCOPE(command_property_tests, fixture)
 
 CAF_TEST(random commands keep the log replayable and every input consumed) {
-  start();
+  start(store);
   for (uint64_t seed : {1u, 2u, 3u, 4u}) {
     std::mt19937_64 rng{seed};
     for (int round = 0; round < 200; ++round) {
@@ -341,9 +303,7 @@ CAF_TEST(random commands keep the log replayable and every input consumed) {
   CAF_CHECK(ended > 0);
   CAF_CHECK(orders > 0);
   CAF_CHECK(!store.snapshot_positions()->empty());
-  anon_send_exit(master, caf::exit_reason::user_shutdown);
-  anon_send_exit(writer, caf::exit_reason::user_shutdown);
-  run();
+  stop_master();
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

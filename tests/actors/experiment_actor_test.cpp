@@ -6,20 +6,17 @@
 // CAF's deterministic test coordinator and an injected clock.
 
 #include "actors/agent_actor.hpp"
-#include "actors/master_actor.hpp"
+#include "tests/actors/master_fixture.hpp"
 
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
-#include "store/memory_event_store.hpp"
 
 #include <caf/event_based_actor.hpp>
-#include <caf/test/dsl.hpp>
 
 using namespace det;
+using namespace det::actor_test;
 
 namespace {
-
-constexpr int64_t sec = 1000000;
 
 struct orders {
   std::vector<start_order> starts;
@@ -53,38 +50,6 @@ std::string random_config() {
     .dump();
 }
 
-core_config cluster_config() {
-  core_config c;
-  c.cluster_id = "experiment-actor-test";
-  c.host = "host";
-  c.pid = 1;
-  c.seed = 7;
-  pool_configured p;
-  p.pool = "default";
-  c.pools.push_back(p);
-  return c;
-}
-
-std::vector<recorded_event> events_of(event_store& log,
-                                      std::optional<int64_t> up_to = {}) {
-  std::vector<recorded_event> out;
-  read_options ro;
-  ro.up_to = up_to;
-  auto err = log.read(ro, [&](recorded_event&& r) {
-    out.push_back(std::move(r));
-    return caf::error{};
-  });
-  CAF_REQUIRE(!err);
-  return out;
-}
-
-state::cluster_state replay(event_store& log) {
-  state::cluster_state st;
-  for (const auto& r : events_of(log))
-    CAF_REQUIRE(!state::apply(st, r));
-  return st;
-}
-
 /// The payloads of `type` in `log`, parsed.
 std::vector<nlohmann::json> payloads(event_store& log, const std::string& type) {
   std::vector<nlohmann::json> out;
@@ -94,17 +59,10 @@ std::vector<nlohmann::json> payloads(event_store& log, const std::string& type) 
   return out;
 }
 
-struct fixture : test_coordinator_fixture<> {
-  int64_t now = 1800000000 * sec;
-  event_writer_actor writer;
-  master_actor master;
-
-  void start(event_store& store, state::cluster_state st = {}) {
-    writer = spawn_event_writer(sys, store, writer_mode::synchronous);
-    master_options opts;
-    opts.now_us = [this] { return now; };
-    master = spawn_master(sys, writer, std::move(st), cluster_config(), opts);
-    run();
+struct fixture : master_fixture {
+  fixture() {
+    cluster = one_pool_cluster("experiment-actor-test");
+    cluster.seed = 7;
   }
 
   agent_actor join(const std::string& id, int slots, orders& log) {
@@ -115,13 +73,6 @@ struct fixture : test_coordinator_fixture<> {
     return a;
   }
 
-  state::cluster_state live_state() {
-    auto text = request<std::string>(master, state_atom::value);
-    auto st = state::from_snapshot(nlohmann::json::parse(text));
-    CAF_REQUIRE(st);
-    return *st;
-  }
-
   void validation(const std::string& alloc, int64_t steps, double loss) {
     request<caf::ok_atom>(master, metrics_atom::value, alloc,
                           std::string{"validation"}, steps,
@@ -129,11 +80,6 @@ struct fixture : test_coordinator_fixture<> {
     run();
   }
 
-  void stop_master() {
-    anon_send_exit(master, caf::exit_reason::user_shutdown);
-    anon_send_exit(writer, caf::exit_reason::user_shutdown);
-    run();
-  }
 };
 
 } // namespace
@@ -196,14 +142,10 @@ CAF_TEST(a master stopped between a validation and its step feeds it again) {
   stop_master();
   // The same log cut right after the validation: the master stopped before
   // the searcher's step was durable.
-  int64_t cut = 0;
-  for (const auto& r : events_of(full))
-    if (r.body.type == "trial_metrics_reported")
-      cut = r.position;
+  auto cut = last_position_of(full, "trial_metrics_reported");
   CAF_REQUIRE(cut > 0);
   memory_event_store crashed;
-  for (const auto& r : events_of(full, cut))
-    CAF_REQUIRE(crashed.append({{{r.stream, r.body}}, {}}));
+  copy_log(full, crashed, cut);
   auto rebuilt = replay(crashed);
   CAF_REQUIRE_EQUAL(rebuilt.experiments.at(1).searcher_inbox.size(), 1u);
   // A new master replays it, and the experiment's new actor takes the
@@ -261,9 +203,7 @@ CAF_TEST(a searcher that cannot be restored ends its experiment and not the mast
   request<int64_t>(master, submit_atom::value, random_config(),
                    std::string{"determined"});
   run();
-  anon_send_exit(master, caf::exit_reason::user_shutdown);
-  anon_send_exit(writer, caf::exit_reason::user_shutdown);
-  run();
+  stop_master();
   // Experiment 1's saved searcher is damaged (e.g. written by a release
   // whose searcher state this one cannot read).
   experiment_searcher_updated bad;

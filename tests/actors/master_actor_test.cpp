@@ -2,22 +2,19 @@
 #define FAIL(x) CAF_FAIL(x)
 
 #include "actors/agent_actor.hpp"
-#include "actors/master_actor.hpp"
+#include "tests/actors/master_fixture.hpp"
 
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
-#include "store/memory_event_store.hpp"
 #include "store/pg_event_store.hpp"
 #include "tests/support/test_pg.hpp"
 
 #include <caf/event_based_actor.hpp>
-#include <caf/test/dsl.hpp>
 
 using namespace det;
+using namespace det::actor_test;
 
 namespace {
-
-constexpr int64_t sec = 1000000;
 
 // What the agent's connection received from the master.
 struct probe_log {
@@ -50,41 +47,8 @@ std::string experiment_config() {
     .dump();
 }
 
-core_config cluster_config() {
-  core_config c;
-  c.cluster_id = "actor-test";
-  c.host = "host";
-  c.pid = 1;
-  pool_configured p;
-  p.pool = "default";
-  c.pools.push_back(p);
-  c.agent_reconnect_wait_us = 30 * sec;
-  return c;
-}
-
-state::cluster_state replay(event_store& log) {
-  state::cluster_state st;
-  auto err = log.read({}, [&](recorded_event&& r) {
-    return state::apply(st, r);
-  });
-  CAF_REQUIRE(!err);
-  return st;
-}
-
-struct fixture : test_coordinator_fixture<> {
-  int64_t now = 1800000000 * sec;
-  event_store* log = nullptr;
-  event_writer_actor writer;
-  master_actor master;
-
-  void start(event_store& store, state::cluster_state st = {}) {
-    log = &store;
-    writer = spawn_event_writer(sys, store, writer_mode::synchronous);
-    master_options opts;
-    opts.now_us = [this] { return now; };
-    master = spawn_master(sys, writer, std::move(st), cluster_config(), opts);
-    run();
-  }
+struct fixture : master_fixture {
+  fixture() { cluster.agent_reconnect_wait_us = 30 * sec; }
 
   agent_actor join(const std::string& id, int slots, probe_log& plog,
                    std::vector<std::string> running = {}) {
@@ -95,18 +59,6 @@ struct fixture : test_coordinator_fixture<> {
     return a;
   }
 
-  state::cluster_state live_state() {
-    auto text = request<std::string>(master, state_atom::value);
-    auto st = state::from_snapshot(nlohmann::json::parse(text));
-    CAF_REQUIRE(st);
-    return *st;
-  }
-
-  void stop_master() {
-    anon_send_exit(master, caf::exit_reason::user_shutdown);
-    anon_send_exit(writer, caf::exit_reason::user_shutdown);
-    run();
-  }
 };
 
 } // namespace

@@ -7,20 +7,17 @@
 // coordinator, injected clock.
 
 #include "actors/agent_actor.hpp"
-#include "actors/master_actor.hpp"
+#include "tests/actors/master_fixture.hpp"
 
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
-#include "store/memory_event_store.hpp"
 
 #include <caf/event_based_actor.hpp>
-#include <caf/test/dsl.hpp>
 
 using namespace det;
+using namespace det::actor_test;
 
 namespace {
-
-constexpr int64_t sec = 1000000;
 
 struct orders {
   std::vector<std::string> starts;
@@ -49,37 +46,6 @@ std::string single_config(int max_restarts) {
     .dump();
 }
 
-core_config cluster_config() {
-  core_config c;
-  c.cluster_id = "trial-actor-test";
-  c.host = "host";
-  c.pid = 1;
-  pool_configured p;
-  p.pool = "default";
-  c.pools.push_back(p);
-  return c;
-}
-
-std::vector<recorded_event> events_of(event_store& log,
-                                      std::optional<int64_t> up_to = {}) {
-  std::vector<recorded_event> out;
-  read_options ro;
-  ro.up_to = up_to;
-  auto err = log.read(ro, [&](recorded_event&& r) {
-    out.push_back(std::move(r));
-    return caf::error{};
-  });
-  CAF_REQUIRE(!err);
-  return out;
-}
-
-state::cluster_state replay(event_store& log) {
-  state::cluster_state st;
-  for (const auto& r : events_of(log))
-    CAF_REQUIRE(!state::apply(st, r));
-  return st;
-}
-
 std::vector<std::string> types_of(event_store& log) {
   std::vector<std::string> out;
   for (const auto& r : events_of(log))
@@ -87,18 +53,8 @@ std::vector<std::string> types_of(event_store& log) {
   return out;
 }
 
-struct fixture : test_coordinator_fixture<> {
-  int64_t now = 1800000000 * sec;
-  event_writer_actor writer;
-  master_actor master;
-
-  void start(event_store& store, state::cluster_state st = {}) {
-    writer = spawn_event_writer(sys, store, writer_mode::synchronous);
-    master_options opts;
-    opts.now_us = [this] { return now; };
-    master = spawn_master(sys, writer, std::move(st), cluster_config(), opts);
-    run();
-  }
+struct fixture : master_fixture {
+  fixture() { cluster = one_pool_cluster("trial-actor-test"); }
 
   agent_actor join(const std::string& id, orders& log,
                    std::vector<std::string> running = {}) {
@@ -109,18 +65,6 @@ struct fixture : test_coordinator_fixture<> {
     return a;
   }
 
-  state::cluster_state live_state() {
-    auto text = request<std::string>(master, state_atom::value);
-    auto st = state::from_snapshot(nlohmann::json::parse(text));
-    CAF_REQUIRE(st);
-    return *st;
-  }
-
-  void stop_master() {
-    anon_send_exit(master, caf::exit_reason::user_shutdown);
-    anon_send_exit(writer, caf::exit_reason::user_shutdown);
-    run();
-  }
 };
 
 } // namespace
@@ -170,14 +114,10 @@ CAF_TEST(a trial left exited by a stopped master is settled after replay) {
   stop_master();
   // Cut the log right after trial_exited: the master stopped before the
   // trial's actor proposed its restart.
-  int64_t cut = 0;
-  for (const auto& r : events_of(full))
-    if (r.body.type == "trial_exited")
-      cut = r.position;
+  auto cut = last_position_of(full, "trial_exited");
   CAF_REQUIRE(cut > 0);
   memory_event_store crashed;
-  for (const auto& r : events_of(full, cut))
-    CAF_REQUIRE(crashed.append({{{r.stream, r.body}}, {}}));
+  copy_log(full, crashed, cut);
   auto rebuilt = replay(crashed);
   CAF_REQUIRE_EQUAL(state::to_string(state::find_trial(rebuilt, 1)->status),
                     std::string{"exited"});
