@@ -75,6 +75,22 @@ decision master_core::submit_experiment(const nlohmann::json& config,
   return drive(std::move(d), now_us);
 }
 
+namespace {
+
+/// Appends what `more` decided (after `d`'s own events) to `d`.
+void absorb(decision& d, decision more) {
+  for (auto& ev : more.events)
+    d.events.push_back(std::move(ev));
+  d.effects.insert(d.effects.end(), more.effects.begin(), more.effects.end());
+  d.schedule.insert(more.schedule.begin(), more.schedule.end());
+  d.searchers.insert(more.searchers.begin(), more.searchers.end());
+  d.trials.insert(more.trials.begin(), more.trials.end());
+  if (more.refusal && !d.refusal)
+    d.refusal = std::move(more.refusal);
+}
+
+} // namespace
+
 decision master_core::drive(decision d, int64_t now_us) {
   if (!cfg_.inline_searchers)
     return d;
@@ -94,11 +110,7 @@ decision master_core::drive(decision d, int64_t now_us) {
         failed.experiment_id = id;
         failed.failure =
           "the searcher cannot be restored: " + render(made.error());
-        auto more = apply_searcher_step(failed, now_us);
-        for (auto& ev : more.events)
-          d.events.push_back(std::move(ev));
-        d.effects.insert(d.effects.end(), more.effects.begin(),
-                         more.effects.end());
+        absorb(d, apply_searcher_step(failed, now_us));
         continue;
       }
       i = searchers_.emplace(id, std::move(*made)).first;
@@ -110,14 +122,7 @@ decision master_core::drive(decision d, int64_t now_us) {
       step = i->second.feed(id, e->searcher_inbox);
     if (!step)
       continue;
-    auto more = apply_searcher_step(*step, now_us);
-    for (auto& ev : more.events)
-      d.events.push_back(std::move(ev));
-    d.effects.insert(d.effects.end(), more.effects.begin(), more.effects.end());
-    d.schedule.insert(more.schedule.begin(), more.schedule.end());
-    d.searchers.insert(more.searchers.begin(), more.searchers.end());
-    if (more.refusal && !d.refusal)
-      d.refusal = more.refusal;
+    absorb(d, apply_searcher_step(*step, now_us));
   }
   return d;
 }

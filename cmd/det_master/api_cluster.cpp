@@ -41,6 +41,22 @@ std::optional<page> page_of(const http_request& req, const responder& res) {
   return p;
 }
 
+/// A page of what belongs to the record named by path parameter `param`
+/// (`render` returns null when there is no such `what`: 404).
+void answer_page_of(const ctx_ptr& ctx, const http_request& req,
+                    const responder& res, const char* param, const char* what,
+                    nlohmann::json (*render)(const state::cluster_state&,
+                                             int64_t, page)) {
+  auto id = id_param(req, res, param);
+  auto p = id ? page_of(req, res) : std::nullopt;
+  if (!p)
+    return;
+  answer_view(ctx, res,
+              [id = *id, p = *p, render](const state::cluster_state& s,
+                                         int64_t) { return render(s, id, p); },
+              std::string{what} + " " + std::to_string(*id) + " not found");
+}
+
 // -- trial logs -----------------------------------------------------------------
 
 /// Upstream's TrialLogsResponse message: "[ts] <container> || <text>\n".
@@ -206,15 +222,8 @@ void add_cluster_routes(api::router& r, ctx_ptr ctx) {
   });
   r.get("/api/v1/trials/{trial_id}/workloads",
         [ctx](http_request req, responder res) {
-          auto id = id_param(req, res, "trial_id");
-          auto p = id ? page_of(req, res) : std::nullopt;
-          if (p)
-            answer_view(ctx, res,
-                        [id = *id, p = *p](const state::cluster_state& s,
-                                           int64_t) {
-                          return workloads_response(s, id, p);
-                        },
-                        "trial " + std::to_string(*id) + " not found");
+          answer_page_of(ctx, req, res, "trial_id", "trial",
+                         &workloads_response);
         });
   r.post("/api/v1/trials/{trial_id}/kill",
          [ctx](http_request req, responder res) { kill_trial(ctx, req, res); });
@@ -224,15 +233,8 @@ void add_cluster_routes(api::router& r, ctx_ptr ctx) {
         });
   r.get("/api/v1/experiments/{id}/checkpoints",
         [ctx](http_request req, responder res) {
-          auto id = id_param(req, res, "id");
-          auto p = id ? page_of(req, res) : std::nullopt;
-          if (p)
-            answer_view(ctx, res,
-                        [id = *id, p = *p](const state::cluster_state& s,
-                                           int64_t) {
-                          return experiment_checkpoints_response(s, id, p);
-                        },
-                        "experiment " + std::to_string(*id) + " not found");
+          answer_page_of(ctx, req, res, "id", "experiment",
+                         &experiment_checkpoints_response);
         });
   r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
     auto uuid = req.param("uuid");

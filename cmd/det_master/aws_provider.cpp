@@ -183,20 +183,10 @@ void aws_provider::launch(const launch_spec& spec,
     ec2_->request_spot_instances(
       std::move(r),
       [self, done](caf::expected<std::vector<aws::spot_instance_request>> res) {
-        maybe_crash_after("request_spot_instances");
-        self->count("RequestSpotInstances", static_cast<bool>(res));
-        self->invalidate();
-        if (!res) {
-          done(std::move(res.error()));
-          return;
-        }
-        launch_result out;
-        std::lock_guard<std::mutex> guard{self->mtx_};
-        for (const auto& req : *res) {
-          out.spot_request_ids.push_back(req.request_id);
-          self->owned_.insert(req.request_id);
-        }
-        done(std::move(out));
+        self->launched(
+          "RequestSpotInstances", "request_spot_instances", std::move(res),
+          [](const aws::spot_instance_request& x) { return x.request_id; },
+          &launch_result::spot_request_ids, done);
       });
     return;
   }
@@ -219,21 +209,35 @@ void aws_provider::launch(const launch_spec& spec,
   ec2_->run_instances(
     std::move(r),
     [self, done](caf::expected<std::vector<aws::instance>> res) {
-      maybe_crash_after("run_instances");
-      self->count("RunInstances", static_cast<bool>(res));
-      self->invalidate();
-      if (!res) {
-        done(std::move(res.error()));
-        return;
-      }
-      launch_result out;
-      std::lock_guard<std::mutex> guard{self->mtx_};
-      for (const auto& i : *res) {
-        out.instance_ids.push_back(i.instance_id);
-        self->owned_.insert(i.instance_id);
-      }
-      done(std::move(out));
+      self->launched(
+        "RunInstances", "run_instances", std::move(res),
+        [](const aws::instance& x) { return x.instance_id; },
+        &launch_result::instance_ids, done);
     });
+}
+
+template <class Item, class IdOf>
+void aws_provider::launched(
+  const char* operation, const char* crash_point,
+  caf::expected<std::vector<Item>> res, IdOf id_of,
+  std::vector<std::string> launch_result::*ids,
+  const provider_done<caf::expected<launch_result>>& done) {
+  maybe_crash_after(crash_point);
+  count(operation, static_cast<bool>(res));
+  invalidate();
+  if (!res) {
+    done(std::move(res.error()));
+    return;
+  }
+  launch_result out;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (const auto& item : *res) {
+      (out.*ids).push_back(id_of(item));
+      owned_.insert(id_of(item));
+    }
+  }
+  done(std::move(out));
 }
 
 std::vector<std::string> aws_provider::only_ours(std::vector<std::string> ids) {

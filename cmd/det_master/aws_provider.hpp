@@ -93,6 +93,14 @@ private:
                       std::vector<aws::spot_instance_request> reqs,
                       provider_done<caf::expected<provider_inventory>> done);
   std::vector<std::string> only_ours(std::vector<std::string> ids);
+  /// The answer to RunInstances or RequestSpotInstances: counted, the
+  /// cache dropped, and the ids it created (`id_of` each item) recorded as
+  /// ours in `ids` of the result.
+  template <class Item, class IdOf>
+  void launched(const char* operation, const char* crash_point,
+                caf::expected<std::vector<Item>> res, IdOf id_of,
+                std::vector<std::string> launch_result::*ids,
+                const provider_done<caf::expected<launch_result>>& done);
   void invalidate();
   /// One EC2 call for det_provisioner_api_calls_total (and _errors_).
   void count(const char* operation, bool ok);
