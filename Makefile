@@ -7,7 +7,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test test-unit test-sanitize test-e2e bench run run-stop clean format-check
+.PHONY: all deps configure build test test-unit test-sanitize test-e2e bench run run-stop clean format-check check-layers
 
 all: build
 
@@ -25,7 +25,7 @@ build: deps configure
 # Every test: the C++ suites (unit, integration against a private
 # PostgreSQL), the end-to-end pytest suites, then the C++ suites again under
 # ASan+UBSan.
-test: build
+test: check-layers build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 	@$(MAKE) --no-print-directory test-e2e
 	@$(MAKE) --no-print-directory test-sanitize
@@ -59,6 +59,10 @@ run: build
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
+
+# The floors of the design: a folder includes only the folders below it.
+check-layers:
+	@python3 scripts/check-layers.py
 
 format-check:
 	git ls-files '*.cpp' '*.hpp' | xargs clang-format --dry-run --Werror

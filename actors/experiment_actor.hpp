@@ -17,7 +17,7 @@
 // still queued, and the new actor feeds it again: the searcher is
 // deterministic, so the result is the same.
 
-#include "actors/experiment_searcher.hpp"
+#include "core/experiment_searcher.hpp"
 #include "messages/atoms.hpp"
 
 #include <caf/actor.hpp>

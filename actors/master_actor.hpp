@@ -15,7 +15,7 @@
 
 #include "actors/event_writer.hpp"
 #include "actors/experiment_actor.hpp"
-#include "actors/master_core.hpp"
+#include "core/master_core.hpp"
 #include "actors/trial_actor.hpp"
 #include "messages/atoms.hpp"
 

@@ -1,6 +1,6 @@
 #include "actors/provisioner_actor.hpp"
 
-#include "actors/provisioning.hpp"
+#include "core/provisioning.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
@@ -55,9 +55,6 @@ std::string instance_provider::launch_error_kind(const caf::error&) const {
   return "other";
 }
 
-std::string local_instance_id(const std::string& pool, int64_t seq) {
-  return "local-" + pool + "-" + std::to_string(seq);
-}
 
 namespace {
 

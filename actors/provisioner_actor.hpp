@@ -14,9 +14,9 @@
 // type; tagged instances and spot requests the state does not know are
 // terminated / cancelled after the provider's orphan grace.
 
-#include "actors/instance_provider.hpp"
+#include "core/instance_provider.hpp"
+#include "core/provisioning.hpp"
 #include "actors/master_actor.hpp"
-#include "policy/backoff.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -28,33 +28,9 @@
 
 namespace det {
 
-struct provisioner_options {
-  std::string pool;
-  std::string cluster_id;
-  int64_t slots_per_instance = 1;
-  /// Zero: ticks only when sent (tests).
-  std::chrono::milliseconds tick_interval{1000};
-  std::function<int64_t()> now_us;
-  /// Per instance type, after a failed launch.
-  policy::backoff_config launch_backoff = [] {
-    policy::backoff_config c;
-    c.initial = std::chrono::seconds{5};
-    c.max_delay = std::chrono::minutes{5};
-    return c;
-  }();
-  /// At most this many launch calls in flight.
-  int max_launches_in_flight = 4;
-  /// At most this many instances per launch call.
-  int max_per_launch = 1000;
-};
-
 /// Handles tick_atom (and re-arms it when tick_interval > 0).
 caf::actor spawn_provisioner(caf::actor_system& sys, master_actor master,
                              std::shared_ptr<instance_provider> provider,
                              provisioner_options opts);
-
-/// The instance id (= agent id) of instance `k` of launch `seq` of `pool`
-/// on the local provider.
-std::string local_instance_id(const std::string& pool, int64_t seq);
 
 } // namespace det

@@ -11,8 +11,8 @@
 // its new actor after replay. The master spawns a trial's actor the first
 // time it has something for it and stops it when the trial ends.
 
-#include "actors/master_core.hpp"
-#include "actors/trial_lifecycle.hpp"
+#include "core/master_core.hpp"
+#include "core/trial_lifecycle.hpp"
 #include "messages/atoms.hpp"
 
 #include <caf/actor.hpp>

@@ -2,7 +2,7 @@
 
 #include "agent/log.hpp"
 #include "agent/model_fetch.hpp"
-#include "agent/protocol.hpp"
+#include "messages/agent_protocol.hpp"
 #include "agent/harness_files.hpp"
 #include "agent/trial_process.hpp"
 #include "agent/ws_client.hpp"

@@ -1,18 +1,12 @@
 #include "agent/model_fetch.hpp"
 
+#include "util/archive.hpp"
+
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-
-#include <spawn.h>
-#include <sys/wait.h>
-
-extern char** environ;
 
 namespace det::agent {
 
@@ -72,39 +66,11 @@ caf::expected<std::string> http_get(const std::string& url,
 
 
 caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec)
-    return make_error(errc::remote_error,
-                      "creating " + dir + ": " + ec.message());
-  auto archive = dir + "/.model_def.tar.gz";
-  {
-    std::ofstream out{archive, std::ios::binary};
-    out.write(tgz.data(), static_cast<std::streamsize>(tgz.size()));
-    if (!out)
-      return make_error(errc::remote_error, "writing " + archive);
-  }
-  std::string tar = "tar", x = "-xzf", c = "-C";
-  auto a = archive;
-  auto d = dir;
-  char* argv[] = {tar.data(), x.data(), a.data(), c.data(), d.data(),
-                  nullptr};
-  pid_t pid = 0;
-  auto rc = posix_spawnp(&pid, "tar", nullptr, nullptr, argv, environ);
-  if (rc != 0) {
-    fs::remove(archive, ec);
-    return make_error(errc::remote_error,
-                      std::string{"running tar: "} + std::strerror(rc));
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  fs::remove(archive, ec);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return make_error(errc::remote_error,
-                      "tar -xzf failed for the model definition");
-  return {};
+  auto why = util::unpack_tgz(tgz, dir);
+  if (why.empty())
+    return {};
+  return make_error(errc::remote_error, "unpacking the model definition into "
+                                          + dir + ": " + why);
 }
 
 caf::error fetch_model_def(const std::string& master_url,

@@ -2,10 +2,10 @@
 
 // Downloads an experiment's model directory from the master and unpacks it:
 // GET {master}/api/v1/experiments/{id}/model_def -> {"b64Tgz": "..."} ->
-// base64 -> .tar.gz -> `tar -xzf` into a directory. Blocking (libcurl and a
-// child process): call it on a worker thread, never on an I/O thread.
+// base64 -> .tar.gz -> unpacked into a directory (util/archive.hpp).
+// Blocking (libcurl, the disk): call it on a worker thread, never on an I/O thread.
 
-#include "messages/base64.hpp"
+#include "util/base64.hpp"
 #include "messages/errc.hpp"
 
 #include <caf/error.hpp>
@@ -31,7 +31,8 @@ http_get(const std::string& url, const http_options& opts);
 
 using det::base64_decode;
 
-/// Unpacks gzip'd tar bytes into `dir` (created if missing) with tar(1).
+/// Unpacks gzip'd tar bytes into `dir` (created if missing); a hostile
+/// entry (absolute, "..", through a symlink, a device) is refused.
 [[nodiscard]] caf::error unpack_tgz(const std::string& tgz,
                                     const std::string& dir);
 

@@ -1,6 +1,6 @@
 #include "inspect/log_queries.hpp"
 
-#include "actors/recovery.hpp"
+#include "store/recovery.hpp"
 #include "inspect/views.hpp"
 #include "messages/errc.hpp"
 

@@ -8,6 +8,7 @@ apt_pkgs=(
   libcaf-dev libpqxx-dev libpq-dev nlohmann-json3-dev libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev
   libgtest-dev libgmock-dev postgresql postgresql-contrib clang-format wrk
+  libspdlog-dev libcli11-dev libpugixml-dev libarchive-dev
 )
 missing=()
 for p in "${apt_pkgs[@]}"; do

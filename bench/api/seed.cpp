@@ -11,7 +11,7 @@
 //                  [--trials T]
 
 #include "bench/support/history.hpp"
-#include "cmd/det_master/codec.hpp"
+#include "api/codec.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
 
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     b.put(paused);
   }
   b.flush();
-  master::session_tokens tokens{secret};
+  api::session_tokens tokens{secret};
   nlohmann::json allocs = nlohmann::json::array();
   for (int64_t t = 1; t <= trials; ++t) {
     auto alloc = std::to_string(t) + ".1";

@@ -4,7 +4,7 @@
 // One JSON line per result. Usage: bench-api-http [--duration S]
 // [--threads N] (server I/O threads). Needs wrk on PATH.
 
-#include "api/http_server.hpp"
+#include "http/http_server.hpp"
 #include "bench/api_http/raw_server.hpp"
 #include "messages/errc.hpp"
 
@@ -14,7 +14,7 @@
 #include <regex>
 #include <string>
 
-using namespace det::api;
+using namespace det::http;
 
 namespace {
 

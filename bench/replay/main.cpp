@@ -5,7 +5,7 @@
 //
 //   bench-replay [--events N]
 
-#include "actors/recovery.hpp"
+#include "store/recovery.hpp"
 #include "bench/support/history.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"

@@ -1,4 +1,4 @@
-#include "actors/recovery.hpp"
+#include "store/recovery.hpp"
 #include "cmd/det_inspect/source.hpp"
 #include "store/pg_event_store.hpp"
 

@@ -11,14 +11,14 @@
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/provisioner_actor.hpp"
-#include "actors/recovery.hpp"
-#include "api/http_server.hpp"
-#include "cmd/det_master/agent_ws.hpp"
-#include "cmd/det_master/aws_provider.hpp"
-#include "cmd/det_master/api_auth.hpp"
-#include "cmd/det_master/local_provider.hpp"
-#include "cmd/det_master/master_api.hpp"
-#include "cmd/det_master/model_def_actor.hpp"
+#include "store/recovery.hpp"
+#include "http/http_server.hpp"
+#include "api/agent_ws.hpp"
+#include "provision/aws_provider.hpp"
+#include "api/api_auth.hpp"
+#include "provision/local_provider.hpp"
+#include "api/master_api.hpp"
+#include "actors/model_def_actor.hpp"
 #include "cmd/det_master/startup.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
@@ -152,22 +152,22 @@ int main(int argc, char** argv) {
   mo.tick_interval = std::chrono::seconds{1};
   auto core_cfg = master::core_config_from(*cfg, hostname(), getpid());
   auto cluster_id = core_cfg.cluster_id;
-  auto auth = std::make_shared<master::auth_directory>();
+  auto auth = std::make_shared<api::auth_directory>();
   auth->load(*st);
   auto master_ref = spawn_master(sys, writer, std::move(*st),
                                  std::move(core_cfg), mo);
 
   auto secret = master::session_secret(*cfg, std::getenv("DET_SESSION_SECRET"));
-  auto tokens = std::make_shared<const master::session_tokens>(secret);
-  auto logs = std::make_shared<master::trial_logs>(1000);
+  auto tokens = std::make_shared<const api::session_tokens>(secret);
+  auto logs = std::make_shared<api::trial_logs>(1000);
   auto scheme = cfg->tls.enabled() ? "https" : "http";
   auto local_url = std::string{scheme} + "://127.0.0.1:"
                    + std::to_string(cfg->port);
 
-  auto ctx = std::make_shared<master::api_context>();
+  auto ctx = std::make_shared<api::api_context>();
   ctx->master = master_ref;
-  ctx->bridge = master::spawn_api_bridge(sys);
-  ctx->model_defs = master::spawn_model_def_actor(sys, std::move(*defs));
+  ctx->bridge = api::spawn_api_bridge(sys);
+  ctx->model_defs = spawn_model_def_actor(sys, std::move(*defs));
   ctx->logs = logs;
   ctx->tokens = tokens;
   ctx->auth = auth;
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   ctx->cluster_name = cfg->cluster_name;
   ctx->db_url = url;
 
-  auto ws_ctx = std::make_shared<master::agent_ws_context>();
+  auto ws_ctx = std::make_shared<api::agent_ws_context>();
   ws_ctx->sys = &sys;
   ws_ctx->master = master_ref;
   ws_ctx->logs = logs;
@@ -190,15 +190,15 @@ int main(int argc, char** argv) {
   ws_ctx->heartbeat_interval = cfg->agent_heartbeat_interval;
   ws_ctx->missed_heartbeats = static_cast<int>(cfg->agent_missed_heartbeats);
 
-  if (auto err = master::ensure_default_users(sys, *ctx,
+  if (auto err = api::ensure_default_users(sys, *ctx,
                                               cfg->initial_user_password);
       !err.empty()) {
     caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
     return fail(err);
   }
-  api::router routes;
-  master::add_master_routes(routes, ctx);
-  api::server_config sc;
+  http::router routes;
+  api::add_master_routes(routes, ctx);
+  http::server_config sc;
   sc.address = a.listen;
   sc.port = cfg->port;
   sc.threads = 2;
@@ -210,10 +210,10 @@ int main(int argc, char** argv) {
   sc.body_limit = static_cast<size_t>(cfg->max_model_definition_bytes) / 3 * 4
                   + (1u << 20);
   if (cfg->tls.enabled())
-    sc.tls = api::tls_config{cfg->tls.cert, cfg->tls.key};
-  api::http_server server{sc, std::move(routes)};
-  server.add_websocket("/agents/ws", master::agent_ws_handler(ws_ctx),
-                       master::agent_ws_authorizer(ws_ctx));
+    sc.tls = http::tls_config{cfg->tls.cert, cfg->tls.key};
+  http::http_server server{sc, std::move(routes)};
+  server.add_websocket("/agents/ws", api::agent_ws_handler(ws_ctx),
+                       api::agent_ws_authorizer(ws_ctx));
   auto port = server.start();
   if (!port) {
     caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
   for (const auto& rp : cfg->resource_pools) {
     if (rp.provider.type != conf::provider_type::local)
       continue;
-    master::local_provider_options lo;
+    provision::local_provider_options lo;
     lo.local = rp.provider.local;
     lo.pool = rp.pool_name;
     lo.master_url = std::string{scheme} + "://127.0.0.1:" + std::to_string(*port);
@@ -239,7 +239,7 @@ int main(int argc, char** argv) {
     po.cluster_id = cluster_id;
     po.slots_per_instance = rp.provider.slots_per_instance();
     provisioners.push_back(spawn_provisioner(
-      sys, master_ref, std::make_shared<master::local_provider>(lo), po));
+      sys, master_ref, std::make_shared<provision::local_provider>(lo), po));
     std::cerr << "det-master: local provisioner for pool " << rp.pool_name
               << " started\n";
   }
@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
       continue;
     if (!aws_calls)
       aws_calls = std::make_shared<aws::async_executor>(4);
-    auto prov = master::make_aws_provider(rp, cluster_id, cfg->agent_token,
+    auto prov = provision::make_aws_provider(rp, cluster_id, cfg->agent_token,
                                           aws_calls);
     if (!prov) {
       std::cerr << "det-master: pool " << rp.pool_name << ": "
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
     po.pool = rp.pool_name;
     po.cluster_id = cluster_id;
     po.slots_per_instance = rp.provider.slots_per_instance();
-    master::tune_from_env(po);
+    provision::tune_from_env(po);
     provisioners.push_back(spawn_provisioner(sys, master_ref, *prov, po));
     std::cerr << "det-master: aws provisioner for pool " << rp.pool_name
               << " started (instance type " << rp.provider.aws.instance_type

@@ -1,6 +1,6 @@
 #include "cmd/det_master/startup.hpp"
 
-#include "cmd/det_master/codec.hpp"
+#include "api/codec.hpp"
 
 #include <filesystem>
 
@@ -65,7 +65,7 @@ std::string session_secret(const conf::master_config& cfg,
   auto id = cfg.cluster_id.empty() ? default_cluster_id : cfg.cluster_id;
   // An HMAC of the cluster id under the agent token (itself a secret when
   // set), so the token secret is not just the public cluster id.
-  session_tokens derive{"det-session:" + cfg.agent_token + ":"
+  api::session_tokens derive{"det-session:" + cfg.agent_token + ":"
                         + cfg.db.password};
   return derive.token_for(id);
 }

@@ -4,7 +4,7 @@
 // (pools, schedulers, reconnect wait) and the secret for trial session
 // tokens. Plain code, no I/O.
 
-#include "actors/master_core.hpp"
+#include "core/master_core.hpp"
 #include "conf/master_config.hpp"
 
 #include <string>

@@ -68,9 +68,9 @@ std::string make_tgz(const std::map<std::string, std::string>& files) {
 fake_master::fake_master(const std::map<std::string, std::string>& files,
                          std::string token)
   : token_(std::move(token)), b64_tgz_(base64_encode(make_tgz(files))) {
-  api::router routes;
+  http::router routes;
   routes.get("/api/v1/experiments/{id}/model_def",
-             [this](api::http_request req, api::responder res) {
+             [this](http::http_request req, http::responder res) {
                {
                  std::lock_guard<std::mutex> g{mu_};
                  model_def_auth_.push_back(
@@ -78,11 +78,11 @@ fake_master::fake_master(const std::map<std::string, std::string>& files,
                }
                res.send_json(json{{"b64Tgz", b64_tgz_}}.dump());
              });
-  api::server_config cfg;
-  server_ = std::make_unique<api::http_server>(cfg, std::move(routes));
+  http::server_config cfg;
+  server_ = std::make_unique<http::http_server>(cfg, std::move(routes));
   server_->add_websocket(
     "/agents/ws",
-    [this](api::ws_session s) {
+    [this](http::ws_session s) {
       s.on_message([this](std::string text) {
         std::lock_guard<std::mutex> g{mu_};
         frames_.push_back(json::parse(text, nullptr, false));
@@ -93,13 +93,13 @@ fake_master::fake_master(const std::map<std::string, std::string>& files,
       ++connections_;
       cv_.notify_all();
     },
-    [this](const api::http_request& req) -> std::optional<api::http_response> {
+    [this](const http::http_request& req) -> std::optional<http::http_response> {
       if (token_.empty()
           || req.headers.get("Authorization") == "Bearer " + token_)
         return std::nullopt;
       std::lock_guard<std::mutex> g{mu_};
       ++refused_;
-      return api::http_response::json(
+      return http::http_response::json(
         401, R"({"error":{"code":16,"reason":"Unauthenticated"}})");
     });
   auto port = server_->start();

@@ -6,7 +6,7 @@
 // agent are queued; tests await them with next() (bounded waits, no
 // sleeps). Optionally requires a bearer token on the WebSocket.
 
-#include "api/http_server.hpp"
+#include "http/http_server.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -52,12 +52,12 @@ public:
 private:
   std::string token_;
   std::string b64_tgz_;
-  std::unique_ptr<api::http_server> server_;
+  std::unique_ptr<http::http_server> server_;
   uint16_t port_ = 0;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<nlohmann::json> frames_;
-  std::optional<api::ws_session> session_;
+  std::optional<http::ws_session> session_;
   int connections_ = 0;
   int refused_ = 0;
   std::vector<std::string> model_def_auth_;

@@ -1,7 +1,7 @@
 // det-inspect's event-log queries over the in-memory store: filters,
 // ranges, the tail, and states at past positions.
 
-#include "actors/recovery.hpp"
+#include "store/recovery.hpp"
 #include "inspect/log_queries.hpp"
 #include "messages/errc.hpp"
 #include "store/memory_event_store.hpp"

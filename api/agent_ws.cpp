@@ -1,0 +1,282 @@
+#include "api/agent_ws.hpp"
+#include "api/spot_notice.hpp"
+
+#include "actors/agent_actor.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/errc.hpp"
+#include "policy/heartbeat_monitor.hpp"
+#include "state/queries.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <mutex>
+
+namespace det::api {
+
+namespace {
+
+using json = nlohmann::json;
+using ctx_ptr = std::shared_ptr<const agent_ws_context>;
+using hb_atom = caf::atom_constant<caf::atom("heartbeat")>;
+
+std::string frame(const char* type, json fields = json::object()) {
+  fields["v"] = 1;
+  fields["type"] = type;
+  return fields.dump();
+}
+
+/// One socket's conversation. Callbacks of one session run one at a time,
+/// but the hello check answers on a CAF thread: hence the lock.
+struct session {
+  std::mutex mu;
+  std::string agent_id;
+  agent_actor agent;
+  caf::actor conn;
+  bool hello_seen = false;
+  bool closed = false;
+  bool disconnected = false; ///< disconn sent to `agent`
+  policy::heartbeat_monitor alive;
+
+  session(std::chrono::milliseconds interval, int missed)
+    : alive(interval, missed, policy::heartbeat_monitor::clock::now()) {
+  }
+
+  /// Tells the agent actor once that its agent is gone. Requires mu.
+  void disconnect_locked(const std::string& why) {
+    if (!agent || disconnected)
+      return;
+    disconnected = true;
+    std::cerr << "det-master: agent " << agent_id << " disconnected (" << why
+              << ")\n";
+    caf::anon_send(agent, disconn_atom::value, why);
+  }
+};
+
+/// The agent actor's `connection`: orders -> frames, in the order given
+/// (await keeps a start's entrypoint lookup from being overtaken).
+caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
+                         http::ws_session ws, std::shared_ptr<session> sess) {
+  self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
+  return {
+    [self, ctx, ws](start_atom, start_order& o) {
+      state_view v{[o](const state::cluster_state& s, int64_t) {
+        return start_environment(s, o).dump();
+      }};
+      self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
+        .await(
+          [ctx, ws, o](std::string& info) {
+            auto token = ctx->tokens->token_for(o.allocation_id);
+            auto j = nlohmann::json::parse(info, nullptr, false);
+            (void) ws.send(start_frame(o, j, ctx->start, token).dump());
+          },
+          [ws, o](caf::error& err) {
+            std::cerr << "det-master: cannot start allocation "
+                      << o.allocation_id << ": " << render(err) << "\n";
+          });
+    },
+    [ws](preempt_atom, std::string& alloc, std::string& reason) {
+      (void) ws.send(frame("preempt", {{"allocation_id", alloc},
+                                       {"reason", reason}}));
+    },
+    [ws](kill_atom, std::string& alloc) {
+      (void) ws.send(frame("kill", {{"allocation_id", alloc}}));
+    },
+    [self, ctx, ws, s = std::move(sess)](hb_atom) {
+      if (!ws.is_open())
+        return;
+      {
+        std::lock_guard<std::mutex> guard{s->mu};
+        auto now = policy::heartbeat_monitor::clock::now();
+        if (s->alive.expired(now)) {
+          auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(
+            s->alive.interval() * s->alive.missed_count(now));
+          s->disconnect_locked("missed " + std::to_string(ctx->missed_heartbeats)
+                               + " heartbeats, silent for at least "
+                               + std::to_string(silent.count()) + " ms");
+        }
+        if (!s->disconnected) {
+          (void) ws.send(frame("heartbeat"));
+          self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
+          return;
+        }
+      }
+      // Outside the lock: closing may run on_close, which takes it.
+      ws.close(1001, "missed heartbeats");
+      self->quit();
+    },
+  };
+}
+
+void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
+              http::ws_session ws, agent_hello hello) {
+  auto pool = hello.pool;
+  state_view v{[pool](const state::cluster_state& st, int64_t) {
+    return std::string{state::find_pool(st, pool) ? "true" : "false"};
+  }};
+  // A one-shot actor asks the master, so no I/O thread waits.
+  // (ctx is passed as an argument: CAF 0.17 spawns argument-less function
+  // actors through a null pointer that UBSan reports.)
+  context->sys->spawn([s, ws, hello = std::move(hello),
+                   v](caf::event_based_actor* self, ctx_ptr ctx) mutable {
+    self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
+      .then(
+        [ctx, s, ws, hello](std::string& known) mutable {
+          if (known != "true") {
+            std::cerr << "det-master: agent " << hello.agent_id
+                      << " refused: unknown resource pool '" << hello.pool
+                      << "'\n";
+            (void) ws.send(frame("error", {{"message",
+                                            "unknown resource pool '"
+                                              + hello.pool + "'"}}));
+            ws.close(1008, "unknown resource pool");
+            return;
+          }
+          std::lock_guard<std::mutex> guard{s->mu};
+          if (s->closed)
+            return;
+          s->conn = ctx->sys->spawn(connection, ctx, ws, s);
+          auto id = hello.agent_id;
+          auto interval_s = std::max<int64_t>(
+            1, std::chrono::duration_cast<std::chrono::seconds>(
+                 ctx->heartbeat_interval + std::chrono::milliseconds{999})
+                 .count());
+          std::cerr << "det-master: agent " << id << " connected (pool "
+                    << hello.pool << ", " << hello.slots << " slots)\n";
+          s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
+                                       std::move(hello), s->conn);
+          (void) ws.send(
+            frame("welcome", {{"agent_id", id},
+                              {"heartbeat_interval_s", interval_s},
+                              {"heartbeat_interval_ms",
+                               ctx->heartbeat_interval.count()}}));
+        },
+        [ws](caf::error& err) {
+          (void) ws.send(frame("error", {{"message", render(err)}}));
+          ws.close(1011, "master unavailable");
+        });
+  }, context);
+}
+
+void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
+              http::ws_session ws, const std::string& text) {
+  auto f = json::parse(text, nullptr, false);
+  {
+    std::lock_guard<std::mutex> guard{s->mu};
+    s->alive.seen(policy::heartbeat_monitor::clock::now());
+  }
+  if (!f.is_object())
+    return (void) ws.send(frame("error", {{"message", "not a JSON object"}}));
+  auto type = f.value("type", std::string{});
+  if (type == "hello") {
+    auto hello = parse_hello(f);
+    if (!hello) {
+      (void) ws.send(frame("error", {{"message", render(hello.error())}}));
+      return ws.close(1008, "bad hello");
+    }
+    {
+      std::lock_guard<std::mutex> guard{s->mu};
+      if (s->hello_seen)
+        return (void) ws.send(frame("error", {{"message", "hello twice"}}));
+      s->hello_seen = true;
+      s->agent_id = hello->agent_id;
+    }
+    return on_hello(ctx, s, ws, std::move(*hello));
+  }
+  if (type == "heartbeat")
+    return;
+  if (type == "log") {
+    std::vector<std::string> lines;
+    for (const auto& l : f.value("lines", json::array()))
+      if (l.is_string())
+        lines.push_back(l.get<std::string>());
+    auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+    std::lock_guard<std::mutex> guard{s->mu};
+    ctx->logs->add(f.value("trial_id", int64_t{0}), s->agent_id, lines, now);
+    return;
+  }
+  if (type == "spot_interruption") {
+    std::string id;
+    {
+      std::lock_guard<std::mutex> guard{s->mu};
+      id = s->agent_id;
+    }
+    if (!id.empty())
+      on_spot_interruption(*ctx->sys, ctx->master, id);
+    return;
+  }
+  agent_actor agent;
+  {
+    std::lock_guard<std::mutex> guard{s->mu};
+    agent = s->agent;
+  }
+  auto alloc = f.value("allocation_id", std::string{});
+  if ((type == "running" || type == "exited") && !agent)
+    return (void) ws.send(frame("error", {{"message", "hello first"}}));
+  if (type == "running")
+    return caf::anon_send(agent, running_atom::value, alloc);
+  if (type == "exited")
+    return caf::anon_send(agent, exited_atom::value, alloc,
+                          f.value("exit_code", int32_t{-1}));
+  (void) ws.send(frame("error", {{"message", "unknown type '" + type + "'"}}));
+}
+
+} // namespace
+
+caf::expected<agent_hello> parse_hello(const json& f) {
+  agent_hello h;
+  try {
+    h.agent_id = f.at("agent_id").get<std::string>();
+    h.pool = f.value("resource_pool", std::string{"default"});
+    h.slots = f.at("slots").get<int32_t>();
+    h.slot_type = f.value("slot_type", std::string{"cpu"});
+    h.instance_id = f.value("instance_id", std::string{});
+    if (auto r = f.find("running"); r != f.end() && r->is_array())
+      for (const auto& a : *r)
+        h.running_allocations.push_back(a.get<std::string>());
+  } catch (const std::exception& e) {
+    return make_error(errc::invalid_argument,
+                      std::string{"hello: "} + e.what());
+  }
+  if (h.agent_id.empty())
+    return make_error(errc::invalid_argument, "hello.agent_id: required");
+  if (h.slots < 0)
+    return make_error(errc::invalid_argument, "hello.slots: negative");
+  return h;
+}
+
+http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
+  return [ctx](http::ws_session ws) {
+    auto s = std::make_shared<session>(ctx->heartbeat_interval,
+                                       ctx->missed_heartbeats);
+    ws.on_message([ctx, s, ws](std::string text) { on_frame(ctx, s, ws, text); });
+    ws.on_close([s](http::ws_close_info info) {
+      std::lock_guard<std::mutex> guard{s->mu};
+      s->closed = true;
+      s->disconnect_locked("socket closed (" + std::to_string(info.code) + ")");
+      if (s->conn)
+        caf::anon_send_exit(s->conn, caf::exit_reason::user_shutdown);
+    });
+  };
+}
+
+http::ws_authorizer agent_ws_authorizer(ctx_ptr ctx) {
+  return [ctx](const http::http_request& req)
+           -> std::optional<http::http_response> {
+    if (ctx->agent_token.empty())
+      return std::nullopt;
+    auto token = bearer_token(req.headers.get("Authorization"));
+    if (equal_secret(token, ctx->agent_token))
+      return std::nullopt;
+    std::cerr << "det-master: refused an agent connection from "
+              << req.remote_address << ": missing or wrong agent token\n";
+    return http::error_response(http::grpc_code::unauthenticated,
+                               "missing or wrong agent token");
+  };
+}
+
+} // namespace det::api

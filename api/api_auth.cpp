@@ -1,0 +1,419 @@
+#include "api/api_auth.hpp"
+
+#include "http/grpc_error.hpp"
+#include "api/auth_crypto.hpp"
+#include "api/views.hpp"
+#include "messages/errc.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+namespace det::api {
+
+namespace {
+
+using ctx_ptr = std::shared_ptr<const api_context>;
+using json = nlohmann::json;
+using http::grpc_code;
+using http::http_request;
+using http::responder;
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+json user_json(const user_record& u) {
+  return {{"id", u.id},
+          {"username", u.username},
+          {"displayName", u.username},
+          {"admin", u.admin},
+          {"active", u.active},
+          {"remote", false},
+          {"agentUserGroup", nullptr},
+          {"modifiedAt", rfc3339(u.modified_at_us)}};
+}
+
+/// A string field under its camelCase or snake_case name; null is absent.
+std::string str_field(const json& j, const char* camel, const char* snake) {
+  for (const char* k : {camel, snake}) {
+    auto i = j.find(k);
+    if (i != j.end() && i->is_string())
+      return i->get<std::string>();
+  }
+  return {};
+}
+
+bool bool_field(const json& j, const char* camel, const char* snake,
+                bool fallback) {
+  for (const char* k : {camel, snake}) {
+    auto i = j.find(k);
+    if (i != j.end() && i->is_boolean())
+      return i->get<bool>();
+  }
+  return fallback;
+}
+
+std::optional<json> body_object(const http_request& req, const responder& res) {
+  auto j = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    res.send_error(grpc_code::invalid_argument,
+                   "the request body is not a JSON object");
+    return std::nullopt;
+  }
+  return j;
+}
+
+/// Appends `ev` through the master; once durable, applies it to the
+/// directory and calls `then`.
+void record(const ctx_ptr& ctx, domain_event ev, responder res,
+            std::function<void()> then) {
+  post(ctx->bridge, [ctx, ev = std::move(ev), res,
+                     then = std::move(then)](caf::event_based_actor* self) {
+    self
+      ->request(ctx->master, ctx->request_timeout, record_atom::value,
+                event_batch{{ev}})
+      .then(
+        [ctx, ev, then](caf::ok_atom) {
+          ctx->auth->apply(ev);
+          then();
+        },
+        [res](caf::error& err) { res.send(http::error_response(err)); });
+  });
+}
+
+// -- the guard ----------------------------------------------------------------
+
+bool is_public(const http_request& req) {
+  return req.path == "/info" || req.path == "/api/v1/master"
+         || (req.path == "/api/v1/auth/login" && req.method == "POST");
+}
+
+/// Refuses (403) a request authenticated by an allocation token whose path
+/// names another trial or allocation.
+bool in_scope(const http_request& req, const responder& res,
+              const allocation_identity& id) {
+  auto refuse = [&](const std::string& what) {
+    res.send_error(grpc_code::permission_denied,
+                   "the allocation token of " + id.allocation_id
+                     + " is not valid for " + what);
+    return false;
+  };
+  auto a = req.param("allocation_id");
+  if (!a.empty() && a != id.allocation_id)
+    return refuse("allocation " + a);
+  auto t = req.param("trial_id");
+  if (t.empty() && req.path.rfind("/api/v1/trials/", 0) == 0)
+    t = req.param("id");
+  if (!t.empty() && t != std::to_string(id.trial_id))
+    return refuse("trial " + t);
+  return true;
+}
+
+void pass(http_request req, responder res, const http::handler* next,
+          const user_record& u, const allocation_identity* alloc) {
+  if (!u.active)
+    return res.send_error(grpc_code::permission_denied, "user is not active");
+  req.principal = {u.username, u.admin && alloc == nullptr,
+                   alloc != nullptr ? alloc->allocation_id : std::string{}};
+  if (alloc != nullptr && !in_scope(req, res, *alloc))
+    return;
+  (*next)(std::move(req), res);
+}
+
+void via_allocation(const ctx_ptr& ctx, http_request req, responder res,
+                    const http::handler* next, const allocation_identity& id) {
+  auto owner = ctx->auth->find(id.owner);
+  if (!owner)
+    owner = ctx->auth->find("determined");
+  if (!owner)
+    return res.send_error(grpc_code::unauthenticated, "invalid credentials");
+  pass(std::move(req), std::move(res), next, *owner, &id);
+}
+
+/// Finds the live allocation a token belongs to (asks the master for the
+/// live allocations once per unknown token).
+void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
+                     const http::handler* next, std::string token) {
+  post(ctx->bridge, [ctx, req = std::move(req), res, next,
+                     token = std::move(token)](caf::event_based_actor* self) {
+    state_view v{[](const state::cluster_state& s, int64_t) {
+      json out = json::array();
+      for (const auto& [alloc, trial] : s.allocations) {
+        auto t = s.trials.find(trial);
+        auto e = t == s.trials.end()
+                   ? s.experiments.end()
+                   : s.experiments.find(t->second.experiment_id);
+        out.push_back(
+          {alloc, trial, e == s.experiments.end() ? "" : e->second.owner});
+      }
+      return out.dump();
+    }};
+    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+      .then(
+        [ctx, req, res, next, token](std::string& text) {
+          for (const auto& a : json::parse(text)) {
+            auto alloc = a[0].get<std::string>();
+            if (ctx->tokens->valid(alloc, token)) {
+              allocation_identity id{alloc, a[1].get<int64_t>(),
+                                     a[2].get<std::string>()};
+              ctx->auth->remember_allocation(token, id);
+              return via_allocation(ctx, req, res, next, id);
+            }
+          }
+          res.send_error(grpc_code::unauthenticated, "invalid credentials");
+        },
+        [res](caf::error& err) { res.send(http::error_response(err)); });
+  });
+}
+
+void guard(const ctx_ptr& ctx, http_request req, responder res,
+           const http::handler& next) {
+  if (is_public(req))
+    return next(std::move(req), std::move(res));
+  auto user_token = bearer_token(req.headers.get("Authorization"));
+  if (auto u = ctx->auth->user_of_token(user_token))
+    return pass(std::move(req), std::move(res), &next, *u, nullptr);
+  auto token = bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
+  if (token.empty())
+    token = user_token;
+  if (token.empty())
+    return res.send_error(grpc_code::unauthenticated,
+                          "authentication required: log in with "
+                          "'det user login'");
+  if (auto id = ctx->auth->cached_allocation(token))
+    return via_allocation(ctx, std::move(req), std::move(res), &next, *id);
+  find_allocation(ctx, std::move(req), std::move(res), &next, std::move(token));
+}
+
+// -- routes -------------------------------------------------------------------
+
+void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
+  auto body = body_object(req, res);
+  if (!body)
+    return;
+  auto name = str_field(*body, "username", "username");
+  if (name.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "missing argument: username");
+  auto password = str_field(*body, "password", "password");
+  if (!bool_field(*body, "isHashed", "is_hashed", false))
+    password = client_hash(password);
+  auto u = ctx->auth->find(name);
+  if (!u || !password_matches(u->password_hash, password)) {
+    std::cerr << "det-master: failed login for user '" << name << "' from "
+              << req.remote_address << "\n";
+    return res.send_error(grpc_code::unauthenticated, "invalid credentials");
+  }
+  if (!u->active)
+    return res.send_error(grpc_code::permission_denied, "user is not active");
+  auto token = new_token();
+  record(ctx, session_started{name, token_hash(token), now_us()}, res,
+         [res, token, user = *u] {
+           auto r = http::http_response::json(
+             200, json{{"token", token}, {"user", user_json(user)}}.dump());
+           r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly");
+           res.send(std::move(r));
+         });
+}
+
+void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
+  auto token = bearer_token(req.headers.get("Authorization"));
+  auto u = ctx->auth->user_of_token(token);
+  if (!u) // an allocation token has no session to end
+    return res.send_json("{}");
+  record(ctx, session_ended{u->username, token_hash(token), now_us()}, res,
+         [res] { res.send_json("{}"); });
+}
+
+std::optional<user_record> user_param(const ctx_ptr& ctx,
+                                      const http_request& req,
+                                      const responder& res) {
+  auto text = req.param("user_id");
+  int64_t id = 0;
+  try {
+    size_t used = 0;
+    id = std::stoll(text, &used);
+    if (used != text.size())
+      id = 0;
+  } catch (const std::exception&) {
+  }
+  if (id <= 0) {
+    res.send_error(grpc_code::invalid_argument,
+                   "userId: not a valid id: '" + text + "'");
+    return std::nullopt;
+  }
+  auto u = ctx->auth->find_id(id);
+  if (!u)
+    res.send_error(grpc_code::not_found, "user " + text + " not found");
+  return u;
+}
+
+void list_users(const ctx_ptr& ctx, const http_request& req,
+                const responder& res) {
+  auto all = ctx->auth->list();
+  json users = json::array();
+  for (const auto& u : all)
+    users.push_back(user_json(u));
+  auto total = static_cast<int64_t>(users.size());
+  int64_t offset = 0;
+  int64_t limit = 0;
+  try {
+    if (auto o = req.query.get("offset"))
+      offset = std::clamp<int64_t>(std::stoll(*o), 0, total);
+    if (auto l = req.query.get("limit"))
+      limit = std::max<int64_t>(std::stoll(*l), 0);
+  } catch (const std::exception&) {
+    return res.send_error(grpc_code::invalid_argument,
+                          "offset/limit: not a number");
+  }
+  auto end = limit == 0 ? total : std::min(total, offset + limit);
+  json page(users.begin() + offset, users.begin() + end);
+  res.send_json(json{{"users", page},
+                     {"pagination",
+                      {{"offset", offset},
+                       {"limit", limit},
+                       {"startIndex", offset},
+                       {"endIndex", end},
+                       {"total", total}}}}
+                  .dump());
+}
+
+void create_user(const ctx_ptr& ctx, const http_request& req,
+                 const responder& res) {
+  if (!require_admin(req, res))
+    return;
+  auto body = body_object(req, res);
+  if (!body)
+    return;
+  auto user = body->value("user", json::object());
+  if (!user.is_object())
+    return res.send_error(grpc_code::invalid_argument,
+                          "user: expected an object");
+  auto name = str_field(user, "username", "username");
+  if (name.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "user.username: must not be empty");
+  if (ctx->auth->find(name))
+    return res.send_error(grpc_code::already_exists,
+                          "user '" + name + "' already exists");
+  auto password = str_field(*body, "password", "password");
+  if (!bool_field(*body, "isHashed", "is_hashed", false))
+    password = client_hash(password);
+  bool admin = bool_field(user, "admin", "admin", false);
+  record(ctx, user_created{name, admin, store_password(password), now_us()},
+         res, [ctx, res, name] {
+           std::cerr << "det-master: user '" << name << "' created\n";
+           res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}
+                           .dump());
+         });
+}
+
+void patch_user(const ctx_ptr& ctx, const http_request& req,
+                const responder& res) {
+  auto target = user_param(ctx, req, res);
+  if (!target)
+    return;
+  auto body = body_object(req, res);
+  if (!body)
+    return;
+  if (target->username != req.principal.username && !req.principal.admin)
+    return res.send_error(grpc_code::permission_denied,
+                          "only an admin may change another user");
+  for (const char* unsupported :
+       {"username", "displayName", "display_name", "active", "admin",
+        "agentUserGroup", "agent_user_group", "remote"})
+    if (body->contains(unsupported) && !(*body)[unsupported].is_null())
+      return res.send_error(grpc_code::unimplemented,
+                            std::string{unsupported}
+                              + ": only password changes are supported");
+  auto pw = body->find("password");
+  if (pw == body->end() || !pw->is_string())
+    return res.send_error(grpc_code::invalid_argument,
+                          "password: required (a string)");
+  auto password = pw->get<std::string>();
+  if (!bool_field(*body, "isHashed", "is_hashed", false))
+    password = client_hash(password);
+  auto name = target->username;
+  record(ctx, user_password_changed{name, store_password(password), now_us()},
+         res, [ctx, res, name] {
+           std::cerr << "det-master: password of user '" << name
+                     << "' changed\n";
+           res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}
+                           .dump());
+         });
+}
+
+} // namespace
+
+bool require_admin(const http::http_request& req, const http::responder& res) {
+  if (req.principal.admin)
+    return true;
+  res.send_error(grpc_code::permission_denied,
+                 "user '" + req.principal.username
+                   + "' does not have permission: admin only");
+  return false;
+}
+
+void add_auth_routes(http::router& r, ctx_ptr ctx) {
+  r.set_guard([ctx](http_request req, responder res, const http::handler& next) {
+    guard(ctx, std::move(req), std::move(res), next);
+  });
+  r.post("/api/v1/auth/login",
+         [ctx](http_request req, responder res) { login(ctx, req, res); });
+  r.post("/api/v1/auth/logout",
+         [ctx](http_request req, responder res) { logout(ctx, req, res); });
+  r.get("/api/v1/me", [ctx](http_request req, responder res) {
+    auto u = ctx->auth->find(req.principal.username);
+    if (!u)
+      return res.send_error(grpc_code::not_found, "user not found");
+    res.send_json(json{{"user", user_json(*u)}}.dump());
+  });
+  r.get("/api/v1/users",
+        [ctx](http_request req, responder res) { list_users(ctx, req, res); });
+  r.post("/api/v1/users",
+         [ctx](http_request req, responder res) { create_user(ctx, req, res); });
+  r.get("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
+    if (auto u = user_param(ctx, req, res))
+      res.send_json(json{{"user", user_json(*u)}}.dump());
+  });
+  r.patch("/api/v1/users/{user_id}",
+          [ctx](http_request req, responder res) { patch_user(ctx, req, res); });
+  r.get("/api/v1/users/{username}/by-username",
+        [ctx](http_request req, responder res) {
+          auto name = req.param("username");
+          if (auto u = ctx->auth->find(name))
+            return res.send_json(json{{"user", user_json(*u)}}.dump());
+          res.send_error(grpc_code::not_found, "user '" + name + "' not found");
+        });
+}
+
+std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
+                                 const std::string& initial_password) {
+  std::vector<domain_event> evs;
+  for (auto [name, admin] : {std::pair{"admin", true},
+                             std::pair{"determined", false}})
+    if (!ctx.auth->find(name))
+      evs.push_back(user_created{name, admin,
+                                 store_password(client_hash(initial_password)),
+                                 now_us()});
+  if (evs.empty())
+    return {};
+  caf::scoped_actor self{sys};
+  std::string failure;
+  self->request(ctx.master, caf::infinite, record_atom::value, event_batch{evs})
+    .receive([&](caf::ok_atom) {},
+             [&](caf::error& err) { failure = render(err); });
+  if (!failure.empty())
+    return "cannot create the default users: " + failure;
+  for (const auto& ev : evs)
+    ctx.auth->apply(ev);
+  return {};
+}
+
+} // namespace det::api

@@ -1,0 +1,41 @@
+#pragma once
+
+// Users, sessions and the authentication guard of the REST API.
+//
+// Every route but /info, GET /api/v1/master and POST /api/v1/auth/login
+// needs a principal: a user session ("Authorization: Bearer <token>" from
+// POST /api/v1/auth/login) or a trial's allocation token (in
+// "Grpc-Metadata-x-allocation-token: Bearer ..." as the upstream harness
+// sends it, or in Authorization as det-agent does). No or unknown token:
+// 401. An allocation token acts as the experiment's owner, but only on its
+// own trial and allocation: a path naming another trial or allocation is
+// refused with 403. Routes that need an admin answer 403 to others
+// (require_admin).
+//
+// Users and sessions are events (user_created, user_password_changed,
+// session_started, session_ended); a route appends through the master and
+// waits for the durable acknowledgement before it updates the
+// auth_directory and answers, so a restart keeps everyone logged in.
+
+#include "http/router.hpp"
+#include "api/master_api.hpp"
+
+#include <caf/actor_system.hpp>
+
+#include <string>
+
+namespace det::api {
+
+/// Registers the auth and user routes and installs the guard on `r`.
+void add_auth_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+
+/// True for an admin principal; otherwise answers 403 and returns false.
+bool require_admin(const http::http_request& req, const http::responder& res);
+
+/// Creates `admin` (admin) and `determined` if the log has no such users,
+/// with `initial_password` (blank when empty); blocks until durable. Call
+/// before serving. Returns an error text, or "" on success.
+std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
+                                 const std::string& initial_password);
+
+} // namespace det::api

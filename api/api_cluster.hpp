@@ -1,0 +1,18 @@
+#pragma once
+
+// The user-facing read routes the det CLI needs beyond experiments:
+// master config (admin only, secrets redacted), agents, slots (through
+// agents), tasks, trials (describe, workloads, kill, logs with follow,
+// head and tail), checkpoints and resource pools; plus the paginated,
+// user-filtered experiment list. Each answer is a view of the master's
+// state (views_cluster.hpp), except the config (from api_context) and the
+// log lines (trial_logs).
+
+#include "http/router.hpp"
+#include "api/master_api.hpp"
+
+namespace det::api {
+
+void add_cluster_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+
+} // namespace det::api

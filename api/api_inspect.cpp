@@ -1,0 +1,218 @@
+#include "api/api_inspect.hpp"
+
+#include "inspect/log_queries.hpp"
+#include "inspect/metrics_view.hpp"
+#include "inspect/views.hpp"
+#include "messages/errc.hpp"
+#include "metrics/master_metrics.hpp"
+#include "metrics/registry.hpp"
+#include "store/pg_event_store.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace det::api {
+
+namespace {
+
+using ctx_ptr = std::shared_ptr<const api_context>;
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+/// One thread that owns a read-only store connection and runs log queries
+/// in order. Destroying it finishes the queued jobs and joins the thread.
+class log_reader {
+public:
+  /// Gets the store, or null and why it could not be opened.
+  using job = std::function<void(event_store*, const caf::error&)>;
+
+  explicit log_reader(std::string url)
+      : url_(std::move(url)), thread_([this] { run(); }) {}
+
+  ~log_reader() {
+    {
+      std::lock_guard<std::mutex> g{mu_};
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+
+  /// False when too many queries wait.
+  bool submit(job j) {
+    {
+      std::lock_guard<std::mutex> g{mu_};
+      if (jobs_.size() >= 32)
+        return false;
+      jobs_.push_back(std::move(j));
+    }
+    cv_.notify_one();
+    return true;
+  }
+
+private:
+  void run() {
+    for (;;) {
+      job j;
+      {
+        std::unique_lock<std::mutex> g{mu_};
+        cv_.wait(g, [this] { return stop_ || !jobs_.empty(); });
+        if (jobs_.empty())
+          return;
+        j = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      if (!store_) {
+        pg_store_options o;
+        o.url = url_;
+        o.lock = lock_policy::reader;
+        o.migrate = false;
+        auto s = pg_event_store::open(o);
+        if (!s) {
+          j(nullptr, s.error());
+          continue;
+        }
+        store_ = std::move(*s);
+      }
+      j(store_.get(), caf::error{});
+    }
+  }
+
+  std::string url_;
+  std::unique_ptr<pg_event_store> store_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<job> jobs_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+/// Renders `fn(state)` inside the master and answers with its text.
+void answer_with(
+    const ctx_ptr& ctx, const responder& res,
+    std::function<http::http_response(const state::cluster_state&)> fn) {
+  post(ctx->bridge, [ctx, res,
+                     fn = std::move(fn)](caf::event_based_actor* self) {
+    auto out = std::make_shared<http::http_response>();
+    state_view v{[fn, out](const state::cluster_state& s, int64_t) {
+      *out = fn(s);
+      return std::string{};
+    }};
+    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+        .then([res, out](std::string&) { res.send(std::move(*out)); },
+              [res](caf::error& err) { res.send(http::error_response(err)); });
+  });
+}
+
+/// A query parameter as an integer; answers 400 naming it when it is not.
+bool int_param(const http::http_request& req, const responder& res,
+               const char* name, std::optional<int64_t>& out) {
+  auto v = req.query.get(name);
+  if (!v)
+    return true;
+  try {
+    size_t used = 0;
+    auto n = std::stoll(*v, &used);
+    if (used == v->size()) {
+      out = n;
+      return true;
+    }
+  } catch (const std::exception&) {
+  }
+  res.send_error(grpc_code::invalid_argument,
+                 std::string{name} + ": not an integer: '" + *v + "'");
+  return false;
+}
+
+void on_reader(const std::shared_ptr<log_reader>& reader, const responder& res,
+               std::function<caf::expected<json>(event_store&)> fn) {
+  auto ok = reader->submit(
+      [res, fn = std::move(fn)](event_store* log, const caf::error& err) {
+        if (log == nullptr)
+          return res.send(http::error_response(err));
+        auto out = fn(*log);
+        if (!out)
+          return res.send(http::error_response(out.error()));
+        res.send_json(out->dump());
+      });
+  if (!ok)
+    res.send_error(grpc_code::unavailable,
+                   "too many event-log queries waiting; try again");
+}
+
+void events_route(const std::shared_ptr<log_reader>& reader,
+                  const http::http_request& req, const responder& res) {
+  inspection::event_filter f;
+  std::optional<int64_t> limit;
+  if (!int_param(req, res, "from", f.from) || !int_param(req, res, "to", f.to)
+      || !int_param(req, res, "limit", limit))
+    return;
+  if (limit)
+    f.limit = *limit;
+  if (auto s = req.query.get("stream"); s && !s->empty())
+    f.stream = *s;
+  if (auto t = req.query.get("type"); t && !t->empty())
+    f.type = *t;
+  on_reader(reader, res,
+            [f](event_store& log) { return inspection::query_events(log, f); });
+}
+
+void state_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
+                 const http::http_request& req, const responder& res) {
+  std::optional<int64_t> at;
+  if (!int_param(req, res, "at", at))
+    return;
+  if (!at)
+    return answer_with(ctx, res, [](const state::cluster_state& s) {
+      return http::http_response::json(200, state::to_snapshot(s).dump());
+    });
+  on_reader(reader, res, [at = *at](event_store& log) -> caf::expected<json> {
+    auto st = inspection::state_at(log, at);
+    if (!st)
+      return std::move(st.error());
+    return state::to_snapshot(*st);
+  });
+}
+
+} // namespace
+
+void add_inspect_routes(http::router& r, ctx_ptr ctx) {
+  metrics::register_master_metrics();
+  auto reader = std::make_shared<log_reader>(ctx->db_url);
+  r.get("/api/v1/inspect/events",
+        [reader](http::http_request req, responder res) {
+          events_route(reader, req, res);
+        });
+  r.get("/api/v1/inspect/state",
+        [ctx, reader](http::http_request req, responder res) {
+          state_route(ctx, reader, req, res);
+        });
+  r.get("/api/v1/inspect/{kind}", [ctx](http::http_request req, responder res) {
+    auto kind = inspection::view_kind_from(req.param("kind"));
+    if (!kind)
+      return res.send_error(grpc_code::not_found,
+                            "no inspect view '" + req.param("kind")
+                                + "'; known: " + inspection::view_kind_names()
+                                + ", events, state");
+    answer_with(ctx, res, [k = *kind](const state::cluster_state& s) {
+      return http::http_response::json(200, inspection::view(s, k).dump());
+    });
+  });
+  r.get("/metrics", [ctx](http::http_request, responder res) {
+    answer_with(ctx, res, [](const state::cluster_state& s) {
+      auto text = metrics::encode(inspection::state_families(s))
+                  + metrics::global_registry().text();
+      auto out = http::http_response::text(200, std::move(text));
+      out.headers.set("Content-Type",
+                      "text/plain; version=0.0.4; charset=utf-8");
+      return out;
+    });
+  });
+}
+
+} // namespace det::api

@@ -1,0 +1,255 @@
+// The trial-side REST routes an unmodified Core API script (determined
+// 0.38.1) calls besides metrics, checkpoints and preemption (master_api.cpp):
+// run start, progress, runner state, early exit, the context directory,
+// task logs, and the trial's checkpoints. Each is authorized with the
+// allocation token of the trial it names (docs/agent_protocol.md).
+
+#include "http/grpc_error.hpp"
+#include "actors/model_def_actor.hpp"
+#include "api/route_util.hpp"
+#include "api/views.hpp"
+#include "state/queries.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+namespace det::api {
+
+namespace {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+/// Looks up the live allocation of `trial_id`, checks the request's token
+/// against it, then calls `then(self, allocation_id)` on the bridge.
+void with_trial_allocation(
+    const ctx_ptr& ctx, const http::http_request& req, const responder& res,
+    int64_t trial_id,
+    std::function<void(caf::event_based_actor*, const std::string&)> then) {
+  post(ctx->bridge, [ctx, req, res, trial_id,
+                     then = std::move(then)](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [trial_id](const state::cluster_state& s, int64_t) {
+          return trial_allocation(s, trial_id);
+        },
+        res,
+        [ctx, req, res, self, trial_id, then](json j) {
+          auto name = "trial " + std::to_string(trial_id);
+          if (j.is_null())
+            return res.send_error(grpc_code::not_found, name + " not found");
+          auto alloc = j.value("allocation_id", std::string{});
+          if (alloc.empty())
+            return res.send_error(grpc_code::failed_precondition,
+                                  name + " has no live allocation");
+          if (authorized(ctx, req, res, alloc))
+            then(self, alloc);
+        });
+  });
+}
+
+/// A trial route whose only effect is its answer once authorized.
+void acknowledge(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res, const char* param, const char* what) {
+  auto id = id_param(req, res, param);
+  if (!id)
+    return;
+  auto body = req.body;
+  with_trial_allocation(
+      ctx, req, res, *id,
+      [res, what, id = *id, body](caf::event_based_actor*, const std::string&) {
+        std::cerr << "det-master: trial " << id << " " << what << " "
+                  << body.substr(0, 200) << "\n";
+        res.send_json("{}");
+      });
+}
+
+void run_start(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto run = body->value("runId", body->value("run_id", json()));
+  if (!run.is_number_integer() || run.get<int64_t>() < 1)
+    return res.send_error(grpc_code::invalid_argument,
+                          "runId: required, a positive trial id");
+  // Our checkpoint storage is the experiment's; no storage id to hand out.
+  with_trial_allocation(ctx, req, res, run.get<int64_t>(),
+                        [res](caf::event_based_actor*, const std::string&) {
+                          res.send_json("{}");
+                        });
+}
+
+void report_progress(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  auto id = id_param(req, res, "trial_id");
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  auto p = body->value("progress", json());
+  if (!p.is_number() || !std::isfinite(p.get<double>()) || p.get<double>() < 0
+      || p.get<double>() > 1)
+    return res.send_error(grpc_code::invalid_argument,
+                          "progress: required, a number in [0, 1], got "
+                              + p.dump());
+  auto value = p.get<double>();
+  with_trial_allocation(
+      ctx, req, res, *id,
+      [ctx, res, id = *id, value](caf::event_based_actor*, const std::string&) {
+        ctx->progress->set(id, value);
+        res.send_json("{}");
+      });
+}
+
+void context_directory(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  // Our task ids are trial ids (DET_TASK_ID).
+  auto id = id_param(req, res, "task_id");
+  if (!id)
+    return;
+  with_trial_allocation(
+      ctx, req, res, *id,
+      [ctx, res, id = *id](caf::event_based_actor* self, const std::string&) {
+        ask_view(
+            ctx, self,
+            [id](const state::cluster_state& s, int64_t) {
+              auto t = state::find_trial(s, id);
+              return t == nullptr ? json() : json(t->experiment_id);
+            },
+            res,
+            [ctx, res, self](json exp) {
+              self->request(ctx->model_defs, ctx->request_timeout,
+                            get_atom::value, exp.get<int64_t>())
+                  .then(
+                      [res](std::string& b64) {
+                        res.send_json(json{{"b64Tgz", b64}}.dump());
+                      },
+                      [res](caf::error& err) { fail(res, err); });
+            });
+      });
+}
+
+/// POST /api/v1/task/logs: lines a trial ships itself (upstream's
+/// ship_logs.py), kept with the agent-relayed output.
+void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto logs = body->value("logs", json::array());
+  if (!logs.is_array() || logs.empty() || !logs[0].is_object())
+    return res.send_error(grpc_code::invalid_argument,
+                          "logs: required, at least one log");
+  auto field = [](const json& l, const char* snake, const char* camel) {
+    auto v = l.value(snake, l.value(camel, json()));
+    return v.is_string() ? v.get<std::string>() : std::string{};
+  };
+  auto task = field(logs[0], "task_id", "taskId");
+  auto alloc = field(logs[0], "allocation_id", "allocationId");
+  std::vector<std::string> lines;
+  for (const auto& l : logs) {
+    if (!l.is_object() || field(l, "task_id", "taskId") != task)
+      return res.send_error(grpc_code::invalid_argument,
+                            "logs: every log must have task_id '" + task + "'");
+    auto text = field(l, "log", "log");
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+      text.pop_back();
+    lines.push_back(std::move(text));
+  }
+  int64_t trial_id = 0;
+  try {
+    trial_id = std::stoll(task);
+  } catch (const std::exception&) {
+  }
+  if (trial_id < 1 || alloc.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "logs[0]: task_id (a trial id) and allocation_id: "
+                          "required");
+  if (!authorized(ctx, req, res, alloc))
+    return;
+  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  ctx->logs->add(trial_id, field(logs[0], "agent_id", "agentId"), lines, now);
+  res.send_json("{}");
+}
+
+json checkpoint_json(const state::trial_info& t,
+                     const state::checkpoint_info& c) {
+  return {{"uuid", c.uuid},
+          {"taskId", std::to_string(t.id)},
+          {"allocationId", nullptr},
+          {"reportTime", rfc3339(c.at_us)},
+          {"state", "STATE_COMPLETED"},
+          {"resources", json::object()},
+          {"metadata", c.metadata},
+          {"training",
+           {{"trialId", t.id},
+            {"experimentId", t.experiment_id},
+            {"hparams", t.hparams},
+            {"validationMetrics",
+             {{"avgMetrics", t.metrics.latest_validation.is_null()
+                                 ? json::object()
+                                 : t.metrics.latest_validation}}}}}};
+}
+
+/// GET /api/v1/trials/{id}/checkpoints: the trial's latest checkpoint (the
+/// state keeps the latest; the full history is in the event log).
+json trial_checkpoints(const state::cluster_state& s, int64_t trial_id) {
+  auto t = state::find_trial(s, trial_id);
+  if (t == nullptr)
+    return nullptr;
+  auto list = json::array();
+  if (t->latest_checkpoint)
+    list.push_back(checkpoint_json(*t, *t->latest_checkpoint));
+  auto n = list.size();
+  return {{"checkpoints", std::move(list)},
+          {"pagination",
+           {{"offset", 0},
+            {"limit", 0},
+            {"startIndex", 0},
+            {"endIndex", n},
+            {"total", n}}}};
+}
+
+} // namespace
+
+void add_trial_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/runs/start", [ctx](http::http_request req, responder res) {
+    run_start(ctx, req, res);
+  });
+  r.post("/api/v1/trials/{trial_id}/progress",
+         [ctx](http::http_request req, responder res) {
+           report_progress(ctx, req, res);
+         });
+  r.post("/api/v1/trials/{trial_id}/runner/metadata",
+         [ctx](http::http_request req, responder res) {
+           acknowledge(ctx, req, res, "trial_id", "runner state");
+         });
+  r.post("/api/v1/trials/{trial_id}/early_exit",
+         [ctx](http::http_request req, responder res) {
+           acknowledge(ctx, req, res, "trial_id", "exits early:");
+         });
+  r.get("/api/v1/tasks/{task_id}/context_directory",
+        [ctx](http::http_request req, responder res) {
+          context_directory(ctx, req, res);
+        });
+  r.post("/api/v1/task/logs", [ctx](http::http_request req, responder res) {
+    post_task_logs(ctx, req, res);
+  });
+  r.get("/api/v1/trials/{trial_id}/checkpoints",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res, "trial_id");
+          if (id)
+            answer_view(
+                ctx, res,
+                [id = *id](const state::cluster_state& s, int64_t) {
+                  return trial_checkpoints(s, id);
+                },
+                "trial " + std::to_string(*id) + " not found");
+        });
+}
+
+} // namespace det::api

@@ -1,0 +1,107 @@
+#include "api/auth_crypto.hpp"
+
+#include "api/codec.hpp"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+namespace det::api {
+
+namespace {
+
+// The salt det 0.38.1 prepends before hashing (common/api/authentication.py).
+constexpr std::string_view cli_salt = "GubPEmmotfiK9TMD6Zdw";
+constexpr int pbkdf2_iterations = 10000;
+constexpr std::string_view scheme = "pbkdf2-sha256";
+
+std::string hex(const unsigned char* p, size_t n) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    out += digits[p[i] >> 4];
+    out += digits[p[i] & 15];
+  }
+  return out;
+}
+
+std::string digest(const EVP_MD* md, std::string_view data) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out.data(), &len, md, nullptr);
+  return hex(out.data(), len);
+}
+
+std::string random_hex(size_t bytes) {
+  std::vector<unsigned char> buf(bytes);
+  if (RAND_bytes(buf.data(), static_cast<int>(buf.size())) != 1)
+    throw std::runtime_error("RAND_bytes failed");
+  return hex(buf.data(), buf.size());
+}
+
+std::string pbkdf2(std::string_view secret, std::string_view salt_hex,
+                   int iterations) {
+  std::array<unsigned char, 32> key{};
+  PKCS5_PBKDF2_HMAC(secret.data(), static_cast<int>(secret.size()),
+                    reinterpret_cast<const unsigned char*>(salt_hex.data()),
+                    static_cast<int>(salt_hex.size()), iterations,
+                    EVP_sha256(), static_cast<int>(key.size()), key.data());
+  return hex(key.data(), key.size());
+}
+
+} // namespace
+
+std::string client_hash(std::string_view password) {
+  if (password.empty())
+    return {};
+  std::string salted{cli_salt};
+  salted += password;
+  return digest(EVP_sha512(), salted);
+}
+
+std::string store_password(std::string_view client_hash_hex) {
+  if (client_hash_hex.empty())
+    return {};
+  auto salt = random_hex(16);
+  return std::string{scheme} + "$" + std::to_string(pbkdf2_iterations) + "$"
+         + salt + "$" + pbkdf2(client_hash_hex, salt, pbkdf2_iterations);
+}
+
+bool password_matches(std::string_view stored,
+                      std::string_view client_hash_hex) {
+  if (stored.empty())
+    return client_hash_hex.empty();
+  if (client_hash_hex.empty())
+    return false;
+  // scheme$iterations$salt$key
+  auto a = stored.find('$');
+  auto b = a == std::string_view::npos ? a : stored.find('$', a + 1);
+  auto c = b == std::string_view::npos ? b : stored.find('$', b + 1);
+  if (c == std::string_view::npos || stored.substr(0, a) != scheme)
+    return false;
+  int iterations = 0;
+  try {
+    iterations = std::stoi(std::string{stored.substr(a + 1, b - a - 1)});
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (iterations < 1)
+    return false;
+  auto salt = stored.substr(b + 1, c - b - 1);
+  return equal_secret(pbkdf2(client_hash_hex, salt, iterations),
+                      stored.substr(c + 1));
+}
+
+std::string new_token() {
+  return random_hex(32);
+}
+
+std::string token_hash(std::string_view token) {
+  return digest(EVP_sha256(), token);
+}
+
+} // namespace det::api

@@ -1,0 +1,70 @@
+#pragma once
+
+// The API's read copy of the users and live sessions, so that every request
+// is authenticated on its I/O thread without asking the master. It is filled
+// from the recovered state at start-up (load) and then only by the auth
+// routes, each after the master acknowledged the event as durable (apply):
+// the event log stays the source of truth and a restart rebuilds the same
+// copy. Thread-safe (one mutex); every method is quick.
+//
+// Trial allocation tokens are not sessions: they are HMACs of the
+// allocation id (codec.hpp). The directory remembers which allocation (and
+// owner) a token was last found to belong to, bounded in size, so that the
+// guard asks the master only once per token.
+
+#include "messages/events.hpp"
+#include "state/cluster_state.hpp"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det::api {
+
+struct user_record {
+  int64_t id = 0;
+  std::string username;
+  bool admin = false;
+  bool active = true;
+  std::string password_hash;
+  int64_t modified_at_us = 0;
+};
+
+struct allocation_identity {
+  std::string allocation_id;
+  int64_t trial_id = 0;
+  std::string owner;
+};
+
+class auth_directory {
+public:
+  /// Replaces the contents with the state's users and sessions.
+  void load(const state::cluster_state& s);
+
+  /// Applies a durable user_created / user_password_changed /
+  /// session_started / session_ended; ignores other events.
+  void apply(const domain_event& ev);
+
+  /// The user a bearer token's session belongs to.
+  std::optional<user_record> user_of_token(const std::string& token) const;
+  std::optional<user_record> find(const std::string& username) const;
+  std::optional<user_record> find_id(int64_t id) const;
+  /// Every user, by id.
+  std::vector<user_record> list() const;
+  /// The token hashes of a user's live sessions.
+  std::vector<std::string> sessions_of(const std::string& username) const;
+
+  std::optional<allocation_identity>
+  cached_allocation(const std::string& token) const;
+  void remember_allocation(const std::string& token, allocation_identity id);
+
+private:
+  mutable std::mutex mu_;
+  std::map<std::string, user_record> users_;
+  std::map<std::string, std::string> sessions_;
+  std::map<std::string, allocation_identity> allocation_tokens_;
+};
+
+} // namespace det::api

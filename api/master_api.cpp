@@ -1,0 +1,430 @@
+#include "api/master_api.hpp"
+
+#include "http/grpc_error.hpp"
+#include "api/api_inspect.hpp"
+#include "api/api_auth.hpp"
+#include "api/api_cluster.hpp"
+#include "messages/model_archive.hpp"
+#include "actors/model_def_actor.hpp"
+#include "api/pool_views.hpp"
+#include "api/route_util.hpp"
+#include "api/views.hpp"
+#include "messages/errc.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include <iostream>
+
+namespace det::api {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+void fail(const responder& res, const caf::error& err) {
+  res.send(http::error_response(err));
+}
+
+void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
+              responder res, std::function<void(json)> then) {
+  state_view v{[fn = std::move(fn)](const state::cluster_state& s,
+                                    int64_t now) { return fn(s, now).dump(); }};
+  self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+    .then([then = std::move(then)](
+            std::string& text) { then(json::parse(text, nullptr, false)); },
+          [res](caf::error& err) { fail(res, err); });
+}
+
+void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
+                 std::string missing) {
+  // The master renders the JSON text once; it goes out as it is (no
+  // parse and dump again on the bridge: a list can be megabytes).
+  state_view v{[fn = std::move(fn)](const state::cluster_state& s,
+                                    int64_t now) { return fn(s, now).dump(); }};
+  post(ctx->bridge, [ctx, res, v = std::move(v),
+                     missing = std::move(missing)](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+      .then(
+        [res, missing](std::string& text) {
+          if (text == "null")
+            res.send_error(grpc_code::not_found, missing);
+          else
+            res.send_json(std::move(text));
+        },
+        [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+std::optional<int64_t> id_param(const http::http_request& req,
+                                const responder& res, const char* name) {
+  auto text = req.param(name);
+  try {
+    size_t used = 0;
+    auto id = std::stoll(text, &used);
+    if (used == text.size() && id > 0)
+      return id;
+  } catch (const std::exception&) {
+  }
+  res.send_error(grpc_code::invalid_argument,
+                 std::string{name} + ": not a valid id: '" + text + "'");
+  return std::nullopt;
+}
+
+std::optional<json> json_body(const http::http_request& req,
+                              const responder& res) {
+  auto j = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    res.send_error(grpc_code::invalid_argument,
+                   "the request body is not a JSON object");
+    return std::nullopt;
+  }
+  return j;
+}
+
+std::string allocation_token(const http::http_request& req) {
+  auto token = bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
+  return token.empty() ? bearer_token(req.headers.get("Authorization")) : token;
+}
+
+/// Requires the allocation token of `allocation_id` (the guard in
+/// api_auth.cpp has authenticated the request); answers 403 otherwise.
+bool authorized(const ctx_ptr&, const http::http_request& req,
+                const responder& res, const std::string& allocation_id) {
+  if (req.principal.allocation_id != allocation_id) {
+    std::cerr << "det-master: refused a request for allocation "
+              << allocation_id << " from " << req.remote_address << "\n";
+    res.send_error(grpc_code::permission_denied,
+                   "the session token is not valid for allocation "
+                     + allocation_id);
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+template <class Atom>
+void experiment_command(const ctx_ptr& ctx, const http::http_request& req,
+                        const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, Atom::value, id)
+      .then([res](caf::ok_atom) { res.send_json("{}"); },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+// -- experiments -------------------------------------------------------------
+
+void finish_model_def(const ctx_ptr& ctx, int64_t id) {
+  auto& b = *ctx->bridge_data;
+  b.storing.erase(id);
+  auto waiting = std::move(b.waiting[id]);
+  b.waiting.erase(id);
+  for (auto& w : waiting)
+    post(ctx->bridge, [ctx, w, id](caf::event_based_actor* self) {
+      self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+        .then([w](std::string& b64) { w.send_json(json{{"b64Tgz", b64}}.dump()); },
+              [w](caf::error& err) { fail(w, err); });
+    });
+}
+
+void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto cfg_field = body->find("config");
+  if (cfg_field != body->end() && !cfg_field->is_string()
+      && !cfg_field->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "config: expected the configuration as a YAML "
+                          "string");
+  auto act = body->find("activate");
+  if (act != body->end() && !act->is_boolean() && !act->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "activate: expected true or false");
+  auto cfg_text = cfg_field != body->end() && cfg_field->is_string()
+                    ? cfg_field->get<std::string>()
+                    : std::string{};
+  auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
+  if (!cfg)
+    return fail(res, cfg.error());
+  auto cap = ctx->pool_capacities.find(cfg->resources.resource_pool);
+  if (cap != ctx->pool_capacities.end())
+    if (auto err = conf::check_slots_fit(cfg->resources.slots_per_trial,
+                                         cfg->resources.is_single_node,
+                                         cap->second))
+      return fail(res, err);
+  auto files = body->value("modelDefinition", json::array());
+  if (auto err = check_model_files(files))
+    return fail(res, err);
+  if (auto err = check_model_size(files,
+                                  ctx->config->max_model_definition_bytes))
+    return fail(res, err);
+  bool activate = act == body->end() || act->is_null() || act->get<bool>();
+  auto filled = cfg->filled.dump();
+  auto owner = req.principal.username.empty() ? std::string{"determined"}
+                                              : req.principal.username;
+  post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate,
+                     owner](caf::event_based_actor* self) {
+    self
+      ->request(ctx->master, ctx->request_timeout, submit_atom::value, filled,
+                owner)
+      .then(
+        [ctx, res, self, files, activate](int64_t id) {
+          std::cerr << "det-master: experiment " << id << " submitted\n";
+          ctx->bridge_data->storing.insert(id);
+          if (!activate)
+            self->request(ctx->master, ctx->request_timeout,
+                          pause_atom::value, id);
+          self
+            ->request(ctx->model_defs, caf::infinite, put_atom::value, id,
+                      files)
+            .then(
+              [ctx, res, self, id](caf::ok_atom) {
+                finish_model_def(ctx, id);
+                ask_view(
+                  ctx, self,
+                  [id](const state::cluster_state& s, int64_t) {
+                    return experiment_response(s, id);
+                  },
+                  res, [res](json j) { res.send_json(j.dump()); });
+              },
+              [ctx, res, self, id](caf::error& err) {
+                std::cerr << "det-master: experiment " << id
+                          << ": storing its model definition failed: "
+                          << render(err) << "; killing it\n";
+                finish_model_def(ctx, id);
+                self->request(ctx->master, ctx->request_timeout,
+                              kill_atom::value, id);
+                fail(res, err);
+              });
+        },
+        [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+void get_model_def(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    auto& b = *ctx->bridge_data;
+    if (b.storing.count(id) != 0) {
+      b.waiting[id].push_back(res);
+      return;
+    }
+    self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+      .then([res](std::string& b64) {
+              res.send_json(json{{"b64Tgz", b64}}.dump());
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+// -- trial side --------------------------------------------------------------
+
+void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto trial_id = id_param(req, res, "trial_id");
+  auto body = trial_id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  auto m = body->value("metrics", json::object());
+  auto g = body->value("group", json("training"));
+  auto group = g.is_string() ? g.get<std::string>() : g.dump();
+  // Upstream refuses empty groups and dots; the state records two groups.
+  if (group != "training" && group != "validation")
+    return res.send_error(grpc_code::invalid_argument,
+                          "group: '" + group + "' is not recorded by this "
+                          "master (training, validation)");
+  auto steps = m.value("stepsCompleted", int64_t{0});
+  auto avg = m.value("metrics", json::object())
+               .value("avgMetrics", json::object());
+  post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
+                     avg](caf::event_based_actor* self) {
+    ask_view(
+      ctx, self,
+      [trial_id](const state::cluster_state& s, int64_t) {
+        return trial_allocation(s, trial_id);
+      },
+      res, [ctx, req, res, self, trial_id, group, steps, avg](json j) {
+        if (j.is_null())
+          return res.send_error(grpc_code::not_found,
+                                "trial " + std::to_string(trial_id)
+                                  + " not found");
+        auto alloc = j.value("allocation_id", std::string{});
+        if (alloc.empty())
+          return res.send_error(grpc_code::failed_precondition,
+                                "trial " + std::to_string(trial_id)
+                                  + " has no live allocation");
+        if (!authorized(ctx, req, res, alloc))
+          return;
+        self
+          ->request(ctx->master, ctx->request_timeout, metrics_atom::value,
+                    alloc, group, steps, avg.dump())
+          .then([res](caf::ok_atom) { res.send_json("{}"); },
+                [res](caf::error& err) { fail(res, err); });
+      });
+  });
+}
+
+void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  // Upstream's body is the v1Checkpoint itself; {"checkpoint": {...}} too.
+  auto c = body->contains("checkpoint") ? body->value("checkpoint", json::object())
+                                        : *body;
+  auto alloc = c.value("allocationId", std::string{});
+  auto uuid = c.value("uuid", std::string{});
+  auto meta = c.value("metadata", json::object());
+  if (alloc.empty() || uuid.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "checkpoint.allocationId and checkpoint.uuid: "
+                          "required");
+  if (!authorized(ctx, req, res, alloc))
+    return;
+  auto steps = meta.value("steps_completed", int64_t{0});
+  post(ctx->bridge, [ctx, res, alloc, uuid, steps,
+                     meta](caf::event_based_actor* self) {
+    self
+      ->request(ctx->master, ctx->request_timeout, ckpt_atom::value, alloc,
+                uuid, steps, meta.dump())
+      .then([res](caf::ok_atom) { res.send_json("{}"); },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+/// One look at the state; answers when preempting, when the allocation is
+/// gone or at the deadline, otherwise looks again after preemption_poll.
+void poll_preemption(const ctx_ptr& ctx, caf::event_based_actor* self,
+                     responder res, std::string alloc,
+                     std::chrono::steady_clock::time_point deadline) {
+  if (res.client_gone())
+    return res.send_json(R"({"preempt":false})");
+  ask_view(
+    ctx, self,
+    [alloc](const state::cluster_state& s, int64_t) {
+      return preemption_status(s, alloc);
+    },
+    res, [ctx, self, res, alloc, deadline](json j) {
+      bool preempt = j.value("preempt", false);
+      if (preempt || !j.value("live", false)
+          || std::chrono::steady_clock::now() >= deadline)
+        return res.send_json(json{{"preempt", preempt}}.dump());
+      self->delayed_send(self, ctx->preemption_poll,
+                         bridge_job{[ctx, res, alloc, deadline](
+                                      caf::event_based_actor* s) {
+                           poll_preemption(ctx, s, res, alloc, deadline);
+                         }});
+    });
+}
+
+void preemption_signal(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto alloc = req.param("allocation_id");
+  if (!authorized(ctx, req, res, alloc))
+    return;
+  int64_t secs = 0;
+  if (auto t = req.query.get("timeout_seconds"))
+    try {
+      secs = std::clamp<int64_t>(std::stoll(*t), 0, 600);
+    } catch (const std::exception&) {
+      return res.send_error(grpc_code::invalid_argument,
+                            "timeout_seconds: not a number");
+    }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{secs};
+  post(ctx->bridge, [ctx, res, alloc, deadline](caf::event_based_actor* self) {
+    poll_preemption(ctx, self, res, alloc, deadline);
+  });
+}
+
+} // namespace
+
+
+void add_master_routes(http::router& r, ctx_ptr ctx) {
+  add_inspect_routes(r, ctx);
+  add_auth_routes(r, ctx);
+  add_cluster_routes(r, ctx);
+  auto info = [ctx](http::http_request, responder res) {
+    res.send_json(json{{"version", ctx->version},
+                       {"master_id", ctx->cluster_id},
+                       {"cluster_id", ctx->cluster_id},
+                       {"cluster_name", ctx->cluster_name}}
+                    .dump());
+  };
+  r.get("/info", info);
+  r.get("/api/v1/master", [ctx](http::http_request, responder res) {
+    res.send_json(json{{"version", ctx->version},
+                       {"masterId", ctx->cluster_id},
+                       {"clusterId", ctx->cluster_id},
+                       {"clusterName", ctx->cluster_name},
+                       {"hasCustomLogo", false},
+                       {"strictJobQueueControl", false}}
+                    .dump());
+  });
+  r.post("/api/v1/experiments", [ctx](http::http_request req, responder res) {
+    create_experiment(ctx, req, res);
+  });
+  r.get("/api/v1/experiments/{id}", [ctx](http::http_request req,
+                                          responder res) {
+    auto id = id_param(req, res);
+    if (id)
+      answer_view(ctx, res,
+                  [id = *id](const state::cluster_state& s, int64_t) {
+                    return experiment_response(s, id);
+                  },
+                  "experiment " + std::to_string(*id) + " not found");
+  });
+  r.get("/api/v1/experiments/{id}/trials", [ctx](http::http_request req,
+                                                 responder res) {
+    auto id = id_param(req, res);
+    if (id)
+      answer_view(ctx, res,
+                  [id = *id](const state::cluster_state& s, int64_t) {
+                    return trials_response(s, id);
+                  },
+                  "experiment " + std::to_string(*id) + " not found");
+  });
+  r.get("/api/v1/experiments/{id}/model_def",
+        [ctx](http::http_request req, responder res) {
+          get_model_def(ctx, req, res);
+        });
+  r.post("/api/v1/experiments/{id}/pause",
+         [ctx](http::http_request req, responder res) {
+           experiment_command<pause_atom>(ctx, req, res);
+         });
+  r.post("/api/v1/experiments/{id}/activate",
+         [ctx](http::http_request req, responder res) {
+           experiment_command<activate_atom>(ctx, req, res);
+         });
+  r.post("/api/v1/experiments/{id}/kill",
+         [ctx](http::http_request req, responder res) {
+           experiment_command<kill_atom>(ctx, req, res);
+         });
+  r.post("/api/v1/trials/{trial_id}/metrics",
+         [ctx](http::http_request req, responder res) {
+           report_metrics(ctx, req, res);
+         });
+  r.post("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
+    report_checkpoint(ctx, req, res);
+  });
+  r.get("/api/v1/allocations/{allocation_id}/signals/preemption",
+        [ctx](http::http_request req, responder res) {
+          preemption_signal(ctx, req, res);
+        });
+  r.post("/api/v1/allocations/{allocation_id}/signals/ack_preemption",
+         [ctx](http::http_request req, responder res) {
+           if (authorized(ctx, req, res, req.param("allocation_id")))
+             res.send_json("{}");
+         });
+  add_trial_routes(r, ctx);
+}
+
+} // namespace det::api

@@ -1,0 +1,73 @@
+#pragma once
+
+// The master's REST routes (the end-to-end subset of upstream's /api/v1,
+// plus the trial-side endpoints of docs/agent_protocol.md). Handlers decode
+// the request on the I/O thread, then post a job to the API bridge, which
+// asks the master (or the model-definition actor) and answers through the
+// responder. No handler blocks.
+//
+// Trial endpoints require "Authorization: Bearer <DET_SESSION_TOKEN>": no
+// token -> 401, a token of another allocation -> 403.
+
+#include "actors/master_actor.hpp"
+#include "http/router.hpp"
+#include "api/api_bridge.hpp"
+#include "api/auth_directory.hpp"
+#include "api/codec.hpp"
+#include "api/trial_logs.hpp"
+#include "api/trial_progress.hpp"
+#include "conf/capacity.hpp"
+#include "conf/experiment_config.hpp"
+#include "conf/master_config.hpp"
+
+#include <caf/actor.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace det::api {
+
+struct api_context {
+  master_actor master;
+  caf::actor bridge;
+  caf::actor model_defs;
+  std::shared_ptr<trial_logs> logs;
+  std::shared_ptr<const session_tokens> tokens;
+  /// Users and live sessions (api_auth.hpp).
+  std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();
+  /// The effective master config (GET /api/v1/master/config, pools).
+  std::shared_ptr<const conf::master_config> config =
+    std::make_shared<conf::master_config>();
+  conf::experiment_defaults experiment_defaults;
+  /// Largest possible capacity of each provisioned pool: a trial that can
+  /// never fit is refused at submission.
+  std::map<std::string, conf::pool_capacity> pool_capacities;
+  std::string cluster_id;
+  std::string cluster_name;
+  /// The event log's URL, for det-inspect's read-only log queries.
+  std::string db_url;
+  std::string version = "0.38.1";
+  std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
+  /// How often a preemption long poll re-reads the state.
+  std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};
+  /// Latest reported progress per trial (in memory).
+  std::shared_ptr<trial_progress> progress = std::make_shared<trial_progress>();
+  /// Shared by bridge jobs only.
+  std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
+};
+
+/// A function of the state whose JSON answer is sent as the response.
+using render_fn =
+  std::function<nlohmann::json(const state::cluster_state&, int64_t now_us)>;
+
+/// Answers `res` with fn(state) asked of the master; a null answer is a
+/// 404 with the message `missing`.
+void answer_view(const std::shared_ptr<const api_context>& ctx,
+                 http::responder res, render_fn fn, std::string missing);
+
+/// Registers every route on `r`.
+void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+
+} // namespace det::api

@@ -1,0 +1,57 @@
+#pragma once
+
+// Helpers the master's route files share (master_api.cpp, api_trials.cpp):
+// decoding path parameters and bodies, asking the master for a view, and the
+// allocation-token check of the trial endpoints. They answer the request
+// themselves when they fail (400/401/403) and return nothing then.
+
+#include "api/master_api.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace det::api {
+
+using ctx_ptr = std::shared_ptr<const api_context>;
+
+/// A function of the state whose JSON answer is sent as the response; a
+/// null answer is a 404 with `missing`.
+using render_fn =
+    std::function<nlohmann::json(const state::cluster_state&, int64_t)>;
+
+void fail(const http::responder& res, const caf::error& err);
+
+/// Asks the master for a view; calls `then` with it on the bridge.
+void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
+              http::responder res, std::function<void(nlohmann::json)> then);
+
+void answer_view(const ctx_ptr& ctx, http::responder res, render_fn fn,
+                 std::string missing);
+
+/// Parses a positive id path parameter, or answers 400.
+std::optional<int64_t> id_param(const http::http_request& req,
+                                const http::responder& res,
+                                const char* name = "id");
+
+/// The body as a JSON object ("" reads as {}), or answers 400.
+std::optional<nlohmann::json> json_body(const http::http_request& req,
+                                        const http::responder& res);
+
+/// The allocation (session) token of a trial request: upstream's task
+/// header "Grpc-Metadata-x-allocation-token: Bearer X", else
+/// "Authorization: Bearer X"; "" when neither.
+std::string allocation_token(const http::http_request& req);
+
+/// Checks the session token for `allocation_id`; answers 401/403 if bad.
+bool authorized(const ctx_ptr& ctx, const http::http_request& req,
+                const http::responder& res, const std::string& allocation_id);
+
+/// Registers the trial-side routes of api_trials.cpp.
+void add_trial_routes(http::router& r, ctx_ptr ctx);
+
+} // namespace det::api

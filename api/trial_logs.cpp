@@ -1,0 +1,29 @@
+#include "api/trial_logs.hpp"
+
+namespace det::api {
+
+void trial_logs::add(int64_t trial_id, const std::string& agent_id,
+                     const std::vector<std::string>& lines, int64_t at_us) {
+  std::lock_guard<std::mutex> guard{mu_};
+  auto& t = trials_[trial_id];
+  for (const auto& text : lines) {
+    t.lines.push_back({t.next_id++, trial_id, agent_id, text, at_us});
+    if (t.lines.size() > keep_)
+      t.lines.pop_front();
+  }
+}
+
+std::vector<log_line> trial_logs::since(int64_t trial_id,
+                                        int64_t after_id) const {
+  std::lock_guard<std::mutex> guard{mu_};
+  std::vector<log_line> out;
+  auto i = trials_.find(trial_id);
+  if (i == trials_.end())
+    return out;
+  for (const auto& l : i->second.lines)
+    if (l.id > after_id)
+      out.push_back(l);
+  return out;
+}
+
+} // namespace det::api

@@ -1,0 +1,45 @@
+#pragma once
+
+// The last lines of output of each trial, in memory only (the log stream of
+// `det trial logs`; lost on restart). Written by the agent WebSocket
+// sessions (server I/O threads) and read by the REST handlers: thread-safe.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace det::api {
+
+struct log_line {
+  int64_t id = 0; ///< 1-based, per trial, never reused
+  int64_t trial_id = 0;
+  std::string agent_id;
+  std::string text;
+  int64_t at_us = 0;
+};
+
+class trial_logs {
+public:
+  explicit trial_logs(size_t keep_per_trial = 1000) : keep_(keep_per_trial) {
+  }
+
+  void add(int64_t trial_id, const std::string& agent_id,
+           const std::vector<std::string>& lines, int64_t at_us);
+
+  /// Lines of the trial with id > after_id, oldest first.
+  std::vector<log_line> since(int64_t trial_id, int64_t after_id = 0) const;
+
+private:
+  struct per_trial {
+    int64_t next_id = 1;
+    std::deque<log_line> lines;
+  };
+  size_t keep_;
+  mutable std::mutex mu_;
+  std::map<int64_t, per_trial> trials_;
+};
+
+} // namespace det::api

@@ -1,0 +1,286 @@
+#include "api/views.hpp"
+
+#include "state/queries.hpp"
+
+#include <ctime>
+
+namespace det::api {
+
+std::string rfc3339(int64_t at_us) {
+  if (at_us <= 0)
+    return "";
+  std::time_t secs = static_cast<std::time_t>(at_us / 1000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%06lldZ",
+                static_cast<long long>(at_us % 1000000));
+  return std::string{buf} + frac;
+}
+
+std::string experiment_state_name(state::experiment_status s) {
+  return std::string{"STATE_"} + state::to_string(s);
+}
+
+std::string trial_state_name(state::trial_status s) {
+  using ts = state::trial_status;
+  switch (s) {
+    case ts::pending:
+    case ts::exited:
+      return "STATE_QUEUED";
+    case ts::assigned:
+      return "STATE_PULLING";
+    case ts::running:
+    case ts::checkpointing:
+      return "STATE_RUNNING";
+    case ts::completed:
+      return "STATE_COMPLETED";
+    case ts::errored:
+      return "STATE_ERROR";
+    case ts::canceled:
+      return "STATE_CANCELED";
+  }
+  return "STATE_UNSPECIFIED";
+}
+
+namespace {
+
+nlohmann::json metrics_workload(const nlohmann::json& metrics, int64_t steps) {
+  if (metrics.is_null())
+    return nullptr;
+  return {{"metrics", {{"avgMetrics", metrics}}},
+          {"numInputs", 0},
+          {"totalBatches", steps}};
+}
+
+nlohmann::json pagination(size_t n) {
+  return {{"offset", 0},
+          {"limit", 0},
+          {"startIndex", 0},
+          {"endIndex", n},
+          {"total", n}};
+}
+
+bool ended(state::trial_status s) {
+  using ts = state::trial_status;
+  return s == ts::completed || s == ts::errored || s == ts::canceled;
+}
+
+} // namespace
+
+nlohmann::json experiment_json(const state::cluster_state& s,
+                               const state::experiment_info& e) {
+  const auto& c = e.config;
+  auto searcher = c.value("searcher", nlohmann::json::object());
+  nlohmann::json j{
+    {"id", e.id},
+    {"name", c.value("name", std::string{"Experiment"})},
+    {"description", c.value("description", std::string{})},
+    {"archived", false},
+    {"config", c},
+    {"originalConfig", c.dump()},
+    {"jobId", "exp-" + std::to_string(e.id)},
+    {"numTrials", e.trial_ids.size()},
+    {"trialIds", e.trial_ids},
+    {"projectId", 1},
+    {"projectOwnerId", 1},
+    {"workspaceId", 1},
+    {"searcherType", searcher.value("name", std::string{"single"})},
+    {"searcherMetric", searcher.value("metric", std::string{})},
+    {"startTime", rfc3339(e.submitted_at_us)},
+    {"state", experiment_state_name(e.status)},
+    {"username", e.owner},
+    {"resourcePool", e.pool},
+    {"progress", e.progress},
+    {"labels", c.value("labels", nlohmann::json::array())},
+  };
+  using es = state::experiment_status;
+  if (e.status == es::completed || e.status == es::canceled
+      || e.status == es::error)
+    j["endTime"] = rfc3339(e.state_changed_at_us);
+  (void) s;
+  return j;
+}
+
+nlohmann::json trial_json(const state::trial_info& t) {
+  nlohmann::json j{
+    {"id", t.id},
+    {"experimentId", t.experiment_id},
+    {"hparams", t.hparams},
+    {"restarts", t.restarts},
+    {"startTime", rfc3339(t.created_at_us)},
+    {"state", trial_state_name(t.status)},
+    {"totalBatchesProcessed", t.metrics.steps_completed},
+    {"taskId", std::to_string(t.id)},
+  };
+  if (auto w = metrics_workload(t.metrics.latest_validation,
+                                t.metrics.steps_completed);
+      !w.is_null())
+    j["latestValidation"] = w;
+  if (!t.metrics.latest_training.is_null())
+    j["summaryMetrics"] = {{"avg_metrics", t.metrics.latest_training}};
+  if (t.metrics.best_validation)
+    j["searcherMetricValue"] = *t.metrics.best_validation;
+  if (t.latest_checkpoint)
+    j["bestCheckpoint"] = {{"uuid", t.latest_checkpoint->uuid},
+                           {"state", "STATE_COMPLETED"},
+                           {"totalBatches",
+                            t.latest_checkpoint->steps_completed},
+                           {"metadata", t.latest_checkpoint->metadata}};
+  if (!t.end_reason.empty())
+    j["runnerState"] = t.end_reason;
+  if (ended(t.status))
+    j["endTime"] = rfc3339(t.created_at_us);
+  return j;
+}
+
+nlohmann::json experiments_response(const state::cluster_state& s) {
+  auto list = nlohmann::json::array();
+  for (const auto& [id, e] : s.experiments)
+    list.push_back(experiment_json(s, e));
+  auto n = list.size();
+  return {{"experiments", std::move(list)}, {"pagination", pagination(n)}};
+}
+
+nlohmann::json experiment_response(const state::cluster_state& s, int64_t id) {
+  auto e = state::find_experiment(s, id);
+  if (e == nullptr)
+    return nullptr;
+  return {{"experiment", experiment_json(s, *e)}, {"config", e->config}};
+}
+
+nlohmann::json trial_json(const state::cluster_state& s,
+                          const state::trial_info& t) {
+  auto j = trial_json(t);
+  if (t.status != state::trial_status::pending)
+    return j;
+  auto e = state::find_experiment(s, t.experiment_id);
+  auto p = e == nullptr ? nullptr : state::find_pool(s, e->pool);
+  if (p != nullptr && p->consecutive_launch_failures > 0)
+    j["pendingReason"] = "waiting for an instance of pool '" + e->pool
+                         + "': the last launch failed ("
+                         + p->last_launch_error_kind + "): "
+                         + p->last_launch_error;
+  return j;
+}
+
+nlohmann::json trials_response(const state::cluster_state& s, int64_t id) {
+  if (state::find_experiment(s, id) == nullptr)
+    return nullptr;
+  auto list = nlohmann::json::array();
+  for (auto t : state::trials_of_experiment(s, id))
+    list.push_back(trial_json(s, *t));
+  auto n = list.size();
+  return {{"trials", std::move(list)}, {"pagination", pagination(n)}};
+}
+
+nlohmann::json trial_allocation(const state::cluster_state& s,
+                                int64_t trial_id) {
+  auto t = state::find_trial(s, trial_id);
+  if (t == nullptr)
+    return nullptr;
+  return {{"allocation_id", t->allocation ? t->allocation->id : ""},
+          {"experiment_id", t->experiment_id}};
+}
+
+nlohmann::json preemption_status(const state::cluster_state& s,
+                                 const std::string& allocation_id) {
+  auto t = state::trial_of_allocation(s, allocation_id);
+  bool live = t != nullptr && t->allocation.has_value();
+  bool preempt = live && t->allocation->preemption_requested;
+  return {{"live", live}, {"preempt", preempt}};
+}
+
+namespace {
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty()
+      && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+                                "QRSTUVWXYZ0123456789_-./=:,+@%")
+           == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word)
+    out += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
+  return out + "'";
+}
+
+} // namespace
+
+std::string entrypoint_of(const state::cluster_state& s,
+                          int64_t experiment_id) {
+  auto e = state::find_experiment(s, experiment_id);
+  if (e == nullptr)
+    return "";
+  auto ep = e->config.find("entrypoint");
+  if (ep == e->config.end())
+    return "";
+  if (ep->is_string())
+    return ep->get<std::string>();
+  std::string out;
+  if (ep->is_array())
+    for (const auto& w : *ep)
+      if (w.is_string())
+        out += (out.empty() ? "" : " ") + shell_quote(w.get<std::string>());
+  return out;
+}
+
+nlohmann::json start_environment(const state::cluster_state& s,
+                                 const start_order& o) {
+  auto e = state::find_experiment(s, o.experiment_id);
+  auto t = state::find_trial(s, o.trial_id);
+  if (e == nullptr || t == nullptr)
+    return nullptr;
+  nlohmann::json env = nlohmann::json::object();
+  // environment_variables first: the DET_* values below win.
+  auto vars = e->config.value("environment", nlohmann::json::object())
+                .value("environment_variables", nlohmann::json());
+  if (vars.is_object())
+    vars = vars.value("cpu", nlohmann::json::array());
+  if (vars.is_array())
+    for (const auto& kv : vars)
+      if (kv.is_string()) {
+        auto text = kv.get<std::string>();
+        auto eq = text.find('=');
+        if (eq != std::string::npos && eq > 0)
+          env[text.substr(0, eq)] = text.substr(eq + 1);
+      }
+  env["DET_TASK_ID"] = std::to_string(t->id);
+  env["DET_USER"] = e->owner.empty() ? "determined" : e->owner;
+  env["DET_TRIAL_RUN_ID"] = std::to_string(std::max<int64_t>(t->runs, 1));
+  env["DET_TRIAL_SEED"] = std::to_string(t->id);
+  env["DET_STEPS_COMPLETED"] =
+    std::to_string(o.resume_from ? o.resume_from->steps_completed : 0);
+  env["DET_EXPERIMENT_CONFIG"] = e->config.dump();
+  return {{"entrypoint", entrypoint_of(s, o.experiment_id)}, {"env", env}};
+}
+
+nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
+                           const start_context& ctx,
+                           const std::string& token) {
+  nlohmann::json resume = nullptr;
+  if (o.resume_from)
+    resume = {{"uuid", o.resume_from->uuid},
+              {"steps_completed", o.resume_from->steps_completed}};
+  auto env = info.value("env", nlohmann::json::object());
+  env["DET_SESSION_TOKEN"] = token;
+  env["DET_MASTER"] = ctx.master_url;
+  env["DET_CHECKPOINT_DIR"] = ctx.checkpoint_dir;
+  env["DET_CLUSTER_ID"] = ctx.cluster_id;
+  return {{"v", 1},
+          {"type", "start"},
+          {"allocation_id", o.allocation_id},
+          {"trial_id", o.trial_id},
+          {"experiment_id", o.experiment_id},
+          {"slots", o.slots},
+          {"hparams", o.hparams.is_null() ? nlohmann::json::object()
+                                          : o.hparams},
+          {"target_length", o.target_length},
+          {"resume_from", resume},
+          {"entrypoint", info.value("entrypoint", std::string{})},
+          {"env", env}};
+}
+
+} // namespace det::api

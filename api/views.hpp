@@ -1,0 +1,76 @@
+#pragma once
+
+// The master's state rendered in the upstream REST shapes (v1Experiment,
+// trialv1Trial, ...) and the lookups the REST and WebSocket handlers need.
+// Pure functions of a cluster_state: they run inside the master actor as a
+// state_view (actors/master_actor.hpp), never on another thread.
+
+#include "core/master_core.hpp"
+#include "state/cluster_state.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace det::api {
+
+/// RFC 3339 UTC with microseconds; "" for 0.
+std::string rfc3339(int64_t at_us);
+
+/// "STATE_ACTIVE", ... (experimentv1State / trialv1State).
+std::string experiment_state_name(state::experiment_status s);
+std::string trial_state_name(state::trial_status s);
+
+nlohmann::json experiment_json(const state::cluster_state& s,
+                               const state::experiment_info& e);
+nlohmann::json trial_json(const state::trial_info& t);
+/// The same, and for a pending trial whose pool's last launch failed,
+/// `pendingReason` saying so (kind and message), so a user sees why it
+/// waits.
+nlohmann::json trial_json(const state::cluster_state& s,
+                          const state::trial_info& t);
+
+/// GET /api/v1/experiments: {"experiments": [...], "pagination": {...}}.
+nlohmann::json experiments_response(const state::cluster_state& s);
+
+/// {"experiment": ..., "config": ...}, or null when absent.
+nlohmann::json experiment_response(const state::cluster_state& s, int64_t id);
+
+/// {"trials": [...], "pagination": ...}, or null when the experiment is
+/// absent.
+nlohmann::json trials_response(const state::cluster_state& s, int64_t id);
+
+/// {"allocation_id": "<id>" or "", "experiment_id": N}, or null when the
+/// trial is absent.
+nlohmann::json trial_allocation(const state::cluster_state& s,
+                                int64_t trial_id);
+
+/// {"live": bool, "preempt": bool} for an allocation id.
+nlohmann::json preemption_status(const state::cluster_state& s,
+                                 const std::string& allocation_id);
+
+/// The experiment's entrypoint as one shell command ("" when unknown).
+std::string entrypoint_of(const state::cluster_state& s, int64_t experiment_id);
+
+/// What the `start` frame needs besides the order: the order's fields plus
+/// the experiment's entrypoint, as a JSON object (see agent_ws.cpp).
+struct start_context {
+  std::string master_url;
+  std::string checkpoint_dir;
+  std::string cluster_id;
+};
+
+/// What a trial of `o` needs from the state besides the order:
+/// {"entrypoint": "...", "env": {DET_TASK_ID, DET_USER, DET_TRIAL_RUN_ID,
+/// DET_TRIAL_SEED, DET_STEPS_COMPLETED, DET_EXPERIMENT_CONFIG (the filled
+/// config), the config's environment.environment_variables}}; null when the
+/// trial is gone.
+nlohmann::json start_environment(const state::cluster_state& s,
+                                 const start_order& o);
+
+/// The agent protocol's `start` frame for `o`, with the environment
+/// (DET_SESSION_TOKEN is `token`); `info` is start_environment's answer.
+nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
+                           const start_context& ctx, const std::string& token);
+
+} // namespace det::api

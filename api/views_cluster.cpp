@@ -1,0 +1,351 @@
+#include "api/views_cluster.hpp"
+#include "api/pool_views.hpp"
+#include "api/views.hpp"
+#include "state/queries.hpp"
+
+#include <algorithm>
+
+namespace det::api {
+
+using nlohmann::json;
+
+namespace {
+
+std::string device_type(const std::string& slot_type) {
+  if (slot_type == "cuda")
+    return "TYPE_CUDA";
+  if (slot_type == "rocm")
+    return "TYPE_ROCM";
+  return "TYPE_CPU";
+}
+
+json agent_json(const state::cluster_state& s, const state::agent_info& a) {
+  json slots = json::object();
+  json containers = json::object();
+  int64_t disabled = 0;
+  int64_t used = 0;
+  for (size_t i = 0; i < a.slots.size(); ++i) {
+    auto id = std::to_string(i);
+    json slot{{"id", id},
+              {"enabled", a.enabled},
+              {"draining", a.draining},
+              {"device",
+               {{"id", static_cast<int64_t>(i)},
+                {"brand", a.slot_type},
+                {"uuid", a.id + "-" + id},
+                {"type", device_type(a.slot_type)}}}};
+    if (!a.slots[i].empty()) {
+      ++used;
+      auto t = state::trial_of_allocation(s, a.slots[i]);
+      bool running = t != nullptr && t->status != state::trial_status::assigned;
+      json c{{"id", a.slots[i]},
+             {"state", running ? "STATE_RUNNING" : "STATE_STARTING"},
+             {"permissionDenied", false},
+             {"devices", json::array()}};
+      slot["container"] = c;
+      containers[a.slots[i]] = c;
+    }
+    if (!a.enabled)
+      ++disabled;
+    slots[id] = std::move(slot);
+  }
+  auto n = static_cast<int64_t>(a.slots.size());
+  json stats{{"total", n},
+             {"disabled", disabled},
+             {"draining", a.draining ? n : 0},
+             {"states", {{"STATE_RUNNING", used}}}};
+  return {{"id", a.id},
+          {"version", "0.38.1"},
+          {"registeredTime", rfc3339(a.connected_at_us)},
+          {"slots", std::move(slots)},
+          {"containers", std::move(containers)},
+          {"resourcePools", json::array({a.pool})},
+          {"enabled", a.enabled},
+          {"draining", a.draining},
+          {"addresses", json::array()},
+          {"slotStats",
+           {{"typeStats", {{device_type(a.slot_type), stats}}},
+            {"brandStats", {{a.slot_type, stats}}}}}};
+}
+
+json metrics_workload(const json& metrics, int64_t steps, int64_t at_us) {
+  return {{"metrics", {{"avgMetrics", metrics}, {"batchMetrics", nullptr}}},
+          {"numInputs", 0},
+          {"totalBatches", steps},
+          {"endTime", rfc3339(at_us)}};
+}
+
+json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
+                     const state::checkpoint_info& c) {
+  json resources = json::object();
+  if (auto r = c.metadata.find("resources");
+      r != c.metadata.end() && r->is_object())
+    for (const auto& [path, size] : r->items())
+      resources[path] = size.is_string() ? size.get<std::string>()
+                                         : size.dump();
+  json training{{"trialId", t.id},
+                {"experimentId", t.experiment_id},
+                {"hparams", t.hparams},
+                {"trainingMetrics", nullptr},
+                {"validationMetrics", nullptr}};
+  if (auto e = state::find_experiment(s, t.experiment_id)) {
+    training["experimentConfig"] = e->config;
+    auto metric =
+      e->config.value("searcher", json::object()).value("metric", "");
+    // The validation reported at this checkpoint's step, when it is the
+    // latest one the state keeps.
+    const auto& v = t.metrics.latest_validation;
+    if (v.is_object() && t.metrics.steps_completed == c.steps_completed) {
+      training["validationMetrics"] = {{"avgMetrics", v}};
+      if (auto m = v.find(metric); m != v.end() && m->is_number())
+        training["searcherMetric"] = m->get<double>();
+    }
+  }
+  return {{"uuid", c.uuid},
+          {"taskId", std::to_string(t.id)},
+          {"allocationId", ""},
+          {"reportTime", rfc3339(c.at_us)},
+          {"state", "STATE_COMPLETED"},
+          {"resources", std::move(resources)},
+          {"metadata", c.metadata},
+          {"training", std::move(training)},
+          {"storageId", nullptr}};
+}
+
+} // namespace
+
+namespace {
+
+// The page [offset, offset + limit) of `total` items, clamped.
+std::pair<int64_t, int64_t> page_bounds(int64_t total, page p) {
+  auto start = std::clamp<int64_t>(p.offset, 0, total);
+  auto end = p.limit > 0 ? std::min(total, start + p.limit) : total;
+  return {start, end};
+}
+
+json page_envelope(const char* key, json items, page p, int64_t total) {
+  auto [start, end] = page_bounds(total, p);
+  return {{key, std::move(items)},
+          {"pagination",
+           {{"offset", p.offset},
+            {"limit", p.limit},
+            {"startIndex", start},
+            {"endIndex", end},
+            {"total", total}}}};
+}
+
+/// Renders only the items on the page (rendering is the costly part:
+/// a page of 100 out of 10,000 experiments renders 100).
+template <class T, class Render>
+json render_page(const char* key, const std::vector<const T*>& items, page p,
+                 Render render) {
+  auto total = static_cast<int64_t>(items.size());
+  auto [start, end] = page_bounds(total, p);
+  json out = json::array();
+  for (auto i = start; i < end; ++i)
+    out.push_back(render(*items[static_cast<size_t>(i)]));
+  return page_envelope(key, std::move(out), p, total);
+}
+
+} // namespace
+
+json paginate(const char* key, json list, page p) {
+  auto total = static_cast<int64_t>(list.size());
+  auto [start, end] = page_bounds(total, p);
+  json items(list.begin() + start, list.begin() + end);
+  return page_envelope(key, std::move(items), p, total);
+}
+
+json agents_response(const state::cluster_state& s, page p) {
+  std::vector<const state::agent_info*> all;
+  all.reserve(s.agents.size());
+  for (const auto& [id, a] : s.agents)
+    all.push_back(&a);
+  return render_page("agents", all, p, [&s](const state::agent_info& a) {
+    return agent_json(s, a);
+  });
+}
+
+json tasks_response(const state::cluster_state& s) {
+  json out = json::object();
+  for (const auto& [alloc, trial_id] : s.allocations) {
+    auto t = state::find_trial(s, trial_id);
+    if (t == nullptr || !t->allocation)
+      continue;
+    auto e = state::find_experiment(s, t->experiment_id);
+    json resources = json::array();
+    int64_t slots = 0;
+    for (const auto& as : t->allocation->assignments) {
+      slots += static_cast<int64_t>(as.slots.size());
+      json devices = json::array();
+      for (auto slot : as.slots)
+        devices.push_back({{"id", slot}, {"type", "TYPE_CPU"}});
+      resources.push_back({{"allocationId", alloc},
+                           {"resourcesId", alloc + "." + as.agent_id},
+                           {"resourcesType", "RESOURCES_TYPE_DOCKER_CONTAINER"},
+                           {"containerId", alloc},
+                           {"agentDevices",
+                            {{as.agent_id, {{"devices", devices}}}}}});
+    }
+    std::string name = "Trial " + std::to_string(t->id);
+    if (e != nullptr)
+      name += " (Experiment " + std::to_string(e->id) + ")";
+    out[alloc] = {{"taskId", std::to_string(t->id)},
+                  {"allocationId", alloc},
+                  {"name", name},
+                  {"registeredTime", rfc3339(t->allocation->placed_at_us)},
+                  {"resourcePool", e != nullptr ? e->pool : ""},
+                  {"slotsNeeded", slots},
+                  {"resources", std::move(resources)},
+                  {"schedulerType", "priority"},
+                  {"priority", e != nullptr ? e->priority : 42},
+                  {"proxyPorts", json::array()}};
+  }
+  return {{"allocationIdToSummary", std::move(out)}};
+}
+
+json trial_response(const state::cluster_state& s, int64_t id) {
+  auto t = state::find_trial(s, id);
+  if (t == nullptr)
+    return nullptr;
+  return {{"trial", trial_json(s, *t)}};
+}
+
+json workloads_response(const state::cluster_state& s, int64_t id, page p) {
+  auto t = state::find_trial(s, id);
+  if (t == nullptr)
+    return nullptr;
+  json list = json::array();
+  const auto& m = t->metrics;
+  // The state keeps no report times: the latest checkpoint's (or the
+  // trial's creation) stands in, so the CLI always has a time to show.
+  auto at = t->latest_checkpoint ? t->latest_checkpoint->at_us
+                                 : t->created_at_us;
+  if (!m.latest_training.is_null())
+    list.push_back({{"training", metrics_workload(m.latest_training,
+                                                  m.steps_completed, at)}});
+  if (!m.latest_validation.is_null())
+    list.push_back({{"validation", metrics_workload(m.latest_validation,
+                                                    m.steps_completed, at)}});
+  for (const auto& c : t->checkpoints)
+    list.push_back({{"checkpoint",
+                     {{"uuid", c.uuid},
+                      {"state", "STATE_COMPLETED"},
+                      {"totalBatches", c.steps_completed},
+                      {"endTime", rfc3339(c.at_us)},
+                      {"metadata", c.metadata},
+                      {"resources", json::object()}}}});
+  return paginate("workloads", std::move(list), p);
+}
+
+json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,
+                                     page p) {
+  if (state::find_experiment(s, id) == nullptr)
+    return nullptr;
+  std::vector<std::pair<int64_t, json>> all;
+  for (auto t : state::trials_of_experiment(s, id))
+    for (const auto& c : t->checkpoints)
+      all.emplace_back(c.at_us, checkpoint_json(s, *t, c));
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first;
+  });
+  json list = json::array();
+  for (auto& [at, c] : all)
+    list.push_back(std::move(c));
+  return paginate("checkpoints", std::move(list), p);
+}
+
+json checkpoint_response(const state::cluster_state& s,
+                         const std::string& uuid) {
+  for (const auto& [id, t] : s.trials)
+    for (const auto& c : t.checkpoints)
+      if (c.uuid == uuid)
+        return {{"checkpoint", checkpoint_json(s, t, c)}};
+  return nullptr;
+}
+
+json resource_pools_response(const state::cluster_state& s,
+                             const std::string& default_pool, page p) {
+  json list = json::array();
+  for (const auto& [name, pool] : s.pools) {
+    const auto& c = pool.config;
+    int64_t slots = 0;
+    int64_t used = 0;
+    int64_t agents = 0;
+    std::string slot_type = "cpu";
+    for (auto a : state::agents_of_pool(s, name)) {
+      if (a->status != state::agent_status::connected)
+        continue;
+      ++agents;
+      slots += static_cast<int64_t>(a->slots.size());
+      used += state::used_slots(*a);
+      slot_type = a->slot_type;
+    }
+    json by_state{{"pending", 0}, {"running", 0}, {"terminating", 0}};
+    for (auto i : state::instances_of_pool(s, name))
+      by_state[state::to_string(i->status)] =
+        by_state[state::to_string(i->status)].get<int64_t>() + 1;
+    auto type = c.provider == "aws"     ? "RESOURCE_POOL_TYPE_AWS"
+                : c.provider == "local" ? "RESOURCE_POOL_TYPE_UNSPECIFIED"
+                                        : "RESOURCE_POOL_TYPE_STATIC";
+    list.push_back(
+      {{"name", name},
+       {"description", ""},
+       {"type", type},
+       {"provider", c.provider.empty() ? "static" : c.provider},
+       {"numAgents", agents},
+       {"slotsAvailable", slots},
+       {"slotsUsed", used},
+       {"slotType", device_type(slot_type)},
+       {"slotsPerAgent", c.slots_per_instance},
+       {"auxContainerCapacity", 0},
+       {"auxContainersRunning", 0},
+       {"defaultComputePool", name == default_pool},
+       {"defaultAuxPool", name == default_pool},
+       {"preemptible", c.scheduler == "priority"},
+       {"minAgents", c.min_instances},
+       {"maxAgents", c.max_instances},
+       {"instanceType", c.instance_type},
+       {"instancesByState", by_state},
+       {"instancesTotal", state::instances_of_pool(s, name).size()},
+       {"spot", c.spot},
+       {"masterUrl", ""},
+       {"masterCertName", ""},
+       {"startupScript", ""},
+       {"containerStartupScript", ""},
+       {"agentDockerNetwork", ""},
+       {"agentDockerRuntime", ""},
+       {"agentDockerImage", ""},
+       {"agentFluentImage", ""},
+       {"maxIdleAgentPeriod", static_cast<double>(c.max_idle_agent_period_s)},
+       {"maxAgentStartingPeriod",
+        static_cast<double>(c.max_agent_starting_period_s)},
+       {"details", json::object()},
+       {"imageId", ""},
+       {"location", ""},
+       {"clusterName", ""},
+       {"schedulerType", c.scheduler == "fair_share"
+                           ? "SCHEDULER_TYPE_FAIR_SHARE"
+                           : "SCHEDULER_TYPE_PRIORITY"},
+       {"schedulerFittingPolicy", "FITTING_POLICY_BEST"},
+       {"auxContainerCapacityPerAgent", 0},
+       {"resourceManagerMetadata", json::object()}});
+    list.back().update(pool_provisioning_json(s, name));
+  }
+  return paginate("resourcePools", std::move(list), p);
+}
+
+json experiments_page(const state::cluster_state& s,
+                      const std::vector<std::string>& users, page p) {
+  std::vector<const state::experiment_info*> matching;
+  for (const auto& [id, e] : s.experiments)
+    if (users.empty()
+        || std::find(users.begin(), users.end(), e.owner) != users.end())
+      matching.push_back(&e);
+  return render_page("experiments", matching, p,
+                     [&s](const state::experiment_info& e) {
+                       return experiment_json(s, e);
+                     });
+}
+
+} // namespace det::api

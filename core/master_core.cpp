@@ -1,0 +1,330 @@
+// master_core: start, agents, trial reports and time. Experiments and the
+// searcher are in master_core_experiments.cpp, scheduling in
+// master_core_schedule.cpp.
+
+#include "core/master_core.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+
+#include <set>
+
+namespace det {
+
+master_core::master_core(state::cluster_state st, core_config cfg)
+  : st_(std::move(st)), cfg_(std::move(cfg)) {}
+
+namespace {
+
+/// The trial whose end or validation `ev` may have queued as a searcher
+/// input; 0 for other events.
+int64_t searcher_input_trial(const domain_event& ev) {
+  if (auto m = std::get_if<trial_metrics_reported>(&ev))
+    return m->kind == "validation" ? m->trial_id : 0;
+  if (auto x = std::get_if<trial_exited>(&ev))
+    return x->trial_id;
+  if (auto x = std::get_if<trial_errored>(&ev))
+    return x->trial_id;
+  if (auto x = std::get_if<trial_canceled>(&ev))
+    return x->trial_id;
+  return 0;
+}
+
+} // namespace
+
+bool master_core::emit(decision& d, domain_event ev) {
+  recorded_event meta;
+  meta.position = st_.position + 1;
+  meta.stream = stream_of(ev);
+  if (auto err = state::apply(st_, meta, ev)) {
+    // A decision the state refuses is a bug in the deciding code; the
+    // command fails loudly instead of writing it.
+    if (!d.refusal)
+      d.refusal = make_error(errc::invariant_violated,
+                             "master decided an invalid event: " + render(err));
+    return false;
+  }
+  if (auto tid = searcher_input_trial(ev)) {
+    auto exp_id = st_.trials.at(tid).experiment_id;
+    if (!st_.experiments.at(exp_id).searcher_inbox.empty())
+      d.searchers.insert(exp_id);
+  }
+  d.events.push_back(std::move(ev));
+  return true;
+}
+
+decision master_core::start(int64_t now_us) {
+  decision d;
+  master_started ms;
+  ms.cluster_id = st_.cluster_id.empty() ? cfg_.cluster_id : st_.cluster_id;
+  ms.host = cfg_.host;
+  ms.pid = cfg_.pid;
+  ms.master_version = cfg_.master_version;
+  ms.at_us = now_us;
+  emit(d, ms);
+  for (const auto& pool : cfg_.pools) {
+    auto known = state::find_pool(st_, pool.pool);
+    if (known == nullptr
+        || to_envelope(known->config).payload != to_envelope(pool).payload)
+      emit(d, pool);
+  }
+  // Agents connected to the previous master get the reconnect wait.
+  std::vector<std::string> connected;
+  for (const auto& [id, a] : st_.agents)
+    if (a.status == state::agent_status::connected)
+      connected.push_back(id);
+  for (const auto& id : connected) {
+    det::agent_disconnected ev;
+    ev.agent_id = id;
+    ev.reason = "master restarted";
+    ev.reconnect_deadline_us = now_us + cfg_.agent_reconnect_wait_us;
+    ev.at_us = now_us;
+    emit(d, ev);
+  }
+  // Trials the previous master left exited still need their next step,
+  // and searchers may have inputs it did not feed them.
+  for (const auto& [id, t] : st_.trials)
+    if (t.status == state::trial_status::exited)
+      after_trial_exit(d, id, now_us);
+  for (const auto& [id, e] : st_.experiments)
+    if (!e.searcher_inbox.empty() && !state::is_terminal(e.status))
+      d.searchers.insert(id);
+  return drive(std::move(d), now_us);
+}
+
+decision master_core::agent_connected(
+  const std::string& id, const std::string& pool, int32_t slots,
+  const std::string& slot_type, const std::string& instance_id,
+  const std::vector<reported_allocation>& running, int64_t now_us) {
+  decision d;
+  if (state::find_pool(st_, pool) == nullptr) {
+    d.refusal = make_error(errc::invalid_argument,
+                           "agent " + id + ": unknown resource pool '" + pool
+                             + "'");
+    return d;
+  }
+  if (auto known = state::find_agent(st_, id);
+      known != nullptr && known->status == state::agent_status::connected) {
+    // A new connection replaces one whose end the master has not seen yet
+    // (e.g. the agent noticed a silence first).
+    det::agent_disconnected gone;
+    gone.agent_id = id;
+    gone.reason = "replaced by a new connection";
+    gone.reconnect_deadline_us = now_us + cfg_.agent_reconnect_wait_us;
+    gone.at_us = now_us;
+    if (!emit(d, gone))
+      return d;
+  }
+  det::agent_connected ev;
+  ev.agent_id = id;
+  ev.pool = pool;
+  ev.slots = slots;
+  ev.slot_type = slot_type;
+  ev.instance_id = instance_id;
+  ev.at_us = now_us;
+  if (!emit(d, ev))
+    return d;
+  // Reconcile what the agent runs with what the log says runs there.
+  std::set<std::string> reported;
+  for (const auto& r : running)
+    reported.insert(r.allocation_id);
+  for (const auto& alloc : state::allocations_on_agent(st_, id)) {
+    if (reported.count(alloc) != 0)
+      continue;
+    // The agent no longer has it (it restarted): the run is lost, and the
+    // trial resumes elsewhere without counting a restart.
+    auto t = state::trial_of_allocation(st_, alloc);
+    if (t == nullptr)
+      continue;
+    trial_exited ex;
+    ex.trial_id = t->id;
+    ex.allocation_id = alloc;
+    ex.exit_code = -1;
+    ex.reason = "agent_lost";
+    ex.at_us = now_us;
+    auto trial_id = t->id;
+    if (emit(d, ex))
+      after_trial_exit(d, trial_id, now_us);
+  }
+  for (const auto& alloc : reported)
+    if (state::trial_of_allocation(st_, alloc) == nullptr)
+      d.effects.push_back(kill_order{id, alloc});
+  schedule_pool(d, pool, now_us);
+  return drive(std::move(d), now_us);
+}
+
+decision master_core::agent_disconnected(const std::string& id,
+                                         const std::string& why,
+                                         int64_t now_us) {
+  decision d;
+  auto a = state::find_agent(st_, id);
+  if (a == nullptr || a->status != state::agent_status::connected)
+    return d;
+  det::agent_disconnected ev;
+  ev.agent_id = id;
+  ev.reason = why;
+  ev.reconnect_deadline_us = now_us + cfg_.agent_reconnect_wait_us;
+  ev.at_us = now_us;
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::allocation_running(const std::string& allocation_id,
+                                         int64_t now_us) {
+  decision d;
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr || t->status != state::trial_status::assigned)
+    return d; // stale or repeated report
+  trial_running ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.at_us = now_us;
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::allocation_exited(const std::string& allocation_id,
+                                        int32_t exit_code, int64_t now_us) {
+  decision d;
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr)
+    return d; // already ended (agent lost, killed)
+  const auto& alloc = *t->allocation;
+  trial_exited ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.exit_code = exit_code;
+  ev.at_us = now_us;
+  const auto& exp = st_.experiments.at(t->experiment_id);
+  if (alloc.preemption_requested) {
+    // Asked to stop: a clean exit is what was asked for.
+    if (alloc.preemption_reason == "killed")
+      ev.reason = "killed";
+    else if ((alloc.preemption_reason == "searcher closed"
+              || alloc.preemption_reason == "stopped by searcher")
+             && exit_code == 0)
+      ev.reason = "completed";
+    else if (exit_code == 0)
+      ev.reason = exp.status == state::experiment_status::paused ? "paused"
+                                                                 : "preempted";
+    else
+      ev.reason = alloc.preemption_reason == "killed" ? "killed" : "failed";
+  } else {
+    ev.reason = exit_code == 0 ? "completed" : "failed";
+  }
+  auto trial_id = t->id;
+  auto pool = exp.pool;
+  if (emit(d, ev))
+    after_trial_exit(d, trial_id, now_us);
+  schedule_pool(d, pool, now_us);
+  return drive(std::move(d), now_us);
+}
+
+const state::trial_info* master_core::live_trial(decision& d,
+                                               const std::string& alloc) {
+  auto t = state::trial_of_allocation(st_, alloc);
+  if (t == nullptr)
+    d.refusal = make_error(errc::not_found,
+                           "no live allocation '" + alloc + "'");
+  return t;
+}
+
+decision master_core::checkpoint_reported(const std::string& allocation_id,
+                                          const std::string& uuid,
+                                          int64_t steps,
+                                          const nlohmann::json& metadata,
+                                          int64_t now_us) {
+  decision d;
+  auto t = live_trial(d, allocation_id);
+  if (t == nullptr)
+    return d;
+  trial_checkpointed ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.uuid = uuid;
+  ev.steps_completed = steps;
+  ev.metadata = metadata.is_object() ? metadata : nlohmann::json::object();
+  ev.at_us = now_us;
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::metrics_reported(const std::string& allocation_id,
+                                       const std::string& kind, int64_t steps,
+                                       const nlohmann::json& metrics,
+                                       int64_t now_us) {
+  decision d;
+  auto t = live_trial(d, allocation_id);
+  if (t == nullptr)
+    return d;
+  trial_metrics_reported ev;
+  ev.trial_id = t->id;
+  ev.allocation_id = allocation_id;
+  ev.kind = kind;
+  ev.steps_completed = steps;
+  ev.metrics = metrics;
+  ev.at_us = now_us;
+  emit(d, ev);
+  // A validation is queued for the experiment's searcher (state::apply).
+  return drive(std::move(d), now_us);
+}
+
+decision master_core::tick(int64_t now_us) {
+  decision d;
+  for (const auto& id : state::agents_past_reconnect_deadline(st_, now_us)) {
+    // Trials on it end with it (agent_lost); they resume elsewhere.
+    std::vector<int64_t> trials;
+    for (const auto& alloc : state::allocations_on_agent(st_, id))
+      if (auto t = state::trial_of_allocation(st_, alloc))
+        trials.push_back(t->id);
+    agent_lost ev;
+    ev.agent_id = id;
+    ev.reason = "reconnect_timeout";
+    ev.at_us = now_us;
+    if (!emit(d, ev))
+      continue;
+    for (auto t : trials)
+      after_trial_exit(d, t, now_us);
+  }
+  // Trials asked to stop that did not: killed (once per allocation).
+  for (const auto& [alloc, trial_id] : st_.allocations) {
+    const auto& a = *st_.trials.at(trial_id).allocation;
+    if (!a.preemption_requested || killed_.count(alloc) != 0
+        || now_us - a.preemption_requested_at_us < cfg_.preemption_timeout_us)
+      continue;
+    killed_.insert(alloc);
+    for (const auto& as : a.assignments)
+      d.effects.push_back(kill_order{as.agent_id, alloc});
+  }
+  for (const auto& [name, pool] : st_.pools)
+    schedule_pool(d, name, now_us);
+  return drive(std::move(d), now_us);
+}
+
+int64_t master_core::target_length(int64_t trial_id) const {
+  auto t = state::find_trial(st_, trial_id);
+  if (t == nullptr)
+    return 0;
+  const auto& e = st_.experiments.at(t->experiment_id);
+  auto line = ledger_line(e.searcher_state, t->request_id);
+  return line ? line->target : 0;
+}
+
+} // namespace det
+
+namespace det {
+
+decision master_core::record(std::vector<domain_event> events) {
+  decision d;
+  auto before = st_;
+  for (auto& ev : events) {
+    if (!emit(d, std::move(ev))) {
+      st_ = std::move(before);
+      d.events.clear();
+      return d;
+    }
+  }
+  return d;
+}
+
+} // namespace det

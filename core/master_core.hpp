@@ -1,0 +1,259 @@
+#pragma once
+
+// The master's decisions as plain code (no CAF): each command turns what
+// happened into domain events and the effects to carry out once those
+// events are durable. The master actor is thin wiring around it: it sends
+// the events to the event writer and performs the effects only after the
+// writer's acknowledgement (the write-ahead rule).
+//
+// The core applies each event to its cluster_state as it decides it
+// (state::apply is the validator: an event it refuses is never returned),
+// so a later decision in the same command, or the next command, sees it.
+// Positions are predicted (state.position + 1, ...): the master is the one
+// writer, appends are acknowledged in order, and the actor checks the
+// acknowledged positions against the prediction. If an append fails, the
+// in-memory state is ahead of the log, and the actor stops; a restart
+// replays the log, so nothing the outside world saw is lost.
+//
+// The expensive or per-entity parts run on their own actors, and come back
+// as proposals the core checks against its state: scheduling passes
+// (apply_schedule), experiments' searcher steps (apply_searcher_step) and
+// trials' lifecycle steps (apply_trial_step). core_config's inline_*
+// switches run them in the same decision instead, for plain-code use.
+//
+// Owned by the master actor; not thread-safe.
+
+#include "core/experiment_searcher.hpp"
+#include "core/trial_lifecycle.hpp"
+#include "messages/events.hpp"
+#include "policy/pool_scheduler.hpp"
+#include "state/cluster_state.hpp"
+
+#include <caf/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace det {
+
+/// Start allocation `allocation_id` of a trial on the agent's slots.
+struct start_order {
+  std::string agent_id;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::string allocation_id;
+  std::vector<int64_t> slots;
+  nlohmann::json hparams;
+  /// Batches to train in total (the searcher's latest train op).
+  int64_t target_length = 0;
+  /// The checkpoint to resume from, if any.
+  std::optional<state::checkpoint_info> resume_from;
+};
+
+/// Ask allocation `allocation_id` to checkpoint and exit.
+struct preempt_order {
+  std::string agent_id;
+  std::string allocation_id;
+  std::string reason;
+};
+
+/// Kill allocation `allocation_id` now.
+struct kill_order {
+  std::string agent_id;
+  std::string allocation_id;
+};
+
+using effect = std::variant<start_order, preempt_order, kill_order>;
+
+/// What a command decided.
+struct decision {
+  /// Events to append, in order (already applied to the core's state).
+  std::vector<domain_event> events;
+  /// Effects to carry out once the events are durable.
+  std::vector<effect> effects;
+  /// For commands that answer a caller: the answer, or why not.
+  nlohmann::json reply;
+  caf::error refusal;
+  /// Pools that need a scheduling pass (when the core does not schedule
+  /// inline: the master runs it on the pool's actor).
+  std::set<std::string> schedule;
+  /// Experiments whose searcher has inputs to take, or has to start (when
+  /// the core does not run searchers inline: the master hands the inbox to
+  /// the experiment's actor and its step to apply_searcher_step()).
+  std::set<int64_t> searchers;
+  /// Exited trials waiting for their lifecycle step (when the core does
+  /// not settle trials inline: their actors decide, and apply_trial_step()
+  /// takes the result).
+  std::map<int64_t, trial_facts> trials;
+};
+
+/// A trial allocation an agent reports running when it (re)connects.
+struct reported_allocation {
+  std::string allocation_id;
+};
+
+struct core_config {
+  std::string cluster_id;
+  std::string host;
+  int64_t pid = 0;
+  std::string master_version = "0.1.0";
+  /// The pools from master.yaml (scheduler, provider, timeouts).
+  std::vector<pool_configured> pools;
+  /// How long a disconnected agent keeps its trials.
+  int64_t agent_reconnect_wait_us = 25 * 1000000LL;
+  /// Seed for experiments' searchers (each adds its experiment id).
+  uint64_t seed = 0;
+  /// A trial asked to stop that has not exited after this long is killed.
+  int64_t preemption_timeout_us = 60 * 1000000LL;
+  /// Scheduler settings by pool name (default: priority, no preemption).
+  std::map<std::string, policy::scheduler_config> schedulers;
+  /// True: decisions that may place trials run the pool's scheduling pass
+  /// at once (plain-code use: tests, tools). False: they name the pool in
+  /// decision::schedule, and the caller runs the pass (on the pool's
+  /// actor) and hands the result to apply_schedule().
+  bool inline_scheduling = true;
+  /// True: the core holds every live experiment's searcher and feeds it in
+  /// the same decision (plain-code use). False: decision::searchers names
+  /// them, and the experiment actors propose their steps.
+  bool inline_searchers = true;
+  /// True: an exited trial is restarted, errored or canceled in the same
+  /// decision. False: decision::trials names it for its trial actor.
+  bool inline_trials = true;
+};
+
+class master_core {
+public:
+  /// Takes over a state rebuilt from the log (empty for a new cluster).
+  master_core(state::cluster_state st, core_config cfg);
+
+  const state::cluster_state& state() const { return st_; }
+  const core_config& config() const { return cfg_; }
+
+  /// Once at start: master_started, pools that are new or changed, and
+  /// agent_disconnected (with a reconnect deadline) for every agent that
+  /// was connected to the previous master.
+  decision start(int64_t now_us);
+
+  // -- users --------------------------------------------------------------
+
+  /// A validated experiment: its filled-in config, pool, resources. The
+  /// reply is {"experiment_id": N}.
+  decision submit_experiment(const nlohmann::json& config,
+                             const std::string& owner, int64_t now_us);
+  decision pause_experiment(int64_t id, int64_t now_us);
+  decision activate_experiment(int64_t id, int64_t now_us);
+  decision kill_experiment(int64_t id, int64_t now_us);
+  decision kill_trial(int64_t id, int64_t now_us);
+
+  // -- agents -------------------------------------------------------------
+
+  decision agent_connected(const std::string& id, const std::string& pool,
+                           int32_t slots, const std::string& slot_type,
+                           const std::string& instance_id,
+                           const std::vector<reported_allocation>& running,
+                           int64_t now_us);
+  decision agent_disconnected(const std::string& id, const std::string& why,
+                              int64_t now_us);
+
+  // -- trials (reported by agents and trial processes) -------------------
+
+  decision allocation_running(const std::string& allocation_id,
+                              int64_t now_us);
+  /// `exit_code` 0 means completed unless the trial was asked to stop, in
+  /// which case the reason is what it was asked for.
+  decision allocation_exited(const std::string& allocation_id,
+                             int32_t exit_code, int64_t now_us);
+  decision checkpoint_reported(const std::string& allocation_id,
+                               const std::string& uuid, int64_t steps,
+                               const nlohmann::json& metadata, int64_t now_us);
+  decision metrics_reported(const std::string& allocation_id,
+                            const std::string& kind, int64_t steps,
+                            const nlohmann::json& metrics, int64_t now_us);
+
+  // -- provisioners ------------------------------------------------------
+
+  /// Events decided outside the core (instance records). All or nothing:
+  /// if state::apply refuses one, none is kept and d.refusal says why.
+  decision record(std::vector<domain_event> events);
+
+  // -- time ---------------------------------------------------------------
+
+  /// Reconnect deadlines, then a scheduling pass over every pool.
+  decision tick(int64_t now_us);
+
+  // -- scheduling passes ------------------------------------------------
+
+  /// The pool as the scheduler sees it now; empty if nothing is pending.
+  policy::pool_snapshot pool_snapshot_of(const std::string& pool) const;
+  /// The pool's scheduler settings (config overrides, then the pool's).
+  policy::scheduler_config scheduler_of(const std::string& pool) const;
+  /// Turns a pass computed on an earlier snapshot into events. Placements,
+  /// preemptions and "never fits" that the state has made stale meanwhile
+  /// (trial no longer pending, slot taken, agent gone) are skipped; the
+  /// next pass sees them again.
+  decision apply_schedule(const std::string& pool,
+                          const policy::schedule_result& result,
+                          int64_t now_us);
+
+  /// Batches trial `id` should train to in total; 0 when unknown.
+  int64_t target_length(int64_t trial_id) const;
+
+  // -- searchers ----------------------------------------------------------
+
+  /// Turns an experiment searcher's step into events: its trials, closes
+  /// and stops, and experiment_searcher_updated consuming its inputs. A
+  /// step that does not follow the state (an older searcher's, or one
+  /// already applied) is refused with errc::conflict and changes nothing;
+  /// the experiment actor then starts again from the state. Steps of an
+  /// ended experiment change nothing.
+  decision apply_searcher_step(const searcher_step& step, int64_t now_us);
+
+  // -- trial lifecycle ----------------------------------------------------
+
+  /// Turns a trial actor's step into its event. A step for a trial that is
+  /// no longer exited, or for an older run, is refused (errc::conflict).
+  decision apply_trial_step(const trial_step& step, int64_t now_us);
+
+private:
+  // Applies `ev` and records it; false (and d.refusal) if refused.
+  bool emit(decision& d, domain_event ev);
+  // Inline searchers: feeds each experiment d.searchers names (until none
+  // is left) and returns d. Otherwise returns d as it is.
+  decision drive(decision d, int64_t now_us);
+  bool searcher_closed(const state::trial_info& t) const;
+  void settle(decision& d, const trial_step& step, int64_t now_us);
+  void after_trial_exit(decision& d, int64_t trial_id, int64_t now_us);
+  void maybe_finish_experiment(decision& d, int64_t experiment_id,
+                               int64_t now_us);
+  void schedule_pool(decision& d, const std::string& pool, int64_t now_us);
+  void apply_pass(decision& d, const std::string& pool,
+                  const policy::schedule_result& result, int64_t now_us);
+  bool placement_still_valid(const policy::placement& p) const;
+  void start_effect(decision& d, int64_t trial_id);
+  void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
+                  bool kill, int64_t now_us);
+  // The trial holding `alloc`, or nullptr with d.refusal set.
+  const state::trial_info* live_trial(decision& d, const std::string& alloc);
+  // A user's pause/activate: the experiment after the change, or nullptr
+  // with d.refusal naming why (not found, or not allowed from its state).
+  const state::experiment_info* user_state_change(decision& d, int64_t id,
+                                                  const char* to,
+                                                  const char* verb,
+                                                  int64_t now_us);
+
+  state::cluster_state st_;
+  core_config cfg_;
+  /// Inline searchers by experiment (config::inline_searchers only).
+  std::map<int64_t, experiment_searcher> searchers_;
+  /// Allocations past their preemption deadline already sent a kill.
+  std::set<std::string> killed_;
+};
+
+} // namespace det

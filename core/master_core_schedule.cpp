@@ -1,0 +1,190 @@
+// master_core: the scheduling pass of a pool, and start orders. The pass
+// itself (policy::schedule_pool) is pure; it runs here when the core
+// schedules inline, and on the pool's actor (actors/pool_actor.hpp) when
+// the master runs it.
+
+#include "core/master_core.hpp"
+
+#include "policy/pool_scheduler.hpp"
+#include "state/queries.hpp"
+
+#include <climits>
+
+namespace det {
+
+policy::pool_snapshot
+master_core::pool_snapshot_of(const std::string& pool) const {
+  policy::pool_snapshot snap;
+  auto pending = state::pending_trials(st_, pool);
+  if (pending.empty())
+    return snap;
+  for (auto a : state::agents_of_pool(st_, pool)) {
+    if (!state::schedulable(*a))
+      continue;
+    policy::agent_view v;
+    v.id = a->id;
+    v.total_slots = static_cast<int>(a->slots.size());
+    for (auto i : state::free_slot_ids(*a))
+      v.free_slots.push_back(static_cast<int>(i));
+    v.draining = a->draining;
+    snap.agents.push_back(std::move(v));
+  }
+  snap.pending.reserve(pending.size());
+  for (auto t : pending) {
+    const auto& e = st_.experiments.at(t->experiment_id);
+    policy::pending_allocation p;
+    p.id = std::to_string(t->id);
+    p.experiment_id = std::to_string(e.id);
+    p.slots = e.slots_per_trial;
+    p.priority = e.priority;
+    p.order = static_cast<uint64_t>(t->id);
+    p.weight = e.weight;
+    snap.pending.push_back(std::move(p));
+  }
+  for (auto t : state::allocated_trials(st_, pool)) {
+    const auto& e = st_.experiments.at(t->experiment_id);
+    policy::running_allocation r;
+    r.id = std::to_string(t->id);
+    r.experiment_id = std::to_string(e.id);
+    r.priority = e.priority;
+    r.order = static_cast<uint64_t>(t->id);
+    r.weight = e.weight;
+    r.preempting = t->allocation->preemption_requested;
+    for (const auto& a : t->allocation->assignments) {
+      policy::agent_slots as{a.agent_id, {}};
+      for (auto s : a.slots)
+        as.slots.push_back(static_cast<int>(s));
+      r.resources.push_back(std::move(as));
+    }
+    snap.running.push_back(std::move(r));
+  }
+  // A provisioned pool's largest possible capacity is known; a static
+  // pool's is not (agents may still join), so nothing "never fits" there.
+  const auto& cfg = st_.pools.at(pool).config;
+  if (!cfg.provider.empty() && cfg.slots_per_instance > 0) {
+    snap.capacity.max_slots = cfg.max_instances * cfg.slots_per_instance;
+    snap.capacity.slots_per_instance = cfg.slots_per_instance;
+  } else {
+    snap.capacity.max_slots = INT_MAX;
+  }
+  return snap;
+}
+
+policy::scheduler_config
+master_core::scheduler_of(const std::string& pool) const {
+  if (auto i = cfg_.schedulers.find(pool); i != cfg_.schedulers.end())
+    return i->second;
+  policy::scheduler_config sc;
+  auto p = state::find_pool(st_, pool);
+  if (p != nullptr && p->config.scheduler == "fair_share")
+    sc.policy = policy::scheduling_policy::fair_share;
+  return sc;
+}
+
+void master_core::schedule_pool(decision& d, const std::string& pool,
+                                int64_t now_us) {
+  if (state::find_pool(st_, pool) == nullptr)
+    return;
+  if (!cfg_.inline_scheduling) {
+    d.schedule.insert(pool);
+    return;
+  }
+  auto snap = pool_snapshot_of(pool);
+  if (snap.pending.empty())
+    return;
+  apply_pass(d, pool, policy::schedule_pool(snap, scheduler_of(pool)),
+             now_us);
+}
+
+decision master_core::apply_schedule(const std::string& pool,
+                                     const policy::schedule_result& result,
+                                     int64_t now_us) {
+  decision d;
+  if (state::find_pool(st_, pool) != nullptr)
+    apply_pass(d, pool, result, now_us);
+  return drive(std::move(d), now_us);
+}
+
+bool master_core::placement_still_valid(const policy::placement& p) const {
+  auto t = state::find_trial(st_, std::stoll(p.allocation_id));
+  if (t == nullptr || t->status != state::trial_status::pending)
+    return false;
+  auto e = state::find_experiment(st_, t->experiment_id);
+  if (e == nullptr || e->status != state::experiment_status::active)
+    return false;
+  for (const auto& r : p.resources) {
+    auto a = state::find_agent(st_, r.agent_id);
+    if (a == nullptr || !state::schedulable(*a))
+      return false;
+    for (auto s : r.slots)
+      if (s < 0 || static_cast<size_t>(s) >= a->slots.size()
+          || !a->slots[static_cast<size_t>(s)].empty())
+        return false;
+  }
+  return true;
+}
+
+void master_core::apply_pass(decision& d, const std::string& pool,
+                             const policy::schedule_result& result,
+                             int64_t now_us) {
+  for (const auto& p : result.placements) {
+    if (!placement_still_valid(p))
+      continue;
+    auto trial_id = std::stoll(p.allocation_id);
+    auto t = state::find_trial(st_, trial_id);
+    trial_placed ev;
+    ev.trial_id = trial_id;
+    ev.allocation_id = state::next_allocation_id(*t);
+    for (const auto& r : p.resources) {
+      slot_assignment a{r.agent_id, {}};
+      for (auto s : r.slots)
+        a.slots.push_back(s);
+      ev.assignments.push_back(std::move(a));
+    }
+    ev.at_us = now_us;
+    if (emit(d, ev))
+      start_effect(d, trial_id);
+  }
+  for (const auto& id : result.preemptions) {
+    auto t = state::find_trial(st_, std::stoll(id));
+    if (t != nullptr && t->allocation && !t->allocation->preemption_requested)
+      stop_trial(d, t->id, "preempted by a more urgent trial", false, now_us);
+  }
+  // In a static pool "never fits" only describes the agents there now;
+  // the trial waits for bigger ones.
+  const auto& cfg = st_.pools.at(pool).config;
+  bool provisioned = !cfg.provider.empty() && cfg.slots_per_instance > 0;
+  for (const auto& nf : provisioned ? result.unschedulable
+                                    : std::vector<policy::never_fits>{}) {
+    auto trial_id = std::stoll(nf.allocation_id);
+    auto t = state::find_trial(st_, trial_id);
+    if (t == nullptr || t->status != state::trial_status::pending)
+      continue;
+    trial_errored ev;
+    ev.trial_id = trial_id;
+    ev.reason = nf.reason;
+    ev.at_us = now_us;
+    if (emit(d, ev))
+      after_trial_exit(d, trial_id, now_us);
+  }
+}
+
+void master_core::start_effect(decision& d, int64_t trial_id) {
+  auto t = state::find_trial(st_, trial_id);
+  if (t == nullptr || !t->allocation)
+    return;
+  for (const auto& a : t->allocation->assignments) {
+    start_order o;
+    o.agent_id = a.agent_id;
+    o.trial_id = trial_id;
+    o.experiment_id = t->experiment_id;
+    o.allocation_id = t->allocation->id;
+    o.slots = a.slots;
+    o.hparams = t->hparams;
+    o.target_length = target_length(trial_id);
+    o.resume_from = t->latest_checkpoint;
+    d.effects.push_back(std::move(o));
+  }
+}
+
+} // namespace det

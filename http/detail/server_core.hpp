@@ -1,0 +1,150 @@
+#pragma once
+
+// Private to api/: the Beast/Asio machinery shared by the listener, HTTP
+// sessions and WebSocket sessions. Only api/*.cpp files that already pay for
+// Beast include this header.
+
+#include "http/http_server.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace det::http::detail {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+
+using plain_stream = beast::tcp_stream;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+using raw_request = bhttp::request<bhttp::string_body>;
+
+/// The only way from a foreign thread into the io_context: post() is
+/// refused once the server closes the gate, so a handle that outlives the
+/// server never touches a destroyed io_context.
+class io_gate {
+public:
+  explicit io_gate(net::io_context& ioc) : ioc_(&ioc) {}
+
+  template <class F> bool post(F&& f) {
+    std::lock_guard<std::mutex> guard{mu_};
+    if (!ioc_)
+      return false;
+    net::post(*ioc_, std::forward<F>(f));
+    return true;
+  }
+
+  void close() {
+    std::lock_guard<std::mutex> guard{mu_};
+    ioc_ = nullptr;
+  }
+
+private:
+  std::mutex mu_;
+  net::io_context* ioc_;
+};
+
+/// A live connection, as the server's registry sees it.
+class conn_base : public std::enable_shared_from_this<conn_base> {
+public:
+  virtual ~conn_base();
+  /// Graceful: finish the request in flight, then close. Posts to the
+  /// connection's strand; callable from any I/O thread.
+  virtual void begin_shutdown() = 0;
+  /// Immediate: cancel streams and close the socket.
+  virtual void force_close() = 0;
+};
+
+struct ws_route {
+  std::string path;
+  ws_accept_handler on_accept;
+  ws_authorizer authorize;
+};
+
+/// What every connection shares with the server. Created by start();
+/// immutable afterwards except the registry and `stopping`.
+struct server_shared {
+  server_shared(net::io_context& io, server_config c, router r)
+      : ioc(io), cfg(std::move(c)), routes(std::move(r)),
+        gate(std::make_shared<io_gate>(io)) {}
+
+  net::io_context& ioc;
+  server_config cfg;
+  router routes;
+  std::vector<ws_route> ws_routes;
+  std::shared_ptr<io_gate> gate;
+  std::unique_ptr<net::ssl::context> tls;
+  std::atomic<bool> stopping{false};
+
+  const ws_route* find_ws(const std::string& path) const {
+    for (const auto& r : ws_routes)
+      if (r.path == path)
+        return &r;
+    return nullptr;
+  }
+
+  void add(const std::shared_ptr<conn_base>& c) {
+    std::lock_guard<std::mutex> guard{mu};
+    conns.emplace(c.get(), c);
+  }
+  void remove(conn_base* c) {
+    std::lock_guard<std::mutex> guard{mu};
+    conns.erase(c);
+    if (conns.empty())
+      cv.notify_all();
+  }
+  std::vector<std::shared_ptr<conn_base>> live() {
+    std::vector<std::shared_ptr<conn_base>> out;
+    std::lock_guard<std::mutex> guard{mu};
+    for (auto& [ptr, weak] : conns)
+      if (auto c = weak.lock())
+        out.push_back(std::move(c));
+    return out;
+  }
+  size_t count() {
+    std::lock_guard<std::mutex> guard{mu};
+    return conns.size();
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::unordered_map<conn_base*, std::weak_ptr<conn_base>> conns;
+};
+
+/// Converts a parsed Beast request into the handler-facing value.
+http_request to_http_request(raw_request&& msg, const tcp::socket& sock,
+                             bool tls);
+
+/// Starts serving HTTP on an accepted (and, for TLS, not yet handshaken)
+/// stream. Defined in http_session.cpp.
+void start_http_session(std::shared_ptr<server_shared> shared,
+                        plain_stream stream);
+void start_https_session(std::shared_ptr<server_shared> shared,
+                         tls_stream stream);
+
+/// Takes over a stream whose upgrade request was read and authorised.
+/// Defined in ws_connection.cpp.
+void start_ws_session(std::shared_ptr<server_shared> shared,
+                      plain_stream stream, raw_request upgrade,
+                      http_request req, const ws_route& route);
+void start_ws_session(std::shared_ptr<server_shared> shared, tls_stream stream,
+                      raw_request upgrade, http_request req,
+                      const ws_route& route);
+
+} // namespace det::http::detail

@@ -1,0 +1,598 @@
+// One HTTP/1.1 connection (plain or TLS) from accept to close, and the link
+// through which responders on other threads reach it. Everything a session
+// does runs on its strand; links are the only cross-thread entry and go
+// through the server's io_gate.
+//
+// A connection is in one phase at a time:
+//   idle -> request -> handling -> (responding | streaming -> responding)
+//   -> idle (keep-alive) or closing (lingering close) -> closed.
+// While a handler is pending or a stream is open, a read stays posted so a
+// client that hangs up is noticed at once: its responder reports
+// client_gone() and its stream is cancelled.
+
+#include "http/detail/server_core.hpp"
+#include "http/url.hpp"
+#include "http/wire_format.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include <deque>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+namespace det::http::detail {
+
+conn_base::~conn_base() = default;
+
+http_request to_http_request(raw_request&& msg, const tcp::socket& sock,
+                             bool tls) {
+  http_request req;
+  req.method = std::string{msg.method_string()};
+  req.target = std::string{msg.target()};
+  split_target(req.target, req.path, req.query);
+  for (const auto& field : msg)
+    req.headers.add(std::string{field.name_string()},
+                    std::string{field.value()});
+  req.body = std::move(msg.body());
+  boost::system::error_code ec;
+  auto ep = sock.remote_endpoint(ec);
+  if (!ec)
+    req.remote_address = ep.address().to_string();
+  req.tls = tls;
+  return req;
+}
+
+namespace {
+
+/// One queued call from a responder or stream producer.
+struct http_op {
+  enum kind_t { response, stream_head, stream_data, stream_end };
+  kind_t kind = response;
+  http_response res; // response; status and headers of stream_head
+  std::shared_ptr<stream_flags> flags;
+  std::string data;
+};
+
+/// What a link needs from its connection, whatever the stream type.
+class http_conn_iface : public conn_base {
+public:
+  virtual net::any_io_executor executor() = 0;
+  virtual void apply(uint64_t seq, std::vector<http_op>& ops) = 0;
+};
+
+/// The reply_sink behind one request's responder. Thread-safe: calls are
+/// queued under a mutex and applied in order on the connection's strand.
+class http_link final : public reply_sink,
+                        public std::enable_shared_from_this<http_link> {
+public:
+  http_link(std::shared_ptr<io_gate> gate, std::weak_ptr<http_conn_iface> conn,
+            uint64_t seq)
+      : gate_(std::move(gate)), conn_(std::move(conn)), seq_(seq) {}
+
+  void send_response(http_response res) override {
+    http_op op;
+    op.res = std::move(res);
+    push(std::move(op));
+  }
+
+  void start_stream(int status, header_map headers,
+                    std::shared_ptr<stream_flags> flags) override {
+    http_op op;
+    op.kind = http_op::stream_head;
+    op.res.status = status;
+    op.res.headers = std::move(headers);
+    op.flags = std::move(flags);
+    push(std::move(op));
+  }
+
+  void stream_data(std::string data) override {
+    http_op op;
+    op.kind = http_op::stream_data;
+    op.data = std::move(data);
+    push(std::move(op));
+  }
+
+  void end_stream() override {
+    http_op op;
+    op.kind = http_op::stream_end;
+    push(std::move(op));
+  }
+
+  bool client_gone() const override { return gone.load(); }
+
+  std::atomic<bool> gone{false};
+
+private:
+  void push(http_op op) {
+    std::lock_guard<std::mutex> guard{mu_};
+    if (op.kind == http_op::stream_head && gone.load())
+      op.flags->cancel();
+    ops_.push_back(std::move(op));
+    if (scheduled_)
+      return;
+    scheduled_ = true;
+    auto self = shared_from_this();
+    if (!gate_->post([self] { self->deliver(); }))
+      drop_locked();
+  }
+
+  void drop_locked() {
+    for (auto& op : ops_)
+      if (op.flags)
+        op.flags->cancel();
+    ops_.clear();
+    scheduled_ = false;
+  }
+
+  // On an I/O thread: hop onto the connection's strand, if it still lives.
+  void deliver() {
+    auto conn = conn_.lock();
+    if (!conn) {
+      std::lock_guard<std::mutex> guard{mu_};
+      drop_locked();
+      return;
+    }
+    auto self = shared_from_this();
+    net::dispatch(conn->executor(), [self, conn] {
+      std::vector<http_op> ops;
+      {
+        std::lock_guard<std::mutex> guard{self->mu_};
+        ops.swap(self->ops_);
+        self->scheduled_ = false;
+      }
+      conn->apply(self->seq_, ops);
+    });
+  }
+
+  std::shared_ptr<io_gate> gate_;
+  std::weak_ptr<http_conn_iface> conn_;
+  const uint64_t seq_;
+  std::mutex mu_;
+  std::vector<http_op> ops_;
+  bool scheduled_ = false;
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i]))
+        != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+template <class Stream> class http_session final : public http_conn_iface {
+public:
+  static constexpr bool is_tls = std::is_same_v<Stream, tls_stream>;
+
+  http_session(std::shared_ptr<server_shared> shared, Stream stream)
+      : shared_(std::move(shared)), stream_(std::move(stream)),
+        timer_(stream_.get_executor()) {}
+
+  ~http_session() override {
+    if (link_)
+      link_->gone = true;
+    if (flags_)
+      flags_->cancel();
+    shared_->remove(this);
+  }
+
+  void run() {
+    shared_->add(shared_from_this());
+    net::dispatch(stream_.get_executor(), [self = self()] { self->start(); });
+  }
+
+  net::any_io_executor executor() override { return stream_.get_executor(); }
+
+  void begin_shutdown() override {
+    net::dispatch(stream_.get_executor(), [self = self()] {
+      self->keep_alive_ = false;
+      switch (self->phase_) {
+      case phase::idle:
+        self->close_now();
+        break;
+      case phase::streaming:
+        if (self->flags_)
+          self->flags_->cancel();
+        self->phase_ = phase::responding;
+        self->enqueue(std::string{last_chunk()}, 0);
+        self->do_write();
+        break;
+      default:
+        break; // the answer in flight closes the connection
+      }
+    });
+  }
+
+  void force_close() override {
+    net::dispatch(stream_.get_executor(),
+                  [self = self()] { self->client_gone(); });
+  }
+
+  void apply(uint64_t seq, std::vector<http_op>& ops) override {
+    for (auto& op : ops) {
+      bool current = seq == seq_ && !closed_;
+      switch (op.kind) {
+      case http_op::response:
+        if (!current || phase_ != phase::handling)
+          break;
+        phase_ = phase::responding;
+        enqueue(serialize_response(op.res, keep_alive_, cfg().server_name), 0);
+        break;
+      case http_op::stream_head: {
+        if (!current || phase_ != phase::handling) {
+          op.flags->cancel();
+          break;
+        }
+        op.flags->queue_limit = cfg().send_queue_limit;
+        flags_ = op.flags;
+        phase_ = phase::streaming;
+        head_options opts;
+        opts.keep_alive = keep_alive_;
+        opts.chunked = true;
+        opts.server_name = cfg().server_name;
+        enqueue(serialize_head(op.res.status, op.res.headers, opts), 0);
+        break;
+      }
+      case http_op::stream_data:
+        if (!current || phase_ != phase::streaming)
+          break;
+        enqueue(chunk_frame(op.data), op.data.size());
+        break;
+      case http_op::stream_end:
+        if (!current || phase_ != phase::streaming)
+          break;
+        phase_ = phase::responding;
+        enqueue(std::string{last_chunk()}, 0);
+        break;
+      }
+    }
+    do_write();
+  }
+
+private:
+  enum class phase {
+    idle,
+    request,
+    handling,
+    streaming,
+    responding,
+    closing,
+    closed
+  };
+
+  struct out_item {
+    std::string bytes;
+    size_t accounted; // stream bytes to release from the producer's quota
+  };
+
+  std::shared_ptr<http_session> self() {
+    return std::static_pointer_cast<http_session>(shared_from_this());
+  }
+  const server_config& cfg() const { return shared_->cfg; }
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+  void start() {
+    if constexpr (is_tls) {
+      arm(cfg().read_timeout);
+      stream_.async_handshake(net::ssl::stream_base::server,
+                              [self = self()](beast::error_code ec) {
+                                if (ec)
+                                  return self->close_now();
+                                self->wait_request();
+                              });
+    } else {
+      wait_request();
+    }
+  }
+
+  // -- timeouts: one timer, re-armed for whatever the phase waits on ------
+
+  void arm(std::chrono::milliseconds d) {
+    auto gen = ++timer_gen_;
+    timer_.expires_after(d);
+    timer_.async_wait([self = self(), gen](beast::error_code ec) {
+      if (!ec && gen == self->timer_gen_)
+        self->close_now();
+    });
+  }
+
+  void disarm() {
+    ++timer_gen_;
+    timer_.cancel();
+  }
+
+  // -- reading --------------------------------------------------------
+
+  void wait_request() {
+    phase_ = phase::idle;
+    if (shared_->stopping)
+      return close_now();
+    arm(cfg().idle_timeout);
+    if (buffer_.size() > 0)
+      return read_header();
+    if (!reading_)
+      watch();
+  }
+
+  // A read that waits for the next request, or notices a hang-up while a
+  // handler or stream is busy, or drains input during a lingering close.
+  void watch() {
+    reading_ = true;
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = self()](beast::error_code ec, size_t n) {
+                              self->on_watch(ec, n);
+                            });
+  }
+
+  void on_watch(beast::error_code ec, size_t n) {
+    reading_ = false;
+    if (ec)
+      return client_gone();
+    buffer_.commit(n);
+    if (phase_ == phase::idle)
+      return read_header();
+    if (phase_ == phase::closing) {
+      buffer_.consume(buffer_.size());
+      return watch();
+    }
+    // Busy: the bytes (a pipelined request) wait for the answer to finish.
+  }
+
+  void read_header() {
+    phase_ = phase::request;
+    arm(cfg().read_timeout);
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(
+        cfg().header_limit, std::numeric_limits<uint32_t>::max())));
+    parser_->body_limit(static_cast<uint64_t>(cfg().body_limit));
+    reading_ = true;
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = self()](beast::error_code ec, size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    reading_ = false;
+    if (ec)
+      return on_read_error(ec);
+    auto expect = parser_->get()[bhttp::field::expect];
+    if (!parser_->is_done() && iequals(expect, "100-continue")) {
+      static const std::string continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+      writing_ = true;
+      net::async_write(stream_, net::buffer(continue_line),
+                       [self = self()](beast::error_code wec, size_t) {
+                         self->writing_ = false;
+                         if (wec)
+                           return self->client_gone();
+                         self->read_body();
+                       });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
+    reading_ = true;
+    bhttp::async_read(
+        stream_, buffer_, *parser_,
+        [self = self()](beast::error_code ec, size_t) { self->on_body(ec); });
+  }
+
+  void on_read_error(beast::error_code ec) {
+    if (ec == bhttp::error::body_limit)
+      return refuse(error_response(
+          grpc_code::resource_exhausted,
+          "request body exceeds " + std::to_string(cfg().body_limit) + " bytes",
+          413));
+    if (ec == bhttp::error::header_limit)
+      return refuse(error_response(grpc_code::resource_exhausted,
+                                   "request headers exceed "
+                                       + std::to_string(cfg().header_limit)
+                                       + " bytes",
+                                   431));
+    if (ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message
+        && ec.category()
+               == bhttp::make_error_code(bhttp::error::bad_method).category())
+      return refuse(error_response(grpc_code::invalid_argument,
+                                   "malformed HTTP request: " + ec.message()));
+    close_now();
+  }
+
+  void on_body(beast::error_code ec) {
+    reading_ = false;
+    if (ec)
+      return on_read_error(ec);
+    disarm();
+    raw_request msg = parser_->release();
+    parser_.reset();
+    keep_alive_ = msg.keep_alive() && !shared_->stopping;
+    bool upgrade = beast::websocket::is_upgrade(msg);
+    std::string path;
+    query_params query;
+    split_target(msg.target(), path, query);
+    if (const auto* route = shared_->find_ws(path)) {
+      if (upgrade)
+        return start_upgrade(std::move(msg), *route);
+      phase_ = phase::handling;
+      return refuse(
+          error_response(grpc_code::invalid_argument,
+                         "a WebSocket upgrade is expected on " + path));
+    }
+    auto req = to_http_request(std::move(msg), lowest().socket(), is_tls);
+    phase_ = phase::handling;
+    link_ = std::make_shared<http_link>(
+        shared_->gate,
+        std::static_pointer_cast<http_conn_iface>(shared_from_this()), ++seq_);
+    // Nothing else may be pending (pipelined input stops the watch), and
+    // responders hold the session only weakly: keep it alive until the
+    // answer is written or the connection closes.
+    hold_ = self();
+    if (buffer_.size() == 0 && !reading_)
+      watch();
+    shared_->routes.dispatch(std::move(req), responder{link_});
+  }
+
+  void start_upgrade(raw_request msg, const ws_route& route) {
+    // Copy for the handler; Beast's accept needs the original message.
+    raw_request copy = msg;
+    auto req = to_http_request(std::move(copy), lowest().socket(), is_tls);
+    std::optional<http_response> refusal;
+    try {
+      if (route.authorize)
+        refusal = route.authorize(req);
+    } catch (...) {
+      refusal = error_response(grpc_code::internal, "authorizer failed");
+    }
+    if (refusal) {
+      phase_ = phase::handling;
+      return refuse(std::move(*refusal));
+    }
+    phase_ = phase::closed;
+    closed_ = true;
+    shared_->remove(this);
+    start_ws_session(shared_, std::move(stream_), std::move(msg),
+                     std::move(req), route);
+  }
+
+  // -- writing --------------------------------------------------------
+
+  void refuse(http_response res) {
+    keep_alive_ = false;
+    phase_ = phase::responding;
+    enqueue(serialize_response(res, false, cfg().server_name), 0);
+    do_write();
+  }
+
+  void enqueue(std::string bytes, size_t accounted) {
+    if (!bytes.empty())
+      out_.push_back(out_item{std::move(bytes), accounted});
+  }
+
+  void do_write() {
+    if (writing_ || closed_)
+      return;
+    if (out_.empty()) {
+      if (phase_ == phase::responding)
+        finish_request();
+      return;
+    }
+    writing_ = true;
+    arm(cfg().write_timeout);
+    bufs_.clear();
+    in_flight_ = std::min<size_t>(out_.size(), 64);
+    for (size_t i = 0; i < in_flight_; ++i)
+      bufs_.push_back(net::buffer(out_[i].bytes));
+    net::async_write(
+        stream_, bufs_,
+        [self = self()](beast::error_code ec, size_t) { self->on_write(ec); });
+  }
+
+  void on_write(beast::error_code ec) {
+    writing_ = false;
+    if (ec)
+      return client_gone();
+    for (size_t i = 0; i < in_flight_; ++i) {
+      if (out_.front().accounted && flags_)
+        flags_->queued_bytes -= out_.front().accounted;
+      out_.pop_front();
+    }
+    in_flight_ = 0;
+    if (out_.empty() && phase_ != phase::responding)
+      disarm(); // a handler or producer is thinking: no deadline
+    do_write();
+  }
+
+  void finish_request() {
+    auto keep = std::move(hold_);
+    flags_.reset();
+    link_.reset();
+    if (!keep_alive_ || shared_->stopping)
+      return linger();
+    wait_request();
+  }
+
+  // Half-close and read what the client still sends (a body we refused)
+  // for a moment, so closing does not reset the connection before the
+  // client has read our answer.
+  void linger() {
+    phase_ = phase::closing;
+    beast::error_code ec;
+    lowest().socket().shutdown(tcp::socket::shutdown_send, ec);
+    arm(std::chrono::seconds{1});
+    buffer_.consume(buffer_.size());
+    if (!reading_)
+      watch();
+  }
+
+  // -- closing --------------------------------------------------------
+
+  void client_gone() {
+    if (link_)
+      link_->gone = true;
+    if (flags_)
+      flags_->cancel();
+    close_now();
+  }
+
+  void close_now() {
+    if (closed_)
+      return;
+    auto keep = std::move(hold_);
+    closed_ = true;
+    phase_ = phase::closed;
+    disarm();
+    if (link_)
+      link_->gone = true;
+    if (flags_)
+      flags_->cancel();
+    beast::error_code ec;
+    lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+    lowest().socket().close(ec);
+    shared_->remove(this);
+  }
+
+  std::shared_ptr<server_shared> shared_;
+  Stream stream_;
+  net::steady_timer timer_;
+  uint64_t timer_gen_ = 0;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  phase phase_ = phase::idle;
+  bool reading_ = false;
+  bool writing_ = false;
+  bool closed_ = false;
+  bool keep_alive_ = true;
+  uint64_t seq_ = 0;
+  std::shared_ptr<http_link> link_;
+  std::shared_ptr<stream_flags> flags_;
+  std::shared_ptr<http_session> hold_; // self, while a handler answers
+  std::deque<out_item> out_;
+  std::vector<net::const_buffer> bufs_;
+  size_t in_flight_ = 0;
+};
+
+} // namespace
+
+void start_http_session(std::shared_ptr<server_shared> shared,
+                        plain_stream stream) {
+  std::make_shared<http_session<plain_stream>>(std::move(shared),
+                                               std::move(stream))
+      ->run();
+}
+
+void start_https_session(std::shared_ptr<server_shared> shared,
+                         tls_stream stream) {
+  std::make_shared<http_session<tls_stream>>(std::move(shared),
+                                             std::move(stream))
+      ->run();
+}
+
+} // namespace det::http::detail

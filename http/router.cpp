@@ -1,0 +1,187 @@
+#include "http/router.hpp"
+
+#include "http/grpc_error.hpp"
+#include "http/url.hpp"
+#include "messages/errc.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+
+namespace det::http {
+
+router& router::add(std::string_view method, std::string_view pattern,
+                    handler h) {
+  auto fail = [&](std::string why) -> router& {
+    if (!error_)
+      error_ = make_error(errc::invalid_argument,
+                          "route " + std::string{method} + " "
+                              + std::string{pattern} + ": " + why);
+    return *this;
+  };
+  if (pattern.empty() || pattern.front() != '/')
+    return fail("pattern must start with '/'");
+  if (!h)
+    return fail("no handler");
+  route r;
+  r.method = std::string{method};
+  r.pattern = normalize_path(pattern);
+  auto parts = path_segments(r.pattern);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto p = parts[i];
+    segment s;
+    if (p.front() == '{') {
+      if (p.back() != '}' || p.size() < 3)
+        return fail("bad parameter '" + std::string{p} + "'");
+      s.param = true;
+      auto name = p.substr(1, p.size() - 2);
+      if (name.back() == '*') {
+        if (i + 1 != parts.size())
+          return fail("'{name*}' must be the last segment");
+        s.rest = true;
+        name.remove_suffix(1);
+      }
+      if (name.empty() || name.find_first_of("{}/") != std::string_view::npos)
+        return fail("bad parameter '" + std::string{p} + "'");
+      s.text = std::string{name};
+    } else {
+      if (p.find_first_of("{}") != std::string_view::npos)
+        return fail("braces inside a literal segment");
+      s.text = percent_decode(p, false);
+    }
+    r.segments.push_back(std::move(s));
+  }
+  for (const auto& other : routes_)
+    if (other.method == r.method && other.pattern == r.pattern)
+      return fail("registered twice");
+  r.h = std::move(h);
+  routes_.push_back(std::move(r));
+  return *this;
+}
+
+router& router::get(std::string_view pattern, handler h) {
+  return add("GET", pattern, std::move(h));
+}
+router& router::post(std::string_view pattern, handler h) {
+  return add("POST", pattern, std::move(h));
+}
+router& router::put(std::string_view pattern, handler h) {
+  return add("PUT", pattern, std::move(h));
+}
+router& router::patch(std::string_view pattern, handler h) {
+  return add("PATCH", pattern, std::move(h));
+}
+router& router::del(std::string_view pattern, handler h) {
+  return add("DELETE", pattern, std::move(h));
+}
+
+caf::error router::error() const {
+  return error_;
+}
+
+long long
+router::match_route(const route& r, const std::vector<std::string>& segs,
+                    std::vector<std::pair<std::string, std::string>>* params) {
+  // Score: each literal segment counts more than any number of parameter
+  // positions after it, so the leftmost literal decides ties.
+  long long score = 0;
+  size_t i = 0;
+  for (; i < r.segments.size(); ++i) {
+    const auto& s = r.segments[i];
+    if (s.rest) {
+      if (params) {
+        std::string rest;
+        for (size_t j = i; j < segs.size(); ++j) {
+          if (j > i)
+            rest += '/';
+          rest += segs[j];
+        }
+        params->emplace_back(s.text, std::move(rest));
+      }
+      return score * 2;
+    }
+    if (i >= segs.size())
+      return -1;
+    if (s.param) {
+      if (params)
+        params->emplace_back(s.text, segs[i]);
+      score = score * 4 + 1;
+    } else if (s.text == segs[i]) {
+      score = score * 4 + 3;
+    } else {
+      return -1;
+    }
+  }
+  return i == segs.size() ? score * 2 + 1 : -1;
+}
+
+router::match_result router::match(std::string_view method,
+                                   std::string_view path) const {
+  std::vector<std::string> segs;
+  for (auto p : path_segments(path))
+    segs.push_back(percent_decode(p, false));
+  match_result out;
+  long long best = -1;
+  const route* best_route = nullptr;
+  for (const auto& r : routes_) {
+    long long score = match_route(r, segs, nullptr);
+    if (score < 0)
+      continue;
+    out.path_known = true;
+    if (std::find(out.allow.begin(), out.allow.end(), r.method)
+        == out.allow.end())
+      out.allow.push_back(r.method);
+    if (r.method == method && score > best) {
+      best = score;
+      best_route = &r;
+    }
+  }
+  if (best_route) {
+    out.h = &best_route->h;
+    match_route(*best_route, segs, &out.params);
+  }
+  return out;
+}
+
+router& router::set_guard(request_guard g) {
+  guard_ = std::move(g);
+  return *this;
+}
+
+void router::dispatch(http_request req, responder res) const {
+  auto m = match(req.method, req.path);
+  if (!m.h) {
+    if (!m.path_known) {
+      // Loud on purpose: a client calling a path we do not serve is how a
+      // missing endpoint shows up.
+      std::cerr << "det-master: NO ROUTE for " << req.method << " "
+                << req.path << " (answered 404)\n";
+      res.send(error_response(grpc_code::not_found,
+                              "no route for " + req.method + " " + req.path));
+      return;
+    }
+    auto r = error_response(
+        grpc_code::unimplemented,
+        "method " + req.method + " not allowed for " + req.path, 405);
+    std::string allow;
+    for (const auto& a : m.allow)
+      allow += (allow.empty() ? "" : ", ") + a;
+    r.headers.set("Allow", allow);
+    res.send(std::move(r));
+    return;
+  }
+  req.params = std::move(m.params);
+  try {
+    if (guard_)
+      guard_(std::move(req), res, *m.h);
+    else
+      (*m.h)(std::move(req), res);
+  } catch (const std::exception& e) {
+    res.send(error_response(grpc_code::internal,
+                            std::string{"handler failed: "} + e.what()));
+  } catch (...) {
+    res.send(error_response(grpc_code::internal, "handler failed"));
+  }
+}
+
+} // namespace det::http

@@ -1,0 +1,31 @@
+#pragma once
+
+// The model definition of a submitted experiment: upstream sends its files
+// as a list of v1File objects ({"path", "type", "content" (base64), "mode",
+// ...}); agents download one .tar.gz. make_model_archive() builds it in
+// memory (util/archive.hpp); for a large model it takes a while, so the
+// master calls it on the detached model-def actor.
+// Paths that are absolute or climb out with ".." are refused
+// (errc::invalid_argument naming modelDefinition[i].path).
+
+#include <caf/expected.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace det {
+
+/// The gzipped tar of `files` (a JSON array of v1File), base64-encoded.
+[[nodiscard]] caf::expected<std::string>
+make_model_archive(const nlohmann::json& files);
+
+/// Checks `files` without writing anything (the same errors).
+[[nodiscard]] caf::error check_model_files(const nlohmann::json& files);
+
+/// errc::invalid_argument naming modelDefinition when the files' decoded
+/// contents add up to more than `limit` bytes.
+[[nodiscard]] caf::error check_model_size(const nlohmann::json& files,
+                                          int64_t limit);
+
+} // namespace det

@@ -1,0 +1,104 @@
+// make_aws_provider and tune_from_env (aws_provider.hpp): what an aws pool's
+// provisioner needs from the environment at start-up.
+
+#include "provision/aws_provider.hpp"
+
+#include "aws/credential_chain.hpp"
+#include "aws/http_client.hpp"
+#include "aws/imds_client.hpp"
+#include "aws/query_ec2_client.hpp"
+#include "messages/errc.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace det::provision {
+
+namespace {
+
+std::chrono::milliseconds env_ms(const char* name,
+                                 std::chrono::milliseconds fallback) {
+  auto v = std::getenv(name);
+  if (v == nullptr || *v == '\0')
+    return fallback;
+  return std::chrono::milliseconds{std::strtoll(v, nullptr, 10)};
+}
+
+/// The master URL with its IMDS alias (if any) resolved.
+caf::expected<std::string> resolve_master_url(const conf::master_address& a) {
+  if (a.alias == conf::host_alias::none)
+    return a.to_url();
+  aws::imds_client imds{aws::imds_config_from_env(aws::process_environment()),
+                        aws::make_curl_http_client()};
+  caf::expected<std::string> host = std::string{};
+  switch (a.alias) {
+    case conf::host_alias::local_ipv4:
+      host = imds.local_ipv4();
+      break;
+    case conf::host_alias::public_ipv4:
+      host = imds.public_ipv4();
+      break;
+    case conf::host_alias::local_hostname:
+      host = imds.local_hostname();
+      break;
+    case conf::host_alias::public_hostname:
+      host = imds.public_hostname();
+      break;
+    case conf::host_alias::none:
+      break;
+  }
+  if (!host)
+    return make_error(errc::invalid_argument,
+                      std::string{"provisioner.master_url: cannot resolve "}
+                        + conf::to_string(a.alias)
+                        + " through IMDS: " + render(host.error()));
+  return a.scheme + "://" + *host + ":" + std::to_string(a.port);
+}
+
+} // namespace
+
+caf::expected<std::shared_ptr<aws_provider>>
+make_aws_provider(const conf::resource_pool_config& rp,
+                  const std::string& cluster_id, const std::string& agent_token,
+                  std::shared_ptr<aws::async_executor> executor) {
+  const auto& pc = rp.provider;
+  aws_provider_options o;
+  o.aws = pc.aws;
+  o.pool = rp.pool_name;
+  o.cluster_id = cluster_id;
+  o.agent_token = agent_token;
+  o.agent_docker_image = pc.agent_docker_image;
+  o.startup_script = pc.startup_script;
+  o.list_interval = env_ms("DET_PROVISIONER_LIST_INTERVAL_MS", o.list_interval);
+  o.orphan_grace = env_ms("DET_PROVISIONER_ORPHAN_GRACE_MS", o.orphan_grace);
+  if (auto v = std::getenv("DET_PROVISIONER_PAGE_SIZE"))
+    o.page_size = std::atoi(v);
+  auto url = resolve_master_url(pc.master_url);
+  if (!url)
+    return std::move(url.error());
+  o.master_url = *url;
+  aws::ec2_client_config cc;
+  cc.endpoint_url = pc.aws.endpoint_url;
+  if (!pc.aws.region.empty()) {
+    cc.region = pc.aws.region;
+  } else if (auto r = aws::resolve_region()) {
+    cc.region = *r;
+  } else {
+    return make_error(errc::invalid_argument,
+                      "provisioner.region: not set and "
+                        + render(r.error()));
+  }
+  auto client = aws::make_curl_ec2_client(cc,
+                                          aws::make_default_credential_chain());
+  auto ec2 = std::make_shared<aws::async_ec2>(std::move(client),
+                                              std::move(executor));
+  return std::make_shared<aws_provider>(std::move(o), std::move(ec2));
+}
+
+void tune_from_env(provisioner_options& po) {
+  po.tick_interval = env_ms("DET_PROVISIONER_TICK_MS", po.tick_interval);
+  if (auto v = std::getenv("DET_PROVISIONER_MAX_PER_LAUNCH"))
+    po.max_per_launch = std::max(1, std::atoi(v));
+}
+
+} // namespace det::provision

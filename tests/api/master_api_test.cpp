@@ -1,0 +1,364 @@
+// The REST routes over a real master actor (synchronous writer, memory
+// event log) and the API bridge, without a network: requests go straight
+// to the router, answers come back through captured responders and are
+// awaited with futures.
+
+#include "actors/event_writer.hpp"
+#include "actors/master_actor.hpp"
+#include "core/provisioning.hpp"
+#include "api/api_auth.hpp"
+#include "api/auth_crypto.hpp"
+#include "api/master_api.hpp"
+#include "actors/model_def_actor.hpp"
+#include "store/memory_event_store.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+using namespace det;
+using json = nlohmann::json;
+
+namespace {
+
+std::string create_body(const std::string& config);
+extern const char* good_config;
+
+/// Stands in for an agent's connection: takes the master's orders.
+caf::behavior order_sink(caf::event_based_actor*, int) {
+  return {
+    [](start_atom, const start_order&) {},
+    [](preempt_atom, const std::string&, const std::string&) {},
+    [](kill_atom, const std::string&) {},
+  };
+}
+
+struct master_api_test : ::testing::Test {
+  memory_event_store log;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  std::shared_ptr<api::api_context> ctx
+    = std::make_shared<api::api_context>();
+  http::router routes;
+
+  master_api_test() {
+    auto writer = spawn_event_writer(sys, log, writer_mode::synchronous);
+    core_config cc;
+    cc.cluster_id = "test";
+    pool_configured p;
+    p.pool = "default";
+    cc.pools.push_back(p);
+    ctx->master = spawn_master(sys, writer, {}, cc, {});
+    ctx->bridge = api::spawn_api_bridge(sys);
+    ctx->model_defs = spawn_model_def_actor(
+      sys, std::make_unique<memory_model_def_store>());
+    ctx->logs = std::make_shared<api::trial_logs>();
+    ctx->tokens = std::make_shared<api::session_tokens>("s");
+    ctx->preemption_poll = std::chrono::milliseconds{20};
+    api::add_master_routes(routes, ctx);
+    writer_ = writer;
+    auto err = api::ensure_default_users(sys, *ctx, "");
+    EXPECT_EQ(err, "");
+    auto r = call("POST", "/api/v1/auth/login",
+                  R"({"username":"admin","password":"","isHashed":true})", "");
+    EXPECT_EQ(r.status, 200) << r.body;
+    admin_token_ = json::parse(r.body).value("token", "");
+  }
+
+  ~master_api_test() override {
+    for (auto a : {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
+                   ctx->model_defs, caf::actor_cast<caf::actor>(writer_),
+                   sink_})
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+
+  /// Sends as admin unless `token` is given ("" sends none).
+  http::http_response call(std::string method, std::string path,
+                          std::string body = "",
+                          std::optional<std::string> token = std::nullopt,
+                          std::string token_header = "Authorization") {
+    if (!token)
+      token = admin_token_;
+    http::http_request req;
+    req.method = method;
+    auto q = path.find('?');
+    req.path = path.substr(0, q);
+    if (q != std::string::npos) {
+      auto kv = path.substr(q + 1);
+      auto eq = kv.find('=');
+      req.query.add(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    req.target = path;
+    req.body = std::move(body);
+    if (!token->empty())
+      req.headers.set(token_header, "Bearer " + *token);
+    auto done = std::make_shared<std::promise<http::http_response>>();
+    auto fut = done->get_future();
+    routes.dispatch(req, http::responder::capture(
+                           [done](http::http_response r) {
+                             done->set_value(std::move(r));
+                           }));
+    return fut.get();
+  }
+
+  /// Submits an experiment and joins a one-slot agent, so that trial 1
+  /// runs as allocation "1.1" (the guard knows only live allocations'
+  /// tokens). Waits, bounded, for the pool's pass to place it.
+  void run_trial_1() {
+    auto created = call("POST", "/api/v1/experiments", create_body(good_config));
+    ASSERT_EQ(created.status, 200) << created.body;
+    sink_ = sys.spawn(order_sink, 0);
+    caf::anon_send(ctx->master, connect_atom::value,
+                   agent_hello{"a1", "default", 1, "cpu", "", {}}, sink_);
+    caf::scoped_actor self{sys};
+    state_view placed{[](const state::cluster_state& s, int64_t) {
+      return std::string{s.allocations.count("1.1") != 0 ? "yes" : "no"};
+    }};
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string answer;
+      self->request(ctx->master, caf::infinite, view_atom::value, placed)
+        .receive([&](std::string& a) { answer = a; },
+                 [&](caf::error&) {});
+      if (answer == "yes")
+        return;
+      std::this_thread::yield();
+    }
+    FAIL() << "trial 1 was not placed within 10 s";
+  }
+
+  event_writer_actor writer_;
+  std::string admin_token_;
+  caf::actor sink_;
+};
+
+extern const char* good_config;
+const char* good_config = "name: t\nentrypoint: python3 train.py\n"
+                          "searcher:\n  name: single\n  metric: loss\n"
+                          "  max_length:\n    batches: 10\n";
+
+std::string create_body(const std::string& config) {
+  return json{{"config", config},
+              {"modelDefinition",
+               json::array({{{"path", "train.py"},
+                             {"type", 48},
+                             {"content", "cHJpbnQoMSkK"},
+                             {"mode", 420}}})},
+              {"activate", true}}
+    .dump();
+}
+
+} // namespace
+
+TEST_F(master_api_test, info_answers_a_pep440_version) {
+  auto r = call("GET", "/info");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(json::parse(r.body)["version"], "0.38.1");
+}
+
+TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {
+  auto r = call("POST", "/api/v1/experiments", create_body(good_config));
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto j = json::parse(r.body);
+  EXPECT_EQ(j["experiment"]["id"], 1);
+  EXPECT_EQ(j["experiment"]["state"], "STATE_ACTIVE");
+  auto d = call("GET", "/api/v1/experiments/1/model_def");
+  ASSERT_EQ(d.status, 200) << d.body;
+  EXPECT_FALSE(json::parse(d.body)["b64Tgz"].get<std::string>().empty());
+  auto t = json::parse(call("GET", "/api/v1/experiments/1/trials").body);
+  EXPECT_EQ(t["trials"].size(), 1u);
+  EXPECT_EQ(json::parse(call("GET", "/api/v1/experiments").body)["experiments"]
+              .size(),
+            1u);
+}
+
+TEST_F(master_api_test, a_bad_config_is_refused_naming_the_field_and_logs_nothing) {
+  auto r = call("POST", "/api/v1/experiments",
+                create_body("name: t\nsearcher:\n  name: single\n"));
+  EXPECT_EQ(r.status, 400);
+  auto err = json::parse(r.body)["error"];
+  EXPECT_EQ(err["code"], 3);
+  EXPECT_NE(err["error"].get<std::string>().find("entrypoint"),
+            std::string::npos);
+  EXPECT_EQ(call("GET", "/api/v1/experiments/1").status, 404);
+  // Only master_started, pool_configured, the two default users and the
+  // fixture's login are in the log.
+  auto last = log.last_position();
+  ASSERT_TRUE(last);
+  EXPECT_EQ(*last, 5);
+}
+
+TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
+  auto body = json::parse(create_body(good_config));
+  body["modelDefinition"][0]["path"] = "../evil.py";
+  auto r = call("POST", "/api/v1/experiments", body.dump());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("modelDefinition[0].path"), std::string::npos);
+}
+
+TEST_F(master_api_test, experiments_pause_and_activate) {
+  ASSERT_EQ(call("POST", "/api/v1/experiments", create_body(good_config))
+              .status,
+            200);
+  EXPECT_EQ(call("POST", "/api/v1/experiments/1/pause").status, 200);
+  auto e = json::parse(call("GET", "/api/v1/experiments/1").body);
+  EXPECT_EQ(e["experiment"]["state"], "STATE_PAUSED");
+  EXPECT_EQ(call("POST", "/api/v1/experiments/1/activate").status, 200);
+  EXPECT_EQ(call("POST", "/api/v1/experiments/7/kill").status, 404);
+}
+
+TEST_F(master_api_test, trial_endpoints_require_the_allocations_token) {
+  auto no = call("GET", "/api/v1/allocations/1.1/signals/preemption", "", "");
+  EXPECT_EQ(no.status, 401);
+  // No allocation is live here: a well-formed token of none is unknown.
+  auto dead = call("GET", "/api/v1/allocations/1.1/signals/preemption", "",
+                   ctx->tokens->token_for("1.1"));
+  EXPECT_EQ(dead.status, 401);
+  // A user session is not a trial's token.
+  auto user = call("GET", "/api/v1/allocations/1.1/signals/preemption");
+  EXPECT_EQ(user.status, 403);
+}
+
+TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
+  ctx->logs->add(3, "a1", {"hello", "world"}, 1);
+  auto r = call("GET", "/api/v1/trials/3/logs");
+  EXPECT_EQ(r.status, 200);
+  auto nl = r.body.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  EXPECT_EQ(json::parse(r.body.substr(0, nl))["result"]["log"], "hello\n");
+}
+
+TEST_F(master_api_test, the_harness_allocation_token_header_is_accepted) {
+  run_trial_1();
+  auto r = call("GET",
+                "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0",
+                "", ctx->tokens->token_for("1.1"),
+                "Grpc-Metadata-x-allocation-token");
+  EXPECT_EQ(r.status, 200) << r.body;
+  // A live allocation's token on another allocation's endpoint.
+  auto other = call("GET", "/api/v1/allocations/2.1/signals/preemption", "",
+                    ctx->tokens->token_for("1.1"),
+                    "Grpc-Metadata-x-allocation-token");
+  EXPECT_EQ(other.status, 403);
+}
+
+TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
+  run_trial_1();
+  auto body = json{{"logs",
+                    json::array({{{"task_id", "1"},
+                                  {"allocation_id", "1.1"},
+                                  {"log", "from the harness\n"},
+                                  {"stdtype", "stdout"}}})}}
+                .dump();
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body, std::string{}).status,
+            401);
+  // The token of an allocation that is not live is nobody's.
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body,
+                 ctx->tokens->token_for("5.1"))
+              .status,
+            401);
+  // A user session is not the trial's token.
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body).status, 403);
+  EXPECT_TRUE(ctx->logs->since(1).empty());
+  auto ok = call("POST", "/api/v1/task/logs", body,
+                 ctx->tokens->token_for("1.1"),
+                 "Grpc-Metadata-x-allocation-token");
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  auto lines = ctx->logs->since(1);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].text, "from the harness");
+}
+
+TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
+  run_trial_1();
+  auto token = ctx->tokens->token_for("1.1");
+  auto progress = call("POST", "/api/v1/trials/1/progress",
+                       R"({"progress": 1.5})", token);
+  EXPECT_EQ(progress.status, 400);
+  EXPECT_NE(progress.body.find("progress"), std::string::npos);
+  auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})", token);
+  EXPECT_EQ(run.status, 400);
+  EXPECT_NE(run.body.find("runId"), std::string::npos);
+  for (auto g : {R"("a.b")", R"("")", "7"}) {
+    auto group = call("POST", "/api/v1/trials/1/metrics",
+                      std::string{R"({"metrics": {}, "group": )"} + g + "}",
+                      token);
+    EXPECT_EQ(group.status, 400) << g;
+    EXPECT_NE(group.body.find("group"), std::string::npos) << g;
+  }
+  // Another trial's endpoint with this trial's token changes nothing.
+  EXPECT_EQ(call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})",
+                 token)
+              .status,
+            403);
+}
+
+TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {
+  auto bad = call("POST", "/api/v1/auth/login",
+                  json{{"username", "admin"},
+                       {"password", api::client_hash("nope")},
+                       {"isHashed", true}}
+                    .dump(),
+                  "");
+  EXPECT_EQ(bad.status, 401);
+  EXPECT_EQ(json::parse(bad.body)["error"]["error"], "invalid credentials");
+  auto me = json::parse(call("GET", "/api/v1/me").body);
+  EXPECT_EQ(me["user"]["username"], "admin");
+  EXPECT_EQ(me["user"]["admin"], true);
+  EXPECT_EQ(call("GET", "/api/v1/me", "", "not-a-token").status, 401);
+  EXPECT_EQ(call("POST", "/api/v1/auth/logout").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/me").status, 401);
+}
+
+TEST_F(master_api_test, a_new_user_logs_in_with_its_password_and_is_not_admin) {
+  auto r = call("POST", "/api/v1/users",
+                json{{"user", {{"username", "carol"}, {"admin", false}}},
+                     {"password", api::client_hash("Secret123")},
+                     {"isHashed", true}}
+                  .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(call("POST", "/api/v1/users",
+                 json{{"user", {{"username", "carol"}}}}.dump())
+              .status,
+            409);
+  auto login = call("POST", "/api/v1/auth/login",
+                    json{{"username", "carol"},
+                         {"password", "Secret123"},
+                         {"isHashed", false}}
+                      .dump(),
+                    "");
+  ASSERT_EQ(login.status, 200) << login.body;
+  auto token = json::parse(login.body)["token"].get<std::string>();
+  EXPECT_EQ(call("GET", "/api/v1/master/config", "", token).status, 403);
+  EXPECT_EQ(call("POST", "/api/v1/users",
+                 json{{"user", {{"username", "dave"}}}}.dump(), token)
+              .status,
+            403);
+  EXPECT_EQ(call("GET", "/api/v1/master/config").status, 200);
+}
+
+TEST(provisioning, a_pending_trial_in_a_local_pool_launches_one_instance) {
+  state::cluster_state s;
+  recorded_event meta;
+  pool_configured p;
+  p.pool = "default";
+  p.provider = "local";
+  p.slots_per_instance = 1;
+  p.max_instances = 2;
+  meta.position = 1;
+  ASSERT_FALSE(state::apply(s, meta, p));
+  auto plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
+  EXPECT_EQ(plan.launch, 0); // nothing pending
+  EXPECT_EQ(plan.next_seq, 1);
+  p.min_instances = 1;
+  meta.position = 2;
+  ASSERT_FALSE(state::apply(s, meta, p));
+  plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
+  EXPECT_EQ(plan.launch, 1);
+}

@@ -1,0 +1,456 @@
+// master_core scenarios: every decision is appended to an in-memory log, so
+// each test can also check that replaying the log rebuilds the same state.
+
+#include "core/master_core.hpp"
+
+#include "messages/errc.hpp"
+#include "policy/pool_scheduler.hpp"
+#include "state/queries.hpp"
+#include "store/memory_event_store.hpp"
+
+#include <gtest/gtest.h>
+
+namespace det {
+namespace {
+
+constexpr int64_t sec = 1000000;
+
+nlohmann::json experiment(int64_t max_length = 100, int max_restarts = 2,
+                          int slots = 1, const std::string& searcher = "single",
+                          int max_trials = 1) {
+  return {{"name", "test"},
+          {"entrypoint", "model_def:Trial"},
+          {"max_restarts", max_restarts},
+          {"hyperparameters", {{"lr", 0.1}}},
+          {"resources", {{"slots_per_trial", slots}, {"resource_pool", "default"}}},
+          {"searcher",
+           {{"name", searcher},
+            {"metric", "loss"},
+            {"max_trials", max_trials},
+            {"max_length", {{"batches", max_length}}}}}};
+}
+
+core_config config(const std::string& provider = "", int max_instances = 0,
+                   int slots_per_instance = 0) {
+  core_config c;
+  c.cluster_id = "test-cluster";
+  c.host = "host";
+  c.pid = 1;
+  pool_configured p;
+  p.pool = "default";
+  p.provider = provider;
+  p.max_instances = max_instances;
+  p.slots_per_instance = slots_per_instance;
+  c.pools.push_back(p);
+  c.agent_reconnect_wait_us = 30 * sec;
+  return c;
+}
+
+template <class T>
+std::vector<T> effects_of(const decision& d) {
+  std::vector<T> out;
+  for (const auto& e : d.effects)
+    if (auto x = std::get_if<T>(&e))
+      out.push_back(*x);
+  return out;
+}
+
+struct harness {
+  explicit harness(core_config cfg = config()) : core({}, std::move(cfg)) {
+    run(core.start(now));
+  }
+
+  decision run(decision d) {
+    EXPECT_FALSE(d.refusal && code_of(d.refusal) == errc::invariant_violated)
+      << render(d.refusal);
+    if (d.events.empty())
+      return d;
+    append_request req;
+    for (const auto& ev : d.events)
+      req.events.push_back(to_new_event(ev));
+    auto res = log.append(req);
+    EXPECT_TRUE(res) << render(res.error());
+    if (res) {
+      EXPECT_EQ(res->last_position, core.state().position)
+        << "predicted positions differ from the log's";
+    }
+    return d;
+  }
+
+  state::cluster_state replay() {
+    state::cluster_state st;
+    auto err = log.read({}, [&](recorded_event&& r) {
+      return state::apply(st, r);
+    });
+    EXPECT_FALSE(err) << render(err);
+    return st;
+  }
+
+  const state::trial_info& trial(int64_t id) {
+    return *state::find_trial(core.state(), id);
+  }
+
+  int64_t now = 1800000000 * sec;
+  memory_event_store log;
+  master_core core;
+};
+
+TEST(master_core, a_submitted_trial_is_placed_when_an_agent_connects_and_completes) {
+  harness h;
+  auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  ASSERT_FALSE(sub.refusal) << render(sub.refusal);
+  EXPECT_EQ(sub.reply["experiment_id"], 1);
+  EXPECT_TRUE(effects_of<start_order>(sub).empty()); // no agent yet
+  auto join = h.run(h.core.agent_connected("a1", "default", 4, "cpu", "", {},
+                                           h.now));
+  auto starts = effects_of<start_order>(join);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].agent_id, "a1");
+  EXPECT_EQ(starts[0].allocation_id, "1.1");
+  EXPECT_EQ(starts[0].target_length, 100);
+  EXPECT_FALSE(starts[0].resume_from);
+  h.run(h.core.allocation_running("1.1", h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::running);
+  h.run(h.core.checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
+  auto val = h.run(h.core.metrics_reported("1.1", "validation", 100,
+                                           {{"loss", 0.5}}, h.now));
+  // The searcher has what it wanted: the trial is asked to finish.
+  auto stops = effects_of<preempt_order>(val);
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].reason, "searcher closed");
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::completed);
+  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+}
+
+TEST(master_core, a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_without_counting_a_restart) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.checkpoint_reported("1.1", "ck-50", 50, {}, h.now));
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  // Within the reconnect wait nothing happens to the trial.
+  h.now += 10 * sec;
+  h.run(h.core.tick(h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::running);
+  h.now += 21 * sec;
+  h.run(h.core.tick(h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  auto join = h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {},
+                                           h.now));
+  auto starts = effects_of<start_order>(join);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].agent_id, "a2");
+  EXPECT_EQ(starts[0].allocation_id, "1.2");
+  ASSERT_TRUE(starts[0].resume_from);
+  EXPECT_EQ(starts[0].resume_from->uuid, "ck-50");
+  EXPECT_EQ(starts[0].resume_from->steps_completed, 50);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_failing_trial_is_restarted_up_to_max_restarts_then_errors) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(100, 2), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  for (int run = 1; run <= 3; ++run) {
+    auto alloc = "1." + std::to_string(run);
+    ASSERT_EQ(h.trial(1).allocation->id, alloc);
+    h.run(h.core.allocation_running(alloc, h.now));
+    h.run(h.core.allocation_exited(alloc, 3, h.now));
+  }
+  EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
+  EXPECT_EQ(h.trial(1).restarts, 3);
+  EXPECT_NE(h.trial(1).end_reason.find("last exit code 3"), std::string::npos)
+    << h.trial(1).end_reason;
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::error);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, pausing_checkpoints_and_stops_and_activating_resumes_from_that_checkpoint) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  auto pause = h.run(h.core.pause_experiment(1, h.now));
+  ASSERT_EQ(effects_of<preempt_order>(pause).size(), 1u);
+  h.run(h.core.checkpoint_reported("1.1", "ck-30", 30, {}, h.now));
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  auto idle = h.run(h.core.tick(h.now)); // paused: nothing is placed
+  EXPECT_TRUE(effects_of<start_order>(idle).empty());
+  auto act = h.run(h.core.activate_experiment(1, h.now));
+  auto starts = effects_of<start_order>(act);
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_TRUE(starts[0].resume_from);
+  EXPECT_EQ(starts[0].resume_from->uuid, "ck-30");
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(100, 2, 1, "random", 3),
+                                 "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  auto kill = h.run(h.core.kill_experiment(1, h.now));
+  EXPECT_EQ(effects_of<kill_order>(kill).size(), 2u);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::stopping_killed);
+  h.run(h.core.allocation_exited("1.1", 137, h.now));
+  h.run(h.core.allocation_exited("2.1", 137, h.now));
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::canceled);
+  for (auto t : state::trials_of_experiment(h.core.state(), 1))
+    EXPECT_TRUE(state::is_terminal(t->status));
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_trial_larger_than_the_pool_can_ever_hold_fails_with_the_reason) {
+  harness h{config("local", 2, 4)};
+  h.run(h.core.submit_experiment(experiment(100, 2, 16), "determined", h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
+  EXPECT_NE(h.trial(1).end_reason.find("16"), std::string::npos)
+    << h.trial(1).end_reason;
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::error);
+}
+
+TEST(master_core, after_a_master_restart_a_reconnecting_agent_keeps_its_running_trial) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  // The master is rebuilt from its log alone.
+  master_core again{h.replay(), config()};
+  EXPECT_EQ(again.target_length(1), 100);
+  auto start = again.start(h.now + sec);
+  EXPECT_EQ(state::find_agent(again.state(), "a1")->status,
+            state::agent_status::disconnected);
+  auto back = again.agent_connected("a1", "default", 2, "cpu", "",
+                                    {{"1.1"}}, h.now + 2 * sec);
+  EXPECT_TRUE(effects_of<start_order>(back).empty());
+  EXPECT_EQ(state::find_trial(again.state(), 1)->status,
+            state::trial_status::running);
+  EXPECT_EQ(state::find_trial(again.state(), 1)->allocation->id, "1.1");
+}
+
+TEST(master_core, an_agent_that_comes_back_without_its_trial_gets_it_rescheduled) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  auto back = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
+                                           h.now + sec));
+  // The old run is gone; a new run starts on the same agent.
+  auto starts = effects_of<start_order>(back);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].allocation_id, "1.2");
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_second_connection_of_a_connected_agent_replaces_the_first) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  // The agent dialled again before the master saw its old socket end.
+  auto again = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "",
+                                            {{"1.1"}}, h.now + sec));
+  EXPECT_FALSE(again.refusal) << render(again.refusal);
+  EXPECT_EQ(state::find_agent(h.core.state(), "a1")->status,
+            state::agent_status::connected);
+  EXPECT_EQ(h.trial(1).status, state::trial_status::running);
+  EXPECT_TRUE(effects_of<start_order>(again).empty());
+  EXPECT_TRUE(effects_of<kill_order>(again).empty());
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the_stale_run) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.agent_disconnected("a1", "missed 3 heartbeats", h.now));
+  // Past agent_reconnect_wait (30 s): the run is lost, the trial waits.
+  h.run(h.core.tick(h.now + 31 * sec));
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  EXPECT_FALSE(h.trial(1).allocation.has_value());
+  auto back = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "",
+                                           {{"1.1"}}, h.now + 40 * sec));
+  auto kills = effects_of<kill_order>(back);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].allocation_id, "1.1");
+  // The trial runs again, as a new allocation, on the agent that is back.
+  auto starts = effects_of<start_order>(back);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_NE(starts[0].allocation_id, "1.1");
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, an_experiment_for_an_unknown_pool_is_refused_and_writes_nothing) {
+  harness h;
+  auto cfg = experiment();
+  cfg["resources"]["resource_pool"] = "gpu";
+  auto before = h.core.state().position;
+  auto d = h.core.submit_experiment(cfg, "determined", h.now);
+  ASSERT_TRUE(d.refusal);
+  EXPECT_NE(render(d.refusal).find("resources.resource_pool"),
+            std::string::npos);
+  EXPECT_TRUE(d.events.empty());
+  EXPECT_EQ(h.core.state().position, before);
+}
+
+} // namespace
+} // namespace det
+
+namespace det {
+namespace {
+
+TEST(master_core, a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_passes) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.pause_experiment(1, h.now));
+  h.now += 59 * sec;
+  EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
+  h.now += 2 * sec;
+  auto kills = effects_of<kill_order>(h.run(h.core.tick(h.now)));
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].allocation_id, "1.1");
+  // Only once.
+  h.now += 10 * sec;
+  EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
+}
+
+
+core_config deferred_config() {
+  auto c = config();
+  c.inline_scheduling = false;
+  return c;
+}
+
+TEST(master_core, without_inline_scheduling_decisions_name_the_pool_and_place_nothing) {
+  harness h(deferred_config());
+  auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  EXPECT_EQ(sub.schedule, std::set<std::string>{"default"});
+  auto join = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
+                                           h.now));
+  EXPECT_EQ(join.schedule, std::set<std::string>{"default"});
+  EXPECT_TRUE(effects_of<start_order>(join).empty());
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  // The pass, computed elsewhere on the snapshot, places it.
+  auto snap = h.core.pool_snapshot_of("default");
+  ASSERT_EQ(snap.pending.size(), 1u);
+  auto result = policy::schedule_pool(snap, h.core.scheduler_of("default"));
+  auto placed = h.run(h.core.apply_schedule("default", result, h.now));
+  ASSERT_EQ(effects_of<start_order>(placed).size(), 1u);
+  EXPECT_EQ(h.trial(1).status, state::trial_status::assigned);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, a_pass_made_stale_by_a_lost_agent_places_nothing_and_the_next_pass_uses_another) {
+  harness h(deferred_config());
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  auto result = policy::schedule_pool(h.core.pool_snapshot_of("default"),
+                                      h.core.scheduler_of("default"));
+  ASSERT_EQ(result.placements.size(), 1u);
+  // While the pass ran, the agent it chose went away for good.
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  h.now += 31 * sec;
+  h.run(h.core.tick(h.now));
+  auto stale = h.run(h.core.apply_schedule("default", result, h.now));
+  EXPECT_FALSE(stale.refusal) << render(stale.refusal);
+  EXPECT_TRUE(stale.events.empty());
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
+  auto fresh = policy::schedule_pool(h.core.pool_snapshot_of("default"),
+                                     h.core.scheduler_of("default"));
+  auto placed = h.run(h.core.apply_schedule("default", fresh, h.now));
+  auto starts = effects_of<start_order>(placed);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].agent_id, "a2");
+  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+}
+
+TEST(master_core, a_pass_whose_trial_was_killed_meanwhile_places_nothing) {
+  harness h(deferred_config());
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  auto result = policy::schedule_pool(h.core.pool_snapshot_of("default"),
+                                      h.core.scheduler_of("default"));
+  h.run(h.core.kill_experiment(1, h.now));
+  auto stale = h.run(h.core.apply_schedule("default", result, h.now));
+  EXPECT_TRUE(stale.events.empty());
+  EXPECT_TRUE(effects_of<start_order>(stale).empty());
+  EXPECT_EQ(h.trial(1).status, state::trial_status::canceled);
+}
+
+} // namespace
+} // namespace det
+
+namespace det {
+namespace {
+
+nlohmann::json asha_0_38(int max_trials) {
+  auto e = experiment();
+  e["searcher"] = {{"name", "adaptive_asha"},   {"metric", "loss"},
+                   {"time_metric", "batches"},   {"max_time", 16},
+                   {"max_trials", max_trials},   {"divisor", 2},
+                   {"max_concurrent_trials", 1}, {"mode", "aggressive"}};
+  return e;
+}
+
+TEST(master_core, asha_0_38_stops_a_trial_at_its_rung_by_the_time_metric) {
+  harness h;
+  ASSERT_FALSE(
+    h.run(h.core.submit_experiment(asha_0_38(2), "determined", h.now)).refusal);
+  auto join = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
+                                           h.now));
+  ASSERT_EQ(effects_of<start_order>(join).size(), 1u);
+  h.run(h.core.allocation_running("1.1", h.now));
+  // Rungs at 8 and 16 batches. Steps do not count, the time metric does.
+  auto early = h.run(h.core.metrics_reported(
+    "1.1", "validation", 100, {{"loss", 0.5}, {"batches", 2}}, h.now));
+  EXPECT_TRUE(effects_of<preempt_order>(early).empty());
+  EXPECT_FALSE(h.trial(1).allocation->preemption_requested);
+  // At its first rung with no one to beat: not promoted, asked to stop.
+  auto rung = h.run(h.core.metrics_reported(
+    "1.1", "validation", 4, {{"loss", 0.5}, {"batches", 8}}, h.now));
+  auto stops = effects_of<preempt_order>(rung);
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].reason, "stopped by searcher");
+  // Its clean exit completes it; the searcher starts the next trial.
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_NE(state::find_trial(h.core.state(), 2), nullptr);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, single_searcher_without_max_length_completes_when_the_trial_exits) {
+  harness h;
+  auto e = experiment();
+  e["searcher"].erase("max_length");
+  ASSERT_FALSE(h.run(h.core.submit_experiment(e, "determined", h.now)).refusal);
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  auto val = h.run(h.core.metrics_reported("1.1", "validation", 1000,
+                                           {{"loss", 0.5}}, h.now));
+  EXPECT_TRUE(effects_of<preempt_order>(val).empty());
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::completed);
+}
+
+} // namespace
+} // namespace det

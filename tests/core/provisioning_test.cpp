@@ -1,0 +1,164 @@
+// plan_provisioning: reconciliation of the state with a provider inventory,
+// and the scale decision over it (pure code, no actors).
+
+#include "core/provisioning.hpp"
+#include "messages/errc.hpp"
+#include "state/cluster_state.hpp"
+
+#include <gtest/gtest.h>
+
+namespace det {
+namespace {
+
+constexpr int64_t s_ = 1'000'000;
+
+struct fixture : ::testing::Test {
+  state::cluster_state s;
+  int64_t pos = 0;
+
+  void apply(const domain_event& ev) {
+    recorded_event meta;
+    meta.position = ++pos;
+    auto err = state::apply(s, meta, ev);
+    ASSERT_FALSE(err) << render(err);
+  }
+
+  void SetUp() override {
+    pool_configured p;
+    p.pool = "default";
+    p.provider = "aws";
+    p.slots_per_instance = 1;
+    p.max_instances = 3;
+    apply(p);
+  }
+
+  void launch(int64_t seq, int count, bool spot = false, int64_t at = 10 * s_) {
+    apply(instance_launch_requested{"default", seq, "tok-" + std::to_string(seq),
+                                    count, spot, at});
+  }
+
+  provisioning_input with(std::vector<provider_instance> xs,
+                          std::vector<provider_spot_request> rs = {},
+                          int64_t taken = 100 * s_) {
+    provisioning_input in;
+    in.inventory = provider_inventory{taken, std::move(xs), std::move(rs)};
+    in.consistency_grace_us = 30 * s_;
+    return in;
+  }
+};
+
+TEST_F(fixture, min_instances_launch_and_outstanding_launches_count_as_starting) {
+  pool_configured p = s.pools.at("default").config;
+  p.min_instances = 2;
+  apply(p);
+  auto plan = plan_provisioning(s, "default", 20 * s_, provisioning_input{});
+  EXPECT_EQ(plan.launch, 2);
+  EXPECT_EQ(plan.next_seq, 1);
+  launch(1, 2);
+  plan = plan_provisioning(s, "default", 20 * s_, provisioning_input{});
+  EXPECT_EQ(plan.launch, 0) << "the launch in flight already covers the minimum";
+}
+
+TEST_F(fixture, a_crash_after_the_cloud_call_is_healed_by_adoption_not_relaunch) {
+  launch(1, 1);
+  // The instance exists with the launch's token; no call is in flight.
+  auto plan = plan_provisioning(s, "default", 20 * s_,
+                                with({{"i-1", "running", "tok-1", ""}}));
+  ASSERT_EQ(plan.adopt.size(), 1u);
+  EXPECT_EQ(plan.adopt[0].id, "i-1");
+  EXPECT_EQ(plan.adopt[0].launch_seq, 1);
+  EXPECT_TRUE(plan.adopt[0].running);
+  EXPECT_TRUE(plan.reissues.empty());
+  EXPECT_TRUE(plan.unknown_instances.empty());
+  // While the call is in flight its own answer records the instance.
+  auto in = with({{"i-1", "running", "tok-1", ""}});
+  in.in_flight = {1};
+  plan = plan_provisioning(s, "default", 20 * s_, in);
+  EXPECT_TRUE(plan.adopt.empty());
+  EXPECT_TRUE(plan.reissues.empty());
+  EXPECT_TRUE(plan.unknown_instances.empty()) << "nor is it an orphan";
+}
+
+TEST_F(fixture, an_unanswered_launch_without_an_instance_is_reissued_with_its_token) {
+  launch(1, 2);
+  auto plan = plan_provisioning(s, "default", 20 * s_, with({}));
+  ASSERT_EQ(plan.reissues.size(), 1u);
+  EXPECT_EQ(plan.reissues[0].client_token, "tok-1");
+  EXPECT_EQ(plan.reissues[0].count, 2);
+}
+
+TEST_F(fixture, failed_launches_of_the_log_are_in_the_plan_for_the_backoff) {
+  launch(1, 1);
+  apply(instance_launch_failed{"default", 1, "insufficient_capacity", "ICE", 15 * s_});
+  launch(2, 1);
+  apply(instance_launch_failed{"default", 2, "quota_exceeded", "vCPU", 25 * s_});
+  auto plan = plan_provisioning(s, "default", 30 * s_, with({}));
+  EXPECT_EQ(plan.launch_failures, 2);
+  EXPECT_EQ(plan.last_launch_error_at_us, 25 * s_);
+  EXPECT_TRUE(plan.reissues.empty()) << "failed launches are not outstanding";
+}
+
+TEST_F(fixture, unknown_and_foreign_launch_tokens_are_unknown_never_adopted) {
+  launch(1, 1);
+  apply(instance_pending{"i-1", "default", 1, 11 * s_});
+  auto plan = plan_provisioning(
+    s, "default", 200 * s_,
+    with({{"i-1", "running", "tok-1", ""}, {"i-2", "running", "tok-9", ""},
+          {"i-3", "pending", "", ""}}));
+  EXPECT_TRUE(plan.adopt.empty());
+  EXPECT_EQ(plan.unknown_instances, (std::vector<std::string>{"i-2", "i-3"}));
+  EXPECT_EQ(plan.now_running, std::vector<std::string>{"i-1"});
+}
+
+TEST_F(fixture, missing_instances_are_gone_only_after_the_consistency_grace) {
+  launch(1, 2);
+  apply(instance_pending{"i-1", "default", 1, 11 * s_});
+  apply(instance_pending{"i-2", "default", 1, 90 * s_});
+  auto plan = plan_provisioning(s, "default", 100 * s_, with({}, {}, 100 * s_));
+  ASSERT_EQ(plan.gone.size(), 1u);
+  EXPECT_EQ(plan.gone[0].first, "i-1");
+  EXPECT_EQ(plan.gone[0].second, "terminated_elsewhere");
+}
+
+TEST_F(fixture, a_reclaimed_spot_instance_loses_its_disconnected_agent_as_spot_reclaimed) {
+  launch(1, 1, true);
+  apply(spot_request_opened{"sir-1", "default", 1, 11 * s_});
+  apply(spot_request_fulfilled{"sir-1", "i-1", 12 * s_});
+  apply(agent_connected{"i-1", "default", 1, "cpu", "", 13 * s_});
+  apply(agent_disconnected{"i-1", "closed", 200 * s_, 50 * s_});
+  auto plan = plan_provisioning(s, "default", 100 * s_,
+                                with({{"i-1", "terminated", "", "sir-1"}}));
+  ASSERT_EQ(plan.gone.size(), 1u);
+  EXPECT_EQ(plan.gone[0].second, "spot_reclaimed");
+  EXPECT_EQ(plan.reclaimed_agents, std::vector<std::string>{"i-1"});
+}
+
+TEST_F(fixture, open_spot_requests_are_fulfilled_closed_or_cancelled_without_demand) {
+  launch(1, 3, true);
+  apply(spot_request_opened{"sir-1", "default", 1, 11 * s_});
+  apply(spot_request_opened{"sir-2", "default", 1, 11 * s_});
+  apply(spot_request_opened{"sir-3", "default", 1, 11 * s_});
+  auto plan = plan_provisioning(
+    s, "default", 100 * s_,
+    with({}, {{"sir-1", "active", "i-1", "tok-1"},
+              {"sir-2", "cancelled", "", "tok-1"},
+              {"sir-3", "open", "", "tok-1"}}));
+  EXPECT_EQ(plan.fulfilled,
+            (std::vector<std::pair<std::string, std::string>>{{"sir-1", "i-1"}}));
+  ASSERT_EQ(plan.spot_closed.size(), 1u);
+  EXPECT_EQ(plan.spot_closed[0].first, "sir-2");
+  // Nothing waits: the open request is cancelled (min_instances is 0).
+  EXPECT_NE(std::find(plan.cancel_spot.begin(), plan.cancel_spot.end(), "sir-3"),
+            plan.cancel_spot.end());
+  EXPECT_TRUE(plan.unknown_instances.empty());
+}
+
+TEST_F(fixture, a_tagged_spot_request_of_no_known_launch_is_unknown_with_its_instance) {
+  auto plan = plan_provisioning(s, "default", 100 * s_,
+                                with({}, {{"sir-9", "active", "i-9", "tok-7"}}));
+  EXPECT_EQ(plan.unknown_spot_requests, std::vector<std::string>{"sir-9"});
+  EXPECT_EQ(plan.unknown_instances, std::vector<std::string>{"i-9"});
+}
+
+} // namespace
+} // namespace det

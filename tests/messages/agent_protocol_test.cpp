@@ -1,0 +1,98 @@
+#include "messages/agent_protocol.hpp"
+#include "agent/model_fetch.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace det::agent;
+using nlohmann::json;
+
+TEST(agent_protocol, hello_carries_slots_and_running_allocations) {
+  hello_info h{"a1", "default", 2, "cpu", "", {"x.1", "y.2"}};
+  auto j = json::parse(hello_frame(h));
+  EXPECT_EQ(j["v"], 1);
+  EXPECT_EQ(j["type"], "hello");
+  EXPECT_EQ(j["agent_id"], "a1");
+  EXPECT_EQ(j["slots"], 2);
+  EXPECT_EQ(j["slot_type"], "cpu");
+  EXPECT_EQ(j["running"], json::array({"x.1", "y.2"}));
+}
+
+TEST(agent_protocol, exited_and_log_frames_have_the_documented_fields) {
+  auto e = json::parse(exited_frame("a.1", 137));
+  EXPECT_EQ(e["type"], "exited");
+  EXPECT_EQ(e["exit_code"], 137);
+  auto l = json::parse(log_frame("a.1", 7, {"one", "two"}));
+  EXPECT_EQ(l["trial_id"], 7);
+  EXPECT_EQ(l["lines"], json::array({"one", "two"}));
+}
+
+TEST(agent_protocol, log_lines_with_invalid_utf8_still_encode) {
+  auto l = json::parse(log_frame("a", 1, {std::string{"bad \xff byte"}}));
+  EXPECT_EQ(l["lines"].size(), 1u);
+}
+
+TEST(agent_protocol, start_frame_is_parsed_with_every_field) {
+  auto f = parse_master_frame(R"({"v":1,"type":"start","allocation_id":"3.7.1",
+    "trial_id":7,"experiment_id":3,"slots":[0,1],"hparams":{"lr":0.1},
+    "target_length":50,"resume_from":{"uuid":"u-1","steps_completed":20},
+    "entrypoint":"python3 train.py","env":{"DET_SESSION_TOKEN":"s"}})");
+  ASSERT_TRUE(f) << det::render(f.error());
+  EXPECT_EQ(f->type, "start");
+  EXPECT_EQ(f->start.trial_id, 7);
+  EXPECT_EQ(f->start.slots, (std::vector<int64_t>{0, 1}));
+  ASSERT_TRUE(f->start.resume_from);
+  EXPECT_EQ(f->start.resume_from->steps_completed, 20);
+  auto env = trial_environment(f->start, "http://m:8080", "/ck", "agent-1");
+  EXPECT_EQ(env["DET_MASTER"], "http://m:8080");
+  EXPECT_EQ(env["DET_ALLOCATION_ID"], "3.7.1");
+  EXPECT_EQ(json::parse(env["DET_HPARAMS"])["lr"], 0.1);
+  EXPECT_EQ(env["DET_TARGET_LENGTH"], "50");
+  EXPECT_EQ(env["DET_LATEST_CHECKPOINT"], "u-1");
+  EXPECT_EQ(env["DET_LATEST_CHECKPOINT_STEPS"], "20");
+  EXPECT_EQ(env["DET_CHECKPOINT_DIR"], "/ck");
+  EXPECT_EQ(env["DET_SLOT_IDS"], "[0,1]");
+  EXPECT_EQ(env["DET_AGENT_ID"], "agent-1");
+  EXPECT_EQ(env["DET_TASK_TYPE"], "TRIAL");
+  EXPECT_EQ(env["DET_SESSION_TOKEN"], "s");
+}
+
+TEST(agent_protocol, start_without_resume_gives_an_empty_checkpoint) {
+  auto f = parse_master_frame(R"({"v":1,"type":"start","allocation_id":"a",
+    "entrypoint":"true","resume_from":null})");
+  ASSERT_TRUE(f);
+  auto env = trial_environment(f->start, "http://m", "/ck");
+  EXPECT_EQ(env["DET_LATEST_CHECKPOINT"], "");
+}
+
+TEST(agent_protocol, malformed_frames_are_refused_naming_the_problem) {
+  EXPECT_FALSE(parse_master_frame("not json"));
+  auto f = parse_master_frame(R"({"v":1,"type":"start","entrypoint":"x"})");
+  ASSERT_FALSE(f);
+  EXPECT_NE(det::render(f.error()).find("allocation_id"), std::string::npos);
+  EXPECT_FALSE(parse_master_frame(R"({"v":1,"type":"kill"})"));
+}
+
+TEST(agent_protocol, unknown_frame_types_parse_so_they_can_be_answered) {
+  auto f = parse_master_frame(R"({"v":1,"type":"teleport"})");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->type, "teleport");
+}
+
+TEST(agent_protocol, base64_decodes_standard_and_unpadded_text) {
+  EXPECT_EQ(base64_decode("aGVsbG8="), "hello");
+  EXPECT_EQ(base64_decode("aGVsbG8"), "hello");
+  EXPECT_EQ(base64_decode("aGVs\nbG8="), "hello");
+  EXPECT_FALSE(base64_decode("a*b"));
+}
+
+TEST(agent_protocol, welcome_carries_the_heartbeat_interval_in_both_units) {
+  auto f = parse_master_frame(
+    R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":1,"heartbeat_interval_ms":250})");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->heartbeat_interval_s, 1);
+  EXPECT_EQ(f->heartbeat_interval_ms, 250);
+  auto old = parse_master_frame(
+    R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":7})");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->heartbeat_interval_ms, 0);
+}
