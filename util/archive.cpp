@@ -91,9 +91,7 @@ std::string unpack_tgz(const std::string& tgz, const std::string& dir) {
   writer_ptr disk{archive_write_disk_new(), &archive_write_free};
   archive_write_disk_set_options(
     disk.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT
-                  | ARCHIVE_EXTRACT_SECURE_SYMLINKS
-                  | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS
-                  | ARCHIVE_EXTRACT_NO_OVERWRITE_NEWER);
+                  | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   fs::path root{dir};
   struct archive_entry* e = nullptr;
   for (;;) {
@@ -106,6 +104,14 @@ std::string unpack_tgz(const std::string& tgz, const std::string& dir) {
     auto type = archive_entry_filetype(e);
     if (type != AE_IFREG && type != AE_IFDIR)
       return "refused " + name + ": only files and directories";
+    // The entry's own path must stay inside: it is checked here, before
+    // `dir` (absolute) is put in front of it for the disk writer.
+    fs::path rel{name};
+    if (rel.is_absolute())
+      return "refused " + name + ": an absolute path";
+    for (const auto& part : rel)
+      if (part == "..")
+        return "refused " + name + ": a path through '..'";
     archive_entry_set_perm(e, archive_entry_perm(e) & 0777);
     archive_entry_set_pathname(e, (root / name).c_str());
     if (archive_write_header(disk.get(), e) != ARCHIVE_OK)
@@ -142,6 +148,8 @@ std::vector<archive_file> read_tgz(const std::string& tgz,
     }
     archive_file f;
     f.path = archive_entry_pathname(e);
+    if (f.path.size() > 1 && f.path.back() == '/')
+      f.path.pop_back();
     f.directory = archive_entry_filetype(e) == AE_IFDIR;
     f.mode = static_cast<int>(archive_entry_perm(e));
     char buf[16384];
