@@ -54,7 +54,10 @@ test-sanitize: deps
 bench: build
 	@bash scripts/bench.sh $(abspath $(BUILD))
 
-run: build
+# Builds only the programs it starts (the master and the agents its local
+# pool launches), not the tests and benchmarks.
+run: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target det-master det-agent
 	@bash scripts/run.sh $(abspath $(BUILD))
 
 clean:

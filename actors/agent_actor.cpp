@@ -26,28 +26,29 @@ agent_behavior(agent_actor::stateful_pointer<agent_state> self,
   self->send(s.master, connect_atom::value, std::move(hello),
              caf::actor_cast<caf::actor>(self));
   return {
-    [self](start_atom, start_order& o) {
-      caf::anon_send(self->state.connection, start_atom::value, std::move(o));
-    },
-    [self](preempt_atom, std::string& alloc, std::string& reason) {
-      caf::anon_send(self->state.connection, preempt_atom::value, std::move(alloc),
-                 std::move(reason));
-    },
-    [self](kill_atom, std::string& alloc) {
-      caf::anon_send(self->state.connection, kill_atom::value, std::move(alloc));
-    },
-    [self](running_atom, std::string& alloc) {
-      self->send(self->state.master, running_atom::value, std::move(alloc));
-    },
-    [self](exited_atom, std::string& alloc, int32_t code) {
-      self->send(self->state.master, exited_atom::value, std::move(alloc),
-                 code);
-    },
-    [self](disconn_atom, std::string& why) {
-      self->send(self->state.master, disconn_atom::value, self->state.id,
-                 std::move(why));
-      self->quit();
-    },
+      [self](start_atom, start_order& o) {
+        caf::anon_send(self->state.connection, start_atom::value, std::move(o));
+      },
+      [self](preempt_atom, std::string& alloc, std::string& reason) {
+        caf::anon_send(self->state.connection, preempt_atom::value,
+                       std::move(alloc), std::move(reason));
+      },
+      [self](kill_atom, std::string& alloc) {
+        caf::anon_send(self->state.connection, kill_atom::value,
+                       std::move(alloc));
+      },
+      [self](running_atom, std::string& alloc) {
+        self->send(self->state.master, running_atom::value, std::move(alloc));
+      },
+      [self](exited_atom, std::string& alloc, int32_t code) {
+        self->send(self->state.master, exited_atom::value, std::move(alloc),
+                   code);
+      },
+      [self](disconn_atom, std::string& why) {
+        self->send(self->state.master, disconn_atom::value, self->state.id,
+                   std::move(why));
+        self->quit();
+      },
   };
 }
 

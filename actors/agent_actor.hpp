@@ -14,14 +14,14 @@
 namespace det {
 
 using agent_actor = caf::typed_actor<
-  // Orders from the master, passed on to the connection.
-  caf::reacts_to<start_atom, start_order>,
-  caf::reacts_to<preempt_atom, std::string, std::string>,
-  caf::reacts_to<kill_atom, std::string>,
-  // Reports from the connection, passed on to the master.
-  caf::reacts_to<running_atom, std::string>,
-  caf::reacts_to<exited_atom, std::string, int32_t>,
-  caf::reacts_to<disconn_atom, std::string>>;
+    // Orders from the master, passed on to the connection.
+    caf::reacts_to<start_atom, start_order>,
+    caf::reacts_to<preempt_atom, std::string, std::string>,
+    caf::reacts_to<kill_atom, std::string>,
+    // Reports from the connection, passed on to the master.
+    caf::reacts_to<running_atom, std::string>,
+    caf::reacts_to<exited_atom, std::string, int32_t>,
+    caf::reacts_to<disconn_atom, std::string>>;
 
 agent_actor spawn_agent_actor(caf::actor_system& sys, master_actor master,
                               agent_hello hello, caf::actor connection);

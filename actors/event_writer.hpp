@@ -23,12 +23,12 @@
 namespace det {
 
 using event_writer_actor = caf::typed_actor<
-  caf::replies_to<append_atom, append_request>::with<append_result>,
-  caf::reacts_to<committed_atom, uint64_t, append_result>,
-  caf::reacts_to<committed_atom, uint64_t, caf::error>,
-  // Save a snapshot (state JSON text, the position it reflects, its schema
-  // version) after the appends already queued, keeping the newest three.
-  caf::reacts_to<snapshot_atom, std::string, int64_t, int32_t>>;
+    caf::replies_to<append_atom, append_request>::with<append_result>,
+    caf::reacts_to<committed_atom, uint64_t, append_result>,
+    caf::reacts_to<committed_atom, uint64_t, caf::error>,
+    // Save a snapshot (state JSON text, the position it reflects, its schema
+    // version) after the appends already queued, keeping the newest three.
+    caf::reacts_to<snapshot_atom, std::string, int64_t, int32_t>>;
 
 enum class writer_mode { group_commit, synchronous };
 

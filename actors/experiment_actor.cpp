@@ -55,60 +55,60 @@ void propose(self_ptr self, const std::vector<state::searcher_input>& inbox) {
     return;
   s.in_flight = true;
   self->request(s.master, caf::infinite, step_atom::value, std::move(*step))
-    .then(
-      [self](caf::ok_atom) {
-        auto& st = self->state;
-        st.in_flight = false;
-        if (st.waiting) {
-          auto next = std::move(*st.waiting);
-          st.waiting.reset();
-          propose(self, next);
-        }
-      },
-      [self](caf::error&) {
-        // The step did not follow the log; the master sends a reset.
-        auto& st = self->state;
-        st.in_flight = false;
-        st.awaiting_reset = true;
-        st.waiting.reset();
-      });
+      .then(
+          [self](caf::ok_atom) {
+            auto& st = self->state;
+            st.in_flight = false;
+            if (st.waiting) {
+              auto next = std::move(*st.waiting);
+              st.waiting.reset();
+              propose(self, next);
+            }
+          },
+          [self](caf::error&) {
+            // The step did not follow the log; the master sends a reset.
+            auto& st = self->state;
+            st.in_flight = false;
+            st.awaiting_reset = true;
+            st.waiting.reset();
+          });
 }
 
-experiment_actor::behavior_type
-experiment_behavior(self_ptr self, caf::actor master) {
+experiment_actor::behavior_type experiment_behavior(self_ptr self,
+                                                    caf::actor master) {
   self->state.master = std::move(master);
   return {
-    [self](feed_atom, experiment_feed& f) {
-      auto& s = self->state;
-      if (f.reset) {
-        s.id = f.experiment_id;
-        auto made =
-          experiment_searcher::make(f.config, f.seed, f.saved, f.fed_through);
-        if (!made) {
-          // A searcher that cannot be rebuilt (a corrupt or incompatible
-          // saved state) ends its experiment in ERROR, not the master.
-          searcher_step failed;
-          failed.experiment_id = f.experiment_id;
-          failed.failure = "the searcher cannot be restored: "
-                           + render(made.error());
-          s.searcher.reset();
-          s.awaiting_reset = true;
-          self->request(s.master, caf::infinite, step_atom::value,
-                        std::move(failed))
-            .then([](caf::ok_atom) {}, [](caf::error&) {});
-          return;
+      [self](feed_atom, experiment_feed& f) {
+        auto& s = self->state;
+        if (f.reset) {
+          s.id = f.experiment_id;
+          auto made = experiment_searcher::make(f.config, f.seed, f.saved,
+                                                f.fed_through);
+          if (!made) {
+            // A searcher that cannot be rebuilt (a corrupt or incompatible
+            // saved state) ends its experiment in ERROR, not the master.
+            searcher_step failed;
+            failed.experiment_id = f.experiment_id;
+            failed.failure =
+                "the searcher cannot be restored: " + render(made.error());
+            s.searcher.reset();
+            s.awaiting_reset = true;
+            self->request(s.master, caf::infinite, step_atom::value,
+                          std::move(failed))
+                .then([](caf::ok_atom) {}, [](caf::error&) {});
+            return;
+          }
+          s.searcher.emplace(std::move(*made));
+          s.awaiting_reset = false;
+          if (s.in_flight) {
+            // The answer to the step in flight is still to come; the reset
+            // state is what follows the log, so start over once it is in.
+            s.waiting = std::move(f.inbox);
+            return;
+          }
         }
-        s.searcher.emplace(std::move(*made));
-        s.awaiting_reset = false;
-        if (s.in_flight) {
-          // The answer to the step in flight is still to come; the reset
-          // state is what follows the log, so start over once it is in.
-          s.waiting = std::move(f.inbox);
-          return;
-        }
-      }
-      propose(self, f.inbox);
-    },
+        propose(self, f.inbox);
+      },
   };
 }
 

@@ -55,7 +55,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::searcher_step)
 namespace det {
 
 using experiment_actor =
-  caf::typed_actor<caf::reacts_to<feed_atom, experiment_feed>>;
+    caf::typed_actor<caf::reacts_to<feed_atom, experiment_feed>>;
 
 /// The actor of one experiment. It proposes steps to `master` with
 /// (step_atom, searcher_step), answered by caf::ok_atom once durable.

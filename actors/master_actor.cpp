@@ -157,8 +157,7 @@ void feed_searchers(self_ptr self, const decision& d) {
                                       caf::actor_cast<caf::actor>(self));
       self->link_to(a);
       s.experiments.emplace(id, a);
-      self->send(a, feed_atom::value,
-                 reset_feed(*e, s.core->config().seed));
+      self->send(a, feed_atom::value, reset_feed(*e, s.core->config().seed));
       continue;
     }
     experiment_feed f;
@@ -187,9 +186,9 @@ void maybe_snapshot(self_ptr self, int64_t durable) {
   s.last_snapshot = durable;
   // Only the copy runs on the master's thread; rendering the JSON (several
   // times longer for a big state) runs on a short-lived actor of its own.
-  self->home_system().spawn(
-    snapshot_renderer, std::make_shared<const state::cluster_state>(st),
-    s.writer);
+  self->home_system().spawn(snapshot_renderer,
+                            std::make_shared<const state::cluster_state>(st),
+                            s.writer);
 }
 
 void persist(self_ptr self, decision d,
@@ -203,8 +202,8 @@ void request_pass(self_ptr self, const std::string& pool) {
   auto& s = self->state;
   auto& slot = s.passes[pool];
   if (!slot.actor) {
-    slot.actor = spawn_pool_actor(self->home_system(), pool,
-                                  s.core->scheduler_of(pool));
+    slot.actor =
+        spawn_pool_actor(self->home_system(), pool, s.core->scheduler_of(pool));
     self->link_to(slot.actor);
   }
   if (slot.in_flight) {
@@ -220,17 +219,18 @@ void request_pass(self_ptr self, const std::string& pool) {
   slot.in_flight = true;
   slot.again = false;
   self->request(slot.actor, caf::infinite, pass_atom::value, std::move(req))
-    .then(
-      [self](pool_pass_result& r) {
-        auto& st = self->state;
-        auto& sl = st.passes[r.pool];
-        sl.in_flight = false;
-        auto d = st.core->apply_schedule(r.pool, r.result, st.opts.now_us());
-        persist(self, std::move(d), [](const decision&) {});
-        if (sl.again)
-          request_pass(self, r.pool);
-      },
-      [self](caf::error& err) { self->quit(std::move(err)); });
+      .then(
+          [self](pool_pass_result& r) {
+            auto& st = self->state;
+            auto& sl = st.passes[r.pool];
+            sl.in_flight = false;
+            auto d =
+                st.core->apply_schedule(r.pool, r.result, st.opts.now_us());
+            persist(self, std::move(d), [](const decision&) {});
+            if (sl.again)
+              request_pass(self, r.pool);
+          },
+          [self](caf::error& err) { self->quit(std::move(err)); });
 }
 
 /// The write-ahead step: append d's events, then (and only then) carry out
@@ -253,31 +253,32 @@ void persist(self_ptr self, decision d,
   auto predicted = self->state.core->state().position;
   self->request(self->state.writer, caf::infinite, append_atom::value,
                 std::move(req))
-    .then(
-      [self, d = std::move(d), done = std::move(done),
-       predicted](const append_result& r) {
-        if (r.last_position != predicted) {
-          self->quit(make_error(errc::invariant_violated,
-                                "the log placed events at "
-                                  + std::to_string(r.last_position)
-                                  + ", the master expected "
-                                  + std::to_string(predicted)));
-          return;
-        }
-        perform(self, d);
-        retire_trials(self, d);
-        feed_searchers(self, d);
-        done(d);
-        maybe_snapshot(self, r.last_position);
-      },
-      [self](caf::error& err) {
-        // The state is ahead of the log: stop; a restart replays the log.
-        self->quit(std::move(err));
-      });
+      .then(
+          [self, d = std::move(d), done = std::move(done),
+           predicted](const append_result& r) {
+            if (r.last_position != predicted) {
+              self->quit(make_error(
+                  errc::invariant_violated,
+                  "the log placed events at " + std::to_string(r.last_position)
+                      + ", the master expected " + std::to_string(predicted)));
+              return;
+            }
+            // Readers see the events before anyone is told of them.
+            if (self->state.opts.on_durable)
+              self->state.opts.on_durable(d.events, r.last_position);
+            perform(self, d);
+            retire_trials(self, d);
+            feed_searchers(self, d);
+            done(d);
+            maybe_snapshot(self, r.last_position);
+          },
+          [self](caf::error& err) {
+            // The state is ahead of the log: stop; a restart replays the log.
+            self->quit(std::move(err));
+          });
 }
 
-template <class T>
-using promise = caf::typed_response_promise<T>;
+template <class T> using promise = caf::typed_response_promise<T>;
 
 void answer_ok(promise<caf::ok_atom> rp, const decision& d) {
   if (d.refusal)
@@ -291,11 +292,9 @@ nlohmann::json parse_or_null(const std::string& text) {
   return j.is_discarded() ? nlohmann::json{} : j;
 }
 
-master_actor::behavior_type master_behavior(self_ptr self,
-                                            event_writer_actor writer,
-                                            state::cluster_state st,
-                                            core_config cfg,
-                                            master_options opts) {
+master_actor::behavior_type
+master_behavior(self_ptr self, event_writer_actor writer,
+                state::cluster_state st, core_config cfg, master_options opts) {
   auto& s = self->state;
   s.writer = std::move(writer);
   s.opts = std::move(opts);
@@ -318,115 +317,135 @@ master_actor::behavior_type master_behavior(self_ptr self,
     persist(self, std::move(d), [rp](const decision& x) { answer_ok(rp, x); });
     return rp;
   };
-  return {
-    [self, now](submit_atom, const std::string& config,
-                const std::string& owner) -> promise<int64_t> {
-      auto rp = self->make_response_promise<int64_t>();
-      auto j = parse_or_null(config);
-      if (!j.is_object()) {
-        rp.deliver(make_error(errc::invalid_argument,
-                              "experiment config is not a JSON object"));
-        return rp;
-      }
-      persist(self, self->state.core->submit_experiment(j, owner, now()),
-              [rp](const decision& d) mutable {
-                if (d.refusal)
-                  rp.deliver(d.refusal);
-                else
-                  rp.deliver(d.reply.at("experiment_id").get<int64_t>());
-              });
+  // Experiment creation; the reply is the new experiment's id.
+  auto create = [self, now](const std::string& config, const std::string& owner,
+                            bool activate, bool pending) {
+    auto rp = self->make_response_promise<int64_t>();
+    auto j = parse_or_null(config);
+    if (!j.is_object()) {
+      rp.deliver(make_error(errc::invalid_argument,
+                            "experiment config is not a JSON object"));
       return rp;
-    },
-    [self, now, ok_command](pause_atom, int64_t id) {
-      return ok_command(self->state.core->pause_experiment(id, now()));
-    },
-    [self, now, ok_command](activate_atom, int64_t id) {
-      return ok_command(self->state.core->activate_experiment(id, now()));
-    },
-    [self, now, ok_command](kill_atom, int64_t id) {
-      return ok_command(self->state.core->kill_experiment(id, now()));
-    },
-    [self, now, ok_command](kill_atom, trial_atom, int64_t id) {
-      return ok_command(self->state.core->kill_trial(id, now()));
-    },
-    [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
-      self->state.agents[h.agent_id] = agent;
-      std::vector<reported_allocation> running;
-      for (auto& a : h.running_allocations)
-        running.push_back({a});
-      persist(self,
-              self->state.core->agent_connected(h.agent_id, h.pool, h.slots,
-                                                h.slot_type, h.instance_id,
-                                                running, now()),
-              [](const decision&) {});
-    },
-    [self, now](disconn_atom, const std::string& id, const std::string& why) {
-      // A late report from an agent's previous connection must not take
-      // down the connection it has made since.
-      auto current = self->state.agents.find(id);
-      if (current != self->state.agents.end() && self->current_sender()
-          && self->current_sender()
-               != caf::actor_cast<caf::strong_actor_ptr>(current->second))
-        return;
-      self->state.agents.erase(id);
-      persist(self, self->state.core->agent_disconnected(id, why, now()),
-              [](const decision&) {});
-    },
-    [self, now](running_atom, const std::string& alloc) {
-      persist(self, self->state.core->allocation_running(alloc, now()),
-              [](const decision&) {});
-    },
-    [self, now](exited_atom, const std::string& alloc, int32_t code) {
-      persist(self, self->state.core->allocation_exited(alloc, code, now()),
-              [](const decision&) {});
-    },
-    [self, now, ok_command](ckpt_atom, const std::string& alloc,
-                            const std::string& uuid, int64_t steps,
-                            const std::string& metadata) {
-      return ok_command(self->state.core->checkpoint_reported(
-        alloc, uuid, steps, parse_or_null(metadata), now()));
-    },
-    [self, now, ok_command](metrics_atom, const std::string& alloc,
-                            const std::string& kind, int64_t steps,
-                            const std::string& metrics) {
-      return ok_command(self->state.core->metrics_reported(
-        alloc, kind, steps, parse_or_null(metrics), now()));
-    },
-    [self, now](tick_atom) {
-      persist(self, self->state.core->tick(now()), [](const decision&) {});
-      if (self->state.opts.tick_interval.count() > 0)
-        self->delayed_send(self, self->state.opts.tick_interval,
-                           tick_atom::value);
-    },
-    [self](state_atom) -> std::string {
-      return state::to_snapshot(self->state.core->state()).dump();
-    },
-    [self, now](view_atom, const state_view& v) -> std::string {
-      return v.fn(self->state.core->state(), now());
-    },
-    [self, ok_command](record_atom, event_batch& b) {
-      return ok_command(self->state.core->record(std::move(b.events)));
-    },
-    [self, now, ok_command](step_atom, const searcher_step& step) {
-      auto& ms = self->state;
-      auto d = ms.core->apply_searcher_step(step, now());
-      if (d.refusal && d.events.empty()) {
-        // The actor's searcher does not follow the log: it starts over
-        // from the state.
-        auto rp = self->make_response_promise<caf::ok_atom>();
-        rp.deliver(d.refusal);
-        auto e = state::find_experiment(ms.core->state(), step.experiment_id);
-        auto i = ms.experiments.find(step.experiment_id);
-        if (e != nullptr && i != ms.experiments.end())
-          self->send(i->second, feed_atom::value,
-                     reset_feed(*e, ms.core->config().seed));
-        return rp;
-      }
-      return ok_command(std::move(d));
-    },
-    [self, now, ok_command](settle_atom, const trial_step& step) {
-      return ok_command(self->state.core->apply_trial_step(step, now()));
-    },
+    }
+    persist(
+        self,
+        self->state.core->create_experiment(j, owner, activate, pending, now()),
+        [rp](const decision& d) mutable {
+          if (d.refusal)
+            rp.deliver(d.refusal);
+          else
+            rp.deliver(d.reply.at("experiment_id").get<int64_t>());
+        });
+    return rp;
+  };
+  return {
+      [create](submit_atom, const std::string& config,
+               const std::string& owner) {
+        return create(config, owner, true, false);
+      },
+      [create](create_atom, const std::string& config, const std::string& owner,
+               bool activate) { return create(config, owner, activate, true); },
+      [self, ok_command](create_atom, const user_change& c) {
+        return ok_command(self->state.core->change_users(c.event));
+      },
+      [self, now, ok_command](defstored_atom, int64_t id) {
+        return ok_command(self->state.core->model_definition_stored(id, now()));
+      },
+      [self, now, ok_command](deflost_atom, int64_t id,
+                              const std::string& why) {
+        return ok_command(
+            self->state.core->model_definition_lost(id, why, now()));
+      },
+      [self, now, ok_command](pause_atom, int64_t id) {
+        return ok_command(self->state.core->pause_experiment(id, now()));
+      },
+      [self, now, ok_command](activate_atom, int64_t id) {
+        return ok_command(self->state.core->activate_experiment(id, now()));
+      },
+      [self, now, ok_command](kill_atom, int64_t id) {
+        return ok_command(self->state.core->kill_experiment(id, now()));
+      },
+      [self, now, ok_command](kill_atom, trial_atom, int64_t id) {
+        return ok_command(self->state.core->kill_trial(id, now()));
+      },
+      [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
+        self->state.agents[h.agent_id] = agent;
+        std::vector<reported_allocation> running;
+        for (auto& a : h.running_allocations)
+          running.push_back({a});
+        persist(self,
+                self->state.core->agent_connected(h.agent_id, h.pool, h.slots,
+                                                  h.slot_type, h.instance_id,
+                                                  running, now()),
+                [](const decision&) {});
+      },
+      [self, now](disconn_atom, const std::string& id, const std::string& why) {
+        // A late report from an agent's previous connection must not take
+        // down the connection it has made since.
+        auto current = self->state.agents.find(id);
+        if (current != self->state.agents.end() && self->current_sender()
+            && self->current_sender()
+                   != caf::actor_cast<caf::strong_actor_ptr>(current->second))
+          return;
+        self->state.agents.erase(id);
+        persist(self, self->state.core->agent_disconnected(id, why, now()),
+                [](const decision&) {});
+      },
+      [self, now](running_atom, const std::string& alloc) {
+        persist(self, self->state.core->allocation_running(alloc, now()),
+                [](const decision&) {});
+      },
+      [self, now](exited_atom, const std::string& alloc, int32_t code) {
+        persist(self, self->state.core->allocation_exited(alloc, code, now()),
+                [](const decision&) {});
+      },
+      [self, now, ok_command](ckpt_atom, const std::string& alloc,
+                              const std::string& uuid, int64_t steps,
+                              const std::string& metadata) {
+        return ok_command(self->state.core->checkpoint_reported(
+            alloc, uuid, steps, parse_or_null(metadata), now()));
+      },
+      [self, now, ok_command](metrics_atom, const std::string& alloc,
+                              const std::string& kind, int64_t steps,
+                              const std::string& metrics) {
+        return ok_command(self->state.core->metrics_reported(
+            alloc, kind, steps, parse_or_null(metrics), now()));
+      },
+      [self, now](tick_atom) {
+        persist(self, self->state.core->tick(now()), [](const decision&) {});
+        if (self->state.opts.tick_interval.count() > 0)
+          self->delayed_send(self, self->state.opts.tick_interval,
+                             tick_atom::value);
+      },
+      [self](state_atom) -> std::string {
+        return state::to_snapshot(self->state.core->state()).dump();
+      },
+      [self, now](view_atom, const state_view& v) -> std::string {
+        return v.fn(self->state.core->state(), now());
+      },
+      [self, ok_command](record_atom, event_batch& b) {
+        return ok_command(self->state.core->record(std::move(b.events)));
+      },
+      [self, now, ok_command](step_atom, const searcher_step& step) {
+        auto& ms = self->state;
+        auto d = ms.core->apply_searcher_step(step, now());
+        if (d.refusal && d.events.empty()) {
+          // The actor's searcher does not follow the log: it starts over
+          // from the state.
+          auto rp = self->make_response_promise<caf::ok_atom>();
+          rp.deliver(d.refusal);
+          auto e = state::find_experiment(ms.core->state(), step.experiment_id);
+          auto i = ms.experiments.find(step.experiment_id);
+          if (e != nullptr && i != ms.experiments.end())
+            self->send(i->second, feed_atom::value,
+                       reset_feed(*e, ms.core->config().seed));
+          return rp;
+        }
+        return ok_command(std::move(d));
+      },
+      [self, now, ok_command](settle_atom, const trial_step& step) {
+        return ok_command(self->state.core->apply_trial_step(step, now()));
+      },
   };
 }
 
@@ -438,8 +457,8 @@ master_actor spawn_master(caf::actor_system& sys, event_writer_actor writer,
   if (!opts.now_us)
     opts.now_us = [] {
       return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
     };
   return sys.spawn(master_behavior, std::move(writer), std::move(st),
                    std::move(cfg), std::move(opts));

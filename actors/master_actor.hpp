@@ -15,8 +15,8 @@
 
 #include "actors/event_writer.hpp"
 #include "actors/experiment_actor.hpp"
-#include "core/master_core.hpp"
 #include "actors/trial_actor.hpp"
+#include "core/master_core.hpp"
 #include "messages/atoms.hpp"
 
 #include <caf/actor.hpp>
@@ -42,6 +42,11 @@ struct event_batch {
   std::vector<domain_event> events;
 };
 
+/// A change to users and sessions for master_core::change_users.
+struct user_change {
+  domain_event event;
+};
+
 using view_atom = caf::atom_constant<caf::atom("view")>;
 using record_atom = caf::atom_constant<caf::atom("record")>;
 
@@ -49,6 +54,7 @@ using record_atom = caf::atom_constant<caf::atom("record")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::event_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::user_change)
 
 namespace det {
 
@@ -69,36 +75,44 @@ typename Inspector::result_type inspect(Inspector& f, agent_hello& x) {
 }
 
 using master_actor = caf::typed_actor<
-  // Users. Config as JSON text (validated); answers the experiment id.
-  caf::replies_to<submit_atom, std::string, std::string>::with<int64_t>,
-  caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
-  caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
-  caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,
-  caf::replies_to<kill_atom, trial_atom, int64_t>::with<caf::ok_atom>,
-  // Agents, through their agent actors.
-  caf::reacts_to<connect_atom, agent_hello, caf::actor>,
-  caf::reacts_to<disconn_atom, std::string, std::string>,
-  caf::reacts_to<running_atom, std::string>,
-  caf::reacts_to<exited_atom, std::string, int32_t>,
-  // Trial processes: allocation id, uuid, steps, metadata JSON.
-  caf::replies_to<ckpt_atom, std::string, std::string, int64_t,
-                  std::string>::with<caf::ok_atom>,
-  // Allocation id, kind, steps, metrics JSON.
-  caf::replies_to<metrics_atom, std::string, std::string, int64_t,
-                  std::string>::with<caf::ok_atom>,
-  caf::reacts_to<tick_atom>,
-  // The state as snapshot JSON text (det-inspect, tests).
-  caf::replies_to<state_atom>::with<std::string>,
-  // A read-only view of the state (the REST API, provisioners).
-  caf::replies_to<view_atom, state_view>::with<std::string>,
-  // Provisioners' instance events.
-  caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
-  // Experiment actors' searcher steps; answered once durable, refused
-  // (and the actor reset) when the step does not follow the log.
-  caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>,
-  // Trial actors' lifecycle steps (an exited trial restarts, errors or is
-  // canceled); answered once durable, refused when the trial moved on.
-  caf::replies_to<settle_atom, trial_step>::with<caf::ok_atom>>;
+    // Users. Config as JSON text (validated); answers the experiment id.
+    caf::replies_to<submit_atom, std::string, std::string>::with<int64_t>,
+    // Experiment creation from the API, one append: config, owner, activate.
+    // The experiment waits (no trial placed) for defstored; deflost (with
+    // why) ends it in ERROR.
+    caf::replies_to<create_atom, std::string, std::string, bool>::with<int64_t>,
+    caf::replies_to<defstored_atom, int64_t>::with<caf::ok_atom>,
+    // Users and sessions (master_core::change_users); answered once durable.
+    caf::replies_to<create_atom, user_change>::with<caf::ok_atom>,
+    caf::replies_to<deflost_atom, int64_t, std::string>::with<caf::ok_atom>,
+    caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
+    caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
+    caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,
+    caf::replies_to<kill_atom, trial_atom, int64_t>::with<caf::ok_atom>,
+    // Agents, through their agent actors.
+    caf::reacts_to<connect_atom, agent_hello, caf::actor>,
+    caf::reacts_to<disconn_atom, std::string, std::string>,
+    caf::reacts_to<running_atom, std::string>,
+    caf::reacts_to<exited_atom, std::string, int32_t>,
+    // Trial processes: allocation id, uuid, steps, metadata JSON.
+    caf::replies_to<ckpt_atom, std::string, std::string, int64_t,
+                    std::string>::with<caf::ok_atom>,
+    // Allocation id, kind, steps, metrics JSON.
+    caf::replies_to<metrics_atom, std::string, std::string, int64_t,
+                    std::string>::with<caf::ok_atom>,
+    caf::reacts_to<tick_atom>,
+    // The state as snapshot JSON text (det-inspect, tests).
+    caf::replies_to<state_atom>::with<std::string>,
+    // A read-only view of the state (the REST API, provisioners).
+    caf::replies_to<view_atom, state_view>::with<std::string>,
+    // Provisioners' instance events.
+    caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
+    // Experiment actors' searcher steps; answered once durable, refused
+    // (and the actor reset) when the step does not follow the log.
+    caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>,
+    // Trial actors' lifecycle steps (an exited trial restarts, errors or is
+    // canceled); answered once durable, refused when the trial moved on.
+    caf::replies_to<settle_atom, trial_step>::with<caf::ok_atom>>;
 
 struct master_options {
   /// Wall clock in microseconds since the epoch; tests inject their own.
@@ -108,6 +122,12 @@ struct master_options {
   /// Save a snapshot once this many events were appended since the last
   /// one (zero: never).
   int64_t snapshot_every = 10000;
+  /// Called on the master's thread with each batch of events once the
+  /// writer has made them durable (last one at `last_position`), before
+  /// the effects and the answers they lead to: the read model's feed.
+  /// Must not block.
+  std::function<void(std::vector<domain_event> events, int64_t last_position)>
+      on_durable;
 };
 
 /// Spawns the master over a state rebuilt from the log. It appends

@@ -1,7 +1,7 @@
 #include "actors/model_def_actor.hpp"
 
-#include "messages/model_archive.hpp"
 #include "messages/errc.hpp"
+#include "messages/model_archive.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -14,25 +14,25 @@ namespace {
 caf::behavior model_defs(caf::event_based_actor*,
                          std::shared_ptr<model_def_store> store) {
   return {
-    [store](put_atom, int64_t id,
-            const std::string& files) -> caf::result<caf::ok_atom> {
-      auto j = nlohmann::json::parse(files, nullptr, false);
-      if (j.is_discarded())
-        return make_error(errc::invalid_argument,
-                          "modelDefinition: not JSON");
-      auto tgz = make_model_archive(j);
-      if (!tgz)
-        return std::move(tgz.error());
-      if (auto err = store->put(id, *tgz))
-        return err;
-      return caf::ok_atom::value;
-    },
-    [store](get_atom, int64_t id) -> caf::result<std::string> {
-      auto r = store->get(id);
-      if (!r)
-        return std::move(r.error());
-      return std::move(*r);
-    },
+      [store](put_atom, int64_t id,
+              const std::string& files) -> caf::result<caf::ok_atom> {
+        auto j = nlohmann::json::parse(files, nullptr, false);
+        if (j.is_discarded())
+          return make_error(errc::invalid_argument,
+                            "modelDefinition: not JSON");
+        auto tgz = make_model_archive(j);
+        if (!tgz)
+          return std::move(tgz.error());
+        if (auto err = store->put(id, *tgz))
+          return err;
+        return caf::ok_atom::value;
+      },
+      [store](get_atom, int64_t id) -> caf::result<std::string> {
+        auto r = store->get(id);
+        if (!r)
+          return std::move(r.error());
+        return std::move(*r);
+      },
   };
 }
 
@@ -41,7 +41,7 @@ caf::behavior model_defs(caf::event_based_actor*,
 caf::actor spawn_model_def_actor(caf::actor_system& sys,
                                  std::unique_ptr<model_def_store> store) {
   return sys.spawn<caf::detached>(
-    model_defs, std::shared_ptr<model_def_store>{std::move(store)});
+      model_defs, std::shared_ptr<model_def_store>{std::move(store)});
 }
 
 } // namespace det

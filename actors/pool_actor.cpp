@@ -15,22 +15,22 @@ struct pool_state {
   policy::scheduler_config config;
 };
 
-pool_actor::behavior_type pool_behavior(
-  pool_actor::stateful_pointer<pool_state> self, std::string pool,
-  policy::scheduler_config config) {
+pool_actor::behavior_type
+pool_behavior(pool_actor::stateful_pointer<pool_state> self, std::string pool,
+              policy::scheduler_config config) {
   self->state.pool = std::move(pool);
   self->state.config = config;
   return {
-    [self](pass_atom, pool_pass_request& req) {
-      auto t0 = std::chrono::steady_clock::now();
-      pool_pass_result out;
-      out.pool = std::move(req.pool);
-      out.generation = req.generation;
-      out.result = policy::schedule_pool(req.snapshot, self->state.config);
-      out.took = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - t0);
-      return out;
-    },
+      [self](pass_atom, pool_pass_request& req) {
+        auto t0 = std::chrono::steady_clock::now();
+        pool_pass_result out;
+        out.pool = std::move(req.pool);
+        out.generation = req.generation;
+        out.result = policy::schedule_pool(req.snapshot, self->state.config);
+        out.took = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - t0);
+        return out;
+      },
   };
 }
 

@@ -47,7 +47,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::pool_pass_result)
 namespace det {
 
 using pool_actor = caf::typed_actor<
-  caf::replies_to<pass_atom, pool_pass_request>::with<pool_pass_result>>;
+    caf::replies_to<pass_atom, pool_pass_request>::with<pool_pass_result>>;
 
 /// A pool actor with `config` as its scheduler (priority or fair_share).
 pool_actor spawn_pool_actor(caf::actor_system& sys, std::string pool,

@@ -55,7 +55,6 @@ std::string instance_provider::launch_error_kind(const caf::error&) const {
   return "other";
 }
 
-
 namespace {
 
 struct prov_state {
@@ -92,8 +91,7 @@ policy::timestamp at(int64_t us) {
 
 /// Wraps `fn` so that, called on any thread, it runs on the actor.
 template <class T>
-provider_done<T> on_actor(const state_ptr& st,
-                          std::function<void(T&)> fn) {
+provider_done<T> on_actor(const state_ptr& st, std::function<void(T&)> fn) {
   auto me = st->me;
   return [me, fn](T x) {
     auto shared = std::make_shared<T>(std::move(x));
@@ -103,20 +101,18 @@ provider_done<T> on_actor(const state_ptr& st,
 
 /// Appends `events` through the master, then runs `then(ok)`.
 void record(caf::event_based_actor* self, const state_ptr& st,
-            std::vector<domain_event> events,
-            std::function<void(bool)> then) {
+            std::vector<domain_event> events, std::function<void(bool)> then) {
   if (events.empty()) {
     then(true);
     return;
   }
-  self
-    ->request(st->master, std::chrono::seconds{30}, record_atom::value,
-              event_batch{std::move(events)})
-    .then([then](caf::ok_atom) { then(true); },
-          [st, then](caf::error& err) {
-            log(st, "recording failed: " + render(err));
-            then(false);
-          });
+  self->request(st->master, std::chrono::seconds{30}, record_atom::value,
+                event_batch{std::move(events)})
+      .then([then](caf::ok_atom) { then(true); },
+            [st, then](caf::error& err) {
+              log(st, "recording failed: " + render(err));
+              then(false);
+            });
 }
 
 /// The instance type to launch now, or nullopt while every type backs off.
@@ -131,42 +127,43 @@ std::optional<std::string> pick_type(const state_ptr& st, int64_t now) {
 }
 
 void on_launched(caf::event_based_actor* self, const state_ptr& st,
-                 const launch_spec& spec,
-                 caf::expected<launch_result>& res) {
+                 const launch_spec& spec, caf::expected<launch_result>& res) {
   auto now = st->opts.now_us();
   std::vector<domain_event> events;
   auto& bo = st->backoff[spec.instance_type];
   if (res) {
     for (const auto& id : res->instance_ids) {
       log(st, "launched instance " + id + " (launch "
-                + std::to_string(spec.launch_seq) + ")");
+                  + std::to_string(spec.launch_seq) + ")");
       events.push_back(instance_pending{id, spec.pool, spec.launch_seq, now});
     }
     for (const auto& id : res->spot_request_ids) {
       log(st, "opened spot request " + id);
-      events.push_back(spot_request_opened{id, spec.pool, spec.launch_seq, now});
+      events.push_back(
+          spot_request_opened{id, spec.pool, spec.launch_seq, now});
     }
     auto got = static_cast<int>(res->instance_ids.size()
                                 + res->spot_request_ids.size());
     if (got < spec.count)
       events.push_back(instance_launch_failed{
-        spec.pool, spec.launch_seq, "partial",
-        std::to_string(got) + " of " + std::to_string(spec.count), now});
+          spec.pool, spec.launch_seq, "partial",
+          std::to_string(got) + " of " + std::to_string(spec.count), now});
     bo = policy::after_success(bo);
   } else {
     auto kind = st->provider->launch_error_kind(res.error());
-    bo = policy::after_failure(bo, st->opts.launch_backoff, at(now),
-                               std::uniform_real_distribution<double>{
-                                 0, 1}(st->rng));
+    bo = policy::after_failure(
+        bo, st->opts.launch_backoff, at(now),
+        std::uniform_real_distribution<double>{0, 1}(st->rng));
     auto wait = bo.retry_at ? (*bo.retry_at - at(now)) : policy::duration{};
-    log(st, "launch " + std::to_string(spec.launch_seq) + " of "
-              + (spec.instance_type.empty() ? "an instance" : spec.instance_type)
-              + " failed (" + kind + "): " + render(res.error())
-              + "; next try of this type in "
-              + std::to_string(
+    log(st,
+        "launch " + std::to_string(spec.launch_seq) + " of "
+            + (spec.instance_type.empty() ? "an instance" : spec.instance_type)
+            + " failed (" + kind + "): " + render(res.error())
+            + "; next try of this type in "
+            + std::to_string(
                 std::chrono::duration_cast<std::chrono::milliseconds>(wait)
-                  .count())
-              + " ms");
+                    .count())
+            + " ms");
     events.push_back(instance_launch_failed{spec.pool, spec.launch_seq, kind,
                                             render(res.error()), now});
   }
@@ -180,10 +177,10 @@ void start_launch(caf::event_based_actor* self, const state_ptr& st,
   st->in_flight.insert(spec.launch_seq);
   auto copy = spec;
   st->provider->launch(
-    spec, on_actor<caf::expected<launch_result>>(
-            st, [self, st, copy](caf::expected<launch_result>& res) {
-              on_launched(self, st, copy, res);
-            }));
+      spec, on_actor<caf::expected<launch_result>>(
+                st, [self, st, copy](caf::expected<launch_result>& res) {
+                  on_launched(self, st, copy, res);
+                }));
 }
 
 void terminate_now(const state_ptr& st, std::vector<std::string> ids,
@@ -209,8 +206,7 @@ void cancel_now(const state_ptr& st, std::vector<std::string> ids,
   st->provider->cancel_spot_requests(ids, [st](caf::error err) {
     if (err)
       std::cerr << "det-master: provisioner " << st->opts.pool
-                << ": cancelling spot requests failed: " << render(err)
-                << "\n";
+                << ": cancelling spot requests failed: " << render(err) << "\n";
   });
 }
 
@@ -232,7 +228,7 @@ void handle_unknown(const state_ptr& st, const provisioning_plan& plan,
     (void)fresh;
     if (now - it->second >= grace && due(st, id, now)) {
       log(st, "unknown tagged resource " + id + ": not in the log after "
-                + std::to_string(grace / 1'000'000) + " s; removing it");
+                  + std::to_string(grace / 1'000'000) + " s; removing it");
       out.push_back(id);
     }
   };
@@ -254,13 +250,13 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
     for (const auto& r : plan.reissues)
       if (st->in_flight.count(r.launch_seq) == 0) {
         log(st, "re-issuing launch " + std::to_string(r.launch_seq)
-                  + " with its client token");
+                    + " with its client token");
         start_launch(self, st,
                      {st->opts.pool, r.launch_seq, r.client_token, r.count,
                       st->opts.slots_per_instance, *type, r.spot});
       }
-  int room = st->opts.max_launches_in_flight
-             - static_cast<int>(st->in_flight.size());
+  int room =
+      st->opts.max_launches_in_flight - static_cast<int>(st->in_flight.size());
   if (plan.launch <= 0 || room <= 0 || !type) {
     if (plan.launch > 0 && !type) {
       std::string why = "every instance type backs off after launch errors";
@@ -275,14 +271,18 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
   instance_launch_requested req;
   req.pool = st->opts.pool;
   req.launch_seq = plan.next_seq;
-  req.client_token
-    = state::make_client_token(st->opts.cluster_id, st->opts.pool, req.launch_seq);
+  req.client_token = state::make_client_token(st->opts.cluster_id,
+                                              st->opts.pool, req.launch_seq);
   req.count = std::min(plan.launch, std::max(1, st->opts.max_per_launch));
   req.spot = st->provider->spot();
   req.at_us = now;
-  launch_spec spec{st->opts.pool,          req.launch_seq, req.client_token,
-                   req.count,              st->opts.slots_per_instance,
-                   *type,                  req.spot};
+  launch_spec spec{st->opts.pool,
+                   req.launch_seq,
+                   req.client_token,
+                   req.count,
+                   st->opts.slots_per_instance,
+                   *type,
+                   req.spot};
   record(self, st, {req}, [self, st, spec, done](bool ok) {
     if (ok)
       start_launch(self, st, spec);
@@ -309,8 +309,9 @@ void resume_backoff(const state_ptr& st, const provisioning_plan& plan) {
     types.push_back("");
   for (const auto& t : types)
     st->backoff[t] = b;
-  log(st, "resuming the launch backoff after " + std::to_string(plan.launch_failures)
-            + " failed launch(es) in the log");
+  log(st, "resuming the launch backoff after "
+              + std::to_string(plan.launch_failures)
+              + " failed launch(es) in the log");
 }
 
 void act(caf::event_based_actor* self, const state_ptr& st,
@@ -337,14 +338,15 @@ void act(caf::event_based_actor* self, const state_ptr& st,
   }
   for (const auto& a : plan.adopt) {
     log(st, "adopting instance " + a.id + " of launch "
-              + std::to_string(a.launch_seq));
+                + std::to_string(a.launch_seq));
     events.push_back(instance_pending{a.id, st->opts.pool, a.launch_seq, now});
     if (a.running)
       events.push_back(instance_running{a.id, now});
   }
   for (const auto& a : plan.adopt_spot) {
     log(st, "adopting spot request " + a.id);
-    events.push_back(spot_request_opened{a.id, st->opts.pool, a.launch_seq, now});
+    events.push_back(
+        spot_request_opened{a.id, st->opts.pool, a.launch_seq, now});
   }
   std::vector<std::string> to_stop;
   for (const auto& [id, why] : plan.terminate) {
@@ -387,11 +389,11 @@ void plan_and_act(caf::event_based_actor* self, const state_ptr& st,
     return std::string{};
   }};
   self->request(st->master, std::chrono::seconds{30}, view_atom::value, v)
-    .then([self, st, out](std::string&) { act(self, st, *out); },
-          [st](caf::error& err) {
-            log(st, "cannot read the state: " + render(err));
-            st->busy = false;
-          });
+      .then([self, st, out](std::string&) { act(self, st, *out); },
+            [st](caf::error& err) {
+              log(st, "cannot read the state: " + render(err));
+              st->busy = false;
+            });
 }
 
 void on_tick(caf::event_based_actor* self, const state_ptr& st) {
@@ -399,14 +401,14 @@ void on_tick(caf::event_based_actor* self, const state_ptr& st) {
     return;
   st->busy = true;
   st->provider->list(on_actor<caf::expected<provider_inventory>>(
-    st, [self, st](caf::expected<provider_inventory>& inv) {
-      if (!inv) {
-        log(st, "cannot list instances: " + render(inv.error()));
-        plan_and_act(self, st, std::nullopt);
-        return;
-      }
-      plan_and_act(self, st, std::move(*inv));
-    }));
+      st, [self, st](caf::expected<provider_inventory>& inv) {
+        if (!inv) {
+          log(st, "cannot list instances: " + render(inv.error()));
+          plan_and_act(self, st, std::nullopt);
+          return;
+        }
+        plan_and_act(self, st, std::move(*inv));
+      }));
 }
 
 caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
@@ -415,12 +417,12 @@ caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
     self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
   self->attach_functor([st] { st->me = caf::actor{}; });
   return {
-    [self, st](tick_atom) {
-      on_tick(self, st);
-      if (st->opts.tick_interval.count() > 0)
-        self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
-    },
-    [](prov_step& step) { step.fn(); },
+      [self, st](tick_atom) {
+        on_tick(self, st);
+        if (st->opts.tick_interval.count() > 0)
+          self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
+      },
+      [](prov_step& step) { step.fn(); },
   };
 }
 
@@ -432,8 +434,8 @@ caf::actor spawn_provisioner(caf::actor_system& sys, master_actor master,
   if (!opts.now_us)
     opts.now_us = [] {
       return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
     };
   auto st = std::make_shared<prov_state>();
   st->master = std::move(master);

@@ -14,9 +14,9 @@
 // type; tagged instances and spot requests the state does not know are
 // terminated / cancelled after the provider's orphan grace.
 
+#include "actors/master_actor.hpp"
 #include "core/instance_provider.hpp"
 #include "core/provisioning.hpp"
-#include "actors/master_actor.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>

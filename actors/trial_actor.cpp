@@ -22,29 +22,30 @@ trial_actor::behavior_type trial_behavior(self_ptr self, int64_t trial_id,
   self->state.trial_id = trial_id;
   self->state.master = std::move(master);
   return {
-    [self](settle_atom, const trial_facts& f) {
-      auto& s = self->state;
-      if (f.runs <= s.proposed_run)
-        return; // already proposed for this run
-      s.proposed_run = f.runs;
-      self->request(s.master, caf::infinite, settle_atom::value, after_exit(f))
-        .then([](caf::ok_atom) {},
-              [self, runs = f.runs](caf::error&) {
-                // Refused: the trial moved on meanwhile (killed, or a newer
-                // run). The master asks again if it still needs a step.
-                if (self->state.proposed_run == runs)
-                  self->state.proposed_run = runs - 1;
-              });
-    },
-    [](start_atom, start_order& o, caf::actor& agent) {
-      caf::anon_send(agent, start_atom::value, std::move(o));
-    },
-    [](preempt_atom, preempt_order& o, caf::actor& agent) {
-      caf::anon_send(agent, preempt_atom::value, o.allocation_id, o.reason);
-    },
-    [](kill_atom, kill_order& o, caf::actor& agent) {
-      caf::anon_send(agent, kill_atom::value, o.allocation_id);
-    },
+      [self](settle_atom, const trial_facts& f) {
+        auto& s = self->state;
+        if (f.runs <= s.proposed_run)
+          return; // already proposed for this run
+        s.proposed_run = f.runs;
+        self->request(s.master, caf::infinite, settle_atom::value,
+                      after_exit(f))
+            .then([](caf::ok_atom) {},
+                  [self, runs = f.runs](caf::error&) {
+                    // Refused: the trial moved on meanwhile (killed, or a newer
+                    // run). The master asks again if it still needs a step.
+                    if (self->state.proposed_run == runs)
+                      self->state.proposed_run = runs - 1;
+                  });
+      },
+      [](start_atom, start_order& o, caf::actor& agent) {
+        caf::anon_send(agent, start_atom::value, std::move(o));
+      },
+      [](preempt_atom, preempt_order& o, caf::actor& agent) {
+        caf::anon_send(agent, preempt_atom::value, o.allocation_id, o.reason);
+      },
+      [](kill_atom, kill_order& o, caf::actor& agent) {
+        caf::anon_send(agent, kill_atom::value, o.allocation_id);
+      },
   };
 }
 

@@ -34,12 +34,12 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::trial_step)
 namespace det {
 
 using trial_actor = caf::typed_actor<
-  // The trial is exited: decide and propose (settle_atom, trial_step).
-  caf::reacts_to<settle_atom, trial_facts>,
-  // Orders, with the agent's actor to carry them to.
-  caf::reacts_to<start_atom, start_order, caf::actor>,
-  caf::reacts_to<preempt_atom, preempt_order, caf::actor>,
-  caf::reacts_to<kill_atom, kill_order, caf::actor>>;
+    // The trial is exited: decide and propose (settle_atom, trial_step).
+    caf::reacts_to<settle_atom, trial_facts>,
+    // Orders, with the agent's actor to carry them to.
+    caf::reacts_to<start_atom, start_order, caf::actor>,
+    caf::reacts_to<preempt_atom, preempt_order, caf::actor>,
+    caf::reacts_to<kill_atom, kill_order, caf::actor>>;
 
 /// The actor of trial `trial_id`; it proposes its steps to `master`.
 trial_actor spawn_trial_actor(caf::actor_system& sys, int64_t trial_id,

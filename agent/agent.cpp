@@ -1,11 +1,13 @@
 #include "agent/agent.hpp"
 
+#include "util/text.hpp"
+
+#include "agent/harness_files.hpp"
 #include "agent/log.hpp"
 #include "agent/model_fetch.hpp"
-#include "messages/agent_protocol.hpp"
-#include "agent/harness_files.hpp"
 #include "agent/trial_process.hpp"
 #include "agent/ws_client.hpp"
+#include "messages/agent_protocol.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -24,26 +26,11 @@ std::string safe_dir_name(const std::string& id) {
   std::string out;
   for (char c : id)
     out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
-                      || c == '_' || c == '.'
-                    ? c
-                    : '_');
+                          || c == '_' || c == '.'
+                      ? c
+                      : '_');
   if (out.empty() || out == "." || out == "..")
     out = "_" + out;
-  return out;
-}
-
-std::string url_encode(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
   return out;
 }
 
@@ -95,8 +82,8 @@ std::vector<std::string> agent::allocations() const {
 }
 
 void agent::wait_backoff(std::chrono::milliseconds delay) {
-  log(log_level::info, "reconnecting to the master in "
-                         + std::to_string(delay.count()) + " ms");
+  log(log_level::info,
+      "reconnecting to the master in " + std::to_string(delay.count()) + " ms");
   std::unique_lock<std::mutex> lock{mu_};
   cv_.wait_for(lock, delay, [this] { return stopping_; });
 }
@@ -108,15 +95,15 @@ void agent::run() {
   target.tls = m.scheme == "https" || s_.cfg.tls.enabled;
   target.host = m.host;
   target.port = m.port;
-  target.path = "/agents/ws?id=" + url_encode(s_.agent_id);
+  target.path = "/agents/ws?id=" + util::percent_encode(s_.agent_id);
   ws_client_options opts;
   opts.bearer_token = s_.cfg.token;
   opts.ca_cert = s_.cfg.tls.master_cert;
   opts.skip_verify = s_.cfg.tls.skip_verify;
   opts.server_name = s_.cfg.tls.master_cert_name;
   opts.connect_timeout = std::chrono::seconds{5};
-  const auto where = std::string{target.tls ? "wss://" : "ws://"} + m.host
-                     + ":" + std::to_string(m.port) + "/agents/ws";
+  const auto where = std::string{target.tls ? "wss://" : "ws://"} + m.host + ":"
+                     + std::to_string(m.port) + "/agents/ws";
   for (;;) {
     uint64_t gen;
     {
@@ -131,11 +118,10 @@ void agent::run() {
     }
     auto client = std::make_shared<ws_client>();
     auto err = client->connect(
-      target, opts, [this, gen](std::string text) { on_text(gen, text); },
-      [this, gen](std::string reason) { on_closed(gen, reason); });
+        target, opts, [this, gen](std::string text) { on_text(gen, text); },
+        [this, gen](std::string reason) { on_closed(gen, reason); });
     if (err) {
-      log(log_level::warn, "cannot connect to " + where + ": "
-                             + render(err));
+      log(log_level::warn, "cannot connect to " + where + ": " + render(err));
       wait_backoff(backoff.next_delay());
       continue;
     }
@@ -153,8 +139,8 @@ void agent::run() {
       client->send(hello_frame(h));
       using clock = policy::heartbeat_monitor::clock;
       master_alive_ = policy::heartbeat_monitor{
-        heartbeat_interval_, static_cast<int>(s_.cfg.missed_heartbeats),
-        clock::now()};
+          heartbeat_interval_, static_cast<int>(s_.cfg.missed_heartbeats),
+          clock::now()};
       auto last_beat = clock::now();
       auto done = [&] { return stopping_ || closed_gen_ >= gen; };
       while (!done()) {
@@ -168,8 +154,8 @@ void agent::run() {
         if (master_alive_.expired(now)) {
           log(log_level::warn,
               "no frame from the master for "
-                + std::to_string(master_alive_.missed_count(now))
-                + " heartbeat intervals; dropping the connection");
+                  + std::to_string(master_alive_.missed_count(now))
+                  + " heartbeat intervals; dropping the connection");
           break;
         }
         if (now >= last_beat + heartbeat_interval_) {
@@ -260,8 +246,8 @@ void agent::handle(const master_frame& f) {
       i->second.proc->kill();
   } else if (f.type == "preempt") {
     // The trial learns of it by polling the master; nothing to relay.
-    log(log_level::info, "allocation " + f.allocation_id
-                           + " is being preempted: " + f.reason);
+    log(log_level::info,
+        "allocation " + f.allocation_id + " is being preempted: " + f.reason);
   } else if (f.type == "heartbeat") {
     // Receiving it is all the liveness we need.
   } else if (f.type == "error") {
@@ -276,20 +262,20 @@ void agent::handle(const master_frame& f) {
 void agent::handle_start(const start_request& s) {
   std::lock_guard<std::mutex> guard{mu_};
   if (allocs_.count(s.allocation_id) != 0) {
-    log(log_level::warn, "start for known allocation " + s.allocation_id
-                           + " ignored");
+    log(log_level::warn,
+        "start for known allocation " + s.allocation_id + " ignored");
     return;
   }
-  log(log_level::info, "starting allocation " + s.allocation_id
-                         + " (trial " + std::to_string(s.trial_id) + ")");
+  log(log_level::info, "starting allocation " + s.allocation_id + " (trial "
+                           + std::to_string(s.trial_id) + ")");
   allocs_[s.allocation_id].trial_id = s.trial_id;
   workers_.emplace_back([this, s] { prepare_and_spawn(s); });
 }
 
 void agent::prepare_and_spawn(start_request s) {
   namespace fs = std::filesystem;
-  auto dir = (fs::path{s_.cfg.work_dir} / safe_dir_name(s.allocation_id))
-               .string();
+  auto dir =
+      (fs::path{s_.cfg.work_dir} / safe_dir_name(s.allocation_id)).string();
   std::error_code ec;
   fs::remove_all(dir, ec);
   fs::remove_all(dir + ".run", ec);
@@ -326,29 +312,26 @@ void agent::prepare_and_spawn(start_request s) {
   const char* pythonpath = std::getenv("PYTHONPATH");
   if (auto werr = write_harness_files(dir + ".run", spec.env,
                                       pythonpath ? pythonpath : ""))
-    return fail("cannot prepare the trial's harness files: " + render(werr),
-                1);
+    return fail("cannot prepare the trial's harness files: " + render(werr), 1);
   process_options popts;
   popts.kill_grace = s_.kill_grace;
   auto id = s.allocation_id;
-  auto proc = trial_process::start(
-    spec,
-    {[this, id](std::vector<std::string> lines) {
-       on_lines(id, std::move(lines));
-     },
-     [this, id](int code) { on_exit(id, code); }},
-    popts);
+  auto proc =
+      trial_process::start(spec,
+                           {[this, id](std::vector<std::string> lines) {
+                              on_lines(id, std::move(lines));
+                            },
+                            [this, id](int code) { on_exit(id, code); }},
+                           popts);
   if (!proc)
-    return fail("cannot start the trial process: " + render(proc.error()),
-                1);
+    return fail("cannot start the trial process: " + render(proc.error()), 1);
   a.proc = std::move(*proc);
   log(log_level::info, "allocation " + id + " running as process group "
-                         + std::to_string(a.proc->pid()));
+                           + std::to_string(a.proc->pid()));
   send_locked({running_frame(id), frame_kind::control, ""});
 }
 
-void agent::on_lines(const std::string& alloc,
-                     std::vector<std::string> lines) {
+void agent::on_lines(const std::string& alloc, std::vector<std::string> lines) {
   std::lock_guard<std::mutex> guard{mu_};
   auto i = allocs_.find(alloc);
   auto trial = i != allocs_.end() ? i->second.trial_id : 0;
@@ -357,8 +340,8 @@ void agent::on_lines(const std::string& alloc,
 
 void agent::on_exit(const std::string& alloc, int code) {
   std::lock_guard<std::mutex> guard{mu_};
-  log(log_level::info, "allocation " + alloc + " exited with "
-                         + std::to_string(code));
+  log(log_level::info,
+      "allocation " + alloc + " exited with " + std::to_string(code));
   send_locked({exited_frame(alloc, code), frame_kind::exited, alloc});
 }
 

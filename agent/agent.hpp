@@ -89,8 +89,8 @@ private:
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
-  uint64_t generation_ = 0;   ///< of the current connection
-  uint64_t closed_gen_ = 0;   ///< newest connection that has closed
+  uint64_t generation_ = 0; ///< of the current connection
+  uint64_t closed_gen_ = 0; ///< newest connection that has closed
   bool welcomed_ = false;
   std::chrono::milliseconds heartbeat_interval_{std::chrono::seconds{10}};
   /// Frames from the master on the current connection; expired = the

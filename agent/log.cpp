@@ -15,14 +15,14 @@ std::mutex out_mu;
 
 const char* name(log_level l) {
   switch (l) {
-    case log_level::debug:
-      return "DEBUG";
-    case log_level::info:
-      return "INFO";
-    case log_level::warn:
-      return "WARN";
-    case log_level::error:
-      return "ERROR";
+  case log_level::debug:
+    return "DEBUG";
+  case log_level::info:
+    return "INFO";
+  case log_level::warn:
+    return "WARN";
+  case log_level::error:
+    return "ERROR";
   }
   return "INFO";
 }
@@ -43,8 +43,8 @@ void set_log_level(std::string_view min) {
 void log(log_level level, const std::string& message) {
   if (static_cast<int>(level) < min_level)
     return;
-  auto now = std::chrono::system_clock::to_time_t(
-    std::chrono::system_clock::now());
+  auto now =
+      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&now, &tm);
   char stamp[32];

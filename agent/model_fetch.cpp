@@ -35,10 +35,10 @@ caf::expected<std::string> http_get(const std::string& url,
   curl_slist* headers = nullptr;
   if (!opts.bearer_token.empty())
     headers = curl_slist_append(
-      headers, ("Authorization: Bearer " + opts.bearer_token).c_str());
+        headers, ("Authorization: Bearer " + opts.bearer_token).c_str());
   headers = curl_slist_append(headers, "Accept: application/json");
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> guard{
-    headers, &curl_slist_free_all};
+      headers, &curl_slist_free_all};
   curl_easy_setopt(h.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, &append_body);
@@ -59,25 +59,23 @@ caf::expected<std::string> http_get(const std::string& url,
   curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &status);
   if (status < 200 || status > 299)
     return make_error(errc::remote_error, "GET " + url + ": HTTP "
-                                            + std::to_string(status) + ": "
-                                            + body.substr(0, 200));
+                                              + std::to_string(status) + ": "
+                                              + body.substr(0, 200));
   return body;
 }
-
 
 caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
   auto why = util::unpack_tgz(tgz, dir);
   if (why.empty())
     return {};
-  return make_error(errc::remote_error, "unpacking the model definition into "
-                                          + dir + ": " + why);
+  return make_error(errc::remote_error,
+                    "unpacking the model definition into " + dir + ": " + why);
 }
 
-caf::error fetch_model_def(const std::string& master_url,
-                           int64_t experiment_id, const http_options& opts,
-                           const std::string& dir) {
-  auto url = master_url + "/api/v1/experiments/"
-             + std::to_string(experiment_id) + "/model_def";
+caf::error fetch_model_def(const std::string& master_url, int64_t experiment_id,
+                           const http_options& opts, const std::string& dir) {
+  auto url = master_url + "/api/v1/experiments/" + std::to_string(experiment_id)
+             + "/model_def";
   auto body = http_get(url, opts);
   if (!body)
     return body.error();

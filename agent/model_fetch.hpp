@@ -3,10 +3,11 @@
 // Downloads an experiment's model directory from the master and unpacks it:
 // GET {master}/api/v1/experiments/{id}/model_def -> {"b64Tgz": "..."} ->
 // base64 -> .tar.gz -> unpacked into a directory (util/archive.hpp).
-// Blocking (libcurl, the disk): call it on a worker thread, never on an I/O thread.
+// Blocking (libcurl, the disk): call it on a worker thread, never on an I/O
+// thread.
 
-#include "util/base64.hpp"
 #include "messages/errc.hpp"
+#include "util/base64.hpp"
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -26,8 +27,8 @@ struct http_options {
 
 /// The body of a 2xx answer to GET `url`. Fails with errc::remote_error
 /// naming the status or transport error (never the token).
-[[nodiscard]] caf::expected<std::string>
-http_get(const std::string& url, const http_options& opts);
+[[nodiscard]] caf::expected<std::string> http_get(const std::string& url,
+                                                  const http_options& opts);
 
 using det::base64_decode;
 

@@ -140,12 +140,11 @@ resolve_settings(const agent_args& args,
                  const gpu_probe& probe,
                  const std::function<std::string()>& hostname) {
   auto cfg = args.config_path.empty()
-               ? conf::parse_agent_config("")
-               : conf::load_agent_config(args.config_path);
+                 ? conf::parse_agent_config("")
+                 : conf::load_agent_config(args.config_path);
   if (!cfg)
     return cfg.error();
-  cfg = conf::apply_overrides(std::move(*cfg),
-                              conf::overrides_from_env(getenv),
+  cfg = conf::apply_overrides(std::move(*cfg), conf::overrides_from_env(getenv),
                               "environment");
   if (!cfg)
     return cfg.error();
@@ -159,8 +158,8 @@ resolve_settings(const agent_args& args,
   if (args.checkpoint_dir)
     s.checkpoint_dir = *args.checkpoint_dir;
   s.agent_id = !s.cfg.agent_id.empty()
-                 ? s.cfg.agent_id
-                 : (hostname ? hostname() : system_hostname());
+                   ? s.cfg.agent_id
+                   : (hostname ? hostname() : system_hostname());
   auto type = s.cfg.slot_type;
   std::optional<std::vector<int>> gpus;
   if ((type == "auto" || type == "cuda") && probe)

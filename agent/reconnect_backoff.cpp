@@ -15,15 +15,14 @@ policy::backoff_config agent_reconnect_backoff() {
 
 reconnect_backoff::reconnect_backoff(std::function<double()> uniform,
                                      policy::backoff_config cfg)
-  : uniform_(std::move(uniform)), cfg_(cfg) {
-}
+    : uniform_(std::move(uniform)), cfg_(cfg) {}
 
 std::chrono::milliseconds reconnect_backoff::next_delay() {
   // Past ~30 doublings the cap holds anyway; keep the exponent bounded.
   if (failures_ < 64)
     ++failures_;
   return std::chrono::duration_cast<std::chrono::milliseconds>(
-    policy::backoff_delay(cfg_, failures_, uniform_()));
+      policy::backoff_delay(cfg_, failures_, uniform_()));
 }
 
 } // namespace det::agent

@@ -20,20 +20,16 @@ policy::backoff_config agent_reconnect_backoff();
 class reconnect_backoff {
 public:
   /// `uniform` returns numbers in [0, 1).
-  explicit reconnect_backoff(std::function<double()> uniform,
-                             policy::backoff_config cfg
-                             = agent_reconnect_backoff());
+  explicit reconnect_backoff(
+      std::function<double()> uniform,
+      policy::backoff_config cfg = agent_reconnect_backoff());
 
   /// The wait before the next attempt; each call counts one failure.
   std::chrono::milliseconds next_delay();
 
-  void reset() {
-    failures_ = 0;
-  }
+  void reset() { failures_ = 0; }
 
-  [[nodiscard]] int failures() const {
-    return failures_;
-  }
+  [[nodiscard]] int failures() const { return failures_; }
 
 private:
   std::function<double()> uniform_;

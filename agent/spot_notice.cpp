@@ -5,20 +5,16 @@
 namespace det::agent {
 
 std::string spot_interruption_frame(const aws::spot_action& a) {
-  return nlohmann::json{{"type", "spot_interruption"},
-                        {"action", a.action},
-                        {"time", a.time}}
-    .dump();
+  return nlohmann::json{
+      {"type", "spot_interruption"}, {"action", a.action}, {"time", a.time}}
+      .dump();
 }
 
 spot_notice_watcher::spot_notice_watcher(std::shared_ptr<aws::imds_client> imds,
                                          std::chrono::milliseconds interval,
                                          callback on_notice)
-  : imds_(std::move(imds)),
-    interval_(interval),
-    on_notice_(std::move(on_notice)),
-    thread_([this] { loop(); }) {
-}
+    : imds_(std::move(imds)), interval_(interval),
+      on_notice_(std::move(on_notice)), thread_([this] { loop(); }) {}
 
 spot_notice_watcher::~spot_notice_watcher() {
   {

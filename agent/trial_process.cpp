@@ -91,12 +91,12 @@ trial_process::start(const process_spec& spec, process_callbacks cb,
   setpgid(pid, pid);
   close(fds[1]);
   return std::unique_ptr<trial_process>{
-    new trial_process(pid, fds[0], std::move(cb), opts)};
+      new trial_process(pid, fds[0], std::move(cb), opts)};
 }
 
 trial_process::trial_process(pid_t pid, int out_fd, process_callbacks cb,
                              process_options opts)
-  : pid_(pid), out_fd_(out_fd), cb_(std::move(cb)), opts_(opts) {
+    : pid_(pid), out_fd_(out_fd), cb_(std::move(cb)), opts_(opts) {
   reader_ = std::thread{[this] { read_output(); }};
   waiter_ = std::thread{[this] { wait_exit(); }};
 }
@@ -151,7 +151,7 @@ void trial_process::read_output() {
     }
     if (!batch.empty()
         && std::chrono::steady_clock::now() - first_pending
-             >= opts_.flush_interval)
+               >= opts_.flush_interval)
       flush();
   }
   if (!partial.empty())

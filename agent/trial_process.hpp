@@ -33,8 +33,8 @@
 namespace det::agent {
 
 struct process_spec {
-  std::string command;  ///< run as /bin/sh -c command
-  std::string work_dir; ///< must exist
+  std::string command;                    ///< run as /bin/sh -c command
+  std::string work_dir;                   ///< must exist
   std::map<std::string, std::string> env; ///< added to (or replacing) ours
 };
 
@@ -71,9 +71,7 @@ public:
   /// The exit code once exited.
   [[nodiscard]] std::optional<int> exit_code() const;
 
-  [[nodiscard]] pid_t pid() const {
-    return pid_;
-  }
+  [[nodiscard]] pid_t pid() const { return pid_; }
 
 private:
   trial_process(pid_t pid, int out_fd, process_callbacks cb,

@@ -29,9 +29,8 @@ namespace det::agent {
 
 /// Never returns. `agent` is det-agent's pid as read before fork();
 /// `argv`/`envp` are execve's (argv[0] is the program path).
-[[noreturn]] void
-supervise_trial(pid_t agent, char* const argv[], char* const envp[],
-                std::chrono::milliseconds parent_check
-                = std::chrono::milliseconds{200});
+[[noreturn]] void supervise_trial(
+    pid_t agent, char* const argv[], char* const envp[],
+    std::chrono::milliseconds parent_check = std::chrono::milliseconds{200});
 
 } // namespace det::agent

@@ -45,8 +45,7 @@ class session final : public ws_client::impl,
 public:
   session(std::unique_ptr<net::io_context> ioc,
           std::shared_ptr<ssl::context> ctx)
-    : ioc_(std::move(ioc)), ctx_(std::move(ctx)), ws_(make_ws(*ioc_, ctx_)) {
-  }
+      : ioc_(std::move(ioc)), ctx_(std::move(ctx)), ws_(make_ws(*ioc_, ctx_)) {}
 
   static WS make_ws(net::io_context& ioc,
                     const std::shared_ptr<ssl::context>& ctx) {
@@ -56,13 +55,9 @@ public:
       return WS(ioc);
   }
 
-  auto& tls_stream() {
-    return ws_.next_layer();
-  }
+  auto& tls_stream() { return ws_.next_layer(); }
 
-  ~session() override {
-    close();
-  }
+  ~session() override { close(); }
 
   caf::error run(const ws_target& t, const ws_client_options& opts,
                  ws_client::message_handler on_message,
@@ -111,10 +106,8 @@ public:
                             });
     });
     // A peer that never answers the close frame must not hold us up.
-    auto joined = std::async(std::launch::async,
-                             [this] { thread_.join(); });
-    if (joined.wait_for(std::chrono::seconds{3})
-        != std::future_status::ready)
+    auto joined = std::async(std::launch::async, [this] { thread_.join(); });
+    if (joined.wait_for(std::chrono::seconds{3}) != std::future_status::ready)
       ioc_->stop();
     joined.wait();
     finish("closed by the agent");
@@ -132,23 +125,22 @@ private:
     auto timeout = opts.connect_timeout;
     auto resolver = std::make_shared<tcp::resolver>(*ioc_);
     resolver->async_resolve(
-      host, port,
-      [self, fail, resolver, host, port, path, token,
-       timeout](beast::error_code ec, tcp::resolver::results_type results) {
-        if (ec)
-          return self->fail_connect(*fail, "resolving " + host, ec);
-        auto& lowest = beast::get_lowest_layer(self->ws_);
-        lowest.expires_after(timeout);
-        lowest.async_connect(results, [self, fail, host, port, path, token](
-                                        beast::error_code ec2,
-                                        tcp::endpoint) {
-          if (ec2)
-            return self->fail_connect(*fail, "connecting to " + host + ":"
-                                               + port,
-                                      ec2);
-          self->after_connect(fail, host + ":" + port, path, token);
+        host, port,
+        [self, fail, resolver, host, port, path, token,
+         timeout](beast::error_code ec, tcp::resolver::results_type results) {
+          if (ec)
+            return self->fail_connect(*fail, "resolving " + host, ec);
+          auto& lowest = beast::get_lowest_layer(self->ws_);
+          lowest.expires_after(timeout);
+          lowest.async_connect(
+              results, [self, fail, host, port, path,
+                        token](beast::error_code ec2, tcp::endpoint) {
+                if (ec2)
+                  return self->fail_connect(
+                      *fail, "connecting to " + host + ":" + port, ec2);
+                self->after_connect(fail, host + ":" + port, path, token);
+              });
         });
-      });
   }
 
   void after_connect(std::shared_ptr<std::promise<caf::error>> fail,
@@ -157,12 +149,12 @@ private:
     auto self = this->shared_from_this();
     if constexpr (std::is_same_v<WS, tls_ws>) {
       ws_.next_layer().async_handshake(
-        ssl::stream_base::client,
-        [self, fail, host_port, path, token](beast::error_code ec) {
-          if (ec)
-            return self->fail_connect(*fail, "TLS handshake", ec);
-          self->upgrade(fail, host_port, path, token);
-        });
+          ssl::stream_base::client,
+          [self, fail, host_port, path, token](beast::error_code ec) {
+            if (ec)
+              return self->fail_connect(*fail, "TLS handshake", ec);
+            self->upgrade(fail, host_port, path, token);
+          });
     } else {
       upgrade(fail, std::move(host_port), std::move(path), std::move(token));
     }
@@ -172,32 +164,30 @@ private:
                std::string host_port, std::string path, std::string token) {
     beast::get_lowest_layer(ws_).expires_never();
     ws_.set_option(
-      websocket::stream_base::timeout::suggested(beast::role_type::client));
+        websocket::stream_base::timeout::suggested(beast::role_type::client));
     ws_.set_option(websocket::stream_base::decorator(
-      [token](websocket::request_type& req) {
-        req.set(beast::http::field::user_agent, "det-agent");
-        if (!token.empty())
-          req.set(beast::http::field::authorization, "Bearer " + token);
-      }));
+        [token](websocket::request_type& req) {
+          req.set(beast::http::field::user_agent, "det-agent");
+          if (!token.empty())
+            req.set(beast::http::field::authorization, "Bearer " + token);
+        }));
     auto self = this->shared_from_this();
     auto res = std::make_shared<websocket::response_type>();
-    ws_.async_handshake(*res, host_port, path,
-                        [self, fail, res](beast::error_code ec) {
-                          if (ec) {
-                            auto what = std::string{"WebSocket upgrade"};
-                            if (res->result_int() != 0)
-                              what += " (HTTP "
-                                      + std::to_string(res->result_int())
-                                      + ")";
-                            return self->fail_connect(*fail, what, ec);
-                          }
-                          {
-                            std::lock_guard<std::mutex> guard{self->mu_};
-                            self->open_ = true;
-                          }
-                          fail->set_value(caf::error{});
-                          self->read_next();
-                        });
+    ws_.async_handshake(
+        *res, host_port, path, [self, fail, res](beast::error_code ec) {
+          if (ec) {
+            auto what = std::string{"WebSocket upgrade"};
+            if (res->result_int() != 0)
+              what += " (HTTP " + std::to_string(res->result_int()) + ")";
+            return self->fail_connect(*fail, what, ec);
+          }
+          {
+            std::lock_guard<std::mutex> guard{self->mu_};
+            self->open_ = true;
+          }
+          fail->set_value(caf::error{});
+          self->read_next();
+        });
   }
 
   void fail_connect(std::promise<caf::error>& p, const std::string& step,
@@ -209,11 +199,11 @@ private:
 
   void read_next() {
     ws_.async_read(buffer_, [self = this->shared_from_this()](
-                              beast::error_code ec, size_t) {
+                                beast::error_code ec, size_t) {
       if (ec)
         return self->finish(ec == websocket::error::closed
-                              ? "closed by the master"
-                              : ec.message());
+                                ? "closed by the master"
+                                : ec.message());
       auto text = beast::buffers_to_string(self->buffer_.data());
       self->buffer_.consume(self->buffer_.size());
       ws_client::message_handler h;
@@ -229,17 +219,17 @@ private:
 
   void write_next() {
     ws_.text(true);
-    ws_.async_write(net::buffer(queue_.front()),
-                    [self = this->shared_from_this()](beast::error_code ec,
-                                                      size_t) {
-                      if (ec) {
-                        self->queue_.clear();
-                        return self->finish(ec.message());
-                      }
-                      self->queue_.pop_front();
-                      if (!self->queue_.empty())
-                        self->write_next();
-                    });
+    ws_.async_write(
+        net::buffer(queue_.front()),
+        [self = this->shared_from_this()](beast::error_code ec, size_t) {
+          if (ec) {
+            self->queue_.clear();
+            return self->finish(ec.message());
+          }
+          self->queue_.pop_front();
+          if (!self->queue_.empty())
+            self->write_next();
+        });
   }
 
   void finish(const std::string& reason) {
@@ -292,13 +282,12 @@ caf::error ws_client::connect(const ws_target& target,
   else
     ctx->set_default_verify_paths(ec);
   if (ec)
-    return make_error(errc::invalid_argument,
-                      "CA certificates"
-                        + (opts.ca_cert.empty() ? std::string{}
-                                                : " " + opts.ca_cert)
-                        + ": " + ec.message());
-  ctx->set_verify_mode(opts.skip_verify ? ssl::verify_none
-                                        : ssl::verify_peer);
+    return make_error(
+        errc::invalid_argument,
+        "CA certificates"
+            + (opts.ca_cert.empty() ? std::string{} : " " + opts.ca_cert) + ": "
+            + ec.message());
+  ctx->set_verify_mode(opts.skip_verify ? ssl::verify_none : ssl::verify_peer);
   auto s = std::make_shared<session<tls_ws>>(std::move(ioc), ctx);
   auto name = opts.server_name.empty() ? target.host : opts.server_name;
   auto& stream = s->tls_stream();

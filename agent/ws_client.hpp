@@ -26,10 +26,10 @@ struct ws_target {
 };
 
 struct ws_client_options {
-  std::string bearer_token;  ///< sent as Authorization when not empty
-  std::string ca_cert;       ///< PEM bundle; "" = the system's roots
-  bool skip_verify = false;  ///< no certificate or host name check
-  std::string server_name;   ///< expected name in the cert; "" = host
+  std::string bearer_token; ///< sent as Authorization when not empty
+  std::string ca_cert;      ///< PEM bundle; "" = the system's roots
+  bool skip_verify = false; ///< no certificate or host name check
+  std::string server_name;  ///< expected name in the cert; "" = host
   std::chrono::milliseconds connect_timeout{std::chrono::seconds{10}};
 };
 

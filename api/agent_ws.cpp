@@ -41,8 +41,7 @@ struct session {
   policy::heartbeat_monitor alive;
 
   session(std::chrono::milliseconds interval, int missed)
-    : alive(interval, missed, policy::heartbeat_monitor::clock::now()) {
-  }
+      : alive(interval, missed, policy::heartbeat_monitor::clock::now()) {}
 
   /// Tells the agent actor once that its agent is gone. Requires mu.
   void disconnect_locked(const std::string& why) {
@@ -61,52 +60,54 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
                          http::ws_session ws, std::shared_ptr<session> sess) {
   self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
   return {
-    [self, ctx, ws](start_atom, start_order& o) {
-      state_view v{[o](const state::cluster_state& s, int64_t) {
-        return start_environment(s, o).dump();
-      }};
-      self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
-        .await(
-          [ctx, ws, o](std::string& info) {
-            auto token = ctx->tokens->token_for(o.allocation_id);
-            auto j = nlohmann::json::parse(info, nullptr, false);
-            (void) ws.send(start_frame(o, j, ctx->start, token).dump());
-          },
-          [ws, o](caf::error& err) {
-            std::cerr << "det-master: cannot start allocation "
-                      << o.allocation_id << ": " << render(err) << "\n";
-          });
-    },
-    [ws](preempt_atom, std::string& alloc, std::string& reason) {
-      (void) ws.send(frame("preempt", {{"allocation_id", alloc},
-                                       {"reason", reason}}));
-    },
-    [ws](kill_atom, std::string& alloc) {
-      (void) ws.send(frame("kill", {{"allocation_id", alloc}}));
-    },
-    [self, ctx, ws, s = std::move(sess)](hb_atom) {
-      if (!ws.is_open())
-        return;
-      {
-        std::lock_guard<std::mutex> guard{s->mu};
-        auto now = policy::heartbeat_monitor::clock::now();
-        if (s->alive.expired(now)) {
-          auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(
-            s->alive.interval() * s->alive.missed_count(now));
-          s->disconnect_locked("missed " + std::to_string(ctx->missed_heartbeats)
-                               + " heartbeats, silent for at least "
-                               + std::to_string(silent.count()) + " ms");
-        }
-        if (!s->disconnected) {
-          (void) ws.send(frame("heartbeat"));
-          self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
+      [self, ctx, ws](start_atom, start_order& o) {
+        state_view v{[o](const state::cluster_state& s, int64_t) {
+          return start_environment(s, o).dump();
+        }};
+        self->request(ctx->master, std::chrono::seconds{30}, view_atom::value,
+                      v)
+            .await(
+                [ctx, ws, o](std::string& info) {
+                  auto token = ctx->tokens->token_for(o.allocation_id);
+                  auto j = nlohmann::json::parse(info, nullptr, false);
+                  (void)ws.send(start_frame(o, j, ctx->start, token).dump());
+                },
+                [ws, o](caf::error& err) {
+                  std::cerr << "det-master: cannot start allocation "
+                            << o.allocation_id << ": " << render(err) << "\n";
+                });
+      },
+      [ws](preempt_atom, std::string& alloc, std::string& reason) {
+        (void)ws.send(
+            frame("preempt", {{"allocation_id", alloc}, {"reason", reason}}));
+      },
+      [ws](kill_atom, std::string& alloc) {
+        (void)ws.send(frame("kill", {{"allocation_id", alloc}}));
+      },
+      [self, ctx, ws, s = std::move(sess)](hb_atom) {
+        if (!ws.is_open())
           return;
+        {
+          std::lock_guard<std::mutex> guard{s->mu};
+          auto now = policy::heartbeat_monitor::clock::now();
+          if (s->alive.expired(now)) {
+            auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(
+                s->alive.interval() * s->alive.missed_count(now));
+            s->disconnect_locked("missed "
+                                 + std::to_string(ctx->missed_heartbeats)
+                                 + " heartbeats, silent for at least "
+                                 + std::to_string(silent.count()) + " ms");
+          }
+          if (!s->disconnected) {
+            (void)ws.send(frame("heartbeat"));
+            self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
+            return;
+          }
         }
-      }
-      // Outside the lock: closing may run on_close, which takes it.
-      ws.close(1001, "missed heartbeats");
-      self->quit();
-    },
+        // Outside the lock: closing may run on_close, which takes it.
+        ws.close(1001, "missed heartbeats");
+        self->quit();
+      },
   };
 }
 
@@ -119,45 +120,49 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
   // A one-shot actor asks the master, so no I/O thread waits.
   // (ctx is passed as an argument: CAF 0.17 spawns argument-less function
   // actors through a null pointer that UBSan reports.)
-  context->sys->spawn([s, ws, hello = std::move(hello),
-                   v](caf::event_based_actor* self, ctx_ptr ctx) mutable {
-    self->request(ctx->master, std::chrono::seconds{30}, view_atom::value, v)
-      .then(
-        [ctx, s, ws, hello](std::string& known) mutable {
-          if (known != "true") {
-            std::cerr << "det-master: agent " << hello.agent_id
-                      << " refused: unknown resource pool '" << hello.pool
-                      << "'\n";
-            (void) ws.send(frame("error", {{"message",
-                                            "unknown resource pool '"
-                                              + hello.pool + "'"}}));
-            ws.close(1008, "unknown resource pool");
-            return;
-          }
-          std::lock_guard<std::mutex> guard{s->mu};
-          if (s->closed)
-            return;
-          s->conn = ctx->sys->spawn(connection, ctx, ws, s);
-          auto id = hello.agent_id;
-          auto interval_s = std::max<int64_t>(
-            1, std::chrono::duration_cast<std::chrono::seconds>(
-                 ctx->heartbeat_interval + std::chrono::milliseconds{999})
-                 .count());
-          std::cerr << "det-master: agent " << id << " connected (pool "
-                    << hello.pool << ", " << hello.slots << " slots)\n";
-          s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
-                                       std::move(hello), s->conn);
-          (void) ws.send(
-            frame("welcome", {{"agent_id", id},
-                              {"heartbeat_interval_s", interval_s},
-                              {"heartbeat_interval_ms",
-                               ctx->heartbeat_interval.count()}}));
-        },
-        [ws](caf::error& err) {
-          (void) ws.send(frame("error", {{"message", render(err)}}));
-          ws.close(1011, "master unavailable");
-        });
-  }, context);
+  context->sys->spawn(
+      [s, ws, hello = std::move(hello), v](caf::event_based_actor* self,
+                                           ctx_ptr ctx) mutable {
+        self->request(ctx->master, std::chrono::seconds{30}, view_atom::value,
+                      v)
+            .then(
+                [ctx, s, ws, hello](std::string& known) mutable {
+                  if (known != "true") {
+                    std::cerr << "det-master: agent " << hello.agent_id
+                              << " refused: unknown resource pool '"
+                              << hello.pool << "'\n";
+                    (void)ws.send(
+                        frame("error", {{"message", "unknown resource pool '"
+                                                        + hello.pool + "'"}}));
+                    ws.close(1008, "unknown resource pool");
+                    return;
+                  }
+                  std::lock_guard<std::mutex> guard{s->mu};
+                  if (s->closed)
+                    return;
+                  s->conn = ctx->sys->spawn(connection, ctx, ws, s);
+                  auto id = hello.agent_id;
+                  auto interval_s = std::max<int64_t>(
+                      1, std::chrono::duration_cast<std::chrono::seconds>(
+                             ctx->heartbeat_interval
+                             + std::chrono::milliseconds{999})
+                             .count());
+                  std::cerr << "det-master: agent " << id << " connected (pool "
+                            << hello.pool << ", " << hello.slots << " slots)\n";
+                  s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
+                                               std::move(hello), s->conn);
+                  (void)ws.send(
+                      frame("welcome", {{"agent_id", id},
+                                        {"heartbeat_interval_s", interval_s},
+                                        {"heartbeat_interval_ms",
+                                         ctx->heartbeat_interval.count()}}));
+                },
+                [ws](caf::error& err) {
+                  (void)ws.send(frame("error", {{"message", render(err)}}));
+                  ws.close(1011, "master unavailable");
+                });
+      },
+      context);
 }
 
 void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
@@ -168,18 +173,18 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
     s->alive.seen(policy::heartbeat_monitor::clock::now());
   }
   if (!f.is_object())
-    return (void) ws.send(frame("error", {{"message", "not a JSON object"}}));
+    return (void)ws.send(frame("error", {{"message", "not a JSON object"}}));
   auto type = f.value("type", std::string{});
   if (type == "hello") {
     auto hello = parse_hello(f);
     if (!hello) {
-      (void) ws.send(frame("error", {{"message", render(hello.error())}}));
+      (void)ws.send(frame("error", {{"message", render(hello.error())}}));
       return ws.close(1008, "bad hello");
     }
     {
       std::lock_guard<std::mutex> guard{s->mu};
       if (s->hello_seen)
-        return (void) ws.send(frame("error", {{"message", "hello twice"}}));
+        return (void)ws.send(frame("error", {{"message", "hello twice"}}));
       s->hello_seen = true;
       s->agent_id = hello->agent_id;
     }
@@ -193,8 +198,8 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
       if (l.is_string())
         lines.push_back(l.get<std::string>());
     auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
     std::lock_guard<std::mutex> guard{s->mu};
     ctx->logs->add(f.value("trial_id", int64_t{0}), s->agent_id, lines, now);
     return;
@@ -216,13 +221,13 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
   }
   auto alloc = f.value("allocation_id", std::string{});
   if ((type == "running" || type == "exited") && !agent)
-    return (void) ws.send(frame("error", {{"message", "hello first"}}));
+    return (void)ws.send(frame("error", {{"message", "hello first"}}));
   if (type == "running")
     return caf::anon_send(agent, running_atom::value, alloc);
   if (type == "exited")
     return caf::anon_send(agent, exited_atom::value, alloc,
                           f.value("exit_code", int32_t{-1}));
-  (void) ws.send(frame("error", {{"message", "unknown type '" + type + "'"}}));
+  (void)ws.send(frame("error", {{"message", "unknown type '" + type + "'"}}));
 }
 
 } // namespace
@@ -253,7 +258,8 @@ http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
   return [ctx](http::ws_session ws) {
     auto s = std::make_shared<session>(ctx->heartbeat_interval,
                                        ctx->missed_heartbeats);
-    ws.on_message([ctx, s, ws](std::string text) { on_frame(ctx, s, ws, text); });
+    ws.on_message(
+        [ctx, s, ws](std::string text) { on_frame(ctx, s, ws, text); });
     ws.on_close([s](http::ws_close_info info) {
       std::lock_guard<std::mutex> guard{s->mu};
       s->closed = true;
@@ -265,18 +271,19 @@ http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
 }
 
 http::ws_authorizer agent_ws_authorizer(ctx_ptr ctx) {
-  return [ctx](const http::http_request& req)
-           -> std::optional<http::http_response> {
-    if (ctx->agent_token.empty())
-      return std::nullopt;
-    auto token = bearer_token(req.headers.get("Authorization"));
-    if (equal_secret(token, ctx->agent_token))
-      return std::nullopt;
-    std::cerr << "det-master: refused an agent connection from "
-              << req.remote_address << ": missing or wrong agent token\n";
-    return http::error_response(http::grpc_code::unauthenticated,
-                               "missing or wrong agent token");
-  };
+  return
+      [ctx](
+          const http::http_request& req) -> std::optional<http::http_response> {
+        if (ctx->agent_token.empty())
+          return std::nullopt;
+        auto token = bearer_token(req.headers.get("Authorization"));
+        if (equal_secret(token, ctx->agent_token))
+          return std::nullopt;
+        std::cerr << "det-master: refused an agent connection from "
+                  << req.remote_address << ": missing or wrong agent token\n";
+        return http::error_response(http::grpc_code::unauthenticated,
+                                    "missing or wrong agent token");
+      };
 }
 
 } // namespace det::api

@@ -6,14 +6,15 @@
 // start/preempt/kill orders into frames on the socket, in order; `running`
 // and `exited` frames go to the agent actor, `log` frames to trial_logs;
 // the socket closing, or the agent missing `missed_heartbeats` heartbeat
-// intervals (policy/heartbeat_monitor), becomes disconn. The upgrade itself is refused with
-// 401 unless it carries master.yaml's agent_token (when one is set).
+// intervals (policy/heartbeat_monitor), becomes disconn. The upgrade itself is
+// refused with 401 unless it carries master.yaml's agent_token (when one is
+// set).
 
 #include "actors/master_actor.hpp"
-#include "http/http_server.hpp"
 #include "api/codec.hpp"
 #include "api/trial_logs.hpp"
 #include "api/views.hpp"
+#include "http/http_server.hpp"
 
 #include <caf/actor_system.hpp>
 
@@ -37,10 +38,12 @@ struct agent_ws_context {
 };
 
 /// The accept handler for http_server::add_websocket.
-http::ws_accept_handler agent_ws_handler(std::shared_ptr<const agent_ws_context> ctx);
+http::ws_accept_handler
+agent_ws_handler(std::shared_ptr<const agent_ws_context> ctx);
 
 /// The authorizer for http_server::add_websocket (agent token check).
-http::ws_authorizer agent_ws_authorizer(std::shared_ptr<const agent_ws_context> ctx);
+http::ws_authorizer
+agent_ws_authorizer(std::shared_ptr<const agent_ws_context> ctx);
 
 /// Decodes a hello frame; errc::invalid_argument naming the field.
 [[nodiscard]] caf::expected<agent_hello> parse_hello(const nlohmann::json& f);

@@ -1,8 +1,9 @@
 #include "api/api_auth.hpp"
 
-#include "http/grpc_error.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/route_util.hpp"
 #include "api/views.hpp"
+#include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -24,8 +25,8 @@ using http::responder;
 
 int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 json user_json(const user_record& u) {
@@ -69,21 +70,20 @@ std::optional<json> body_object(const http_request& req, const responder& res) {
   return j;
 }
 
-/// Appends `ev` through the master; once durable, applies it to the
-/// directory and calls `then`.
+/// Has the master decide `ev` (master_core::change_users, against its own
+/// state); once durable, applies it to the directory and calls `then`.
 void record(const ctx_ptr& ctx, domain_event ev, responder res,
             std::function<void()> then) {
   post(ctx->bridge, [ctx, ev = std::move(ev), res,
                      then = std::move(then)](caf::event_based_actor* self) {
-    self
-      ->request(ctx->master, ctx->request_timeout, record_atom::value,
-                event_batch{{ev}})
-      .then(
-        [ctx, ev, then](caf::ok_atom) {
-          ctx->auth->apply(ev);
-          then();
-        },
-        [res](caf::error& err) { res.send(http::error_response(err)); });
+    self->request(ctx->master, ctx->request_timeout, create_atom::value,
+                  user_change{ev})
+        .then(
+            [ctx, ev, then](caf::ok_atom) {
+              ctx->auth->apply(ev);
+              then();
+            },
+            [res](caf::error& err) { res.send(http::error_response(err)); });
   });
 }
 
@@ -101,7 +101,7 @@ bool in_scope(const http_request& req, const responder& res,
   auto refuse = [&](const std::string& what) {
     res.send_error(grpc_code::permission_denied,
                    "the allocation token of " + id.allocation_id
-                     + " is not valid for " + what);
+                       + " is not valid for " + what);
     return false;
   };
   auto a = req.param("allocation_id");
@@ -147,28 +147,28 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
       for (const auto& [alloc, trial] : s.allocations) {
         auto t = s.trials.find(trial);
         auto e = t == s.trials.end()
-                   ? s.experiments.end()
-                   : s.experiments.find(t->second.experiment_id);
+                     ? s.experiments.end()
+                     : s.experiments.find(t->second.experiment_id);
         out.push_back(
-          {alloc, trial, e == s.experiments.end() ? "" : e->second.owner});
+            {alloc, trial, e == s.experiments.end() ? "" : e->second.owner});
       }
       return out.dump();
     }};
     self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
-      .then(
-        [ctx, req, res, next, token](std::string& text) {
-          for (const auto& a : json::parse(text)) {
-            auto alloc = a[0].get<std::string>();
-            if (ctx->tokens->valid(alloc, token)) {
-              allocation_identity id{alloc, a[1].get<int64_t>(),
-                                     a[2].get<std::string>()};
-              ctx->auth->remember_allocation(token, id);
-              return via_allocation(ctx, req, res, next, id);
-            }
-          }
-          res.send_error(grpc_code::unauthenticated, "invalid credentials");
-        },
-        [res](caf::error& err) { res.send(http::error_response(err)); });
+        .then(
+            [ctx, req, res, next, token](std::string& text) {
+              for (const auto& a : json::parse(text)) {
+                auto alloc = a[0].get<std::string>();
+                if (ctx->tokens->valid(alloc, token)) {
+                  allocation_identity id{alloc, a[1].get<int64_t>(),
+                                         a[2].get<std::string>()};
+                  ctx->auth->remember_allocation(token, id);
+                  return via_allocation(ctx, req, res, next, id);
+                }
+              }
+              res.send_error(grpc_code::unauthenticated, "invalid credentials");
+            },
+            [res](caf::error& err) { res.send(http::error_response(err)); });
   });
 }
 
@@ -179,7 +179,8 @@ void guard(const ctx_ptr& ctx, http_request req, responder res,
   auto user_token = bearer_token(req.headers.get("Authorization"));
   if (auto u = ctx->auth->user_of_token(user_token))
     return pass(std::move(req), std::move(res), &next, *u, nullptr);
-  auto token = bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
+  auto token =
+      bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
   if (token.empty())
     token = user_token;
   if (token.empty())
@@ -216,7 +217,7 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   record(ctx, session_started{name, token_hash(token), now_us()}, res,
          [res, token, user = *u] {
            auto r = http::http_response::json(
-             200, json{{"token", token}, {"user", user_json(user)}}.dump());
+               200, json{{"token", token}, {"user", user_json(user)}}.dump());
            r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly");
            res.send(std::move(r));
          });
@@ -231,9 +232,8 @@ void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
          [res] { res.send_json("{}"); });
 }
 
-std::optional<user_record> user_param(const ctx_ptr& ctx,
-                                      const http_request& req,
-                                      const responder& res) {
+std::optional<user_record>
+user_param(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   auto text = req.param("user_id");
   int64_t id = 0;
   try {
@@ -260,28 +260,10 @@ void list_users(const ctx_ptr& ctx, const http_request& req,
   json users = json::array();
   for (const auto& u : all)
     users.push_back(user_json(u));
-  auto total = static_cast<int64_t>(users.size());
-  int64_t offset = 0;
-  int64_t limit = 0;
-  try {
-    if (auto o = req.query.get("offset"))
-      offset = std::clamp<int64_t>(std::stoll(*o), 0, total);
-    if (auto l = req.query.get("limit"))
-      limit = std::max<int64_t>(std::stoll(*l), 0);
-  } catch (const std::exception&) {
-    return res.send_error(grpc_code::invalid_argument,
-                          "offset/limit: not a number");
-  }
-  auto end = limit == 0 ? total : std::min(total, offset + limit);
-  json page(users.begin() + offset, users.begin() + end);
-  res.send_json(json{{"users", page},
-                     {"pagination",
-                      {{"offset", offset},
-                       {"limit", limit},
-                       {"startIndex", offset},
-                       {"endIndex", end},
-                       {"total", total}}}}
-                  .dump());
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  res.send_json(paginate("users", std::move(users), *p).dump());
 }
 
 void create_user(const ctx_ptr& ctx, const http_request& req,
@@ -299,6 +281,8 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   if (name.empty())
     return res.send_error(grpc_code::invalid_argument,
                           "user.username: must not be empty");
+  // A quick answer for the common case; the master decides (two creates
+  // of one name at once: one gets 409 there).
   if (ctx->auth->find(name))
     return res.send_error(grpc_code::already_exists,
                           "user '" + name + "' already exists");
@@ -306,12 +290,12 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
   bool admin = bool_field(user, "admin", "admin", false);
-  record(ctx, user_created{name, admin, store_password(password), now_us()},
-         res, [ctx, res, name] {
-           std::cerr << "det-master: user '" << name << "' created\n";
-           res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}
-                           .dump());
-         });
+  record(
+      ctx, user_created{name, admin, store_password(password), now_us()}, res,
+      [ctx, res, name] {
+        std::cerr << "det-master: user '" << name << "' created\n";
+        res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+      });
 }
 
 void patch_user(const ctx_ptr& ctx, const http_request& req,
@@ -331,7 +315,7 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
     if (body->contains(unsupported) && !(*body)[unsupported].is_null())
       return res.send_error(grpc_code::unimplemented,
                             std::string{unsupported}
-                              + ": only password changes are supported");
+                                + ": only password changes are supported");
   auto pw = body->find("password");
   if (pw == body->end() || !pw->is_string())
     return res.send_error(grpc_code::invalid_argument,
@@ -340,13 +324,12 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
   auto name = target->username;
-  record(ctx, user_password_changed{name, store_password(password), now_us()},
-         res, [ctx, res, name] {
-           std::cerr << "det-master: password of user '" << name
-                     << "' changed\n";
-           res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}
-                           .dump());
-         });
+  record(
+      ctx, user_password_changed{name, store_password(password), now_us()}, res,
+      [ctx, res, name] {
+        std::cerr << "det-master: password of user '" << name << "' changed\n";
+        res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+      });
 }
 
 } // namespace
@@ -356,14 +339,15 @@ bool require_admin(const http::http_request& req, const http::responder& res) {
     return true;
   res.send_error(grpc_code::permission_denied,
                  "user '" + req.principal.username
-                   + "' does not have permission: admin only");
+                     + "' does not have permission: admin only");
   return false;
 }
 
 void add_auth_routes(http::router& r, ctx_ptr ctx) {
-  r.set_guard([ctx](http_request req, responder res, const http::handler& next) {
-    guard(ctx, std::move(req), std::move(res), next);
-  });
+  r.set_guard(
+      [ctx](http_request req, responder res, const http::handler& next) {
+        guard(ctx, std::move(req), std::move(res), next);
+      });
   r.post("/api/v1/auth/login",
          [ctx](http_request req, responder res) { login(ctx, req, res); });
   r.post("/api/v1/auth/logout",
@@ -376,14 +360,16 @@ void add_auth_routes(http::router& r, ctx_ptr ctx) {
   });
   r.get("/api/v1/users",
         [ctx](http_request req, responder res) { list_users(ctx, req, res); });
-  r.post("/api/v1/users",
-         [ctx](http_request req, responder res) { create_user(ctx, req, res); });
+  r.post("/api/v1/users", [ctx](http_request req, responder res) {
+    create_user(ctx, req, res);
+  });
   r.get("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
     if (auto u = user_param(ctx, req, res))
       res.send_json(json{{"user", user_json(*u)}}.dump());
   });
-  r.patch("/api/v1/users/{user_id}",
-          [ctx](http_request req, responder res) { patch_user(ctx, req, res); });
+  r.patch("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
+    patch_user(ctx, req, res);
+  });
   r.get("/api/v1/users/{username}/by-username",
         [ctx](http_request req, responder res) {
           auto name = req.param("username");
@@ -396,8 +382,8 @@ void add_auth_routes(http::router& r, ctx_ptr ctx) {
 std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
                                  const std::string& initial_password) {
   std::vector<domain_event> evs;
-  for (auto [name, admin] : {std::pair{"admin", true},
-                             std::pair{"determined", false}})
+  for (auto [name, admin] :
+       {std::pair{"admin", true}, std::pair{"determined", false}})
     if (!ctx.auth->find(name))
       evs.push_back(user_created{name, admin,
                                  store_password(client_hash(initial_password)),
@@ -406,13 +392,14 @@ std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
     return {};
   caf::scoped_actor self{sys};
   std::string failure;
-  self->request(ctx.master, caf::infinite, record_atom::value, event_batch{evs})
-    .receive([&](caf::ok_atom) {},
-             [&](caf::error& err) { failure = render(err); });
-  if (!failure.empty())
-    return "cannot create the default users: " + failure;
-  for (const auto& ev : evs)
-    ctx.auth->apply(ev);
+  for (const auto& ev : evs) {
+    self->request(ctx.master, caf::infinite, create_atom::value,
+                  user_change{ev})
+        .receive([&](caf::ok_atom) { ctx.auth->apply(ev); },
+                 [&](caf::error& err) { failure = render(err); });
+    if (!failure.empty())
+      return "cannot create the default users: " + failure;
+  }
   return {};
 }
 

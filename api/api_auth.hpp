@@ -17,8 +17,8 @@
 // waits for the durable acknowledgement before it updates the
 // auth_directory and answers, so a restart keeps everyone logged in.
 
-#include "http/router.hpp"
 #include "api/master_api.hpp"
+#include "http/router.hpp"
 
 #include <caf/actor_system.hpp>
 

@@ -14,7 +14,7 @@ public:
 
   caf::behavior make_behavior() override {
     return {
-      [this](bridge_job& job) { job.run(this); },
+        [this](bridge_job& job) { job.run(this); },
     };
   }
 };

@@ -1,12 +1,12 @@
 #include "api/api_cluster.hpp"
 
-#include "http/grpc_error.hpp"
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
 #include "conf/redact.hpp"
+#include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
@@ -24,23 +24,6 @@ using http::grpc_code;
 using http::http_request;
 using http::responder;
 
-/// offset and limit from the query; answers 400 and returns nullopt when
-/// either is not a number.
-std::optional<page> page_of(const http_request& req, const responder& res) {
-  page p;
-  try {
-    if (auto o = req.query.get("offset"))
-      p.offset = std::max<int64_t>(std::stoll(*o), 0);
-    if (auto l = req.query.get("limit"))
-      p.limit = std::max<int64_t>(std::stoll(*l), 0);
-  } catch (const std::exception&) {
-    res.send_error(grpc_code::invalid_argument,
-                   "offset/limit: not a number");
-    return std::nullopt;
-  }
-  return p;
-}
-
 /// A page of what belongs to the record named by path parameter `param`
 /// (`render` returns null when there is no such `what`: 404).
 void answer_page_of(const ctx_ptr& ctx, const http_request& req,
@@ -51,29 +34,33 @@ void answer_page_of(const ctx_ptr& ctx, const http_request& req,
   auto p = id ? page_of(req, res) : std::nullopt;
   if (!p)
     return;
-  answer_view(ctx, res,
-              [id = *id, p = *p, render](const state::cluster_state& s,
-                                         int64_t) { return render(s, id, p); },
-              std::string{what} + " " + std::to_string(*id) + " not found");
+  answer_view(
+      ctx, req, res,
+      [id = *id, p = *p, render](const state::cluster_state& s, int64_t) {
+        return render(s, id, p);
+      },
+      std::string{what} + " " + std::to_string(*id) + " not found");
 }
 
-// -- trial logs -----------------------------------------------------------------
+// -- trial logs
+// -----------------------------------------------------------------
 
 /// Upstream's TrialLogsResponse message: "[ts] <container> || <text>\n".
 json log_json(const log_line& l) {
   auto container = l.agent_id.substr(0, 8);
   container.resize(8, ' ');
   auto text = l.text + "\n";
-  return {{"id", std::to_string(l.id)},
-          {"trialId", l.trial_id},
-          {"agentId", l.agent_id},
-          {"containerId", l.agent_id},
-          {"level", "LOG_LEVEL_INFO"},
-          {"stdtype", "stdout"},
-          {"source", "task"},
-          {"message", "[" + rfc3339(l.at_us) + "] " + container + " || " + text},
-          {"log", text},
-          {"timestamp", rfc3339(l.at_us)}};
+  return {
+      {"id", std::to_string(l.id)},
+      {"trialId", l.trial_id},
+      {"agentId", l.agent_id},
+      {"containerId", l.agent_id},
+      {"level", "LOG_LEVEL_INFO"},
+      {"stdtype", "stdout"},
+      {"source", "task"},
+      {"message", "[" + rfc3339(l.at_us) + "] " + container + " || " + text},
+      {"log", text},
+      {"timestamp", rfc3339(l.at_us)}};
 }
 
 /// Streams lines after `after` until the trial has ended and nothing new
@@ -95,23 +82,23 @@ void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
     return std::string{done ? "true" : "false"};
   }};
   self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
-    .then(
-      [ctx, self, out, trial_id, after](std::string& done) {
-        if (done == "true") {
-          for (const auto& l : ctx->logs->since(trial_id, after))
-            if (!out.write_result(log_json(l).dump()))
-              return;
-          return out.close();
-        }
-        self->delayed_send(self, ctx->preemption_poll,
-                           bridge_job{[ctx, out, trial_id, after](
-                                        caf::event_based_actor* s) {
-                             follow_logs(ctx, s, out, trial_id, after);
-                           }});
-      },
-      [out](caf::error& err) {
-        out.fail(http::grpc_code_of(err), render(err));
-      });
+      .then(
+          [ctx, self, out, trial_id, after](std::string& done) {
+            if (done == "true") {
+              for (const auto& l : ctx->logs->since(trial_id, after))
+                if (!out.write_result(log_json(l).dump()))
+                  return;
+              return out.close();
+            }
+            self->delayed_send(self, ctx->preemption_poll,
+                               bridge_job{[ctx, out, trial_id,
+                                           after](caf::event_based_actor* s) {
+                                 follow_logs(ctx, s, out, trial_id, after);
+                               }});
+          },
+          [out](caf::error& err) {
+            out.fail(http::grpc_code_of(err), render(err));
+          });
 }
 
 void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
@@ -155,11 +142,10 @@ void kill_trial(const ctx_ptr& ctx, const http_request& req,
   if (!id)
     return;
   post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
-    self
-      ->request(ctx->master, ctx->request_timeout, kill_atom::value,
-                trial_atom::value, id)
-      .then([res](caf::ok_atom) { res.send_json("{}"); },
-            [res](caf::error& err) { res.send(http::error_response(err)); });
+    self->request(ctx->master, ctx->request_timeout, kill_atom::value,
+                  trial_atom::value, id)
+        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+              [res](caf::error& err) { res.send(http::error_response(err)); });
   });
 }
 
@@ -169,31 +155,41 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
   r.get("/api/v1/master/config", [ctx](http_request req, responder res) {
     if (require_admin(req, res))
       res.send_json(
-        json{{"config", conf::redacted_config(*ctx->config)}}.dump());
+          json{{"config", conf::redacted_config(*ctx->config)}}.dump());
   });
   r.get("/api/v1/agents", [ctx](http_request req, responder res) {
-    if (auto p = page_of(req, res))
-      answer_view(ctx, res,
-                  [p = *p](const state::cluster_state& s, int64_t) {
-                    return agents_response(s, p);
-                  },
-                  "");
+    auto p = page_of(req, res);
+    if (!p)
+      return;
+    if (ctx->reads)
+      return answer_read(
+          ctx, req, res,
+          [p = *p](const read::read_view& v) { return agents_page_text(v, p); },
+          "");
+    answer_view(
+        ctx, req, res,
+        [p = *p](const state::cluster_state& s, int64_t) {
+          return agents_response(s, p);
+        },
+        "");
   });
-  r.get("/api/v1/tasks", [ctx](http_request, responder res) {
-    answer_view(ctx, res,
-                [](const state::cluster_state& s, int64_t) {
-                  return tasks_response(s);
-                },
-                "");
+  r.get("/api/v1/tasks", [ctx](http_request req, responder res) {
+    answer_view(
+        ctx, req, res,
+        [](const state::cluster_state& s, int64_t) {
+          return tasks_response(s);
+        },
+        "");
   });
   r.get("/api/v1/resource-pools", [ctx](http_request req, responder res) {
     if (auto p = page_of(req, res))
-      answer_view(ctx, res,
-                  [p = *p, def = ctx->config->default_compute_resource_pool](
-                    const state::cluster_state& s, int64_t) {
-                    return resource_pools_response(s, def, p);
-                  },
-                  "");
+      answer_view(
+          ctx, req, res,
+          [p = *p, def = ctx->config->default_compute_resource_pool](
+              const state::cluster_state& s, int64_t) {
+            return resource_pools_response(s, def, p);
+          },
+          "");
   });
   r.get("/api/v1/trials/{trial_id}", [ctx](http_request req, responder res) {
     auto id = id_param(req, res, "trial_id");
@@ -203,28 +199,27 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     // state) joins the state's view of it.
     post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
       ask_view(
-        ctx, self,
-        [id](const state::cluster_state& s, int64_t) {
-          return trial_response(s, id);
-        },
-        res,
-        [ctx, res, id](json j) {
-          if (j.is_null()) {
-            res.send_error(grpc_code::not_found,
-                           "trial " + std::to_string(id) + " not found");
-            return;
-          }
-          if (auto p = ctx->progress->get(id))
-            j["trial"]["progress"] = *p;
-          res.send_json(j.dump());
-        });
+          ctx, self,
+          [id](const state::cluster_state& s, int64_t) {
+            return trial_response(s, id);
+          },
+          res,
+          [ctx, res, id](json j) {
+            if (j.is_null()) {
+              res.send_error(grpc_code::not_found,
+                             "trial " + std::to_string(id) + " not found");
+              return;
+            }
+            if (auto p = ctx->progress->get(id))
+              j["trial"]["progress"] = *p;
+            res.send_json(j.dump());
+          });
     });
   });
-  r.get("/api/v1/trials/{trial_id}/workloads",
-        [ctx](http_request req, responder res) {
-          answer_page_of(ctx, req, res, "trial_id", "trial",
-                         &workloads_response);
-        });
+  r.get("/api/v1/trials/{trial_id}/workloads", [ctx](http_request req,
+                                                     responder res) {
+    answer_page_of(ctx, req, res, "trial_id", "trial", &workloads_response);
+  });
   r.post("/api/v1/trials/{trial_id}/kill",
          [ctx](http_request req, responder res) { kill_trial(ctx, req, res); });
   r.get("/api/v1/trials/{trial_id}/logs",
@@ -238,22 +233,31 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
         });
   r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
     auto uuid = req.param("uuid");
-    answer_view(ctx, res,
-                [uuid](const state::cluster_state& s, int64_t) {
-                  return checkpoint_response(s, uuid);
-                },
-                "checkpoint " + uuid + " not found");
+    answer_view(
+        ctx, req, res,
+        [uuid](const state::cluster_state& s, int64_t) {
+          return checkpoint_response(s, uuid);
+        },
+        "checkpoint " + uuid + " not found");
   });
   r.get("/api/v1/experiments", [ctx](http_request req, responder res) {
     auto p = page_of(req, res);
     if (!p)
       return;
     auto users = req.query.get_all("users");
-    answer_view(ctx, res,
-                [users, p = *p](const state::cluster_state& s, int64_t) {
-                  return experiments_page(s, users, p);
-                },
-                "");
+    if (ctx->reads)
+      return answer_read(
+          ctx, req, res,
+          [users, p = *p](const read::read_view& v) {
+            return experiments_page_text(v, users, p);
+          },
+          "");
+    answer_view(
+        ctx, req, res,
+        [users, p = *p](const state::cluster_state& s, int64_t) {
+          return experiments_page(s, users, p);
+        },
+        "");
   });
 }
 

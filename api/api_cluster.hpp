@@ -8,11 +8,12 @@
 // state (views_cluster.hpp), except the config (from api_context) and the
 // log lines (trial_logs).
 
-#include "http/router.hpp"
 #include "api/master_api.hpp"
+#include "http/router.hpp"
 
 namespace det::api {
 
-void add_cluster_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+void add_cluster_routes(http::router& r,
+                        std::shared_ptr<const api_context> ctx);
 
 } // namespace det::api

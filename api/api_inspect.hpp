@@ -22,6 +22,7 @@
 
 namespace det::api {
 
-void add_inspect_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+void add_inspect_routes(http::router& r,
+                        std::shared_ptr<const api_context> ctx);
 
 } // namespace det::api

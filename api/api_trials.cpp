@@ -4,10 +4,10 @@
 // task logs, and the trial's checkpoints. Each is authorized with the
 // allocation token of the trial it names (docs/agent_protocol.md).
 
-#include "http/grpc_error.hpp"
 #include "actors/model_def_actor.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
+#include "http/grpc_error.hpp"
 #include "state/queries.hpp"
 
 #include <chrono>
@@ -120,13 +120,7 @@ void context_directory(const ctx_ptr& ctx, const http::http_request& req,
             },
             res,
             [ctx, res, self](json exp) {
-              self->request(ctx->model_defs, ctx->request_timeout,
-                            get_atom::value, exp.get<int64_t>())
-                  .then(
-                      [res](std::string& b64) {
-                        res.send_json(json{{"b64Tgz", b64}}.dump());
-                      },
-                      [res](caf::error& err) { fail(res, err); });
+              reply_model_def(ctx, self, exp.get<int64_t>(), res);
             });
       });
 }
@@ -244,7 +238,7 @@ void add_trial_routes(http::router& r, ctx_ptr ctx) {
           auto id = id_param(req, res, "trial_id");
           if (id)
             answer_view(
-                ctx, res,
+                ctx, req, res,
                 [id = *id](const state::cluster_state& s, int64_t) {
                   return trial_checkpoints(s, id);
                 },

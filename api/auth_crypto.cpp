@@ -1,5 +1,7 @@
 #include "api/auth_crypto.hpp"
 
+#include "util/text.hpp"
+
 #include "api/codec.hpp"
 
 #include <openssl/evp.h>
@@ -18,29 +20,20 @@ constexpr std::string_view cli_salt = "GubPEmmotfiK9TMD6Zdw";
 constexpr int pbkdf2_iterations = 10000;
 constexpr std::string_view scheme = "pbkdf2-sha256";
 
-std::string hex(const unsigned char* p, size_t n) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    out += digits[p[i] >> 4];
-    out += digits[p[i] & 15];
-  }
-  return out;
-}
-
 std::string digest(const EVP_MD* md, std::string_view data) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), out.data(), &len, md, nullptr);
-  return hex(out.data(), len);
+  return util::to_hex(
+      std::string_view{reinterpret_cast<const char*>(out.data()), len});
 }
 
 std::string random_hex(size_t bytes) {
   std::vector<unsigned char> buf(bytes);
   if (RAND_bytes(buf.data(), static_cast<int>(buf.size())) != 1)
     throw std::runtime_error("RAND_bytes failed");
-  return hex(buf.data(), buf.size());
+  return util::to_hex(
+      std::string_view{reinterpret_cast<const char*>(buf.data()), buf.size()});
 }
 
 std::string pbkdf2(std::string_view secret, std::string_view salt_hex,
@@ -48,9 +41,10 @@ std::string pbkdf2(std::string_view secret, std::string_view salt_hex,
   std::array<unsigned char, 32> key{};
   PKCS5_PBKDF2_HMAC(secret.data(), static_cast<int>(secret.size()),
                     reinterpret_cast<const unsigned char*>(salt_hex.data()),
-                    static_cast<int>(salt_hex.size()), iterations,
-                    EVP_sha256(), static_cast<int>(key.size()), key.data());
-  return hex(key.data(), key.size());
+                    static_cast<int>(salt_hex.size()), iterations, EVP_sha256(),
+                    static_cast<int>(key.size()), key.data());
+  return util::to_hex(
+      std::string_view{reinterpret_cast<const char*>(key.data()), key.size()});
 }
 
 } // namespace

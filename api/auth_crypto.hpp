@@ -22,7 +22,8 @@ std::string store_password(std::string_view client_hash_hex);
 
 /// Constant-time check of a login's client hash against the stored form.
 /// A blank stored form accepts only a blank client hash.
-bool password_matches(std::string_view stored, std::string_view client_hash_hex);
+bool password_matches(std::string_view stored,
+                      std::string_view client_hash_hex);
 
 /// A fresh random bearer token (64 hex digits).
 std::string new_token();

@@ -1,5 +1,7 @@
 #include "api/codec.hpp"
 
+#include "util/text.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -15,13 +17,8 @@ std::string session_tokens::token_for(std::string_view allocation_id) const {
   HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
        reinterpret_cast<const unsigned char*>(allocation_id.data()),
        allocation_id.size(), md.data(), &len);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
+  return util::to_hex(
+      std::string_view{reinterpret_cast<const char*>(md.data()), len});
 }
 
 bool session_tokens::valid(std::string_view allocation_id,

@@ -21,8 +21,7 @@ using det::base64_encode;
 class session_tokens {
 public:
   /// `secret` must not be empty.
-  explicit session_tokens(std::string secret) : secret_(std::move(secret)) {
-  }
+  explicit session_tokens(std::string secret) : secret_(std::move(secret)) {}
 
   std::string token_for(std::string_view allocation_id) const;
 

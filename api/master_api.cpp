@@ -1,15 +1,15 @@
 #include "api/master_api.hpp"
 
-#include "http/grpc_error.hpp"
-#include "api/api_inspect.hpp"
+#include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/api_cluster.hpp"
-#include "messages/model_archive.hpp"
-#include "actors/model_def_actor.hpp"
+#include "api/api_inspect.hpp"
 #include "api/pool_views.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
+#include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "messages/model_archive.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -25,34 +25,139 @@ void fail(const responder& res, const caf::error& err) {
   res.send(http::error_response(err));
 }
 
+namespace {
+
+std::chrono::steady_clock::time_point deadline_of(const ctx_ptr& ctx) {
+  return std::chrono::steady_clock::now() + ctx->request_timeout;
+}
+
+/// A read the model could not serve in time (or at all): 503 naming why.
+read::refuse_fn refused(responder res) {
+  return [res](int64_t, const std::string& why) {
+    res.send_error(grpc_code::unavailable, why);
+  };
+}
+
+} // namespace
+
+std::optional<int64_t> min_position(const http::http_request& req,
+                                    const responder& res) {
+  auto text = req.headers.get("X-Det-Min-Position");
+  if (!text)
+    return int64_t{0};
+  try {
+    size_t used = 0;
+    auto n = std::stoll(*text, &used);
+    if (used == text->size() && n >= 0)
+      return n;
+  } catch (const std::exception&) {
+  }
+  res.send_error(grpc_code::invalid_argument,
+                 "X-Det-Min-Position: not a log position: '"
+                     + text->substr(0, 40) + "'");
+  return std::nullopt;
+}
+
+void send_written(const ctx_ptr& ctx, const responder& res, std::string body) {
+  auto r = http::http_response::json(200, std::move(body));
+  if (ctx->reads)
+    r.headers.set("X-Det-Position",
+                  std::to_string(ctx->reads->published_position()));
+  res.send(std::move(r));
+}
+
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
               responder res, std::function<void(json)> then) {
+  if (ctx->reads) {
+    // Rendered on a replica; `then` runs back on the bridge, where the
+    // caller's `self` lives.
+    ctx->reads->read(
+        0, deadline_of(ctx),
+        [ctx, fn = std::move(fn),
+         then = std::move(then)](const read::read_view& v) {
+          post(ctx->bridge, [then, j = fn(v.state, v.now_us)](
+                                caf::event_based_actor*) { then(j); });
+        },
+        refused(res));
+    return;
+  }
   state_view v{[fn = std::move(fn)](const state::cluster_state& s,
                                     int64_t now) { return fn(s, now).dump(); }};
   self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
-    .then([then = std::move(then)](
-            std::string& text) { then(json::parse(text, nullptr, false)); },
-          [res](caf::error& err) { fail(res, err); });
+      .then([then = std::move(then)](
+                std::string& text) { then(json::parse(text, nullptr, false)); },
+            [res](caf::error& err) { fail(res, err); });
 }
 
-void answer_view(const ctx_ptr& ctx, responder res, render_fn fn,
-                 std::string missing) {
+void answer_read(const ctx_ptr& ctx, const http::http_request& req,
+                 responder res, text_fn fn, std::string missing) {
+  auto min = min_position(req, res);
+  if (!min)
+    return;
+  if (!ctx->reads) {
+    res.send_error(grpc_code::unavailable, "no read model");
+    return;
+  }
+  ctx->reads->read(
+      *min, deadline_of(ctx),
+      [res, fn = std::move(fn),
+       missing = std::move(missing)](const read::read_view& v) {
+        auto text = fn(v);
+        if (text.empty() || text == "null") {
+          res.send_error(grpc_code::not_found, missing);
+          return;
+        }
+        auto r = http::http_response::json(200, std::move(text));
+        r.headers.set("X-Det-Position", std::to_string(v.position));
+        res.send(std::move(r));
+      },
+      refused(res));
+}
+
+void answer_view(const ctx_ptr& ctx, const http::http_request& req,
+                 responder res, render_fn fn, std::string missing) {
+  if (ctx->reads) {
+    answer_read(
+        ctx, req, std::move(res),
+        [fn = std::move(fn)](const read::read_view& v) {
+          return fn(v.state, v.now_us).dump();
+        },
+        std::move(missing));
+    return;
+  }
   // The master renders the JSON text once; it goes out as it is (no
   // parse and dump again on the bridge: a list can be megabytes).
   state_view v{[fn = std::move(fn)](const state::cluster_state& s,
                                     int64_t now) { return fn(s, now).dump(); }};
-  post(ctx->bridge, [ctx, res, v = std::move(v),
-                     missing = std::move(missing)](caf::event_based_actor* self) {
+  post(ctx->bridge, [ctx, res, v = std::move(v), missing = std::move(missing)](
+                        caf::event_based_actor* self) {
     self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
-      .then(
-        [res, missing](std::string& text) {
-          if (text == "null")
-            res.send_error(grpc_code::not_found, missing);
-          else
-            res.send_json(std::move(text));
-        },
-        [res](caf::error& err) { fail(res, err); });
+        .then(
+            [res, missing](std::string& text) {
+              if (text == "null")
+                res.send_error(grpc_code::not_found, missing);
+              else
+                res.send_json(std::move(text));
+            },
+            [res](caf::error& err) { fail(res, err); });
   });
+}
+
+/// offset and limit from the query; answers 400 and returns nullopt when
+/// either is not a number.
+std::optional<page> page_of(const http::http_request& req,
+                            const responder& res) {
+  page p;
+  try {
+    if (auto o = req.query.get("offset"))
+      p.offset = std::max<int64_t>(std::stoll(*o), 0);
+    if (auto l = req.query.get("limit"))
+      p.limit = std::max<int64_t>(std::stoll(*l), 0);
+  } catch (const std::exception&) {
+    res.send_error(grpc_code::invalid_argument, "offset/limit: not a number");
+    return std::nullopt;
+  }
+  return p;
 }
 
 std::optional<int64_t> id_param(const http::http_request& req,
@@ -82,7 +187,8 @@ std::optional<json> json_body(const http::http_request& req,
 }
 
 std::string allocation_token(const http::http_request& req) {
-  auto token = bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
+  auto token =
+      bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
   return token.empty() ? bearer_token(req.headers.get("Authorization")) : token;
 }
 
@@ -95,10 +201,25 @@ bool authorized(const ctx_ptr&, const http::http_request& req,
               << allocation_id << " from " << req.remote_address << "\n";
     res.send_error(grpc_code::permission_denied,
                    "the session token is not valid for allocation "
-                     + allocation_id);
+                       + allocation_id);
     return false;
   }
   return true;
+}
+
+void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
+                     int64_t id, const responder& res) {
+  auto& b = *ctx->bridge_data;
+  if (b.storing.count(id) != 0) {
+    b.waiting[id].push_back(res);
+    return;
+  }
+  self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+      .then(
+          [res](std::string& b64) {
+            res.send_json(json{{"b64Tgz", b64}}.dump());
+          },
+          [res](caf::error& err) { fail(res, err); });
 }
 
 namespace {
@@ -111,8 +232,8 @@ void experiment_command(const ctx_ptr& ctx, const http::http_request& req,
     return;
   post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
     self->request(ctx->master, ctx->request_timeout, Atom::value, id)
-      .then([res](caf::ok_atom) { res.send_json("{}"); },
-            [res](caf::error& err) { fail(res, err); });
+        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+              [res](caf::error& err) { fail(res, err); });
   });
 }
 
@@ -125,9 +246,7 @@ void finish_model_def(const ctx_ptr& ctx, int64_t id) {
   b.waiting.erase(id);
   for (auto& w : waiting)
     post(ctx->bridge, [ctx, w, id](caf::event_based_actor* self) {
-      self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
-        .then([w](std::string& b64) { w.send_json(json{{"b64Tgz", b64}}.dump()); },
-              [w](caf::error& err) { fail(w, err); });
+      reply_model_def(ctx, self, id, w);
     });
 }
 
@@ -147,63 +266,74 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
     return res.send_error(grpc_code::invalid_argument,
                           "activate: expected true or false");
   auto cfg_text = cfg_field != body->end() && cfg_field->is_string()
-                    ? cfg_field->get<std::string>()
-                    : std::string{};
+                      ? cfg_field->get<std::string>()
+                      : std::string{};
   auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
   if (!cfg)
     return fail(res, cfg.error());
   auto cap = ctx->pool_capacities.find(cfg->resources.resource_pool);
   if (cap != ctx->pool_capacities.end())
-    if (auto err = conf::check_slots_fit(cfg->resources.slots_per_trial,
-                                         cfg->resources.is_single_node,
-                                         cap->second))
+    if (auto err =
+            conf::check_slots_fit(cfg->resources.slots_per_trial,
+                                  cfg->resources.is_single_node, cap->second))
       return fail(res, err);
   auto files = body->value("modelDefinition", json::array());
   if (auto err = check_model_files(files))
     return fail(res, err);
-  if (auto err = check_model_size(files,
-                                  ctx->config->max_model_definition_bytes))
+  if (auto err =
+          check_model_size(files, ctx->config->max_model_definition_bytes))
     return fail(res, err);
   bool activate = act == body->end() || act->is_null() || act->get<bool>();
   auto filled = cfg->filled.dump();
   auto owner = req.principal.username.empty() ? std::string{"determined"}
                                               : req.principal.username;
+  // One command creates the experiment as asked (paused when activate is
+  // false) with its model definition pending; once the definition is
+  // stored a second command lets its trials be placed. A crash in between
+  // leaves a pending experiment that start-up settles (stored, or ERROR),
+  // never a running one without its model.
   post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate,
                      owner](caf::event_based_actor* self) {
-    self
-      ->request(ctx->master, ctx->request_timeout, submit_atom::value, filled,
-                owner)
-      .then(
-        [ctx, res, self, files, activate](int64_t id) {
-          std::cerr << "det-master: experiment " << id << " submitted\n";
-          ctx->bridge_data->storing.insert(id);
-          if (!activate)
-            self->request(ctx->master, ctx->request_timeout,
-                          pause_atom::value, id);
-          self
-            ->request(ctx->model_defs, caf::infinite, put_atom::value, id,
-                      files)
-            .then(
-              [ctx, res, self, id](caf::ok_atom) {
-                finish_model_def(ctx, id);
-                ask_view(
-                  ctx, self,
-                  [id](const state::cluster_state& s, int64_t) {
-                    return experiment_response(s, id);
-                  },
-                  res, [res](json j) { res.send_json(j.dump()); });
-              },
-              [ctx, res, self, id](caf::error& err) {
-                std::cerr << "det-master: experiment " << id
-                          << ": storing its model definition failed: "
-                          << render(err) << "; killing it\n";
-                finish_model_def(ctx, id);
-                self->request(ctx->master, ctx->request_timeout,
-                              kill_atom::value, id);
-                fail(res, err);
-              });
-        },
-        [res](caf::error& err) { fail(res, err); });
+    self->request(ctx->master, ctx->request_timeout, create_atom::value, filled,
+                  owner, activate)
+        .then(
+            [ctx, res, self, files](int64_t id) {
+              ctx->bridge_data->storing.insert(id);
+              self->request(ctx->model_defs, caf::infinite, put_atom::value, id,
+                            files)
+                  .then(
+                      [ctx, res, self, id](caf::ok_atom) {
+                        finish_model_def(ctx, id);
+                        self->request(ctx->master, ctx->request_timeout,
+                                      defstored_atom::value, id)
+                            .then(
+                                [ctx, res, self, id](caf::ok_atom) {
+                                  ask_view(
+                                      ctx, self,
+                                      [id](const state::cluster_state& s,
+                                           int64_t) {
+                                        return experiment_response(s, id);
+                                      },
+                                      res,
+                                      [ctx, res](json j) {
+                                        send_written(ctx, res, j.dump());
+                                      });
+                                },
+                                [res](caf::error& err) { fail(res, err); });
+                      },
+                      [ctx, res, self, id](caf::error& err) {
+                        std::cerr << "det-master: experiment " << id
+                                  << ": storing its model definition failed: "
+                                  << render(err) << "\n";
+                        finish_model_def(ctx, id);
+                        self->request(ctx->master, ctx->request_timeout,
+                                      deflost_atom::value, id,
+                                      "storing its model definition failed: "
+                                          + render(err));
+                        fail(res, err);
+                      });
+            },
+            [res](caf::error& err) { fail(res, err); });
   });
 }
 
@@ -213,16 +343,7 @@ void get_model_def(const ctx_ptr& ctx, const http::http_request& req,
   if (!id)
     return;
   post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
-    auto& b = *ctx->bridge_data;
-    if (b.storing.count(id) != 0) {
-      b.waiting[id].push_back(res);
-      return;
-    }
-    self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
-      .then([res](std::string& b64) {
-              res.send_json(json{{"b64Tgz", b64}}.dump());
-            },
-            [res](caf::error& err) { fail(res, err); });
+    reply_model_def(ctx, self, id, res);
   });
 }
 
@@ -240,36 +361,37 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
   // Upstream refuses empty groups and dots; the state records two groups.
   if (group != "training" && group != "validation")
     return res.send_error(grpc_code::invalid_argument,
-                          "group: '" + group + "' is not recorded by this "
-                          "master (training, validation)");
+                          "group: '" + group
+                              + "' is not recorded by this "
+                                "master (training, validation)");
   auto steps = m.value("stepsCompleted", int64_t{0});
-  auto avg = m.value("metrics", json::object())
-               .value("avgMetrics", json::object());
+  auto avg =
+      m.value("metrics", json::object()).value("avgMetrics", json::object());
   post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
                      avg](caf::event_based_actor* self) {
     ask_view(
-      ctx, self,
-      [trial_id](const state::cluster_state& s, int64_t) {
-        return trial_allocation(s, trial_id);
-      },
-      res, [ctx, req, res, self, trial_id, group, steps, avg](json j) {
-        if (j.is_null())
-          return res.send_error(grpc_code::not_found,
-                                "trial " + std::to_string(trial_id)
-                                  + " not found");
-        auto alloc = j.value("allocation_id", std::string{});
-        if (alloc.empty())
-          return res.send_error(grpc_code::failed_precondition,
-                                "trial " + std::to_string(trial_id)
-                                  + " has no live allocation");
-        if (!authorized(ctx, req, res, alloc))
-          return;
-        self
-          ->request(ctx->master, ctx->request_timeout, metrics_atom::value,
-                    alloc, group, steps, avg.dump())
-          .then([res](caf::ok_atom) { res.send_json("{}"); },
-                [res](caf::error& err) { fail(res, err); });
-      });
+        ctx, self,
+        [trial_id](const state::cluster_state& s, int64_t) {
+          return trial_allocation(s, trial_id);
+        },
+        res,
+        [ctx, req, res, self, trial_id, group, steps, avg](json j) {
+          if (j.is_null())
+            return res.send_error(grpc_code::not_found,
+                                  "trial " + std::to_string(trial_id)
+                                      + " not found");
+          auto alloc = j.value("allocation_id", std::string{});
+          if (alloc.empty())
+            return res.send_error(grpc_code::failed_precondition,
+                                  "trial " + std::to_string(trial_id)
+                                      + " has no live allocation");
+          if (!authorized(ctx, req, res, alloc))
+            return;
+          self->request(ctx->master, ctx->request_timeout, metrics_atom::value,
+                        alloc, group, steps, avg.dump())
+              .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                    [res](caf::error& err) { fail(res, err); });
+        });
   });
 }
 
@@ -279,8 +401,9 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
   if (!body)
     return;
   // Upstream's body is the v1Checkpoint itself; {"checkpoint": {...}} too.
-  auto c = body->contains("checkpoint") ? body->value("checkpoint", json::object())
-                                        : *body;
+  auto c = body->contains("checkpoint")
+               ? body->value("checkpoint", json::object())
+               : *body;
   auto alloc = c.value("allocationId", std::string{});
   auto uuid = c.value("uuid", std::string{});
   auto meta = c.value("metadata", json::object());
@@ -291,14 +414,13 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
   if (!authorized(ctx, req, res, alloc))
     return;
   auto steps = meta.value("steps_completed", int64_t{0});
-  post(ctx->bridge, [ctx, res, alloc, uuid, steps,
-                     meta](caf::event_based_actor* self) {
-    self
-      ->request(ctx->master, ctx->request_timeout, ckpt_atom::value, alloc,
-                uuid, steps, meta.dump())
-      .then([res](caf::ok_atom) { res.send_json("{}"); },
-            [res](caf::error& err) { fail(res, err); });
-  });
+  post(ctx->bridge,
+       [ctx, res, alloc, uuid, steps, meta](caf::event_based_actor* self) {
+         self->request(ctx->master, ctx->request_timeout, ckpt_atom::value,
+                       alloc, uuid, steps, meta.dump())
+             .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                   [res](caf::error& err) { fail(res, err); });
+       });
 }
 
 /// One look at the state; answers when preempting, when the allocation is
@@ -309,21 +431,22 @@ void poll_preemption(const ctx_ptr& ctx, caf::event_based_actor* self,
   if (res.client_gone())
     return res.send_json(R"({"preempt":false})");
   ask_view(
-    ctx, self,
-    [alloc](const state::cluster_state& s, int64_t) {
-      return preemption_status(s, alloc);
-    },
-    res, [ctx, self, res, alloc, deadline](json j) {
-      bool preempt = j.value("preempt", false);
-      if (preempt || !j.value("live", false)
-          || std::chrono::steady_clock::now() >= deadline)
-        return res.send_json(json{{"preempt", preempt}}.dump());
-      self->delayed_send(self, ctx->preemption_poll,
-                         bridge_job{[ctx, res, alloc, deadline](
-                                      caf::event_based_actor* s) {
-                           poll_preemption(ctx, s, res, alloc, deadline);
-                         }});
-    });
+      ctx, self,
+      [alloc](const state::cluster_state& s, int64_t) {
+        return preemption_status(s, alloc);
+      },
+      res,
+      [ctx, self, res, alloc, deadline](json j) {
+        bool preempt = j.value("preempt", false);
+        if (preempt || !j.value("live", false)
+            || std::chrono::steady_clock::now() >= deadline)
+          return res.send_json(json{{"preempt", preempt}}.dump());
+        self->delayed_send(
+            self, ctx->preemption_poll,
+            bridge_job{[ctx, res, alloc, deadline](caf::event_based_actor* s) {
+              poll_preemption(ctx, s, res, alloc, deadline);
+            }});
+      });
 }
 
 void preemption_signal(const ctx_ptr& ctx, const http::http_request& req,
@@ -347,7 +470,6 @@ void preemption_signal(const ctx_ptr& ctx, const http::http_request& req,
 
 } // namespace
 
-
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
   add_auth_routes(r, ctx);
@@ -357,41 +479,44 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
                        {"master_id", ctx->cluster_id},
                        {"cluster_id", ctx->cluster_id},
                        {"cluster_name", ctx->cluster_name}}
-                    .dump());
+                      .dump());
   };
   r.get("/info", info);
   r.get("/api/v1/master", [ctx](http::http_request, responder res) {
-    res.send_json(json{{"version", ctx->version},
-                       {"masterId", ctx->cluster_id},
-                       {"clusterId", ctx->cluster_id},
-                       {"clusterName", ctx->cluster_name},
-                       {"hasCustomLogo", false},
-                       {"strictJobQueueControl", false}}
-                    .dump());
+    res.send_json(json{
+        {"version", ctx->version},
+        {"masterId", ctx->cluster_id},
+        {"clusterId", ctx->cluster_id},
+        {"clusterName", ctx->cluster_name},
+        {"hasCustomLogo", false},
+        {"strictJobQueueControl",
+         false}}.dump());
   });
   r.post("/api/v1/experiments", [ctx](http::http_request req, responder res) {
     create_experiment(ctx, req, res);
   });
-  r.get("/api/v1/experiments/{id}", [ctx](http::http_request req,
-                                          responder res) {
-    auto id = id_param(req, res);
-    if (id)
-      answer_view(ctx, res,
-                  [id = *id](const state::cluster_state& s, int64_t) {
-                    return experiment_response(s, id);
-                  },
-                  "experiment " + std::to_string(*id) + " not found");
-  });
-  r.get("/api/v1/experiments/{id}/trials", [ctx](http::http_request req,
-                                                 responder res) {
-    auto id = id_param(req, res);
-    if (id)
-      answer_view(ctx, res,
-                  [id = *id](const state::cluster_state& s, int64_t) {
-                    return trials_response(s, id);
-                  },
-                  "experiment " + std::to_string(*id) + " not found");
-  });
+  r.get("/api/v1/experiments/{id}",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res);
+          if (id)
+            answer_view(
+                ctx, req, res,
+                [id = *id](const state::cluster_state& s, int64_t) {
+                  return experiment_response(s, id);
+                },
+                "experiment " + std::to_string(*id) + " not found");
+        });
+  r.get("/api/v1/experiments/{id}/trials",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res);
+          if (id)
+            answer_view(
+                ctx, req, res,
+                [id = *id](const state::cluster_state& s, int64_t) {
+                  return trials_response(s, id);
+                },
+                "experiment " + std::to_string(*id) + " not found");
+        });
   r.get("/api/v1/experiments/{id}/model_def",
         [ctx](http::http_request req, responder res) {
           get_model_def(ctx, req, res);

@@ -10,7 +10,6 @@
 // token -> 401, a token of another allocation -> 403.
 
 #include "actors/master_actor.hpp"
-#include "http/router.hpp"
 #include "api/api_bridge.hpp"
 #include "api/auth_directory.hpp"
 #include "api/codec.hpp"
@@ -19,6 +18,8 @@
 #include "conf/capacity.hpp"
 #include "conf/experiment_config.hpp"
 #include "conf/master_config.hpp"
+#include "http/router.hpp"
+#include "read/read_model.hpp"
 
 #include <caf/actor.hpp>
 
@@ -39,7 +40,7 @@ struct api_context {
   std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();
   /// The effective master config (GET /api/v1/master/config, pools).
   std::shared_ptr<const conf::master_config> config =
-    std::make_shared<conf::master_config>();
+      std::make_shared<conf::master_config>();
   conf::experiment_defaults experiment_defaults;
   /// Largest possible capacity of each provisioned pool: a trial that can
   /// never fit is refused at submission.
@@ -54,18 +55,24 @@ struct api_context {
   std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};
   /// Latest reported progress per trial (in memory).
   std::shared_ptr<trial_progress> progress = std::make_shared<trial_progress>();
+  /// The read replicas that answer reads (read/read_model.hpp); null:
+  /// reads ask the master (tests of the routes alone).
+  std::shared_ptr<read::read_model> reads;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };
 
 /// A function of the state whose JSON answer is sent as the response.
 using render_fn =
-  std::function<nlohmann::json(const state::cluster_state&, int64_t now_us)>;
+    std::function<nlohmann::json(const state::cluster_state&, int64_t now_us)>;
 
-/// Answers `res` with fn(state) asked of the master; a null answer is a
-/// 404 with the message `missing`.
+/// Answers `res` with fn(state) from the read model (the master when the
+/// context has none), at the position the request asks for
+/// (X-Det-Min-Position) or later; the answer names its position
+/// (X-Det-Position). A null answer is a 404 with the message `missing`.
 void answer_view(const std::shared_ptr<const api_context>& ctx,
-                 http::responder res, render_fn fn, std::string missing);
+                 const http::http_request& req, http::responder res,
+                 render_fn fn, std::string missing);
 
 /// Registers every route on `r`.
 void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);

@@ -17,9 +17,8 @@ nlohmann::json instance_json(const state::cluster_state& s,
           {"agentId", agent ? agent->id : ""},
           {"agentConnected",
            agent && agent->status == state::agent_status::connected},
-          {"idleSince", agent && agent->idle_since_us
-                          ? rfc3339(*agent->idle_since_us)
-                          : ""},
+          {"idleSince",
+           agent && agent->idle_since_us ? rfc3339(*agent->idle_since_us) : ""},
           {"launchedAt", rfc3339(i.launched_at_us)},
           {"terminateReason", i.terminate_reason}};
 }

@@ -6,6 +6,7 @@
 // themselves when they fail (400/401/403) and return nothing then.
 
 #include "api/master_api.hpp"
+#include "api/views_cluster.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <nlohmann/json.hpp>
@@ -26,12 +27,34 @@ using render_fn =
 
 void fail(const http::responder& res, const caf::error& err);
 
-/// Asks the master for a view; calls `then` with it on the bridge.
+/// Asks the read model (the master when there is none) for a view; calls
+/// `then` with it on the bridge.
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
               http::responder res, std::function<void(nlohmann::json)> then);
 
-void answer_view(const ctx_ptr& ctx, http::responder res, render_fn fn,
-                 std::string missing);
+/// Renders the answer's text from the read model's view (its fragments
+/// included); "" is a 404 with `missing`. Without a read model: 503.
+using text_fn = std::function<std::string(const read::read_view&)>;
+void answer_read(const ctx_ptr& ctx, const http::http_request& req,
+                 http::responder res, text_fn fn, std::string missing);
+
+/// X-Det-Min-Position of the request (0 when absent), or answers 400.
+std::optional<int64_t> min_position(const http::http_request& req,
+                                    const http::responder& res);
+
+/// Answers 200 with `body` after a write, naming the position a client
+/// must read at to see it (X-Det-Position).
+void send_written(const ctx_ptr& ctx, const http::responder& res,
+                  std::string body);
+
+/// Answers {"b64Tgz": ...}, experiment `id`'s model definition, waiting
+/// while it is still being stored (bridge_state::storing). On the bridge.
+void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
+                     int64_t id, const http::responder& res);
+
+/// offset and limit from the query, or answers 400 and returns nothing.
+std::optional<page> page_of(const http::http_request& req,
+                            const http::responder& res);
 
 /// Parses a positive id path parameter, or answers 400.
 std::optional<int64_t> id_param(const http::http_request& req,

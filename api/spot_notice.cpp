@@ -26,35 +26,34 @@ void handle(caf::event_based_actor* self, master_actor master,
       if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
         continue;
       events->push_back(
-        trial_preemption_requested{t->id, alloc, "spot_interruption", now});
+          trial_preemption_requested{t->id, alloc, "spot_interruption", now});
     }
     return std::string{};
   }};
   self->request(master, std::chrono::seconds{10}, view_atom::value, v)
-    .then(
-      [self, master, events, agent_id](std::string&) {
-        if (events->empty()) {
-          self->quit();
-          return;
-        }
-        size_t trials = 0;
-        for (const auto& ev : *events)
-          trials += std::holds_alternative<trial_preemption_requested>(ev);
-        std::cerr << "det-master: agent " << agent_id
-                  << ": spot interruption notice; draining it and asking "
-                  << trials << " trial(s) to checkpoint now\n";
-        self
-          ->request(master, std::chrono::seconds{10}, record_atom::value,
-                    event_batch{std::move(*events)})
-          .then([self](caf::ok_atom) { self->quit(); },
-                [self, agent_id](caf::error& err) {
-                  std::cerr << "det-master: agent " << agent_id
-                            << ": recording the spot notice failed: "
-                            << render(err) << "\n";
-                  self->quit();
-                });
-      },
-      [self](caf::error&) { self->quit(); });
+      .then(
+          [self, master, events, agent_id](std::string&) {
+            if (events->empty()) {
+              self->quit();
+              return;
+            }
+            size_t trials = 0;
+            for (const auto& ev : *events)
+              trials += std::holds_alternative<trial_preemption_requested>(ev);
+            std::cerr << "det-master: agent " << agent_id
+                      << ": spot interruption notice; draining it and asking "
+                      << trials << " trial(s) to checkpoint now\n";
+            self->request(master, std::chrono::seconds{10}, record_atom::value,
+                          event_batch{std::move(*events)})
+                .then([self](caf::ok_atom) { self->quit(); },
+                      [self, agent_id](caf::error& err) {
+                        std::cerr << "det-master: agent " << agent_id
+                                  << ": recording the spot notice failed: "
+                                  << render(err) << "\n";
+                        self->quit();
+                      });
+          },
+          [self](caf::error&) { self->quit(); });
 }
 
 } // namespace

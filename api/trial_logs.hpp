@@ -23,8 +23,7 @@ struct log_line {
 
 class trial_logs {
 public:
-  explicit trial_logs(size_t keep_per_trial = 1000) : keep_(keep_per_trial) {
-  }
+  explicit trial_logs(size_t keep_per_trial = 1000) : keep_(keep_per_trial) {}
 
   void add(int64_t trial_id, const std::string& agent_id,
            const std::vector<std::string>& lines, int64_t at_us);

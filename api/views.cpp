@@ -1,5 +1,7 @@
 #include "api/views.hpp"
 
+#include "util/text.hpp"
+
 #include "state/queries.hpp"
 
 #include <ctime>
@@ -27,20 +29,20 @@ std::string experiment_state_name(state::experiment_status s) {
 std::string trial_state_name(state::trial_status s) {
   using ts = state::trial_status;
   switch (s) {
-    case ts::pending:
-    case ts::exited:
-      return "STATE_QUEUED";
-    case ts::assigned:
-      return "STATE_PULLING";
-    case ts::running:
-    case ts::checkpointing:
-      return "STATE_RUNNING";
-    case ts::completed:
-      return "STATE_COMPLETED";
-    case ts::errored:
-      return "STATE_ERROR";
-    case ts::canceled:
-      return "STATE_CANCELED";
+  case ts::pending:
+  case ts::exited:
+    return "STATE_QUEUED";
+  case ts::assigned:
+    return "STATE_PULLING";
+  case ts::running:
+  case ts::checkpointing:
+    return "STATE_RUNNING";
+  case ts::completed:
+    return "STATE_COMPLETED";
+  case ts::errored:
+    return "STATE_ERROR";
+  case ts::canceled:
+    return "STATE_CANCELED";
   }
   return "STATE_UNSPECIFIED";
 }
@@ -75,45 +77,45 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   const auto& c = e.config;
   auto searcher = c.value("searcher", nlohmann::json::object());
   nlohmann::json j{
-    {"id", e.id},
-    {"name", c.value("name", std::string{"Experiment"})},
-    {"description", c.value("description", std::string{})},
-    {"archived", false},
-    {"config", c},
-    {"originalConfig", c.dump()},
-    {"jobId", "exp-" + std::to_string(e.id)},
-    {"numTrials", e.trial_ids.size()},
-    {"trialIds", e.trial_ids},
-    {"projectId", 1},
-    {"projectOwnerId", 1},
-    {"workspaceId", 1},
-    {"searcherType", searcher.value("name", std::string{"single"})},
-    {"searcherMetric", searcher.value("metric", std::string{})},
-    {"startTime", rfc3339(e.submitted_at_us)},
-    {"state", experiment_state_name(e.status)},
-    {"username", e.owner},
-    {"resourcePool", e.pool},
-    {"progress", e.progress},
-    {"labels", c.value("labels", nlohmann::json::array())},
+      {"id", e.id},
+      {"name", c.value("name", std::string{"Experiment"})},
+      {"description", c.value("description", std::string{})},
+      {"archived", false},
+      {"config", c},
+      {"originalConfig", c.dump()},
+      {"jobId", "exp-" + std::to_string(e.id)},
+      {"numTrials", e.trial_ids.size()},
+      {"trialIds", e.trial_ids},
+      {"projectId", 1},
+      {"projectOwnerId", 1},
+      {"workspaceId", 1},
+      {"searcherType", searcher.value("name", std::string{"single"})},
+      {"searcherMetric", searcher.value("metric", std::string{})},
+      {"startTime", rfc3339(e.submitted_at_us)},
+      {"state", experiment_state_name(e.status)},
+      {"username", e.owner},
+      {"resourcePool", e.pool},
+      {"progress", e.progress},
+      {"labels", c.value("labels", nlohmann::json::array())},
   };
   using es = state::experiment_status;
   if (e.status == es::completed || e.status == es::canceled
       || e.status == es::error)
     j["endTime"] = rfc3339(e.state_changed_at_us);
-  (void) s;
+  (void)s;
   return j;
 }
 
 nlohmann::json trial_json(const state::trial_info& t) {
   nlohmann::json j{
-    {"id", t.id},
-    {"experimentId", t.experiment_id},
-    {"hparams", t.hparams},
-    {"restarts", t.restarts},
-    {"startTime", rfc3339(t.created_at_us)},
-    {"state", trial_state_name(t.status)},
-    {"totalBatchesProcessed", t.metrics.steps_completed},
-    {"taskId", std::to_string(t.id)},
+      {"id", t.id},
+      {"experimentId", t.experiment_id},
+      {"hparams", t.hparams},
+      {"restarts", t.restarts},
+      {"startTime", rfc3339(t.created_at_us)},
+      {"state", trial_state_name(t.status)},
+      {"totalBatchesProcessed", t.metrics.steps_completed},
+      {"taskId", std::to_string(t.id)},
   };
   if (auto w = metrics_workload(t.metrics.latest_validation,
                                 t.metrics.steps_completed);
@@ -124,11 +126,11 @@ nlohmann::json trial_json(const state::trial_info& t) {
   if (t.metrics.best_validation)
     j["searcherMetricValue"] = *t.metrics.best_validation;
   if (t.latest_checkpoint)
-    j["bestCheckpoint"] = {{"uuid", t.latest_checkpoint->uuid},
-                           {"state", "STATE_COMPLETED"},
-                           {"totalBatches",
-                            t.latest_checkpoint->steps_completed},
-                           {"metadata", t.latest_checkpoint->metadata}};
+    j["bestCheckpoint"] = {
+        {"uuid", t.latest_checkpoint->uuid},
+        {"state", "STATE_COMPLETED"},
+        {"totalBatches", t.latest_checkpoint->steps_completed},
+        {"metadata", t.latest_checkpoint->metadata}};
   if (!t.end_reason.empty())
     j["runnerState"] = t.end_reason;
   if (ended(t.status))
@@ -161,8 +163,8 @@ nlohmann::json trial_json(const state::cluster_state& s,
   if (p != nullptr && p->consecutive_launch_failures > 0)
     j["pendingReason"] = "waiting for an instance of pool '" + e->pool
                          + "': the last launch failed ("
-                         + p->last_launch_error_kind + "): "
-                         + p->last_launch_error;
+                         + p->last_launch_error_kind
+                         + "): " + p->last_launch_error;
   return j;
 }
 
@@ -193,21 +195,7 @@ nlohmann::json preemption_status(const state::cluster_state& s,
   return {{"live", live}, {"preempt", preempt}};
 }
 
-namespace {
-
-std::string shell_quote(const std::string& word) {
-  if (!word.empty()
-      && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-                                "QRSTUVWXYZ0123456789_-./=:,+@%")
-           == std::string::npos)
-    return word;
-  std::string out = "'";
-  for (char c : word)
-    out += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
-  return out + "'";
-}
-
-} // namespace
+namespace {} // namespace
 
 std::string entrypoint_of(const state::cluster_state& s,
                           int64_t experiment_id) {
@@ -223,7 +211,8 @@ std::string entrypoint_of(const state::cluster_state& s,
   if (ep->is_array())
     for (const auto& w : *ep)
       if (w.is_string())
-        out += (out.empty() ? "" : " ") + shell_quote(w.get<std::string>());
+        out += (out.empty() ? "" : " ")
+               + util::shell_quote(w.get<std::string>(), true);
   return out;
 }
 
@@ -236,7 +225,7 @@ nlohmann::json start_environment(const state::cluster_state& s,
   nlohmann::json env = nlohmann::json::object();
   // environment_variables first: the DET_* values below win.
   auto vars = e->config.value("environment", nlohmann::json::object())
-                .value("environment_variables", nlohmann::json());
+                  .value("environment_variables", nlohmann::json());
   if (vars.is_object())
     vars = vars.value("cpu", nlohmann::json::array());
   if (vars.is_array())
@@ -252,14 +241,13 @@ nlohmann::json start_environment(const state::cluster_state& s,
   env["DET_TRIAL_RUN_ID"] = std::to_string(std::max<int64_t>(t->runs, 1));
   env["DET_TRIAL_SEED"] = std::to_string(t->id);
   env["DET_STEPS_COMPLETED"] =
-    std::to_string(o.resume_from ? o.resume_from->steps_completed : 0);
+      std::to_string(o.resume_from ? o.resume_from->steps_completed : 0);
   env["DET_EXPERIMENT_CONFIG"] = e->config.dump();
   return {{"entrypoint", entrypoint_of(s, o.experiment_id)}, {"env", env}};
 }
 
 nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
-                           const start_context& ctx,
-                           const std::string& token) {
+                           const start_context& ctx, const std::string& token) {
   nlohmann::json resume = nullptr;
   if (o.resume_from)
     resume = {{"uuid", o.resume_from->uuid},
@@ -269,18 +257,18 @@ nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
   env["DET_MASTER"] = ctx.master_url;
   env["DET_CHECKPOINT_DIR"] = ctx.checkpoint_dir;
   env["DET_CLUSTER_ID"] = ctx.cluster_id;
-  return {{"v", 1},
-          {"type", "start"},
-          {"allocation_id", o.allocation_id},
-          {"trial_id", o.trial_id},
-          {"experiment_id", o.experiment_id},
-          {"slots", o.slots},
-          {"hparams", o.hparams.is_null() ? nlohmann::json::object()
-                                          : o.hparams},
-          {"target_length", o.target_length},
-          {"resume_from", resume},
-          {"entrypoint", info.value("entrypoint", std::string{})},
-          {"env", env}};
+  return {
+      {"v", 1},
+      {"type", "start"},
+      {"allocation_id", o.allocation_id},
+      {"trial_id", o.trial_id},
+      {"experiment_id", o.experiment_id},
+      {"slots", o.slots},
+      {"hparams", o.hparams.is_null() ? nlohmann::json::object() : o.hparams},
+      {"target_length", o.target_length},
+      {"resume_from", resume},
+      {"entrypoint", info.value("entrypoint", std::string{})},
+      {"env", env}};
 }
 
 } // namespace det::api

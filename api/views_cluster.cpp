@@ -81,8 +81,8 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
   if (auto r = c.metadata.find("resources");
       r != c.metadata.end() && r->is_object())
     for (const auto& [path, size] : r->items())
-      resources[path] = size.is_string() ? size.get<std::string>()
-                                         : size.dump();
+      resources[path] =
+          size.is_string() ? size.get<std::string>() : size.dump();
   json training{{"trialId", t.id},
                 {"experimentId", t.experiment_id},
                 {"hparams", t.hparams},
@@ -91,7 +91,7 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
   if (auto e = state::find_experiment(s, t.experiment_id)) {
     training["experimentConfig"] = e->config;
     auto metric =
-      e->config.value("searcher", json::object()).value("metric", "");
+        e->config.value("searcher", json::object()).value("metric", "");
     // The validation reported at this checkpoint's step, when it is the
     // latest one the state keeps.
     const auto& v = t.metrics.latest_validation;
@@ -123,15 +123,38 @@ std::pair<int64_t, int64_t> page_bounds(int64_t total, page p) {
   return {start, end};
 }
 
-json page_envelope(const char* key, json items, page p, int64_t total) {
+json pagination_of(page p, int64_t total) {
   auto [start, end] = page_bounds(total, p);
-  return {{key, std::move(items)},
-          {"pagination",
-           {{"offset", p.offset},
-            {"limit", p.limit},
-            {"startIndex", start},
-            {"endIndex", end},
-            {"total", total}}}};
+  return {{"offset", p.offset},
+          {"limit", p.limit},
+          {"startIndex", start},
+          {"endIndex", end},
+          {"total", total}};
+}
+
+json page_envelope(const char* key, json items, page p, int64_t total) {
+  return {{key, std::move(items)}, {"pagination", pagination_of(p, total)}};
+}
+
+/// {"<key>":[rows...],"pagination":{...}} as json::dump() writes it (keys
+/// in order: both keys here sort before "pagination").
+template <class T, class Row>
+std::string page_text(const char* key, const std::vector<const T*>& items,
+                      page p, Row row) {
+  auto total = static_cast<int64_t>(items.size());
+  auto [start, end] = page_bounds(total, p);
+  std::string out = "{\"";
+  out += key;
+  out += "\":[";
+  for (auto i = start; i < end; ++i) {
+    if (i != start)
+      out += ',';
+    out += row(*items[static_cast<size_t>(i)]);
+  }
+  out += "],\"pagination\":";
+  out += pagination_of(p, total).dump();
+  out += '}';
+  return out;
 }
 
 /// Renders only the items on the page (rendering is the costly part:
@@ -156,14 +179,32 @@ json paginate(const char* key, json list, page p) {
   return page_envelope(key, std::move(items), p, total);
 }
 
-json agents_response(const state::cluster_state& s, page p) {
+namespace {
+
+std::vector<const state::agent_info*>
+all_agents(const state::cluster_state& s) {
   std::vector<const state::agent_info*> all;
   all.reserve(s.agents.size());
   for (const auto& [id, a] : s.agents)
     all.push_back(&a);
-  return render_page("agents", all, p, [&s](const state::agent_info& a) {
-    return agent_json(s, a);
-  });
+  return all;
+}
+
+} // namespace
+
+json agents_response(const state::cluster_state& s, page p) {
+  return render_page(
+      "agents", all_agents(s), p,
+      [&s](const state::agent_info& a) { return agent_json(s, a); });
+}
+
+std::string agents_page_text(const read::read_view& v, page p) {
+  const auto& s = v.state;
+  return page_text("agents", all_agents(s), p,
+                   [&](const state::agent_info& a) -> const std::string& {
+                     return v.rows.agent(
+                         a.id, [&] { return agent_json(s, a).dump(); });
+                   });
 }
 
 json tasks_response(const state::cluster_state& s) {
@@ -180,12 +221,12 @@ json tasks_response(const state::cluster_state& s) {
       json devices = json::array();
       for (auto slot : as.slots)
         devices.push_back({{"id", slot}, {"type", "TYPE_CPU"}});
-      resources.push_back({{"allocationId", alloc},
-                           {"resourcesId", alloc + "." + as.agent_id},
-                           {"resourcesType", "RESOURCES_TYPE_DOCKER_CONTAINER"},
-                           {"containerId", alloc},
-                           {"agentDevices",
-                            {{as.agent_id, {{"devices", devices}}}}}});
+      resources.push_back(
+          {{"allocationId", alloc},
+           {"resourcesId", alloc + "." + as.agent_id},
+           {"resourcesType", "RESOURCES_TYPE_DOCKER_CONTAINER"},
+           {"containerId", alloc},
+           {"agentDevices", {{as.agent_id, {{"devices", devices}}}}}});
     }
     std::string name = "Trial " + std::to_string(t->id);
     if (e != nullptr)
@@ -219,8 +260,8 @@ json workloads_response(const state::cluster_state& s, int64_t id, page p) {
   const auto& m = t->metrics;
   // The state keeps no report times: the latest checkpoint's (or the
   // trial's creation) stands in, so the CLI always has a time to show.
-  auto at = t->latest_checkpoint ? t->latest_checkpoint->at_us
-                                 : t->created_at_us;
+  auto at =
+      t->latest_checkpoint ? t->latest_checkpoint->at_us : t->created_at_us;
   if (!m.latest_training.is_null())
     list.push_back({{"training", metrics_workload(m.latest_training,
                                                   m.steps_completed, at)}});
@@ -284,68 +325,90 @@ json resource_pools_response(const state::cluster_state& s,
     json by_state{{"pending", 0}, {"running", 0}, {"terminating", 0}};
     for (auto i : state::instances_of_pool(s, name))
       by_state[state::to_string(i->status)] =
-        by_state[state::to_string(i->status)].get<int64_t>() + 1;
+          by_state[state::to_string(i->status)].get<int64_t>() + 1;
     auto type = c.provider == "aws"     ? "RESOURCE_POOL_TYPE_AWS"
                 : c.provider == "local" ? "RESOURCE_POOL_TYPE_UNSPECIFIED"
                                         : "RESOURCE_POOL_TYPE_STATIC";
     list.push_back(
-      {{"name", name},
-       {"description", ""},
-       {"type", type},
-       {"provider", c.provider.empty() ? "static" : c.provider},
-       {"numAgents", agents},
-       {"slotsAvailable", slots},
-       {"slotsUsed", used},
-       {"slotType", device_type(slot_type)},
-       {"slotsPerAgent", c.slots_per_instance},
-       {"auxContainerCapacity", 0},
-       {"auxContainersRunning", 0},
-       {"defaultComputePool", name == default_pool},
-       {"defaultAuxPool", name == default_pool},
-       {"preemptible", c.scheduler == "priority"},
-       {"minAgents", c.min_instances},
-       {"maxAgents", c.max_instances},
-       {"instanceType", c.instance_type},
-       {"instancesByState", by_state},
-       {"instancesTotal", state::instances_of_pool(s, name).size()},
-       {"spot", c.spot},
-       {"masterUrl", ""},
-       {"masterCertName", ""},
-       {"startupScript", ""},
-       {"containerStartupScript", ""},
-       {"agentDockerNetwork", ""},
-       {"agentDockerRuntime", ""},
-       {"agentDockerImage", ""},
-       {"agentFluentImage", ""},
-       {"maxIdleAgentPeriod", static_cast<double>(c.max_idle_agent_period_s)},
-       {"maxAgentStartingPeriod",
-        static_cast<double>(c.max_agent_starting_period_s)},
-       {"details", json::object()},
-       {"imageId", ""},
-       {"location", ""},
-       {"clusterName", ""},
-       {"schedulerType", c.scheduler == "fair_share"
-                           ? "SCHEDULER_TYPE_FAIR_SHARE"
-                           : "SCHEDULER_TYPE_PRIORITY"},
-       {"schedulerFittingPolicy", "FITTING_POLICY_BEST"},
-       {"auxContainerCapacityPerAgent", 0},
-       {"resourceManagerMetadata", json::object()}});
+        {{"name", name},
+         {"description", ""},
+         {"type", type},
+         {"provider", c.provider.empty() ? "static" : c.provider},
+         {"numAgents", agents},
+         {"slotsAvailable", slots},
+         {"slotsUsed", used},
+         {"slotType", device_type(slot_type)},
+         {"slotsPerAgent", c.slots_per_instance},
+         {"auxContainerCapacity", 0},
+         {"auxContainersRunning", 0},
+         {"defaultComputePool", name == default_pool},
+         {"defaultAuxPool", name == default_pool},
+         {"preemptible", c.scheduler == "priority"},
+         {"minAgents", c.min_instances},
+         {"maxAgents", c.max_instances},
+         {"instanceType", c.instance_type},
+         {"instancesByState", by_state},
+         {"instancesTotal", state::instances_of_pool(s, name).size()},
+         {"spot", c.spot},
+         {"masterUrl", ""},
+         {"masterCertName", ""},
+         {"startupScript", ""},
+         {"containerStartupScript", ""},
+         {"agentDockerNetwork", ""},
+         {"agentDockerRuntime", ""},
+         {"agentDockerImage", ""},
+         {"agentFluentImage", ""},
+         {"maxIdleAgentPeriod", static_cast<double>(c.max_idle_agent_period_s)},
+         {"maxAgentStartingPeriod",
+          static_cast<double>(c.max_agent_starting_period_s)},
+         {"details", json::object()},
+         {"imageId", ""},
+         {"location", ""},
+         {"clusterName", ""},
+         {"schedulerType", c.scheduler == "fair_share"
+                               ? "SCHEDULER_TYPE_FAIR_SHARE"
+                               : "SCHEDULER_TYPE_PRIORITY"},
+         {"schedulerFittingPolicy", "FITTING_POLICY_BEST"},
+         {"auxContainerCapacityPerAgent", 0},
+         {"resourceManagerMetadata", json::object()}});
     list.back().update(pool_provisioning_json(s, name));
   }
   return paginate("resourcePools", std::move(list), p);
 }
 
-json experiments_page(const state::cluster_state& s,
-                      const std::vector<std::string>& users, page p) {
+namespace {
+
+std::vector<const state::experiment_info*>
+experiments_of(const state::cluster_state& s,
+               const std::vector<std::string>& users) {
   std::vector<const state::experiment_info*> matching;
+  matching.reserve(s.experiments.size());
   for (const auto& [id, e] : s.experiments)
     if (users.empty()
         || std::find(users.begin(), users.end(), e.owner) != users.end())
       matching.push_back(&e);
-  return render_page("experiments", matching, p,
-                     [&s](const state::experiment_info& e) {
-                       return experiment_json(s, e);
-                     });
+  return matching;
+}
+
+} // namespace
+
+std::string experiments_page_text(const read::read_view& v,
+                                  const std::vector<std::string>& users,
+                                  page p) {
+  const auto& s = v.state;
+  return page_text("experiments", experiments_of(s, users), p,
+                   [&](const state::experiment_info& e) -> const std::string& {
+                     return v.rows.experiment(
+                         e.id, [&] { return experiment_json(s, e).dump(); });
+                   });
+}
+
+json experiments_page(const state::cluster_state& s,
+                      const std::vector<std::string>& users, page p) {
+  auto matching = experiments_of(s, users);
+  return render_page(
+      "experiments", matching, p,
+      [&s](const state::experiment_info& e) { return experiment_json(s, e); });
 }
 
 } // namespace det::api

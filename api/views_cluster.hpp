@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "read/read_model.hpp"
+
 namespace det::api {
 
 struct page {
@@ -51,13 +53,19 @@ nlohmann::json checkpoint_response(const state::cluster_state& s,
 /// GET /api/v1/resource-pools: {"resourcePools": [v1ResourcePool], ...}
 /// with provider, instance counts by state and slot counts.
 nlohmann::json resource_pools_response(const state::cluster_state& s,
-                                       const std::string& default_pool,
-                                       page p);
+                                       const std::string& default_pool, page p);
 
 /// GET /api/v1/experiments with the CLI's filters: `users` (empty = all)
 /// and pagination, newest experiments last.
 nlohmann::json experiments_page(const state::cluster_state& s,
-                                const std::vector<std::string>& users,
-                                page p);
+                                const std::vector<std::string>& users, page p);
+
+/// The same pages as text, each row taken from the replica's fragments
+/// (rendered once per change of its record): byte for byte the dump() of
+/// experiments_page / agents_response.
+std::string experiments_page_text(const read::read_view& v,
+                                  const std::vector<std::string>& users,
+                                  page p);
+std::string agents_page_text(const read::read_view& v, page p);
 
 } // namespace det::api

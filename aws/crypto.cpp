@@ -1,5 +1,7 @@
 #include "aws/crypto.hpp"
 
+#include "util/text.hpp"
+
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
@@ -28,14 +30,7 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
 }
 
 std::string to_hex(std::string_view bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 0x0f];
-  }
-  return out;
+  return util::to_hex(bytes);
 }
 
 std::string base64_encode(std::string_view bytes) {

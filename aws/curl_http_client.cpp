@@ -1,6 +1,8 @@
 #include "aws/aws_error.hpp"
+
 #include "aws/http_client.hpp"
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <curl/curl.h>
 
@@ -12,14 +14,6 @@
 namespace det::aws {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size()
-         && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-              return std::tolower(static_cast<unsigned char>(x))
-                     == std::tolower(static_cast<unsigned char>(y));
-            });
-}
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
@@ -142,7 +136,7 @@ private:
 
 std::string http_response::header(std::string_view name) const {
   for (const auto& [n, v] : headers)
-    if (iequals(n, name))
+    if (util::iequals(n, name))
       return v;
   return {};
 }

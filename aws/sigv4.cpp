@@ -1,5 +1,7 @@
 #include "aws/sigv4.hpp"
 
+#include "util/text.hpp"
+
 #include "aws/crypto.hpp"
 
 #include <algorithm>
@@ -90,20 +92,7 @@ std::string normalized_path(std::string_view path) {
 } // namespace
 
 std::string uri_encode(std::string_view text, bool keep_slash) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size() * 3);
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~'
-        || (keep_slash && c == '/')) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 0x0f];
-    }
-  }
-  return out;
+  return util::percent_encode(text, keep_slash);
 }
 
 std::string encode_path(std::string_view raw_path) {

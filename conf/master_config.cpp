@@ -38,9 +38,9 @@ std::string percent_encode(const std::string& s) {
   return out;
 }
 
-// Moves the seeds' and upstream's alternative layouts into one shape before
-// validation: resource_manager holds the scheduler and default pools, and
-// resource_pools holds every provider.
+// Moves the older documented and upstream's alternative layouts into one shape
+// before validation: resource_manager holds the scheduler and default pools,
+// and resource_pools holds every provider.
 void normalize(json& root, diagnostics& diag) {
   for (const char* k : {"scheduler", "default_compute_resource_pool",
                         "default_aux_resource_pool"}) {
@@ -207,12 +207,13 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   cfg.cluster_name = r.str("cluster_name", "");
   cfg.agent_token = r.str("agent_token", "");
   cfg.max_model_definition_bytes =
-    r.integer("max_model_definition_bytes", cfg.max_model_definition_bytes, 1,
-              int64_t{1} << 30);
+      r.integer("max_model_definition_bytes", cfg.max_model_definition_bytes, 1,
+                int64_t{1} << 30);
   cfg.agent_reconnect_wait = r.dur("agent_reconnect_wait", 25s, "25s", true);
   cfg.agent_heartbeat_interval =
       r.dur("agent_heartbeat_interval", 10s, "10s", true);
-  cfg.agent_missed_heartbeats = r.integer("agent_missed_heartbeats", 3, 1, 1000);
+  cfg.agent_missed_heartbeats =
+      r.integer("agent_missed_heartbeats", 3, 1, 1000);
   {
     if (!r.has("checkpoint_storage") && r.fill_defaults())
       root["checkpoint_storage"] = default_checkpoint_storage();

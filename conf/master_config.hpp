@@ -4,10 +4,11 @@
 // (cmd/det-master) and hands the parts to the actors; nothing here does I/O
 // beyond load_master_config reading the file.
 //
-// Accepted layouts, so both the seeds and upstream master.yaml files load:
+// Accepted layouts, so both older documented and current upstream master.yaml
+// files load:
 //  - resource_pools: [{pool_name, description, scheduler, provider, ...}]
 //    (upstream); `provisioner:` is accepted for `provider:` in a pool;
-//  - a top-level `provisioner:` without resource_pools (the seeds'
+//  - a top-level `provisioner:` without resource_pools (older documentation's
 //    layout): it becomes the provider of one pool named "default";
 //  - resource_manager: {scheduler, default_compute_resource_pool,
 //    default_aux_resource_pool} (upstream), or those three at top level.

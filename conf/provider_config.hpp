@@ -2,8 +2,8 @@
 
 // The provider block of a resource pool: which machines the pool's
 // provisioner launches and terminates, and when. Field names and defaults
-// follow the seeds and upstream's provconfig; the block may be written
-// `provider:` (upstream, inside resource_pools) or `provisioner:` (the
+// follow Determined's documentation and upstream's provconfig; the block may be
+// written `provider:` (upstream, inside resource_pools) or `provisioner:` (the
 // seeds), and its kind `type: aws` (upstream) or `provider: aws` (seeds).
 // `local` is det-master's own provider: an "instance" is a det-agent
 // process on this machine.

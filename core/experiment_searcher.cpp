@@ -58,11 +58,11 @@ caf::expected<experiment_searcher>
 experiment_searcher::make(const nlohmann::json& config, uint64_t seed,
                           const nlohmann::json& saved, int64_t fed_through) {
   auto sc = policy::parse_searcher_config(
-    config.value("searcher", nlohmann::json::object()));
+      config.value("searcher", nlohmann::json::object()));
   if (!sc)
     return std::move(sc.error());
   auto s = policy::make_searcher(
-    *sc, config.value("hyperparameters", nlohmann::json::object()), seed);
+      *sc, config.value("hyperparameters", nlohmann::json::object()), seed);
   if (!s)
     return std::move(s.error());
   experiment_searcher out;
@@ -76,9 +76,8 @@ experiment_searcher::make(const nlohmann::json& config, uint64_t seed,
     out.started_ = searcher_started(saved);
     if (auto rows = rows_of(saved))
       for (const auto& row : *rows)
-        out.ledger_[row.value("request", uint64_t{0})] =
-          ledger_entry{row.value("target", int64_t{0}),
-                       row.value("closed", false)};
+        out.ledger_[row.value("request", uint64_t{0})] = ledger_entry{
+            row.value("target", int64_t{0}), row.value("closed", false)};
   }
   return out;
 }
@@ -148,8 +147,8 @@ void experiment_searcher::take(searcher_step& step,
     length = static_cast<int64_t>(tm->get<double>());
   }
   run(step, searcher_->validation_reported(
-              *req, static_cast<uint64_t>(std::max<int64_t>(length, 0)),
-              m->get<double>()));
+                *req, static_cast<uint64_t>(std::max<int64_t>(length, 0)),
+                m->get<double>()));
   // A 0.38 script trains on until told otherwise: a trial that reached its
   // rung without being promoted is asked to checkpoint and stop.
   const auto& now = ledger_[*req];
@@ -183,7 +182,7 @@ void experiment_searcher::finish(searcher_step& step) const {
   auto rows = nlohmann::json::array();
   for (const auto& [req, line] : ledger_)
     rows.push_back(
-      {{"request", req}, {"target", line.target}, {"closed", line.closed}});
+        {{"request", req}, {"target", line.target}, {"closed", line.closed}});
   step.saved = {{"searcher", searcher_->save()},
                 {"trials", std::move(rows)},
                 {"shut_down", searcher_->shut_down()}};

@@ -72,13 +72,14 @@ public:
   /// `seed`, from `saved` (empty object: not started). `fed_through` is the
   /// seq of the last input it consumed. errc::invalid_argument or
   /// errc::corrupt_snapshot say why not.
-  static caf::expected<experiment_searcher>
-  make(const nlohmann::json& config, uint64_t seed,
-       const nlohmann::json& saved, int64_t fed_through);
+  static caf::expected<experiment_searcher> make(const nlohmann::json& config,
+                                                 uint64_t seed,
+                                                 const nlohmann::json& saved,
+                                                 int64_t fed_through);
 
   /// For the state as it is: the searcher of experiment `e`.
-  static caf::expected<experiment_searcher>
-  of(const state::experiment_info& e, uint64_t base_seed);
+  static caf::expected<experiment_searcher> of(const state::experiment_info& e,
+                                               uint64_t base_seed);
 
   bool started() const { return started_; }
   int64_t fed_through() const { return fed_through_; }

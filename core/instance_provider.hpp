@@ -70,13 +70,11 @@ public:
   /// Launches spec.count instances with spec.client_token as idempotency
   /// key. Failures are aws errors (aws/aws_error.hpp) or plain errors.
   virtual void launch(const launch_spec& spec,
-                      provider_done<caf::expected<launch_result>> done)
-    = 0;
+                      provider_done<caf::expected<launch_result>> done) = 0;
 
   /// Terminates the instances (the provider may batch).
   virtual void terminate(std::vector<std::string> ids,
-                         provider_done<caf::error> done)
-    = 0;
+                         provider_done<caf::error> done) = 0;
 
   /// Cancels open spot requests (their instances are not terminated).
   virtual void cancel_spot_requests(std::vector<std::string> ids,
@@ -85,8 +83,7 @@ public:
   /// What the provider has, tagged as this pool's; may be cached for a
   /// while (the provider bounds its API calls), refreshed after a launch or
   /// terminate.
-  virtual void list(provider_done<caf::expected<provider_inventory>> done)
-    = 0;
+  virtual void list(provider_done<caf::expected<provider_inventory>> done) = 0;
 
   /// Instance types to launch, preferred first (fallbacks after capacity
   /// or quota errors). Empty: the provider has no types (local).

@@ -12,7 +12,7 @@
 namespace det {
 
 master_core::master_core(state::cluster_state st, core_config cfg)
-  : st_(std::move(st)), cfg_(std::move(cfg)) {}
+    : st_(std::move(st)), cfg_(std::move(cfg)) {}
 
 namespace {
 
@@ -89,18 +89,19 @@ decision master_core::start(int64_t now_us) {
   for (const auto& [id, e] : st_.experiments)
     if (!e.searcher_inbox.empty() && !state::is_terminal(e.status))
       d.searchers.insert(id);
+  settle_model_definitions(d, now_us);
   return drive(std::move(d), now_us);
 }
 
 decision master_core::agent_connected(
-  const std::string& id, const std::string& pool, int32_t slots,
-  const std::string& slot_type, const std::string& instance_id,
-  const std::vector<reported_allocation>& running, int64_t now_us) {
+    const std::string& id, const std::string& pool, int32_t slots,
+    const std::string& slot_type, const std::string& instance_id,
+    const std::vector<reported_allocation>& running, int64_t now_us) {
   decision d;
   if (state::find_pool(st_, pool) == nullptr) {
-    d.refusal = make_error(errc::invalid_argument,
-                           "agent " + id + ": unknown resource pool '" + pool
-                             + "'");
+    d.refusal =
+        make_error(errc::invalid_argument,
+                   "agent " + id + ": unknown resource pool '" + pool + "'");
     return d;
   }
   if (auto known = state::find_agent(st_, id);
@@ -221,11 +222,11 @@ decision master_core::allocation_exited(const std::string& allocation_id,
 }
 
 const state::trial_info* master_core::live_trial(decision& d,
-                                               const std::string& alloc) {
+                                                 const std::string& alloc) {
   auto t = state::trial_of_allocation(st_, alloc);
   if (t == nullptr)
-    d.refusal = make_error(errc::not_found,
-                           "no live allocation '" + alloc + "'");
+    d.refusal =
+        make_error(errc::not_found, "no live allocation '" + alloc + "'");
   return t;
 }
 
@@ -324,6 +325,32 @@ decision master_core::record(std::vector<domain_event> events) {
       return d;
     }
   }
+  return d;
+}
+
+decision master_core::change_users(const domain_event& ev) {
+  decision d;
+  auto refuse = [&d](errc code, std::string why) {
+    d.refusal = make_error(code, std::move(why));
+  };
+  if (auto c = std::get_if<user_created>(&ev)) {
+    if (st_.users.count(c->username) != 0)
+      refuse(errc::conflict, "user '" + c->username + "' already exists");
+  } else if (auto p = std::get_if<user_password_changed>(&ev)) {
+    if (st_.users.count(p->username) == 0)
+      refuse(errc::not_found, "user '" + p->username + "' not found");
+  } else if (auto b = std::get_if<session_started>(&ev)) {
+    if (st_.users.count(b->username) == 0)
+      refuse(errc::not_found, "user '" + b->username + "' not found");
+  } else if (auto e = std::get_if<session_ended>(&ev)) {
+    if (st_.sessions.count(e->token_hash) == 0)
+      return d; // logged out already
+  } else {
+    refuse(errc::invalid_argument,
+           std::string{"not a user or session event: "} + type_name_of(ev));
+  }
+  if (!d.refusal)
+    emit(d, ev);
   return d;
 }
 

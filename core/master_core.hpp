@@ -34,9 +34,9 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -126,6 +126,11 @@ struct core_config {
   /// True: an exited trial is restarted, errored or canceled in the same
   /// decision. False: decision::trials names it for its trial actor.
   bool inline_trials = true;
+  /// The experiments whose model definitions the store holds, among those
+  /// the log shows pending (the master's start-up reads the store). With
+  /// it, start() settles each pending experiment: stored, or ERROR. Without
+  /// it (tools, tests of other things), pending experiments stay pending.
+  std::optional<std::set<int64_t>> model_definitions_stored;
 };
 
 class master_core {
@@ -147,10 +152,29 @@ public:
   /// reply is {"experiment_id": N}.
   decision submit_experiment(const nlohmann::json& config,
                              const std::string& owner, int64_t now_us);
+  /// Experiment creation as one command: the experiment, PAUSED when
+  /// `activate` is false, and (with `model_definition_pending`) held back
+  /// from scheduling until model_definition_stored, in one append.
+  decision create_experiment(const nlohmann::json& config,
+                             const std::string& owner, bool activate,
+                             bool model_definition_pending, int64_t now_us);
+  /// The model definition of a pending experiment is stored: its trials
+  /// may be placed. A no-op for an experiment with nothing pending.
+  decision model_definition_stored(int64_t id, int64_t now_us);
+  /// It could not be stored (or is missing after a restart): the experiment
+  /// ends in ERROR with `why`.
+  decision model_definition_lost(int64_t id, const std::string& why,
+                                 int64_t now_us);
   decision pause_experiment(int64_t id, int64_t now_us);
   decision activate_experiment(int64_t id, int64_t now_us);
   decision kill_experiment(int64_t id, int64_t now_us);
   decision kill_trial(int64_t id, int64_t now_us);
+  /// Users and sessions: `ev` is a user_created, user_password_changed,
+  /// session_started or session_ended, checked against the master's state
+  /// (not a read copy): a user that exists is errc::conflict, an unknown
+  /// user errc::not_found; ending a session that is not live changes
+  /// nothing. Any other event is errc::invalid_argument.
+  decision change_users(const domain_event& ev);
 
   // -- agents -------------------------------------------------------------
 
@@ -164,8 +188,7 @@ public:
 
   // -- trials (reported by agents and trial processes) -------------------
 
-  decision allocation_running(const std::string& allocation_id,
-                              int64_t now_us);
+  decision allocation_running(const std::string& allocation_id, int64_t now_us);
   /// `exit_code` 0 means completed unless the trial was asked to stop, in
   /// which case the reason is what it was asked for.
   decision allocation_exited(const std::string& allocation_id,
@@ -230,6 +253,8 @@ private:
   bool searcher_closed(const state::trial_info& t) const;
   void settle(decision& d, const trial_step& step, int64_t now_us);
   void after_trial_exit(decision& d, int64_t trial_id, int64_t now_us);
+  /// start(): model_definitions_stored applied to pending experiments.
+  void settle_model_definitions(decision& d, int64_t now_us);
   void maybe_finish_experiment(decision& d, int64_t experiment_id,
                                int64_t now_us);
   void schedule_pool(decision& d, const std::string& pool, int64_t now_us);

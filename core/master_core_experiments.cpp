@@ -29,6 +29,13 @@ T value_at(const nlohmann::json& j, const char* a, const char* b, T fallback) {
 decision master_core::submit_experiment(const nlohmann::json& config,
                                         const std::string& owner,
                                         int64_t now_us) {
+  return create_experiment(config, owner, true, false, now_us);
+}
+
+decision master_core::create_experiment(const nlohmann::json& config,
+                                        const std::string& owner, bool activate,
+                                        bool model_definition_pending,
+                                        int64_t now_us) {
   decision d;
   experiment_submitted ev;
   ev.experiment_id = state::next_experiment_id(st_);
@@ -37,8 +44,8 @@ decision master_core::submit_experiment(const nlohmann::json& config,
   ev.pool = value_at<std::string>(config, "resources", "resource_pool", "");
   if (ev.pool.empty() && !cfg_.pools.empty())
     ev.pool = cfg_.pools.front().pool;
-  ev.slots_per_trial = value_at<int32_t>(config, "resources", "slots_per_trial",
-                                         1);
+  ev.slots_per_trial =
+      value_at<int32_t>(config, "resources", "slots_per_trial", 1);
   ev.priority = value_at<int32_t>(config, "resources", "priority", 42);
   ev.weight = value_at<double>(config, "resources", "weight", 1.0);
   ev.max_restarts = config.value("max_restarts", 5);
@@ -46,20 +53,25 @@ decision master_core::submit_experiment(const nlohmann::json& config,
   if (state::find_pool(st_, ev.pool) == nullptr) {
     d.refusal = make_error(errc::invalid_argument,
                            "resources.resource_pool: no resource pool named '"
-                             + ev.pool + "'");
+                               + ev.pool + "'");
     return d;
   }
   auto sc = policy::parse_searcher_config(
-    config.value("searcher", nlohmann::json::object()));
+      config.value("searcher", nlohmann::json::object()));
   if (!sc) {
     d.refusal = std::move(sc.error());
     return d;
   }
   auto probe =
-    experiment_searcher::make(config, 0, nlohmann::json::object(), 0);
+      experiment_searcher::make(config, 0, nlohmann::json::object(), 0);
+  ev.model_definition_pending = model_definition_pending;
   if (!emit(d, ev))
     return d;
   d.reply = {{"experiment_id", ev.experiment_id}};
+  if (probe && !activate
+      && !emit(d, experiment_state_changed{ev.experiment_id, "PAUSED",
+                                           "created paused", now_us}))
+    return d;
   if (!probe) {
     // The config passed validation but the searcher refuses it: the
     // experiment ends in ERROR rather than hang.
@@ -109,7 +121,7 @@ decision master_core::drive(decision d, int64_t now_us) {
         searcher_step failed;
         failed.experiment_id = id;
         failed.failure =
-          "the searcher cannot be restored: " + render(made.error());
+            "the searcher cannot be restored: " + render(made.error());
         absorb(d, apply_searcher_step(failed, now_us));
         continue;
       }
@@ -135,29 +147,28 @@ bool master_core::searcher_closed(const state::trial_info& t) const {
 
 void master_core::settle(decision& d, const trial_step& step, int64_t now_us) {
   switch (step.verdict) {
-    case trial_verdict::error:
-      emit(d, trial_errored{step.trial_id, step.reason, now_us});
-      break;
-    case trial_verdict::cancel:
-      emit(d, trial_canceled{step.trial_id, step.reason, now_us});
-      break;
-    case trial_verdict::restart:
-      // Resumes from its latest checkpoint when placed again.
-      emit(d, trial_restarted{step.trial_id, now_us});
-      break;
+  case trial_verdict::error:
+    emit(d, trial_errored{step.trial_id, step.reason, now_us});
+    break;
+  case trial_verdict::cancel:
+    emit(d, trial_canceled{step.trial_id, step.reason, now_us});
+    break;
+  case trial_verdict::restart:
+    // Resumes from its latest checkpoint when placed again.
+    emit(d, trial_restarted{step.trial_id, now_us});
+    break;
   }
 }
 
-decision master_core::apply_trial_step(const trial_step& step,
-                                       int64_t now_us) {
+decision master_core::apply_trial_step(const trial_step& step, int64_t now_us) {
   decision d;
   auto t = state::find_trial(st_, step.trial_id);
   if (t == nullptr || t->status != state::trial_status::exited
       || t->runs != step.runs) {
-    d.refusal = make_error(errc::conflict,
-                           "trial " + std::to_string(step.trial_id)
-                             + ": no exited run " + std::to_string(step.runs)
-                             + " to settle");
+    d.refusal =
+        make_error(errc::conflict,
+                   "trial " + std::to_string(step.trial_id) + ": no exited run "
+                       + std::to_string(step.runs) + " to settle");
     return d;
   }
   auto exp_id = t->experiment_id;
@@ -178,9 +189,9 @@ decision master_core::apply_searcher_step(const searcher_step& step,
     // Its trials are asked to checkpoint and stop; the experiment ends in
     // ERROR once they have.
     if (!state::is_stopping(e->status)
-        && emit(d, experiment_state_changed{step.experiment_id,
-                                            "STOPPING_ERROR", step.failure,
-                                            now_us})) {
+        && emit(d,
+                experiment_state_changed{step.experiment_id, "STOPPING_ERROR",
+                                         step.failure, now_us})) {
       for (auto t : state::trials_of_experiment(st_, step.experiment_id))
         stop_trial(d, t->id, "experiment error", false, now_us);
     }
@@ -193,12 +204,12 @@ decision master_core::apply_searcher_step(const searcher_step& step,
       || step.inputs_through < step.inputs_after
       || step.inputs_through > e->searcher_inputs_queued) {
     d.refusal = make_error(
-      errc::conflict,
-      "experiment " + std::to_string(step.experiment_id)
-        + ": the searcher's step follows input "
-        + std::to_string(step.inputs_after) + (step.first ? " (start)" : "")
-        + ", the log is at input " + std::to_string(consumed)
-        + (started ? "" : " (not started)"));
+        errc::conflict,
+        "experiment " + std::to_string(step.experiment_id)
+            + ": the searcher's step follows input "
+            + std::to_string(step.inputs_after) + (step.first ? " (start)" : "")
+            + ", the log is at input " + std::to_string(consumed)
+            + (started ? "" : " (not started)"));
     return d;
   }
   auto id = step.experiment_id;
@@ -346,10 +357,51 @@ master_core::user_state_change(decision& d, int64_t id, const char* to,
   if (!emit(d, ev)) {
     d.refusal = make_error(errc::invalid_argument,
                            "experiment " + std::to_string(id) + " is " + from
-                             + " and cannot be " + verb);
+                               + " and cannot be " + verb);
     return nullptr;
   }
   return e;
+}
+
+void master_core::settle_model_definitions(decision& d, int64_t now_us) {
+  if (!cfg_.model_definitions_stored)
+    return;
+  std::vector<int64_t> pending;
+  for (const auto& [id, e] : st_.experiments)
+    if (e.model_definition_pending && !state::is_terminal(e.status))
+      pending.push_back(id);
+  for (auto id : pending)
+    absorb(d, cfg_.model_definitions_stored->count(id) != 0
+                  ? model_definition_stored(id, now_us)
+                  : model_definition_lost(
+                      id,
+                      "its model definition was not stored before the master "
+                      "stopped; submit it again",
+                      now_us));
+}
+
+decision master_core::model_definition_stored(int64_t id, int64_t now_us) {
+  decision d;
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr || !e->model_definition_pending)
+    return d;
+  emit(d, experiment_model_stored{id, now_us});
+  schedule_pool(d, e->pool, now_us);
+  return drive(std::move(d), now_us);
+}
+
+decision master_core::model_definition_lost(int64_t id, const std::string& why,
+                                            int64_t now_us) {
+  decision d;
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr || state::is_terminal(e->status))
+    return d;
+  if (!state::is_stopping(e->status))
+    emit(d, experiment_state_changed{id, "STOPPING_ERROR", why, now_us});
+  for (auto t : state::trials_of_experiment(st_, id))
+    stop_trial(d, t->id, "experiment error", true, now_us);
+  maybe_finish_experiment(d, id, now_us);
+  return drive(std::move(d), now_us);
 }
 
 decision master_core::pause_experiment(int64_t id, int64_t now_us) {

@@ -92,8 +92,7 @@ void master_core::schedule_pool(decision& d, const std::string& pool,
   auto snap = pool_snapshot_of(pool);
   if (snap.pending.empty())
     return;
-  apply_pass(d, pool, policy::schedule_pool(snap, scheduler_of(pool)),
-             now_us);
+  apply_pass(d, pool, policy::schedule_pool(snap, scheduler_of(pool)), now_us);
 }
 
 decision master_core::apply_schedule(const std::string& pool,
@@ -110,7 +109,8 @@ bool master_core::placement_still_valid(const policy::placement& p) const {
   if (t == nullptr || t->status != state::trial_status::pending)
     return false;
   auto e = state::find_experiment(st_, t->experiment_id);
-  if (e == nullptr || e->status != state::experiment_status::active)
+  if (e == nullptr || e->status != state::experiment_status::active
+      || e->model_definition_pending)
     return false;
   for (const auto& r : p.resources) {
     auto a = state::find_agent(st_, r.agent_id);
@@ -154,8 +154,8 @@ void master_core::apply_pass(decision& d, const std::string& pool,
   // the trial waits for bigger ones.
   const auto& cfg = st_.pools.at(pool).config;
   bool provisioned = !cfg.provider.empty() && cfg.slots_per_instance > 0;
-  for (const auto& nf : provisioned ? result.unschedulable
-                                    : std::vector<policy::never_fits>{}) {
+  for (const auto& nf :
+       provisioned ? result.unschedulable : std::vector<policy::never_fits>{}) {
     auto trial_id = std::stoll(nf.allocation_id);
     auto t = state::find_trial(st_, trial_id);
     if (t == nullptr || t->status != state::trial_status::pending)

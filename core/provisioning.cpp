@@ -16,16 +16,16 @@ policy::timestamp at(int64_t us) {
 const char* reason_name(policy::termination_reason r) {
   using tr = policy::termination_reason;
   switch (r) {
-    case tr::idle:
-      return "idle";
-    case tr::never_connected:
-      return "starting_timeout";
-    case tr::disconnected:
-      return "long_disconnected";
-    case tr::stopped:
-      return "stopped";
-    case tr::over_maximum:
-      return "over_max";
+  case tr::idle:
+    return "idle";
+  case tr::never_connected:
+    return "starting_timeout";
+  case tr::disconnected:
+    return "long_disconnected";
+  case tr::stopped:
+    return "stopped";
+  case tr::over_maximum:
+    return "over_max";
   }
   return "idle";
 }
@@ -112,8 +112,7 @@ void reconcile(const state::cluster_state& s, const state::pool_info& p,
     auto l = launch_of(p, i.launch_token);
     if (l != nullptr && in.in_flight.count(l->seq) != 0)
       continue; // its launch's answer records it
-    if (l != nullptr && !l->spot
-        && l->seen + adopted[l->seq] < l->count) {
+    if (l != nullptr && !l->spot && l->seen + adopted[l->seq] < l->count) {
       ++adopted[l->seq];
       plan.adopt.push_back({i.id, l->seq, i.state == "running"});
     } else {
@@ -123,8 +122,8 @@ void reconcile(const state::cluster_state& s, const state::pool_info& p,
   for (const auto& r : inv.spot_requests) {
     if (s.spot_requests.count(r.id) != 0)
       continue;
-    bool closed = r.state == "cancelled" || r.state == "closed"
-                  || r.state == "failed";
+    bool closed =
+        r.state == "cancelled" || r.state == "closed" || r.state == "failed";
     if (!r.instance_id.empty() && s.instances.count(r.instance_id) != 0)
       continue; // fulfilled earlier: its instance is known
     auto l = launch_of(p, r.launch_token);
@@ -159,8 +158,8 @@ policy::scale_config scale_config_of(const state::pool_info& p) {
   c.min_instances = pc.min_instances;
   c.max_instances = std::max(pc.min_instances, pc.max_instances);
   c.max_idle_agent_period = std::chrono::seconds{pc.max_idle_agent_period_s};
-  c.max_agent_starting_period
-    = std::chrono::seconds{pc.max_agent_starting_period_s};
+  c.max_agent_starting_period =
+      std::chrono::seconds{pc.max_agent_starting_period_s};
   return c;
 }
 
@@ -189,15 +188,15 @@ policy::scale_input scale_input_of(const state::cluster_state& s,
     v.id = i->id;
     v.launched = at(i->launched_at_us);
     switch (i->status) {
-      case state::instance_status::pending:
-        v.state = policy::instance_state::starting;
-        break;
-      case state::instance_status::running:
-        v.state = policy::instance_state::running;
-        break;
-      case state::instance_status::terminating:
-        v.state = policy::instance_state::terminating;
-        break;
+    case state::instance_status::pending:
+      v.state = policy::instance_state::starting;
+      break;
+    case state::instance_status::running:
+      v.state = policy::instance_state::running;
+      break;
+    case state::instance_status::terminating:
+      v.state = policy::instance_state::terminating;
+      break;
     }
     if (i->agent_gone_since_us)
       v.disconnected_since = at(*i->agent_gone_since_us);

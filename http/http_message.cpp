@@ -1,25 +1,13 @@
 #include "http/http_message.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <cctype>
 
 namespace det::http {
 
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto x = std::tolower(static_cast<unsigned char>(a[i]));
-    auto y = std::tolower(static_cast<unsigned char>(b[i]));
-    if (x != y)
-      return false;
-  }
-  return true;
-}
-
-} // namespace
+namespace {} // namespace
 
 void header_map::add(std::string name, std::string value) {
   entries_.emplace_back(std::move(name), std::move(value));
@@ -31,15 +19,16 @@ void header_map::set(std::string name, std::string value) {
 }
 
 void header_map::erase(std::string_view name) {
-  entries_.erase(
-      std::remove_if(entries_.begin(), entries_.end(),
-                     [&](const entry& e) { return iequals(e.first, name); }),
-      entries_.end());
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                [&](const entry& e) {
+                                  return util::iequals(e.first, name);
+                                }),
+                 entries_.end());
 }
 
 std::optional<std::string> header_map::get(std::string_view name) const {
   for (const auto& [k, v] : entries_)
-    if (iequals(k, name))
+    if (util::iequals(k, name))
       return v;
   return std::nullopt;
 }
@@ -47,7 +36,7 @@ std::optional<std::string> header_map::get(std::string_view name) const {
 std::vector<std::string> header_map::get_all(std::string_view name) const {
   std::vector<std::string> out;
   for (const auto& [k, v] : entries_)
-    if (iequals(k, name))
+    if (util::iequals(k, name))
       out.push_back(v);
   return out;
 }

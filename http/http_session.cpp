@@ -11,8 +11,10 @@
 // client_gone() and its stream is cancelled.
 
 #include "http/detail/server_core.hpp"
+
 #include "http/url.hpp"
 #include "http/wire_format.hpp"
+#include "util/text.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -157,16 +159,6 @@ private:
   std::vector<http_op> ops_;
   bool scheduled_ = false;
 };
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 template <class Stream> class http_session final : public http_conn_iface {
 public:
@@ -364,7 +356,7 @@ private:
     if (ec)
       return on_read_error(ec);
     auto expect = parser_->get()[bhttp::field::expect];
-    if (!parser_->is_done() && iequals(expect, "100-continue")) {
+    if (!parser_->is_done() && util::iequals(expect, "100-continue")) {
       static const std::string continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
       writing_ = true;
       net::async_write(stream_, net::buffer(continue_line),

@@ -33,8 +33,8 @@ using handler = std::function<void(http_request req, responder res)>;
 /// `next` (at once or later, from any thread) to let the request through,
 /// possibly after filling req.principal, or answers itself to refuse it.
 /// Unmatched paths are answered 404/405 without it.
-using request_guard = std::function<void(http_request req, responder res,
-                                 const handler& next)>;
+using request_guard =
+    std::function<void(http_request req, responder res, const handler& next)>;
 
 class router {
 public:

@@ -1,38 +1,11 @@
 #include "http/url.hpp"
 
+#include "util/text.hpp"
+
 namespace det::http {
 
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-} // namespace
-
 std::string percent_decode(std::string_view in, bool plus_as_space) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%' && i + 2 < in.size()) {
-      int hi = hex_value(in[i + 1]);
-      int lo = hex_value(in[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(plus_as_space && c == '+' ? ' ' : c);
-  }
-  return out;
+  return util::percent_decode(in, plus_as_space);
 }
 
 query_params parse_query(std::string_view query) {

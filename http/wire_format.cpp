@@ -1,21 +1,13 @@
 #include "http/wire_format.hpp"
 
+#include "util/text.hpp"
+
 #include <cctype>
 #include <cstdio>
 
 namespace det::http {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i]))
-        != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 void append_clean(std::string& out, std::string_view s) {
   for (char c : s)
@@ -45,10 +37,11 @@ std::string serialize_head(int status, const header_map& headers,
   out += "\r\n";
   bool has_type = false;
   for (const auto& [name, value] : headers.entries()) {
-    if (iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding")
-        || iequals(name, "Connection"))
+    if (util::iequals(name, "Content-Length")
+        || util::iequals(name, "Transfer-Encoding")
+        || util::iequals(name, "Connection"))
       continue;
-    if (iequals(name, "Content-Type"))
+    if (util::iequals(name, "Content-Type"))
       has_type = true;
     append_header(out, name, value);
   }

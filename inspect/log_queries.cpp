@@ -1,8 +1,8 @@
 #include "inspect/log_queries.hpp"
 
-#include "store/recovery.hpp"
 #include "inspect/views.hpp"
 #include "messages/errc.hpp"
+#include "store/recovery.hpp"
 
 #include <deque>
 

@@ -116,11 +116,10 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
     return bad("type: required");
   if (f.type == "welcome") {
     f.agent_id = str_field(j, "agent_id");
-    if (auto i = j.find("heartbeat_interval_s"); i != j.end()
-                                                  && i->is_number())
+    if (auto i = j.find("heartbeat_interval_s"); i != j.end() && i->is_number())
       f.heartbeat_interval_s = static_cast<int64_t>(i->get<double>());
-    if (auto i = j.find("heartbeat_interval_ms"); i != j.end()
-                                                   && i->is_number())
+    if (auto i = j.find("heartbeat_interval_ms");
+        i != j.end() && i->is_number())
       f.heartbeat_interval_ms = static_cast<int64_t>(i->get<double>());
   } else if (f.type == "start") {
     auto s = parse_start(j);
@@ -155,8 +154,8 @@ trial_environment(const start_request& s, const std::string& master_url,
   env["DET_HPARAMS"] = s.hparams.dump();
   env["DET_TARGET_LENGTH"] = std::to_string(s.target_length);
   env["DET_LATEST_CHECKPOINT"] = s.resume_from ? s.resume_from->uuid : "";
-  env["DET_LATEST_CHECKPOINT_STEPS"]
-    = std::to_string(s.resume_from ? s.resume_from->steps_completed : 0);
+  env["DET_LATEST_CHECKPOINT_STEPS"] =
+      std::to_string(s.resume_from ? s.resume_from->steps_completed : 0);
   env["DET_CHECKPOINT_DIR"] = checkpoint_dir;
   env["DET_SLOT_IDS"] = json(s.slots).dump(); // "[0,1]", as upstream
   for (auto& [k, v] : s.env)

@@ -58,13 +58,13 @@ struct start_request {
 /// the fields that type uses are filled in.
 struct master_frame {
   std::string type;
-  std::string agent_id;            ///< welcome
-  int64_t heartbeat_interval_s = 0; ///< welcome; 0 = not sent
+  std::string agent_id;              ///< welcome
+  int64_t heartbeat_interval_s = 0;  ///< welcome; 0 = not sent
   int64_t heartbeat_interval_ms = 0; ///< welcome; 0 = not sent (use _s)
-  std::string allocation_id;       ///< preempt, kill
-  std::string reason;              ///< preempt
-  std::string message;             ///< error
-  start_request start;             ///< start
+  std::string allocation_id;         ///< preempt, kill
+  std::string reason;                ///< preempt
+  std::string message;               ///< error
+  start_request start;               ///< start
 };
 
 /// Fails with errc::invalid_argument naming the problem ("not JSON",

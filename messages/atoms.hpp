@@ -17,6 +17,9 @@ using tick_atom = caf::atom_constant<caf::atom("tick")>;
 namespace det {
 
 using submit_atom = caf::atom_constant<caf::atom("submit")>;
+using create_atom = caf::atom_constant<caf::atom("create")>;
+using defstored_atom = caf::atom_constant<caf::atom("defstored")>;
+using deflost_atom = caf::atom_constant<caf::atom("deflost")>;
 using pause_atom = caf::atom_constant<caf::atom("pause")>;
 using activate_atom = caf::atom_constant<caf::atom("activate")>;
 using kill_atom = caf::atom_constant<caf::atom("kill")>;

@@ -6,18 +6,30 @@ namespace det {
 
 const char* to_string(errc x) {
   switch (x) {
-    case errc::none: return "none";
-    case errc::conflict: return "conflict";
-    case errc::store_unavailable: return "store_unavailable";
-    case errc::lock_held: return "lock_held";
-    case errc::schema_too_new: return "schema_too_new";
-    case errc::invalid_event: return "invalid_event";
-    case errc::unknown_event_type: return "unknown_event_type";
-    case errc::corrupt_snapshot: return "corrupt_snapshot";
-    case errc::invalid_argument: return "invalid_argument";
-    case errc::not_found: return "not_found";
-    case errc::invariant_violated: return "invariant_violated";
-    case errc::remote_error: return "remote_error";
+  case errc::none:
+    return "none";
+  case errc::conflict:
+    return "conflict";
+  case errc::store_unavailable:
+    return "store_unavailable";
+  case errc::lock_held:
+    return "lock_held";
+  case errc::schema_too_new:
+    return "schema_too_new";
+  case errc::invalid_event:
+    return "invalid_event";
+  case errc::unknown_event_type:
+    return "unknown_event_type";
+  case errc::corrupt_snapshot:
+    return "corrupt_snapshot";
+  case errc::invalid_argument:
+    return "invalid_argument";
+  case errc::not_found:
+    return "not_found";
+  case errc::invariant_violated:
+    return "invariant_violated";
+  case errc::remote_error:
+    return "remote_error";
   }
   return "unknown_error";
 }

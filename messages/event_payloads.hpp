@@ -188,6 +188,12 @@ template <class F> void fields(F& f, experiment_submitted& x) {
   f.opt("max_restarts", x.max_restarts);
   f.opt("slots_per_trial", x.slots_per_trial);
   f.opt("at_us", x.at_us);
+  f.opt("model_definition_pending", x.model_definition_pending);
+}
+
+template <class F> void fields(F& f, experiment_model_stored& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.opt("at_us", x.at_us);
 }
 
 template <class F> void fields(F& f, experiment_state_changed& x) {
@@ -303,7 +309,7 @@ template <class F> void fields(F& f, session_ended& x) {
 // -- checks beyond field types ------------------------------------------------
 
 inline void require_one_of(const char* key, const std::string& value,
-                    const std::vector<std::string>& allowed) {
+                           const std::vector<std::string>& allowed) {
   if (std::find(allowed.begin(), allowed.end(), value) != allowed.end())
     return;
   std::string list;
@@ -384,6 +390,8 @@ inline void validate(const experiment_submitted& x) {
     throw field_error("field 'weight': must be positive");
 }
 
+inline void validate(const experiment_model_stored&) {}
+
 inline void validate(const experiment_state_changed& x) {
   require_one_of("state", x.state, experiment_states());
 }
@@ -420,10 +428,9 @@ inline void validate(const user_created& x) {
 
 /// A token hash is a hex SHA-256: 64 lower-case hex digits.
 inline void require_token_hash(const std::string& h) {
-  bool hex = h.size() == 64
-             && std::all_of(h.begin(), h.end(), [](char c) {
-                  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-                });
+  bool hex = h.size() == 64 && std::all_of(h.begin(), h.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+             });
   if (!hex)
     throw field_error("field 'token_hash': expected 64 hex digits");
 }

@@ -32,6 +32,9 @@ std::string stream(const instance_launch_failed& x) {
 std::string stream(const experiment_submitted& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const experiment_model_stored& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const experiment_state_changed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }

@@ -237,6 +237,18 @@ struct experiment_submitted {
   int32_t max_restarts = 5;
   int32_t slots_per_trial = 1;
   int64_t at_us = 0;
+  /// Its model definition is being stored: no trial of it is placed until
+  /// experiment_model_stored (absent in older logs: false).
+  bool model_definition_pending = false;
+};
+
+/// The model definition of an experiment created with
+/// model_definition_pending is stored; its trials may now be placed.
+struct experiment_model_stored {
+  static constexpr const char* type_name = "experiment_model_stored";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  int64_t at_us = 0;
 };
 
 /// An experiment moved to `state`: ACTIVE, PAUSED, STOPPING_COMPLETED,
@@ -438,7 +450,7 @@ using domain_event = std::variant<
     trial_placed, trial_running, trial_preemption_requested, trial_checkpointed,
     trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
     trial_canceled, user_created, user_password_changed, session_started,
-    session_ended>;
+    session_ended, experiment_model_stored>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -25,44 +25,36 @@ namespace detail {
 [[noreturn]] void throw_field_error(const char* key, const char* expected,
                                     const nlohmann::json& got);
 
-template <class T>
-struct field_traits;
+template <class T> struct field_traits;
 
-template <>
-struct field_traits<std::string> {
+template <> struct field_traits<std::string> {
   static constexpr const char* name = "a string";
   static bool ok(const nlohmann::json& j) { return j.is_string(); }
 };
-template <>
-struct field_traits<int64_t> {
+template <> struct field_traits<int64_t> {
   static constexpr const char* name = "an integer";
   static bool ok(const nlohmann::json& j) { return j.is_number_integer(); }
 };
-template <>
-struct field_traits<int32_t> {
+template <> struct field_traits<int32_t> {
   static constexpr const char* name = "an integer";
   static bool ok(const nlohmann::json& j) {
     return j.is_number_integer() && j.get<int64_t>() >= INT32_MIN
            && j.get<int64_t>() <= INT32_MAX;
   }
 };
-template <>
-struct field_traits<double> {
+template <> struct field_traits<double> {
   static constexpr const char* name = "a number";
   static bool ok(const nlohmann::json& j) { return j.is_number(); }
 };
-template <>
-struct field_traits<bool> {
+template <> struct field_traits<bool> {
   static constexpr const char* name = "a boolean";
   static bool ok(const nlohmann::json& j) { return j.is_boolean(); }
 };
-template <>
-struct field_traits<nlohmann::json> {
+template <> struct field_traits<nlohmann::json> {
   static constexpr const char* name = "a value";
   static bool ok(const nlohmann::json&) { return true; }
 };
-template <>
-struct field_traits<std::vector<std::string>> {
+template <> struct field_traits<std::vector<std::string>> {
   static constexpr const char* name = "a list of strings";
   static bool ok(const nlohmann::json& j) {
     if (!j.is_array())
@@ -73,8 +65,7 @@ struct field_traits<std::vector<std::string>> {
     return true;
   }
 };
-template <>
-struct field_traits<std::vector<int64_t>> {
+template <> struct field_traits<std::vector<int64_t>> {
   static constexpr const char* name = "a list of integers";
   static bool ok(const nlohmann::json& j) {
     if (!j.is_array())
@@ -89,8 +80,7 @@ struct field_traits<std::vector<int64_t>> {
 } // namespace detail
 
 /// The value of required field `key` of object `obj`.
-template <class T>
-T get_field(const nlohmann::json& obj, const char* key) {
+template <class T> T get_field(const nlohmann::json& obj, const char* key) {
   auto i = obj.find(key);
   if (i == obj.end())
     throw field_error(std::string{"field '"} + key + "' is missing");

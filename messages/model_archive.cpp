@@ -27,7 +27,8 @@ caf::error check_one(const nlohmann::json& f, size_t i) {
     return make_error(errc::invalid_argument, where + ".path: required");
   fs::path path{p->get<std::string>()};
   if (path.is_absolute())
-    return make_error(errc::invalid_argument, where + ".path: must be relative");
+    return make_error(errc::invalid_argument,
+                      where + ".path: must be relative");
   for (const auto& part : path)
     if (part == "..")
       return make_error(errc::invalid_argument,
@@ -62,14 +63,14 @@ caf::error check_model_size(const nlohmann::json& files, int64_t limit) {
   int64_t total = 0;
   for (const auto& f : files)
     if (auto c = f.find("content"); c != f.end() && c->is_string())
-      total += static_cast<int64_t>(c->get_ref<const std::string&>().size())
-               / 4 * 3;
+      total +=
+          static_cast<int64_t>(c->get_ref<const std::string&>().size()) / 4 * 3;
   if (total <= limit)
     return {};
   return make_error(errc::invalid_argument,
                     "modelDefinition: the model directory is about "
-                      + std::to_string(total) + " bytes, over the limit of "
-                      + std::to_string(limit) + " bytes");
+                        + std::to_string(total) + " bytes, over the limit of "
+                        + std::to_string(limit) + " bytes");
 }
 
 caf::expected<std::string> make_model_archive(const nlohmann::json& files) {

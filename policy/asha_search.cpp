@@ -62,10 +62,9 @@ std::optional<request_id> record(rung& r, request_id id, double metric,
   auto seen = static_cast<double>(r.entries.size());
   auto owed_before = static_cast<size_t>(seen / divisor);
   auto owed = static_cast<size_t>((seen + 1) / divisor);
-  auto at = std::upper_bound(r.entries.begin(), r.entries.end(), metric,
-                             [](double m, const rung_entry& e) {
-                               return m < e.metric;
-                             });
+  auto at = std::upper_bound(
+      r.entries.begin(), r.entries.end(), metric,
+      [](double m, const rung_entry& e) { return m < e.metric; });
   auto index = static_cast<size_t>(at - r.entries.begin());
   bool now = index < owed;
   r.entries.insert(at, rung_entry{metric, id, now});
@@ -86,9 +85,8 @@ class asha_search : public searcher {
 public:
   asha_search(const searcher_config& config, const hparam_space& space,
               uint64_t seed)
-    : searcher(space, seed),
-      divisor_(config.divisor),
-      smaller_is_better_(config.smaller_is_better) {
+      : searcher(space, seed), divisor_(config.divisor),
+        smaller_is_better_(config.smaller_is_better) {
     auto d = config.divisor;
     int r = std::min({config.max_rungs,
                       floor_log(static_cast<double>(config.max_length), d) + 1,
@@ -113,7 +111,7 @@ public:
     brackets_.resize(shapes.size());
     for (size_t i = 0; i < shapes.size(); ++i) {
       brackets_[i].max_trials =
-        std::max(static_cast<int>(weight[i] / total * config.max_trials), 1);
+          std::max(static_cast<int>(weight[i] / total * config.max_trials), 1);
       allocated += brackets_[i].max_trials;
     }
     brackets_[0].max_trials += std::max(config.max_trials - allocated, 0);
@@ -122,16 +120,17 @@ public:
     for (int i = 0; i < n; ++i) {
       auto& b = brackets_[static_cast<size_t>(i)];
       if (mc == 0)
-        b.max_concurrent = std::max(brackets_.back().max_trials,
-                                    static_cast<int>(d));
+        b.max_concurrent =
+            std::max(brackets_.back().max_trials, static_cast<int>(d));
       else
         b.max_concurrent = std::max(mc, n) / n + (i < std::max(mc, n) % n);
       for (int k = 0; k < shapes[static_cast<size_t>(i)]; ++k) {
         double rate = std::pow(d, shapes[static_cast<size_t>(i)] - k - 1);
         rung rg;
         rg.length = std::max<uint64_t>(
-          static_cast<uint64_t>(static_cast<double>(config.max_length) / rate),
-          1);
+            static_cast<uint64_t>(static_cast<double>(config.max_length)
+                                  / rate),
+            1);
         b.rungs.push_back(rg);
       }
     }
@@ -166,7 +165,8 @@ protected:
     if (!info->training || length < b.rungs[info->rung].length)
       return; // not at its rung yet, or already counted there
     info->training = false;
-    double m = std::isnan(value) ? worst : (smaller_is_better_ ? value : -value);
+    double m =
+        std::isnan(value) ? worst : (smaller_is_better_ ? value : -value);
     promote(ops, bi, id, m);
   }
 
@@ -185,10 +185,9 @@ protected:
   }
 
   [[nodiscard]] bool created_all() const override {
-    return std::all_of(brackets_.begin(), brackets_.end(),
-                       [](const bracket& b) {
-                         return b.created >= b.max_trials;
-                       });
+    return std::all_of(
+        brackets_.begin(), brackets_.end(),
+        [](const bracket& b) { return b.created >= b.max_trials; });
   }
 
   void save_method(json& j) const override {
@@ -217,8 +216,8 @@ protected:
     if (bs.size() != brackets_.size())
       return make_error(errc::corrupt_snapshot,
                         "searcher state: " + std::to_string(bs.size())
-                          + " brackets saved, the config makes "
-                          + std::to_string(brackets_.size()));
+                            + " brackets saved, the config makes "
+                            + std::to_string(brackets_.size()));
     auto loaded = brackets_;
     for (size_t i = 0; i < loaded.size(); ++i) {
       auto& b = loaded[i];
@@ -233,16 +232,19 @@ protected:
         b.rungs[k].outstanding = rungs[k].at("outstanding").get<int>();
         b.rungs[k].entries.clear();
         for (const auto& e : rungs[k].at("entries"))
-          b.rungs[k].entries.push_back(rung_entry{
-            e.at(0).get<double>(), e.at(1).get<request_id>(), e.at(2).get<bool>()});
+          b.rungs[k].entries.push_back(rung_entry{e.at(0).get<double>(),
+                                                  e.at(1).get<request_id>(),
+                                                  e.at(2).get<bool>()});
       }
       b.trials.clear();
       for (const auto& t : jb.at("trials")) {
         auto r = t.at(1).get<size_t>();
         if (r >= b.rungs.size())
-          return make_error(errc::corrupt_snapshot,
-                            "searcher state: trial at a rung that does not exist");
-        b.trials[t.at(0).get<request_id>()] = trial_info{r, t.at(2).get<bool>()};
+          return make_error(
+              errc::corrupt_snapshot,
+              "searcher state: trial at a rung that does not exist");
+        b.trials[t.at(0).get<request_id>()] =
+            trial_info{r, t.at(2).get<bool>()};
       }
     }
     brackets_ = std::move(loaded);

@@ -18,7 +18,8 @@ nlohmann::json time_json(const std::optional<timestamp>& t) {
 std::optional<timestamp> time_from(const nlohmann::json& j) {
   if (j.is_null())
     return std::nullopt;
-  return timestamp{std::chrono::duration_cast<duration>(ms{j.get<long long>()})};
+  return timestamp{
+      std::chrono::duration_cast<duration>(ms{j.get<long long>()})};
 }
 
 } // namespace
@@ -26,7 +27,8 @@ std::optional<timestamp> time_from(const nlohmann::json& j) {
 duration backoff_delay(const backoff_config& c, int n, double u) {
   double initial = static_cast<double>(c.initial.count());
   double cap = static_cast<double>(c.max_delay.count());
-  double d = initial * std::pow(std::max(c.multiplier, 1.0), std::max(n - 1, 0));
+  double d =
+      initial * std::pow(std::max(c.multiplier, 1.0), std::max(n - 1, 0));
   d = std::min(d, cap); // also tames an overflowing pow (inf)
   double j = std::clamp(c.jitter, 0.0, 1.0);
   d *= 1.0 - j * std::clamp(u, 0.0, 1.0);

@@ -72,6 +72,7 @@ struct backoff_state {
 
 nlohmann::json to_json(const backoff_state& s);
 /// Fails (returns nothing) on a malformed document.
-[[nodiscard]] std::optional<backoff_state> backoff_from_json(const nlohmann::json& j);
+[[nodiscard]] std::optional<backoff_state>
+backoff_from_json(const nlohmann::json& j);
 
 } // namespace det::policy

@@ -13,23 +13,22 @@ constexpr int max_cached_slots = 1 << 16;
 
 capacity_check::capacity_check(const pool_capacity& cap,
                                const std::vector<agent_view>& agents)
-  : cap_(cap) {
+    : cap_(cap) {
   std::map<int, long long, std::greater<>> counts;
   for (const auto& a : agents)
     if (a.total_slots > 0)
       ++counts[a.total_slots];
   if (cap.slots_per_instance > 0) {
     auto& n = counts[cap.slots_per_instance];
-    n = std::max(n, static_cast<long long>(cap.max_slots
-                                           / cap.slots_per_instance));
+    n = std::max(
+        n, static_cast<long long>(cap.max_slots / cap.slots_per_instance));
   }
   for (const auto& [size, count] : counts)
     sizes_.push_back(size_count{size, count});
   largest_agent_ = sizes_.empty() ? 0 : sizes_.front().size;
-  cache_.assign(static_cast<size_t>(
-                  std::clamp(cap.max_slots, 0, max_cached_slots))
-                  + 1,
-                0);
+  cache_.assign(
+      static_cast<size_t>(std::clamp(cap.max_slots, 0, max_cached_slots)) + 1,
+      0);
 }
 
 std::optional<std::string> capacity_check::never_fits(int slots) const {

@@ -18,7 +18,8 @@ public:
   /// Agents of every size that the pool may ever have: the connected ones
   /// (enabled or not) and, for a provisioned pool, instances of
   /// `cap.slots_per_instance`.
-  capacity_check(const pool_capacity& cap, const std::vector<agent_view>& agents);
+  capacity_check(const pool_capacity& cap,
+                 const std::vector<agent_view>& agents);
 
   /// Why an allocation of `slots` slots can never be placed in this pool, or
   /// nothing when some set of agents could hold it.

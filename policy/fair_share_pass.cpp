@@ -20,7 +20,7 @@ struct group {
   long long demand = 0;    // active + pending slots
   long long offer = 0;
   long long placed = 0;
-  size_t next = 0;         // first pending not yet placed
+  size_t next = 0; // first pending not yet placed
   std::vector<uint32_t> pending;
   std::vector<const running_allocation*> running;
 };
@@ -65,13 +65,12 @@ void offer_shares(std::vector<group>& groups, long long capacity) {
   long long handed = 0;
   for (auto* g : rest) {
     g->offer = static_cast<long long>(
-      std::floor(static_cast<double>(remaining) * g->weight / weights));
+        std::floor(static_cast<double>(remaining) * g->weight / weights));
     g->offer = std::min(g->offer, g->demand);
     handed += g->offer;
   }
-  std::sort(rest.begin(), rest.end(), [](group* a, group* b) {
-    return a->first_order < b->first_order;
-  });
+  std::sort(rest.begin(), rest.end(),
+            [](group* a, group* b) { return a->first_order < b->first_order; });
   for (long long left = remaining - handed; left > 0;) {
     bool gave = false;
     for (auto* g : rest)
@@ -105,7 +104,8 @@ void run_fair_share(const pool_snapshot& snapshot, slot_index& index,
   for (size_t i = 0; i < snapshot.pending.size(); ++i) {
     const auto& p = snapshot.pending[i];
     if (!capacity.can_ever_fit(p.slots)) {
-      out.unschedulable.push_back(never_fits{p.id, *capacity.never_fits(p.slots)});
+      out.unschedulable.push_back(
+          never_fits{p.id, *capacity.never_fits(p.slots)});
       continue;
     }
     auto& g = group_of(p.experiment_id, p.weight);

@@ -17,17 +17,15 @@ class fixed_search : public searcher {
 public:
   fixed_search(const searcher_config& config, const hparam_space& space,
                uint64_t seed, std::vector<json> points)
-    : searcher(space, seed),
-      kind_(config.kind),
-      max_length_(config.max_length),
-      points_(std::move(points)) {
+      : searcher(space, seed), kind_(config.kind),
+        max_length_(config.max_length), points_(std::move(points)) {
     total_ = kind_ == searcher_kind::grid ? std::max<size_t>(points_.size(), 1)
              : kind_ == searcher_kind::single
-               ? 1
-               : static_cast<size_t>(config.max_trials);
+                 ? 1
+                 : static_cast<size_t>(config.max_trials);
     concurrency_ = config.max_concurrent_trials > 0
-                     ? static_cast<size_t>(config.max_concurrent_trials)
-                     : total_;
+                       ? static_cast<size_t>(config.max_concurrent_trials)
+                       : total_;
     if (kind_ == searcher_kind::single)
       concurrency_ = 1;
   }
@@ -67,7 +65,7 @@ protected:
     if (created > total_ || finished > created)
       return make_error(errc::corrupt_snapshot,
                         "searcher state: " + std::to_string(created)
-                          + " trials created of " + std::to_string(total_));
+                            + " trials created of " + std::to_string(total_));
     created_ = created;
     finished_ = finished;
     return caf::none;
@@ -75,20 +73,20 @@ protected:
 
   [[nodiscard]] const char* name() const override {
     switch (kind_) {
-      case searcher_kind::grid:
-        return "grid";
-      case searcher_kind::random:
-        return "random";
-      default:
-        return "single";
+    case searcher_kind::grid:
+      return "grid";
+    case searcher_kind::random:
+      return "random";
+    default:
+      return "single";
     }
   }
 
 private:
   void spawn(std::vector<searcher_op>& ops) {
     json hp = kind_ == searcher_kind::grid && !points_.empty()
-                ? points_[created_]
-                : sample_hparams();
+                  ? points_[created_]
+                  : sample_hparams();
     auto id = create(ops, std::move(hp));
     train(ops, id, max_length_);
     ++created_;

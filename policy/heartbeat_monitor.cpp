@@ -6,9 +6,8 @@ namespace det::policy {
 
 heartbeat_monitor::heartbeat_monitor(clock::duration interval, int missed,
                                      clock::time_point now)
-  : interval_(std::max(interval, clock::duration{1})),
-    missed_(std::max(missed, 1)), last_(now) {
-}
+    : interval_(std::max(interval, clock::duration{1})),
+      missed_(std::max(missed, 1)), last_(now) {}
 
 void heartbeat_monitor::seen(clock::time_point now) {
   last_ = std::max(last_, now);

@@ -33,13 +33,9 @@ public:
 
   void set_interval(clock::duration interval);
 
-  [[nodiscard]] clock::duration interval() const {
-    return interval_;
-  }
+  [[nodiscard]] clock::duration interval() const { return interval_; }
 
-  [[nodiscard]] int missed_limit() const {
-    return missed_;
-  }
+  [[nodiscard]] int missed_limit() const { return missed_; }
 
 private:
   clock::duration interval_;

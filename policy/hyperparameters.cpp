@@ -67,8 +67,9 @@ caf::error parse_one(const std::string& name, const json& j,
   else if (type == "log")
     out.type = hparam::kind::log;
   else
-    return bad(path + ".type", "unknown type '" + type
-                                 + "' (const, int, double, log, categorical)");
+    return bad(path + ".type",
+               "unknown type '" + type
+                   + "' (const, int, double, log, categorical)");
   if (auto err = read_number(j, path, "minval", out.minval))
     return err;
   if (auto err = read_number(j, path, "maxval", out.maxval))
@@ -99,49 +100,50 @@ caf::error parse_one(const std::string& name, const json& j,
 std::vector<json> leaf_values(const hparam& h) {
   std::vector<json> out;
   switch (h.type) {
-    case hparam::kind::constant:
-      out.push_back(h.value);
+  case hparam::kind::constant:
+    out.push_back(h.value);
+    break;
+  case hparam::kind::categorical:
+    out = h.vals;
+    break;
+  case hparam::kind::integer: {
+    auto lo = static_cast<long long>(h.minval);
+    auto hi = static_cast<long long>(h.maxval);
+    long long n = std::min<long long>(*h.count, hi - lo + 1);
+    if (n == 1) {
+      out.push_back(std::llround(static_cast<double>(lo + hi) / 2.0));
       break;
-    case hparam::kind::categorical:
-      out = h.vals;
-      break;
-    case hparam::kind::integer: {
-      auto lo = static_cast<long long>(h.minval);
-      auto hi = static_cast<long long>(h.maxval);
-      long long n = std::min<long long>(*h.count, hi - lo + 1);
-      if (n == 1) {
-        out.push_back(std::llround(static_cast<double>(lo + hi) / 2.0));
-        break;
-      }
-      for (long long i = 0; i < n; ++i)
-        out.push_back(std::llround(static_cast<double>(lo)
-                                   + static_cast<double>(i * (hi - lo))
+    }
+    for (long long i = 0; i < n; ++i)
+      out.push_back(std::llround(static_cast<double>(lo)
+                                 + static_cast<double>(i * (hi - lo))
                                        / static_cast<double>(n - 1)));
+    break;
+  }
+  case hparam::kind::real:
+  case hparam::kind::log: {
+    int n = *h.count;
+    auto at = [&](double x) {
+      return h.type == hparam::kind::log ? std::pow(h.base, x) : x;
+    };
+    if (n == 1) {
+      out.push_back(at((h.minval + h.maxval) / 2.0));
       break;
     }
-    case hparam::kind::real:
-    case hparam::kind::log: {
-      int n = *h.count;
-      auto at = [&](double x) {
-        return h.type == hparam::kind::log ? std::pow(h.base, x) : x;
-      };
-      if (n == 1) {
-        out.push_back(at((h.minval + h.maxval) / 2.0));
-        break;
-      }
-      for (int i = 0; i < n; ++i)
-        out.push_back(at(h.minval + i * (h.maxval - h.minval) / (n - 1)));
-      break;
-    }
-    case hparam::kind::nested:
-      break;
+    for (int i = 0; i < n; ++i)
+      out.push_back(at(h.minval + i * (h.maxval - h.minval) / (n - 1)));
+    break;
+  }
+  case hparam::kind::nested:
+    break;
   }
   return out;
 }
 
 /// Flattens the space into (path, leaf) pairs in name order.
-void leaves(const hparam_space& space, std::vector<std::string>& prefix,
-            std::vector<std::pair<std::vector<std::string>, const hparam*>>& out) {
+void leaves(
+    const hparam_space& space, std::vector<std::string>& prefix,
+    std::vector<std::pair<std::vector<std::string>, const hparam*>>& out) {
   for (const auto& h : space) {
     prefix.push_back(h.name);
     if (h.type == hparam::kind::nested)
@@ -161,20 +163,20 @@ void put(json& point, const std::vector<std::string>& path, json value) {
 
 json sample_leaf(const hparam& h, rng& r) {
   switch (h.type) {
-    case hparam::kind::constant:
-      return h.value;
-    case hparam::kind::categorical:
-      return h.vals[static_cast<size_t>(
+  case hparam::kind::constant:
+    return h.value;
+  case hparam::kind::categorical:
+    return h.vals[static_cast<size_t>(
         r.between(0, static_cast<int64_t>(h.vals.size()) - 1))];
-    case hparam::kind::integer:
-      return r.between(static_cast<int64_t>(h.minval),
-                       static_cast<int64_t>(h.maxval));
-    case hparam::kind::real:
-      return r.uniform(h.minval, h.maxval);
-    case hparam::kind::log:
-      return std::pow(h.base, r.uniform(h.minval, h.maxval));
-    case hparam::kind::nested:
-      break;
+  case hparam::kind::integer:
+    return r.between(static_cast<int64_t>(h.minval),
+                     static_cast<int64_t>(h.maxval));
+  case hparam::kind::real:
+    return r.uniform(h.minval, h.maxval);
+  case hparam::kind::log:
+    return std::pow(h.base, r.uniform(h.minval, h.maxval));
+  case hparam::kind::nested:
+    break;
   }
   return nullptr;
 }
@@ -218,7 +220,8 @@ caf::expected<std::vector<json>> grid_points(const hparam_space& space,
     total *= values.back().size();
     if (total > max_points)
       return bad("hyperparameters", "the grid has more than "
-                                      + std::to_string(max_points) + " points");
+                                        + std::to_string(max_points)
+                                        + " points");
   }
   std::vector<json> out;
   if (ls.empty())

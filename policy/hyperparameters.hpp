@@ -23,10 +23,10 @@ struct hparam {
   enum class kind { constant, integer, real, log, categorical, nested };
   std::string name;
   kind type = kind::constant;
-  nlohmann::json value;         // constant
-  double minval = 0, maxval = 0; // integer, real, log (exponents for log)
-  double base = 10;              // log
-  std::optional<int> count;      // grid points for integer, real, log
+  nlohmann::json value;             // constant
+  double minval = 0, maxval = 0;    // integer, real, log (exponents for log)
+  double base = 10;                 // log
+  std::optional<int> count;         // grid points for integer, real, log
   std::vector<nlohmann::json> vals; // categorical
   std::vector<hparam> children;     // nested
 };

@@ -5,9 +5,9 @@
 namespace det::policy::detail {
 
 preemption_planner::preemption_planner(
-  const std::vector<running_allocation>& running, slot_index& index,
-  long long budget)
-  : index_(index), budget_(budget) {
+    const std::vector<running_allocation>& running, slot_index& index,
+    long long budget)
+    : index_(index), budget_(budget) {
   std::vector<candidate> preempting;
   for (const auto& r : running) {
     if (!r.preempting && !r.preemptible)

@@ -15,7 +15,8 @@ namespace {
 /// Indices of `pending` in (priority, order, index) order. Packs priority and
 /// order into one integer key when orders allow it: sorting pairs of
 /// integers is what keeps a 100,000-entry queue cheap.
-std::vector<uint32_t> queue_order(const std::vector<pending_allocation>& pending) {
+std::vector<uint32_t>
+queue_order(const std::vector<pending_allocation>& pending) {
   constexpr uint64_t order_bits = 56;
   constexpr uint64_t max_order = (uint64_t{1} << order_bits) - 1;
   std::vector<uint32_t> result(pending.size());
@@ -25,7 +26,8 @@ std::vector<uint32_t> queue_order(const std::vector<pending_allocation>& pending
   if (packable) {
     std::vector<std::pair<uint64_t, uint32_t>> keys(pending.size());
     for (size_t i = 0; i < pending.size(); ++i) {
-      auto prio = static_cast<uint64_t>(std::clamp(pending[i].priority, 0, 255));
+      auto prio =
+          static_cast<uint64_t>(std::clamp(pending[i].priority, 0, 255));
       keys[i] = {(prio << order_bits) | pending[i].order,
                  static_cast<uint32_t>(i)};
     }
@@ -66,7 +68,8 @@ void run_priority(const pool_snapshot& snapshot, const scheduler_config& config,
       failed_in_level = false;
     }
     if (!capacity.can_ever_fit(p.slots)) {
-      out.unschedulable.push_back(never_fits{p.id, *capacity.never_fits(p.slots)});
+      out.unschedulable.push_back(
+          never_fits{p.id, *capacity.never_fits(p.slots)});
       continue;
     }
     if (blocked)

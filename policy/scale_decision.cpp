@@ -9,16 +9,16 @@ namespace det::policy {
 
 const char* to_string(termination_reason r) {
   switch (r) {
-    case termination_reason::idle:
-      return "idle";
-    case termination_reason::never_connected:
-      return "never_connected";
-    case termination_reason::disconnected:
-      return "disconnected";
-    case termination_reason::stopped:
-      return "stopped";
-    case termination_reason::over_maximum:
-      return "over_maximum";
+  case termination_reason::idle:
+    return "idle";
+  case termination_reason::never_connected:
+    return "never_connected";
+  case termination_reason::disconnected:
+    return "disconnected";
+  case termination_reason::stopped:
+    return "stopped";
+  case termination_reason::over_maximum:
+    return "over_maximum";
   }
   return "unknown";
 }
@@ -28,7 +28,13 @@ namespace {
 /// Preference among bins with the same free slots: ready agents before
 /// instances still starting; among idle agents the most recently idle first,
 /// so that the long idle ones are the ones left over to terminate.
-enum bin_rank : int { busy_agent, idle_agent, long_idle_agent, starting, fresh };
+enum bin_rank : int {
+  busy_agent,
+  idle_agent,
+  long_idle_agent,
+  starting,
+  fresh
+};
 
 struct bin {
   int free;
@@ -150,7 +156,7 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
                              : (long_idle(a) ? long_idle_agent : idle_agent);
     // More recently idle first: a later idle_since sorts first.
     long long tiebreak =
-      a.idle_since ? -a.idle_since->time_since_epoch().count() : 0;
+        a.idle_since ? -a.idle_since->time_since_epoch().count() : 0;
     pack.add(std::min(a.free_slots, a.slots), a.slots, rank, tiebreak,
              static_cast<long>(i));
   }
@@ -159,8 +165,7 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
              -inst->launched.time_since_epoch().count(), -1);
 
   // Demand, biggest first; what can never fit is reported, not bought.
-  const long long max_slots =
-    static_cast<long long>(config.max_instances) * s;
+  const long long max_slots = static_cast<long long>(config.max_instances) * s;
   std::vector<int> needs;
   for (size_t i = 0; i < in.pending_slots.size(); ++i) {
     int k = in.pending_slots[i];
@@ -182,7 +187,8 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
                                + disconnected.size());
   std::vector<size_t> idle_unused;
   for (const auto& b : pack.bins())
-    if (b.agent >= 0 && !b.used && agent_is_instance[static_cast<size_t>(b.agent)]
+    if (b.agent >= 0 && !b.used
+        && agent_is_instance[static_cast<size_t>(b.agent)]
         && long_idle(in.agents[static_cast<size_t>(b.agent)]))
       idle_unused.push_back(static_cast<size_t>(b.agent));
   // Draining or disabled idle agents have no bin but may go as well.
@@ -216,10 +222,9 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
     for (const auto* inst : order) {
       if (alive <= config.max_instances)
         break;
-      bool already = std::any_of(out.terminate.begin(), out.terminate.end(),
-                                 [&](const termination& t) {
-                                   return t.instance_id == inst->id;
-                                 });
+      bool already = std::any_of(
+          out.terminate.begin(), out.terminate.end(),
+          [&](const termination& t) { return t.instance_id == inst->id; });
       if (already)
         continue;
       out.terminate.push_back({inst->id, termination_reason::over_maximum});

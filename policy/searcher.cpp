@@ -13,8 +13,7 @@ caf::error bad(const std::string& field, const std::string& what) {
   return make_error(errc::invalid_argument, "searcher." + field + ": " + what);
 }
 
-template <class T>
-caf::error read(const json& j, const char* key, T& out) {
+template <class T> caf::error read(const json& j, const char* key, T& out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null())
     return caf::none;
@@ -69,7 +68,7 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
     c.kind = searcher_kind::adaptive_asha;
   else
     return bad("name", "unknown searcher '" + name
-                         + "' (single, grid, random, adaptive_asha)");
+                           + "' (single, grid, random, adaptive_asha)");
   if (auto err = read(j, "metric", c.metric))
     return err;
   if (auto err = read(j, "smaller_is_better", c.smaller_is_better))
@@ -92,10 +91,10 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
       return bad("time_metric", "must be a metric name");
     c.time_metric = tm->get<std::string>();
   }
-  for (auto [key, field] : {std::pair{"max_trials", &c.max_trials},
-                            std::pair{"max_concurrent_trials",
-                                      &c.max_concurrent_trials},
-                            std::pair{"max_rungs", &c.max_rungs}})
+  for (auto [key, field] :
+       {std::pair{"max_trials", &c.max_trials},
+        std::pair{"max_concurrent_trials", &c.max_concurrent_trials},
+        std::pair{"max_rungs", &c.max_rungs}})
     if (auto err = read(j, key, *field))
       return err;
   if (auto err = read(j, "divisor", c.divisor))
@@ -129,8 +128,7 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
 }
 
 searcher::searcher(const hparam_space& space, uint64_t seed)
-  : space_(space), rng_(seed) {
-}
+    : space_(space), rng_(seed) {}
 
 searcher::~searcher() = default;
 
@@ -188,9 +186,8 @@ std::vector<searcher_op> searcher::trial_created(request_id) {
   return {};
 }
 
-std::vector<searcher_op> searcher::validation_reported(request_id id,
-                                                       uint64_t length,
-                                                       double value) {
+std::vector<searcher_op>
+searcher::validation_reported(request_id id, uint64_t length, double value) {
   std::vector<searcher_op> ops;
   if (!is_open(id) || shutdown_sent_)
     return ops;
@@ -213,12 +210,9 @@ json searcher::save() const {
   json trials = json::array();
   for (const auto& [id, st] : trials_)
     trials.push_back({id, static_cast<int>(st)});
-  json j{{"method", name()},
-         {"rng", rng_.state()},
-         {"next_id", next_id_},
-         {"started", started_},
-         {"shutdown", shutdown_sent_},
-         {"trials", trials}};
+  json j{{"method", name()},           {"rng", rng_.state()},
+         {"next_id", next_id_},        {"started", started_},
+         {"shutdown", shutdown_sent_}, {"trials", trials}};
   json m = json::object();
   save_method(m);
   j["state"] = std::move(m);
@@ -262,23 +256,22 @@ make_searcher(const searcher_config& config, const json& hyperparameters,
   if (config.max_length < 1 && config.kind == searcher_kind::adaptive_asha)
     return bad("max_length", "must be a positive number of batches");
   switch (config.kind) {
-    case searcher_kind::grid: {
-      auto points = grid_points(*space);
-      if (!points)
-        return points.error();
-      return detail::make_fixed_search(config, *space, seed,
-                                       std::move(*points));
-    }
-    case searcher_kind::single:
-    case searcher_kind::random:
-      if (config.max_trials < 1)
-        return bad("max_trials", "must be at least 1");
-      return detail::make_fixed_search(config, *space, seed, {});
-    case searcher_kind::adaptive_asha:
-      if (config.max_trials < 1 || config.divisor <= 1 || config.max_rungs < 1)
-        return bad("adaptive_asha", "needs max_trials >= 1, divisor > 1 and "
-                                    "max_rungs >= 1");
-      return detail::make_asha_search(config, *space, seed);
+  case searcher_kind::grid: {
+    auto points = grid_points(*space);
+    if (!points)
+      return points.error();
+    return detail::make_fixed_search(config, *space, seed, std::move(*points));
+  }
+  case searcher_kind::single:
+  case searcher_kind::random:
+    if (config.max_trials < 1)
+      return bad("max_trials", "must be at least 1");
+    return detail::make_fixed_search(config, *space, seed, {});
+  case searcher_kind::adaptive_asha:
+    if (config.max_trials < 1 || config.divisor <= 1 || config.max_rungs < 1)
+      return bad("adaptive_asha", "needs max_trials >= 1, divisor > 1 and "
+                                  "max_rungs >= 1");
+    return detail::make_asha_search(config, *space, seed);
   }
   return bad("name", "unknown searcher");
 }

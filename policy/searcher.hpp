@@ -58,7 +58,7 @@ struct shutdown_experiment {
 };
 
 using searcher_op =
-  std::variant<create_trial, train_trial, close_trial, shutdown_experiment>;
+    std::variant<create_trial, train_trial, close_trial, shutdown_experiment>;
 
 bool operator==(const searcher_op& a, const searcher_op& b);
 std::string to_string(const searcher_op& op);

@@ -6,7 +6,7 @@ namespace det::policy {
 
 slot_index::slot_index(const std::vector<agent_view>& agents,
                        fitting_policy fitting)
-  : agents_(&agents), fitting_(fitting) {
+    : agents_(&agents), fitting_(fitting) {
   entries_.resize(agents.size());
   for (const auto& a : agents)
     if (a.enabled && !a.draining && a.total_slots > max_bucket_)
@@ -80,8 +80,7 @@ int slot_index::lowest_bucket_at_least(int slots) const {
   uint64_t bits = nonempty_[w] & (~uint64_t{0} << (slots % 64));
   while (true) {
     if (bits != 0)
-      return static_cast<int>(w * 64)
-             + __builtin_ctzll(bits);
+      return static_cast<int>(w * 64) + __builtin_ctzll(bits);
     if (++w == nonempty_.size())
       return -1;
     bits = nonempty_[w];
@@ -133,9 +132,9 @@ std::vector<agent_slots> slot_index::take(const std::vector<part>& fit) {
     auto& e = entries_[p.agent];
     unlink(p.agent);
     auto n = static_cast<std::ptrdiff_t>(p.count);
-    result.push_back(agent_slots{(*agents_)[p.agent].id,
-                                 std::vector<int>(e.free.begin(),
-                                                  e.free.begin() + n)});
+    result.push_back(
+        agent_slots{(*agents_)[p.agent].id,
+                    std::vector<int>(e.free.begin(), e.free.begin() + n)});
     e.free.erase(e.free.begin(), e.free.begin() + n);
     if (e.usable)
       link(p.agent);

@@ -1,5 +1,7 @@
 #include "provision/aws_provider.hpp"
 
+#include "util/text.hpp"
+
 #include "aws/aws_error.hpp"
 #include "metrics/master_metrics.hpp"
 
@@ -18,20 +20,8 @@ namespace {
 
 int64_t wall_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
-
-/// Single-quoted for sh.
-std::string sh_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 /// The test-only crash hook (see the header).
@@ -66,15 +56,16 @@ std::string agent_user_data(const aws_provider_options& o) {
        "INSTANCE_ID=$(curl -sf -H \"X-aws-ec2-metadata-token: $TOK\" "
        "$IMDS/meta-data/instance-id)\n"
        "export DET_AGENT_TOKEN="
-       + sh_quote(o.agent_token) + "\n";
-  std::string args = "--master-url " + sh_quote(o.master_url)
-                     + " --resource-pool " + sh_quote(o.pool)
+       + util::shell_quote(o.agent_token) + "\n";
+  std::string args = "--master-url " + util::shell_quote(o.master_url)
+                     + " --resource-pool " + util::shell_quote(o.pool)
                      + " --agent-id \"$INSTANCE_ID\"";
   if (o.aws.spot)
     args += " --spot-notice";
   if (!o.agent_docker_image.empty())
     s += "exec docker run --rm --network host -e DET_AGENT_TOKEN "
-         + sh_quote(o.agent_docker_image) + " det-agent " + args + "\n";
+         + util::shell_quote(o.agent_docker_image) + " det-agent " + args
+         + "\n";
   else
     s += "exec det-agent " + args + "\n";
   return s;
@@ -82,8 +73,7 @@ std::string agent_user_data(const aws_provider_options& o) {
 
 aws_provider::aws_provider(aws_provider_options opts,
                            std::shared_ptr<aws::async_ec2> ec2)
-  : opts_(std::move(opts)), ec2_(std::move(ec2)) {
-}
+    : opts_(std::move(opts)), ec2_(std::move(ec2)) {}
 
 std::vector<aws::ec2_tag> aws_provider::pool_tags() const {
   std::vector<aws::ec2_tag> t{{opts_.aws.tag_key, opts_.aws.tag_value},
@@ -114,34 +104,34 @@ bool aws_provider::spot() const {
 
 int64_t aws_provider::consistency_grace_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(
-           opts_.consistency_grace)
-    .count();
+             opts_.consistency_grace)
+      .count();
 }
 
 int64_t aws_provider::orphan_grace_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(
-           opts_.orphan_grace)
-    .count();
+             opts_.orphan_grace)
+      .count();
 }
 
 std::string aws_provider::launch_error_kind(const caf::error& err) const {
   using k = aws::aws_error_kind;
   switch (aws::aws_error_of(err).kind) {
-    case k::insufficient_capacity:
-      return "insufficient_capacity";
-    case k::quota:
-      return "quota_exceeded";
-    case k::auth:
-      return "unauthorized";
-    case k::bad_request:
-    case k::not_found:
-      return "invalid_request";
-    case k::throttling:
-    case k::server_error:
-    case k::transport:
-      return "unavailable";
-    case k::none:
-      break;
+  case k::insufficient_capacity:
+    return "insufficient_capacity";
+  case k::quota:
+    return "quota_exceeded";
+  case k::auth:
+    return "unauthorized";
+  case k::bad_request:
+  case k::not_found:
+    return "invalid_request";
+  case k::throttling:
+  case k::server_error:
+  case k::transport:
+    return "unavailable";
+  case k::none:
+    break;
   }
   return "other";
 }
@@ -181,13 +171,14 @@ void aws_provider::launch(const launch_spec& spec,
     r.root_volume_size_gb = static_cast<int>(a.root_volume_size);
     r.user_data = agent_user_data(opts_);
     ec2_->request_spot_instances(
-      std::move(r),
-      [self, done](caf::expected<std::vector<aws::spot_instance_request>> res) {
-        self->launched(
-          "RequestSpotInstances", "request_spot_instances", std::move(res),
-          [](const aws::spot_instance_request& x) { return x.request_id; },
-          &launch_result::spot_request_ids, done);
-      });
+        std::move(r),
+        [self,
+         done](caf::expected<std::vector<aws::spot_instance_request>> res) {
+          self->launched(
+              "RequestSpotInstances", "request_spot_instances", std::move(res),
+              [](const aws::spot_instance_request& x) { return x.request_id; },
+              &launch_result::spot_request_ids, done);
+        });
     return;
   }
   aws::run_instances_request r;
@@ -207,21 +198,21 @@ void aws_provider::launch(const launch_spec& spec,
   r.user_data = agent_user_data(opts_);
   r.require_imdsv2 = true;
   ec2_->run_instances(
-    std::move(r),
-    [self, done](caf::expected<std::vector<aws::instance>> res) {
-      self->launched(
-        "RunInstances", "run_instances", std::move(res),
-        [](const aws::instance& x) { return x.instance_id; },
-        &launch_result::instance_ids, done);
-    });
+      std::move(r),
+      [self, done](caf::expected<std::vector<aws::instance>> res) {
+        self->launched(
+            "RunInstances", "run_instances", std::move(res),
+            [](const aws::instance& x) { return x.instance_id; },
+            &launch_result::instance_ids, done);
+      });
 }
 
 template <class Item, class IdOf>
 void aws_provider::launched(
-  const char* operation, const char* crash_point,
-  caf::expected<std::vector<Item>> res, IdOf id_of,
-  std::vector<std::string> launch_result::*ids,
-  const provider_done<caf::expected<launch_result>>& done) {
+    const char* operation, const char* crash_point,
+    caf::expected<std::vector<Item>> res, IdOf id_of,
+    std::vector<std::string> launch_result::*ids,
+    const provider_done<caf::expected<launch_result>>& done) {
   maybe_crash_after(crash_point);
   count(operation, static_cast<bool>(res));
   invalidate();
@@ -262,11 +253,11 @@ void aws_provider::terminate(std::vector<std::string> ids,
   }
   auto self = shared_from_this();
   ec2_->terminate_instances(
-    std::move(ids), [self, done](caf::expected<aws::terminate_result> res) {
-      self->count("TerminateInstances", static_cast<bool>(res));
-      self->invalidate();
-      done(res ? caf::error{} : std::move(res.error()));
-    });
+      std::move(ids), [self, done](caf::expected<aws::terminate_result> res) {
+        self->count("TerminateInstances", static_cast<bool>(res));
+        self->invalidate();
+        done(res ? caf::error{} : std::move(res.error()));
+      });
 }
 
 void aws_provider::cancel_spot_requests(std::vector<std::string> ids,
@@ -278,20 +269,20 @@ void aws_provider::cancel_spot_requests(std::vector<std::string> ids,
   }
   auto self = shared_from_this();
   ec2_->cancel_spot_instance_requests(
-    std::move(ids),
-    [self, done](caf::expected<std::vector<aws::spot_cancel_result>> res) {
-      self->count("CancelSpotInstanceRequests", static_cast<bool>(res));
-      self->invalidate();
-      done(res ? caf::error{} : std::move(res.error()));
-    });
+      std::move(ids),
+      [self, done](caf::expected<std::vector<aws::spot_cancel_result>> res) {
+        self->count("CancelSpotInstanceRequests", static_cast<bool>(res));
+        self->invalidate();
+        done(res ? caf::error{} : std::move(res.error()));
+      });
 }
 
-void aws_provider::list(
-  provider_done<caf::expected<provider_inventory>> done) {
+void aws_provider::list(provider_done<caf::expected<provider_inventory>> done) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     if (cache_
-        && std::chrono::steady_clock::now() - cached_at_ < opts_.list_interval) {
+        && std::chrono::steady_clock::now() - cached_at_
+               < opts_.list_interval) {
       auto copy = *cache_;
       done(std::move(copy));
       return;
@@ -301,60 +292,62 @@ void aws_provider::list(
 }
 
 void aws_provider::refresh(
-  provider_done<caf::expected<provider_inventory>> done) {
+    provider_done<caf::expected<provider_inventory>> done) {
   auto self = shared_from_this();
   auto taken = wall_us();
   aws::describe_instances_request req;
   req.filters = {aws::tag_filter(opts_.aws.tag_key, opts_.aws.tag_value),
                  aws::tag_filter(pool_tag_key, opts_.pool),
-                 aws::state_filter({"pending", "running", "stopping",
-                                    "stopped", "shutting-down"})};
+                 aws::state_filter({"pending", "running", "stopping", "stopped",
+                                    "shutting-down"})};
   req.page_size = opts_.page_size;
   ec2_->describe_instances(
-    std::move(req),
-    [self, done, taken](caf::expected<std::vector<aws::instance>> res) {
-      self->count("DescribeInstances", static_cast<bool>(res));
-      if (!res) {
-        done(std::move(res.error()));
-        return;
-      }
-      provider_inventory inv;
-      inv.taken_at_us = taken;
-      for (const auto& i : *res) {
-        if (!self->ours(i.tags))
-          continue; // a filter value matched as a wildcard: not ours
-        provider_instance x;
-        x.id = i.instance_id;
-        x.state = i.state;
-        x.launch_token = i.tag(launch_tag_key).value_or("");
-        x.spot_request_id = i.spot_instance_request_id;
-        inv.instances.push_back(std::move(x));
-      }
-      if (!self->opts_.aws.spot) {
-        self->finish_listing(std::move(inv), {}, done);
-        return;
-      }
-      aws::describe_spot_requests_request sreq;
-      sreq.filters
-        = {aws::tag_filter(self->opts_.aws.tag_key, self->opts_.aws.tag_value),
-           aws::tag_filter(pool_tag_key, self->opts_.pool)};
-      self->ec2_->describe_spot_instance_requests(
-        std::move(sreq),
-        [self, done, inv = std::move(inv)](
-          caf::expected<std::vector<aws::spot_instance_request>> sres) mutable {
-          self->count("DescribeSpotInstanceRequests", static_cast<bool>(sres));
-          if (!sres) {
-            done(std::move(sres.error()));
-            return;
-          }
-          self->finish_listing(std::move(inv), std::move(*sres), done);
-        });
-    });
+      std::move(req),
+      [self, done, taken](caf::expected<std::vector<aws::instance>> res) {
+        self->count("DescribeInstances", static_cast<bool>(res));
+        if (!res) {
+          done(std::move(res.error()));
+          return;
+        }
+        provider_inventory inv;
+        inv.taken_at_us = taken;
+        for (const auto& i : *res) {
+          if (!self->ours(i.tags))
+            continue; // a filter value matched as a wildcard: not ours
+          provider_instance x;
+          x.id = i.instance_id;
+          x.state = i.state;
+          x.launch_token = i.tag(launch_tag_key).value_or("");
+          x.spot_request_id = i.spot_instance_request_id;
+          inv.instances.push_back(std::move(x));
+        }
+        if (!self->opts_.aws.spot) {
+          self->finish_listing(std::move(inv), {}, done);
+          return;
+        }
+        aws::describe_spot_requests_request sreq;
+        sreq.filters = {
+            aws::tag_filter(self->opts_.aws.tag_key, self->opts_.aws.tag_value),
+            aws::tag_filter(pool_tag_key, self->opts_.pool)};
+        self->ec2_->describe_spot_instance_requests(
+            std::move(sreq),
+            [self, done, inv = std::move(inv)](
+                caf::expected<std::vector<aws::spot_instance_request>>
+                    sres) mutable {
+              self->count("DescribeSpotInstanceRequests",
+                          static_cast<bool>(sres));
+              if (!sres) {
+                done(std::move(sres.error()));
+                return;
+              }
+              self->finish_listing(std::move(inv), std::move(*sres), done);
+            });
+      });
 }
 
 void aws_provider::finish_listing(
-  provider_inventory inv, std::vector<aws::spot_instance_request> reqs,
-  provider_done<caf::expected<provider_inventory>> done) {
+    provider_inventory inv, std::vector<aws::spot_instance_request> reqs,
+    provider_done<caf::expected<provider_inventory>> done) {
   std::set<std::string> listed;
   for (const auto& i : inv.instances)
     listed.insert(i.id);
@@ -401,7 +394,7 @@ void aws_provider::finish_listing(
   }
   ec2_->create_tags(ids, pool_tags(),
                     [self, done, publish, inv = std::move(inv)](
-                      caf::expected<caf::unit_t> res) mutable {
+                        caf::expected<caf::unit_t> res) mutable {
                       if (!res) {
                         done(std::move(res.error()));
                         return;

@@ -24,10 +24,10 @@
 //   request_spot_instances) makes the process _exit(70) right after that
 //   call returned, before its result is recorded.
 
-#include "core/instance_provider.hpp"
-#include "core/provisioning.hpp"
 #include "aws/async_ec2.hpp"
 #include "conf/provider_config.hpp"
+#include "core/instance_provider.hpp"
+#include "core/provisioning.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -32,26 +32,26 @@ caf::expected<std::string> resolve_master_url(const conf::master_address& a) {
                         aws::make_curl_http_client()};
   caf::expected<std::string> host = std::string{};
   switch (a.alias) {
-    case conf::host_alias::local_ipv4:
-      host = imds.local_ipv4();
-      break;
-    case conf::host_alias::public_ipv4:
-      host = imds.public_ipv4();
-      break;
-    case conf::host_alias::local_hostname:
-      host = imds.local_hostname();
-      break;
-    case conf::host_alias::public_hostname:
-      host = imds.public_hostname();
-      break;
-    case conf::host_alias::none:
-      break;
+  case conf::host_alias::local_ipv4:
+    host = imds.local_ipv4();
+    break;
+  case conf::host_alias::public_ipv4:
+    host = imds.public_ipv4();
+    break;
+  case conf::host_alias::local_hostname:
+    host = imds.local_hostname();
+    break;
+  case conf::host_alias::public_hostname:
+    host = imds.public_hostname();
+    break;
+  case conf::host_alias::none:
+    break;
   }
   if (!host)
     return make_error(errc::invalid_argument,
                       std::string{"provisioner.master_url: cannot resolve "}
-                        + conf::to_string(a.alias)
-                        + " through IMDS: " + render(host.error()));
+                          + conf::to_string(a.alias)
+                          + " through IMDS: " + render(host.error()));
   return a.scheme + "://" + *host + ":" + std::to_string(a.port);
 }
 
@@ -85,13 +85,12 @@ make_aws_provider(const conf::resource_pool_config& rp,
     cc.region = *r;
   } else {
     return make_error(errc::invalid_argument,
-                      "provisioner.region: not set and "
-                        + render(r.error()));
+                      "provisioner.region: not set and " + render(r.error()));
   }
-  auto client = aws::make_curl_ec2_client(cc,
-                                          aws::make_default_credential_chain());
-  auto ec2 = std::make_shared<aws::async_ec2>(std::move(client),
-                                              std::move(executor));
+  auto client =
+      aws::make_curl_ec2_client(cc, aws::make_default_credential_chain());
+  auto ec2 =
+      std::make_shared<aws::async_ec2>(std::move(client), std::move(executor));
   return std::make_shared<aws_provider>(std::move(o), std::move(ec2));
 }
 

@@ -1,7 +1,7 @@
 #include "provision/local_provider.hpp"
 
-#include "provision/process.hpp"
 #include "messages/errc.hpp"
+#include "provision/process.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -29,7 +29,7 @@ bool runs_as(pid_t pid, const std::string& id) {
 } // namespace
 
 local_provider::local_provider(local_provider_options opts)
-  : opts_(std::move(opts)) {
+    : opts_(std::move(opts)) {
   std::error_code ec;
   auto prefix = "local-" + opts_.pool + "-";
   for (const auto& d : fs::directory_iterator(opts_.local.work_dir, ec)) {
@@ -86,11 +86,11 @@ void local_provider::terminate(std::vector<std::string> ids,
 }
 
 void local_provider::list(
-  provider_done<caf::expected<provider_inventory>> done) {
+    provider_done<caf::expected<provider_inventory>> done) {
   provider_inventory inv;
   inv.taken_at_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
   for (const auto& id : alive()) {
     provider_instance x;
     x.id = id;
@@ -113,9 +113,9 @@ caf::error local_provider::start(const std::string& id, int64_t slots,
     return make_error(errc::remote_error,
                       "cannot create " + dir_of(id) + ": " + ec.message());
   process_spec spec;
-  spec.argv = {agent_binary(),    "--master-url",    opts_.master_url,
-               "--resource-pool", opts_.pool,        "--slots",
-               std::to_string(slots), "--agent-id", id};
+  spec.argv = {agent_binary(),        "--master-url", opts_.master_url,
+               "--resource-pool",     opts_.pool,     "--slots",
+               std::to_string(slots), "--agent-id",   id};
   for (const auto& a : opts_.local.agent_args)
     spec.argv.push_back(a);
   spec.cwd = dir_of(id);

@@ -12,8 +12,8 @@
 // never its command line. Its calls finish at once (starting or signalling
 // a process), so it answers on the caller's thread.
 
-#include "core/provisioning.hpp"
 #include "conf/provider_config.hpp"
+#include "core/provisioning.hpp"
 
 #include <sys/types.h>
 

@@ -60,9 +60,9 @@ caf::expected<pid_t> start_process(const process_spec& spec) {
     if (spec.new_session)
       setsid();
     auto out = spec.output_file.empty()
-                 ? open("/dev/null", O_WRONLY)
-                 : open(spec.output_file.c_str(),
-                        O_WRONLY | O_CREAT | O_APPEND, 0644);
+                   ? open("/dev/null", O_WRONLY)
+                   : open(spec.output_file.c_str(),
+                          O_WRONLY | O_CREAT | O_APPEND, 0644);
     auto in = open("/dev/null", O_RDONLY);
     if (in >= 0)
       dup2(in, 0);
@@ -79,12 +79,12 @@ caf::expected<pid_t> start_process(const process_spec& spec) {
     close_range(err_fd + 1, ~0U, 0);
     if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
       int e = errno;
-      (void) !write(fds[1], &e, sizeof e);
+      (void)!write(fds[1], &e, sizeof e);
       _exit(127);
     }
     execvpe(argv[0], argv.data(), envp.data());
     int e = errno;
-    (void) !write(fds[1], &e, sizeof e);
+    (void)!write(fds[1], &e, sizeof e);
     _exit(127);
   }
   close(fds[1]);
@@ -94,9 +94,8 @@ caf::expected<pid_t> start_process(const process_spec& spec) {
   if (n == sizeof child_errno) {
     int status = 0;
     waitpid(pid, &status, 0);
-    return make_error(errc::remote_error, "cannot run " + spec.argv[0]
-                                            + ": "
-                                            + std::strerror(child_errno));
+    return make_error(errc::remote_error, "cannot run " + spec.argv[0] + ": "
+                                              + std::strerror(child_errno));
   }
   return pid;
 }

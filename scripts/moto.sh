@@ -8,8 +8,8 @@
 #   scripts/moto.sh stop DIR    stop it; no error if not running
 #   scripts/moto.sh url DIR     print the URL of a running server
 #
-# moto accepts any signature and routes by the SigV4 credential scope; see
-# ../shared/reference/autoscalers_ec2.md §4 for what it does not emulate.
+# moto routes by the SigV4 credential scope; it does not emulate everything
+# (it accepts any signature, ignores ClientToken and MaxCount, never throttles).
 set -euo pipefail
 
 cmd=${1:?usage: moto.sh start|stop|url DIR}

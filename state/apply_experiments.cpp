@@ -61,7 +61,19 @@ verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
   e.slots_per_trial = ev.slots_per_trial;
   e.submitted_at_us = ev.at_us;
   e.state_changed_at_us = ev.at_us;
+  e.model_definition_pending = ev.model_definition_pending;
   s.experiments.emplace(e.id, std::move(e));
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_model_stored& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  if (!i->second.model_definition_pending)
+    return experiment_name(ev.experiment_id)
+           + " has no model definition pending";
+  i->second.model_definition_pending = false;
   return {};
 }
 
@@ -95,13 +107,12 @@ verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev) {
            + std::to_string(e.searcher_inputs_queued) + " were queued";
   e.searcher_state = ev.searcher_state;
   e.progress = ev.progress;
-  auto through = ev.inputs_through < 0 ? e.searcher_inputs_queued
-                                       : ev.inputs_through;
+  auto through =
+      ev.inputs_through < 0 ? e.searcher_inputs_queued : ev.inputs_through;
   auto& inbox = e.searcher_inbox;
-  auto keep = std::find_if(inbox.begin(), inbox.end(),
-                           [&](const searcher_input& in) {
-                             return in.seq > through;
-                           });
+  auto keep =
+      std::find_if(inbox.begin(), inbox.end(),
+                   [&](const searcher_input& in) { return in.seq > through; });
   inbox.erase(inbox.begin(), keep);
   return {};
 }

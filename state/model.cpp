@@ -180,16 +180,16 @@ bool operator==(const experiment_info& a, const experiment_info& b) {
     return std::tie(x.id, x.pool, x.owner, x.config, x.priority, x.weight,
                     x.max_restarts, x.slots_per_trial, x.status,
                     x.status_reason, x.searcher_state, x.progress, x.trial_ids,
-                    x.submitted_at_us, x.state_changed_at_us,
-                    x.searcher_inbox, x.searcher_inputs_queued);
+                    x.submitted_at_us, x.state_changed_at_us, x.searcher_inbox,
+                    x.searcher_inputs_queued, x.model_definition_pending);
   };
   return f(a) == f(b);
 }
 
 bool operator==(const searcher_input& a, const searcher_input& b) {
   auto f = [](const searcher_input& x) {
-    return std::tie(x.seq, x.trial_id, x.request_id, x.kind, x.steps,
-                    x.metrics, x.trial_status);
+    return std::tie(x.seq, x.trial_id, x.request_id, x.kind, x.steps, x.metrics,
+                    x.trial_status);
   };
   return f(a) == f(b);
 }

@@ -194,6 +194,9 @@ struct experiment_info {
   /// of the last input ever queued (seqs count from 1 per experiment).
   std::vector<searcher_input> searcher_inbox;
   int64_t searcher_inputs_queued = 0;
+  /// Created before its model definition was stored: no trial of it is
+  /// placed until experiment_model_stored.
+  bool model_definition_pending = false;
 };
 
 /// One run of a trial on its slots.

@@ -159,7 +159,8 @@ std::vector<const trial_info*> pending_trials(const cluster_state& s,
                                               const std::string& pool) {
   std::vector<std::pair<int32_t, const trial_info*>> keyed;
   for (const auto& [id, e] : s.experiments) {
-    if (e.pool != pool || e.status != experiment_status::active)
+    if (e.pool != pool || e.status != experiment_status::active
+        || e.model_definition_pending)
       continue;
     for (const auto* t : trials_of_experiment(s, id))
       if (t->status == trial_status::pending)

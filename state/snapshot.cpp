@@ -220,12 +220,12 @@ json write_inbox(const std::vector<searcher_input>& xs) {
 std::vector<searcher_input> read_inbox(const json& j) {
   std::vector<searcher_input> out;
   for (const auto& x : j)
-    out.push_back({get_field<int64_t>(x, "seq"),
-                   get_field<int64_t>(x, "trial_id"),
-                   get_field<std::string>(x, "request_id"),
-                   get_field<std::string>(x, "kind"),
-                   get_field<int64_t>(x, "steps"), get_field<json>(x, "metrics"),
-                   get_field<std::string>(x, "trial_status")});
+    out.push_back(
+        {get_field<int64_t>(x, "seq"), get_field<int64_t>(x, "trial_id"),
+         get_field<std::string>(x, "request_id"),
+         get_field<std::string>(x, "kind"), get_field<int64_t>(x, "steps"),
+         get_field<json>(x, "metrics"),
+         get_field<std::string>(x, "trial_status")});
   return out;
 }
 
@@ -246,7 +246,8 @@ json write(const experiment_info& e) {
           {"submitted_at_us", e.submitted_at_us},
           {"state_changed_at_us", e.state_changed_at_us},
           {"searcher_inbox", write_inbox(e.searcher_inbox)},
-          {"searcher_inputs_queued", e.searcher_inputs_queued}};
+          {"searcher_inputs_queued", e.searcher_inputs_queued},
+          {"model_definition_pending", e.model_definition_pending}};
 }
 
 experiment_info read_experiment(const json& j) {
@@ -271,6 +272,9 @@ experiment_info read_experiment(const json& j) {
     e.searcher_inbox = read_inbox(get_field<json>(j, "searcher_inbox"));
     e.searcher_inputs_queued = get_field<int64_t>(j, "searcher_inputs_queued");
   }
+  // Absent in snapshots of older masters.
+  if (j.contains("model_definition_pending"))
+    e.model_definition_pending = get_field<bool>(j, "model_definition_pending");
   return e;
 }
 
@@ -335,15 +339,14 @@ trial_info read_trial(const json& j) {
   auto alloc = get_field<json>(j, "allocation");
   if (!alloc.is_null()) {
     require_object(alloc, "field 'allocation'");
-    t.allocation =
-        allocation_info{get_field<std::string>(alloc, "id"),
-                        read_assignments(alloc),
-                        get_field<int64_t>(alloc, "placed_at_us"),
-                        get_field<int64_t>(alloc, "running_at_us"),
-                        get_field<bool>(alloc, "preemption_requested"),
-                        get_field<std::string>(alloc, "preemption_reason"),
-                        get_field_or<int64_t>(alloc,
-                                              "preemption_requested_at_us", 0)};
+    t.allocation = allocation_info{
+        get_field<std::string>(alloc, "id"),
+        read_assignments(alloc),
+        get_field<int64_t>(alloc, "placed_at_us"),
+        get_field<int64_t>(alloc, "running_at_us"),
+        get_field<bool>(alloc, "preemption_requested"),
+        get_field<std::string>(alloc, "preemption_reason"),
+        get_field_or<int64_t>(alloc, "preemption_requested_at_us", 0)};
   }
   t.last_exit_reason = get_field<std::string>(j, "last_exit_reason");
   t.last_exit_code = get_field<int32_t>(j, "last_exit_code");

@@ -32,11 +32,10 @@ caf::error plan_append(const append_request& req, const version_lookup& current,
       continue;
     auto have = version_of(exp.stream);
     if (have != *exp.version)
-      return make_error(errc::conflict, "stream " + exp.stream
-                                          + " is at version "
-                                          + std::to_string(have)
-                                          + ", expected "
-                                          + std::to_string(*exp.version));
+      return make_error(errc::conflict,
+                        "stream " + exp.stream + " is at version "
+                            + std::to_string(have) + ", expected "
+                            + std::to_string(*exp.version));
   }
   for (size_t i = 0; i < req.events.size(); ++i) {
     const auto& ev = req.events[i];
@@ -49,11 +48,11 @@ caf::error plan_append(const append_request& req, const version_lookup& current,
     if (ev.body.schema_version < 1)
       return make_error(errc::invalid_argument,
                         where() + " (" + ev.body.type
-                          + "): schema version must be at least 1");
+                            + "): schema version must be at least 1");
     if (!is_json_object(ev.body.payload))
       return make_error(errc::invalid_argument,
                         where() + " (" + ev.body.type
-                          + "): payload is not a JSON object");
+                            + "): payload is not a JSON object");
   }
   // All checks passed: assign versions.
   versions_out.clear();

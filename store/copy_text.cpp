@@ -34,33 +34,45 @@ void unescape(std::string_view in, std::string& out) {
     }
     char n = in[++i];
     switch (n) {
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      case 'v': out.push_back('\v'); break;
-      case 'x': {
-        int v = 0;
-        size_t k = 0;
-        while (k < 2 && i + 1 < in.size() && hex_value(in[i + 1]) >= 0) {
-          v = v * 16 + hex_value(in[++i]);
-          ++k;
-        }
-        out.push_back(static_cast<char>(v));
-        break;
+    case 'b':
+      out.push_back('\b');
+      break;
+    case 'f':
+      out.push_back('\f');
+      break;
+    case 'n':
+      out.push_back('\n');
+      break;
+    case 'r':
+      out.push_back('\r');
+      break;
+    case 't':
+      out.push_back('\t');
+      break;
+    case 'v':
+      out.push_back('\v');
+      break;
+    case 'x': {
+      int v = 0;
+      size_t k = 0;
+      while (k < 2 && i + 1 < in.size() && hex_value(in[i + 1]) >= 0) {
+        v = v * 16 + hex_value(in[++i]);
+        ++k;
       }
-      default:
-        if (n >= '0' && n <= '7') {
-          int v = n - '0';
-          for (int k = 0; k < 2 && i + 1 < in.size() && in[i + 1] >= '0'
-                          && in[i + 1] <= '7';
-               ++k)
-            v = v * 8 + (in[++i] - '0');
-          out.push_back(static_cast<char>(v));
-        } else {
-          out.push_back(n); // \\ and any other escaped character
-        }
+      out.push_back(static_cast<char>(v));
+      break;
+    }
+    default:
+      if (n >= '0' && n <= '7') {
+        int v = n - '0';
+        for (int k = 0;
+             k < 2 && i + 1 < in.size() && in[i + 1] >= '0' && in[i + 1] <= '7';
+             ++k)
+          v = v * 8 + (in[++i] - '0');
+        out.push_back(static_cast<char>(v));
+      } else {
+        out.push_back(n); // \\ and any other escaped character
+      }
     }
   }
 }
@@ -81,8 +93,8 @@ void split_copy_line(std::string_view line, std::vector<std::string>& fields,
   while (true) {
     auto tab = line.find('\t', start);
     auto raw = line.substr(start, tab == std::string_view::npos
-                                    ? std::string_view::npos
-                                    : tab - start);
+                                      ? std::string_view::npos
+                                      : tab - start);
     if (fields.size() <= n) {
       fields.emplace_back();
       nulls.push_back(false);
@@ -106,9 +118,9 @@ caf::error parse_event_line(std::string_view line, recorded_event& out) {
   thread_local std::vector<bool> nulls;
   split_copy_line(line, f, nulls);
   auto bad = [&](const std::string& why) {
-    return make_error(errc::invalid_event,
-                      "unreadable event row '"
-                        + std::string{line.substr(0, 80)} + "': " + why);
+    return make_error(errc::invalid_event, "unreadable event row '"
+                                               + std::string{line.substr(0, 80)}
+                                               + "': " + why);
   };
   if (f.size() != 7)
     return bad("expected 7 fields, got " + std::to_string(f.size()));

@@ -3,7 +3,7 @@
 namespace det {
 
 group_appender::group_appender(event_store& store, options opts)
-  : store_(store), opts_(opts) {
+    : store_(store), opts_(opts) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -26,8 +26,7 @@ void group_appender::submit(append_request req, callback done) {
 
 std::future<caf::expected<append_result>>
 group_appender::submit(append_request req) {
-  auto promise
-    = std::make_shared<std::promise<caf::expected<append_result>>>();
+  auto promise = std::make_shared<std::promise<caf::expected<append_result>>>();
   auto fut = promise->get_future();
   submit(std::move(req), [promise](caf::expected<append_result> res) {
     promise->set_value(std::move(res));
@@ -69,7 +68,7 @@ void group_appender::run() {
           while (!queue_.empty() && !queue_.front().task
                  && (batch.empty()
                      || events + queue_.front().req.events.size()
-                          <= opts_.max_batch_events)) {
+                            <= opts_.max_batch_events)) {
             events += queue_.front().req.events.size();
             batch.push_back(std::move(queue_.front().req));
             callbacks.push_back(std::move(queue_.front().done));

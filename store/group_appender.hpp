@@ -44,8 +44,7 @@ public:
 
   group_appender(event_store& store, options opts);
   explicit group_appender(event_store& store)
-    : group_appender(store, options{}) {
-  }
+      : group_appender(store, options{}) {}
 
   /// Commits everything already submitted, then stops the thread.
   ~group_appender();

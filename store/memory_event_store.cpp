@@ -12,7 +12,7 @@ namespace {
 int64_t now_us() {
   using namespace std::chrono;
   return duration_cast<microseconds>(system_clock::now().time_since_epoch())
-    .count();
+      .count();
 }
 
 } // namespace
@@ -97,9 +97,9 @@ memory_event_store::latest_snapshot(int64_t at_most) {
   --i;
   const auto& [snap, sum] = i->second;
   if (checksum(snap.state) != sum)
-    return make_error(errc::corrupt_snapshot,
-                      "snapshot at position " + std::to_string(i->first)
-                        + ": checksum mismatch");
+    return make_error(errc::corrupt_snapshot, "snapshot at position "
+                                                  + std::to_string(i->first)
+                                                  + ": checksum mismatch");
   return std::optional<snapshot>{snap};
 }
 

@@ -12,16 +12,16 @@ caf::error memory_model_def_store::put(int64_t experiment_id,
   if (!added && i->second != tgz_b64)
     return make_error(errc::conflict,
                       "experiment " + std::to_string(experiment_id)
-                        + " already has another model definition");
+                          + " already has another model definition");
   return {};
 }
 
 caf::expected<std::string> memory_model_def_store::get(int64_t experiment_id) {
   auto i = defs_.find(experiment_id);
   if (i == defs_.end())
-    return make_error(errc::not_found,
-                      "experiment " + std::to_string(experiment_id)
-                        + " has no model definition");
+    return make_error(errc::not_found, "experiment "
+                                           + std::to_string(experiment_id)
+                                           + " has no model definition");
   return i->second;
 }
 

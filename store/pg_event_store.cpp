@@ -72,11 +72,13 @@ struct pg_event_store::impl {
   }
 
   caf::expected<int> current_schema(pqxx::transaction_base& tx) {
-    auto exists = tx.exec1("SELECT to_regclass('schema_migrations') IS NOT NULL");
+    auto exists =
+        tx.exec1("SELECT to_regclass('schema_migrations') IS NOT NULL");
     if (!exists[0].as<bool>())
       return 0;
-    return tx.exec1("SELECT coalesce(max(version), 0) FROM schema_migrations")[0]
-      .as<int>();
+    return tx
+        .exec1("SELECT coalesce(max(version), 0) FROM schema_migrations")[0]
+        .as<int>();
   }
 
   caf::error migrate() {
@@ -99,12 +101,11 @@ struct pg_event_store::impl {
       }
       if (*have > known) {
         unlock();
-        return make_error(errc::schema_too_new,
-                          "the database schema is at version "
-                            + std::to_string(*have)
-                            + " but this binary knows versions up to "
-                            + std::to_string(known)
-                            + "; run a newer det-master");
+        return make_error(
+            errc::schema_too_new,
+            "the database schema is at version " + std::to_string(*have)
+                + " but this binary knows versions up to "
+                + std::to_string(known) + "; run a newer det-master");
       }
       lock.commit();
       for (const auto& m : migrations()) {
@@ -139,9 +140,9 @@ struct pg_event_store::impl {
       if (*have > known_schema_version())
         return make_error(errc::schema_too_new,
                           "the database schema is at version "
-                            + std::to_string(*have)
-                            + " but this binary knows versions up to "
-                            + std::to_string(known_schema_version()));
+                              + std::to_string(*have)
+                              + " but this binary knows versions up to "
+                              + std::to_string(known_schema_version()));
     } catch (const std::exception& e) {
       return db_error("reading the schema version", e);
     }
@@ -153,8 +154,7 @@ struct pg_event_store::impl {
     if (r.empty())
       return "another session (it has not named itself yet)";
     return "det-master on host " + r[0][0].as<std::string>() + " (pid "
-           + r[0][1].as<std::string>() + ") since "
-           + r[0][2].as<std::string>();
+           + r[0][1].as<std::string>() + ") since " + r[0][2].as<std::string>();
   }
 
   caf::error take_lock() {
@@ -162,8 +162,8 @@ struct pg_event_store::impl {
       pqxx::nontransaction tx{*conn};
       auto key = std::to_string(writer_lock_key);
       if (!tx.exec1("SELECT pg_try_advisory_lock(" + key + ")")[0].as<bool>()) {
-        auto msg = "the event log's writer lock is held by "
-                   + describe_holder(tx);
+        auto msg =
+            "the event log's writer lock is held by " + describe_holder(tx);
         if (opts.lock == lock_policy::fail_fast)
           return make_error(errc::lock_held, msg);
         if (opts.on_lock_wait)
@@ -174,9 +174,9 @@ struct pg_event_store::impl {
               + tx.quote(host_name()) + ", " + std::to_string(getpid())
               + ", now()) ON CONFLICT (id) DO UPDATE SET host = "
                 "excluded.host, pid = excluded.pid, since = excluded.since");
-      next_position
-        = tx.exec1("SELECT coalesce(max(position), 0) FROM events")[0]
-            .as<int64_t>()
+      next_position =
+          tx.exec1("SELECT coalesce(max(position), 0) FROM events")[0]
+              .as<int64_t>()
           + 1;
     } catch (const std::exception& e) {
       return db_error("taking the event log's writer lock", e);
@@ -250,9 +250,9 @@ struct pg_event_store::impl {
   }
 };
 
-pg_event_store::impl::batch_status
-pg_event_store::impl::append_batch(const std::vector<append_request>& requests,
-                                   std::vector<caf::expected<append_result>>& out) {
+pg_event_store::impl::batch_status pg_event_store::impl::append_batch(
+    const std::vector<append_request>& requests,
+    std::vector<caf::expected<append_result>>& out) {
   auto& d = *this;
   out.clear();
   out.reserve(requests.size());
@@ -291,11 +291,10 @@ pg_event_store::impl::append_batch(const std::vector<append_request>& requests,
     if (pos == first)
       return batch_status::done; // nothing to write
     {
-      pqxx::stream_to copy{tx, "events",
-                           std::vector<std::string>{"position", "stream_id",
-                                                    "stream_version", "type",
-                                                    "schema_version",
-                                                    "payload"}};
+      pqxx::stream_to copy{
+          tx, "events",
+          std::vector<std::string>{"position", "stream_id", "stream_version",
+                                   "type", "schema_version", "payload"}};
       int64_t p = first;
       for (size_t i = 0; i < requests.size(); ++i) {
         if (!out[i])
@@ -357,8 +356,7 @@ pg_event_store::open(const pg_store_options& opts) {
   return std::unique_ptr<pg_event_store>{new pg_event_store(std::move(p))};
 }
 
-pg_event_store::pg_event_store(std::unique_ptr<impl> p) : impl_(std::move(p)) {
-}
+pg_event_store::pg_event_store(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 
 pg_event_store::~pg_event_store() = default;
 
@@ -383,8 +381,8 @@ pg_event_store::append_many(const std::vector<append_request>& requests) {
   auto& d = *impl_;
   if (!d.writer())
     return std::vector<caf::expected<append_result>>(
-      requests.size(), make_error(errc::invalid_argument,
-                                  "the event log was opened read-only"));
+        requests.size(), make_error(errc::invalid_argument,
+                                    "the event log was opened read-only"));
   std::vector<caf::expected<append_result>> out;
   // A connection found broken before the commit was sent lost nothing:
   // reconnect (re-taking the lock) and try once more.
@@ -456,7 +454,7 @@ caf::expected<int64_t> pg_event_store::last_position() {
   try {
     pqxx::read_transaction tx{*d.conn};
     return tx.exec1("SELECT coalesce(max(position), 0) FROM events")[0]
-      .as<int64_t>();
+        .as<int64_t>();
   } catch (const std::exception& e) {
     d.need_resync = true;
     return db_error("reading the last position", e);
@@ -471,10 +469,10 @@ pg_event_store::stream_version(const std::string& stream) {
   try {
     pqxx::read_transaction tx{*d.conn};
     return tx
-      .exec1("SELECT coalesce(max(stream_version), 0) FROM events WHERE "
-             "stream_id = "
-             + tx.quote(stream))[0]
-      .as<int64_t>();
+        .exec1("SELECT coalesce(max(stream_version), 0) FROM events WHERE "
+               "stream_id = "
+               + tx.quote(stream))[0]
+        .as<int64_t>();
   } catch (const std::exception& e) {
     d.need_resync = true;
     return db_error("reading stream " + stream, e);
@@ -501,9 +499,8 @@ caf::error pg_event_store::save_snapshot(const snapshot& snap) {
     tx.commit();
   } catch (const std::exception& e) {
     d.need_resync = true;
-    return db_error("saving the snapshot at position "
-                      + std::to_string(snap.position),
-                    e);
+    return db_error(
+        "saving the snapshot at position " + std::to_string(snap.position), e);
   }
   return {};
 }
@@ -515,11 +512,11 @@ pg_event_store::latest_snapshot(int64_t at_most) {
     return err;
   try {
     pqxx::read_transaction tx{*d.conn};
-    auto r = tx.exec("SELECT position, schema_version, state, checksum, "
-                     "(date_part('epoch', created_at) * 1000000)::bigint "
-                     "FROM snapshots WHERE position <= "
-                     + std::to_string(at_most)
-                     + " ORDER BY position DESC LIMIT 1");
+    auto r =
+        tx.exec("SELECT position, schema_version, state, checksum, "
+                "(date_part('epoch', created_at) * 1000000)::bigint "
+                "FROM snapshots WHERE position <= "
+                + std::to_string(at_most) + " ORDER BY position DESC LIMIT 1");
     if (r.empty())
       return std::optional<snapshot>{};
     snapshot s;
@@ -530,9 +527,9 @@ pg_event_store::latest_snapshot(int64_t at_most) {
     if (checksum(s.state) != r[0][3].as<std::string>())
       return make_error(errc::corrupt_snapshot,
                         "snapshot at position " + std::to_string(s.position)
-                          + ": checksum mismatch (stored "
-                          + r[0][3].as<std::string>() + ", computed "
-                          + checksum(s.state) + ")");
+                            + ": checksum mismatch (stored "
+                            + r[0][3].as<std::string>() + ", computed "
+                            + checksum(s.state) + ")");
     return std::optional<snapshot>{std::move(s)};
   } catch (const std::exception& e) {
     d.need_resync = true;

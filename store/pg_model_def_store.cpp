@@ -15,8 +15,7 @@ namespace {
 
 class pg_model_def_store : public model_def_store {
 public:
-  explicit pg_model_def_store(std::string url) : url_(std::move(url)) {
-  }
+  explicit pg_model_def_store(std::string url) : url_(std::move(url)) {}
 
   caf::error connect() {
     try {
@@ -33,10 +32,10 @@ public:
     auto existing = get(experiment_id);
     if (existing)
       return *existing == tgz_b64
-               ? caf::error{}
-               : make_error(errc::conflict,
-                            "experiment " + std::to_string(experiment_id)
-                              + " already has another model definition");
+                 ? caf::error{}
+                 : make_error(errc::conflict,
+                              "experiment " + std::to_string(experiment_id)
+                                  + " already has another model definition");
     if (existing.error() != errc::not_found)
       return std::move(existing.error());
     return run([&](pqxx::work& tx) {
@@ -50,23 +49,22 @@ public:
     std::optional<std::string> out;
     auto err = run([&](pqxx::work& tx) {
       auto r = tx.exec_params(
-        "SELECT tgz_b64 FROM model_definitions WHERE experiment_id = $1",
-        experiment_id);
+          "SELECT tgz_b64 FROM model_definitions WHERE experiment_id = $1",
+          experiment_id);
       if (!r.empty())
         out = r[0][0].as<std::string>();
     });
     if (err)
       return err;
     if (!out)
-      return make_error(errc::not_found,
-                        "experiment " + std::to_string(experiment_id)
-                          + " has no model definition");
+      return make_error(errc::not_found, "experiment "
+                                             + std::to_string(experiment_id)
+                                             + " has no model definition");
     return *out;
   }
 
 private:
-  template <class F>
-  caf::error run(F&& f) {
+  template <class F> caf::error run(F&& f) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!conn_ || !conn_->is_open())
         if (auto err = connect())

@@ -14,8 +14,8 @@ namespace det {
 /// Fills `out` with the next event; sets `done` (leaving `out` unused) at
 /// the end. Runs on the producer thread. May throw; the exception is
 /// rethrown on the caller's thread.
-using event_producer = std::function<caf::error(recorded_event& out,
-                                                bool& done)>;
+using event_producer =
+    std::function<caf::error(recorded_event& out, bool& done)>;
 
 /// Runs `produce` until done, visiting every event in order. When the
 /// visitor fails, `on_stop` runs on the caller's thread (to cancel the

@@ -4,9 +4,9 @@
 
 namespace det {
 
-caf::expected<state::cluster_state>
-recover(event_store& log, bool use_snapshot, recovery_report* report,
-        std::optional<int64_t> up_to) {
+caf::expected<state::cluster_state> recover(event_store& log, bool use_snapshot,
+                                            recovery_report* report,
+                                            std::optional<int64_t> up_to) {
   state::cluster_state st;
   recovery_report rep;
   if (use_snapshot) {
@@ -18,20 +18,20 @@ recover(event_store& log, bool use_snapshot, recovery_report* report,
       if (j.is_discarded())
         return make_error(errc::corrupt_snapshot,
                           "snapshot at position "
-                            + std::to_string((*snap)->position)
-                            + " is not valid JSON");
+                              + std::to_string((*snap)->position)
+                              + " is not valid JSON");
       auto restored = state::from_snapshot(j);
       if (!restored)
         return make_error(errc::corrupt_snapshot,
                           "snapshot at position "
-                            + std::to_string((*snap)->position) + ": "
-                            + render(restored.error()));
+                              + std::to_string((*snap)->position) + ": "
+                              + render(restored.error()));
       if (restored->position != (*snap)->position)
         return make_error(errc::corrupt_snapshot,
                           "snapshot stored at position "
-                            + std::to_string((*snap)->position)
-                            + " holds the state of position "
-                            + std::to_string(restored->position));
+                              + std::to_string((*snap)->position)
+                              + " holds the state of position "
+                              + std::to_string(restored->position));
       st = std::move(*restored);
       rep.snapshot_position = st.position;
     }

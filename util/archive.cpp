@@ -10,10 +10,12 @@ namespace det::util {
 
 namespace {
 
-using writer_ptr = std::unique_ptr<struct archive, decltype(&archive_write_free)>;
-using reader_ptr = std::unique_ptr<struct archive, decltype(&archive_read_free)>;
+using writer_ptr =
+    std::unique_ptr<struct archive, decltype(&archive_write_free)>;
+using reader_ptr =
+    std::unique_ptr<struct archive, decltype(&archive_read_free)>;
 using entry_ptr =
-  std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)>;
+    std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)>;
 
 la_ssize_t append_to_string(struct archive*, void* out, const void* buf,
                             size_t n) {
@@ -30,8 +32,7 @@ reader_ptr open_reader(const std::string& tgz, std::string& error) {
   reader_ptr r{archive_read_new(), &archive_read_free};
   archive_read_support_filter_gzip(r.get());
   archive_read_support_format_tar(r.get());
-  if (archive_read_open_memory(r.get(), tgz.data(), tgz.size())
-      != ARCHIVE_OK) {
+  if (archive_read_open_memory(r.get(), tgz.data(), tgz.size()) != ARCHIVE_OK) {
     error = message_of(r.get(), "reading the archive");
     return {nullptr, &archive_read_free};
   }
@@ -55,17 +56,14 @@ std::string make_tgz(const std::vector<archive_file>& files,
     entry_ptr e{archive_entry_new(), &archive_entry_free};
     archive_entry_set_pathname(e.get(), f.path.c_str());
     archive_entry_set_filetype(e.get(), f.directory ? AE_IFDIR : AE_IFREG);
-    archive_entry_set_perm(e.get(),
-                           static_cast<mode_t>(f.directory ? 0755
-                                                           : f.mode & 0777));
-    archive_entry_set_size(e.get(), f.directory
-                                      ? 0
-                                      : static_cast<la_int64_t>(
-                                        f.content.size()));
+    archive_entry_set_perm(
+        e.get(), static_cast<mode_t>(f.directory ? 0755 : f.mode & 0777));
+    archive_entry_set_size(
+        e.get(), f.directory ? 0 : static_cast<la_int64_t>(f.content.size()));
     if (archive_write_header(w.get(), e.get()) != ARCHIVE_OK
         || (!f.directory && !f.content.empty()
             && archive_write_data(w.get(), f.content.data(), f.content.size())
-                 < 0)) {
+                   < 0)) {
       error = message_of(w.get(), "adding " + f.path);
       return {};
     }
@@ -90,8 +88,8 @@ std::string unpack_tgz(const std::string& tgz, const std::string& dir) {
     return error;
   writer_ptr disk{archive_write_disk_new(), &archive_write_free};
   archive_write_disk_set_options(
-    disk.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT
-                  | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+      disk.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT
+                      | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   fs::path root{dir};
   struct archive_entry* e = nullptr;
   for (;;) {
@@ -131,8 +129,7 @@ std::string unpack_tgz(const std::string& tgz, const std::string& dir) {
   return {};
 }
 
-std::vector<archive_file> read_tgz(const std::string& tgz,
-                                   std::string& error) {
+std::vector<archive_file> read_tgz(const std::string& tgz, std::string& error) {
   std::vector<archive_file> out;
   auto r = open_reader(tgz, error);
   if (!r)

@@ -7,7 +7,7 @@ namespace det {
 namespace {
 
 constexpr char alphabet[] =
-  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 int value_of(char c) {
   if (c >= 'A' && c <= 'Z')

@@ -6,7 +6,10 @@ loopback, one JSON line per result:
 - GET /api/v1/experiments with 10,000 experiments,
 - POST /api/v1/trials/{id}/metrics from 500 concurrent trials, each report
   durably appended (the count of trial_metrics_reported events in the log
-  is checked against the 200 answers afterwards).
+  is checked against the 200 answers afterwards), alone and while the
+  lists above are read at the same time.
+
+Read figures carry "ratio": requests/s against GET /info in the same run.
 
 The cluster is written into an empty event log by api-bench-seed before
 det-master starts (a static pool, agent_reconnect_wait 1h so the seeded
@@ -223,6 +226,33 @@ def main():
         after = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
         report("post_trial_metrics", lat, st, el, ref, trials=len(allocs), connections=len(allocs),
                appended=after - before, durable_check=(after - before == st.get(200, 0)))
+        alone = st.get(200, 0) / el
+
+        # The same metric reports while lists are read at the same time (two
+        # connections on a page of 100 experiments, one on the 1,000 agents,
+        # one on all 10,000 experiments): with reads on the read model the
+        # master's event throughput should not drop.
+        async def both():
+            return await asyncio.gather(
+                load(port, len(allocs), seconds, metrics_req, 200000),
+                load(port, 2, seconds,
+                     get("/api/v1/experiments?limit=100&offset=5000"), 100000),
+                load(port, 1, seconds, get("/api/v1/agents"), 100000),
+                load(port, 1, seconds, get("/api/v1/experiments"), 100000))
+
+        before = after
+        (lat, st, el), pages, agents, whole = asyncio.run(both())
+        after = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
+        rps = st.get(200, 0) / el
+        emit(metric="post_trial_metrics_under_reads_rps", value=round(rps, 1), unit="req/s",
+             reference=round(alone, 1), ratio=round(rps / alone, 4) if alone else None,
+             note="reference: the same load without reads, this run",
+             durable_check=(after - before == st.get(200, 0)),
+             reads_rps={"experiments_page": round(pages[1].get(200, 0) / pages[2], 1),
+                        "agents": round(agents[1].get(200, 0) / agents[2], 1),
+                        "experiments_all": round(whole[1].get(200, 0) / whole[2], 1)})
+        emit(metric="post_trial_metrics_under_reads_p99", value=round(p99(lat) * 1000, 2),
+             unit="ms")
     finally:
         if master and master.poll() is None:
             master.terminate()

@@ -10,8 +10,8 @@
 //   api-bench-seed --db URL --secret SECRET [--agents A] [--experiments E]
 //                  [--trials T]
 
-#include "bench/support/history.hpp"
 #include "api/codec.hpp"
+#include "bench/support/history.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
 

@@ -4,8 +4,8 @@
 // One JSON line per result. Usage: bench-api-http [--duration S]
 // [--threads N] (server I/O threads). Needs wrk on PATH.
 
-#include "http/http_server.hpp"
 #include "bench/api_http/raw_server.hpp"
+#include "http/http_server.hpp"
 #include "messages/errc.hpp"
 
 #include <cstdio>

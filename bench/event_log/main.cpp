@@ -6,8 +6,8 @@
 //
 //   bench-event-log [--seconds S] [--replay-events N]
 
-#include "messages/errc.hpp"
 #include "bench/support/history.hpp"
+#include "messages/errc.hpp"
 #include "messages/events.hpp"
 #include "state/cluster_state.hpp"
 #include "store/group_appender.hpp"
@@ -137,16 +137,15 @@ double group_commit(const std::string& url, int callers, double secs) {
   auto st = app.stats();
   double rate = static_cast<double>(total) / el;
   emit({{"bench", "event_log"},
-        {"metric", "append_group_commit_" + std::to_string(callers)
-                     + "_callers"},
+        {"metric",
+         "append_group_commit_" + std::to_string(callers) + "_callers"},
         {"value", rate},
         {"unit", "events/s"},
         {"p50_ack_ms", percentile(all, 0.5)},
         {"p99_ack_ms", percentile(all, 0.99)},
-        {"mean_batch_events",
-         st.batches ? static_cast<double>(st.events)
-                        / static_cast<double>(st.batches)
-                    : 0.0}});
+        {"mean_batch_events", st.batches ? static_cast<double>(st.events)
+                                               / static_cast<double>(st.batches)
+                                         : 0.0}});
   return rate;
 }
 
@@ -230,9 +229,9 @@ void replay(const std::string& url, int64_t n) {
     pqxx::read_transaction tx{c};
     auto start = clk::now();
     pqxx::stream_from rows{
-      tx, "(SELECT position, stream_id, stream_version, type, "
-          "schema_version, payload, (date_part('epoch', recorded_at) * "
-          "1000000)::bigint FROM events ORDER BY position)"};
+        tx, "(SELECT position, stream_id, stream_version, type, "
+            "schema_version, payload, (date_part('epoch', recorded_at) * "
+            "1000000)::bigint FROM events ORDER BY position)"};
     std::string line;
     int64_t got = 0;
     while (rows.get_raw_line(line))
@@ -242,7 +241,8 @@ void replay(const std::string& url, int64_t n) {
     if (got != n)
       std::cerr << "raw copy saw " << got << " rows, expected " << n << "\n";
   }
-  auto reader = pg_event_store::open({url, lock_policy::reader, false, nullptr});
+  auto reader =
+      pg_event_store::open({url, lock_policy::reader, false, nullptr});
   if (!reader) {
     std::cerr << render(reader.error()) << "\n";
     std::exit(1);
@@ -251,9 +251,8 @@ void replay(const std::string& url, int64_t n) {
   auto start = clk::now();
   read_options ro;
   ro.parse_payloads = false;
-  auto err = (*reader)->read(ro, [&](recorded_event&& rec) {
-    return state::apply(st, rec);
-  });
+  auto err = (*reader)->read(
+      ro, [&](recorded_event&& rec) { return state::apply(st, rec); });
   auto secs = seconds_since(start);
   if (err) {
     std::cerr << "replay failed: " << render(err) << "\n";

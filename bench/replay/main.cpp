@@ -5,17 +5,17 @@
 //
 //   bench-replay [--events N]
 
-#include "store/recovery.hpp"
 #include "bench/support/history.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
+#include "store/recovery.hpp"
 
 #include <pqxx/pqxx>
 
 #include <chrono>
 #include <cstdlib>
-#include <memory>
 #include <iostream>
+#include <memory>
 
 using namespace det;
 using clk = std::chrono::steady_clock;
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
                                 {"reference", "snapshot_render"},
                                 {"reference_ms", ms(t1, t2)},
                                 {"ratio", ms(t0, t1) / ms(t1, t2)}}
-                   .dump()
+                     .dump()
               << std::endl;
   }
   recovery_report full, snap;
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
                               {"value", t_full},
                               {"unit", "s"},
                               {"events", full.events_replayed}}
-                 .dump()
+                   .dump()
             << "\n"
             << nlohmann::json{{"bench", "replay"},
                               {"metric", "startup_with_recent_snapshot"},
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
                               {"events_after_snapshot", snap.events_replayed},
                               {"reference", "startup_without_snapshot"},
                               {"ratio", t_snap / t_full}}
-                 .dump()
+                   .dump()
             << std::endl;
   return 0;
 }

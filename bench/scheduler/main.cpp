@@ -76,12 +76,13 @@ pool_snapshot make_pool(int n_agents, int n_pending, uint32_t seed) {
 
 double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0)
-    .count();
+      .count();
 }
 
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
-  auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
+  auto i =
+      static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
   return v[std::min(i, v.size() - 1)];
 }
 
@@ -91,14 +92,14 @@ double reference_ms(const pool_snapshot& s) {
   std::vector<std::pair<uint64_t, uint32_t>> keys(s.pending.size());
   for (size_t i = 0; i < s.pending.size(); ++i)
     keys[i] = {(static_cast<uint64_t>(s.pending[i].priority) << 56)
-                 | s.pending[i].order,
+                   | s.pending[i].order,
                static_cast<uint32_t>(i)};
   std::sort(keys.begin(), keys.end());
   size_t free_slots = 0;
   for (const auto& a : s.agents)
     free_slots += a.free_slots.size();
   volatile size_t sink = free_slots + keys.front().second;
-  (void) sink;
+  (void)sink;
   return ms_since(t0);
 }
 
@@ -142,12 +143,20 @@ int main(int argc, char** argv) {
       double ref = percentile(refs, 0.5);
       for (auto [metric, v] : {std::pair{"pass_p50", p50},
                                std::pair{"pass_p99", percentile(times, 0.99)}})
-        emit({{"bench", "scheduler"}, {"policy", pc.name}, {"scale", sc.name},
-              {"metric", metric}, {"value", v}, {"unit", "ms"},
-              {"reference", ref}, {"ratio", v / ref},
-              {"agents", sc.agents}, {"pending", sc.pending},
-              {"running", snap.running.size()}, {"placed", placed},
-              {"preempted", preempted}, {"runs", sc.runs}});
+        emit({{"bench", "scheduler"},
+              {"policy", pc.name},
+              {"scale", sc.name},
+              {"metric", metric},
+              {"value", v},
+              {"unit", "ms"},
+              {"reference", ref},
+              {"ratio", v / ref},
+              {"agents", sc.agents},
+              {"pending", sc.pending},
+              {"running", snap.running.size()},
+              {"placed", placed},
+              {"preempted", preempted},
+              {"runs", sc.runs}});
       xs.push_back(std::log(static_cast<double>(sc.agents + sc.pending)));
       ys.push_back(std::log(p50));
     }
@@ -164,8 +173,11 @@ int main(int argc, char** argv) {
       num += (xs[i] - mx) * (ys[i] - my);
       den += (xs[i] - mx) * (xs[i] - mx);
     }
-    emit({{"bench", "scheduler"}, {"policy", pc.name},
-          {"metric", "growth_exponent"}, {"value", num / den}, {"unit", "1"},
+    emit({{"bench", "scheduler"},
+          {"policy", pc.name},
+          {"metric", "growth_exponent"},
+          {"value", num / den},
+          {"unit", "1"},
           {"note", "slope of log(p50) vs log(agents + pending); 1 = linear"}});
   }
   return 0;

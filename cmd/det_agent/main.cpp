@@ -40,9 +40,8 @@ int main(int argc, char** argv) {
     std::cout << usage();
     return 0;
   }
-  auto settings = resolve_settings(*parsed, [](const char* name) {
-    return std::getenv(name);
-  });
+  auto settings = resolve_settings(
+      *parsed, [](const char* name) { return std::getenv(name); });
   if (!settings) {
     std::cerr << "det-agent: " << det::render(settings.error()) << "\n";
     return 2;
@@ -56,25 +55,26 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  log(log_level::info,
-      "det-agent " + settings->agent_id + ": " + std::to_string(settings->slots)
-        + " " + settings->slot_type + " slot(s), master "
-        + settings->cfg.master.to_url() + ", pool '"
-        + settings->cfg.resource_pool + "'");
+  log(log_level::info, "det-agent " + settings->agent_id + ": "
+                           + std::to_string(settings->slots) + " "
+                           + settings->slot_type + " slot(s), master "
+                           + settings->cfg.master.to_url() + ", pool '"
+                           + settings->cfg.resource_pool + "'");
   det::agent::agent a{std::move(*settings)};
   std::unique_ptr<spot_notice_watcher> watcher;
   if (spot_notice) {
     auto imds = std::make_shared<det::aws::imds_client>(
-      det::aws::imds_config_from_env(det::aws::process_environment()),
-      det::aws::make_curl_http_client());
+        det::aws::imds_config_from_env(det::aws::process_environment()),
+        det::aws::make_curl_http_client());
     auto ms = std::getenv("DET_SPOT_NOTICE_INTERVAL_MS");
     std::chrono::milliseconds every{ms ? std::atoll(ms) : 5000};
     watcher = std::make_unique<spot_notice_watcher>(
-      imds, every, [&a](const det::aws::spot_action& act) {
-        log(log_level::info, "spot interruption notice: " + act.action
-                               + " at " + act.time + "; telling the master");
-        a.notify(spot_interruption_frame(act));
-      });
+        imds, every, [&a](const det::aws::spot_action& act) {
+          log(log_level::info, "spot interruption notice: " + act.action
+                                   + " at " + act.time
+                                   + "; telling the master");
+          a.notify(spot_interruption_frame(act));
+        });
   }
   std::thread signals{[&a, stop_signals] {
     int sig = 0;

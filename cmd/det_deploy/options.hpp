@@ -1,9 +1,9 @@
 #pragma once
 
 // det-deploy's command line: `det-deploy aws up|down|list [options]`, with
-// every argument and default of seed 002's table plus ours (--package, the
-// AMIs, CloudWatch, --param, --endpoint-url, the wait bounds), and the
-// mapping of `up`'s options to the CloudFormation template's parameters
+// every argument and default of upstream det-deploy aws up plus ours
+// (--package, the AMIs, CloudWatch, --param, --endpoint-url, the wait bounds),
+// and the mapping of `up`'s options to the CloudFormation template's parameters
 // (deploy/aws/*.yaml). Pure: no I/O, no environment; main.cpp adds those.
 //
 // parse_command_line() fails with errc::invalid_argument whose message is
@@ -36,7 +36,7 @@ struct wait_options {
 };
 
 struct up_options {
-  // ---- seed 002 ----
+  // ---- upstream's arguments ----
   std::string cluster_id;
   std::string keypair;
   std::string master_instance_type = "m5.large";
@@ -111,7 +111,7 @@ const std::vector<std::string>& agent_instance_types();
 /// simple, vpc, efs, fsx, secure.
 const std::vector<std::string>& deployment_types();
 
-/// Template parameters of `opts`: every seed 002 argument always (so a
+/// Template parameters of `opts`: every upstream argument always (so a
 /// dry run shows them), ours when set, then --param entries (which win).
 std::vector<stack_key_value> template_parameters(const up_options& opts);
 

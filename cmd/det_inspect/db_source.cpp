@@ -1,6 +1,6 @@
-#include "store/recovery.hpp"
 #include "cmd/det_inspect/source.hpp"
 #include "store/pg_event_store.hpp"
+#include "store/recovery.hpp"
 
 namespace det::inspect_cli {
 

@@ -10,18 +10,20 @@
 
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
-#include "actors/provisioner_actor.hpp"
-#include "store/recovery.hpp"
-#include "http/http_server.hpp"
-#include "api/agent_ws.hpp"
-#include "provision/aws_provider.hpp"
-#include "api/api_auth.hpp"
-#include "provision/local_provider.hpp"
-#include "api/master_api.hpp"
 #include "actors/model_def_actor.hpp"
+#include "actors/provisioner_actor.hpp"
+#include "api/agent_ws.hpp"
+#include "api/api_auth.hpp"
+#include "api/master_api.hpp"
 #include "cmd/det_master/startup.hpp"
+#include "http/http_server.hpp"
 #include "messages/errc.hpp"
+#include "provision/aws_provider.hpp"
+#include "provision/local_provider.hpp"
+#include "read/read_model.hpp"
+#include "state/queries.hpp"
 #include "store/pg_event_store.hpp"
+#include "store/recovery.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -47,11 +49,11 @@ struct args {
 };
 
 const char* usage =
-  "usage: det-master [--config FILE] [--db URL] [--listen ADDR] [--port N]\n"
-  "  --config FILE  master.yaml (default /etc/determined/master.yaml)\n"
-  "  --db URL       PostgreSQL URL (default: the db section of the config)\n"
-  "  --listen ADDR  address to serve on (default 0.0.0.0)\n"
-  "  --port N       port (default: the config's port)\n";
+    "usage: det-master [--config FILE] [--db URL] [--listen ADDR] [--port N]\n"
+    "  --config FILE  master.yaml (default /etc/determined/master.yaml)\n"
+    "  --db URL       PostgreSQL URL (default: the db section of the config)\n"
+    "  --listen ADDR  address to serve on (default 0.0.0.0)\n"
+    "  --port N       port (default: the config's port)\n";
 
 [[noreturn]] void bad_args(const std::string& why) {
   std::cerr << "det-master: " << why << "\n" << usage;
@@ -151,21 +153,38 @@ int main(int argc, char** argv) {
   master_options mo;
   mo.tick_interval = std::chrono::seconds{1};
   auto core_cfg = master::core_config_from(*cfg, hostname(), getpid());
+  // Experiments the log shows created with their model definition still
+  // pending (the previous master stopped in between): which are stored.
+  core_cfg.model_definitions_stored.emplace();
+  for (const auto& [id, e] : st->experiments)
+    if (e.model_definition_pending && !state::is_terminal(e.status)
+        && (*defs)->get(id))
+      core_cfg.model_definitions_stored->insert(id);
   auto cluster_id = core_cfg.cluster_id;
   auto auth = std::make_shared<api::auth_directory>();
   auth->load(*st);
-  auto master_ref = spawn_master(sys, writer, std::move(*st),
-                                 std::move(core_cfg), mo);
+  // The read model starts from the recovered state and follows the log
+  // as the master makes events durable (read/read_model.hpp).
+  read::read_options ro;
+  if (auto n = std::getenv("DET_READ_REPLICAS"); n != nullptr && *n != '\0')
+    ro.replicas = static_cast<size_t>(std::max(1, std::atoi(n)));
+  auto reads = std::make_shared<read::read_model>(*st, ro);
+  mo.on_durable = [reads](std::vector<domain_event> events, int64_t last) {
+    reads->publish(std::move(events), last);
+  };
+  auto master_ref =
+      spawn_master(sys, writer, std::move(*st), std::move(core_cfg), mo);
 
   auto secret = master::session_secret(*cfg, std::getenv("DET_SESSION_SECRET"));
   auto tokens = std::make_shared<const api::session_tokens>(secret);
   auto logs = std::make_shared<api::trial_logs>(1000);
   auto scheme = cfg->tls.enabled() ? "https" : "http";
-  auto local_url = std::string{scheme} + "://127.0.0.1:"
-                   + std::to_string(cfg->port);
+  auto local_url =
+      std::string{scheme} + "://127.0.0.1:" + std::to_string(cfg->port);
 
   auto ctx = std::make_shared<api::api_context>();
   ctx->master = master_ref;
+  ctx->reads = reads;
   ctx->bridge = api::spawn_api_bridge(sys);
   ctx->model_defs = spawn_model_def_actor(sys, std::move(*defs));
   ctx->logs = logs;
@@ -190,8 +209,8 @@ int main(int argc, char** argv) {
   ws_ctx->heartbeat_interval = cfg->agent_heartbeat_interval;
   ws_ctx->missed_heartbeats = static_cast<int>(cfg->agent_missed_heartbeats);
 
-  if (auto err = api::ensure_default_users(sys, *ctx,
-                                              cfg->initial_user_password);
+  if (auto err =
+          api::ensure_default_users(sys, *ctx, cfg->initial_user_password);
       !err.empty()) {
     caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
     return fail(err);
@@ -204,11 +223,11 @@ int main(int argc, char** argv) {
   sc.threads = 2;
   // Missed heartbeats, not the socket's idle timer, end a silent agent.
   sc.ws_idle_timeout = std::max<std::chrono::milliseconds>(
-    sc.ws_idle_timeout,
-    2 * cfg->agent_heartbeat_interval * cfg->agent_missed_heartbeats);
+      sc.ws_idle_timeout,
+      2 * cfg->agent_heartbeat_interval * cfg->agent_missed_heartbeats);
   // Room for the largest model directory, base64-encoded in JSON.
-  sc.body_limit = static_cast<size_t>(cfg->max_model_definition_bytes) / 3 * 4
-                  + (1u << 20);
+  sc.body_limit =
+      static_cast<size_t>(cfg->max_model_definition_bytes) / 3 * 4 + (1u << 20);
   if (cfg->tls.enabled())
     sc.tls = http::tls_config{cfg->tls.cert, cfg->tls.key};
   http::http_server server{sc, std::move(routes)};
@@ -217,8 +236,8 @@ int main(int argc, char** argv) {
   auto port = server.start();
   if (!port) {
     caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-    return fail("cannot serve on " + a.listen + ":"
-                + std::to_string(cfg->port) + ": " + render(port.error()));
+    return fail("cannot serve on " + a.listen + ":" + std::to_string(cfg->port)
+                + ": " + render(port.error()));
   }
   std::cerr << "det-master: serving " << scheme << " on " << a.listen << ":"
             << *port << "\n";
@@ -231,7 +250,8 @@ int main(int argc, char** argv) {
     provision::local_provider_options lo;
     lo.local = rp.provider.local;
     lo.pool = rp.pool_name;
-    lo.master_url = std::string{scheme} + "://127.0.0.1:" + std::to_string(*port);
+    lo.master_url =
+        std::string{scheme} + "://127.0.0.1:" + std::to_string(*port);
     lo.agent_token = cfg->agent_token;
     lo.bin_dir = bin_dir;
     provisioner_options po;
@@ -239,7 +259,7 @@ int main(int argc, char** argv) {
     po.cluster_id = cluster_id;
     po.slots_per_instance = rp.provider.slots_per_instance();
     provisioners.push_back(spawn_provisioner(
-      sys, master_ref, std::make_shared<provision::local_provider>(lo), po));
+        sys, master_ref, std::make_shared<provision::local_provider>(lo), po));
     std::cerr << "det-master: local provisioner for pool " << rp.pool_name
               << " started\n";
   }
@@ -250,7 +270,7 @@ int main(int argc, char** argv) {
     if (!aws_calls)
       aws_calls = std::make_shared<aws::async_executor>(4);
     auto prov = provision::make_aws_provider(rp, cluster_id, cfg->agent_token,
-                                          aws_calls);
+                                             aws_calls);
     if (!prov) {
       std::cerr << "det-master: pool " << rp.pool_name << ": "
                 << render(prov.error()) << "\n";

@@ -13,10 +13,10 @@ core_config core_config_from(const conf::master_config& cfg,
   c.host = host;
   c.pid = pid;
   c.master_version = "0.38.1";
-  c.agent_reconnect_wait_us
-    = std::chrono::duration_cast<std::chrono::microseconds>(
-        cfg.agent_reconnect_wait)
-        .count();
+  c.agent_reconnect_wait_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          cfg.agent_reconnect_wait)
+          .count();
   for (const auto& rp : cfg.resource_pools) {
     pool_configured p;
     p.pool = rp.pool_name;
@@ -28,30 +28,29 @@ core_config core_config_from(const conf::master_config& cfg,
       p.min_instances = static_cast<int32_t>(pc.min_instances);
       p.max_instances = static_cast<int32_t>(pc.max_instances);
       p.instance_type = pc.type == conf::provider_type::aws
-                          ? pc.aws.instance_type
-                          : std::string{};
+                            ? pc.aws.instance_type
+                            : std::string{};
       p.spot = pc.type == conf::provider_type::aws && pc.aws.spot;
-      p.max_idle_agent_period_s
-        = std::chrono::duration_cast<std::chrono::seconds>(
-            pc.max_idle_agent_period)
-            .count();
-      p.max_agent_starting_period_s
-        = std::chrono::duration_cast<std::chrono::seconds>(
-            pc.max_agent_starting_period)
-            .count();
+      p.max_idle_agent_period_s =
+          std::chrono::duration_cast<std::chrono::seconds>(
+              pc.max_idle_agent_period)
+              .count();
+      p.max_agent_starting_period_s =
+          std::chrono::duration_cast<std::chrono::seconds>(
+              pc.max_agent_starting_period)
+              .count();
     }
-    p.agent_reconnect_wait_s
-      = std::chrono::duration_cast<std::chrono::seconds>(
-          rp.agent_reconnect_wait)
-          .count();
+    p.agent_reconnect_wait_s = std::chrono::duration_cast<std::chrono::seconds>(
+                                   rp.agent_reconnect_wait)
+                                   .count();
     c.pools.push_back(p);
     policy::scheduler_config sc;
     sc.policy = rp.scheduler.type == "fair_share"
-                  ? policy::scheduling_policy::fair_share
-                  : policy::scheduling_policy::priority;
+                    ? policy::scheduling_policy::fair_share
+                    : policy::scheduling_policy::priority;
     sc.fitting = rp.scheduler.fitting_policy == "worst"
-                   ? policy::fitting_policy::worst
-                   : policy::fitting_policy::best;
+                     ? policy::fitting_policy::worst
+                     : policy::fitting_policy::best;
     sc.preemption = rp.scheduler.preemption;
     c.schedulers[rp.pool_name] = sc;
   }
@@ -66,7 +65,7 @@ std::string session_secret(const conf::master_config& cfg,
   // An HMAC of the cluster id under the agent token (itself a secret when
   // set), so the token secret is not just the public cluster id.
   api::session_tokens derive{"det-session:" + cfg.agent_token + ":"
-                        + cfg.db.password};
+                             + cfg.db.password};
   return derive.token_for(id);
 }
 

@@ -4,8 +4,8 @@
 // (pools, schedulers, reconnect wait) and the secret for trial session
 // tokens. Plain code, no I/O.
 
-#include "core/master_core.hpp"
 #include "conf/master_config.hpp"
+#include "core/master_core.hpp"
 
 #include <string>
 

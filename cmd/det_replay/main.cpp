@@ -20,15 +20,17 @@ using namespace det;
 
 namespace {
 
-const char* usage
-  = "usage: det-replay --db URL [--to POSITION] [--stream ID]\n"
+const char* usage =
+    "usage: det-replay --db URL [--to POSITION] [--stream ID]\n"
     "                  [--verify-snapshots] [--check] [--json]\n"
     "\n"
     "Reads the event log in PostgreSQL database URL, applies every event to\n"
     "the cluster state and prints the events per type and the last position.\n"
     "  --to POSITION       stop after this position\n"
-    "  --stream ID         only this stream (decoded and counted, not applied)\n"
-    "  --verify-snapshots  compare each stored snapshot with the state rebuilt\n"
+    "  --stream ID         only this stream (decoded and counted, not "
+    "applied)\n"
+    "  --verify-snapshots  compare each stored snapshot with the state "
+    "rebuilt\n"
     "                      from the events before it\n"
     "  --check             check the state's invariants after every event\n"
     "  --json              one JSON object instead of a table\n"
@@ -68,8 +70,9 @@ void print_table(const replay::report& rep) {
 void print_json(const replay::report& rep) {
   nlohmann::json snaps = nlohmann::json::array();
   for (const auto& s : rep.snapshots)
-    snaps.push_back(
-      {{"position", s.position}, {"matches", s.matches}, {"detail", s.detail}});
+    snaps.push_back({{"position", s.position},
+                     {"matches", s.matches},
+                     {"detail", s.detail}});
   nlohmann::json out{{"ok", rep.ok()},
                      {"events", rep.events},
                      {"last_position", rep.last_position},

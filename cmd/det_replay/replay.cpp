@@ -79,8 +79,7 @@ snapshot_check compare(event_store& snaps, int64_t position,
   }
   auto diff = first_difference(stored, state::to_snapshot(rebuilt));
   out.detail = "differs from the state rebuilt from events 1.."
-               + std::to_string(position)
-               + (diff.empty() ? "" : " at " + diff);
+               + std::to_string(position) + (diff.empty() ? "" : " at " + diff);
   return out;
 }
 
@@ -104,7 +103,8 @@ report run(event_store& log, event_store& snapshots, const options& opts) {
   state::cluster_state st;
   // Snapshots at position 0 reflect the empty state.
   while (next_snap < snap_positions.size() && snap_positions[next_snap] == 0)
-    rep.snapshots.push_back(compare(snapshots, snap_positions[next_snap++], st));
+    rep.snapshots.push_back(
+        compare(snapshots, snap_positions[next_snap++], st));
   read_options ro;
   ro.up_to = opts.to;
   ro.stream = opts.stream;
@@ -124,18 +124,17 @@ report run(event_store& log, event_store& snapshots, const options& opts) {
       auto broken = state::check_invariants(st);
       if (!broken.empty()) {
         for (auto& b : broken)
-          rep.broken_invariants.push_back("after position "
-                                          + std::to_string(rec.position)
-                                          + ": " + b);
+          rep.broken_invariants.push_back(
+              "after position " + std::to_string(rec.position) + ": " + b);
         return make_error(errc::invariant_violated,
                           "invariants broken after position "
-                            + std::to_string(rec.position));
+                              + std::to_string(rec.position));
       }
     }
     while (next_snap < snap_positions.size()
            && snap_positions[next_snap] == rec.position)
       rep.snapshots.push_back(
-        compare(snapshots, snap_positions[next_snap++], st));
+          compare(snapshots, snap_positions[next_snap++], st));
     return {};
   });
   if (err)
@@ -145,14 +144,14 @@ report run(event_store& log, event_store& snapshots, const options& opts) {
       rep.broken_invariants.push_back("at the end: " + b);
   // Snapshots past the last event describe events that are not in the log.
   for (; next_snap < snap_positions.size(); ++next_snap)
-    rep.snapshots.push_back(
-      {snap_positions[next_snap], false,
-       rep.error.empty() ? "snapshot is past the last event ("
-                             + std::to_string(rep.last_position) + ")"
-                         : "not checked: replay stopped at the error"});
-  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now()
-                                              - start)
-                  .count();
+    rep.snapshots.push_back({snap_positions[next_snap], false,
+                             rep.error.empty()
+                                 ? "snapshot is past the last event ("
+                                       + std::to_string(rep.last_position) + ")"
+                                 : "not checked: replay stopped at the error"});
+  rep.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return rep;
 }
 

@@ -31,46 +31,54 @@ namespace {
 // a function actor without arguments through a null pointer: UBSan.)
 caf::behavior sink(caf::event_based_actor*, int* orders) {
   return {
-    [=](start_atom, start_order&) { ++*orders; },
-    [=](preempt_atom, std::string&, std::string&) { ++*orders; },
-    [=](kill_atom, std::string&) { ++*orders; },
+      [=](start_atom, start_order&) { ++*orders; },
+      [=](preempt_atom, std::string&, std::string&) { ++*orders; },
+      [=](kill_atom, std::string&) { ++*orders; },
   };
 }
 
 std::string config_for(std::mt19937_64& rng) {
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  auto pick = [&](int n) {
+    return static_cast<int>(rng() % static_cast<uint64_t>(n));
+  };
   nlohmann::json searcher;
   switch (pick(4)) {
-    case 0:
-      searcher = {{"name", "single"}, {"metric", "loss"},
-                  {"max_length", {{"batches", 100}}}};
-      break;
-    case 1:
-      searcher = {{"name", "random"}, {"metric", "loss"},
-                  {"max_trials", 1 + pick(4)},
-                  {"max_length", {{"batches", 100}}}};
-      break;
-    case 2:
-      searcher = {{"name", "grid"}, {"metric", "loss"},
-                  {"max_length", {{"batches", 100}}}};
-      break;
-    default:
-      searcher = {{"name", "adaptive_asha"}, {"metric", "loss"},
-                  {"max_trials", 2 + pick(4)}, {"max_rungs", 2},
-                  {"divisor", 2}, {"max_length", {{"batches", 400}}}};
-      break;
+  case 0:
+    searcher = {{"name", "single"},
+                {"metric", "loss"},
+                {"max_length", {{"batches", 100}}}};
+    break;
+  case 1:
+    searcher = {{"name", "random"},
+                {"metric", "loss"},
+                {"max_trials", 1 + pick(4)},
+                {"max_length", {{"batches", 100}}}};
+    break;
+  case 2:
+    searcher = {{"name", "grid"},
+                {"metric", "loss"},
+                {"max_length", {{"batches", 100}}}};
+    break;
+  default:
+    searcher = {{"name", "adaptive_asha"},
+                {"metric", "loss"},
+                {"max_trials", 2 + pick(4)},
+                {"max_rungs", 2},
+                {"divisor", 2},
+                {"max_length", {{"batches", 400}}}};
+    break;
   }
   return nlohmann::json{
-    {"name", "property"},
-    {"entrypoint", "model_def:Trial"},
-    {"max_restarts", pick(3)},
-    {"hyperparameters",
-     {{"lr", {{"type", "double"}, {"minval", 0.001}, {"maxval", 0.1}}},
-      {"layers", {{"type", "categorical"}, {"vals", {1, 2}}}}}},
-    {"resources",
-     {{"slots_per_trial", 1 + pick(2)}, {"resource_pool", "default"}}},
-    {"searcher", searcher}}
-    .dump();
+      {"name", "property"},
+      {"entrypoint", "model_def:Trial"},
+      {"max_restarts", pick(3)},
+      {"hyperparameters",
+       {{"lr", {{"type", "double"}, {"minval", 0.001}, {"maxval", 0.1}}},
+        {"layers", {{"type", "categorical"}, {"vals", {1, 2}}}}}},
+      {"resources",
+       {{"slots_per_trial", 1 + pick(2)}, {"resource_pool", "default"}}},
+      {"searcher", searcher}}
+      .dump();
 }
 
 struct fixture : master_fixture {
@@ -121,103 +129,103 @@ struct fixture : master_fixture {
     if (getenv("DET_PROPERTY_TRACE"))
       fprintf(stderr, "  command %d\n", int(kind));
     switch (kind) {
-      case 0:
-      case 1: {
-        int live = 0;
-        for (const auto& [id, e] : st.experiments)
-          live += state::is_terminal(e.status) ? 0 : 1;
-        if (live < 4)
-          attempt(submit_atom::value, config_for(rng),
-                  std::string{"determined"});
-        break;
-      }
-      case 2:
-      case 3:
-        if (agents.size() < 5)
-          join("a" + std::to_string(++agent_count), 1 + static_cast<int>(pick(4)),
-               {});
-        break;
-      case 4: // an agent leaves
-        if (!agents.empty()) {
-          auto i = std::next(agents.begin(),
-                             static_cast<std::ptrdiff_t>(pick(agents.size())));
-          anon_send(i->second, disconn_atom::value, std::string{"gone"});
-          agents.erase(i);
-          run();
-        }
-        break;
-      case 5: { // a known agent comes back, with or without its runs
-        std::vector<const state::agent_info*> away;
-        for (const auto& [id, a] : st.agents)
-          if (a.status != state::agent_status::connected && agents.count(id) == 0)
-            away.push_back(&a);
-        if (away.empty())
-          break;
-        auto a = away[pick(away.size())];
-        std::vector<std::string> running;
-        if (pick(2) == 0)
-          running = state::allocations_on_agent(st, a->id);
-        join(a->id, static_cast<int>(a->slots.size()), std::move(running));
-        break;
-      }
-      case 6:
-      case 7:
-      case 8:
-      case 9:
-      case 10: { // a trial reports: running, checkpoint, metrics
-        if (holding.empty())
-          break;
-        auto t = holding[pick(holding.size())];
-        const auto& alloc = t->allocation->id;
-        auto agent = agents.find(t->allocation->assignments.front().agent_id);
-        if (agent != agents.end())
-          anon_send(agent->second, running_atom::value, alloc);
+    case 0:
+    case 1: {
+      int live = 0;
+      for (const auto& [id, e] : st.experiments)
+        live += state::is_terminal(e.status) ? 0 : 1;
+      if (live < 4)
+        attempt(submit_atom::value, config_for(rng), std::string{"determined"});
+      break;
+    }
+    case 2:
+    case 3:
+      if (agents.size() < 5)
+        join("a" + std::to_string(++agent_count), 1 + static_cast<int>(pick(4)),
+             {});
+      break;
+    case 4: // an agent leaves
+      if (!agents.empty()) {
+        auto i = std::next(agents.begin(),
+                           static_cast<std::ptrdiff_t>(pick(agents.size())));
+        anon_send(i->second, disconn_atom::value, std::string{"gone"});
+        agents.erase(i);
         run();
-        auto steps = int64_t{100} * (1 + static_cast<int64_t>(pick(4)));
-        attempt(ckpt_atom::value, alloc, "ck-" + alloc + "-" + std::to_string(steps),
-                steps, std::string{"{}"});
-        attempt(metrics_atom::value, alloc,
-                std::string{pick(2) == 0 ? "training" : "validation"}, steps,
-                nlohmann::json{{"loss", 1.0 / static_cast<double>(1 + pick(50))}}
+      }
+      break;
+    case 5: { // a known agent comes back, with or without its runs
+      std::vector<const state::agent_info*> away;
+      for (const auto& [id, a] : st.agents)
+        if (a.status != state::agent_status::connected && agents.count(id) == 0)
+          away.push_back(&a);
+      if (away.empty())
+        break;
+      auto a = away[pick(away.size())];
+      std::vector<std::string> running;
+      if (pick(2) == 0)
+        running = state::allocations_on_agent(st, a->id);
+      join(a->id, static_cast<int>(a->slots.size()), std::move(running));
+      break;
+    }
+    case 6:
+    case 7:
+    case 8:
+    case 9:
+    case 10: { // a trial reports: running, checkpoint, metrics
+      if (holding.empty())
+        break;
+      auto t = holding[pick(holding.size())];
+      const auto& alloc = t->allocation->id;
+      auto agent = agents.find(t->allocation->assignments.front().agent_id);
+      if (agent != agents.end())
+        anon_send(agent->second, running_atom::value, alloc);
+      run();
+      auto steps = int64_t{100} * (1 + static_cast<int64_t>(pick(4)));
+      attempt(ckpt_atom::value, alloc,
+              "ck-" + alloc + "-" + std::to_string(steps), steps,
+              std::string{"{}"});
+      attempt(metrics_atom::value, alloc,
+              std::string{pick(2) == 0 ? "training" : "validation"}, steps,
+              nlohmann::json{{"loss", 1.0 / static_cast<double>(1 + pick(50))}}
                   .dump());
+      break;
+    }
+    case 11:
+    case 12:
+    case 13: { // an allocation exits: completed or failed
+      if (holding.empty())
         break;
-      }
-      case 11:
-      case 12:
-      case 13: { // an allocation exits: completed or failed
-        if (holding.empty())
-          break;
-        auto t = holding[pick(holding.size())];
-        auto agent = agents.find(t->allocation->assignments.front().agent_id);
-        if (agent == agents.end())
-          break;
-        anon_send(agent->second, exited_atom::value, t->allocation->id,
-                  static_cast<int32_t>(pick(3) == 0 ? 1 : 0));
-        run();
+      auto t = holding[pick(holding.size())];
+      auto agent = agents.find(t->allocation->assignments.front().agent_id);
+      if (agent == agents.end())
         break;
-      }
-      case 14:
-        if (!experiments.empty())
-          attempt(kill_atom::value, experiments[pick(experiments.size())]);
-        break;
-      case 15:
-        if (!st.trials.empty())
-          attempt(kill_atom::value, trial_atom::value,
-                  static_cast<int64_t>(1 + pick(st.trials.size())));
-        break;
-      case 16:
-        if (!experiments.empty())
-          attempt(pause_atom::value, experiments[pick(experiments.size())]);
-        break;
-      case 17:
-        if (!experiments.empty())
-          attempt(activate_atom::value, experiments[pick(experiments.size())]);
-        break;
-      default: // time passes: reconnect waits and preemption timeouts run out
-        now += static_cast<int64_t>(1 + pick(45)) * sec;
-        anon_send(master, tick_atom::value);
-        run();
-        break;
+      anon_send(agent->second, exited_atom::value, t->allocation->id,
+                static_cast<int32_t>(pick(3) == 0 ? 1 : 0));
+      run();
+      break;
+    }
+    case 14:
+      if (!experiments.empty())
+        attempt(kill_atom::value, experiments[pick(experiments.size())]);
+      break;
+    case 15:
+      if (!st.trials.empty())
+        attempt(kill_atom::value, trial_atom::value,
+                static_cast<int64_t>(1 + pick(st.trials.size())));
+      break;
+    case 16:
+      if (!experiments.empty())
+        attempt(pause_atom::value, experiments[pick(experiments.size())]);
+      break;
+    case 17:
+      if (!experiments.empty())
+        attempt(activate_atom::value, experiments[pick(experiments.size())]);
+      break;
+    default: // time passes: reconnect waits and preemption timeouts run out
+      now += static_cast<int64_t>(1 + pick(45)) * sec;
+      anon_send(master, tick_atom::value);
+      run();
+      break;
     }
   }
 
@@ -264,13 +272,13 @@ struct fixture : master_fixture {
         if (r.position > p)
           CAF_REQUIRE(!state::apply(*from, r));
       if (!(*from == live))
-        CAF_FAIL("seed " << seed << " round " << round << ": snapshot at "
-                         << p << " plus the tail differs from the master");
+        CAF_FAIL("seed " << seed << " round " << round << ": snapshot at " << p
+                         << " plus the tail differs from the master");
     }
     for (const auto& [id, e] : live.experiments)
       if (!state::is_terminal(e.status) && !e.searcher_inbox.empty())
-        CAF_FAIL("seed " << seed << " round " << round << ": experiment "
-                         << id << " has " << e.searcher_inbox.size()
+        CAF_FAIL("seed " << seed << " round " << round << ": experiment " << id
+                         << " has " << e.searcher_inbox.size()
                          << " searcher inputs nobody consumed");
   }
 };

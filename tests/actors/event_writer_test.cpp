@@ -66,14 +66,14 @@ CAF_TEST(in group commit mode many requesters are all acknowledged) {
   caf::scoped_actor self{sys};
   int acked = 0;
   for (int i = 0; i < 100; ++i)
-    self
-      ->request(writer, std::chrono::seconds(30), append_atom::value,
-                one("s/" + std::to_string(i % 7)))
-      .receive([&](const append_result& r) {
-                 CAF_CHECK_EQUAL(r.first_position, i + 1);
-                 ++acked;
-               },
-               [&](const caf::error& err) { CAF_FAIL(render(err)); });
+    self->request(writer, std::chrono::seconds(30), append_atom::value,
+                  one("s/" + std::to_string(i % 7)))
+        .receive(
+            [&](const append_result& r) {
+              CAF_CHECK_EQUAL(r.first_position, i + 1);
+              ++acked;
+            },
+            [&](const caf::error& err) { CAF_FAIL(render(err)); });
   CAF_CHECK_EQUAL(acked, 100);
   self->send_exit(writer, caf::exit_reason::user_shutdown);
 }

@@ -25,11 +25,11 @@ struct orders {
 
 caf::behavior agent_conn(caf::event_based_actor*, orders* log) {
   return {
-    [=](start_atom, start_order& o) { log->starts.push_back(o); },
-    [=](preempt_atom, std::string& alloc, std::string&) {
-      log->preempts.push_back(alloc);
-    },
-    [=](kill_atom, std::string&) {},
+      [=](start_atom, start_order& o) { log->starts.push_back(o); },
+      [=](preempt_atom, std::string& alloc, std::string&) {
+        log->preempts.push_back(alloc);
+      },
+      [=](kill_atom, std::string&) {},
   };
 }
 
@@ -37,21 +37,22 @@ caf::behavior agent_conn(caf::event_based_actor*, orders* log) {
 // its validation at 100 batches.
 std::string random_config() {
   return nlohmann::json{
-    {"name", "experiment-actor-test"},
-    {"entrypoint", "model_def:Trial"},
-    {"hyperparameters",
-     {{"lr", {{"type", "double"}, {"minval", 0.001}, {"maxval", 0.1}}}}},
-    {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
-    {"searcher",
-     {{"name", "random"},
-      {"metric", "loss"},
-      {"max_trials", 2},
-      {"max_length", {{"batches", 100}}}}}}
-    .dump();
+      {"name", "experiment-actor-test"},
+      {"entrypoint", "model_def:Trial"},
+      {"hyperparameters",
+       {{"lr", {{"type", "double"}, {"minval", 0.001}, {"maxval", 0.1}}}}},
+      {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
+      {"searcher",
+       {{"name", "random"},
+        {"metric", "loss"},
+        {"max_trials", 2},
+        {"max_length", {{"batches", 100}}}}}}
+      .dump();
 }
 
 /// The payloads of `type` in `log`, parsed.
-std::vector<nlohmann::json> payloads(event_store& log, const std::string& type) {
+std::vector<nlohmann::json> payloads(event_store& log,
+                                     const std::string& type) {
   std::vector<nlohmann::json> out;
   for (const auto& r : events_of(log))
     if (r.body.type == type)
@@ -79,14 +80,14 @@ struct fixture : master_fixture {
                           nlohmann::json{{"loss", loss}}.dump());
     run();
   }
-
 };
 
 } // namespace
 
 CAF_TEST_FIXTURE_SCOPE(experiment_actor_tests, fixture)
 
-CAF_TEST(the experiment actor creates the trials and closes them on validations) {
+CAF_TEST(
+    the experiment actor creates the trials and closes them on validations) {
   memory_event_store store;
   start(store);
   request<int64_t>(master, submit_atom::value, random_config(),
@@ -195,7 +196,8 @@ CAF_TEST(a step that does not follow the log is refused and changes nothing) {
   stop_master();
 }
 
-CAF_TEST(a searcher that cannot be restored ends its experiment and not the master) {
+CAF_TEST(a searcher that cannot be restored ends its experiment
+         and not the master) {
   memory_event_store store;
   start(store);
   request<int64_t>(master, submit_atom::value, random_config(),

@@ -25,26 +25,26 @@ struct probe_log {
 
 caf::behavior probe(caf::event_based_actor*, probe_log* log) {
   return {
-    [=](start_atom, start_order& o) { log->starts.push_back(o); },
-    [=](preempt_atom, std::string& alloc, std::string&) {
-      log->preempts.push_back(alloc);
-    },
-    [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
+      [=](start_atom, start_order& o) { log->starts.push_back(o); },
+      [=](preempt_atom, std::string& alloc, std::string&) {
+        log->preempts.push_back(alloc);
+      },
+      [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
   };
 }
 
 std::string experiment_config() {
   return nlohmann::json{
-    {"name", "actor-test"},
-    {"entrypoint", "model_def:Trial"},
-    {"max_restarts", 2},
-    {"hyperparameters", {{"lr", 0.1}}},
-    {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
-    {"searcher",
-     {{"name", "single"},
-      {"metric", "loss"},
-      {"max_length", {{"batches", 100}}}}}}
-    .dump();
+      {"name", "actor-test"},
+      {"entrypoint", "model_def:Trial"},
+      {"max_restarts", 2},
+      {"hyperparameters", {{"lr", 0.1}}},
+      {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
+      {"searcher",
+       {{"name", "single"},
+        {"metric", "loss"},
+        {"max_length", {{"batches", 100}}}}}}
+      .dump();
 }
 
 struct fixture : master_fixture {
@@ -58,7 +58,6 @@ struct fixture : master_fixture {
     run();
     return a;
   }
-
 };
 
 } // namespace
@@ -155,15 +154,14 @@ CAF_TEST(a master rebuilt from a PostgreSQL log continues where it stopped) {
   stop_master();
 }
 
-
 CAF_TEST(overlapping scheduling passes never place a trial twice) {
   memory_event_store store;
   start(store);
   auto config = nlohmann::json::parse(experiment_config());
   config["searcher"] = {{"name", "random"},
-                     {"metric", "loss"},
-                     {"max_trials", 6},
-                     {"max_length", {{"batches", 10}}}};
+                        {"metric", "loss"},
+                        {"max_trials", 6},
+                        {"max_length", {{"batches", 10}}}};
   request<int64_t>(master, submit_atom::value, config.dump(),
                    std::string{"determined"});
   // Agents join and ticks arrive while passes are in flight: each asks

@@ -26,24 +26,26 @@ struct orders {
 
 caf::behavior agent_conn(caf::event_based_actor*, orders* log) {
   return {
-    [=](start_atom, start_order& o) { log->starts.push_back(o.allocation_id); },
-    [=](preempt_atom, std::string&, std::string&) {},
-    [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
+      [=](start_atom, start_order& o) {
+        log->starts.push_back(o.allocation_id);
+      },
+      [=](preempt_atom, std::string&, std::string&) {},
+      [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
   };
 }
 
 std::string single_config(int max_restarts) {
   return nlohmann::json{
-    {"name", "trial-actor-test"},
-    {"entrypoint", "model_def:Trial"},
-    {"max_restarts", max_restarts},
-    {"hyperparameters", {{"lr", 0.1}}},
-    {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
-    {"searcher",
-     {{"name", "single"},
-      {"metric", "loss"},
-      {"max_length", {{"batches", 100}}}}}}
-    .dump();
+      {"name", "trial-actor-test"},
+      {"entrypoint", "model_def:Trial"},
+      {"max_restarts", max_restarts},
+      {"hyperparameters", {{"lr", 0.1}}},
+      {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
+      {"searcher",
+       {{"name", "single"},
+        {"metric", "loss"},
+        {"max_length", {{"batches", 100}}}}}}
+      .dump();
 }
 
 std::vector<std::string> types_of(event_store& log) {
@@ -64,7 +66,6 @@ struct fixture : master_fixture {
     run();
     return a;
   }
-
 };
 
 } // namespace

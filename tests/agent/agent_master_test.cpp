@@ -19,11 +19,11 @@ using nlohmann::json;
 namespace {
 
 const std::map<std::string, std::string> model_files = {
-  {"run.sh", "echo hello from trial $DET_TRIAL_ID\n"
-             "echo lr=$(echo \"$DET_HPARAMS\" | tr -d ' ')\n"
-             "echo ckpt=$DET_LATEST_CHECKPOINT\n"
-             "exit 3\n"},
-  {"wait.sh", "echo started\nexec sleep 60\n"},
+    {"run.sh", "echo hello from trial $DET_TRIAL_ID\n"
+               "echo lr=$(echo \"$DET_HPARAMS\" | tr -d ' ')\n"
+               "echo ckpt=$DET_LATEST_CHECKPOINT\n"
+               "exit 3\n"},
+    {"wait.sh", "echo started\nexec sleep 60\n"},
 };
 
 json start_frame(const std::string& alloc, const std::string& entrypoint) {

@@ -10,8 +10,8 @@ TEST(reconnect_backoff, without_jitter_doubles_from_one_second_to_thirty) {
   std::vector<std::chrono::milliseconds> got;
   for (int i = 0; i < 8; ++i)
     got.push_back(b.next_delay());
-  EXPECT_EQ(got, (std::vector<std::chrono::milliseconds>{
-                   1s, 2s, 4s, 8s, 16s, 30s, 30s, 30s}));
+  EXPECT_EQ(got, (std::vector<std::chrono::milliseconds>{1s, 2s, 4s, 8s, 16s,
+                                                         30s, 30s, 30s}));
 }
 
 TEST(reconnect_backoff, jitter_shortens_each_delay_by_at_most_half) {

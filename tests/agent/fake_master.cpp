@@ -15,22 +15,21 @@ using nlohmann::json;
 
 std::string base64_encode(const std::string& in) {
   static const char* table =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
-    auto n = (static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16)
-             | (static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1]))
-                << 8)
-             | static_cast<unsigned char>(in[i + 2]);
+    auto n =
+        (static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16)
+        | (static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8)
+        | static_cast<unsigned char>(in[i + 2]);
     out += table[(n >> 18) & 63];
     out += table[(n >> 12) & 63];
     out += table[(n >> 6) & 63];
     out += table[n & 63];
   }
   if (i < in.size()) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(in[i]))
-                 << 16;
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16;
     if (i + 1 < in.size())
       n |= static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8;
     out += table[(n >> 18) & 63];
@@ -53,8 +52,8 @@ std::string make_tgz(const std::map<std::string, std::string>& files) {
   for (auto& [name, content] : files)
     std::ofstream{dir / "model" / name} << content;
   auto tgz = dir / "model.tgz";
-  auto cmd = "tar -czf '" + tgz.string() + "' -C '" + (dir / "model").string()
-             + "' .";
+  auto cmd =
+      "tar -czf '" + tgz.string() + "' -C '" + (dir / "model").string() + "' .";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in{tgz, std::ios::binary};
   std::stringstream ss;
@@ -67,41 +66,42 @@ std::string make_tgz(const std::map<std::string, std::string>& files) {
 
 fake_master::fake_master(const std::map<std::string, std::string>& files,
                          std::string token)
-  : token_(std::move(token)), b64_tgz_(base64_encode(make_tgz(files))) {
+    : token_(std::move(token)), b64_tgz_(base64_encode(make_tgz(files))) {
   http::router routes;
   routes.get("/api/v1/experiments/{id}/model_def",
              [this](http::http_request req, http::responder res) {
                {
                  std::lock_guard<std::mutex> g{mu_};
                  model_def_auth_.push_back(
-                   req.headers.get("Authorization").value_or(""));
+                     req.headers.get("Authorization").value_or(""));
                }
                res.send_json(json{{"b64Tgz", b64_tgz_}}.dump());
              });
   http::server_config cfg;
   server_ = std::make_unique<http::http_server>(cfg, std::move(routes));
   server_->add_websocket(
-    "/agents/ws",
-    [this](http::ws_session s) {
-      s.on_message([this](std::string text) {
+      "/agents/ws",
+      [this](http::ws_session s) {
+        s.on_message([this](std::string text) {
+          std::lock_guard<std::mutex> g{mu_};
+          frames_.push_back(json::parse(text, nullptr, false));
+          cv_.notify_all();
+        });
         std::lock_guard<std::mutex> g{mu_};
-        frames_.push_back(json::parse(text, nullptr, false));
+        session_ = s;
+        ++connections_;
         cv_.notify_all();
+      },
+      [this](
+          const http::http_request& req) -> std::optional<http::http_response> {
+        if (token_.empty()
+            || req.headers.get("Authorization") == "Bearer " + token_)
+          return std::nullopt;
+        std::lock_guard<std::mutex> g{mu_};
+        ++refused_;
+        return http::http_response::json(
+            401, R"({"error":{"code":16,"reason":"Unauthenticated"}})");
       });
-      std::lock_guard<std::mutex> g{mu_};
-      session_ = s;
-      ++connections_;
-      cv_.notify_all();
-    },
-    [this](const http::http_request& req) -> std::optional<http::http_response> {
-      if (token_.empty()
-          || req.headers.get("Authorization") == "Bearer " + token_)
-        return std::nullopt;
-      std::lock_guard<std::mutex> g{mu_};
-      ++refused_;
-      return http::http_response::json(
-        401, R"({"error":{"code":16,"reason":"Unauthenticated"}})");
-    });
   auto port = server_->start();
   EXPECT_TRUE(port);
   port_ = port ? *port : 0;

@@ -27,9 +27,7 @@ public:
                        std::string token = "");
   ~fake_master();
 
-  [[nodiscard]] uint16_t port() const {
-    return port_;
-  }
+  [[nodiscard]] uint16_t port() const { return port_; }
 
   /// The next frame of `type` from the agent (earlier frames of other
   /// types are dropped), waiting at most `timeout`.

@@ -44,8 +44,8 @@ std::string error_of(const std::vector<std::string>& argv) {
 
 TEST(agent_options, flags_override_the_defaults) {
   auto s = resolve({"--master-url", "http://10.0.0.5:9090", "--resource-pool",
-                    "gpu", "--slots=4", "--token", "sekrit", "--agent-id",
-                    "a1", "--work-dir", "/var/det"});
+                    "gpu", "--slots=4", "--token", "sekrit", "--agent-id", "a1",
+                    "--work-dir", "/var/det"});
   ASSERT_TRUE(s) << det::render(s.error());
   EXPECT_EQ(s->cfg.master.host, "10.0.0.5");
   EXPECT_EQ(s->cfg.master.port, 9090);
@@ -76,8 +76,8 @@ TEST(agent_options, environment_is_read_and_flags_win_over_it) {
 }
 
 TEST(agent_options, config_file_is_loaded_and_flags_override_it) {
-  auto path = testing::TempDir() + "agent-" + std::to_string(getpid())
-              + ".yaml";
+  auto path =
+      testing::TempDir() + "agent-" + std::to_string(getpid()) + ".yaml";
   {
     std::ofstream out{path};
     out << "master_url: http://filehost:8081\nresource_pool: cpu-pool\n"
@@ -114,8 +114,7 @@ TEST(agent_options, bad_arguments_are_refused_with_a_reason_naming_them) {
   EXPECT_NE(error_of({"--slots", "-1"}).find("--slots"), std::string::npos);
   EXPECT_NE(error_of({"--frobnicate", "1"}).find("--frobnicate"),
             std::string::npos);
-  EXPECT_NE(error_of({"--master-url"}).find("--master-url"),
-            std::string::npos);
+  EXPECT_NE(error_of({"--master-url"}).find("--master-url"), std::string::npos);
   EXPECT_NE(error_of({"stray"}).find("stray"), std::string::npos);
 }
 

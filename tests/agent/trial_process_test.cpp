@@ -86,8 +86,7 @@ TEST(trial_process, output_of_stdout_and_stderr_arrives_as_lines) {
   recorder r;
   auto p = start("echo one; echo two >&2; printf 'no newline'", r);
   ASSERT_TRUE(p->wait_for(10s));
-  EXPECT_EQ(r.lines,
-            (std::vector<std::string>{"one", "two", "no newline"}));
+  EXPECT_EQ(r.lines, (std::vector<std::string>{"one", "two", "no newline"}));
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.exits, 1);
 }
@@ -128,8 +127,8 @@ TEST(trial_process, many_lines_arrive_in_batches_of_at_most_batch_lines) {
   recorder r;
   process_options opts;
   opts.batch_lines = 10;
-  auto p = start("i=0; while [ $i -lt 95 ]; do echo $i; i=$((i+1)); done", r,
-                 opts);
+  auto p =
+      start("i=0; while [ $i -lt 95 ]; do echo $i; i=$((i+1)); done", r, opts);
   ASSERT_TRUE(p->wait_for(10s));
   ASSERT_EQ(r.lines.size(), 95u);
   EXPECT_EQ(r.lines.front(), "0");
@@ -176,8 +175,8 @@ TEST(trial_process, kill_escalates_to_sigkill_after_the_grace_period) {
   recorder r;
   process_options opts;
   opts.kill_grace = 200ms;
-  auto p = start("trap '' TERM; echo ready; while :; do sleep 1; done", r,
-                 opts);
+  auto p =
+      start("trap '' TERM; echo ready; while :; do sleep 1; done", r, opts);
   ASSERT_TRUE(r.wait_line("ready"));
   p->kill();
   ASSERT_TRUE(p->wait_for(10s));

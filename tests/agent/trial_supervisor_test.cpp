@@ -78,12 +78,11 @@ TEST(trial_supervisor, a_sigkilled_agent_takes_its_trial_group_with_it) {
   // The trial and a background grandchild, both in the group.
   pid_t agent = start_fake_agent("sleep 60 & echo $! > " + pid_file.string()
                                  + ".bg; echo $$ > " + pid_file.string()
-                                 + ".tmp; mv " + pid_file.string()
-                                 + ".tmp " + pid_file.string()
-                                 + "; exec sleep 60");
+                                 + ".tmp; mv " + pid_file.string() + ".tmp "
+                                 + pid_file.string() + "; exec sleep 60");
   ASSERT_GT(agent, 0);
-  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(pid_file); },
-                         10s));
+  ASSERT_TRUE(
+      eventually([&] { return std::filesystem::exists(pid_file); }, 10s));
   pid_t trial = std::stoi(read_file(pid_file));
   pid_t background = std::stoi(read_file(pid_file.string() + ".bg"));
   ASSERT_TRUE(alive(trial));
@@ -95,8 +94,8 @@ TEST(trial_supervisor, a_sigkilled_agent_takes_its_trial_group_with_it) {
   int status = 0;
   ASSERT_EQ(waitpid(agent, &status, 0), agent);
   // 50 ms parent check: well within 5 s.
-  EXPECT_TRUE(eventually([&] { return !alive(trial) && !alive(background); },
-                         5s));
+  EXPECT_TRUE(
+      eventually([&] { return !alive(trial) && !alive(background); }, 5s));
   EXPECT_TRUE(eventually([&] { return !alive(group); }, 5s));
   std::filesystem::remove_all(dir);
 }

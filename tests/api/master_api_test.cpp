@@ -5,11 +5,12 @@
 
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
-#include "core/provisioning.hpp"
+#include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
-#include "actors/model_def_actor.hpp"
+#include "core/provisioning.hpp"
+#include "read/read_model.hpp"
 #include "store/memory_event_store.hpp"
 
 #include <caf/actor_system.hpp>
@@ -19,7 +20,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
+#include <map>
 #include <thread>
 
 using namespace det;
@@ -33,9 +36,9 @@ extern const char* good_config;
 /// Stands in for an agent's connection: takes the master's orders.
 caf::behavior order_sink(caf::event_based_actor*, int) {
   return {
-    [](start_atom, const start_order&) {},
-    [](preempt_atom, const std::string&, const std::string&) {},
-    [](kill_atom, const std::string&) {},
+      [](start_atom, const start_order&) {},
+      [](preempt_atom, const std::string&, const std::string&) {},
+      [](kill_atom, const std::string&) {},
   };
 }
 
@@ -43,8 +46,7 @@ struct master_api_test : ::testing::Test {
   memory_event_store log;
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
-  std::shared_ptr<api::api_context> ctx
-    = std::make_shared<api::api_context>();
+  std::shared_ptr<api::api_context> ctx = std::make_shared<api::api_context>();
   http::router routes;
 
   master_api_test() {
@@ -54,10 +56,18 @@ struct master_api_test : ::testing::Test {
     pool_configured p;
     p.pool = "default";
     cc.pools.push_back(p);
-    ctx->master = spawn_master(sys, writer, {}, cc, {});
+    // Reads go through a read model fed by the master, as in det-master.
+    ctx->reads = std::make_shared<read::read_model>(state::cluster_state{},
+                                                    read::read_options{});
+    master_options mo;
+    mo.on_durable = [reads = ctx->reads](std::vector<domain_event> events,
+                                         int64_t last) {
+      reads->publish(std::move(events), last);
+    };
+    ctx->master = spawn_master(sys, writer, {}, cc, mo);
     ctx->bridge = api::spawn_api_bridge(sys);
-    ctx->model_defs = spawn_model_def_actor(
-      sys, std::make_unique<memory_model_def_store>());
+    ctx->model_defs =
+        spawn_model_def_actor(sys, std::make_unique<memory_model_def_store>());
     ctx->logs = std::make_shared<api::trial_logs>();
     ctx->tokens = std::make_shared<api::session_tokens>("s");
     ctx->preemption_poll = std::chrono::milliseconds{20};
@@ -72,17 +82,20 @@ struct master_api_test : ::testing::Test {
   }
 
   ~master_api_test() override {
-    for (auto a : {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
-                   ctx->model_defs, caf::actor_cast<caf::actor>(writer_),
-                   sink_})
+    for (auto a :
+         {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
+          ctx->model_defs, caf::actor_cast<caf::actor>(writer_), sink_})
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 
+  /// Sent with every request (besides the token).
+  std::map<std::string, std::string> extra_headers;
+
   /// Sends as admin unless `token` is given ("" sends none).
   http::http_response call(std::string method, std::string path,
-                          std::string body = "",
-                          std::optional<std::string> token = std::nullopt,
-                          std::string token_header = "Authorization") {
+                           std::string body = "",
+                           std::optional<std::string> token = std::nullopt,
+                           std::string token_header = "Authorization") {
     if (!token)
       token = admin_token_;
     http::http_request req;
@@ -98,12 +111,14 @@ struct master_api_test : ::testing::Test {
     req.body = std::move(body);
     if (!token->empty())
       req.headers.set(token_header, "Bearer " + *token);
+    for (const auto& [k, v] : extra_headers)
+      req.headers.set(k, v);
     auto done = std::make_shared<std::promise<http::http_response>>();
     auto fut = done->get_future();
-    routes.dispatch(req, http::responder::capture(
-                           [done](http::http_response r) {
-                             done->set_value(std::move(r));
-                           }));
+    routes.dispatch(req,
+                    http::responder::capture([done](http::http_response r) {
+                      done->set_value(std::move(r));
+                    }));
     return fut.get();
   }
 
@@ -111,7 +126,8 @@ struct master_api_test : ::testing::Test {
   /// runs as allocation "1.1" (the guard knows only live allocations'
   /// tokens). Waits, bounded, for the pool's pass to place it.
   void run_trial_1() {
-    auto created = call("POST", "/api/v1/experiments", create_body(good_config));
+    auto created =
+        call("POST", "/api/v1/experiments", create_body(good_config));
     ASSERT_EQ(created.status, 200) << created.body;
     sink_ = sys.spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
@@ -124,8 +140,7 @@ struct master_api_test : ::testing::Test {
     while (std::chrono::steady_clock::now() < deadline) {
       std::string answer;
       self->request(ctx->master, caf::infinite, view_atom::value, placed)
-        .receive([&](std::string& a) { answer = a; },
-                 [&](caf::error&) {});
+          .receive([&](std::string& a) { answer = a; }, [&](caf::error&) {});
       if (answer == "yes")
         return;
       std::this_thread::yield();
@@ -145,13 +160,12 @@ const char* good_config = "name: t\nentrypoint: python3 train.py\n"
 
 std::string create_body(const std::string& config) {
   return json{{"config", config},
-              {"modelDefinition",
-               json::array({{{"path", "train.py"},
-                             {"type", 48},
-                             {"content", "cHJpbnQoMSkK"},
-                             {"mode", 420}}})},
+              {"modelDefinition", json::array({{{"path", "train.py"},
+                                                {"type", 48},
+                                                {"content", "cHJpbnQoMSkK"},
+                                                {"mode", 420}}})},
               {"activate", true}}
-    .dump();
+      .dump();
 }
 
 } // namespace
@@ -174,11 +188,12 @@ TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {
   auto t = json::parse(call("GET", "/api/v1/experiments/1/trials").body);
   EXPECT_EQ(t["trials"].size(), 1u);
   EXPECT_EQ(json::parse(call("GET", "/api/v1/experiments").body)["experiments"]
-              .size(),
+                .size(),
             1u);
 }
 
-TEST_F(master_api_test, a_bad_config_is_refused_naming_the_field_and_logs_nothing) {
+TEST_F(master_api_test,
+       a_bad_config_is_refused_naming_the_field_and_logs_nothing) {
   auto r = call("POST", "/api/v1/experiments",
                 create_body("name: t\nsearcher:\n  name: single\n"));
   EXPECT_EQ(r.status, 400);
@@ -203,9 +218,9 @@ TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
 }
 
 TEST_F(master_api_test, experiments_pause_and_activate) {
-  ASSERT_EQ(call("POST", "/api/v1/experiments", create_body(good_config))
-              .status,
-            200);
+  ASSERT_EQ(
+      call("POST", "/api/v1/experiments", create_body(good_config)).status,
+      200);
   EXPECT_EQ(call("POST", "/api/v1/experiments/1/pause").status, 200);
   auto e = json::parse(call("GET", "/api/v1/experiments/1").body);
   EXPECT_EQ(e["experiment"]["state"], "STATE_PAUSED");
@@ -236,39 +251,36 @@ TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
 
 TEST_F(master_api_test, the_harness_allocation_token_header_is_accepted) {
   run_trial_1();
-  auto r = call("GET",
-                "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0",
-                "", ctx->tokens->token_for("1.1"),
-                "Grpc-Metadata-x-allocation-token");
+  auto r = call(
+      "GET", "/api/v1/allocations/1.1/signals/preemption?timeout_seconds=0", "",
+      ctx->tokens->token_for("1.1"), "Grpc-Metadata-x-allocation-token");
   EXPECT_EQ(r.status, 200) << r.body;
   // A live allocation's token on another allocation's endpoint.
-  auto other = call("GET", "/api/v1/allocations/2.1/signals/preemption", "",
-                    ctx->tokens->token_for("1.1"),
-                    "Grpc-Metadata-x-allocation-token");
+  auto other =
+      call("GET", "/api/v1/allocations/2.1/signals/preemption", "",
+           ctx->tokens->token_for("1.1"), "Grpc-Metadata-x-allocation-token");
   EXPECT_EQ(other.status, 403);
 }
 
 TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
   run_trial_1();
-  auto body = json{{"logs",
-                    json::array({{{"task_id", "1"},
-                                  {"allocation_id", "1.1"},
-                                  {"log", "from the harness\n"},
-                                  {"stdtype", "stdout"}}})}}
-                .dump();
-  EXPECT_EQ(call("POST", "/api/v1/task/logs", body, std::string{}).status,
-            401);
+  auto body = json{{"logs", json::array({{{"task_id", "1"},
+                                          {"allocation_id", "1.1"},
+                                          {"log", "from the harness\n"},
+                                          {"stdtype", "stdout"}}})}}
+                  .dump();
+  EXPECT_EQ(call("POST", "/api/v1/task/logs", body, std::string{}).status, 401);
   // The token of an allocation that is not live is nobody's.
-  EXPECT_EQ(call("POST", "/api/v1/task/logs", body,
-                 ctx->tokens->token_for("5.1"))
-              .status,
-            401);
+  EXPECT_EQ(
+      call("POST", "/api/v1/task/logs", body, ctx->tokens->token_for("5.1"))
+          .status,
+      401);
   // A user session is not the trial's token.
   EXPECT_EQ(call("POST", "/api/v1/task/logs", body).status, 403);
   EXPECT_TRUE(ctx->logs->since(1).empty());
-  auto ok = call("POST", "/api/v1/task/logs", body,
-                 ctx->tokens->token_for("1.1"),
-                 "Grpc-Metadata-x-allocation-token");
+  auto ok =
+      call("POST", "/api/v1/task/logs", body, ctx->tokens->token_for("1.1"),
+           "Grpc-Metadata-x-allocation-token");
   EXPECT_EQ(ok.status, 200) << ok.body;
   auto lines = ctx->logs->since(1);
   ASSERT_EQ(lines.size(), 1u);
@@ -278,25 +290,25 @@ TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
 TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
   run_trial_1();
   auto token = ctx->tokens->token_for("1.1");
-  auto progress = call("POST", "/api/v1/trials/1/progress",
-                       R"({"progress": 1.5})", token);
+  auto progress =
+      call("POST", "/api/v1/trials/1/progress", R"({"progress": 1.5})", token);
   EXPECT_EQ(progress.status, 400);
   EXPECT_NE(progress.body.find("progress"), std::string::npos);
   auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})", token);
   EXPECT_EQ(run.status, 400);
   EXPECT_NE(run.body.find("runId"), std::string::npos);
   for (auto g : {R"("a.b")", R"("")", "7"}) {
-    auto group = call("POST", "/api/v1/trials/1/metrics",
-                      std::string{R"({"metrics": {}, "group": )"} + g + "}",
-                      token);
+    auto group =
+        call("POST", "/api/v1/trials/1/metrics",
+             std::string{R"({"metrics": {}, "group": )"} + g + "}", token);
     EXPECT_EQ(group.status, 400) << g;
     EXPECT_NE(group.body.find("group"), std::string::npos) << g;
   }
   // Another trial's endpoint with this trial's token changes nothing.
-  EXPECT_EQ(call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})",
-                 token)
-              .status,
-            403);
+  EXPECT_EQ(
+      call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})", token)
+          .status,
+      403);
 }
 
 TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {
@@ -304,7 +316,7 @@ TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {
                   json{{"username", "admin"},
                        {"password", api::client_hash("nope")},
                        {"isHashed", true}}
-                    .dump(),
+                      .dump(),
                   "");
   EXPECT_EQ(bad.status, 401);
   EXPECT_EQ(json::parse(bad.body)["error"]["error"], "invalid credentials");
@@ -321,24 +333,24 @@ TEST_F(master_api_test, a_new_user_logs_in_with_its_password_and_is_not_admin) {
                 json{{"user", {{"username", "carol"}, {"admin", false}}},
                      {"password", api::client_hash("Secret123")},
                      {"isHashed", true}}
-                  .dump());
+                    .dump());
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(call("POST", "/api/v1/users",
                  json{{"user", {{"username", "carol"}}}}.dump())
-              .status,
+                .status,
             409);
   auto login = call("POST", "/api/v1/auth/login",
                     json{{"username", "carol"},
                          {"password", "Secret123"},
                          {"isHashed", false}}
-                      .dump(),
+                        .dump(),
                     "");
   ASSERT_EQ(login.status, 200) << login.body;
   auto token = json::parse(login.body)["token"].get<std::string>();
   EXPECT_EQ(call("GET", "/api/v1/master/config", "", token).status, 403);
   EXPECT_EQ(call("POST", "/api/v1/users",
                  json{{"user", {{"username", "dave"}}}}.dump(), token)
-              .status,
+                .status,
             403);
   EXPECT_EQ(call("GET", "/api/v1/master/config").status, 200);
 }
@@ -361,4 +373,80 @@ TEST(provisioning, a_pending_trial_in_a_local_pool_launches_one_instance) {
   ASSERT_FALSE(state::apply(s, meta, p));
   plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
   EXPECT_EQ(plan.launch, 1);
+}
+
+TEST_F(master_api_test,
+       a_client_reads_its_own_write_at_the_position_the_write_named) {
+  auto created = call("POST", "/api/v1/experiments", create_body(good_config));
+  ASSERT_EQ(created.status, 200) << created.body;
+  auto written = created.headers.get("X-Det-Position");
+  ASSERT_TRUE(written.has_value());
+  auto at = std::stoll(*written);
+  EXPECT_GT(at, 0);
+  auto id = json::parse(created.body)["experiment"]["id"].get<int64_t>();
+
+  extra_headers["X-Det-Min-Position"] = *written;
+  auto paused =
+      call("POST", "/api/v1/experiments/" + std::to_string(id) + "/pause");
+  ASSERT_EQ(paused.status, 200) << paused.body;
+  auto after_pause = std::stoll(paused.headers.get("X-Det-Position").value());
+  EXPECT_GT(after_pause, at);
+
+  extra_headers["X-Det-Min-Position"] = std::to_string(after_pause);
+  auto read = call("GET", "/api/v1/experiments/" + std::to_string(id));
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_GE(std::stoll(read.headers.get("X-Det-Position").value()),
+            after_pause);
+  EXPECT_EQ(json::parse(read.body)["experiment"]["state"], "STATE_PAUSED");
+
+  auto list = call("GET", "/api/v1/experiments");
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(json::parse(list.body)["experiments"].size(), 1u);
+  EXPECT_TRUE(list.headers.get("X-Det-Position").has_value());
+}
+
+TEST_F(master_api_test,
+       a_read_at_a_position_the_log_never_reaches_is_refused_with_503) {
+  ctx->request_timeout = std::chrono::milliseconds{100};
+  extra_headers["X-Det-Min-Position"] = "1000000";
+  auto r = call("GET", "/api/v1/experiments");
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_NE(r.body.find("did not reach position 1000000"), std::string::npos)
+      << r.body;
+  extra_headers["X-Det-Min-Position"] = "soon";
+  r = call("GET", "/api/v1/agents");
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("X-Det-Min-Position"), std::string::npos) << r.body;
+}
+
+TEST_F(master_api_test,
+       two_creates_of_one_user_at_once_make_one_user_and_one_409) {
+  auto body =
+      R"({"user":{"username":"twin","admin":false},"password":"","isHashed":true})";
+  std::vector<std::future<http::http_response>> answers;
+  for (int i = 0; i < 2; ++i) {
+    http::http_request req;
+    req.method = "POST";
+    req.path = req.target = "/api/v1/users";
+    req.body = body;
+    req.headers.set("Authorization", "Bearer " + admin_token_);
+    auto done = std::make_shared<std::promise<http::http_response>>();
+    answers.push_back(done->get_future());
+    routes.dispatch(req,
+                    http::responder::capture([done](http::http_response r) {
+                      done->set_value(std::move(r));
+                    }));
+  }
+  std::vector<int> statuses;
+  for (auto& a : answers)
+    statuses.push_back(a.get().status);
+  std::sort(statuses.begin(), statuses.end());
+  EXPECT_EQ(statuses, (std::vector<int>{200, 409}));
+  auto users = call("GET", "/api/v1/users");
+  ASSERT_EQ(users.status, 200) << users.body;
+  int twins = 0;
+  auto listed = json::parse(users.body);
+  for (const auto& u : listed["users"])
+    twins += u["username"] == "twin" ? 1 : 0;
+  EXPECT_EQ(twins, 1) << users.body;
 }

@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "util/text.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,20 +13,7 @@
 
 namespace det::aws::test {
 
-namespace {
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
-} // namespace
+namespace {} // namespace
 
 std::string helper(const std::string& name) {
   return std::string(DET_TEST_AWS_DIR) + "/" + name;
@@ -33,7 +22,7 @@ std::string helper(const std::string& name) {
 command_result run_command(const std::vector<std::string>& argv) {
   std::string cmd;
   for (const auto& a : argv)
-    cmd += shell_quote(a) + " ";
+    cmd += util::shell_quote(a) + " ";
   command_result res;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr)

@@ -71,7 +71,7 @@ TEST(master_config,
 
 TEST(master_config, heartbeats_are_configurable) {
   auto cfg = parse_master_config(
-    "agent_heartbeat_interval: 500ms\nagent_missed_heartbeats: 4\n");
+      "agent_heartbeat_interval: 500ms\nagent_missed_heartbeats: 4\n");
   ASSERT_TRUE(cfg) << det::render(cfg.error());
   EXPECT_EQ(cfg->agent_heartbeat_interval, 500ms);
   EXPECT_EQ(cfg->agent_missed_heartbeats, 4);
@@ -257,7 +257,8 @@ TEST(master_config, unnamed_default_pools_fall_back_to_the_first_pool) {
 
 } // namespace
 
-TEST(master_config, the_model_definition_limit_defaults_to_95_mib_and_is_checked) {
+TEST(master_config,
+     the_model_definition_limit_defaults_to_95_mib_and_is_checked) {
   auto d = parse_master_config("{}");
   ASSERT_TRUE(d) << det::render(d.error());
   EXPECT_EQ(d->max_model_definition_bytes, 95LL << 20);

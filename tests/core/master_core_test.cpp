@@ -18,16 +18,17 @@ constexpr int64_t sec = 1000000;
 nlohmann::json experiment(int64_t max_length = 100, int max_restarts = 2,
                           int slots = 1, const std::string& searcher = "single",
                           int max_trials = 1) {
-  return {{"name", "test"},
-          {"entrypoint", "model_def:Trial"},
-          {"max_restarts", max_restarts},
-          {"hyperparameters", {{"lr", 0.1}}},
-          {"resources", {{"slots_per_trial", slots}, {"resource_pool", "default"}}},
-          {"searcher",
-           {{"name", searcher},
-            {"metric", "loss"},
-            {"max_trials", max_trials},
-            {"max_length", {{"batches", max_length}}}}}};
+  return {
+      {"name", "test"},
+      {"entrypoint", "model_def:Trial"},
+      {"max_restarts", max_restarts},
+      {"hyperparameters", {{"lr", 0.1}}},
+      {"resources", {{"slots_per_trial", slots}, {"resource_pool", "default"}}},
+      {"searcher",
+       {{"name", searcher},
+        {"metric", "loss"},
+        {"max_trials", max_trials},
+        {"max_length", {{"batches", max_length}}}}}};
 }
 
 core_config config(const std::string& provider = "", int max_instances = 0,
@@ -46,8 +47,7 @@ core_config config(const std::string& provider = "", int max_instances = 0,
   return c;
 }
 
-template <class T>
-std::vector<T> effects_of(const decision& d) {
+template <class T> std::vector<T> effects_of(const decision& d) {
   std::vector<T> out;
   for (const auto& e : d.effects)
     if (auto x = std::get_if<T>(&e))
@@ -62,7 +62,7 @@ struct harness {
 
   decision run(decision d) {
     EXPECT_FALSE(d.refusal && code_of(d.refusal) == errc::invariant_violated)
-      << render(d.refusal);
+        << render(d.refusal);
     if (d.events.empty())
       return d;
     append_request req;
@@ -72,16 +72,15 @@ struct harness {
     EXPECT_TRUE(res) << render(res.error());
     if (res) {
       EXPECT_EQ(res->last_position, core.state().position)
-        << "predicted positions differ from the log's";
+          << "predicted positions differ from the log's";
     }
     return d;
   }
 
   state::cluster_state replay() {
     state::cluster_state st;
-    auto err = log.read({}, [&](recorded_event&& r) {
-      return state::apply(st, r);
-    });
+    auto err =
+        log.read({}, [&](recorded_event&& r) { return state::apply(st, r); });
     EXPECT_FALSE(err) << render(err);
     return st;
   }
@@ -95,14 +94,15 @@ struct harness {
   master_core core;
 };
 
-TEST(master_core, a_submitted_trial_is_placed_when_an_agent_connects_and_completes) {
+TEST(master_core,
+     a_submitted_trial_is_placed_when_an_agent_connects_and_completes) {
   harness h;
   auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   ASSERT_FALSE(sub.refusal) << render(sub.refusal);
   EXPECT_EQ(sub.reply["experiment_id"], 1);
   EXPECT_TRUE(effects_of<start_order>(sub).empty()); // no agent yet
-  auto join = h.run(h.core.agent_connected("a1", "default", 4, "cpu", "", {},
-                                           h.now));
+  auto join =
+      h.run(h.core.agent_connected("a1", "default", 4, "cpu", "", {}, h.now));
   auto starts = effects_of<start_order>(join);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].agent_id, "a1");
@@ -126,7 +126,9 @@ TEST(master_core, a_submitted_trial_is_placed_when_an_agent_connects_and_complet
   EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
 }
 
-TEST(master_core, a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_without_counting_a_restart) {
+TEST(
+    master_core,
+    a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_without_counting_a_restart) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
@@ -141,8 +143,8 @@ TEST(master_core, a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_
   h.run(h.core.tick(h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
   EXPECT_EQ(h.trial(1).restarts, 0);
-  auto join = h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {},
-                                           h.now));
+  auto join =
+      h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
   auto starts = effects_of<start_order>(join);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].agent_id, "a2");
@@ -166,13 +168,15 @@ TEST(master_core, a_failing_trial_is_restarted_up_to_max_restarts_then_errors) {
   EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
   EXPECT_EQ(h.trial(1).restarts, 3);
   EXPECT_NE(h.trial(1).end_reason.find("last exit code 3"), std::string::npos)
-    << h.trial(1).end_reason;
+      << h.trial(1).end_reason;
   EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
             state::experiment_status::error);
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
-TEST(master_core, pausing_checkpoints_and_stops_and_activating_resumes_from_that_checkpoint) {
+TEST(
+    master_core,
+    pausing_checkpoints_and_stops_and_activating_resumes_from_that_checkpoint) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
@@ -211,17 +215,19 @@ TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
-TEST(master_core, a_trial_larger_than_the_pool_can_ever_hold_fails_with_the_reason) {
+TEST(master_core,
+     a_trial_larger_than_the_pool_can_ever_hold_fails_with_the_reason) {
   harness h{config("local", 2, 4)};
   h.run(h.core.submit_experiment(experiment(100, 2, 16), "determined", h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
   EXPECT_NE(h.trial(1).end_reason.find("16"), std::string::npos)
-    << h.trial(1).end_reason;
+      << h.trial(1).end_reason;
   EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
             state::experiment_status::error);
 }
 
-TEST(master_core, after_a_master_restart_a_reconnecting_agent_keeps_its_running_trial) {
+TEST(master_core,
+     after_a_master_restart_a_reconnecting_agent_keeps_its_running_trial) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
@@ -232,22 +238,23 @@ TEST(master_core, after_a_master_restart_a_reconnecting_agent_keeps_its_running_
   auto start = again.start(h.now + sec);
   EXPECT_EQ(state::find_agent(again.state(), "a1")->status,
             state::agent_status::disconnected);
-  auto back = again.agent_connected("a1", "default", 2, "cpu", "",
-                                    {{"1.1"}}, h.now + 2 * sec);
+  auto back = again.agent_connected("a1", "default", 2, "cpu", "", {{"1.1"}},
+                                    h.now + 2 * sec);
   EXPECT_TRUE(effects_of<start_order>(back).empty());
   EXPECT_EQ(state::find_trial(again.state(), 1)->status,
             state::trial_status::running);
   EXPECT_EQ(state::find_trial(again.state(), 1)->allocation->id, "1.1");
 }
 
-TEST(master_core, an_agent_that_comes_back_without_its_trial_gets_it_rescheduled) {
+TEST(master_core,
+     an_agent_that_comes_back_without_its_trial_gets_it_rescheduled) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
   h.run(h.core.allocation_running("1.1", h.now));
   h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
-  auto back = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
-                                           h.now + sec));
+  auto back = h.run(
+      h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now + sec));
   // The old run is gone; a new run starts on the same agent.
   auto starts = effects_of<start_order>(back);
   ASSERT_EQ(starts.size(), 1u);
@@ -273,7 +280,8 @@ TEST(master_core, a_second_connection_of_a_connected_agent_replaces_the_first) {
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
-TEST(master_core, an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the_stale_run) {
+TEST(master_core,
+     an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the_stale_run) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
@@ -295,7 +303,8 @@ TEST(master_core, an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
-TEST(master_core, an_experiment_for_an_unknown_pool_is_refused_and_writes_nothing) {
+TEST(master_core,
+     an_experiment_for_an_unknown_pool_is_refused_and_writes_nothing) {
   harness h;
   auto cfg = experiment();
   cfg["resources"]["resource_pool"] = "gpu";
@@ -314,7 +323,8 @@ TEST(master_core, an_experiment_for_an_unknown_pool_is_refused_and_writes_nothin
 namespace det {
 namespace {
 
-TEST(master_core, a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_passes) {
+TEST(master_core,
+     a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_passes) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
@@ -331,19 +341,19 @@ TEST(master_core, a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_pa
   EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
 }
 
-
 core_config deferred_config() {
   auto c = config();
   c.inline_scheduling = false;
   return c;
 }
 
-TEST(master_core, without_inline_scheduling_decisions_name_the_pool_and_place_nothing) {
+TEST(master_core,
+     without_inline_scheduling_decisions_name_the_pool_and_place_nothing) {
   harness h(deferred_config());
   auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   EXPECT_EQ(sub.schedule, std::set<std::string>{"default"});
-  auto join = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
-                                           h.now));
+  auto join =
+      h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
   EXPECT_EQ(join.schedule, std::set<std::string>{"default"});
   EXPECT_TRUE(effects_of<start_order>(join).empty());
   EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
@@ -357,7 +367,9 @@ TEST(master_core, without_inline_scheduling_decisions_name_the_pool_and_place_no
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
-TEST(master_core, a_pass_made_stale_by_a_lost_agent_places_nothing_and_the_next_pass_uses_another) {
+TEST(
+    master_core,
+    a_pass_made_stale_by_a_lost_agent_places_nothing_and_the_next_pass_uses_another) {
   harness h(deferred_config());
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
   h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
@@ -403,7 +415,7 @@ namespace {
 
 nlohmann::json asha_0_38(int max_trials) {
   auto e = experiment();
-  e["searcher"] = {{"name", "adaptive_asha"},   {"metric", "loss"},
+  e["searcher"] = {{"name", "adaptive_asha"},    {"metric", "loss"},
                    {"time_metric", "batches"},   {"max_time", 16},
                    {"max_trials", max_trials},   {"divisor", 2},
                    {"max_concurrent_trials", 1}, {"mode", "aggressive"}};
@@ -413,19 +425,20 @@ nlohmann::json asha_0_38(int max_trials) {
 TEST(master_core, asha_0_38_stops_a_trial_at_its_rung_by_the_time_metric) {
   harness h;
   ASSERT_FALSE(
-    h.run(h.core.submit_experiment(asha_0_38(2), "determined", h.now)).refusal);
-  auto join = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {},
-                                           h.now));
+      h.run(h.core.submit_experiment(asha_0_38(2), "determined", h.now))
+          .refusal);
+  auto join =
+      h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
   ASSERT_EQ(effects_of<start_order>(join).size(), 1u);
   h.run(h.core.allocation_running("1.1", h.now));
   // Rungs at 8 and 16 batches. Steps do not count, the time metric does.
   auto early = h.run(h.core.metrics_reported(
-    "1.1", "validation", 100, {{"loss", 0.5}, {"batches", 2}}, h.now));
+      "1.1", "validation", 100, {{"loss", 0.5}, {"batches", 2}}, h.now));
   EXPECT_TRUE(effects_of<preempt_order>(early).empty());
   EXPECT_FALSE(h.trial(1).allocation->preemption_requested);
   // At its first rung with no one to beat: not promoted, asked to stop.
   auto rung = h.run(h.core.metrics_reported(
-    "1.1", "validation", 4, {{"loss", 0.5}, {"batches", 8}}, h.now));
+      "1.1", "validation", 4, {{"loss", 0.5}, {"batches", 8}}, h.now));
   auto stops = effects_of<preempt_order>(rung);
   ASSERT_EQ(stops.size(), 1u);
   EXPECT_EQ(stops[0].reason, "stopped by searcher");
@@ -436,7 +449,8 @@ TEST(master_core, asha_0_38_stops_a_trial_at_its_rung_by_the_time_metric) {
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
-TEST(master_core, single_searcher_without_max_length_completes_when_the_trial_exits) {
+TEST(master_core,
+     single_searcher_without_max_length_completes_when_the_trial_exits) {
   harness h;
   auto e = experiment();
   e["searcher"].erase("max_length");

@@ -33,8 +33,8 @@ struct fixture : ::testing::Test {
   }
 
   void launch(int64_t seq, int count, bool spot = false, int64_t at = 10 * s_) {
-    apply(instance_launch_requested{"default", seq, "tok-" + std::to_string(seq),
-                                    count, spot, at});
+    apply(instance_launch_requested{
+        "default", seq, "tok-" + std::to_string(seq), count, spot, at});
   }
 
   provisioning_input with(std::vector<provider_instance> xs,
@@ -47,7 +47,8 @@ struct fixture : ::testing::Test {
   }
 };
 
-TEST_F(fixture, min_instances_launch_and_outstanding_launches_count_as_starting) {
+TEST_F(fixture,
+       min_instances_launch_and_outstanding_launches_count_as_starting) {
   pool_configured p = s.pools.at("default").config;
   p.min_instances = 2;
   apply(p);
@@ -56,10 +57,12 @@ TEST_F(fixture, min_instances_launch_and_outstanding_launches_count_as_starting)
   EXPECT_EQ(plan.next_seq, 1);
   launch(1, 2);
   plan = plan_provisioning(s, "default", 20 * s_, provisioning_input{});
-  EXPECT_EQ(plan.launch, 0) << "the launch in flight already covers the minimum";
+  EXPECT_EQ(plan.launch, 0)
+      << "the launch in flight already covers the minimum";
 }
 
-TEST_F(fixture, a_crash_after_the_cloud_call_is_healed_by_adoption_not_relaunch) {
+TEST_F(fixture,
+       a_crash_after_the_cloud_call_is_healed_by_adoption_not_relaunch) {
   launch(1, 1);
   // The instance exists with the launch's token; no call is in flight.
   auto plan = plan_provisioning(s, "default", 20 * s_,
@@ -79,7 +82,8 @@ TEST_F(fixture, a_crash_after_the_cloud_call_is_healed_by_adoption_not_relaunch)
   EXPECT_TRUE(plan.unknown_instances.empty()) << "nor is it an orphan";
 }
 
-TEST_F(fixture, an_unanswered_launch_without_an_instance_is_reissued_with_its_token) {
+TEST_F(fixture,
+       an_unanswered_launch_without_an_instance_is_reissued_with_its_token) {
   launch(1, 2);
   auto plan = plan_provisioning(s, "default", 20 * s_, with({}));
   ASSERT_EQ(plan.reissues.size(), 1u);
@@ -89,9 +93,11 @@ TEST_F(fixture, an_unanswered_launch_without_an_instance_is_reissued_with_its_to
 
 TEST_F(fixture, failed_launches_of_the_log_are_in_the_plan_for_the_backoff) {
   launch(1, 1);
-  apply(instance_launch_failed{"default", 1, "insufficient_capacity", "ICE", 15 * s_});
+  apply(instance_launch_failed{"default", 1, "insufficient_capacity", "ICE",
+                               15 * s_});
   launch(2, 1);
-  apply(instance_launch_failed{"default", 2, "quota_exceeded", "vCPU", 25 * s_});
+  apply(
+      instance_launch_failed{"default", 2, "quota_exceeded", "vCPU", 25 * s_});
   auto plan = plan_provisioning(s, "default", 30 * s_, with({}));
   EXPECT_EQ(plan.launch_failures, 2);
   EXPECT_EQ(plan.last_launch_error_at_us, 25 * s_);
@@ -101,10 +107,10 @@ TEST_F(fixture, failed_launches_of_the_log_are_in_the_plan_for_the_backoff) {
 TEST_F(fixture, unknown_and_foreign_launch_tokens_are_unknown_never_adopted) {
   launch(1, 1);
   apply(instance_pending{"i-1", "default", 1, 11 * s_});
-  auto plan = plan_provisioning(
-    s, "default", 200 * s_,
-    with({{"i-1", "running", "tok-1", ""}, {"i-2", "running", "tok-9", ""},
-          {"i-3", "pending", "", ""}}));
+  auto plan = plan_provisioning(s, "default", 200 * s_,
+                                with({{"i-1", "running", "tok-1", ""},
+                                      {"i-2", "running", "tok-9", ""},
+                                      {"i-3", "pending", "", ""}}));
   EXPECT_TRUE(plan.adopt.empty());
   EXPECT_EQ(plan.unknown_instances, (std::vector<std::string>{"i-2", "i-3"}));
   EXPECT_EQ(plan.now_running, std::vector<std::string>{"i-1"});
@@ -120,7 +126,9 @@ TEST_F(fixture, missing_instances_are_gone_only_after_the_consistency_grace) {
   EXPECT_EQ(plan.gone[0].second, "terminated_elsewhere");
 }
 
-TEST_F(fixture, a_reclaimed_spot_instance_loses_its_disconnected_agent_as_spot_reclaimed) {
+TEST_F(
+    fixture,
+    a_reclaimed_spot_instance_loses_its_disconnected_agent_as_spot_reclaimed) {
   launch(1, 1, true);
   apply(spot_request_opened{"sir-1", "default", 1, 11 * s_});
   apply(spot_request_fulfilled{"sir-1", "i-1", 12 * s_});
@@ -133,29 +141,31 @@ TEST_F(fixture, a_reclaimed_spot_instance_loses_its_disconnected_agent_as_spot_r
   EXPECT_EQ(plan.reclaimed_agents, std::vector<std::string>{"i-1"});
 }
 
-TEST_F(fixture, open_spot_requests_are_fulfilled_closed_or_cancelled_without_demand) {
+TEST_F(fixture,
+       open_spot_requests_are_fulfilled_closed_or_cancelled_without_demand) {
   launch(1, 3, true);
   apply(spot_request_opened{"sir-1", "default", 1, 11 * s_});
   apply(spot_request_opened{"sir-2", "default", 1, 11 * s_});
   apply(spot_request_opened{"sir-3", "default", 1, 11 * s_});
-  auto plan = plan_provisioning(
-    s, "default", 100 * s_,
-    with({}, {{"sir-1", "active", "i-1", "tok-1"},
-              {"sir-2", "cancelled", "", "tok-1"},
-              {"sir-3", "open", "", "tok-1"}}));
-  EXPECT_EQ(plan.fulfilled,
-            (std::vector<std::pair<std::string, std::string>>{{"sir-1", "i-1"}}));
+  auto plan = plan_provisioning(s, "default", 100 * s_,
+                                with({}, {{"sir-1", "active", "i-1", "tok-1"},
+                                          {"sir-2", "cancelled", "", "tok-1"},
+                                          {"sir-3", "open", "", "tok-1"}}));
+  EXPECT_EQ(plan.fulfilled, (std::vector<std::pair<std::string, std::string>>{
+                                {"sir-1", "i-1"}}));
   ASSERT_EQ(plan.spot_closed.size(), 1u);
   EXPECT_EQ(plan.spot_closed[0].first, "sir-2");
   // Nothing waits: the open request is cancelled (min_instances is 0).
-  EXPECT_NE(std::find(plan.cancel_spot.begin(), plan.cancel_spot.end(), "sir-3"),
-            plan.cancel_spot.end());
+  EXPECT_NE(
+      std::find(plan.cancel_spot.begin(), plan.cancel_spot.end(), "sir-3"),
+      plan.cancel_spot.end());
   EXPECT_TRUE(plan.unknown_instances.empty());
 }
 
-TEST_F(fixture, a_tagged_spot_request_of_no_known_launch_is_unknown_with_its_instance) {
-  auto plan = plan_provisioning(s, "default", 100 * s_,
-                                with({}, {{"sir-9", "active", "i-9", "tok-7"}}));
+TEST_F(fixture,
+       a_tagged_spot_request_of_no_known_launch_is_unknown_with_its_instance) {
+  auto plan = plan_provisioning(
+      s, "default", 100 * s_, with({}, {{"sir-9", "active", "i-9", "tok-7"}}));
   EXPECT_EQ(plan.unknown_spot_requests, std::vector<std::string>{"sir-9"});
   EXPECT_EQ(plan.unknown_instances, std::vector<std::string>{"i-9"});
 }

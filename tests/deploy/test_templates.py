@@ -1,6 +1,6 @@
 """Static checks of the five CloudFormation templates in deploy/aws/: they
 pass cfn-lint, fit in a TemplateBody, agree on everything they share, open
-exactly seed 002's security-group rules, and each has what its deployment
+exactly upstream's security-group rules, and each has what its deployment
 type is for."""
 
 import copy
@@ -164,7 +164,7 @@ def security_group_rules(template):
     for name in ("MasterSecurityGroup", "AgentSecurityGroup"):
         props = template["Resources"][name]["Properties"]
         assert "SecurityGroupIngress" not in props and "SecurityGroupEgress" not in props, (
-            f"{name}: rules are separate resources, as in seed 002"
+            f"{name}: rules are separate resources, as upstream does"
         )
     return rules
 

@@ -1,10 +1,10 @@
 // det-inspect's event-log queries over the in-memory store: filters,
 // ranges, the tail, and states at past positions.
 
-#include "store/recovery.hpp"
 #include "inspect/log_queries.hpp"
 #include "messages/errc.hpp"
 #include "store/memory_event_store.hpp"
+#include "store/recovery.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "messages/agent_protocol.hpp"
 #include "agent/model_fetch.hpp"
+#include "messages/agent_protocol.hpp"
 
 #include <gtest/gtest.h>
 
@@ -87,12 +87,12 @@ TEST(agent_protocol, base64_decodes_standard_and_unpadded_text) {
 
 TEST(agent_protocol, welcome_carries_the_heartbeat_interval_in_both_units) {
   auto f = parse_master_frame(
-    R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":1,"heartbeat_interval_ms":250})");
+      R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":1,"heartbeat_interval_ms":250})");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->heartbeat_interval_s, 1);
   EXPECT_EQ(f->heartbeat_interval_ms, 250);
   auto old = parse_master_frame(
-    R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":7})");
+      R"({"v":1,"type":"welcome","agent_id":"a","heartbeat_interval_s":7})");
   ASSERT_TRUE(old);
   EXPECT_EQ(old->heartbeat_interval_ms, 0);
 }

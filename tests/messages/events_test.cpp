@@ -61,6 +61,7 @@ std::vector<domain_event> one_of_each() {
       user_password_changed{"alice", "", 2400},
       session_started{"alice", std::string(64, 'a'), 2500},
       session_ended{"alice", std::string(64, 'a'), 2600},
+      experiment_model_stored{3, 2700},
   };
 }
 

@@ -13,12 +13,13 @@ namespace {
 using namespace det::policy::test;
 using json = nlohmann::json;
 
-const json space = json::parse(
-  R"({"x": {"type": "double", "minval": 0, "maxval": 1}})");
+const json space =
+    json::parse(R"({"x": {"type": "double", "minval": 0, "maxval": 1}})");
 
 /// Loss falls with training and is lowest for x near 0.3.
 double loss(const json& hp, uint64_t length) {
-  return std::fabs(hp.at("x").get<double>() - 0.3) + 1.0 / static_cast<double>(length);
+  return std::fabs(hp.at("x").get<double>() - 0.3)
+         + 1.0 / static_cast<double>(length);
 }
 
 std::string asha(int max_trials, int max_length, const char* mode,
@@ -57,18 +58,26 @@ TEST_P(asha_brackets, follow_the_mode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, asha_brackets,
-  ::testing::Values(
-    // rungs = min(5, log4(64)+1 = 4, log4(16)+1 = 3) = 3
-    bracket_case{"aggressive_is_one_bracket_of_all_rungs", 16, 64, "aggressive",
-                 {4}},
-    bracket_case{"standard_keeps_the_upper_half", 16, 64, "standard", {4, 16}},
-    bracket_case{"conservative_has_a_bracket_per_rung_count", 16, 64,
-                 "conservative", {4, 16, 64}},
-    // rungs = min(5, log4(1000)+1 = 5, log4(1000)+1 = 5) = 5
-    bracket_case{"rungs_capped_by_max_rungs", 1000, 1000, "aggressive", {3}},
-    bracket_case{"one_trial_is_one_rung", 1, 100, "standard", {100}}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, asha_brackets,
+    ::testing::Values(
+        // rungs = min(5, log4(64)+1 = 4, log4(16)+1 = 3) = 3
+        bracket_case{"aggressive_is_one_bracket_of_all_rungs",
+                     16,
+                     64,
+                     "aggressive",
+                     {4}},
+        bracket_case{
+            "standard_keeps_the_upper_half", 16, 64, "standard", {4, 16}},
+        bracket_case{"conservative_has_a_bracket_per_rung_count",
+                     16,
+                     64,
+                     "conservative",
+                     {4, 16, 64}},
+        // rungs = min(5, log4(1000)+1 = 5, log4(1000)+1 = 5) = 5
+        bracket_case{
+            "rungs_capped_by_max_rungs", 1000, 1000, "aggressive", {3}},
+        bracket_case{"one_trial_is_one_rung", 1, 100, "standard", {100}}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(asha, promotes_a_result_in_the_top_quarter_at_once) {
   // divisor 2, 4 trials, lengths 1, 2, 4.
@@ -82,15 +91,15 @@ TEST(asha, promotes_a_result_in_the_top_quarter_at_once) {
   ops = s->validation_reported(4, 1, 0.8);
   ASSERT_GE(ops.size(), 1u);
   EXPECT_EQ(to_string(ops[0]), "train(4, 2)")
-    << "4 seen: a second promotion is owed, to the best not yet promoted";
+      << "4 seen: a second promotion is owed, to the best not yet promoted";
 }
 
 TEST(asha, larger_is_better_flips_the_ranking) {
   auto c = config_of(asha(4, 4, "aggressive", 2).c_str());
   c.smaller_is_better = false;
   auto s = make(c, space, 1);
-  (void) s->start();
-  (void) s->validation_reported(1, 1, 0.9);
+  (void)s->start();
+  (void)s->validation_reported(1, 1, 0.9);
   auto ops = s->validation_reported(2, 1, 0.5);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(to_string(ops[0]), "train(1, 2)");
@@ -98,10 +107,10 @@ TEST(asha, larger_is_better_flips_the_ranking) {
 
 TEST(asha, ignores_validations_before_the_rung_length) {
   auto s = make(config_of(asha(4, 4, "aggressive", 2).c_str()), space, 1);
-  (void) s->start();
+  (void)s->start();
   EXPECT_TRUE(s->validation_reported(1, 0, 0.1).empty());
-  (void) s->validation_reported(1, 1, 0.9);
-  (void) s->validation_reported(2, 1, 0.5);
+  (void)s->validation_reported(1, 1, 0.9);
+  (void)s->validation_reported(2, 1, 0.5);
   EXPECT_TRUE(s->validation_reported(2, 1, 0.1).empty()) << "counted once";
 }
 
@@ -196,7 +205,8 @@ TEST(asha, resumes_from_saved_state_with_the_same_decisions) {
     if (auto* cr = std::get_if<create_trial>(&op))
       hp[cr->id] = cr->hparams;
     else if (auto* t = std::get_if<train_trial>(&op))
-      push(s->validation_reported(t->id, t->length, loss(hp[t->id], t->length)));
+      push(
+          s->validation_reported(t->id, t->length, loss(hp[t->id], t->length)));
   }
   EXPECT_EQ(ops, expected);
 }

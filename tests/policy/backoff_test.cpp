@@ -34,17 +34,18 @@ TEST_P(backoff_delays, grow_exponentially_up_to_the_cap_less_the_jitter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, backoff_delays,
-  ::testing::Values(
-    delay_case{"first_failure_waits_the_initial_delay", plain(), 1, 0.7, 1s},
-    delay_case{"each_failure_doubles_it", plain(), 4, 0.7, 8s},
-    delay_case{"the_cap_holds", plain(), 10, 0.7, 60s},
-    delay_case{"a_huge_count_does_not_overflow", plain(), 100000, 0.7, 60s},
-    delay_case{"half_jitter_takes_off_up_to_half", plain(0.5), 4, 0.75, 5s},
-    delay_case{"half_jitter_with_zero_draw_is_the_full_delay", plain(0.5), 4,
-               0.0, 8s},
-    delay_case{"full_jitter_can_retry_at_once", plain(1.0), 3, 1.0, 0s}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, backoff_delays,
+    ::testing::Values(
+        delay_case{"first_failure_waits_the_initial_delay", plain(), 1, 0.7,
+                   1s},
+        delay_case{"each_failure_doubles_it", plain(), 4, 0.7, 8s},
+        delay_case{"the_cap_holds", plain(), 10, 0.7, 60s},
+        delay_case{"a_huge_count_does_not_overflow", plain(), 100000, 0.7, 60s},
+        delay_case{"half_jitter_takes_off_up_to_half", plain(0.5), 4, 0.75, 5s},
+        delay_case{"half_jitter_with_zero_draw_is_the_full_delay", plain(0.5),
+                   4, 0.0, 8s},
+        delay_case{"full_jitter_can_retry_at_once", plain(1.0), 3, 1.0, 0s}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(backoff, blocks_attempts_until_the_delay_passed) {
   auto s = after_failure({}, plain(), t0, 0.3);
@@ -78,7 +79,8 @@ TEST(backoff, gives_up_when_the_time_budget_is_spent) {
 }
 
 TEST(backoff, a_success_starts_a_fresh_series) {
-  auto s = after_failure(after_failure({}, plain(), t0, 0), plain(), t0 + 1s, 0);
+  auto s =
+      after_failure(after_failure({}, plain(), t0, 0), plain(), t0 + 1s, 0);
   EXPECT_EQ(s.failures, 2);
   s = after_success(s);
   EXPECT_TRUE(may_attempt(s, t0));
@@ -98,7 +100,9 @@ TEST(backoff, jitter_spreads_retries_of_many_callers) {
   rng r{3};
   std::set<duration::rep> distinct;
   for (int i = 0; i < 50; ++i)
-    distinct.insert(after_failure({}, plain(0.5), t0, r).retry_at->time_since_epoch().count());
+    distinct.insert(after_failure({}, plain(0.5), t0, r)
+                        .retry_at->time_since_epoch()
+                        .count());
   EXPECT_GT(distinct.size(), 40u);
 }
 

@@ -11,7 +11,8 @@ const heartbeat_monitor::clock::time_point t0{std::chrono::hours{1}};
 
 } // namespace
 
-TEST(heartbeat_monitor, expires_after_the_configured_number_of_missed_intervals) {
+TEST(heartbeat_monitor,
+     expires_after_the_configured_number_of_missed_intervals) {
   heartbeat_monitor m{1s, 3, t0};
   EXPECT_FALSE(m.expired(t0));
   EXPECT_EQ(m.missed_count(t0 + 2999ms), 2);

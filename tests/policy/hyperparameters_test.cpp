@@ -15,43 +15,53 @@ struct bad_space_case {
   const char* field;
 };
 
-class malformed_hyperparameters : public ::testing::TestWithParam<bad_space_case> {};
+class malformed_hyperparameters
+    : public ::testing::TestWithParam<bad_space_case> {};
 
 TEST_P(malformed_hyperparameters, are_rejected_naming_the_field) {
   auto r = parse_hyperparameters(GetParam().space);
   ASSERT_FALSE(r);
   EXPECT_EQ(code_of(r.error()), errc::invalid_argument);
   EXPECT_NE(render(r.error()).find(GetParam().field), std::string::npos)
-    << render(r.error());
+      << render(r.error());
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, malformed_hyperparameters,
-  ::testing::Values(
-    bad_space_case{"unknown_type", {{"lr", {{"type", "gaussian"}}}},
-                   "hyperparameters.lr.type"},
-    bad_space_case{"inverted_range",
-                   {{"lr", {{"type", "double"}, {"minval", 1}, {"maxval", 0}}}},
-                   "hyperparameters.lr.maxval"},
-    bad_space_case{"missing_bound", {{"n", {{"type", "int"}, {"minval", 1}}}},
-                   "hyperparameters.n.maxval"},
-    bad_space_case{"fractional_int_bound",
-                   {{"n", {{"type", "int"}, {"minval", 1.5}, {"maxval", 3}}}},
-                   "hyperparameters.n"},
-    bad_space_case{"empty_categorical",
-                   {{"opt", {{"type", "categorical"}, {"vals", json::array()}}}},
-                   "hyperparameters.opt.vals"},
-    bad_space_case{"log_without_base",
-                   {{"lr", {{"type", "log"}, {"minval", -4}, {"maxval", -1}}}},
-                   "hyperparameters.lr.base"},
-    bad_space_case{"zero_count",
-                   {{"lr",
-                     {{"type", "double"}, {"minval", 0}, {"maxval", 1}, {"count", 0}}}},
-                   "hyperparameters.lr.count"},
-    bad_space_case{"nested_error_has_its_path",
-                   {{"opt", {{"lr", {{"type", "nope"}}}}}},
-                   "hyperparameters.opt.lr.type"}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, malformed_hyperparameters,
+    ::testing::Values(
+        bad_space_case{"unknown_type",
+                       {{"lr", {{"type", "gaussian"}}}},
+                       "hyperparameters.lr.type"},
+        bad_space_case{
+            "inverted_range",
+            {{"lr", {{"type", "double"}, {"minval", 1}, {"maxval", 0}}}},
+            "hyperparameters.lr.maxval"},
+        bad_space_case{"missing_bound",
+                       {{"n", {{"type", "int"}, {"minval", 1}}}},
+                       "hyperparameters.n.maxval"},
+        bad_space_case{
+            "fractional_int_bound",
+            {{"n", {{"type", "int"}, {"minval", 1.5}, {"maxval", 3}}}},
+            "hyperparameters.n"},
+        bad_space_case{
+            "empty_categorical",
+            {{"opt", {{"type", "categorical"}, {"vals", json::array()}}}},
+            "hyperparameters.opt.vals"},
+        bad_space_case{
+            "log_without_base",
+            {{"lr", {{"type", "log"}, {"minval", -4}, {"maxval", -1}}}},
+            "hyperparameters.lr.base"},
+        bad_space_case{"zero_count",
+                       {{"lr",
+                         {{"type", "double"},
+                          {"minval", 0},
+                          {"maxval", 1},
+                          {"count", 0}}}},
+                       "hyperparameters.lr.count"},
+        bad_space_case{"nested_error_has_its_path",
+                       {{"opt", {{"lr", {{"type", "nope"}}}}}},
+                       "hyperparameters.opt.lr.type"}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 struct grid_case {
   const char* name;
@@ -80,33 +90,40 @@ TEST_P(grid_values, are_spaced_as_upstream_spaces_them) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, grid_values,
-  ::testing::Values(
-    grid_case{"const", {{"type", "const"}, {"val", "adam"}}, {"adam"}},
-    grid_case{"bare_value_is_const", 7, {7}},
-    grid_case{"int_evenly_spaced",
-              {{"type", "int"}, {"minval", 0}, {"maxval", 10}, {"count", 3}},
-              {0, 5, 10}},
-    grid_case{"int_count_clamped_to_the_range",
-              {{"type", "int"}, {"minval", 1}, {"maxval", 3}, {"count", 10}},
-              {1, 2, 3}},
-    grid_case{"int_count_one_is_the_midpoint",
-              {{"type", "int"}, {"minval", 1}, {"maxval", 4}, {"count", 1}},
-              {3}},
-    grid_case{"double_includes_both_ends",
-              {{"type", "double"}, {"minval", 0}, {"maxval", 1}, {"count", 5}},
-              {0.0, 0.25, 0.5, 0.75, 1.0}},
-    grid_case{"double_count_one_is_the_midpoint",
-              {{"type", "double"}, {"minval", 0}, {"maxval", 1}, {"count", 1}},
-              {0.5}},
-    grid_case{"log_spaces_the_exponent",
-              {{"type", "log"}, {"minval", -3}, {"maxval", -1}, {"base", 10},
-               {"count", 3}},
-              {0.001, 0.01, 0.1}},
-    grid_case{"categorical_keeps_its_order",
-              {{"type", "categorical"}, {"vals", {"b", "a", 3}}},
-              {"b", "a", 3}}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, grid_values,
+    ::testing::Values(
+        grid_case{"const", {{"type", "const"}, {"val", "adam"}}, {"adam"}},
+        grid_case{"bare_value_is_const", 7, {7}},
+        grid_case{
+            "int_evenly_spaced",
+            {{"type", "int"}, {"minval", 0}, {"maxval", 10}, {"count", 3}},
+            {0, 5, 10}},
+        grid_case{
+            "int_count_clamped_to_the_range",
+            {{"type", "int"}, {"minval", 1}, {"maxval", 3}, {"count", 10}},
+            {1, 2, 3}},
+        grid_case{"int_count_one_is_the_midpoint",
+                  {{"type", "int"}, {"minval", 1}, {"maxval", 4}, {"count", 1}},
+                  {3}},
+        grid_case{
+            "double_includes_both_ends",
+            {{"type", "double"}, {"minval", 0}, {"maxval", 1}, {"count", 5}},
+            {0.0, 0.25, 0.5, 0.75, 1.0}},
+        grid_case{
+            "double_count_one_is_the_midpoint",
+            {{"type", "double"}, {"minval", 0}, {"maxval", 1}, {"count", 1}},
+            {0.5}},
+        grid_case{"log_spaces_the_exponent",
+                  {{"type", "log"},
+                   {"minval", -3},
+                   {"maxval", -1},
+                   {"base", 10},
+                   {"count", 3}},
+                  {0.001, 0.01, 0.1}},
+        grid_case{"categorical_keeps_its_order",
+                  {{"type", "categorical"}, {"vals", {"b", "a", 3}}},
+                  {"b", "a", 3}}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(grid_points, is_the_cartesian_product_including_nested_names) {
   auto space = parse_hyperparameters(json::parse(R"({
@@ -118,13 +135,15 @@ TEST(grid_points, is_the_cartesian_product_including_nested_names) {
   auto points = grid_points(*space);
   ASSERT_TRUE(points);
   ASSERT_EQ(points->size(), 6u);
-  EXPECT_EQ((*points)[0], json::parse(R"({"lr":0.1,"opt":{"momentum":0,"name":"sgd"}})"));
-  EXPECT_EQ((*points)[5], json::parse(R"({"lr":0.01,"opt":{"momentum":2,"name":"sgd"}})"));
+  EXPECT_EQ((*points)[0],
+            json::parse(R"({"lr":0.1,"opt":{"momentum":0,"name":"sgd"}})"));
+  EXPECT_EQ((*points)[5],
+            json::parse(R"({"lr":0.01,"opt":{"momentum":2,"name":"sgd"}})"));
 }
 
 TEST(grid_points, needs_a_count_for_ranged_hyperparameters) {
   auto space = parse_hyperparameters(
-    {{"lr", {{"type", "double"}, {"minval", 0}, {"maxval", 1}}}});
+      {{"lr", {{"type", "double"}, {"minval", 0}, {"maxval", 1}}}});
   ASSERT_TRUE(space);
   auto points = grid_points(*space);
   ASSERT_FALSE(points);
@@ -135,8 +154,8 @@ TEST(grid_points, needs_a_count_for_ranged_hyperparameters) {
 TEST(grid_points, refuses_a_grid_too_large_to_run) {
   json spec = json::object();
   for (int i = 0; i < 6; ++i)
-    spec["h" + std::to_string(i)] = {{"type", "int"}, {"minval", 0},
-                                     {"maxval", 99}, {"count", 100}};
+    spec["h" + std::to_string(i)] = {
+        {"type", "int"}, {"minval", 0}, {"maxval", 99}, {"count", 100}};
   auto space = parse_hyperparameters(spec);
   ASSERT_TRUE(space);
   EXPECT_FALSE(grid_points(*space));

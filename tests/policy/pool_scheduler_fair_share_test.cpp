@@ -33,8 +33,7 @@ std::vector<pending_allocation> many(const std::string& exp, int n, int slots,
   return v;
 }
 
-template <class... Vs>
-std::vector<pending_allocation> concat(Vs... vs) {
+template <class... Vs> std::vector<pending_allocation> concat(Vs... vs) {
   std::vector<pending_allocation> out;
   (out.insert(out.end(), vs.begin(), vs.end()), ...);
   return out;
@@ -60,21 +59,21 @@ TEST_P(fair_share_split, shares_slots_between_experiments_by_weight) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, fair_share_split,
-  ::testing::Values(
-    share_case{"equal_weights_split_evenly", 1, 1, 20, 20, 8, 8},
-    share_case{"weights_three_to_one", 3, 1, 20, 20, 12, 4},
-    share_case{"a_small_demand_is_met_and_the_rest_goes_to_the_other", 1, 1, 3,
-               20, 3, 13},
-    share_case{"idle_share_is_lent_when_nobody_else_wants_it", 1, 1, 20, 0, 16,
-               0}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, fair_share_split,
+    ::testing::Values(
+        share_case{"equal_weights_split_evenly", 1, 1, 20, 20, 8, 8},
+        share_case{"weights_three_to_one", 3, 1, 20, 20, 12, 4},
+        share_case{"a_small_demand_is_met_and_the_rest_goes_to_the_other", 1, 1,
+                   3, 20, 3, 13},
+        share_case{"idle_share_is_lent_when_nobody_else_wants_it", 1, 1, 20, 0,
+                   16, 0}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(fair_share, an_over_served_experiment_gives_slots_back_to_a_starved_one) {
   std::vector<running_allocation> run;
   for (int i = 0; i < 8; ++i)
-    run.push_back(running("A-r" + std::to_string(i),
-                          {{"a", {i}}}, 42, static_cast<uint64_t>(i), "A"));
+    run.push_back(running("A-r" + std::to_string(i), {{"a", {i}}}, 42,
+                          static_cast<uint64_t>(i), "A"));
   auto s = static_pool({agent("a", 8, 8)}, many("B", 8, 1, 100), run);
   auto r = schedule_pool(s, fair_share());
   EXPECT_EQ(r.preemptions.size(), 4u);
@@ -83,7 +82,8 @@ TEST(fair_share, an_over_served_experiment_gives_slots_back_to_a_starved_one) {
   EXPECT_TRUE(r.placements.empty());
 }
 
-TEST(fair_share, does_not_preempt_a_gang_that_would_leave_it_further_from_fair) {
+TEST(fair_share,
+     does_not_preempt_a_gang_that_would_leave_it_further_from_fair) {
   // A holds one 8-slot gang, B wants 2 slots: its fair share is 6/2, but
   // stopping the gang leaves A 6 under its share, worse than 2 over.
   auto s = static_pool({agent("a", 8, 8)}, many("B", 2, 1, 100),

@@ -42,7 +42,8 @@ TEST(priority_preemption, preempts_only_as_many_trials_as_needed) {
   EXPECT_EQ(r.preemptions.size(), 1u);
 }
 
-TEST(priority_preemption, at_equal_priority_only_later_submissions_are_preempted) {
+TEST(priority_preemption,
+     at_equal_priority_only_later_submissions_are_preempted) {
   auto s = full_agent(42, 1, 42, 2);
   s.pending = {trial("same_level_but_later", 2, 42, 5)};
   EXPECT_TRUE(schedule_pool(s, priority_with_preemption()).preemptions.empty());
@@ -118,7 +119,8 @@ TEST(priority_preemption, does_not_preempt_when_even_that_would_not_make_room) {
                         running("rb", {{"b", range(0, 4)}}, 5, 2)});
   s.pending = {trial("gang", 8, 10, 4)};
   auto r = schedule_pool(s, priority_with_preemption());
-  EXPECT_TRUE(r.preemptions.empty()) << "rb is more urgent; ra alone is not enough";
+  EXPECT_TRUE(r.preemptions.empty())
+      << "rb is more urgent; ra alone is not enough";
 }
 
 } // namespace

@@ -24,33 +24,34 @@ TEST(priority_scheduler, places_a_pending_trial_on_an_agent_with_enough_slots) {
 
 TEST(priority_scheduler, packs_trials_onto_the_agent_they_fill_best) {
   auto r = schedule_pool(
-    static_pool({agent("big", 8), agent("half", 8, 4)}, {trial("t", 4)}), {});
+      static_pool({agent("big", 8), agent("half", 8, 4)}, {trial("t", 4)}), {});
   EXPECT_EQ(agents_of(r, "t"), (std::vector<std::string>{"half"}));
 }
 
 TEST(priority_scheduler, worst_fit_spreads_trials_over_agents) {
   scheduler_config c;
   c.fitting = fitting_policy::worst;
-  auto r = schedule_pool(static_pool({agent("a", 8), agent("b", 8)},
-                                     {trial("t1", 1, 42, 1), trial("t2", 1, 42, 2)}),
-                         c);
+  auto r =
+      schedule_pool(static_pool({agent("a", 8), agent("b", 8)},
+                                {trial("t1", 1, 42, 1), trial("t2", 1, 42, 2)}),
+                    c);
   EXPECT_NE(agents_of(r, "t1"), agents_of(r, "t2"));
 }
 
 TEST(priority_scheduler, places_more_urgent_trials_first) {
-  auto r = schedule_pool(static_pool({agent("a", 4)},
-                                     {trial("late", 4, 50, 1),
-                                      trial("urgent", 4, 10, 2)}),
-                         {});
+  auto r =
+      schedule_pool(static_pool({agent("a", 4)}, {trial("late", 4, 50, 1),
+                                                  trial("urgent", 4, 10, 2)}),
+                    {});
   EXPECT_NE(placed(r, "urgent"), nullptr);
   EXPECT_EQ(placed(r, "late"), nullptr);
 }
 
 TEST(priority_scheduler, breaks_priority_ties_by_submission_order) {
-  auto r = schedule_pool(static_pool({agent("a", 4)},
-                                     {trial("second", 4, 42, 2),
-                                      trial("first", 4, 42, 1)}),
-                         {});
+  auto r =
+      schedule_pool(static_pool({agent("a", 4)}, {trial("second", 4, 42, 2),
+                                                  trial("first", 4, 42, 1)}),
+                    {});
   EXPECT_NE(placed(r, "first"), nullptr);
   EXPECT_EQ(placed(r, "second"), nullptr);
 }
@@ -64,7 +65,8 @@ TEST(priority_scheduler, backfills_smaller_trials_of_the_same_priority) {
   EXPECT_NE(placed(r, "small"), nullptr);
 }
 
-TEST(priority_scheduler, less_urgent_trials_wait_while_a_more_urgent_one_waits) {
+TEST(priority_scheduler,
+     less_urgent_trials_wait_while_a_more_urgent_one_waits) {
   auto s = static_pool({agent("a", 4), agent("b", 4, 1)},
                        {trial("urgent", 8, 10, 1), trial("later", 1, 50, 2)});
   auto r = schedule_pool(s, {});
@@ -73,7 +75,8 @@ TEST(priority_scheduler, less_urgent_trials_wait_while_a_more_urgent_one_waits) 
   EXPECT_TRUE(r.unschedulable.empty());
 }
 
-TEST(priority_scheduler, with_preemption_on_less_urgent_trials_backfill_free_slots) {
+TEST(priority_scheduler,
+     with_preemption_on_less_urgent_trials_backfill_free_slots) {
   auto s = static_pool({agent("a", 4), agent("b", 4, 1)},
                        {trial("urgent", 8, 10, 1), trial("later", 1, 50, 2)});
   auto r = schedule_pool(s, priority_with_preemption());
@@ -83,25 +86,25 @@ TEST(priority_scheduler, with_preemption_on_less_urgent_trials_backfill_free_slo
 
 TEST(priority_scheduler, places_a_multi_agent_gang_on_whole_idle_agents) {
   auto r = schedule_pool(
-    static_pool({agent("a", 4), agent("b", 4), agent("c", 4, 2)},
-                {trial("gang", 8)}),
-    {});
+      static_pool({agent("a", 4), agent("b", 4), agent("c", 4, 2)},
+                  {trial("gang", 8)}),
+      {});
   EXPECT_EQ(agents_of(r, "gang"), (std::vector<std::string>{"a", "b"}));
   for (const auto& res : placed(r, "gang")->resources)
     EXPECT_EQ(res.slots, range(0, 4));
 }
 
 TEST(priority_scheduler, prefers_one_agent_over_a_gang_when_one_agent_fits) {
-  auto r = schedule_pool(
-    static_pool({agent("a", 4), agent("b", 4), agent("big", 8)},
-                {trial("t", 8)}),
-    {});
+  auto r =
+      schedule_pool(static_pool({agent("a", 4), agent("b", 4), agent("big", 8)},
+                                {trial("t", 8)}),
+                    {});
   EXPECT_EQ(agents_of(r, "t"), (std::vector<std::string>{"big"}));
 }
 
 TEST(priority_scheduler, a_gang_is_all_or_nothing) {
   auto r = schedule_pool(
-    static_pool({agent("a", 4), agent("b", 4, 1)}, {trial("gang", 8)}), {});
+      static_pool({agent("a", 4), agent("b", 4, 1)}, {trial("gang", 8)}), {});
   EXPECT_TRUE(r.placements.empty());
   EXPECT_TRUE(r.unschedulable.empty()); // it fits once b is idle
 }
@@ -146,28 +149,41 @@ TEST_P(never_fits_check, reports_only_trials_no_agent_set_could_ever_hold) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, never_fits_check,
-  ::testing::Values(
-    never_fit_case{"more_than_the_provisioned_maximum", {16, 8}, {}, 24,
-                   "never offer more than 16"},
-    never_fit_case{"the_provisioned_maximum_exactly", {16, 8}, {}, 16, nullptr},
-    never_fit_case{"one_instance_worth", {16, 8}, {}, 8, nullptr},
-    never_fit_case{"not_a_multiple_of_the_instance_size", {32, 8}, {}, 12,
-                   "agent sizes: 8"},
-    never_fit_case{"more_than_a_static_pool_holds", {12, 0}, {8, 4}, 13,
-                   "never offer more than 12"},
-    never_fit_case{"a_gang_that_mixed_sizes_cannot_form", {12, 0}, {8, 4}, 12,
-                   "agent sizes: 8, 4"},
-    never_fit_case{"a_gang_of_equal_static_agents", {12, 0}, {4, 4, 4}, 12,
-                   nullptr},
-    never_fit_case{"a_static_agent_in_a_provisioned_pool", {24, 8}, {16}, 16,
-                   nullptr},
-    never_fit_case{"zero_slots", {16, 8}, {}, 0, "zero-slot"}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, never_fits_check,
+    ::testing::Values(
+        never_fit_case{"more_than_the_provisioned_maximum",
+                       {16, 8},
+                       {},
+                       24,
+                       "never offer more than 16"},
+        never_fit_case{
+            "the_provisioned_maximum_exactly", {16, 8}, {}, 16, nullptr},
+        never_fit_case{"one_instance_worth", {16, 8}, {}, 8, nullptr},
+        never_fit_case{"not_a_multiple_of_the_instance_size",
+                       {32, 8},
+                       {},
+                       12,
+                       "agent sizes: 8"},
+        never_fit_case{"more_than_a_static_pool_holds",
+                       {12, 0},
+                       {8, 4},
+                       13,
+                       "never offer more than 12"},
+        never_fit_case{"a_gang_that_mixed_sizes_cannot_form",
+                       {12, 0},
+                       {8, 4},
+                       12,
+                       "agent sizes: 8, 4"},
+        never_fit_case{
+            "a_gang_of_equal_static_agents", {12, 0}, {4, 4, 4}, 12, nullptr},
+        never_fit_case{
+            "a_static_agent_in_a_provisioned_pool", {24, 8}, {16}, 16, nullptr},
+        never_fit_case{"zero_slots", {16, 8}, {}, 0, "zero-slot"}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(priority_scheduler, a_trial_that_can_never_fit_does_not_block_the_queue) {
-  pool_snapshot s = static_pool({agent("a", 4)},
-                                {trial("huge", 64, 1, 1), trial("t", 1, 50, 2)});
+  pool_snapshot s = static_pool(
+      {agent("a", 4)}, {trial("huge", 64, 1, 1), trial("t", 1, 50, 2)});
   auto r = schedule_pool(s, {});
   EXPECT_TRUE(never_fit_reason(r, "huge").has_value());
   EXPECT_NE(placed(r, "t"), nullptr);
@@ -195,7 +211,7 @@ void check_sound(const pool_snapshot& s, const schedule_result& r) {
         EXPECT_NE(std::find(a->free_slots.begin(), a->free_slots.end(), slot),
                   a->free_slots.end());
         EXPECT_TRUE(given.emplace(res.agent_id, slot).second)
-          << "slot given twice";
+            << "slot given twice";
         ++n;
       }
     }
@@ -234,7 +250,7 @@ pool_snapshot random_pool(uint32_t seed, int n_agents, int n_pending) {
 
 TEST(pool_scheduler, never_double_books_a_slot_on_random_pools) {
   const scheduler_config configs[] = {scheduler_config{},
-                                       priority_with_preemption(), fair_share()};
+                                      priority_with_preemption(), fair_share()};
   size_t placements[3] = {0, 0, 0};
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     auto s = random_pool(seed, 50, 200);

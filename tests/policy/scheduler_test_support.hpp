@@ -69,9 +69,11 @@ inline pool_snapshot static_pool(std::vector<agent_view> agents,
   return s;
 }
 
-inline const placement* placed(const schedule_result& r, const std::string& id) {
-  auto it = std::find_if(r.placements.begin(), r.placements.end(),
-                         [&](const placement& p) { return p.allocation_id == id; });
+inline const placement* placed(const schedule_result& r,
+                               const std::string& id) {
+  auto it =
+      std::find_if(r.placements.begin(), r.placements.end(),
+                   [&](const placement& p) { return p.allocation_id == id; });
   return it == r.placements.end() ? nullptr : &*it;
 }
 

@@ -12,9 +12,11 @@ using namespace det::policy::test;
 using json = nlohmann::json;
 
 const json one_double = json::parse(
-  R"({"x": {"type": "double", "minval": 0, "maxval": 1, "count": 3}})");
+    R"({"x": {"type": "double", "minval": 0, "maxval": 1, "count": 3}})");
 
-double by_x(const json& hp, uint64_t) { return hp.value("x", 0.0); }
+double by_x(const json& hp, uint64_t) {
+  return hp.value("x", 0.0);
+}
 
 TEST(single_searcher, trains_one_trial_to_max_length_then_shuts_down) {
   auto s = make(config_of(R"({"name": "single", "metric": "loss",
@@ -25,7 +27,7 @@ TEST(single_searcher, trains_one_trial_to_max_length_then_shuts_down) {
   EXPECT_EQ(to_string(start[1]), "train(1, 100)");
   EXPECT_EQ(std::get<create_trial>(start[0]).hparams, (json{{"lr", 0.1}}));
   EXPECT_TRUE(s->validation_reported(1, 50, 0.3).empty())
-    << "an intermediate validation changes nothing";
+      << "an intermediate validation changes nothing";
   auto done = s->validation_reported(1, 100, 0.2);
   ASSERT_EQ(done.size(), 2u);
   EXPECT_EQ(to_string(done[0]), "close(1)");
@@ -36,7 +38,7 @@ TEST(single_searcher, trains_one_trial_to_max_length_then_shuts_down) {
 
 TEST(single_searcher, fails_the_experiment_when_its_trial_exits_early) {
   auto s = make(config_of(R"({"name": "single", "max_length": 10})"), {}, 1);
-  (void) s->start();
+  (void)s->start();
   auto ops = s->trial_exited_early(1);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(to_string(ops[0]), "shutdown(failure)");
@@ -44,9 +46,9 @@ TEST(single_searcher, fails_the_experiment_when_its_trial_exits_early) {
 
 TEST(searcher, ignores_reports_for_unknown_or_closed_trials) {
   auto s = make(config_of(R"({"name": "single", "max_length": 10})"), {}, 1);
-  (void) s->start();
+  (void)s->start();
   EXPECT_TRUE(s->validation_reported(99, 10, 0.1).empty());
-  (void) s->validation_reported(1, 10, 0.1);
+  (void)s->validation_reported(1, 10, 0.1);
   EXPECT_TRUE(s->validation_reported(1, 10, 0.1).empty());
   EXPECT_TRUE(s->trial_exited_early(1).empty());
   EXPECT_TRUE(s->start().empty()) << "start twice is a no-op";
@@ -82,7 +84,7 @@ TEST(grid_searcher, keeps_at_most_max_concurrent_trials_open) {
 TEST(grid_searcher, is_rejected_without_counts) {
   auto c = config_of(R"({"name": "grid", "max_length": 10})");
   auto s = make_searcher(
-    c, json{{"x", {{"type", "double"}, {"minval", 0}, {"maxval", 1}}}}, 1);
+      c, json{{"x", {{"type", "double"}, {"minval", 0}, {"maxval", 1}}}}, 1);
   ASSERT_FALSE(s);
   EXPECT_EQ(code_of(s.error()), errc::invalid_argument);
 }
@@ -114,8 +116,8 @@ TEST(random_searcher, resumes_from_saved_state_exactly) {
   auto reference = make(c, one_double, 5);
   auto original = make(c, one_double, 5);
   auto expected = drive(*reference, by_x);
-  (void) original->start();
-  (void) original->validation_reported(1, 5, 0.1);
+  (void)original->start();
+  (void)original->validation_reported(1, 5, 0.1);
   auto saved = original->save();
   auto restored = make(c, one_double, 999); // the seed comes from the state
   ASSERT_FALSE(restored->load(json::parse(saved.dump())));
@@ -127,7 +129,8 @@ TEST(random_searcher, resumes_from_saved_state_exactly) {
 }
 
 TEST(searcher, refuses_state_saved_by_another_method) {
-  auto random = make(config_of(R"({"name": "random", "max_length": 5})"), {}, 1);
+  auto random =
+      make(config_of(R"({"name": "random", "max_length": 5})"), {}, 1);
   auto grid = make(config_of(R"({"name": "grid", "max_length": 5})"), {}, 1);
   auto err = grid->load(random->save());
   EXPECT_EQ(code_of(err), errc::corrupt_snapshot);
@@ -148,41 +151,44 @@ TEST_P(bad_searcher_config, is_rejected_naming_the_field) {
   ASSERT_FALSE(c);
   EXPECT_EQ(code_of(c.error()), errc::invalid_argument);
   EXPECT_NE(render(c.error()).find(GetParam().field), std::string::npos)
-    << render(c.error());
+      << render(c.error());
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, bad_searcher_config,
-  ::testing::Values(
-    bad_config_case{"unknown_name", R"({"name": "pbt", "max_length": 1})",
-                    "searcher.name"},
-    bad_config_case{"asha_without_length",
-                    R"({"name": "adaptive_asha", "metric": "loss"})",
-                    "searcher.max_time"},
-    bad_config_case{"zero_max_time",
-                    R"({"name": "adaptive_asha", "metric": "loss",
+    table, bad_searcher_config,
+    ::testing::Values(
+        bad_config_case{"unknown_name", R"({"name": "pbt", "max_length": 1})",
+                        "searcher.name"},
+        bad_config_case{"asha_without_length",
+                        R"({"name": "adaptive_asha", "metric": "loss"})",
+                        "searcher.max_time"},
+        bad_config_case{"zero_max_time",
+                        R"({"name": "adaptive_asha", "metric": "loss",
                         "time_metric": "batches", "max_time": 0})",
-                    "searcher.max_time"},
-    bad_config_case{"zero_max_length", R"({"name": "single", "max_length": 0})",
-                    "searcher.max_length"},
-    bad_config_case{"zero_max_trials",
-                    R"({"name": "random", "max_length": 1, "max_trials": 0})",
-                    "searcher.max_trials"},
-    bad_config_case{"asha_without_metric",
-                    R"({"name": "adaptive_asha", "max_length": 1})",
-                    "searcher.metric"},
-    bad_config_case{"asha_divisor_one",
-                    R"({"name": "adaptive_asha", "metric": "loss",
+                        "searcher.max_time"},
+        bad_config_case{"zero_max_length",
+                        R"({"name": "single", "max_length": 0})",
+                        "searcher.max_length"},
+        bad_config_case{
+            "zero_max_trials",
+            R"({"name": "random", "max_length": 1, "max_trials": 0})",
+            "searcher.max_trials"},
+        bad_config_case{"asha_without_metric",
+                        R"({"name": "adaptive_asha", "max_length": 1})",
+                        "searcher.metric"},
+        bad_config_case{"asha_divisor_one",
+                        R"({"name": "adaptive_asha", "metric": "loss",
                         "max_length": 1, "divisor": 1})",
-                    "searcher.divisor"},
-    bad_config_case{"unknown_mode",
-                    R"({"name": "adaptive_asha", "metric": "loss",
+                        "searcher.divisor"},
+        bad_config_case{"unknown_mode",
+                        R"({"name": "adaptive_asha", "metric": "loss",
                         "max_length": 1, "mode": "reckless"})",
-                    "searcher.mode"},
-    bad_config_case{"wrong_type",
-                    R"({"name": "random", "max_length": 1, "max_trials": "x"})",
-                    "searcher.max_trials"}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+                        "searcher.mode"},
+        bad_config_case{
+            "wrong_type",
+            R"({"name": "random", "max_length": 1, "max_trials": "x"})",
+            "searcher.max_trials"}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(parse_searcher_config, reads_the_upstream_shape_with_defaults) {
   auto c = parse_searcher_config(json::parse(R"({

@@ -23,7 +23,8 @@ TEST_P(single_agent_fit, picks_the_agent_the_policy_prefers) {
   const auto& c = GetParam();
   std::vector<agent_view> agents;
   for (size_t i = 0; i < c.free_per_agent.size(); ++i)
-    agents.push_back(agent("a" + std::to_string(i), 8, 8 - c.free_per_agent[i]));
+    agents.push_back(
+        agent("a" + std::to_string(i), 8, 8 - c.free_per_agent[i]));
   slot_index index{agents, c.fitting};
   std::vector<slot_index::part> fit;
   bool found = index.find(c.request, fit);
@@ -38,23 +39,41 @@ TEST_P(single_agent_fit, picks_the_agent_the_policy_prefers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-  table, single_agent_fit,
-  ::testing::Values(
-    single_fit_case{"best_fit_takes_the_tightest_agent", fitting_policy::best,
-                    {8, 2, 4}, 2, "a1"},
-    single_fit_case{"best_fit_skips_agents_too_small", fitting_policy::best,
-                    {1, 2, 4, 8}, 3, "a2"},
-    single_fit_case{"best_fit_uses_an_exact_fit", fitting_policy::best,
-                    {3, 5, 8}, 5, "a1"},
-    single_fit_case{"best_fit_ties_go_to_the_agent_listed_first",
-                    fitting_policy::best, {4, 4, 4}, 4, "a0"},
-    single_fit_case{"worst_fit_takes_the_emptiest_agent", fitting_policy::worst,
-                    {2, 8, 4}, 2, "a1"},
-    single_fit_case{"nothing_fits_when_no_agent_has_room", fitting_policy::best,
-                    {1, 1, 1}, 2, ""},
-    single_fit_case{"a_full_pool_fits_nothing", fitting_policy::best,
-                    {0, 0}, 1, ""}),
-  [](const auto& tc) { return std::string{tc.param.name}; });
+    table, single_agent_fit,
+    ::testing::Values(
+        single_fit_case{"best_fit_takes_the_tightest_agent",
+                        fitting_policy::best,
+                        {8, 2, 4},
+                        2,
+                        "a1"},
+        single_fit_case{"best_fit_skips_agents_too_small",
+                        fitting_policy::best,
+                        {1, 2, 4, 8},
+                        3,
+                        "a2"},
+        single_fit_case{"best_fit_uses_an_exact_fit",
+                        fitting_policy::best,
+                        {3, 5, 8},
+                        5,
+                        "a1"},
+        single_fit_case{"best_fit_ties_go_to_the_agent_listed_first",
+                        fitting_policy::best,
+                        {4, 4, 4},
+                        4,
+                        "a0"},
+        single_fit_case{"worst_fit_takes_the_emptiest_agent",
+                        fitting_policy::worst,
+                        {2, 8, 4},
+                        2,
+                        "a1"},
+        single_fit_case{"nothing_fits_when_no_agent_has_room",
+                        fitting_policy::best,
+                        {1, 1, 1},
+                        2,
+                        ""},
+        single_fit_case{
+            "a_full_pool_fits_nothing", fitting_policy::best, {0, 0}, 1, ""}),
+    [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(slot_index, a_gang_takes_whole_idle_agents_of_one_size) {
   std::vector<agent_view> agents{agent("busy", 8, 1), agent("i1", 8),

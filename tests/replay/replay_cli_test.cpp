@@ -58,9 +58,8 @@ TEST_F(replay_cli, prints_counts_per_type_and_the_last_position) {
 
 TEST_F(replay_cli, json_output_verifies_snapshots_and_fails_on_a_mismatch) {
   state::cluster_state st;
-  ASSERT_FALSE(store->read({0, 4, {}}, [&](recorded_event&& rec) {
-    return state::apply(st, rec);
-  }));
+  ASSERT_FALSE(store->read(
+      {0, 4, {}}, [&](recorded_event&& rec) { return state::apply(st, rec); }));
   ASSERT_FALSE(store->save_snapshot({4, 1, state::to_snapshot(st).dump(), 0}));
   auto good = run({"--db", url, "--verify-snapshots", "--json"});
   EXPECT_EQ(good.status, 0) << good.out;

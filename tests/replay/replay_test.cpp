@@ -45,9 +45,8 @@ TEST_F(replay_run, stops_at_the_requested_position) {
 
 TEST_F(replay_run, a_snapshot_equal_to_the_rebuilt_state_matches) {
   state::cluster_state st;
-  std::ignore = log.read({0, 3, {}}, [&](recorded_event&& r) {
-    return state::apply(st, r);
-  });
+  std::ignore = log.read(
+      {0, 3, {}}, [&](recorded_event&& r) { return state::apply(st, r); });
   ASSERT_FALSE(log.save_snapshot({3, 1, state::to_snapshot(st).dump(), 0}));
   replay::options o;
   o.verify_snapshots = true;
@@ -59,9 +58,8 @@ TEST_F(replay_run, a_snapshot_equal_to_the_rebuilt_state_matches) {
 
 TEST_F(replay_run, a_snapshot_that_disagrees_with_the_events_is_a_mismatch) {
   state::cluster_state st;
-  std::ignore = log.read({0, 2, {}}, [&](recorded_event&& r) {
-    return state::apply(st, r);
-  });
+  std::ignore = log.read(
+      {0, 2, {}}, [&](recorded_event&& r) { return state::apply(st, r); });
   // State after position 2, stored as if it were the state after 3.
   auto j = state::to_snapshot(st);
   j["state"]["position"] = 3;
@@ -72,13 +70,13 @@ TEST_F(replay_run, a_snapshot_that_disagrees_with_the_events_is_a_mismatch) {
   ASSERT_EQ(rep.snapshots.size(), 1u);
   EXPECT_FALSE(rep.snapshots[0].matches);
   EXPECT_NE(rep.snapshots[0].detail.find("differs"), std::string::npos)
-    << rep.snapshots[0].detail;
+      << rep.snapshots[0].detail;
   EXPECT_FALSE(rep.ok());
 }
 
 TEST_F(replay_run, an_event_with_a_bad_payload_stops_replay_and_names_it) {
   ASSERT_TRUE(log.append(
-    {{{"agent/a2", {"agent_connected", 2, R"({"agent_id":"a2"})"}}}, {}}));
+      {{{"agent/a2", {"agent_connected", 2, R"({"agent_id":"a2"})"}}}, {}}));
   put(log, master_started{"c1", "h", 3, "0.1"});
   auto rep = replay::run(log, log, {});
   EXPECT_FALSE(rep.ok());

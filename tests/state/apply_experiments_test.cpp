@@ -143,7 +143,8 @@ TEST_F(apply_experiments, the_searcher_update_consumes_inputs_through_its_seq) {
   EXPECT_EQ(s.experiments.at(1).searcher_inputs_queued, 3);
 }
 
-TEST_F(apply_experiments, an_ended_experiment_drops_its_inbox_and_queues_nothing) {
+TEST_F(apply_experiments,
+       an_ended_experiment_drops_its_inbox_and_queues_nothing) {
   experiment(1);
   trial(1, 1);
   ok(trial_canceled{1, "x", 300});

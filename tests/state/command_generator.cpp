@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 31;
+constexpr int kinds = 32;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -128,6 +128,8 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     e.slots_per_trial = static_cast<int32_t>(1 + below(3));
     e.config = {{"searcher", {{"metric", "loss"}}}};
     e.at_us = tick();
+    // Some are created as the API does, their model definition pending.
+    e.model_definition_pending = chance(30);
     return e;
   }
   case 9:
@@ -289,6 +291,14 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       return spot_request_fulfilled{
           r.id, "i-" + std::to_string(next_instance_++), tick()};
     return spot_request_cancelled{r.id, "price-too-low", tick()};
+  }
+  case 31: {
+    auto pending = where(s.experiments, [](const experiment_info& e) {
+      return e.model_definition_pending;
+    });
+    if (pending.empty())
+      return std::nullopt;
+    return experiment_model_stored{pick(pending)->id, tick()};
   }
   case 30: {
     if (s.users.size() < 3 && (s.users.empty() || chance(30)))

@@ -7,15 +7,17 @@
 namespace det {
 namespace {
 
-int64_t none(const std::string&) { return 0; }
+int64_t none(const std::string&) {
+  return 0;
+}
 
 TEST(append_plan, versions_continue_from_the_current_and_the_tentative_ones) {
   tentative_versions tent;
   std::vector<int64_t> v;
   auto current = [](const std::string& s) { return s == "a" ? 5 : 0; };
-  append_request r{{{"a", {"t", 1, "{}"}}, {"b", {"t", 1, "{}"}},
-                    {"a", {"t", 1, "{}"}}},
-                   {}};
+  append_request r{
+      {{"a", {"t", 1, "{}"}}, {"b", {"t", 1, "{}"}}, {"a", {"t", 1, "{}"}}},
+      {}};
   ASSERT_FALSE(plan_append(r, current, tent, v));
   EXPECT_EQ(v, (std::vector<int64_t>{6, 1, 7}));
   // A second request of the same batch sees the first one's versions.
@@ -41,19 +43,19 @@ TEST(append_plan, each_malformed_event_is_named) {
     std::string says;
   };
   std::vector<row> rows{
-    {{"", {"t", 1, "{}"}}, "empty stream id"},
-    {{"s", {"", 1, "{}"}}, "empty type"},
-    {{"s", {"t", 0, "{}"}}, "schema version must be at least 1"},
-    {{"s", {"t", 1, "[]"}}, "not a JSON object"},
-    {{"s", {"t", 1, "{\"a\":}"}}, "not a JSON object"},
-    {{"s", {"t", 1, ""}}, "not a JSON object"},
+      {{"", {"t", 1, "{}"}}, "empty stream id"},
+      {{"s", {"", 1, "{}"}}, "empty type"},
+      {{"s", {"t", 0, "{}"}}, "schema version must be at least 1"},
+      {{"s", {"t", 1, "[]"}}, "not a JSON object"},
+      {{"s", {"t", 1, "{\"a\":}"}}, "not a JSON object"},
+      {{"s", {"t", 1, ""}}, "not a JSON object"},
   };
   for (const auto& r : rows) {
     tentative_versions tent;
     std::vector<int64_t> v;
     auto err = plan_append({{r.ev}, {}}, none, tent, v);
     EXPECT_NE(render(err).find(r.says), std::string::npos)
-      << render(err) << " should say " << r.says;
+        << render(err) << " should say " << r.says;
   }
 }
 

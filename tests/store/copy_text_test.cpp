@@ -20,9 +20,9 @@ TEST(copy_text, escapes_are_undone_and_null_is_marked) {
 
 TEST(copy_text, an_event_row_is_parsed_into_its_fields) {
   recorded_event rec;
-  auto err = parse_event_line(
-    "42\ttrial/7\t3\ttrial_created\t1\t{\"a\": \"x\\\\\\\\y\"}\t1700000000000000",
-    rec);
+  auto err = parse_event_line("42\ttrial/7\t3\ttrial_created\t1\t{\"a\": "
+                              "\"x\\\\\\\\y\"}\t1700000000000000",
+                              rec);
   ASSERT_FALSE(err) << render(err);
   EXPECT_EQ(rec.position, 42);
   EXPECT_EQ(rec.stream, "trial/7");

@@ -24,7 +24,8 @@ struct ack {
   int64_t version; // stream version after the append
 };
 
-TEST(crash, acknowledged_appends_survive_sigkill_and_positions_stay_contiguous) {
+TEST(crash,
+     acknowledged_appends_survive_sigkill_and_positions_stay_contiguous) {
   auto url = test::fresh_database("store_crash");
   std::mt19937 rng(20261122);
   std::vector<ack> acks;
@@ -86,8 +87,8 @@ TEST(crash, acknowledged_appends_survive_sigkill_and_positions_stay_contiguous) 
   ASSERT_GT(acks.size(), static_cast<size_t>(rounds));
   for (const auto& a : acks) {
     auto i = by_pos.find(a.last);
-    ASSERT_NE(i, by_pos.end()) << "acknowledged position " << a.last
-                               << " is missing";
+    ASSERT_NE(i, by_pos.end())
+        << "acknowledged position " << a.last << " is missing";
     EXPECT_EQ(i->second.first, a.stream);
     EXPECT_EQ(i->second.second, a.version);
     for (auto p = a.first; p <= a.last; ++p)

@@ -93,7 +93,8 @@ TEST(group_appender, a_failed_commit_reports_every_caller_of_the_batch) {
   EXPECT_TRUE(app.submit(one("s/1")).get());
 }
 
-TEST(group_appender, many_threads_get_contiguous_positions_and_gapless_streams) {
+TEST(group_appender,
+     many_threads_get_contiguous_positions_and_gapless_streams) {
   memory_event_store store;
   constexpr int threads = 16, per_thread = 200;
   {

@@ -67,7 +67,7 @@ TEST_F(pg_store, a_schema_newer_than_the_binary_is_refused_with_both_versions) {
   EXPECT_EQ(code_of(s.error()), errc::schema_too_new);
   auto msg = render(s.error());
   EXPECT_NE(msg.find("version " + std::to_string(next)), std::string::npos)
-    << msg;
+      << msg;
   o.lock = lock_policy::reader;
   auto r = pg_event_store::open(o);
   ASSERT_FALSE(r);
@@ -94,7 +94,8 @@ TEST_F(pg_store, the_log_is_append_only) {
   EXPECT_EQ(count("SELECT count(*) FROM events WHERE type = 'e'"), 1);
 }
 
-TEST_F(pg_store, a_second_writer_with_fail_fast_names_the_holders_host_and_pid) {
+TEST_F(pg_store,
+       a_second_writer_with_fail_fast_names_the_holders_host_and_pid) {
   { auto s = open(); }
   test::child_process holder{{DET_STORE_TOOL, "hold", url}};
   ASSERT_EQ(holder.read_line(), "locked");
@@ -104,7 +105,7 @@ TEST_F(pg_store, a_second_writer_with_fail_fast_names_the_holders_host_and_pid) 
   auto msg = render(s.error());
   EXPECT_NE(msg.find("(pid " + std::to_string(holder.pid()) + ")"),
             std::string::npos)
-    << msg;
+      << msg;
   EXPECT_NE(msg.find("on host "), std::string::npos) << msg;
   holder.close_stdin();
   EXPECT_EQ(holder.wait(), 0);
@@ -112,7 +113,8 @@ TEST_F(pg_store, a_second_writer_with_fail_fast_names_the_holders_host_and_pid) 
   // (and its advisory lock) a moment after the client is gone, so the
   // lock is tried again for a bounded time; only lock_held may repeat.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
-  auto again = pg_event_store::open({url, lock_policy::fail_fast, true, nullptr});
+  auto again =
+      pg_event_store::open({url, lock_policy::fail_fast, true, nullptr});
   while (!again && code_of(again.error()) == errc::lock_held
          && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
@@ -131,7 +133,7 @@ TEST_F(pg_store, a_second_writer_waits_until_the_first_one_exits) {
   EXPECT_NE(told->find("waiting: "), std::string::npos) << *told;
   EXPECT_NE(told->find("(pid " + std::to_string(first.pid()) + ")"),
             std::string::npos)
-    << *told;
+      << *told;
   first.kill(SIGKILL); // even a crashed holder releases the lock
   first.wait();
   EXPECT_EQ(second.read_line(), "locked");
@@ -151,18 +153,19 @@ TEST_F(pg_store, appends_continue_after_the_server_drops_the_connection) {
   ASSERT_TRUE(r) << render(r.error());
   EXPECT_EQ(r->first_position, 2);
   // The lock was taken again with the new connection.
-  auto other = pg_event_store::open({url, lock_policy::fail_fast, true, nullptr});
+  auto other =
+      pg_event_store::open({url, lock_policy::fail_fast, true, nullptr});
   ASSERT_FALSE(other);
   EXPECT_EQ(code_of(other.error()), errc::lock_held);
 }
 
 TEST_F(pg_store, a_version_1_event_in_the_log_is_upgraded_when_read) {
   auto s = open();
-  ASSERT_TRUE(s->append(
-    {{{"agent/a1",
-       {"agent_connected", 1,
-        R"({"agent_id":"a1","resource_pool":"gpu","slots":4})"}}},
-     {}}));
+  ASSERT_TRUE(
+      s->append({{{"agent/a1",
+                   {"agent_connected", 1,
+                    R"({"agent_id":"a1","resource_pool":"gpu","slots":4})"}}},
+                 {}}));
   std::vector<domain_event> got;
   auto err = s->read({}, [&](recorded_event&& rec) {
     auto ev = decode(rec);
@@ -178,13 +181,14 @@ TEST_F(pg_store, a_version_1_event_in_the_log_is_upgraded_when_read) {
 
 TEST_F(pg_store, replay_stops_at_an_unknown_event_type_and_names_its_position) {
   auto s = open();
-  ASSERT_TRUE(s->append({{to_new_event(master_started{"c", "h", 1, "v"})}, {}}));
+  ASSERT_TRUE(
+      s->append({{to_new_event(master_started{"c", "h", 1, "v"})}, {}}));
   ASSERT_TRUE(s->append({{{"x/1", {"event_from_the_future", 1, "{}"}}}, {}}));
-  ASSERT_TRUE(s->append({{to_new_event(master_started{"c", "h", 2, "v"})}, {}}));
+  ASSERT_TRUE(
+      s->append({{to_new_event(master_started{"c", "h", 2, "v"})}, {}}));
   state::cluster_state st;
-  auto err = s->read({}, [&](recorded_event&& rec) {
-    return state::apply(st, rec);
-  });
+  auto err =
+      s->read({}, [&](recorded_event&& rec) { return state::apply(st, rec); });
   ASSERT_TRUE(err);
   EXPECT_EQ(code_of(err), errc::unknown_event_type);
   EXPECT_NE(render(err).find("position 2"), std::string::npos) << render(err);

@@ -51,12 +51,15 @@ protected:
   std::unique_ptr<event_store> store;
 };
 
-TEST_P(store_contract, appended_events_read_back_in_order_with_contiguous_positions) {
-  auto a = store->append(req({ev("trial/1", "a", {{"x", 1}}), ev("trial/2", "b")}));
+TEST_P(store_contract,
+       appended_events_read_back_in_order_with_contiguous_positions) {
+  auto a =
+      store->append(req({ev("trial/1", "a", {{"x", 1}}), ev("trial/2", "b")}));
   ASSERT_TRUE(a) << render(a.error());
   EXPECT_EQ(a->first_position, 1);
   EXPECT_EQ(a->last_position, 2);
-  auto b = store->append(req({ev("trial/1", "c", {{"s", "tab\there \\ \"q\" \n"}})}));
+  auto b = store->append(
+      req({ev("trial/1", "c", {{"s", "tab\there \\ \"q\" \n"}})}));
   ASSERT_TRUE(b);
   EXPECT_EQ(b->first_position, 3);
   auto all = read_all(*store);
@@ -76,14 +79,15 @@ TEST_P(store_contract, appended_events_read_back_in_order_with_contiguous_positi
   EXPECT_EQ(*store->stream_version("trial/404"), 0);
 }
 
-TEST_P(store_contract, a_stale_expected_version_is_a_conflict_and_writes_nothing) {
+TEST_P(store_contract,
+       a_stale_expected_version_is_a_conflict_and_writes_nothing) {
   ASSERT_TRUE(store->append(req({ev("s/1", "a"), ev("s/1", "a")})));
   auto r = store->append(req({ev("s/1", "b"), ev("s/2", "b")}, {{"s/1", 1}}));
   ASSERT_FALSE(r);
   EXPECT_EQ(code_of(r.error()), errc::conflict);
   EXPECT_NE(render(r.error()).find("s/1 is at version 2, expected 1"),
             std::string::npos)
-    << render(r.error());
+      << render(r.error());
   EXPECT_EQ(read_all(*store).size(), 2u);
   EXPECT_EQ(*store->stream_version("s/2"), 0);
   auto ok = store->append(req({ev("s/1", "b")}, {{"s/1", 2}}));
@@ -98,11 +102,12 @@ TEST_P(store_contract, expecting_version_zero_means_the_stream_must_be_new) {
   EXPECT_EQ(code_of(again.error()), errc::conflict);
 }
 
-TEST_P(store_contract, one_conflicting_request_in_a_batch_does_not_fail_the_others) {
+TEST_P(store_contract,
+       one_conflicting_request_in_a_batch_does_not_fail_the_others) {
   std::vector<append_request> batch{
-    req({ev("x/1", "a")}, {{"x/1", 0}}),
-    req({ev("x/1", "a")}, {{"x/1", 0}}), // conflicts with the first
-    req({ev("x/2", "a"), ev("x/1", "b")}, {{"x/1", 1}}),
+      req({ev("x/1", "a")}, {{"x/1", 0}}),
+      req({ev("x/1", "a")}, {{"x/1", 0}}), // conflicts with the first
+      req({ev("x/2", "a"), ev("x/1", "b")}, {{"x/1", 1}}),
   };
   auto res = store->append_many(batch);
   ASSERT_EQ(res.size(), 3u);
@@ -120,8 +125,8 @@ TEST_P(store_contract, one_conflicting_request_in_a_batch_does_not_fail_the_othe
 }
 
 TEST_P(store_contract, malformed_requests_are_refused_without_writing) {
-  auto bad_payload = store->append(
-    req({ev("s/1", "a"), {"s/1", {"b", 1, "[1,2]"}}}));
+  auto bad_payload =
+      store->append(req({ev("s/1", "a"), {"s/1", {"b", 1, "[1,2]"}}}));
   ASSERT_FALSE(bad_payload);
   EXPECT_EQ(code_of(bad_payload.error()), errc::invalid_argument);
   EXPECT_NE(render(bad_payload.error()).find("not a JSON object"),
@@ -136,7 +141,8 @@ TEST_P(store_contract, malformed_requests_are_refused_without_writing) {
   EXPECT_EQ(*store->last_position(), 0);
 }
 
-TEST_P(store_contract, reads_start_after_a_position_stop_at_another_and_filter_a_stream) {
+TEST_P(store_contract,
+       reads_start_after_a_position_stop_at_another_and_filter_a_stream) {
   for (int i = 0; i < 10; ++i)
     ASSERT_TRUE(store->append(req({ev("s/" + std::to_string(i % 3), "e")})));
   read_options o;

@@ -58,11 +58,10 @@ int append_loop(event_store& store, int callers) {
         auto n = 1 + rng() % 3;
         append_request req;
         for (unsigned i = 0; i < n; ++i)
-          req.events.push_back(
-            {stream,
-             {"tick", 1,
-              "{\"caller\":" + std::to_string(c) + ",\"n\":"
-                + std::to_string(version + i + 1) + "}"}});
+          req.events.push_back({stream,
+                                {"tick", 1,
+                                 "{\"caller\":" + std::to_string(c) + ",\"n\":"
+                                     + std::to_string(version + i + 1) + "}"}});
         req.expected.push_back({stream, version});
         auto res = app.submit(std::move(req)).get();
         if (!res) {

@@ -61,7 +61,7 @@ child_process::read_line(std::chrono::milliseconds timeout) {
     if (eof_)
       return std::nullopt;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0)
       return std::nullopt;
     pollfd p{out_fd_, POLLIN, 0};

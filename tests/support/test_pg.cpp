@@ -16,7 +16,7 @@ std::string pg_server_url() {
   const char* file = std::getenv("DET_TEST_PG_URL_FILE");
   if (file == nullptr)
     throw std::runtime_error(
-      "no test PostgreSQL: set DET_TEST_PG_URL or run through ctest");
+        "no test PostgreSQL: set DET_TEST_PG_URL or run through ctest");
   std::ifstream in(file);
   std::string url;
   if (!std::getline(in, url) || url.empty())
@@ -30,8 +30,7 @@ std::string fresh_database(const std::string& name) {
   {
     pqxx::connection c{url};
     pqxx::nontransaction tx{c};
-    tx.exec("DROP DATABASE IF EXISTS " + tx.quote_name(name)
-            + " WITH (FORCE)");
+    tx.exec("DROP DATABASE IF EXISTS " + tx.quote_name(name) + " WITH (FORCE)");
     tx.exec("CREATE DATABASE " + tx.quote_name(name));
   }
   auto slash = url.rfind('/');

@@ -64,10 +64,10 @@ std::string tgz_with_symlink(const std::string& name,
 
 TEST(archive, files_and_directories_round_trip_with_their_modes) {
   std::vector<archive_file> files{
-    {"model", true, "", 0755},
-    {"model/train.py", false, "print('hi')\n", 0644},
-    {"model/run.sh", false, std::string("#!/bin/sh\0x", 11), 0755},
-    {"deep/er/data.bin", false, std::string(100000, 'x'), 0600},
+      {"model", true, "", 0755},
+      {"model/train.py", false, "print('hi')\n", 0644},
+      {"model/run.sh", false, std::string("#!/bin/sh\0x", 11), 0755},
+      {"deep/er/data.bin", false, std::string(100000, 'x'), 0600},
   };
   std::string err;
   auto tgz = det::util::make_tgz(files, err);

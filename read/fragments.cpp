@@ -1,0 +1,137 @@
+#include "read/fragments.hpp"
+
+#include "state/queries.hpp"
+
+#include <type_traits>
+#include <utility>
+
+namespace det::read {
+
+namespace {
+
+template <class T, class = void> struct has_experiment_id : std::false_type {};
+template <class T>
+struct has_experiment_id<T,
+                         std::void_t<decltype(std::declval<T>().experiment_id)>>
+    : std::true_type {};
+
+template <class T, class = void> struct has_trial_id : std::false_type {};
+template <class T>
+struct has_trial_id<T, std::void_t<decltype(std::declval<T>().trial_id)>>
+    : std::true_type {};
+
+template <class T, class = void> struct has_agent_id : std::false_type {};
+template <class T>
+struct has_agent_id<T, std::void_t<decltype(std::declval<T>().agent_id)>>
+    : std::true_type {};
+
+template <class T, class = void> struct has_allocation_id : std::false_type {};
+template <class T>
+struct has_allocation_id<T,
+                         std::void_t<decltype(std::declval<T>().allocation_id)>>
+    : std::true_type {};
+
+template <class T, class = void> struct has_assignments : std::false_type {};
+template <class T>
+struct has_assignments<T, std::void_t<decltype(std::declval<T>().assignments)>>
+    : std::true_type {};
+
+/// Users and sessions: no experiment or agent row shows them.
+template <class T>
+constexpr bool touches_no_row =
+    std::is_same_v<
+        T,
+        user_created> || std::is_same_v<T, user_password_changed> || std::is_same_v<T, session_started> || std::is_same_v<T, session_ended>;
+
+/// A trial's experiment and the agents holding its allocation.
+void add_trial(const state::cluster_state& s, int64_t trial_id, touched& out) {
+  auto t = state::find_trial(s, trial_id);
+  if (t == nullptr)
+    return;
+  out.experiments.insert(t->experiment_id);
+  if (t->allocation)
+    for (const auto& a : t->allocation->assignments)
+      out.agents.insert(a.agent_id);
+}
+
+/// An agent and the trials in its slots (their experiments).
+void add_agent(const state::cluster_state& s, const std::string& id,
+               touched& out) {
+  out.agents.insert(id);
+  auto a = s.agents.find(id);
+  if (a == s.agents.end())
+    return;
+  for (const auto& alloc : a->second.slots)
+    if (!alloc.empty())
+      if (auto t = state::trial_of_allocation(s, alloc))
+        out.experiments.insert(t->experiment_id);
+}
+
+} // namespace
+
+void touched_records(const state::cluster_state& s, const domain_event& ev,
+                     touched& out) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (touches_no_row<T>) {
+          return;
+        } else {
+          bool named = false;
+          if constexpr (has_experiment_id<T>::value) {
+            out.experiments.insert(x.experiment_id);
+            named = true;
+          }
+          if constexpr (has_trial_id<T>::value) {
+            add_trial(s, x.trial_id, out);
+            named = true;
+          }
+          if constexpr (has_allocation_id<T>::value) {
+            if (auto t = state::trial_of_allocation(s, x.allocation_id))
+              add_trial(s, t->id, out);
+            named = true;
+          }
+          if constexpr (has_agent_id<T>::value) {
+            add_agent(s, x.agent_id, out);
+            named = true;
+          }
+          if constexpr (has_assignments<T>::value)
+            for (const auto& a : x.assignments)
+              out.agents.insert(a.agent_id);
+          if (!named)
+            out.everything = true;
+        }
+      },
+      ev);
+}
+
+const std::string&
+fragments::experiment(int64_t id, const std::function<std::string()>& render) {
+  auto i = experiments_.find(id);
+  if (i == experiments_.end())
+    i = experiments_.emplace(id, render()).first;
+  return i->second;
+}
+
+const std::string&
+fragments::agent(const std::string& id,
+                 const std::function<std::string()>& render) {
+  auto i = agents_.find(id);
+  if (i == agents_.end())
+    i = agents_.emplace(id, render()).first;
+  return i->second;
+}
+
+void fragments::drop(const touched& t) {
+  if (t.everything) {
+    experiments_.clear();
+    agents_.clear();
+    return;
+  }
+  for (auto id : t.experiments)
+    experiments_.erase(id);
+  for (const auto& id : t.agents)
+    agents_.erase(id);
+}
+
+} // namespace det::read

@@ -1,0 +1,40 @@
+#include "read/read_model.hpp"
+
+#include "read/replica.hpp"
+
+#include <chrono>
+
+namespace det::read {
+
+read_model::read_model(const state::cluster_state& initial, read_options opts) {
+  if (!opts.now_us)
+    opts.now_us = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  published_ = initial.position;
+  auto n = opts.replicas == 0 ? size_t{1} : opts.replicas;
+  for (size_t i = 0; i < n; ++i)
+    replicas_.push_back(std::make_unique<replica>(initial, opts.now_us));
+}
+
+read_model::~read_model() = default;
+
+void read_model::publish(std::vector<domain_event> events,
+                         int64_t last_position) {
+  auto shared =
+      std::make_shared<const std::vector<domain_event>>(std::move(events));
+  for (auto& r : replicas_)
+    r->publish(shared, last_position);
+  published_ = last_position;
+}
+
+void read_model::read(int64_t min_position,
+                      std::chrono::steady_clock::time_point deadline,
+                      read_fn fn, refuse_fn refuse) {
+  auto i = next_.fetch_add(1) % replicas_.size();
+  replicas_[i]->read(min_position, deadline, std::move(fn), std::move(refuse));
+}
+
+} // namespace det::read

@@ -1,0 +1,89 @@
+#pragma once
+
+// The read model: replicas of the cluster state that apply the master's
+// durable events through state::apply (the one code path) on threads of
+// their own, and answer the API's reads there. A list of 10,000
+// experiments renders on a replica; the master's thread never sees it.
+//
+// Ordering: the master publishes a batch only after the event writer has
+// acknowledged it as durable, and before it answers the command behind it.
+// Each replica works through its queue in order, so a read queued after a
+// write's answer sees that write (read-your-writes on one connection).
+// A read may also name a position it needs (`min_position`, from the
+// X-Det-Min-Position header): it waits on its replica, without holding any
+// thread, until the replica has applied that far, or until its deadline.
+//
+// Thread-safety: publish() and read() may be called from any thread and
+// never block on a replica's work. The functions a read runs get the state
+// and the replica's fragments on the replica's thread: they must not keep
+// references past their return.
+
+#include "messages/events.hpp"
+#include "read/fragments.hpp"
+#include "state/cluster_state.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace det::read {
+
+/// What a read sees.
+struct read_view {
+  const state::cluster_state& state;
+  /// The log position the state reflects.
+  int64_t position;
+  int64_t now_us;
+  /// The replica's rendered rows.
+  fragments& rows;
+};
+
+using read_fn = std::function<void(const read_view&)>;
+/// Called instead of the read when it cannot be served: its min_position
+/// was not reached by the deadline, the model stopped, or the replica
+/// could not apply an event (`why` says which).
+using refuse_fn = std::function<void(int64_t position, const std::string& why)>;
+
+struct read_options {
+  /// Replicas (threads); at least 1.
+  size_t replicas = 2;
+  /// Wall clock in microseconds since the epoch (views that show ages).
+  std::function<int64_t()> now_us;
+};
+
+class replica;
+
+class read_model {
+public:
+  /// Every replica starts from a copy of `initial` (the recovered state).
+  read_model(const state::cluster_state& initial, read_options opts);
+  /// Stops the replicas; reads still waiting are refused.
+  ~read_model();
+
+  read_model(const read_model&) = delete;
+  read_model& operator=(const read_model&) = delete;
+
+  /// Durable events, in log order, the last at `last_position`.
+  void publish(std::vector<domain_event> events, int64_t last_position);
+
+  /// Runs `fn` on a replica at a position >= min_position, or `refuse` once
+  /// `deadline` passes first.
+  void read(int64_t min_position,
+            std::chrono::steady_clock::time_point deadline, read_fn fn,
+            refuse_fn refuse);
+
+  /// The last position published (a write answered after its publish may
+  /// name it as the position to read at).
+  [[nodiscard]] int64_t published_position() const { return published_.load(); }
+
+private:
+  std::vector<std::unique_ptr<replica>> replicas_;
+  std::atomic<size_t> next_{0};
+  std::atomic<int64_t> published_{0};
+};
+
+} // namespace det::read

@@ -1,0 +1,217 @@
+// Experiment creation as one command (master_core::create_experiment): the
+// experiment, its requested activity and "model definition pending" are one
+// append; its trials wait for model_definition_stored. A master that stops
+// between the two is settled at start-up from what the model store holds.
+
+#include "core/master_core.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+#include "store/memory_event_store.hpp"
+
+#include <gtest/gtest.h>
+
+namespace det {
+namespace {
+
+constexpr int64_t sec = 1000000;
+
+nlohmann::json experiment() {
+  return {{"name", "test"},
+          {"entrypoint", "model_def:Trial"},
+          {"hyperparameters", {{"lr", 0.1}}},
+          {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
+          {"searcher",
+           {{"name", "single"},
+            {"metric", "loss"},
+            {"max_length", {{"batches", 100}}}}}};
+}
+
+core_config config() {
+  core_config c;
+  c.cluster_id = "test-cluster";
+  c.host = "host";
+  c.pid = 1;
+  pool_configured p;
+  p.pool = "default";
+  c.pools.push_back(p);
+  return c;
+}
+
+template <class T> size_t starts_in(const decision& d) {
+  size_t n = 0;
+  for (const auto& e : d.effects)
+    n += std::holds_alternative<T>(e) ? 1 : 0;
+  return n;
+}
+
+/// A master over a log: decisions are appended as the actor would; a
+/// "restart" replays the log into a new core, as det-master's start-up does.
+struct cluster {
+  memory_event_store log;
+  std::unique_ptr<master_core> core;
+  int64_t now = 1800000000 * sec;
+
+  explicit cluster(core_config cfg = config()) {
+    core = std::make_unique<master_core>(state::cluster_state{}, cfg);
+    run(core->start(now));
+  }
+
+  decision run(decision d) {
+    if (d.events.empty())
+      return d;
+    append_request req;
+    for (const auto& ev : d.events)
+      req.events.push_back(to_new_event(ev));
+    EXPECT_TRUE(log.append(req));
+    return d;
+  }
+
+  /// Stops this master and starts another on the same log, with
+  /// `stored` the model definitions the store holds.
+  decision restart(std::set<int64_t> stored) {
+    state::cluster_state st;
+    auto err =
+        log.read({}, [&](recorded_event&& r) { return state::apply(st, r); });
+    EXPECT_FALSE(err) << render(err);
+    auto cfg = config();
+    cfg.model_definitions_stored = std::move(stored);
+    core = std::make_unique<master_core>(std::move(st), cfg);
+    return run(core->start(now));
+  }
+
+  const state::experiment_info& experiment(int64_t id) {
+    return *state::find_experiment(core->state(), id);
+  }
+};
+
+TEST(experiment_creation,
+     a_paused_creation_is_one_append_with_its_model_pending) {
+  cluster c;
+  auto before = c.core->state().position;
+  auto d = c.run(
+      c.core->create_experiment(experiment(), "alice", false, true, c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  ASSERT_GE(d.events.size(), 2u);
+  auto sub = std::get_if<experiment_submitted>(&d.events[0]);
+  ASSERT_NE(sub, nullptr);
+  EXPECT_TRUE(sub->model_definition_pending);
+  auto paused = std::get_if<experiment_state_changed>(&d.events[1]);
+  ASSERT_NE(paused, nullptr);
+  EXPECT_EQ(paused->state, "PAUSED");
+  EXPECT_EQ(c.core->state().position, before + int64_t(d.events.size()));
+  EXPECT_EQ(c.experiment(1).status, state::experiment_status::paused);
+  EXPECT_TRUE(c.experiment(1).model_definition_pending);
+}
+
+TEST(experiment_creation, trials_wait_for_the_model_definition_and_then_run) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "alice", true, true, c.now));
+  auto join =
+      c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  EXPECT_EQ(starts_in<start_order>(join), 0u)
+      << "a trial was placed before its model definition was stored";
+  ASSERT_FALSE(state::find_trial(c.core->state(), 1) == nullptr);
+  EXPECT_EQ(state::find_trial(c.core->state(), 1)->status,
+            state::trial_status::pending);
+  auto stored = c.run(c.core->model_definition_stored(1, c.now));
+  EXPECT_FALSE(c.experiment(1).model_definition_pending);
+  EXPECT_EQ(starts_in<start_order>(stored), 1u);
+  // Said twice (a retried request): nothing more happens.
+  EXPECT_TRUE(c.core->model_definition_stored(1, c.now).events.empty());
+}
+
+TEST(
+    experiment_creation,
+    a_master_stopped_before_the_model_was_stored_ends_the_experiment_in_error) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "alice", true, true, c.now));
+  c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  // The master stops here; the model store never got the definition.
+  c.restart({});
+  EXPECT_EQ(c.experiment(1).status, state::experiment_status::error);
+  EXPECT_NE(c.experiment(1).status_reason.find("model definition"),
+            std::string::npos)
+      << c.experiment(1).status_reason;
+  EXPECT_EQ(state::find_trial(c.core->state(), 1)->status,
+            state::trial_status::canceled);
+  EXPECT_TRUE(state::check_invariants(c.core->state()).empty());
+}
+
+TEST(experiment_creation,
+     a_master_stopped_after_the_model_was_stored_lets_the_experiment_run) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "alice", true, true, c.now));
+  // Stored in the model store; the master stopped before recording it.
+  c.restart({1});
+  EXPECT_FALSE(c.experiment(1).model_definition_pending);
+  EXPECT_EQ(c.experiment(1).status, state::experiment_status::active);
+  auto join =
+      c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  EXPECT_EQ(starts_in<start_order>(join), 1u);
+}
+
+TEST(experiment_creation, created_paused_stays_paused_across_a_restart) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "alice", false, true, c.now));
+  c.restart({1});
+  EXPECT_EQ(c.experiment(1).status, state::experiment_status::paused);
+  EXPECT_FALSE(c.experiment(1).model_definition_pending);
+  auto join =
+      c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  EXPECT_EQ(starts_in<start_order>(join), 0u);
+}
+
+TEST(experiment_creation,
+     an_older_log_without_the_field_replays_as_not_pending) {
+  // experiment_submitted as a master of the previous release wrote it.
+  recorded_event r;
+  r.position = 1;
+  r.body.type = "experiment_submitted";
+  r.body.schema_version = 1;
+  r.body.payload = R"({"experiment_id":1,"pool":"default"})";
+  auto ev = decode(r);
+  ASSERT_TRUE(ev) << render(ev.error());
+  EXPECT_FALSE(std::get<experiment_submitted>(*ev).model_definition_pending);
+}
+
+} // namespace
+} // namespace det
+
+namespace det {
+namespace {
+
+TEST(user_commands,
+     a_second_user_of_one_name_is_a_conflict_and_writes_nothing) {
+  cluster c;
+  auto first = c.run(c.core->change_users(user_created{"ann", false, "h", 1}));
+  ASSERT_FALSE(first.refusal) << render(first.refusal);
+  EXPECT_EQ(first.events.size(), 1u);
+  auto second = c.core->change_users(user_created{"ann", true, "h2", 2});
+  EXPECT_EQ(code_of(second.refusal), errc::conflict);
+  EXPECT_TRUE(second.events.empty());
+  EXPECT_FALSE(c.core->state().users.at("ann").admin);
+}
+
+TEST(user_commands, users_and_sessions_name_users_that_exist) {
+  cluster c;
+  EXPECT_EQ(
+      code_of(
+          c.core->change_users(user_password_changed{"bob", "h", 1}).refusal),
+      errc::not_found);
+  EXPECT_EQ(
+      code_of(
+          c.core->change_users(session_started{"bob", std::string(64, 'a'), 1})
+              .refusal),
+      errc::not_found);
+  // Logging out a session that is not live changes nothing.
+  auto out =
+      c.core->change_users(session_ended{"bob", std::string(64, 'b'), 1});
+  EXPECT_FALSE(out.refusal);
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(code_of(c.core->change_users(trial_restarted{1, 1}).refusal),
+            errc::invalid_argument);
+}
+
+} // namespace
+} // namespace det

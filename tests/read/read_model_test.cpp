@@ -1,0 +1,200 @@
+#include "api/views_cluster.hpp"
+#include "read/read_model.hpp"
+#include "read/replica.hpp"
+#include "tests/state/command_generator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+
+using namespace det;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// The master's side: a state that random events are applied to, as
+/// master_core applies what it decides.
+struct log_writer {
+  state::cluster_state st;
+  state::test::command_generator gen{7};
+
+  std::vector<domain_event> next_batch(size_t n) {
+    std::vector<domain_event> out;
+    for (size_t i = 0; i < n; ++i) {
+      auto ev = gen.next(st);
+      recorded_event meta;
+      meta.position = st.position + 1;
+      meta.stream = stream_of(ev);
+      EXPECT_FALSE(state::apply(st, meta, ev));
+      out.push_back(std::move(ev));
+    }
+    return out;
+  }
+};
+
+struct answer {
+  bool served = false;
+  int64_t position = 0;
+  std::string text;
+};
+
+/// Runs `render` on the model at min_position and waits for the answer.
+answer read_at(read::read_model& m, int64_t min_position,
+               std::function<std::string(const read::read_view&)> render,
+               std::chrono::milliseconds timeout = 10s) {
+  std::promise<answer> p;
+  auto f = p.get_future();
+  auto shared = std::make_shared<std::promise<answer>>(std::move(p));
+  m.read(
+      min_position, std::chrono::steady_clock::now() + timeout,
+      [shared, render](const read::read_view& v) {
+        shared->set_value({true, v.position, render(v)});
+      },
+      [shared](int64_t pos, const std::string& why) {
+        shared->set_value({false, pos, why});
+      });
+  return f.get();
+}
+
+/// The next batch of `n` events, published once "durable" (the position is
+/// read after the batch is made).
+void publish(read::read_model& model, log_writer& master, size_t n) {
+  auto batch = master.next_batch(n);
+  model.publish(std::move(batch), master.st.position);
+}
+
+} // namespace
+
+TEST(read_model,
+     a_replica_fed_the_durable_events_equals_the_master_at_each_position) {
+  log_writer master;
+  read::read_model model{master.st, read::read_options{1, {}}};
+  for (int round = 0; round < 60; ++round) {
+    auto batch = master.next_batch(1 + static_cast<size_t>(round % 5));
+    model.publish(batch, master.st.position);
+    auto expected = state::to_snapshot(master.st).dump();
+    auto got = read_at(model, master.st.position, [](const read::read_view& v) {
+      return state::to_snapshot(v.state).dump();
+    });
+    ASSERT_TRUE(got.served) << got.text;
+    EXPECT_EQ(got.position, master.st.position);
+    ASSERT_EQ(got.text, expected) << "round " << round;
+  }
+}
+
+TEST(read_model,
+     a_read_that_names_a_later_position_waits_for_it_and_sees_the_write) {
+  log_writer master;
+  read::read_options one;
+  one.replicas = 1;
+  read::read_model model{master.st, one};
+  auto first = master.next_batch(3);
+  model.publish(first, master.st.position);
+  auto target = master.st.position + 2;
+
+  std::promise<answer> waiting;
+  auto waited = waiting.get_future();
+  model.read(
+      target, std::chrono::steady_clock::now() + 30s,
+      [&waiting](const read::read_view& v) {
+        waiting.set_value({true, v.position, ""});
+      },
+      [&waiting](int64_t pos, const std::string& why) {
+        waiting.set_value({false, pos, why});
+      });
+  // A read queued behind it on the same replica is answered: the first one
+  // had its turn and is still waiting for `target`.
+  auto later = read_at(model, 0, [](const read::read_view&) { return ""; });
+  ASSERT_TRUE(later.served);
+  EXPECT_EQ(waited.wait_for(0s), std::future_status::timeout);
+
+  auto second = master.next_batch(2);
+  model.publish(second, master.st.position);
+  auto got = waited.get();
+  ASSERT_TRUE(got.served);
+  EXPECT_GE(got.position, target);
+}
+
+TEST(read_model, a_read_whose_position_never_comes_is_refused_at_its_deadline) {
+  log_writer master;
+  read::read_model model{master.st, read::read_options{2, {}}};
+  publish(model, master, 2);
+  auto got = read_at(
+      model, master.st.position + 100,
+      [](const read::read_view&) { return "served"; }, 50ms);
+  EXPECT_FALSE(got.served);
+  EXPECT_NE(got.text.find("did not reach position "
+                          + std::to_string(master.st.position + 100)),
+            std::string::npos)
+      << got.text;
+}
+
+TEST(read_model, stopping_the_model_refuses_the_reads_still_waiting) {
+  log_writer master;
+  std::promise<answer> p;
+  auto f = p.get_future();
+  {
+    read::read_model model{master.st, read::read_options{1, {}}};
+    model.read(
+        5, std::chrono::steady_clock::now() + 1h,
+        [&p](const read::read_view&) {
+          p.set_value({true, 0, ""});
+        },
+        [&p](int64_t pos, const std::string& why) {
+          p.set_value({false, pos, why});
+        });
+  }
+  auto got = f.get();
+  EXPECT_FALSE(got.served);
+  EXPECT_NE(got.text.find("stopped"), std::string::npos);
+}
+
+TEST(read_model, rendered_rows_equal_fresh_renders_after_random_events) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    log_writer master;
+    master.gen = state::test::command_generator{seed};
+    read::read_model model{master.st, read::read_options{1, {}}};
+    for (int round = 0; round < 150; ++round) {
+      publish(model, master, 1 + static_cast<size_t>(round % 3));
+      api::page all;
+      api::page some{1, 3};
+      auto got =
+          read_at(model, master.st.position, [&](const read::read_view& v) {
+            return api::experiments_page_text(v, {}, all) + "\n"
+                   + api::experiments_page_text(v, {}, some) + "\n"
+                   + api::agents_page_text(v, all) + "\n"
+                   + api::agents_page_text(v, some);
+          });
+      ASSERT_TRUE(got.served);
+      auto fresh = api::experiments_page(master.st, {}, all).dump() + "\n"
+                   + api::experiments_page(master.st, {}, some).dump() + "\n"
+                   + api::agents_response(master.st, all).dump() + "\n"
+                   + api::agents_response(master.st, some).dump();
+      ASSERT_EQ(got.text, fresh) << "seed " << seed << " round " << round;
+    }
+    EXPECT_GT(master.st.experiments.size(), 0u);
+    EXPECT_GT(master.st.agents.size(), 0u);
+  }
+}
+
+TEST(read_model, a_row_is_rendered_once_until_its_record_changes) {
+  log_writer master;
+  read::read_model model{master.st, read::read_options{1, {}}};
+  while (master.st.experiments.size() < 3)
+    publish(model, master, 1);
+  int renders = 0;
+  auto count = [&renders](const read::read_view& v) {
+    for (const auto& [id, e] : v.state.experiments)
+      v.rows.experiment(id, [&] {
+        ++renders;
+        return std::string{"x"};
+      });
+    return std::string{};
+  };
+  read_at(model, master.st.position, count);
+  auto first = renders;
+  EXPECT_EQ(first, static_cast<int>(master.st.experiments.size()));
+  read_at(model, master.st.position, count);
+  EXPECT_EQ(renders, first);
+}
