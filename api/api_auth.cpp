@@ -60,16 +60,6 @@ bool bool_field(const json& j, const char* camel, const char* snake,
   return fallback;
 }
 
-std::optional<json> body_object(const http_request& req, const responder& res) {
-  auto j = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    res.send_error(grpc_code::invalid_argument,
-                   "the request body is not a JSON object");
-    return std::nullopt;
-  }
-  return j;
-}
-
 /// Has the master decide `ev` (master_core::change_users, against its own
 /// state); once durable, applies it to the directory and calls `then`.
 void record(const ctx_ptr& ctx, domain_event ev, responder res,
@@ -195,7 +185,7 @@ void guard(const ctx_ptr& ctx, http_request req, responder res,
 // -- routes -------------------------------------------------------------------
 
 void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
-  auto body = body_object(req, res);
+  auto body = json_body(req, res);
   if (!body)
     return;
   auto name = str_field(*body, "username", "username");
@@ -270,7 +260,7 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
                  const responder& res) {
   if (!require_admin(req, res))
     return;
-  auto body = body_object(req, res);
+  auto body = json_body(req, res);
   if (!body)
     return;
   auto user = body->value("user", json::object());
@@ -303,7 +293,7 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
   auto target = user_param(ctx, req, res);
   if (!target)
     return;
-  auto body = body_object(req, res);
+  auto body = json_body(req, res);
   if (!body)
     return;
   if (target->username != req.principal.username && !req.principal.admin)

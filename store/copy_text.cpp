@@ -1,22 +1,13 @@
 #include "store/copy_text.hpp"
 
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <charconv>
 
 namespace det {
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
 
 // Appends the unescaped form of one field to `out`.
 void unescape(std::string_view in, std::string& out) {
@@ -55,8 +46,8 @@ void unescape(std::string_view in, std::string& out) {
     case 'x': {
       int v = 0;
       size_t k = 0;
-      while (k < 2 && i + 1 < in.size() && hex_value(in[i + 1]) >= 0) {
-        v = v * 16 + hex_value(in[++i]);
+      while (k < 2 && i + 1 < in.size() && util::hex_value(in[i + 1]) >= 0) {
+        v = v * 16 + util::hex_value(in[++i]);
         ++k;
       }
       out.push_back(static_cast<char>(v));

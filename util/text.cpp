@@ -14,16 +14,6 @@ bool unreserved(unsigned char c) {
          || c == '~';
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 } // namespace
 
 bool iequals(std::string_view a, std::string_view b) {

@@ -10,6 +10,17 @@
 
 namespace det::util {
 
+/// The value of hex digit `c`, or -1.
+[[nodiscard]] inline int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 /// True when `a` and `b` are equal ignoring ASCII case.
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b);
 
