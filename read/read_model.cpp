@@ -15,11 +15,16 @@ read_model::read_model(const state::cluster_state& initial, read_options opts) {
     };
   published_ = initial.position;
   auto n = opts.replicas == 0 ? size_t{1} : opts.replicas;
-  for (size_t i = 0; i < n; ++i)
-    replicas_.push_back(std::make_unique<replica>(initial, opts.now_us));
+  for (size_t i = 0; i < n; ++i) {
+    replicas_.push_back(std::make_shared<replica>(initial, opts.now_us));
+    replicas_.back()->start();
+  }
 }
 
-read_model::~read_model() = default;
+read_model::~read_model() {
+  for (auto& r : replicas_)
+    r->stop();
+}
 
 void read_model::publish(std::vector<domain_event> events,
                          int64_t last_position) {

@@ -81,7 +81,7 @@ public:
   [[nodiscard]] int64_t published_position() const { return published_.load(); }
 
 private:
-  std::vector<std::unique_ptr<replica>> replicas_;
+  std::vector<std::shared_ptr<replica>> replicas_;
   std::atomic<size_t> next_{0};
   std::atomic<int64_t> published_{0};
 };

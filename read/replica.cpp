@@ -8,17 +8,28 @@ namespace det::read {
 
 replica::replica(const state::cluster_state& initial,
                  std::function<int64_t()> now_us)
-    : state_(initial), now_us_(std::move(now_us)) {
-  thread_ = std::thread{[this] { run(); }};
-}
+    : state_(initial), now_us_(std::move(now_us)) {}
 
 replica::~replica() {
+  // stop() joined or detached the thread before the last owner let go.
+}
+
+void replica::start() {
+  thread_ = std::thread{[self = shared_from_this()] { self->run(); }};
+}
+
+void replica::stop() {
   {
     std::lock_guard<std::mutex> guard{mu_};
     stop_ = true;
   }
   cv_.notify_one();
-  thread_.join();
+  if (!thread_.joinable())
+    return;
+  if (thread_.get_id() == std::this_thread::get_id())
+    thread_.detach();
+  else
+    thread_.join();
 }
 
 void replica::publish(std::shared_ptr<const std::vector<domain_event>> events,

@@ -2,23 +2,33 @@
 
 // One read replica (read_model.hpp): a state copy, its fragments and a
 // queue, worked through in order by a thread of its own. Internal to
-// read_model; tests use it directly.
+// read_model.
 
 #include "read/read_model.hpp"
 
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <variant>
 
 namespace det::read {
 
-class replica {
+/// Owned through shared_ptr by the read model and by its own thread, so
+/// that whichever lets go last destroys it: a read's function may hold the
+/// last reference to what owns the model, and the model may then be
+/// destroyed on this very thread.
+class replica : public std::enable_shared_from_this<replica> {
 public:
   replica(const state::cluster_state& initial, std::function<int64_t()> now_us);
-  /// Refuses what is still waiting, then joins the thread.
   ~replica();
+
+  /// Starts the thread (once, after construction).
+  void start();
+  /// Asks the thread to refuse what is still waiting and end; then joins
+  /// it, or, when called on that thread, lets it finish on its own.
+  void stop();
 
   void publish(std::shared_ptr<const std::vector<domain_event>> events,
                int64_t last_position);

@@ -98,6 +98,31 @@ def p99(lat):
     return s[min(len(s) - 1, int(len(s) * 0.99))] if s else 0.0
 
 
+def wrk(port, path, headers, seconds, conns=4):
+    """requests/s and p99 (ms) of GET `path` from wrk (C, two threads):
+    the Python client cannot read large bodies as fast as the master sends
+    them, so the read figures and their /info reference come from wrk when
+    it is installed (scripts/install-deps.sh installs it)."""
+    args = ["wrk", "-t2", "-c%d" % conns, "-d%ds" % max(1, int(seconds)), "--latency"]
+    for k, v in headers:
+        args += ["-H", "%s: %s" % (k, v)]
+    out = subprocess.run(args + ["http://127.0.0.1:%d%s" % (port, path)],
+                         capture_output=True, text=True, timeout=seconds + 60).stdout
+    rps = float(out.split("Requests/sec:")[1].split()[0])
+    p99 = 0.0
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "99%":
+            v = parts[1]
+            unit = next(u for u in ("us", "ms", "s") if v.endswith(u))
+            p99 = float(v[: -len(unit)]) * scale[unit]
+    non2xx = 0
+    if "Non-2xx" in out:
+        non2xx = int(out.split("Non-2xx or 3xx responses:")[1].split()[0])
+    return rps, p99, non2xx
+
+
 def report(name, lat, statuses, elapsed, reference=None, **extra):
     """reference: requests/s of GET /info (no state, tiny body) over the
     same connections, measured in the same run."""
@@ -182,6 +207,20 @@ def main():
         lat, st, el = asyncio.run(load(port, 4, seconds, get("/info"), 100000))
         report("get_info", lat, st, el, connections=4)
         ref = st.get(200, 0) / el
+
+        # The same reads from wrk: GET /info as the reference, then each
+        # list, in this run.
+        if shutil.which("wrk"):
+            wrk_ref, p, _ = wrk(port, "/info", admin, seconds)
+            emit(metric="wrk_get_info_rps", value=round(wrk_ref, 1), unit="req/s",
+                 p99_ms=round(p, 2), client="wrk", connections=4)
+            for name, path in (("wrk_get_experiments_page", "/api/v1/experiments?limit=100&offset=5000"),
+                               ("wrk_get_agents", "/api/v1/agents"),
+                               ("wrk_get_experiments", "/api/v1/experiments")):
+                rps, p, bad = wrk(port, path, admin, seconds)
+                emit(metric=name + "_rps", value=round(rps, 1), unit="req/s",
+                     reference=round(wrk_ref, 1), ratio=round(rps / wrk_ref, 4),
+                     p99_ms=round(p, 2), non_2xx=bad, client="wrk", connections=4)
 
         # GET /api/v1/agents (may not exist in this build: then the
         # det-inspect view of the same 1,000 agents is measured instead).

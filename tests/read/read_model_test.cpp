@@ -198,3 +198,29 @@ TEST(read_model, a_row_is_rendered_once_until_its_record_changes) {
   read_at(model, master.st.position, count);
   EXPECT_EQ(renders, first);
 }
+
+TEST(read_model, the_last_owner_may_let_go_from_inside_a_read) {
+  // A read's function can hold the last reference to what owns the model
+  // (a route's context); the model then ends on its own replica's thread,
+  // which must neither join itself nor crash.
+  log_writer master;
+  std::promise<void> destroyed;
+  auto gone = destroyed.get_future();
+  std::shared_ptr<read::read_model> model{
+      new read::read_model{master.st, read::read_options{2, {}}},
+      [&destroyed](read::read_model* m) {
+        delete m;
+        destroyed.set_value();
+      }};
+  auto* raw = model.get();
+  std::promise<int64_t> served;
+  auto at = served.get_future();
+  raw->read(
+      0, std::chrono::steady_clock::now() + 10s,
+      [owner = std::move(model), &served](const read::read_view& v) {
+        served.set_value(v.position);
+      },
+      [](int64_t, const std::string&) {});
+  EXPECT_EQ(at.get(), 0);
+  EXPECT_EQ(gone.wait_for(10s), std::future_status::ready);
+}
