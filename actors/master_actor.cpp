@@ -391,6 +391,17 @@ master_behavior(self_ptr self, event_writer_actor writer,
         persist(self, self->state.core->agent_disconnected(id, why, now()),
                 [](const decision&) {});
       },
+      [self, now](spot_atom, const std::string& agent_id) {
+        auto rp = self->make_response_promise<int64_t>();
+        persist(self, self->state.core->spot_interruption(agent_id, now()),
+                [rp](const decision& d) mutable {
+                  if (d.refusal)
+                    rp.deliver(d.refusal);
+                  else
+                    rp.deliver(d.reply.at("trials").get<int64_t>());
+                });
+        return rp;
+      },
       [self, now](running_atom, const std::string& alloc) {
         persist(self, self->state.core->allocation_running(alloc, now()),
                 [](const decision&) {});

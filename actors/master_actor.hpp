@@ -92,6 +92,9 @@ using master_actor = caf::typed_actor<
     // Agents, through their agent actors.
     caf::reacts_to<connect_atom, agent_hello, caf::actor>,
     caf::reacts_to<disconn_atom, std::string, std::string>,
+    // An agent's spot interruption notice (master_core::spot_interruption);
+    // answers the number of trials asked to checkpoint, once durable.
+    caf::replies_to<spot_atom, std::string>::with<int64_t>,
     caf::reacts_to<running_atom, std::string>,
     caf::reacts_to<exited_atom, std::string, int32_t>,
     // Trial processes: allocation id, uuid, steps, metadata JSON.

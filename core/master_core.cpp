@@ -328,6 +328,29 @@ decision master_core::record(std::vector<domain_event> events) {
   return d;
 }
 
+decision master_core::spot_interruption(const std::string& agent_id,
+                                        int64_t now_us) {
+  decision d;
+  auto a = state::find_agent(st_, agent_id);
+  if (a == nullptr) {
+    d.refusal =
+        make_error(errc::not_found, "agent '" + agent_id + "' not found");
+    return d;
+  }
+  if (a->enabled && !emit(d, agent_disabled{agent_id, true}))
+    return d;
+  int64_t asked = 0;
+  for (const auto& alloc : state::allocations_on_agent(st_, agent_id)) {
+    auto t = state::trial_of_allocation(st_, alloc);
+    if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
+      continue;
+    stop_trial(d, t->id, "spot_interruption", false, now_us);
+    ++asked;
+  }
+  d.reply = {{"trials", asked}};
+  return d;
+}
+
 decision master_core::change_users(const domain_event& ev) {
   decision d;
   auto refuse = [&d](errc code, std::string why) {

@@ -185,6 +185,13 @@ public:
                            int64_t now_us);
   decision agent_disconnected(const std::string& id, const std::string& why,
                               int64_t now_us);
+  /// The agent's spot instance is about to be reclaimed: drain it (no new
+  /// placements; agent_disabled with drain) and ask each trial running
+  /// there to checkpoint now (trial_preemption_requested, reason
+  /// spot_interruption, plus a preempt order), all in one append. Trials
+  /// already stopping are left as they are. The reply is {"trials": N},
+  /// the trials asked. An unknown agent is errc::not_found.
+  decision spot_interruption(const std::string& agent_id, int64_t now_us);
 
   // -- trials (reported by agents and trial processes) -------------------
 

@@ -33,5 +33,6 @@ using start_atom = caf::atom_constant<caf::atom("start")>;
 using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using state_atom = caf::atom_constant<caf::atom("state")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
+using spot_atom = caf::atom_constant<caf::atom("spot")>;
 
 } // namespace det

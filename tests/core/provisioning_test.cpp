@@ -170,5 +170,46 @@ TEST_F(fixture,
   EXPECT_EQ(plan.unknown_instances, std::vector<std::string>{"i-9"});
 }
 
+TEST(provisioning,
+     a_pool_with_nothing_pending_launches_only_what_min_instances_asks) {
+  state::cluster_state s;
+  recorded_event meta;
+  pool_configured p;
+  p.pool = "default";
+  p.provider = "local";
+  p.slots_per_instance = 1;
+  p.max_instances = 2;
+  meta.position = 1;
+  ASSERT_FALSE(state::apply(s, meta, p));
+  auto plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
+  EXPECT_EQ(plan.launch, 0); // nothing pending
+  EXPECT_EQ(plan.next_seq, 1);
+  p.min_instances = 1;
+  meta.position = 2;
+  ASSERT_FALSE(state::apply(s, meta, p));
+  plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
+  EXPECT_EQ(plan.launch, 1);
+}
+
+TEST_F(fixture,
+       an_agent_that_connected_once_is_never_starting_again_when_it_drops) {
+  launch(1, 1);
+  apply(instance_pending{"i-1", "default", 1, 11 * s_});
+  apply(agent_connected{"i-1", "default", 1, "cpu", "i-1", 13 * s_});
+  // The connection drops for a moment, long after the starting period.
+  int64_t late = 13 * s_ + 2000 * s_;
+  apply(agent_disconnected{"i-1", "closed", late + 25 * s_, late});
+  auto in = scale_input_of(s, "default", late + s_);
+  ASSERT_EQ(in.instances.size(), 1u);
+  ASSERT_TRUE(in.instances[0].disconnected_since.has_value())
+      << "a disconnected agent's instance counted as still starting";
+  auto plan =
+      plan_provisioning(s, "default", late + s_,
+                        with({{"i-1", "running", "tok-1", ""}}, {}, late + s_));
+  for (const auto& [id, why] : plan.terminate)
+    EXPECT_NE(why, "starting_timeout") << id;
+  EXPECT_TRUE(plan.terminate.empty());
+}
+
 } // namespace
 } // namespace det
