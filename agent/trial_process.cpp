@@ -19,14 +19,17 @@ namespace det::agent {
 
 namespace {
 
-/// The child's environment: ours with `extra` added or replaced.
+/// The child's environment: the allow-listed part of ours
+/// (trial_environment_allowed) with `extra` added or replaced. Nothing else
+/// of the agent's environment reaches the trial: not its token, cloud
+/// credentials or database settings.
 std::vector<std::string>
 merged_environment(const std::map<std::string, std::string>& extra) {
   std::vector<std::string> out;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string kv{*e};
     auto name = kv.substr(0, kv.find('='));
-    if (extra.count(name) == 0)
+    if (extra.count(name) == 0 && trial_environment_allowed(name))
       out.push_back(std::move(kv));
   }
   for (auto& [k, v] : extra)
@@ -43,6 +46,29 @@ int decode_status(int status) {
 }
 
 } // namespace
+
+bool trial_environment_allowed(std::string_view name) {
+  static constexpr std::string_view exact[] = {
+      "PATH",        "HOME",
+      "USER",        "LOGNAME",
+      "SHELL",       "LANG",
+      "LANGUAGE",    "TZ",
+      "TERM",        "TMPDIR",
+      "PYTHONPATH",  "PYTHONHOME",
+      "VIRTUAL_ENV", "LD_LIBRARY_PATH",
+      "CUDA_HOME",   "CUDA_VISIBLE_DEVICES",
+      "HOSTNAME",
+  };
+  static constexpr std::string_view prefixes[] = {"LC_", "PYENV_", "CONDA_",
+                                                  "NVIDIA_"};
+  for (auto e : exact)
+    if (name == e)
+      return true;
+  for (auto p : prefixes)
+    if (name.substr(0, p.size()) == p)
+      return true;
+  return false;
+}
 
 caf::expected<std::unique_ptr<trial_process>>
 trial_process::start(const process_spec& spec, process_callbacks cb,

@@ -2,13 +2,13 @@
 
 // One trial process: `/bin/sh -c COMMAND` in its own process group
 // (setpgid), under a trial_supervisor that kills the group if det-agent
-// dies, in a working directory, with extra environment variables
-// on top of the agent's. Stdout and stderr share one pipe; output is split
-// into lines and handed to on_lines in batches (at most `batch_lines`
-// lines, at least every `flush_interval` while output is waiting). When
-// the shell exits, whatever is left of its process group is killed, the
-// last lines are delivered, then on_exit runs once with the exit code
-// (128+N for signal N).
+// dies, in a working directory, with extra environment variables on top
+// of the allow-listed part of the agent's (trial_environment_allowed). Stdout
+// and stderr share one pipe; output is split into lines and handed to on_lines
+// in batches (at most `batch_lines` lines, at least every `flush_interval`
+// while output is waiting). When the shell exits, whatever is left of its
+// process group is killed, the last lines are delivered, then on_exit runs once
+// with the exit code (128+N for signal N).
 //
 // Owns two threads (pipe reader, waiter) and, after kill(), a third;
 // callbacks run on them, never under a lock of this class, and must not
@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -37,6 +38,13 @@ struct process_spec {
   std::string work_dir;                   ///< must exist
   std::map<std::string, std::string> env; ///< added to (or replacing) ours
 };
+
+/// Whether the agent's environment variable `name` is passed on to trials:
+/// the process basics (PATH, HOME, USER, locale, TZ, TMPDIR), the Python
+/// and CUDA set-up (PYTHONPATH, VIRTUAL_ENV, PYENV_*, CONDA_*, NVIDIA_*,
+/// CUDA_*, LD_LIBRARY_PATH). Everything else, above all DET_AGENT_TOKEN,
+/// AWS_* credentials and database settings, stays with the agent.
+[[nodiscard]] bool trial_environment_allowed(std::string_view name);
 
 struct process_options {
   size_t batch_lines = 100;

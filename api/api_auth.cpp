@@ -5,6 +5,7 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "read/read_model.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
@@ -77,6 +78,19 @@ void record(const ctx_ptr& ctx, domain_event ev, responder res,
   });
 }
 
+/// Hashes `client_hash_hex` for storage on the password worker (never on
+/// an I/O thread), then runs `then` there with the stored form.
+void with_stored_password(const ctx_ptr& ctx, const responder& res,
+                          std::string client_hash_hex,
+                          std::function<void(std::string)> then) {
+  auto job = [pw = std::move(client_hash_hex), then = std::move(then)] {
+    then(store_password(pw));
+  };
+  if (!ctx->password_work->submit(std::move(job)))
+    res.send_error(grpc_code::unavailable,
+                   "too many password changes in progress; try again");
+}
+
 // -- the guard ----------------------------------------------------------------
 
 bool is_public(const http_request& req) {
@@ -84,8 +98,10 @@ bool is_public(const http_request& req) {
          || (req.path == "/api/v1/auth/login" && req.method == "POST");
 }
 
-/// Refuses (403) a request authenticated by an allocation token whose path
-/// names another trial or allocation.
+/// What a trial's allocation token may call: the routes of its own trial,
+/// allocation and experiment, and what the harness needs besides (task
+/// logs, the context directory, checkpoints, runs). Nothing else: no user
+/// or password changes, no other user's experiments, no cluster views.
 bool in_scope(const http_request& req, const responder& res,
               const allocation_identity& id) {
   auto refuse = [&](const std::string& what) {
@@ -97,12 +113,28 @@ bool in_scope(const http_request& req, const responder& res,
   auto a = req.param("allocation_id");
   if (!a.empty() && a != id.allocation_id)
     return refuse("allocation " + a);
+  auto under = [&req](std::string_view prefix) {
+    return req.path.rfind(prefix, 0) == 0;
+  };
   auto t = req.param("trial_id");
-  if (t.empty() && req.path.rfind("/api/v1/trials/", 0) == 0)
+  if (t.empty() && under("/api/v1/trials/"))
     t = req.param("id");
   if (!t.empty() && t != std::to_string(id.trial_id))
     return refuse("trial " + t);
-  return true;
+  if (under("/api/v1/experiments/")) {
+    auto e = req.param("id");
+    if (e != std::to_string(id.experiment_id))
+      return refuse("experiment " + (e.empty() ? req.path : e));
+    return true;
+  }
+  for (std::string_view p : {"/api/v1/trials/", "/api/v1/allocations/",
+                             "/api/v1/task/", "/api/v1/tasks/", "/api/v1/runs/",
+                             "/api/v1/checkpoints", "/api/v1/webhooks/"})
+    if (under(p))
+      return true;
+  if (req.path == "/api/v1/me" || req.path == "/api/v1/master")
+    return true;
+  return refuse(req.method + " " + req.path);
 }
 
 void pass(http_request req, responder res, const http::handler* next,
@@ -126,40 +158,53 @@ void via_allocation(const ctx_ptr& ctx, http_request req, responder res,
   pass(std::move(req), std::move(res), next, *owner, &id);
 }
 
-/// Finds the live allocation a token belongs to (asks the master for the
-/// live allocations once per unknown token).
+/// The live allocation a token belongs to, checked on the read model for
+/// every request: a trial's token dies with its allocation. A token seen
+/// before is looked up in the cache (token -> allocation); an unknown one
+/// is checked against every live allocation once.
 void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
                      const http::handler* next, std::string token) {
-  post(ctx->bridge, [ctx, req = std::move(req), res, next,
-                     token = std::move(token)](caf::event_based_actor* self) {
-    state_view v{[](const state::cluster_state& s, int64_t) {
-      json out = json::array();
-      for (const auto& [alloc, trial] : s.allocations) {
-        auto t = s.trials.find(trial);
-        auto e = t == s.trials.end()
-                     ? s.experiments.end()
-                     : s.experiments.find(t->second.experiment_id);
-        out.push_back(
-            {alloc, trial, e == s.experiments.end() ? "" : e->second.owner});
-      }
-      return out.dump();
-    }};
-    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
-        .then(
-            [ctx, req, res, next, token](std::string& text) {
-              for (const auto& a : json::parse(text)) {
-                auto alloc = a[0].get<std::string>();
-                if (ctx->tokens->valid(alloc, token)) {
-                  allocation_identity id{alloc, a[1].get<int64_t>(),
-                                         a[2].get<std::string>()};
-                  ctx->auth->remember_allocation(token, id);
-                  return via_allocation(ctx, req, res, next, id);
-                }
-              }
-              res.send_error(grpc_code::unauthenticated, "invalid credentials");
-            },
-            [res](caf::error& err) { res.send(http::error_response(err)); });
-  });
+  if (!ctx->reads)
+    return res.send_error(grpc_code::unavailable, "no read model");
+  auto cached = ctx->auth->cached_allocation(token);
+  auto deadline = std::chrono::steady_clock::now() + ctx->request_timeout;
+  ctx->reads->read(
+      ctx->reads->published_position(), deadline,
+      [ctx, req = std::move(req), res, next, token = std::move(token),
+       cached](const read::read_view& v) {
+        const auto& s = v.state;
+        std::optional<allocation_identity> id;
+        auto identity = [&s](const std::string& alloc, int64_t trial) {
+          auto t = s.trials.find(trial);
+          auto e = t == s.trials.end()
+                       ? s.experiments.end()
+                       : s.experiments.find(t->second.experiment_id);
+          return allocation_identity{
+              alloc, trial, e == s.experiments.end() ? "" : e->second.owner,
+              e == s.experiments.end() ? 0 : e->first};
+        };
+        if (cached) {
+          auto a = s.allocations.find(cached->allocation_id);
+          if (a != s.allocations.end())
+            id = identity(a->first, a->second);
+        } else {
+          for (const auto& [alloc, trial] : s.allocations)
+            if (ctx->tokens->valid(alloc, token)) {
+              id = identity(alloc, trial);
+              break;
+            }
+        }
+        if (!id) {
+          ctx->auth->forget_allocation(token);
+          return res.send_error(grpc_code::unauthenticated,
+                                "invalid credentials");
+        }
+        ctx->auth->remember_allocation(token, *id);
+        via_allocation(ctx, req, res, next, *id);
+      },
+      [res](int64_t, const std::string& why) {
+        res.send_error(grpc_code::unavailable, why);
+      });
 }
 
 void guard(const ctx_ptr& ctx, http_request req, responder res,
@@ -177,13 +222,15 @@ void guard(const ctx_ptr& ctx, http_request req, responder res,
     return res.send_error(grpc_code::unauthenticated,
                           "authentication required: log in with "
                           "'det user login'");
-  if (auto id = ctx->auth->cached_allocation(token))
-    return via_allocation(ctx, std::move(req), std::move(res), &next, *id);
   find_allocation(ctx, std::move(req), std::move(res), &next, std::move(token));
 }
 
 // -- routes -------------------------------------------------------------------
 
+/// A login: throttled by name and address (429 with Retry-After), checked
+/// on the password worker (never on an I/O thread), with the same hashing
+/// work for unknown names; a stored hash of fewer iterations than today's
+/// is replaced on success.
 void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   auto body = json_body(req, res);
   if (!body)
@@ -195,22 +242,62 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   auto password = str_field(*body, "password", "password");
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
-  auto u = ctx->auth->find(name);
-  if (!u || !password_matches(u->password_hash, password)) {
-    std::cerr << "det-master: failed login for user '" << name << "' from "
-              << req.remote_address << "\n";
-    return res.send_error(grpc_code::unauthenticated, "invalid credentials");
+  auto address = req.remote_address;
+  int64_t wait = 0;
+  {
+    std::lock_guard<std::mutex> g{ctx->logins->mu};
+    wait = ctx->logins->throttle.wait_us(name, address, now_us());
   }
-  if (!u->active)
-    return res.send_error(grpc_code::permission_denied, "user is not active");
-  auto token = new_token();
-  record(ctx, session_started{name, token_hash(token), now_us()}, res,
-         [res, token, user = *u] {
-           auto r = http::http_response::json(
-               200, json{{"token", token}, {"user", user_json(user)}}.dump());
-           r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly");
-           res.send(std::move(r));
-         });
+  if (wait > 0) {
+    auto secs = (wait + 999999) / 1000000;
+    auto r = http::error_response(grpc_code::resource_exhausted,
+                                  "too many failed logins; try again in "
+                                      + std::to_string(secs) + " s",
+                                  429);
+    r.headers.set("Retry-After", std::to_string(secs));
+    return res.send(std::move(r));
+  }
+  auto check = [ctx, res, name, password, address] {
+    auto u = ctx->auth->find(name);
+    bool ok = false;
+    if (u)
+      ok = password_matches(u->password_hash, password);
+    else
+      spend_password_work(password.empty() ? "-" : password);
+    if (!ok) {
+      {
+        std::lock_guard<std::mutex> g{ctx->logins->mu};
+        ctx->logins->throttle.failed(name, address, now_us());
+      }
+      std::cerr << "det-master: failed login for user '" << name << "' from "
+                << address << "\n";
+      return res.send_error(grpc_code::unauthenticated, "invalid credentials");
+    }
+    {
+      std::lock_guard<std::mutex> g{ctx->logins->mu};
+      ctx->logins->throttle.succeeded(name, address);
+    }
+    if (!u->active)
+      return res.send_error(grpc_code::permission_denied, "user is not active");
+    auto token = new_token();
+    auto start = [ctx, res, token, user = *u] {
+      record(
+          ctx, session_started{user.username, token_hash(token), now_us()}, res,
+          [res, token, user] {
+            auto r = http::http_response::json(
+                200, json{{"token", token}, {"user", user_json(user)}}.dump());
+            r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly");
+            res.send(std::move(r));
+          });
+    };
+    if (!needs_rehash(u->password_hash))
+      return start();
+    record(ctx, user_password_changed{name, store_password(password), now_us()},
+           res, start);
+  };
+  if (!ctx->password_work->submit(std::move(check)))
+    res.send_error(grpc_code::unavailable,
+                   "too many logins in progress; try again");
 }
 
 void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
@@ -280,12 +367,14 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
   bool admin = bool_field(user, "admin", "admin", false);
-  record(
-      ctx, user_created{name, admin, store_password(password), now_us()}, res,
-      [ctx, res, name] {
-        std::cerr << "det-master: user '" << name << "' created\n";
-        res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
-      });
+  with_stored_password(ctx, res, password, [=](std::string stored) {
+    record(ctx, user_created{name, admin, std::move(stored), now_us()}, res,
+           [ctx, res, name] {
+             std::cerr << "det-master: user '" << name << "' created\n";
+             res.send_json(
+                 json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+           });
+  });
 }
 
 void patch_user(const ctx_ptr& ctx, const http_request& req,
@@ -314,12 +403,15 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
   auto name = target->username;
-  record(
-      ctx, user_password_changed{name, store_password(password), now_us()}, res,
-      [ctx, res, name] {
-        std::cerr << "det-master: password of user '" << name << "' changed\n";
-        res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
-      });
+  with_stored_password(ctx, res, password, [=](std::string stored) {
+    record(ctx, user_password_changed{name, std::move(stored), now_us()}, res,
+           [ctx, res, name] {
+             std::cerr << "det-master: password of user '" << name
+                       << "' changed\n";
+             res.send_json(
+                 json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+           });
+  });
 }
 
 } // namespace

@@ -1,5 +1,8 @@
 #include "api/api_inspect.hpp"
 
+#include "api/api_auth.hpp"
+#include "conf/redact.hpp"
+
 #include "inspect/log_queries.hpp"
 #include "inspect/metrics_view.hpp"
 #include "inspect/views.hpp"
@@ -138,7 +141,8 @@ void on_reader(const std::shared_ptr<log_reader>& reader, const responder& res,
         auto out = fn(*log);
         if (!out)
           return res.send(http::error_response(out.error()));
-        res.send_json(out->dump());
+        // Password and session-token hashes never leave the master.
+        res.send_json(conf::redact(*out).dump());
       });
   if (!ok)
     res.send_error(grpc_code::unavailable,
@@ -169,7 +173,8 @@ void state_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
     return;
   if (!at)
     return answer_with(ctx, res, [](const state::cluster_state& s) {
-      return http::http_response::json(200, state::to_snapshot(s).dump());
+      return http::http_response::json(
+          200, conf::redact(state::to_snapshot(s)).dump());
     });
   on_reader(reader, res, [at = *at](event_store& log) -> caf::expected<json> {
     auto st = inspection::state_at(log, at);
@@ -184,15 +189,20 @@ void state_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
 void add_inspect_routes(http::router& r, ctx_ptr ctx) {
   metrics::register_master_metrics();
   auto reader = std::make_shared<log_reader>(ctx->db_url);
+  // The event log and the state are the whole cluster: admins only.
   r.get("/api/v1/inspect/events",
         [reader](http::http_request req, responder res) {
-          events_route(reader, req, res);
+          if (require_admin(req, res))
+            events_route(reader, req, res);
         });
   r.get("/api/v1/inspect/state",
         [ctx, reader](http::http_request req, responder res) {
-          state_route(ctx, reader, req, res);
+          if (require_admin(req, res))
+            state_route(ctx, reader, req, res);
         });
   r.get("/api/v1/inspect/{kind}", [ctx](http::http_request req, responder res) {
+    if (!require_admin(req, res))
+      return;
     auto kind = inspection::view_kind_from(req.param("kind"));
     if (!kind)
       return res.send_error(grpc_code::not_found,

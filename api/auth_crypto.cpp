@@ -17,7 +17,11 @@ namespace {
 
 // The salt det 0.38.1 prepends before hashing (common/api/authentication.py).
 constexpr std::string_view cli_salt = "GubPEmmotfiK9TMD6Zdw";
-constexpr int pbkdf2_iterations = 10000;
+// At least OWASP's 2023 figure for PBKDF2-HMAC-SHA256. Stored forms carry
+// their own count: older ones still verify and are re-hashed at login.
+constexpr int pbkdf2_iterations = 600000;
+// A stored form claiming more is refused unchecked (a bound on the work).
+constexpr int pbkdf2_max_iterations = 10000000;
 constexpr std::string_view scheme = "pbkdf2-sha256";
 
 std::string digest(const EVP_MD* md, std::string_view data) {
@@ -83,11 +87,31 @@ bool password_matches(std::string_view stored,
   } catch (const std::exception&) {
     return false;
   }
-  if (iterations < 1)
+  if (iterations < 1 || iterations > pbkdf2_max_iterations)
     return false;
   auto salt = stored.substr(b + 1, c - b - 1);
   return equal_secret(pbkdf2(client_hash_hex, salt, iterations),
                       stored.substr(c + 1));
+}
+
+bool needs_rehash(std::string_view stored) {
+  if (stored.empty())
+    return false;
+  auto a = stored.find('$');
+  auto b = a == std::string_view::npos ? a : stored.find('$', a + 1);
+  if (b == std::string_view::npos)
+    return true;
+  try {
+    return std::stoi(std::string{stored.substr(a + 1, b - a - 1)})
+           < pbkdf2_iterations;
+  } catch (const std::exception&) {
+    return true;
+  }
+}
+
+void spend_password_work(std::string_view client_hash_hex) {
+  static const std::string salt(32, '0');
+  (void)pbkdf2(client_hash_hex, salt, pbkdf2_iterations);
 }
 
 std::string new_token() {

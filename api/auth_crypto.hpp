@@ -25,6 +25,14 @@ std::string store_password(std::string_view client_hash_hex);
 bool password_matches(std::string_view stored,
                       std::string_view client_hash_hex);
 
+/// True when `stored` was made with fewer iterations than store_password
+/// uses now (it is re-hashed at the user's next login).
+bool needs_rehash(std::string_view stored);
+
+/// The work of one password check, for a user that does not exist, so a
+/// login takes as long whether or not the name is known.
+void spend_password_work(std::string_view client_hash_hex);
+
 /// A fresh random bearer token (64 hex digits).
 std::string new_token();
 

@@ -118,4 +118,10 @@ void auth_directory::remember_allocation(const std::string& token,
   allocation_tokens_[h] = std::move(id);
 }
 
+void auth_directory::forget_allocation(const std::string& token) {
+  auto h = token_hash(token);
+  std::lock_guard<std::mutex> guard{mu_};
+  allocation_tokens_.erase(h);
+}
+
 } // namespace det::api

@@ -36,6 +36,7 @@ struct allocation_identity {
   std::string allocation_id;
   int64_t trial_id = 0;
   std::string owner;
+  int64_t experiment_id = 0;
 };
 
 class auth_directory {
@@ -59,6 +60,8 @@ public:
   std::optional<allocation_identity>
   cached_allocation(const std::string& token) const;
   void remember_allocation(const std::string& token, allocation_identity id);
+  /// Drops a token whose allocation has ended.
+  void forget_allocation(const std::string& token);
 
 private:
   mutable std::mutex mu_;

@@ -470,6 +470,15 @@ void preemption_signal(const ctx_ptr& ctx, const http::http_request& req,
 
 } // namespace
 
+size_t request_body_limit(std::string_view method, std::string_view path,
+                          bool authorized, size_t model_bytes) {
+  if (!authorized)
+    return 64u << 10;
+  if (method == "POST" && path == "/api/v1/experiments")
+    return model_bytes / 3 * 4 + (1u << 20);
+  return 8u << 20;
+}
+
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
   add_auth_routes(r, ctx);
@@ -501,8 +510,9 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
           if (id)
             answer_view(
                 ctx, req, res,
-                [id = *id](const state::cluster_state& s, int64_t) {
-                  return experiment_response(s, id);
+                [id = *id, alloc = req.principal.allocation_id](
+                    const state::cluster_state& s, int64_t) {
+                  return experiment_response(s, id, alloc);
                 },
                 "experiment " + std::to_string(*id) + " not found");
         });

@@ -19,16 +19,25 @@
 #include "conf/experiment_config.hpp"
 #include "conf/master_config.hpp"
 #include "http/router.hpp"
+#include "policy/login_throttle.hpp"
 #include "read/read_model.hpp"
+#include "util/serial_worker.hpp"
 
 #include <caf/actor.hpp>
 
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace det::api {
+
+/// The login throttle (policy/login_throttle.hpp) under its lock.
+struct login_limits {
+  std::mutex mu;
+  policy::login_throttle throttle;
+};
 
 struct api_context {
   master_actor master;
@@ -53,6 +62,11 @@ struct api_context {
   std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
   /// How often a preemption long poll re-reads the state.
   std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};
+  /// Failed logins by name and address (POST /api/v1/auth/login).
+  std::shared_ptr<login_limits> logins = std::make_shared<login_limits>();
+  /// Password hashing, off the I/O threads; a full queue answers 503.
+  std::shared_ptr<util::serial_worker> password_work =
+      std::make_shared<util::serial_worker>(64);
   /// Latest reported progress per trial (in memory).
   std::shared_ptr<trial_progress> progress = std::make_shared<trial_progress>();
   /// The read replicas that answer reads (read/read_model.hpp); null:
@@ -73,6 +87,13 @@ using render_fn =
 void answer_view(const std::shared_ptr<const api_context>& ctx,
                  const http::http_request& req, http::responder res,
                  render_fn fn, std::string missing);
+
+/// Body limits (http::server_config::body_limit_for): a request without
+/// an Authorization header may send 64 KiB (login); an experiment's
+/// creation room for a model directory of `model_bytes`, base64-encoded
+/// in JSON; every other authenticated request 8 MiB.
+size_t request_body_limit(std::string_view method, std::string_view path,
+                          bool authorized, size_t model_bytes);
 
 /// Registers every route on `r`.
 void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);

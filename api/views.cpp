@@ -1,5 +1,7 @@
 #include "api/views.hpp"
 
+#include "conf/redact.hpp"
+
 #include "util/text.hpp"
 
 #include "state/queries.hpp"
@@ -76,13 +78,14 @@ nlohmann::json experiment_json(const state::cluster_state& s,
                                const state::experiment_info& e) {
   const auto& c = e.config;
   auto searcher = c.value("searcher", nlohmann::json::object());
+  auto shown = conf::redact(c);
   nlohmann::json j{
       {"id", e.id},
       {"name", c.value("name", std::string{"Experiment"})},
       {"description", c.value("description", std::string{})},
       {"archived", false},
-      {"config", c},
-      {"originalConfig", c.dump()},
+      {"config", shown},
+      {"originalConfig", shown.dump()},
       {"jobId", "exp-" + std::to_string(e.id)},
       {"numTrials", e.trial_ids.size()},
       {"trialIds", e.trial_ids},
@@ -146,11 +149,18 @@ nlohmann::json experiments_response(const state::cluster_state& s) {
   return {{"experiments", std::move(list)}, {"pagination", pagination(n)}};
 }
 
-nlohmann::json experiment_response(const state::cluster_state& s, int64_t id) {
+nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
+                                   const std::string& allocation_id) {
   auto e = state::find_experiment(s, id);
   if (e == nullptr)
     return nullptr;
-  return {{"experiment", experiment_json(s, *e)}, {"config", e->config}};
+  // Checkpoint-storage keys and other secrets are shown only to a trial of
+  // this experiment (it needs them to save checkpoints).
+  auto t = allocation_id.empty() ? nullptr
+                                 : state::trial_of_allocation(s, allocation_id);
+  bool own_trial = t != nullptr && t->experiment_id == id;
+  return {{"experiment", experiment_json(s, *e)},
+          {"config", own_trial ? e->config : conf::redact(e->config)}};
 }
 
 nlohmann::json trial_json(const state::cluster_state& s,

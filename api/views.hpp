@@ -34,7 +34,10 @@ nlohmann::json trial_json(const state::cluster_state& s,
 nlohmann::json experiments_response(const state::cluster_state& s);
 
 /// {"experiment": ..., "config": ...}, or null when absent.
-nlohmann::json experiment_response(const state::cluster_state& s, int64_t id);
+/// Describe-experiment: its config with secrets redacted, unless
+/// `allocation_id` is a live allocation of one of its trials.
+nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
+                                   const std::string& allocation_id = {});
 
 /// {"trials": [...], "pagination": ...}, or null when the experiment is
 /// absent.

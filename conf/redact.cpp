@@ -20,7 +20,8 @@ bool is_secret_key(const std::string& key) {
       "session_token",     "aws_session_token",
       "connection_string", "credential",
       "startup_script",    "container_startup_script",
-      "client_key",
+      "client_key",        "password_hash",
+      "token_hash",
   };
   return names.count(key) > 0;
 }

@@ -200,6 +200,15 @@ policy::scale_input scale_input_of(const state::cluster_state& s,
     }
     if (i->agent_gone_since_us)
       v.disconnected_since = at(*i->agent_gone_since_us);
+    // An agent that connected once and waits to reconnect is not
+    // "starting" again: its instance is disconnected since then, and never
+    // terminated while its trials wait for it.
+    auto a = state::find_agent(s, i->agent_id.empty() ? i->id : i->agent_id);
+    if (a != nullptr && a->status != state::agent_status::connected) {
+      if (!v.disconnected_since)
+        v.disconnected_since = at(a->disconnected_at_us);
+      v.busy = state::free_slots(*a) < static_cast<int>(a->slots.size());
+    }
     in.instances.push_back(std::move(v));
   }
   if (auto p = state::find_pool(s, pool)) {

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace det::http {
 
@@ -39,7 +40,15 @@ struct server_config {
   uint16_t port = 0;                 ///< 0: pick a free port, see port()
   size_t threads = 1;                ///< I/O threads
   size_t body_limit = 64u << 20;     ///< bytes; larger bodies get 413
-  size_t header_limit = 16u << 10;   ///< bytes; larger headers get 431
+  /// The body limit of one request, from its method, path and whether it
+  /// carries an Authorization header (known once its head is read). Unset:
+  /// body_limit for every request. A body passing it, chunked or not, is
+  /// refused with 413 as soon as the limit is passed: nothing beyond it is
+  /// buffered.
+  std::function<size_t(std::string_view method, std::string_view path,
+                       bool authorized)>
+      body_limit_for;
+  size_t header_limit = 16u << 10; ///< bytes; larger headers get 431
   /// Keep-alive: how long an open connection may wait for its next request.
   std::chrono::milliseconds idle_timeout{std::chrono::seconds{75}};
   /// From the first byte of a request until it is fully read.

@@ -345,6 +345,7 @@ private:
     parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(
         cfg().header_limit, std::numeric_limits<uint32_t>::max())));
     parser_->body_limit(static_cast<uint64_t>(cfg().body_limit));
+    limit_ = cfg().body_limit;
     reading_ = true;
     bhttp::async_read_header(
         stream_, buffer_, *parser_,
@@ -355,6 +356,22 @@ private:
     reading_ = false;
     if (ec)
       return on_read_error(ec);
+    limit_ = cfg().body_limit;
+    if (cfg().body_limit_for) {
+      const auto& head = parser_->get();
+      auto target = head.target();
+      auto path = target.substr(0, target.find('?'));
+      limit_ = std::min(
+          limit_, cfg().body_limit_for(
+                      std::string_view{head.method_string().data(),
+                                       head.method_string().size()},
+                      std::string_view{path.data(), path.size()},
+                      head.find(bhttp::field::authorization) != head.end()));
+      parser_->body_limit(static_cast<uint64_t>(limit_));
+      // A declared length over the limit is refused before any body byte.
+      if (auto len = parser_->content_length(); len && *len > limit_)
+        return on_read_error(bhttp::error::body_limit);
+    }
     auto expect = parser_->get()[bhttp::field::expect];
     if (!parser_->is_done() && util::iequals(expect, "100-continue")) {
       static const std::string continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -382,8 +399,7 @@ private:
     if (ec == bhttp::error::body_limit)
       return refuse(error_response(
           grpc_code::resource_exhausted,
-          "request body exceeds " + std::to_string(cfg().body_limit) + " bytes",
-          413));
+          "request body exceeds " + std::to_string(limit_) + " bytes", 413));
     if (ec == bhttp::error::header_limit)
       return refuse(error_response(grpc_code::resource_exhausted,
                                    "request headers exceed "
@@ -557,6 +573,8 @@ private:
   uint64_t timer_gen_ = 0;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  /// The body limit of the request being read.
+  size_t limit_ = 0;
   phase phase_ = phase::idle;
   bool reading_ = false;
   bool writing_ = false;

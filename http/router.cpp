@@ -75,6 +75,14 @@ router& router::del(std::string_view pattern, handler h) {
   return add("DELETE", pattern, std::move(h));
 }
 
+std::vector<std::pair<std::string, std::string>> router::table() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(routes_.size());
+  for (const auto& r : routes_)
+    out.emplace_back(r.method, r.pattern);
+  return out;
+}
+
 caf::error router::error() const {
   return error_;
 }

@@ -51,6 +51,10 @@ public:
   /// Installs the guard (one; a later call replaces it).
   router& set_guard(request_guard g);
 
+  /// Every registered route as (method, pattern), in registration order
+  /// (the route table of docs/api.md is checked against it).
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> table() const;
+
   /// The first registration error (errc::invalid_argument), or none.
   [[nodiscard]] caf::error error() const;
 

@@ -131,7 +131,9 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
       agent_is_instance[it->second] = true;
       connected.push_back(&inst);
     } else if (inst.disconnected_since) {
-      if (in.now - *inst.disconnected_since >= config.max_disconnected_period)
+      if (!inst.busy
+          && in.now - *inst.disconnected_since
+                 >= config.max_disconnected_period)
         out.terminate.push_back({inst.id, termination_reason::disconnected});
       else
         disconnected.push_back(&inst); // may come back; no capacity meanwhile

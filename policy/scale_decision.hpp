@@ -41,6 +41,9 @@ struct instance_view {
   timestamp launched;
   /// Set when its agent connected once and has been gone since then.
   std::optional<timestamp> disconnected_since;
+  /// Its agent (connected or waiting to reconnect) holds a trial: never
+  /// terminated, whatever its timers say.
+  bool busy = false;
 };
 
 /// A connected agent. `idle_since` is set while no slot is in use.

@@ -14,6 +14,7 @@
 #include "actors/provisioner_actor.hpp"
 #include "api/agent_ws.hpp"
 #include "api/api_auth.hpp"
+#include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
 #include "cmd/det_master/startup.hpp"
 #include "http/http_server.hpp"
@@ -22,6 +23,7 @@
 #include "provision/local_provider.hpp"
 #include "read/read_model.hpp"
 #include "state/queries.hpp"
+#include "store/cluster_secrets.hpp"
 #include "store/pg_event_store.hpp"
 #include "store/recovery.hpp"
 
@@ -146,6 +148,27 @@ int main(int argc, char** argv) {
   auto defs = open_pg_model_def_store(url);
   if (!defs)
     return fail("cannot open the model definitions: " + render(defs.error()));
+  // Agents always authenticate: without an agent_token in master.yaml the
+  // cluster uses the one it generated on its first start (docs/security.md
+  // says how an operator reads it).
+  if (cfg->agent_token.empty()) {
+    auto token = pg_cluster_secret(url, "agent_token", api::new_token);
+    if (!token)
+      return fail("cannot read the cluster's agent token: "
+                  + render(token.error()));
+    cfg->agent_token = *token;
+    std::cerr << "det-master: no agent_token in the config; agents must "
+                 "present the cluster's generated token\n";
+  }
+  // The key of trials' session tokens: DET_SESSION_SECRET, else the
+  // cluster's own, generated on its first start.
+  std::string secret;
+  if (auto env = std::getenv("DET_SESSION_SECRET"); env != nullptr && *env)
+    secret = env;
+  else if (auto s = pg_cluster_secret(url, "session_secret", api::new_token))
+    secret = *s;
+  else
+    return fail("cannot read the cluster's session key: " + render(s.error()));
 
   caf::actor_system_config sys_cfg;
   caf::actor_system sys{sys_cfg};
@@ -174,8 +197,18 @@ int main(int argc, char** argv) {
   };
   auto master_ref =
       spawn_master(sys, writer, std::move(*st), std::move(core_cfg), mo);
+  // Fail-stop: a master that ends for any reason but our own shutdown (a
+  // failed append above all) has state ahead of its log. It must not stay
+  // up answering errors; exit at once and let the supervisor restart it,
+  // and replay heals.
+  master_ref->attach_functor([](const caf::error& reason) {
+    if (!reason || reason == caf::exit_reason::user_shutdown)
+      return;
+    std::cerr << "det-master: the master stopped: " << render(reason)
+              << "; exiting so that a restart replays the log\n";
+    std::_Exit(70);
+  });
 
-  auto secret = master::session_secret(*cfg, std::getenv("DET_SESSION_SECRET"));
   auto tokens = std::make_shared<const api::session_tokens>(secret);
   auto logs = std::make_shared<api::trial_logs>(1000);
   auto scheme = cfg->tls.enabled() ? "https" : "http";
@@ -226,8 +259,13 @@ int main(int argc, char** argv) {
       sc.ws_idle_timeout,
       2 * cfg->agent_heartbeat_interval * cfg->agent_missed_heartbeats);
   // Room for the largest model directory, base64-encoded in JSON.
+  auto model_bytes = static_cast<size_t>(cfg->max_model_definition_bytes);
   sc.body_limit =
-      static_cast<size_t>(cfg->max_model_definition_bytes) / 3 * 4 + (1u << 20);
+      api::request_body_limit("POST", "/api/v1/experiments", true, model_bytes);
+  sc.body_limit_for = [model_bytes](std::string_view method,
+                                    std::string_view path, bool authorized) {
+    return api::request_body_limit(method, path, authorized, model_bytes);
+  };
   if (cfg->tls.enabled())
     sc.tls = http::tls_config{cfg->tls.cert, cfg->tls.key};
   http::http_server server{sc, std::move(routes)};

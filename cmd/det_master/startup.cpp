@@ -57,18 +57,6 @@ core_config core_config_from(const conf::master_config& cfg,
   return c;
 }
 
-std::string session_secret(const conf::master_config& cfg,
-                           const char* env_secret) {
-  if (env_secret != nullptr && *env_secret != '\0')
-    return env_secret;
-  auto id = cfg.cluster_id.empty() ? default_cluster_id : cfg.cluster_id;
-  // An HMAC of the cluster id under the agent token (itself a secret when
-  // set), so the token secret is not just the public cluster id.
-  api::session_tokens derive{"det-session:" + cfg.agent_token + ":"
-                             + cfg.db.password};
-  return derive.token_for(id);
-}
-
 std::string checkpoint_dir(const conf::master_config& cfg) {
   const auto& cs = cfg.checkpoint_storage;
   if (cs.type != "shared_fs")

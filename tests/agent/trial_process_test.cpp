@@ -123,6 +123,34 @@ TEST(trial_process, runs_in_the_work_dir_with_the_extra_environment) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(trial_process, a_trial_never_sees_the_agents_token_or_credentials) {
+  // What an agent on a cloud instance has in its environment.
+  setenv("DET_AGENT_TOKEN", "agent-secret", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "aws-secret", 1);
+  setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE", 1);
+  setenv("PGPASSWORD", "db-secret", 1);
+  setenv("DET_DB_PASSWORD", "db-secret", 1);
+  setenv("LC_ALL", "C", 1);
+  recorder r;
+  process_spec spec;
+  spec.env = {{"DET_TRIAL_ID", "7"}};
+  auto p = start("env", r, {}, spec);
+  ASSERT_TRUE(p->wait_for(10s));
+  std::string all;
+  for (const auto& l : r.lines)
+    all += l + "\n";
+  for (const char* secret : {"agent-secret", "aws-secret", "AKIAEXAMPLE",
+                             "db-secret", "DET_AGENT_TOKEN"})
+    EXPECT_EQ(all.find(secret), std::string::npos) << secret << " in\n" << all;
+  EXPECT_NE(all.find("PATH="), std::string::npos) << all;
+  EXPECT_NE(all.find("LC_ALL=C"), std::string::npos) << all;
+  EXPECT_NE(all.find("DET_TRIAL_ID=7"), std::string::npos) << all;
+  for (const char* name :
+       {"DET_AGENT_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID",
+        "PGPASSWORD", "DET_DB_PASSWORD"})
+    unsetenv(name);
+}
+
 TEST(trial_process, many_lines_arrive_in_batches_of_at_most_batch_lines) {
   recorder r;
   process_options opts;

@@ -9,7 +9,6 @@
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
-#include "core/provisioning.hpp"
 #include "read/read_model.hpp"
 #include "store/memory_event_store.hpp"
 
@@ -21,8 +20,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <future>
 #include <map>
+#include <regex>
+#include <set>
 #include <thread>
 
 using namespace det;
@@ -194,6 +196,8 @@ TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {
 
 TEST_F(master_api_test,
        a_bad_config_is_refused_naming_the_field_and_logs_nothing) {
+  auto before = log.last_position();
+  ASSERT_TRUE(before);
   auto r = call("POST", "/api/v1/experiments",
                 create_body("name: t\nsearcher:\n  name: single\n"));
   EXPECT_EQ(r.status, 400);
@@ -202,11 +206,9 @@ TEST_F(master_api_test,
   EXPECT_NE(err["error"].get<std::string>().find("entrypoint"),
             std::string::npos);
   EXPECT_EQ(call("GET", "/api/v1/experiments/1").status, 404);
-  // Only master_started, pool_configured, the two default users and the
-  // fixture's login are in the log.
-  auto last = log.last_position();
-  ASSERT_TRUE(last);
-  EXPECT_EQ(*last, 5);
+  auto after = log.last_position();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(*after, *before) << "a refused request appended events";
 }
 
 TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
@@ -260,6 +262,38 @@ TEST_F(master_api_test, the_harness_allocation_token_header_is_accepted) {
       call("GET", "/api/v1/allocations/2.1/signals/preemption", "",
            ctx->tokens->token_for("1.1"), "Grpc-Metadata-x-allocation-token");
   EXPECT_EQ(other.status, 403);
+}
+
+TEST_F(master_api_test,
+       a_trials_token_is_scoped_to_its_trial_and_dies_with_its_allocation) {
+  run_trial_1();
+  auto tok = ctx->tokens->token_for("1.1");
+  EXPECT_EQ(call("GET", "/api/v1/trials/1", "", tok).status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/experiments/1", "", tok).status, 200);
+  // No password or user changes, no other experiments, no cluster views.
+  EXPECT_EQ(call("PATCH", "/api/v1/users/1",
+                 json{{"password", "owned"}, {"isHashed", false}}.dump(), tok)
+                .status,
+            403);
+  EXPECT_EQ(call("POST", "/api/v1/users",
+                 json{{"user", {{"username", "mallory"}}}}.dump(), tok)
+                .status,
+            403);
+  EXPECT_EQ(call("GET", "/api/v1/experiments", "", tok).status, 403);
+  EXPECT_EQ(call("GET", "/api/v1/experiments/2", "", tok).status, 403);
+  EXPECT_EQ(call("GET", "/api/v1/agents", "", tok).status, 403);
+  // The allocation ends: its token, used (and cached) above, dies with it.
+  caf::anon_send(ctx->master, exited_atom::value, std::string{"1.1"},
+                 int32_t{0});
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    status = call("GET", "/api/v1/trials/1", "", tok).status;
+    if (status != 200)
+      break;
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(status, 401) << "an ended allocation's token is still accepted";
 }
 
 TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
@@ -355,26 +389,6 @@ TEST_F(master_api_test, a_new_user_logs_in_with_its_password_and_is_not_admin) {
   EXPECT_EQ(call("GET", "/api/v1/master/config").status, 200);
 }
 
-TEST(provisioning, a_pending_trial_in_a_local_pool_launches_one_instance) {
-  state::cluster_state s;
-  recorded_event meta;
-  pool_configured p;
-  p.pool = "default";
-  p.provider = "local";
-  p.slots_per_instance = 1;
-  p.max_instances = 2;
-  meta.position = 1;
-  ASSERT_FALSE(state::apply(s, meta, p));
-  auto plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
-  EXPECT_EQ(plan.launch, 0); // nothing pending
-  EXPECT_EQ(plan.next_seq, 1);
-  p.min_instances = 1;
-  meta.position = 2;
-  ASSERT_FALSE(state::apply(s, meta, p));
-  plan = plan_provisioning(s, "default", 1000000, provisioning_input{});
-  EXPECT_EQ(plan.launch, 1);
-}
-
 TEST_F(master_api_test,
        a_client_reads_its_own_write_at_the_position_the_write_named) {
   auto created = call("POST", "/api/v1/experiments", create_body(good_config));
@@ -450,3 +464,38 @@ TEST_F(master_api_test,
     twins += u["username"] == "twin" ? 1 : 0;
   EXPECT_EQ(twins, 1) << users.body;
 }
+
+namespace det {
+namespace {
+
+/// The rows "| METHOD | `path` | ..." of the route table in docs/api.md.
+std::set<std::pair<std::string, std::string>> documented_routes() {
+  std::ifstream in(std::string(DET_SOURCE_DIR) + "/docs/api.md");
+  EXPECT_TRUE(in.good()) << "docs/api.md not found";
+  std::set<std::pair<std::string, std::string>> rows;
+  std::regex row(R"(^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \|)");
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, row))
+      rows.emplace(m[1], m[2]);
+  return rows;
+}
+
+TEST_F(master_api_test, the_route_table_in_docs_api_md_lists_every_route) {
+  auto documented = documented_routes();
+  std::set<std::pair<std::string, std::string>> served;
+  for (const auto& [method, pattern] : routes.table())
+    served.emplace(method, pattern);
+  ASSERT_GT(served.size(), 10u);
+  for (const auto& r : served)
+    EXPECT_TRUE(documented.count(r) != 0)
+        << r.first << " " << r.second << " has no row in docs/api.md";
+  for (const auto& r : documented)
+    EXPECT_TRUE(served.count(r) != 0)
+        << "docs/api.md lists " << r.first << " " << r.second
+        << ", which the master does not serve";
+}
+
+} // namespace
+} // namespace det

@@ -98,6 +98,67 @@ TEST(http_server, a_body_over_the_limit_is_refused_with_413_json) {
   EXPECT_TRUE(c.peer_closed());
 }
 
+namespace {
+
+/// An unauthenticated request may send 1 KiB; an authenticated one 64 KiB.
+server_config small_unauthenticated_limit() {
+  server_config cfg;
+  cfg.body_limit = 1u << 20;
+  cfg.body_limit_for = [](std::string_view, std::string_view,
+                          bool authorized) -> size_t {
+    return authorized ? 64u << 10 : 1024;
+  };
+  return cfg;
+}
+
+} // namespace
+
+TEST(http_server,
+     a_chunked_body_is_refused_with_413_as_soon_as_it_passes_its_limit) {
+  router r;
+  r.post("/api/v1/auth/login", echo());
+  auto s = start_server(std::move(r), small_unauthenticated_limit());
+  test_client c{s->port(), false, std::chrono::seconds{5}};
+  // The client never ends the body: the server must answer without it.
+  c.write_raw("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\n"
+              "Transfer-Encoding: chunked\r\n\r\n");
+  std::string chunk = "1000\r\n" + std::string(0x1000, 'x') + "\r\n";
+  c.write_raw(chunk + chunk);
+  auto res = c.read_head();
+  EXPECT_EQ(res.status, 413);
+  auto body = c.read_body(res);
+  EXPECT_NE(body.find("exceeds 1024 bytes"), std::string::npos) << body;
+}
+
+TEST(http_server, a_declared_length_over_the_limit_is_refused_before_the_body) {
+  router r;
+  r.post("/api/v1/auth/login", echo());
+  auto s = start_server(std::move(r), small_unauthenticated_limit());
+  test_client c{s->port(), false, std::chrono::seconds{5}};
+  c.write_raw("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\n"
+              "Content-Length: 100000000\r\n\r\n");
+  auto res = c.read_head();
+  EXPECT_EQ(res.status, 413);
+}
+
+TEST(http_server, an_authorized_request_gets_its_own_larger_limit) {
+  router r;
+  r.post("/upload", echo());
+  auto s = start_server(std::move(r), small_unauthenticated_limit());
+  test_client c{s->port()};
+  std::string body(8 * 1024, 'x');
+  EXPECT_EQ(c.request("POST", "/upload", body).status, 413);
+  test_client c2{s->port()};
+  EXPECT_EQ(c2.request("POST", "/upload", body, {{"Authorization", "Bearer t"}})
+                .status,
+            200);
+  test_client c3{s->port()};
+  EXPECT_EQ(c3.request("POST", "/upload", std::string(128 * 1024, 'x'),
+                       {{"Authorization", "Bearer t"}})
+                .status,
+            413);
+}
+
 TEST(http_server, headers_over_the_limit_are_refused_with_431) {
   router r;
   r.get("/x", echo());

@@ -16,6 +16,7 @@ struct inst {
   instance_state state;
   duration age; // since launch
   std::optional<duration> gone_for = std::nullopt;
+  bool busy = false;
 };
 
 struct agt {
@@ -74,7 +75,7 @@ TEST_P(scale_decision_table, decides_launches_and_terminations) {
     in.agents.push_back(sa);
   }
   for (const auto& i : c.instances) {
-    instance_view v{i.id, i.state, t0 - i.age, std::nullopt};
+    instance_view v{i.id, i.state, t0 - i.age, std::nullopt, i.busy};
     if (i.gone_for)
       v.disconnected_since = t0 - *i.gone_for;
     in.instances.push_back(v);
@@ -254,6 +255,13 @@ INSTANTIATE_TEST_SUITE_P(
                    cfg(4),
                    0,
                    {"i-d:disconnected"}},
+        scale_case{"never_terminates_a_disconnected_agent_that_holds_a_trial",
+                   {},
+                   {},
+                   {{"i-d", instance_state::running, 2h, 11min, true}},
+                   cfg(4),
+                   0,
+                   {}},
         with(scale_case{"terminates_the_newest_when_over_max_instances",
                         {},
                         {},
