@@ -5,13 +5,13 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 
 namespace det::api {
 
@@ -197,8 +197,8 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
     password = client_hash(password);
   auto u = ctx->auth->find(name);
   if (!u || !password_matches(u->password_hash, password)) {
-    std::cerr << "det-master: failed login for user '" << name << "' from "
-              << req.remote_address << "\n";
+    log::warn() << "failed login for user '" << name << "' from "
+                << req.remote_address;
     return res.send_error(grpc_code::unauthenticated, "invalid credentials");
   }
   if (!u->active)
@@ -283,7 +283,7 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   record(
       ctx, user_created{name, admin, store_password(password), now_us()}, res,
       [ctx, res, name] {
-        std::cerr << "det-master: user '" << name << "' created\n";
+        log::info() << "user '" << name << "' created";
         res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
       });
 }
@@ -317,7 +317,7 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
   record(
       ctx, user_password_changed{name, store_password(password), now_us()}, res,
       [ctx, res, name] {
-        std::cerr << "det-master: password of user '" << name << "' changed\n";
+        log::info() << "password of user '" << name << "' changed";
         res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
       });
 }
