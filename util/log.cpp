@@ -48,11 +48,12 @@ std::shared_ptr<spdlog::logger> make_logger(const std::string& program,
 }
 
 // Replaced by init()/write_to() while other threads may log: the pointer
-// is read and written with the atomic shared_ptr functions.
+// is read and written with the atomic shared_ptr functions. Never
+// destroyed, so a thread still running after main returns may log.
 std::shared_ptr<spdlog::logger>& current() {
-  static std::shared_ptr<spdlog::logger> logger =
-      make_logger("det", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  return logger;
+  static auto* logger = new std::shared_ptr<spdlog::logger>(
+      make_logger("det", std::make_shared<spdlog::sinks::stderr_sink_mt>()));
+  return *logger;
 }
 
 void replace(std::shared_ptr<spdlog::logger> logger) {
