@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 
 namespace det::log {
 
@@ -58,6 +59,24 @@ std::shared_ptr<spdlog::logger>& current() {
 
 void replace(std::shared_ptr<spdlog::logger> logger) {
   std::atomic_store(&current(), std::move(logger));
+}
+
+// A record is one line whatever its text: a multi-line error (libpq's) or
+// a name from a request cannot start a line that looks like a record of
+// its own. Line breaks are written as \n and \r; trailing ones dropped.
+std::string one_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text)
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else
+      out += c;
+  return out;
 }
 
 } // namespace
@@ -118,7 +137,11 @@ void write(level l, std::string_view message) {
   if (!enabled(l))
     return;
   auto logger = std::atomic_load(&current());
-  logger->log(to_spdlog(l), "{}", message);
+  if (message.find_first_of("\r\n") == std::string_view::npos) {
+    logger->log(to_spdlog(l), "{}", message);
+    return;
+  }
+  logger->log(to_spdlog(l), "{}", one_line(message));
 }
 
 } // namespace det::log

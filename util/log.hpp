@@ -6,7 +6,8 @@
 //   2025-01-02T03:04:05.678Z info det-master: agent a1 connected (pool x)
 //
 // the UTC time with milliseconds, the level (trace, debug, info, warning,
-// error, critical), the program's name and the message. Records below the
+// error, critical), the program's name and the message (line breaks in it
+// escaped as \n). Records below the
 // minimum level (info until set_level) are dropped. Any thread may log at
 // any time: each line is written whole (spdlog's locked stderr sink), so
 // lines of different threads never interleave. Before init() records go to
@@ -50,7 +51,8 @@ void init(const std::string& program, bool color = false);
 /// outlive the log or the next init()/write_to().
 void write_to(std::ostream& out, const std::string& program);
 
-/// One record (no trailing newline needed).
+/// One record (no trailing newline needed). Line breaks inside `message`
+/// are written as the two characters \n (\r), so a record stays one line.
 void write(level l, std::string_view message);
 
 /// A record built with <<, written when the full expression ends.

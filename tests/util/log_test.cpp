@@ -94,6 +94,22 @@ TEST(log_levels, every_name_master_yaml_accepts_maps_to_a_level) {
   EXPECT_FALSE(log::parse_level("verbose"));
 }
 
+TEST_F(log_test, line_breaks_in_a_message_cannot_start_a_line_of_their_own) {
+  log::set_level(log::level::info);
+  log::warn() << "failed login for user 'x\n2025-01-01T00:00:00.000Z info "
+                 "det-test: forged' from 1.2.3.4\r\n";
+  log::info() << "cannot connect:\n\tIs the server running?\n";
+  std::istringstream in{out_.str()};
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line.substr(line.find(' ') + 1)); // past the time
+  ASSERT_EQ(lines.size(), 2u) << out_.str();
+  EXPECT_EQ(lines[0], "warning det-test: failed login for user 'x\\n2025-01-01T"
+                      "00:00:00.000Z info det-test: forged' from 1.2.3.4");
+  EXPECT_EQ(lines[1],
+            "info det-test: cannot connect:\\n\tIs the server running?");
+}
+
 TEST_F(log_test, records_of_many_threads_are_whole_lines) {
   log::set_level(log::level::info);
   std::vector<std::thread> threads;
