@@ -3,11 +3,11 @@
 #include "core/provisioning.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
-#include <iostream>
 #include <map>
 #include <random>
 #include <set>
@@ -80,9 +80,8 @@ struct prov_state {
 using state_ptr = std::shared_ptr<prov_state>;
 constexpr int64_t resend_after_us = 60'000'000;
 
-void log(const state_ptr& st, const std::string& what) {
-  std::cerr << "det-master: provisioner " << st->opts.pool << ": " << what
-            << "\n";
+void note(const state_ptr& st, log::level l, const std::string& what) {
+  log::write(l, "provisioner " + st->opts.pool + ": " + what);
 }
 
 policy::timestamp at(int64_t us) {
@@ -110,7 +109,7 @@ void record(caf::event_based_actor* self, const state_ptr& st,
                 event_batch{std::move(events)})
       .then([then](caf::ok_atom) { then(true); },
             [st, then](caf::error& err) {
-              log(st, "recording failed: " + render(err));
+              note(st, log::level::error, "recording failed: " + render(err));
               then(false);
             });
 }
@@ -133,12 +132,13 @@ void on_launched(caf::event_based_actor* self, const state_ptr& st,
   auto& bo = st->backoff[spec.instance_type];
   if (res) {
     for (const auto& id : res->instance_ids) {
-      log(st, "launched instance " + id + " (launch "
-                  + std::to_string(spec.launch_seq) + ")");
+      note(st, log::level::info,
+           "launched instance " + id + " (launch "
+               + std::to_string(spec.launch_seq) + ")");
       events.push_back(instance_pending{id, spec.pool, spec.launch_seq, now});
     }
     for (const auto& id : res->spot_request_ids) {
-      log(st, "opened spot request " + id);
+      note(st, log::level::info, "opened spot request " + id);
       events.push_back(
           spot_request_opened{id, spec.pool, spec.launch_seq, now});
     }
@@ -155,15 +155,15 @@ void on_launched(caf::event_based_actor* self, const state_ptr& st,
         bo, st->opts.launch_backoff, at(now),
         std::uniform_real_distribution<double>{0, 1}(st->rng));
     auto wait = bo.retry_at ? (*bo.retry_at - at(now)) : policy::duration{};
-    log(st,
-        "launch " + std::to_string(spec.launch_seq) + " of "
-            + (spec.instance_type.empty() ? "an instance" : spec.instance_type)
-            + " failed (" + kind + "): " + render(res.error())
-            + "; next try of this type in "
-            + std::to_string(
-                std::chrono::duration_cast<std::chrono::milliseconds>(wait)
-                    .count())
-            + " ms");
+    note(st, log::level::warn,
+         "launch " + std::to_string(spec.launch_seq) + " of "
+             + (spec.instance_type.empty() ? "an instance" : spec.instance_type)
+             + " failed (" + kind + "): " + render(res.error())
+             + "; next try of this type in "
+             + std::to_string(
+                 std::chrono::duration_cast<std::chrono::milliseconds>(wait)
+                     .count())
+             + " ms");
     events.push_back(instance_launch_failed{spec.pool, spec.launch_seq, kind,
                                             render(res.error()), now});
   }
@@ -192,8 +192,7 @@ void terminate_now(const state_ptr& st, std::vector<std::string> ids,
   st->provider->terminate(ids, [st](caf::error err) {
     // Runs on a provider thread: only logging here (no actor state).
     if (err)
-      std::cerr << "det-master: provisioner " << st->opts.pool
-                << ": terminate failed: " << render(err) << "\n";
+      note(st, log::level::warn, "terminate failed: " + render(err));
   });
 }
 
@@ -205,8 +204,8 @@ void cancel_now(const state_ptr& st, std::vector<std::string> ids,
     st->sent_at[id] = now;
   st->provider->cancel_spot_requests(ids, [st](caf::error err) {
     if (err)
-      std::cerr << "det-master: provisioner " << st->opts.pool
-                << ": cancelling spot requests failed: " << render(err) << "\n";
+      note(st, log::level::warn,
+           "cancelling spot requests failed: " + render(err));
   });
 }
 
@@ -227,8 +226,9 @@ void handle_unknown(const state_ptr& st, const provisioning_plan& plan,
     auto [it, fresh] = st->unknown_since.emplace(id, now);
     (void)fresh;
     if (now - it->second >= grace && due(st, id, now)) {
-      log(st, "unknown tagged resource " + id + ": not in the log after "
-                  + std::to_string(grace / 1'000'000) + " s; removing it");
+      note(st, log::level::info,
+           "unknown tagged resource " + id + ": not in the log after "
+               + std::to_string(grace / 1'000'000) + " s; removing it");
       out.push_back(id);
     }
   };
@@ -249,8 +249,9 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
   if (type)
     for (const auto& r : plan.reissues)
       if (st->in_flight.count(r.launch_seq) == 0) {
-        log(st, "re-issuing launch " + std::to_string(r.launch_seq)
-                    + " with its client token");
+        note(st, log::level::info,
+             "re-issuing launch " + std::to_string(r.launch_seq)
+                 + " with its client token");
         start_launch(self, st,
                      {st->opts.pool, r.launch_seq, r.client_token, r.count,
                       st->opts.slots_per_instance, *type, r.spot});
@@ -261,7 +262,7 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
     if (plan.launch > 0 && !type) {
       std::string why = "every instance type backs off after launch errors";
       if (why != st->last_wait_reason)
-        log(st, "waiting: " + why);
+        note(st, log::level::info, "waiting: " + why);
       st->last_wait_reason = why;
     }
     done();
@@ -309,9 +310,10 @@ void resume_backoff(const state_ptr& st, const provisioning_plan& plan) {
     types.push_back("");
   for (const auto& t : types)
     st->backoff[t] = b;
-  log(st, "resuming the launch backoff after "
-              + std::to_string(plan.launch_failures)
-              + " failed launch(es) in the log");
+  note(st, log::level::info,
+       "resuming the launch backoff after "
+           + std::to_string(plan.launch_failures)
+           + " failed launch(es) in the log");
 }
 
 void act(caf::event_based_actor* self, const state_ptr& st,
@@ -320,7 +322,7 @@ void act(caf::event_based_actor* self, const state_ptr& st,
   resume_backoff(st, plan);
   std::vector<domain_event> events;
   for (const auto& [id, why] : plan.gone) {
-    log(st, "instance " + id + " is gone (" + why + ")");
+    note(st, log::level::info, "instance " + id + " is gone (" + why + ")");
     events.push_back(instance_terminated{id, why, now});
     st->sent_at.erase(id);
   }
@@ -329,28 +331,29 @@ void act(caf::event_based_actor* self, const state_ptr& st,
   for (const auto& id : plan.now_running)
     events.push_back(instance_running{id, now});
   for (const auto& [req, inst] : plan.fulfilled) {
-    log(st, "spot request " + req + " fulfilled by " + inst);
+    note(st, log::level::info, "spot request " + req + " fulfilled by " + inst);
     events.push_back(spot_request_fulfilled{req, inst, now});
   }
   for (const auto& [req, why] : plan.spot_closed) {
-    log(st, "spot request " + req + " closed (" + why + ")");
+    note(st, log::level::info, "spot request " + req + " closed (" + why + ")");
     events.push_back(spot_request_cancelled{req, why, now});
   }
   for (const auto& a : plan.adopt) {
-    log(st, "adopting instance " + a.id + " of launch "
-                + std::to_string(a.launch_seq));
+    note(st, log::level::info,
+         "adopting instance " + a.id + " of launch "
+             + std::to_string(a.launch_seq));
     events.push_back(instance_pending{a.id, st->opts.pool, a.launch_seq, now});
     if (a.running)
       events.push_back(instance_running{a.id, now});
   }
   for (const auto& a : plan.adopt_spot) {
-    log(st, "adopting spot request " + a.id);
+    note(st, log::level::info, "adopting spot request " + a.id);
     events.push_back(
         spot_request_opened{a.id, st->opts.pool, a.launch_seq, now});
   }
   std::vector<std::string> to_stop;
   for (const auto& [id, why] : plan.terminate) {
-    log(st, "terminating instance " + id + " (" + why + ")");
+    note(st, log::level::info, "terminating instance " + id + " (" + why + ")");
     events.push_back(instance_terminate_requested{id, why, now});
     to_stop.push_back(id);
   }
@@ -359,7 +362,8 @@ void act(caf::event_based_actor* self, const state_ptr& st,
       to_stop.push_back(id);
   std::vector<std::string> to_cancel;
   for (const auto& id : plan.cancel_spot) {
-    log(st, "cancelling spot request " + id + " (no demand)");
+    note(st, log::level::info,
+         "cancelling spot request " + id + " (no demand)");
     events.push_back(spot_request_cancelled{id, "no_demand", now});
     to_cancel.push_back(id);
   }
@@ -391,7 +395,8 @@ void plan_and_act(caf::event_based_actor* self, const state_ptr& st,
   self->request(st->master, std::chrono::seconds{30}, view_atom::value, v)
       .then([self, st, out](std::string&) { act(self, st, *out); },
             [st](caf::error& err) {
-              log(st, "cannot read the state: " + render(err));
+              note(st, log::level::warn,
+                   "cannot read the state: " + render(err));
               st->busy = false;
             });
 }
@@ -403,7 +408,8 @@ void on_tick(caf::event_based_actor* self, const state_ptr& st) {
   st->provider->list(on_actor<caf::expected<provider_inventory>>(
       st, [self, st](caf::expected<provider_inventory>& inv) {
         if (!inv) {
-          log(st, "cannot list instances: " + render(inv.error()));
+          note(st, log::level::warn,
+               "cannot list instances: " + render(inv.error()));
           plan_and_act(self, st, std::nullopt);
           return;
         }

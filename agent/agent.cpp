@@ -3,11 +3,11 @@
 #include "util/text.hpp"
 
 #include "agent/harness_files.hpp"
-#include "agent/log.hpp"
 #include "agent/model_fetch.hpp"
 #include "agent/trial_process.hpp"
 #include "agent/ws_client.hpp"
 #include "messages/agent_protocol.hpp"
+#include "util/log.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -82,8 +82,8 @@ std::vector<std::string> agent::allocations() const {
 }
 
 void agent::wait_backoff(std::chrono::milliseconds delay) {
-  log(log_level::info,
-      "reconnecting to the master in " + std::to_string(delay.count()) + " ms");
+  log::write(log::level::info, "reconnecting to the master in "
+                                   + std::to_string(delay.count()) + " ms");
   std::unique_lock<std::mutex> lock{mu_};
   cv_.wait_for(lock, delay, [this] { return stopping_; });
 }
@@ -121,13 +121,15 @@ void agent::run() {
         target, opts, [this, gen](std::string text) { on_text(gen, text); },
         [this, gen](std::string reason) { on_closed(gen, reason); });
     if (err) {
-      log(log_level::warn, "cannot connect to " + where + ": " + render(err));
+      log::write(log::level::warn,
+                 "cannot connect to " + where + ": " + render(err));
       wait_backoff(backoff.next_delay());
       continue;
     }
     {
       std::unique_lock<std::mutex> lock{mu_};
-      log(log_level::info, "connected to " + where + " as " + s_.agent_id);
+      log::write(log::level::info,
+                 "connected to " + where + " as " + s_.agent_id);
       client_ = client;
       hello_info h;
       h.agent_id = s_.agent_id;
@@ -152,10 +154,10 @@ void agent::run() {
           break;
         auto now = clock::now();
         if (master_alive_.expired(now)) {
-          log(log_level::warn,
-              "no frame from the master for "
-                  + std::to_string(master_alive_.missed_count(now))
-                  + " heartbeat intervals; dropping the connection");
+          log::write(log::level::warn,
+                     "no frame from the master for "
+                         + std::to_string(master_alive_.missed_count(now))
+                         + " heartbeat intervals; dropping the connection");
           break;
         }
         if (now >= last_beat + heartbeat_interval_) {
@@ -185,7 +187,7 @@ void agent::run() {
     }
     wait_backoff(backoff.next_delay());
   }
-  log(log_level::info, "det-agent stopping");
+  log::write(log::level::info, "det-agent stopping");
 }
 
 void agent::on_closed(uint64_t gen, const std::string& reason) {
@@ -193,7 +195,7 @@ void agent::on_closed(uint64_t gen, const std::string& reason) {
   if (gen > closed_gen_)
     closed_gen_ = gen;
   if (!stopping_)
-    log(log_level::warn, "connection to the master lost: " + reason);
+    log::write(log::level::warn, "connection to the master lost: " + reason);
   cv_.notify_all();
 }
 
@@ -206,7 +208,8 @@ void agent::on_text(uint64_t gen, const std::string& text) {
   }
   auto f = parse_master_frame(text);
   if (!f) {
-    log(log_level::warn, "bad frame from the master: " + render(f.error()));
+    log::write(log::level::warn,
+               "bad frame from the master: " + render(f.error()));
     std::lock_guard<std::mutex> guard{mu_};
     if (client_)
       client_->send(error_frame(render(f.error())));
@@ -224,7 +227,7 @@ void agent::handle(const master_frame& f) {
     else if (f.heartbeat_interval_s > 0)
       heartbeat_interval_ = std::chrono::seconds{f.heartbeat_interval_s};
     master_alive_.set_interval(heartbeat_interval_);
-    log(log_level::info, "welcomed by the master");
+    log::write(log::level::info, "welcomed by the master");
     std::deque<pending_frame> held;
     held.swap(pending_);
     pending_logs_ = 0;
@@ -237,21 +240,22 @@ void agent::handle(const master_frame& f) {
     std::lock_guard<std::mutex> guard{mu_};
     auto i = allocs_.find(f.allocation_id);
     if (i == allocs_.end()) {
-      log(log_level::warn, "kill for unknown allocation " + f.allocation_id);
+      log::write(log::level::warn,
+                 "kill for unknown allocation " + f.allocation_id);
       return;
     }
-    log(log_level::info, "killing allocation " + f.allocation_id);
+    log::write(log::level::info, "killing allocation " + f.allocation_id);
     i->second.kill_requested = true;
     if (i->second.proc)
       i->second.proc->kill();
   } else if (f.type == "preempt") {
     // The trial learns of it by polling the master; nothing to relay.
-    log(log_level::info,
-        "allocation " + f.allocation_id + " is being preempted: " + f.reason);
+    log::write(log::level::info, "allocation " + f.allocation_id
+                                     + " is being preempted: " + f.reason);
   } else if (f.type == "heartbeat") {
     // Receiving it is all the liveness we need.
   } else if (f.type == "error") {
-    log(log_level::error, "the master reports an error: " + f.message);
+    log::write(log::level::error, "the master reports an error: " + f.message);
   } else {
     std::lock_guard<std::mutex> guard{mu_};
     if (client_)
@@ -262,12 +266,13 @@ void agent::handle(const master_frame& f) {
 void agent::handle_start(const start_request& s) {
   std::lock_guard<std::mutex> guard{mu_};
   if (allocs_.count(s.allocation_id) != 0) {
-    log(log_level::warn,
-        "start for known allocation " + s.allocation_id + " ignored");
+    log::write(log::level::warn,
+               "start for known allocation " + s.allocation_id + " ignored");
     return;
   }
-  log(log_level::info, "starting allocation " + s.allocation_id + " (trial "
-                           + std::to_string(s.trial_id) + ")");
+  log::write(log::level::info, "starting allocation " + s.allocation_id
+                                   + " (trial " + std::to_string(s.trial_id)
+                                   + ")");
   allocs_[s.allocation_id].trial_id = s.trial_id;
   workers_.emplace_back([this, s] { prepare_and_spawn(s); });
 }
@@ -289,7 +294,7 @@ void agent::prepare_and_spawn(start_request s) {
   std::lock_guard<std::mutex> guard{mu_};
   auto& a = allocs_[s.allocation_id];
   auto fail = [&](const std::string& why, int code) {
-    log(log_level::error, "allocation " + s.allocation_id + ": " + why);
+    log::write(log::level::error, "allocation " + s.allocation_id + ": " + why);
     send_locked({log_frame(s.allocation_id, s.trial_id, {"det-agent: " + why}),
                  frame_kind::log, ""});
     send_locked({exited_frame(s.allocation_id, code), frame_kind::exited,
@@ -326,8 +331,8 @@ void agent::prepare_and_spawn(start_request s) {
   if (!proc)
     return fail("cannot start the trial process: " + render(proc.error()), 1);
   a.proc = std::move(*proc);
-  log(log_level::info, "allocation " + id + " running as process group "
-                           + std::to_string(a.proc->pid()));
+  log::write(log::level::info, "allocation " + id + " running as process group "
+                                   + std::to_string(a.proc->pid()));
   send_locked({running_frame(id), frame_kind::control, ""});
 }
 
@@ -340,8 +345,8 @@ void agent::on_lines(const std::string& alloc, std::vector<std::string> lines) {
 
 void agent::on_exit(const std::string& alloc, int code) {
   std::lock_guard<std::mutex> guard{mu_};
-  log(log_level::info,
-      "allocation " + alloc + " exited with " + std::to_string(code));
+  log::write(log::level::info,
+             "allocation " + alloc + " exited with " + std::to_string(code));
   send_locked({exited_frame(alloc, code), frame_kind::exited, alloc});
 }
 

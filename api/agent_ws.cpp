@@ -6,12 +6,12 @@
 #include "messages/errc.hpp"
 #include "policy/heartbeat_monitor.hpp"
 #include "state/queries.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
 #include <algorithm>
-#include <iostream>
 #include <mutex>
 
 namespace det::api {
@@ -48,8 +48,7 @@ struct session {
     if (!agent || disconnected)
       return;
     disconnected = true;
-    std::cerr << "det-master: agent " << agent_id << " disconnected (" << why
-              << ")\n";
+    log::info() << "agent " << agent_id << " disconnected (" << why << ")";
     caf::anon_send(agent, disconn_atom::value, why);
   }
 };
@@ -73,8 +72,8 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
                   (void)ws.send(start_frame(o, j, ctx->start, token).dump());
                 },
                 [ws, o](caf::error& err) {
-                  std::cerr << "det-master: cannot start allocation "
-                            << o.allocation_id << ": " << render(err) << "\n";
+                  log::error() << "cannot start allocation " << o.allocation_id
+                               << ": " << render(err);
                 });
       },
       [ws](preempt_atom, std::string& alloc, std::string& reason) {
@@ -128,9 +127,9 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
             .then(
                 [ctx, s, ws, hello](std::string& known) mutable {
                   if (known != "true") {
-                    std::cerr << "det-master: agent " << hello.agent_id
-                              << " refused: unknown resource pool '"
-                              << hello.pool << "'\n";
+                    log::warn() << "agent " << hello.agent_id
+                                << " refused: unknown resource pool '"
+                                << hello.pool << "'";
                     (void)ws.send(
                         frame("error", {{"message", "unknown resource pool '"
                                                         + hello.pool + "'"}}));
@@ -147,8 +146,8 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
                              ctx->heartbeat_interval
                              + std::chrono::milliseconds{999})
                              .count());
-                  std::cerr << "det-master: agent " << id << " connected (pool "
-                            << hello.pool << ", " << hello.slots << " slots)\n";
+                  log::info() << "agent " << id << " connected (pool "
+                              << hello.pool << ", " << hello.slots << " slots)";
                   s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
                                                std::move(hello), s->conn);
                   (void)ws.send(
@@ -279,8 +278,8 @@ http::ws_authorizer agent_ws_authorizer(ctx_ptr ctx) {
         auto token = bearer_token(req.headers.get("Authorization"));
         if (equal_secret(token, ctx->agent_token))
           return std::nullopt;
-        std::cerr << "det-master: refused an agent connection from "
-                  << req.remote_address << ": missing or wrong agent token\n";
+        log::warn() << "refused an agent connection from " << req.remote_address
+                    << ": missing or wrong agent token";
         return http::error_response(http::grpc_code::unauthenticated,
                                     "missing or wrong agent token");
       };

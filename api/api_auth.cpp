@@ -6,13 +6,13 @@
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "read/read_model.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 
 namespace det::api {
 
@@ -269,8 +269,8 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
         std::lock_guard<std::mutex> g{ctx->logins->mu};
         ctx->logins->throttle.failed(name, address, now_us());
       }
-      std::cerr << "det-master: failed login for user '" << name << "' from "
-                << address << "\n";
+      log::warn() << "failed login for user '" << name << "' from "
+                  << address;
       return res.send_error(grpc_code::unauthenticated, "invalid credentials");
     }
     {
@@ -370,7 +370,7 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   with_stored_password(ctx, res, password, [=](std::string stored) {
     record(ctx, user_created{name, admin, std::move(stored), now_us()}, res,
            [ctx, res, name] {
-             std::cerr << "det-master: user '" << name << "' created\n";
+             log::info() << "user '" << name << "' created";
              res.send_json(
                  json{{"user", user_json(*ctx->auth->find(name))}}.dump());
            });
@@ -406,8 +406,7 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
   with_stored_password(ctx, res, password, [=](std::string stored) {
     record(ctx, user_password_changed{name, std::move(stored), now_us()}, res,
            [ctx, res, name] {
-             std::cerr << "det-master: password of user '" << name
-                       << "' changed\n";
+             log::info() << "password of user '" << name << "' changed";
              res.send_json(
                  json{{"user", user_json(*ctx->auth->find(name))}}.dump());
            });

@@ -9,10 +9,10 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "state/queries.hpp"
+#include "util/log.hpp"
 
 #include <chrono>
 #include <cmath>
-#include <iostream>
 
 namespace det::api {
 
@@ -60,8 +60,8 @@ void acknowledge(const ctx_ptr& ctx, const http::http_request& req,
   with_trial_allocation(
       ctx, req, res, *id,
       [res, what, id = *id, body](caf::event_based_actor*, const std::string&) {
-        std::cerr << "det-master: trial " << id << " " << what << " "
-                  << body.substr(0, 200) << "\n";
+        log::info() << "trial " << id << " " << what << " "
+                    << body.substr(0, 200);
         res.send_json("{}");
       });
 }

@@ -10,10 +10,9 @@
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "messages/model_archive.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
-
-#include <iostream>
 
 namespace det::api {
 
@@ -197,8 +196,8 @@ std::string allocation_token(const http::http_request& req) {
 bool authorized(const ctx_ptr&, const http::http_request& req,
                 const responder& res, const std::string& allocation_id) {
   if (req.principal.allocation_id != allocation_id) {
-    std::cerr << "det-master: refused a request for allocation "
-              << allocation_id << " from " << req.remote_address << "\n";
+    log::warn() << "refused a request for allocation " << allocation_id
+                << " from " << req.remote_address;
     res.send_error(grpc_code::permission_denied,
                    "the session token is not valid for allocation "
                        + allocation_id);
@@ -322,9 +321,10 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
                                 [res](caf::error& err) { fail(res, err); });
                       },
                       [ctx, res, self, id](caf::error& err) {
-                        std::cerr << "det-master: experiment " << id
-                                  << ": storing its model definition failed: "
-                                  << render(err) << "\n";
+                        log::error()
+                            << "experiment " << id
+                            << ": storing its model definition failed: "
+                            << render(err);
                         finish_model_def(ctx, id);
                         self->request(ctx->master, ctx->request_timeout,
                                       deflost_atom::value, id,

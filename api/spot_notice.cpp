@@ -1,10 +1,9 @@
 #include "api/spot_notice.hpp"
 
 #include "messages/errc.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
-
-#include <iostream>
 
 namespace det::api {
 
@@ -15,15 +14,15 @@ void handle(caf::event_based_actor* self, master_actor master,
   self->request(master, std::chrono::seconds{10}, spot_atom::value, agent_id)
       .then(
           [self, agent_id](int64_t trials) {
-            std::cerr << "det-master: agent " << agent_id
-                      << ": spot interruption notice; draining it and asking "
-                      << trials << " trial(s) to checkpoint now\n";
+            log::warn() << "agent " << agent_id
+                        << ": spot interruption notice; draining it and asking "
+                        << trials << " trial(s) to checkpoint now";
             self->quit();
           },
           [self, agent_id](caf::error& err) {
-            std::cerr << "det-master: agent " << agent_id
-                      << ": recording the spot notice failed: " << render(err)
-                      << "\n";
+            log::error() << "agent " << agent_id
+                         << ": recording the spot notice failed: "
+                         << render(err);
             self->quit();
           });
 }

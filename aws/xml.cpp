@@ -2,14 +2,24 @@
 
 #include "messages/errc.hpp"
 
-#include <cctype>
-#include <cstdlib>
+#include <pugixml.hpp>
+
+#include <cstddef>
+#include <utility>
 
 namespace det::aws {
 
 namespace {
 
 constexpr int max_depth = 200;
+
+// pugixml drops comments, processing instructions, the declaration and
+// DOCTYPE unless asked to keep them; we keep character data as written
+// (whitespace-only runs too, like the text between tags), CDATA, and
+// decode the predefined and numeric entities. An unknown entity stays as
+// written.
+constexpr unsigned parse_flags = pugi::parse_cdata | pugi::parse_escapes
+                                 | pugi::parse_eol | pugi::parse_ws_pcdata;
 
 std::string_view trim(std::string_view s) {
   auto is_ws = [](char c) {
@@ -22,188 +32,64 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-void append_utf8(std::string& out, unsigned long cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x110000) {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+std::string local_name(std::string_view qname) {
+  auto colon = qname.rfind(':');
+  return std::string(colon == std::string_view::npos ? qname
+                                                     : qname.substr(colon + 1));
 }
 
-// Decodes entities; an unknown entity is kept verbatim (tolerance).
-void append_decoded(std::string& out, std::string_view raw) {
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '&') {
-      out += raw[i];
-      continue;
-    }
-    auto semi = raw.find(';', i);
-    if (semi == std::string_view::npos || semi - i > 10) {
-      out += raw[i];
-      continue;
-    }
-    auto ent = raw.substr(i + 1, semi - i - 1);
-    if (ent == "lt")
-      out += '<';
-    else if (ent == "gt")
-      out += '>';
-    else if (ent == "amp")
-      out += '&';
-    else if (ent == "quot")
-      out += '"';
-    else if (ent == "apos")
-      out += '\'';
-    else if (ent.size() > 1 && ent[0] == '#') {
-      std::string digits(ent.substr(ent[1] == 'x' || ent[1] == 'X' ? 2 : 1));
-      int base = ent[1] == 'x' || ent[1] == 'X' ? 16 : 10;
-      char* end = nullptr;
-      auto cp = std::strtoul(digits.c_str(), &end, base);
-      if (digits.empty() || *end != '\0') {
-        out.append(raw.substr(i, semi - i + 1));
-      } else {
-        append_utf8(out, cp);
-      }
-    } else {
-      out.append(raw.substr(i, semi - i + 1));
-    }
-    i = semi;
-  }
+caf::error fail(const std::string& what, std::ptrdiff_t offset) {
+  return make_error(errc::invalid_argument,
+                    "xml: " + what + " at byte " + std::to_string(offset));
 }
 
-class parser {
-public:
-  explicit parser(std::string_view doc) : doc_(doc) {}
-
-  caf::expected<xml_element> parse_document() {
-    skip_prolog();
-    if (pos_ >= doc_.size() || doc_[pos_] != '<')
-      return fail("expected a root element");
-    xml_element root;
-    if (auto err = parse_element(root, 0))
-      return err;
-    return root;
-  }
-
-private:
-  caf::error fail(const std::string& what) const {
-    return make_error(errc::invalid_argument,
-                      "xml: " + what + " at byte " + std::to_string(pos_));
-  }
-
-  bool starts_with(std::string_view s) const {
-    return doc_.substr(pos_, s.size()) == s;
-  }
-
-  // Skips "<?...?>", "<!--...-->", "<!DOCTYPE ...>" and whitespace.
-  void skip_prolog() {
-    for (;;) {
-      while (pos_ < doc_.size()
-             && std::isspace(static_cast<unsigned char>(doc_[pos_])))
-        ++pos_;
-      if (starts_with("<?"))
-        skip_past("?>");
-      else if (starts_with("<!--"))
-        skip_past("-->");
-      else if (starts_with("<!"))
-        skip_past(">");
-      else
-        return;
-    }
-  }
-
-  void skip_past(std::string_view end) {
-    auto at = doc_.find(end, pos_);
-    pos_ = at == std::string_view::npos ? doc_.size() : at + end.size();
-  }
-
-  static std::string local_name(std::string_view qname) {
-    auto colon = qname.rfind(':');
-    return std::string(
-        colon == std::string_view::npos ? qname : qname.substr(colon + 1));
-  }
-
-  // At '<' of a start tag. Reads through the matching end tag.
-  caf::error parse_element(xml_element& el, int depth) {
-    if (depth > max_depth)
-      return fail("nesting deeper than " + std::to_string(max_depth));
-    ++pos_; // '<'
-    auto name_start = pos_;
-    while (pos_ < doc_.size()
-           && !std::isspace(static_cast<unsigned char>(doc_[pos_]))
-           && doc_[pos_] != '>' && doc_[pos_] != '/')
-      ++pos_;
-    auto qname = doc_.substr(name_start, pos_ - name_start);
-    if (qname.empty())
-      return fail("empty element name");
-    el.name = local_name(qname);
-    // Attributes: skipped, but quoted values may contain '>' or '/'.
-    for (;;) {
-      if (pos_ >= doc_.size())
-        return fail("unterminated start tag <" + el.name);
-      char c = doc_[pos_];
-      if (c == '"' || c == '\'') {
-        auto close = doc_.find(c, pos_ + 1);
-        if (close == std::string_view::npos)
-          return fail("unterminated attribute value in <" + el.name);
-        pos_ = close + 1;
-      } else if (c == '/' && pos_ + 1 < doc_.size() && doc_[pos_ + 1] == '>') {
-        pos_ += 2;
-        return {};
-      } else if (c == '>') {
-        ++pos_;
-        break;
-      } else {
-        ++pos_;
-      }
-    }
-    // Content.
-    for (;;) {
-      auto lt = doc_.find('<', pos_);
-      if (lt == std::string_view::npos)
-        return fail("missing </" + el.name + ">");
-      append_decoded(el.text, doc_.substr(pos_, lt - pos_));
-      pos_ = lt;
-      if (starts_with("</")) {
-        auto gt = doc_.find('>', pos_);
-        if (gt == std::string_view::npos)
-          return fail("unterminated end tag");
-        auto end_name = local_name(trim(doc_.substr(pos_ + 2, gt - pos_ - 2)));
-        if (end_name != el.name)
-          return fail("</" + end_name + "> closes <" + el.name + ">");
-        pos_ = gt + 1;
-        return {};
-      }
-      if (starts_with("<![CDATA[")) {
-        auto end = doc_.find("]]>", pos_);
-        if (end == std::string_view::npos)
-          return fail("unterminated CDATA");
-        el.text.append(doc_.substr(pos_ + 9, end - pos_ - 9));
-        pos_ = end + 3;
-      } else if (starts_with("<!--")) {
-        skip_past("-->");
-      } else if (starts_with("<?") || starts_with("<!")) {
-        skip_past(">");
-      } else {
-        el.children.emplace_back();
-        if (auto err = parse_element(el.children.back(), depth + 1))
-          return err;
-      }
-    }
-  }
-
-  std::string_view doc_;
-  size_t pos_ = 0;
+// One element of the pugixml tree still to be copied into `into`, whose
+// depth below the root is `depth`.
+struct pending {
+  pugi::xml_node node;
+  xml_element* into;
+  int depth;
 };
+
+// Copies the pugixml tree below `root` into `out` with an explicit stack:
+// a 10,000-deep document never recurses. Every element's children are
+// created before any of them is visited, so the pointers on the stack stay
+// valid (no vector grows after its elements are pushed).
+caf::error copy_tree(pugi::xml_node root, xml_element& out) {
+  out.name = local_name(root.name());
+  std::vector<pending> todo{{root, &out, 0}};
+  while (!todo.empty()) {
+    auto [node, into, depth] = todo.back();
+    todo.pop_back();
+    size_t elements = 0;
+    for (auto c = node.first_child(); c; c = c.next_sibling()) {
+      if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata)
+        into->text += c.value();
+      else if (c.type() == pugi::node_element)
+        ++elements;
+    }
+    if (elements == 0)
+      continue;
+    if (depth + 1 > max_depth) {
+      auto first = node.find_child(
+          [](pugi::xml_node c) { return c.type() == pugi::node_element; });
+      // offset_debug() is where the name starts, one byte after its '<'.
+      auto at = first.offset_debug();
+      return fail("nesting deeper than " + std::to_string(max_depth)
+                      + " levels",
+                  at > 0 ? at - 1 : at);
+    }
+    into->children.resize(elements);
+    size_t i = 0;
+    for (auto c = node.first_child(); c; c = c.next_sibling())
+      if (c.type() == pugi::node_element) {
+        into->children[i].name = local_name(c.name());
+        todo.push_back({c, &into->children[i], depth + 1});
+        ++i;
+      }
+  }
+  return {};
+}
 
 } // namespace
 
@@ -229,11 +115,16 @@ std::string xml_element::child_text(std::string_view child_name) const {
 }
 
 const xml_element* xml_element::find(std::string_view descendant_name) const {
-  if (name == descendant_name)
-    return this;
-  for (const auto& c : children)
-    if (auto hit = c.find(descendant_name))
-      return hit;
+  // Depth-first, document order, without recursion.
+  std::vector<const xml_element*> todo{this};
+  while (!todo.empty()) {
+    auto el = todo.back();
+    todo.pop_back();
+    if (el->name == descendant_name)
+      return el;
+    for (auto c = el->children.rbegin(); c != el->children.rend(); ++c)
+      todo.push_back(&*c);
+  }
   return nullptr;
 }
 
@@ -244,7 +135,18 @@ xml_element::items(std::string_view set_name) const {
 }
 
 caf::expected<xml_element> parse_xml(std::string_view doc) {
-  return parser{doc}.parse_document();
+  pugi::xml_document tree;
+  auto parsed = tree.load_buffer(doc.data(), doc.size(), parse_flags,
+                                 pugi::encoding_utf8);
+  if (!parsed)
+    return fail(parsed.description(), parsed.offset);
+  auto root = tree.document_element();
+  if (!root)
+    return fail("expected a root element", 0);
+  xml_element out;
+  if (auto err = copy_tree(root, out))
+    return err;
+  return out;
 }
 
 } // namespace det::aws

@@ -1,10 +1,12 @@
 #pragma once
 
-// A small, tolerant XML reader for AWS Query API responses. It keeps element
-// names (namespace prefixes dropped) and character data, skips attributes,
-// comments, processing instructions and DOCTYPE, decodes the predefined and
-// numeric entities and CDATA. Callers look elements up by name, never by
-// position: moto and AWS order elements differently. Pure; any thread.
+// XML of AWS Query API responses as a small tree, read with pugixml. It
+// keeps element names (namespace prefixes dropped) and character data,
+// skips attributes, comments, processing instructions and DOCTYPE, decodes
+// the predefined and numeric entities and CDATA (an unknown entity stays as
+// written). Callers look elements up by name, never by position: moto and
+// AWS order elements differently. Nothing here recurses with the depth of
+// the input. Pure; any thread.
 
 #include <caf/expected.hpp>
 
@@ -40,8 +42,10 @@ struct xml_element {
 };
 
 /// Parses a document into its root element. Fails with
-/// errc::invalid_argument naming the byte offset for input that is not
-/// well-formed enough to read (unbalanced tags, nesting deeper than 200).
+/// errc::invalid_argument, "xml: <reason> at byte <offset>", for input that
+/// is not well-formed (unbalanced tags, no root element, ...) and for
+/// elements nested more than 200 levels below the root ("nesting deeper
+/// than 200 levels"), which no AWS response needs.
 [[nodiscard]] caf::expected<xml_element> parse_xml(std::string_view doc);
 
 } // namespace det::aws

@@ -84,9 +84,9 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
   }
   {
     auto log = r.child("log");
-    cfg.log_level = log.choice(
-        "level", "info",
-        {"trace", "debug", "info", "warn", "warning", "error", "fatal"});
+    cfg.log_level = log.choice("level", "info",
+                               {"trace", "debug", "info", "warn", "warning",
+                                "error", "critical", "fatal", "panic"});
     log.allow({"color"});
     log.finish();
   }

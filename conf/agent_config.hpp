@@ -56,6 +56,7 @@ struct agent_config {
   agent_tls_config tls;
   /// Command run when the master stays unreachable (e.g. shutdown now).
   std::vector<std::string> on_connection_lost;
+  /// log.level: a name util/log's set_level() accepts.
   std::string log_level = "info";
   /// The file's tree with defaults filled in.
   nlohmann::json effective;

@@ -224,7 +224,7 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     auto log = r.child("log");
     cfg.log.level = log.choice("level", "info",
                                {"trace", "debug", "info", "warn", "warning",
-                                "error", "fatal", "panic"});
+                                "error", "critical", "fatal", "panic"});
     cfg.log.color = log.boolean("color", true);
     log.finish();
   }

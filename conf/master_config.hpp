@@ -53,7 +53,10 @@ struct db_config {
 };
 
 struct log_config {
-  std::string level = "info"; ///< trace, debug, info, warn, error, fatal
+  /// trace, debug, info, warn (warning), error, critical (fatal, panic):
+  /// the names util/log's set_level() accepts.
+  std::string level = "info";
+  /// Colored levels when stderr is a terminal.
   bool color = true;
 };
 

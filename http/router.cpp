@@ -3,10 +3,10 @@
 #include "http/grpc_error.hpp"
 #include "http/url.hpp"
 #include "messages/errc.hpp"
+#include "util/log.hpp"
 
 #include <algorithm>
 #include <exception>
-#include <iostream>
 
 namespace det::http {
 
@@ -162,8 +162,8 @@ void router::dispatch(http_request req, responder res) const {
     if (!m.path_known) {
       // Loud on purpose: a client calling a path we do not serve is how a
       // missing endpoint shows up.
-      std::cerr << "det-master: NO ROUTE for " << req.method << " " << req.path
-                << " (answered 404)\n";
+      log::warn() << "NO ROUTE for " << req.method << " " << req.path
+                  << " (answered 404)";
       res.send(error_response(grpc_code::not_found,
                               "no route for " + req.method + " " + req.path));
       return;

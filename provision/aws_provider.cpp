@@ -4,9 +4,9 @@
 
 #include "aws/aws_error.hpp"
 #include "metrics/master_metrics.hpp"
+#include "util/log.hpp"
 
 #include <cstdlib>
-#include <iostream>
 #include <map>
 #include <unistd.h>
 
@@ -28,8 +28,8 @@ int64_t wall_us() {
 void maybe_crash_after(const char* call) {
   auto v = std::getenv("DET_TEST_CRASH_AFTER");
   if (v != nullptr && std::string{v} == call) {
-    std::cerr << "det-master: DET_TEST_CRASH_AFTER=" << call
-              << ": exiting before the result is recorded\n";
+    log::critical() << "DET_TEST_CRASH_AFTER=" << call
+                    << ": exiting before the result is recorded";
     _exit(70);
   }
 }
@@ -238,8 +238,8 @@ std::vector<std::string> aws_provider::only_ours(std::vector<std::string> ids) {
     if (owned_.count(id) != 0)
       out.push_back(std::move(id));
     else
-      std::cerr << "det-master: provisioner " << opts_.pool << ": refusing to"
-                << " touch " << id << ": never seen with the pool's tags\n";
+      log::warn() << "provisioner " << opts_.pool << ": refusing to"
+                  << " touch " << id << ": never seen with the pool's tags";
   }
   return out;
 }

@@ -8,10 +8,10 @@
 // agent (and its trials) cleanly.
 
 #include "agent/agent.hpp"
-#include "agent/log.hpp"
 #include "agent/options.hpp"
 #include "agent/spot_notice.hpp"
 #include "aws/http_client.hpp"
+#include "util/log.hpp"
 
 #include <csignal>
 #include <cstdlib>
@@ -22,6 +22,7 @@
 
 int main(int argc, char** argv) {
   using namespace det::agent;
+  det::log::init("det-agent");
   std::vector<std::string> args(argv + 1, argv + argc);
   bool spot_notice = false;
   for (auto i = args.begin(); i != args.end();)
@@ -46,7 +47,10 @@ int main(int argc, char** argv) {
     std::cerr << "det-agent: " << det::render(settings.error()) << "\n";
     return 2;
   }
-  set_log_level(settings->cfg.log_level);
+  if (auto err = det::log::set_level(settings->cfg.log_level)) {
+    std::cerr << "det-agent: log.level: " << *err << "\n";
+    return 2;
+  }
   std::signal(SIGPIPE, SIG_IGN);
   // Every thread started from here on inherits the blocked signals; one
   // thread takes them with sigwait.
@@ -55,11 +59,10 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  log(log_level::info, "det-agent " + settings->agent_id + ": "
-                           + std::to_string(settings->slots) + " "
-                           + settings->slot_type + " slot(s), master "
-                           + settings->cfg.master.to_url() + ", pool '"
-                           + settings->cfg.resource_pool + "'");
+  det::log::info() << "det-agent " << settings->agent_id << ": "
+                   << settings->slots << " " << settings->slot_type
+                   << " slot(s), master " << settings->cfg.master.to_url()
+                   << ", pool '" << settings->cfg.resource_pool << "'";
   det::agent::agent a{std::move(*settings)};
   std::unique_ptr<spot_notice_watcher> watcher;
   if (spot_notice) {
@@ -70,9 +73,8 @@ int main(int argc, char** argv) {
     std::chrono::milliseconds every{ms ? std::atoll(ms) : 5000};
     watcher = std::make_unique<spot_notice_watcher>(
         imds, every, [&a](const det::aws::spot_action& act) {
-          log(log_level::info, "spot interruption notice: " + act.action
-                                   + " at " + act.time
-                                   + "; telling the master");
+          det::log::info() << "spot interruption notice: " << act.action
+                           << " at " << act.time << "; telling the master";
           a.notify(spot_interruption_frame(act));
         });
   }

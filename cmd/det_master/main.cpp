@@ -26,6 +26,7 @@
 #include "store/cluster_secrets.hpp"
 #include "store/pg_event_store.hpp"
 #include "store/recovery.hpp"
+#include "util/log.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -97,7 +98,7 @@ args parse_args(int argc, char** argv) {
 }
 
 int fail(const std::string& what) {
-  std::cerr << "det-master: " << what << "\n";
+  log::error() << what;
   return 1;
 }
 
@@ -111,6 +112,7 @@ std::string hostname() {
 
 int main(int argc, char** argv) {
   auto a = parse_args(argc, argv);
+  log::init("det-master");
   // Every thread inherits this mask; main waits for the signals.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -124,27 +126,28 @@ int main(int argc, char** argv) {
     return fail(render(cfg.error()));
   if (a.port >= 0)
     cfg->port = static_cast<uint16_t>(a.port);
-  std::cerr << "det-master: config " << a.config << " loaded ("
-            << cfg->resource_pools.size() << " resource pools)\n";
+  log::init("det-master", cfg->log.color);
+  if (auto err = log::set_level(cfg->log.level))
+    return fail("log.level: " + *err);
+  log::info() << "config " << a.config << " loaded ("
+              << cfg->resource_pools.size() << " resource pools)";
   auto url = a.db.empty() ? cfg->db.connection_url() : a.db;
 
   pg_store_options so;
   so.url = url;
   so.lock = lock_policy::wait;
-  so.on_lock_wait = [](const std::string& who) {
-    std::cerr << "det-master: " << who << "\n";
-  };
+  so.on_lock_wait = [](const std::string& who) { log::info() << who; };
   auto store = pg_event_store::open(so);
   if (!store)
     return fail("cannot open the event log: " + render(store.error()));
-  std::cerr << "det-master: event log opened as the writer\n";
+  log::info() << "event log opened as the writer";
   recovery_report rep;
   auto st = recover(**store, true, &rep);
   if (!st)
     return fail("recovery failed: " + render(st.error()));
-  std::cerr << "det-master: recovered state at position " << st->position
-            << " (snapshot " << rep.snapshot_position << ", "
-            << rep.events_replayed << " events replayed)\n";
+  log::info() << "recovered state at position " << st->position << " (snapshot "
+              << rep.snapshot_position << ", " << rep.events_replayed
+              << " events replayed)";
   auto defs = open_pg_model_def_store(url);
   if (!defs)
     return fail("cannot open the model definitions: " + render(defs.error()));
@@ -157,8 +160,8 @@ int main(int argc, char** argv) {
       return fail("cannot read the cluster's agent token: "
                   + render(token.error()));
     cfg->agent_token = *token;
-    std::cerr << "det-master: no agent_token in the config; agents must "
-                 "present the cluster's generated token\n";
+    log::info() << "no agent_token in the config; agents must present the "
+                   "cluster's generated token";
   }
   // The key of trials' session tokens: DET_SESSION_SECRET, else the
   // cluster's own, generated on its first start.
@@ -204,8 +207,8 @@ int main(int argc, char** argv) {
   master_ref->attach_functor([](const caf::error& reason) {
     if (!reason || reason == caf::exit_reason::user_shutdown)
       return;
-    std::cerr << "det-master: the master stopped: " << render(reason)
-              << "; exiting so that a restart replays the log\n";
+    log::error() << "the master stopped: " << render(reason)
+                 << "; exiting so that a restart replays the log";
     std::_Exit(70);
   });
 
@@ -277,8 +280,7 @@ int main(int argc, char** argv) {
     return fail("cannot serve on " + a.listen + ":" + std::to_string(cfg->port)
                 + ": " + render(port.error()));
   }
-  std::cerr << "det-master: serving " << scheme << " on " << a.listen << ":"
-            << *port << "\n";
+  log::info() << "serving " << scheme << " on " << a.listen << ":" << *port;
 
   std::vector<caf::actor> provisioners;
   auto bin_dir = std::filesystem::path{argv[0]}.parent_path().string();
@@ -298,8 +300,7 @@ int main(int argc, char** argv) {
     po.slots_per_instance = rp.provider.slots_per_instance();
     provisioners.push_back(spawn_provisioner(
         sys, master_ref, std::make_shared<provision::local_provider>(lo), po));
-    std::cerr << "det-master: local provisioner for pool " << rp.pool_name
-              << " started\n";
+    log::info() << "local provisioner for pool " << rp.pool_name << " started";
   }
   std::shared_ptr<aws::async_executor> aws_calls;
   for (const auto& rp : cfg->resource_pools) {
@@ -310,8 +311,7 @@ int main(int argc, char** argv) {
     auto prov = provision::make_aws_provider(rp, cluster_id, cfg->agent_token,
                                              aws_calls);
     if (!prov) {
-      std::cerr << "det-master: pool " << rp.pool_name << ": "
-                << render(prov.error()) << "\n";
+      log::error() << "pool " << rp.pool_name << ": " << render(prov.error());
       continue;
     }
     provisioner_options po;
@@ -320,15 +320,14 @@ int main(int argc, char** argv) {
     po.slots_per_instance = rp.provider.slots_per_instance();
     provision::tune_from_env(po);
     provisioners.push_back(spawn_provisioner(sys, master_ref, *prov, po));
-    std::cerr << "det-master: aws provisioner for pool " << rp.pool_name
-              << " started (instance type " << rp.provider.aws.instance_type
-              << (rp.provider.aws.spot ? ", spot" : "") << ")\n";
+    log::info() << "aws provisioner for pool " << rp.pool_name
+                << " started (instance type " << rp.provider.aws.instance_type
+                << (rp.provider.aws.spot ? ", spot" : "") << ")";
   }
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  std::cerr << "det-master: " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
-            << ", shutting down\n";
+  log::info() << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down";
   server.stop(std::chrono::seconds{2});
   for (auto& p : provisioners)
     caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
@@ -340,6 +339,6 @@ int main(int argc, char** argv) {
   caf::anon_send_exit(writer, caf::exit_reason::user_shutdown);
   ctx.reset();
   ws_ctx.reset();
-  std::cerr << "det-master: stopped\n";
+  log::info() << "stopped";
   return 0;
 }

@@ -1,4 +1,4 @@
-// The tolerant XML reader and the aws error kinds.
+// The XML reader of AWS responses and the aws error kinds.
 
 #include "aws/aws_error.hpp"
 #include "aws/xml.hpp"
@@ -55,11 +55,47 @@ TEST(xml, malformed_documents_fail_with_the_offset) {
   }
 }
 
-TEST(xml, nesting_is_bounded) {
-  std::string deep;
-  for (int i = 0; i < 1000; ++i)
-    deep += "<a>";
-  EXPECT_FALSE(parse_xml(deep));
+std::string nested(int levels) {
+  std::string doc;
+  for (int i = 0; i < levels; ++i)
+    doc += "<a>";
+  doc += "x";
+  for (int i = 0; i < levels; ++i)
+    doc += "</a>";
+  return doc;
+}
+
+TEST(xml, a_well_formed_document_nested_too_deep_is_refused_by_its_depth) {
+  auto doc = parse_xml(nested(10'000));
+  ASSERT_FALSE(doc);
+  EXPECT_EQ(det::code_of(doc.error()), det::errc::invalid_argument);
+  // The first element below the limit: 201 "<a>" (3 bytes each) in.
+  EXPECT_EQ(
+      det::render(doc.error()),
+      "invalid_argument: xml: nesting deeper than 200 levels at byte 603");
+}
+
+TEST(xml, nesting_up_to_the_limit_is_read_and_searched) {
+  // The root and 200 levels below it.
+  auto doc = parse_xml(nested(201));
+  ASSERT_TRUE(doc) << det::render(doc.error());
+  EXPECT_EQ(doc->find("missing"), nullptr);
+  const xml_element* el = &*doc;
+  int depth = 0;
+  while (!el->children.empty()) {
+    el = &el->children[0];
+    ++depth;
+  }
+  EXPECT_EQ(depth, 200);
+  EXPECT_EQ(el->text, "x");
+  EXPECT_FALSE(parse_xml(nested(202)));
+}
+
+TEST(xml, text_keeps_whitespace_between_children_and_joins_cdata) {
+  auto doc = parse_xml("<r>\n  <a>1</a>\n  tail<![CDATA[ & ]]>end</r>");
+  ASSERT_TRUE(doc) << det::render(doc.error());
+  EXPECT_EQ(doc->text, "\n  \n  tail & end");
+  EXPECT_EQ(doc->child_text("a"), "1");
 }
 
 TEST(aws_error, ec2_codes_map_to_kinds) {

@@ -1,4 +1,5 @@
 #include "conf/agent_config.hpp"
+#include "util/log.hpp"
 
 #include "conf/reader.hpp"
 #include "conf/redact.hpp"
@@ -25,6 +26,18 @@ TEST(agent_config, example_file_loads) {
   EXPECT_EQ(cfg->resource_pool, "default");
   EXPECT_EQ(cfg->slots, 1);
   EXPECT_EQ(cfg->reconnect_backoff, 5s);
+}
+
+TEST(agent_config, every_log_level_it_accepts_is_one_the_log_can_set) {
+  for (const char* name : {"trace", "debug", "info", "warn", "warning", "error",
+                           "critical", "fatal", "panic"}) {
+    auto cfg = parse_agent_config(std::string{"log: {level: "} + name + "}\n");
+    ASSERT_TRUE(cfg) << name << ": " << det::render(cfg.error());
+    EXPECT_EQ(cfg->log_level, name);
+    EXPECT_TRUE(det::log::parse_level(cfg->log_level)) << name;
+  }
+  EXPECT_NE(error_of("log: {level: loud}\n").find("log.level: expected one of"),
+            std::string::npos);
 }
 
 TEST(agent_config, empty_file_gives_working_defaults) {

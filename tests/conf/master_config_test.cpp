@@ -1,6 +1,7 @@
 #include "conf/master_config.hpp"
 
 #include "conf/reader.hpp"
+#include "util/log.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,6 +32,19 @@ TEST(master_config, embedded_default_file_loads_with_a_local_pool) {
   EXPECT_EQ(pool.provider.max_idle_agent_period, 1min);
   EXPECT_EQ(pool.provider.master_url.to_url(), "http://127.0.0.1:8080");
   EXPECT_EQ(cfg->default_compute_resource_pool, "default");
+}
+
+TEST(master_config, every_log_level_it_accepts_is_one_the_log_can_set) {
+  for (const char* name : {"trace", "debug", "info", "warn", "warning", "error",
+                           "critical", "fatal", "panic"}) {
+    auto cfg = parse_master_config(std::string{"log: {level: "} + name + "}\n");
+    ASSERT_TRUE(cfg) << name << ": " << det::render(cfg.error());
+    EXPECT_EQ(cfg->log.level, name);
+    EXPECT_TRUE(det::log::parse_level(cfg->log.level)) << name;
+  }
+  EXPECT_NE(
+      error_of("log: {level: verbose}\n").find("log.level: expected one of"),
+      std::string::npos);
 }
 
 TEST(master_config, aws_example_file_loads_two_pools) {

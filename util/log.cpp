@@ -1,0 +1,164 @@
+#include "util/log.hpp"
+
+#include <spdlog/logger.h>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+namespace det::log {
+
+namespace {
+
+// The level is ours (one atomic, read before a message is built); the
+// spdlog logger passes everything it is given.
+std::atomic<level> min_level{level::info};
+
+spdlog::level::level_enum to_spdlog(level l) {
+  switch (l) {
+  case level::trace:
+    return spdlog::level::trace;
+  case level::debug:
+    return spdlog::level::debug;
+  case level::info:
+    return spdlog::level::info;
+  case level::warn:
+    return spdlog::level::warn;
+  case level::error:
+    return spdlog::level::err;
+  case level::critical:
+    return spdlog::level::critical;
+  }
+  return spdlog::level::info;
+}
+
+std::shared_ptr<spdlog::logger> make_logger(const std::string& program,
+                                            spdlog::sink_ptr sink) {
+  sink->set_formatter(std::make_unique<spdlog::pattern_formatter>(
+      "%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %n: %v", spdlog::pattern_time_type::utc));
+  auto logger = std::make_shared<spdlog::logger>(program, std::move(sink));
+  logger->set_level(spdlog::level::trace);
+  // stderr is unbuffered, the ostream of a test is read after the fact:
+  // flush every record so a crash right after a line keeps it.
+  logger->flush_on(spdlog::level::trace);
+  return logger;
+}
+
+// Replaced by init()/write_to() while other threads may log: the pointer
+// is read and written with the atomic shared_ptr functions. Never
+// destroyed, so a thread still running after main returns may log.
+std::shared_ptr<spdlog::logger>& current() {
+  static auto* logger = new std::shared_ptr<spdlog::logger>(
+      make_logger("det", std::make_shared<spdlog::sinks::stderr_sink_mt>()));
+  return *logger;
+}
+
+void replace(std::shared_ptr<spdlog::logger> logger) {
+  std::atomic_store(&current(), std::move(logger));
+}
+
+// A record is one line whatever its text: a multi-line error (libpq's) or
+// a name from a request cannot start a line that looks like a record of
+// its own. Line breaks are written as \n and \r, other control characters
+// as \xNN; trailing line breaks are dropped. A record longer than
+// max_record_bytes is cut there, saying how much was left out, so a
+// megabyte-long name from a client costs one short line.
+std::string one_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.remove_suffix(1);
+  size_t dropped = 0;
+  if (text.size() > max_record_bytes) {
+    dropped = text.size() - max_record_bytes;
+    text = text.substr(0, max_record_bytes);
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 0xf];
+    } else
+      out += c;
+  }
+  if (dropped > 0)
+    out += " ... (" + std::to_string(dropped) + " more bytes)";
+  return out;
+}
+
+} // namespace
+
+std::optional<level> parse_level(std::string_view name) {
+  if (name == "trace")
+    return level::trace;
+  if (name == "debug")
+    return level::debug;
+  if (name == "info")
+    return level::info;
+  if (name == "warn" || name == "warning")
+    return level::warn;
+  if (name == "error")
+    return level::error;
+  if (name == "critical" || name == "fatal" || name == "panic")
+    return level::critical;
+  return std::nullopt;
+}
+
+std::optional<std::string> set_level(std::string_view name) {
+  auto l = parse_level(name);
+  if (!l)
+    return "unknown log level '" + std::string{name}
+           + "' (expected trace, debug, info, warn, error or critical)";
+  set_level(*l);
+  return std::nullopt;
+}
+
+void set_level(level min) {
+  min_level.store(min);
+}
+
+level current_level() {
+  return min_level.load();
+}
+
+bool enabled(level l) {
+  return static_cast<int>(l) >= static_cast<int>(min_level.load());
+}
+
+void init(const std::string& program, bool color) {
+  if (color)
+    replace(make_logger(program,
+                        std::make_shared<spdlog::sinks::stderr_color_sink_mt>(
+                            spdlog::color_mode::automatic)));
+  else
+    replace(make_logger(program,
+                        std::make_shared<spdlog::sinks::stderr_sink_mt>()));
+}
+
+void write_to(std::ostream& out, const std::string& program) {
+  replace(make_logger(
+      program, std::make_shared<spdlog::sinks::ostream_sink_mt>(out, true)));
+}
+
+void write(level l, std::string_view message) {
+  if (!enabled(l))
+    return;
+  auto logger = std::atomic_load(&current());
+  if (message.find_first_of("\r\n") == std::string_view::npos) {
+    logger->log(to_spdlog(l), "{}", message);
+    return;
+  }
+  logger->log(to_spdlog(l), "{}", one_line(message));
+}
+
+} // namespace det::log
