@@ -9,8 +9,8 @@
 // Exit status: 0 success, 1 failure, 2 bad arguments. See --help.
 
 #include "aws/aws_error.hpp"
-#include "cmd/det_deploy/commands.hpp"
-#include "cmd/det_deploy/options.hpp"
+#include "deployer/commands.hpp"
+#include "deployer/options.hpp"
 
 #include <filesystem>
 #include <iostream>

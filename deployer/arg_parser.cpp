@@ -1,4 +1,4 @@
-#include "cmd/det_deploy/arg_parser.hpp"
+#include "deployer/arg_parser.hpp"
 
 #include "conf/duration.hpp"
 #include "messages/errc.hpp"

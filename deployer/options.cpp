@@ -1,7 +1,7 @@
-#include "cmd/det_deploy/options.hpp"
+#include "deployer/options.hpp"
 
-#include "cmd/det_deploy/arg_parser.hpp"
 #include "conf/duration.hpp"
+#include "deployer/arg_parser.hpp"
 
 #include <algorithm>
 #include <regex>
