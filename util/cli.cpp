@@ -44,12 +44,16 @@ CLI::Validator at_least(long long min) {
 
 namespace {
 
-void allow_extras_everywhere(CLI::App& app) {
+// Subcommands copy their parent's settings when they are made; these are
+// set after, so on each.
+void configure_tree(CLI::App& app,
+                    const std::shared_ptr<CLI::FormatterBase>& f) {
+  app.formatter(f);
   // Left-over arguments are collected, then reported by parse() in our
   // words (CLI11's ExtrasError lists them all on a line of its own).
   app.allow_extras();
   for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    allow_extras_everywhere(*sub);
+    configure_tree(*sub, f);
 }
 
 std::string unknown(const std::string& arg) {
@@ -61,8 +65,7 @@ std::string unknown(const std::string& arg) {
 } // namespace
 
 void configure(CLI::App& app) {
-  app.formatter(std::make_shared<formatter>());
-  allow_extras_everywhere(app);
+  configure_tree(app, std::make_shared<formatter>());
 }
 
 std::string reason(const CLI::Error& e) {
