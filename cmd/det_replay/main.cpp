@@ -7,9 +7,9 @@
 // and every snapshot checked equals the rebuilt state; 1 otherwise; 2 on bad
 // arguments.
 
-#include "cmd/det_replay/replay.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
+#include "store/replay.hpp"
 #include "util/cli.hpp"
 
 #include <cstdio>
