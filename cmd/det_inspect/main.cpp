@@ -5,8 +5,9 @@
 // Exit status: 0 on success, 1 when the master or database fails or refuses
 // (the reason on stderr), 2 on bad arguments.
 
-#include "cmd/det_inspect/print.hpp"
-#include "cmd/det_inspect/source.hpp"
+#include "aws/http_client.hpp"
+#include "inspect/print.hpp"
+#include "inspect/source.hpp"
 #include "messages/errc.hpp"
 #include "util/cli.hpp"
 
@@ -228,6 +229,26 @@ int run_state(inspect_cli::source& src, const args& a) {
   return 0;
 }
 
+// The master's API over libcurl (our AWS client's HTTP exchange), never
+// through a proxy: the master is usually local.
+inspect_cli::http_transport curl_transport() {
+  return
+      [http = aws::make_curl_http_client()](const inspect_cli::http_exchange& x)
+          -> caf::expected<inspect_cli::http_answer> {
+        aws::http_request req;
+        req.method = x.method;
+        req.url = x.url;
+        req.body = x.body;
+        req.no_proxy = true;
+        for (const auto& [name, value] : x.headers)
+          req.headers.emplace_back(name, value);
+        auto res = http->send(req);
+        if (!res)
+          return std::move(res.error());
+        return inspect_cli::http_answer{res->status, std::move(res->body)};
+      };
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -235,8 +256,9 @@ int main(int argc, char** argv) {
   auto view = inspection::view_kind_from(a.command);
   if (!view && a.command != "events" && a.command != "state")
     bad_args("unknown command '" + a.command + "'");
-  auto src = a.db.empty() ? inspect_cli::make_api_source(a.api)
-                          : inspect_cli::make_db_source(a.db);
+  auto src = a.db.empty()
+                 ? inspect_cli::make_api_source(a.api, curl_transport())
+                 : inspect_cli::make_db_source(a.db);
   if (!src)
     fail(src.error());
   if (view)
