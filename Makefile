@@ -33,12 +33,13 @@ test: check-layers build
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
 
-# pytest suites that drive real processes: det-deploy templates and
-# packaging (tests/deploy), the end-to-end cluster (tests/e2e) and the aws
-# provisioner against moto (tests/provisioner).
+# pytest suites that drive real processes: every program's command line
+# (tests/cmd), det-deploy templates and packaging (tests/deploy), the
+# end-to-end cluster (tests/e2e) and the aws provisioner against moto
+# (tests/provisioner).
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
-PYTEST_DIRS := $(wildcard tests/deploy tests/e2e tests/provisioner)
+PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/provisioner)
 test-e2e: build
 	@set -e; for d in $(PYTEST_DIRS); do \
 	  echo "== pytest $$d"; \

@@ -1,5 +1,7 @@
 #include "agent/options.hpp"
 
+#include "util/cli.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -22,81 +24,71 @@ std::string system_hostname() {
 
 } // namespace
 
-const char* usage() {
-  return "usage: det-agent [--config FILE] [options]\n"
-         "\n"
-         "Connects to det-master, reports this machine's slots and runs the\n"
-         "trial processes the master starts.\n"
-         "\n"
-         "  --config FILE          agent.yaml (default: built-in defaults)\n"
-         "  --master-url URL       http(s)://host:port (env DET_MASTER)\n"
-         "  --resource-pool NAME   pool to join (env DET_RESOURCE_POOL)\n"
-         "  --slots N              CPU slots without GPUs (env DET_SLOTS)\n"
-         "  --token T              agent token (env DET_AGENT_TOKEN)\n"
-         "  --agent-id ID          default: the hostname (env DET_AGENT_ID)\n"
-         "  --work-dir DIR         per-allocation working directories\n"
-         "  --ca-cert FILE         CA bundle for wss/https to the master\n"
-         "  --checkpoint-dir DIR   DET_CHECKPOINT_DIR when the master sends\n"
-         "                         none (default /tmp/determined-checkpoint)\n"
-         "  --help                 this text\n";
+namespace {
+
+// The options, writing into `out`; `app` must not outlive it.
+void add_options(CLI::App& app, agent_args& out) {
+  app.description("Connects to det-master, reports this machine's slots and "
+                  "runs the trial processes the master starts.");
+  app.add_option("--config", out.config_path,
+                 "agent.yaml (default: built-in defaults)")
+      ->type_name("FILE");
+  app.add_option("--master-url", out.flags.master_url,
+                 "http(s)://host:port (env DET_MASTER)")
+      ->type_name("URL");
+  app.add_option("--resource-pool", out.flags.resource_pool,
+                 "pool to join (env DET_RESOURCE_POOL)")
+      ->type_name("NAME");
+  app.add_option("--slots", out.flags.slots,
+                 "CPU slots without GPUs (env DET_SLOTS)")
+      ->type_name("N")
+      ->check(cli::at_least(0));
+  app.add_option("--token", out.flags.token,
+                 "agent token (env DET_AGENT_TOKEN)")
+      ->type_name("T");
+  app.add_option("--agent-id", out.flags.agent_id,
+                 "default: the hostname (env DET_AGENT_ID)")
+      ->type_name("ID")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v.empty() ? std::string{"must not be empty"} : std::string{};
+          },
+          "", "not empty"));
+  app.add_option("--work-dir", out.flags.work_dir,
+                 "per-allocation working directories")
+      ->type_name("DIR");
+  app.add_option("--ca-cert", out.ca_cert,
+                 "CA bundle for wss/https to the master")
+      ->type_name("FILE");
+  app.add_option("--checkpoint-dir", out.checkpoint_dir,
+                 "DET_CHECKPOINT_DIR when the master sends none (default "
+                 "/tmp/determined-checkpoint)")
+      ->type_name("DIR");
+  app.add_flag("--spot-notice", out.spot_notice,
+               "on a spot instance: poll IMDSv2 spot/instance-action every "
+               "5 s (DET_SPOT_NOTICE_INTERVAL_MS) and tell the master when "
+               "the instance is about to be reclaimed");
+}
+
+} // namespace
+
+std::string usage() {
+  agent_args ignored;
+  CLI::App app{"", "det-agent"};
+  add_options(app, ignored);
+  cli::configure(app);
+  return app.help();
 }
 
 caf::expected<agent_args>
 parse_agent_args(const std::vector<std::string>& args) {
   agent_args out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      out.help = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0)
-      return bad("unexpected argument '" + arg + "'");
-    std::string value;
-    auto eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return bad(arg + ": missing value");
-    }
-    if (arg == "--config") {
-      out.config_path = value;
-    } else if (arg == "--master-url") {
-      out.flags.master_url = value;
-    } else if (arg == "--resource-pool") {
-      out.flags.resource_pool = value;
-    } else if (arg == "--slots") {
-      int64_t n = -1;
-      try {
-        size_t used = 0;
-        n = std::stoll(value, &used);
-        if (used != value.size())
-          n = -1;
-      } catch (...) {
-        n = -1;
-      }
-      if (n < 0)
-        return bad("--slots: not a non-negative integer: '" + value + "'");
-      out.flags.slots = n;
-    } else if (arg == "--token") {
-      out.flags.token = value;
-    } else if (arg == "--agent-id") {
-      if (value.empty())
-        return bad("--agent-id: must not be empty");
-      out.flags.agent_id = value;
-    } else if (arg == "--work-dir") {
-      out.flags.work_dir = value;
-    } else if (arg == "--ca-cert") {
-      out.ca_cert = value;
-    } else if (arg == "--checkpoint-dir") {
-      out.checkpoint_dir = value;
-    } else {
-      return bad("unknown argument '" + arg + "'");
-    }
-  }
+  CLI::App app{"", "det-agent"};
+  add_options(app, out);
+  auto r = cli::parse(app, args);
+  if (r.what == cli::outcome::kind::error)
+    return bad(r.text);
+  out.help = r.what == cli::outcome::kind::help;
   return out;
 }
 

@@ -21,17 +21,21 @@ namespace det::agent {
 
 struct agent_args {
   bool help = false;
+  /// --spot-notice: watch IMDS for the spot interruption notice.
+  bool spot_notice = false;
   std::string config_path; ///< "" = no file
   conf::agent_overrides flags;
   std::optional<std::string> ca_cert;
   std::optional<std::string> checkpoint_dir;
 };
 
-/// The usage text for --help.
-const char* usage();
+/// The usage text for --help (CLI11's, from the same options the parser
+/// reads).
+std::string usage();
 
-/// Parses argv[1..]. "--flag value" and "--flag=value". Fails with
-/// errc::invalid_argument and a one-line reason naming the argument.
+/// Parses argv[1..] with CLI11: "--flag value" and "--flag=value". Fails
+/// with errc::invalid_argument and a one-line reason naming the argument.
+/// The environment is not read here: resolve_settings() layers it.
 [[nodiscard]] caf::expected<agent_args>
 parse_agent_args(const std::vector<std::string>& args);
 

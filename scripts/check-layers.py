@@ -33,6 +33,7 @@ ALLOWED = {
     "api": {"http", "read", "actors", "core", "store", "state", "policy",
             "conf", "inspect", "metrics", "messages", "util"},
     "agent": {"net", "aws", "conf", "policy", "messages", "util"},
+    "deployer": {"aws", "net", "conf", "messages", "util"},
 }
 TOP = {"cmd", "tests", "bench"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

@@ -24,14 +24,6 @@ int main(int argc, char** argv) {
   using namespace det::agent;
   det::log::init("det-agent");
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool spot_notice = false;
-  for (auto i = args.begin(); i != args.end();)
-    if (*i == "--spot-notice") {
-      spot_notice = true;
-      i = args.erase(i);
-    } else {
-      ++i;
-    }
   auto parsed = parse_agent_args(args);
   if (!parsed) {
     std::cerr << "det-agent: " << det::render(parsed.error()) << "\n";
@@ -65,7 +57,7 @@ int main(int argc, char** argv) {
                    << ", pool '" << settings->cfg.resource_pool << "'";
   det::agent::agent a{std::move(*settings)};
   std::unique_ptr<spot_notice_watcher> watcher;
-  if (spot_notice) {
+  if (parsed->spot_notice) {
     auto imds = std::make_shared<det::aws::imds_client>(
         det::aws::imds_config_from_env(det::aws::process_environment()),
         det::aws::make_curl_http_client());

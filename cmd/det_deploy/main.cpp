@@ -9,8 +9,8 @@
 // Exit status: 0 success, 1 failure, 2 bad arguments. See --help.
 
 #include "aws/aws_error.hpp"
-#include "cmd/det_deploy/commands.hpp"
-#include "cmd/det_deploy/options.hpp"
+#include "deployer/commands.hpp"
+#include "deployer/options.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -27,8 +27,9 @@ int main(int argc, char** argv) {
     std::string topic = args.size() >= 2 && args[0] == "aws"
                             ? "det-deploy aws " + args[1] + " --help"
                             : "det-deploy --help";
-    std::cerr << "det-deploy: " << aws::error_text(cmd.error()) << "\n"
-              << "Try '" << topic << "'.\n";
+    // One line: the reason, then where to read more.
+    std::cerr << "det-deploy: " << aws::error_text(cmd.error()) << ". Try '"
+              << topic << "'.\n";
     return 2;
   }
   if (cmd->kind == deploy::command_kind::help) {

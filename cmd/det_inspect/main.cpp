@@ -5,9 +5,11 @@
 // Exit status: 0 on success, 1 when the master or database fails or refuses
 // (the reason on stderr), 2 on bad arguments.
 
-#include "cmd/det_inspect/print.hpp"
-#include "cmd/det_inspect/source.hpp"
+#include "aws/http_client.hpp"
+#include "inspect/print.hpp"
+#include "inspect/source.hpp"
 #include "messages/errc.hpp"
+#include "util/cli.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -19,8 +21,9 @@ using nlohmann::json;
 
 namespace {
 
-const char* usage =
-    "usage: det-inspect [--master URL | --db URL] [--json] [auth] COMMAND ...\n"
+const char* description =
+    "Shows the cluster from the master's API, or (--db) from the event log "
+    "itself when the master is down.\n"
     "\n"
     "Commands:\n"
     "  pools | agents | instances | experiments   one table each\n"
@@ -28,38 +31,17 @@ const char* usage =
     "  events [--from POS] [--to POS] [--stream ID] [--type NAME]\n"
     "         [--limit N] [--follow]    the event log (default: the last 20)\n"
     "  state [--at POS] [VIEW]          the state after event POS (default:\n"
-    "                                   now): a summary, or VIEW (pools, ...)\n"
-    "\n"
-    "Options:\n"
-    "  --master URL     the master (default $DET_MASTER or "
-    "http://127.0.0.1:8080)\n"
-    "  --db URL         read the PostgreSQL event log instead (master down);\n"
-    "                   also $DET_DB_URL when --master is not given\n"
-    "  --json           JSON instead of tables (--follow: one event per line)\n"
-    "  --token T        bearer token (default $DET_TOKEN)\n"
-    "  --user U --password P   log in first (POST /api/v1/auth/login)\n"
-    "  --interval MS    --follow polling period (default 500)\n";
+    "                                   now): a summary, or VIEW (pools, ...)";
 
+// A bad combination found after parsing: one line, exit 2.
 [[noreturn]] void bad_args(const std::string& why) {
-  std::cerr << "det-inspect: " << why << "\n" << usage;
+  std::cerr << "det-inspect: " << why << "\n";
   std::exit(2);
 }
 
 [[noreturn]] void fail(const caf::error& err) {
   std::cerr << "det-inspect: " << render(err) << "\n";
   std::exit(1);
-}
-
-int64_t parse_int(const std::string& flag, const std::string& s, int64_t min,
-                  const char* what) {
-  try {
-    size_t used = 0;
-    auto v = std::stoll(s, &used);
-    if (used == s.size() && v >= min)
-      return v;
-  } catch (const std::exception&) {
-  }
-  bad_args(flag + ": expected " + what + ", got '" + s + "'");
 }
 
 struct args {
@@ -79,64 +61,67 @@ struct args {
 
 args parse(int argc, char** argv) {
   args a;
-  if (const char* t = std::getenv("DET_TOKEN"))
-    a.api.token = t;
-  for (int i = 1; i < argc; ++i) {
-    std::string f = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        bad_args(f + " needs a value");
-      return argv[++i];
-    };
-    const char* position = "a position (an integer >= 0)";
-    if (f == "--help" || f == "-h") {
-      std::cout << usage;
-      std::exit(0);
-    } else if (f == "--json") {
-      a.json = true;
-    } else if (f == "--master") {
-      a.master = value();
-    } else if (f == "--db") {
-      a.db = value();
-    } else if (f == "--token") {
-      a.api.token = value();
-    } else if (f == "--user") {
-      a.api.user = value();
-    } else if (f == "--password") {
-      a.api.password = value();
-    } else if (f == "--follow" || f == "-f") {
-      a.follow = true;
-    } else if (f == "--experiment") {
-      a.experiment = parse_int(f, value(), 1, "an experiment id");
-    } else if (f == "--at") {
-      a.at = parse_int(f, value(), 0, position);
-    } else if (f == "--from") {
-      a.filter.from = parse_int(f, value(), 1, "a position (an integer >= 1)");
-    } else if (f == "--to") {
-      a.filter.to = parse_int(f, value(), 0, position);
-    } else if (f == "--stream") {
-      a.filter.stream = value();
-    } else if (f == "--type") {
-      a.filter.type = value();
-    } else if (f == "--limit") {
-      a.filter.limit = parse_int(f, value(), 1, "a count >= 1");
-      a.limit_given = true;
-    } else if (f == "--interval") {
-      a.interval_ms = parse_int(f, value(), 10, "milliseconds >= 10");
-    } else if (!f.empty() && f[0] == '-') {
-      bad_args("unknown option '" + f + "'");
-    } else if (a.command.empty()) {
-      a.command = f;
-    } else {
-      a.positional.push_back(f);
-    }
-  }
+  CLI::App app{description, "det-inspect"};
+  app.add_option("command", a.command,
+                 "pools, agents, instances, experiments, trials, "
+                 "checkpoints, events or state")
+      ->type_name("COMMAND");
+  app.add_option("args", a.positional, "state: the VIEW to show")
+      ->type_name("ARG");
+  auto* master = app.add_option("--master", a.master,
+                                "the master (default $DET_MASTER or "
+                                "http://127.0.0.1:8080)")
+                     ->type_name("URL");
+  app.add_option("--db", a.db,
+                 "read the PostgreSQL event log instead (master down); also "
+                 "$DET_DB_URL when --master is not given")
+      ->type_name("URL")
+      ->excludes(master);
+  app.add_flag("--json", a.json,
+               "JSON instead of tables (--follow: one event per line)");
+  app.add_option("--token", a.api.token, "bearer token")
+      ->type_name("T")
+      ->envname("DET_TOKEN");
+  app.add_option("--user", a.api.user,
+                 "log in first as U (POST /api/v1/auth/login)")
+      ->type_name("U");
+  app.add_option("--password", a.api.password, "the password of --user")
+      ->type_name("P");
+  auto* follow =
+      app.add_flag("-f,--follow", a.follow, "events: keep printing new events");
+  app.add_option("--experiment", a.experiment,
+                 "trials, checkpoints: only this experiment's")
+      ->type_name("ID")
+      ->check(cli::at_least(1));
+  app.add_option("--at", a.at, "state: after this position")
+      ->type_name("POS")
+      ->check(cli::at_least(0));
+  app.add_option("--from", a.filter.from, "events: from this position")
+      ->type_name("POS")
+      ->check(cli::at_least(1));
+  app.add_option("--to", a.filter.to, "events: up to this position")
+      ->type_name("POS")
+      ->check(cli::at_least(0))
+      ->excludes(follow);
+  app.add_option("--stream", a.filter.stream, "events: only this stream")
+      ->type_name("ID");
+  app.add_option("--type", a.filter.type, "events: only this type")
+      ->type_name("NAME");
+  auto* limit = app.add_option("--limit", a.filter.limit,
+                               "events: at most N (default 20, or 1000 with "
+                               "--from)")
+                    ->type_name("N")
+                    ->check(cli::at_least(1));
+  app.add_option("--interval", a.interval_ms,
+                 "--follow polling period in ms (default 500)")
+      ->type_name("MS")
+      ->check(cli::at_least(10));
+  if (auto code =
+          cli::parse_or_exit_code(app, argc, argv, std::cout, std::cerr))
+    std::exit(*code);
+  a.limit_given = limit->count() > 0;
   if (a.command.empty())
     bad_args("a command is required");
-  if (!a.master.empty() && !a.db.empty())
-    bad_args("--master and --db exclude each other");
-  if (a.follow && a.filter.to)
-    bad_args("--follow and --to exclude each other");
   if (!a.limit_given)
     a.filter.limit = a.filter.from ? 1000 : 20;
   if (a.master.empty() && a.db.empty()) {
@@ -244,6 +229,26 @@ int run_state(inspect_cli::source& src, const args& a) {
   return 0;
 }
 
+// The master's API over libcurl (our AWS client's HTTP exchange), never
+// through a proxy: the master is usually local.
+inspect_cli::http_transport curl_transport() {
+  return
+      [http = aws::make_curl_http_client()](const inspect_cli::http_exchange& x)
+          -> caf::expected<inspect_cli::http_answer> {
+        aws::http_request req;
+        req.method = x.method;
+        req.url = x.url;
+        req.body = x.body;
+        req.no_proxy = true;
+        for (const auto& [name, value] : x.headers)
+          req.headers.emplace_back(name, value);
+        auto res = http->send(req);
+        if (!res)
+          return std::move(res.error());
+        return inspect_cli::http_answer{res->status, std::move(res->body)};
+      };
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -251,8 +256,9 @@ int main(int argc, char** argv) {
   auto view = inspection::view_kind_from(a.command);
   if (!view && a.command != "events" && a.command != "state")
     bad_args("unknown command '" + a.command + "'");
-  auto src = a.db.empty() ? inspect_cli::make_api_source(a.api)
-                          : inspect_cli::make_db_source(a.db);
+  auto src = a.db.empty()
+                 ? inspect_cli::make_api_source(a.api, curl_transport())
+                 : inspect_cli::make_db_source(a.db);
   if (!src)
     fail(src.error());
   if (view)

@@ -26,6 +26,7 @@
 #include "store/cluster_secrets.hpp"
 #include "store/pg_event_store.hpp"
 #include "store/recovery.hpp"
+#include "util/cli.hpp"
 #include "util/log.hpp"
 
 #include <caf/actor_system.hpp>
@@ -37,6 +38,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -51,48 +53,30 @@ struct args {
   int port = -1;
 };
 
-const char* usage =
-    "usage: det-master [--config FILE] [--db URL] [--listen ADDR] [--port N]\n"
-    "  --config FILE  master.yaml (default /etc/determined/master.yaml)\n"
-    "  --db URL       PostgreSQL URL (default: the db section of the config)\n"
-    "  --listen ADDR  address to serve on (default 0.0.0.0)\n"
-    "  --port N       port (default: the config's port)\n";
-
-[[noreturn]] void bad_args(const std::string& why) {
-  std::cerr << "det-master: " << why << "\n" << usage;
-  std::exit(2);
-}
-
-args parse_args(int argc, char** argv) {
+// The command line; nullopt after --help (exit 0) or a bad argument (exit
+// 2, one line on stderr), with `exit_code` set.
+std::optional<args> parse_args(int argc, char** argv, int& exit_code) {
   args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        bad_args(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::cout << usage;
-      std::exit(0);
-    } else if (arg == "--config") {
-      a.config = value();
-    } else if (arg == "--db") {
-      a.db = value();
-    } else if (arg == "--listen") {
-      a.listen = value();
-    } else if (arg == "--port") {
-      auto v = value();
-      try {
-        a.port = std::stoi(v);
-      } catch (const std::exception&) {
-        a.port = -1;
-      }
-      if (a.port < 0 || a.port > 65535)
-        bad_args("--port: not a port number: '" + v + "'");
-    } else {
-      bad_args("unknown argument '" + arg + "'");
-    }
+  CLI::App app{"The cluster master: serves the REST API and the agents' "
+               "WebSocket from the event log in PostgreSQL.",
+               "det-master"};
+  app.add_option("--config", a.config, "master.yaml")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.add_option("--db", a.db,
+                 "PostgreSQL URL (default: the db section of the config)")
+      ->type_name("URL");
+  app.add_option("--listen", a.listen, "address to serve on")
+      ->type_name("ADDR")
+      ->capture_default_str();
+  app.add_option("--port", a.port, "port (default: the config's port)")
+      ->type_name("N")
+      ->check(cli::at_least(0))
+      ->check(CLI::Range(0, 65535).description(""));
+  if (auto code =
+          cli::parse_or_exit_code(app, argc, argv, std::cout, std::cerr)) {
+    exit_code = *code;
+    return std::nullopt;
   }
   return a;
 }
@@ -111,7 +95,11 @@ std::string hostname() {
 } // namespace
 
 int main(int argc, char** argv) {
-  auto a = parse_args(argc, argv);
+  int exit_code = 0;
+  auto parsed = parse_args(argc, argv, exit_code);
+  if (!parsed)
+    return exit_code;
+  auto& a = *parsed;
   log::init("det-master");
   // Every thread inherits this mask; main waits for the signals.
   sigset_t stop_signals;

@@ -7,39 +7,18 @@
 // and every snapshot checked equals the rebuilt state; 1 otherwise; 2 on bad
 // arguments.
 
-#include "cmd/det_replay/replay.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
+#include "store/replay.hpp"
+#include "util/cli.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 
 using namespace det;
 
 namespace {
-
-const char* usage =
-    "usage: det-replay --db URL [--to POSITION] [--stream ID]\n"
-    "                  [--verify-snapshots] [--check] [--json]\n"
-    "\n"
-    "Reads the event log in PostgreSQL database URL, applies every event to\n"
-    "the cluster state and prints the events per type and the last position.\n"
-    "  --to POSITION       stop after this position\n"
-    "  --stream ID         only this stream (decoded and counted, not "
-    "applied)\n"
-    "  --verify-snapshots  compare each stored snapshot with the state "
-    "rebuilt\n"
-    "                      from the events before it\n"
-    "  --check             check the state's invariants after every event\n"
-    "  --json              one JSON object instead of a table\n"
-    "The URL may also come from DET_DB_URL.\n";
-
-[[noreturn]] void bad_args(const std::string& why) {
-  std::cerr << "det-replay: " << why << "\n" << usage;
-  std::exit(2);
-}
 
 void print_table(const replay::report& rep) {
   size_t width = 4;
@@ -85,53 +64,35 @@ void print_json(const replay::report& rep) {
   std::cout << out.dump() << "\n";
 }
 
-int64_t parse_position(const std::string& s) {
-  try {
-    size_t used = 0;
-    auto v = std::stoll(s, &used);
-    if (used == s.size() && v >= 0)
-      return v;
-  } catch (const std::exception&) {
-  }
-  bad_args("--to: expected a position (an integer >= 0), got '" + s + "'");
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
   std::string url;
-  if (const char* env = std::getenv("DET_DB_URL"))
-    url = env;
   replay::options opts;
   bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        bad_args(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      std::cout << usage;
-      return 0;
-    } else if (a == "--db") {
-      url = value();
-    } else if (a == "--to") {
-      opts.to = parse_position(value());
-    } else if (a == "--stream") {
-      opts.stream = value();
-    } else if (a == "--verify-snapshots") {
-      opts.verify_snapshots = true;
-    } else if (a == "--check") {
-      opts.check_each = true;
-    } else if (a == "--json") {
-      json = true;
-    } else {
-      bad_args("unknown argument '" + a + "'");
-    }
-  }
-  if (url.empty())
-    bad_args("--db URL is required");
+  CLI::App app{"Reads the event log in PostgreSQL database URL, applies every "
+               "event to the cluster state and prints the events per type "
+               "and the last position.",
+               "det-replay"};
+  app.add_option("--db", url, "the event log's database")
+      ->type_name("URL")
+      ->envname("DET_DB_URL")
+      ->required();
+  app.add_option("--to", opts.to, "stop after this position")
+      ->type_name("POSITION")
+      ->check(cli::at_least(0));
+  app.add_option("--stream", opts.stream,
+                 "only this stream (decoded and counted, not applied)")
+      ->type_name("ID");
+  app.add_flag("--verify-snapshots", opts.verify_snapshots,
+               "compare each stored snapshot with the state rebuilt from the "
+               "events before it");
+  app.add_flag("--check", opts.check_each,
+               "check the state's invariants after every event");
+  app.add_flag("--json", json, "one JSON object instead of a table");
+  if (auto code =
+          cli::parse_or_exit_code(app, argc, argv, std::cout, std::cerr))
+    return *code;
   pg_store_options o;
   o.url = url;
   o.lock = lock_policy::reader;

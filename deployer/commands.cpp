@@ -1,11 +1,11 @@
-#include "cmd/det_deploy/commands.hpp"
+#include "deployer/commands.hpp"
 
 #include "aws/aws_error.hpp"
 #include "aws/cloudformation_client.hpp"
 #include "aws/credential_chain.hpp"
 #include "aws/query_ec2_client.hpp"
-#include "cmd/det_deploy/templates.hpp"
 #include "conf/duration.hpp"
+#include "deployer/templates.hpp"
 #include "messages/errc.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "cmd/det_deploy/stack_waiter.hpp"
+#include "deployer/stack_waiter.hpp"
 
 #include "conf/duration.hpp"
 #include "messages/errc.hpp"

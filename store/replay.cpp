@@ -1,4 +1,4 @@
-#include "cmd/det_replay/replay.hpp"
+#include "store/replay.hpp"
 
 #include "messages/errc.hpp"
 

@@ -1,13 +1,11 @@
-#include "cmd/det_deploy/arg_parser.hpp"
+#include "deployer/value_checks.hpp"
 
 #include "conf/duration.hpp"
 #include "messages/errc.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <regex>
-#include <sstream>
 
 namespace det::deploy {
 
@@ -78,75 +76,6 @@ caf::error check_cidr(const std::string& flag, const std::string& value) {
   }
   return bad(flag + ": '" + value + "' is not an IPv4 CIDR range like "
              + "203.0.113.0/24");
-}
-
-namespace {
-
-// `text` in lines of at most `width` columns, each indented by `indent`.
-std::string wrap(const std::string& text, size_t indent, size_t width) {
-  std::istringstream words(text);
-  std::string word;
-  std::string out;
-  std::string line;
-  while (words >> word) {
-    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
-      out += std::string(indent, ' ') + line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  if (!line.empty())
-    out += std::string(indent, ' ') + line + "\n";
-  return out;
-}
-
-} // namespace
-
-std::string describe_options(const std::vector<option_spec>& specs) {
-  std::ostringstream out;
-  out << "\noptions:\n";
-  for (const auto& s : specs) {
-    std::string head =
-        "  " + s.name + (s.metavar.empty() ? "" : " " + s.metavar);
-    out << head << "\n" << wrap(s.help, 6, 78);
-  }
-  out << "  --help\n      this text\n";
-  return out.str();
-}
-
-caf::error parse_options(const std::vector<std::string>& args, size_t first,
-                         const std::vector<option_spec>& specs) {
-  for (size_t i = first; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> value;
-    if (auto eq = name.find('=');
-        name.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto spec =
-        std::find_if(specs.begin(), specs.end(),
-                     [&](const option_spec& s) { return s.name == name; });
-    if (spec == specs.end())
-      return bad(name.rfind("-", 0) == 0
-                     ? "unknown argument " + name
-                     : "unexpected argument '" + name + "'");
-    if (spec->metavar.empty()) {
-      if (value)
-        return bad(name + " takes no value");
-      if (auto err = spec->set(""))
-        return err;
-      continue;
-    }
-    if (!value) {
-      if (i + 1 >= args.size())
-        return bad(name + " needs a value (" + spec->metavar + ")");
-      value = args[++i];
-    }
-    if (auto err = spec->set(*value))
-      return err;
-  }
-  return caf::none;
 }
 
 } // namespace det::deploy

@@ -7,7 +7,7 @@
 #include "aws/cloudformation_parse.hpp"
 #include "aws/credential_provider.hpp"
 #include "aws/http_client.hpp"
-#include "cmd/det_deploy/stack_waiter.hpp"
+#include "deployer/stack_waiter.hpp"
 #include "messages/errc.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "cmd/det_inspect/print.hpp"
+#include "inspect/print.hpp"
 
 #include "inspect/table.hpp"
 

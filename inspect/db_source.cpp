@@ -1,4 +1,4 @@
-#include "cmd/det_inspect/source.hpp"
+#include "inspect/source.hpp"
 #include "store/pg_event_store.hpp"
 #include "store/recovery.hpp"
 

@@ -9,8 +9,8 @@
 // tried.
 
 #include "aws/environment.hpp"
-#include "cmd/det_deploy/options.hpp"
-#include "cmd/det_deploy/stack_waiter.hpp"
+#include "deployer/options.hpp"
+#include "deployer/stack_waiter.hpp"
 
 #include <ostream>
 #include <string>

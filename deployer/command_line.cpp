@@ -1,14 +1,60 @@
-#include "cmd/det_deploy/options.hpp"
-
-#include "cmd/det_deploy/arg_parser.hpp"
+#include "aws/aws_error.hpp"
 #include "conf/duration.hpp"
+#include "deployer/options.hpp"
+#include "deployer/value_checks.hpp"
+#include "util/cli.hpp"
 
-#include <algorithm>
+#include <functional>
 #include <regex>
+
+// parse_command_line() and usage(): det-deploy's options as a table (name,
+// value placeholder, help, the setter that checks and stores a value), given
+// to CLI11, which parses and writes the help from it. Checks across options
+// (what is required, what needs what) run after parsing.
 
 namespace det::deploy {
 
 namespace {
+
+using setter = std::function<caf::error(const std::string&)>;
+
+struct option_spec {
+  std::string name;
+  /// Empty for a switch (no value; the setter gets "").
+  std::string metavar;
+  std::string help;
+  setter set;
+  /// Each occurrence is set in turn; otherwise the last one wins.
+  bool repeatable = false;
+};
+
+void add_specs(CLI::App& app, std::vector<option_spec> specs) {
+  for (auto& s : specs) {
+    auto set = [set = s.set](const std::string& v) {
+      if (auto err = set(v))
+        throw CLI::ValidationError(aws::error_text(err));
+    };
+    if (s.metavar.empty()) {
+      app.add_flag_callback(
+             s.name, [set] { set(""); }, s.help)
+          ->disable_flag_override();
+    } else if (s.repeatable) {
+      app.add_option_function<std::vector<std::string>>(
+             s.name,
+             [set](const std::vector<std::string>& vs) {
+               for (const auto& v : vs)
+                 set(v);
+             },
+             s.help)
+          ->type_name(s.metavar)
+          ->allow_extra_args(false);
+    } else {
+      app.add_option_function<std::string>(s.name, set, s.help)
+          ->type_name(s.metavar)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
+}
 
 // Never echoes the password: only what is wrong with it.
 caf::error check_db_password(const std::string& value) {
@@ -231,7 +277,8 @@ std::vector<option_spec> up_specs(up_options& o) {
                       + "' is not KEY=VALUE with an alphanumeric KEY");
          o.extra_parameters.push_back({v.substr(0, eq), v.substr(eq + 1)});
          return caf::error{};
-       }},
+       },
+       true},
       {"--templates-dir", "DIR",
        "read <type>.yaml from DIR instead of the installed templates",
        [&o](const std::string& v) {
@@ -274,32 +321,6 @@ std::vector<option_spec> list_specs(list_options& o) {
   return specs;
 }
 
-const char* synopsis(const std::string& topic) {
-  if (topic == "up")
-    return "usage: det-deploy aws up --cluster-id ID --keypair NAME "
-           "--package URL --agent-image-id AMI [options]\n\n"
-           "Creates the cluster's CloudFormation stack, or updates it when it "
-           "exists,\nshows its events while it waits, and prints the master "
-           "URL and the stack's\noutputs.\n";
-  if (topic == "down")
-    return "usage: det-deploy aws down --cluster-id ID [options]\n\n"
-           "Terminates the agents the master launched (instances and spot "
-           "requests\ntagged with the cluster's agent tags), deletes the "
-           "stack and waits.\nThe checkpoint bucket, the log group, the EFS "
-           "file system and a final\ndatabase snapshot are kept.\n";
-  if (topic == "list")
-    return "usage: det-deploy aws list [options]\n\n"
-           "The clusters det-deploy created in the region (stacks tagged "
-           "managed-by:\ndet-deploy).\n";
-  return "usage: det-deploy aws up|down|list [options]\n"
-         "       det-deploy aws <command> --help\n\n"
-         "Deploys det-master clusters to AWS with CloudFormation.\n"
-         "  up     create or update a cluster\n"
-         "  down   delete a cluster\n"
-         "  list   the clusters det-deploy created\n\n"
-         "Exit status: 0 success, 1 failure, 2 bad arguments.\n";
-}
-
 caf::error missing(const std::string& what) {
   return bad("missing required argument " + what);
 }
@@ -340,45 +361,72 @@ caf::error check_up(const up_options& o) {
   return caf::none;
 }
 
+const char* top_description =
+    "Deploys det-master clusters to AWS with CloudFormation.\n"
+    "  det-deploy aws <command> --help\n"
+    "\n"
+    "Commands:\n"
+    "  up     create or update a cluster\n"
+    "  down   delete a cluster\n"
+    "  list   the clusters det-deploy created\n"
+    "\n"
+    "Exit status: 0 success, 1 failure, 2 bad arguments.";
+
+const char* up_description =
+    "Required: --cluster-id ID --keypair NAME --package URL --agent-image-id "
+    "AMI\n(or --cpu-agent-image-id and --gpu-agent-image-id).\n\n"
+    "Creates the cluster's CloudFormation stack, or updates it when it "
+    "exists,\nshows its events while it waits, and prints the master "
+    "URL and the stack's\noutputs.";
+
+const char* down_description =
+    "Terminates the agents the master launched (instances and spot "
+    "requests\ntagged with the cluster's agent tags), deletes the "
+    "stack and waits.\nThe checkpoint bucket, the log group, the EFS "
+    "file system and a final\ndatabase snapshot are kept.";
+
+const char* list_description =
+    "The clusters det-deploy created in the region (stacks tagged "
+    "managed-by:\ndet-deploy).";
+
+const std::vector<std::string> subcommands = {"up", "down", "list"};
+
+// The whole command line, writing into `cmd`; `app` must not outlive it.
+void build(CLI::App& app, command& cmd) {
+  app.description(top_description);
+  auto* aws = app.add_subcommand("aws", "AWS: up, down or list");
+  auto* up = aws->add_subcommand("up", "create or update a cluster");
+  up->description(up_description);
+  add_specs(*up, up_specs(cmd.up));
+  auto* down = aws->add_subcommand("down", "delete a cluster");
+  down->description(down_description);
+  add_specs(*down, down_specs(cmd.down));
+  auto* list = aws->add_subcommand("list", "the clusters det-deploy created");
+  list->description(list_description);
+  add_specs(*list, list_specs(cmd.list));
+  cli::configure(app);
+}
+
+bool is_help(const std::string& a) {
+  return a == "--help" || a == "-h" || a == "help";
+}
+
 } // namespace
 
-const std::vector<std::string>& agent_instance_types() {
-  static const std::vector<std::string> types = {
-      "g4dn.xlarge",   "g4dn.2xlarge",  "g4dn.4xlarge", "g4dn.8xlarge",
-      "g4dn.16xlarge", "g4dn.12xlarge", "g4dn.metal",   "p2.xlarge",
-      "p2.8xlarge",    "p2.16xlarge",   "p3.2xlarge",   "p3.8xlarge",
-      "p3.16xlarge",   "p3dn.24xlarge", "t2.medium",    "t2.large",
-      "t2.xlarge",     "t2.2xlarge"};
-  return types;
-}
-
-const std::vector<std::string>& deployment_types() {
-  static const std::vector<std::string> types = {"simple", "vpc", "efs", "fsx",
-                                                 "secure"};
-  return types;
-}
-
 std::string usage(const std::string& topic) {
-  std::string text = synopsis(topic);
-  if (topic == "up") {
-    up_options o;
-    text += describe_options(up_specs(o));
-  } else if (topic == "down") {
-    down_options o;
-    text += describe_options(down_specs(o));
-  } else if (topic == "list") {
-    list_options o;
-    text += describe_options(list_specs(o));
-  }
-  return text;
+  command ignored;
+  CLI::App app{"", "det-deploy"};
+  build(app, ignored);
+  if (topic.empty())
+    return app.help();
+  return app.get_subcommand("aws")->get_subcommand(topic)->help(
+      "det-deploy aws");
 }
 
 caf::expected<command>
 parse_command_line(const std::vector<std::string>& args) {
   command cmd;
-  auto is_help = [](const std::string& a) {
-    return a == "--help" || a == "-h" || a == "help";
-  };
+  // The words before the options: a provider and one of its commands.
   if (args.empty() || is_help(args[0]))
     return cmd;
   if (args[0] != "aws")
@@ -386,86 +434,30 @@ parse_command_line(const std::vector<std::string>& args) {
   if (args.size() < 2 || is_help(args[1]))
     return cmd;
   const auto& sub = args[1];
-  if (sub != "up" && sub != "down" && sub != "list")
+  if (std::find(subcommands.begin(), subcommands.end(), sub)
+      == subcommands.end())
     return bad("unknown command 'aws " + sub + "'; allowed: up, down, list");
-  for (size_t i = 2; i < args.size(); ++i)
-    if (args[i] == "--help" || args[i] == "-h") {
-      cmd.help_topic = sub;
-      return cmd;
-    }
+  CLI::App app{"", "det-deploy"};
+  build(app, cmd);
+  auto r = cli::parse(app, args);
+  if (r.what == cli::outcome::kind::error)
+    return bad(r.text);
+  if (r.what == cli::outcome::kind::help) {
+    cmd.help_topic = sub;
+    return cmd;
+  }
   if (sub == "up") {
     cmd.kind = command_kind::up;
-    if (auto err = parse_options(args, 2, up_specs(cmd.up)))
-      return err;
     if (auto err = check_up(cmd.up))
       return err;
   } else if (sub == "down") {
     cmd.kind = command_kind::down;
-    if (auto err = parse_options(args, 2, down_specs(cmd.down)))
-      return err;
     if (auto err = check_cluster_id(cmd.down.cluster_id))
       return err;
   } else {
     cmd.kind = command_kind::list;
-    if (auto err = parse_options(args, 2, list_specs(cmd.list)))
-      return err;
   }
   return cmd;
-}
-
-std::vector<stack_key_value> template_parameters(const up_options& o) {
-  std::vector<stack_key_value> p = {
-      {"Keypair", o.keypair},
-      {"MasterInstanceType", o.master_instance_type},
-      {"CpuAgentInstanceType", o.cpu_agent_instance_type},
-      {"GpuAgentInstanceType", o.gpu_agent_instance_type},
-      {"InboundCIDR", o.inbound_cidr},
-      {"DBPassword", o.db_password},
-      {"MaxCPUContainersPerAgent",
-       std::to_string(o.max_cpu_containers_per_agent)},
-      {"MaxIdleAgentPeriod", o.max_idle_agent_period},
-      {"MaxDynamicAgents", std::to_string(o.max_dynamic_agents)},
-      {"SpotEnabled", o.spot ? "true" : "false"},
-      {"SpotMaxPrice", o.spot_max_price},
-      {"DeterminedPackage", o.package},
-      {"CpuAgentImageId", o.cpu_agent_image_id},
-      {"GpuAgentImageId", o.gpu_agent_image_id},
-      {"CloudWatchLogs", o.cloudwatch_logs},
-  };
-  if (!o.log_group.empty())
-    p.push_back({"CloudWatchLogGroup", o.log_group});
-  if (!o.master_image_id.empty())
-    p.push_back({"MasterImageId", o.master_image_id});
-  if (!o.bastion_image_id.empty())
-    p.push_back({"BastionImageId", o.bastion_image_id});
-  for (const auto& extra : o.extra_parameters) {
-    auto same = std::find_if(p.begin(), p.end(), [&](const auto& kv) {
-      return kv.key == extra.key;
-    });
-    if (same != p.end())
-      same->value = extra.value;
-    else
-      p.push_back(extra);
-  }
-  return p;
-}
-
-std::vector<stack_key_value> stack_tags(const up_options& o) {
-  return {{managed_by_tag, managed_by_value},
-          {cluster_id_tag, o.cluster_id},
-          {deployment_type_tag, o.deployment_type}};
-}
-
-bool is_secret_parameter(const std::string& key) {
-  return key == "DBPassword";
-}
-
-std::vector<stack_key_value>
-redact_parameters(std::vector<stack_key_value> params) {
-  for (auto& kv : params)
-    if (is_secret_parameter(kv.key))
-      kv.value = "****";
-  return params;
 }
 
 } // namespace det::deploy

@@ -1,39 +1,16 @@
 #pragma once
 
-// The small command-line machinery det-deploy's options are built on: a
-// table of option specs (name, value placeholder, help, setter), a parser
-// that feeds them ("--name value", "--name=value", switches) and the help
-// text made from the same table, so the two cannot drift apart; and value
-// checks whose errors name the flag. Every error is errc::invalid_argument
-// with the text to show the user. Pure.
+// The checks of det-deploy's option values; each error names the flag and
+// what is wrong with the value, and is errc::invalid_argument with the text
+// to show the user. Pure.
 
 #include <caf/error.hpp>
 
 #include <chrono>
-#include <functional>
 #include <string>
 #include <vector>
 
 namespace det::deploy {
-
-using setter = std::function<caf::error(const std::string&)>;
-
-struct option_spec {
-  std::string name;
-  /// Empty for a switch (no value).
-  std::string metavar;
-  std::string help;
-  setter set;
-};
-
-/// Feeds args[first..] to the specs; fails on the first unknown argument,
-/// missing value or value a setter refuses.
-[[nodiscard]] caf::error parse_options(const std::vector<std::string>& args,
-                                       size_t first,
-                                       const std::vector<option_spec>& specs);
-
-/// "options:" and each spec with its help wrapped to 78 columns.
-std::string describe_options(const std::vector<option_spec>& specs);
 
 /// errc::invalid_argument with `msg`.
 caf::error bad(const std::string& msg);

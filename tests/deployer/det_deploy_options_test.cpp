@@ -2,9 +2,9 @@
 // --dry-run document, and the template lookup and checks.
 
 #include "aws/aws_error.hpp"
-#include "cmd/det_deploy/commands.hpp"
-#include "cmd/det_deploy/options.hpp"
-#include "cmd/det_deploy/templates.hpp"
+#include "deployer/commands.hpp"
+#include "deployer/options.hpp"
+#include "deployer/templates.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // order, the first real failure, updates, deletes, and the timeout on an
 // injected clock.
 
-#include "cmd/det_deploy/stack_waiter.hpp"
+#include "deployer/stack_waiter.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,4 @@
-#include "aws/http_client.hpp"
-#include "cmd/det_inspect/source.hpp"
+#include "inspect/source.hpp"
 #include "messages/errc.hpp"
 
 #include <openssl/sha.h>
@@ -66,8 +65,8 @@ std::string error_message(const json& j, const std::string& body) {
 
 class api_source : public source {
 public:
-  explicit api_source(api_options o)
-      : opts_(std::move(o)), http_(aws::make_curl_http_client()) {
+  api_source(api_options o, http_transport http)
+      : opts_(std::move(o)), http_(std::move(http)) {
     while (!opts_.master_url.empty() && opts_.master_url.back() == '/')
       opts_.master_url.pop_back();
   }
@@ -123,16 +122,15 @@ private:
   /// The JSON answer of a 2xx; otherwise an error with the master's message.
   caf::expected<json> call(const std::string& method, const std::string& path,
                            std::string body = "") {
-    aws::http_request req;
+    http_exchange req;
     req.method = method;
     req.url = opts_.master_url + path;
     req.body = std::move(body);
-    req.no_proxy = true;
     if (!req.body.empty())
       req.headers.emplace_back("Content-Type", "application/json");
     if (!opts_.token.empty())
       req.headers.emplace_back("Authorization", "Bearer " + opts_.token);
-    auto res = http_->send(req);
+    auto res = http_(req);
     if (!res)
       return make_error(errc::remote_error, "cannot reach the master at "
                                                 + opts_.master_url + ": "
@@ -152,13 +150,14 @@ private:
   }
 
   api_options opts_;
-  std::shared_ptr<aws::http_client> http_;
+  http_transport http_;
 };
 
 } // namespace
 
-caf::expected<std::unique_ptr<source>> make_api_source(const api_options& o) {
-  auto s = std::make_unique<api_source>(o);
+caf::expected<std::unique_ptr<source>> make_api_source(const api_options& o,
+                                                       http_transport http) {
+  auto s = std::make_unique<api_source>(o, std::move(http));
   if (auto err = s->login())
     return err;
   return std::unique_ptr<source>{std::move(s)};

@@ -7,7 +7,7 @@
 // thread between polls.
 
 #include "aws/cloudformation_client.hpp"
-#include "cmd/det_deploy/options.hpp"
+#include "deployer/options.hpp"
 
 #include <caf/expected.hpp>
 

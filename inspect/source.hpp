@@ -12,9 +12,12 @@
 #include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace det::inspect_cli {
 
@@ -39,8 +42,30 @@ struct api_options {
   std::string password;
 };
 
+/// One HTTP exchange with the master as det-inspect needs it. The transport
+/// is wired in by the program (libcurl, in cmd/det_inspect) so that this
+/// floor needs no HTTP client; tests script the answers.
+struct http_exchange {
+  std::string method;
+  /// Absolute: the master's URL and the path.
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+struct http_answer {
+  long status = 0;
+  std::string body;
+};
+
+/// Any HTTP status is an answer; an error only when none came (refused,
+/// timed out, unresolvable).
+using http_transport =
+    std::function<caf::expected<http_answer>(const http_exchange&)>;
+
 /// Logs in first when a user is given; fails naming the reason.
-caf::expected<std::unique_ptr<source>> make_api_source(const api_options& o);
+caf::expected<std::unique_ptr<source>> make_api_source(const api_options& o,
+                                                       http_transport http);
 
 /// Opens the log read-only (no lock, no migration).
 caf::expected<std::unique_ptr<source>> make_db_source(const std::string& url);

@@ -1,4 +1,4 @@
-#include "cmd/det_deploy/templates.hpp"
+#include "deployer/templates.hpp"
 
 #include "messages/errc.hpp"
 
