@@ -6,6 +6,7 @@
 // (the reason on stderr), 2 on bad arguments.
 
 #include "aws/http_client.hpp"
+#include "conf/redact.hpp"
 #include "inspect/print.hpp"
 #include "inspect/source.hpp"
 #include "messages/errc.hpp"
@@ -169,6 +170,8 @@ int run_events(inspect_cli::source& src, const args& a) {
   auto page = src.events(f);
   if (!page)
     fail(page.error());
+  // Password and token hashes are never shown, from the master or the log.
+  *page = conf::redact(*page);
   auto print = [&](const json& events, bool first) {
     if (a.json && a.follow) {
       for (const auto& e : events)
@@ -198,6 +201,7 @@ int run_events(inspect_cli::source& src, const args& a) {
     page = src.events(f);
     if (!page)
       fail(page.error());
+    *page = conf::redact(*page);
     print((*page)["events"], false);
   }
 }
@@ -222,7 +226,7 @@ int run_state(inspect_cli::source& src, const args& a) {
     else
       std::cout << inspect_cli::view_text(*k, v);
   } else if (a.json) {
-    std::cout << state::to_snapshot(*st).dump() << "\n";
+    std::cout << conf::redact(state::to_snapshot(*st)).dump() << "\n";
   } else {
     std::cout << inspect_cli::summary_text(inspection::summary(*st));
   }
