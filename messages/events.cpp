@@ -288,4 +288,8 @@ std::vector<std::pair<std::string, int32_t>> known_event_types() {
   return out;
 }
 
+bool operator==(const pool_configured& a, const pool_configured& b) {
+  return payload::write(a) == payload::write(b);
+}
+
 } // namespace det

@@ -68,6 +68,10 @@ struct pool_configured {
   int64_t agent_reconnect_wait_s = 25;
 };
 
+/// Equal when every payload field is (the event's one field list in
+/// messages/event_payloads.hpp); pool_info compares its configuration so.
+bool operator==(const pool_configured& a, const pool_configured& b);
+
 // -- agents -----------------------------------------------------------------
 
 /// An agent connected and reported its slots; or, while its reconnect

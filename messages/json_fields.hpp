@@ -79,14 +79,19 @@ template <> struct field_traits<std::vector<int64_t>> {
 
 } // namespace detail
 
+/// `value` as a T, where `value` is field `key` of some object.
+template <class T> T get_value(const nlohmann::json& value, const char* key) {
+  if (!detail::field_traits<T>::ok(value))
+    detail::throw_field_error(key, detail::field_traits<T>::name, value);
+  return value.template get<T>();
+}
+
 /// The value of required field `key` of object `obj`.
 template <class T> T get_field(const nlohmann::json& obj, const char* key) {
   auto i = obj.find(key);
   if (i == obj.end())
     throw field_error(std::string{"field '"} + key + "' is missing");
-  if (!detail::field_traits<T>::ok(*i))
-    detail::throw_field_error(key, detail::field_traits<T>::name, *i);
-  return i->template get<T>();
+  return get_value<T>(*i, key);
 }
 
 /// The value of optional field `key`, or `fallback` when absent or null.
@@ -95,9 +100,7 @@ T get_field_or(const nlohmann::json& obj, const char* key, T fallback) {
   auto i = obj.find(key);
   if (i == obj.end() || i->is_null())
     return fallback;
-  if (!detail::field_traits<T>::ok(*i))
-    detail::throw_field_error(key, detail::field_traits<T>::name, *i);
-  return i->template get<T>();
+  return get_value<T>(*i, key);
 }
 
 /// Requires `obj` to be a JSON object; `what` names it in the error.

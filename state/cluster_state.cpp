@@ -3,8 +3,6 @@
 #include "messages/errc.hpp"
 #include "state/apply_detail.hpp"
 
-#include <tuple>
-
 namespace det::state {
 
 namespace detail {
@@ -56,16 +54,6 @@ caf::error apply(cluster_state& s, const recorded_event& meta,
   s.position = meta.position;
   ++s.applied_by_type[type_name_of(ev)];
   return {};
-}
-
-bool operator==(const cluster_state& a, const cluster_state& b) {
-  auto f = [](const cluster_state& x) {
-    return std::tie(x.position, x.applied_by_type, x.cluster_id,
-                    x.masters_started, x.pools, x.agents, x.instances,
-                    x.spot_requests, x.experiments, x.trials, x.allocations,
-                    x.users, x.sessions);
-  };
-  return f(a) == f(b);
 }
 
 caf::error apply(cluster_state& s, const recorded_event& rec) {

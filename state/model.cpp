@@ -1,6 +1,6 @@
 #include "state/model.hpp"
 
-#include <tuple>
+#include "state/model_fields.hpp"
 
 namespace det::state {
 
@@ -110,123 +110,46 @@ bool holds_allocation(trial_status x) {
          || x == trial_status::checkpointing;
 }
 
-// -- equality: every field, in declaration order ------------------------------
-
-namespace {
-
-auto fields_of(const pool_configured& x) {
-  return std::tie(x.pool, x.scheduler, x.provider, x.slots_per_instance,
-                  x.min_instances, x.max_instances, x.instance_type, x.spot,
-                  x.max_idle_agent_period_s, x.max_agent_starting_period_s,
-                  x.agent_reconnect_wait_s);
-}
-
-} // namespace
-
-bool operator==(const user_info& a, const user_info& b) {
-  auto f = [](const user_info& x) {
-    return std::tie(x.id, x.username, x.admin, x.active, x.password_hash,
-                    x.created_at_us, x.modified_at_us);
-  };
-  return f(a) == f(b);
-}
+// -- equality: every member fields() names ---------------------------------
 
 bool operator==(const launch_info& a, const launch_info& b) {
-  auto f = [](const launch_info& x) {
-    return std::tie(x.seq, x.client_token, x.count, x.spot, x.seen,
-                    x.requested_at_us);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const pool_info& a, const pool_info& b) {
-  auto f = [](const pool_info& x) {
-    return std::tie(x.launches_requested, x.consecutive_launch_failures,
-                    x.last_launch_error_kind, x.last_launch_error,
-                    x.last_launch_error_at_us, x.launches);
-  };
-  return fields_of(a.config) == fields_of(b.config) && f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const agent_info& a, const agent_info& b) {
-  auto f = [](const agent_info& x) {
-    return std::tie(x.id, x.pool, x.slot_type, x.instance_id, x.status,
-                    x.enabled, x.draining, x.slots, x.connected_at_us,
-                    x.idle_since_us, x.disconnected_at_us,
-                    x.reconnect_deadline_us);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const instance_info& a, const instance_info& b) {
-  auto f = [](const instance_info& x) {
-    return std::tie(x.id, x.pool, x.launch_seq, x.spot_request_id, x.status,
-                    x.agent_id, x.launched_at_us, x.running_at_us,
-                    x.agent_gone_since_us, x.terminate_reason,
-                    x.terminate_requested_at_us);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const spot_request_info& a, const spot_request_info& b) {
-  auto f = [](const spot_request_info& x) {
-    return std::tie(x.id, x.pool, x.launch_seq, x.opened_at_us);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
-bool operator==(const experiment_info& a, const experiment_info& b) {
-  auto f = [](const experiment_info& x) {
-    return std::tie(x.id, x.pool, x.owner, x.config, x.priority, x.weight,
-                    x.max_restarts, x.slots_per_trial, x.status,
-                    x.status_reason, x.searcher_state, x.progress, x.trial_ids,
-                    x.submitted_at_us, x.state_changed_at_us, x.searcher_inbox,
-                    x.searcher_inputs_queued, x.model_definition_pending);
-  };
-  return f(a) == f(b);
-}
-
 bool operator==(const searcher_input& a, const searcher_input& b) {
-  auto f = [](const searcher_input& x) {
-    return std::tie(x.seq, x.trial_id, x.request_id, x.kind, x.steps, x.metrics,
-                    x.trial_status);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
+bool operator==(const experiment_info& a, const experiment_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const allocation_info& a, const allocation_info& b) {
-  auto f = [](const allocation_info& x) {
-    return std::tie(x.id, x.assignments, x.placed_at_us, x.running_at_us,
-                    x.preemption_requested, x.preemption_reason,
-                    x.preemption_requested_at_us);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const checkpoint_info& a, const checkpoint_info& b) {
-  auto f = [](const checkpoint_info& x) {
-    return std::tie(x.uuid, x.steps_completed, x.metadata, x.at_us);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const metrics_summary& a, const metrics_summary& b) {
-  auto f = [](const metrics_summary& x) {
-    return std::tie(x.steps_completed, x.training_reports, x.validation_reports,
-                    x.latest_training, x.latest_validation, x.best_validation,
-                    x.best_validation_steps);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
 }
-
 bool operator==(const trial_info& a, const trial_info& b) {
-  auto f = [](const trial_info& x) {
-    return std::tie(x.id, x.experiment_id, x.request_id, x.hparams, x.status,
-                    x.restarts, x.runs, x.allocation, x.last_exit_reason,
-                    x.last_exit_code, x.end_reason, x.latest_checkpoint,
-                    x.metrics, x.created_at_us, x.checkpoints);
-  };
-  return f(a) == f(b);
+  return record_equal::equal(a, b);
+}
+bool operator==(const user_info& a, const user_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const cluster_state& a, const cluster_state& b) {
+  return record_equal::equal(a, b);
 }
 
 } // namespace det::state

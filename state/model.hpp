@@ -3,7 +3,8 @@
 // The records cluster_state is made of: one per pool, agent, instance, open
 // spot request, experiment and trial. Plain data with value equality; only
 // apply() (state/apply_*.cpp) changes them, and check_invariants() says what
-// must hold between them. Times are microseconds since the epoch copied from
+// must hold between them. A new member goes into its record's fields()
+// (state/model_fields.hpp), which drives equality and the snapshot. Times are microseconds since the epoch copied from
 // events, never read from a clock.
 
 #include "messages/events.hpp"

@@ -28,7 +28,19 @@ void expect_golden(const std::string& name, const std::string& text) {
   ASSERT_TRUE(in) << "no golden file " << golden_path(name);
   std::stringstream want;
   want << in.rdbuf();
-  EXPECT_EQ(text, want.str()) << "the snapshot form of " << name << " changed";
+  // Name the first line that differs rather than print both files.
+  std::istringstream got_lines(text), want_lines(want.str());
+  std::string got_line, want_line;
+  for (int n = 1;; ++n) {
+    bool more_got = static_cast<bool>(std::getline(got_lines, got_line));
+    bool more_want = static_cast<bool>(std::getline(want_lines, want_line));
+    if (!more_got && !more_want)
+      return;
+    ASSERT_TRUE(more_got && more_want && got_line == want_line)
+        << "the snapshot form of " << name << " changed at line " << n
+        << ": wrote '" << (more_got ? got_line : "(end)") << "', golden has '"
+        << (more_want ? want_line : "(end)") << "'";
+  }
 }
 
 /// Every record type, every field set to something other than its default

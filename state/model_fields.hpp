@@ -1,0 +1,261 @@
+#pragma once
+
+// The one field list of each state record (state/model.hpp) and of
+// cluster_state: fields(f, x) names every member once, in declaration order,
+// under its snapshot key. The same list drives operator== (state/model.cpp)
+// and the snapshot codec, write and read (state/snapshot_codec.hpp), so a
+// member added here is compared and stored everywhere; a member left out
+// here is caught by tests/state/record_fields_test.cpp (which counts the
+// record's members).
+//
+// A visitor F provides:
+//   f.req(key, member)   present in every snapshot;
+//   f.opt(key, member)   absent in older snapshots: keeps the default;
+//   f.pairs(key, map, key_name, value_name)
+//                        a string map stored as a list of two-field objects;
+//   f.derived(member)    not stored (rebuilt on read), but compared.
+// fields() takes the record mutable so that one list serves reading too;
+// visitors that only read cast const away (see record_equal).
+
+#include "state/cluster_state.hpp"
+#include "state/model.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace det::state {
+
+template <class F> void fields(F& f, slot_assignment& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("slots", x.slots);
+}
+
+template <class F> void fields(F& f, launch_info& x) {
+  f.req("seq", x.seq);
+  f.req("client_token", x.client_token);
+  f.req("count", x.count);
+  f.req("spot", x.spot);
+  f.req("seen", x.seen);
+  f.req("requested_at_us", x.requested_at_us);
+}
+
+template <class F> void fields(F& f, pool_info& x) {
+  f.req("config", x.config);
+  f.req("launches_requested", x.launches_requested);
+  f.req("consecutive_launch_failures", x.consecutive_launch_failures);
+  f.req("last_launch_error_kind", x.last_launch_error_kind);
+  f.req("last_launch_error", x.last_launch_error);
+  f.req("last_launch_error_at_us", x.last_launch_error_at_us);
+  f.req("launches", x.launches);
+}
+
+template <class F> void fields(F& f, agent_info& x) {
+  f.req("id", x.id);
+  f.req("pool", x.pool);
+  f.req("slot_type", x.slot_type);
+  f.req("instance_id", x.instance_id);
+  f.req("status", x.status);
+  f.req("enabled", x.enabled);
+  f.req("draining", x.draining);
+  f.req("slots", x.slots);
+  f.req("connected_at_us", x.connected_at_us);
+  f.opt("idle_since_us", x.idle_since_us);
+  f.req("disconnected_at_us", x.disconnected_at_us);
+  f.req("reconnect_deadline_us", x.reconnect_deadline_us);
+}
+
+template <class F> void fields(F& f, instance_info& x) {
+  f.req("id", x.id);
+  f.req("pool", x.pool);
+  f.req("launch_seq", x.launch_seq);
+  f.req("spot_request_id", x.spot_request_id);
+  f.req("status", x.status);
+  f.req("agent_id", x.agent_id);
+  f.req("launched_at_us", x.launched_at_us);
+  f.req("running_at_us", x.running_at_us);
+  f.opt("agent_gone_since_us", x.agent_gone_since_us);
+  f.req("terminate_reason", x.terminate_reason);
+  f.req("terminate_requested_at_us", x.terminate_requested_at_us);
+}
+
+template <class F> void fields(F& f, spot_request_info& x) {
+  f.req("id", x.id);
+  f.req("pool", x.pool);
+  f.req("launch_seq", x.launch_seq);
+  f.req("opened_at_us", x.opened_at_us);
+}
+
+template <class F> void fields(F& f, searcher_input& x) {
+  f.req("seq", x.seq);
+  f.req("trial_id", x.trial_id);
+  f.req("request_id", x.request_id);
+  f.req("kind", x.kind);
+  f.req("steps", x.steps);
+  f.req("metrics", x.metrics);
+  f.req("trial_status", x.trial_status);
+}
+
+template <class F> void fields(F& f, experiment_info& x) {
+  f.req("id", x.id);
+  f.req("pool", x.pool);
+  f.req("owner", x.owner);
+  f.req("config", x.config);
+  f.req("priority", x.priority);
+  f.req("weight", x.weight);
+  f.req("max_restarts", x.max_restarts);
+  f.req("slots_per_trial", x.slots_per_trial);
+  f.req("status", x.status);
+  f.req("status_reason", x.status_reason);
+  f.req("searcher_state", x.searcher_state);
+  f.req("progress", x.progress);
+  f.req("trial_ids", x.trial_ids);
+  f.req("submitted_at_us", x.submitted_at_us);
+  f.req("state_changed_at_us", x.state_changed_at_us);
+  // Absent in snapshots of masters that fed their searchers inline.
+  f.opt("searcher_inbox", x.searcher_inbox);
+  f.opt("searcher_inputs_queued", x.searcher_inputs_queued);
+  // Absent in snapshots of older masters.
+  f.opt("model_definition_pending", x.model_definition_pending);
+}
+
+template <class F> void fields(F& f, allocation_info& x) {
+  f.req("id", x.id);
+  f.req("assignments", x.assignments);
+  f.req("placed_at_us", x.placed_at_us);
+  f.req("running_at_us", x.running_at_us);
+  f.req("preemption_requested", x.preemption_requested);
+  f.req("preemption_reason", x.preemption_reason);
+  f.opt("preemption_requested_at_us", x.preemption_requested_at_us);
+}
+
+template <class F> void fields(F& f, checkpoint_info& x) {
+  f.req("uuid", x.uuid);
+  f.req("steps_completed", x.steps_completed);
+  f.req("metadata", x.metadata);
+  f.req("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, metrics_summary& x) {
+  f.req("steps_completed", x.steps_completed);
+  f.req("training_reports", x.training_reports);
+  f.req("validation_reports", x.validation_reports);
+  f.req("latest_training", x.latest_training);
+  f.req("latest_validation", x.latest_validation);
+  f.req("best_validation", x.best_validation);
+  f.req("best_validation_steps", x.best_validation_steps);
+}
+
+template <class F> void fields(F& f, trial_info& x) {
+  f.req("id", x.id);
+  f.req("experiment_id", x.experiment_id);
+  f.req("request_id", x.request_id);
+  f.req("hparams", x.hparams);
+  f.req("status", x.status);
+  f.req("restarts", x.restarts);
+  f.req("runs", x.runs);
+  f.req("allocation", x.allocation);
+  f.req("last_exit_reason", x.last_exit_reason);
+  f.req("last_exit_code", x.last_exit_code);
+  f.req("end_reason", x.end_reason);
+  f.req("latest_checkpoint", x.latest_checkpoint);
+  // Older snapshots kept only the latest checkpoint (see upgrade()).
+  f.opt("checkpoints", x.checkpoints);
+  f.req("metrics", x.metrics);
+  f.req("created_at_us", x.created_at_us);
+}
+
+template <class F> void fields(F& f, user_info& x) {
+  f.req("id", x.id);
+  f.req("username", x.username);
+  f.req("admin", x.admin);
+  f.req("active", x.active);
+  f.req("password_hash", x.password_hash);
+  f.req("created_at_us", x.created_at_us);
+  f.req("modified_at_us", x.modified_at_us);
+}
+
+template <class F> void fields(F& f, cluster_state& x) {
+  f.req("position", x.position);
+  f.req("applied_by_type", x.applied_by_type);
+  f.req("cluster_id", x.cluster_id);
+  f.req("masters_started", x.masters_started);
+  f.req("pools", x.pools);
+  f.req("agents", x.agents);
+  f.req("instances", x.instances);
+  f.req("spot_requests", x.spot_requests);
+  f.req("experiments", x.experiments);
+  f.req("trials", x.trials);
+  f.derived(x.allocations);
+  // Snapshots older than the user events have neither key.
+  f.opt("users", x.users);
+  f.pairs("sessions", x.sessions, "token_hash", "username");
+}
+
+/// The key a record is filed under in its cluster_state map.
+inline const std::string& key_of(const pool_info& x) {
+  return x.config.pool;
+}
+inline int64_t key_of(const launch_info& x) {
+  return x.seq;
+}
+inline const std::string& key_of(const agent_info& x) {
+  return x.id;
+}
+inline const std::string& key_of(const instance_info& x) {
+  return x.id;
+}
+inline const std::string& key_of(const spot_request_info& x) {
+  return x.id;
+}
+inline int64_t key_of(const experiment_info& x) {
+  return x.id;
+}
+inline int64_t key_of(const trial_info& x) {
+  return x.id;
+}
+inline const std::string& key_of(const user_info& x) {
+  return x.username;
+}
+
+// -- equality -----------------------------------------------------------------
+
+/// Equality of the members fields() names: the first pass collects b's
+/// members, the second compares a's with them in the same order (the two
+/// passes see the same types in the same order, so each static_cast gives
+/// back the member's own type).
+class record_equal {
+public:
+  template <class T> static bool equal(const T& a, const T& b) {
+    record_equal collect;
+    fields(collect, const_cast<T&>(b));
+    record_equal compare;
+    compare.others_ = &collect.members_;
+    fields(compare, const_cast<T&>(a));
+    return compare.equal_;
+  }
+
+  template <class V> void req(const char*, V& x) { visit(x); }
+  template <class V> void opt(const char*, V& x) { visit(x); }
+  template <class M> void pairs(const char*, M& x, const char*, const char*) {
+    visit(x);
+  }
+  template <class V> void derived(V& x) { visit(x); }
+
+private:
+  template <class V> void visit(const V& x) {
+    if (others_ == nullptr) {
+      members_.push_back(&x);
+      return;
+    }
+    if (equal_)
+      equal_ = x == *static_cast<const V*>((*others_)[next_]);
+    ++next_;
+  }
+
+  std::vector<const void*> members_;
+  const std::vector<const void*>* others_ = nullptr;
+  size_t next_ = 0;
+  bool equal_ = true;
+};
+
+} // namespace det::state
