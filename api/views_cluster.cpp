@@ -1,6 +1,7 @@
 #include "api/views_cluster.hpp"
 #include "api/pool_views.hpp"
 #include "api/views.hpp"
+#include "messages/priority.hpp"
 #include "state/queries.hpp"
 
 #include <algorithm>
@@ -239,7 +240,7 @@ json tasks_response(const state::cluster_state& s) {
                   {"slotsNeeded", slots},
                   {"resources", std::move(resources)},
                   {"schedulerType", "priority"},
-                  {"priority", e != nullptr ? e->priority : 42},
+                  {"priority", e != nullptr ? e->priority : default_priority},
                   {"proxyPorts", json::array()}};
   }
   return {{"allocationIdToSummary", std::move(out)}};

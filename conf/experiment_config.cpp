@@ -91,7 +91,8 @@ void read_resources(object_reader& r, resources_config& out,
   if (!d.pool_priorities.empty() && known == d.pool_priorities.end())
     r.fail("resource_pool",
            "resource pool \"" + out.resource_pool + "\" does not exist");
-  int64_t pool_priority = known != d.pool_priorities.end() ? known->second : 42;
+  int64_t pool_priority =
+      known != d.pool_priorities.end() ? known->second : default_priority;
   out.priority = r.integer("priority", pool_priority, 1, 99);
   out.weight = r.number("weight", 1);
   if (out.weight <= 0)

@@ -16,6 +16,7 @@
 #include "conf/hyperparameters.hpp"
 #include "conf/searcher_config.hpp"
 #include "messages/errc.hpp"
+#include "messages/priority.hpp"
 
 #include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
@@ -45,7 +46,7 @@ struct entrypoint_config {
 struct resources_config {
   int64_t slots_per_trial = 1;
   std::string resource_pool; ///< filled with the master's default pool
-  int64_t priority = 42;     ///< 1 (highest) .. 99; filled from the pool
+  int64_t priority = default_priority; ///< 1 (highest) .. 99; from the pool
   double weight = 1;
   std::optional<int64_t> max_slots;
   bool is_single_node = false;

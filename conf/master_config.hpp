@@ -20,6 +20,7 @@
 #include "conf/checkpoint_storage.hpp"
 #include "conf/provider_config.hpp"
 #include "messages/errc.hpp"
+#include "messages/priority.hpp"
 
 #include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
@@ -61,10 +62,10 @@ struct log_config {
 };
 
 struct scheduler_config {
-  std::string type = "priority";       ///< priority | fair_share
-  bool preemption = false;             ///< always true for fair_share
-  int64_t default_priority = 42;       ///< 1 (highest) .. 99
-  std::string fitting_policy = "best"; ///< best | worst
+  std::string type = "priority"; ///< priority | fair_share
+  bool preemption = false;       ///< always true for fair_share
+  int64_t default_priority = det::default_priority; ///< 1 (highest) .. 99
+  std::string fitting_policy = "best";              ///< best | worst
   bool allow_heterogeneous_fits = false;
 };
 

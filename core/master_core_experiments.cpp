@@ -3,6 +3,7 @@
 #include "core/master_core.hpp"
 
 #include "messages/errc.hpp"
+#include "messages/priority.hpp"
 #include "state/queries.hpp"
 
 namespace det {
@@ -46,7 +47,8 @@ decision master_core::create_experiment(const nlohmann::json& config,
     ev.pool = cfg_.pools.front().pool;
   ev.slots_per_trial =
       value_at<int32_t>(config, "resources", "slots_per_trial", 1);
-  ev.priority = value_at<int32_t>(config, "resources", "priority", 42);
+  ev.priority =
+      value_at<int32_t>(config, "resources", "priority", default_priority);
   ev.weight = value_at<double>(config, "resources", "weight", 1.0);
   ev.max_restarts = config.value("max_restarts", 5);
   ev.at_us = now_us;

@@ -20,6 +20,7 @@
 // golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
+#include "messages/priority.hpp"
 
 #include <caf/expected.hpp>
 
@@ -236,7 +237,7 @@ struct experiment_submitted {
   std::string pool;
   std::string owner;
   nlohmann::json config = nlohmann::json::object();
-  int32_t priority = 42;
+  int32_t priority = default_priority;
   double weight = 1.0;
   int32_t max_restarts = 5;
   int32_t slots_per_trial = 1;

@@ -1,4 +1,5 @@
 #pragma once
+#include "messages/priority.hpp"
 
 // The plain data the pool scheduler reads and writes. The resource_pool actor
 // translates its state/ view of a pool into these structs once per scheduling
@@ -39,7 +40,7 @@ struct pending_allocation {
   std::string id;
   std::string experiment_id;
   int slots = 1;
-  int priority = 42;
+  int priority = default_priority;
   uint64_t order = 0;
   double weight = 1.0;
 };
@@ -50,7 +51,7 @@ struct pending_allocation {
 struct running_allocation {
   std::string id;
   std::string experiment_id;
-  int priority = 42;
+  int priority = default_priority;
   uint64_t order = 0;
   double weight = 1.0;
   bool preemptible = true;

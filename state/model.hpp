@@ -4,10 +4,11 @@
 // spot request, experiment and trial. Plain data with value equality; only
 // apply() (state/apply_*.cpp) changes them, and check_invariants() says what
 // must hold between them. A new member goes into its record's fields()
-// (state/model_fields.hpp), which drives equality and the snapshot. Times are microseconds since the epoch copied from
-// events, never read from a clock.
+// (state/model_fields.hpp), which drives equality and the snapshot. Times are
+// microseconds since the epoch copied from events, never read from a clock.
 
 #include "messages/events.hpp"
+#include "messages/priority.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -178,7 +179,7 @@ struct experiment_info {
   std::string pool;
   std::string owner;
   nlohmann::json config = nlohmann::json::object();
-  int32_t priority = 42;
+  int32_t priority = default_priority;
   double weight = 1.0;
   int32_t max_restarts = 5;
   int32_t slots_per_trial = 1;
