@@ -1,6 +1,7 @@
 #include "aws/retry.hpp"
 
 #include "messages/errc.hpp"
+#include "util/backoff.hpp"
 
 #include <algorithm>
 #include <mutex>
@@ -28,13 +29,13 @@ retry_clock retry_clock::real() {
 }
 
 milliseconds backoff_delay(const retry_policy& policy, int retry, double u) {
-  auto cap = policy.base_delay;
-  for (int i = 1; i < retry && cap < policy.max_delay; ++i)
-    cap *= 2;
-  cap = std::min(cap, policy.max_delay);
-  u = std::clamp(u, 0.0, 1.0);
-  return milliseconds{
-      static_cast<int64_t>(u * static_cast<double>(cap.count()))};
+  // Full jitter: the formula takes off jitter * its draw, so the share of
+  // the cap that remains is u.
+  double d =
+      util::backoff_delay(static_cast<double>(policy.base_delay.count()), 2.0,
+                          static_cast<double>(policy.max_delay.count()), retry,
+                          1.0, 1.0 - std::clamp(u, 0.0, 1.0));
+  return milliseconds{static_cast<int64_t>(d)};
 }
 
 caf::error annotate(const caf::error& err, const std::string& suffix) {

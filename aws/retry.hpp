@@ -38,7 +38,8 @@ struct retry_clock {
 };
 
 /// The delay before retry number `retry` (1 for the first retry):
-/// u * min(max_delay, base_delay * 2^(retry-1)), u uniform in [0, 1).
+/// u * min(max_delay, base_delay * 2^(retry-1)), u uniform in [0, 1)
+/// (util::backoff_delay with full jitter).
 std::chrono::milliseconds backoff_delay(const retry_policy& policy, int retry,
                                         double u);
 

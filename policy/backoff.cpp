@@ -1,7 +1,6 @@
 #include "policy/backoff.hpp"
 
-#include <algorithm>
-#include <cmath>
+#include "util/backoff.hpp"
 
 namespace det::policy {
 
@@ -25,14 +24,9 @@ std::optional<timestamp> time_from(const nlohmann::json& j) {
 } // namespace
 
 duration backoff_delay(const backoff_config& c, int n, double u) {
-  double initial = static_cast<double>(c.initial.count());
-  double cap = static_cast<double>(c.max_delay.count());
-  double d =
-      initial * std::pow(std::max(c.multiplier, 1.0), std::max(n - 1, 0));
-  d = std::min(d, cap); // also tames an overflowing pow (inf)
-  double j = std::clamp(c.jitter, 0.0, 1.0);
-  d *= 1.0 - j * std::clamp(u, 0.0, 1.0);
-  return duration{static_cast<duration::rep>(d)};
+  return duration{static_cast<duration::rep>(util::backoff_delay(
+      static_cast<double>(c.initial.count()), c.multiplier,
+      static_cast<double>(c.max_delay.count()), n, c.jitter, u))};
 }
 
 backoff_state after_failure(const backoff_state& s, const backoff_config& c,

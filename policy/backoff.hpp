@@ -5,7 +5,7 @@
 // so the provisioner (one state per instance type) and the AWS client (one
 // per request) can persist it, replay it and test it without a clock.
 //
-// The n-th consecutive failure waits
+// The n-th consecutive failure waits util::backoff_delay (util/backoff.hpp):
 //   d(n) = min(max_delay, initial * multiplier^(n-1)) * (1 - jitter * u)
 // with u uniform in [0, 1): jitter 0 is plain exponential, 1 is "full
 // jitter" in [0, d]. The budget is spent after max_attempts failures or
