@@ -1,67 +1,35 @@
 #include "agent/model_fetch.hpp"
 
+#include "net/http_client.hpp"
 #include "util/archive.hpp"
 
-#include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <mutex>
 
 namespace det::agent {
 
-namespace {
-
-size_t append_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
-  return size * n;
-}
-
-void curl_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-} // namespace
-
 caf::expected<std::string> http_get(const std::string& url,
                                     const http_options& opts) {
-  curl_init_once();
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h{curl_easy_init(),
-                                                        &curl_easy_cleanup};
-  if (!h)
-    return make_error(errc::remote_error, "curl_easy_init failed");
-  std::string body;
-  curl_slist* headers = nullptr;
+  // One client for the process: it keeps connections to the master.
+  static const auto client = net::make_curl_http_client();
+  net::http_request req;
+  req.url = url;
   if (!opts.bearer_token.empty())
-    headers = curl_slist_append(
-        headers, ("Authorization: Bearer " + opts.bearer_token).c_str());
-  headers = curl_slist_append(headers, "Accept: application/json");
-  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> guard{
-      headers, &curl_slist_free_all};
-  curl_easy_setopt(h.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, &append_body);
-  curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(h.get(), CURLOPT_TIMEOUT, opts.timeout_s);
-  curl_easy_setopt(h.get(), CURLOPT_NOSIGNAL, 1L);
-  if (!opts.ca_cert.empty())
-    curl_easy_setopt(h.get(), CURLOPT_CAINFO, opts.ca_cert.c_str());
-  if (opts.skip_verify) {
-    curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  auto rc = curl_easy_perform(h.get());
-  if (rc != CURLE_OK)
+    req.headers.emplace_back("Authorization", "Bearer " + opts.bearer_token);
+  req.headers.emplace_back("Accept", "application/json");
+  req.timeout = std::chrono::seconds{opts.timeout_s};
+  req.connect_timeout = req.timeout;
+  req.ca_cert = opts.ca_cert;
+  req.skip_verify = opts.skip_verify;
+  auto resp = client->send(req);
+  if (!resp)
+    return std::move(resp.error());
+  if (resp->status < 200 || resp->status > 299)
     return make_error(errc::remote_error,
-                      "GET " + url + ": " + curl_easy_strerror(rc));
-  long status = 0;
-  curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &status);
-  if (status < 200 || status > 299)
-    return make_error(errc::remote_error, "GET " + url + ": HTTP "
-                                              + std::to_string(status) + ": "
-                                              + body.substr(0, 200));
-  return body;
+                      "GET " + url + ": HTTP " + std::to_string(resp->status)
+                          + ": " + resp->body.substr(0, 200));
+  return std::move(resp->body);
 }
 
 caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {

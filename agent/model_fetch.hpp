@@ -3,8 +3,8 @@
 // Downloads an experiment's model directory from the master and unpacks it:
 // GET {master}/api/v1/experiments/{id}/model_def -> {"b64Tgz": "..."} ->
 // base64 -> .tar.gz -> unpacked into a directory (util/archive.hpp).
-// Blocking (libcurl, the disk): call it on a worker thread, never on an I/O
-// thread.
+// Blocking (net/http_client, the disk): call it on a worker thread, never on an
+// I/O thread.
 
 #include "messages/errc.hpp"
 #include "util/base64.hpp"

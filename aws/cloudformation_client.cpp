@@ -114,7 +114,7 @@ bool is_no_updates(const caf::error& err) {
 std::shared_ptr<cloudformation_client>
 make_cloudformation_client(const cloudformation_client_config& config,
                            std::shared_ptr<credential_provider> creds,
-                           std::shared_ptr<http_client> http,
+                           std::shared_ptr<net::http_client> http,
                            const env_lookup& env) {
   query_api_config qc;
   qc.service = "cloudformation";
@@ -135,7 +135,7 @@ make_curl_cloudformation_client(const cloudformation_client_config& config,
                                 std::shared_ptr<credential_provider> creds,
                                 const env_lookup& env) {
   return make_cloudformation_client(config, std::move(creds),
-                                    make_curl_http_client(), env);
+                                    net::make_curl_http_client(), env);
 }
 
 } // namespace det::aws

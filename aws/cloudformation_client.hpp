@@ -74,7 +74,7 @@ struct cloudformation_client_config {
 std::shared_ptr<cloudformation_client>
 make_cloudformation_client(const cloudformation_client_config& config,
                            std::shared_ptr<credential_provider> creds,
-                           std::shared_ptr<http_client> http,
+                           std::shared_ptr<net::http_client> http,
                            const env_lookup& env = process_environment());
 
 /// The production client: the Query API over libcurl.

@@ -123,7 +123,7 @@ credentials_from_shared_files(const shared_files& files, std::string& why) {
 credential_chain::credential_chain(credential_chain_options opts)
     : opts_(std::move(opts)) {
   if (!opts_.http)
-    opts_.http = make_curl_http_client();
+    opts_.http = net::make_curl_http_client();
   imds_ = std::make_unique<imds_client>(imds_config_from_env(opts_.env),
                                         opts_.http, opts_.now);
 }
@@ -194,7 +194,7 @@ resolve_region(const credential_chain_options& opts) {
                       + files.config_path + " profile " + files.profile;
   if (!imds_enabled(opts))
     return make_error(errc::not_found, tried + ", IMDS (disabled)");
-  auto http = opts.http ? opts.http : make_curl_http_client();
+  auto http = opts.http ? opts.http : net::make_curl_http_client();
   imds_client imds{imds_config_from_env(opts.env), http, opts.now};
   auto region = imds.region();
   if (region)

@@ -10,8 +10,8 @@
 
 #include "aws/credential_provider.hpp"
 #include "aws/environment.hpp"
-#include "aws/http_client.hpp"
 #include "aws/imds_client.hpp"
+#include "net/http_client.hpp"
 
 #include <caf/expected.hpp>
 
@@ -29,7 +29,7 @@ struct credential_chain_options {
   /// Home directory for ~/.aws; empty: $HOME from `env`.
   std::string home;
   /// Transport for IMDS; null: libcurl.
-  std::shared_ptr<http_client> http;
+  std::shared_ptr<net::http_client> http;
   std::function<std::chrono::system_clock::time_point()> now =
       std::chrono::system_clock::now;
   std::chrono::seconds refresh_before{300};

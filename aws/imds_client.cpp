@@ -59,8 +59,8 @@ imds_config imds_config_from_env(const env_lookup& env) {
   return cfg;
 }
 
-imds_client::imds_client(imds_config config, std::shared_ptr<http_client> http,
-                         wall_clock now)
+imds_client::imds_client(imds_config config,
+                         std::shared_ptr<net::http_client> http, wall_clock now)
     : config_(std::move(config)), http_(std::move(http)), now_(std::move(now)) {
 }
 
@@ -70,7 +70,7 @@ caf::expected<std::string> imds_client::token(bool force_new) {
   // Renew a minute early so a token never expires between check and use.
   if (!force_new && !token_.empty() && now + 60s < token_expiry_)
     return token_;
-  http_request req;
+  net::http_request req;
   req.method = "PUT";
   req.url = config_.endpoint + "/latest/api/token";
   req.headers = {{"X-aws-ec2-metadata-token-ttl-seconds",
@@ -93,9 +93,9 @@ caf::expected<std::string> imds_client::token(bool force_new) {
   return token_;
 }
 
-caf::expected<http_response> imds_client::fetch(const std::string& path,
-                                                const std::string& tok) {
-  http_request req;
+caf::expected<net::http_response> imds_client::fetch(const std::string& path,
+                                                     const std::string& tok) {
+  net::http_request req;
   req.method = "GET";
   req.url = config_.endpoint + meta_prefix + path;
   req.headers = {{"X-aws-ec2-metadata-token", tok}};

@@ -9,7 +9,7 @@
 
 #include "aws/credentials.hpp"
 #include "aws/environment.hpp"
-#include "aws/http_client.hpp"
+#include "net/http_client.hpp"
 
 #include <caf/expected.hpp>
 
@@ -45,7 +45,7 @@ class imds_client {
 public:
   using wall_clock = std::function<std::chrono::system_clock::time_point()>;
 
-  imds_client(imds_config config, std::shared_ptr<http_client> http,
+  imds_client(imds_config config, std::shared_ptr<net::http_client> http,
               wall_clock now = std::chrono::system_clock::now);
 
   /// GET /latest/meta-data/<path>. A 404 fails with errc::not_found; no
@@ -72,11 +72,11 @@ public:
 
 private:
   caf::expected<std::string> token(bool force_new);
-  caf::expected<http_response> fetch(const std::string& path,
-                                     const std::string& tok);
+  caf::expected<net::http_response> fetch(const std::string& path,
+                                          const std::string& tok);
 
   imds_config config_;
-  std::shared_ptr<http_client> http_;
+  std::shared_ptr<net::http_client> http_;
   wall_clock now_;
   std::mutex mtx_;
   std::string token_;

@@ -61,7 +61,8 @@ env_lookup process_environment() {
   };
 }
 
-query_api::query_api(query_api_config config, std::shared_ptr<http_client> http,
+query_api::query_api(query_api_config config,
+                     std::shared_ptr<net::http_client> http,
                      std::shared_ptr<credential_provider> creds,
                      retry_clock clock, wall_clock now)
     : config_(std::move(config)), http_(std::move(http)),
@@ -70,7 +71,7 @@ query_api::query_api(query_api_config config, std::shared_ptr<http_client> http,
 
 caf::expected<xml_element> query_api::call(const std::string& action,
                                            const param_list& params) {
-  auto url = parse_url(config_.endpoint_url);
+  auto url = net::parse_url(config_.endpoint_url);
   if (!url)
     return url.error();
   std::string body = "Action=" + uri_encode(action)
@@ -90,7 +91,7 @@ caf::expected<xml_element> query_api::call(const std::string& action,
 
 caf::expected<xml_element> query_api::attempt(const std::string& action,
                                               const std::string& body,
-                                              const url_parts& url) {
+                                              const net::url_parts& url) {
   auto creds = creds_->get();
   if (!creds)
     return creds.error();
@@ -105,7 +106,7 @@ caf::expected<xml_element> query_api::attempt(const std::string& action,
   sreq.body = body;
   auto signed_req =
       sign_v4(sreq, {config_.region, config_.service}, *creds, now_());
-  http_request hreq;
+  net::http_request hreq;
   hreq.method = "POST";
   hreq.url = config_.endpoint_url;
   hreq.headers = sreq.headers;

@@ -4,16 +4,16 @@
 // call(action, params) POSTs the form-encoded parameters, signed with SigV4,
 // retries throttling, 5xx and connection failures with backoff, and returns
 // the parsed response document or a typed aws error (aws_error.hpp).
-// Thread-safe if its http_client and credential_provider are; call() blocks
-// the calling thread for the whole retry loop, so never call it on an actor
-// thread.
+// Thread-safe if its net::http_client and credential_provider are; call()
+// blocks the calling thread for the whole retry loop, so never call it on an
+// actor thread.
 
 #include "aws/credential_provider.hpp"
 #include "aws/environment.hpp"
-#include "aws/http_client.hpp"
 #include "aws/retry.hpp"
 #include "aws/sigv4.hpp"
 #include "aws/xml.hpp"
+#include "net/http_client.hpp"
 
 #include <caf/expected.hpp>
 
@@ -49,7 +49,7 @@ public:
   using wall_clock = std::function<std::chrono::system_clock::time_point()>;
 
   /// `config.endpoint_url` must be set (see resolve_endpoint).
-  query_api(query_api_config config, std::shared_ptr<http_client> http,
+  query_api(query_api_config config, std::shared_ptr<net::http_client> http,
             std::shared_ptr<credential_provider> creds,
             retry_clock clock = retry_clock::real(),
             wall_clock now = std::chrono::system_clock::now);
@@ -64,10 +64,10 @@ public:
 private:
   caf::expected<xml_element> attempt(const std::string& action,
                                      const std::string& body,
-                                     const url_parts& url);
+                                     const net::url_parts& url);
 
   query_api_config config_;
-  std::shared_ptr<http_client> http_;
+  std::shared_ptr<net::http_client> http_;
   std::shared_ptr<credential_provider> creds_;
   retry_clock clock_;
   wall_clock now_;

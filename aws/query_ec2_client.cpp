@@ -186,7 +186,7 @@ query_ec2_client::cancel_spot_instance_requests(
 std::shared_ptr<query_api>
 make_ec2_query_api(const ec2_client_config& config,
                    std::shared_ptr<credential_provider> creds,
-                   std::shared_ptr<http_client> http, retry_clock clock,
+                   std::shared_ptr<net::http_client> http, retry_clock clock,
                    const env_lookup& env) {
   query_api_config qc;
   qc.service = "ec2";
@@ -205,7 +205,7 @@ make_curl_ec2_client(ec2_client_config config,
                      std::shared_ptr<credential_provider> creds,
                      const env_lookup& env) {
   auto api =
-      make_ec2_query_api(config, std::move(creds), make_curl_http_client(),
+      make_ec2_query_api(config, std::move(creds), net::make_curl_http_client(),
                          retry_clock::real(), env);
   return std::make_shared<query_ec2_client>(std::move(api), std::move(config));
 }

@@ -72,7 +72,7 @@ make_curl_ec2_client(ec2_client_config config,
 std::shared_ptr<query_api>
 make_ec2_query_api(const ec2_client_config& config,
                    std::shared_ptr<credential_provider> creds,
-                   std::shared_ptr<http_client> http, retry_clock clock,
+                   std::shared_ptr<net::http_client> http, retry_clock clock,
                    const env_lookup& env = process_environment());
 
 } // namespace det::aws

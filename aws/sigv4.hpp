@@ -6,6 +6,7 @@
 // thread; it performs no I/O.
 
 #include "aws/credentials.hpp"
+#include "net/http_client.hpp"
 
 #include <chrono>
 #include <string>
@@ -15,7 +16,7 @@
 
 namespace det::aws {
 
-using header_list = std::vector<std::pair<std::string, std::string>>;
+using net::header_list;
 using param_list = std::vector<std::pair<std::string, std::string>>;
 
 /// One HTTP request as it will be sent.

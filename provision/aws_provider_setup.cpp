@@ -4,10 +4,10 @@
 #include "provision/aws_provider.hpp"
 
 #include "aws/credential_chain.hpp"
-#include "aws/http_client.hpp"
 #include "aws/imds_client.hpp"
 #include "aws/query_ec2_client.hpp"
 #include "messages/errc.hpp"
+#include "net/http_client.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -29,7 +29,7 @@ caf::expected<std::string> resolve_master_url(const conf::master_address& a) {
   if (a.alias == conf::host_alias::none)
     return a.to_url();
   aws::imds_client imds{aws::imds_config_from_env(aws::process_environment()),
-                        aws::make_curl_http_client()};
+                        net::make_curl_http_client()};
   caf::expected<std::string> host = std::string{};
   switch (a.alias) {
   case conf::host_alias::local_ipv4:

@@ -10,7 +10,7 @@
 #include "agent/agent.hpp"
 #include "agent/options.hpp"
 #include "agent/spot_notice.hpp"
-#include "aws/http_client.hpp"
+#include "net/http_client.hpp"
 #include "util/log.hpp"
 
 #include <csignal>
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   if (parsed->spot_notice) {
     auto imds = std::make_shared<det::aws::imds_client>(
         det::aws::imds_config_from_env(det::aws::process_environment()),
-        det::aws::make_curl_http_client());
+        det::net::make_curl_http_client());
     auto ms = std::getenv("DET_SPOT_NOTICE_INTERVAL_MS");
     std::chrono::milliseconds every{ms ? std::atoll(ms) : 5000};
     watcher = std::make_unique<spot_notice_watcher>(

@@ -5,11 +5,11 @@
 // Exit status: 0 on success, 1 when the master or database fails or refuses
 // (the reason on stderr), 2 on bad arguments.
 
-#include "aws/http_client.hpp"
 #include "conf/redact.hpp"
 #include "inspect/print.hpp"
 #include "inspect/source.hpp"
 #include "messages/errc.hpp"
+#include "net/http_client.hpp"
 #include "util/cli.hpp"
 
 #include <chrono>
@@ -233,13 +233,13 @@ int run_state(inspect_cli::source& src, const args& a) {
   return 0;
 }
 
-// The master's API over libcurl (our AWS client's HTTP exchange), never
+// The master's API over libcurl (net/http_client), never
 // through a proxy: the master is usually local.
 inspect_cli::http_transport curl_transport() {
   return
-      [http = aws::make_curl_http_client()](const inspect_cli::http_exchange& x)
+      [http = net::make_curl_http_client()](const inspect_cli::http_exchange& x)
           -> caf::expected<inspect_cli::http_answer> {
-        aws::http_request req;
+        net::http_request req;
         req.method = x.method;
         req.url = x.url;
         req.body = x.body;

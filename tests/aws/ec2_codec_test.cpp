@@ -269,16 +269,18 @@ TEST(endpoint, configured_url_wins_then_service_env_then_global_env) {
 }
 
 TEST(endpoint, urls_are_split_for_signing) {
-  auto u = parse_url("HTTP://LocalHost:5000/base?x=1");
+  auto u = det::net::parse_url("HTTP://LocalHost:5000/base?x=1");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->host, "localhost");
   EXPECT_EQ(u->port, 5000);
   EXPECT_EQ(u->path, "/base");
   EXPECT_EQ(u->host_header(), "localhost:5000");
-  EXPECT_EQ(parse_url("https://ec2.us-east-1.amazonaws.com:443")->host_header(),
+  EXPECT_EQ(det::net::parse_url("https://ec2.us-east-1.amazonaws.com:443")
+                ->host_header(),
             "ec2.us-east-1.amazonaws.com");
-  EXPECT_EQ(parse_url("http://[::1]:8080/")->host_header(), "[::1]:8080");
-  EXPECT_FALSE(parse_url("ftp://x/"));
-  EXPECT_FALSE(parse_url("127.0.0.1:5000"));
-  EXPECT_FALSE(parse_url("http://h:99999/"));
+  EXPECT_EQ(det::net::parse_url("http://[::1]:8080/")->host_header(),
+            "[::1]:8080");
+  EXPECT_FALSE(det::net::parse_url("ftp://x/"));
+  EXPECT_FALSE(det::net::parse_url("127.0.0.1:5000"));
+  EXPECT_FALSE(det::net::parse_url("http://h:99999/"));
 }

@@ -25,9 +25,10 @@ using det::aws::test::run_command;
 namespace {
 
 // Counts the actions sent through it, then forwards to libcurl.
-class counting_http_client final : public http_client {
+class counting_http_client final : public det::net::http_client {
 public:
-  caf::expected<http_response> send(const http_request& req) override {
+  caf::expected<det::net::http_response>
+  send(const det::net::http_request& req) override {
     auto at = req.body.find("Action=");
     auto end = req.body.find('&', at);
     std::lock_guard<std::mutex> guard{mtx_};
@@ -41,7 +42,8 @@ public:
   }
 
 private:
-  std::shared_ptr<http_client> inner_ = make_curl_http_client();
+  std::shared_ptr<det::net::http_client> inner_ =
+      det::net::make_curl_http_client();
   std::mutex mtx_;
   std::map<std::string, int> calls_;
 };

@@ -35,17 +35,17 @@ public:
 
   /// Expires every session token on the server, as a TTL running out would.
   void expire_tokens() {
-    http_request req;
+    det::net::http_request req;
     req.method = "PUT";
     req.url = endpoint() + "/_expire_tokens";
-    auto resp = make_curl_http_client()->send(req);
+    auto resp = det::net::make_curl_http_client()->send(req);
     ASSERT_TRUE(resp && resp->status == 200);
   }
 
   nlohmann::json stats() {
-    http_request req;
+    det::net::http_request req;
     req.url = endpoint() + "/_stats";
-    auto resp = make_curl_http_client()->send(req);
+    auto resp = det::net::make_curl_http_client()->send(req);
     return resp ? nlohmann::json::parse(resp->body) : nlohmann::json{};
   }
 
@@ -59,7 +59,7 @@ imds_client client_for(const fake_imds& imds,
   imds_config cfg;
   cfg.endpoint = imds.endpoint();
   cfg.timeout = milliseconds{5'000};
-  return imds_client{cfg, make_curl_http_client(), std::move(now)};
+  return imds_client{cfg, det::net::make_curl_http_client(), std::move(now)};
 }
 
 } // namespace

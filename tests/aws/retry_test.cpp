@@ -67,7 +67,7 @@ protected:
     cfg.retry = policy;
     auto api = make_ec2_query_api(
         cfg, make_static_credentials({"AKID", "secret", "", std::nullopt, "t"}),
-        make_curl_http_client(), clock.handle());
+        det::net::make_curl_http_client(), clock.handle());
     return std::make_shared<query_ec2_client>(api, cfg);
   }
 
@@ -159,7 +159,7 @@ TEST_F(retries, a_closed_port_is_a_transport_error_after_the_budget) {
   cfg.retry = policy;
   auto api = make_ec2_query_api(
       cfg, make_static_credentials({"AKID", "secret", "", std::nullopt, "t"}),
-      make_curl_http_client(), clock.handle());
+      det::net::make_curl_http_client(), clock.handle());
   query_ec2_client client{api, cfg};
   auto res = client.describe_instances({});
   ASSERT_FALSE(res);

@@ -6,9 +6,9 @@
 #include "aws/cloudformation_client.hpp"
 #include "aws/cloudformation_parse.hpp"
 #include "aws/credential_provider.hpp"
-#include "aws/http_client.hpp"
 #include "deployer/stack_waiter.hpp"
 #include "messages/errc.hpp"
+#include "net/http_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -144,15 +144,15 @@ namespace {
 
 // Answers each request with the next scripted (status, body); records the
 // request bodies.
-class scripted_http final : public aws::http_client {
+class scripted_http final : public net::http_client {
 public:
   std::deque<std::pair<long, std::string>> answers;
   std::vector<std::string> bodies;
 
-  caf::expected<aws::http_response>
-  send(const aws::http_request& req) override {
+  caf::expected<net::http_response>
+  send(const net::http_request& req) override {
     bodies.push_back(req.body);
-    aws::http_response resp;
+    net::http_response resp;
     resp.status = answers.front().first;
     resp.body = answers.front().second;
     answers.pop_front();

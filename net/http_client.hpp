@@ -1,19 +1,25 @@
 #pragma once
 
-// The one HTTP exchange the aws/ code needs: send a request, get status,
-// headers and body back. An interface so tests can script responses; the
-// libcurl implementation is make_curl_http_client(). send() blocks the
-// calling thread: never call it on an actor thread (see async_executor.hpp).
-
-#include "aws/sigv4.hpp"
+// The project's one HTTP client (libcurl): send a request, get status,
+// headers and body back. Used by aws/ (EC2, CloudFormation, IMDS), det-agent
+// (model definitions from the master) and det-inspect. An interface so tests
+// can script responses; the libcurl implementation is
+// make_curl_http_client(). send() blocks the calling thread: never call it
+// on an actor thread (aws/async_executor.hpp runs it on its own threads).
 
 #include <caf/expected.hpp>
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
-namespace det::aws {
+namespace det::net {
+
+/// Header names and values in order; names as written.
+using header_list = std::vector<std::pair<std::string, std::string>>;
 
 struct http_request {
   std::string method = "GET";
@@ -27,6 +33,10 @@ struct http_request {
   std::chrono::milliseconds connect_timeout{5'000};
   /// Never go through an HTTP proxy (IMDS is link-local).
   bool no_proxy = false;
+  /// PEM bundle to verify https servers with; "" = the system's roots.
+  std::string ca_cert;
+  /// Accept any https certificate (development clusters only).
+  bool skip_verify = false;
 };
 
 struct http_response {
@@ -43,9 +53,12 @@ class http_client {
 public:
   virtual ~http_client() = default;
 
-  /// Any HTTP status is a response, not an error. Fails with an aws error
-  /// of kind transport (aws_error.hpp) when no response arrived: refused,
-  /// reset, timed out, or an unresolvable host.
+  /// Any HTTP status is a response, not an error. Fails with
+  /// errc::remote_error when no response arrived (refused, reset, timed
+  /// out, an unresolvable host), its text
+  ///   [transport <code>] <METHOD> <url>: <detail>
+  /// (<code> "curl:<n>"): the form aws/aws_error.hpp reads as an AWS error
+  /// of kind transport.
   [[nodiscard]] virtual caf::expected<http_response>
   send(const http_request& req) = 0;
 };
@@ -72,4 +85,4 @@ struct url_parts {
 /// absolute http:// or https:// URL.
 [[nodiscard]] caf::expected<url_parts> parse_url(const std::string& url);
 
-} // namespace det::aws
+} // namespace det::net

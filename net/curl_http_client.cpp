@@ -1,6 +1,5 @@
-#include "aws/aws_error.hpp"
+#include "net/http_client.hpp"
 
-#include "aws/http_client.hpp"
 #include "messages/errc.hpp"
 #include "util/text.hpp"
 
@@ -11,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-namespace det::aws {
+namespace det::net {
 
 namespace {
 
@@ -40,6 +39,13 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+/// errc::remote_error in the form http_client::send promises.
+caf::error transport_error(const std::string& code, const http_request& req,
+                           const std::string& detail) {
+  return make_error(errc::remote_error, "[transport " + code + "] " + req.method
+                                            + " " + req.url + ": " + detail);
+}
+
 class curl_http_client final : public http_client {
 public:
   curl_http_client() {
@@ -55,9 +61,7 @@ public:
   caf::expected<http_response> send(const http_request& req) override {
     CURL* h = acquire();
     if (h == nullptr)
-      return make_aws_error(aws_error_kind::transport, "CurlInitFailed",
-                            req.method + " " + req.url,
-                            "curl_easy_init failed");
+      return transport_error("CurlInitFailed", req, "curl_easy_init failed");
     http_response resp;
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
@@ -71,6 +75,12 @@ public:
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     if (req.no_proxy)
       curl_easy_setopt(h, CURLOPT_PROXY, "");
+    if (!req.ca_cert.empty())
+      curl_easy_setopt(h, CURLOPT_CAINFO, req.ca_cert.c_str());
+    if (req.skip_verify) {
+      curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
     if (req.method == "GET") {
       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else if (req.method == "HEAD") {
@@ -96,9 +106,8 @@ public:
     if (rc != CURLE_OK) {
       std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
       release(h);
-      return make_aws_error(aws_error_kind::transport,
-                            "curl:" + std::to_string(static_cast<int>(rc)),
-                            req.method + " " + req.url, detail);
+      return transport_error("curl:" + std::to_string(static_cast<int>(rc)),
+                             req, detail);
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
     release(h);
@@ -203,4 +212,4 @@ caf::expected<url_parts> parse_url(const std::string& url) {
   return out;
 }
 
-} // namespace det::aws
+} // namespace det::net
