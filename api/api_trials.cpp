@@ -7,6 +7,7 @@
 #include "actors/model_def_actor.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
+#include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
@@ -198,14 +199,9 @@ json trial_checkpoints(const state::cluster_state& s, int64_t trial_id) {
   auto list = json::array();
   if (t->latest_checkpoint)
     list.push_back(checkpoint_json(*t, *t->latest_checkpoint));
-  auto n = list.size();
+  auto n = static_cast<int64_t>(list.size());
   return {{"checkpoints", std::move(list)},
-          {"pagination",
-           {{"offset", 0},
-            {"limit", 0},
-            {"startIndex", 0},
-            {"endIndex", n},
-            {"total", n}}}};
+          {"pagination", pagination_of({}, n)}};
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "api/views.hpp"
+#include "api/views_cluster.hpp"
 
 #include "conf/redact.hpp"
 
@@ -57,14 +58,6 @@ nlohmann::json metrics_workload(const nlohmann::json& metrics, int64_t steps) {
   return {{"metrics", {{"avgMetrics", metrics}}},
           {"numInputs", 0},
           {"totalBatches", steps}};
-}
-
-nlohmann::json pagination(size_t n) {
-  return {{"offset", 0},
-          {"limit", 0},
-          {"startIndex", 0},
-          {"endIndex", n},
-          {"total", n}};
 }
 
 bool ended(state::trial_status s) {
@@ -146,7 +139,8 @@ nlohmann::json experiments_response(const state::cluster_state& s) {
   for (const auto& [id, e] : s.experiments)
     list.push_back(experiment_json(s, e));
   auto n = list.size();
-  return {{"experiments", std::move(list)}, {"pagination", pagination(n)}};
+  return {{"experiments", std::move(list)},
+          {"pagination", pagination_of({}, static_cast<int64_t>(n))}};
 }
 
 nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
@@ -185,7 +179,8 @@ nlohmann::json trials_response(const state::cluster_state& s, int64_t id) {
   for (auto t : state::trials_of_experiment(s, id))
     list.push_back(trial_json(s, *t));
   auto n = list.size();
-  return {{"trials", std::move(list)}, {"pagination", pagination(n)}};
+  return {{"trials", std::move(list)},
+          {"pagination", pagination_of({}, static_cast<int64_t>(n))}};
 }
 
 nlohmann::json trial_allocation(const state::cluster_state& s,

@@ -124,6 +124,8 @@ std::pair<int64_t, int64_t> page_bounds(int64_t total, page p) {
   return {start, end};
 }
 
+} // namespace
+
 json pagination_of(page p, int64_t total) {
   auto [start, end] = page_bounds(total, p);
   return {{"offset", p.offset},
@@ -132,6 +134,8 @@ json pagination_of(page p, int64_t total) {
           {"endIndex", end},
           {"total", total}};
 }
+
+namespace {
 
 json page_envelope(const char* key, json items, page p, int64_t total) {
   return {{key, std::move(items)}, {"pagination", pagination_of(p, total)}};

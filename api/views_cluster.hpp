@@ -23,6 +23,11 @@ struct page {
   int64_t limit = 0; ///< 0: everything from offset
 };
 
+/// Upstream's pagination object for page `p` of `total` items: {offset,
+/// limit, startIndex, endIndex, total}. The one renderer of it: lists that
+/// are not paged answer pagination_of({}, n).
+nlohmann::json pagination_of(page p, int64_t total);
+
 /// Cuts `list` to the page and wraps it as {key: [...], "pagination": ...}.
 nlohmann::json paginate(const char* key, nlohmann::json list, page p);
 
