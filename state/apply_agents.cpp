@@ -15,6 +15,19 @@ std::string agent_name(const std::string& id) {
   return "agent " + quote(id);
 }
 
+/// Points `out` at connected agent `id`, or says why it cannot: unknown, or
+/// disconnected (`disconnected` completes the sentence).
+verdict connected_agent(cluster_state& s, const std::string& id,
+                        const char* disconnected, agent_info*& out) {
+  auto i = s.agents.find(id);
+  if (i == s.agents.end())
+    return "unknown " + agent_name(id);
+  if (i->second.status != agent_status::connected)
+    return agent_name(id) + disconnected;
+  out = &i->second;
+  return {};
+}
+
 } // namespace
 
 verdict apply_one(cluster_state& s, const pool_configured& ev) {
@@ -71,12 +84,11 @@ verdict apply_one(cluster_state& s, const agent_connected& ev) {
 }
 
 verdict apply_one(cluster_state& s, const agent_disconnected& ev) {
-  auto i = s.agents.find(ev.agent_id);
-  if (i == s.agents.end())
-    return "unknown " + agent_name(ev.agent_id);
-  auto& a = i->second;
-  if (a.status != agent_status::connected)
-    return agent_name(ev.agent_id) + " is not connected";
+  agent_info* found = nullptr;
+  if (auto why = connected_agent(s, ev.agent_id, " is not connected", found);
+      !why.empty())
+    return why;
+  auto& a = *found;
   if (ev.reconnect_deadline_us < ev.at_us)
     return "reconnect deadline lies before the disconnect";
   a.status = agent_status::disconnected;
@@ -114,12 +126,11 @@ verdict apply_one(cluster_state& s, const agent_lost& ev) {
 }
 
 verdict apply_one(cluster_state& s, const agent_enabled& ev) {
-  auto i = s.agents.find(ev.agent_id);
-  if (i == s.agents.end())
-    return "unknown " + agent_name(ev.agent_id);
-  auto& a = i->second;
-  if (a.status != agent_status::connected)
-    return agent_name(ev.agent_id) + " is disconnected";
+  agent_info* found = nullptr;
+  if (auto why = connected_agent(s, ev.agent_id, " is disconnected", found);
+      !why.empty())
+    return why;
+  auto& a = *found;
   if (a.enabled)
     return agent_name(ev.agent_id) + " is already enabled";
   a.enabled = true;
@@ -128,12 +139,11 @@ verdict apply_one(cluster_state& s, const agent_enabled& ev) {
 }
 
 verdict apply_one(cluster_state& s, const agent_disabled& ev) {
-  auto i = s.agents.find(ev.agent_id);
-  if (i == s.agents.end())
-    return "unknown " + agent_name(ev.agent_id);
-  auto& a = i->second;
-  if (a.status != agent_status::connected)
-    return agent_name(ev.agent_id) + " is disconnected";
+  agent_info* found = nullptr;
+  if (auto why = connected_agent(s, ev.agent_id, " is disconnected", found);
+      !why.empty())
+    return why;
+  auto& a = *found;
   a.enabled = false;
   a.draining = ev.drain;
   return {};
