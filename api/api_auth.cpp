@@ -269,8 +269,7 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
         std::lock_guard<std::mutex> g{ctx->logins->mu};
         ctx->logins->throttle.failed(name, address, now_us());
       }
-      log::warn() << "failed login for user '" << name << "' from "
-                  << address;
+      log::warn() << "failed login for user '" << name << "' from " << address;
       return res.send_error(grpc_code::unauthenticated, "invalid credentials");
     }
     {

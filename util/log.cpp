@@ -1,5 +1,7 @@
 #include "util/log.hpp"
 
+#include <algorithm>
+
 #include <spdlog/logger.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -154,11 +156,15 @@ void write(level l, std::string_view message) {
   if (!enabled(l))
     return;
   auto logger = std::atomic_load(&current());
-  if (message.find_first_of("\r\n") == std::string_view::npos) {
+  bool clean = message.size() <= max_record_bytes
+               && std::none_of(message.begin(), message.end(), [](char c) {
+                    auto u = static_cast<unsigned char>(c);
+                    return u < 0x20 || u == 0x7f;
+                  });
+  if (clean)
     logger->log(to_spdlog(l), "{}", message);
-    return;
-  }
-  logger->log(to_spdlog(l), "{}", one_line(message));
+  else
+    logger->log(to_spdlog(l), "{}", one_line(message));
 }
 
 } // namespace det::log

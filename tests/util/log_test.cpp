@@ -118,7 +118,8 @@ TEST_F(log_test, control_characters_are_escaped_and_a_huge_value_is_cut) {
   auto text = out_.str();
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "one line";
   EXPECT_LT(text.size(), log::max_record_bytes + 200) << "a 1 MB line";
-  EXPECT_NE(text.find(R"(a\x00b\x1b[31m)"), std::string::npos) << text.substr(0, 200);
+  EXPECT_NE(text.find(R"(a\x00b\x1b[31m)"), std::string::npos)
+      << text.substr(0, 200);
   EXPECT_NE(text.find("more bytes)"), std::string::npos);
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
