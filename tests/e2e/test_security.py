@@ -12,7 +12,7 @@ S3_SECRET = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("security"))
-    cl = Cluster(pg_server, tmp, "e2e_security", idle="10m", max_instances=0)
+    cl = Cluster(pg_server, tmp, "e2e_security", idle="10m", max_instances=1)
     yield cl
     cl.stop()
 
@@ -124,7 +124,7 @@ def test_without_a_configured_token_no_unauthenticated_agent_may_join(c):
 
 
 def test_password_guessing_is_throttled_per_name_with_retry_after(cluster_factory):
-    g = cluster_factory(max_instances=0)
+    g = cluster_factory(max_instances=1)
     statuses = [login(g, "admin", "guess-%d" % i)[0] for i in range(5)]
     assert statuses == [401] * 5, statuses
     status, _ = login(g, "admin", "guess-5")

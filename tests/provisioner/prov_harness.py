@@ -112,17 +112,36 @@ class InstanceRunner:
                 if st in ("pending", "running") and iid not in self.agents:
                     d = os.path.join(self.work_dir, iid)
                     os.makedirs(d, exist_ok=True)
+                    # As on EC2, the agent's token comes from the user data
+                    # the master gave the instance.
+                    env = dict(os.environ, **self.extra_env)
+                    token = self._token_of(iid)
+                    if token:
+                        env["DET_AGENT_TOKEN"] = token
                     self.agents[iid] = subprocess.Popen(
                         [os.path.join(BIN, "det-agent"), "--master-url", self.master_url,
                          "--resource-pool", self.pool, "--slots", "1", "--agent-id", iid,
                          "--work-dir", d] + list(self.extra_args),
                         stdout=open(os.path.join(d, "agent.log"), "a"),
-                        stderr=subprocess.STDOUT, cwd=d,
-                        env=dict(os.environ, **self.extra_env))
+                        stderr=subprocess.STDOUT, cwd=d, env=env)
                 elif st in ("shutting-down", "terminated") and iid in self.agents:
                     p = self.agents[iid]
                     if p.poll() is None:
                         p.send_signal(signal.SIGKILL)  # the machine is gone
+
+    def _token_of(self, iid):
+        """DET_AGENT_TOKEN as the instance's user data exports it."""
+        import base64
+        import shlex
+        try:
+            data = self.ec2.describe_instance_attribute(
+                InstanceId=iid, Attribute="userData")["UserData"].get("Value", "")
+        except Exception:  # moto busy: the agent goes without, and is refused
+            return None
+        for line in base64.b64decode(data).decode(errors="replace").splitlines():
+            if line.startswith("export DET_AGENT_TOKEN="):
+                return shlex.split(line.split("=", 1)[1])[0]
+        return None
 
     def stop(self):
         self.stop_flag.set()
