@@ -274,7 +274,7 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
     }
     {
       std::lock_guard<std::mutex> g{ctx->logins->mu};
-      ctx->logins->throttle.succeeded(name, address);
+      ctx->logins->throttle.succeeded(name);
     }
     if (!u->active)
       return res.send_error(grpc_code::permission_denied, "user is not active");

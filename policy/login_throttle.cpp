@@ -61,10 +61,8 @@ void login_throttle::failed(const std::string& user, const std::string& address,
   count(addresses_, address, now_us);
 }
 
-void login_throttle::succeeded(const std::string& user,
-                               const std::string& address) {
+void login_throttle::succeeded(const std::string& user) {
   users_.erase(user);
-  addresses_.erase(address);
 }
 
 } // namespace det::policy

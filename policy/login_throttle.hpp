@@ -7,8 +7,9 @@
 // `first_wait_us` up to `max_wait_us`, so guessing slows to one try a
 // minute while a real user who mistyped waits seconds at most. The wait is
 // never longer than max_wait_us, so nobody can lock a user out for good. A
-// key forgets its failures `forget_after_us` after its last one; a success
-// clears the address and the user name.
+// key forgets its failures `forget_after_us` after its last one. A success
+// clears the user name's failures, not the address's (a guesser with an
+// account of its own cannot reset its address by logging in).
 //
 // Pure: time comes in as an argument. Not thread-safe (the API holds it
 // under a mutex).
@@ -41,7 +42,7 @@ public:
                                 int64_t now_us) const;
   void failed(const std::string& user, const std::string& address,
               int64_t now_us);
-  void succeeded(const std::string& user, const std::string& address);
+  void succeeded(const std::string& user);
 
 private:
   struct entry {

@@ -127,8 +127,6 @@ def test_password_guessing_is_throttled_per_name_with_retry_after(cluster_factor
     g = cluster_factory(max_instances=1)
     statuses = [login(g, "admin", "guess-%d" % i)[0] for i in range(5)]
     assert statuses == [401] * 5, statuses
-    status, _ = login(g, "admin", "guess-5")
-    assert status == 401
     # Past the free failures the name must wait, even with the right password.
     import urllib.error, urllib.request, json as _json
     req = urllib.request.Request(g.url + "/api/v1/auth/login", method="POST",

@@ -62,8 +62,17 @@ TEST(login_throttle, failures_are_forgotten_and_a_success_clears_them) {
       << "a failure after the forget period counts from one again";
   for (int i = 0; i < 7; ++i)
     t.failed("bob", "10.0.0.2", now);
-  t.succeeded("bob", "10.0.0.2");
+  t.succeeded("bob");
   EXPECT_EQ(t.wait_us("bob", "10.0.0.2", now), 0);
+}
+
+TEST(login_throttle, a_success_does_not_clear_the_address) {
+  login_throttle t;
+  int64_t now = 1000 * s;
+  for (int i = 0; i < 25; ++i)
+    t.failed("victim", "10.0.0.3", now);
+  t.succeeded("mallory");
+  EXPECT_GT(t.wait_us("mallory", "10.0.0.3", now), 0);
 }
 
 TEST(login_throttle, a_flood_of_names_keeps_memory_bounded_and_the_worst_keys) {
