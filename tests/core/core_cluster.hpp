@@ -16,25 +16,36 @@ namespace det::test {
 
 constexpr int64_t sec = 1000000;
 
-inline nlohmann::json experiment() {
-  return {{"name", "test"},
-          {"entrypoint", "model_def:Trial"},
-          {"hyperparameters", {{"lr", 0.1}}},
-          {"resources", {{"slots_per_trial", 1}, {"resource_pool", "default"}}},
-          {"searcher",
-           {{"name", "single"},
-            {"metric", "loss"},
-            {"max_length", {{"batches", 100}}}}}};
+inline nlohmann::json experiment(int64_t max_length = 100, int max_restarts = 2,
+                                 int slots = 1,
+                                 const std::string& searcher = "single",
+                                 int max_trials = 1) {
+  return {
+      {"name", "test"},
+      {"entrypoint", "model_def:Trial"},
+      {"max_restarts", max_restarts},
+      {"hyperparameters", {{"lr", 0.1}}},
+      {"resources", {{"slots_per_trial", slots}, {"resource_pool", "default"}}},
+      {"searcher",
+       {{"name", searcher},
+        {"metric", "loss"},
+        {"max_trials", max_trials},
+        {"max_length", {{"batches", max_length}}}}}};
 }
 
-inline core_config config() {
+inline core_config config(const std::string& provider = "",
+                          int max_instances = 0, int slots_per_instance = 0) {
   core_config c;
   c.cluster_id = "test-cluster";
   c.host = "host";
   c.pid = 1;
   pool_configured p;
   p.pool = "default";
+  p.provider = provider;
+  p.max_instances = max_instances;
+  p.slots_per_instance = slots_per_instance;
   c.pools.push_back(p);
+  c.agent_reconnect_wait_us = 30 * sec;
   return c;
 }
 
