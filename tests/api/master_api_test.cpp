@@ -134,16 +134,19 @@ struct master_api_test : ::testing::Test {
     sink_ = sys.spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
                    agent_hello{"a1", "default", 1, "cpu", "", {}}, sink_);
-    caf::scoped_actor self{sys};
-    state_view placed{[](const state::cluster_state& s, int64_t) {
-      return std::string{s.allocations.count("1.1") != 0 ? "yes" : "no"};
-    }};
+    // Asked of the read model, as the guard does: the placement is
+    // durable and published there (the master's own state is ahead).
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
     while (std::chrono::steady_clock::now() < deadline) {
-      std::string answer;
-      self->request(ctx->master, caf::infinite, view_atom::value, placed)
-          .receive([&](std::string& a) { answer = a; }, [&](caf::error&) {});
-      if (answer == "yes")
+      auto placed = std::make_shared<std::promise<bool>>();
+      auto answer = placed->get_future();
+      ctx->reads->read(
+          0, deadline,
+          [placed](const read::read_view& v) {
+            placed->set_value(v.state.allocations.count("1.1") != 0);
+          },
+          [placed](int64_t, const std::string&) { placed->set_value(false); });
+      if (answer.get())
         return;
       std::this_thread::yield();
     }
