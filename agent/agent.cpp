@@ -1,5 +1,7 @@
 #include "agent/agent.hpp"
 
+#include "agent/work_dirs.hpp"
+
 #include "util/text.hpp"
 
 #include "agent/harness_files.hpp"
@@ -21,18 +23,6 @@ namespace {
 /// Frames of log lines held while disconnected, beyond which new ones are
 /// dropped (the trial keeps running; the master misses that output).
 constexpr size_t max_pending_logs = 1000;
-
-std::string safe_dir_name(const std::string& id) {
-  std::string out;
-  for (char c : id)
-    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
-                          || c == '_' || c == '.'
-                      ? c
-                      : '_');
-  if (out.empty() || out == "." || out == "..")
-    out = "_" + out;
-  return out;
-}
 
 } // namespace
 
@@ -278,19 +268,19 @@ void agent::handle_start(const start_request& s) {
 }
 
 void agent::prepare_and_spawn(start_request s) {
-  namespace fs = std::filesystem;
-  auto dir =
-      (fs::path{s_.cfg.work_dir} / safe_dir_name(s.allocation_id)).string();
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  fs::remove_all(dir + ".run", ec);
+  auto master_url = s_.cfg.master.to_url();
+  auto cluster = s.env.find("DET_CLUSTER_ID");
+  auto made = prepare_allocation_dir(
+      s_.cfg.work_dir, cluster != s.env.end() ? cluster->second : "",
+      master_url, s.allocation_id);
+  auto dir = made ? *made : std::string{};
   http_options http;
   auto token = s.env.find("DET_SESSION_TOKEN");
   http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
   http.ca_cert = s_.cfg.tls.master_cert;
   http.skip_verify = s_.cfg.tls.skip_verify;
-  auto master_url = s_.cfg.master.to_url();
-  auto err = fetch_model_def(master_url, s.experiment_id, http, dir);
+  auto err = made ? fetch_model_def(master_url, s.experiment_id, http, dir)
+                  : made.error();
   std::lock_guard<std::mutex> guard{mu_};
   auto& a = allocs_[s.allocation_id];
   auto fail = [&](const std::string& why, int code) {
@@ -302,6 +292,8 @@ void agent::prepare_and_spawn(start_request s) {
   };
   if (a.kill_requested)
     return fail("killed before it started", 128 + 9);
+  if (!made)
+    return fail("cannot prepare the allocation's folder: " + render(err), 1);
   if (err)
     return fail("cannot fetch the model definition: " + render(err), 1);
   process_spec spec;

@@ -1,0 +1,96 @@
+#include "agent/work_dirs.hpp"
+
+#include "messages/errc.hpp"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace det::agent {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Creates `p` and the folders above it that are missing, each 0700.
+bool make_private(const fs::path& p, std::error_code& ec) {
+  fs::path at;
+  for (const auto& part : p) {
+    at /= part;
+    if (fs::exists(at, ec))
+      continue;
+    if (!fs::create_directory(at, ec) && ec)
+      return false;
+    fs::permissions(at, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec)
+      return false;
+  }
+  return true;
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in{p};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace
+
+std::string safe_dir_name(const std::string& id) {
+  std::string out;
+  for (char c : id)
+    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
+                          || c == '_' || c == '.'
+                      ? c
+                      : '_');
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out;
+}
+
+caf::expected<std::string>
+prepare_allocation_dir(const std::string& work_dir,
+                       const std::string& cluster_id, const std::string& master,
+                       const std::string& allocation_id) {
+  auto base = fs::path{work_dir}
+              / safe_dir_name(cluster_id.empty() ? "determined" : cluster_id);
+  std::error_code ec;
+  if (!make_private(base, ec))
+    return make_error(errc::remote_error,
+                      "cannot create " + base.string() + ": " + ec.message());
+  // The allocation's own name, or (taken by another master) the first free
+  // "<allocation>.N": another master's folder is never deleted.
+  auto name = safe_dir_name(allocation_id);
+  for (int n = 1; n <= 100; ++n) {
+    auto dir = base / (n == 1 ? name : name + "." + std::to_string(n));
+    auto owner_file = fs::path{dir.string() + ".owner"};
+    if (fs::exists(dir, ec) || fs::exists(owner_file, ec)) {
+      if (read_all(owner_file) != master)
+        continue;
+      fs::remove_all(dir, ec);
+      fs::remove_all(dir.string() + ".run", ec);
+      if (ec)
+        return make_error(errc::remote_error, "cannot remove the old "
+                                                  + dir.string() + ": "
+                                                  + ec.message());
+    }
+    {
+      std::ofstream out{owner_file, std::ios::trunc};
+      out << master;
+      if (!out)
+        return make_error(errc::remote_error,
+                          "cannot write " + owner_file.string());
+    }
+    if (!make_private(dir, ec))
+      return make_error(errc::remote_error,
+                        "cannot create " + dir.string() + ": " + ec.message());
+    return dir.string();
+  }
+  return make_error(errc::conflict,
+                    "every folder for allocation " + allocation_id + " under "
+                        + base.string() + " belongs to another master");
+}
+
+} // namespace det::agent
