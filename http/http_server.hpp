@@ -48,6 +48,11 @@ struct server_config {
   std::function<size_t(std::string_view method, std::string_view path,
                        bool authorized)>
       body_limit_for;
+
+  /// The body limit of a request to `target` (path and query).
+  [[nodiscard]] size_t limit_for(std::string_view method,
+                                 std::string_view target,
+                                 bool authorized) const;
   size_t header_limit = 16u << 10; ///< bytes; larger headers get 431
   /// Keep-alive: how long an open connection may wait for its next request.
   std::chrono::milliseconds idle_timeout{std::chrono::seconds{75}};

@@ -356,22 +356,15 @@ private:
     reading_ = false;
     if (ec)
       return on_read_error(ec);
-    limit_ = cfg().body_limit;
-    if (cfg().body_limit_for) {
-      const auto& head = parser_->get();
-      auto target = head.target();
-      auto path = target.substr(0, target.find('?'));
-      limit_ = std::min(
-          limit_, cfg().body_limit_for(
-                      std::string_view{head.method_string().data(),
-                                       head.method_string().size()},
-                      std::string_view{path.data(), path.size()},
-                      head.find(bhttp::field::authorization) != head.end()));
-      parser_->body_limit(static_cast<uint64_t>(limit_));
-      // A declared length over the limit is refused before any body byte.
-      if (auto len = parser_->content_length(); len && *len > limit_)
-        return on_read_error(bhttp::error::body_limit);
-    }
+    const auto& head = parser_->get();
+    limit_ = cfg().limit_for(
+        {head.method_string().data(), head.method_string().size()},
+        {head.target().data(), head.target().size()},
+        head.find(bhttp::field::authorization) != head.end());
+    parser_->body_limit(static_cast<uint64_t>(limit_));
+    // A declared length over the limit is refused before any body byte.
+    if (auto len = parser_->content_length(); len && *len > limit_)
+      return on_read_error(bhttp::error::body_limit);
     auto expect = parser_->get()[bhttp::field::expect];
     if (!parser_->is_done() && util::iequals(expect, "100-continue")) {
       static const std::string continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
