@@ -45,7 +45,4 @@ agent_ws_handler(std::shared_ptr<const agent_ws_context> ctx);
 http::ws_authorizer
 agent_ws_authorizer(std::shared_ptr<const agent_ws_context> ctx);
 
-/// Decodes a hello frame; errc::invalid_argument naming the field.
-[[nodiscard]] caf::expected<agent_hello> parse_hello(const nlohmann::json& f);
-
 } // namespace det::api

@@ -1,5 +1,7 @@
 #include "messages/agent_protocol.hpp"
 
+#include <limits>
+
 namespace det::agent {
 
 using nlohmann::json;
@@ -136,6 +138,114 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
     f.message = str_field(j, "message");
   }
   return f;
+}
+
+namespace {
+
+/// The string at `key`, `fallback` when absent or null; false (and `what`
+/// says why) for any other type.
+bool text_at(const json& j, const char* key, std::string& out,
+             std::string fallback, const std::string& frame_type,
+             std::string& what) {
+  auto i = j.find(key);
+  if (i == j.end() || i->is_null()) {
+    out = std::move(fallback);
+    return true;
+  }
+  if (!i->is_string()) {
+    what = frame_type + "." + key + ": expected text";
+    return false;
+  }
+  out = i->get<std::string>();
+  return true;
+}
+
+/// The whole number at `key` in [lo, hi], `fallback` when absent or null.
+/// Floats are refused rather than cast: a cast out of range is undefined.
+template <class T>
+bool whole_at(const json& j, const char* key, T& out, T fallback, int64_t lo,
+              int64_t hi, const std::string& frame_type, std::string& what) {
+  auto i = j.find(key);
+  if (i == j.end() || i->is_null()) {
+    out = fallback;
+    return true;
+  }
+  bool ok = false;
+  if (i->is_number_unsigned())
+    ok = i->get<uint64_t>() <= static_cast<uint64_t>(hi);
+  else if (i->is_number_integer())
+    ok = i->get<int64_t>() >= lo && i->get<int64_t>() <= hi;
+  if (!ok) {
+    what = frame_type + "." + key + ": expected a whole number from "
+           + std::to_string(lo) + " to " + std::to_string(hi);
+    return false;
+  }
+  out = static_cast<T>(i->get<int64_t>());
+  return true;
+}
+
+caf::error parse_hello_fields(const json& j, hello_info& h) {
+  std::string what;
+  bool ok = text_at(j, "agent_id", h.agent_id, "", "hello", what)
+            && text_at(j, "resource_pool", h.resource_pool, "default", "hello",
+                       what)
+            && text_at(j, "slot_type", h.slot_type, "cpu", "hello", what)
+            && text_at(j, "instance_id", h.instance_id, "", "hello", what)
+            && whole_at<int64_t>(j, "slots", h.slots, -1, 0,
+                                 std::numeric_limits<int32_t>::max(), "hello",
+                                 what);
+  if (!ok)
+    return bad(what);
+  if (h.agent_id.empty())
+    return bad("hello.agent_id: required");
+  if (h.slots < 0)
+    return bad("hello.slots: required");
+  if (auto r = j.find("running"); r != j.end() && !r->is_null()) {
+    if (!r->is_array())
+      return bad("hello.running: expected a list of allocation ids");
+    for (const auto& a : *r) {
+      if (!a.is_string())
+        return bad("hello.running: expected a list of allocation ids");
+      h.running.push_back(a.get<std::string>());
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+caf::error parse_agent_frame(const std::string& text, agent_frame& out) {
+  out = agent_frame{};
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return bad("not a JSON object");
+  std::string what;
+  if (!text_at(j, "type", out.type, "", "frame", what))
+    return bad(what);
+  const auto& type = out.type;
+  if (type == "hello")
+    return parse_hello_fields(j, out.hello);
+  if (type == "running" || type == "exited") {
+    if (!text_at(j, "allocation_id", out.allocation_id, "", type, what))
+      return bad(what);
+    if (type == "exited"
+        && !whole_at<int32_t>(j, "exit_code", out.exit_code, -1,
+                              std::numeric_limits<int32_t>::min(),
+                              std::numeric_limits<int32_t>::max(), type, what))
+      return bad(what);
+    return {};
+  }
+  if (type == "log") {
+    if (!whole_at<int64_t>(j, "trial_id", out.trial_id, 0, 0,
+                           std::numeric_limits<int64_t>::max(), type, what))
+      return bad(what);
+    if (auto l = j.find("lines"); l != j.end() && l->is_array())
+      for (const auto& line : *l)
+        if (line.is_string())
+          out.lines.push_back(line.get<std::string>());
+    return {};
+  }
+  return {};
 }
 
 std::map<std::string, std::string>

@@ -25,6 +25,44 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+bool valid_utf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    unsigned c = *p++;
+    if (c < 0x80)
+      continue;
+    int more = 0;
+    unsigned lo = 0x80, hi = 0xBF; // range of the first continuation byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      more = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      more = 2;
+      if (c == 0xE0)
+        lo = 0xA0; // overlong
+      else if (c == 0xED)
+        hi = 0x9F; // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      more = 3;
+      if (c == 0xF0)
+        lo = 0x90; // overlong
+      else if (c == 0xF4)
+        hi = 0x8F; // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (end - p < more)
+      return false;
+    if (*p < lo || *p > hi)
+      return false;
+    for (int i = 1; i < more; ++i)
+      if (p[i] < 0x80 || p[i] > 0xBF)
+        return false;
+    p += more;
+  }
+  return true;
+}
+
 std::string to_hex(std::string_view bytes) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string out;

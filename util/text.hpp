@@ -1,6 +1,7 @@
 #pragma once
 
-// The text encodings every floor uses, one implementation each: hex,
+// The text encodings every floor uses, one implementation each: UTF-8
+// validity, hex,
 // percent-encoding (RFC 3986), shell quoting, and ASCII case-insensitive
 // comparison (HTTP header names). Pure functions, no allocation beyond
 // their results.
@@ -23,6 +24,11 @@ namespace det::util {
 
 /// True when `a` and `b` are equal ignoring ASCII case.
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b);
+
+/// True when `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+/// surrogates, nothing past U+10FFFF): what nlohmann-json can serialise
+/// and PostgreSQL's JSONB can hold.
+[[nodiscard]] bool valid_utf8(std::string_view text);
 
 /// Lowercase hex of `bytes` ("\x01\xff" -> "01ff").
 [[nodiscard]] std::string to_hex(std::string_view bytes);
