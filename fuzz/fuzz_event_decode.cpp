@@ -23,7 +23,8 @@ namespace {
 std::string_view next_line(std::string_view& rest) {
   auto nl = rest.find('\n');
   auto line = rest.substr(0, nl);
-  rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+  rest =
+      nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
   return line;
 }
 
@@ -44,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (char c : version.substr(0, 9))
     if (c >= '0' && c <= '9')
       v = v * 10 + (c - '0');
-  env.schema_version = static_cast<int32_t>(version.substr(0, 1) == "-" ? -v : v);
+  env.schema_version =
+      static_cast<int32_t>(version.substr(0, 1) == "-" ? -v : v);
   env.payload = std::string{rest};
   auto ev = det::decode(env, "fuzz");
   if (!ev)

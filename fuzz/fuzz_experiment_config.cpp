@@ -12,8 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 namespace {
@@ -43,7 +43,8 @@ struct cluster {
   cluster() {
     auto cfg = det::conf::parse_master_config(master_yaml);
     if (!cfg) {
-      std::fprintf(stderr, "fuzz_experiment_config: bad built-in master.yaml: %s\n",
+      std::fprintf(stderr,
+                   "fuzz_experiment_config: bad built-in master.yaml: %s\n",
                    det::render(cfg.error()).c_str());
       std::abort();
     }

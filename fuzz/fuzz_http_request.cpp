@@ -67,8 +67,9 @@ public:
     done_ = true;
     cv_.notify_all();
   }
-  void start_stream(int status, http::header_map,
-                    std::shared_ptr<http::detail::stream_flags> flags) override {
+  void
+  start_stream(int status, http::header_map,
+               std::shared_ptr<http::detail::stream_flags> flags) override {
     std::lock_guard<std::mutex> guard{mu_};
     status_ = status;
     flags_ = std::move(flags);
@@ -78,8 +79,8 @@ public:
   void stream_data(std::string data) override {
     std::lock_guard<std::mutex> guard{mu_};
     if (flags_)
-      flags_->queued_bytes -= std::min(flags_->queued_bytes.load(),
-                                       data.size());
+      flags_->queued_bytes -=
+          std::min(flags_->queued_bytes.load(), data.size());
   }
   void end_stream() override {
     std::lock_guard<std::mutex> guard{mu_};
@@ -183,13 +184,13 @@ struct cluster {
          R"({"user":{"username":"alice","admin":false},"password":""})",
          admin_token);
     user_token = login("alice");
-    auto body = json{{"config", experiment_config},
-                     {"modelDefinition",
-                      json::array({{{"path", "train.py"},
-                                    {"type", 48},
-                                    {"content", "cHJpbnQoMSkK"},
-                                    {"mode", 420}}})},
-                     {"activate", true}};
+    auto body =
+        json{{"config", experiment_config},
+             {"modelDefinition", json::array({{{"path", "train.py"},
+                                               {"type", 48},
+                                               {"content", "cHJpbnQoMSkK"},
+                                               {"mode", 420}}})},
+             {"activate", true}};
     must("POST", "/api/v1/experiments", body.dump(), admin_token);
     agent = sys->spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
@@ -269,8 +270,8 @@ struct cluster {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static cluster* c = new cluster; // lives until exit: actors hold it
-  auto text = c->with_tokens(
-      std::string{reinterpret_cast<const char*>(data), size});
+  auto text =
+      c->with_tokens(std::string{reinterpret_cast<const char*>(data), size});
   std::string_view rest{text};
   for (int i = 0; i < 4 && !rest.empty(); ++i) {
     auto r = http::read_request(rest, c->server);

@@ -23,23 +23,22 @@ void prepare_parser(request_parser& p, const server_config& cfg) {
 beast::error_code apply_body_limit(request_parser& p, const server_config& cfg,
                                    size_t& limit) {
   const auto& head = p.get();
-  limit = cfg.limit_for(
-      {head.method_string().data(), head.method_string().size()},
-      {head.target().data(), head.target().size()},
-      head.find(bhttp::field::authorization) != head.end());
+  limit =
+      cfg.limit_for({head.method_string().data(), head.method_string().size()},
+                    {head.target().data(), head.target().size()},
+                    head.find(bhttp::field::authorization) != head.end());
   p.body_limit(static_cast<uint64_t>(limit));
   if (auto len = p.content_length(); len && *len > limit)
     return bhttp::error::body_limit;
   return {};
 }
 
-std::optional<http_response>
-read_refusal(beast::error_code ec, size_t limit, const server_config& cfg) {
+std::optional<http_response> read_refusal(beast::error_code ec, size_t limit,
+                                          const server_config& cfg) {
   if (ec == bhttp::error::body_limit)
-    return error_response(grpc_code::resource_exhausted,
-                          "request body exceeds " + std::to_string(limit)
-                              + " bytes",
-                          413);
+    return error_response(
+        grpc_code::resource_exhausted,
+        "request body exceeds " + std::to_string(limit) + " bytes", 413);
   if (ec == bhttp::error::header_limit)
     return error_response(grpc_code::resource_exhausted,
                           "request headers exceed "

@@ -1,6 +1,7 @@
 #include "messages/agent_protocol.hpp"
 
 #include <limits>
+#include <tuple>
 
 namespace det::agent {
 
@@ -118,11 +119,22 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
     return bad("type: required");
   if (f.type == "welcome") {
     f.agent_id = str_field(j, "agent_id");
-    if (auto i = j.find("heartbeat_interval_s"); i != j.end() && i->is_number())
-      f.heartbeat_interval_s = static_cast<int64_t>(i->get<double>());
-    if (auto i = j.find("heartbeat_interval_ms");
-        i != j.end() && i->is_number())
-      f.heartbeat_interval_ms = static_cast<int64_t>(i->get<double>());
+    // Whole numbers of at most a day; a float out of int64's range would
+    // otherwise be converted with undefined behaviour.
+    for (auto [key, out, most] :
+         {std::tuple{"heartbeat_interval_s", &f.heartbeat_interval_s,
+                     int64_t{86400}},
+          std::tuple{"heartbeat_interval_ms", &f.heartbeat_interval_ms,
+                     int64_t{86400000}}}) {
+      auto i = j.find(key);
+      if (i == j.end() || !i->is_number())
+        continue;
+      auto v = i->get<double>();
+      if (!(v >= 0 && v <= static_cast<double>(most)))
+        return bad(std::string{"welcome."} + key + ": expected 0 to "
+                   + std::to_string(most));
+      *out = static_cast<int64_t>(v);
+    }
   } else if (f.type == "start") {
     auto s = parse_start(j);
     if (!s)
@@ -186,14 +198,13 @@ bool whole_at(const json& j, const char* key, T& out, T fallback, int64_t lo,
 
 caf::error parse_hello_fields(const json& j, hello_info& h) {
   std::string what;
-  bool ok = text_at(j, "agent_id", h.agent_id, "", "hello", what)
-            && text_at(j, "resource_pool", h.resource_pool, "default", "hello",
-                       what)
-            && text_at(j, "slot_type", h.slot_type, "cpu", "hello", what)
-            && text_at(j, "instance_id", h.instance_id, "", "hello", what)
-            && whole_at<int64_t>(j, "slots", h.slots, -1, 0,
-                                 std::numeric_limits<int32_t>::max(), "hello",
-                                 what);
+  bool ok =
+      text_at(j, "agent_id", h.agent_id, "", "hello", what)
+      && text_at(j, "resource_pool", h.resource_pool, "default", "hello", what)
+      && text_at(j, "slot_type", h.slot_type, "cpu", "hello", what)
+      && text_at(j, "instance_id", h.instance_id, "", "hello", what)
+      && whole_at<int64_t>(j, "slots", h.slots, -1, 0,
+                           std::numeric_limits<int32_t>::max(), "hello", what);
   if (!ok)
     return bad(what);
   if (h.agent_id.empty())

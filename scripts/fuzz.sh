@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh BUILD_DIR SECONDS TARGET...
 #
 # Per target, under BUILD_DIR/fuzz/run/<target>/: corpus/ (the seeds plus
-# what earlier runs found; new inputs land here), log (libFuzzer's output),
+# what earlier runs found; new inputs land here), dict (its dictionaries
+# from fuzz/dict/), log (libFuzzer's output),
 # and crash-*/leak-*/timeout-*/oom-* files for anything found. Every target
 # runs even after one fails; the exit status is non-zero when any did, and
 # the failing inputs are listed at the end.
@@ -24,6 +25,15 @@ max_len() {
   esac
 }
 
+# Dictionaries (fuzz/dict/): tokens the mutator would rarely build itself.
+dicts() {
+  case $1 in
+    fuzz_master_config|fuzz_experiment_config) echo yaml json ;;
+    fuzz_http_request) echo http json ;;
+    *) echo json ;;
+  esac
+}
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/lsan.supp}
@@ -35,10 +45,11 @@ for t in "$@"; do
   mkdir -p "$run/corpus"
   cp -n "$src/fuzz/corpus/$t/"* "$run/corpus/" 2>/dev/null || true
   seeds=$(ls "$run/corpus" | wc -l)
+  for d in $(dicts "$t"); do cat "$src/fuzz/dict/$d.dict"; done >"$run/dict"
   echo "== $t: ${seconds}s on $seeds inputs (log: $run/log)"
   start=$(date +%s)
   (cd "$run" && "$bin" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
-      -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+      -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -dict=dict \
       -artifact_prefix="$run/" corpus >log 2>&1)
   rc=$?
   took=$(( $(date +%s) - start ))

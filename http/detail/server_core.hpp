@@ -148,9 +148,8 @@ void prepare_parser(request_parser& p, const server_config& cfg);
 /// Once the head is read: sets the request's own body limit
 /// (cfg.limit_for) on `p` and in `limit`; body_limit when the declared
 /// Content-Length is over it, so nothing of the body is read.
-[[nodiscard]] beast::error_code apply_body_limit(request_parser& p,
-                                                 const server_config& cfg,
-                                                 size_t& limit);
+[[nodiscard]] beast::error_code
+apply_body_limit(request_parser& p, const server_config& cfg, size_t& limit);
 
 /// The answer to a read error before the connection closes: 413 for a
 /// body over `limit`, 431 for headers over the limit, 400 for a malformed

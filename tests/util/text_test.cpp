@@ -11,6 +11,21 @@ TEST(text, iequals_ignores_ascii_case_only) {
   EXPECT_TRUE(iequals("", ""));
 }
 
+TEST(text, valid_utf8_accepts_rfc3629_only) {
+  EXPECT_TRUE(valid_utf8(""));
+  EXPECT_TRUE(valid_utf8("plain ascii"));
+  EXPECT_TRUE(valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"));
+  EXPECT_TRUE(valid_utf8("\xf4\x8f\xbf\xbf")); // U+10FFFF
+  EXPECT_TRUE(valid_utf8(std::string{"a\0b", 3}));
+  EXPECT_FALSE(valid_utf8("\xff"));
+  EXPECT_FALSE(valid_utf8("\xc3"));             // cut short
+  EXPECT_FALSE(valid_utf8("\xc0\xaf"));         // overlong '/'
+  EXPECT_FALSE(valid_utf8("\xe0\x80\xaf"));     // overlong
+  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));     // surrogate
+  EXPECT_FALSE(valid_utf8("\xf4\x90\x80\x80")); // past U+10FFFF
+  EXPECT_FALSE(valid_utf8("\xe2\x28\xa1"));     // bad continuation
+}
+
 TEST(text, to_hex_is_lowercase_two_digits_per_byte) {
   EXPECT_EQ(to_hex(std::string("\x00\x01\xab\xff", 4)), "0001abff");
   EXPECT_EQ(to_hex(""), "");
