@@ -40,21 +40,6 @@ http_request to_http_request(raw_request&& msg, const tcp::socket& sock,
                          ec ? std::string{} : ep.address().to_string(), tls);
 }
 
-http_request to_http_request(raw_request&& msg, std::string remote_address,
-                             bool tls) {
-  http_request req;
-  req.method = std::string{msg.method_string()};
-  req.target = std::string{msg.target()};
-  split_target(req.target, req.path, req.query);
-  for (const auto& field : msg)
-    req.headers.add(std::string{field.name_string()},
-                    std::string{field.value()});
-  req.body = std::move(msg.body());
-  req.remote_address = std::move(remote_address);
-  req.tls = tls;
-  return req;
-}
-
 namespace {
 
 /// One queued call from a responder or stream producer.

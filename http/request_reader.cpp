@@ -12,7 +12,31 @@
 
 namespace det::http {
 
+size_t server_config::limit_for(std::string_view method,
+                                std::string_view target,
+                                bool authorized) const {
+  if (!body_limit_for)
+    return body_limit;
+  auto path = target.substr(0, target.find('?'));
+  return std::min(body_limit, body_limit_for(method, path, authorized));
+}
+
 namespace detail {
+
+http_request to_http_request(raw_request&& msg, std::string remote_address,
+                             bool tls) {
+  http_request req;
+  req.method = std::string{msg.method_string()};
+  req.target = std::string{msg.target()};
+  split_target(req.target, req.path, req.query);
+  for (const auto& field : msg)
+    req.headers.add(std::string{field.name_string()},
+                    std::string{field.value()});
+  req.body = std::move(msg.body());
+  req.remote_address = std::move(remote_address);
+  req.tls = tls;
+  return req;
+}
 
 void prepare_parser(request_parser& p, const server_config& cfg) {
   p.header_limit(static_cast<uint32_t>(std::min<size_t>(
