@@ -7,6 +7,7 @@ BUILD_FUZZ ?= build-fuzz
 # Seconds per fuzz target: `make fuzz`, and the shorter run in `make test`.
 FUZZ_SECONDS      ?= 30
 FUZZ_TEST_SECONDS ?= 25
+FUZZ_FRESH        ?= 0
 FUZZERS := fuzz_master_config fuzz_experiment_config fuzz_event_decode \
            fuzz_agent_protocol fuzz_http_request
 JOBS       ?= $(shell nproc)
@@ -35,7 +36,7 @@ test: check-layers build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 	@$(MAKE) --no-print-directory test-e2e
 	@$(MAKE) --no-print-directory test-sanitize
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_FRESH=1
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
@@ -68,7 +69,7 @@ fuzz-build: deps
 # Each target for FUZZ_SECONDS on a copy of its seed corpus; a crash fails
 # the run and leaves its input under $(BUILD_FUZZ)/fuzz/run/<target>/.
 fuzz: fuzz-build
-	@bash scripts/fuzz.sh $(abspath $(BUILD_FUZZ)) $(FUZZ_SECONDS) $(FUZZERS)
+	@FUZZ_FRESH=$(FUZZ_FRESH) bash scripts/fuzz.sh $(abspath $(BUILD_FUZZ)) $(FUZZ_SECONDS) $(FUZZERS)
 
 bench: build
 	@bash scripts/bench.sh $(abspath $(BUILD))

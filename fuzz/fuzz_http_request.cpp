@@ -17,7 +17,7 @@
 // What counts as a bug besides a crash or a sanitizer report:
 //   - a 500: a handler threw, or let its responder go unanswered;
 //   - no answer 10 s after the client hung up (a connection held forever).
-// A long poll that has not answered after 1 s is told the client left
+// A long poll that has not answered after 200 ms is told the client left
 // (client_gone), as a session does when the peer closes.
 
 #include "actors/event_writer.hpp"
@@ -256,7 +256,7 @@ struct cluster {
     auto sink = std::make_shared<capture_sink>();
     auto what = req.method + " " + req.target;
     routes.dispatch(std::move(req), http::responder{sink});
-    if (!sink->wait(1s)) {
+    if (!sink->wait(200ms)) {
       sink->hang_up();
       if (!sink->wait(10s))
         fail("no answer 10 s after the client left: " + what);

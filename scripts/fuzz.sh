@@ -9,7 +9,10 @@
 # from fuzz/dict/), log (libFuzzer's output),
 # and crash-*/leak-*/timeout-*/oom-* files for anything found. Every target
 # runs even after one fails; the exit status is non-zero when any did, and
-# the failing inputs are listed at the end.
+# the failing inputs are listed at the end. With FUZZ_FRESH=1 (make test)
+# the working corpus starts again from the seeds, so the run's length does
+# not grow with what earlier runs kept (libFuzzer reads its whole corpus
+# before the time limit counts).
 set -uo pipefail
 
 build=$1; seconds=$2; shift 2
@@ -42,6 +45,7 @@ failed=()
 for t in "$@"; do
   bin=$build/fuzz/$t
   run=$build/fuzz/run/$t
+  [ "${FUZZ_FRESH:-0}" = 1 ] && rm -rf "$run/corpus"
   mkdir -p "$run/corpus"
   cp -n "$src/fuzz/corpus/$t/"* "$run/corpus/" 2>/dev/null || true
   seeds=$(ls "$run/corpus" | wc -l)
