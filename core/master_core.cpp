@@ -33,6 +33,15 @@ int64_t searcher_input_trial(const domain_event& ev) {
 } // namespace
 
 bool master_core::emit(decision& d, domain_event ev) {
+  // A value from a client the log could not hold is the command's fault:
+  // refused here, it never reaches the append (which would stop the
+  // master). The master's own prose is fitted instead.
+  fit_prose(ev);
+  if (auto err = storable(ev)) {
+    if (!d.refusal)
+      d.refusal = std::move(err);
+    return false;
+  }
   recorded_event meta;
   meta.position = st_.position + 1;
   meta.stream = stream_of(ev);

@@ -224,6 +224,25 @@ caf::error validate(const domain_event& ev) {
   return {};
 }
 
+void fit_prose(domain_event& ev) {
+  std::visit(
+      [](auto& x) {
+        payload::prose_fitter f;
+        payload::fields(f, x);
+      },
+      ev);
+}
+
+caf::error storable(const domain_event& ev) {
+  try {
+    std::visit([](const auto& x) { payload::check_storable(x); }, ev);
+  } catch (const field_error& e) {
+    return make_error(errc::invalid_argument,
+                      std::string{type_name_of(ev)} + " " + e.what());
+  }
+  return {};
+}
+
 caf::expected<json> upcast(const std::string& type, int32_t from_version,
                            json payload) {
   auto i = table().find(type);
