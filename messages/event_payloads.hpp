@@ -10,11 +10,8 @@
 #include "messages/events.hpp"
 #include "messages/json_fields.hpp"
 
-#include "util/text.hpp"
-
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -447,72 +444,34 @@ inline void validate(const session_ended& x) {
   require_token_hash(x.token_hash);
 }
 
-// -- storable: what the log can hold ----------------------------------------
-//
-// Every event the master decides passes this before it is applied, so a
-// value PostgreSQL would refuse (a NUL, text that is not UTF-8, a name too
-// long for an index row) is refused as the command's fault instead of
-// failing the append. Replay does not run it: what is in the log was
-// stored.
+// -- the values of an event, for visit_fields() ----------------------------
 
-/// Free text (reasons, messages) may span lines and be longer; every other
-/// string field is a name or an id.
-inline util::text_rules storable_rules(const char* key) {
-  std::string_view k{key};
-  if (k == "reason" || k == "message")
-    return {4096, true, true};
-  return {255, false, true};
-}
-
-struct storable_checker {
-  void check(const char* key, const std::string& value) {
-    if (auto why = util::text_problem(value, storable_rules(key)); !why.empty())
-      throw field_error(std::string{"field '"} + key + "' " + why);
+struct field_walker {
+  const event_field_visitor& v;
+  template <class T> void req(const char* key, T& value) { walk(key, value); }
+  template <class T> void opt(const char* key, T& value) { walk(key, value); }
+  void walk(const char* key, std::string& value) {
+    if (v.text)
+      v.text(key, value);
   }
-  void check(const char* key, const json& value) {
-    if (auto why = json_problem(value, key); !why.empty())
-      throw field_error(why);
+  void walk(const char* key, json& value) {
+    if (v.document)
+      v.document(key, value);
   }
-  void check(const char* key, const std::vector<std::string>& xs) {
-    for (const auto& x : xs)
-      check(key, x);
+  void walk(const char* key, double& value) {
+    if (v.number)
+      v.number(key, value);
   }
-  void check(const char* key, const std::vector<slot_assignment>& xs) {
-    (void)key;
-    for (const auto& a : xs)
-      check("assignments[].agent_id", a.agent_id);
+  void walk(const char* key, std::vector<std::string>& xs) {
+    for (auto& x : xs)
+      walk(key, x);
   }
-  void check(const char* key, double value) {
-    if (!std::isfinite(value))
-      throw field_error(std::string{"field '"} + key
-                        + "' is not a finite number");
+  void walk(const char*, std::vector<slot_assignment>& xs) {
+    for (auto& a : xs)
+      walk("assignments[].agent_id", a.agent_id);
   }
-  template <class T> void check(const char*, const T&) {}
-  template <class T> void req(const char* key, const T& value) {
-    check(key, value);
-  }
-  template <class T> void opt(const char* key, const T& value) {
-    check(key, value);
-  }
+  template <class T> void walk(const char*, T&) {}
 };
-
-/// Fits the free-text fields (reasons, messages: the master's own words,
-/// which may quote a client) to their rules instead of refusing them.
-struct prose_fitter {
-  template <class T> void req(const char* key, T& value) { fit(key, value); }
-  template <class T> void opt(const char* key, T& value) { fit(key, value); }
-  void fit(const char* key, std::string& value) {
-    auto rules = storable_rules(key);
-    if (rules.multiline && !util::text_problem(value, rules).empty())
-      value = util::fit_text(value, rules);
-  }
-  template <class T> void fit(const char*, T&) {}
-};
-
-template <class T> void check_storable(const T& x) {
-  storable_checker c;
-  fields(c, const_cast<T&>(x));
-}
 
 template <class T> json write(const T& x) {
   json out = json::object();

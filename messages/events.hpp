@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -483,6 +484,17 @@ caf::expected<domain_event> decode(const event_envelope& env,
 /// ranges) on an event built in memory; errc::invalid_event names the
 /// field. state::apply() calls it, so actors get the same checks as replay.
 caf::error validate(const domain_event& ev);
+
+/// The values of an event by kind, each named by its payload key: every
+/// text field (each item of a list, and "assignments[].agent_id"), every
+/// document (config, hparams, metrics, ...), every floating-point number.
+/// Integers and booleans are not visited. Unset members are skipped.
+struct event_field_visitor {
+  std::function<void(const char* key, std::string&)> text;
+  std::function<void(const char* key, nlohmann::json&)> document;
+  std::function<void(const char* key, double&)> number;
+};
+void visit_fields(domain_event& ev, const event_field_visitor& v);
 
 /// Makes the reasons and messages of `ev` keep storable()'s rules (text
 /// that is not UTF-8, control characters other than tab and line breaks
