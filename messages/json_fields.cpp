@@ -37,7 +37,8 @@ std::string string_problem(std::string_view text) {
 
 std::string walk(const nlohmann::json& v, const std::string& path, int depth) {
   auto named = [&](const std::string& why) {
-    return "field '" + path + "': " + why;
+    return path.empty() ? "the document " + why
+                        : "field '" + path + "': " + why;
   };
   if (depth > max_json_depth)
     return named("nests deeper than " + std::to_string(max_json_depth)
@@ -58,7 +59,8 @@ std::string walk(const nlohmann::json& v, const std::string& path, int depth) {
         return named("has a key that " + why);
       // A key in an error is cut: the message must not echo a megabyte.
       auto shown = key.size() > 64 ? util::valid_utf8(key, 64) + "..." : key;
-      if (auto why = walk(item, path + "." + shown, depth + 1); !why.empty())
+      auto at = path.empty() ? shown : path + "." + shown;
+      if (auto why = walk(item, at, depth + 1); !why.empty())
         return why;
     }
     return {};

@@ -115,7 +115,8 @@ inline constexpr int max_json_depth = 64;
 /// 3"; "" when it can. Refused: a string or object key that is not UTF-8
 /// or holds a NUL (jsonb cannot), a number that is not finite (it would be
 /// stored as null), nesting deeper than max_json_depth. Lengths are the
-/// business of the field's own check and of the body limit.
+/// business of the field's own check and of the body limit. With an empty
+/// `path` the document's own keys name the fields ("field 'name': ...").
 [[nodiscard]] std::string json_problem(const nlohmann::json& value,
                                        const std::string& path);
 
