@@ -376,3 +376,16 @@ def test_what_was_kept_replays_after_a_restart(c):
                         for e in es["experiments"]]
     assert strip(after) == strip(before)
     replay_ok(c)
+
+
+def test_no_client_value_starts_a_line_of_the_master_log(c):
+    forged = "2026-11-24 12:00:00.000 [error] det-master: forged"
+    for name in ("x\n" + forged, "x\r\n" + forged, "x\u2028" + forged):
+        http(c, "POST", "/api/v1/auth/login", {"username": name, "password": ""})
+    token = user_token(c)
+    http(c, "POST", "/api/v1/trials/1/early_exit", {"reason": "x\n" + forged}, token=token)
+    http(c, "GET", "/api/v1/users/x%0A" + forged.replace(" ", "%20") + "/by-username",
+         token=token)
+    for line in c.master_log().splitlines():
+        assert not line.startswith(forged), line
+        assert len(line) <= 8192, "a log line of %d bytes" % len(line)
