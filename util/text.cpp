@@ -85,10 +85,6 @@ std::string shell_quote(std::string_view word, bool bare_if_safe) {
   return out + "'";
 }
 
-namespace {
-
-/// The length of the UTF-8 character at `text[i]`, or 0 when the bytes
-/// there are not one.
 size_t utf8_char_length(std::string_view text, size_t i) {
   auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   unsigned char c = b(i);
@@ -121,8 +117,6 @@ size_t utf8_char_length(std::string_view text, size_t i) {
       return 0;
   return n;
 }
-
-} // namespace
 
 size_t utf8_error_at(std::string_view text) {
   for (size_t i = 0; i < text.size();) {

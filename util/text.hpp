@@ -45,6 +45,10 @@ namespace det::util {
 [[nodiscard]] std::string shell_quote(std::string_view word,
                                       bool bare_if_safe = false);
 
+/// The length in bytes of the UTF-8 character at `text[i]` (1 to 4), or 0
+/// when the bytes there are not one (see utf8_error_at for what counts).
+[[nodiscard]] size_t utf8_char_length(std::string_view text, size_t i);
+
 /// Where `text` stops being UTF-8 (a byte offset), or npos when it all is.
 /// Strict: no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
 /// U+10FFFF. PostgreSQL refuses exactly these in text and jsonb.
