@@ -360,6 +360,45 @@ decision master_core::spot_interruption(const std::string& agent_id,
   return d;
 }
 
+decision master_core::set_agent_enabled(const std::string& agent_id,
+                                        bool enabled, bool drain,
+                                        int64_t now_us) {
+  decision d;
+  auto a = state::find_agent(st_, agent_id);
+  if (a == nullptr) {
+    d.refusal =
+        make_error(errc::not_found, "agent '" + agent_id + "' not found");
+    return d;
+  }
+  if (a->status != state::agent_status::connected) {
+    d.refusal = make_error(errc::invalid_argument,
+                           "agent '" + agent_id
+                               + "' is not connected; it can be enabled or "
+                                 "disabled once it is");
+    return d;
+  }
+  if (enabled) {
+    if (a->enabled)
+      return d;
+    auto pool = a->pool;
+    if (!emit(d, agent_enabled{agent_id}))
+      return d;
+    schedule_pool(d, pool, now_us);
+    return d;
+  }
+  if ((a->enabled || a->draining != drain)
+      && !emit(d, agent_disabled{agent_id, drain}))
+    return d;
+  if (!drain)
+    for (const auto& alloc : state::allocations_on_agent(st_, agent_id)) {
+      auto t = state::trial_of_allocation(st_, alloc);
+      if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
+        continue;
+      stop_trial(d, t->id, "agent_disabled", false, now_us);
+    }
+  return d;
+}
+
 decision master_core::change_users(const domain_event& ev) {
   decision d;
   auto refuse = [&d](errc code, std::string why) {

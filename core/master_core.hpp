@@ -193,6 +193,16 @@ public:
   /// the trials asked. An unknown agent is errc::not_found.
   decision spot_interruption(const std::string& agent_id, int64_t now_us);
 
+  /// An operator enables or disables an agent (`det agent enable/disable`).
+  /// Disabled, it is given no new trials. With `drain` its running trials
+  /// finish; without, each is asked to checkpoint and stop (reason
+  /// "agent_disabled") and is placed again elsewhere. Enabling lets the
+  /// scheduler use it at once. Asking for the state it is in writes
+  /// nothing. An unknown agent is errc::not_found; a disconnected one
+  /// errc::invalid_argument.
+  decision set_agent_enabled(const std::string& agent_id, bool enabled,
+                             bool drain, int64_t now_us);
+
   // -- trials (reported by agents and trial processes) -------------------
 
   decision allocation_running(const std::string& allocation_id, int64_t now_us);
