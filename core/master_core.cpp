@@ -348,16 +348,22 @@ decision master_core::spot_interruption(const std::string& agent_id,
   }
   if (a->enabled && !emit(d, agent_disabled{agent_id, true}))
     return d;
+  auto asked = stop_trials_on(d, agent_id, "spot_interruption", now_us);
+  d.reply = {{"trials", asked}};
+  return d;
+}
+
+int64_t master_core::stop_trials_on(decision& d, const std::string& agent_id,
+                                    const std::string& reason, int64_t now_us) {
   int64_t asked = 0;
   for (const auto& alloc : state::allocations_on_agent(st_, agent_id)) {
     auto t = state::trial_of_allocation(st_, alloc);
     if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
       continue;
-    stop_trial(d, t->id, "spot_interruption", false, now_us);
+    stop_trial(d, t->id, reason, false, now_us);
     ++asked;
   }
-  d.reply = {{"trials", asked}};
-  return d;
+  return asked;
 }
 
 decision master_core::set_agent_enabled(const std::string& agent_id,
@@ -390,12 +396,7 @@ decision master_core::set_agent_enabled(const std::string& agent_id,
       && !emit(d, agent_disabled{agent_id, drain}))
     return d;
   if (!drain)
-    for (const auto& alloc : state::allocations_on_agent(st_, agent_id)) {
-      auto t = state::trial_of_allocation(st_, alloc);
-      if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
-        continue;
-      stop_trial(d, t->id, "agent_disabled", false, now_us);
-    }
+    stop_trials_on(d, agent_id, "agent_disabled", now_us);
   return d;
 }
 

@@ -262,6 +262,10 @@ public:
   decision apply_trial_step(const trial_step& step, int64_t now_us);
 
 private:
+  // Asks every live trial on the agent to checkpoint and stop (trials
+  // already asked are left); returns how many were asked.
+  int64_t stop_trials_on(decision& d, const std::string& agent_id,
+                         const std::string& reason, int64_t now_us);
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
   // Inline searchers: feeds each experiment d.searchers names (until none

@@ -26,18 +26,6 @@ struct one_running : cluster {
     run(core->allocation_running(alloc, now));
     run(core->agent_connected("a2", "default", 1, "cpu", "", {}, now));
   }
-
-  state::cluster_state replayed() {
-    state::cluster_state st;
-    auto err =
-        log.read({}, [&](recorded_event&& r) { return state::apply(st, r); });
-    EXPECT_FALSE(err) << render(err);
-    return st;
-  }
-
-  const state::trial_info& trial(int64_t id) {
-    return *state::find_trial(core->state(), id);
-  }
 };
 
 TEST(agent_enable, draining_lets_running_trials_finish_and_places_nothing_new) {
