@@ -8,6 +8,7 @@
 #include "policy/heartbeat_monitor.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
@@ -184,6 +185,11 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
     std::lock_guard<std::mutex> guard{s->mu};
     s->alive.seen(policy::heartbeat_monitor::clock::now());
   }
+  agent_hello hello;
+  if (!err && f.type == "hello") {
+    hello = to_agent_hello(std::move(f.hello));
+    err = check_hello(hello);
+  }
   if (err && f.type == "hello") {
     (void)ws.send(frame("error", {{"message", render(err)}}));
     return ws.close(1008, "bad hello");
@@ -197,9 +203,9 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
       if (s->hello_seen)
         return (void)ws.send(frame("error", {{"message", "hello twice"}}));
       s->hello_seen = true;
-      s->agent_id = f.hello.agent_id;
+      s->agent_id = hello.agent_id;
     }
-    return on_hello(ctx, s, ws, to_agent_hello(std::move(f.hello)));
+    return on_hello(ctx, s, ws, std::move(hello));
   }
   if (type == "heartbeat")
     return;
@@ -237,6 +243,30 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
 }
 
 } // namespace
+
+caf::error check_hello(const agent_hello& h) {
+  // An agent's names become stream names and log lines: one short line.
+  const util::text_rules name{255, false, false};
+  if (auto why = util::text_problem(h.agent_id, name); !why.empty())
+    return make_error(errc::invalid_argument, "hello.agent_id " + why);
+  for (auto [field, value] : {std::pair{"hello.resource_pool", &h.pool},
+                              std::pair{"hello.slot_type", &h.slot_type},
+                              std::pair{"hello.instance_id", &h.instance_id}})
+    if (auto why = util::text_problem(*value, {255, false, true}); !why.empty())
+      return make_error(errc::invalid_argument, std::string{field} + " " + why);
+  if (h.slots < 0 || h.slots > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.slots: " + std::to_string(h.slots)
+                          + " is outside [0, " + std::to_string(max_agent_slots)
+                          + "]");
+  if (h.running_allocations.size() > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.running: more allocations than slots allow");
+  for (const auto& a : h.running_allocations)
+    if (auto why = util::text_problem(a, name); !why.empty())
+      return make_error(errc::invalid_argument, "hello.running[] " + why);
+  return {};
+}
 
 http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
   return [ctx](http::ws_session ws) {

@@ -69,7 +69,7 @@ json plain_scalar(const std::string& s) {
 /// Text that nlohmann-json cannot serialise (and the event log cannot
 /// hold) is refused where it is read, with its position.
 const std::string& checked(const YAML::Node& n) {
-  if (!util::valid_utf8(n.Scalar()))
+  if (util::utf8_error_at(n.Scalar()) != std::string_view::npos)
     throw YAML::ParserException(n.Mark(), "text is not valid UTF-8");
   return n.Scalar();
 }

@@ -34,5 +34,6 @@ using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using state_atom = caf::atom_constant<caf::atom("state")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using spot_atom = caf::atom_constant<caf::atom("spot")>;
+using enable_atom = caf::atom_constant<caf::atom("enable")>;
 
 } // namespace det
