@@ -181,6 +181,25 @@ TEST_F(master_api_test, info_answers_a_pep440_version) {
   EXPECT_EQ(json::parse(r.body)["version"], "0.38.1");
 }
 
+TEST_F(master_api_test, master_id_is_a_uuid_of_this_process_in_both_answers) {
+  auto info = json::parse(call("GET", "/info").body);
+  auto master = json::parse(call("GET", "/api/v1/master").body);
+  auto id = info["master_id"].get<std::string>();
+  static const std::regex uuid4{
+      "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"};
+  EXPECT_TRUE(std::regex_match(id, uuid4)) << id;
+  EXPECT_EQ(master["masterId"], id);
+  EXPECT_EQ(master["clusterId"], info["cluster_id"]);
+  // What the CLI and the WebUI read beyond the required fields.
+  EXPECT_EQ(master["rbacEnabled"], false);
+  EXPECT_EQ(master["userManagementEnabled"], true);
+  EXPECT_TRUE(master["featureSwitches"].is_array());
+  EXPECT_EQ(info["telemetry"]["enabled"], false);
+  // Another process (context) is another master id.
+  api::api_context other;
+  EXPECT_NE(other.master_id, id);
+}
+
 TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {
   auto r = call("POST", "/api/v1/experiments", create_body(good_config));
   ASSERT_EQ(r.status, 200) << r.body;
