@@ -279,8 +279,21 @@ void agent::prepare_and_spawn(start_request s) {
   http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
   http.ca_cert = s_.cfg.tls.master_cert;
   http.skip_verify = s_.cfg.tls.skip_verify;
-  auto err = made ? fetch_model_def(master_url, s.experiment_id, http, dir)
-                  : made.error();
+  // A master that restarts meanwhile is waited out; a kill or the agent's
+  // own shutdown ends the wait.
+  fetch_retry retry;
+  retry.stop = [this, id = s.allocation_id] {
+    std::lock_guard<std::mutex> guard{mu_};
+    auto i = allocs_.find(id);
+    return stopping_ || i == allocs_.end() || i->second.kill_requested;
+  };
+  retry.sleep = [this](std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> lock{mu_};
+    cv_.wait_for(lock, d, [this] { return stopping_; });
+  };
+  auto err =
+      made ? fetch_model_def(master_url, s.experiment_id, http, dir, retry)
+           : made.error();
   std::lock_guard<std::mutex> guard{mu_};
   auto& a = allocs_[s.allocation_id];
   auto fail = [&](const std::string& why, int code) {
