@@ -93,7 +93,9 @@ class ChaosRun:
         self.stopped = {}  # pid -> monotonic time to SIGCONT it
         self.watch = AllocationWatch()
         self.last_sample = 0.0
-        self.submit_budget = max(6, kills // 4)
+        # Enough experiments that the workload runs through every round
+        # (three slots; a few live experiments at a time).
+        self.submit_budget = 4 + kills // 3
         self.submitted = 0
 
     # -- housekeeping, run by every wait ------------------------------------

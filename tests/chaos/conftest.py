@@ -41,8 +41,8 @@ def pytest_report_header(config):
 
 
 def pytest_terminal_summary(terminalreporter):
-    terminalreporter.write_line("chaos: CHAOS_SEED=%d CHAOS_KILLS=%d (reproduce: "
-                                "CHAOS_SEED=%d CHAOS_KILLS=%d make chaos-one)"
+    terminalreporter.write_line("chaos: CHAOS_SEED=%d CHAOS_KILLS=%d (again: "
+                                "make chaos CHAOS_SEED=%d CHAOS_KILLS=%d)"
                                 % (SEED, KILLS, SEED, KILLS))
     if FIGURES:
         terminalreporter.write_line(json.dumps(FIGURES, sort_keys=True))
