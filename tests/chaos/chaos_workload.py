@@ -239,25 +239,31 @@ class ChaosRun:
         return False
 
     def pick_command(self):
-        """A command to issue this round, or None: (verb, experiment)."""
+        """A command to issue this round, or None: (verb, experiment). A
+        weighted draw among the commands that make sense now."""
         live = [e for e in self.experiments.values() if not e.ended() and not e.killed]
-        paused = [e for e in live if e.state == "STATE_PAUSED"]
+        paused = [e for e in live if e.state == "STATE_PAUSED"
+                  and self.round - e.paused_round >= 1]
         active = [e for e in live if e.state == "STATE_ACTIVE"]
-        longs = [e for e in active + paused if e.kind == "long"
-                 and self.round - e.submitted_round >= 2]
-        r = self.rng.random()
-        if longs and r < 0.5:
-            return "kill", self.rng.choice(longs)
-        if paused and r < 0.6 and any(self.round - e.paused_round >= 1 for e in paused):
-            return "activate", self.rng.choice([e for e in paused
-                                                if self.round - e.paused_round >= 1])
-        if self.submitted < self.submit_budget and len(live) < 4 and r < 0.75:
-            return "submit", None
-        if active and r < 0.85:
-            return "pause", self.rng.choice(active)
-        if active and r < 0.9:
-            return "kill", self.rng.choice(active)
-        return None
+        longs = [e for e in live if e.kind == "long" and self.round - e.submitted_round >= 2]
+        options = [(1.0, None, None)]
+        if self.submitted < self.submit_budget and len(live) < 4:
+            options.append((3.0, "submit", None))
+        if active:
+            options.append((2.0, "pause", active))
+            options.append((0.4, "kill", active))
+        if paused:
+            options.append((2.5, "activate", paused))
+        if longs:
+            options.append((2.5, "kill", longs))
+        r = self.rng.uniform(0, sum(w for w, _, _ in options))
+        for w, verb, among in options:
+            r -= w
+            if r <= 0:
+                break
+        if verb is None:
+            return None
+        return verb, (self.rng.choice(among) if among else None)
 
     # -- agents --------------------------------------------------------------
 
@@ -340,4 +346,5 @@ class ChaosRun:
         return {"kills": len(self.restart_ms), "kill_contexts": self.kill_contexts,
                 "agent_kills": self.agent_kills, "agent_stops": self.agent_stops,
                 "experiments": len(self.experiments),
+                "trial_runs_seen": len(self.watch.seen),
                 "restart_ready_ms": stats(self.restart_ms), "restart_info_ms": stats(self.info_ms)}
