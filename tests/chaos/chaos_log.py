@@ -62,6 +62,29 @@ def allocations_and_terminations(events):
     return violations
 
 
+def runs_lost_with_agents(events):
+    """Runs that ended because their agent was lost: by agent_lost, or by a
+    reconnecting agent that no longer listed them (trial_exited agent_lost).
+    [(event, trial, allocation, agent ids of the run)]."""
+    out = []
+    agents_of_alloc, trial_of_alloc = {}, {}
+    for ev in events:
+        t, p = ev["type"], ev["payload"]
+        if t == "trial_placed":
+            agents_of_alloc[p["allocation_id"]] = {a["agent_id"] for a in p["assignments"]}
+            trial_of_alloc[p["allocation_id"]] = p["trial_id"]
+        elif t == "trial_exited":
+            agents = agents_of_alloc.pop(p["allocation_id"], set())
+            if p["reason"] == "agent_lost":
+                out.append((ev, p["trial_id"], p["allocation_id"], agents))
+        elif t == "agent_lost":
+            for alloc, agents in list(agents_of_alloc.items()):
+                if p["agent_id"] in agents:
+                    del agents_of_alloc[alloc]
+                    out.append((ev, trial_of_alloc[alloc], alloc, agents))
+    return out
+
+
 def restarts(events):
     """trial -> {"failed": failed exits, "restarted": trial_restarted,
     "exits": [reasons]}."""

@@ -91,6 +91,7 @@ class ChaosRun:
         self.agent_kills = 0
         self.agent_stops = 0
         self.stopped = {}  # pid -> monotonic time to SIGCONT it
+        self.hurt_agents = set()  # ids of the agents SIGKILLed or SIGSTOPped
         self.watch = AllocationWatch()
         self.last_sample = 0.0
         # Enough experiments that the workload runs through every round
@@ -279,6 +280,7 @@ class ChaosRun:
         busy = {o.ppid for o in snap.others}
         busy_ones = [x for x in candidates if x[1].pid in busy]
         agent_id, p = self.rng.choice(busy_ones or candidates)
+        self.hurt_agents.add(agent_id)
         if r < 0.15:
             if self._signal(p.pid, signal.SIGKILL):
                 self.agent_kills += 1

@@ -15,7 +15,8 @@ import pytest
 
 import conftest
 from chaos_log import (allocations_and_terminations, counts, instances_not_terminated,
-                       read_events, restarts, show, user_state_changes)
+                       read_events, restarts, runs_lost_with_agents, show,
+                       user_state_changes)
 from chaos_procs import scan
 from chaos_workload import ChaosFailure, ChaosRun
 from e2e_harness import BIN
@@ -106,7 +107,9 @@ def test_the_master_killed_at_random_moments_loses_no_acknowledged_command_and_n
     try:
         run.run()
         run.drain(timeout=240)
-    except ChaosFailure as e:
+    except (ChaosFailure, pytest.fail.Exception) as e:
+        # The harness fails with pytest.fail (det-master exited, /info
+        # timed out): the seed and the run's steps go with it too.
         fail(str(e))
     finally:
         run.resume_all()
@@ -116,6 +119,13 @@ def test_the_master_killed_at_random_moments_loses_no_acknowledged_command_and_n
     trial_bad, ntrials = check_trials(run, c, events)
     violations += trial_bad
     violations += allocations_and_terminations(events)
+    # A master crash must not cost a run either: a run may end with its
+    # agent lost only when the chaos SIGKILLed or SIGSTOPped that agent
+    # (a lost exit report shows up here, as a run of an agent left alone).
+    lost = runs_lost_with_agents(events)
+    violations += ["trial %d: run %s ended with its agent(s) %s lost, which the run never "
+                   "killed or stopped: %s" % (trial, alloc, sorted(agents), show(ev))
+                   for ev, trial, alloc, agents in lost if not agents & run.hurt_agents]
     overlaps = run.watch.overlaps()
     violations += ["trial %d: allocations %s and %s both had live processes for %.1f s"
                    % o for o in overlaps if o[3] > STALE_GRACE_S]
@@ -136,6 +146,7 @@ def test_the_master_killed_at_random_moments_loses_no_acknowledged_command_and_n
         "trial_restarts": per_type.get("trial_restarted", 0),
         "failed_exits": sum(r["failed"] for r in restarts(events).values()),
         "agent_lost": per_type.get("agent_lost", 0),
+        "runs_lost_with_agents": len(lost),
         "instances_launched": per_type.get("instance_pending", 0),
         "events": len(events),
         "max_stale_overlap_s": round(max([o[3] for o in overlaps] or [0]), 1),

@@ -1,6 +1,7 @@
 """The chaos run's log checks can fail: each rule against a small log that
 breaks it and one that keeps it (no cluster needed)."""
-from chaos_log import allocations_and_terminations, instances_not_terminated, restarts
+from chaos_log import (allocations_and_terminations, instances_not_terminated, restarts,
+                       runs_lost_with_agents)
 from chaos_procs import AllocationWatch, Snapshot
 
 
@@ -57,3 +58,13 @@ def test_two_runs_of_a_trial_seen_alive_together_overlap():
     w.sample(Snapshot({}, [(None, 7, "7.1"), (None, 7, "7.2")], []), 13.0)
     w.sample(Snapshot({}, [(None, 8, "8.1")], []), 14.0)
     assert w.overlaps() == [(7, "7.1", "7.2", 12.0)]
+
+
+def test_runs_ended_by_a_lost_agent_are_listed_with_their_agents():
+    unlisted = ("trial_exited", {"trial_id": 7, "allocation_id": "7.1", "reason": "agent_lost"})
+    second = ("trial_placed", {"trial_id": 7, "allocation_id": "7.2",
+                               "assignments": [{"agent_id": "a2", "slots": [0]}]})
+    lost = ("agent_lost", {"agent_id": "a2", "reason": "reconnect_timeout"})
+    runs = runs_lost_with_agents(log(AGENT, PLACED, unlisted, second, lost))
+    assert [(t, a, sorted(ags)) for _, t, a, ags in runs] == [
+        (7, "7.1", ["a1"]), (7, "7.2", ["a2"])]
