@@ -86,6 +86,7 @@ class ChaosRun:
         self.experiments = {}
         self.round = 0
         self.restart_ms = []
+        self.kills_done = 0
         self.info_ms = []
         self.kill_contexts = {}
         self.agent_kills = 0
@@ -161,18 +162,30 @@ class ChaosRun:
             if status == 200:
                 e.state = body["experiment"]["state"]
 
-    def kill_and_restart(self, context):
+    def kill_and_restart(self, context, interrupt=None):
         """SIGKILLs the master and starts it again on the same database;
         ready when /info answers and every agent that was connected (and is
-        not stopped) has connected to the new master."""
+        not stopped) has connected to the new master. With `interrupt`
+        (seconds), returns that long after /info answers instead, while the
+        agents are reconnecting and re-sending what they kept (exits, logs):
+        the caller kills the master again then."""
         snap = scan(self.c.url)
         expected = {a for a, p in snap.agents.items() if p.state != "T"}
         offset = os.path.getsize(self.c.log_path)
         t0 = time.monotonic()
         self.c.kill_master()
+        self.kills_done += 1
+        self.kill_contexts[context] = self.kill_contexts.get(context, 0) + 1
         self.tick()
         self.c.start()
         t_info = time.monotonic()
+        self.info_ms.append((t_info - t0) * 1000)
+        if interrupt is not None:
+            self.pause_for(interrupt)
+            self.note("round %d: master killed (%s), /info after %.0f ms, killed again "
+                      "%.0f ms later" % (self.round, context, self.info_ms[-1],
+                                         interrupt * 1000))
+            return
 
         def reconnected():
             with open(self.c.log_path, errors="replace") as f:
@@ -185,9 +198,7 @@ class ChaosRun:
             return not missing
         self.until("the agents to reconnect after restart %d" % (len(self.restart_ms) + 1),
                    reconnected, self.READY_TIMEOUT)
-        self.info_ms.append((t_info - t0) * 1000)
         self.restart_ms.append((time.monotonic() - t0) * 1000)
-        self.kill_contexts[context] = self.kill_contexts.get(context, 0) + 1
         self.note("round %d: master killed (%s), ready after %.0f ms (/info %.0f ms)"
                   % (self.round, context, self.restart_ms[-1], self.info_ms[-1]))
 
@@ -297,8 +308,17 @@ class ChaosRun:
 
     # -- the run -------------------------------------------------------------
 
+    def kill(self, context):
+        """One kill, or (one time in five, when two are left) two: the
+        second while the agents reconnect to the first restart."""
+        if self.kills - self.kills_done >= 2 and self.rng.random() < 0.2:
+            self.kill_and_restart(context, interrupt=self.rng.uniform(0.0, 1.2))
+            context = "while agents reconnect"
+        self.kill_and_restart(context)
+
     def run(self):
-        for self.round in range(1, self.kills + 1):
+        while self.kills_done < self.kills:
+            self.round += 1
             self.refresh()
             self.agent_chaos()
             self.pause_for(self.rng.uniform(0.2, 2.5))
@@ -308,10 +328,10 @@ class ChaosRun:
                 verb, e = pick
                 acked = self.submit() if verb == "submit" else self.command(e, verb)
             if acked and self.rng.random() < 0.6:
-                self.kill_and_restart("right after %s ack" % pick[0])
+                self.kill("right after %s ack" % pick[0])
             else:
                 self.pause_for(self.rng.uniform(0.0, 2.0))
-                self.kill_and_restart("random moment")
+                self.kill("random moment")
         # Wind down: no more chaos; paused experiments go on, long ones end.
         self.resume_all()
         self.refresh()
@@ -345,7 +365,8 @@ class ChaosRun:
         def stats(xs):
             return {"median": round(percentile(xs, 0.5) or 0), "p95": round(percentile(xs, 0.95) or 0),
                     "max": round(max(xs) if xs else 0)}
-        return {"kills": len(self.restart_ms), "kill_contexts": self.kill_contexts,
+        return {"kills": self.kills_done, "rounds": self.round,
+                "kill_contexts": self.kill_contexts,
                 "agent_kills": self.agent_kills, "agent_stops": self.agent_stops,
                 "experiments": len(self.experiments),
                 "trial_runs_seen": len(self.watch.seen),
