@@ -11,8 +11,6 @@ import signal
 import time
 import urllib.error
 
-import pytest
-
 from chaos_log import instances_not_terminated, read_events
 from chaos_procs import AllocationWatch, scan
 
