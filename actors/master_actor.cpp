@@ -450,7 +450,11 @@ master_behavior(self_ptr self, event_writer_actor writer,
         // holds it, whether this report or an earlier one recorded it.
         auto rp = self->make_response_promise<caf::ok_atom>();
         auto d = self->state.core->allocation_exited(alloc, code, now());
-        if (d.events.empty()) {
+        if (d.refusal) {
+          // Not recorded (a bug in the deciding code): the agent keeps it.
+          rp.deliver(d.refusal);
+          persist(self, std::move(d), [](const decision&) {});
+        } else if (d.events.empty()) {
           persist(self, std::move(d), [](const decision&) {});
           after_decided_events(
               self, [rp]() mutable { rp.deliver(caf::ok_atom::value); });
