@@ -152,6 +152,10 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
                              .count());
                   log::info() << "agent " << id << " connected (pool "
                               << hello.pool << ", " << hello.slots << " slots)";
+                  for (const auto& x : hello.exits)
+                    log::info() << "agent " << id << " reports the exit of "
+                                << x.allocation_id << " (code " << x.exit_code
+                                << ") it still holds";
                   s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
                                                std::move(hello), s->conn);
                   (void)ws.send(

@@ -82,6 +82,10 @@ class Cluster:
         subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
         subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
         self.work_dir = work_dir or os.path.join(tmp, "agents")
+        # The agents' allocation folders: the test's own, not the shared
+        # default under /tmp (where every earlier run's "1.1" of cluster
+        # "determined" is kept, by other masters).
+        agent_args = ["--work-dir", os.path.join(tmp, "agent-work")] + list(agent_args)
         self._cluster_dir = None
         self.ckpt_dir = os.path.join(tmp, "checkpoints")
         os.makedirs(self.ckpt_dir, exist_ok=True)

@@ -109,6 +109,9 @@ def test_a_trial_exit_survives_a_master_killed_around_its_append(cluster_factory
     assert exit_reasons(c) == ["completed"], exit_reasons(c)
     assert count(c, "agent_lost") == 0
     assert count(c, "trial_placed") == 1
+    if when == "before_the_log_holds_it":
+        # The next master learnt it from the agent's reconnect report.
+        assert "reports the exit of 1.1 (code 0) it still holds" in c.master_log()
     # The agent forgot the exit only when the master acknowledged it.
     wait_for("the agent to hear the acknowledgement",
              lambda: any("the master recorded the exit of allocation" in c.agent_log(a)
