@@ -34,5 +34,7 @@ using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using state_atom = caf::atom_constant<caf::atom("state")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using spot_atom = caf::atom_constant<caf::atom("spot")>;
+/// The master holds an allocation's exit durably: the agent may forget it.
+using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
 
 } // namespace det
