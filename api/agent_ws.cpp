@@ -84,6 +84,10 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
       [ws](kill_atom, std::string& alloc) {
         (void)ws.send(frame("kill", {{"allocation_id", alloc}}));
       },
+      [ws](exitack_atom, std::string& alloc) {
+        (void)ws.send(
+            frame("exit_ack", {{"allocation_ids", json::array({alloc})}}));
+      },
       [self, ctx, ws, s = std::move(sess)](hb_atom) {
         if (!ws.is_open())
           return;
@@ -149,6 +153,10 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
                              .count());
                   log::info() << "agent " << id << " connected (pool "
                               << hello.pool << ", " << hello.slots << " slots)";
+                  for (const auto& x : hello.exits)
+                    log::info() << "agent " << id << " reports the exit of "
+                                << x.allocation_id << " (code " << x.exit_code
+                                << ") it still holds";
                   s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
                                                std::move(hello), s->conn);
                   (void)ws.send(
@@ -243,6 +251,18 @@ caf::expected<agent_hello> parse_hello(const json& f) {
     if (auto r = f.find("running"); r != f.end() && r->is_array())
       for (const auto& a : *r)
         h.running_allocations.push_back(a.get<std::string>());
+    // Exits the agent holds until acknowledged (protocol addition; older
+    // agents send none).
+    if (auto r = f.find("exited"); r != f.end() && r->is_array())
+      for (const auto& x : *r) {
+        agent_exit e;
+        e.allocation_id = x.at("allocation_id").get<std::string>();
+        e.exit_code = x.at("exit_code").get<int32_t>();
+        e.exited_at_us = x.value("exited_at_us", int64_t{0});
+        if (e.allocation_id.empty())
+          throw std::invalid_argument("exited.allocation_id: required");
+        h.exits.push_back(std::move(e));
+      }
   } catch (const std::exception& e) {
     return make_error(errc::invalid_argument,
                       std::string{"hello: "} + e.what());

@@ -71,6 +71,13 @@ std::string hello_frame(const hello_info& h) {
   j["slot_type"] = h.slot_type;
   j["instance_id"] = h.instance_id;
   j["running"] = h.running;
+  if (!h.exited.empty()) {
+    auto& list = j["exited"] = json::array();
+    for (const auto& x : h.exited)
+      list.push_back({{"allocation_id", x.allocation_id},
+                      {"exit_code", x.exit_code},
+                      {"exited_at_us", x.exited_at_us}});
+  }
   return dump(j);
 }
 
@@ -80,10 +87,13 @@ std::string running_frame(const std::string& allocation_id) {
   return dump(j);
 }
 
-std::string exited_frame(const std::string& allocation_id, int exit_code) {
+std::string exited_frame(const std::string& allocation_id, int exit_code,
+                         int64_t exited_at_us) {
   auto j = frame("exited");
   j["allocation_id"] = allocation_id;
   j["exit_code"] = exit_code;
+  if (exited_at_us != 0)
+    j["exited_at_us"] = exited_at_us;
   return dump(j);
 }
 
@@ -134,6 +144,13 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
       return bad(f.type + ": allocation_id: required");
   } else if (f.type == "error") {
     f.message = str_field(j, "message");
+  } else if (f.type == "exit_ack") {
+    if (auto i = j.find("allocation_ids"); i != j.end() && i->is_array())
+      for (auto& x : *i)
+        if (x.is_string() && !x.get<std::string>().empty())
+          f.allocation_ids.push_back(x.get<std::string>());
+    if (f.allocation_ids.empty())
+      return bad("exit_ack: allocation_ids: required");
   }
   return f;
 }

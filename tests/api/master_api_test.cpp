@@ -41,6 +41,7 @@ caf::behavior order_sink(caf::event_based_actor*, int) {
       [](start_atom, const start_order&) {},
       [](preempt_atom, const std::string&, const std::string&) {},
       [](kill_atom, const std::string&) {},
+      [](exitack_atom, const std::string&) {},
   };
 }
 
@@ -133,7 +134,7 @@ struct master_api_test : ::testing::Test {
     ASSERT_EQ(created.status, 200) << created.body;
     sink_ = sys.spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
-                   agent_hello{"a1", "default", 1, "cpu", "", {}}, sink_);
+                   agent_hello{"a1", "default", 1, "cpu", "", {}, {}}, sink_);
     // Asked of the read model, as the guard does: the placement is
     // durable and published there (the master's own state is ahead).
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
