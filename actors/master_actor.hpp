@@ -110,6 +110,9 @@ using master_actor = caf::typed_actor<
     // An agent's spot interruption notice (master_core::spot_interruption);
     // answers the number of trials asked to checkpoint, once durable.
     caf::replies_to<spot_atom, std::string>::with<int64_t>,
+    // An operator enables or disables an agent: id, enabled, drain
+    // (master_core::set_agent_enabled); ok once durable.
+    caf::replies_to<enable_atom, std::string, bool, bool>::with<caf::ok_atom>,
     caf::reacts_to<running_atom, std::string>,
     // An allocation's exit; answered once the log durably holds it (also
     // when it was recorded before: a repeated report writes nothing), so

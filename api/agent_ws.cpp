@@ -7,6 +7,7 @@
 #include "policy/heartbeat_monitor.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
@@ -266,10 +267,35 @@ caf::expected<agent_hello> parse_hello(const json& f) {
     return make_error(errc::invalid_argument,
                       std::string{"hello: "} + e.what());
   }
-  if (h.agent_id.empty())
-    return make_error(errc::invalid_argument, "hello.agent_id: required");
-  if (h.slots < 0)
-    return make_error(errc::invalid_argument, "hello.slots: negative");
+  // An agent's names become stream names and log lines: one short line.
+  const util::text_rules name{255, false, false};
+  if (auto why = util::text_problem(h.agent_id, name); !why.empty())
+    return make_error(errc::invalid_argument, "hello.agent_id " + why);
+  for (auto [field, value] :
+       {std::pair{"hello.resource_pool", &h.pool},
+        std::pair{"hello.slot_type", &h.slot_type},
+        std::pair{"hello.instance_id", &h.instance_id}})
+    if (auto why = util::text_problem(*value, {255, false, true});
+        !why.empty())
+      return make_error(errc::invalid_argument, std::string{field} + " " + why);
+  if (h.slots < 0 || h.slots > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.slots: " + std::to_string(h.slots)
+                          + " is outside [0, "
+                          + std::to_string(max_agent_slots) + "]");
+  if (h.running_allocations.size() > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.running: more allocations than slots allow");
+  for (const auto& a : h.running_allocations)
+    if (auto why = util::text_problem(a, name); !why.empty())
+      return make_error(errc::invalid_argument, "hello.running[] " + why);
+  if (h.exits.size() > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.exited: more exits than slots allow");
+  for (const auto& x : h.exits)
+    if (auto why = util::text_problem(x.allocation_id, name); !why.empty())
+      return make_error(errc::invalid_argument,
+                        "hello.exited[].allocation_id " + why);
   return h;
 }
 

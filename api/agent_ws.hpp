@@ -45,7 +45,11 @@ agent_ws_handler(std::shared_ptr<const agent_ws_context> ctx);
 http::ws_authorizer
 agent_ws_authorizer(std::shared_ptr<const agent_ws_context> ctx);
 
-/// Decodes a hello frame; errc::invalid_argument naming the field.
+/// The most slots one agent may report (a hello beyond it is refused).
+inline constexpr int32_t max_agent_slots = 1024;
+
+/// Decodes a hello frame; errc::invalid_argument naming the field. Names
+/// are at most 255 bytes of UTF-8 without control characters.
 [[nodiscard]] caf::expected<agent_hello> parse_hello(const nlohmann::json& f);
 
 } // namespace det::api

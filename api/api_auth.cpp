@@ -5,8 +5,10 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "messages/json_fields.hpp"
 #include "read/read_model.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
@@ -40,6 +42,9 @@ json user_json(const user_record& u) {
           {"agentUserGroup", nullptr},
           {"modifiedAt", rfc3339(u.modified_at_us)}};
 }
+
+/// A user name: one line, at most 128 bytes, no control characters.
+const util::text_rules user_name_rules{128, false, false};
 
 /// A string field under its camelCase or snake_case name; null is absent.
 std::string str_field(const json& j, const char* camel, const char* snake) {
@@ -137,6 +142,17 @@ bool in_scope(const http_request& req, const responder& res,
   return refuse(req.method + " " + req.path);
 }
 
+/// Runs a route. A field of the wrong type in the client's body
+/// (field_error, which names it) is the client's 400, not a 500.
+void call_route(const http::handler& h, http_request req,
+                const responder& res) {
+  try {
+    h(std::move(req), res);
+  } catch (const field_error& e) {
+    res.send_error(grpc_code::invalid_argument, e.what());
+  }
+}
+
 void pass(http_request req, responder res, const http::handler* next,
           const user_record& u, const allocation_identity* alloc) {
   if (!u.active)
@@ -145,7 +161,7 @@ void pass(http_request req, responder res, const http::handler* next,
                    alloc != nullptr ? alloc->allocation_id : std::string{}};
   if (alloc != nullptr && !in_scope(req, res, *alloc))
     return;
-  (*next)(std::move(req), res);
+  call_route(*next, std::move(req), res);
 }
 
 void via_allocation(const ctx_ptr& ctx, http_request req, responder res,
@@ -210,7 +226,7 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
 void guard(const ctx_ptr& ctx, http_request req, responder res,
            const http::handler& next) {
   if (is_public(req))
-    return next(std::move(req), std::move(res));
+    return call_route(next, std::move(req), res);
   auto user_token = bearer_token(req.headers.get("Authorization"));
   if (auto u = ctx->auth->user_of_token(user_token))
     return pass(std::move(req), std::move(res), &next, *u, nullptr);
@@ -239,6 +255,10 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   if (name.empty())
     return res.send_error(grpc_code::invalid_argument,
                           "missing argument: username");
+  // No name that could exist; refused before it reaches the throttle's
+  // table or a log line.
+  if (auto why = util::text_problem(name, user_name_rules); !why.empty())
+    return res.send_error(grpc_code::invalid_argument, "username " + why);
   auto password = str_field(*body, "password", "password");
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
@@ -354,9 +374,9 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
     return res.send_error(grpc_code::invalid_argument,
                           "user: expected an object");
   auto name = str_field(user, "username", "username");
-  if (name.empty())
+  if (auto why = util::text_problem(name, user_name_rules); !why.empty())
     return res.send_error(grpc_code::invalid_argument,
-                          "user.username: must not be empty");
+                          "user.username " + why);
   // A quick answer for the common case; the master decides (two creates
   // of one name at once: one gets 409 there).
   if (ctx->auth->find(name))

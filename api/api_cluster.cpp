@@ -8,7 +8,9 @@
 #include "conf/redact.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "messages/json_fields.hpp"
 #include "state/queries.hpp"
+#include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -149,9 +151,43 @@ void kill_trial(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
+/// POST /api/v1/agents/{agent_id}/enable and .../disable (body
+/// {"drain": bool}): admins only.
+void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
+                       const responder& res, bool enabled) {
+  if (!require_admin(req, res))
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  bool drain = !enabled && get_field_or(*body, "drain", false);
+  post(ctx->bridge, [ctx, res, id = req.param("agent_id"), enabled,
+                     drain](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, enable_atom::value, id,
+                  enabled, drain)
+        .then(
+            [ctx, res, id, enabled, drain](caf::ok_atom) {
+              log::info() << "agent " << id << " "
+                          << (enabled ? "enabled"
+                                      : drain ? "disabled, draining"
+                                              : "disabled");
+              send_written(ctx, res, "{}");
+            },
+            [res](caf::error& err) { res.send(http::error_response(err)); });
+  });
+}
+
 } // namespace
 
 void add_cluster_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/agents/{agent_id}/enable",
+         [ctx](http_request req, responder res) {
+           set_agent_enabled(ctx, req, res, true);
+         });
+  r.post("/api/v1/agents/{agent_id}/disable",
+         [ctx](http_request req, responder res) {
+           set_agent_enabled(ctx, req, res, false);
+         });
   r.get("/api/v1/master/config", [ctx](http_request req, responder res) {
     if (require_admin(req, res))
       res.send_json(

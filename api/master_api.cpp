@@ -9,6 +9,7 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "messages/json_fields.hpp"
 #include "messages/model_archive.hpp"
 #include "util/log.hpp"
 
@@ -180,6 +181,12 @@ std::optional<json> json_body(const http::http_request& req,
   if (j.is_discarded() || !j.is_object()) {
     res.send_error(grpc_code::invalid_argument,
                    "the request body is not a JSON object");
+    return std::nullopt;
+  }
+  // JSON text can spell a NUL ("\u0000") and nest without end; neither
+  // goes further than here.
+  if (auto why = json_problem(j, ""); !why.empty()) {
+    res.send_error(grpc_code::invalid_argument, why);
     return std::nullopt;
   }
   return j;
@@ -355,18 +362,20 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
   auto body = trial_id ? json_body(req, res) : std::nullopt;
   if (!body)
     return;
-  auto m = body->value("metrics", json::object());
-  auto g = body->value("group", json("training"));
-  auto group = g.is_string() ? g.get<std::string>() : g.dump();
+  auto m = get_field_or(*body, "metrics", json::object());
+  require_object(m, "field 'metrics'");
+  auto group = get_field_or(*body, "group", std::string{"training"});
   // Upstream refuses empty groups and dots; the state records two groups.
   if (group != "training" && group != "validation")
     return res.send_error(grpc_code::invalid_argument,
                           "group: '" + group
                               + "' is not recorded by this "
                                 "master (training, validation)");
-  auto steps = m.value("stepsCompleted", int64_t{0});
-  auto avg =
-      m.value("metrics", json::object()).value("avgMetrics", json::object());
+  auto steps = get_field_or(m, "stepsCompleted", int64_t{0});
+  auto inner = get_field_or(m, "metrics", json::object());
+  require_object(inner, "field 'metrics.metrics'");
+  auto avg = get_field_or(inner, "avgMetrics", json::object());
+  require_object(avg, "field 'metrics.metrics.avgMetrics'");
   post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
                      avg](caf::event_based_actor* self) {
     ask_view(
@@ -402,18 +411,20 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
     return;
   // Upstream's body is the v1Checkpoint itself; {"checkpoint": {...}} too.
   auto c = body->contains("checkpoint")
-               ? body->value("checkpoint", json::object())
+               ? get_field_or(*body, "checkpoint", json::object())
                : *body;
-  auto alloc = c.value("allocationId", std::string{});
-  auto uuid = c.value("uuid", std::string{});
-  auto meta = c.value("metadata", json::object());
+  require_object(c, "field 'checkpoint'");
+  auto alloc = get_field_or(c, "allocationId", std::string{});
+  auto uuid = get_field_or(c, "uuid", std::string{});
+  auto meta = get_field_or(c, "metadata", json::object());
+  require_object(meta, "field 'checkpoint.metadata'");
   if (alloc.empty() || uuid.empty())
     return res.send_error(grpc_code::invalid_argument,
                           "checkpoint.allocationId and checkpoint.uuid: "
                           "required");
   if (!authorized(ctx, req, res, alloc))
     return;
-  auto steps = meta.value("steps_completed", int64_t{0});
+  auto steps = get_field_or(meta, "steps_completed", int64_t{0});
   post(ctx->bridge,
        [ctx, res, alloc, uuid, steps, meta](caf::event_based_actor* self) {
          self->request(ctx->master, ctx->request_timeout, ckpt_atom::value,

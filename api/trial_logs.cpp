@@ -1,5 +1,7 @@
 #include "api/trial_logs.hpp"
 
+#include "util/text.hpp"
+
 namespace det::api {
 
 void trial_logs::add(int64_t trial_id, const std::string& agent_id,
@@ -7,7 +9,9 @@ void trial_logs::add(int64_t trial_id, const std::string& agent_id,
   std::lock_guard<std::mutex> guard{mu_};
   auto& t = trials_[trial_id];
   for (const auto& text : lines) {
-    t.lines.push_back({t.next_id++, trial_id, agent_id, text, at_us});
+    // A trial prints what it likes; what we keep and serve is text.
+    t.lines.push_back({t.next_id++, trial_id, agent_id,
+                       util::valid_utf8(text, max_line_bytes), at_us});
     if (t.lines.size() > keep_)
       t.lines.pop_front();
   }

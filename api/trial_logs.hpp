@@ -25,6 +25,10 @@ class trial_logs {
 public:
   explicit trial_logs(size_t keep_per_trial = 1000) : keep_(keep_per_trial) {}
 
+  /// A longer line is cut; bytes that are not UTF-8 and NULs become
+  /// U+FFFD.
+  static constexpr size_t max_line_bytes = 16384;
+
   void add(int64_t trial_id, const std::string& agent_id,
            const std::vector<std::string>& lines, int64_t at_us);
 

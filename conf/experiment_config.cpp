@@ -3,6 +3,8 @@
 #include "conf/master_config.hpp"
 #include "conf/reader.hpp"
 #include "conf/yaml_tree.hpp"
+#include "messages/json_fields.hpp"
+#include "util/text.hpp"
 
 #include <cctype>
 
@@ -166,6 +168,28 @@ void read_environment(object_reader& r) {
 
 } // namespace
 
+namespace {
+
+/// Names and labels are shown in lists, logs and terminals: one line of at
+/// most 255 bytes without control characters. A description may span lines.
+void check_names_and_labels(const experiment_config& cfg, diagnostics& diag) {
+  const util::text_rules name{255, false, false};
+  const util::text_rules description{16384, true, true};
+  if (auto why = util::text_problem(cfg.name, name); !why.empty())
+    diag.error("name", why);
+  if (auto why = util::text_problem(cfg.description, description);
+      !why.empty())
+    diag.error("description", why);
+  if (cfg.labels.size() > 1000)
+    diag.error("labels", "has " + std::to_string(cfg.labels.size())
+                             + " labels, more than 1000");
+  for (size_t i = 0; i < cfg.labels.size() && i < 1000; ++i)
+    if (auto why = util::text_problem(cfg.labels[i], name); !why.empty())
+      diag.error(index_path("labels", i), why);
+}
+
+} // namespace
+
 caf::expected<experiment_config>
 parse_experiment_tree(json tree, const experiment_defaults& d) {
   if (!tree.is_object())
@@ -173,6 +197,10 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
                       "expected a mapping at the top of the experiment config, "
                       "got "
                           + describe(tree));
+  // Before anything reads it: the config is stored as it is, so every
+  // string in it must be one the log can hold.
+  if (auto why = json_problem(tree, ""); !why.empty())
+    return make_error(errc::invalid_argument, why);
   diagnostics diag;
   experiment_config cfg;
   object_reader r{tree, "", diag};
@@ -182,6 +210,7 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
   cfg.name = r.str("name", d.name);
   cfg.description = r.str("description", "");
   cfg.labels = r.str_list("labels");
+  check_names_and_labels(cfg, diag);
   read_entrypoint(r, cfg.entrypoint);
   {
     auto res = r.child("resources");

@@ -34,6 +34,15 @@ int64_t searcher_input_trial(const domain_event& ev) {
 } // namespace
 
 bool master_core::emit(decision& d, domain_event ev) {
+  // A value from a client the log could not hold is the command's fault:
+  // refused here, it never reaches the append (which would stop the
+  // master). The master's own prose is fitted instead.
+  fit_prose(ev);
+  if (auto err = storable(ev)) {
+    if (!d.refusal)
+      d.refusal = std::move(err);
+    return false;
+  }
   recorded_event meta;
   meta.position = st_.position + 1;
   meta.stream = stream_of(ev);
@@ -362,15 +371,55 @@ decision master_core::spot_interruption(const std::string& agent_id,
   }
   if (a->enabled && !emit(d, agent_disabled{agent_id, true}))
     return d;
+  auto asked = stop_trials_on(d, agent_id, "spot_interruption", now_us);
+  d.reply = {{"trials", asked}};
+  return d;
+}
+
+int64_t master_core::stop_trials_on(decision& d, const std::string& agent_id,
+                                    const std::string& reason, int64_t now_us) {
   int64_t asked = 0;
   for (const auto& alloc : state::allocations_on_agent(st_, agent_id)) {
     auto t = state::trial_of_allocation(st_, alloc);
     if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
       continue;
-    stop_trial(d, t->id, "spot_interruption", false, now_us);
+    stop_trial(d, t->id, reason, false, now_us);
     ++asked;
   }
-  d.reply = {{"trials", asked}};
+  return asked;
+}
+
+decision master_core::set_agent_enabled(const std::string& agent_id,
+                                        bool enabled, bool drain,
+                                        int64_t now_us) {
+  decision d;
+  auto a = state::find_agent(st_, agent_id);
+  if (a == nullptr) {
+    d.refusal =
+        make_error(errc::not_found, "agent '" + agent_id + "' not found");
+    return d;
+  }
+  if (a->status != state::agent_status::connected) {
+    d.refusal = make_error(errc::invalid_argument,
+                           "agent '" + agent_id
+                               + "' is not connected; it can be enabled or "
+                                 "disabled once it is");
+    return d;
+  }
+  if (enabled) {
+    if (a->enabled)
+      return d;
+    auto pool = a->pool;
+    if (!emit(d, agent_enabled{agent_id}))
+      return d;
+    schedule_pool(d, pool, now_us);
+    return d;
+  }
+  if ((a->enabled || a->draining != drain)
+      && !emit(d, agent_disabled{agent_id, drain}))
+    return d;
+  if (!drain)
+    stop_trials_on(d, agent_id, "agent_disabled", now_us);
   return d;
 }
 

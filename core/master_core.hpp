@@ -200,6 +200,16 @@ public:
   /// the trials asked. An unknown agent is errc::not_found.
   decision spot_interruption(const std::string& agent_id, int64_t now_us);
 
+  /// An operator enables or disables an agent (`det agent enable/disable`).
+  /// Disabled, it is given no new trials. With `drain` its running trials
+  /// finish; without, each is asked to checkpoint and stop (reason
+  /// "agent_disabled") and is placed again elsewhere. Enabling lets the
+  /// scheduler use it at once. Asking for the state it is in writes
+  /// nothing. An unknown agent is errc::not_found; a disconnected one
+  /// errc::invalid_argument.
+  decision set_agent_enabled(const std::string& agent_id, bool enabled,
+                             bool drain, int64_t now_us);
+
   // -- trials (reported by agents and trial processes) -------------------
 
   decision allocation_running(const std::string& allocation_id, int64_t now_us);
@@ -260,6 +270,10 @@ public:
   decision apply_trial_step(const trial_step& step, int64_t now_us);
 
 private:
+  // Asks every live trial on the agent to checkpoint and stop (trials
+  // already asked are left); returns how many were asked.
+  int64_t stop_trials_on(decision& d, const std::string& agent_id,
+                         const std::string& reason, int64_t now_us);
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
   // Inline searchers: feeds each experiment d.searchers names (until none

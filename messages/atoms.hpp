@@ -36,5 +36,6 @@ using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using spot_atom = caf::atom_constant<caf::atom("spot")>;
 /// The master holds an allocation's exit durably: the agent may forget it.
 using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
+using enable_atom = caf::atom_constant<caf::atom("enable")>;
 
 } // namespace det

@@ -444,6 +444,35 @@ inline void validate(const session_ended& x) {
   require_token_hash(x.token_hash);
 }
 
+// -- the values of an event, for visit_fields() ----------------------------
+
+struct field_walker {
+  const event_field_visitor& v;
+  template <class T> void req(const char* key, T& value) { walk(key, value); }
+  template <class T> void opt(const char* key, T& value) { walk(key, value); }
+  void walk(const char* key, std::string& value) {
+    if (v.text)
+      v.text(key, value);
+  }
+  void walk(const char* key, json& value) {
+    if (v.document)
+      v.document(key, value);
+  }
+  void walk(const char* key, double& value) {
+    if (v.number)
+      v.number(key, value);
+  }
+  void walk(const char* key, std::vector<std::string>& xs) {
+    for (auto& x : xs)
+      walk(key, x);
+  }
+  void walk(const char*, std::vector<slot_assignment>& xs) {
+    for (auto& a : xs)
+      walk("assignments[].agent_id", a.agent_id);
+  }
+  template <class T> void walk(const char*, T&) {}
+};
+
 template <class T> json write(const T& x) {
   json out = json::object();
   payload_writer w{out};

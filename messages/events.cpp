@@ -5,7 +5,10 @@
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <unordered_map>
 
@@ -221,6 +224,61 @@ caf::error validate(const domain_event& ev) {
     return make_error(errc::invalid_event,
                       std::string{type_name_of(ev)} + ": " + e.what());
   }
+  return {};
+}
+
+void visit_fields(domain_event& ev, const event_field_visitor& v) {
+  std::visit(
+      [&](auto& x) {
+        payload::field_walker w{v};
+        payload::fields(w, x);
+      },
+      ev);
+}
+
+namespace {
+
+/// Free text (reasons, messages) may span lines and be longer; every other
+/// text field is a name or an id, and some are part of a stream's name.
+util::text_rules storable_rules(std::string_view key) {
+  if (key == "reason" || key == "message")
+    return {4096, true, true};
+  return {255, false, true};
+}
+
+} // namespace
+
+void fit_prose(domain_event& ev) {
+  event_field_visitor v;
+  v.text = [](const char* key, std::string& value) {
+    auto rules = storable_rules(key);
+    if (rules.multiline && !util::text_problem(value, rules).empty())
+      value = util::fit_text(value, rules);
+  };
+  visit_fields(ev, v);
+}
+
+caf::error storable(const domain_event& ev) {
+  std::string why;
+  event_field_visitor v;
+  v.text = [&](const char* key, std::string& value) {
+    if (why.empty())
+      if (auto p = util::text_problem(value, storable_rules(key)); !p.empty())
+        why = std::string{"field '"} + key + "' " + p;
+  };
+  v.document = [&](const char* key, json& value) {
+    if (why.empty())
+      why = json_problem(value, key);
+  };
+  v.number = [&](const char* key, double& value) {
+    if (why.empty() && !std::isfinite(value))
+      why = std::string{"field '"} + key + "' is not a finite number";
+  };
+  // The visitor only reads here.
+  visit_fields(const_cast<domain_event&>(ev), v);
+  if (!why.empty())
+    return make_error(errc::invalid_argument,
+                      std::string{type_name_of(ev)} + " " + why);
   return {};
 }
 

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -483,6 +484,31 @@ caf::expected<domain_event> decode(const event_envelope& env,
 /// ranges) on an event built in memory; errc::invalid_event names the
 /// field. state::apply() calls it, so actors get the same checks as replay.
 caf::error validate(const domain_event& ev);
+
+/// The values of an event by kind, each named by its payload key: every
+/// text field (each item of a list, and "assignments[].agent_id"), every
+/// document (config, hparams, metrics, ...), every floating-point number.
+/// Integers and booleans are not visited. Unset members are skipped.
+struct event_field_visitor {
+  std::function<void(const char* key, std::string&)> text;
+  std::function<void(const char* key, nlohmann::json&)> document;
+  std::function<void(const char* key, double&)> number;
+};
+void visit_fields(domain_event& ev, const event_field_visitor& v);
+
+/// Makes the reasons and messages of `ev` keep storable()'s rules (text
+/// that is not UTF-8, control characters other than tab and line breaks
+/// become U+FFFD; cut at 4096 bytes). They are the master's words, which
+/// may quote a client; they never make a command fail.
+void fit_prose(domain_event& ev);
+
+/// Checks that the log can hold `ev` as it is: every string UTF-8 without
+/// NUL, names and ids without control characters and at most 255 bytes,
+/// reasons and messages at most 4096, documents (config, hparams, metrics,
+/// metadata) without NUL, non-finite numbers or nesting deeper than 64.
+/// errc::invalid_argument names the type and field. The master runs it on
+/// every event it decides, before applying it; replay does not.
+caf::error storable(const domain_event& ev);
 
 /// Upgrades `payload` of `type` from `from_version` to the current version.
 /// Exposed for tests of the upcasters.

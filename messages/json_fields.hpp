@@ -106,4 +106,18 @@ T get_field_or(const nlohmann::json& obj, const char* key, T fallback) {
 /// Requires `obj` to be a JSON object; `what` names it in the error.
 void require_object(const nlohmann::json& obj, const char* what);
 
+/// How deep a document from a client may nest. Every walk over one
+/// (rendering it included) recurses, so this bounds the stack.
+inline constexpr int max_json_depth = 64;
+
+/// Why `value`, field `path` of a client's document, cannot be kept, as
+/// "field 'config.hyperparameters.lr': contains a NUL character at byte
+/// 3"; "" when it can. Refused: a string or object key that is not UTF-8
+/// or holds a NUL (jsonb cannot), a number that is not finite (it would be
+/// stored as null), nesting deeper than max_json_depth. Lengths are the
+/// business of the field's own check and of the body limit. With an empty
+/// `path` the document's own keys name the fields ("field 'name': ...").
+[[nodiscard]] std::string json_problem(const nlohmann::json& value,
+                                       const std::string& path);
+
 } // namespace det

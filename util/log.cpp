@@ -1,5 +1,7 @@
 #include "util/log.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 
 #include <spdlog/logger.h>
@@ -80,18 +82,31 @@ std::string one_line(std::string_view text) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size() + 8);
-  for (char c : text) {
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
     auto u = static_cast<unsigned char>(c);
+    size_t n = u < 0x80 ? 1 : util::utf8_char_length(text, i);
+    auto b1 = n > 1 ? static_cast<unsigned char>(text[i + 1]) : 0;
+    auto b2 = n > 2 ? static_cast<unsigned char>(text[i + 2]) : 0;
     if (c == '\n')
       out += "\\n";
     else if (c == '\r')
       out += "\\r";
-    else if (u < 0x20 || u == 0x7f) {
+    else if (u < 0x20 || u == 0x7f || n == 0) {
+      // Control characters, and bytes that are not part of a character.
       out += "\\x";
       out += hex[u >> 4];
       out += hex[u & 0xf];
+    } else if (n == 2 && u == 0xC2 && b1 < 0xA0) {
+      // C1 controls (U+0080..U+009F; U+0085 is a line break to some).
+      out += "\\u00";
+      out += hex[b1 >> 4];
+      out += hex[b1 & 0xf];
+    } else if (n == 3 && u == 0xE2 && b1 == 0x80 && (b2 == 0xA8 || b2 == 0xA9)) {
+      out += b2 == 0xA8 ? "\\u2028" : "\\u2029"; // line, paragraph separator
     } else
-      out += c;
+      out.append(text.substr(i, n));
+    i += n == 0 ? 1 : n;
   }
   if (dropped > 0)
     out += " ... (" + std::to_string(dropped) + " more bytes)";
@@ -156,10 +171,11 @@ void write(level l, std::string_view message) {
   if (!enabled(l))
     return;
   auto logger = std::atomic_load(&current());
+  // The common case: short, plain ASCII, written as it is.
   bool clean = message.size() <= max_record_bytes
                && std::none_of(message.begin(), message.end(), [](char c) {
                     auto u = static_cast<unsigned char>(c);
-                    return u < 0x20 || u == 0x7f;
+                    return u < 0x20 || u >= 0x7f;
                   });
   if (clean)
     logger->log(to_spdlog(l), "{}", message);

@@ -1,5 +1,7 @@
 #include "util/text.hpp"
 
+#include <algorithm>
+
 namespace det::util {
 
 namespace {
@@ -81,6 +83,110 @@ std::string shell_quote(std::string_view word, bool bare_if_safe) {
   for (char c : word)
     out += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
   return out + "'";
+}
+
+size_t utf8_char_length(std::string_view text, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80)
+    return 1;
+  size_t n;
+  unsigned lo = 0x80, hi = 0xBF; // the valid range of the second byte
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c == 0xE0)
+    n = 3, lo = 0xA0; // no overlong three-byte forms
+  else if (c == 0xED)
+    n = 3, hi = 0x9F; // no surrogates
+  else if (c >= 0xE1 && c <= 0xEF)
+    n = 3;
+  else if (c == 0xF0)
+    n = 4, lo = 0x90; // no overlong four-byte forms
+  else if (c >= 0xF1 && c <= 0xF3)
+    n = 4;
+  else if (c == 0xF4)
+    n = 4, hi = 0x8F; // nothing above U+10FFFF
+  else
+    return 0;
+  if (i + n > text.size())
+    return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi)
+    return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF)
+      return 0;
+  return n;
+}
+
+size_t utf8_error_at(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    auto n = utf8_char_length(text, i);
+    if (n == 0)
+      return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+std::string text_problem(std::string_view text, const text_rules& rules) {
+  if (text.empty() && !rules.may_be_empty)
+    return "must not be empty";
+  if (text.size() > rules.max_bytes)
+    return "is " + std::to_string(text.size()) + " bytes long, more than "
+           + std::to_string(rules.max_bytes);
+  if (auto at = utf8_error_at(text); at != std::string_view::npos)
+    return "is not UTF-8 at byte " + std::to_string(at);
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0)
+      return "contains a NUL character at byte " + std::to_string(i);
+    bool control = c < 0x20 || c == 0x7F;
+    bool allowed = rules.multiline && (c == '\t' || c == '\n' || c == '\r');
+    if (control && !allowed) {
+      static const char* digits = "0123456789ABCDEF";
+      std::string code = "U+00";
+      code += digits[c >> 4];
+      code += digits[c & 0xF];
+      return "contains control character " + code + " at byte "
+             + std::to_string(i);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+/// Copies `text`, each byte that is not part of a character, and each
+/// character `refused` says no to, as U+FFFD; stops before `max_bytes`.
+template <class Refused>
+std::string replaced(std::string_view text, size_t max_bytes, Refused refused) {
+  static constexpr std::string_view replacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(std::min(text.size(), max_bytes));
+  for (size_t i = 0; i < text.size();) {
+    auto n = utf8_char_length(text, i);
+    bool bad = n == 0 || refused(static_cast<unsigned char>(text[i]));
+    auto piece = bad ? replacement : text.substr(i, n);
+    if (out.size() + piece.size() > max_bytes)
+      break;
+    out += piece;
+    i += bad ? 1 : n;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string valid_utf8(std::string_view text, size_t max_bytes) {
+  return replaced(text, max_bytes, [](unsigned char c) { return c == 0; });
+}
+
+std::string fit_text(std::string_view text, const text_rules& rules) {
+  return replaced(text, rules.max_bytes, [&](unsigned char c) {
+    bool control = c < 0x20 || c == 0x7F;
+    bool allowed = rules.multiline && (c == '\t' || c == '\n' || c == '\r');
+    return control && !allowed;
+  });
 }
 
 } // namespace det::util

@@ -1,9 +1,10 @@
 #pragma once
 
 // The text encodings every floor uses, one implementation each: hex,
-// percent-encoding (RFC 3986), shell quoting, and ASCII case-insensitive
-// comparison (HTTP header names). Pure functions, no allocation beyond
-// their results.
+// percent-encoding (RFC 3986), shell quoting, ASCII case-insensitive
+// comparison (HTTP header names), and the checks that make client text fit
+// to keep (UTF-8, no NUL or control characters, a length limit). Pure
+// functions, no allocation beyond their results.
 
 #include <string>
 #include <string_view>
@@ -43,5 +44,45 @@ namespace det::util {
 /// as it is.
 [[nodiscard]] std::string shell_quote(std::string_view word,
                                       bool bare_if_safe = false);
+
+/// The length in bytes of the UTF-8 character at `text[i]` (1 to 4), or 0
+/// when the bytes there are not one (see utf8_error_at for what counts).
+[[nodiscard]] size_t utf8_char_length(std::string_view text, size_t i);
+
+/// Where `text` stops being UTF-8 (a byte offset), or npos when it all is.
+/// Strict: no overlong forms, no surrogates (U+D800..U+DFFF), nothing above
+/// U+10FFFF. PostgreSQL refuses exactly these in text and jsonb.
+[[nodiscard]] size_t utf8_error_at(std::string_view text);
+
+/// What a piece of client text may hold.
+struct text_rules {
+  /// The most bytes it may take (a name in an index row stays far below
+  /// the ~2,700 bytes PostgreSQL can index).
+  size_t max_bytes = 255;
+  /// Tab, line feed and carriage return allowed (descriptions, messages);
+  /// other control characters (U+0000..U+001F, U+007F) never are.
+  bool multiline = false;
+  /// The empty string allowed.
+  bool may_be_empty = true;
+};
+
+/// Why `text` breaks `rules`, as a phrase to follow a field's name ("is
+/// not UTF-8 at byte 3", "contains a NUL character at byte 0", "contains
+/// control character U+001B at byte 5", "is 1048576 bytes long, more than
+/// 255", "must not be empty"); "" when it keeps them.
+[[nodiscard]] std::string text_problem(std::string_view text,
+                                       const text_rules& rules);
+
+/// `text` made fit to show and store: every byte that is not part of a
+/// UTF-8 character and every NUL becomes U+FFFD, and the result is cut at
+/// `max_bytes` on a character boundary. For text we keep but do not
+/// refuse (a trial's log lines).
+[[nodiscard]] std::string valid_utf8(std::string_view text, size_t max_bytes);
+
+/// `text` made to keep `rules`: like valid_utf8, and each control
+/// character the rules refuse becomes U+FFFD too. For text the master
+/// writes itself that may quote a client (a reason naming a bad value).
+[[nodiscard]] std::string fit_text(std::string_view text,
+                                   const text_rules& rules);
 
 } // namespace det::util

@@ -78,13 +78,19 @@ struct cluster {
     return d;
   }
 
-  /// Stops this master and starts another on the same log, with
-  /// `stored` the model definitions the store holds.
-  decision restart(std::set<int64_t> stored) {
+  /// The state the log replays to.
+  state::cluster_state replayed() {
     state::cluster_state st;
     auto err =
         log.read({}, [&](recorded_event&& r) { return state::apply(st, r); });
     EXPECT_FALSE(err) << render(err);
+    return st;
+  }
+
+  /// Stops this master and starts another on the same log, with
+  /// `stored` the model definitions the store holds.
+  decision restart(std::set<int64_t> stored) {
+    auto st = replayed();
     auto cfg = config();
     cfg.model_definitions_stored = std::move(stored);
     core = std::make_unique<master_core>(std::move(st), cfg);
@@ -93,6 +99,10 @@ struct cluster {
 
   const state::experiment_info& experiment(int64_t id) {
     return *state::find_experiment(core->state(), id);
+  }
+
+  const state::trial_info& trial(int64_t id) {
+    return *state::find_trial(core->state(), id);
   }
 };
 

@@ -33,14 +33,6 @@ struct two_trials_on_one_agent : cluster {
     EXPECT_TRUE(t != nullptr && t->allocation) << "trial " << trial;
     return t != nullptr && t->allocation ? t->allocation->id : "";
   }
-
-  state::cluster_state replayed() {
-    state::cluster_state st;
-    auto err =
-        log.read({}, [&](recorded_event&& r) { return state::apply(st, r); });
-    EXPECT_FALSE(err) << render(err);
-    return st;
-  }
 };
 
 TEST(spot_interruption, drains_the_agent_and_asks_its_trials_in_one_append) {

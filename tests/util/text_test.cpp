@@ -52,3 +52,66 @@ TEST(text, shell_quote_makes_one_word_that_sh_reads_back) {
     EXPECT_EQ(out, s);
   }
 }
+
+TEST(text, utf8_error_at_finds_the_first_byte_postgresql_would_refuse) {
+  EXPECT_EQ(utf8_error_at(""), std::string_view::npos);
+  EXPECT_EQ(utf8_error_at("plain ascii"), std::string_view::npos);
+  EXPECT_EQ(utf8_error_at("na\xC3\xAFve \xE5\x90\x8D \xF0\x9F\x9A\x80"),
+            std::string_view::npos);
+  EXPECT_EQ(utf8_error_at("ab\xFF"), 2u);            // never a UTF-8 byte
+  EXPECT_EQ(utf8_error_at("a\xC3"), 1u);             // cut short
+  EXPECT_EQ(utf8_error_at("\xC0\xAF"), 0u);          // overlong '/'
+  EXPECT_EQ(utf8_error_at("\xE0\x80\xAF"), 0u);      // overlong, 3 bytes
+  EXPECT_EQ(utf8_error_at("x\xED\xA0\x80"), 1u);     // a surrogate
+  EXPECT_EQ(utf8_error_at("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(utf8_error_at("\xE2\x82"), 0u);          // 2 of 3 bytes
+  EXPECT_EQ(utf8_error_at("\xF4\x8F\xBF\xBF"), std::string_view::npos);
+}
+
+TEST(text, text_problem_names_what_is_wrong_and_where) {
+  text_rules name;
+  EXPECT_EQ(text_problem("alice", name), "");
+  EXPECT_EQ(text_problem(std::string_view{"al\0ce", 5}, name),
+            "contains a NUL character at byte 2");
+  EXPECT_EQ(text_problem("a\nb", name),
+            "contains control character U+000A at byte 1");
+  EXPECT_EQ(text_problem("\x1b[31m", name),
+            "contains control character U+001B at byte 0");
+  EXPECT_EQ(text_problem("a\x7f", name),
+            "contains control character U+007F at byte 1");
+  EXPECT_EQ(text_problem("ok\xFF", name), "is not UTF-8 at byte 2");
+  EXPECT_EQ(text_problem(std::string(256, 'a'), name),
+            "is 256 bytes long, more than 255");
+  EXPECT_EQ(text_problem(std::string(255, 'a'), name), "");
+  EXPECT_EQ(text_problem("", text_rules{255, false, false}),
+            "must not be empty");
+  text_rules prose{4096, true};
+  EXPECT_EQ(text_problem("line one\n\tline two\r\n", prose), "");
+  EXPECT_EQ(text_problem(std::string_view{"x\0", 2}, prose),
+            "contains a NUL character at byte 1");
+  EXPECT_EQ(text_problem("bell\a", prose),
+            "contains control character U+0007 at byte 4");
+}
+
+TEST(text, valid_utf8_replaces_what_is_not_text_and_cuts_on_a_boundary) {
+  EXPECT_EQ(valid_utf8("fine \xE5\x90\x8D", 100), "fine \xE5\x90\x8D");
+  EXPECT_EQ(valid_utf8(std::string_view{"a\0b", 3}, 100), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(valid_utf8("a\xFF\xFE", 100), "a\xEF\xBF\xBD\xEF\xBF\xBD");
+  // Cut at 4 bytes: the 3-byte character that would cross it is left out.
+  EXPECT_EQ(valid_utf8("abc\xE5\x90\x8D", 4), "abc");
+  EXPECT_EQ(valid_utf8(std::string(1 << 20, 'z'), 16), std::string(16, 'z'));
+  EXPECT_EQ(utf8_error_at(valid_utf8("\xC0\xAF\xED\xA0\x80ok", 64)),
+            std::string_view::npos);
+}
+
+TEST(text, fit_text_makes_any_bytes_keep_the_rules) {
+  text_rules name;
+  EXPECT_EQ(fit_text("bad\nname\x1b", name), "bad\xEF\xBF\xBDname\xEF\xBF\xBD");
+  EXPECT_EQ(fit_text("line\nnext", text_rules{64, true}), "line\nnext");
+  for (std::string hostile :
+       {std::string{"\0\0", 2}, std::string{"\xC0\xAF\x01"},
+        std::string(100000, '\x07'), std::string(300, 'x')}) {
+    auto fitted = fit_text(hostile, name);
+    EXPECT_EQ(text_problem(fitted, name), "") << fitted;
+  }
+}

@@ -1,0 +1,65 @@
+"""`det agent enable/disable` and `det slot list` with the real CLI: a
+draining agent keeps its trial running and is given nothing new; enabling it
+places the waiting trial on it at once; a non-admin may not do either."""
+import json
+import os
+
+from conftest import experiment_yaml, wait_for
+from test_cli import det, ok
+
+
+def json_of(out):
+    """The JSON document det printed (stderr, merged in, may add lines)."""
+    start = min(i for i in (out.find("["), out.find("{")) if i >= 0)
+    return json.JSONDecoder().raw_decode(out[start:])[0]
+
+
+def agents(c):
+    return json_of(ok(c, "agent", "list", "--json"))
+
+
+def test_disable_with_drain_then_enable_with_the_real_cli(cluster_factory, tmp_path):
+    c = cluster_factory(max_instances=1, idle="10m")
+    c.home = str(tmp_path / "home")
+    os.makedirs(c.home)
+    status, body = c.submit(experiment_yaml(max_length=100000, batch_delay=0.05))
+    assert status == 200, body
+    first = int(body["experiment"]["id"])
+    wait_for("a trial to run", lambda: any(
+        t["state"] == "STATE_RUNNING" for t in c.trials(first)), timeout=90)
+    [agent] = agents(c)
+    agent_id = agent["id"]
+    assert agent["enabled"] is True
+
+    rc, out = det(c, "agent", "disable", "--drain", agent_id, user="determined")
+    assert rc != 0 and "admin" in out.lower(), out
+
+    out = ok(c, "agent", "disable", "--drain", agent_id)
+    assert "Disabled agent %s" % agent_id in out, out
+    assert "Tasks still in progress on draining nodes" in out, out
+    [agent] = agents(c)
+    assert agent["enabled"] is False and agent["draining"] is True, agent
+    slots = json_of(ok(c, "slot", "list", "--json"))
+    assert slots and all(s["enabled"] is False and s["draining"] is True for s in slots), slots
+    # Its trial keeps running; a new experiment waits (max_instances=1, so
+    # no other agent comes).
+    assert any(t["state"] == "STATE_RUNNING" for t in c.trials(first))
+    status, body = c.submit(experiment_yaml(max_length=20))
+    second = int(body["experiment"]["id"])
+    wait_for("the second trial to exist", lambda: c.trials(second), timeout=30)
+    ok(c, "experiment", "kill", str(first))
+    wait_for("the first trial to end", lambda: all(
+        t["state"] not in ("STATE_RUNNING", "STATE_ACTIVE") for t in c.trials(first)),
+        timeout=90)
+    assert all(t["state"] in ("STATE_QUEUED", "STATE_ACTIVE") and not t.get("startTime")
+               or t["state"] == "STATE_QUEUED" for t in c.trials(second)), c.trials(second)
+
+    out = ok(c, "agent", "enable", agent_id)
+    assert "Enabled agent %s" % agent_id in out, out
+    [agent] = agents(c)
+    assert agent["enabled"] is True and agent["draining"] is False, agent
+    wait_for("the waiting experiment to complete on the enabled agent", lambda:
+             c.experiment(second)["state"] == "STATE_COMPLETED", timeout=120)
+
+    rc, out = det(c, "agent", "enable", "no-such-agent")
+    assert rc != 0 and "not found" in out, out

@@ -1,0 +1,65 @@
+#pragma once
+
+// One event of each type with every field set, for the tests of the codec
+// (tests/messages) and of what the store can hold (tests/store).
+
+#include "messages/events.hpp"
+
+#include <vector>
+
+namespace det::test {
+
+inline std::vector<domain_event> one_of_each() {
+  experiment_submitted sub;
+  sub.experiment_id = 3;
+  sub.pool = "default";
+  sub.owner = "determined";
+  sub.config = {{"searcher", {{"name", "single"}}}, {"entrypoint", "x:Y"}};
+  sub.priority = 10;
+  sub.weight = 2.5;
+  trial_placed placed;
+  placed.trial_id = 9;
+  placed.allocation_id = "9.1";
+  placed.assignments = {{"a1", {0, 1}}, {"a2", {3}}};
+  return {
+      master_started{"c1", "host-a", 4242, "0.1.0", 1000},
+      pool_configured{"default", "fair_share", "aws", 4, 0, 10, "g4dn.xlarge",
+                      true, 600, 900, 30},
+      agent_connected{"a1", "default", 8, "cuda", "i-0abc", 2000},
+      agent_disconnected{"a1", "connection closed", 27000, 2000},
+      agent_lost{"a1", "reconnect_timeout", 28000},
+      agent_enabled{"a1"},
+      agent_disabled{"a1", true},
+      instance_launch_requested{"default", 1, "c1-default-1", 2, false, 500},
+      instance_launch_failed{"default", 1, "quota_exceeded", "VcpuLimit", 600},
+      instance_pending{"i-0abc", "default", 1, 700},
+      instance_running{"i-0abc", 800},
+      instance_terminate_requested{"i-0abc", "idle", 900},
+      instance_terminated{"i-0abc", "idle", 950},
+      spot_request_opened{"sir-1", "default", 2, 1000},
+      spot_request_fulfilled{"sir-1", "i-0def", 1100},
+      spot_request_cancelled{"sir-1", "price-too-low", 1200},
+      sub,
+      experiment_state_changed{3, "PAUSED", "user request", 1300},
+      experiment_searcher_updated{3, {{"created", 1}}, 0.25},
+      trial_created{9, 3, {{"lr", 0.1}}, "req-1", 1400},
+      placed,
+      trial_running{9, "9.1", 1500},
+      trial_preemption_requested{9, "9.1", "experiment paused", 1600},
+      trial_checkpointed{
+          9, "c0ffee", 100, {{"framework", "none"}}, "9.1", 1700},
+      trial_metrics_reported{
+          9, "9.1", "validation", 100, {{"loss", 0.5}}, 1800},
+      trial_exited{9, "9.1", 1, "failed", 1900},
+      trial_restarted{9, 2000},
+      trial_errored{9, "trial exceeded max restarts", 2100},
+      trial_canceled{9, "experiment canceled", 2200},
+      user_created{"alice", true, "pbkdf2-sha256$1000$00ff$abcd", 2300},
+      user_password_changed{"alice", "", 2400},
+      session_started{"alice", std::string(64, 'a'), 2500},
+      session_ended{"alice", std::string(64, 'a'), 2600},
+      experiment_model_stored{3, 2700},
+  };
+}
+
+} // namespace det::test
