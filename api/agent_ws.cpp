@@ -289,6 +289,13 @@ caf::expected<agent_hello> parse_hello(const json& f) {
   for (const auto& a : h.running_allocations)
     if (auto why = util::text_problem(a, name); !why.empty())
       return make_error(errc::invalid_argument, "hello.running[] " + why);
+  if (h.exits.size() > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.exited: more exits than slots allow");
+  for (const auto& x : h.exits)
+    if (auto why = util::text_problem(x.allocation_id, name); !why.empty())
+      return make_error(errc::invalid_argument,
+                        "hello.exited[].allocation_id " + why);
   return h;
 }
 

@@ -125,6 +125,32 @@ CAF_TEST(
   stop_master();
 }
 
+CAF_TEST(a repeated exit is not acknowledged before the first one is durable) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, experiment_config(),
+                   std::string{"determined"});
+  probe_log plog;
+  auto agent = join("a1", 1, plog);
+  anon_send(agent, running_atom::value, std::string{"1.1"});
+  run();
+  // The exit and its repeat (the agent reconnected meanwhile) reach the
+  // master while the writer has not run: the repeat writes nothing, but
+  // the log does not hold the exit yet, so neither is acknowledged.
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
+  auto writer_actor = caf::actor_cast<caf::abstract_actor*>(writer);
+  sched.run_jobs_filtered([&](caf::resumable* r) {
+    return dynamic_cast<caf::abstract_actor*>(r) != writer_actor;
+  });
+  CAF_CHECK_EQUAL(last_position_of(store, "trial_exited"), 0);
+  CAF_CHECK(plog.exit_acks.empty());
+  run();
+  CAF_CHECK(last_position_of(store, "trial_exited") > 0);
+  CAF_CHECK_EQUAL(plog.exit_acks, (std::vector<std::string>{"1.1", "1.1"}));
+  stop_master();
+}
+
 CAF_TEST(a trial on a lost agent resumes on another agent from its checkpoint) {
   memory_event_store store;
   start(store);
