@@ -3,11 +3,18 @@
 
 BUILD      ?= build
 BUILD_SAN  ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+# Seconds per fuzz target: `make fuzz`, and the shorter run in `make test`.
+FUZZ_SECONDS      ?= 30
+FUZZ_TEST_SECONDS ?= 25
+FUZZ_FRESH        ?= 0
+FUZZERS := fuzz_master_config fuzz_experiment_config fuzz_event_decode \
+           fuzz_agent_protocol fuzz_http_request
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test test-unit test-sanitize test-e2e chaos bench run run-stop clean format-check check-layers
+.PHONY: all deps configure build test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run run-stop clean format-check check-layers
 
 all: build
 
@@ -23,12 +30,13 @@ build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # Every test: the C++ suites (unit, integration against a private
-# PostgreSQL), the end-to-end pytest suites, then the C++ suites again under
-# ASan+UBSan.
+# PostgreSQL), the end-to-end pytest suites, the C++ suites again under
+# ASan+UBSan, then each fuzz target for FUZZ_TEST_SECONDS.
 test: check-layers build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 	@$(MAKE) --no-print-directory test-e2e
 	@$(MAKE) --no-print-directory test-sanitize
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_FRESH=1
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
@@ -62,6 +70,17 @@ test-sanitize: deps
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
 
+# libFuzzer targets (fuzz/, docs/testing.md) in their own clang tree: only
+# the fuzz targets and the libraries they link are built.
+fuzz-build: deps
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -G Ninja -DDET_FUZZ=ON >/dev/null
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
+# Each target for FUZZ_SECONDS on a copy of its seed corpus; a crash fails
+# the run and leaves its input under $(BUILD_FUZZ)/fuzz/run/<target>/.
+fuzz: fuzz-build
+	@FUZZ_FRESH=$(FUZZ_FRESH) bash scripts/fuzz.sh $(abspath $(BUILD_FUZZ)) $(FUZZ_SECONDS) $(FUZZERS)
+
 bench: build
 	@bash scripts/bench.sh $(abspath $(BUILD))
 
@@ -72,7 +91,7 @@ run: deps configure
 	@bash scripts/run.sh $(abspath $(BUILD))
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)
 
 # The floors of the design: a folder includes only the folders below it.
 check-layers:

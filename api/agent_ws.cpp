@@ -3,6 +3,7 @@
 
 #include "actors/agent_actor.hpp"
 #include "http/grpc_error.hpp"
+#include "messages/agent_protocol.hpp"
 #include "messages/errc.hpp"
 #include "policy/heartbeat_monitor.hpp"
 #include "state/queries.hpp"
@@ -173,43 +174,58 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
       context);
 }
 
+agent_hello to_agent_hello(agent::hello_info h) {
+  agent_hello out;
+  out.agent_id = std::move(h.agent_id);
+  out.pool = std::move(h.resource_pool);
+  out.slots = static_cast<int32_t>(h.slots); // the decoder bounds it
+  out.slot_type = std::move(h.slot_type);
+  out.instance_id = std::move(h.instance_id);
+  out.running_allocations = std::move(h.running);
+  for (auto& x : h.exited)
+    out.exits.push_back(
+        {std::move(x.allocation_id), x.exit_code, x.exited_at_us});
+  return out;
+}
+
 void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
               http::ws_session ws, const std::string& text) {
-  auto f = json::parse(text, nullptr, false);
+  agent::agent_frame f;
+  auto err = agent::parse_agent_frame(text, f);
   {
     std::lock_guard<std::mutex> guard{s->mu};
     s->alive.seen(policy::heartbeat_monitor::clock::now());
   }
-  if (!f.is_object())
-    return (void)ws.send(frame("error", {{"message", "not a JSON object"}}));
-  auto type = f.value("type", std::string{});
+  agent_hello hello;
+  if (!err && f.type == "hello") {
+    hello = to_agent_hello(std::move(f.hello));
+    err = check_hello(hello);
+  }
+  if (err && f.type == "hello") {
+    (void)ws.send(frame("error", {{"message", render(err)}}));
+    return ws.close(1008, "bad hello");
+  }
+  if (err)
+    return (void)ws.send(frame("error", {{"message", render(err)}}));
+  const auto& type = f.type;
   if (type == "hello") {
-    auto hello = parse_hello(f);
-    if (!hello) {
-      (void)ws.send(frame("error", {{"message", render(hello.error())}}));
-      return ws.close(1008, "bad hello");
-    }
     {
       std::lock_guard<std::mutex> guard{s->mu};
       if (s->hello_seen)
         return (void)ws.send(frame("error", {{"message", "hello twice"}}));
       s->hello_seen = true;
-      s->agent_id = hello->agent_id;
+      s->agent_id = hello.agent_id;
     }
-    return on_hello(ctx, s, ws, std::move(*hello));
+    return on_hello(ctx, s, ws, std::move(hello));
   }
   if (type == "heartbeat")
     return;
   if (type == "log") {
-    std::vector<std::string> lines;
-    for (const auto& l : f.value("lines", json::array()))
-      if (l.is_string())
-        lines.push_back(l.get<std::string>());
     auto now = std::chrono::duration_cast<std::chrono::microseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
     std::lock_guard<std::mutex> guard{s->mu};
-    ctx->logs->add(f.value("trial_id", int64_t{0}), s->agent_id, lines, now);
+    ctx->logs->add(f.trial_id, s->agent_id, f.lines, now);
     return;
   }
   if (type == "spot_interruption") {
@@ -227,62 +243,33 @@ void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
     std::lock_guard<std::mutex> guard{s->mu};
     agent = s->agent;
   }
-  auto alloc = f.value("allocation_id", std::string{});
   if ((type == "running" || type == "exited") && !agent)
     return (void)ws.send(frame("error", {{"message", "hello first"}}));
   if (type == "running")
-    return caf::anon_send(agent, running_atom::value, alloc);
+    return caf::anon_send(agent, running_atom::value, f.allocation_id);
   if (type == "exited")
-    return caf::anon_send(agent, exited_atom::value, alloc,
-                          f.value("exit_code", int32_t{-1}));
+    return caf::anon_send(agent, exited_atom::value, f.allocation_id,
+                          f.exit_code);
   (void)ws.send(frame("error", {{"message", "unknown type '" + type + "'"}}));
 }
 
 } // namespace
 
-caf::expected<agent_hello> parse_hello(const json& f) {
-  agent_hello h;
-  try {
-    h.agent_id = f.at("agent_id").get<std::string>();
-    h.pool = f.value("resource_pool", std::string{"default"});
-    h.slots = f.at("slots").get<int32_t>();
-    h.slot_type = f.value("slot_type", std::string{"cpu"});
-    h.instance_id = f.value("instance_id", std::string{});
-    if (auto r = f.find("running"); r != f.end() && r->is_array())
-      for (const auto& a : *r)
-        h.running_allocations.push_back(a.get<std::string>());
-    // Exits the agent holds until acknowledged (protocol addition; older
-    // agents send none).
-    if (auto r = f.find("exited"); r != f.end() && r->is_array())
-      for (const auto& x : *r) {
-        agent_exit e;
-        e.allocation_id = x.at("allocation_id").get<std::string>();
-        e.exit_code = x.at("exit_code").get<int32_t>();
-        e.exited_at_us = x.value("exited_at_us", int64_t{0});
-        if (e.allocation_id.empty())
-          throw std::invalid_argument("exited.allocation_id: required");
-        h.exits.push_back(std::move(e));
-      }
-  } catch (const std::exception& e) {
-    return make_error(errc::invalid_argument,
-                      std::string{"hello: "} + e.what());
-  }
+caf::error check_hello(const agent_hello& h) {
   // An agent's names become stream names and log lines: one short line.
   const util::text_rules name{255, false, false};
   if (auto why = util::text_problem(h.agent_id, name); !why.empty())
     return make_error(errc::invalid_argument, "hello.agent_id " + why);
-  for (auto [field, value] :
-       {std::pair{"hello.resource_pool", &h.pool},
-        std::pair{"hello.slot_type", &h.slot_type},
-        std::pair{"hello.instance_id", &h.instance_id}})
-    if (auto why = util::text_problem(*value, {255, false, true});
-        !why.empty())
+  for (auto [field, value] : {std::pair{"hello.resource_pool", &h.pool},
+                              std::pair{"hello.slot_type", &h.slot_type},
+                              std::pair{"hello.instance_id", &h.instance_id}})
+    if (auto why = util::text_problem(*value, {255, false, true}); !why.empty())
       return make_error(errc::invalid_argument, std::string{field} + " " + why);
   if (h.slots < 0 || h.slots > max_agent_slots)
     return make_error(errc::invalid_argument,
                       "hello.slots: " + std::to_string(h.slots)
-                          + " is outside [0, "
-                          + std::to_string(max_agent_slots) + "]");
+                          + " is outside [0, " + std::to_string(max_agent_slots)
+                          + "]");
   if (h.running_allocations.size() > max_agent_slots)
     return make_error(errc::invalid_argument,
                       "hello.running: more allocations than slots allow");
@@ -296,7 +283,7 @@ caf::expected<agent_hello> parse_hello(const json& f) {
     if (auto why = util::text_problem(x.allocation_id, name); !why.empty())
       return make_error(errc::invalid_argument,
                         "hello.exited[].allocation_id " + why);
-  return h;
+  return {};
 }
 
 http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {

@@ -48,8 +48,10 @@ agent_ws_authorizer(std::shared_ptr<const agent_ws_context> ctx);
 /// The most slots one agent may report (a hello beyond it is refused).
 inline constexpr int32_t max_agent_slots = 1024;
 
-/// Decodes a hello frame; errc::invalid_argument naming the field. Names
-/// are at most 255 bytes of UTF-8 without control characters.
-[[nodiscard]] caf::expected<agent_hello> parse_hello(const nlohmann::json& f);
+/// What a decoded hello (agent::parse_agent_frame) must also keep, or
+/// errc::invalid_argument naming the field: names are at most 255 bytes of
+/// UTF-8 without control characters, slots and running allocations at
+/// most max_agent_slots.
+[[nodiscard]] caf::error check_hello(const agent_hello& h);
 
 } // namespace det::api

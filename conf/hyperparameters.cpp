@@ -36,11 +36,13 @@ hyperparameter read_typed(object_reader& r) {
                        {"const", "int", "double", "log", "categorical"});
   if (type == "const") {
     hp.type = hyperparameter::kind::constant;
+    // A null val is a value: a plain `name:` (null) is stored as
+    // {type: const, val: null}, which must read back the same.
     auto* v = r.raw("val");
-    if (v == nullptr)
+    if (v == nullptr && !r.node().contains("val"))
       r.fail("val", "required for a const hyperparameter");
     else
-      hp.val = *v;
+      hp.val = v != nullptr ? *v : nlohmann::json(nullptr);
   } else if (type == "int" || type == "double") {
     hp.type = type == "int" ? hyperparameter::kind::int_range
                             : hyperparameter::kind::double_range;

@@ -272,9 +272,15 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
                                : cfg.resource_pools.front().pool_name;
     cfg.default_compute_resource_pool = compute_given.value_or(fallback);
     cfg.default_aux_resource_pool = aux_given.value_or(fallback);
+    // Filled in only where it is an object: anything else was reported
+    // (and writing a key into it would throw).
     auto& rm = root["resource_manager"];
-    rm["default_compute_resource_pool"] = cfg.default_compute_resource_pool;
-    rm["default_aux_resource_pool"] = cfg.default_aux_resource_pool;
+    if (rm.is_null())
+      rm = nlohmann::json::object();
+    if (rm.is_object()) {
+      rm["default_compute_resource_pool"] = cfg.default_compute_resource_pool;
+      rm["default_aux_resource_pool"] = cfg.default_aux_resource_pool;
+    }
     for (auto [key, name] : {std::pair{"default_compute_resource_pool",
                                        &cfg.default_compute_resource_pool},
                              std::pair{"default_aux_resource_pool",

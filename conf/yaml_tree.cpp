@@ -1,5 +1,7 @@
 #include "conf/yaml_tree.hpp"
 
+#include "util/text.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -64,6 +66,14 @@ json plain_scalar(const std::string& s) {
   return s;
 }
 
+/// Text that nlohmann-json cannot serialise (and the event log cannot
+/// hold) is refused where it is read, with its position.
+const std::string& checked(const YAML::Node& n) {
+  if (util::utf8_error_at(n.Scalar()) != std::string_view::npos)
+    throw YAML::ParserException(n.Mark(), "text is not valid UTF-8");
+  return n.Scalar();
+}
+
 json to_json(const YAML::Node& n) {
   switch (n.Type()) {
   case YAML::NodeType::Undefined:
@@ -73,12 +83,12 @@ json to_json(const YAML::Node& n) {
     // yaml-cpp tags plain scalars "?" and quoted ones "!"; an explicit tag
     // such as !!str also keeps the text.
     if (n.Tag() == "?")
-      return plain_scalar(n.Scalar());
+      return plain_scalar(checked(n));
     if (n.Tag() == "tag:yaml.org,2002:int"
         || n.Tag() == "tag:yaml.org,2002:float"
         || n.Tag() == "tag:yaml.org,2002:bool")
-      return plain_scalar(n.Scalar());
-    return n.Scalar();
+      return plain_scalar(checked(n));
+    return checked(n);
   case YAML::NodeType::Sequence: {
     json out = json::array();
     for (const auto& x : n)
@@ -91,7 +101,7 @@ json to_json(const YAML::Node& n) {
       if (!kv.first.IsScalar())
         throw YAML::ParserException(kv.first.Mark(),
                                     "mapping keys must be scalars");
-      out[kv.first.Scalar()] = to_json(kv.second);
+      out[checked(kv.first)] = to_json(kv.second);
     }
     return out;
   }

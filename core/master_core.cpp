@@ -271,6 +271,18 @@ decision master_core::checkpoint_reported(const std::string& allocation_id,
   auto t = live_trial(d, allocation_id);
   if (t == nullptr)
     return d;
+  // A trial's checkpoints only move forward (state::apply refuses one
+  // older than the latest): a report that would go back is the caller's
+  // error, not the master's.
+  if (t->latest_checkpoint && steps < t->latest_checkpoint->steps_completed) {
+    d.refusal =
+        make_error(errc::invalid_argument,
+                   "checkpoint.metadata.steps_completed: "
+                       + std::to_string(steps) + " is older than trial "
+                       + std::to_string(t->id) + "'s latest checkpoint at step "
+                       + std::to_string(t->latest_checkpoint->steps_completed));
+    return d;
+  }
   trial_checkpointed ev;
   ev.trial_id = t->id;
   ev.allocation_id = allocation_id;

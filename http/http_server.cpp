@@ -16,15 +16,6 @@
 
 namespace det::http {
 
-size_t server_config::limit_for(std::string_view method,
-                                std::string_view target,
-                                bool authorized) const {
-  if (!body_limit_for)
-    return body_limit;
-  auto path = target.substr(0, target.find('?'));
-  return std::min(body_limit, body_limit_for(method, path, authorized));
-}
-
 using namespace detail;
 
 struct http_server::impl {

@@ -34,20 +34,10 @@ conn_base::~conn_base() = default;
 
 http_request to_http_request(raw_request&& msg, const tcp::socket& sock,
                              bool tls) {
-  http_request req;
-  req.method = std::string{msg.method_string()};
-  req.target = std::string{msg.target()};
-  split_target(req.target, req.path, req.query);
-  for (const auto& field : msg)
-    req.headers.add(std::string{field.name_string()},
-                    std::string{field.value()});
-  req.body = std::move(msg.body());
   boost::system::error_code ec;
   auto ep = sock.remote_endpoint(ec);
-  if (!ec)
-    req.remote_address = ep.address().to_string();
-  req.tls = tls;
-  return req;
+  return to_http_request(std::move(msg),
+                         ec ? std::string{} : ep.address().to_string(), tls);
 }
 
 namespace {
@@ -342,9 +332,7 @@ private:
     phase_ = phase::request;
     arm(cfg().read_timeout);
     parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(
-        cfg().header_limit, std::numeric_limits<uint32_t>::max())));
-    parser_->body_limit(static_cast<uint64_t>(cfg().body_limit));
+    prepare_parser(*parser_, cfg());
     limit_ = cfg().body_limit;
     reading_ = true;
     bhttp::async_read_header(
@@ -356,15 +344,9 @@ private:
     reading_ = false;
     if (ec)
       return on_read_error(ec);
-    const auto& head = parser_->get();
-    limit_ = cfg().limit_for(
-        {head.method_string().data(), head.method_string().size()},
-        {head.target().data(), head.target().size()},
-        head.find(bhttp::field::authorization) != head.end());
-    parser_->body_limit(static_cast<uint64_t>(limit_));
     // A declared length over the limit is refused before any body byte.
-    if (auto len = parser_->content_length(); len && *len > limit_)
-      return on_read_error(bhttp::error::body_limit);
+    if (auto lec = apply_body_limit(*parser_, cfg(), limit_))
+      return on_read_error(lec);
     auto expect = parser_->get()[bhttp::field::expect];
     if (!parser_->is_done() && util::iequals(expect, "100-continue")) {
       static const std::string continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -389,21 +371,8 @@ private:
   }
 
   void on_read_error(beast::error_code ec) {
-    if (ec == bhttp::error::body_limit)
-      return refuse(error_response(
-          grpc_code::resource_exhausted,
-          "request body exceeds " + std::to_string(limit_) + " bytes", 413));
-    if (ec == bhttp::error::header_limit)
-      return refuse(error_response(grpc_code::resource_exhausted,
-                                   "request headers exceed "
-                                       + std::to_string(cfg().header_limit)
-                                       + " bytes",
-                                   431));
-    if (ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message
-        && ec.category()
-               == bhttp::make_error_code(bhttp::error::bad_method).category())
-      return refuse(error_response(grpc_code::invalid_argument,
-                                   "malformed HTTP request: " + ec.message()));
+    if (auto r = read_refusal(ec, limit_, cfg()))
+      return refuse(std::move(*r));
     close_now();
   }
 
@@ -565,7 +534,7 @@ private:
   net::steady_timer timer_;
   uint64_t timer_gen_ = 0;
   beast::flat_buffer buffer_;
-  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<request_parser> parser_;
   /// The body limit of the request being read.
   size_t limit_ = 0;
   phase phase_ = phase::idle;

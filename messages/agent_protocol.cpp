@@ -1,5 +1,8 @@
 #include "messages/agent_protocol.hpp"
 
+#include <limits>
+#include <tuple>
+
 namespace det::agent {
 
 using nlohmann::json;
@@ -126,11 +129,22 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
     return bad("type: required");
   if (f.type == "welcome") {
     f.agent_id = str_field(j, "agent_id");
-    if (auto i = j.find("heartbeat_interval_s"); i != j.end() && i->is_number())
-      f.heartbeat_interval_s = static_cast<int64_t>(i->get<double>());
-    if (auto i = j.find("heartbeat_interval_ms");
-        i != j.end() && i->is_number())
-      f.heartbeat_interval_ms = static_cast<int64_t>(i->get<double>());
+    // Whole numbers of at most a day; a float out of int64's range would
+    // otherwise be converted with undefined behaviour.
+    for (auto [key, out, most] :
+         {std::tuple{"heartbeat_interval_s", &f.heartbeat_interval_s,
+                     int64_t{86400}},
+          std::tuple{"heartbeat_interval_ms", &f.heartbeat_interval_ms,
+                     int64_t{86400000}}}) {
+      auto i = j.find(key);
+      if (i == j.end() || !i->is_number())
+        continue;
+      auto v = i->get<double>();
+      if (!(v >= 0 && v <= static_cast<double>(most)))
+        return bad(std::string{"welcome."} + key + ": expected 0 to "
+                   + std::to_string(most));
+      *out = static_cast<int64_t>(v);
+    }
   } else if (f.type == "start") {
     auto s = parse_start(j);
     if (!s)
@@ -153,6 +167,139 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
       return bad("exit_ack: allocation_ids: required");
   }
   return f;
+}
+
+namespace {
+
+/// The string at `key`, `fallback` when absent or null; false (and `what`
+/// says why) for any other type.
+bool text_at(const json& j, const char* key, std::string& out,
+             std::string fallback, const std::string& frame_type,
+             std::string& what) {
+  auto i = j.find(key);
+  if (i == j.end() || i->is_null()) {
+    out = std::move(fallback);
+    return true;
+  }
+  if (!i->is_string()) {
+    what = frame_type + "." + key + ": expected text";
+    return false;
+  }
+  out = i->get<std::string>();
+  return true;
+}
+
+/// The whole number at `key` in [lo, hi], `fallback` when absent or null.
+/// Floats are refused rather than cast: a cast out of range is undefined.
+template <class T>
+bool whole_at(const json& j, const char* key, T& out, T fallback, int64_t lo,
+              int64_t hi, const std::string& frame_type, std::string& what) {
+  auto i = j.find(key);
+  if (i == j.end() || i->is_null()) {
+    out = fallback;
+    return true;
+  }
+  bool ok = false;
+  if (i->is_number_unsigned())
+    ok = i->get<uint64_t>() <= static_cast<uint64_t>(hi);
+  else if (i->is_number_integer())
+    ok = i->get<int64_t>() >= lo && i->get<int64_t>() <= hi;
+  if (!ok) {
+    what = frame_type + "." + key + ": expected a whole number from "
+           + std::to_string(lo) + " to " + std::to_string(hi);
+    return false;
+  }
+  out = static_cast<T>(i->get<int64_t>());
+  return true;
+}
+
+caf::error parse_hello_fields(const json& j, hello_info& h) {
+  std::string what;
+  bool ok =
+      text_at(j, "agent_id", h.agent_id, "", "hello", what)
+      && text_at(j, "resource_pool", h.resource_pool, "default", "hello", what)
+      && text_at(j, "slot_type", h.slot_type, "cpu", "hello", what)
+      && text_at(j, "instance_id", h.instance_id, "", "hello", what)
+      && whole_at<int64_t>(j, "slots", h.slots, -1, 0,
+                           std::numeric_limits<int32_t>::max(), "hello", what);
+  if (!ok)
+    return bad(what);
+  if (h.agent_id.empty())
+    return bad("hello.agent_id: required");
+  if (h.slots < 0)
+    return bad("hello.slots: required");
+  if (auto r = j.find("running"); r != j.end() && !r->is_null()) {
+    if (!r->is_array())
+      return bad("hello.running: expected a list of allocation ids");
+    for (const auto& a : *r) {
+      if (!a.is_string())
+        return bad("hello.running: expected a list of allocation ids");
+      h.running.push_back(a.get<std::string>());
+    }
+  }
+  // Exits the agent keeps until acknowledged (older agents send none).
+  if (auto r = j.find("exited"); r != j.end() && !r->is_null()) {
+    if (!r->is_array())
+      return bad("hello.exited: expected a list of exits");
+    for (const auto& x : *r) {
+      if (!x.is_object())
+        return bad("hello.exited[]: expected an object");
+      exit_report e;
+      int32_t code = 0;
+      ok = text_at(x, "allocation_id", e.allocation_id, "", "hello.exited[]",
+                   what)
+           && whole_at<int32_t>(x, "exit_code", code, -1,
+                                std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max(),
+                                "hello.exited[]", what)
+           && whole_at<int64_t>(x, "exited_at_us", e.exited_at_us, 0, 0,
+                                std::numeric_limits<int64_t>::max(),
+                                "hello.exited[]", what);
+      if (!ok)
+        return bad(what);
+      if (e.allocation_id.empty())
+        return bad("hello.exited[].allocation_id: required");
+      e.exit_code = code;
+      h.exited.push_back(std::move(e));
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+caf::error parse_agent_frame(const std::string& text, agent_frame& out) {
+  out = agent_frame{};
+  auto j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return bad("not a JSON object");
+  std::string what;
+  if (!text_at(j, "type", out.type, "", "frame", what))
+    return bad(what);
+  const auto& type = out.type;
+  if (type == "hello")
+    return parse_hello_fields(j, out.hello);
+  if (type == "running" || type == "exited") {
+    if (!text_at(j, "allocation_id", out.allocation_id, "", type, what))
+      return bad(what);
+    if (type == "exited"
+        && !whole_at<int32_t>(j, "exit_code", out.exit_code, -1,
+                              std::numeric_limits<int32_t>::min(),
+                              std::numeric_limits<int32_t>::max(), type, what))
+      return bad(what);
+    return {};
+  }
+  if (type == "log") {
+    if (!whole_at<int64_t>(j, "trial_id", out.trial_id, 0, 0,
+                           std::numeric_limits<int64_t>::max(), type, what))
+      return bad(what);
+    if (auto l = j.find("lines"); l != j.end() && l->is_array())
+      for (const auto& line : *l)
+        if (line.is_string())
+          out.lines.push_back(line.get<std::string>());
+    return {};
+  }
+  return {};
 }
 
 std::map<std::string, std::string>

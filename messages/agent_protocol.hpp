@@ -1,8 +1,9 @@
 #pragma once
 
-// The agent's side of docs/agent_protocol.md (version 1) as plain data:
-// builders for the frames det-agent sends and a parser for the frames the
-// master sends. Pure: no I/O, no threads.
+// docs/agent_protocol.md (version 1) as plain data: builders for the frames
+// det-agent sends, a parser for the frames the master sends (the agent's
+// side) and one for the frames agents send (the master's side). Pure: no
+// I/O, no threads.
 
 #include "messages/errc.hpp"
 
@@ -84,6 +85,27 @@ struct master_frame {
 /// "start: allocation_id: required") for frames that cannot be acted on.
 [[nodiscard]] caf::expected<master_frame>
 parse_master_frame(const std::string& text);
+
+/// One frame from an agent. `type` is as sent (unknown types included);
+/// the fields that type uses are filled in.
+struct agent_frame {
+  std::string type;
+  hello_info hello;               ///< hello
+  std::string allocation_id;      ///< running, exited
+  int32_t exit_code = -1;         ///< exited; -1 when not sent
+  int64_t trial_id = 0;           ///< log
+  std::vector<std::string> lines; ///< log; entries that are not text dropped
+};
+
+/// Decodes a frame an agent sent into `out`. Fails with
+/// errc::invalid_argument naming the field ("not a JSON object",
+/// "hello.slots: expected a whole number from 0 to 2147483647") when a
+/// field has the wrong type or is out of range; `out.type` then still
+/// holds the frame's type when it was text, so the master can tell a bad
+/// hello (which ends the connection) from a bad report (which is answered
+/// with an error frame).
+[[nodiscard]] caf::error parse_agent_frame(const std::string& text,
+                                           agent_frame& out);
 
 /// The trial's environment for `start` (the table in the protocol doc);
 /// `start.env` is applied last, so the master may override any of them.

@@ -14,6 +14,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
@@ -21,6 +22,8 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -130,6 +133,30 @@ struct server_shared {
 /// Converts a parsed Beast request into the handler-facing value.
 http_request to_http_request(raw_request&& msg, const tcp::socket& sock,
                              bool tls);
+http_request to_http_request(raw_request&& msg, std::string remote_address,
+                             bool tls);
+
+// -- the steps of reading a request (request_reader.cpp), shared by the
+// sessions and read_request() ------------------------------------------
+
+using request_parser = bhttp::request_parser<bhttp::string_body>;
+
+/// A fresh parser with the server's header limit and its largest body
+/// limit (the request's own is set once its head is read).
+void prepare_parser(request_parser& p, const server_config& cfg);
+
+/// Once the head is read: sets the request's own body limit
+/// (cfg.limit_for) on `p` and in `limit`; body_limit when the declared
+/// Content-Length is over it, so nothing of the body is read.
+[[nodiscard]] beast::error_code
+apply_body_limit(request_parser& p, const server_config& cfg, size_t& limit);
+
+/// The answer to a read error before the connection closes: 413 for a
+/// body over `limit`, 431 for headers over the limit, 400 for a malformed
+/// request; nullopt (close without answering) when the peer went away or
+/// stopped in the middle of a request.
+[[nodiscard]] std::optional<http_response>
+read_refusal(beast::error_code ec, size_t limit, const server_config& cfg);
 
 /// Starts serving HTTP on an accepted (and, for TLS, not yet handshaken)
 /// stream. Defined in http_session.cpp.

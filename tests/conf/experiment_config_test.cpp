@@ -151,6 +151,25 @@ TEST(experiment_config, plain_hyperparameters_are_stored_as_const) {
   EXPECT_EQ(cfg->filled["hyperparameters"]["opt"]["name"]["val"], "adam");
 }
 
+// Found by fuzz_experiment_config: `name:` with no value was accepted and
+// stored as {type: const, val: null}, which the same parser then refused
+// ("val: required"), so a config the master showed could not be submitted
+// again.
+TEST(experiment_config, the_stored_config_parses_again_with_a_null_constant) {
+  auto cfg = parse_experiment_config(std::string{minimal}
+                                     + "hyperparameters:\n  every:\n");
+  ASSERT_TRUE(cfg) << message_of(cfg.error());
+  EXPECT_EQ(cfg->filled["hyperparameters"]["every"],
+            (nlohmann::json{{"type", "const"}, {"val", nullptr}}));
+  auto again = parse_experiment_config(cfg->filled.dump());
+  ASSERT_TRUE(again) << message_of(again.error());
+  EXPECT_EQ(again->filled, cfg->filled);
+  EXPECT_NE(
+      error_of(std::string{minimal} + "hyperparameters: {c: {type: const}}\n")
+          .find("val: required"),
+      std::string::npos);
+}
+
 TEST(experiment_config, max_length_accepts_units_or_a_plain_integer) {
   for (auto [text, unit, n] :
        {std::tuple{"max_length: 500", length::unit::unitless, 500},

@@ -34,6 +34,20 @@ TEST(master_config, embedded_default_file_loads_with_a_local_pool) {
   EXPECT_EQ(cfg->default_compute_resource_pool, "default");
 }
 
+// Found by fuzz_master_config: a resource_manager that is not a mapping
+// was reported, and then the default pool names were written into it,
+// which threw out of parse_master_config (det-master died in terminate
+// instead of naming the field).
+TEST(master_config, a_resource_manager_that_is_not_a_mapping_is_named) {
+  for (auto yaml : {"resource_manager: x\nresource_pools: [{pool_name: a}]\n",
+                    "resource_manager: [1]\nresource_pools: [{pool_name: a}]\n",
+                    "resource_manager: 7\n"}) {
+    std::string err;
+    EXPECT_NO_THROW(err = error_of(yaml)) << yaml;
+    EXPECT_NE(err.find("resource_manager"), std::string::npos) << err;
+  }
+}
+
 TEST(master_config, every_log_level_it_accepts_is_one_the_log_can_set) {
   for (const char* name : {"trace", "debug", "info", "warn", "warning", "error",
                            "critical", "fatal", "panic"}) {

@@ -59,6 +59,25 @@ TEST(yaml_tree, syntax_errors_say_where) {
       << message_of(t.error());
 }
 
+// Found by fuzz_master_config: a master.yaml with a byte that is not UTF-8
+// in a value parsed, and the first dump() of the effective config (GET
+// /api/v1/master/config, the pool_configured event) threw.
+TEST(yaml_tree, text_that_is_not_utf8_is_refused_with_its_position) {
+  for (std::string bad :
+       {std::string{"name: caf\xe9\n"}, std::string{"\"k\xff\": 1\n"},
+        std::string{"list: [ok, \"\xed\xa0\x80\"]\n"}}) {
+    auto t = parse_tree(bad);
+    ASSERT_FALSE(t) << bad;
+    EXPECT_NE(message_of(t.error()).find("not valid UTF-8"), std::string::npos)
+        << message_of(t.error());
+    EXPECT_NE(message_of(t.error()).find("line 1"), std::string::npos)
+        << message_of(t.error());
+  }
+  auto ok = parse_tree("name: caf\xc3\xa9 \xf0\x9f\x9a\x80\n");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ((*ok)["name"], "caf\xc3\xa9 \xf0\x9f\x9a\x80");
+}
+
 TEST(reader, nearest_suggests_close_names_only) {
   std::set<std::string> known = {"hyperparameters", "searcher", "resources",
                                  "max_restarts"};

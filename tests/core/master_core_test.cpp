@@ -94,6 +94,28 @@ TEST(master_core,
   EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
 }
 
+// Found by fuzz_http_request: POST /api/v1/checkpoints with steps below the
+// trial's latest checkpoint made the core decide an event the state
+// refuses, and the trial got a 500 (invariant_violated) for its own
+// mistake.
+TEST(master_core, a_checkpoint_older_than_the_latest_is_refused_as_invalid) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  auto first = h.run(h.core.checkpoint_reported("1.1", "ck-10", 10, {}, h.now));
+  ASSERT_FALSE(first.refusal) << render(first.refusal);
+  auto older = h.run(h.core.checkpoint_reported("1.1", "ck-0", 0, {}, h.now));
+  ASSERT_TRUE(older.refusal);
+  EXPECT_EQ(code_of(older.refusal), errc::invalid_argument)
+      << render(older.refusal);
+  EXPECT_NE(render(older.refusal).find("steps_completed"), std::string::npos);
+  EXPECT_TRUE(older.events.empty());
+  auto same = h.run(h.core.checkpoint_reported("1.1", "ck-10b", 10, {}, h.now));
+  EXPECT_FALSE(same.refusal) << render(same.refusal);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
 TEST(
     master_core,
     a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_without_counting_a_restart) {

@@ -116,3 +116,141 @@ TEST(agent_protocol, welcome_carries_the_heartbeat_interval_in_both_units) {
   ASSERT_TRUE(old);
   EXPECT_EQ(old->heartbeat_interval_ms, 0);
 }
+
+// -- the master's side: frames from agents ---------------------------------
+
+namespace {
+
+std::string agent_error(const std::string& text, std::string* type = nullptr) {
+  det::agent::agent_frame f;
+  auto err = parse_agent_frame(text, f);
+  if (type)
+    *type = f.type;
+  return err ? det::render(err) : "<no error>";
+}
+
+} // namespace
+
+TEST(agent_protocol, every_frame_the_agent_builds_decodes_on_the_master) {
+  hello_info h{"a1", "gpu", 4, "cuda", "i-0abc", {"1.1", "2.1"}};
+  agent_frame f;
+  ASSERT_FALSE(parse_agent_frame(hello_frame(h), f));
+  EXPECT_EQ(f.type, "hello");
+  EXPECT_EQ(f.hello.agent_id, "a1");
+  EXPECT_EQ(f.hello.resource_pool, "gpu");
+  EXPECT_EQ(f.hello.slots, 4);
+  EXPECT_EQ(f.hello.slot_type, "cuda");
+  EXPECT_EQ(f.hello.instance_id, "i-0abc");
+  EXPECT_EQ(f.hello.running, (std::vector<std::string>{"1.1", "2.1"}));
+  ASSERT_FALSE(parse_agent_frame(exited_frame("1.1", -9), f));
+  EXPECT_EQ(f.type, "exited");
+  EXPECT_EQ(f.allocation_id, "1.1");
+  EXPECT_EQ(f.exit_code, -9);
+  ASSERT_FALSE(parse_agent_frame(running_frame("1.1"), f));
+  EXPECT_EQ(f.allocation_id, "1.1");
+  ASSERT_FALSE(parse_agent_frame(log_frame("1.1", 7, {"a", "b"}), f));
+  EXPECT_EQ(f.trial_id, 7);
+  EXPECT_EQ(f.lines, (std::vector<std::string>{"a", "b"}));
+  ASSERT_FALSE(parse_agent_frame(heartbeat_frame(), f));
+  EXPECT_EQ(f.type, "heartbeat");
+  // Defaults of an older agent's hello.
+  ASSERT_FALSE(
+      parse_agent_frame(R"({"type":"hello","agent_id":"a","slots":0})", f));
+  EXPECT_EQ(f.hello.resource_pool, "default");
+  EXPECT_EQ(f.hello.slot_type, "cpu");
+}
+
+// api/agent_ws.cpp read frames with nlohmann's value()/get<int32_t>(): a
+// field of the wrong type threw on the I/O thread (the agent was dropped
+// with 1011 instead of told), and a float such as 1e10 for slots or
+// exit_code was converted to int32 out of range, which is undefined.
+TEST(agent_protocol, a_field_of_the_wrong_type_or_range_is_named) {
+  std::string type;
+  EXPECT_NE(agent_error(R"({"type":1})").find("frame.type: expected text"),
+            std::string::npos);
+  EXPECT_NE(agent_error("[]").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(
+      agent_error(R"({"type":"hello","agent_id":"a","slots":1e10})", &type)
+          .find("hello.slots: expected a whole number"),
+      std::string::npos);
+  EXPECT_EQ(type, "hello") << "a bad hello must be told from other frames";
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1.5})")
+                .find("hello.slots"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":-1})")
+                .find("hello.slots"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","slots":1})").find("agent_id"),
+            std::string::npos);
+  EXPECT_NE(
+      agent_error(R"({"type":"hello","agent_id":"a","slots":1,"running":[1]})")
+          .find("hello.running"),
+      std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":7,"slots":1})")
+                .find("hello.agent_id: expected text"),
+            std::string::npos);
+  EXPECT_NE(
+      agent_error(
+          R"({"type":"exited","allocation_id":"1.1","exit_code":1e300})", &type)
+          .find("exited.exit_code"),
+      std::string::npos);
+  EXPECT_EQ(type, "exited");
+  EXPECT_NE(
+      agent_error(
+          R"({"type":"exited","allocation_id":"1.1","exit_code":4294967296})")
+          .find("exited.exit_code"),
+      std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"running","allocation_id":["x"]})")
+                .find("running.allocation_id"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"log","trial_id":"7","lines":[]})")
+                .find("log.trial_id"),
+            std::string::npos);
+  EXPECT_EQ(agent_error(R"({"type":"exited","allocation_id":"1.1"})"),
+            "<no error>");
+  EXPECT_EQ(agent_error(R"({"type":"teleport","x":1})"), "<no error>");
+}
+
+// A welcome's interval was converted from any JSON number with a plain
+// cast: 1e300 is undefined behaviour (UBSan in fuzz_agent_protocol), and a
+// huge whole number overflowed the agent's heartbeat arithmetic later.
+TEST(agent_protocol, a_welcome_interval_out_of_range_is_refused) {
+  for (auto bad : {R"({"type":"welcome","heartbeat_interval_s":1e300})",
+                   R"({"type":"welcome","heartbeat_interval_ms":-1})",
+                   R"({"type":"welcome","heartbeat_interval_s":9e18})"}) {
+    auto f = parse_master_frame(bad);
+    ASSERT_FALSE(f) << bad;
+    EXPECT_NE(det::render(f.error()).find("welcome.heartbeat_interval"),
+              std::string::npos);
+  }
+  auto f = parse_master_frame(
+      R"({"type":"welcome","heartbeat_interval_s":10,"heartbeat_interval_ms":2500})");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->heartbeat_interval_s, 10);
+  EXPECT_EQ(f->heartbeat_interval_ms, 2500);
+}
+
+TEST(agent_protocol, the_exits_a_hello_keeps_decode_on_the_master) {
+  hello_info h{"a1", "default", 1, "cpu", "", {"1.1"}};
+  h.exited = {{"1.1", 0, 17}, {"2.1", -9, 0}};
+  agent_frame f;
+  ASSERT_FALSE(parse_agent_frame(hello_frame(h), f));
+  ASSERT_EQ(f.hello.exited.size(), 2u);
+  EXPECT_EQ(f.hello.exited[0].allocation_id, "1.1");
+  EXPECT_EQ(f.hello.exited[0].exit_code, 0);
+  EXPECT_EQ(f.hello.exited[0].exited_at_us, 17);
+  EXPECT_EQ(f.hello.exited[1].exit_code, -9);
+  // A hostile list is refused naming the field.
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1,
+                            "exited":"all"})")
+                .find("hello.exited"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1,
+                            "exited":[{"allocation_id":"1.1","exit_code":"0"}]})")
+                .find("exit_code"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1,
+                            "exited":[{"exit_code":0}]})")
+                .find("hello.exited[].allocation_id"),
+            std::string::npos);
+}

@@ -58,13 +58,13 @@ TEST(text, utf8_error_at_finds_the_first_byte_postgresql_would_refuse) {
   EXPECT_EQ(utf8_error_at("plain ascii"), std::string_view::npos);
   EXPECT_EQ(utf8_error_at("na\xC3\xAFve \xE5\x90\x8D \xF0\x9F\x9A\x80"),
             std::string_view::npos);
-  EXPECT_EQ(utf8_error_at("ab\xFF"), 2u);            // never a UTF-8 byte
-  EXPECT_EQ(utf8_error_at("a\xC3"), 1u);             // cut short
-  EXPECT_EQ(utf8_error_at("\xC0\xAF"), 0u);          // overlong '/'
-  EXPECT_EQ(utf8_error_at("\xE0\x80\xAF"), 0u);      // overlong, 3 bytes
-  EXPECT_EQ(utf8_error_at("x\xED\xA0\x80"), 1u);     // a surrogate
-  EXPECT_EQ(utf8_error_at("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
-  EXPECT_EQ(utf8_error_at("\xE2\x82"), 0u);          // 2 of 3 bytes
+  EXPECT_EQ(utf8_error_at("ab\xFF"), 2u);           // never a UTF-8 byte
+  EXPECT_EQ(utf8_error_at("a\xC3"), 1u);            // cut short
+  EXPECT_EQ(utf8_error_at("\xC0\xAF"), 0u);         // overlong '/'
+  EXPECT_EQ(utf8_error_at("\xE0\x80\xAF"), 0u);     // overlong, 3 bytes
+  EXPECT_EQ(utf8_error_at("x\xED\xA0\x80"), 1u);    // a surrogate
+  EXPECT_EQ(utf8_error_at("\xF4\x90\x80\x80"), 0u); // above U+10FFFF
+  EXPECT_EQ(utf8_error_at("\xE2\x82"), 0u);         // 2 of 3 bytes
   EXPECT_EQ(utf8_error_at("\xF4\x8F\xBF\xBF"), std::string_view::npos);
 }
 
@@ -95,7 +95,8 @@ TEST(text, text_problem_names_what_is_wrong_and_where) {
 
 TEST(text, valid_utf8_replaces_what_is_not_text_and_cuts_on_a_boundary) {
   EXPECT_EQ(valid_utf8("fine \xE5\x90\x8D", 100), "fine \xE5\x90\x8D");
-  EXPECT_EQ(valid_utf8(std::string_view{"a\0b", 3}, 100), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(valid_utf8(std::string_view{"a\0b", 3}, 100), "a\xEF\xBF\xBD"
+                                                          "b");
   EXPECT_EQ(valid_utf8("a\xFF\xFE", 100), "a\xEF\xBF\xBD\xEF\xBF\xBD");
   // Cut at 4 bytes: the 3-byte character that would cross it is left out.
   EXPECT_EQ(valid_utf8("abc\xE5\x90\x8D", 4), "abc");
