@@ -432,8 +432,8 @@ master_behavior(self_ptr self, event_writer_actor writer,
       },
       [self, now, ok_command](enable_atom, const std::string& agent_id,
                               bool enabled, bool drain) {
-        return ok_command(
-            self->state.core->set_agent_enabled(agent_id, enabled, drain, now()));
+        return ok_command(self->state.core->set_agent_enabled(agent_id, enabled,
+                                                              drain, now()));
       },
       [self, now](spot_atom, const std::string& agent_id) {
         auto rp = self->make_response_promise<int64_t>();

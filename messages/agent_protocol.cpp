@@ -248,10 +248,9 @@ caf::error parse_hello_fields(const json& j, hello_info& h) {
       int32_t code = 0;
       ok = text_at(x, "allocation_id", e.allocation_id, "", "hello.exited[]",
                    what)
-           && whole_at<int32_t>(x, "exit_code", code, -1,
-                                std::numeric_limits<int32_t>::min(),
-                                std::numeric_limits<int32_t>::max(),
-                                "hello.exited[]", what)
+           && whole_at<int32_t>(
+               x, "exit_code", code, -1, std::numeric_limits<int32_t>::min(),
+               std::numeric_limits<int32_t>::max(), "hello.exited[]", what)
            && whole_at<int64_t>(x, "exited_at_us", e.exited_at_us, 0, 0,
                                 std::numeric_limits<int64_t>::max(),
                                 "hello.exited[]", what);

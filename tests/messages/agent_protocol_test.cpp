@@ -132,7 +132,7 @@ std::string agent_error(const std::string& text, std::string* type = nullptr) {
 } // namespace
 
 TEST(agent_protocol, every_frame_the_agent_builds_decodes_on_the_master) {
-  hello_info h{"a1", "gpu", 4, "cuda", "i-0abc", {"1.1", "2.1"}};
+  hello_info h{"a1", "gpu", 4, "cuda", "i-0abc", {"1.1", "2.1"}, {}};
   agent_frame f;
   ASSERT_FALSE(parse_agent_frame(hello_frame(h), f));
   EXPECT_EQ(f.type, "hello");
@@ -231,7 +231,7 @@ TEST(agent_protocol, a_welcome_interval_out_of_range_is_refused) {
 }
 
 TEST(agent_protocol, the_exits_a_hello_keeps_decode_on_the_master) {
-  hello_info h{"a1", "default", 1, "cpu", "", {"1.1"}};
+  hello_info h{"a1", "default", 1, "cpu", "", {"1.1"}, {}};
   h.exited = {{"1.1", 0, 17}, {"2.1", -9, 0}};
   agent_frame f;
   ASSERT_FALSE(parse_agent_frame(hello_frame(h), f));
