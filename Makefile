@@ -14,7 +14,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test test-unit test-sanitize test-e2e fuzz fuzz-build bench run run-stop clean format-check check-layers
+.PHONY: all deps configure build test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run run-stop clean format-check check-layers
 
 all: build
 
@@ -44,15 +44,25 @@ test-unit: build
 # pytest suites that drive real processes: every program's command line
 # (tests/cmd), det-deploy templates and packaging (tests/deploy), the
 # end-to-end cluster (tests/e2e) and the aws provisioner against moto
-# (tests/provisioner).
+# (tests/provisioner), and the chaos suite (tests/chaos: the master
+# SIGKILLed CHAOS_KILLS times, 50 unless set, during a mixed workload;
+# docs/chaos.md).
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
-PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/provisioner)
+PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/provisioner tests/chaos)
 test-e2e: build
 	@set -e; for d in $(PYTEST_DIRS); do \
 	  echo "== pytest $$d"; \
 	  DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider $$d; \
 	done
+
+# The chaos suite alone, longer: 200 master kills unless CHAOS_KILLS says
+# otherwise; CHAOS_SEED=N replays a run's decisions (docs/chaos.md).
+CHAOS_KILLS ?= 200
+chaos: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target det-master det-agent det-replay
+	CHAOS_KILLS=$(CHAOS_KILLS) CHAOS_SEED=$(CHAOS_SEED) DET_BUILD_DIR=$(abspath $(BUILD)) \
+	  python3 -m pytest -q -p no:cacheprovider tests/chaos
 
 test-sanitize: deps
 	cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDET_SANITIZE=ON -DDET_BENCH=OFF $(CMAKE_ARGS) >/dev/null

@@ -41,8 +41,16 @@ agent_behavior(agent_actor::stateful_pointer<agent_state> self,
         self->send(self->state.master, running_atom::value, std::move(alloc));
       },
       [self](exited_atom, std::string& alloc, int32_t code) {
-        self->send(self->state.master, exited_atom::value, std::move(alloc),
-                   code);
+        // No answer (the master stopped first): the agent keeps the exit
+        // and reports it again to the next master.
+        self->request(self->state.master, caf::infinite, exited_atom::value,
+                      alloc, code)
+            .then(
+                [self, alloc](caf::ok_atom) {
+                  caf::anon_send(self->state.connection, exitack_atom::value,
+                                 alloc);
+                },
+                [](caf::error&) {});
       },
       [self](disconn_atom, std::string& why) {
         self->send(self->state.master, disconn_atom::value, self->state.id,

@@ -3,9 +3,11 @@
 // The master-side proxy of one connected agent. It registers the agent with
 // the master (connect_atom) when spawned, forwards the master's orders
 // (start, preempt, kill) to the agent's connection, and the agent's reports
-// (running, exited, disconnected) to the master. The connection is any
-// actor that speaks these messages: the WebSocket session of a det-agent,
-// or a test probe.
+// (running, exited, disconnected) to the master. Once the master answers
+// an exit (the log holds it durably), the connection gets
+// (exitack_atom, allocation id), so the agent may forget that exit. The
+// connection is any actor that speaks these messages: the WebSocket
+// session of a det-agent, or a test probe.
 
 #include "actors/master_actor.hpp"
 

@@ -12,6 +12,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -26,6 +27,10 @@ struct master_state {
   master_options opts;
   std::map<std::string, caf::actor> agents;
   int64_t last_snapshot = 0;
+  /// The log's durable position, and what waits for it to reach a
+  /// position (answers that must not overtake an append in flight).
+  int64_t durable = 0;
+  std::multimap<int64_t, std::function<void()>> after_durable;
   /// The pools' actors and their scheduling passes: at most one in flight
   /// per pool; requests meanwhile set `again` and run as one more pass.
   struct pass_slot {
@@ -194,6 +199,28 @@ void maybe_snapshot(self_ptr self, int64_t durable) {
 void persist(self_ptr self, decision d,
              std::function<void(const decision&)> done);
 
+/// Runs `f` once every event the master has decided so far is durable
+/// (at once when nothing is in flight).
+void after_decided_events(self_ptr self, std::function<void()> f) {
+  auto& s = self->state;
+  auto pos = s.core->state().position;
+  if (pos <= s.durable)
+    f();
+  else
+    s.after_durable.emplace(pos, std::move(f));
+}
+
+void when_durable_reached(self_ptr self, int64_t position) {
+  auto& s = self->state;
+  s.durable = std::max(s.durable, position);
+  while (!s.after_durable.empty()
+         && s.after_durable.begin()->first <= s.durable) {
+    auto f = std::move(s.after_durable.begin()->second);
+    s.after_durable.erase(s.after_durable.begin());
+    f();
+  }
+}
+
 /// Sends the pool's state to its actor for a scheduling pass, unless one
 /// is in flight (then it runs once more when that one is back). The pass
 /// works on a snapshot; its result is checked against the state of the
@@ -270,6 +297,7 @@ void persist(self_ptr self, decision d,
             retire_trials(self, d);
             feed_searchers(self, d);
             done(d);
+            when_durable_reached(self, r.last_position);
             maybe_snapshot(self, r.last_position);
           },
           [self](caf::error& err) {
@@ -299,6 +327,7 @@ master_behavior(self_ptr self, event_writer_actor writer,
   s.writer = std::move(writer);
   s.opts = std::move(opts);
   s.last_snapshot = st.position;
+  s.durable = st.position;
   cfg.inline_scheduling = false;
   cfg.inline_searchers = false;
   cfg.inline_trials = false;
@@ -372,7 +401,17 @@ master_behavior(self_ptr self, event_writer_actor writer,
         self->state.agents[h.agent_id] = agent;
         std::vector<reported_allocation> running;
         for (auto& a : h.running_allocations)
-          running.push_back({a});
+          running.push_back({a, std::nullopt});
+        for (auto& x : h.exits) {
+          auto same = [&x](const reported_allocation& r) {
+            return r.allocation_id == x.allocation_id;
+          };
+          auto i = std::find_if(running.begin(), running.end(), same);
+          if (i == running.end())
+            running.push_back({x.allocation_id, x.exit_code});
+          else
+            i->exit_code = x.exit_code;
+        }
         persist(self,
                 self->state.core->agent_connected(h.agent_id, h.pool, h.slots,
                                                   h.slot_type, h.instance_id,
@@ -393,8 +432,8 @@ master_behavior(self_ptr self, event_writer_actor writer,
       },
       [self, now, ok_command](enable_atom, const std::string& agent_id,
                               bool enabled, bool drain) {
-        return ok_command(
-            self->state.core->set_agent_enabled(agent_id, enabled, drain, now()));
+        return ok_command(self->state.core->set_agent_enabled(agent_id, enabled,
+                                                              drain, now()));
       },
       [self, now](spot_atom, const std::string& agent_id) {
         auto rp = self->make_response_promise<int64_t>();
@@ -412,8 +451,24 @@ master_behavior(self_ptr self, event_writer_actor writer,
                 [](const decision&) {});
       },
       [self, now](exited_atom, const std::string& alloc, int32_t code) {
-        persist(self, self->state.core->allocation_exited(alloc, code, now()),
-                [](const decision&) {});
+        // The answer lets the agent forget the exit: only once the log
+        // holds it, whether this report or an earlier one recorded it.
+        auto rp = self->make_response_promise<caf::ok_atom>();
+        auto d = self->state.core->allocation_exited(alloc, code, now());
+        if (d.refusal) {
+          // Not recorded (a bug in the deciding code): the agent keeps it.
+          rp.deliver(d.refusal);
+          persist(self, std::move(d), [](const decision&) {});
+        } else if (d.events.empty()) {
+          persist(self, std::move(d), [](const decision&) {});
+          after_decided_events(
+              self, [rp]() mutable { rp.deliver(caf::ok_atom::value); });
+        } else {
+          persist(self, std::move(d), [rp](const decision&) mutable {
+            rp.deliver(caf::ok_atom::value);
+          });
+        }
+        return rp;
       },
       [self, now, ok_command](ckpt_atom, const std::string& alloc,
                               const std::string& uuid, int64_t steps,

@@ -58,6 +58,20 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::user_change)
 
 namespace det {
 
+/// An exit an agent still holds when it (re)connects (it keeps one until
+/// the master acknowledges it).
+struct agent_exit {
+  std::string allocation_id;
+  int32_t exit_code = 0;
+  int64_t exited_at_us = 0; ///< the agent's clock; 0 = not sent
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, agent_exit& x) {
+  return f(caf::meta::type_name("agent_exit"), x.allocation_id, x.exit_code,
+           x.exited_at_us);
+}
+
 /// What an agent says when it (re)connects.
 struct agent_hello {
   std::string agent_id;
@@ -66,12 +80,13 @@ struct agent_hello {
   std::string slot_type = "cpu";
   std::string instance_id;
   std::vector<std::string> running_allocations;
+  std::vector<agent_exit> exits;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, agent_hello& x) {
   return f(caf::meta::type_name("agent_hello"), x.agent_id, x.pool, x.slots,
-           x.slot_type, x.instance_id, x.running_allocations);
+           x.slot_type, x.instance_id, x.running_allocations, x.exits);
 }
 
 using master_actor = caf::typed_actor<
@@ -99,7 +114,10 @@ using master_actor = caf::typed_actor<
     // (master_core::set_agent_enabled); ok once durable.
     caf::replies_to<enable_atom, std::string, bool, bool>::with<caf::ok_atom>,
     caf::reacts_to<running_atom, std::string>,
-    caf::reacts_to<exited_atom, std::string, int32_t>,
+    // An allocation's exit; answered once the log durably holds it (also
+    // when it was recorded before: a repeated report writes nothing), so
+    // the agent may forget it. No answer if the master stops first.
+    caf::replies_to<exited_atom, std::string, int32_t>::with<caf::ok_atom>,
     // Trial processes: allocation id, uuid, steps, metadata JSON.
     caf::replies_to<ckpt_atom, std::string, std::string, int64_t,
                     std::string>::with<caf::ok_atom>,

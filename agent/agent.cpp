@@ -63,6 +63,15 @@ void agent::stop() {
   cv_.notify_all();
 }
 
+std::vector<exit_report> agent::unacknowledged_exits() const {
+  std::lock_guard<std::mutex> guard{mu_};
+  std::vector<exit_report> out;
+  for (auto& [id, a] : allocs_)
+    if (a.exit)
+      out.push_back(*a.exit);
+  return out;
+}
+
 std::vector<std::string> agent::allocations() const {
   std::lock_guard<std::mutex> guard{mu_};
   std::vector<std::string> out;
@@ -126,8 +135,11 @@ void agent::run() {
       h.resource_pool = s_.cfg.resource_pool;
       h.slots = s_.slots;
       h.slot_type = s_.slot_type;
-      for (auto& [id, a] : allocs_)
+      for (auto& [id, a] : allocs_) {
         h.running.push_back(id);
+        if (a.exit)
+          h.exited.push_back(*a.exit);
+      }
       client->send(hello_frame(h));
       using clock = policy::heartbeat_monitor::clock;
       master_alive_ = policy::heartbeat_monitor{
@@ -223,15 +235,32 @@ void agent::handle(const master_frame& f) {
     pending_logs_ = 0;
     for (auto& p : held)
       send_locked(std::move(p));
+    // Every exit not acknowledged yet, again: the master acknowledges each
+    // once its log holds it (a repeat it already holds writes nothing).
+    if (client_)
+      for (auto& [id, a] : allocs_)
+        if (a.exit)
+          client_->send(
+              exited_frame(id, a.exit->exit_code, a.exit->exited_at_us));
     cv_.notify_all();
   } else if (f.type == "start") {
     handle_start(f.start);
+  } else if (f.type == "exit_ack") {
+    std::lock_guard<std::mutex> guard{mu_};
+    for (const auto& id : f.allocation_ids) {
+      auto i = allocs_.find(id);
+      if (i == allocs_.end() || !i->second.exit)
+        continue; // not ended here: nothing to forget
+      log::write(log::level::info,
+                 "the master recorded the exit of allocation " + id);
+      forget_locked(id);
+    }
   } else if (f.type == "kill") {
     std::lock_guard<std::mutex> guard{mu_};
     auto i = allocs_.find(f.allocation_id);
-    if (i == allocs_.end()) {
+    if (i == allocs_.end() || i->second.exit) {
       log::write(log::level::warn,
-                 "kill for unknown allocation " + f.allocation_id);
+                 "kill for unknown or ended allocation " + f.allocation_id);
       return;
     }
     log::write(log::level::info, "killing allocation " + f.allocation_id);
@@ -279,16 +308,28 @@ void agent::prepare_and_spawn(start_request s) {
   http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
   http.ca_cert = s_.cfg.tls.master_cert;
   http.skip_verify = s_.cfg.tls.skip_verify;
-  auto err = made ? fetch_model_def(master_url, s.experiment_id, http, dir)
-                  : made.error();
+  // A master that restarts meanwhile is waited out; a kill or the agent's
+  // own shutdown ends the wait.
+  fetch_retry retry;
+  retry.stop = [this, id = s.allocation_id] {
+    std::lock_guard<std::mutex> guard{mu_};
+    auto i = allocs_.find(id);
+    return stopping_ || i == allocs_.end() || i->second.kill_requested;
+  };
+  retry.sleep = [this](std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> lock{mu_};
+    cv_.wait_for(lock, d, [this] { return stopping_; });
+  };
+  auto err =
+      made ? fetch_model_def(master_url, s.experiment_id, http, dir, retry)
+           : made.error();
   std::lock_guard<std::mutex> guard{mu_};
   auto& a = allocs_[s.allocation_id];
   auto fail = [&](const std::string& why, int code) {
     log::write(log::level::error, "allocation " + s.allocation_id + ": " + why);
     send_locked({log_frame(s.allocation_id, s.trial_id, {"det-agent: " + why}),
-                 frame_kind::log, ""});
-    send_locked({exited_frame(s.allocation_id, code), frame_kind::exited,
-                 s.allocation_id});
+                 frame_kind::log});
+    exit_locked(s.allocation_id, code);
   };
   if (a.kill_requested)
     return fail("killed before it started", 128 + 9);
@@ -325,29 +366,39 @@ void agent::prepare_and_spawn(start_request s) {
   a.proc = std::move(*proc);
   log::write(log::level::info, "allocation " + id + " running as process group "
                                    + std::to_string(a.proc->pid()));
-  send_locked({running_frame(id), frame_kind::control, ""});
+  send_locked({running_frame(id), frame_kind::control});
 }
 
 void agent::on_lines(const std::string& alloc, std::vector<std::string> lines) {
   std::lock_guard<std::mutex> guard{mu_};
   auto i = allocs_.find(alloc);
   auto trial = i != allocs_.end() ? i->second.trial_id : 0;
-  send_locked({log_frame(alloc, trial, lines), frame_kind::log, ""});
+  send_locked({log_frame(alloc, trial, lines), frame_kind::log});
 }
 
 void agent::on_exit(const std::string& alloc, int code) {
   std::lock_guard<std::mutex> guard{mu_};
   log::write(log::level::info,
              "allocation " + alloc + " exited with " + std::to_string(code));
-  send_locked({exited_frame(alloc, code), frame_kind::exited, alloc});
+  exit_locked(alloc, code);
+}
+
+void agent::exit_locked(const std::string& alloc, int code) {
+  auto& a = allocs_[alloc];
+  if (a.exit)
+    return; // one exit per allocation
+  a.exit = exit_report{alloc, code,
+                       std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count()};
+  // Not held in pending_: every welcome sends all kept exits again.
+  if (welcomed_ && client_)
+    client_->send(exited_frame(alloc, code, a.exit->exited_at_us));
 }
 
 void agent::send_locked(pending_frame f) {
-  if (welcomed_ && client_ && client_->send(f.text)) {
-    if (f.kind == frame_kind::exited)
-      forget_locked(f.exited_allocation);
+  if (welcomed_ && client_ && client_->send(f.text))
     return;
-  }
   if (f.kind == frame_kind::log) {
     if (pending_logs_ >= max_pending_logs)
       return;
@@ -368,7 +419,7 @@ void agent::forget_locked(const std::string& alloc) {
 
 void agent::notify(std::string frame_text) {
   std::lock_guard<std::mutex> lock{mu_};
-  send_locked({std::move(frame_text), frame_kind::control, ""});
+  send_locked({std::move(frame_text), frame_kind::control});
 }
 
 } // namespace det::agent

@@ -3,9 +3,13 @@
 // The det-agent daemon: keeps one WebSocket to the master
 // (docs/agent_protocol.md), reconnecting with jittered backoff forever,
 // and runs the trial processes the master starts. Trials outlive a lost
-// connection: on reconnect `hello` lists every allocation whose `exited`
-// the master has not been sent yet, then the frames held back meanwhile
-// (running, exited, a bounded amount of log) follow the welcome.
+// connection: on reconnect `hello` lists every allocation the agent holds,
+// and the exits among them with their code and time; then the frames held
+// back meanwhile (running, a bounded amount of log) follow the welcome,
+// and every exit is sent again. A trial's exit is kept until the master's
+// `exit_ack` names it (the master sends that once its log holds the exit
+// durably), so an exit is never lost to a master that dies before
+// recording it.
 //
 // Heartbeats go out every interval the master's welcome names; when no
 // frame at all has come from the master for cfg.missed_heartbeats such
@@ -18,6 +22,7 @@
 // the agent kills every trial (SIGKILL to its group).
 
 #include "agent/options.hpp"
+#include "messages/agent_protocol.hpp"
 #include "policy/heartbeat_monitor.hpp"
 
 #include <condition_variable>
@@ -26,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,8 +40,6 @@ namespace det::agent {
 
 class trial_process;
 class ws_client;
-struct master_frame;
-struct start_request;
 
 class agent {
 public:
@@ -54,21 +58,25 @@ public:
   /// master welcomed the connection. Any thread.
   void notify(std::string frame_text);
 
-  /// Allocations the agent knows (starting, running or not yet reported
-  /// as exited).
+  /// Allocations the agent knows (starting, running, or exited and not
+  /// yet acknowledged by the master).
   [[nodiscard]] std::vector<std::string> allocations() const;
+
+  /// The exits the master has not acknowledged yet.
+  [[nodiscard]] std::vector<exit_report> unacknowledged_exits() const;
 
 private:
   struct allocation {
     int64_t trial_id = 0;
     std::unique_ptr<trial_process> proc;
     bool kill_requested = false;
+    /// Set once the trial ended; kept until the master acknowledges it.
+    std::optional<exit_report> exit;
   };
-  enum class frame_kind { control, log, exited };
+  enum class frame_kind { control, log };
   struct pending_frame {
     std::string text;
     frame_kind kind;
-    std::string exited_allocation;
   };
 
   void on_text(uint64_t gen, const std::string& text);
@@ -78,6 +86,8 @@ private:
   void prepare_and_spawn(start_request s);
   void on_lines(const std::string& alloc, std::vector<std::string> lines);
   void on_exit(const std::string& alloc, int code);
+  /// Keeps the exit and sends it when welcomed. Requires mu_.
+  void exit_locked(const std::string& alloc, int code);
 
   /// Sends now when welcomed, else holds the frame (logs up to a limit).
   /// Requires mu_.

@@ -6,11 +6,16 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <thread>
 
 namespace det::agent {
 
-caf::expected<std::string> http_get(const std::string& url,
-                                    const http_options& opts) {
+namespace {
+
+/// One GET; `away` is set when the master may just be restarting (a
+/// transport error, or 502/503/504 from a proxy in front of it).
+caf::expected<std::string> get_once(const std::string& url,
+                                    const http_options& opts, bool& away) {
   // One client for the process: it keeps connections to the master.
   static const auto client = net::make_curl_http_client();
   net::http_request req;
@@ -23,6 +28,8 @@ caf::expected<std::string> http_get(const std::string& url,
   req.ca_cert = opts.ca_cert;
   req.skip_verify = opts.skip_verify;
   auto resp = client->send(req);
+  away = !resp || resp->status == 502 || resp->status == 503
+         || resp->status == 504;
   if (!resp)
     return std::move(resp.error());
   if (resp->status < 200 || resp->status > 299)
@@ -30,6 +37,14 @@ caf::expected<std::string> http_get(const std::string& url,
                       "GET " + url + ": HTTP " + std::to_string(resp->status)
                           + ": " + resp->body.substr(0, 200));
   return std::move(resp->body);
+}
+
+} // namespace
+
+caf::expected<std::string> http_get(const std::string& url,
+                                    const http_options& opts) {
+  bool away = false;
+  return get_once(url, opts, away);
 }
 
 caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
@@ -41,10 +56,24 @@ caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
 }
 
 caf::error fetch_model_def(const std::string& master_url, int64_t experiment_id,
-                           const http_options& opts, const std::string& dir) {
+                           const http_options& opts, const std::string& dir,
+                           const fetch_retry& retry) {
   auto url = master_url + "/api/v1/experiments/" + std::to_string(experiment_id)
              + "/model_def";
-  auto body = http_get(url, opts);
+  using std::chrono::milliseconds;
+  milliseconds delay{250}, waited{0};
+  bool away = false;
+  auto body = get_once(url, opts, away);
+  while (!body && away && waited + delay <= retry.budget
+         && !(retry.stop && retry.stop())) {
+    if (retry.sleep)
+      retry.sleep(delay);
+    else
+      std::this_thread::sleep_for(delay);
+    waited += delay;
+    delay = std::min(delay * 2, milliseconds{5000});
+    body = get_once(url, opts, away);
+  }
   if (!body)
     return body.error();
   auto j = nlohmann::json::parse(*body, nullptr, false);

@@ -12,6 +12,8 @@
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,11 +39,25 @@ using det::base64_decode;
 [[nodiscard]] caf::error unpack_tgz(const std::string& tgz,
                                     const std::string& dir);
 
+/// How fetch_model_def waits out a master that is away. A master that
+/// restarts is a normal event (the trial's own calls ride it out the same
+/// way, docs/agent_protocol.md): a transport error or HTTP 502, 503 or 504 is
+/// tried again after 0.25 s, doubling to 5 s, for up to `budget` in all;
+/// any other answer counts at once. `stop` (may be empty) is asked before
+/// each wait: true gives up (the allocation was killed meanwhile). `sleep`
+/// is std::this_thread::sleep_for unless a test sets it.
+struct fetch_retry {
+  std::chrono::milliseconds budget{60'000};
+  std::function<bool()> stop;
+  std::function<void(std::chrono::milliseconds)> sleep;
+};
+
 /// The whole download: model_def of `experiment_id` from `master_url`
 /// ("http://host:port") unpacked into `dir`.
 [[nodiscard]] caf::error fetch_model_def(const std::string& master_url,
                                          int64_t experiment_id,
                                          const http_options& opts,
-                                         const std::string& dir);
+                                         const std::string& dir,
+                                         const fetch_retry& retry = {});
 
 } // namespace det::agent

@@ -85,6 +85,10 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
       [ws](kill_atom, std::string& alloc) {
         (void)ws.send(frame("kill", {{"allocation_id", alloc}}));
       },
+      [ws](exitack_atom, std::string& alloc) {
+        (void)ws.send(
+            frame("exit_ack", {{"allocation_ids", json::array({alloc})}}));
+      },
       [self, ctx, ws, s = std::move(sess)](hb_atom) {
         if (!ws.is_open())
           return;
@@ -150,6 +154,10 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
                              .count());
                   log::info() << "agent " << id << " connected (pool "
                               << hello.pool << ", " << hello.slots << " slots)";
+                  for (const auto& x : hello.exits)
+                    log::info() << "agent " << id << " reports the exit of "
+                                << x.allocation_id << " (code " << x.exit_code
+                                << ") it still holds";
                   s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
                                                std::move(hello), s->conn);
                   (void)ws.send(
@@ -174,6 +182,9 @@ agent_hello to_agent_hello(agent::hello_info h) {
   out.slot_type = std::move(h.slot_type);
   out.instance_id = std::move(h.instance_id);
   out.running_allocations = std::move(h.running);
+  for (auto& x : h.exited)
+    out.exits.push_back(
+        {std::move(x.allocation_id), x.exit_code, x.exited_at_us});
   return out;
 }
 
@@ -265,6 +276,13 @@ caf::error check_hello(const agent_hello& h) {
   for (const auto& a : h.running_allocations)
     if (auto why = util::text_problem(a, name); !why.empty())
       return make_error(errc::invalid_argument, "hello.running[] " + why);
+  if (h.exits.size() > max_agent_slots)
+    return make_error(errc::invalid_argument,
+                      "hello.exited: more exits than slots allow");
+  for (const auto& x : h.exits)
+    if (auto why = util::text_problem(x.allocation_id, name); !why.empty())
+      return make_error(errc::invalid_argument,
+                        "hello.exited[].allocation_id " + why);
   return {};
 }
 

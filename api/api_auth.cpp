@@ -375,8 +375,7 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
                           "user: expected an object");
   auto name = str_field(user, "username", "username");
   if (auto why = util::text_problem(name, user_name_rules); !why.empty())
-    return res.send_error(grpc_code::invalid_argument,
-                          "user.username " + why);
+    return res.send_error(grpc_code::invalid_argument, "user.username " + why);
   // A quick answer for the common case; the master decides (two creates
   // of one name at once: one gets 409 there).
   if (ctx->auth->find(name))

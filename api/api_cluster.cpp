@@ -169,8 +169,8 @@ void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
             [ctx, res, id, enabled, drain](caf::ok_atom) {
               log::info() << "agent " << id << " "
                           << (enabled ? "enabled"
-                                      : drain ? "disabled, draining"
-                                              : "disabled");
+                              : drain ? "disabled, draining"
+                                      : "disabled");
               send_written(ctx, res, "{}");
             },
             [res](caf::error& err) { res.send(http::error_response(err)); });

@@ -114,6 +114,14 @@ void spend_password_work(std::string_view client_hash_hex) {
   (void)pbkdf2(client_hash_hex, salt, pbkdf2_iterations);
 }
 
+std::string new_uuid() {
+  auto h = random_hex(16);
+  h[12] = '4';                                // version 4
+  h[16] = "89ab"[util::hex_value(h[16]) & 3]; // variant 10xx
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-"
+         + h.substr(16, 4) + "-" + h.substr(20);
+}
+
 std::string new_token() {
   return random_hex(32);
 }

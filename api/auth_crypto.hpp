@@ -33,6 +33,9 @@ bool needs_rehash(std::string_view stored);
 /// login takes as long whether or not the name is known.
 void spend_password_work(std::string_view client_hash_hex);
 
+/// A fresh random UUID (version 4, RFC 9562), lower-case.
+std::string new_uuid();
+
 /// A fresh random bearer token (64 hex digits).
 std::string new_token();
 

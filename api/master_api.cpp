@@ -494,23 +494,31 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
   add_auth_routes(r, ctx);
   add_cluster_routes(r, ctx);
-  auto info = [ctx](http::http_request, responder res) {
-    res.send_json(json{{"version", ctx->version},
-                       {"master_id", ctx->cluster_id},
-                       {"cluster_id", ctx->cluster_id},
-                       {"cluster_name", ctx->cluster_name}}
-                      .dump());
-  };
-  r.get("/info", info);
-  r.get("/api/v1/master", [ctx](http::http_request, responder res) {
-    res.send_json(json{
-        {"version", ctx->version},
-        {"masterId", ctx->cluster_id},
-        {"clusterId", ctx->cluster_id},
-        {"clusterName", ctx->cluster_name},
-        {"hasCustomLogo", false},
-        {"strictJobQueueControl",
-         false}}.dump());
+  // Both answers are fixed for the life of the process: rendered once.
+  auto info_text = json{
+      {"version", ctx->version},
+      {"master_id", ctx->master_id},
+      {"cluster_id", ctx->cluster_id},
+      {"cluster_name", ctx->cluster_name},
+      {"telemetry",
+       {{"enabled", false}, {"otel_enabled", false}, {"otel_endpoint", ""}}},
+      {"sso_providers",
+       nullptr}}.dump();
+  r.get("/info", [info_text](http::http_request, responder res) {
+    res.send_json(info_text);
+  });
+  auto master_text =
+      json{{"version", ctx->version},        {"masterId", ctx->master_id},
+           {"clusterId", ctx->cluster_id},   {"clusterName", ctx->cluster_name},
+           {"telemetryEnabled", false},      {"ssoProviders", json::array()},
+           {"externalLoginUri", nullptr},    {"externalLogoutUri", nullptr},
+           {"branding", "determined"},       {"rbacEnabled", false},
+           {"strictJobQueueControl", false}, {"product", "PRODUCT_UNSPECIFIED"},
+           {"userManagementEnabled", true},  {"featureSwitches", json::array()},
+           {"hasCustomLogo", false}}
+          .dump();
+  r.get("/api/v1/master", [master_text](http::http_request, responder res) {
+    res.send_json(master_text);
   });
   r.post("/api/v1/experiments", [ctx](http::http_request req, responder res) {
     create_experiment(ctx, req, res);

@@ -11,6 +11,7 @@
 
 #include "actors/master_actor.hpp"
 #include "api/api_bridge.hpp"
+#include "api/auth_crypto.hpp"
 #include "api/auth_directory.hpp"
 #include "api/codec.hpp"
 #include "api/trial_logs.hpp"
@@ -56,6 +57,8 @@ struct api_context {
   std::map<std::string, conf::pool_capacity> pool_capacities;
   std::string cluster_id;
   std::string cluster_name;
+  /// This master process: a fresh UUID at every start (upstream's masterId).
+  std::string master_id = new_uuid();
   /// The event log's URL, for det-inspect's read-only log queries.
   std::string db_url;
   std::string version = "0.38.1";

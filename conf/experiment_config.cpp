@@ -177,8 +177,7 @@ void check_names_and_labels(const experiment_config& cfg, diagnostics& diag) {
   const util::text_rules description{16384, true, true};
   if (auto why = util::text_problem(cfg.name, name); !why.empty())
     diag.error("name", why);
-  if (auto why = util::text_problem(cfg.description, description);
-      !why.empty())
+  if (auto why = util::text_problem(cfg.description, description); !why.empty())
     diag.error("description", why);
   if (cfg.labels.size() > 1000)
     diag.error("labels", "has " + std::to_string(cfg.labels.size())

@@ -7,6 +7,7 @@
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace det {
@@ -138,6 +139,17 @@ decision master_core::agent_connected(
   std::set<std::string> reported;
   for (const auto& r : running)
     reported.insert(r.allocation_id);
+  // Exits the agent still holds (a previous master may have died before
+  // recording them): the trial ends as it really ended, not as lost. One
+  // the log already has writes nothing, and so does an exit of an
+  // allocation that is not on this agent.
+  {
+    auto here = state::allocations_on_agent(st_, id);
+    for (const auto& r : running)
+      if (r.exit_code
+          && std::find(here.begin(), here.end(), r.allocation_id) != here.end())
+        exit_allocation(d, r.allocation_id, *r.exit_code, now_us);
+  }
   for (const auto& alloc : state::allocations_on_agent(st_, id)) {
     if (reported.count(alloc) != 0)
       continue;
@@ -156,9 +168,10 @@ decision master_core::agent_connected(
     if (emit(d, ex))
       after_trial_exit(d, trial_id, now_us);
   }
-  for (const auto& alloc : reported)
-    if (state::trial_of_allocation(st_, alloc) == nullptr)
-      d.effects.push_back(kill_order{id, alloc});
+  for (const auto& r : running)
+    if (!r.exit_code
+        && state::trial_of_allocation(st_, r.allocation_id) == nullptr)
+      d.effects.push_back(kill_order{id, r.allocation_id});
   schedule_pool(d, pool, now_us);
   return drive(std::move(d), now_us);
 }
@@ -198,7 +211,18 @@ decision master_core::allocation_exited(const std::string& allocation_id,
   decision d;
   auto t = state::trial_of_allocation(st_, allocation_id);
   if (t == nullptr)
-    return d; // already ended (agent lost, killed)
+    return d; // already ended (agent lost, killed, a repeated report)
+  auto pool = st_.experiments.at(t->experiment_id).pool;
+  exit_allocation(d, allocation_id, exit_code, now_us);
+  schedule_pool(d, pool, now_us);
+  return drive(std::move(d), now_us);
+}
+
+bool master_core::exit_allocation(decision& d, const std::string& allocation_id,
+                                  int32_t exit_code, int64_t now_us) {
+  auto t = state::trial_of_allocation(st_, allocation_id);
+  if (t == nullptr)
+    return false;
   const auto& alloc = *t->allocation;
   trial_exited ev;
   ev.trial_id = t->id;
@@ -223,11 +247,10 @@ decision master_core::allocation_exited(const std::string& allocation_id,
     ev.reason = exit_code == 0 ? "completed" : "failed";
   }
   auto trial_id = t->id;
-  auto pool = exp.pool;
-  if (emit(d, ev))
-    after_trial_exit(d, trial_id, now_us);
-  schedule_pool(d, pool, now_us);
-  return drive(std::move(d), now_us);
+  if (!emit(d, ev))
+    return false;
+  after_trial_exit(d, trial_id, now_us);
+  return true;
 }
 
 const state::trial_info* master_core::live_trial(decision& d,

@@ -94,9 +94,16 @@ struct decision {
   std::map<int64_t, trial_facts> trials;
 };
 
-/// A trial allocation an agent reports running when it (re)connects.
+/// A trial allocation an agent reports when it (re)connects: still
+/// running, or exited with `exit_code` (the agent keeps an exit until the
+/// master acknowledges it, so an exit the previous master never recorded
+/// arrives here).
 struct reported_allocation {
+  reported_allocation(std::string id,
+                      std::optional<int32_t> code = std::nullopt)
+      : allocation_id(std::move(id)), exit_code(code) {}
   std::string allocation_id;
+  std::optional<int32_t> exit_code;
 };
 
 struct core_config {
@@ -207,7 +214,8 @@ public:
 
   decision allocation_running(const std::string& allocation_id, int64_t now_us);
   /// `exit_code` 0 means completed unless the trial was asked to stop, in
-  /// which case the reason is what it was asked for.
+  /// which case the reason is what it was asked for. An exit for an
+  /// allocation that has already ended (a repeated report) writes nothing.
   decision allocation_exited(const std::string& allocation_id,
                              int32_t exit_code, int64_t now_us);
   decision checkpoint_reported(const std::string& allocation_id,
@@ -274,6 +282,10 @@ private:
   bool searcher_closed(const state::trial_info& t) const;
   void settle(decision& d, const trial_step& step, int64_t now_us);
   void after_trial_exit(decision& d, int64_t trial_id, int64_t now_us);
+  /// The exit of a live allocation as trial_exited (and what follows);
+  /// false when `alloc` is not live (nothing emitted).
+  bool exit_allocation(decision& d, const std::string& alloc, int32_t exit_code,
+                       int64_t now_us);
   /// start(): model_definitions_stored applied to pending experiments.
   void settle_model_definitions(decision& d, int64_t now_us);
   void maybe_finish_experiment(decision& d, int64_t experiment_id,

@@ -14,11 +14,19 @@ trial_step after_exit(const trial_facts& f) {
     step.reason = "trial failed " + std::to_string(f.restarts)
                   + " times (max_restarts " + std::to_string(f.max_restarts)
                   + "); last exit code " + std::to_string(f.last_exit_code);
-  } else if (f.stopping || f.closed) {
+  } else if (f.stopping) {
     step.verdict = trial_verdict::cancel;
-    step.reason = f.closed ? "searcher closed" : "experiment stopping";
+    step.reason = "experiment stopping";
   } else {
+    // A trial the searcher closed is restarted too: its run ended without
+    // the clean exit that completes it (its agent was lost after the last
+    // validation, or it failed afterwards). A run resumed from its latest
+    // checkpoint, at its target, exits at once and completes it; canceling
+    // it instead ended experiments whose every trial had trained to its
+    // target in ERROR ("no trial completed").
     step.verdict = trial_verdict::restart;
+    if (f.closed)
+      step.reason = "closed by the searcher, its exit not seen";
   }
   return step;
 }

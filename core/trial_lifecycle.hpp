@@ -23,7 +23,8 @@ struct trial_facts {
   int32_t last_exit_code = 0;
   /// The experiment is stopping or has ended.
   bool stopping = false;
-  /// The searcher closed the trial.
+  /// The searcher closed the trial. It is restarted all the same (a run
+  /// from its latest checkpoint confirms its end), never canceled for it.
   bool closed = false;
 };
 
@@ -39,7 +40,8 @@ struct trial_step {
 };
 
 /// Errored once failures exceed max_restarts (only failures of the trial's
-/// own code count); canceled when nobody wants more of it; else restarted.
+/// own code count); canceled when its experiment is stopping or ended; else
+/// restarted.
 trial_step after_exit(const trial_facts& f);
 
 /// The facts of `t` in `s`; `closed` from the experiment's searcher ledger.

@@ -74,6 +74,13 @@ std::string hello_frame(const hello_info& h) {
   j["slot_type"] = h.slot_type;
   j["instance_id"] = h.instance_id;
   j["running"] = h.running;
+  if (!h.exited.empty()) {
+    auto& list = j["exited"] = json::array();
+    for (const auto& x : h.exited)
+      list.push_back({{"allocation_id", x.allocation_id},
+                      {"exit_code", x.exit_code},
+                      {"exited_at_us", x.exited_at_us}});
+  }
   return dump(j);
 }
 
@@ -83,10 +90,13 @@ std::string running_frame(const std::string& allocation_id) {
   return dump(j);
 }
 
-std::string exited_frame(const std::string& allocation_id, int exit_code) {
+std::string exited_frame(const std::string& allocation_id, int exit_code,
+                         int64_t exited_at_us) {
   auto j = frame("exited");
   j["allocation_id"] = allocation_id;
   j["exit_code"] = exit_code;
+  if (exited_at_us != 0)
+    j["exited_at_us"] = exited_at_us;
   return dump(j);
 }
 
@@ -148,6 +158,13 @@ caf::expected<master_frame> parse_master_frame(const std::string& text) {
       return bad(f.type + ": allocation_id: required");
   } else if (f.type == "error") {
     f.message = str_field(j, "message");
+  } else if (f.type == "exit_ack") {
+    if (auto i = j.find("allocation_ids"); i != j.end() && i->is_array())
+      for (auto& x : *i)
+        if (x.is_string() && !x.get<std::string>().empty())
+          f.allocation_ids.push_back(x.get<std::string>());
+    if (f.allocation_ids.empty())
+      return bad("exit_ack: allocation_ids: required");
   }
   return f;
 }
@@ -218,6 +235,31 @@ caf::error parse_hello_fields(const json& j, hello_info& h) {
       if (!a.is_string())
         return bad("hello.running: expected a list of allocation ids");
       h.running.push_back(a.get<std::string>());
+    }
+  }
+  // Exits the agent keeps until acknowledged (older agents send none).
+  if (auto r = j.find("exited"); r != j.end() && !r->is_null()) {
+    if (!r->is_array())
+      return bad("hello.exited: expected a list of exits");
+    for (const auto& x : *r) {
+      if (!x.is_object())
+        return bad("hello.exited[]: expected an object");
+      exit_report e;
+      int32_t code = 0;
+      ok = text_at(x, "allocation_id", e.allocation_id, "", "hello.exited[]",
+                   what)
+           && whole_at<int32_t>(
+               x, "exit_code", code, -1, std::numeric_limits<int32_t>::min(),
+               std::numeric_limits<int32_t>::max(), "hello.exited[]", what)
+           && whole_at<int64_t>(x, "exited_at_us", e.exited_at_us, 0, 0,
+                                std::numeric_limits<int64_t>::max(),
+                                "hello.exited[]", what);
+      if (!ok)
+        return bad(what);
+      if (e.allocation_id.empty())
+        return bad("hello.exited[].allocation_id: required");
+      e.exit_code = code;
+      h.exited.push_back(std::move(e));
     }
   }
   return {};

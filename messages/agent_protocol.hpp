@@ -20,18 +20,30 @@ namespace det::agent {
 
 constexpr int protocol_version = 1;
 
+/// A trial's exit the agent keeps until the master acknowledges it.
+struct exit_report {
+  std::string allocation_id;
+  int exit_code = 0;
+  int64_t exited_at_us = 0; ///< the agent's wall clock
+};
+
 struct hello_info {
   std::string agent_id;
   std::string resource_pool;
   int64_t slots = 0;
   std::string slot_type = "cpu"; ///< "cpu" | "cuda"
   std::string instance_id;
+  /// Every allocation the agent holds, the exited ones too (so a master
+  /// that does not read `exited` keeps them until their exit frame).
   std::vector<std::string> running;
+  /// Exits not yet acknowledged.
+  std::vector<exit_report> exited;
 };
 
 std::string hello_frame(const hello_info& h);
 std::string running_frame(const std::string& allocation_id);
-std::string exited_frame(const std::string& allocation_id, int exit_code);
+std::string exited_frame(const std::string& allocation_id, int exit_code,
+                         int64_t exited_at_us = 0);
 std::string log_frame(const std::string& allocation_id, int64_t trial_id,
                       const std::vector<std::string>& lines);
 std::string heartbeat_frame();
@@ -59,13 +71,14 @@ struct start_request {
 /// the fields that type uses are filled in.
 struct master_frame {
   std::string type;
-  std::string agent_id;              ///< welcome
-  int64_t heartbeat_interval_s = 0;  ///< welcome; 0 = not sent
-  int64_t heartbeat_interval_ms = 0; ///< welcome; 0 = not sent (use _s)
-  std::string allocation_id;         ///< preempt, kill
-  std::string reason;                ///< preempt
-  std::string message;               ///< error
-  start_request start;               ///< start
+  std::string agent_id;                    ///< welcome
+  int64_t heartbeat_interval_s = 0;        ///< welcome; 0 = not sent
+  int64_t heartbeat_interval_ms = 0;       ///< welcome; 0 = not sent (use _s)
+  std::string allocation_id;               ///< preempt, kill
+  std::vector<std::string> allocation_ids; ///< exit_ack
+  std::string reason;                      ///< preempt
+  std::string message;                     ///< error
+  start_request start;                     ///< start
 };
 
 /// Fails with errc::invalid_argument naming the problem ("not JSON",

@@ -35,5 +35,7 @@ using state_atom = caf::atom_constant<caf::atom("state")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using spot_atom = caf::atom_constant<caf::atom("spot")>;
 using enable_atom = caf::atom_constant<caf::atom("enable")>;
+/// The master holds an allocation's exit durably: the agent may forget it.
+using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
 
 } // namespace det

@@ -2,12 +2,19 @@
 
 #include "messages/errc.hpp"
 #include "provision/process.hpp"
+#include "util/log.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace det::provision {
 
@@ -26,13 +33,96 @@ bool runs_as(pid_t pid, const std::string& id) {
   return text.str().find(id) != std::string::npos;
 }
 
+/// Creates the folders of `p` that are missing, each 0700.
+bool make_private(const fs::path& p, std::error_code& ec) {
+  fs::path at;
+  for (const auto& part : p) {
+    at /= part;
+    if (fs::exists(at, ec))
+      continue;
+    if (!fs::create_directory(at, ec) && ec)
+      return false;
+    fs::permissions(at, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec)
+      return false;
+  }
+  return true;
+}
+
+/// A folder name from an id: letters, digits, '-', '_', '.'; anything else
+/// becomes '_' ("." and ".." are prefixed).
+std::string safe_name(const std::string& id) {
+  std::string out;
+  for (char c : id)
+    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
+                          || c == '_' || c == '.'
+                      ? c
+                      : '_');
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out;
+}
+
+/// `dir` is a directory (not a symlink) of this user, private, whose
+/// owner file names `owner`.
+bool owned_by(const fs::path& dir, const std::string& owner) {
+  struct stat st = {};
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)
+      || st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+    return false;
+  std::ifstream in{dir / "owner"};
+  std::string text;
+  std::getline(in, text);
+  return !owner.empty() && text == owner;
+}
+
 } // namespace
 
 local_provider::local_provider(local_provider_options opts)
     : opts_(std::move(opts)) {
+  // This cluster's folder: the one its owner file names, else the first
+  // free name, claimed by an exclusive mkdir (two masters starting at once
+  // never take one folder). Anything else under work_dir is another's.
   std::error_code ec;
+  auto base = fs::path{opts_.local.work_dir};
+  auto name = safe_name(opts_.cluster_id);
+  auto nth = [&](int n) {
+    return base / (n == 1 ? name : name + "." + std::to_string(n));
+  };
+  constexpr int max_folders = 100;
+  for (int n = 1; n <= max_folders && dir_.empty(); ++n)
+    if (owned_by(nth(n), opts_.owner))
+      dir_ = nth(n).string();
+  if (dir_.empty() && opts_.owner.empty())
+    dir_error_ = "no owner id for this cluster's folder";
+  else if (dir_.empty() && !make_private(base, ec))
+    dir_error_ = "cannot create " + base.string() + ": " + ec.message();
+  for (int n = 1; n <= max_folders && dir_.empty() && dir_error_.empty(); ++n) {
+    auto d = nth(n);
+    if (mkdir(d.c_str(), 0700) != 0) {
+      if (errno == EEXIST)
+        continue; // another cluster's (or being made by one)
+      dir_error_ = "cannot create " + d.string() + ": " + std::strerror(errno);
+      break;
+    }
+    std::ofstream out{d / "owner", std::ios::trunc};
+    out << opts_.owner << "\n";
+    out.close();
+    if (!out)
+      dir_error_ = "cannot write " + (d / "owner").string();
+    else
+      dir_ = d.string();
+  }
+  if (dir_.empty() && dir_error_.empty())
+    dir_error_ = "every folder for cluster " + opts_.cluster_id + " under "
+                 + base.string() + " belongs to another cluster";
+  if (!dir_error_.empty())
+    log::error() << "local provider of pool " << opts_.pool << ": "
+                 << dir_error_;
+  if (dir_.empty())
+    return;
   auto prefix = "local-" + opts_.pool + "-";
-  for (const auto& d : fs::directory_iterator(opts_.local.work_dir, ec)) {
+  for (const auto& d : fs::directory_iterator(dir_, ec)) {
     auto id = d.path().filename().string();
     if (id.compare(0, prefix.size(), prefix) != 0)
       continue;
@@ -44,7 +134,7 @@ local_provider::local_provider(local_provider_options opts)
 }
 
 std::string local_provider::dir_of(const std::string& id) const {
-  return (fs::path{opts_.local.work_dir} / id).string();
+  return (fs::path{dir_} / id).string();
 }
 
 std::string local_provider::agent_binary() const {
@@ -107,8 +197,10 @@ int64_t local_provider::orphan_grace_us() const {
 
 caf::error local_provider::start(const std::string& id, int64_t slots,
                                  const std::string& token) {
+  if (dir_.empty())
+    return make_error(errc::remote_error, dir_error_);
   std::error_code ec;
-  fs::create_directories(dir_of(id), ec);
+  make_private(dir_of(id), ec);
   if (ec)
     return make_error(errc::remote_error,
                       "cannot create " + dir_of(id) + ": " + ec.message());

@@ -30,9 +30,16 @@ work_dir=${work_dir:-/tmp/det-local-agents}
 stop_all() {
   kill -TERM "$master_pid" 2>/dev/null && wait "$master_pid" 2>/dev/null || true
   # The master leaves its local agents running (a restarted master adopts
-  # them); make run is over, so stop them too.
-  for f in "$work_dir"/local-*/pid; do
-    [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true
+  # them); make run is over, so stop them too: only this cluster's, in the
+  # folder whose owner file names its host owner id (docs/security.md).
+  local owner
+  owner=$(psql "$db" -qAtc "SELECT value FROM cluster_secrets WHERE name = 'host_owner'" 2>/dev/null || true)
+  [ -n "$owner" ] || return 0
+  for d in "$work_dir"/*/; do
+    [ "$(head -n 1 "$d/owner" 2>/dev/null)" = "$owner" ] || continue
+    for f in "$d"local-*/pid; do
+      [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null || true
+    done
   done
 }
 trap stop_all EXIT

@@ -2,7 +2,9 @@
 
 // Secrets a cluster generates once and keeps (table cluster_secrets,
 // migration 003): the agent token when master.yaml sets none, the key of
-// trials' session tokens. The first master to ask for a name stores
+// trials' session tokens; and one value that is not secret but must be
+// this cluster's alone, its identity on shared hosts (`host_owner`, the
+// owner of its local pools' folders). The first master to ask for a name stores
 // `generate()`; every later ask, by it or by any master on the same
 // database, gets that stored value. Never written to the event log.
 

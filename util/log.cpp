@@ -102,7 +102,8 @@ std::string one_line(std::string_view text) {
       out += "\\u00";
       out += hex[b1 >> 4];
       out += hex[b1 & 0xf];
-    } else if (n == 3 && u == 0xE2 && b1 == 0x80 && (b2 == 0xA8 || b2 == 0xA9)) {
+    } else if (n == 3 && u == 0xE2 && b1 == 0x80
+               && (b2 == 0xA8 || b2 == 0xA9)) {
       out += b2 == 0xA8 ? "\\u2028" : "\\u2029"; // line, paragraph separator
     } else
       out.append(text.substr(i, n));

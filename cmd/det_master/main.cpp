@@ -272,6 +272,22 @@ int main(int argc, char** argv) {
 
   std::vector<caf::actor> provisioners;
   auto bin_dir = std::filesystem::path{argv[0]}.parent_path().string();
+  // The cluster's identity on a shared host (local pools' folders): made
+  // once, kept in its database, so two clusters with one cluster id on one
+  // host still never take each other's folders.
+  std::string host_owner;
+  for (const auto& rp : cfg->resource_pools) {
+    if (rp.provider.type != conf::provider_type::local || !host_owner.empty())
+      continue;
+    auto owner = pg_cluster_secret(url, "host_owner", api::new_token);
+    if (!owner) {
+      server.stop(std::chrono::seconds{2});
+      caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+      return fail("cannot read the cluster's host owner id: "
+                  + render(owner.error()));
+    }
+    host_owner = *owner;
+  }
   for (const auto& rp : cfg->resource_pools) {
     if (rp.provider.type != conf::provider_type::local)
       continue;
@@ -282,6 +298,8 @@ int main(int argc, char** argv) {
         std::string{scheme} + "://127.0.0.1:" + std::to_string(*port);
     lo.agent_token = cfg->agent_token;
     lo.bin_dir = bin_dir;
+    lo.cluster_id = cluster_id;
+    lo.owner = host_owner;
     provisioner_options po;
     po.pool = rp.pool_name;
     po.cluster_id = cluster_id;

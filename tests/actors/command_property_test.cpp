@@ -34,6 +34,7 @@ caf::behavior sink(caf::event_based_actor*, int* orders) {
       [=](start_atom, start_order&) { ++*orders; },
       [=](preempt_atom, std::string&, std::string&) { ++*orders; },
       [=](kill_atom, std::string&) { ++*orders; },
+      [=](exitack_atom, std::string&) {},
   };
 }
 
@@ -106,7 +107,7 @@ struct fixture : master_fixture {
   void join(const std::string& id, int slots,
             std::vector<std::string> running) {
     auto conn = sys.spawn(sink, &orders);
-    agent_hello h{id, "default", slots, "cpu", "", std::move(running)};
+    agent_hello h{id, "default", slots, "cpu", "", std::move(running), {}};
     agents[id] = spawn_agent_actor(sys, master, h, conn);
     run();
   }

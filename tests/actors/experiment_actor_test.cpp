@@ -30,6 +30,7 @@ caf::behavior agent_conn(caf::event_based_actor*, orders* log) {
         log->preempts.push_back(alloc);
       },
       [=](kill_atom, std::string&) {},
+      [=](exitack_atom, std::string&) {},
   };
 }
 
@@ -68,7 +69,7 @@ struct fixture : master_fixture {
 
   agent_actor join(const std::string& id, int slots, orders& log) {
     auto conn = sys.spawn(agent_conn, &log);
-    agent_hello h{id, "default", slots, "cpu", "", {}};
+    agent_hello h{id, "default", slots, "cpu", "", {}, {}};
     auto a = spawn_agent_actor(sys, master, h, conn);
     run();
     return a;

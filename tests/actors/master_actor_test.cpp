@@ -21,6 +21,7 @@ struct probe_log {
   std::vector<start_order> starts;
   std::vector<std::string> preempts;
   std::vector<std::string> kills;
+  std::vector<std::string> exit_acks;
 };
 
 caf::behavior probe(caf::event_based_actor*, probe_log* log) {
@@ -30,6 +31,9 @@ caf::behavior probe(caf::event_based_actor*, probe_log* log) {
         log->preempts.push_back(alloc);
       },
       [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
+      [=](exitack_atom, std::string& alloc) {
+        log->exit_acks.push_back(alloc);
+      },
   };
 }
 
@@ -53,7 +57,7 @@ struct fixture : master_fixture {
   agent_actor join(const std::string& id, int slots, probe_log& plog,
                    std::vector<std::string> running = {}) {
     auto conn = sys.spawn(probe, &plog);
-    agent_hello h{id, "default", slots, "cpu", "", std::move(running)};
+    agent_hello h{id, "default", slots, "cpu", "", std::move(running), {}};
     auto a = spawn_agent_actor(sys, master, h, conn);
     run();
     return a;
@@ -91,6 +95,59 @@ CAF_TEST(a submitted experiment runs on a joining agent and completes) {
   // The master rebuilt from its log alone is the master we had.
   CAF_CHECK(replay(store) == st);
   CAF_CHECK(state::check_invariants(st).empty());
+  stop_master();
+}
+
+CAF_TEST(
+    an exit is acknowledged once the log holds it and a repeat writes nothing) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, experiment_config(),
+                   std::string{"determined"});
+  probe_log plog;
+  auto agent = join("a1", 1, plog);
+  anon_send(agent, running_atom::value, std::string{"1.1"});
+  run();
+  auto before = replay(store).position;
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{1});
+  run();
+  CAF_CHECK_EQUAL(plog.exit_acks, std::vector<std::string>{"1.1"});
+  auto after = replay(store);
+  CAF_CHECK(after.position > before);
+  // The agent did not hear the ack and sends the exit again; so does one
+  // for an allocation that never existed: both acknowledged, none written.
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{1});
+  anon_send(agent, exited_atom::value, std::string{"7.1"}, int32_t{0});
+  run();
+  CAF_CHECK_EQUAL(plog.exit_acks,
+                  (std::vector<std::string>{"1.1", "1.1", "7.1"}));
+  CAF_CHECK_EQUAL(replay(store).position, after.position);
+  stop_master();
+}
+
+CAF_TEST(a repeated exit is not acknowledged before the first one is durable) {
+  memory_event_store store;
+  start(store);
+  request<int64_t>(master, submit_atom::value, experiment_config(),
+                   std::string{"determined"});
+  probe_log plog;
+  auto agent = join("a1", 1, plog);
+  anon_send(agent, running_atom::value, std::string{"1.1"});
+  run();
+  // The exit and its repeat (the agent reconnected meanwhile) reach the
+  // master while the writer has not run: the repeat writes nothing, but
+  // the log does not hold the exit yet, so neither is acknowledged.
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
+  anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
+  auto writer_actor = caf::actor_cast<caf::abstract_actor*>(writer);
+  sched.run_jobs_filtered([&](caf::resumable* r) {
+    return dynamic_cast<caf::abstract_actor*>(r) != writer_actor;
+  });
+  CAF_CHECK_EQUAL(last_position_of(store, "trial_exited"), 0);
+  CAF_CHECK(plog.exit_acks.empty());
+  run();
+  CAF_CHECK(last_position_of(store, "trial_exited") > 0);
+  CAF_CHECK_EQUAL(plog.exit_acks, (std::vector<std::string>{"1.1", "1.1"}));
   stop_master();
 }
 
@@ -171,7 +228,7 @@ CAF_TEST(overlapping scheduling passes never place a trial twice) {
   std::vector<caf::actor> conns;
   for (int i = 0; i < 3; ++i) {
     auto conn = sys.spawn(probe, &logs[static_cast<size_t>(i)]);
-    agent_hello h{"a" + std::to_string(i), "default", 2, "cpu", "", {}};
+    agent_hello h{"a" + std::to_string(i), "default", 2, "cpu", "", {}, {}};
     spawn_agent_actor(sys, master, h, conn);
     anon_send(master, tick_atom::value);
   }

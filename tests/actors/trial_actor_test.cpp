@@ -31,6 +31,7 @@ caf::behavior agent_conn(caf::event_based_actor*, orders* log) {
       },
       [=](preempt_atom, std::string&, std::string&) {},
       [=](kill_atom, std::string& alloc) { log->kills.push_back(alloc); },
+      [=](exitack_atom, std::string&) {},
   };
 }
 
@@ -61,7 +62,7 @@ struct fixture : master_fixture {
   agent_actor join(const std::string& id, orders& log,
                    std::vector<std::string> running = {}) {
     auto conn = sys.spawn(agent_conn, &log);
-    agent_hello h{id, "default", 1, "cpu", "", std::move(running)};
+    agent_hello h{id, "default", 1, "cpu", "", std::move(running), {}};
     auto a = spawn_agent_actor(sys, master, h, conn);
     run();
     return a;

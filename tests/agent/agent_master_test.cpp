@@ -167,6 +167,52 @@ TEST_F(agent_with_fake_master, agent_reconnects_and_reports_running_trials) {
   EXPECT_EQ((*exited)["allocation_id"], "3.7.3");
 }
 
+TEST_F(
+    agent_with_fake_master,
+    an_exit_is_kept_until_the_master_acknowledges_it_and_sent_again_after_each_reconnect) {
+  start_agent();
+  welcome();
+  ASSERT_TRUE(master.send(start_frame("3.7.4", "sh run.sh")));
+  auto first = master.next("exited");
+  ASSERT_TRUE(first);
+  EXPECT_EQ((*first)["exit_code"], 3);
+  auto at = (*first).value("exited_at_us", int64_t{0});
+  EXPECT_GT(at, 0);
+  // Sent, not acknowledged (the master died before recording it): kept.
+  auto kept = a->unacknowledged_exits();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].allocation_id, "3.7.4");
+  EXPECT_EQ(kept[0].exit_code, 3);
+  for (int round = 0; round < 2; ++round) {
+    master.drop();
+    auto hello = welcome();
+    EXPECT_EQ(hello["running"], json::array({"3.7.4"}));
+    EXPECT_EQ(hello["exited"], json::array({{{"allocation_id", "3.7.4"},
+                                             {"exit_code", 3},
+                                             {"exited_at_us", at}}}));
+    auto again = master.next("exited");
+    ASSERT_TRUE(again) << "round " << round;
+    EXPECT_EQ((*again)["allocation_id"], "3.7.4");
+    EXPECT_EQ((*again)["exit_code"], 3);
+    EXPECT_EQ((*again)["exited_at_us"], at);
+  }
+  // An acknowledgement of something else changes nothing.
+  master.send({{"v", 1}, {"type", "exit_ack"}, {"allocation_ids", {"9.9"}}});
+  master.send({{"v", 1},
+               {"type", "exit_ack"},
+               {"allocation_ids", json::array({"3.7.4"})}});
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (!a->unacknowledged_exits().empty()
+         && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(a->unacknowledged_exits().empty());
+  EXPECT_TRUE(a->allocations().empty());
+  master.drop();
+  auto hello = welcome();
+  EXPECT_EQ(hello["running"], json::array());
+  EXPECT_EQ(hello.count("exited"), 0u);
+}
+
 TEST_F(agent_with_fake_master, unknown_frame_type_is_answered_with_error) {
   start_agent();
   welcome();

@@ -74,6 +74,11 @@ fake_master::fake_master(const std::map<std::string, std::string>& files,
                  std::lock_guard<std::mutex> g{mu_};
                  model_def_auth_.push_back(
                      req.headers.get("Authorization").value_or(""));
+                 if (model_def_failures_ > 0) {
+                   --model_def_failures_;
+                   res.send(http::http_response::json(model_def_status_, "{}"));
+                   return;
+                 }
                }
                res.send_json(json{{"b64Tgz", b64_tgz_}}.dump());
              });
@@ -148,6 +153,12 @@ int fake_master::connections() const {
 int fake_master::refused() const {
   std::lock_guard<std::mutex> g{mu_};
   return refused_;
+}
+
+void fake_master::fail_model_def(int n, int status) {
+  std::lock_guard<std::mutex> g{mu_};
+  model_def_failures_ = n;
+  model_def_status_ = status;
 }
 
 std::vector<std::string> fake_master::model_def_auth() const {

@@ -47,6 +47,10 @@ public:
   /// Authorization header values of model_def downloads.
   [[nodiscard]] std::vector<std::string> model_def_auth() const;
 
+  /// The next `n` model_def downloads are answered `status` (a master
+  /// behind a proxy that is restarting, or one that refuses).
+  void fail_model_def(int n, int status);
+
 private:
   std::string token_;
   std::string b64_tgz_;
@@ -59,6 +63,8 @@ private:
   int connections_ = 0;
   int refused_ = 0;
   std::vector<std::string> model_def_auth_;
+  int model_def_failures_ = 0;
+  int model_def_status_ = 503;
 };
 
 /// Standard base64 with padding.

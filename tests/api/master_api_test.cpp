@@ -41,6 +41,7 @@ caf::behavior order_sink(caf::event_based_actor*, int) {
       [](start_atom, const start_order&) {},
       [](preempt_atom, const std::string&, const std::string&) {},
       [](kill_atom, const std::string&) {},
+      [](exitack_atom, const std::string&) {},
   };
 }
 
@@ -133,7 +134,7 @@ struct master_api_test : ::testing::Test {
     ASSERT_EQ(created.status, 200) << created.body;
     sink_ = sys.spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
-                   agent_hello{"a1", "default", 1, "cpu", "", {}}, sink_);
+                   agent_hello{"a1", "default", 1, "cpu", "", {}, {}}, sink_);
     // Asked of the read model, as the guard does: the placement is
     // durable and published there (the master's own state is ahead).
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
@@ -179,6 +180,25 @@ TEST_F(master_api_test, info_answers_a_pep440_version) {
   auto r = call("GET", "/info");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(json::parse(r.body)["version"], "0.38.1");
+}
+
+TEST_F(master_api_test, master_id_is_a_uuid_of_this_process_in_both_answers) {
+  auto info = json::parse(call("GET", "/info").body);
+  auto master = json::parse(call("GET", "/api/v1/master").body);
+  auto id = info["master_id"].get<std::string>();
+  static const std::regex uuid4{
+      "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"};
+  EXPECT_TRUE(std::regex_match(id, uuid4)) << id;
+  EXPECT_EQ(master["masterId"], id);
+  EXPECT_EQ(master["clusterId"], info["cluster_id"]);
+  // What the CLI and the WebUI read beyond the required fields.
+  EXPECT_EQ(master["rbacEnabled"], false);
+  EXPECT_EQ(master["userManagementEnabled"], true);
+  EXPECT_TRUE(master["featureSwitches"].is_array());
+  EXPECT_EQ(info["telemetry"]["enabled"], false);
+  // Another process (context) is another master id.
+  api::api_context other;
+  EXPECT_NE(other.master_id, id);
 }
 
 TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {

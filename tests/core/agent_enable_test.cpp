@@ -93,7 +93,8 @@ TEST(agent_enable, asking_for_the_state_it_is_in_writes_nothing) {
   EXPECT_EQ(c.core->state().position, before);
 }
 
-TEST(agent_enable, an_unknown_or_disconnected_agent_is_refused_and_nothing_written) {
+TEST(agent_enable,
+     an_unknown_or_disconnected_agent_is_refused_and_nothing_written) {
   one_running c;
   auto before = c.core->state().position;
   auto d = c.core->set_agent_enabled("nope", false, true, c.now);

@@ -145,6 +145,45 @@ TEST(
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
+// Found by the chaos suite: the trial trained to its target and the
+// searcher closed it, then its agent was SIGKILLed before the trial's exit
+// reached the master; the trial ended CANCELED and its experiment ERROR
+// ("no trial completed"). A run that resumes from its latest checkpoint
+// confirms the end instead.
+TEST(
+    master_core,
+    a_trial_that_reached_its_target_on_an_agent_lost_before_its_exit_completes) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
+  auto val = h.run(h.core.metrics_reported("1.1", "validation", 100,
+                                           {{"loss", 0.5}}, h.now));
+  ASSERT_EQ(effects_of<preempt_order>(val).size(), 1u);
+  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  h.now += 31 * sec;
+  h.run(h.core.tick(h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::active);
+  auto join =
+      h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
+  auto starts = effects_of<start_order>(join);
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_TRUE(starts[0].resume_from);
+  EXPECT_EQ(starts[0].resume_from->uuid, "ck-100");
+  h.run(h.core.allocation_running("1.2", h.now));
+  h.run(h.core.allocation_exited("1.2", 0, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
+  EXPECT_EQ(h.trial(1).restarts, 0);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::completed);
+  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+}
+
 TEST(master_core, a_failing_trial_is_restarted_up_to_max_restarts_then_errors) {
   harness h;
   h.run(h.core.submit_experiment(experiment(100, 2), "determined", h.now));

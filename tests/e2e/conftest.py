@@ -61,10 +61,13 @@ def pg_server():
 class Cluster:
     def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
                  max_instances=2, extra_config="", tls=None, agent_token="",
-                 agent_args=(), extra_yaml="", env=None):
+                 agent_args=(), extra_yaml="", env=None, work_dir=None,
+                 min_instances=0):
         """tls: (cert, key, ca) PEM paths: the master serves https/wss and
         local agents trust `ca`. extra_config / extra_yaml: more top-level
-        master.yaml. env: more environment for det-master."""
+        master.yaml. env: more environment for det-master. work_dir: the
+        local provider's base folder (default <tmp>/agents); the cluster
+        keeps its agents in a folder of its own under it."""
         self.tmp = tmp
         self.port = free_port()
         self.tls = tls
@@ -78,7 +81,12 @@ class Cluster:
         self.db = pg_url.rsplit("/", 1)[0] + "/" + name
         subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
         subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
-        self.work_dir = os.path.join(tmp, "agents")
+        self.work_dir = work_dir or os.path.join(tmp, "agents")
+        # The agents' allocation folders: the test's own, not the shared
+        # default under /tmp (where every earlier run's "1.1" of cluster
+        # "determined" is kept, by other masters).
+        agent_args = ["--work-dir", os.path.join(tmp, "agent-work")] + list(agent_args)
+        self._cluster_dir = None
         self.ckpt_dir = os.path.join(tmp, "checkpoints")
         os.makedirs(self.ckpt_dir, exist_ok=True)
         self.config = os.path.join(tmp, "master.yaml")
@@ -98,14 +106,14 @@ resource_pools:
       slots_per_instance: 1
       agent_binary: %s
       work_dir: %s
-      min_instances: 0
+      min_instances: %d
       max_instances: %d
       max_idle_agent_period: %s
       max_agent_starting_period: 60s
       agent_args: %s
 %s
 """ % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
-       self.work_dir, max_instances, idle, json.dumps(list(agent_args)), extra_config) + extra_yaml)
+       self.work_dir, min_instances, max_instances, idle, json.dumps(list(agent_args)), extra_config) + extra_yaml)
         self.proc = None
         self.log_path = os.path.join(tmp, "master.log")
         self.token = None
@@ -174,12 +182,38 @@ resource_pools:
     def trials(self, exp_id):
         return self.get("/api/v1/experiments/%d/trials" % exp_id)["trials"]
 
+    def cluster_dir(self):
+        """The local provider's folder of this cluster under work_dir: the
+        one whose owner file names the cluster's host owner id (kept in its
+        database); None before the master made it."""
+        if self._cluster_dir:
+            return self._cluster_dir
+        try:
+            owner = subprocess.check_output(
+                ["psql", self.db, "-qAtc",
+                 "SELECT value FROM cluster_secrets WHERE name = 'host_owner'"],
+                text=True, stderr=subprocess.DEVNULL).strip()
+        except subprocess.CalledProcessError:
+            return None
+        if not owner or not os.path.isdir(self.work_dir):
+            return None
+        for name in sorted(os.listdir(self.work_dir)):
+            path = os.path.join(self.work_dir, name, "owner")
+            try:
+                if open(path).read().strip() == owner:
+                    self._cluster_dir = os.path.join(self.work_dir, name)
+                    return self._cluster_dir
+            except OSError:
+                continue
+        return None
+
     def agent_pids(self):
         pids = {}
-        if not os.path.isdir(self.work_dir):
+        base = self.cluster_dir()
+        if not base:
             return pids
-        for name in os.listdir(self.work_dir):
-            pid_file = os.path.join(self.work_dir, name, "pid")
+        for name in os.listdir(base):
+            pid_file = os.path.join(base, name, "pid")
             if os.path.exists(pid_file):
                 pid = int(open(pid_file).read().strip() or 0)
                 if pid and alive(pid):
@@ -187,8 +221,9 @@ resource_pools:
         return pids
 
     def agent_log(self, agent_id):
-        path = os.path.join(self.work_dir, agent_id, "agent.log")
-        return open(path).read() if os.path.exists(path) else ""
+        base = self.cluster_dir()
+        path = os.path.join(base, agent_id, "agent.log") if base else ""
+        return open(path).read() if path and os.path.exists(path) else ""
 
     def trial_groups(self, agent_id):
         """allocation id -> process group of the trials `agent_id` started
@@ -251,8 +286,14 @@ def cluster_factory(pg_server, tmp_path, request):
     made = []
 
     def make(**kw):
+        # A second cluster of one test gets its own database and folder.
         name = "e2e_" + request.node.name.lower().replace("[", "_").replace("]", "")[:40]
-        c = Cluster(pg_server, str(tmp_path), name, **kw)
+        tmp = str(tmp_path)
+        if made:
+            name += "_%d" % len(made)
+            tmp = os.path.join(tmp, "cluster%d" % len(made))
+            os.makedirs(tmp, exist_ok=True)
+        c = Cluster(pg_server, tmp, name, **kw)
         made.append(c)
         return c
     yield make

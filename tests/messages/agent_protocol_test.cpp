@@ -7,7 +7,7 @@ using namespace det::agent;
 using nlohmann::json;
 
 TEST(agent_protocol, hello_carries_slots_and_running_allocations) {
-  hello_info h{"a1", "default", 2, "cpu", "", {"x.1", "y.2"}};
+  hello_info h{"a1", "default", 2, "cpu", "", {"x.1", "y.2"}, {}};
   auto j = json::parse(hello_frame(h));
   EXPECT_EQ(j["v"], 1);
   EXPECT_EQ(j["type"], "hello");
@@ -15,6 +15,26 @@ TEST(agent_protocol, hello_carries_slots_and_running_allocations) {
   EXPECT_EQ(j["slots"], 2);
   EXPECT_EQ(j["slot_type"], "cpu");
   EXPECT_EQ(j["running"], json::array({"x.1", "y.2"}));
+  EXPECT_EQ(j.count("exited"), 0u) << "no exits: the field is left out";
+}
+
+TEST(agent_protocol, hello_lists_the_exits_the_master_has_not_acknowledged) {
+  hello_info h{"a1", "default", 2, "cpu", "", {"x.1"}, {{"x.1", 0, 17}}};
+  auto j = json::parse(hello_frame(h));
+  EXPECT_EQ(j["exited"], json::parse(R"([{"allocation_id":"x.1",
+    "exit_code":0,"exited_at_us":17}])"));
+  auto e = json::parse(exited_frame("x.1", 0, 17));
+  EXPECT_EQ(e["exited_at_us"], 17);
+}
+
+TEST(agent_protocol, exit_ack_names_the_allocations_and_needs_one) {
+  auto f = parse_master_frame(
+      R"({"v":1,"type":"exit_ack","allocation_ids":["a.1","b.2"]})");
+  ASSERT_TRUE(f) << det::render(f.error());
+  EXPECT_EQ(f->allocation_ids, (std::vector<std::string>{"a.1", "b.2"}));
+  EXPECT_FALSE(parse_master_frame(R"({"v":1,"type":"exit_ack"})"));
+  EXPECT_FALSE(
+      parse_master_frame(R"({"v":1,"type":"exit_ack","allocation_ids":[""]})"));
 }
 
 TEST(agent_protocol, exited_and_log_frames_have_the_documented_fields) {
@@ -112,7 +132,7 @@ std::string agent_error(const std::string& text, std::string* type = nullptr) {
 } // namespace
 
 TEST(agent_protocol, every_frame_the_agent_builds_decodes_on_the_master) {
-  hello_info h{"a1", "gpu", 4, "cuda", "i-0abc", {"1.1", "2.1"}};
+  hello_info h{"a1", "gpu", 4, "cuda", "i-0abc", {"1.1", "2.1"}, {}};
   agent_frame f;
   ASSERT_FALSE(parse_agent_frame(hello_frame(h), f));
   EXPECT_EQ(f.type, "hello");
@@ -208,4 +228,29 @@ TEST(agent_protocol, a_welcome_interval_out_of_range_is_refused) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->heartbeat_interval_s, 10);
   EXPECT_EQ(f->heartbeat_interval_ms, 2500);
+}
+
+TEST(agent_protocol, the_exits_a_hello_keeps_decode_on_the_master) {
+  hello_info h{"a1", "default", 1, "cpu", "", {"1.1"}, {}};
+  h.exited = {{"1.1", 0, 17}, {"2.1", -9, 0}};
+  agent_frame f;
+  ASSERT_FALSE(parse_agent_frame(hello_frame(h), f));
+  ASSERT_EQ(f.hello.exited.size(), 2u);
+  EXPECT_EQ(f.hello.exited[0].allocation_id, "1.1");
+  EXPECT_EQ(f.hello.exited[0].exit_code, 0);
+  EXPECT_EQ(f.hello.exited[0].exited_at_us, 17);
+  EXPECT_EQ(f.hello.exited[1].exit_code, -9);
+  // A hostile list is refused naming the field.
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1,
+                            "exited":"all"})")
+                .find("hello.exited"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1,
+                            "exited":[{"allocation_id":"1.1","exit_code":"0"}]})")
+                .find("exit_code"),
+            std::string::npos);
+  EXPECT_NE(agent_error(R"({"type":"hello","agent_id":"a","slots":1,
+                            "exited":[{"exit_code":0}]})")
+                .find("hello.exited[].allocation_id"),
+            std::string::npos);
 }

@@ -41,7 +41,10 @@ std::vector<hostile> hostile_texts() {
       {"surrogate", "\xed\xa0\x80", false},
       {"one megabyte", std::string(1 << 20, 'a'), true},
       {"unicode", "\xe5\x90\x8d\xe5\x89\x8d \xf0\x9f\x9a\x80", true},
-      {"right-to-left override", "\xe2\x80\xae" "evil", true},
+      {"right-to-left override",
+       "\xe2\x80\xae"
+       "evil",
+       true},
       {"255 bytes", std::string(255, 'n'), true},
       {"256 bytes", std::string(256, 'n'), true},
       {"4097 bytes", std::string(4097, 'r'), true},
@@ -156,7 +159,8 @@ TEST_F(storable_events, every_text_field_of_every_event_refuses_or_replays) {
             << " stored and replayed, " << refused << " refused\n";
 }
 
-TEST_F(storable_events, every_document_field_refuses_or_replays_hostile_keys_and_values) {
+TEST_F(storable_events,
+       every_document_field_refuses_or_replays_hostile_keys_and_values) {
   int documents = 0;
   for (const auto& sample : test::one_of_each()) {
     int fields = count_fields(sample, 1);
@@ -165,10 +169,10 @@ TEST_F(storable_events, every_document_field_refuses_or_replays_hostile_keys_and
       std::vector<std::pair<std::string, std::function<void(json&)>>> attacks;
       for (const auto& h : hostile_texts()) {
         if (!h.storable_anywhere || h.value.size() < 100000) {
-          attacks.push_back({"value " + h.name, [h](json& d) {
-                               d["hostile"] = h.value;
-                             }});
-          attacks.push_back({"key " + h.name, [h](json& d) { d[h.value] = 1; }});
+          attacks.push_back(
+              {"value " + h.name, [h](json& d) { d["hostile"] = h.value; }});
+          attacks.push_back(
+              {"key " + h.name, [h](json& d) { d[h.value] = 1; }});
           attacks.push_back({"nested value " + h.name, [h](json& d) {
                                d["a"]["b"] = json::array({1, h.value});
                              }});
@@ -260,8 +264,9 @@ TEST_F(storable_events, a_number_that_is_not_finite_is_refused_naming_it) {
 }
 
 TEST(storable_prose, the_masters_reasons_are_fitted_not_refused) {
-  trial_errored ev{9, std::string{"hyperparameter '\0\x1b' is bad\xff", 20}
-                          + std::string(10000, '!'),
+  trial_errored ev{9,
+                   std::string{"hyperparameter '\0\x1b' is bad\xff", 20}
+                       + std::string(10000, '!'),
                    1};
   domain_event d = ev;
   EXPECT_TRUE(storable(d));

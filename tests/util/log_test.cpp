@@ -124,11 +124,13 @@ TEST_F(log_test, control_characters_are_escaped_and_a_huge_value_is_cut) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
 
-TEST_F(log_test, unicode_line_separators_c1_controls_and_bad_bytes_are_escaped) {
+TEST_F(log_test,
+       unicode_line_separators_c1_controls_and_bad_bytes_are_escaped) {
   log::set_level(log::level::info);
   // What a viewer may take for a line break (U+2028, U+2029, NEL U+0085),
   // other C1 controls, and bytes that are not UTF-8; real text stays.
-  log::warn() << "user 'x\xE2\x80\xA8" "forged\xE2\x80\xA9\xC2\x85\xC2\x9B\xFF' "
+  log::warn() << "user 'x\xE2\x80\xA8"
+                 "forged\xE2\x80\xA9\xC2\x85\xC2\x9B\xFF' "
               << "\xE5\x90\x8D";
   auto text = out_.str();
   EXPECT_NE(text.find(R"(x\u2028forged\u2029\u0085\u009b\xff')"),
