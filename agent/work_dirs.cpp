@@ -1,5 +1,7 @@
 #include "agent/work_dirs.hpp"
 
+#include "util/private_dirs.hpp"
+
 #include "messages/errc.hpp"
 
 #include <cctype>
@@ -13,22 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Creates `p` and the folders above it that are missing, each 0700.
-bool make_private(const fs::path& p, std::error_code& ec) {
-  fs::path at;
-  for (const auto& part : p) {
-    at /= part;
-    if (fs::exists(at, ec))
-      continue;
-    if (!fs::create_directory(at, ec) && ec)
-      return false;
-    fs::permissions(at, fs::perms::owner_all, fs::perm_options::replace, ec);
-    if (ec)
-      return false;
-  }
-  return true;
-}
-
 std::string read_all(const fs::path& p) {
   std::ifstream in{p};
   std::ostringstream text;
@@ -38,31 +24,20 @@ std::string read_all(const fs::path& p) {
 
 } // namespace
 
-std::string safe_dir_name(const std::string& id) {
-  std::string out;
-  for (char c : id)
-    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
-                          || c == '_' || c == '.'
-                      ? c
-                      : '_');
-  if (out.empty() || out == "." || out == "..")
-    out = "_" + out;
-  return out;
-}
-
 caf::expected<std::string>
 prepare_allocation_dir(const std::string& work_dir,
                        const std::string& cluster_id, const std::string& master,
                        const std::string& allocation_id) {
-  auto base = fs::path{work_dir}
-              / safe_dir_name(cluster_id.empty() ? "determined" : cluster_id);
+  auto base =
+      fs::path{work_dir}
+      / util::safe_dir_name(cluster_id.empty() ? "determined" : cluster_id);
   std::error_code ec;
-  if (!make_private(base, ec))
+  if (!util::make_private_dirs(base, ec))
     return make_error(errc::remote_error,
                       "cannot create " + base.string() + ": " + ec.message());
   // The allocation's own name, or (taken by another master) the first free
   // "<allocation>.N": another master's folder is never deleted.
-  auto name = safe_dir_name(allocation_id);
+  auto name = util::safe_dir_name(allocation_id);
   for (int n = 1; n <= 100; ++n) {
     auto dir = base / (n == 1 ? name : name + "." + std::to_string(n));
     auto owner_file = fs::path{dir.string() + ".owner"};
@@ -83,7 +58,7 @@ prepare_allocation_dir(const std::string& work_dir,
         return make_error(errc::remote_error,
                           "cannot write " + owner_file.string());
     }
-    if (!make_private(dir, ec))
+    if (!util::make_private_dirs(dir, ec))
       return make_error(errc::remote_error,
                         "cannot create " + dir.string() + ": " + ec.message());
     return dir.string();

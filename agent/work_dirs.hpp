@@ -15,10 +15,6 @@
 
 namespace det::agent {
 
-/// A folder name from an id: letters, digits, '-', '_', '.'; anything else
-/// becomes '_' ("." and ".." are prefixed).
-[[nodiscard]] std::string safe_dir_name(const std::string& id);
-
 /// Makes a fresh, empty folder for `allocation_id` of cluster `cluster_id`
 /// under `work_dir`, owned by `master` (the master's URL), and returns its
 /// path. Fails with errc::remote_error when the file system refuses, and

@@ -375,17 +375,22 @@ decision master_core::record(std::vector<domain_event> events) {
 decision master_core::spot_interruption(const std::string& agent_id,
                                         int64_t now_us) {
   decision d;
-  auto a = state::find_agent(st_, agent_id);
-  if (a == nullptr) {
-    d.refusal =
-        make_error(errc::not_found, "agent '" + agent_id + "' not found");
+  auto a = agent_or_refuse(d, agent_id);
+  if (a == nullptr)
     return d;
-  }
   if (a->enabled && !emit(d, agent_disabled{agent_id, true}))
     return d;
   auto asked = stop_trials_on(d, agent_id, "spot_interruption", now_us);
   d.reply = {{"trials", asked}};
   return d;
+}
+
+const state::agent_info* master_core::agent_or_refuse(decision& d,
+                                                      const std::string& id) {
+  auto a = state::find_agent(st_, id);
+  if (a == nullptr)
+    d.refusal = make_error(errc::not_found, "agent '" + id + "' not found");
+  return a;
 }
 
 int64_t master_core::stop_trials_on(decision& d, const std::string& agent_id,
@@ -405,12 +410,9 @@ decision master_core::set_agent_enabled(const std::string& agent_id,
                                         bool enabled, bool drain,
                                         int64_t now_us) {
   decision d;
-  auto a = state::find_agent(st_, agent_id);
-  if (a == nullptr) {
-    d.refusal =
-        make_error(errc::not_found, "agent '" + agent_id + "' not found");
+  auto a = agent_or_refuse(d, agent_id);
+  if (a == nullptr)
     return d;
-  }
   if (a->status != state::agent_status::connected) {
     d.refusal = make_error(errc::invalid_argument,
                            "agent '" + agent_id

@@ -270,6 +270,8 @@ public:
   decision apply_trial_step(const trial_step& step, int64_t now_us);
 
 private:
+  // Agent `id`, or nullptr with d.refusal (not found) set.
+  const state::agent_info* agent_or_refuse(decision& d, const std::string& id);
   // Asks every live trial on the agent to checkpoint and stop (trials
   // already asked are left); returns how many were asked.
   int64_t stop_trials_on(decision& d, const std::string& agent_id,

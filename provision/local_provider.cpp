@@ -3,6 +3,7 @@
 #include "messages/errc.hpp"
 #include "provision/process.hpp"
 #include "util/log.hpp"
+#include "util/private_dirs.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -33,36 +34,6 @@ bool runs_as(pid_t pid, const std::string& id) {
   return text.str().find(id) != std::string::npos;
 }
 
-/// Creates the folders of `p` that are missing, each 0700.
-bool make_private(const fs::path& p, std::error_code& ec) {
-  fs::path at;
-  for (const auto& part : p) {
-    at /= part;
-    if (fs::exists(at, ec))
-      continue;
-    if (!fs::create_directory(at, ec) && ec)
-      return false;
-    fs::permissions(at, fs::perms::owner_all, fs::perm_options::replace, ec);
-    if (ec)
-      return false;
-  }
-  return true;
-}
-
-/// A folder name from an id: letters, digits, '-', '_', '.'; anything else
-/// becomes '_' ("." and ".." are prefixed).
-std::string safe_name(const std::string& id) {
-  std::string out;
-  for (char c : id)
-    out.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-'
-                          || c == '_' || c == '.'
-                      ? c
-                      : '_');
-  if (out.empty() || out == "." || out == "..")
-    out = "_" + out;
-  return out;
-}
-
 /// `dir` is a directory (not a symlink) of this user, private, whose
 /// owner file names `owner`.
 bool owned_by(const fs::path& dir, const std::string& owner) {
@@ -85,7 +56,7 @@ local_provider::local_provider(local_provider_options opts)
   // never take one folder). Anything else under work_dir is another's.
   std::error_code ec;
   auto base = fs::path{opts_.local.work_dir};
-  auto name = safe_name(opts_.cluster_id);
+  auto name = util::safe_dir_name(opts_.cluster_id);
   auto nth = [&](int n) {
     return base / (n == 1 ? name : name + "." + std::to_string(n));
   };
@@ -95,7 +66,7 @@ local_provider::local_provider(local_provider_options opts)
       dir_ = nth(n).string();
   if (dir_.empty() && opts_.owner.empty())
     dir_error_ = "no owner id for this cluster's folder";
-  else if (dir_.empty() && !make_private(base, ec))
+  else if (dir_.empty() && !util::make_private_dirs(base, ec))
     dir_error_ = "cannot create " + base.string() + ": " + ec.message();
   for (int n = 1; n <= max_folders && dir_.empty() && dir_error_.empty(); ++n) {
     auto d = nth(n);
@@ -200,7 +171,7 @@ caf::error local_provider::start(const std::string& id, int64_t slots,
   if (dir_.empty())
     return make_error(errc::remote_error, dir_error_);
   std::error_code ec;
-  make_private(dir_of(id), ec);
+  util::make_private_dirs(dir_of(id), ec);
   if (ec)
     return make_error(errc::remote_error,
                       "cannot create " + dir_of(id) + ": " + ec.message());
