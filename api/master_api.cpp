@@ -490,6 +490,16 @@ size_t request_body_limit(std::string_view method, std::string_view path,
   return 8u << 20;
 }
 
+std::shared_ptr<read::read_model> follow_master(master_options& mo,
+                                                state::cluster_state st,
+                                                read::read_options ro) {
+  auto reads = std::make_shared<read::read_model>(std::move(st), ro);
+  mo.on_durable = [reads](std::vector<domain_event> events, int64_t last) {
+    reads->publish(std::move(events), last);
+  };
+  return reads;
+}
+
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
   add_auth_routes(r, ctx);

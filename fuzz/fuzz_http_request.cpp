@@ -149,13 +149,8 @@ struct cluster {
     pool_configured p;
     p.pool = "default";
     cc.pools.push_back(p);
-    ctx->reads = std::make_shared<read::read_model>(state::cluster_state{},
-                                                    read::read_options{});
     master_options mo;
-    mo.on_durable = [reads = ctx->reads](std::vector<domain_event> events,
-                                         int64_t last) {
-      reads->publish(std::move(events), last);
-    };
+    ctx->reads = api::follow_master(mo, {});
     ctx->master = spawn_master(*sys, writer, {}, cc, mo);
     ctx->bridge = api::spawn_api_bridge(*sys);
     ctx->model_defs =

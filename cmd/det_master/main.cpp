@@ -182,10 +182,7 @@ int main(int argc, char** argv) {
   read::read_options ro;
   if (auto n = std::getenv("DET_READ_REPLICAS"); n != nullptr && *n != '\0')
     ro.replicas = static_cast<size_t>(std::max(1, std::atoi(n)));
-  auto reads = std::make_shared<read::read_model>(*st, ro);
-  mo.on_durable = [reads](std::vector<domain_event> events, int64_t last) {
-    reads->publish(std::move(events), last);
-  };
+  auto reads = api::follow_master(mo, *st, ro);
   auto master_ref =
       spawn_master(sys, writer, std::move(*st), std::move(core_cfg), mo);
   // Fail-stop: a master that ends for any reason but our own shutdown (a
