@@ -62,6 +62,18 @@ struct fixture : master_fixture {
     run();
     return a;
   }
+
+  /// A master on `store` with experiment 1's trial running as allocation
+  /// 1.1 on agent a1 (one slot); returns the agent's actor.
+  agent_actor one_trial_running(memory_event_store& store, probe_log& plog) {
+    start(store);
+    request<int64_t>(master, submit_atom::value, experiment_config(),
+                     std::string{"determined"});
+    auto agent = join("a1", 1, plog);
+    anon_send(agent, running_atom::value, std::string{"1.1"});
+    run();
+    return agent;
+  }
 };
 
 } // namespace
@@ -101,13 +113,8 @@ CAF_TEST(a submitted experiment runs on a joining agent and completes) {
 CAF_TEST(
     an exit is acknowledged once the log holds it and a repeat writes nothing) {
   memory_event_store store;
-  start(store);
-  request<int64_t>(master, submit_atom::value, experiment_config(),
-                   std::string{"determined"});
   probe_log plog;
-  auto agent = join("a1", 1, plog);
-  anon_send(agent, running_atom::value, std::string{"1.1"});
-  run();
+  auto agent = one_trial_running(store, plog);
   auto before = replay(store).position;
   anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{1});
   run();
@@ -127,13 +134,8 @@ CAF_TEST(
 
 CAF_TEST(a repeated exit is not acknowledged before the first one is durable) {
   memory_event_store store;
-  start(store);
-  request<int64_t>(master, submit_atom::value, experiment_config(),
-                   std::string{"determined"});
   probe_log plog;
-  auto agent = join("a1", 1, plog);
-  anon_send(agent, running_atom::value, std::string{"1.1"});
-  run();
+  auto agent = one_trial_running(store, plog);
   // The exit and its repeat (the agent reconnected meanwhile) reach the
   // master while the writer has not run: the repeat writes nothing, but
   // the log does not hold the exit yet, so neither is acknowledged.
