@@ -198,7 +198,11 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
                           + describe(tree));
   // Before anything reads it: the config is stored as it is, so every
   // string in it must be one the log can hold.
-  if (auto why = json_problem(tree, ""); !why.empty())
+  // Its keys are names (hyperparameters among them): one line of at most
+  // 255 bytes, so that the stored config, written as JSON, is one YAML
+  // reads back (YAML refuses a key over 1,024 characters, escapes counted).
+  static const util::text_rules key_rules{255, false, true};
+  if (auto why = json_problem(tree, "", &key_rules); !why.empty())
     return make_error(errc::invalid_argument, why);
   diagnostics diag;
   experiment_config cfg;

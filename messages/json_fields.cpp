@@ -35,7 +35,8 @@ std::string string_problem(std::string_view text) {
   return {};
 }
 
-std::string walk(const nlohmann::json& v, const std::string& path, int depth) {
+std::string walk(const nlohmann::json& v, const std::string& path, int depth,
+                 const util::text_rules* key_rules) {
   auto named = [&](const std::string& why) {
     return path.empty() ? "the document " + why
                         : "field '" + path + "': " + why;
@@ -57,10 +58,13 @@ std::string walk(const nlohmann::json& v, const std::string& path, int depth) {
     for (const auto& [key, item] : v.items()) {
       if (auto why = string_problem(key); !why.empty())
         return named("has a key that " + why);
+      if (key_rules != nullptr)
+        if (auto why = util::text_problem(key, *key_rules); !why.empty())
+          return named("has a key that " + why);
       // A key in an error is cut: the message must not echo a megabyte.
       auto shown = key.size() > 64 ? util::valid_utf8(key, 64) + "..." : key;
       auto at = path.empty() ? shown : path + "." + shown;
-      if (auto why = walk(item, at, depth + 1); !why.empty())
+      if (auto why = walk(item, at, depth + 1, key_rules); !why.empty())
         return why;
     }
     return {};
@@ -68,7 +72,7 @@ std::string walk(const nlohmann::json& v, const std::string& path, int depth) {
     size_t i = 0;
     for (const auto& item : v) {
       auto at = path + "[" + std::to_string(i++) + "]";
-      if (auto why = walk(item, at, depth + 1); !why.empty())
+      if (auto why = walk(item, at, depth + 1, key_rules); !why.empty())
         return why;
     }
     return {};
@@ -80,8 +84,9 @@ std::string walk(const nlohmann::json& v, const std::string& path, int depth) {
 
 } // namespace
 
-std::string json_problem(const nlohmann::json& value, const std::string& path) {
-  return walk(value, path, 1);
+std::string json_problem(const nlohmann::json& value, const std::string& path,
+                         const util::text_rules* key_rules) {
+  return walk(value, path, 1, key_rules);
 }
 
 } // namespace det

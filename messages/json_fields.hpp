@@ -6,6 +6,8 @@
 // string". Used by the event codec and the config loaders. Throws
 // field_error; callers at a boundary convert it to a det error.
 
+#include "util/text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -117,7 +119,10 @@ inline constexpr int max_json_depth = 64;
 /// stored as null), nesting deeper than max_json_depth. Lengths are the
 /// business of the field's own check and of the body limit. With an empty
 /// `path` the document's own keys name the fields ("field 'name': ...").
-[[nodiscard]] std::string json_problem(const nlohmann::json& value,
-                                       const std::string& path);
+/// With `key_rules`, every object key must also keep them (a config's
+/// keys are names: one short line).
+[[nodiscard]] std::string
+json_problem(const nlohmann::json& value, const std::string& path,
+             const util::text_rules* key_rules = nullptr);
 
 } // namespace det
