@@ -52,7 +52,8 @@ for t in "$@"; do
   for d in $(dicts "$t"); do cat "$src/fuzz/dict/$d.dict"; done >"$run/dict"
   echo "== $t: ${seconds}s on $seeds inputs (log: $run/log)"
   start=$(date +%s)
-  (cd "$run" && "$bin" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
+  (cd "$run" && "$bin" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+      -max_len="$(max_len "$t")" \
       -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 -dict=dict \
       -artifact_prefix="$run/" corpus >log 2>&1)
   rc=$?
