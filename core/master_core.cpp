@@ -153,11 +153,20 @@ decision master_core::agent_connected(
   for (const auto& alloc : state::allocations_on_agent(st_, id)) {
     if (reported.count(alloc) != 0)
       continue;
-    // The agent no longer has it (it restarted): the run is lost, and the
-    // trial resumes elsewhere without counting a restart.
     auto t = state::trial_of_allocation(st_, alloc);
     if (t == nullptr)
       continue;
+    if (t->status == state::trial_status::assigned
+        && !t->allocation->preemption_requested) {
+      // Placed but never reported running, and the agent neither runs it
+      // nor holds its exit: the order never reached the agent (a master
+      // died between the placement and the send). Send it again; nothing
+      // was lost.
+      start_effect(d, t->id, id);
+      continue;
+    }
+    // The agent no longer has it (it restarted): the run is lost, and the
+    // trial resumes elsewhere without counting a restart.
     trial_exited ex;
     ex.trial_id = t->id;
     ex.allocation_id = alloc;

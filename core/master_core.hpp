@@ -296,7 +296,10 @@ private:
   void apply_pass(decision& d, const std::string& pool,
                   const policy::schedule_result& result, int64_t now_us);
   bool placement_still_valid(const policy::placement& p) const;
-  void start_effect(decision& d, int64_t trial_id);
+  /// Orders the trial's allocation started: on every agent it spans, or,
+  /// given `only_agent`, on that one alone.
+  void start_effect(decision& d, int64_t trial_id,
+                    const std::string& only_agent = {});
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);
   // The trial holding `alloc`, or nullptr with d.refusal set.

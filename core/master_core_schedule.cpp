@@ -169,11 +169,14 @@ void master_core::apply_pass(decision& d, const std::string& pool,
   }
 }
 
-void master_core::start_effect(decision& d, int64_t trial_id) {
+void master_core::start_effect(decision& d, int64_t trial_id,
+                               const std::string& only_agent) {
   auto t = state::find_trial(st_, trial_id);
   if (t == nullptr || !t->allocation)
     return;
   for (const auto& a : t->allocation->assignments) {
+    if (!only_agent.empty() && a.agent_id != only_agent)
+      continue;
     start_order o;
     o.agent_id = a.agent_id;
     o.trial_id = trial_id;

@@ -310,6 +310,31 @@ TEST(master_core, a_second_connection_of_a_connected_agent_replaces_the_first) {
 }
 
 TEST(master_core,
+     a_placement_the_agent_never_received_is_sent_again_when_it_says_hello) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  auto placed =
+      h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  ASSERT_EQ(effects_of<start_order>(placed).size(), 1u);
+  // The master died before its order reached the agent; the agent's hello
+  // to the next master lists neither a run nor an exit of 1.1.
+  master_core next(h.replay(), config());
+  auto restarted = next.start(h.now + sec);
+  EXPECT_FALSE(restarted.refusal) << render(restarted.refusal);
+  auto hello =
+      next.agent_connected("a1", "default", 1, "cpu", "", {}, h.now + 2 * sec);
+  EXPECT_FALSE(hello.refusal) << render(hello.refusal);
+  for (const auto& ev : hello.events)
+    EXPECT_EQ(std::get_if<trial_exited>(&ev), nullptr)
+        << "a run that never started was ended as lost";
+  auto starts = effects_of<start_order>(hello);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].allocation_id, "1.1");
+  EXPECT_EQ(starts[0].agent_id, "a1");
+  EXPECT_EQ(state::find_trial(next.state(), 1)->restarts, 0);
+}
+
+TEST(master_core,
      an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the_stale_run) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));
