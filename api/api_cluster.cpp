@@ -198,10 +198,11 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     if (!p)
       return;
     if (ctx->reads)
-      return answer_read(
+      return answer_coded_read(
           ctx, req, res,
-          [p = *p](const read::read_view& v) { return agents_page_text(v, p); },
-          "");
+          [p = *p](const read::read_view& v, body_coding coding) {
+            return agents_page_text(v, p, coding);
+          });
     answer_view(
         ctx, req, res,
         [p = *p](const state::cluster_state& s, int64_t) {
@@ -282,12 +283,11 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
       return;
     auto users = req.query.get_all("users");
     if (ctx->reads)
-      return answer_read(
+      return answer_coded_read(
           ctx, req, res,
-          [users, p = *p](const read::read_view& v) {
-            return experiments_page_text(v, users, p);
-          },
-          "");
+          [users, p = *p](const read::read_view& v, body_coding coding) {
+            return experiments_page_text(v, users, p, coding);
+          });
     answer_view(
         ctx, req, res,
         [users, p = *p](const state::cluster_state& s, int64_t) {

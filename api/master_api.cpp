@@ -11,6 +11,7 @@
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 #include "messages/model_archive.hpp"
+#include "util/gzip.hpp"
 #include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -87,6 +88,31 @@ void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
       .then([then = std::move(then)](
                 std::string& text) { then(json::parse(text, nullptr, false)); },
             [res](caf::error& err) { fail(res, err); });
+}
+
+void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
+                       responder res, coded_text_fn fn) {
+  auto min = min_position(req, res);
+  if (!min)
+    return;
+  if (!ctx->reads) {
+    res.send_error(grpc_code::unavailable, "no read model");
+    return;
+  }
+  auto accept = req.headers.get("Accept-Encoding");
+  auto coding = accept && gzip::accepted(*accept) ? body_coding::gzip
+                                                  : body_coding::identity;
+  ctx->reads->read(
+      *min, deadline_of(ctx),
+      [res, coding, fn = std::move(fn)](const read::read_view& v) {
+        auto r = http::http_response::json(200, fn(v, coding));
+        if (coding == body_coding::gzip)
+          r.headers.set("Content-Encoding", "gzip");
+        r.headers.set("Vary", "Accept-Encoding");
+        r.headers.set("X-Det-Position", std::to_string(v.position));
+        res.send(std::move(r));
+      },
+      refused(res));
 }
 
 void answer_read(const ctx_ptr& ctx, const http::http_request& req,

@@ -38,6 +38,13 @@ using text_fn = std::function<std::string(const read::read_view&)>;
 void answer_read(const ctx_ptr& ctx, const http::http_request& req,
                  http::responder res, text_fn fn, std::string missing);
 
+/// A list from the read model, its text gzip-coded when the request's
+/// Accept-Encoding admits gzip (and Vary: Accept-Encoding either way).
+using coded_text_fn =
+    std::function<std::string(const read::read_view&, body_coding)>;
+void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
+                       http::responder res, coded_text_fn fn);
+
 /// X-Det-Min-Position of the request (0 when absent), or answers 400.
 std::optional<int64_t> min_position(const http::http_request& req,
                                     const http::responder& res);

@@ -68,7 +68,8 @@ bool ended(state::trial_status s) {
 } // namespace
 
 nlohmann::json experiment_json(const state::cluster_state& s,
-                               const state::experiment_info& e) {
+                               const state::experiment_info& e,
+                               experiment_detail detail) {
   const auto& c = e.config;
   auto searcher = c.value("searcher", nlohmann::json::object());
   auto shown = conf::redact(c);
@@ -78,7 +79,8 @@ nlohmann::json experiment_json(const state::cluster_state& s,
       {"description", c.value("description", std::string{})},
       {"archived", false},
       {"config", shown},
-      {"originalConfig", shown.dump()},
+      {"originalConfig",
+       detail == experiment_detail::full ? shown.dump() : std::string{}},
       {"jobId", "exp-" + std::to_string(e.id)},
       {"numTrials", e.trial_ids.size()},
       {"trialIds", e.trial_ids},
@@ -137,7 +139,7 @@ nlohmann::json trial_json(const state::trial_info& t) {
 nlohmann::json experiments_response(const state::cluster_state& s) {
   auto list = nlohmann::json::array();
   for (const auto& [id, e] : s.experiments)
-    list.push_back(experiment_json(s, e));
+    list.push_back(experiment_json(s, e, experiment_detail::row));
   auto n = list.size();
   return {{"experiments", std::move(list)},
           {"pagination", pagination_of({}, static_cast<int64_t>(n))}};

@@ -21,8 +21,14 @@ std::string rfc3339(int64_t at_us);
 std::string experiment_state_name(state::experiment_status s);
 std::string trial_state_name(state::trial_status s);
 
-nlohmann::json experiment_json(const state::cluster_state& s,
-                               const state::experiment_info& e);
+/// What an experiment's JSON carries. A list row (GET /api/v1/experiments)
+/// leaves originalConfig, the submitted text, empty, as upstream's lists do;
+/// GET /api/v1/experiments/{id} fills it in.
+enum class experiment_detail { row, full };
+
+nlohmann::json
+experiment_json(const state::cluster_state& s, const state::experiment_info& e,
+                experiment_detail detail = experiment_detail::full);
 nlohmann::json trial_json(const state::trial_info& t);
 /// The same, and for a pending trial whose pool's last launch failed,
 /// `pendingReason` saying so (kind and message), so a user sees why it

@@ -141,24 +141,48 @@ json page_envelope(const char* key, json items, page p, int64_t total) {
   return {{key, std::move(items)}, {"pagination", pagination_of(p, total)}};
 }
 
+/// What a kept list answer depends on besides its rows: the page, the
+/// coding and the filter (each name length-prefixed: names may hold any
+/// byte but NUL).
+std::string answer_key(page p, body_coding coding,
+                       const std::vector<std::string>& users) {
+  auto key = std::to_string(p.offset) + ' ' + std::to_string(p.limit) + ' '
+             + (coding == body_coding::gzip ? "gzip" : "identity");
+  for (const auto& u : users)
+    key += ' ' + std::to_string(u.size()) + ':' + u;
+  return key;
+}
+
 /// {"<key>":[rows...],"pagination":{...}} as json::dump() writes it (keys
-/// in order: both keys here sort before "pagination").
+/// in order: both keys here sort before "pagination"), or that text as one
+/// gzip member joined from the rows' compressed bytes.
 template <class T, class Row>
 std::string page_text(const char* key, const std::vector<const T*>& items,
-                      page p, Row row) {
+                      page p, body_coding coding, Row row) {
   auto total = static_cast<int64_t>(items.size());
   auto [start, end] = page_bounds(total, p);
-  std::string out = "{\"";
-  out += key;
-  out += "\":[";
+  std::string head = "{\"";
+  head += key;
+  head += "\":[";
+  auto tail = "],\"pagination\":" + pagination_of(p, total).dump() + '}';
+  if (coding == body_coding::gzip) {
+    gzip::writer w;
+    w.text(head);
+    for (auto i = start; i < end; ++i) {
+      if (i != start)
+        w.text(",");
+      w.add(row(*items[static_cast<size_t>(i)]).compressed());
+    }
+    w.text(tail);
+    return w.finish();
+  }
+  std::string out = std::move(head);
   for (auto i = start; i < end; ++i) {
     if (i != start)
       out += ',';
-    out += row(*items[static_cast<size_t>(i)]);
+    out += row(*items[static_cast<size_t>(i)]).text;
   }
-  out += "],\"pagination\":";
-  out += pagination_of(p, total).dump();
-  out += '}';
+  out += tail;
   return out;
 }
 
@@ -203,13 +227,17 @@ json agents_response(const state::cluster_state& s, page p) {
       [&s](const state::agent_info& a) { return agent_json(s, a); });
 }
 
-std::string agents_page_text(const read::read_view& v, page p) {
+std::string agents_page_text(const read::read_view& v, page p,
+                             body_coding coding) {
   const auto& s = v.state;
-  return page_text("agents", all_agents(s), p,
-                   [&](const state::agent_info& a) -> const std::string& {
-                     return v.rows.agent(
-                         a.id, [&] { return agent_json(s, a).dump(); });
-                   });
+  auto key = answer_key(p, coding, {});
+  return v.rows.answer(read::fragments::rows_of::agents, key, [&] {
+    return page_text("agents", all_agents(s), p, coding,
+                     [&](const state::agent_info& a) -> read::row& {
+                       return v.rows.agent(
+                           a.id, [&] { return agent_json(s, a).dump(); });
+                     });
+  });
 }
 
 json tasks_response(const state::cluster_state& s) {
@@ -398,22 +426,28 @@ experiments_of(const state::cluster_state& s,
 } // namespace
 
 std::string experiments_page_text(const read::read_view& v,
-                                  const std::vector<std::string>& users,
-                                  page p) {
+                                  const std::vector<std::string>& users, page p,
+                                  body_coding coding) {
   const auto& s = v.state;
-  return page_text("experiments", experiments_of(s, users), p,
-                   [&](const state::experiment_info& e) -> const std::string& {
-                     return v.rows.experiment(
-                         e.id, [&] { return experiment_json(s, e).dump(); });
-                   });
+  auto key = answer_key(p, coding, users);
+  return v.rows.answer(read::fragments::rows_of::experiments, key, [&] {
+    return page_text(
+        "experiments", experiments_of(s, users), p, coding,
+        [&](const state::experiment_info& e) -> read::row& {
+          return v.rows.experiment(e.id, [&] {
+            return experiment_json(s, e, experiment_detail::row).dump();
+          });
+        });
+  });
 }
 
 json experiments_page(const state::cluster_state& s,
                       const std::vector<std::string>& users, page p) {
   auto matching = experiments_of(s, users);
-  return render_page(
-      "experiments", matching, p,
-      [&s](const state::experiment_info& e) { return experiment_json(s, e); });
+  return render_page("experiments", matching, p,
+                     [&s](const state::experiment_info& e) {
+                       return experiment_json(s, e, experiment_detail::row);
+                     });
 }
 
 } // namespace det::api

@@ -65,12 +65,17 @@ nlohmann::json resource_pools_response(const state::cluster_state& s,
 nlohmann::json experiments_page(const state::cluster_state& s,
                                 const std::vector<std::string>& users, page p);
 
+/// How a page's text goes out.
+enum class body_coding { identity, gzip };
+
 /// The same pages as text, each row taken from the replica's fragments
 /// (rendered once per change of its record): byte for byte the dump() of
-/// experiments_page / agents_response.
+/// experiments_page / agents_response, or, with body_coding::gzip, that
+/// text as one gzip member.
 std::string experiments_page_text(const read::read_view& v,
-                                  const std::vector<std::string>& users,
-                                  page p);
-std::string agents_page_text(const read::read_view& v, page p);
+                                  const std::vector<std::string>& users, page p,
+                                  body_coding coding = body_coding::identity);
+std::string agents_page_text(const read::read_view& v, page p,
+                             body_coding coding = body_coding::identity);
 
 } // namespace det::api

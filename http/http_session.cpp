@@ -206,7 +206,7 @@ public:
         if (!current || phase_ != phase::handling)
           break;
         phase_ = phase::responding;
-        enqueue(serialize_response(op.res, keep_alive_, cfg().server_name), 0);
+        enqueue_response(std::move(op.res), keep_alive_);
         break;
       case http_op::stream_head: {
         if (!current || phase_ != phase::handling) {
@@ -437,8 +437,24 @@ private:
   void refuse(http_response res) {
     keep_alive_ = false;
     phase_ = phase::responding;
-    enqueue(serialize_response(res, false, cfg().server_name), 0);
+    enqueue_response(std::move(res), false);
     do_write();
+  }
+
+  /// A small answer goes out as one buffer; a large one as its head and
+  /// its body, moved, not copied behind the head (lists run to megabytes).
+  void enqueue_response(http_response res, bool keep_alive) {
+    constexpr size_t copy_below = 16 * 1024;
+    if (res.body.size() < copy_below) {
+      enqueue(serialize_response(res, keep_alive, cfg().server_name), 0);
+      return;
+    }
+    head_options opts;
+    opts.keep_alive = keep_alive;
+    opts.content_length = res.body.size();
+    opts.server_name = cfg().server_name;
+    enqueue(serialize_head(res.status, res.headers, opts), 0);
+    enqueue(std::move(res.body), 0);
   }
 
   void enqueue(std::string bytes, size_t accounted) {

@@ -36,12 +36,17 @@ template <class T>
 struct has_assignments<T, std::void_t<decltype(std::declval<T>().assignments)>>
     : std::true_type {};
 
-/// Users and sessions: no experiment or agent row shows them.
+/// Users and sessions, a trial's metrics and checkpoints: no experiment or
+/// agent row shows them (a row that starts showing one must leave this
+/// list; read_model_test compares rows with fresh renders after random
+/// events of every type). Metrics are most of a busy cluster's events:
+/// kept rows and answers outlive them.
 template <class T>
-constexpr bool touches_no_row =
-    std::is_same_v<
-        T,
-        user_created> || std::is_same_v<T, user_password_changed> || std::is_same_v<T, session_started> || std::is_same_v<T, session_ended>;
+constexpr bool touches_no_row = std::disjunction_v<
+    std::is_same<T, user_created>, std::is_same<T, user_password_changed>,
+    std::is_same<T, session_started>, std::is_same<T, session_ended>,
+    std::is_same<T, trial_metrics_reported>,
+    std::is_same<T, trial_checkpointed>>;
 
 /// A trial's experiment and the agents holding its allocation.
 void add_trial(const state::cluster_state& s, int64_t trial_id, touched& out) {
@@ -105,33 +110,63 @@ void touched_records(const state::cluster_state& s, const domain_event& ev,
       ev);
 }
 
-const std::string&
-fragments::experiment(int64_t id, const std::function<std::string()>& render) {
+row& fragments::experiment(int64_t id,
+                           const std::function<std::string()>& render) {
   auto i = experiments_.find(id);
   if (i == experiments_.end())
-    i = experiments_.emplace(id, render()).first;
+    i = experiments_.emplace(id, row{render(), std::nullopt}).first;
+  return i->second;
+}
+
+row& fragments::agent(const std::string& id,
+                      const std::function<std::string()>& render) {
+  auto i = agents_.find(id);
+  if (i == agents_.end())
+    i = agents_.emplace(id, row{render(), std::nullopt}).first;
   return i->second;
 }
 
 const std::string&
-fragments::agent(const std::string& id,
-                 const std::function<std::string()>& render) {
-  auto i = agents_.find(id);
-  if (i == agents_.end())
-    i = agents_.emplace(id, render()).first;
-  return i->second;
+fragments::answer(rows_of kind, const std::string& key,
+                  const std::function<std::string()>& build) {
+  // Kept answers are few (a page size or filter a client repeats) and
+  // bounded in bytes: past the bound they are all dropped and kept anew.
+  constexpr size_t max_bytes = 64 << 20;
+  constexpr size_t max_answers = 256;
+  auto k = static_cast<size_t>(kind);
+  auto& kept = answers_[k];
+  if (auto i = kept.find(key); i != kept.end())
+    return i->second;
+  auto text = build();
+  if (answer_bytes_[k] + text.size() > max_bytes
+      || kept.size() >= max_answers) {
+    kept.clear();
+    answer_bytes_[k] = 0;
+  }
+  answer_bytes_[k] += text.size();
+  return kept.emplace(key, std::move(text)).first->second;
 }
 
 void fragments::drop(const touched& t) {
+  auto forget_answers = [this](rows_of kind) {
+    answers_[static_cast<size_t>(kind)].clear();
+    answer_bytes_[static_cast<size_t>(kind)] = 0;
+  };
   if (t.everything) {
     experiments_.clear();
     agents_.clear();
+    forget_answers(rows_of::experiments);
+    forget_answers(rows_of::agents);
     return;
   }
   for (auto id : t.experiments)
     experiments_.erase(id);
   for (const auto& id : t.agents)
     agents_.erase(id);
+  if (!t.experiments.empty())
+    forget_answers(rows_of::experiments);
+  if (!t.agents.empty())
+    forget_answers(rows_of::agents);
 }
 
 } // namespace det::read

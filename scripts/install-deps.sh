@@ -8,7 +8,7 @@ apt_pkgs=(
   libcaf-dev libpqxx-dev libpq-dev nlohmann-json3-dev libyaml-cpp-dev
   libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev
   libgtest-dev libgmock-dev postgresql postgresql-contrib clang-format wrk
-  libspdlog-dev libcli11-dev libpugixml-dev libarchive-dev
+  libspdlog-dev libcli11-dev libpugixml-dev libarchive-dev zlib1g-dev
   clang libclang-rt-14-dev
 )
 # clang and libclang-rt-14-dev build the libFuzzer targets (make fuzz):

@@ -11,6 +11,7 @@
 #include "api/master_api.hpp"
 #include "read/read_model.hpp"
 #include "store/memory_event_store.hpp"
+#include "tests/support/gunzip.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -235,6 +236,41 @@ TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
   auto r = call("POST", "/api/v1/experiments", body.dump());
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(r.body.find("modelDefinition[0].path"), std::string::npos);
+}
+
+TEST_F(
+    master_api_test,
+    lists_are_gzip_coded_for_a_client_that_accepts_it_and_rows_omit_the_submitted_text) {
+  ASSERT_EQ(
+      call("POST", "/api/v1/experiments", create_body(good_config)).status,
+      200);
+  for (const char* path : {"/api/v1/experiments", "/api/v1/agents"}) {
+    auto plain = call("GET", path);
+    ASSERT_EQ(plain.status, 200) << plain.body;
+    EXPECT_FALSE(plain.headers.get("Content-Encoding")) << path;
+    EXPECT_EQ(plain.headers.get("Vary").value_or(""), "Accept-Encoding");
+    extra_headers["Accept-Encoding"] = "gzip, deflate"; // as python-requests
+    auto coded = call("GET", path);
+    extra_headers.clear();
+    ASSERT_EQ(coded.status, 200);
+    EXPECT_EQ(coded.headers.get("Content-Encoding").value_or(""), "gzip")
+        << path;
+    EXPECT_EQ(coded.headers.get("Vary").value_or(""), "Accept-Encoding");
+    EXPECT_EQ(test::gunzip(coded.body), plain.body) << path;
+    // gzip refused by weight: the plain text.
+    extra_headers["Accept-Encoding"] = "gzip;q=0, identity";
+    auto refused = call("GET", path);
+    extra_headers.clear();
+    EXPECT_EQ(refused.body, plain.body) << path;
+  }
+  // A list row leaves originalConfig empty (as upstream's list does); the
+  // experiment's own answer has it.
+  auto list = json::parse(call("GET", "/api/v1/experiments").body);
+  ASSERT_EQ(list["experiments"].size(), 1u);
+  EXPECT_EQ(list["experiments"][0]["originalConfig"], "");
+  EXPECT_TRUE(list["experiments"][0]["config"].is_object());
+  auto one = json::parse(call("GET", "/api/v1/experiments/1").body);
+  EXPECT_NE(one["experiment"]["originalConfig"].get<std::string>(), "");
 }
 
 TEST_F(master_api_test, experiments_pause_and_activate) {

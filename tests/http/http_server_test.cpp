@@ -227,6 +227,33 @@ TEST(http_server, pipelined_requests_are_answered_in_order) {
   }
 }
 
+TEST(http_server, small_and_large_answers_keep_order_on_one_connection) {
+  // A large body goes out as its own buffer behind its head; answers of
+  // both kinds, pipelined, arrive whole and in order.
+  router r;
+  r.get("/size/{n}", [](http_request req, responder res) {
+    auto n = std::stoul(req.param("n"));
+    std::string body(n, 'a');
+    for (size_t i = 0; i < n; i += 997)
+      body[i] = static_cast<char>('0' + i % 10);
+    res.send(http_response::text(200, std::move(body)));
+  });
+  auto s = start_server(std::move(r));
+  test_client c{s->port()};
+  std::vector<size_t> sizes{10, 3 << 20, 16383, 16384, 200000, 0, 5};
+  std::string burst;
+  for (auto n : sizes)
+    burst += "GET /size/" + std::to_string(n) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  c.write_raw(burst);
+  for (auto n : sizes) {
+    auto head = c.read_head();
+    auto body = c.read_body(head);
+    ASSERT_EQ(body.size(), n);
+    for (size_t i = 0; i < n; i += 997)
+      ASSERT_EQ(body[i], static_cast<char>('0' + i % 10)) << n << " at " << i;
+  }
+}
+
 TEST(http_server, a_handler_may_answer_later_from_another_thread) {
   parked p;
   router r;
