@@ -1,0 +1,159 @@
+// read/metrics_history: a trial's reports are loaded once, then followed;
+// reports that arrive during a load are neither lost nor doubled; the
+// bound forgets the trials used longest ago.
+
+#include "read/metrics_history.hpp"
+
+#include "messages/errc.hpp"
+
+#include <gtest/gtest.h>
+
+namespace det::read {
+namespace {
+
+domain_event report(int64_t trial, int64_t steps,
+                    const char* group = "training") {
+  trial_metrics_reported ev;
+  ev.trial_id = trial;
+  ev.allocation_id = std::to_string(trial) + ".1";
+  ev.kind = group;
+  ev.steps_completed = steps;
+  ev.metrics = {{"loss", 1.0 / static_cast<double>(steps + 1)}};
+  ev.at_us = 1000 + steps;
+  return ev;
+}
+
+/// A log of events, positions from 1, that loads a trial's reports.
+struct fake_log {
+  std::vector<domain_event> events;
+  int loads = 0;
+  /// Runs in the middle of the next load (after the log was read).
+  std::function<void()> during_load;
+
+  int64_t add(domain_event ev) {
+    events.push_back(std::move(ev));
+    return static_cast<int64_t>(events.size());
+  }
+
+  metrics_history::loader loader() {
+    return [this](int64_t trial) {
+      ++loads;
+      std::vector<metric_report> out;
+      for (size_t i = 0; i < events.size(); ++i)
+        if (auto r = report_of(static_cast<int64_t>(i + 1), events[i]);
+            r && r->trial_id == trial)
+          out.push_back(*r);
+      if (during_load) {
+        auto f = std::move(during_load);
+        during_load = nullptr;
+        f();
+      }
+      return caf::expected<std::vector<metric_report>>{std::move(out)};
+    };
+  }
+};
+
+std::vector<int64_t> steps_of(const report_list& l) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < l.size(); ++i)
+    out.push_back(l[i].steps);
+  return out;
+}
+
+TEST(metrics_history, a_trial_is_read_from_the_log_once_then_followed) {
+  fake_log log;
+  metrics_history h;
+  log.add(report(1, 1));
+  log.add(report(2, 1));
+  log.add(report(1, 2, "validation"));
+  auto first = h.reports(1, log.loader());
+  ASSERT_TRUE(first);
+  EXPECT_EQ(steps_of(*first), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ((*first)[1].group, "validation");
+  EXPECT_EQ((*first)[1].metrics, R"({"loss":0.3333333333333333})");
+  // Followed from the master's durable batches, without another load.
+  auto last = log.add(report(1, 3));
+  h.observe({log.events.back()}, last);
+  auto again = h.reports(1, log.loader());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(steps_of(*again), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(log.loads, 1);
+  // The snapshot taken before is unchanged.
+  EXPECT_EQ(first->size(), 2u);
+}
+
+TEST(metrics_history,
+     reports_that_arrive_during_a_load_are_kept_once_in_order) {
+  fake_log log;
+  metrics_history h;
+  log.add(report(1, 1));
+  auto p2 = log.add(report(1, 2));
+  // While the load runs (it has read positions 1-2), the master publishes
+  // position 2 again (durable before the load began) and 3 (after).
+  log.during_load = [&] {
+    auto p3 = log.add(report(1, 3));
+    h.observe({log.events[1]}, p2);
+    h.observe({log.events[2]}, p3);
+  };
+  auto got = h.reports(1, log.loader());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(steps_of(*got), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(h.held(), 3u);
+}
+
+TEST(metrics_history, the_bound_forgets_the_trial_used_longest_ago) {
+  fake_log log;
+  metrics_history h{5};
+  for (int s = 0; s < 4; ++s)
+    log.add(report(1, s));
+  for (int s = 0; s < 3; ++s)
+    log.add(report(2, s));
+  ASSERT_TRUE(h.reports(1, log.loader()));
+  ASSERT_TRUE(h.reports(2, log.loader()));
+  EXPECT_EQ(log.loads, 2);
+  EXPECT_EQ(h.held(), 3u) << "trial 1 (4 reports) went to make room";
+  auto back = h.reports(1, log.loader());
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->size(), 4u);
+  EXPECT_EQ(log.loads, 3);
+  // A trial larger than the bound alone is still served.
+  metrics_history tiny{2};
+  auto big = tiny.reports(1, log.loader());
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->size(), 4u);
+}
+
+TEST(metrics_history, many_reports_are_indexed_across_blocks) {
+  fake_log log;
+  metrics_history h;
+  auto n = static_cast<int64_t>(report_list::block_size * 2 + 7);
+  for (int64_t s = 0; s < n; ++s)
+    log.add(report(1, s));
+  auto got = h.reports(1, log.loader());
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->size(), static_cast<size_t>(n));
+  for (int64_t s = 0; s < n; ++s)
+    ASSERT_EQ((*got)[static_cast<size_t>(s)].steps, s);
+}
+
+TEST(metrics_history, a_failed_load_is_reported_and_tried_again_next_time) {
+  metrics_history h;
+  int calls = 0;
+  auto failing = [&](int64_t) -> caf::expected<std::vector<metric_report>> {
+    ++calls;
+    return make_error(errc::store_unavailable, "database down");
+  };
+  EXPECT_FALSE(h.reports(1, failing));
+  // Reports published meanwhile are not held for a trial not loaded.
+  h.observe({report(1, 1)}, 1);
+  EXPECT_EQ(h.held(), 0u);
+  fake_log log;
+  log.add(report(1, 1));
+  auto got = h.reports(1, log.loader());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->size(), 1u);
+  EXPECT_EQ(calls, 1);
+}
+
+} // namespace
+} // namespace det::read
