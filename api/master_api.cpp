@@ -4,6 +4,7 @@
 #include "api/api_auth.hpp"
 #include "api/api_cluster.hpp"
 #include "api/api_inspect.hpp"
+#include "api/api_metrics.hpp"
 #include "api/pool_views.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
@@ -26,20 +27,15 @@ void fail(const responder& res, const caf::error& err) {
   res.send(http::error_response(err));
 }
 
-namespace {
-
 std::chrono::steady_clock::time_point deadline_of(const ctx_ptr& ctx) {
   return std::chrono::steady_clock::now() + ctx->request_timeout;
 }
 
-/// A read the model could not serve in time (or at all): 503 naming why.
 read::refuse_fn refused(responder res) {
   return [res](int64_t, const std::string& why) {
     res.send_error(grpc_code::unavailable, why);
   };
 }
-
-} // namespace
 
 std::optional<int64_t> min_position(const http::http_request& req,
                                     const responder& res) {
@@ -526,10 +522,22 @@ std::shared_ptr<read::read_model> follow_master(master_options& mo,
   return reads;
 }
 
+std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo) {
+  auto history = std::make_shared<read::metrics_history>();
+  mo.on_durable = [history, next = std::move(mo.on_durable)](
+                      std::vector<domain_event> events, int64_t last) {
+    history->observe(events, last);
+    if (next)
+      next(std::move(events), last);
+  };
+  return history;
+}
+
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
   add_auth_routes(r, ctx);
   add_cluster_routes(r, ctx);
+  add_metric_routes(r, ctx);
   // Both answers are fixed for the life of the process: rendered once.
   auto info_text = json{
       {"version", ctx->version},

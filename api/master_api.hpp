@@ -21,6 +21,7 @@
 #include "conf/master_config.hpp"
 #include "http/router.hpp"
 #include "policy/login_throttle.hpp"
+#include "read/metrics_history.hpp"
 #include "read/read_model.hpp"
 #include "util/serial_worker.hpp"
 
@@ -75,6 +76,9 @@ struct api_context {
   /// The read replicas that answer reads (read/read_model.hpp); null:
   /// reads ask the master (tests of the routes alone).
   std::shared_ptr<read::read_model> reads;
+  /// Trials' metric reports, for learning curves (read/metrics_history.hpp);
+  /// null: the metric history routes answer 503.
+  std::shared_ptr<read::metrics_history> history;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };
@@ -106,5 +110,9 @@ void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);
 std::shared_ptr<read::read_model> follow_master(master_options& mo,
                                                 state::cluster_state st,
                                                 read::read_options ro = {});
+
+/// A metric history fed the events the master makes durable (it chains
+/// onto `mo.on_durable`): what api_context::history holds.
+std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo);
 
 } // namespace det::api

@@ -11,6 +11,7 @@
 #include <caf/event_based_actor.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -44,6 +45,12 @@ using coded_text_fn =
     std::function<std::string(const read::read_view&, body_coding)>;
 void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
                        http::responder res, coded_text_fn fn);
+
+/// When a request's read gives up (now + the request timeout).
+std::chrono::steady_clock::time_point deadline_of(const ctx_ptr& ctx);
+
+/// A read the model could not serve in time (or at all): 503 naming why.
+read::refuse_fn refused(http::responder res);
 
 /// X-Det-Min-Position of the request (0 when absent), or answers 400.
 std::optional<int64_t> min_position(const http::http_request& req,

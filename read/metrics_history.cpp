@@ -27,6 +27,31 @@ const metric_report& report_list::operator[](size_t i) const {
   return tail_[i - blocks_.size() * block_size];
 }
 
+std::vector<size_t> sample_reports(const report_list& l,
+                                   const std::string& group, int64_t min_steps,
+                                   int64_t max_steps, size_t max_points) {
+  std::vector<size_t> match;
+  for (size_t i = 0; i < l.size(); ++i) {
+    const auto& r = l[i];
+    if (r.group == group && r.steps >= min_steps && r.steps <= max_steps)
+      match.push_back(i);
+  }
+  if (match.size() <= max_points)
+    return match;
+  std::vector<size_t> out;
+  if (max_points == 0)
+    return out;
+  if (max_points == 1)
+    return {match.back()};
+  out.reserve(max_points);
+  // Point k of max_points at k * (n - 1) / (max_points - 1): 0 and n - 1
+  // included, strictly increasing since n > max_points.
+  auto n = match.size();
+  for (size_t k = 0; k < max_points; ++k)
+    out.push_back(match[k * (n - 1) / (max_points - 1)]);
+  return out;
+}
+
 metrics_history::metrics_history(size_t max_reports)
     : max_reports_(max_reports) {}
 

@@ -66,6 +66,14 @@ private:
   size_t size_ = 0;
 };
 
+/// Which reports of `l` a chart of at most `max_points` shows: those of
+/// `group` with steps in [min_steps, max_steps], evenly spaced by index,
+/// the first and the last of them always included; all of them when they
+/// are no more than `max_points`.
+std::vector<size_t> sample_reports(const report_list& l,
+                                   const std::string& group, int64_t min_steps,
+                                   int64_t max_steps, size_t max_points);
+
 class metrics_history {
 public:
   /// Reads one trial's reports from the log, in log order.

@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
   if (auto n = std::getenv("DET_READ_REPLICAS"); n != nullptr && *n != '\0')
     ro.replicas = static_cast<size_t>(std::max(1, std::atoi(n)));
   auto reads = api::follow_master(mo, *st, ro);
+  auto history = api::follow_metrics(mo);
   auto master_ref =
       spawn_master(sys, writer, std::move(*st), std::move(core_cfg), mo);
   // Fail-stop: a master that ends for any reason but our own shutdown (a
@@ -206,6 +207,7 @@ int main(int argc, char** argv) {
   auto ctx = std::make_shared<api::api_context>();
   ctx->master = master_ref;
   ctx->reads = reads;
+  ctx->history = history;
   ctx->bridge = api::spawn_api_bridge(sys);
   ctx->model_defs = spawn_model_def_actor(sys, std::move(*defs));
   ctx->logs = logs;

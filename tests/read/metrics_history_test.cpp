@@ -155,5 +155,32 @@ TEST(metrics_history, a_failed_load_is_reported_and_tried_again_next_time) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(metrics_history, a_chart_samples_evenly_and_keeps_the_ends) {
+  fake_log log;
+  metrics_history h;
+  for (int64_t s = 0; s < 1000; ++s)
+    log.add(report(1, s, s % 10 == 0 ? "validation" : "training"));
+  auto got = h.reports(1, log.loader());
+  ASSERT_TRUE(got);
+  auto all = sample_reports(*got, "validation", 0, 1000000, 500);
+  ASSERT_EQ(all.size(), 100u); // no more than asked: every one
+  auto some = sample_reports(*got, "training", 0, 1000000, 50);
+  ASSERT_EQ(some.size(), 50u);
+  EXPECT_EQ((*got)[some.front()].steps, 1);
+  EXPECT_EQ((*got)[some.back()].steps, 999);
+  for (size_t k = 1; k < some.size(); ++k) {
+    EXPECT_LT(some[k - 1], some[k]);
+    EXPECT_EQ((*got)[some[k]].group, "training");
+  }
+  // A step range, and a single point (the last).
+  auto range = sample_reports(*got, "training", 100, 199, 1000);
+  ASSERT_EQ(range.size(), 90u);
+  EXPECT_EQ((*got)[range.front()].steps, 101);
+  auto one = sample_reports(*got, "training", 0, 1000000, 1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ((*got)[one[0]].steps, 999);
+  EXPECT_TRUE(sample_reports(*got, "nope", 0, 1000000, 10).empty());
+}
+
 } // namespace
 } // namespace det::read

@@ -1,0 +1,375 @@
+#include "api/api_metrics.hpp"
+
+#include "api/log_reader.hpp"
+#include "api/route_util.hpp"
+#include "api/views.hpp"
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+#include "util/text.hpp"
+
+namespace det::api {
+
+namespace {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::http_request;
+using http::responder;
+
+constexpr size_t max_trials = 100;
+constexpr int64_t default_points = 1000;
+constexpr int64_t max_points = 100000;
+
+/// What a metrics request asks for, checked.
+struct metric_query {
+  std::vector<int64_t> trials;
+  /// Empty: training and validation (time-series only).
+  std::string group;
+  std::vector<std::string> names;
+  int64_t min_steps = 0;
+  int64_t max_steps = INT64_MAX;
+  size_t points = default_points;
+};
+
+std::string shown_value(std::string_view v);
+
+std::optional<int64_t> integer(const http_request& req, const responder& res,
+                               const char* name, int64_t lo, int64_t hi) {
+  auto v = req.query.get(name);
+  if (!v)
+    return std::nullopt;
+  try {
+    size_t used = 0;
+    auto n = std::stoll(*v, &used);
+    if (used == v->size() && n >= lo && n <= hi)
+      return n;
+  } catch (const std::exception&) {
+  }
+  res.send_error(grpc_code::invalid_argument,
+                 std::string{name} + ": expected an integer in "
+                     + std::to_string(lo) + ".." + std::to_string(hi)
+                     + ", got '" + shown_value(*v) + "'");
+  return int64_t{-1}; // answered
+}
+
+/// A client's value fit to quote in an error message.
+std::string shown_value(std::string_view v) {
+  return util::fit_text(v, util::text_rules{64, false, true});
+}
+
+/// A metric group as upstream allows it: a name without '.'.
+bool group_ok(const std::string& g) {
+  return util::text_problem(g, util::text_rules{255, false, false}).empty()
+         && g.find('.') == std::string::npos;
+}
+
+/// Reads and checks the query; answers 400 and returns nothing when bad.
+/// `fixed_group`: the route's own group ("" lets the query choose).
+std::optional<metric_query> query_of(const http_request& req,
+                                     const responder& res,
+                                     const std::string& fixed_group,
+                                     bool group_required) {
+  metric_query q;
+  auto ids = req.query.get_all("trialIds");
+  if (ids.empty() || ids.size() > max_trials) {
+    res.send_error(grpc_code::invalid_argument,
+                   "trialIds: between 1 and " + std::to_string(max_trials)
+                       + " trial ids are required, got "
+                       + std::to_string(ids.size()));
+    return std::nullopt;
+  }
+  for (const auto& text : ids) {
+    int64_t id = 0;
+    try {
+      size_t used = 0;
+      id = std::stoll(text, &used);
+      if (used != text.size())
+        id = 0;
+    } catch (const std::exception&) {
+    }
+    if (id <= 0) {
+      res.send_error(grpc_code::invalid_argument,
+                     "trialIds: not a trial id: '" + shown_value(text) + "'");
+      return std::nullopt;
+    }
+    q.trials.push_back(id);
+  }
+  q.group = fixed_group;
+  if (q.group.empty()) {
+    if (auto g = req.query.get("group"); g && !g->empty())
+      q.group = *g;
+    else if (auto t = req.query.get("metricType"); t && !t->empty()) {
+      if (*t == "METRIC_TYPE_TRAINING")
+        q.group = "training";
+      else if (*t == "METRIC_TYPE_VALIDATION")
+        q.group = "validation";
+      else {
+        res.send_error(grpc_code::invalid_argument,
+                       "metricType: expected METRIC_TYPE_TRAINING or "
+                       "METRIC_TYPE_VALIDATION, got '"
+                           + shown_value(*t) + "'");
+        return std::nullopt;
+      }
+    }
+    if (!q.group.empty() && !group_ok(q.group)) {
+      res.send_error(grpc_code::invalid_argument,
+                     "group: a name of 1-255 bytes without '.' or control "
+                     "characters is expected, got '"
+                         + shown_value(q.group) + "'");
+      return std::nullopt;
+    }
+    if (group_required && q.group.empty()) {
+      res.send_error(grpc_code::invalid_argument, "group: required");
+      return std::nullopt;
+    }
+  }
+  for (const auto& n : req.query.get_all("metricNames"))
+    q.names.push_back(n);
+  // metricIds name a metric with its group: "validation.loss".
+  for (const auto& id : req.query.get_all("metricIds")) {
+    auto dot = id.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == id.size()) {
+      res.send_error(grpc_code::invalid_argument,
+                     "metricIds: expected group.name, got '" + shown_value(id)
+                         + "'");
+      return std::nullopt;
+    }
+    q.names.push_back(id.substr(dot + 1));
+  }
+  auto start = integer(req, res, "startBatches", 0, INT64_MAX);
+  auto end = integer(req, res, "endBatches", 0, INT64_MAX);
+  auto points = integer(req, res, "maxDatapoints", 0, max_points);
+  if ((start && *start < 0) || (end && *end < 0) || (points && *points < 0))
+    return std::nullopt; // answered
+  if (start)
+    q.min_steps = *start;
+  if (end)
+    q.max_steps = *end;
+  // 0 asks for the default, as upstream reads an unset field.
+  if (points && *points > 0)
+    q.points = static_cast<size_t>(*points);
+  return q;
+}
+
+/// A trial's reports from the log (its stream), in log order.
+caf::expected<std::vector<read::metric_report>> load_reports(event_store& log,
+                                                             int64_t trial) {
+  std::vector<read::metric_report> out;
+  read_options o;
+  o.stream = "trial/" + std::to_string(trial);
+  auto err = log.read(o, [&out](recorded_event&& r) -> caf::error {
+    if (r.body.type != trial_metrics_reported::type_name)
+      return {};
+    auto ev = decode(r);
+    if (!ev)
+      return ev.error();
+    if (auto rep = read::report_of(r.position, *ev))
+      out.push_back(std::move(*rep));
+    return {};
+  });
+  if (err)
+    return err;
+  return out;
+}
+
+/// The run number of an allocation id ("12.3" -> 3).
+int64_t run_of(const std::string& allocation_id) {
+  auto dot = allocation_id.rfind('.');
+  if (dot == std::string::npos)
+    return 0;
+  try {
+    return std::stoll(allocation_id.substr(dot + 1));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+/// A v1MetricsReport; the metrics object as upstream keys it (validation
+/// under "validation_metrics", any other group under "avg_metrics").
+void append_report(std::string& out, const read::metric_report& r) {
+  out += R"({"trialId":)" + std::to_string(r.trial_id);
+  out += R"(,"trialRunId":)" + std::to_string(run_of(r.allocation_id));
+  out += R"(,"id":)" + std::to_string(r.position);
+  out += R"(,"totalBatches":)" + std::to_string(r.steps);
+  out += R"(,"endTime":)" + json(rfc3339(r.at_us)).dump();
+  out += R"(,"group":)" + json(r.group).dump();
+  out += R"(,"archived":false,"metrics":{)";
+  out += r.group == "validation" ? R"("validation_metrics":)"
+                                 : R"("avg_metrics":)";
+  out += r.metrics;
+  out += R"(,"batch_metrics":null}})";
+}
+
+/// Runs `then` with each asked trial's reports, on the log reader's thread,
+/// once the read model knows every trial (404 naming the first it does
+/// not). `then` also gets the trials' JSON.
+void with_reports(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
+                  const responder& res, const metric_query& q,
+                  std::function<void(const std::vector<json>&,
+                                     const std::vector<read::report_list>&)>
+                      then) {
+  if (!ctx->reads || !ctx->history || !reader) {
+    res.send_error(grpc_code::unavailable, "no metric history here");
+    return;
+  }
+  ctx->reads->read(
+      0, deadline_of(ctx),
+      [ctx, reader, res, q, then = std::move(then)](const read::read_view& v) {
+        std::vector<json> trials;
+        for (auto id : q.trials) {
+          auto t = state::find_trial(v.state, id);
+          if (t == nullptr) {
+            res.send_error(grpc_code::not_found,
+                           "trial " + std::to_string(id) + " not found");
+            return;
+          }
+          trials.push_back(trial_json(v.state, *t));
+        }
+        auto queued =
+            reader->submit([ctx, res, q, trials, then](event_store* log,
+                                                       const caf::error& err) {
+              if (log == nullptr) {
+                res.send_error(grpc_code::unavailable,
+                               "the event log cannot be read: " + render(err));
+                return;
+              }
+              std::vector<read::report_list> lists;
+              for (auto id : q.trials) {
+                auto l = ctx->history->reports(
+                    id, [log](int64_t t) { return load_reports(*log, t); });
+                if (!l) {
+                  res.send_error(grpc_code::unavailable,
+                                 "trial " + std::to_string(id)
+                                     + ": metrics cannot be read: "
+                                     + render(l.error()));
+                  return;
+                }
+                lists.push_back(std::move(*l));
+              }
+              then(trials, lists);
+            });
+        if (!queued)
+          res.send_error(grpc_code::unavailable,
+                         "too many metric queries are waiting; try again");
+      },
+      refused(res));
+}
+
+/// Every report of the asked group, in lines of at most 1,000.
+void stream_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
+                  const http_request& req, const responder& res,
+                  const std::string& fixed_group) {
+  auto q = query_of(req, res, fixed_group, true);
+  if (!q)
+    return;
+  with_reports(
+      ctx, reader, res, *q,
+      [res, group = q->group](const std::vector<json>&,
+                              const std::vector<read::report_list>& lists) {
+        constexpr size_t per_line = 1000;
+        std::string body;
+        std::string line;
+        size_t in_line = 0;
+        auto flush = [&] {
+          body += R"({"result":{"metrics":[)" + line + "]}}\n";
+          line.clear();
+          in_line = 0;
+        };
+        for (const auto& l : lists)
+          for (size_t i = 0; i < l.size(); ++i) {
+            if (l[i].group != group)
+              continue;
+            if (in_line != 0)
+              line += ',';
+            append_report(line, l[i]);
+            if (++in_line == per_line)
+              flush();
+          }
+        if (in_line != 0 || body.empty())
+          flush();
+        res.send_json(std::move(body));
+      });
+}
+
+/// One v1DownsampledMetrics: the sampled points of `group`, each with the
+/// asked metrics (all when none are named).
+json series(const read::report_list& l, const std::string& group,
+            const metric_query& q) {
+  json data = json::array();
+  for (auto i : sample_reports(l, group, q.min_steps, q.max_steps, q.points)) {
+    const auto& r = l[i];
+    auto all = json::parse(r.metrics, nullptr, false);
+    if (!all.is_object())
+      continue;
+    json values = json::object();
+    if (q.names.empty())
+      values = all;
+    else
+      for (const auto& n : q.names)
+        if (auto v = all.find(n); v != all.end())
+          values[n] = *v;
+    json point{{"batches", r.steps},
+               {"time", rfc3339(r.at_us)},
+               {"values", std::move(values)}};
+    if (auto e = all.find("epoch"); e != all.end() && e->is_number())
+      point["epoch"] = *e;
+    data.push_back(std::move(point));
+  }
+  std::string type = group == "training"     ? "METRIC_TYPE_TRAINING"
+                     : group == "validation" ? "METRIC_TYPE_VALIDATION"
+                                             : "METRIC_TYPE_UNSPECIFIED";
+  return {{"type", type}, {"group", group}, {"data", std::move(data)}};
+}
+
+void time_series_route(const ctx_ptr& ctx,
+                       const std::shared_ptr<log_reader>& reader,
+                       const http_request& req, const responder& res) {
+  auto q = query_of(req, res, "", false);
+  if (!q)
+    return;
+  with_reports(ctx, reader, res, *q,
+               [res, q = *q](const std::vector<json>& trials,
+                             const std::vector<read::report_list>& lists) {
+                 json out = json::array();
+                 for (size_t k = 0; k < trials.size(); ++k) {
+                   json metrics = json::array();
+                   if (q.group.empty()) {
+                     metrics.push_back(series(lists[k], "training", q));
+                     metrics.push_back(series(lists[k], "validation", q));
+                   } else {
+                     metrics.push_back(series(lists[k], q.group, q));
+                   }
+                   out.push_back(
+                       {{"trial", trials[k]}, {"metrics", std::move(metrics)}});
+                 }
+                 res.send_json(json{{"trials", std::move(out)}}.dump());
+               });
+}
+
+} // namespace
+
+void add_metric_routes(http::router& r, ctx_ptr ctx) {
+  // Its own connection: a history load does not wait behind det-inspect's
+  // queries, nor they behind it.
+  std::shared_ptr<log_reader> reader;
+  if (!ctx->db_url.empty())
+    reader = std::make_shared<log_reader>(ctx->db_url);
+  r.get("/api/v1/trials/metrics/trial_metrics",
+        [ctx, reader](http_request req, responder res) {
+          stream_route(ctx, reader, req, res, "");
+        });
+  r.get("/api/v1/trials/metrics/training_metrics",
+        [ctx, reader](http_request req, responder res) {
+          stream_route(ctx, reader, req, res, "training");
+        });
+  r.get("/api/v1/trials/metrics/validation_metrics",
+        [ctx, reader](http_request req, responder res) {
+          stream_route(ctx, reader, req, res, "validation");
+        });
+  r.get("/api/v1/trials/time-series",
+        [ctx, reader](http_request req, responder res) {
+          time_series_route(ctx, reader, req, res);
+        });
+}
+
+} // namespace det::api

@@ -1,0 +1,25 @@
+#pragma once
+
+// A trial's whole metric history (read/metrics_history.hpp), as the SDK and
+// the WebUI ask for it:
+//   GET /api/v1/trials/metrics/trial_metrics?trialIds=&group=
+//   GET /api/v1/trials/metrics/training_metrics?trialIds=
+//   GET /api/v1/trials/metrics/validation_metrics?trialIds=
+//     every report, newline-delimited {"result":{"metrics":[...]}} lines;
+//   GET /api/v1/trials/time-series?trialIds=&maxDatapoints=&group=
+//       &metricNames=&startBatches=&endBatches=
+//     each trial with its series sampled to at most maxDatapoints points
+//     (the first and the last kept): learning curves.
+// The trials are looked up on the read model (404 for one that does not
+// exist), their reports on the log reader's thread.
+
+#include "api/master_api.hpp"
+#include "http/router.hpp"
+
+#include <memory>
+
+namespace det::api {
+
+void add_metric_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+
+} // namespace det::api
