@@ -151,22 +151,48 @@ std::optional<metric_query> query_of(const http_request& req,
   return q;
 }
 
-/// A trial's reports from the log (its stream), in log order.
+/// A trial's reports from the log, in log order: the store projects the
+/// few payload fields a report keeps (no payload is parsed here; the
+/// metrics stay the text the store renders).
 caf::expected<std::vector<read::metric_report>> load_reports(event_store& log,
                                                              int64_t trial) {
   std::vector<read::metric_report> out;
-  read_options o;
-  o.stream = "trial/" + std::to_string(trial);
-  auto err = log.read(o, [&out](recorded_event&& r) -> caf::error {
-    if (r.body.type != trial_metrics_reported::type_name)
-      return {};
-    auto ev = decode(r);
-    if (!ev)
-      return ev.error();
-    if (auto rep = read::report_of(r.position, *ev))
-      out.push_back(std::move(*rep));
-    return {};
-  });
+  field_query q{
+      "trial/" + std::to_string(trial),
+      trial_metrics_reported::type_name,
+      {"kind", "steps_completed", "metrics", "allocation_id", "at_us"}};
+  auto text = [](const std::string& j) {
+    auto v = nlohmann::json::parse(j, nullptr, false);
+    return v.is_string() ? v.get<std::string>() : std::string{};
+  };
+  auto number = [](const std::string& j) -> std::optional<int64_t> {
+    try {
+      size_t used = 0;
+      auto n = std::stoll(j, &used);
+      if (used == j.size())
+        return n;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  };
+  auto err = log.read_fields(
+      q, [&](int64_t position, std::vector<std::string>& f) -> caf::error {
+        auto steps = number(f[1]);
+        if (f[0].empty() || !steps || f[2].empty() || f[2].front() != '{')
+          return make_error(errc::invalid_event,
+                            "event " + std::to_string(position)
+                                + ": not a metric report this master can read");
+        read::metric_report r;
+        r.position = position;
+        r.trial_id = trial;
+        r.group = text(f[0]);
+        r.steps = *steps;
+        r.metrics = std::move(f[2]);
+        r.allocation_id = text(f[3]);
+        r.at_us = number(f[4]).value_or(0);
+        out.push_back(std::move(r));
+        return {};
+      });
   if (err)
     return err;
   return out;

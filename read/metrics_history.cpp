@@ -92,6 +92,17 @@ void metrics_history::observe(const std::vector<domain_event>& events,
   std::lock_guard<std::mutex> guard{mu_};
   for (const auto& ev : events) {
     ++position;
+    if (auto c = std::get_if<trial_created>(&ev)) {
+      // A trial born now has no history to read: held, empty, from here.
+      auto [i, fresh] = trials_.try_emplace(c->trial_id);
+      if (fresh) {
+        i->second.loaded = true;
+        i->second.last_position = position;
+        lru_.push_front(c->trial_id);
+        i->second.lru = lru_.begin();
+      }
+      continue;
+    }
     auto m = std::get_if<trial_metrics_reported>(&ev);
     if (m == nullptr)
       continue;

@@ -2,16 +2,16 @@
 
 // Every metric report of a trial, for learning curves and the SDK's metric
 // streams. The event log holds them all (trial_metrics_reported); the
-// replicas keep only each trial's latest. A trial's reports are read from
-// the log on first use (by a loader the caller gives, on the caller's
-// thread), then followed: the master hands over each durable batch, and
+// replicas keep only each trial's latest. A trial created while the
+// master runs is held from its creation; one from before is read from the
+// log on first use (by a loader the caller gives, on the caller's thread).
+// Both are then followed: the master hands over each durable batch, and
 // reports of trials being loaded meanwhile wait beside the load, so none
 // is missed or counted twice (each is known by its log position).
 //
-// Held compactly: a report's metrics stay the JSON text they were logged
-// as; an answer that shows values parses only the reports it shows.
-// Bounded: past `max_reports` in all, the trials used longest ago are
-// forgotten (and read again when asked for).
+// Held compactly: a report's metrics stay JSON text; an answer that shows
+// values parses only the reports it shows. Bounded: past `max_reports` in all,
+// the trials used longest ago are forgotten (and read again when asked for).
 //
 // Thread-safety: every member may be called from any thread; observe()
 // never waits on a load.

@@ -46,6 +46,22 @@ struct snapshot {
 /// read, and read() returns that error.
 using event_visitor = std::function<caf::error(recorded_event&&)>;
 
+/// Some top-level fields of the payloads of one stream's events of one
+/// type: a projection the store computes itself (PostgreSQL's jsonb
+/// operators), so a reader of one field of 100,000 events is not handed
+/// and made to parse 100,000 whole payloads.
+struct field_query {
+  std::string stream;
+  std::string type;
+  std::vector<std::string> fields;
+};
+
+/// Called once per matching event, in position order, with each asked
+/// field as JSON text ("" when the payload lacks it). Returning an error
+/// stops the read.
+using fields_visitor =
+    std::function<caf::error(int64_t position, std::vector<std::string>&)>;
+
 class event_store {
 public:
   virtual ~event_store() = default;
@@ -68,6 +84,10 @@ public:
   /// Visits events in position order without holding them all in memory.
   [[nodiscard]] virtual caf::error read(const read_options& opts,
                                         const event_visitor& visit) = 0;
+
+  /// Visits the fields `q` names; see field_query.
+  [[nodiscard]] virtual caf::error read_fields(const field_query& q,
+                                               const fields_visitor& visit) = 0;
 
   /// Position of the newest event; 0 for an empty log.
   [[nodiscard]] virtual caf::expected<int64_t> last_position() = 0;

@@ -72,6 +72,25 @@ caf::error memory_event_store::read(const read_options& opts,
   return {};
 }
 
+caf::error memory_event_store::read_fields(const field_query& q,
+                                           const fields_visitor& visit) {
+  std::vector<std::string> values;
+  for (const auto& rec : events_) {
+    if (rec.stream != q.stream || rec.body.type != q.type)
+      continue;
+    auto payload = nlohmann::json::parse(rec.body.payload, nullptr, false);
+    values.clear();
+    for (const auto& f : q.fields) {
+      auto i = payload.is_object() ? payload.find(f) : payload.end();
+      values.push_back(payload.is_object() && i != payload.end() ? i->dump()
+                                                                 : "");
+    }
+    if (auto err = visit(rec.position, values))
+      return err;
+  }
+  return {};
+}
+
 caf::expected<int64_t> memory_event_store::last_position() {
   return static_cast<int64_t>(events_.size());
 }

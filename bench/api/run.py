@@ -4,6 +4,9 @@ loopback, one JSON line per result:
 
 - GET /api/v1/agents with 1,000 agents,
 - GET /api/v1/experiments with 10,000 experiments,
+- a learning curve of 100,000 training reports (GET /api/v1/trials/
+  time-series, sampled to 1,000 points), first read and later ones, and
+  the whole history as the SDK streams it,
 - POST /api/v1/trials/{id}/metrics from 500 concurrent trials, each report
   durably appended (the count of trial_metrics_reported events in the log
   is checked against the 200 answers afterwards): alone, while the lists
@@ -36,6 +39,8 @@ import time
 import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# Training reports of trial 1: the learning curve read back.
+CURVE = 100000
 
 
 def emit(**kw):
@@ -170,7 +175,8 @@ def main():
         t = time.monotonic()
         seeded = json.loads(subprocess.check_output(
             [os.path.join(bin_dir, "api-bench-seed"), "--db", db, "--secret", secret,
-             "--agents", "1000", "--experiments", "10000", "--trials", "500"], text=True))
+             "--agents", "1000", "--experiments", "10000", "--trials", "500",
+             "--curve", str(CURVE)], text=True))
         emit(metric="seed_seconds", value=round(time.monotonic() - t, 2), unit="s",
              events=seeded["events"])
         port = free_port()
@@ -262,6 +268,33 @@ def main():
             lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
             report(name, lat, st, el, ref, experiments=n, connections=4,
                    response_bytes=len(body))
+
+        # A learning curve of CURVE training reports: the first read loads
+        # the trial's history from the log; later ones are served from it.
+        # Sampled to 1,000 points (what a chart draws), and the whole
+        # history as the SDK's iter_metrics() streams it.
+        curve = "/api/v1/trials/time-series?trialIds=1&group=training&maxDatapoints=1000"
+        t = time.perf_counter()
+        body = fetch(curve)
+        cold = time.perf_counter() - t
+        points = len(json.loads(body)["trials"][0]["metrics"][0]["data"])
+        warm = []
+        for _ in range(20):
+            t = time.perf_counter()
+            fetch(curve)
+            warm.append(time.perf_counter() - t)
+        warm.sort()
+        emit(metric="learning_curve_first_ms", value=round(cold * 1000, 1), unit="ms",
+             reports=CURVE, points=points, note="loads the history from the log")
+        emit(metric="learning_curve_ms", value=round(warm[len(warm) // 2] * 1000, 1),
+             unit="ms", p99_ms=round(warm[-1] * 1000, 1), reports=CURVE, points=points,
+             response_bytes=len(body), goal_ms=200)
+        t = time.perf_counter()
+        body = fetch("/api/v1/trials/metrics/trial_metrics?trialIds=1&group=training")
+        full = time.perf_counter() - t
+        n = sum(len(json.loads(l)["result"]["metrics"]) for l in body.splitlines() if l.strip())
+        emit(metric="metrics_history_all_ms", value=round(full * 1000, 1), unit="ms",
+             reports=n, response_bytes=len(body))
 
         allocs = seeded["allocations"]
         before = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))

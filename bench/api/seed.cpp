@@ -2,13 +2,14 @@
 // into an empty event log, before the master starts (much faster than
 // driving it through the API): bench/support's history with T running
 // trials (one slot each, on 4-slot agents) of experiment 1, idle agents up
-// to A in all, and paused experiments up to E in all. Prints one JSON
+// to A in all, paused experiments up to E in all, and C training reports of
+// trial 1 (a learning curve; steps 1..C, after the rest). Prints one JSON
 // object: {"events": N, "allocations": [[trial_id, allocation_id, token]]},
 // the tokens being the session tokens a master started with
 // DET_SESSION_SECRET=SECRET accepts.
 //
 //   api-bench-seed --db URL --secret SECRET [--agents A] [--experiments E]
-//                  [--trials T]
+//                  [--trials T] [--curve C]
 
 #include "api/codec.hpp"
 #include "bench/support/history.hpp"
@@ -57,7 +58,7 @@ private:
 
 int main(int argc, char** argv) {
   std::string url, secret;
-  int64_t agents = 1000, experiments = 10000, trials = 500;
+  int64_t agents = 1000, experiments = 10000, trials = 500, curve = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--db")
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
       experiments = std::stoll(v);
     else if (a == "--trials")
       trials = std::stoll(v);
+    else if (a == "--curve")
+      curve = std::stoll(v);
     else
       die("unknown argument '" + a + "'");
   }
@@ -113,6 +116,19 @@ int main(int argc, char** argv) {
     paused.state = "PAUSED";
     paused.at_us = t0 + e;
     b.put(paused);
+  }
+  if (curve > 0 && trials < 1)
+    die("--curve needs a running trial (--trials 1 or more)");
+  for (int64_t step = 1; step <= curve; ++step) {
+    trial_metrics_reported m;
+    m.trial_id = 1;
+    m.allocation_id = "1.1";
+    m.kind = "training";
+    m.steps_completed = step;
+    m.metrics = {{"loss", 1.0 / static_cast<double>(step)},
+                 {"accuracy", 1.0 - 1.0 / static_cast<double>(step + 1)}};
+    m.at_us = t0 + step;
+    b.put(m);
   }
   b.flush();
   api::session_tokens tokens{secret};

@@ -82,6 +82,22 @@ TEST(metrics_history, a_trial_is_read_from_the_log_once_then_followed) {
   EXPECT_EQ(first->size(), 2u);
 }
 
+TEST(metrics_history, a_trial_created_while_followed_is_never_loaded) {
+  fake_log log;
+  metrics_history h;
+  trial_created c;
+  c.trial_id = 7;
+  c.experiment_id = 1;
+  auto p = log.add(c);
+  h.observe({log.events.back()}, p);
+  p = log.add(report(7, 1));
+  h.observe({log.events.back()}, p);
+  auto got = h.reports(7, log.loader());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(steps_of(*got), (std::vector<int64_t>{1}));
+  EXPECT_EQ(log.loads, 0);
+}
+
 TEST(metrics_history,
      reports_that_arrive_during_a_load_are_kept_once_in_order) {
   fake_log log;

@@ -177,6 +177,48 @@ TEST_P(store_contract, a_visitor_error_stops_the_read_and_is_returned) {
   EXPECT_EQ(read_all(*store).size(), 51u);
 }
 
+TEST_P(store_contract,
+       read_fields_projects_one_streams_events_of_one_type_in_order) {
+  ASSERT_TRUE(store->append(
+      req({ev("trial/1", "m",
+              {{"kind", "training"}, {"n", 1}, {"o", {{"x", 0.5}}}}),
+           ev("trial/2", "m", {{"kind", "other trial"}}),
+           ev("trial/1", "placed", {{"kind", "not this type"}}),
+           ev("trial/1", "m",
+              {{"kind", "tab\there \"q\""}, {"o", {{"y", "\\n"}}}})})));
+  std::vector<std::pair<int64_t, std::vector<std::string>>> got;
+  auto err = store->read_fields(
+      {"trial/1", "m", {"kind", "n", "o"}},
+      [&](int64_t position, std::vector<std::string>& values) {
+        got.emplace_back(position, values);
+        return caf::error{};
+      });
+  ASSERT_FALSE(err) << render(err);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].first, 1);
+  EXPECT_EQ(got[1].first, 4);
+  // Each field is its JSON text ("" when absent); parsed, the values are
+  // the appended ones (PostgreSQL renders jsonb with its own spacing).
+  auto parse = [](const std::string& t) { return nlohmann::json::parse(t); };
+  EXPECT_EQ(parse(got[0].second[0]), "training");
+  EXPECT_EQ(parse(got[0].second[1]), 1);
+  EXPECT_EQ(parse(got[0].second[2]), (nlohmann::json{{"x", 0.5}}));
+  EXPECT_EQ(parse(got[1].second[0]), "tab\there \"q\"");
+  EXPECT_EQ(got[1].second[1], "");
+  EXPECT_EQ(parse(got[1].second[2]), (nlohmann::json{{"y", "\\n"}}));
+  // A visitor's error stops the read and is returned; the store is still
+  // usable.
+  int seen = 0;
+  err = store->read_fields({"trial/1", "m", {"kind"}},
+                           [&](int64_t, std::vector<std::string>&) {
+                             ++seen;
+                             return make_error(errc::invalid_event, "stop");
+                           });
+  EXPECT_EQ(code_of(err), errc::invalid_event);
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(read_all(*store).size(), 4u);
+}
+
 TEST_P(store_contract, the_newest_snapshot_at_or_before_a_position_is_loaded) {
   EXPECT_FALSE(store->latest_snapshot(INT64_MAX)->has_value());
   ASSERT_FALSE(store->save_snapshot({10, 1, R"({"n":10})", 0}));
