@@ -253,10 +253,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           });
     });
   });
-  r.get("/api/v1/trials/{trial_id}/workloads", [ctx](http_request req,
-                                                     responder res) {
-    answer_page_of(ctx, req, res, "trial_id", "trial", &workloads_response);
-  });
   r.post("/api/v1/trials/{trial_id}/kill",
          [ctx](http_request req, responder res) { kill_trial(ctx, req, res); });
   r.get("/api/v1/trials/{trial_id}/logs",

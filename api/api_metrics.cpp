@@ -7,6 +7,9 @@
 #include "state/queries.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 namespace det::api {
 
 namespace {
@@ -226,21 +229,32 @@ void append_report(std::string& out, const read::metric_report& r) {
   out += R"(,"batch_metrics":null}})";
 }
 
+/// What a route takes from the read model about a trial, besides its
+/// reports (rendered on the replica, used on the log reader's thread).
+using describe_fn =
+    std::function<json(const state::cluster_state&, const state::trial_info&)>;
+
+json trial_of(const state::cluster_state& s, const state::trial_info& t) {
+  return trial_json(s, t);
+}
+
 /// Runs `then` with each asked trial's reports, on the log reader's thread,
 /// once the read model knows every trial (404 naming the first it does
-/// not). `then` also gets the trials' JSON.
+/// not). `then` also gets what `describe` said of each trial.
 void with_reports(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
                   const responder& res, const metric_query& q,
                   std::function<void(const std::vector<json>&,
                                      const std::vector<read::report_list>&)>
-                      then) {
+                      then,
+                  describe_fn describe = &trial_of) {
   if (!ctx->reads || !ctx->history || !reader) {
     res.send_error(grpc_code::unavailable, "no metric history here");
     return;
   }
   ctx->reads->read(
       0, deadline_of(ctx),
-      [ctx, reader, res, q, then = std::move(then)](const read::read_view& v) {
+      [ctx, reader, res, q, then = std::move(then),
+       describe = std::move(describe)](const read::read_view& v) {
         std::vector<json> trials;
         for (auto id : q.trials) {
           auto t = state::find_trial(v.state, id);
@@ -249,7 +263,7 @@ void with_reports(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
                            "trial " + std::to_string(id) + " not found");
             return;
           }
-          trials.push_back(trial_json(v.state, *t));
+          trials.push_back(describe(v.state, *t));
         }
         auto queued =
             reader->submit([ctx, res, q, trials, then](event_store* log,
@@ -372,6 +386,82 @@ void time_series_route(const ctx_ptr& ctx,
                });
 }
 
+/// A trial's checkpoints as workloads.
+json checkpoint_workloads(const state::cluster_state&,
+                          const state::trial_info& t) {
+  json list = json::array();
+  for (const auto& c : t.checkpoints)
+    list.push_back({{"checkpoint",
+                     {{"uuid", c.uuid},
+                      {"state", "STATE_COMPLETED"},
+                      {"totalBatches", c.steps_completed},
+                      {"endTime", rfc3339(c.at_us)},
+                      {"metadata", c.metadata},
+                      {"resources", json::object()}}}});
+  return list;
+}
+
+/// GET /api/v1/trials/{id}/workloads: every training and validation
+/// report and every checkpoint, ordered by batches (reports before the
+/// checkpoint of the same step), paged.
+void workloads_route(const ctx_ptr& ctx,
+                     const std::shared_ptr<log_reader>& reader,
+                     const http_request& req, const responder& res) {
+  auto id = id_param(req, res, "trial_id");
+  if (!id)
+    return;
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  metric_query q;
+  q.trials = {*id};
+  with_reports(
+      ctx, reader, res, q,
+      [res, p = *p](const std::vector<json>& checkpoints,
+                    const std::vector<read::report_list>& lists) {
+        struct entry {
+          int64_t steps;
+          int kind; // 0 training, 1 validation, 2 checkpoint
+          size_t index;
+        };
+        const auto& l = lists.front();
+        const auto& cks = checkpoints.front();
+        std::vector<entry> order;
+        for (size_t i = 0; i < l.size(); ++i) {
+          if (l[i].group == "training")
+            order.push_back({l[i].steps, 0, i});
+          else if (l[i].group == "validation")
+            order.push_back({l[i].steps, 1, i});
+        }
+        for (size_t i = 0; i < cks.size(); ++i)
+          order.push_back(
+              {cks[i]["checkpoint"]["totalBatches"].get<int64_t>(), 2, i});
+        std::stable_sort(
+            order.begin(), order.end(), [](const entry& a, const entry& b) {
+              return std::tie(a.steps, a.kind) < std::tie(b.steps, b.kind);
+            });
+        auto total = static_cast<int64_t>(order.size());
+        auto [start, end] = page_bounds(total, p);
+        json items = json::array();
+        for (auto k = start; k < end; ++k) {
+          const auto& e = order[static_cast<size_t>(k)];
+          if (e.kind == 2) {
+            items.push_back(cks[e.index]);
+            continue;
+          }
+          const auto& r = l[e.index];
+          items.push_back(
+              {{e.kind == 0 ? "training" : "validation",
+                metrics_workload(json::parse(r.metrics, nullptr, false),
+                                 r.steps, r.at_us)}});
+        }
+        res.send_json(json{{"workloads", std::move(items)},
+                           {"pagination", pagination_of(p, total)}}
+                          .dump());
+      },
+      &checkpoint_workloads);
+}
+
 } // namespace
 
 void add_metric_routes(http::router& r, ctx_ptr ctx) {
@@ -391,6 +481,10 @@ void add_metric_routes(http::router& r, ctx_ptr ctx) {
   r.get("/api/v1/trials/metrics/validation_metrics",
         [ctx, reader](http_request req, responder res) {
           stream_route(ctx, reader, req, res, "validation");
+        });
+  r.get("/api/v1/trials/{trial_id}/workloads",
+        [ctx, reader](http_request req, responder res) {
+          workloads_route(ctx, reader, req, res);
         });
   r.get("/api/v1/trials/time-series",
         [ctx, reader](http_request req, responder res) {

@@ -69,13 +69,6 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
             {"brandStats", {{a.slot_type, stats}}}}}};
 }
 
-json metrics_workload(const json& metrics, int64_t steps, int64_t at_us) {
-  return {{"metrics", {{"avgMetrics", metrics}, {"batchMetrics", nullptr}}},
-          {"numInputs", 0},
-          {"totalBatches", steps},
-          {"endTime", rfc3339(at_us)}};
-}
-
 json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                      const state::checkpoint_info& c) {
   json resources = json::object();
@@ -115,16 +108,18 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
 
 } // namespace
 
-namespace {
+json metrics_workload(const json& metrics, int64_t steps, int64_t at_us) {
+  return {{"metrics", {{"avgMetrics", metrics}, {"batchMetrics", nullptr}}},
+          {"numInputs", 0},
+          {"totalBatches", steps},
+          {"endTime", rfc3339(at_us)}};
+}
 
-// The page [offset, offset + limit) of `total` items, clamped.
 std::pair<int64_t, int64_t> page_bounds(int64_t total, page p) {
   auto start = std::clamp<int64_t>(p.offset, 0, total);
   auto end = p.limit > 0 ? std::min(total, start + p.limit) : total;
   return {start, end};
 }
-
-} // namespace
 
 json pagination_of(page p, int64_t total) {
   auto [start, end] = page_bounds(total, p);
@@ -283,33 +278,6 @@ json trial_response(const state::cluster_state& s, int64_t id) {
   if (t == nullptr)
     return nullptr;
   return {{"trial", trial_json(s, *t)}};
-}
-
-json workloads_response(const state::cluster_state& s, int64_t id, page p) {
-  auto t = state::find_trial(s, id);
-  if (t == nullptr)
-    return nullptr;
-  json list = json::array();
-  const auto& m = t->metrics;
-  // The state keeps no report times: the latest checkpoint's (or the
-  // trial's creation) stands in, so the CLI always has a time to show.
-  auto at =
-      t->latest_checkpoint ? t->latest_checkpoint->at_us : t->created_at_us;
-  if (!m.latest_training.is_null())
-    list.push_back({{"training", metrics_workload(m.latest_training,
-                                                  m.steps_completed, at)}});
-  if (!m.latest_validation.is_null())
-    list.push_back({{"validation", metrics_workload(m.latest_validation,
-                                                    m.steps_completed, at)}});
-  for (const auto& c : t->checkpoints)
-    list.push_back({{"checkpoint",
-                     {{"uuid", c.uuid},
-                      {"state", "STATE_COMPLETED"},
-                      {"totalBatches", c.steps_completed},
-                      {"endTime", rfc3339(c.at_us)},
-                      {"metadata", c.metadata},
-                      {"resources", json::object()}}}});
-  return paginate("workloads", std::move(list), p);
 }
 
 json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,

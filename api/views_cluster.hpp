@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "read/read_model.hpp"
@@ -28,6 +29,15 @@ struct page {
 /// are not paged answer pagination_of({}, n).
 nlohmann::json pagination_of(page p, int64_t total);
 
+/// The page [offset, offset + limit) of `total` items, clamped: [start,
+/// end).
+std::pair<int64_t, int64_t> page_bounds(int64_t total, page p);
+
+/// A v1MetricsWorkload: `metrics` as avgMetrics at `steps`, reported at
+/// `at_us`.
+nlohmann::json metrics_workload(const nlohmann::json& metrics, int64_t steps,
+                                int64_t at_us);
+
 /// Cuts `list` to the page and wraps it as {key: [...], "pagination": ...}.
 nlohmann::json paginate(const char* key, nlohmann::json list, page p);
 
@@ -39,11 +49,6 @@ nlohmann::json tasks_response(const state::cluster_state& s);
 
 /// GET /api/v1/trials/{id}: {"trial": ...}; null when absent.
 nlohmann::json trial_response(const state::cluster_state& s, int64_t id);
-
-/// GET /api/v1/trials/{id}/workloads: the latest training and validation
-/// metrics and every checkpoint; null when the trial is absent.
-nlohmann::json workloads_response(const state::cluster_state& s, int64_t id,
-                                  page p);
 
 /// GET /api/v1/experiments/{id}/checkpoints, newest first; null when the
 /// experiment is absent.

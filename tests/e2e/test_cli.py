@@ -240,6 +240,31 @@ def test_a_completed_experiment_through_list_describe_trials_and_checkpoints(c, 
     assert "COMPLETED" in out and str(exp_id) in out, out
 
 
+def test_trial_describe_lists_every_report_and_checkpoint_by_batches(c, completed):
+    _, trial = completed
+    tid = str(trial["id"])
+    data = json.loads(ok(c, "trial", "describe", "--json", tid))
+    kinds = [(next(k for k in ("training", "validation", "checkpoint") if w.get(k)),
+              next(w[k] for k in ("training", "validation", "checkpoint") if w.get(k)))
+             for w in data["workloads"]]
+    got = [(k, w["totalBatches"]) for k, w in kinds]
+    # metrics_every 5, a checkpoint and a validation every 10, to 30: the
+    # whole history, ordered by batches, reports before the checkpoint.
+    expected = []
+    for step in range(5, 31, 5):
+        expected.append(("training", step))
+        if step % 10 == 0:
+            expected += [("validation", step), ("checkpoint", step)]
+    assert got == expected, got
+    losses = [w["metrics"]["avgMetrics"]["loss"] for k, w in kinds if k == "training"]
+    assert len(set(losses)) == len(losses), losses
+    # Paged as the CLI asks (--limit): the same list.
+    paged = json.loads(ok(c, "trial", "describe", "--json", "--limit", "4", tid))
+    assert [w for w in paged["workloads"]] == data["workloads"]
+    out = ok(c, "trial", "describe", "--metrics", tid)
+    assert out.count("loss") >= 6, out
+
+
 def test_trial_logs_whole_tail_and_follow_of_an_ended_trial(c, completed):
     _, trial = completed
     tid = str(trial["id"])
