@@ -333,11 +333,18 @@ void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
     ev.reason = e.status_reason;
   } else if (searcher_done) {
     bool any_completed = false;
-    for (auto t : state::trials_of_experiment(st_, experiment_id))
+    bool any_errored = false;
+    for (auto t : state::trials_of_experiment(st_, experiment_id)) {
       any_completed |= t->status == state::trial_status::completed;
-    ev.state = any_completed ? "COMPLETED" : "ERROR";
+      any_errored |= t->status == state::trial_status::errored;
+    }
+    // Every trial killed by a user (none completed, none failed): the
+    // experiment was canceled, as upstream reports it, not an error.
+    ev.state = any_completed ? "COMPLETED"
+               : any_errored ? "ERROR"
+                             : "CANCELED";
     if (!any_completed)
-      ev.reason = "no trial completed";
+      ev.reason = any_errored ? "no trial completed" : "every trial was killed";
   } else {
     return;
   }

@@ -226,6 +226,20 @@ TEST(
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
+TEST(master_core, killing_the_only_trial_cancels_the_experiment) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core.kill_trial(1, h.now));
+  h.run(h.core.allocation_exited("1.1", 137, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::canceled);
+  const auto* e = state::find_experiment(h.core.state(), 1);
+  EXPECT_EQ(e->status, state::experiment_status::canceled);
+  EXPECT_EQ(e->status_reason, "every trial was killed");
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
 TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
   harness h;
   h.run(h.core.submit_experiment(experiment(100, 2, 1, "random", 3),
