@@ -29,6 +29,25 @@ std::string experiment_state_name(state::experiment_status s) {
   return std::string{"STATE_"} + state::to_string(s);
 }
 
+std::string experiment_state_name(const state::cluster_state& s,
+                                  const state::experiment_info& e) {
+  if (e.status != state::experiment_status::active)
+    return experiment_state_name(e.status);
+  // An active experiment as upstream shows it: RUNNING once a trial runs,
+  // PULLING while one is being started, QUEUED otherwise.
+  using ts = state::trial_status;
+  bool starting = false;
+  for (auto id : e.trial_ids) {
+    auto t = state::find_trial(s, id);
+    if (t == nullptr)
+      continue;
+    if (t->status == ts::running || t->status == ts::checkpointing)
+      return "STATE_RUNNING";
+    starting |= t->status == ts::assigned;
+  }
+  return starting ? "STATE_PULLING" : "STATE_QUEUED";
+}
+
 std::string trial_state_name(state::trial_status s) {
   using ts = state::trial_status;
   switch (s) {
@@ -90,7 +109,7 @@ nlohmann::json experiment_json(const state::cluster_state& s,
       {"searcherType", searcher.value("name", std::string{"single"})},
       {"searcherMetric", searcher.value("metric", std::string{})},
       {"startTime", rfc3339(e.submitted_at_us)},
-      {"state", experiment_state_name(e.status)},
+      {"state", experiment_state_name(s, e)},
       {"username", e.owner},
       {"resourcePool", e.pool},
       {"progress", e.progress},
@@ -100,7 +119,6 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   if (e.status == es::completed || e.status == es::canceled
       || e.status == es::error)
     j["endTime"] = rfc3339(e.state_changed_at_us);
-  (void)s;
   return j;
 }
 
@@ -162,9 +180,15 @@ nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
 nlohmann::json trial_json(const state::cluster_state& s,
                           const state::trial_info& t) {
   auto j = trial_json(t);
-  if (t.status != state::trial_status::pending)
+  if (t.status != state::trial_status::pending
+      && t.status != state::trial_status::exited)
     return j;
   auto e = state::find_experiment(s, t.experiment_id);
+  // A trial waiting because its experiment is paused shows PAUSED.
+  if (e != nullptr && (e->status == state::experiment_status::paused))
+    j["state"] = "STATE_PAUSED";
+  if (t.status != state::trial_status::pending)
+    return j;
   auto p = e == nullptr ? nullptr : state::find_pool(s, e->pool);
   if (p != nullptr && p->consecutive_launch_failures > 0)
     j["pendingReason"] = "waiting for an instance of pool '" + e->pool

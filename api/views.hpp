@@ -19,6 +19,10 @@ std::string rfc3339(int64_t at_us);
 
 /// "STATE_ACTIVE", ... (experimentv1State / trialv1State).
 std::string experiment_state_name(state::experiment_status s);
+/// The same, an active experiment shown by its trials (QUEUED, PULLING,
+/// RUNNING), as upstream reports it.
+std::string experiment_state_name(const state::cluster_state& s,
+                                  const state::experiment_info& e);
 std::string trial_state_name(state::trial_status s);
 
 /// What an experiment's JSON carries. A list row (GET /api/v1/experiments)

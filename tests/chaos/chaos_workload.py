@@ -14,6 +14,9 @@ import urllib.error
 from chaos_log import instances_not_terminated, read_events
 from chaos_procs import AllocationWatch, scan
 
+ACTIVE_STATES = ("STATE_ACTIVE", "STATE_QUEUED", "STATE_PULLING", "STATE_STARTING",
+                 "STATE_RUNNING")
+
 
 class ChaosFailure(Exception):
     pass
@@ -158,7 +161,10 @@ class ChaosRun:
                 continue
             status, body = self._request("GET", "/api/v1/experiments/%d" % e.id)
             if status == 200:
-                e.state = body["experiment"]["state"]
+                # An active experiment shows as QUEUED, PULLING or RUNNING
+                # by its trials; the workload's model knows it as ACTIVE.
+                state = body["experiment"]["state"]
+                e.state = "STATE_ACTIVE" if state in ACTIVE_STATES else state
 
     def kill_and_restart(self, context, interrupt=None):
         """SIGKILLs the master and starts it again on the same database;

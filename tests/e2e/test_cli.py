@@ -292,6 +292,8 @@ def test_a_running_experiment_tasks_slots_agents_pools_pause_activate_and_kills(
     running = wait_for("both trials running", lambda: (lambda ts: ts if len(ts) == 2 and all(
         t["state"] == "STATE_RUNNING" for t in ts) else None)(c.trials(exp_id)), timeout=120)
     t1, t2 = running[0]["id"], running[1]["id"]
+    # An active experiment whose trials run is RUNNING, as upstream shows it.
+    assert c.experiment(exp_id)["state"] == "STATE_RUNNING"
     tasks = c.get("/api/v1/tasks")["allocationIdToSummary"]
     alloc = [a for a, s in tasks.items() if s["taskId"] == str(t1)][0]
     out = ok(c, "task", "list")
@@ -326,8 +328,13 @@ def test_a_running_experiment_tasks_slots_agents_pools_pause_activate_and_kills(
     assert "PAUSED" in ok(c, "experiment", "describe", str(exp_id))
     wait_for("trials to stop", lambda: all(t["state"] != "STATE_RUNNING" for t in c.trials(exp_id)),
              timeout=60)
+    # The stopped trials of a paused experiment show PAUSED (not QUEUED).
+    wait_for("trials PAUSED", lambda: all(t["state"] == "STATE_PAUSED" for t in c.trials(exp_id)),
+             timeout=30)
     ok(c, "experiment", "activate", str(exp_id))
-    assert c.experiment(exp_id)["state"] == "STATE_ACTIVE"
+    # Active again, shown by its trials as upstream does (QUEUED until one
+    # is placed, then PULLING, then RUNNING).
+    assert c.experiment(exp_id)["state"] in ("STATE_QUEUED", "STATE_PULLING", "STATE_RUNNING")
     wait_for("trials to run again", lambda: all(t["state"] == "STATE_RUNNING"
                                                  for t in c.trials(exp_id)), timeout=120)
     ok(c, "trial", "kill", str(t1))
