@@ -202,7 +202,8 @@ TEST_F(master_api_test, a_valid_experiment_is_created_with_its_model_def) {
   ASSERT_EQ(r.status, 200) << r.body;
   auto j = json::parse(r.body);
   EXPECT_EQ(j["experiment"]["id"], 1);
-  EXPECT_EQ(j["experiment"]["state"], "STATE_ACTIVE");
+  // Active with no trial placed yet (no agent): QUEUED, as upstream shows it.
+  EXPECT_EQ(j["experiment"]["state"], "STATE_QUEUED");
   auto d = call("GET", "/api/v1/experiments/1/model_def");
   ASSERT_EQ(d.status, 200) << d.body;
   EXPECT_FALSE(json::parse(d.body)["b64Tgz"].get<std::string>().empty());
