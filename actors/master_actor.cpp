@@ -397,6 +397,17 @@ master_behavior(self_ptr self, event_writer_actor writer,
       [self, now, ok_command](kill_atom, trial_atom, int64_t id) {
         return ok_command(self->state.core->kill_trial(id, now()));
       },
+      [self, now, ok_command](edit_atom, int64_t id, const std::string& patch,
+                              const std::string& user) {
+        auto j = nlohmann::json::parse(patch, nullptr, false);
+        return ok_command(
+            self->state.core->edit_experiment(id, j, user, now()));
+      },
+      [self, now, ok_command](archive_atom, int64_t id, bool archived,
+                              const std::string& user) {
+        return ok_command(
+            self->state.core->archive_experiment(id, archived, user, now()));
+      },
       [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
         self->state.agents[h.agent_id] = agent;
         std::vector<reported_allocation> running;

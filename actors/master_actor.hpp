@@ -104,6 +104,13 @@ using master_actor = caf::typed_actor<
     caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<kill_atom, trial_atom, int64_t>::with<caf::ok_atom>,
+    // Experiment id, the patch as JSON text, the user
+    // (master_core::edit_experiment); ok once durable.
+    caf::replies_to<edit_atom, int64_t, std::string,
+                    std::string>::with<caf::ok_atom>,
+    // Experiment id, archived, the user (master_core::archive_experiment).
+    caf::replies_to<archive_atom, int64_t, bool,
+                    std::string>::with<caf::ok_atom>,
     // Agents, through their agent actors.
     caf::reacts_to<connect_atom, agent_hello, caf::actor>,
     caf::reacts_to<disconn_atom, std::string, std::string>,

@@ -277,17 +277,24 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     auto p = page_of(req, res);
     if (!p)
       return;
-    auto users = req.query.get_all("users");
+    experiment_filter f;
+    f.users = req.query.get_all("users");
+    if (auto a = req.query.get("archived")) {
+      if (*a != "true" && *a != "false")
+        return res.send_error(grpc_code::invalid_argument,
+                              "archived: expected true or false");
+      f.archived = *a == "true";
+    }
     if (ctx->reads)
       return answer_coded_read(
           ctx, req, res,
-          [users, p = *p](const read::read_view& v, body_coding coding) {
-            return experiments_page_text(v, users, p, coding);
+          [f, p = *p](const read::read_view& v, body_coding coding) {
+            return experiments_page_text(v, f, p, coding);
           });
     answer_view(
         ctx, req, res,
-        [users, p = *p](const state::cluster_state& s, int64_t) {
-          return experiments_page(s, users, p);
+        [f, p = *p](const state::cluster_state& s, int64_t) {
+          return experiments_page(s, f, p);
         },
         "");
   });

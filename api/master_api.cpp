@@ -267,6 +267,56 @@ void experiment_command(const ctx_ptr& ctx, const http::http_request& req,
 
 // -- experiments -------------------------------------------------------------
 
+/// Answers {"experiment": ...} as the read model has it now (after a
+/// write: it already holds the write).
+void answer_experiment(const ctx_ptr& ctx, caf::event_based_actor* self,
+                       const responder& res, int64_t id) {
+  ask_view(
+      ctx, self,
+      [id](const state::cluster_state& s, int64_t) {
+        auto j = experiment_response(s, id);
+        return j.is_null() ? j : json{{"experiment", j["experiment"]}};
+      },
+      res, [ctx, res](json j) { send_written(ctx, res, j.dump()); });
+}
+
+/// PATCH /api/v1/experiments/{id}: name, description, notes, labels
+/// (master_core::edit_experiment checks them).
+void edit_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  post(ctx->bridge,
+       [ctx, res, id = *id, patch = body->dump(),
+        user = req.principal.username](caf::event_based_actor* self) {
+         self->request(ctx->master, ctx->request_timeout, edit_atom::value, id,
+                       patch, user)
+             .then([ctx, res, self, id](
+                       caf::ok_atom) { answer_experiment(ctx, self, res, id); },
+                   [res](caf::error& err) { fail(res, err); });
+       });
+}
+
+/// POST /api/v1/experiments/{id}/archive and /unarchive.
+void archive_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                        const responder& res, bool archived) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge,
+       [ctx, res, id = *id, archived,
+        user = req.principal.username](caf::event_based_actor* self) {
+         self->request(ctx->master, ctx->request_timeout, archive_atom::value,
+                       id, archived, user)
+             .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                   [res](caf::error& err) { fail(res, err); });
+       });
+}
+
 void finish_model_def(const ctx_ptr& ctx, int64_t id) {
   auto& b = *ctx->bridge_data;
   b.storing.erase(id);
@@ -605,6 +655,18 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/experiments/{id}/kill",
          [ctx](http::http_request req, responder res) {
            experiment_command<kill_atom>(ctx, req, res);
+         });
+  r.patch("/api/v1/experiments/{id}",
+          [ctx](http::http_request req, responder res) {
+            edit_experiment(ctx, req, res);
+          });
+  r.post("/api/v1/experiments/{id}/archive",
+         [ctx](http::http_request req, responder res) {
+           archive_experiment(ctx, req, res, true);
+         });
+  r.post("/api/v1/experiments/{id}/unarchive",
+         [ctx](http::http_request req, responder res) {
+           archive_experiment(ctx, req, res, false);
          });
   r.post("/api/v1/trials/{trial_id}/metrics",
          [ctx](http::http_request req, responder res) {

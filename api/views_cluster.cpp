@@ -380,13 +380,13 @@ json resource_pools_response(const state::cluster_state& s,
 namespace {
 
 std::vector<const state::experiment_info*>
-experiments_of(const state::cluster_state& s,
-               const std::vector<std::string>& users) {
+experiments_of(const state::cluster_state& s, const experiment_filter& f) {
   std::vector<const state::experiment_info*> matching;
   matching.reserve(s.experiments.size());
   for (const auto& [id, e] : s.experiments)
-    if (users.empty()
-        || std::find(users.begin(), users.end(), e.owner) != users.end())
+    if ((f.users.empty()
+         || std::find(f.users.begin(), f.users.end(), e.owner) != f.users.end())
+        && (!f.archived || *f.archived == e.archived))
       matching.push_back(&e);
   return matching;
 }
@@ -394,13 +394,14 @@ experiments_of(const state::cluster_state& s,
 } // namespace
 
 std::string experiments_page_text(const read::read_view& v,
-                                  const std::vector<std::string>& users, page p,
+                                  const experiment_filter& f, page p,
                                   body_coding coding) {
   const auto& s = v.state;
-  auto key = answer_key(p, coding, users);
+  auto key = answer_key(p, coding, f.users)
+             + (f.archived ? *f.archived ? " archived" : " live" : "");
   return v.rows.answer(read::fragments::rows_of::experiments, key, [&] {
     return page_text(
-        "experiments", experiments_of(s, users), p, coding,
+        "experiments", experiments_of(s, f), p, coding,
         [&](const state::experiment_info& e) -> read::row& {
           return v.rows.experiment(e.id, [&] {
             return experiment_json(s, e, experiment_detail::row).dump();
@@ -409,9 +410,9 @@ std::string experiments_page_text(const read::read_view& v,
   });
 }
 
-json experiments_page(const state::cluster_state& s,
-                      const std::vector<std::string>& users, page p) {
-  auto matching = experiments_of(s, users);
+json experiments_page(const state::cluster_state& s, const experiment_filter& f,
+                      page p) {
+  auto matching = experiments_of(s, f);
   return render_page("experiments", matching, p,
                      [&s](const state::experiment_info& e) {
                        return experiment_json(s, e, experiment_detail::row);

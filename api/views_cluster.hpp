@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,10 +66,17 @@ nlohmann::json checkpoint_response(const state::cluster_state& s,
 nlohmann::json resource_pools_response(const state::cluster_state& s,
                                        const std::string& default_pool, page p);
 
-/// GET /api/v1/experiments with the CLI's filters: `users` (empty = all)
-/// and pagination, newest experiments last.
+/// The CLI's filters of GET /api/v1/experiments.
+struct experiment_filter {
+  /// Owners; empty: all.
+  std::vector<std::string> users;
+  /// Only archived (true) or only not archived (false); none: both.
+  std::optional<bool> archived;
+};
+
+/// GET /api/v1/experiments, filtered and paged, oldest experiments first.
 nlohmann::json experiments_page(const state::cluster_state& s,
-                                const std::vector<std::string>& users, page p);
+                                const experiment_filter& f, page p);
 
 /// How a page's text goes out.
 enum class body_coding { identity, gzip };
@@ -78,7 +86,7 @@ enum class body_coding { identity, gzip };
 /// experiments_page / agents_response, or, with body_coding::gzip, that
 /// text as one gzip member.
 std::string experiments_page_text(const read::read_view& v,
-                                  const std::vector<std::string>& users, page p,
+                                  const experiment_filter& f, page p,
                                   body_coding coding = body_coding::identity);
 std::string agents_page_text(const read::read_view& v, page p,
                              body_coding coding = body_coding::identity);

@@ -176,6 +176,17 @@ public:
   decision activate_experiment(int64_t id, int64_t now_us);
   decision kill_experiment(int64_t id, int64_t now_us);
   decision kill_trial(int64_t id, int64_t now_us);
+  /// A user's edit of experiment `id`: `patch` may set "name" (one line,
+  /// 1-255 bytes), "description" (up to 16 KiB), "notes" (up to 64 KiB) and
+  /// "labels" (up to 1,000 names); null or absent keys keep their value,
+  /// "id" must be `id` when given. A bad value is errc::invalid_argument
+  /// naming the field; an edit that changes nothing writes nothing.
+  decision edit_experiment(int64_t id, const nlohmann::json& patch,
+                           const std::string& username, int64_t now_us);
+  /// Archives (or unarchives) an ended experiment; one still live is
+  /// errc::invalid_argument. The same flag again writes nothing.
+  decision archive_experiment(int64_t id, bool archived,
+                              const std::string& username, int64_t now_us);
   /// Users and sessions: `ev` is a user_created, user_password_changed,
   /// session_started or session_ended, checked against the master's state
   /// (not a read copy): a user that exists is errc::conflict, an unknown

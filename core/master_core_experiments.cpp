@@ -5,6 +5,7 @@
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
 #include "state/queries.hpp"
+#include "util/text.hpp"
 
 namespace det {
 
@@ -340,9 +341,7 @@ void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
     }
     // Every trial killed by a user (none completed, none failed): the
     // experiment was canceled, as upstream reports it, not an error.
-    ev.state = any_completed ? "COMPLETED"
-               : any_errored ? "ERROR"
-                             : "CANCELED";
+    ev.state = any_completed ? "COMPLETED" : any_errored ? "ERROR" : "CANCELED";
     if (!any_completed)
       ev.reason = any_errored ? "no trial completed" : "every trial was killed";
   } else {
@@ -411,6 +410,114 @@ decision master_core::model_definition_lost(int64_t id, const std::string& why,
     stop_trial(d, t->id, "experiment error", true, now_us);
   maybe_finish_experiment(d, id, now_us);
   return drive(std::move(d), now_us);
+}
+
+namespace {
+
+/// Why `v` is not a string keeping `rules`, for field `name`; "" if it is.
+std::string text_field_problem(const char* name, const nlohmann::json& v,
+                               const util::text_rules& rules) {
+  if (!v.is_string())
+    return std::string{name} + ": expected a string";
+  if (auto why = util::text_problem(v.get_ref<const std::string&>(), rules);
+      !why.empty())
+    return std::string{name} + " " + why;
+  return {};
+}
+
+} // namespace
+
+decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
+                                      const std::string& username,
+                                      int64_t now_us) {
+  decision d;
+  auto refuse = [&d](errc code, std::string why) {
+    d.refusal = make_error(code, std::move(why));
+    return std::move(d);
+  };
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr)
+    return refuse(errc::not_found,
+                  "experiment " + std::to_string(id) + " not found");
+  if (!patch.is_object())
+    return refuse(errc::invalid_argument, "the patch must be a JSON object");
+  experiment_edited ev;
+  ev.experiment_id = id;
+  ev.name = e->config.value("name", std::string{"Experiment"});
+  ev.description = e->config.value("description", std::string{});
+  ev.notes = e->notes;
+  ev.labels = e->config.value("labels", nlohmann::json::array());
+  ev.username = username;
+  ev.at_us = now_us;
+  for (const auto& [key, v] : patch.items()) {
+    if (v.is_null())
+      continue;
+    std::string why;
+    if (key == "id") {
+      if (!v.is_number_integer() || v.get<int64_t>() != id)
+        why = "id: the patch names experiment " + v.dump(-1, ' ', true)
+              + ", not " + std::to_string(id);
+    } else if (key == "name") {
+      why = text_field_problem("name", v, {255, false, false});
+      if (why.empty())
+        ev.name = v.get<std::string>();
+    } else if (key == "description") {
+      why = text_field_problem("description", v, {16 * 1024, true, true});
+      if (why.empty())
+        ev.description = v.get<std::string>();
+    } else if (key == "notes") {
+      why = text_field_problem("notes", v, {64 * 1024, true, true});
+      if (why.empty())
+        ev.notes = v.get<std::string>();
+    } else if (key == "labels") {
+      if (!v.is_array() || v.size() > 1000)
+        why = "labels: expected a list of at most 1000 labels";
+      for (size_t i = 0; why.empty() && i < v.size(); ++i)
+        why = text_field_problem(("labels[" + std::to_string(i) + "]").c_str(),
+                                 v[i], {255, false, false});
+      if (why.empty())
+        ev.labels = v;
+    } else if (key == "resources" || key == "checkpointStorage") {
+      return refuse(errc::invalid_argument,
+                    key
+                        + ": changing it on a running experiment is not "
+                          "supported by this master");
+    } else {
+      why = key + ": not a field of an experiment that can be edited";
+    }
+    if (!why.empty())
+      return refuse(errc::invalid_argument, std::move(why));
+  }
+  if (ev.name == e->config.value("name", std::string{"Experiment"})
+      && ev.description == e->config.value("description", std::string{})
+      && ev.notes == e->notes
+      && ev.labels == e->config.value("labels", nlohmann::json::array()))
+    return d; // nothing changes
+  emit(d, ev);
+  return d;
+}
+
+decision master_core::archive_experiment(int64_t id, bool archived,
+                                         const std::string& username,
+                                         int64_t now_us) {
+  decision d;
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr) {
+    d.refusal = make_error(errc::not_found,
+                           "experiment " + std::to_string(id) + " not found");
+    return d;
+  }
+  if (e->archived == archived)
+    return d;
+  if (archived && !state::is_terminal(e->status)) {
+    d.refusal = make_error(errc::invalid_argument,
+                           "experiment " + std::to_string(id) + " is "
+                               + state::to_string(e->status)
+                               + ": only an ended experiment can be archived");
+    return d;
+  }
+  emit(d, experiment_archived{id, archived, username, now_us});
+  return d;
 }
 
 decision master_core::pause_experiment(int64_t id, int64_t now_us) {

@@ -35,6 +35,9 @@ using state_atom = caf::atom_constant<caf::atom("state")>;
 using trial_atom = caf::atom_constant<caf::atom("trial")>;
 using spot_atom = caf::atom_constant<caf::atom("spot")>;
 using enable_atom = caf::atom_constant<caf::atom("enable")>;
+/// A user's edit of an experiment (name, description, notes, labels).
+using edit_atom = caf::atom_constant<caf::atom("edit")>;
+using archive_atom = caf::atom_constant<caf::atom("archive")>;
 /// The master holds an allocation's exit durably: the agent may forget it.
 using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
 

@@ -203,6 +203,23 @@ template <class F> void fields(F& f, experiment_state_changed& x) {
   f.opt("at_us", x.at_us);
 }
 
+template <class F> void fields(F& f, experiment_edited& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("name", x.name);
+  f.opt("description", x.description);
+  f.opt("notes", x.notes);
+  f.opt("labels", x.labels);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, experiment_archived& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("archived", x.archived);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
 template <class F> void fields(F& f, experiment_searcher_updated& x) {
   f.req("experiment_id", x.experiment_id);
   f.opt("searcher_state", x.searcher_state);
@@ -395,6 +412,18 @@ inline void validate(const experiment_model_stored&) {}
 inline void validate(const experiment_state_changed& x) {
   require_one_of("state", x.state, experiment_states());
 }
+
+inline void validate(const experiment_edited& x) {
+  if (x.name.empty())
+    throw field_error("field 'name': must not be empty");
+  if (!x.labels.is_array())
+    throw field_error("field 'labels': must be an array");
+  for (const auto& l : x.labels)
+    if (!l.is_string())
+      throw field_error("field 'labels': must hold strings");
+}
+
+inline void validate(const experiment_archived&) {}
 
 inline void validate(const experiment_searcher_updated& x) {
   if (!(x.progress >= 0.0 && x.progress <= 1.0))

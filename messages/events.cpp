@@ -41,6 +41,12 @@ std::string stream(const experiment_model_stored& x) {
 std::string stream(const experiment_state_changed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const experiment_edited& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const experiment_archived& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const experiment_searcher_updated& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
@@ -238,11 +244,16 @@ void visit_fields(domain_event& ev, const event_field_visitor& v) {
 
 namespace {
 
-/// Free text (reasons, messages) may span lines and be longer; every other
-/// text field is a name or an id, and some are part of a stream's name.
+/// Free text (reasons, messages, a user's description and notes) may span
+/// lines and be longer; every other text field is a name or an id, and
+/// some are part of a stream's name.
 util::text_rules storable_rules(std::string_view key) {
   if (key == "reason" || key == "message")
     return {4096, true, true};
+  if (key == "description")
+    return {16 * 1024, true, true};
+  if (key == "notes")
+    return {64 * 1024, true, true};
   return {255, false, true};
 }
 

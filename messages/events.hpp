@@ -446,6 +446,32 @@ struct session_ended {
   int64_t at_us = 0;
 };
 
+/// A user edited an experiment's name, description, notes or labels; the
+/// event holds all four as they are now.
+struct experiment_edited {
+  static constexpr const char* type_name = "experiment_edited";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  std::string name;
+  std::string description;
+  std::string notes;
+  /// An array of strings.
+  nlohmann::json labels = nlohmann::json::array();
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A user archived (or unarchived) an ended experiment: lists leave it out
+/// unless asked for archived ones.
+struct experiment_archived {
+  static constexpr const char* type_name = "experiment_archived";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  bool archived = true;
+  std::string username;
+  int64_t at_us = 0;
+};
+
 using domain_event = std::variant<
     master_started, pool_configured, agent_connected, agent_disconnected,
     agent_lost, agent_enabled, agent_disabled, instance_launch_requested,
@@ -456,7 +482,8 @@ using domain_event = std::variant<
     trial_placed, trial_running, trial_preemption_requested, trial_checkpointed,
     trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
     trial_canceled, user_created, user_password_changed, session_started,
-    session_ended, experiment_model_stored>;
+    session_ended, experiment_model_stored, experiment_edited,
+    experiment_archived>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -35,6 +35,8 @@ verdict apply_one(cluster_state& s, const spot_request_cancelled& ev);
 verdict apply_one(cluster_state& s, const experiment_submitted& ev);
 verdict apply_one(cluster_state& s, const experiment_model_stored& ev);
 verdict apply_one(cluster_state& s, const experiment_state_changed& ev);
+verdict apply_one(cluster_state& s, const experiment_edited& ev);
+verdict apply_one(cluster_state& s, const experiment_archived& ev);
 verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev);
 verdict apply_one(cluster_state& s, const trial_created& ev);
 verdict apply_one(cluster_state& s, const trial_placed& ev);

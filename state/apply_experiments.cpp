@@ -94,6 +94,29 @@ verdict apply_one(cluster_state& s, const experiment_state_changed& ev) {
   return {};
 }
 
+verdict apply_one(cluster_state& s, const experiment_edited& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  auto& e = i->second;
+  e.config["name"] = ev.name;
+  e.config["description"] = ev.description;
+  e.config["labels"] = ev.labels;
+  e.notes = ev.notes;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_archived& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  if (ev.archived && !is_terminal(i->second.status))
+    return experiment_name(ev.experiment_id)
+           + " has not ended: only an ended experiment is archived";
+  i->second.archived = ev.archived;
+  return {};
+}
+
 verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev) {
   auto i = s.experiments.find(ev.experiment_id);
   if (i == s.experiments.end())

@@ -199,6 +199,11 @@ struct experiment_info {
   /// Created before its model definition was stored: no trial of it is
   /// placed until experiment_model_stored.
   bool model_definition_pending = false;
+  /// A user's notes (experiment_edited); name, description and labels
+  /// live in `config`.
+  std::string notes;
+  /// Left out of lists unless archived ones are asked for.
+  bool archived = false;
 };
 
 /// One run of a trial on its slots.

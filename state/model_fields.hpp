@@ -116,6 +116,8 @@ template <class F> void fields(F& f, experiment_info& x) {
   f.opt("searcher_inputs_queued", x.searcher_inputs_queued);
   // Absent in snapshots of older masters.
   f.opt("model_definition_pending", x.model_definition_pending);
+  f.opt("notes", x.notes);
+  f.opt("archived", x.archived);
 }
 
 template <class F> void fields(F& f, allocation_info& x) {

@@ -226,6 +226,68 @@ TEST(
   EXPECT_EQ(h.replay(), h.core.state());
 }
 
+TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  auto edit = h.run(h.core.edit_experiment(
+      1, {{"id", 1}, {"description", "line one\nline two"}, {"name", nullptr}},
+      "alice", h.now));
+  ASSERT_FALSE(edit.refusal) << render(edit.refusal);
+  ASSERT_EQ(edit.events.size(), 1u);
+  const auto& e = *state::find_experiment(h.core.state(), 1);
+  EXPECT_EQ(e.config["description"], "line one\nline two");
+  EXPECT_EQ(e.config["name"], experiment()["name"]); // null kept it
+  h.run(h.core.edit_experiment(
+      1, {{"labels", {"a", "b"}}, {"notes", "n"}, {"name", "renamed"}}, "alice",
+      h.now));
+  EXPECT_EQ(e.config["labels"], (nlohmann::json{"a", "b"}));
+  EXPECT_EQ(e.notes, "n");
+  EXPECT_EQ(e.config["name"], "renamed");
+  // The same values again write nothing.
+  EXPECT_TRUE(h.run(h.core.edit_experiment(1, {{"notes", "n"}}, "alice", h.now))
+                  .events.empty());
+  for (const auto& [patch, field] :
+       std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"name", ""}}, "name"},
+           {{{"name", "two\nlines"}}, "name"},
+           {{{"labels", {"ok", 3}}}, "labels[1]"},
+           {{{"description", std::string(20000, 'x')}}, "description"},
+           {{{"id", 2}}, "id"},
+           {{{"owner", "mallory"}}, "owner"},
+           {{{"resources", {{"priority", 1}}}}, "resources"}}) {
+    auto bad = h.core.edit_experiment(1, patch, "alice", h.now);
+    ASSERT_TRUE(bad.refusal) << patch.dump();
+    EXPECT_EQ(code_of(bad.refusal), errc::invalid_argument);
+    EXPECT_EQ(render(bad.refusal).find("invalid_argument: " + field), 0u)
+        << render(bad.refusal);
+    EXPECT_TRUE(bad.events.empty());
+  }
+  EXPECT_EQ(code_of(h.core.edit_experiment(9, {}, "alice", h.now).refusal),
+            errc::not_found);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core, only_an_ended_experiment_is_archived) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  auto live = h.core.archive_experiment(1, true, "alice", h.now);
+  ASSERT_TRUE(live.refusal);
+  EXPECT_NE(render(live.refusal).find("only an ended experiment"),
+            std::string::npos);
+  h.run(h.core.kill_experiment(1, h.now));
+  ASSERT_TRUE(
+      state::is_terminal(state::find_experiment(h.core.state(), 1)->status));
+  EXPECT_EQ(
+      h.run(h.core.archive_experiment(1, true, "alice", h.now)).events.size(),
+      1u);
+  EXPECT_TRUE(state::find_experiment(h.core.state(), 1)->archived);
+  EXPECT_TRUE(
+      h.run(h.core.archive_experiment(1, true, "alice", h.now)).events.empty());
+  h.run(h.core.archive_experiment(1, false, "alice", h.now));
+  EXPECT_FALSE(state::find_experiment(h.core.state(), 1)->archived);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
 TEST(master_core, killing_the_only_trial_cancels_the_experiment) {
   harness h;
   h.run(h.core.submit_experiment(experiment(), "determined", h.now));

@@ -240,6 +240,39 @@ def test_a_completed_experiment_through_list_describe_trials_and_checkpoints(c, 
     assert "COMPLETED" in out and str(exp_id) in out, out
 
 
+def test_experiment_set_label_archive_and_the_list_of_live_ones(c, completed):
+    exp_id, _ = completed
+    out = ok(c, "experiment", "set", "name", str(exp_id), "renamed-by-cli")
+    assert "renamed-by-cli" in out, out
+    ok(c, "experiment", "set", "description", str(exp_id), "described by the CLI")
+    ok(c, "experiment", "label", "add", str(exp_id), "blue")
+    ok(c, "experiment", "label", "add", str(exp_id), "green")
+    ok(c, "experiment", "label", "remove", str(exp_id), "blue")
+    e = c.experiment(exp_id)
+    assert (e["name"], e["description"], e["labels"]) == (
+        "renamed-by-cli", "described by the CLI", ["green"]), e
+    assert "renamed-by-cli" in ok(c, "experiment", "describe", str(exp_id))
+
+    # A bad value is refused naming the field, and changes nothing.
+    status, body = http(c, "PATCH", "/api/v1/experiments/%d" % exp_id,
+                        {"name": "two\nlines"}, token=c.token)
+    assert status == 400 and "name contains control character" in body["error"]["error"], body
+    status, body = http(c, "PATCH", "/api/v1/experiments/%d" % exp_id,
+                        {"labels": ["x" * 300]}, token=c.token)
+    assert status == 400 and "labels[0]" in body["error"]["error"], body
+    assert c.experiment(exp_id)["name"] == "renamed-by-cli"
+
+    # Archived: the plain list leaves it out, --all shows it.
+    ok(c, "experiment", "archive", str(exp_id))
+    assert c.experiment(exp_id)["archived"] is True
+    rows = lambda out: [l for l in out.splitlines() if l.strip().startswith(str(exp_id) + " ")]
+    assert not rows(ok(c, "experiment", "list")), ok(c, "experiment", "list")
+    assert rows(ok(c, "experiment", "list", "--all"))
+    ok(c, "experiment", "unarchive", str(exp_id))
+    assert rows(ok(c, "experiment", "list"))
+    # (Edits are events: master_core_test replays them.)
+
+
 def test_trial_describe_lists_every_report_and_checkpoint_by_batches(c, completed):
     _, trial = completed
     tid = str(trial["id"])

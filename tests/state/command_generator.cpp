@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 32;
+constexpr int kinds = 33;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -291,6 +291,23 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       return spot_request_fulfilled{
           r.id, "i-" + std::to_string(next_instance_++), tick()};
     return spot_request_cancelled{r.id, "price-too-low", tick()};
+  }
+  case 32: {
+    auto all =
+        where(s.experiments, [](const experiment_info&) { return true; });
+    if (all.empty())
+      return std::nullopt;
+    const auto& e = *pick(all);
+    if (is_terminal(e.status) && chance(50))
+      return experiment_archived{e.id, !e.archived, "u1", tick()};
+    return experiment_edited{
+        e.id,
+        "name-" + std::to_string(below(100)),
+        "description " + std::to_string(below(100)),
+        "",
+        nlohmann::json::array({"l" + std::to_string(below(5))}),
+        "u1",
+        tick()};
   }
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {

@@ -124,6 +124,8 @@ cluster_state every_field_set() {
       searcher_input{3, 7, "r7", "validation", 40, {{"loss", 0.5}}, "running"}};
   e.searcher_inputs_queued = 3;
   e.model_definition_pending = true;
+  e.notes = "first run\nwith notes";
+  e.archived = true;
   s.experiments[e.id] = e;
 
   trial_info t;
