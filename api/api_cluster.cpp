@@ -280,18 +280,20 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     auto p = page_of(req, res);
     if (!p)
       return;
-    auto users = req.query.get_all("users");
+    auto q = experiment_query_of(req, res);
+    if (!q)
+      return;
     if (ctx->reads)
       return answer_read(
           ctx, req, res,
-          [users, p = *p](const read::read_view& v) {
-            return experiments_page_text(v, users, p);
+          [q = *q, p = *p](const read::read_view& v) {
+            return experiments_page_text(v, q, p);
           },
           "");
     answer_view(
         ctx, req, res,
-        [users, p = *p](const state::cluster_state& s, int64_t) {
-          return experiments_page(s, users, p);
+        [q = *q, p = *p](const state::cluster_state& s, int64_t) {
+          return experiments_page(s, q, p);
         },
         "");
   });

@@ -4,6 +4,8 @@
 #include "api/api_auth.hpp"
 #include "api/api_cluster.hpp"
 #include "api/api_inspect.hpp"
+#include "api/api_jobs.hpp"
+#include "api/api_metrics.hpp"
 #include "api/pool_views.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
@@ -589,6 +591,8 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
              res.send_json("{}");
          });
   add_trial_routes(r, ctx);
+  add_metrics_routes(r, ctx);
+  add_job_routes(r, ctx);
 }
 
 } // namespace det::api

@@ -1,0 +1,181 @@
+#include "api/api_metrics.hpp"
+
+#include "api/log_reader.hpp"
+#include "api/views.hpp"
+#include "conf/redact.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/errc.hpp"
+
+#include <deque>
+
+namespace det::api {
+
+namespace {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::http_request;
+using http::responder;
+
+constexpr size_t max_trials_per_query = 100;
+constexpr size_t max_timeline_events = 10000;
+
+bool user_only(const http_request& req, const responder& res) {
+  if (req.principal.allocation_id.empty())
+    return true;
+  res.send_error(grpc_code::permission_denied,
+                 "a trial's allocation token cannot read metric histories");
+  return false;
+}
+
+/// Positive integer, or nullopt.
+std::optional<int64_t> positive(const std::string& text) {
+  try {
+    size_t used = 0;
+    auto n = std::stoll(text, &used);
+    if (used == text.size() && n > 0)
+      return n;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+/// Appends the trial's reports of `group` ("" = both) to `out` as one
+/// result line.
+caf::error trial_metrics_line(event_store& log, int64_t trial_id,
+                              const std::string& group, std::string& out) {
+  read_options ro;
+  ro.stream = "trial/" + std::to_string(trial_id);
+  std::string items;
+  auto err = log.read(ro, [&](recorded_event&& rec) -> caf::error {
+    if (rec.body.type != "trial_metrics_reported")
+      return {};
+    auto p = json::parse(rec.body.payload, nullptr, false);
+    if (!p.is_object())
+      return {};
+    auto kind = p.value("kind", std::string{});
+    if (!group.empty() && kind != group)
+      return {};
+    auto at = p.value("at_us", int64_t{0});
+    json r{{"trialId", trial_id},
+           {"id", rec.position},
+           {"group", kind},
+           {"totalBatches", p.value("steps_completed", int64_t{0})},
+           {"endTime", rfc3339(at != 0 ? at : rec.recorded_at_us)},
+           {"archived", false},
+           {"metrics",
+            {{"avgMetrics", p.value("metrics", json::object())},
+             {"batchMetrics", json::array()}}}};
+    if (!items.empty())
+      items += ',';
+    items += r.dump();
+    return {};
+  });
+  if (err)
+    return err;
+  out += R"({"result":{"metrics":[)" + items + "]}}\n";
+  return {};
+}
+
+void trial_metrics_route(const std::shared_ptr<log_reader>& reader,
+                         const http_request& req, const responder& res) {
+  auto texts = req.query.get_all("trialIds");
+  if (texts.empty() || texts.size() > max_trials_per_query)
+    return res.send_error(grpc_code::invalid_argument,
+                          "trialIds: give 1 to "
+                              + std::to_string(max_trials_per_query)
+                              + " trial ids");
+  std::vector<int64_t> ids;
+  for (const auto& t : texts) {
+    auto id = positive(t);
+    if (!id)
+      return res.send_error(grpc_code::invalid_argument,
+                            "trialIds: not a valid id: '" + t.substr(0, 40)
+                                + "'");
+    ids.push_back(*id);
+  }
+  auto group = req.query.get("group").value_or("");
+  if (group == "GROUP_TRAINING" || group == "METRIC_TYPE_TRAINING")
+    group = "training";
+  if (group == "GROUP_VALIDATION" || group == "METRIC_TYPE_VALIDATION")
+    group = "validation";
+  if (!group.empty() && group != "training" && group != "validation")
+    return res.send_error(grpc_code::invalid_argument,
+                          "group: '" + group.substr(0, 40)
+                              + "' is not recorded (training, validation)");
+  auto ok = reader->submit(
+      [res, ids, group](event_store* log, const caf::error& open_err) {
+        if (log == nullptr)
+          return res.send(http::error_response(open_err));
+        std::string body;
+        for (auto id : ids)
+          if (auto err = trial_metrics_line(*log, id, group, body))
+            return res.send(http::error_response(err));
+        res.send(http::http_response::json(200, std::move(body)));
+      });
+  if (!ok)
+    res.send_error(grpc_code::unavailable,
+                   "too many event-log queries waiting; try again");
+}
+
+void timeline_route(const std::shared_ptr<log_reader>& reader,
+                    const http_request& req, const responder& res) {
+  auto id = positive(req.param("trial_id"));
+  if (!id)
+    return res.send_error(grpc_code::invalid_argument,
+                          "trial_id: not a valid id: '"
+                              + req.param("trial_id").substr(0, 40) + "'");
+  auto ok = reader->submit(
+      [res, id = *id](event_store* log, const caf::error& open_err) {
+        if (log == nullptr)
+          return res.send(http::error_response(open_err));
+        read_options ro;
+        ro.stream = "trial/" + std::to_string(id);
+        std::deque<json> rows;
+        auto err = log->read(ro, [&](recorded_event&& rec) -> caf::error {
+          if (rec.body.type == "trial_metrics_reported")
+            return {};
+          if (rows.size() == max_timeline_events)
+            rows.pop_front();
+          auto p = json::parse(rec.body.payload, nullptr, false);
+          rows.push_back(
+              {{"position", rec.position},
+               {"type", rec.body.type},
+               {"recordedAt", rfc3339(rec.recorded_at_us)},
+               {"payload", p.is_discarded() ? json{} : conf::redact(p)}});
+          return {};
+        });
+        if (err)
+          return res.send(http::error_response(err));
+        if (rows.empty())
+          return res.send_error(grpc_code::not_found,
+                                "trial " + std::to_string(id) + " not found");
+        json list = json::array();
+        for (auto& r : rows)
+          list.push_back(std::move(r));
+        json out{{"events", std::move(list)}};
+        res.send_json(out.dump());
+      });
+  if (!ok)
+    res.send_error(grpc_code::unavailable,
+                   "too many event-log queries waiting; try again");
+}
+
+} // namespace
+
+void add_metrics_routes(http::router& r,
+                        std::shared_ptr<const api_context> ctx) {
+  auto reader = std::make_shared<log_reader>(ctx->db_url);
+  r.get("/api/v1/trials/metrics/trial_metrics",
+        [reader](http_request req, responder res) {
+          if (user_only(req, res))
+            trial_metrics_route(reader, req, res);
+        });
+  r.get("/api/v1/trials/{trial_id}/timeline",
+        [reader](http_request req, responder res) {
+          if (user_only(req, res))
+            timeline_route(reader, req, res);
+        });
+}
+
+} // namespace det::api

@@ -1,0 +1,31 @@
+#pragma once
+
+// Read routes over a trial's own history in the event log, for the WebUI
+// and the SDK: every metrics report (learning curves) and the trial's
+// timeline (placed, running, checkpointed, preempted, restarted, exited).
+// The state keeps only the latest report of each group, so these read the
+// trial's stream ("trial/<id>") from the log, on one reader thread with
+// its own read-only connection (api/log_reader.hpp): no I/O thread or
+// actor waits on PostgreSQL; past 32 queued queries the answer is 503.
+//
+//   GET /api/v1/trials/metrics/trial_metrics?trialIds=N[&trialIds=M...]
+//       [&group=training|validation]
+//     upstream's GetMetrics: one line {"result": {"metrics": [report...]}}
+//     per trial, reports oldest first, each {trialId, id (log position),
+//     group, totalBatches, endTime, metrics: {avgMetrics}}. 1-100 ids.
+//   GET /api/v1/trials/{trial_id}/timeline
+//     {"events": [{position, type, recordedAt, payload}]}: the trial's
+//     events except its metrics reports, oldest first, at most the last
+//     10,000; secrets redacted.
+//
+// User sessions only: a trial's allocation token is refused (403), as it
+// could otherwise name other trials in the query.
+
+#include "api/master_api.hpp"
+
+namespace det::api {
+
+void add_metrics_routes(http::router& r,
+                        std::shared_ptr<const api_context> ctx);
+
+} // namespace det::api

@@ -1,0 +1,49 @@
+#pragma once
+
+// The filters and order of GET /api/v1/experiments, in upstream's query
+// parameters: users, states (STATE_ACTIVE, ...), name (a case-insensitive
+// part of it), labels (every one given), sortBy (SORT_BY_ID, SORT_BY_NAME,
+// SORT_BY_STATE, SORT_BY_START_TIME, SORT_BY_END_TIME, SORT_BY_PROGRESS,
+// SORT_BY_USER, SORT_BY_NUM_TRIALS) and orderBy (ORDER_BY_ASC,
+// ORDER_BY_DESC). Without any: every experiment, oldest first (the CLI's
+// list). Pure: the selection runs on a read replica's state.
+
+#include "http/http_message.hpp"
+#include "http/responder.hpp"
+#include "state/cluster_state.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det::api {
+
+struct experiment_query {
+  enum class sort_key {
+    id,
+    name,
+    state,
+    start_time,
+    end_time,
+    progress,
+    user,
+    num_trials
+  };
+  std::vector<std::string> users;
+  std::vector<state::experiment_status> states;
+  std::string name; ///< lower case; "" matches every name
+  std::vector<std::string> labels;
+  sort_key sort = sort_key::id;
+  bool descending = false;
+};
+
+/// The query of `req`, or nullopt after answering 400 naming the bad
+/// parameter and listing what it accepts.
+[[nodiscard]] std::optional<experiment_query>
+experiment_query_of(const http::http_request& req, const http::responder& res);
+
+/// The experiments that match `q`, in its order (ties by id).
+[[nodiscard]] std::vector<const state::experiment_info*>
+select_experiments(const state::cluster_state& s, const experiment_query& q);
+
+} // namespace det::api
