@@ -65,10 +65,10 @@ test-unit: build
 # end-to-end cluster (tests/e2e) and the aws provisioner against moto
 # (tests/provisioner), and the chaos suite (tests/chaos: the master
 # SIGKILLed CHAOS_KILLS times, 50 unless set, during a mixed workload;
-# docs/chaos.md).
+# docs/chaos.md), and the WebUI in Debian's Chromium (tests/webui).
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
-PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/provisioner tests/chaos)
+PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/webui tests/provisioner tests/chaos)
 test-e2e: build
 	@set -e; for d in $(PYTEST_DIRS); do \
 	  echo "== pytest $$d"; \
