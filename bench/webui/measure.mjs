@@ -18,13 +18,13 @@ try {
   await page.click("[data-testid=sign-in]");
   await page.waitForSelector("[data-testid=who]");
 
-  const time = async (path, ready) => {
+  const time = async (path, ready, arg) => {
     const samples = [];
     for (let i = 0; i < RUNS; i++) {
       await page.goto("about:blank");
       const t0 = performance.now();
       await page.goto(URL_ + path, { waitUntil: "commit" });
-      await page.waitForFunction(ready, null, { timeout: 60000, polling: "raf" });
+      await page.waitForFunction(ready, arg, { timeout: 60000, polling: "raf" });
       samples.push(Math.round(performance.now() - t0));
     }
     return samples;
@@ -32,14 +32,20 @@ try {
   // The list: its first page of rows drawn, the total from the master.
   const list = await time(
     "/experiments",
-    `(() => { const t = document.querySelector('[data-testid=experiments][data-loaded="1"]');
-              return t && Number(t.dataset.total) === ${EXPERIMENTS} && t.querySelectorAll('tbody tr').length > 0; })()`,
+    (n) => {
+      const t = document.querySelector('[data-testid=experiments][data-loaded="1"]');
+      return !!t && Number(t.dataset.total) === n && t.querySelectorAll("tbody tr").length > 0;
+    },
+    EXPERIMENTS,
   );
   // The experiment page: the curve drawn with every point.
   const curve = await time(
     `/experiments/${EXP}`,
-    `(() => { const c = document.querySelector('[data-testid=exp-chart][data-drawn="1"]');
-              return c && Number(c.dataset.points) === ${POINTS}; })()`,
+    (n) => {
+      const c = document.querySelector('[data-testid=exp-chart][data-drawn="1"]');
+      return !!c && Number(c.dataset.points) === n;
+    },
+    POINTS,
   );
   if (b.errors.length) throw new Error(b.errors.join("\n"));
   console.log(JSON.stringify({ list, curve }));
