@@ -44,6 +44,7 @@ stop_all() {
 }
 trap stop_all EXIT
 echo "det-master: pid $master_pid, log in .run/det-master.log, API on $master"
+echo "WebUI: open $master/ in a browser (user admin, blank password)"
 
 # Wait for the master to answer (it may first wait for the log's lock).
 for _ in $(seq 1 300); do
@@ -54,7 +55,7 @@ done
 
 config=$(ls "$example"/*.yaml | head -n 1)
 exp=$(python3 "$root/scripts/submit.py" --master "$master" "$config" "$example")
-echo "submitted experiment $exp ($config)"
+echo "submitted experiment $exp ($config); watch it at $master/experiments/$exp"
 
 python3 - "$master" "$exp" "$root/scripts" <<'PY'
 import json, sys, time, urllib.request

@@ -24,13 +24,14 @@ export const FLAGS = [
 ];
 
 /** Starts the browser; returns {context, page, errors, close}. */
-export async function openBrowser({ viewport = { width: 1366, height: 800 } } = {}) {
+export async function openBrowser({ viewport = { width: 1366, height: 800 }, ignoreHTTPSErrors = false } = {}) {
   const profile = mkdtempSync(path.join(tmpdir(), "det-webui-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: FLAGS,
     viewport,
+    ignoreHTTPSErrors,
   });
   const errors = [];
   const watch = (page) => {

@@ -191,3 +191,24 @@ def test_the_app_in_a_browser(c, tmp_path):
     # What the UI did, as the API sees it.
     assert c.experiment(a)["state"] == "STATE_COMPLETED"
     assert c.experiment(b)["state"] == "STATE_CANCELED"
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_app_over_https(cluster_factory, tmp_path):
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(CHROMIUM + " is missing: scripts/install-deps.sh installs Debian's chromium")
+    cert, key = str(tmp_path / "master.crt"), str(tmp_path / "master.key")
+    subprocess.check_call(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", key, "-out", cert, "-subj", "/CN=det-master-webui",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    c = cluster_factory(tls=(cert, key, cert))
+    assert c.url.startswith("https://")
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    env = dict(os.environ, DET_WEBUI_URL=c.url, DET_WEBUI_SHOTS=str(shots))
+    p = subprocess.run([NODE, os.path.join(HERE, "ui_tls.mjs")], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sorted(os.listdir(shots)) == ["https-cluster.png", "https-experiments.png"]

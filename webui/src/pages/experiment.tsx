@@ -200,7 +200,11 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
 }
 
 function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
-  const numeric = props.hpNames.filter((h) => props.trials.some((t) => typeof t.hparams?.[h] === "number"));
+  const numericAll = props.hpNames.filter((h) => props.trials.some((t) => typeof t.hparams?.[h] === "number"));
+  // Hyperparameters that differ between trials say something; constant
+  // ones only when nothing varies.
+  const varying = numericAll.filter((h) => new Set(props.trials.map((t) => t.hparams?.[h])).size > 1);
+  const numeric = varying.length ? varying : numericAll;
   const scored = props.trials.filter((t) => typeof t.searcherMetricValue === "number");
   if (scored.length === 0) return <p class="muted">No trial has a value of {props.metric} yet.</p>;
   return (
