@@ -1,10 +1,8 @@
-// The WebUI's file serving (api/webui_files.hpp), the router's fallback it
-// hangs on, and the experiments list's filters and order
-// (api/experiment_query.hpp).
+// The WebUI's file serving (api/webui_files.hpp) and the experiments
+// list's filters and order (api/experiment_query.hpp).
 
 #include "api/experiment_query.hpp"
 #include "api/webui_files.hpp"
-#include "http/router.hpp"
 #include "messages/errc.hpp"
 
 #include <gtest/gtest.h>
@@ -93,21 +91,6 @@ TEST(webui_bundle, no_path_reaches_outside_the_folder) {
     EXPECT_EQ(r.body.find("root:"), std::string::npos) << p;
   }
   fs::remove(outside);
-}
-
-TEST(router_fallback, is_not_a_route_and_leaves_matching_alone) {
-  http::router r;
-  r.get("/api/v1/x",
-        [](http::http_request, http::responder res) { res.send_json("{}"); });
-  std::vector<std::string> seen;
-  r.set_fallback([&seen](http::http_request req, http::responder) {
-    seen.push_back(req.method + " " + req.path);
-  });
-  auto m = r.match("GET", "/experiments/3");
-  EXPECT_EQ(m.h, nullptr);
-  EXPECT_FALSE(m.path_known);
-  EXPECT_TRUE(r.error() == caf::error{});
-  EXPECT_TRUE(r.table().size() == 1u); // the fallback is not a route
 }
 
 state::experiment_info exp(int64_t id, std::string name, std::string owner,
