@@ -18,6 +18,8 @@ using http::http_request;
 using http::responder;
 
 constexpr size_t max_trials_per_query = 100;
+/// Reports in one answer, all trials together (about 200 bytes each).
+constexpr size_t max_reports_per_query = 1'000'000;
 constexpr size_t max_timeline_events = 10000;
 
 bool user_only(const http_request& req, const responder& res) {
@@ -40,16 +42,22 @@ std::optional<int64_t> positive(const std::string& text) {
   return std::nullopt;
 }
 
-/// Appends the trial's reports of `group` ("" = both) to `out` as one
-/// result line.
+/// Appends the trial's reports of `group` ("" = both) after log position
+/// `after` to `out` as one result line; `budget` counts down the reports
+/// the answer may still hold.
 caf::error trial_metrics_line(event_store& log, int64_t trial_id,
-                              const std::string& group, std::string& out) {
+                              const std::string& group, int64_t after,
+                              size_t& budget, std::string& out) {
   read_options ro;
   ro.stream = "trial/" + std::to_string(trial_id);
+  ro.after = after;
   std::string items;
+  auto full = make_error(errc::invalid_argument, "report budget spent");
   auto err = log.read(ro, [&](recorded_event&& rec) -> caf::error {
     if (rec.body.type != "trial_metrics_reported")
       return {};
+    if (budget == 0)
+      return full;
     auto p = json::parse(rec.body.payload, nullptr, false);
     if (!p.is_object())
       return {};
@@ -69,9 +77,10 @@ caf::error trial_metrics_line(event_store& log, int64_t trial_id,
              + R"(","archived":false,"metrics":{"avgMetrics":)"
              + (m != p.end() && m->is_object() ? m->dump() : "{}")
              + R"(,"batchMetrics":[]}})";
+    --budget;
     return {};
   });
-  if (err)
+  if (err && budget != 0)
     return err;
   out += R"({"result":{"metrics":[)" + items + "]}}\n";
   return {};
@@ -103,16 +112,26 @@ void trial_metrics_route(const std::shared_ptr<log_reader>& reader,
     return res.send_error(grpc_code::invalid_argument,
                           "group: '" + group.substr(0, 40)
                               + "' is not recorded (training, validation)");
-  auto ok = reader->submit(
-      [res, ids, group](event_store* log, const caf::error& open_err) {
-        if (log == nullptr)
-          return res.send(http::error_response(open_err));
-        std::string body;
-        for (auto id : ids)
-          if (auto err = trial_metrics_line(*log, id, group, body))
-            return res.send(http::error_response(err));
-        res.send(http::http_response::json(200, std::move(body)));
-      });
+  int64_t after = 0;
+  if (auto a = req.query.get("afterId")) {
+    auto n = positive(*a);
+    if (!n && *a != "0")
+      return res.send_error(grpc_code::invalid_argument,
+                            "afterId: not a report id: '" + a->substr(0, 40)
+                                + "'");
+    after = n.value_or(0);
+  }
+  auto ok = reader->submit([res, ids, group, after](
+                               event_store* log, const caf::error& open_err) {
+    if (log == nullptr)
+      return res.send(http::error_response(open_err));
+    std::string body;
+    size_t budget = max_reports_per_query;
+    for (auto id : ids)
+      if (auto err = trial_metrics_line(*log, id, group, after, budget, body))
+        return res.send(http::error_response(err));
+    res.send(http::http_response::json(200, std::move(body)));
+  });
   if (!ok)
     res.send_error(grpc_code::unavailable,
                    "too many event-log queries waiting; try again");

@@ -9,10 +9,14 @@
 // actor waits on PostgreSQL; past 32 queued queries the answer is 503.
 //
 //   GET /api/v1/trials/metrics/trial_metrics?trialIds=N[&trialIds=M...]
-//       [&group=training|validation]
+//       [&group=training|validation][&afterId=K]
 //     upstream's GetMetrics: one line {"result": {"metrics": [report...]}}
 //     per trial, reports oldest first, each {trialId, id (log position),
 //     group, totalBatches, endTime, metrics: {avgMetrics}}. 1-100 ids.
+//     afterId (ours): only reports with a larger id, for a client that
+//     follows a curve (ids are log positions: a later read never shows a
+//     smaller new one). At most 1,000,000 reports in one answer, the
+//     oldest first; a client asks again with afterId for the rest.
 //   GET /api/v1/trials/{trial_id}/timeline
 //     {"events": [{position, type, recordedAt, payload}]}: the trial's
 //     events except its metrics reports, oldest first, at most the last

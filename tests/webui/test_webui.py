@@ -120,6 +120,7 @@ def test_read_routes_refuse_bad_input_naming_the_field(c):
         ("/api/v1/trials/metrics/trial_metrics?trialIds=-1", "trialIds"),
         ("/api/v1/trials/metrics/trial_metrics?" + "&".join("trialIds=%d" % i for i in range(1, 102)), "trialIds"),
         ("/api/v1/trials/metrics/trial_metrics?trialIds=1&group=bogus", "group"),
+        ("/api/v1/trials/metrics/trial_metrics?trialIds=1&afterId=-3", "afterId"),
         ("/api/v1/trials/0/timeline", "trial_id"),
         ("/api/v1/trials/x/timeline", "trial_id"),
         ("/api/v1/experiments?sortBy=SORT_BY_NOTHING", "sortBy"),
@@ -212,3 +213,34 @@ def test_the_app_over_https(cluster_factory, tmp_path):
                        text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     assert sorted(os.listdir(shots)) == ["https-cluster.png", "https-experiments.png"]
+
+
+def test_metric_history_is_every_report_and_after_id_gives_the_rest(c):
+    status, body = c.submit(experiment_yaml(max_length=20, trials=1, batch_delay=0.01))
+    assert status == 200, body
+    exp = body["experiment"]["id"]
+    wait_for("the experiment to complete", lambda: c.experiment(exp)["state"] == "STATE_COMPLETED",
+             timeout=120)
+    trial = c.trials(exp)[0]["id"]
+
+    def reports(query):
+        status, text = api_get(c, "/api/v1/trials/metrics/trial_metrics?trialIds=%d%s" % (trial, query))
+        assert status == 200, text
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        assert len(lines) == 1
+        return lines[0]["result"]["metrics"]
+
+    every = reports("")
+    training = [r for r in every if r["group"] == "training"]
+    validation = [r for r in every if r["group"] == "validation"]
+    # metrics_every 5 over 20 batches; a validation per checkpoint (10).
+    assert [r["totalBatches"] for r in training] == [5, 10, 15, 20]
+    assert [r["totalBatches"] for r in validation] == [10, 20]
+    assert all("validation_loss" in r["metrics"]["avgMetrics"] for r in validation)
+    assert reports("&group=validation") == validation
+    ids = [r["id"] for r in every]
+    assert ids == sorted(ids)
+    assert reports("&afterId=%d" % ids[2]) == every[3:]
+    assert reports("&afterId=%d" % ids[-1]) == []
+    # The trial's last report is what the trial's own view shows.
+    assert c.get("/api/v1/trials/%d" % trial)["trial"]["totalBatchesProcessed"] == 20

@@ -181,13 +181,14 @@ export interface Pagination {
   total: number;
 }
 
-/** Every report of `trialIds` (both groups), one list per trial. */
+/** The reports of `trialIds` (both groups) with an id above `afterId`. */
 export async function trialMetrics(
   trialIds: number[],
   signal?: AbortSignal,
+  afterId = 0,
 ): Promise<MetricsReport[]> {
   if (trialIds.length === 0) return [];
-  const q = trialIds.slice(0, 100).map((id) => "trialIds=" + id).join("&");
+  const q = trialIds.slice(0, 100).map((id) => "trialIds=" + id).join("&") + (afterId > 0 ? "&afterId=" + afterId : "");
   const lines = await getLines<{ metrics: MetricsReport[] }>(
     "/api/v1/trials/metrics/trial_metrics?" + q,
     signal,

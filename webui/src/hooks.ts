@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { MetricsReport, trialMetrics } from "./api";
 
 export interface Polled<T> {
   data: T | undefined;
@@ -56,4 +57,31 @@ export function usePoll<T>(
     };
   }, [...deps, kick]);
   return { data, error, loading, reload: () => setKick((k) => k + 1) };
+}
+
+/**
+ * The metric reports of `trialIds`, followed: the first load reads them
+ * all, later polls (every 5 s while `live`) only the reports past the
+ * newest id seen, so a long curve is not read again. A new set of trials
+ * starts over.
+ */
+export function useMetrics(trialIds: number[], live: boolean): Polled<MetricsReport[]> {
+  const key = trialIds.join(",");
+  const seen = useRef<{ key: string; last: number; reports: MetricsReport[] }>({ key: "", last: 0, reports: [] });
+  return usePoll(
+    async (signal) => {
+      const s = seen.current;
+      if (s.key !== key) {
+        seen.current = { key, last: 0, reports: [] };
+      }
+      const cur = seen.current;
+      const fresh = await trialMetrics(trialIds, signal, cur.last);
+      if (fresh.length === 0 && cur.reports.length > 0) return cur.reports;
+      for (const r of fresh) if (r.id > cur.last) cur.last = r.id;
+      cur.reports = cur.reports.length ? cur.reports.concat(fresh) : fresh;
+      return cur.reports;
+    },
+    [key, live],
+    live ? 5000 : 0,
+  );
 }

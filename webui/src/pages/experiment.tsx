@@ -3,7 +3,7 @@
 import { useMemo, useState } from "preact/hooks";
 import * as api from "../api";
 import { Chart, metricNames, seriesOf } from "../chart";
-import { usePoll } from "../hooks";
+import { useMetrics, usePoll } from "../hooks";
 import { num, pct, shortState, when } from "../format";
 import { linkHandler } from "../router";
 import { toYaml } from "../yaml";
@@ -102,7 +102,7 @@ export function ExperimentPage(props: { id: number }) {
   const e = exp.data?.experiment;
   const active = !!e && !api.terminalStates.has(e.state);
   const trialIds = (trials.data?.trials ?? []).map((t) => t.id);
-  const metrics = usePoll((signal) => api.trialMetrics(trialIds, signal), [id, trialIds.join(","), active], active ? 5000 : 0);
+  const metrics = useMetrics(trialIds, active);
   if (exp.error && !e) return <main class="error">{exp.error}</main>;
   if (!e) return <main class="muted">Loading…</main>;
   const ts = trials.data?.trials ?? [];

@@ -2,7 +2,7 @@
 // its timeline from the event log.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
-import { usePoll } from "../hooks";
+import { useMetrics, usePoll } from "../hooks";
 import { num, shortState, when } from "../format";
 import { linkHandler } from "../router";
 import { CheckpointTable, MetricChart } from "./experiment";
@@ -152,7 +152,7 @@ export function TrialPage(props: { id: number }) {
   const trial = usePoll((signal) => api.get<{ trial: api.Trial }>(`/api/v1/trials/${id}`, signal), [id]);
   const t = trial.data?.trial;
   const active = !!t && !api.terminalStates.has(t.state);
-  const metrics = usePoll((signal) => api.trialMetrics([id], signal), [id, active], active ? 5000 : 0);
+  const metrics = useMetrics([id], active);
   const cps = usePoll((signal) => api.get<{ checkpoints: any[] }>(`/api/v1/trials/${id}/checkpoints`, signal), [id, active], active ? 5000 : 0);
   if (trial.error && !t) return <main class="error">{trial.error}</main>;
   if (!t) return <main class="muted">Loading…</main>;
