@@ -92,3 +92,12 @@ for t in trials:
           f" checkpoint {(t.get('bestCheckpoint') or {}).get('uuid', 'none')}")
 print(f"experiment {exp} ended {e['state']}")
 PY
+
+# At a terminal the master stays up, so the finished experiment can be
+# looked at in the WebUI; Ctrl-C stops it (and the local agents). Without
+# a terminal (scripts, CI), or with DET_RUN_KEEP=0, make run ends here.
+if [ -t 0 ] && [ "${DET_RUN_KEEP:-1}" != 0 ]; then
+  echo
+  echo "The WebUI stays up at $master/experiments/$exp (user admin, blank password); Ctrl-C stops the master."
+  wait "$master_pid" || true
+fi
