@@ -65,6 +65,21 @@ try {
   await page.waitForSelector(`[data-testid=experiments] tr[data-id="${B}"]`);
   await snap("experiments");
 
+  step("the list sorts and filters on the master");
+  const rowIds = async () => page.$$eval("[data-testid=experiments] tbody tr", (rows) => rows.map((r) => Number(r.dataset.id)));
+  await page.click("[data-testid=experiments] th >> text=ID");
+  await until("ascending ids", async () => JSON.stringify(await rowIds()) === JSON.stringify([A, B].sort((x, y) => x - y)), 10000);
+  if (!page.url().includes("sortBy=SORT_BY_ID") || !page.url().includes("orderBy=ORDER_BY_ASC")) throw new Error("sort not in the URL: " + page.url());
+  await page.click("[data-testid=experiments] th >> text=ID");
+  await until("descending ids", async () => JSON.stringify(await rowIds()) === JSON.stringify([A, B].sort((x, y) => y - x)), 10000);
+  await page.fill("[data-testid=filter-name]", "webui-a");
+  await page.press("[data-testid=filter-name]", "Enter");
+  await until("only A", async () => JSON.stringify(await rowIds()) === JSON.stringify([A]), 10000);
+  if ((await attr("[data-testid=experiments]", "data-total")) !== "1") throw new Error("filtered total");
+  await page.fill("[data-testid=filter-name]", "");
+  await page.press("[data-testid=filter-name]", "Enter");
+  await until("both again", async () => (await rowIds()).length === 2, 10000);
+
   step("the cluster page shows agents while trials run");
   await page.click("nav >> text=Cluster");
   await until("an agent on the cluster page", async () => Number(await attr("[data-testid=agents]", "data-count")) > 0, 90000);
