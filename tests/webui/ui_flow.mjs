@@ -157,6 +157,15 @@ try {
   await until("the page to show B active", async () => (await attr("[data-testid=exp-state]", "data-state")) === "STATE_ACTIVE", 30000);
   await until("the CLI to show B active", () => cliState(B) === "STATE_ACTIVE", 30000, 1000);
 
+  step("B's trial timeline shows it placed again, resuming from its checkpoint");
+  await page.goto(URL_ + `/trials/${bTrial.id}`);
+  await page.click("[data-testid=tab-timeline]");
+  await until("a second placement that resumes from a checkpoint", async () => (await page.locator("[data-testid=timeline] li[data-type=trial_placed]").count()) >= 2, 90000, 500);
+  const placed = await page.locator("[data-testid=timeline] li[data-type=trial_placed]").last().textContent();
+  if (!placed.includes("resumes from checkpoint")) throw new Error("second placement: " + placed);
+  await page.waitForSelector("[data-testid=timeline] li[data-type=trial_exited]");
+  await snap("trial-timeline-resumed");
+
   step("the job queue lists B");
   await page.click("nav >> text=Job queue");
   await page.waitForSelector(`[data-testid=jobs] tr[data-id="${B}"]`);

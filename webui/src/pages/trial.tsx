@@ -110,23 +110,32 @@ function Logs(props: { id: number }) {
 function Timeline(props: { id: number; active: boolean }) {
   const tl = usePoll((signal) => api.get<{ events: any[] }>(`/api/v1/trials/${props.id}/timeline`, signal), [props.id, props.active], props.active ? 5000 : 0);
   if (tl.error) return <p class="error">{tl.error}</p>;
+  // A placement resumes from the latest checkpoint before it (the trial
+  // rules: a restart continues from its latest checkpoint).
+  let latest: any = undefined;
   const describe = (ev: any): string => {
     const p = ev.payload ?? {};
     switch (ev.type) {
       case "trial_created":
         return "created";
       case "trial_placed":
-        return "placed on " + (p.assignments ?? []).map((a: any) => a.agent_id + " (slots " + (a.slots ?? []).join(",") + ")").join(", ") + (p.allocation_id ? " as " + p.allocation_id : "");
+        return (
+          "placed on " +
+          (p.assignments ?? []).map((a: any) => a.agent_id + " (slots " + (a.slots ?? []).join(",") + ")").join(", ") +
+          (p.allocation_id ? " as " + p.allocation_id : "") +
+          (latest ? `; resumes from checkpoint ${latest.uuid} (batch ${latest.steps_completed})` : "; starts from scratch")
+        );
       case "trial_running":
         return "running" + (p.allocation_id ? " (" + p.allocation_id + ")" : "");
       case "trial_checkpointed":
+        latest = p;
         return "checkpoint " + p.uuid + " at batch " + p.steps_completed;
       case "trial_preemption_requested":
         return "asked to stop: " + (p.reason ?? "");
       case "trial_exited":
         return "exited: " + (p.reason ?? "") + (p.exit_code !== undefined ? " (code " + p.exit_code + ")" : "");
       case "trial_restarted":
-        return "restarted" + (p.from_checkpoint || p.checkpoint_uuid ? " from checkpoint " + (p.from_checkpoint ?? p.checkpoint_uuid) : "");
+        return "restarted";
       default:
         return ev.type.replace(/^trial_/, "").replace(/_/g, " ");
     }
