@@ -2,6 +2,7 @@
 
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
+#include "api/experiment_query.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
@@ -287,13 +288,13 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
       return answer_read(
           ctx, req, res,
           [q = *q, p = *p](const read::read_view& v) {
-            return experiments_page_text(v, q, p);
+            return experiments_query_text(v, q, p);
           },
           "");
     answer_view(
         ctx, req, res,
         [q = *q, p = *p](const state::cluster_state& s, int64_t) {
-          return experiments_page(s, q, p);
+          return experiments_query_page(s, q, p);
         },
         "");
   });

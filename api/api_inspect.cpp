@@ -10,14 +10,8 @@
 #include "messages/errc.hpp"
 #include "metrics/master_metrics.hpp"
 #include "metrics/registry.hpp"
-#include "store/pg_event_store.hpp"
 
 #include <caf/event_based_actor.hpp>
-
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <thread>
 
 namespace det::api {
 

@@ -1,5 +1,6 @@
 #include "api/experiment_query.hpp"
 
+#include "api/views.hpp"
 #include "http/grpc_error.hpp"
 
 #include <algorithm>
@@ -174,6 +175,48 @@ select_experiments(const state::cluster_state& s, const experiment_query& q) {
   if (q.descending)
     std::reverse(out.begin(), out.end());
   return out;
+}
+
+namespace {
+
+std::pair<size_t, size_t> bounds(size_t total, page p) {
+  auto start = std::min<size_t>(
+      static_cast<size_t>(std::max<int64_t>(p.offset, 0)), total);
+  auto end = p.limit > 0 ? std::min(total, start + static_cast<size_t>(p.limit))
+                         : total;
+  return {start, end};
+}
+
+} // namespace
+
+std::string experiments_query_text(const read::read_view& v,
+                                   const experiment_query& q, page p) {
+  const auto& s = v.state;
+  auto items = select_experiments(s, q);
+  auto [start, end] = bounds(items.size(), p);
+  std::string out = R"({"experiments":[)";
+  for (auto i = start; i < end; ++i) {
+    if (i != start)
+      out += ',';
+    const auto& e = *items[i];
+    out +=
+        v.rows.experiment(e.id, [&] { return experiment_json(s, e).dump(); });
+  }
+  out += R"(],"pagination":)";
+  out += pagination_of(p, static_cast<int64_t>(items.size())).dump();
+  out += '}';
+  return out;
+}
+
+nlohmann::json experiments_query_page(const state::cluster_state& s,
+                                      const experiment_query& q, page p) {
+  auto items = select_experiments(s, q);
+  auto [start, end] = bounds(items.size(), p);
+  auto rows = nlohmann::json::array();
+  for (auto i = start; i < end; ++i)
+    rows.push_back(experiment_json(s, *items[i]));
+  return {{"experiments", std::move(rows)},
+          {"pagination", pagination_of(p, static_cast<int64_t>(items.size()))}};
 }
 
 } // namespace det::api

@@ -8,9 +8,13 @@
 // ORDER_BY_DESC). Without any: every experiment, oldest first (the CLI's
 // list). Pure: the selection runs on a read replica's state.
 
+#include "api/views_cluster.hpp"
 #include "http/http_message.hpp"
 #include "http/responder.hpp"
+#include "read/read_model.hpp"
 #include "state/cluster_state.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -45,5 +49,18 @@ experiment_query_of(const http::http_request& req, const http::responder& res);
 /// The experiments that match `q`, in its order (ties by id).
 [[nodiscard]] std::vector<const state::experiment_info*>
 select_experiments(const state::cluster_state& s, const experiment_query& q);
+
+/// GET /api/v1/experiments: {"experiments": [...], "pagination": ...} for
+/// page `p` of what `q` selects, each row from the replica's fragments
+/// (rendered once per change of its experiment); without filters or order
+/// byte for byte experiments_page_text(v, users, p).
+[[nodiscard]] std::string experiments_query_text(const read::read_view& v,
+                                                 const experiment_query& q,
+                                                 page p);
+
+/// The same as JSON from a state (no read model: tests of the routes).
+[[nodiscard]] nlohmann::json
+experiments_query_page(const state::cluster_state& s, const experiment_query& q,
+                       page p);
 
 } // namespace det::api

@@ -4,10 +4,10 @@
 #include "api/api_auth.hpp"
 #include "api/api_cluster.hpp"
 #include "api/api_inspect.hpp"
-#include "api/api_jobs.hpp"
-#include "api/api_metrics.hpp"
 #include "api/pool_views.hpp"
+#include "api/queue_routes.hpp"
 #include "api/route_util.hpp"
+#include "api/trial_history.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
@@ -591,7 +591,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
              res.send_json("{}");
          });
   add_trial_routes(r, ctx);
-  add_metrics_routes(r, ctx);
+  add_trial_history_routes(r, ctx);
   add_job_routes(r, ctx);
 }
 

@@ -381,19 +381,36 @@ json resource_pools_response(const state::cluster_state& s,
   return paginate("resourcePools", std::move(list), p);
 }
 
+namespace {
+
+std::vector<const state::experiment_info*>
+experiments_of(const state::cluster_state& s,
+               const std::vector<std::string>& users) {
+  std::vector<const state::experiment_info*> matching;
+  matching.reserve(s.experiments.size());
+  for (const auto& [id, e] : s.experiments)
+    if (users.empty()
+        || std::find(users.begin(), users.end(), e.owner) != users.end())
+      matching.push_back(&e);
+  return matching;
+}
+
+} // namespace
+
 std::string experiments_page_text(const read::read_view& v,
-                                  const experiment_query& q, page p) {
+                                  const std::vector<std::string>& users,
+                                  page p) {
   const auto& s = v.state;
-  return page_text("experiments", select_experiments(s, q), p,
+  return page_text("experiments", experiments_of(s, users), p,
                    [&](const state::experiment_info& e) -> const std::string& {
                      return v.rows.experiment(
                          e.id, [&] { return experiment_json(s, e).dump(); });
                    });
 }
 
-json experiments_page(const state::cluster_state& s, const experiment_query& q,
-                      page p) {
-  auto matching = select_experiments(s, q);
+json experiments_page(const state::cluster_state& s,
+                      const std::vector<std::string>& users, page p) {
+  auto matching = experiments_of(s, users);
   return render_page(
       "experiments", matching, p,
       [&s](const state::experiment_info& e) { return experiment_json(s, e); });

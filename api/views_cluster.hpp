@@ -7,7 +7,6 @@
 // all) and answer {"pagination": {offset, limit, startIndex, endIndex,
 // total}} so that the CLI's paginated reads end.
 
-#include "api/experiment_query.hpp"
 #include "state/cluster_state.hpp"
 
 #include <nlohmann/json.hpp>
@@ -61,16 +60,17 @@ nlohmann::json checkpoint_response(const state::cluster_state& s,
 nlohmann::json resource_pools_response(const state::cluster_state& s,
                                        const std::string& default_pool, page p);
 
-/// GET /api/v1/experiments: the experiments `q` selects, in its order
-/// (api/experiment_query.hpp), paged.
+/// GET /api/v1/experiments with the CLI's filters: `users` (empty = all)
+/// and pagination, newest experiments last.
 nlohmann::json experiments_page(const state::cluster_state& s,
-                                const experiment_query& q, page p);
+                                const std::vector<std::string>& users, page p);
 
 /// The same pages as text, each row taken from the replica's fragments
 /// (rendered once per change of its record): byte for byte the dump() of
 /// experiments_page / agents_response.
 std::string experiments_page_text(const read::read_view& v,
-                                  const experiment_query& q, page p);
+                                  const std::vector<std::string>& users,
+                                  page p);
 std::string agents_page_text(const read::read_view& v, page p);
 
 } // namespace det::api

@@ -9,14 +9,16 @@ apt_pkgs=(
   libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev
   libgtest-dev libgmock-dev postgresql postgresql-contrib clang-format wrk
   libspdlog-dev libcli11-dev libpugixml-dev libarchive-dev
-  clang libclang-rt-14-dev chromium
+  clang libclang-rt-14-dev
 )
-# chromium: the WebUI's browser tests and bench drive Debian's
-# /usr/bin/chromium through playwright-core (tests/webui); no test downloads
-# a browser.
 # clang and libclang-rt-14-dev build the libFuzzer targets (make fuzz):
 # the fuzzer runtime (libclang_rt.fuzzer) is in libclang-rt-14-dev, which
 # clang only recommends, and recommends are not installed here.
+
+# chromium: the WebUI's browser tests and bench drive Debian's
+# /usr/bin/chromium through playwright-core (tests/webui); no test downloads
+# a browser.
+apt_pkgs+=(chromium)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

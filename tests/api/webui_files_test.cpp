@@ -143,5 +143,16 @@ TEST(experiment_query, filters_and_orders_the_list) {
   EXPECT_EQ(ids(select_experiments(s, q)), (std::vector<int64_t>{2}));
 }
 
+TEST(experiment_query, without_filters_the_page_is_the_cli_list) {
+  using es = state::experiment_status;
+  state::cluster_state s;
+  for (int64_t id = 1; id <= 7; ++id)
+    s.experiments[id] = exp(id, "e" + std::to_string(id), "u", es::active, 0);
+  for (auto p :
+       {api::page{0, 0}, api::page{2, 3}, api::page{6, 5}, api::page{9, 1}})
+    EXPECT_EQ(api::experiments_query_page(s, {}, p).dump(),
+              api::experiments_page(s, {}, p).dump());
+}
+
 } // namespace
 } // namespace det

@@ -181,19 +181,32 @@ export interface Pagination {
   total: number;
 }
 
-/** The reports of `trialIds` (both groups) with an id above `afterId`. */
+/**
+ * The reports of `trialIds`, both groups (asked one group at a time, as
+ * upstream's route wants a group). `after` holds, per group, the largest
+ * report id already seen: ids are log positions, so within one group a
+ * later read never brings a smaller new one, and a client that follows a
+ * curve asks only for what is new (a server that ignores afterId answers
+ * everything; the filter here keeps the result the same).
+ */
 export async function trialMetrics(
   trialIds: number[],
   signal?: AbortSignal,
-  afterId = 0,
+  after: Record<string, number> = {},
 ): Promise<MetricsReport[]> {
   if (trialIds.length === 0) return [];
-  const q = trialIds.slice(0, 100).map((id) => "trialIds=" + id).join("&") + (afterId > 0 ? "&afterId=" + afterId : "");
-  const lines = await getLines<{ metrics: MetricsReport[] }>(
-    "/api/v1/trials/metrics/trial_metrics?" + q,
-    signal,
+  const q = trialIds.slice(0, 100).map((id) => "trialIds=" + id).join("&");
+  const groups = await Promise.all(
+    ["training", "validation"].map(async (g) => {
+      const a = after[g] ?? 0;
+      const lines = await getLines<{ metrics: MetricsReport[] }>(
+        "/api/v1/trials/metrics/trial_metrics?" + q + "&group=" + g + (a > 0 ? "&afterId=" + a : ""),
+        signal,
+      );
+      return lines.flatMap((l) => l.metrics ?? []).filter((r) => r.id > a);
+    }),
   );
-  return lines.flatMap((l) => l.metrics);
+  return groups.flat();
 }
 
 export const terminalStates = new Set(["STATE_COMPLETED", "STATE_CANCELED", "STATE_ERROR", "STATE_DELETED"]);

@@ -67,17 +67,15 @@ export function usePoll<T>(
  */
 export function useMetrics(trialIds: number[], live: boolean): Polled<MetricsReport[]> {
   const key = trialIds.join(",");
-  const seen = useRef<{ key: string; last: number; reports: MetricsReport[] }>({ key: "", last: 0, reports: [] });
+  const seen = useRef<{ key: string; after: Record<string, number>; reports: MetricsReport[] }>({ key: "", after: {}, reports: [] });
   return usePoll(
     async (signal) => {
-      const s = seen.current;
-      if (s.key !== key) {
-        seen.current = { key, last: 0, reports: [] };
-      }
+      if (seen.current.key !== key) seen.current = { key, after: {}, reports: [] };
       const cur = seen.current;
-      const fresh = await trialMetrics(trialIds, signal, cur.last);
+      const fresh = await trialMetrics(trialIds, signal, { ...cur.after });
+      if (seen.current !== cur) return cur.reports;
       if (fresh.length === 0 && cur.reports.length > 0) return cur.reports;
-      for (const r of fresh) if (r.id > cur.last) cur.last = r.id;
+      for (const r of fresh) cur.after[r.group] = Math.max(cur.after[r.group] ?? 0, r.id);
       cur.reports = cur.reports.length ? cur.reports.concat(fresh) : fresh;
       return cur.reports;
     },

@@ -1,4 +1,4 @@
-#include "api/api_metrics.hpp"
+#include "api/trial_history.hpp"
 
 #include "api/log_reader.hpp"
 #include "api/views.hpp"
@@ -6,6 +6,7 @@
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 
+#include <algorithm>
 #include <deque>
 
 namespace det::api {
@@ -103,15 +104,21 @@ void trial_metrics_route(const std::shared_ptr<log_reader>& reader,
                                 + "'");
     ids.push_back(*id);
   }
+  // Upstream's groups are names without '.'; this master records two
+  // (training, validation): any other is an empty history.
   auto group = req.query.get("group").value_or("");
   if (group == "GROUP_TRAINING" || group == "METRIC_TYPE_TRAINING")
     group = "training";
   if (group == "GROUP_VALIDATION" || group == "METRIC_TYPE_VALIDATION")
     group = "validation";
-  if (!group.empty() && group != "training" && group != "validation")
+  bool bad_group = group.size() > 255 || group.find('.') != std::string::npos;
+  for (unsigned char ch : group)
+    bad_group = bad_group || ch < 0x20 || ch == 0x7f;
+  if (bad_group)
     return res.send_error(grpc_code::invalid_argument,
-                          "group: '" + group.substr(0, 40)
-                              + "' is not recorded (training, validation)");
+                          "group: a name of at most 255 bytes without '.' "
+                          "or control characters is expected, got '"
+                              + group.substr(0, 40) + "'");
   int64_t after = 0;
   if (auto a = req.query.get("afterId")) {
     auto n = positive(*a);
@@ -182,14 +189,17 @@ void timeline_route(const std::shared_ptr<log_reader>& reader,
 
 } // namespace
 
-void add_metrics_routes(http::router& r,
-                        std::shared_ptr<const api_context> ctx) {
+void add_trial_history_routes(http::router& r,
+                              std::shared_ptr<const api_context> ctx) {
   auto reader = std::make_shared<log_reader>(ctx->db_url);
-  r.get("/api/v1/trials/metrics/trial_metrics",
-        [reader](http_request req, responder res) {
-          if (user_only(req, res))
-            trial_metrics_route(reader, req, res);
-        });
+  auto served = r.table();
+  const std::pair<std::string, std::string> metrics_route{
+      "GET", "/api/v1/trials/metrics/trial_metrics"};
+  if (std::find(served.begin(), served.end(), metrics_route) == served.end())
+    r.get(metrics_route.second, [reader](http_request req, responder res) {
+      if (user_only(req, res))
+        trial_metrics_route(reader, req, res);
+    });
   r.get("/api/v1/trials/{trial_id}/timeline",
         [reader](http_request req, responder res) {
           if (user_only(req, res))

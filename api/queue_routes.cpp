@@ -1,4 +1,4 @@
-#include "api/api_jobs.hpp"
+#include "api/queue_routes.hpp"
 
 #include "api/route_util.hpp"
 #include "api/views.hpp"

@@ -24,12 +24,17 @@
 //
 // User sessions only: a trial's allocation token is refused (403), as it
 // could otherwise name other trials in the query.
+//
+// The metrics route is registered only when no other file serves that
+// path already: a fuller implementation (a cached history, upstream's
+// other metric routes) takes precedence, and the WebUI asks it per group
+// and keeps reports by id, so it works with either.
 
 #include "api/master_api.hpp"
 
 namespace det::api {
 
-void add_metrics_routes(http::router& r,
-                        std::shared_ptr<const api_context> ctx);
+void add_trial_history_routes(http::router& r,
+                              std::shared_ptr<const api_context> ctx);
 
 } // namespace det::api
