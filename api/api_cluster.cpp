@@ -281,20 +281,24 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     auto p = page_of(req, res);
     if (!p)
       return;
+    // Filters and orders beyond the CLI's: api/experiment_query.hpp.
     auto q = experiment_query_of(req, res);
     if (!q)
       return;
+    if (!q->cli_list())
+      return answer_experiments_query(ctx, req, res, *q, *p);
+    auto users = req.query.get_all("users");
     if (ctx->reads)
       return answer_read(
           ctx, req, res,
-          [q = *q, p = *p](const read::read_view& v) {
-            return experiments_query_text(v, q, p);
+          [users, p = *p](const read::read_view& v) {
+            return experiments_page_text(v, users, p);
           },
           "");
     answer_view(
         ctx, req, res,
-        [q = *q, p = *p](const state::cluster_state& s, int64_t) {
-          return experiments_query_page(s, q, p);
+        [users, p = *p](const state::cluster_state& s, int64_t) {
+          return experiments_page(s, users, p);
         },
         "");
   });

@@ -1,5 +1,6 @@
 #include "api/experiment_query.hpp"
 
+#include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 
@@ -217,6 +218,24 @@ nlohmann::json experiments_query_page(const state::cluster_state& s,
     rows.push_back(experiment_json(s, *items[i]));
   return {{"experiments", std::move(rows)},
           {"pagination", pagination_of(p, static_cast<int64_t>(items.size()))}};
+}
+
+void answer_experiments_query(const std::shared_ptr<const api_context>& ctx,
+                              const http::http_request& req,
+                              http::responder res, experiment_query q, page p) {
+  if (ctx->reads)
+    return answer_read(
+        ctx, req, std::move(res),
+        [q, p](const read::read_view& v) {
+          return experiments_query_text(v, q, p);
+        },
+        "");
+  answer_view(
+      ctx, req, std::move(res),
+      [q = std::move(q), p](const state::cluster_state& s, int64_t) {
+        return experiments_query_page(s, q, p);
+      },
+      "");
 }
 
 } // namespace det::api

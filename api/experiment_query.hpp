@@ -8,6 +8,7 @@
 // ORDER_BY_DESC). Without any: every experiment, oldest first (the CLI's
 // list). Pure: the selection runs on a read replica's state.
 
+#include "api/master_api.hpp"
 #include "api/views_cluster.hpp"
 #include "http/http_message.hpp"
 #include "http/responder.hpp"
@@ -39,6 +40,13 @@ struct experiment_query {
   std::vector<std::string> labels;
   sort_key sort = sort_key::id;
   bool descending = false;
+
+  /// Only what the CLI's list asks (users, oldest first): the list route
+  /// answers it as before.
+  [[nodiscard]] bool cli_list() const {
+    return states.empty() && name.empty() && labels.empty()
+           && sort == sort_key::id && !descending;
+  }
 };
 
 /// The query of `req`, or nullopt after answering 400 naming the bad
@@ -62,5 +70,11 @@ select_experiments(const state::cluster_state& s, const experiment_query& q);
 [[nodiscard]] nlohmann::json
 experiments_query_page(const state::cluster_state& s, const experiment_query& q,
                        page p);
+
+/// Answers GET /api/v1/experiments for `q` and `p` from the read model (or
+/// the master without one).
+void answer_experiments_query(const std::shared_ptr<const api_context>& ctx,
+                              const http::http_request& req,
+                              http::responder res, experiment_query q, page p);
 
 } // namespace det::api
