@@ -59,9 +59,8 @@ experiment_query_of(const http::http_request& req, const http::responder& res);
 select_experiments(const state::cluster_state& s, const experiment_query& q);
 
 /// GET /api/v1/experiments: {"experiments": [...], "pagination": ...} for
-/// page `p` of what `q` selects, each row from the replica's fragments
-/// (rendered once per change of its experiment); without filters or order
-/// byte for byte experiments_page_text(v, users, p).
+/// page `p` of what `q` selects, only the page's rows rendered; without
+/// filters or order byte for byte experiments_page(s, users, p).
 [[nodiscard]] std::string experiments_query_text(const read::read_view& v,
                                                  const experiment_query& q,
                                                  page p);

@@ -67,7 +67,8 @@ caf::error trial_metrics_line(event_store& log, int64_t trial_id,
       return {};
     auto at = p.value("at_us", int64_t{0});
     auto m = p.find("metrics");
-    // Written out directly: 100,000 reports are one learning curve.
+    // Written out directly: 100,000 reports are one learning curve. The
+    // metrics as upstream keys them (v1MetricsReport's Struct).
     if (!items.empty())
       items += ',';
     items += R"({"trialId":)" + std::to_string(trial_id) + R"(,"id":)"
@@ -75,9 +76,11 @@ caf::error trial_metrics_line(event_store& log, int64_t trial_id,
              + R"(,"totalBatches":)"
              + std::to_string(p.value("steps_completed", int64_t{0}))
              + R"(,"endTime":")" + rfc3339(at != 0 ? at : rec.recorded_at_us)
-             + R"(","archived":false,"metrics":{"avgMetrics":)"
+             + R"(","archived":false,"metrics":{)"
+             + (kind == "validation" ? R"("validation_metrics":)"
+                                     : R"("avg_metrics":)")
              + (m != p.end() && m->is_object() ? m->dump() : "{}")
-             + R"(,"batchMetrics":[]}})";
+             + R"(,"batch_metrics":null}})";
     --budget;
     return {};
   });

@@ -12,7 +12,8 @@
 //       [&group=training|validation][&afterId=K]
 //     upstream's GetMetrics: one line {"result": {"metrics": [report...]}}
 //     per trial, reports oldest first, each {trialId, id (log position),
-//     group, totalBatches, endTime, metrics: {avgMetrics}}. 1-100 ids.
+//     group, totalBatches, endTime, metrics: {avg_metrics} (training) or
+//     {validation_metrics} (validation)}. 1-100 ids.
 //     afterId (ours): only reports with a larger id, for a client that
 //     follows a curve (ids are log positions: a later read never shows a
 //     smaller new one). At most 1,000,000 reports in one answer, the

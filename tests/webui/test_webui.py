@@ -234,8 +234,8 @@ def test_metric_history_is_every_report_and_after_id_gives_the_rest(c):
     # metrics_every 5 over 20 batches; a validation per checkpoint (10).
     assert [r["totalBatches"] for r in training] == [5, 10, 15, 20]
     assert [r["totalBatches"] for r in validation] == [10, 20]
-    assert all(r["group"] == "training" and "loss" in r["metrics"]["avgMetrics"] for r in training)
-    assert all("validation_loss" in r["metrics"]["avgMetrics"] for r in validation)
+    assert all(r["group"] == "training" and "loss" in r["metrics"]["avg_metrics"] for r in training)
+    assert all("validation_loss" in r["metrics"]["validation_metrics"] for r in validation)
     assert reports("&group=other") == []
     ids = [r["id"] for r in training]
     assert ids == sorted(ids)

@@ -94,11 +94,11 @@ try {
   step("its chart has one series per trial with every reported point");
   const trials = JSON.parse(await api(token, `/api/v1/experiments/${A}/trials`)).trials;
   const metric = JSON.parse(await api(token, `/api/v1/experiments/${A}`)).experiment.searcherMetric;
-  const lines = (await api(token, "/api/v1/trials/metrics/trial_metrics?" + trials.map((t) => "trialIds=" + t.id).join("&")))
+  const lines = (await api(token, "/api/v1/trials/metrics/trial_metrics?" + trials.map((t) => "trialIds=" + t.id).join("&") + "&group=validation"))
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l).result.metrics);
-  const reported = lines.flat().filter((m) => m.group === "validation" && typeof m.metrics.avgMetrics[metric] === "number");
+  const reported = lines.flat().filter((m) => m.group === "validation" && typeof (m.metrics.validation_metrics ?? m.metrics.avg_metrics ?? {})[metric] === "number");
   if (trials.length < 2 || reported.length === 0) throw new Error(`expected reports from ${trials.length} trials, got ${reported.length}`);
   const perTrial = new Set(reported.map((m) => m.trialId));
   await until(

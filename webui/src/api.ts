@@ -172,7 +172,19 @@ export interface MetricsReport {
   group: string;
   totalBatches: number;
   endTime: string;
-  metrics: { avgMetrics: Record<string, unknown> };
+  /** As upstream keys it: avg_metrics (training and other groups) or
+   *  validation_metrics (validation). */
+  metrics: ReportMetrics;
+}
+
+export interface ReportMetrics {
+  avg_metrics?: Record<string, unknown>;
+  validation_metrics?: Record<string, unknown>;
+}
+
+/** A report's metric values, whatever key its group uses. */
+export function valuesOf(r: { metrics?: ReportMetrics }): Record<string, unknown> {
+  return r.metrics?.validation_metrics ?? r.metrics?.avg_metrics ?? {};
 }
 
 export interface Pagination {

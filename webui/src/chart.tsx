@@ -5,6 +5,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { ReportMetrics, valuesOf } from "./api";
 
 export interface Series {
   label: string;
@@ -87,14 +88,14 @@ export function Chart(props: {
 
 /** Builds one series per trial for `metric` of `group` from reports. */
 export function seriesOf(
-  reports: { trialId: number; group: string; totalBatches: number; metrics: { avgMetrics: Record<string, unknown> } }[],
+  reports: { trialId: number; group: string; totalBatches: number; metrics: ReportMetrics }[],
   group: string,
   metric: string,
 ): Series[] {
   const byTrial = new Map<number, Series>();
   for (const r of reports) {
     if (r.group !== group) continue;
-    const v = r.metrics?.avgMetrics?.[metric];
+    const v = valuesOf(r)[metric];
     if (typeof v !== "number") continue;
     let s = byTrial.get(r.trialId);
     if (!s) {
@@ -119,11 +120,11 @@ export function seriesOf(
 }
 
 /** The metric names reported in `group`. */
-export function metricNames(reports: { group: string; metrics: { avgMetrics: Record<string, unknown> } }[], group: string): string[] {
+export function metricNames(reports: { group: string; metrics: ReportMetrics }[], group: string): string[] {
   const names = new Set<string>();
   for (const r of reports) {
     if (r.group !== group) continue;
-    for (const [k, v] of Object.entries(r.metrics?.avgMetrics ?? {})) if (typeof v === "number") names.add(k);
+    for (const [k, v] of Object.entries(valuesOf(r))) if (typeof v === "number") names.add(k);
   }
   return [...names].sort();
 }
