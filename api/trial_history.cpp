@@ -52,6 +52,8 @@ caf::error trial_metrics_line(event_store& log, int64_t trial_id,
   read_options ro;
   ro.stream = "trial/" + std::to_string(trial_id);
   ro.after = after;
+  // Payloads parsed on the store's own reader thread, beside this one.
+  ro.parse_payloads = true;
   std::string items;
   auto full = make_error(errc::invalid_argument, "report budget spent");
   auto err = log.read(ro, [&](recorded_event&& rec) -> caf::error {
@@ -59,7 +61,7 @@ caf::error trial_metrics_line(event_store& log, int64_t trial_id,
       return {};
     if (budget == 0)
       return full;
-    auto p = json::parse(rec.body.payload, nullptr, false);
+    const auto& p = rec.parsed;
     if (!p.is_object())
       return {};
     auto kind = p.value("kind", std::string{});

@@ -2,21 +2,20 @@
 // into an empty event log, before the master starts (much faster than
 // driving it through the API): bench/support's history with T running
 // trials (one slot each, on 4-slot agents) of experiment 1, idle agents up
-// to A in all, and paused experiments up to E in all. Prints one JSON
+// to A in all, paused experiments up to E in all, and C training reports of
+// trial 1 (a learning curve; steps 1..C, after the rest). Prints one JSON
 // object: {"events": N, "allocations": [[trial_id, allocation_id, token]]},
 // the tokens being the session tokens a master started with
-// DET_SESSION_SECRET=SECRET accepts. --metrics M adds M training reports
-// ("loss", one per batch) to trial 1: the WebUI bench's long curve.
+// DET_SESSION_SECRET=SECRET accepts.
 //
 //   api-bench-seed --db URL --secret SECRET [--agents A] [--experiments E]
-//                  [--trials T] [--metrics M]
+//                  [--trials T] [--curve C]
 
 #include "api/codec.hpp"
 #include "bench/support/history.hpp"
 #include "messages/errc.hpp"
 #include "store/pg_event_store.hpp"
 
-#include <cmath>
 #include <iostream>
 
 using namespace det;
@@ -59,7 +58,7 @@ private:
 
 int main(int argc, char** argv) {
   std::string url, secret;
-  int64_t agents = 1000, experiments = 10000, trials = 500, metrics = 0;
+  int64_t agents = 1000, experiments = 10000, trials = 500, curve = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--db")
@@ -72,8 +71,8 @@ int main(int argc, char** argv) {
       experiments = std::stoll(v);
     else if (a == "--trials")
       trials = std::stoll(v);
-    else if (a == "--metrics")
-      metrics = std::stoll(v);
+    else if (a == "--curve")
+      curve = std::stoll(v);
     else
       die("unknown argument '" + a + "'");
   }
@@ -88,18 +87,6 @@ int main(int argc, char** argv) {
   bench::make_history(history_events, trials,
                       [&](const domain_event& ev) { b.put(ev); });
   int64_t t0 = 1800000000000000;
-  for (int64_t i = 1; i <= metrics && trials > 0; ++i) {
-    trial_metrics_reported m;
-    m.trial_id = 1;
-    m.allocation_id = "1.1";
-    m.kind = "training";
-    m.steps_completed = i;
-    auto x = static_cast<double>(i);
-    m.metrics = {
-        {"loss", 1.0 / (1.0 + x / 2000.0) + 0.02 * std::sin(x / 37.0)}};
-    m.at_us = t0 + i;
-    b.put(m);
-  }
   for (int64_t a = (trials + 3) / 4; a < agents; ++a) {
     agent_connected ac;
     ac.agent_id = "agent-" + std::to_string(a);
@@ -129,6 +116,19 @@ int main(int argc, char** argv) {
     paused.state = "PAUSED";
     paused.at_us = t0 + e;
     b.put(paused);
+  }
+  if (curve > 0 && trials < 1)
+    die("--curve needs a running trial (--trials 1 or more)");
+  for (int64_t step = 1; step <= curve; ++step) {
+    trial_metrics_reported m;
+    m.trial_id = 1;
+    m.allocation_id = "1.1";
+    m.kind = "training";
+    m.steps_completed = step;
+    m.metrics = {{"loss", 1.0 / static_cast<double>(step)},
+                 {"accuracy", 1.0 - 1.0 / static_cast<double>(step + 1)}};
+    m.at_us = t0 + step;
+    b.put(m);
   }
   b.flush();
   api::session_tokens tokens{secret};

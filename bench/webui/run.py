@@ -75,7 +75,7 @@ def main():
         subprocess.check_output(
             [os.path.join(bin_dir, "api-bench-seed"), "--db", db, "--secret", "webui-bench",
              "--agents", "1", "--experiments", str(EXPERIMENTS), "--trials", "1",
-             "--metrics", str(POINTS)], text=True)
+             "--curve", str(POINTS)], text=True)
         emit(metric="seed_seconds", value=round(time.monotonic() - t, 2), unit="s")
         port = free_port()
         cfg = os.path.join(tmp, "master.yaml")

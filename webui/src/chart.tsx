@@ -121,10 +121,18 @@ export function seriesOf(
 
 /** The metric names reported in `group`. */
 export function metricNames(reports: { group: string; metrics: ReportMetrics }[], group: string): string[] {
+  // Reports of one run carry the same names: look at each distinct key set
+  // once (by the first report that has it), not at every report.
   const names = new Set<string>();
+  let lastKeys = "";
   for (const r of reports) {
     if (r.group !== group) continue;
-    for (const [k, v] of Object.entries(valuesOf(r))) if (typeof v === "number") names.add(k);
+    const vals = valuesOf(r);
+    const keys = Object.keys(vals);
+    const sig = keys.join("\u0000");
+    if (sig === lastKeys) continue;
+    lastKeys = sig;
+    for (const k of keys) if (typeof vals[k] === "number") names.add(k);
   }
   return [...names].sort();
 }

@@ -47,13 +47,19 @@ export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
 
 export function MetricChart(props: { reports: api.MetricsReport[]; preferred?: string; testId?: string }) {
   const { reports } = props;
-  const groups = ["validation", "training"].filter((g) => metricNames(reports, g).length > 0);
+  // One pass over the reports per change of them (a curve can be 100,000).
+  const namesByGroup = useMemo(() => {
+    const out: Record<string, string[]> = {};
+    for (const g of ["validation", "training"]) out[g] = metricNames(reports, g);
+    return out;
+  }, [reports]);
+  const groups = ["validation", "training"].filter((g) => namesByGroup[g].length > 0);
   const [group, setGroup] = useState<string>();
   const [metric, setMetric] = useState<string>();
   const [log, setLog] = useState(false);
   const [smoothing, setSmoothing] = useState(0);
-  const g = group && groups.includes(group) ? group : groups.find((x) => props.preferred && metricNames(reports, x).includes(props.preferred)) ?? groups[0] ?? "training";
-  const names = metricNames(reports, g);
+  const g = group && groups.includes(group) ? group : groups.find((x) => props.preferred && namesByGroup[x].includes(props.preferred)) ?? groups[0] ?? "training";
+  const names = namesByGroup[g] ?? [];
   const m = metric && names.includes(metric) ? metric : props.preferred && names.includes(props.preferred) ? props.preferred : names[0] ?? "";
   const series = useMemo(() => seriesOf(reports, g, m), [reports, g, m]);
   return (
