@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <vector>
 
 namespace det::api {
 
@@ -43,56 +45,97 @@ std::optional<int64_t> positive(const std::string& text) {
   return std::nullopt;
 }
 
-/// Appends the trial's reports of `group` ("" = both) after log position
-/// `after` to `out` as one result line; `budget` counts down the reports
-/// the answer may still hold.
-caf::error trial_metrics_line(event_store& log, int64_t trial_id,
-                              const std::string& group, int64_t after,
-                              size_t& budget, std::string& out) {
-  read_options ro;
-  ro.stream = "trial/" + std::to_string(trial_id);
-  ro.after = after;
-  // Payloads parsed on the store's own reader thread, beside this one.
-  ro.parse_payloads = true;
-  std::string items;
-  auto full = make_error(errc::invalid_argument, "report budget spent");
-  auto err = log.read(ro, [&](recorded_event&& rec) -> caf::error {
-    if (rec.body.type != "trial_metrics_reported")
-      return {};
-    if (budget == 0)
-      return full;
-    const auto& p = rec.parsed;
-    if (!p.is_object())
-      return {};
-    auto kind = p.value("kind", std::string{});
-    if (!group.empty() && kind != group)
-      return {};
-    auto at = p.value("at_us", int64_t{0});
-    auto m = p.find("metrics");
-    // Written out directly: 100,000 reports are one learning curve. The
-    // metrics as upstream keys them (v1MetricsReport's Struct).
-    if (!items.empty())
-      items += ',';
-    items += R"({"trialId":)" + std::to_string(trial_id) + R"(,"id":)"
-             + std::to_string(rec.position) + R"(,"group":)" + json(kind).dump()
-             + R"(,"totalBatches":)"
-             + std::to_string(p.value("steps_completed", int64_t{0}))
-             + R"(,"endTime":")" + rfc3339(at != 0 ? at : rec.recorded_at_us)
-             + R"(","archived":false,"metrics":{)"
-             + (kind == "validation" ? R"("validation_metrics":)"
-                                     : R"("avg_metrics":)")
-             + (m != p.end() && m->is_object() ? m->dump() : "{}")
-             + R"(,"batch_metrics":null}})";
-    --budget;
+/// The rendered reports of the trials asked for, each known by its log
+/// position. Touched only by jobs on the log reader's one thread, so it
+/// needs no lock. Each ask reads only the trial's events after the last
+/// one it holds; past max_cached_reports in all, everything is dropped and
+/// read again when asked for.
+class report_cache {
+public:
+  static constexpr size_t max_cached_reports = 3'000'000;
+
+  /// Appends the trial's reports of `group` ("" = every group) after log
+  /// position `after` to `out` as one result line; `budget` counts down
+  /// the reports the answer may still hold.
+  caf::error line(event_store& log, int64_t trial_id, const std::string& group,
+                  int64_t after, size_t& budget, std::string& out) {
+    if (total_ > max_cached_reports) {
+      trials_.clear();
+      total_ = 0;
+    }
+    auto& t = trials_[trial_id];
+    if (auto err = refresh(log, trial_id, t))
+      return err;
+    auto it = std::upper_bound(
+        t.reports.begin(), t.reports.end(), after,
+        [](int64_t a, const report& r) { return a < r.position; });
+    out += R"({"result":{"metrics":[)";
+    bool first = true;
+    for (; it != t.reports.end() && budget > 0; ++it) {
+      if (!group.empty() && it->group != group)
+        continue;
+      if (!first)
+        out += ',';
+      first = false;
+      out += it->text;
+      --budget;
+    }
+    out += "]}}\n";
     return {};
-  });
-  if (err && budget != 0)
-    return err;
-  out += R"({"result":{"metrics":[)" + items + "]}}\n";
-  return {};
-}
+  }
+
+private:
+  struct report {
+    int64_t position = 0;
+    std::string group;
+    std::string text;
+  };
+  struct trial_reports {
+    int64_t read_up_to = 0; ///< the last event of the stream read
+    std::vector<report> reports;
+  };
+
+  caf::error refresh(event_store& log, int64_t trial_id, trial_reports& t) {
+    read_options ro;
+    ro.stream = "trial/" + std::to_string(trial_id);
+    ro.after = t.read_up_to;
+    // Payloads parsed on the store's own reader thread, beside this one.
+    ro.parse_payloads = true;
+    return log.read(ro, [&](recorded_event&& rec) -> caf::error {
+      t.read_up_to = rec.position;
+      if (rec.body.type != "trial_metrics_reported")
+        return {};
+      const auto& p = rec.parsed;
+      if (!p.is_object())
+        return {};
+      auto kind = p.value("kind", std::string{});
+      auto at = p.value("at_us", int64_t{0});
+      auto m = p.find("metrics");
+      // Written out once: 100,000 reports are one learning curve. The
+      // metrics as upstream keys them (v1MetricsReport's Struct).
+      auto text = R"({"trialId":)" + std::to_string(trial_id) + R"(,"id":)"
+                  + std::to_string(rec.position) + R"(,"group":)"
+                  + json(kind).dump() + R"(,"totalBatches":)"
+                  + std::to_string(p.value("steps_completed", int64_t{0}))
+                  + R"(,"endTime":")"
+                  + rfc3339(at != 0 ? at : rec.recorded_at_us)
+                  + R"(","archived":false,"metrics":{)"
+                  + (kind == "validation" ? R"("validation_metrics":)"
+                                          : R"("avg_metrics":)")
+                  + (m != p.end() && m->is_object() ? m->dump() : "{}")
+                  + R"(,"batch_metrics":null}})";
+      t.reports.push_back({rec.position, std::move(kind), std::move(text)});
+      ++total_;
+      return {};
+    });
+  }
+
+  std::map<int64_t, trial_reports> trials_;
+  size_t total_ = 0;
+};
 
 void trial_metrics_route(const std::shared_ptr<log_reader>& reader,
+                         const std::shared_ptr<report_cache>& cache,
                          const http_request& req, const responder& res) {
   auto texts = req.query.get_all("trialIds");
   if (texts.empty() || texts.size() > max_trials_per_query)
@@ -135,14 +178,14 @@ void trial_metrics_route(const std::shared_ptr<log_reader>& reader,
   }
   if (!reader)
     return res.send_error(grpc_code::unavailable, "no event log to read");
-  auto ok = reader->submit([res, ids, group, after](
+  auto ok = reader->submit([res, cache, ids, group, after](
                                event_store* log, const caf::error& open_err) {
     if (log == nullptr)
       return res.send(http::error_response(open_err));
     std::string body;
     size_t budget = max_reports_per_query;
     for (auto id : ids)
-      if (auto err = trial_metrics_line(*log, id, group, after, budget, body))
+      if (auto err = cache->line(*log, id, group, after, budget, body))
         return res.send(http::error_response(err));
     res.send(http::http_response::json(200, std::move(body)));
   });
@@ -209,10 +252,12 @@ void add_trial_history_routes(http::router& r,
   const std::pair<std::string, std::string> metrics_route{
       "GET", "/api/v1/trials/metrics/trial_metrics"};
   if (std::find(served.begin(), served.end(), metrics_route) == served.end())
-    r.get(metrics_route.second, [reader](http_request req, responder res) {
-      if (user_only(req, res))
-        trial_metrics_route(reader, req, res);
-    });
+    r.get(metrics_route.second,
+          [reader, cache = std::make_shared<report_cache>()](http_request req,
+                                                             responder res) {
+            if (user_only(req, res))
+              trial_metrics_route(reader, cache, req, res);
+          });
   r.get("/api/v1/trials/{trial_id}/timeline",
         [reader](http_request req, responder res) {
           if (user_only(req, res))
