@@ -11,7 +11,9 @@ figures, one JSON line each, in milliseconds from navigation:
 
 Each is the median of 5 navigations in one signed-in browser (its cache
 warm, as for a person who keeps the UI open); the first navigation is
-reported too. The browser shares the machine's 2 cores with the master.
+reported too ("first": for the curve it includes the master's first read
+of the trial's 100,000 reports from the log; later ones read only newer
+events). The browser shares the machine's 2 cores with the master.
 
   python3 bench/webui/run.py BUILD_DIR
 
