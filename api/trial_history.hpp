@@ -17,7 +17,11 @@
 //     afterId (ours): only reports with a larger id, for a client that
 //     follows a curve (ids are log positions: a later read never shows a
 //     smaller new one). At most 1,000,000 reports in one answer, the
-//     oldest first; a client asks again with afterId for the rest.
+//     oldest first; a client asks again with afterId for the rest. A group
+//     is a name without '.' (400 otherwise); groups other than the two
+//     recorded have no reports. Rendered reports are kept per trial on the
+//     reader thread, so an ask reads only the stream's newer events (at
+//     most 3,000,000 kept, then dropped and read again).
 //   GET /api/v1/trials/{trial_id}/timeline
 //     {"events": [{position, type, recordedAt, payload}]}: the trial's
 //     events except its metrics reports, oldest first, at most the last
