@@ -19,7 +19,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run run-stop clean format-check check-layers
+.PHONY: all deps configure build webui test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run run-stop clean format-check check-layers
 
 all: build
 
@@ -31,8 +31,22 @@ $(BUILD)/CMakeCache.txt:
 
 configure: $(BUILD)/CMakeCache.txt
 
-build: deps configure
+build: deps configure webui
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The WebUI's bundle (webui/, docs/webui.md) into $(BUILD)/webui, where
+# det-master finds it: `npm ci` when the lock file changed, the build when
+# a source changed; nothing when neither did.
+WEBUI_SOURCES := $(shell find webui/src -type f 2>/dev/null) webui/index.html \
+                 webui/vite.config.ts webui/tsconfig.json webui/package.json
+webui: $(BUILD)/webui/index.html
+
+webui/node_modules/.installed: webui/package-lock.json
+	cd webui && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(BUILD)/webui/index.html: webui/node_modules/.installed $(WEBUI_SOURCES)
+	cd webui && npm run --silent build -- --outDir $(abspath $(BUILD))/webui --emptyOutDir --logLevel warn
 
 # Every test: the C++ suites (unit, integration against a private
 # PostgreSQL), the end-to-end pytest suites, the C++ suites again under
@@ -51,10 +65,10 @@ test-unit: build
 # end-to-end cluster (tests/e2e) and the aws provisioner against moto
 # (tests/provisioner), and the chaos suite (tests/chaos: the master
 # SIGKILLed CHAOS_KILLS times, 50 unless set, during a mixed workload;
-# docs/chaos.md).
+# docs/chaos.md), and the WebUI in Debian's Chromium (tests/webui).
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
-PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/provisioner tests/chaos)
+PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/webui tests/provisioner tests/chaos)
 test-e2e: build
 	@set -e; for d in $(PYTEST_DIRS); do \
 	  echo "== pytest $$d"; \
@@ -91,7 +105,7 @@ bench: build
 
 # Builds only the programs it starts (the master and the agents its local
 # pool launches), not the tests and benchmarks.
-run: deps configure
+run: deps configure webui
 	cmake --build $(BUILD) -j $(JOBS) --target det-master det-agent
 	@bash scripts/run.sh $(abspath $(BUILD))
 

@@ -2,6 +2,7 @@
 
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
+#include "api/experiment_query.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
@@ -277,14 +278,13 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     auto p = page_of(req, res);
     if (!p)
       return;
-    experiment_filter f;
-    f.users = req.query.get_all("users");
-    if (auto a = req.query.get("archived")) {
-      if (*a != "true" && *a != "false")
-        return res.send_error(grpc_code::invalid_argument,
-                              "archived: expected true or false");
-      f.archived = *a == "true";
-    }
+    // Filters and orders beyond the CLI's: api/experiment_query.hpp.
+    auto q = experiment_query_of(req, res);
+    if (!q)
+      return;
+    if (!q->cli_list())
+      return answer_experiments_query(ctx, req, res, *q, *p);
+    experiment_filter f{q->users, q->archived};
     if (ctx->reads)
       return answer_coded_read(
           ctx, req, res,

@@ -3,11 +3,14 @@
 #include "api/log_reader.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
+#include "conf/redact.hpp"
+#include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <tuple>
 
 namespace det::api {
@@ -32,6 +35,9 @@ struct metric_query {
   int64_t min_steps = 0;
   int64_t max_steps = INT64_MAX;
   size_t points = default_points;
+  /// Only reports after this one (their ids are log positions): a client
+  /// that follows a curve asks for what is new.
+  int64_t after_id = 0;
 };
 
 std::string shown_value(std::string_view v);
@@ -53,6 +59,16 @@ std::optional<int64_t> integer(const http_request& req, const responder& res,
                      + std::to_string(lo) + ".." + std::to_string(hi)
                      + ", got '" + shown_value(*v) + "'");
   return int64_t{-1}; // answered
+}
+
+/// Metric histories are for users: a trial's allocation token could name
+/// other trials in the query (403).
+bool user_only(const http_request& req, const responder& res) {
+  if (req.principal.allocation_id.empty())
+    return true;
+  res.send_error(grpc_code::permission_denied,
+                 "a trial's allocation token cannot read metric histories");
+  return false;
 }
 
 /// A client's value fit to quote in an error message.
@@ -142,8 +158,12 @@ std::optional<metric_query> query_of(const http_request& req,
   auto start = integer(req, res, "startBatches", 0, INT64_MAX);
   auto end = integer(req, res, "endBatches", 0, INT64_MAX);
   auto points = integer(req, res, "maxDatapoints", 0, max_points);
-  if ((start && *start < 0) || (end && *end < 0) || (points && *points < 0))
+  auto after = integer(req, res, "afterId", 0, INT64_MAX);
+  if ((start && *start < 0) || (end && *end < 0) || (points && *points < 0)
+      || (after && *after < 0))
     return std::nullopt; // answered
+  if (after)
+    q.after_id = *after;
   if (start)
     q.min_steps = *start;
   if (end)
@@ -302,33 +322,33 @@ void stream_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
   auto q = query_of(req, res, fixed_group, true);
   if (!q)
     return;
-  with_reports(
-      ctx, reader, res, *q,
-      [res, group = q->group](const std::vector<json>&,
-                              const std::vector<read::report_list>& lists) {
-        constexpr size_t per_line = 1000;
-        std::string body;
-        std::string line;
-        size_t in_line = 0;
-        auto flush = [&] {
-          body += R"({"result":{"metrics":[)" + line + "]}}\n";
-          line.clear();
-          in_line = 0;
-        };
-        for (const auto& l : lists)
-          for (size_t i = 0; i < l.size(); ++i) {
-            if (l[i].group != group)
-              continue;
-            if (in_line != 0)
-              line += ',';
-            append_report(line, l[i]);
-            if (++in_line == per_line)
-              flush();
-          }
-        if (in_line != 0 || body.empty())
-          flush();
-        res.send_json(std::move(body));
-      });
+  with_reports(ctx, reader, res, *q,
+               [res, group = q->group, after = q->after_id](
+                   const std::vector<json>&,
+                   const std::vector<read::report_list>& lists) {
+                 constexpr size_t per_line = 1000;
+                 std::string body;
+                 std::string line;
+                 size_t in_line = 0;
+                 auto flush = [&] {
+                   body += R"({"result":{"metrics":[)" + line + "]}}\n";
+                   line.clear();
+                   in_line = 0;
+                 };
+                 for (const auto& l : lists)
+                   for (size_t i = 0; i < l.size(); ++i) {
+                     if (l[i].group != group || l[i].position <= after)
+                       continue;
+                     if (in_line != 0)
+                       line += ',';
+                     append_report(line, l[i]);
+                     if (++in_line == per_line)
+                       flush();
+                   }
+                 if (in_line != 0 || body.empty())
+                   flush();
+                 res.send_json(std::move(body));
+               });
 }
 
 /// One v1DownsampledMetrics: the sampled points of `group`, each with the
@@ -462,6 +482,52 @@ void workloads_route(const ctx_ptr& ctx,
       &checkpoint_workloads);
 }
 
+/// GET /api/v1/trials/{id}/timeline: the trial's events but its metric
+/// reports, oldest first, the last max_timeline_events of them, secrets
+/// redacted (the WebUI's trial timeline).
+void timeline_route(const std::shared_ptr<log_reader>& reader,
+                    const http_request& req, const responder& res) {
+  constexpr size_t max_timeline_events = 10000;
+  auto id = id_param(req, res, "trial_id");
+  if (!id)
+    return;
+  if (!reader)
+    return res.send_error(grpc_code::unavailable, "no event log to read");
+  auto queued = reader->submit(
+      [res, id = *id](event_store* log, const caf::error& open_err) {
+        if (log == nullptr)
+          return res.send(http::error_response(open_err));
+        read_options ro;
+        ro.stream = "trial/" + std::to_string(id);
+        std::deque<json> rows;
+        auto err = log->read(ro, [&](recorded_event&& rec) -> caf::error {
+          if (rec.body.type == trial_metrics_reported::type_name)
+            return {};
+          if (rows.size() == max_timeline_events)
+            rows.pop_front();
+          auto p = json::parse(rec.body.payload, nullptr, false);
+          rows.push_back(
+              {{"position", rec.position},
+               {"type", rec.body.type},
+               {"recordedAt", rfc3339(rec.recorded_at_us)},
+               {"payload", p.is_discarded() ? json{} : conf::redact(p)}});
+          return {};
+        });
+        if (err)
+          return res.send(http::error_response(err));
+        if (rows.empty())
+          return res.send_error(grpc_code::not_found,
+                                "trial " + std::to_string(id) + " not found");
+        json list = json::array();
+        for (auto& r : rows)
+          list.push_back(std::move(r));
+        res.send_json(json{{"events", std::move(list)}}.dump());
+      });
+  if (!queued)
+    res.send_error(grpc_code::unavailable,
+                   "too many event-log queries waiting; try again");
+}
+
 } // namespace
 
 void add_metric_routes(http::router& r, ctx_ptr ctx) {
@@ -472,23 +538,32 @@ void add_metric_routes(http::router& r, ctx_ptr ctx) {
     reader = std::make_shared<log_reader>(ctx->db_url);
   r.get("/api/v1/trials/metrics/trial_metrics",
         [ctx, reader](http_request req, responder res) {
-          stream_route(ctx, reader, req, res, "");
+          if (user_only(req, res))
+            stream_route(ctx, reader, req, res, "");
         });
   r.get("/api/v1/trials/metrics/training_metrics",
         [ctx, reader](http_request req, responder res) {
-          stream_route(ctx, reader, req, res, "training");
+          if (user_only(req, res))
+            stream_route(ctx, reader, req, res, "training");
         });
   r.get("/api/v1/trials/metrics/validation_metrics",
         [ctx, reader](http_request req, responder res) {
-          stream_route(ctx, reader, req, res, "validation");
+          if (user_only(req, res))
+            stream_route(ctx, reader, req, res, "validation");
         });
   r.get("/api/v1/trials/{trial_id}/workloads",
         [ctx, reader](http_request req, responder res) {
           workloads_route(ctx, reader, req, res);
         });
+  r.get("/api/v1/trials/{trial_id}/timeline",
+        [reader](http_request req, responder res) {
+          if (user_only(req, res))
+            timeline_route(reader, req, res);
+        });
   r.get("/api/v1/trials/time-series",
         [ctx, reader](http_request req, responder res) {
-          time_series_route(ctx, reader, req, res);
+          if (user_only(req, res))
+            time_series_route(ctx, reader, req, res);
         });
 }
 

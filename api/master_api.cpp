@@ -6,6 +6,7 @@
 #include "api/api_inspect.hpp"
 #include "api/api_metrics.hpp"
 #include "api/pool_views.hpp"
+#include "api/queue_routes.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
@@ -685,6 +686,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
              res.send_json("{}");
          });
   add_trial_routes(r, ctx);
+  add_job_routes(r, ctx);
 }
 
 } // namespace det::api

@@ -393,20 +393,27 @@ experiments_of(const state::cluster_state& s, const experiment_filter& f) {
 
 } // namespace
 
+std::string
+experiment_rows_text(const read::read_view& v,
+                     const std::vector<const state::experiment_info*>& items,
+                     page p, body_coding coding) {
+  const auto& s = v.state;
+  return page_text(
+      "experiments", items, p, coding,
+      [&](const state::experiment_info& e) -> read::row& {
+        return v.rows.experiment(e.id, [&] {
+          return experiment_json(s, e, experiment_detail::row).dump();
+        });
+      });
+}
+
 std::string experiments_page_text(const read::read_view& v,
                                   const experiment_filter& f, page p,
                                   body_coding coding) {
-  const auto& s = v.state;
   auto key = answer_key(p, coding, f.users)
              + (f.archived ? *f.archived ? " archived" : " live" : "");
   return v.rows.answer(read::fragments::rows_of::experiments, key, [&] {
-    return page_text(
-        "experiments", experiments_of(s, f), p, coding,
-        [&](const state::experiment_info& e) -> read::row& {
-          return v.rows.experiment(e.id, [&] {
-            return experiment_json(s, e, experiment_detail::row).dump();
-          });
-        });
+    return experiment_rows_text(v, experiments_of(v.state, f), p, coding);
   });
 }
 

@@ -88,6 +88,12 @@ enum class body_coding { identity, gzip };
 std::string experiments_page_text(const read::read_view& v,
                                   const experiment_filter& f, page p,
                                   body_coding coding = body_coding::identity);
+/// {"experiments":[...],"pagination":...} of page `p` of `items`, each
+/// row from the replica's fragments.
+std::string
+experiment_rows_text(const read::read_view& v,
+                     const std::vector<const state::experiment_info*>& items,
+                     page p, body_coding coding = body_coding::identity);
 std::string agents_page_text(const read::read_view& v, page p,
                              body_coding coding = body_coding::identity);
 

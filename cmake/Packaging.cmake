@@ -10,6 +10,8 @@
 #   DET_INSTALL_CONFDIR           master.yaml agent.yaml (conf/; conffiles)
 #   share/determined/deploy/aws/  the CloudFormation templates det-deploy reads
 #   share/determined/examples/    conf/master-aws.yaml
+#   share/determined/webui/       the WebUI's bundle, when `make` built it
+#                                 into the build tree (BUILD/webui)
 #
 # Included once from the top-level CMakeLists.txt. The program install rules
 # are deferred to the end of the top-level directory, so `if(TARGET ...)`
@@ -58,6 +60,11 @@ install(FILES ${det_cfn_templates}
         DESTINATION ${CMAKE_INSTALL_DATADIR}/determined/deploy/aws)
 install(FILES ${CMAKE_SOURCE_DIR}/conf/master-aws.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/determined/examples)
+# det-master looks for it at <bindir>/../share/determined/webui. OPTIONAL:
+# a tree built by cmake alone (no npm) installs without a WebUI.
+install(DIRECTORY ${CMAKE_BINARY_DIR}/webui/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/determined/webui
+        OPTIONAL PATTERN ".*" EXCLUDE)
 
 # ---- CPack: one .deb ----
 set(CPACK_PACKAGE_NAME determined-master)

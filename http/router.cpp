@@ -156,9 +156,23 @@ router& router::set_guard(request_guard g) {
   return *this;
 }
 
+router& router::set_fallback(handler h) {
+  fallback_ = std::move(h);
+  return *this;
+}
+
 void router::dispatch(http_request req, responder res) const {
   auto m = match(req.method, req.path);
   if (!m.h) {
+    if (!m.path_known && fallback_ && req.method == "GET") {
+      try {
+        fallback_(std::move(req), res);
+      } catch (const std::exception& e) {
+        res.send(error_response(grpc_code::internal,
+                                std::string{"handler failed: "} + e.what()));
+      }
+      return;
+    }
     if (!m.path_known) {
       // Loud on purpose: a client calling a path we do not serve is how a
       // missing endpoint shows up.

@@ -51,6 +51,11 @@ public:
   /// Installs the guard (one; a later call replaces it).
   router& set_guard(request_guard g);
 
+  /// Answers GET requests for paths that no route knows, instead of the
+  /// 404 (the WebUI's files and its client-side pages). It runs without
+  /// the guard: whatever it serves is public. One; a later call replaces it.
+  router& set_fallback(handler h);
+
   /// Every registered route as (method, pattern), in registration order
   /// (the route table of docs/api.md is checked against it).
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> table() const;
@@ -94,6 +99,7 @@ private:
 
   std::vector<route> routes_;
   request_guard guard_;
+  handler fallback_;
   caf::error error_;
 };
 

@@ -14,6 +14,11 @@ apt_pkgs=(
 # clang and libclang-rt-14-dev build the libFuzzer targets (make fuzz):
 # the fuzzer runtime (libclang_rt.fuzzer) is in libclang-rt-14-dev, which
 # clang only recommends, and recommends are not installed here.
+
+# chromium: the WebUI's browser tests and bench drive Debian's
+# /usr/bin/chromium through playwright-core (tests/webui); no test downloads
+# a browser.
+apt_pkgs+=(chromium)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,6 +29,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_ apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Node.js and npm build the WebUI (webui/, `npm ci` from its lock file).
+# A machine that already has a node (Debian's or another) keeps it; else
+# Debian's nodejs and npm. Vite 5 needs Node 18 or later.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "install-deps: apt-get install nodejs npm"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' \
+  || { echo "install-deps: Node.js $(node --version) is older than 18 (the WebUI's build needs 18+)" >&2; exit 1; }
 # The distribution's PostgreSQL service is not used: tests and `make run`
 # start private clusters (scripts/pg.sh).
 

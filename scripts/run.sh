@@ -44,6 +44,7 @@ stop_all() {
 }
 trap stop_all EXIT
 echo "det-master: pid $master_pid, log in .run/det-master.log, API on $master"
+echo "WebUI: open $master/ in a browser (user admin, blank password)"
 
 # Wait for the master to answer (it may first wait for the log's lock).
 for _ in $(seq 1 300); do
@@ -54,7 +55,7 @@ done
 
 config=$(ls "$example"/*.yaml | head -n 1)
 exp=$(python3 "$root/scripts/submit.py" --master "$master" "$config" "$example")
-echo "submitted experiment $exp ($config)"
+echo "submitted experiment $exp ($config); watch it at $master/experiments/$exp"
 
 python3 - "$master" "$exp" "$root/scripts" <<'PY'
 import json, sys, time, urllib.request
@@ -91,3 +92,12 @@ for t in trials:
           f" checkpoint {(t.get('bestCheckpoint') or {}).get('uuid', 'none')}")
 print(f"experiment {exp} ended {e['state']}")
 PY
+
+# At a terminal the master stays up, so the finished experiment can be
+# looked at in the WebUI; Ctrl-C stops it (and the local agents). Without
+# a terminal (scripts, CI), or with DET_RUN_KEEP=0, make run ends here.
+if [ -t 0 ] && [ "${DET_RUN_KEEP:-1}" != 0 ]; then
+  echo
+  echo "The WebUI stays up at $master/experiments/$exp (user admin, blank password); Ctrl-C stops the master."
+  wait "$master_pid" || true
+fi

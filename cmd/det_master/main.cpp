@@ -16,6 +16,7 @@
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
+#include "api/webui_files.hpp"
 #include "cmd/det_master/startup.hpp"
 #include "http/http_server.hpp"
 #include "messages/errc.hpp"
@@ -51,6 +52,7 @@ struct args {
   std::string db;
   std::string listen = "0.0.0.0";
   int port = -1;
+  std::string webui_dir;
 };
 
 // The command line; nullopt after --help (exit 0) or a bad argument (exit
@@ -73,6 +75,11 @@ std::optional<args> parse_args(int argc, char** argv, int& exit_code) {
       ->type_name("N")
       ->check(cli::at_least(0))
       ->check(CLI::Range(0, 65535).description(""));
+  app.add_option("--webui-dir", a.webui_dir,
+                 "the WebUI's built files (default: "
+                 "<bindir>/../share/determined/webui, else the build tree's "
+                 "webui/)")
+      ->type_name("DIR");
   if (auto code =
           cli::parse_or_exit_code(app, argc, argv, std::cout, std::cerr)) {
     exit_code = *code;
@@ -240,6 +247,22 @@ int main(int argc, char** argv) {
   }
   http::router routes;
   api::add_master_routes(routes, ctx);
+  {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    auto dir = a.webui_dir.empty() ? api::default_webui_dir(exe) : a.webui_dir;
+    if (dir.empty()) {
+      log::warn() << "WebUI: no built bundle found (make builds it); "
+                     "GET / answers 404";
+    } else if (auto bundle = api::webui_bundle::load(dir)) {
+      log::info() << "WebUI: " << bundle->file_count() << " files from " << dir;
+      api::add_webui_routes(routes, std::make_shared<const api::webui_bundle>(
+                                        std::move(*bundle)));
+    } else {
+      caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+      return fail(render(bundle.error()));
+    }
+  }
   http::server_config sc;
   sc.address = a.listen;
   sc.port = cfg->port;

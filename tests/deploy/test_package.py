@@ -86,6 +86,17 @@ def test_package_holds_programs_units_configs_and_templates(deb):
     assert "/usr/share/determined/examples/master-aws.yaml" in files
 
 
+def test_package_ships_the_webui_bundle_that_was_built(deb):
+    # det-master looks for it at <bindir>/../share/determined/webui.
+    bundle = packaging_build_dir() / "webui"
+    if not (bundle / "index.html").exists():
+        pytest.skip("the WebUI was not built in this tree (make webui)")
+    files = deb_contents(deb)
+    assert "/usr/share/determined/webui/index.html" in files
+    for asset in (bundle / "assets").iterdir():
+        assert f"/usr/share/determined/webui/assets/{asset.name}" in files
+
+
 def test_package_configs_are_conffiles_and_scripts_are_there(deb, tmp_path):
     subprocess.run(["dpkg-deb", "--control", str(deb), str(tmp_path)], check=True)
     conffiles = (tmp_path / "conffiles").read_text().split()

@@ -226,3 +226,32 @@ TEST(router, the_guard_sees_bound_parameters_and_decides_before_the_handler) {
   // Unknown paths are answered without the guard.
   EXPECT_EQ(call(r, "GET", "/api/v1/nothing").status, 404);
 }
+
+TEST(router, the_fallback_answers_unknown_gets_and_runs_without_the_guard) {
+  router r;
+  r.get("/api/v1/x", [](http_request, responder res) { res.send_json("{}"); });
+  int guarded = 0;
+  r.set_guard([&guarded](http_request req, responder res, const handler& next) {
+    ++guarded;
+    next(std::move(req), std::move(res));
+  });
+  r.set_fallback([](http_request req, responder res) {
+    res.send(http_response::text(200, "app for " + req.path));
+  });
+  EXPECT_EQ(call(r, "GET", "/experiments/3").body, "app for /experiments/3");
+  EXPECT_EQ(guarded, 0);
+  // Other methods on unknown paths, and known paths, are as before.
+  EXPECT_EQ(call(r, "POST", "/experiments/3").status, 404);
+  EXPECT_EQ(call(r, "POST", "/api/v1/x").status, 405);
+  EXPECT_EQ(call(r, "GET", "/api/v1/x").body, "{}");
+  EXPECT_EQ(guarded, 1);
+  EXPECT_EQ(r.table().size(), 1u); // the fallback is not a route
+}
+
+TEST(router, a_fallback_that_throws_is_a_500) {
+  router r;
+  r.set_fallback([](http_request, responder) -> void {
+    throw std::runtime_error("boom");
+  });
+  EXPECT_EQ(call(r, "GET", "/anything").status, 500);
+}

@@ -1,0 +1,108 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import * as api from "./api";
+import { linkHandler, navigate, useLocation } from "./router";
+import { Login } from "./pages/login";
+import { ExperimentList } from "./pages/experiments";
+import { ExperimentPage } from "./pages/experiment";
+import { TrialPage } from "./pages/trial";
+import { ClusterPage } from "./pages/cluster";
+import { JobsPage } from "./pages/jobs";
+import { EventsPage } from "./pages/events";
+import "./style.css";
+
+interface User {
+  username: string;
+  admin: boolean;
+}
+
+function Nav(props: { user: User; path: string; onSignOut: () => void }) {
+  const item = (href: string, label: string) => (
+    <a href={href} onClick={linkHandler} class={props.path === href || (href !== "/" && props.path.startsWith(href)) ? "active" : ""}>
+      {label}
+    </a>
+  );
+  return (
+    <header class="nav">
+      <span class="brand">Determined</span>
+      <nav>
+        {item("/experiments", "Experiments")}
+        {item("/cluster", "Cluster")}
+        {item("/jobs", "Job queue")}
+        {props.user.admin && item("/events", "Event log")}
+      </nav>
+      <span class="who" data-testid="who">
+        {props.user.username}
+        {props.user.admin ? " (admin)" : ""}
+      </span>
+      <button class="link" data-testid="sign-out" onClick={props.onSignOut}>
+        Sign out
+      </button>
+    </header>
+  );
+}
+
+function Page(props: { path: string; user: User }) {
+  const { path } = props;
+  let m: RegExpMatchArray | null;
+  if (path === "/" || path === "/experiments") return <ExperimentList />;
+  if ((m = path.match(/^\/experiments\/(\d+)$/))) return <ExperimentPage id={Number(m[1])} />;
+  if ((m = path.match(/^\/trials\/(\d+)$/))) return <TrialPage id={Number(m[1])} />;
+  if (path === "/cluster") return <ClusterPage admin={props.user.admin} />;
+  if (path === "/jobs") return <JobsPage />;
+  if (path === "/events") return <EventsPage admin={props.user.admin} />;
+  return (
+    <main>
+      <h1>Not found</h1>
+      <p>
+        No page at {path}. <a href="/experiments" onClick={linkHandler}>Experiments</a>
+      </p>
+    </main>
+  );
+}
+
+function App() {
+  const { path } = useLocation();
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  useEffect(() => {
+    api.setSignedOutHandler(() => setUser(null));
+    if (!api.token()) {
+      setUser(null);
+      return;
+    }
+    api
+      .get("/api/v1/me")
+      .then((r) => setUser({ username: r.user.username, admin: !!r.user.admin }))
+      .catch(() => setUser(null));
+  }, []);
+  useEffect(() => {
+    if (user === null && path !== "/login") navigate("/login?next=" + encodeURIComponent(path), true);
+  }, [user, path]);
+  if (user === undefined) return <p class="muted">Loading…</p>;
+  if (user === null || path === "/login")
+    return (
+      <Login
+        onSignedIn={(u) => {
+          setUser(u);
+          const next = new URLSearchParams(location.search).get("next");
+          navigate(next && next.startsWith("/") && next !== "/login" ? next : "/experiments", true);
+        }}
+      />
+    );
+  return (
+    <>
+      <Nav
+        user={user}
+        path={path}
+        onSignOut={async () => {
+          await api.logout().catch(() => {});
+          setUser(null);
+          navigate("/login", true);
+        }}
+      />
+      <Page path={path} user={user} />
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,313 @@
+// One experiment: learning curves of all its trials, trials table,
+// hyperparameter views, checkpoints, configuration, and actions.
+import { useMemo, useState } from "preact/hooks";
+import * as api from "../api";
+import { Chart, metricNames, seriesOf } from "../chart";
+import { useMetrics, usePoll } from "../hooks";
+import { num, pct, shortState, when } from "../format";
+import { linkHandler } from "../router";
+import { toYaml } from "../yaml";
+import { Scatter } from "./scatter";
+
+export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
+  const [error, setError] = useState<string>();
+  const [confirmKill, setConfirmKill] = useState(false);
+  const act = async (what: string) => {
+    setError(undefined);
+    try {
+      await api.post(`/api/v1/experiments/${props.exp.id}/${what}`);
+      props.onDone();
+    } catch (e: any) {
+      setError(`${what}: ${e.message}`);
+    }
+  };
+  const s = props.exp.state;
+  const ended = api.terminalStates.has(s) || s.startsWith("STATE_STOPPING");
+  return (
+    <div class="actions">
+      <button data-testid="activate" disabled={s !== "STATE_PAUSED"} onClick={() => act("activate")}>
+        Activate
+      </button>
+      <button data-testid="pause" disabled={s !== "STATE_ACTIVE"} onClick={() => act("pause")}>
+        Pause
+      </button>
+      {confirmKill ? (
+        <button class="danger" data-testid="kill-confirm" onClick={() => (setConfirmKill(false), act("kill"))}>
+          Really kill?
+        </button>
+      ) : (
+        <button class="danger" data-testid="kill" disabled={ended} onClick={() => setConfirmKill(true)}>
+          Kill
+        </button>
+      )}
+      {error && <span class="error">{error}</span>}
+    </div>
+  );
+}
+
+export function MetricChart(props: { reports: api.MetricsReport[]; preferred?: string; testId?: string }) {
+  const { reports } = props;
+  // One pass over the reports per change of them (a curve can be 100,000).
+  const namesByGroup = useMemo(() => {
+    const out: Record<string, string[]> = {};
+    for (const g of ["validation", "training"]) out[g] = metricNames(reports, g);
+    return out;
+  }, [reports]);
+  const groups = ["validation", "training"].filter((g) => namesByGroup[g].length > 0);
+  const [group, setGroup] = useState<string>();
+  const [metric, setMetric] = useState<string>();
+  const [log, setLog] = useState(false);
+  const [smoothing, setSmoothing] = useState(0);
+  const g = group && groups.includes(group) ? group : groups.find((x) => props.preferred && namesByGroup[x].includes(props.preferred)) ?? groups[0] ?? "training";
+  const names = namesByGroup[g] ?? [];
+  const m = metric && names.includes(metric) ? metric : props.preferred && names.includes(props.preferred) ? props.preferred : names[0] ?? "";
+  const series = useMemo(() => seriesOf(reports, g, m), [reports, g, m]);
+  return (
+    <section>
+      <div class="toolbar">
+        <label>
+          Group
+          <select data-testid="metric-group" value={g} onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}>
+            {groups.map((x) => (
+              <option value={x}>{x}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Metric
+          <select data-testid="metric-name" value={m} onChange={(e) => setMetric((e.target as HTMLSelectElement).value)}>
+            {names.map((x) => (
+              <option value={x}>{x}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input type="checkbox" checked={log} onChange={() => setLog(!log)} /> log scale
+        </label>
+        <label>
+          smoothing
+          <input type="range" min={0} max={0.99} step={0.01} value={smoothing} onInput={(e) => setSmoothing(Number((e.target as HTMLInputElement).value))} />
+        </label>
+      </div>
+      <Chart series={series} log={log} smoothing={smoothing} testId={props.testId} />
+    </section>
+  );
+}
+
+function bestOf(trials: api.Trial[]): api.Trial | undefined {
+  const withValue = trials.filter((t) => typeof t.searcherMetricValue === "number");
+  withValue.sort((a, b) => a.searcherMetricValue! - b.searcherMetricValue!);
+  return withValue[0];
+}
+
+export function ExperimentPage(props: { id: number }) {
+  const { id } = props;
+  const [tab, setTab] = useState("overview");
+  const exp = usePoll((signal) => api.get<{ experiment: api.Experiment; config: any }>(`/api/v1/experiments/${id}`, signal), [id]);
+  const trials = usePoll((signal) => api.get<{ trials: api.Trial[] }>(`/api/v1/experiments/${id}/trials`, signal), [id]);
+  const e = exp.data?.experiment;
+  const active = !!e && !api.terminalStates.has(e.state);
+  const trialIds = (trials.data?.trials ?? []).map((t) => t.id);
+  const metrics = useMetrics(trialIds, active);
+  if (exp.error && !e) return <main class="error">{exp.error}</main>;
+  if (!e) return <main class="muted">Loading…</main>;
+  const ts = trials.data?.trials ?? [];
+  const best = bestOf(ts);
+  const hpNames = [...new Set(ts.flatMap((t) => Object.keys(t.hparams ?? {})))].sort();
+  return (
+    <main>
+      <p class="crumbs">
+        <a href="/experiments" onClick={linkHandler}>
+          Experiments
+        </a>{" "}
+        / {e.id}
+      </p>
+      <h1>
+        {e.name} <span class={"badge state " + shortState(e.state).replace(/ /g, "-")} data-testid="exp-state" data-state={e.state}>{shortState(e.state)}</span>
+      </h1>
+      <div class="summary">
+        <span>user {e.username}</span>
+        <span>pool {e.resourcePool}</span>
+        <span>searcher {e.searcherType}</span>
+        <span>progress {pct(e.progress)}</span>
+        <span>started {when(e.startTime)}</span>
+        {e.endTime && <span>ended {when(e.endTime)}</span>}
+        {best && (
+          <span data-testid="best">
+            best {e.searcherMetric} {num(best.searcherMetricValue)} (trial {best.id})
+          </span>
+        )}
+        {(e.labels ?? []).map((l) => (
+          <span class="tag">{l}</span>
+        ))}
+      </div>
+      {e.description && <p>{e.description}</p>}
+      <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
+      <div class="tabs">
+        {["overview", "trials", "hyperparameters", "checkpoints", "config"].map((t) => (
+          <button class={tab === t ? "active" : ""} onClick={() => setTab(t)} data-testid={"tab-" + t}>
+            {t}
+          </button>
+        ))}
+      </div>
+      {tab === "overview" && (
+        <>
+          <h2>Learning curves</h2>
+          {metrics.error && <p class="error">{metrics.error}</p>}
+          <MetricChart reports={metrics.data ?? []} preferred={e.searcherMetric} testId="exp-chart" />
+          <TrialTable trials={ts} hpNames={hpNames} metric={e.searcherMetric} />
+        </>
+      )}
+      {tab === "trials" && <TrialTable trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
+      {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
+      {tab === "checkpoints" && <Checkpoints id={id} />}
+      {tab === "config" && <pre class="yaml" data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
+    </main>
+  );
+}
+
+function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
+  return (
+    <table class="grid" data-testid="trials">
+      <thead>
+        <tr>
+          <th>Trial</th>
+          <th>State</th>
+          <th>Batches</th>
+          <th>Restarts</th>
+          <th>Best {props.metric}</th>
+          {props.hpNames.map((h) => (
+            <th>{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.trials.map((t) => (
+          <tr data-id={t.id} data-state={t.state}>
+            <td>
+              <a href={"/trials/" + t.id} onClick={linkHandler}>
+                {t.id}
+              </a>
+            </td>
+            <td class={"state " + shortState(t.state)} title={t.pendingReason ?? ""}>
+              {shortState(t.state)}
+            </td>
+            <td>{t.totalBatchesProcessed}</td>
+            <td>{t.restarts}</td>
+            <td>{num(t.searcherMetricValue)}</td>
+            {props.hpNames.map((h) => (
+              <td>{typeof t.hparams?.[h] === "object" ? JSON.stringify(t.hparams[h]) : num(t.hparams?.[h])}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
+  const numericAll = props.hpNames.filter((h) => props.trials.some((t) => typeof t.hparams?.[h] === "number"));
+  // Hyperparameters that differ between trials say something; constant
+  // ones only when nothing varies.
+  const varying = numericAll.filter((h) => new Set(props.trials.map((t) => t.hparams?.[h])).size > 1);
+  const numeric = varying.length ? varying : numericAll;
+  const scored = props.trials.filter((t) => typeof t.searcherMetricValue === "number");
+  if (scored.length === 0) return <p class="muted">No trial has a value of {props.metric} yet.</p>;
+  return (
+    <section>
+      <h2>Parallel coordinates</h2>
+      <Parallel trials={scored} hps={numeric} metric={props.metric} />
+      <h2>{props.metric} against each hyperparameter</h2>
+      <div class="scatters">
+        {numeric.map((h) => (
+          <Scatter
+            title={h}
+            points={scored.map((t) => ({ x: t.hparams[h] as number, y: t.searcherMetricValue!, label: "trial " + t.id }))}
+            yLabel={props.metric}
+          />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function Parallel(props: { trials: api.Trial[]; hps: string[]; metric: string }) {
+  const axes = [...props.hps, props.metric];
+  const value = (t: api.Trial, a: string) => (a === props.metric ? t.searcherMetricValue! : (t.hparams[a] as number));
+  const W = 160 * axes.length;
+  const H = 240;
+  const ranges = axes.map((a) => {
+    const vs = props.trials.map((t) => value(t, a)).filter((v) => typeof v === "number");
+    const lo = Math.min(...vs);
+    const hi = Math.max(...vs);
+    return [lo, hi === lo ? lo + 1 : hi];
+  });
+  const y = (i: number, v: number) => 20 + (H - 40) * (1 - (v - ranges[i][0]) / (ranges[i][1] - ranges[i][0]));
+  const x = (i: number) => 60 + i * 150;
+  const mrange = ranges[axes.length - 1];
+  return (
+    <svg class="parallel" width={W} height={H} data-testid="parallel">
+      {props.trials.map((t) => {
+        const c = (value(t, props.metric) - mrange[0]) / (mrange[1] - mrange[0]);
+        return (
+          <polyline
+            fill="none"
+            stroke={`hsl(${Math.round(120 * (1 - c))},70%,40%)`}
+            stroke-width="1.5"
+            points={axes.map((a, i) => `${x(i)},${y(i, value(t, a))}`).join(" ")}
+          >
+            <title>trial {t.id}</title>
+          </polyline>
+        );
+      })}
+      {axes.map((a, i) => (
+        <g>
+          <line x1={x(i)} x2={x(i)} y1={20} y2={H - 20} stroke="#888" />
+          <text x={x(i)} y={12} text-anchor="middle" font-size="11">
+            {a}
+          </text>
+          <text x={x(i) + 4} y={H - 22} font-size="10">
+            {num(ranges[i][0], 3)}
+          </text>
+          <text x={x(i) + 4} y={28} font-size="10">
+            {num(ranges[i][1], 3)}
+          </text>
+        </g>
+      ))}
+    </svg>
+  );
+}
+
+export function CheckpointTable(props: { checkpoints: any[] }) {
+  if (props.checkpoints.length === 0) return <p class="muted">No checkpoints.</p>;
+  return (
+    <table class="grid" data-testid="checkpoints">
+      <thead>
+        <tr>
+          <th>UUID</th>
+          <th>Trial</th>
+          <th>Batches</th>
+          <th>State</th>
+          <th>Reported</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.checkpoints.map((c) => (
+          <tr>
+            <td class="mono">{c.uuid}</td>
+            <td>{c.trialId ?? c.metadata?.trial_id ?? ""}</td>
+            <td>{c.metadata?.steps_completed ?? c.totalBatches ?? ""}</td>
+            <td>{shortState(c.state)}</td>
+            <td>{when(c.reportTime ?? c.endTime)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Checkpoints(props: { id: number }) {
+  const cps = usePoll((signal) => api.get<{ checkpoints: any[] }>(`/api/v1/experiments/${props.id}/checkpoints`, signal), [props.id], 5000);
+  if (cps.error) return <p class="error">{cps.error}</p>;
+  return <CheckpointTable checkpoints={cps.data?.checkpoints ?? []} />;
+}
