@@ -154,8 +154,10 @@ try {
 
   step("activate B on its page; the CLI sees it active");
   await page.click("[data-testid=activate]");
-  await until("the page to show B active", async () => (await attr("[data-testid=exp-state]", "data-state")) === "STATE_ACTIVE", 30000);
-  await until("the CLI to show B active", () => cliState(B) === "STATE_ACTIVE", 30000, 1000);
+  // Active again: QUEUED, PULLING or RUNNING by its trials, as upstream shows it.
+  const active = ["STATE_QUEUED", "STATE_PULLING", "STATE_RUNNING"];
+  await until("the page to show B active", async () => active.includes(await attr("[data-testid=exp-state]", "data-state")), 30000);
+  await until("the CLI to show B active", () => active.includes(cliState(B)), 30000, 1000);
 
   step("B's trial timeline shows it placed again, resuming from its checkpoint");
   await page.goto(URL_ + `/trials/${bTrial.id}`);

@@ -222,3 +222,5 @@ export async function trialMetrics(
 }
 
 export const terminalStates = new Set(["STATE_COMPLETED", "STATE_CANCELED", "STATE_ERROR", "STATE_DELETED"]);
+/** An active experiment, shown by its trials as QUEUED, PULLING, STARTING or RUNNING. */
+export const activeStates = new Set(["STATE_ACTIVE", "STATE_QUEUED", "STATE_PULLING", "STATE_STARTING", "STATE_RUNNING"]);

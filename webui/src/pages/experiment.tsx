@@ -28,7 +28,7 @@ export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
       <button data-testid="activate" disabled={s !== "STATE_PAUSED"} onClick={() => act("activate")}>
         Activate
       </button>
-      <button data-testid="pause" disabled={s !== "STATE_ACTIVE"} onClick={() => act("pause")}>
+      <button data-testid="pause" disabled={!api.activeStates.has(s)} onClick={() => act("pause")}>
         Pause
       </button>
       {confirmKill ? (
