@@ -331,20 +331,14 @@ void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
 std::optional<user_record>
 user_param(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   auto text = req.param("user_id");
-  int64_t id = 0;
-  try {
-    size_t used = 0;
-    id = std::stoll(text, &used);
-    if (used != text.size())
-      id = 0;
-  } catch (const std::exception&) {
-  }
-  if (id <= 0) {
+  auto id = positive_id(text);
+  if (!id) {
     res.send_error(grpc_code::invalid_argument,
-                   "userId: not a valid id: '" + text + "'");
+                   "userId: not a valid id: '"
+                       + util::fit_text(text, {64, false, true}) + "'");
     return std::nullopt;
   }
-  auto u = ctx->auth->find_id(id);
+  auto u = ctx->auth->find_id(*id);
   if (!u)
     res.send_error(grpc_code::not_found, "user " + text + " not found");
   return u;

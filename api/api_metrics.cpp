@@ -98,20 +98,13 @@ std::optional<metric_query> query_of(const http_request& req,
     return std::nullopt;
   }
   for (const auto& text : ids) {
-    int64_t id = 0;
-    try {
-      size_t used = 0;
-      id = std::stoll(text, &used);
-      if (used != text.size())
-        id = 0;
-    } catch (const std::exception&) {
-    }
-    if (id <= 0) {
+    auto id = positive_id(text);
+    if (!id) {
       res.send_error(grpc_code::invalid_argument,
                      "trialIds: not a trial id: '" + shown_value(text) + "'");
       return std::nullopt;
     }
-    q.trials.push_back(id);
+    q.trials.push_back(*id);
   }
   q.group = fixed_group;
   if (q.group.empty()) {

@@ -15,6 +15,7 @@
 #include "messages/model_archive.hpp"
 #include "util/gzip.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -87,8 +88,12 @@ void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
             [res](caf::error& err) { fail(res, err); });
 }
 
-void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
-                       responder res, coded_text_fn fn) {
+namespace {
+
+/// Runs `fn` on a replica at the request's X-Det-Min-Position, or answers
+/// 400 (a bad position) or 503 (no read model, or it did not get there).
+void on_replica(const ctx_ptr& ctx, const http::http_request& req,
+                const responder& res, read::read_fn fn) {
   auto min = min_position(req, res);
   if (!min)
     return;
@@ -96,45 +101,41 @@ void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
     res.send_error(grpc_code::unavailable, "no read model");
     return;
   }
+  ctx->reads->read(*min, deadline_of(ctx), std::move(fn), refused(res));
+}
+
+} // namespace
+
+void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
+                       responder res, coded_text_fn fn) {
   auto accept = req.headers.get("Accept-Encoding");
   auto coding = accept && gzip::accepted(*accept) ? body_coding::gzip
                                                   : body_coding::identity;
-  ctx->reads->read(
-      *min, deadline_of(ctx),
-      [res, coding, fn = std::move(fn)](const read::read_view& v) {
-        auto r = http::http_response::json(200, fn(v, coding));
-        if (coding == body_coding::gzip)
-          r.headers.set("Content-Encoding", "gzip");
-        r.headers.set("Vary", "Accept-Encoding");
-        r.headers.set("X-Det-Position", std::to_string(v.position));
-        res.send(std::move(r));
-      },
-      refused(res));
+  on_replica(ctx, req, res,
+             [res, coding, fn = std::move(fn)](const read::read_view& v) {
+               auto r = http::http_response::json(200, fn(v, coding));
+               if (coding == body_coding::gzip)
+                 r.headers.set("Content-Encoding", "gzip");
+               r.headers.set("Vary", "Accept-Encoding");
+               r.headers.set("X-Det-Position", std::to_string(v.position));
+               res.send(std::move(r));
+             });
 }
 
 void answer_read(const ctx_ptr& ctx, const http::http_request& req,
                  responder res, text_fn fn, std::string missing) {
-  auto min = min_position(req, res);
-  if (!min)
-    return;
-  if (!ctx->reads) {
-    res.send_error(grpc_code::unavailable, "no read model");
-    return;
-  }
-  ctx->reads->read(
-      *min, deadline_of(ctx),
-      [res, fn = std::move(fn),
-       missing = std::move(missing)](const read::read_view& v) {
-        auto text = fn(v);
-        if (text.empty() || text == "null") {
-          res.send_error(grpc_code::not_found, missing);
-          return;
-        }
-        auto r = http::http_response::json(200, std::move(text));
-        r.headers.set("X-Det-Position", std::to_string(v.position));
-        res.send(std::move(r));
-      },
-      refused(res));
+  on_replica(ctx, req, res,
+             [res, fn = std::move(fn),
+              missing = std::move(missing)](const read::read_view& v) {
+               auto text = fn(v);
+               if (text.empty() || text == "null") {
+                 res.send_error(grpc_code::not_found, missing);
+                 return;
+               }
+               auto r = http::http_response::json(200, std::move(text));
+               r.headers.set("X-Det-Position", std::to_string(v.position));
+               res.send(std::move(r));
+             });
 }
 
 void answer_view(const ctx_ptr& ctx, const http::http_request& req,
@@ -183,9 +184,7 @@ std::optional<page> page_of(const http::http_request& req,
   return p;
 }
 
-std::optional<int64_t> id_param(const http::http_request& req,
-                                const responder& res, const char* name) {
-  auto text = req.param(name);
+std::optional<int64_t> positive_id(const std::string& text) {
   try {
     size_t used = 0;
     auto id = std::stoll(text, &used);
@@ -193,8 +192,17 @@ std::optional<int64_t> id_param(const http::http_request& req,
       return id;
   } catch (const std::exception&) {
   }
+  return std::nullopt;
+}
+
+std::optional<int64_t> id_param(const http::http_request& req,
+                                const responder& res, const char* name) {
+  auto text = req.param(name);
+  if (auto id = positive_id(text))
+    return id;
   res.send_error(grpc_code::invalid_argument,
-                 std::string{name} + ": not a valid id: '" + text + "'");
+                 std::string{name} + ": not a valid id: '"
+                     + util::fit_text(text, {64, false, true}) + "'");
   return std::nullopt;
 }
 

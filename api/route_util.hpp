@@ -70,6 +70,9 @@ void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
 std::optional<page> page_of(const http::http_request& req,
                             const http::responder& res);
 
+/// `text` as a positive id (decimal digits only), or nothing.
+std::optional<int64_t> positive_id(const std::string& text);
+
 /// Parses a positive id path parameter, or answers 400.
 std::optional<int64_t> id_param(const http::http_request& req,
                                 const http::responder& res,
