@@ -425,6 +425,17 @@ std::string text_field_problem(const char* name, const nlohmann::json& v,
   return {};
 }
 
+/// The labels of a stored config (strings only: the config was checked).
+std::vector<std::string> labels_of(const nlohmann::json& config) {
+  std::vector<std::string> out;
+  auto l = config.find("labels");
+  if (l != config.end() && l->is_array())
+    for (const auto& x : *l)
+      if (x.is_string())
+        out.push_back(x.get<std::string>());
+  return out;
+}
+
 } // namespace
 
 decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
@@ -446,7 +457,7 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
   ev.name = e->config.value("name", std::string{"Experiment"});
   ev.description = e->config.value("description", std::string{});
   ev.notes = e->notes;
-  ev.labels = e->config.value("labels", nlohmann::json::array());
+  ev.labels = labels_of(e->config);
   ev.username = username;
   ev.at_us = now_us;
   for (const auto& [key, v] : patch.items()) {
@@ -476,7 +487,7 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
         why = text_field_problem(("labels[" + std::to_string(i) + "]").c_str(),
                                  v[i], {255, false, false});
       if (why.empty())
-        ev.labels = v;
+        ev.labels = v.get<std::vector<std::string>>();
     } else if (key == "resources" || key == "checkpointStorage") {
       return refuse(errc::invalid_argument,
                     key
@@ -490,8 +501,7 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
   }
   if (ev.name == e->config.value("name", std::string{"Experiment"})
       && ev.description == e->config.value("description", std::string{})
-      && ev.notes == e->notes
-      && ev.labels == e->config.value("labels", nlohmann::json::array()))
+      && ev.notes == e->notes && ev.labels == labels_of(e->config))
     return d; // nothing changes
   emit(d, ev);
   return d;

@@ -416,11 +416,6 @@ inline void validate(const experiment_state_changed& x) {
 inline void validate(const experiment_edited& x) {
   if (x.name.empty())
     throw field_error("field 'name': must not be empty");
-  if (!x.labels.is_array())
-    throw field_error("field 'labels': must be an array");
-  for (const auto& l : x.labels)
-    if (!l.is_string())
-      throw field_error("field 'labels': must hold strings");
 }
 
 inline void validate(const experiment_archived&) {}

@@ -455,8 +455,7 @@ struct experiment_edited {
   std::string name;
   std::string description;
   std::string notes;
-  /// An array of strings.
-  nlohmann::json labels = nlohmann::json::array();
+  std::vector<std::string> labels;
   std::string username;
   int64_t at_us = 0;
 };

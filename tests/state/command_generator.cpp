@@ -300,14 +300,13 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     const auto& e = *pick(all);
     if (is_terminal(e.status) && chance(50))
       return experiment_archived{e.id, !e.archived, "u1", tick()};
-    return experiment_edited{
-        e.id,
-        "name-" + std::to_string(below(100)),
-        "description " + std::to_string(below(100)),
-        "",
-        nlohmann::json::array({"l" + std::to_string(below(5))}),
-        "u1",
-        tick()};
+    return experiment_edited{e.id,
+                             "name-" + std::to_string(below(100)),
+                             "description " + std::to_string(below(100)),
+                             "",
+                             {"l" + std::to_string(below(5))},
+                             "u1",
+                             tick()};
   }
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {

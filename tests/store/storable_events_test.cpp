@@ -145,7 +145,8 @@ TEST_F(storable_events, every_text_field_of_every_event_refuses_or_replays) {
         }
         // Names and ids stay small enough for an index row and clean
         // enough for a log line.
-        bool prose = key == "reason" || key == "message";
+        bool prose = key == "reason" || key == "message" || key == "description"
+                     || key == "notes";
         if (kept && !prose) {
           EXPECT_LE(h.value.size(), 255u) << what;
           EXPECT_EQ(h.value.find_first_of("\n\x1b\x7f"), std::string::npos)

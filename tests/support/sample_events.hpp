@@ -59,8 +59,13 @@ inline std::vector<domain_event> one_of_each() {
       session_started{"alice", std::string(64, 'a'), 2500},
       session_ended{"alice", std::string(64, 'a'), 2600},
       experiment_model_stored{3, 2700},
-      experiment_edited{3, "renamed", "a description\nof two lines", "notes",
-                        nlohmann::json::array({"a", "b"}), "alice", 2800},
+      experiment_edited{3,
+                        "renamed",
+                        "a description\nof two lines",
+                        "notes",
+                        {"a", "b"},
+                        "alice",
+                        2800},
       experiment_archived{3, true, "alice", 2900},
   };
 }
