@@ -30,6 +30,15 @@ function cliState(id) {
   return JSON.parse(out)[0].experiment.state;
 }
 
+function cliExperiment(id) {
+  const out = execFileSync("det", ["experiment", "describe", String(id), "--json"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+    timeout: 60000,
+  });
+  return JSON.parse(out)[0].experiment;
+}
+
 async function api(token, p) {
   const r = await fetch(URL_ + p, { headers: { Authorization: "Bearer " + token } });
   if (!r.ok) throw new Error(`${p}: ${r.status}`);
@@ -123,6 +132,35 @@ try {
     if (tab === "hyperparameters") await page.waitForSelector("[data-testid=parallel]");
     await snap("experiment-" + tab);
   }
+
+  step("edit A's name, description and labels on its page; the CLI sees them");
+  await page.goto(URL_ + `/experiments/${A}`);
+  await page.click("[data-testid=edit]");
+  await page.fill("[data-testid=edit-name]", "");
+  await page.click("[data-testid=edit-save]");
+  await page.waitForSelector("[data-testid=edit-error]");
+  const refusal = await page.textContent("[data-testid=edit-error]");
+  if (!refusal.includes("name")) throw new Error("an empty name was not refused naming it: " + refusal);
+  await page.fill("[data-testid=edit-name]", "webui-a-renamed");
+  await page.fill("[data-testid=edit-description]", "edited in the browser");
+  await page.fill("[data-testid=edit-labels]", "blue, green");
+  await page.click("[data-testid=edit-save]");
+  await until("the page to show the new name", async () => (await page.textContent("h1")).includes("webui-a-renamed"), 10000);
+  const edited = cliExperiment(A);
+  if (edited.name !== "webui-a-renamed" || edited.description !== "edited in the browser" || JSON.stringify(edited.labels) !== '["blue","green"]')
+    throw new Error("the CLI sees " + JSON.stringify([edited.name, edited.description, edited.labels]));
+  await snap("experiment-edited");
+
+  step("archive A on its page; the list leaves it out unless asked; unarchive it there");
+  await page.click("[data-testid=archive]");
+  await until("A archived", async () => JSON.parse(await api(token, `/api/v1/experiments/${A}`)).experiment.archived === true, 10000);
+  await page.click("nav >> text=Experiments");
+  await until("the list without A", async () => { const ids = await rowIds(); return ids.includes(B) && !ids.includes(A); }, 10000);
+  await page.click("[data-testid=show-archived]");
+  await until("A among archived ones", async () => (await rowIds()).includes(A), 10000);
+  await page.check(`[aria-label="select ${A}"]`);
+  await page.click("[data-testid=bulk-unarchive]");
+  await until("A unarchived", async () => JSON.parse(await api(token, `/api/v1/experiments/${A}`)).experiment.archived === false, 10000);
 
   step("B's trial page shows its logs while it runs");
   const bTrial = await until("B's trial", async () => JSON.parse(await api(token, `/api/v1/experiments/${B}/trials`)).trials[0], 30000);

@@ -63,9 +63,17 @@ export async function getLines<T = any>(path: string, signal?: AbortSignal): Pro
 }
 
 export async function post<T = any>(path: string, body?: unknown): Promise<T> {
+  return send<T>("POST", path, body);
+}
+
+export async function patch<T = any>(path: string, body: unknown): Promise<T> {
+  return send<T>("PATCH", path, body);
+}
+
+async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
   const r = await check(
     await fetch(path, {
-      method: "POST",
+      method,
       headers: headers({ "Content-Type": "application/json" }),
       body: JSON.stringify(body ?? {}),
     }),
@@ -149,6 +157,8 @@ export interface Experiment {
   searcherMetric: string;
   searcherType: string;
   jobId: string;
+  archived?: boolean;
+  notes?: string;
 }
 
 export interface Trial {

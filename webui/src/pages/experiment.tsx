@@ -31,6 +31,16 @@ export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
       <button data-testid="pause" disabled={!api.activeStates.has(s)} onClick={() => act("pause")}>
         Pause
       </button>
+      {ended && !props.exp.archived && (
+        <button data-testid="archive" disabled={!api.terminalStates.has(s)} onClick={() => act("archive")}>
+          Archive
+        </button>
+      )}
+      {props.exp.archived && (
+        <button data-testid="unarchive" onClick={() => act("unarchive")}>
+          Unarchive
+        </button>
+      )}
       {confirmKill ? (
         <button class="danger" data-testid="kill-confirm" onClick={() => (setConfirmKill(false), act("kill"))}>
           Really kill?
@@ -42,6 +52,70 @@ export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
       )}
       {error && <span class="error">{error}</span>}
     </div>
+  );
+}
+
+/** Name, description and labels, edited in place (PATCH). */
+export function Edit(props: { exp: api.Experiment; onDone: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState("");
+  const [description, setDescription] = useState("");
+  const [labels, setLabels] = useState("");
+  const [error, setError] = useState<string>();
+  if (!open)
+    return (
+      <button
+        data-testid="edit"
+        onClick={() => {
+          setName(props.exp.name);
+          setDescription(props.exp.description ?? "");
+          setLabels((props.exp.labels ?? []).join(", "));
+          setError(undefined);
+          setOpen(true);
+        }}
+      >
+        Edit
+      </button>
+    );
+  const save = async (ev: Event) => {
+    ev.preventDefault();
+    if (name.trim() === "") {
+      setError("name: must not be empty");
+      return;
+    }
+    try {
+      const list = labels
+        .split(",")
+        .map((l) => l.trim())
+        .filter((l) => l !== "");
+      await api.patch(`/api/v1/experiments/${props.exp.id}`, { name, description, labels: list });
+      setOpen(false);
+      props.onDone();
+    } catch (e: any) {
+      setError(e.message);
+    }
+  };
+  return (
+    <form class="edit" onSubmit={save} data-testid="edit-form">
+      <label>
+        Name <input data-testid="edit-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        Description{" "}
+        <textarea data-testid="edit-description" value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+      </label>
+      <label>
+        Labels (comma-separated){" "}
+        <input data-testid="edit-labels" value={labels} onInput={(e) => setLabels((e.target as HTMLInputElement).value)} />
+      </label>
+      <button type="submit" data-testid="edit-save">
+        Save
+      </button>
+      <button type="button" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      {error && <span class="error" data-testid="edit-error">{error}</span>}
+    </form>
   );
 }
 
@@ -138,11 +212,13 @@ export function ExperimentPage(props: { id: number }) {
           </span>
         )}
         {(e.labels ?? []).map((l) => (
-          <span class="tag">{l}</span>
+          <span class="tag" data-testid="exp-label">{l}</span>
         ))}
       </div>
-      {e.description && <p>{e.description}</p>}
+      {e.description && <p data-testid="exp-description">{e.description}</p>}
+      {e.archived && <p class="note">archived</p>}
       <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
+      <Edit exp={e} onDone={() => exp.reload()} />
       <div class="tabs">
         {["overview", "trials", "hyperparameters", "checkpoints", "config"].map((t) => (
           <button class={tab === t ? "active" : ""} onClick={() => setTab(t)} data-testid={"tab-" + t}>

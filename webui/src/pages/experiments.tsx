@@ -31,6 +31,8 @@ export function ExperimentList() {
   const user = query.get("user") || "";
   const name = query.get("name") || "";
   const label = query.get("label") || "";
+  // Archived experiments are left out unless asked for, as upstream's list.
+  const archived = query.get("archived") === "1";
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [message, setMessage] = useState<string>();
 
@@ -48,12 +50,13 @@ export function ExperimentList() {
   if (state) params.append("states", state);
   if (user) params.append("users", user);
   if (name) params.set("name", name);
+  if (!archived) params.set("archived", "false");
   if (label) params.append("labels", label);
   const list = usePoll((signal) => api.get<{ experiments: api.Experiment[]; pagination: api.Pagination }>("/api/v1/experiments?" + params, signal), [params.toString()]);
   const exps = list.data?.experiments ?? [];
   const total = list.data?.pagination?.total ?? 0;
 
-  const bulk = async (action: "pause" | "activate" | "kill") => {
+  const bulk = async (action: "pause" | "activate" | "kill" | "archive" | "unarchive") => {
     const ids = [...selected];
     const failed: string[] = [];
     await Promise.all(
@@ -91,12 +94,21 @@ export function ExperimentList() {
         <FilterInput label="User" value={user} onCommit={(v) => set({ user: v })} testId="filter-user" />
         <FilterInput label="Name" value={name} onCommit={(v) => set({ name: v })} testId="filter-name" />
         <FilterInput label="Label" value={label} onCommit={(v) => set({ label: v })} testId="filter-label" />
+        <label>
+          <input type="checkbox" data-testid="show-archived" checked={archived} onChange={() => set({ archived: archived ? "" : "1" })} /> archived too
+        </label>
         <span class="spacer" />
         <button disabled={!selected.size} onClick={() => bulk("activate")} data-testid="bulk-activate">
           Activate
         </button>
         <button disabled={!selected.size} onClick={() => bulk("pause")} data-testid="bulk-pause">
           Pause
+        </button>
+        <button disabled={!selected.size} onClick={() => bulk("archive")} data-testid="bulk-archive">
+          Archive
+        </button>
+        <button disabled={!selected.size || !archived} onClick={() => bulk("unarchive")} data-testid="bulk-unarchive">
+          Unarchive
         </button>
         <button class="danger" disabled={!selected.size} onClick={() => bulk("kill")} data-testid="bulk-kill">
           Kill
