@@ -66,7 +66,7 @@ def test_core_api_trial_completes_pauses_and_resumes_from_its_checkpoint(
     assert cluster.post("/api/v1/experiments/%d/pause" % exp_id)[0] == 200
     wait_for("the paused trial to stop",
              lambda: "preempted at step" in trial_log(cluster, trial_id)
-             and cluster.trials(exp_id)[0]["state"] == "STATE_QUEUED",
+             and cluster.trials(exp_id)[0]["state"] == "STATE_PAUSED",
              timeout=60)
     assert state_of(cluster, exp_id) == "STATE_PAUSED"
     at_pause = cluster.trials(exp_id)[0]["bestCheckpoint"]
