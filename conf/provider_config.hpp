@@ -50,6 +50,10 @@ struct aws_provider_config {
   int64_t root_volume_size = 200; ///< GB
   std::string ssh_key_name;       ///< required
   network_interface_config network_interface;
+  /// `security_group: NAME` of the older documents: the provisioner looks
+  /// the group up by name at start-up (an `sg-` id given there goes into
+  /// network_interface.security_group_id instead). "" = none.
+  std::string security_group_name;
   std::string iam_instance_profile_arn;
   std::string tag_key = "managed_by";
   /// Default "determined-ai-<cluster_id>", or "determined-ai-determined"

@@ -6,6 +6,7 @@
 #include "aws/credential_chain.hpp"
 #include "aws/imds_client.hpp"
 #include "aws/query_ec2_client.hpp"
+#include "aws/security_groups.hpp"
 #include "messages/errc.hpp"
 #include "net/http_client.hpp"
 
@@ -89,6 +90,16 @@ make_aws_provider(const conf::resource_pool_config& rp,
   }
   auto client =
       aws::make_curl_ec2_client(cc, aws::make_default_credential_chain());
+  // `security_group: NAME`: launches take ids, so look it up once here.
+  if (!pc.aws.security_group_name.empty()) {
+    auto id =
+        aws::security_group_id_by_name(*client, pc.aws.security_group_name);
+    if (!id)
+      return make_error(errc::invalid_argument,
+                        "provisioner.security_group: "
+                            + conf::message_of(id.error()));
+    o.aws.network_interface.security_group_id = *id;
+  }
   auto ec2 =
       std::make_shared<aws::async_ec2>(std::move(client), std::move(executor));
   return std::make_shared<aws_provider>(std::move(o), std::move(ec2));

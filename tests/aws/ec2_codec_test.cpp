@@ -239,6 +239,27 @@ TEST(ec2_parse, terminate_and_cancel_responses_are_read_by_name) {
   EXPECT_EQ(res[0].state, "cancelled");
 }
 
+TEST(ec2_parse, security_groups_are_read_with_their_vpc_and_next_token) {
+  auto doc = parse_xml(
+      "<DescribeSecurityGroupsResponse><securityGroupInfo><item>"
+      "<ownerId>1</ownerId><groupId>sg-0a1b2c3d</groupId><groupName>web"
+      "</groupName><vpcId>vpc-9</vpcId><ipPermissions><item><groups><item>"
+      "<groupId>sg-other</groupId></item></groups></item></ipPermissions>"
+      "</item></securityGroupInfo><nextToken>t2</nextToken>"
+      "</DescribeSecurityGroupsResponse>");
+  ASSERT_TRUE(doc);
+  auto page = parse_describe_security_groups(*doc);
+  ASSERT_EQ(page.items.size(), 1u);
+  EXPECT_EQ(page.items[0].group_id, "sg-0a1b2c3d");
+  EXPECT_EQ(page.items[0].group_name, "web");
+  EXPECT_EQ(page.items[0].vpc_id, "vpc-9");
+  EXPECT_EQ(page.next_token, "t2");
+  auto p = describe_security_groups_params({{"group-name", {"web"}}}, "t2");
+  EXPECT_EQ(p, (param_list{{"Filter.1.Name", "group-name"},
+                           {"Filter.1.Value.1", "web"},
+                           {"NextToken", "t2"}}));
+}
+
 TEST(ec2_parse, instance_ids_are_read_from_not_found_messages) {
   EXPECT_EQ(instance_ids_in_message(
                 "The instance IDs 'i-0123456789abcdef0, i-1234' do not exist"),
