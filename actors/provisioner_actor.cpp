@@ -8,6 +8,8 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
+#include <algorithm>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -62,8 +64,14 @@ struct prov_state {
   std::shared_ptr<instance_provider> provider;
   provisioner_options opts;
   caf::actor me;
-  /// A tick (list, plan, record) is under way.
+  /// A decision cycle (list, plan, record, launch) is under way.
   bool busy = false;
+  /// A wake came while busy or cooling: decide once more after.
+  bool dirty = false;
+  /// A cycle waits for min_decision_gap since the last one started.
+  bool cooling = false;
+  /// When the last decision_burst cycles started (the actor's clock).
+  std::deque<caf::actor_clock::time_point> starts;
   std::set<int64_t> in_flight;
   /// Per instance type ("" for a provider without types).
   std::map<std::string, policy::backoff_state> backoff;
@@ -96,6 +104,46 @@ provider_done<T> on_actor(const state_ptr& st, std::function<void(T&)> fn) {
     auto shared = std::make_shared<T>(std::move(x));
     caf::anon_send(me, prov_step{[fn, shared] { fn(*shared); }});
   };
+}
+
+void start_cycle(caf::event_based_actor* self, const state_ptr& st);
+
+/// Starts a cycle now, or once the cycle under way is over and the rate
+/// allows: wakes are coalesced, and however fast the pool changes the
+/// provisioner starts at most decision_burst cycles per decision_burst *
+/// min_decision_gap (the master runs each decision's plan). The burst lets
+/// the wakes of one change (a model stored, then its trial created) each
+/// decide at once.
+void request_cycle(caf::event_based_actor* self, const state_ptr& st) {
+  if (st->busy || st->cooling) {
+    st->dirty = true;
+    return;
+  }
+  auto gap = st->opts.min_decision_gap;
+  auto burst = static_cast<size_t>(std::max(1, st->opts.decision_burst));
+  auto now = self->clock().now();
+  auto window = gap * static_cast<int64_t>(burst);
+  auto ready = st->starts.empty() ? now : st->starts.front() + window;
+  if (gap.count() > 0 && st->starts.size() >= burst && now < ready) {
+    st->dirty = true;
+    st->cooling = true;
+    self->delayed_send(self, ready - now, prov_step{[self, st] {
+                         st->cooling = false;
+                         if (st->dirty && !st->busy)
+                           start_cycle(self, st);
+                       }});
+    return;
+  }
+  start_cycle(self, st);
+}
+
+/// The end of a decision cycle: one more if wakes came meanwhile.
+void cycle_done(caf::event_based_actor* self, const state_ptr& st) {
+  st->busy = false;
+  if (st->dirty) {
+    st->dirty = false;
+    request_cycle(self, st);
+  }
 }
 
 /// Appends `events` through the master, then runs `then(ok)`.
@@ -370,13 +418,14 @@ void act(caf::event_based_actor* self, const state_ptr& st,
   record(self, st, std::move(events),
          [self, st, plan, to_stop, to_cancel, now](bool ok) {
            if (!ok) {
-             st->busy = false;
+             cycle_done(self, st);
              return;
            }
            terminate_now(st, to_stop, now);
            cancel_now(st, to_cancel, now);
            handle_unknown(st, plan, now);
-           launch_new(self, st, plan, now, [st] { st->busy = false; });
+           launch_new(self, st, plan, now,
+                      [self, st] { cycle_done(self, st); });
          });
 }
 
@@ -394,17 +443,20 @@ void plan_and_act(caf::event_based_actor* self, const state_ptr& st,
   }};
   self->request(st->master, std::chrono::seconds{30}, view_atom::value, v)
       .then([self, st, out](std::string&) { act(self, st, *out); },
-            [st](caf::error& err) {
+            [self, st](caf::error& err) {
               note(st, log::level::warn,
                    "cannot read the state: " + render(err));
-              st->busy = false;
+              cycle_done(self, st);
             });
 }
 
-void on_tick(caf::event_based_actor* self, const state_ptr& st) {
-  if (st->busy)
-    return;
+void start_cycle(caf::event_based_actor* self, const state_ptr& st) {
   st->busy = true;
+  st->dirty = false;
+  st->starts.push_back(self->clock().now());
+  while (st->starts.size()
+         > static_cast<size_t>(std::max(1, st->opts.decision_burst)))
+    st->starts.pop_front();
   st->provider->list(on_actor<caf::expected<provider_inventory>>(
       st, [self, st](caf::expected<provider_inventory>& inv) {
         if (!inv) {
@@ -417,8 +469,17 @@ void on_tick(caf::event_based_actor* self, const state_ptr& st) {
       }));
 }
 
+/// The safety net: a cycle every tick_interval whatever was woken, for
+/// what only time changes (idle and starting timeouts, grace, backoff).
+void on_tick(caf::event_based_actor* self, const state_ptr& st) {
+  if (!st->busy)
+    start_cycle(self, st);
+}
+
 caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
   st->me = caf::actor{self};
+  if (st->opts.wake_on_change)
+    self->send(st->master, watch_atom::value, st->opts.pool, st->me);
   if (st->opts.tick_interval.count() > 0)
     self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
   self->attach_functor([st] { st->me = caf::actor{}; });
@@ -428,6 +489,7 @@ caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
         if (st->opts.tick_interval.count() > 0)
           self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
       },
+      [self, st](wake_atom) { request_cycle(self, st); },
       [](prov_step& step) { step.fn(); },
   };
 }

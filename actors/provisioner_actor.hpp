@@ -1,6 +1,9 @@
 #pragma once
 
-// The provisioner of one pool. Every tick it lists the provider
+// The provisioner of one pool. It decides when the master wakes it (a
+// change of the pool's demand or capacity became durable; wakes are
+// coalesced, at most one decision per min_decision_gap) and on every tick
+// (the safety net for what only time changes). Each decision lists the provider
 // (asynchronously; the provider caches and bounds its cloud calls), asks
 // the master for a provisioning plan (actors/provisioning.hpp, computed on
 // the master's state with that inventory), then acts write-ahead through
@@ -28,7 +31,8 @@
 
 namespace det {
 
-/// Handles tick_atom (and re-arms it when tick_interval > 0).
+/// Handles tick_atom (and re-arms it when tick_interval > 0) and wake_atom
+/// (after sending the master watch_atom when wake_on_change).
 caf::actor spawn_provisioner(caf::actor_system& sys, master_actor master,
                              std::shared_ptr<instance_provider> provider,
                              provisioner_options opts);

@@ -112,8 +112,18 @@ struct provisioner_options {
   std::string pool;
   std::string cluster_id;
   int64_t slots_per_instance = 1;
-  /// Zero: ticks only when sent (tests).
+  /// Zero: ticks only when sent (tests). With wake_on_change the tick is
+  /// the safety net for what only time changes.
   std::chrono::milliseconds tick_interval{1000};
+  /// Decide as soon as the master reports a change of the pool's demand or
+  /// capacity (core/provisioning_wake.hpp), not only on the tick.
+  bool wake_on_change = true;
+  /// Wakes during a cycle are coalesced into one more cycle after it; at
+  /// most decision_burst cycles start per decision_burst * min_decision_gap
+  /// (on average one per gap however fast the pool changes; a burst of a
+  /// few decides at once). Zero: no limit but one cycle at a time.
+  std::chrono::milliseconds min_decision_gap{20};
+  int decision_burst = 4;
   std::function<int64_t()> now_us;
   /// Per instance type, after a failed launch.
   policy::backoff_config launch_backoff = [] {

@@ -133,7 +133,9 @@ make_aws_provider(const conf::resource_pool_config& rp,
                   std::shared_ptr<aws::async_executor> executor);
 
 /// Test and operator tunables of an aws pool's provisioner from the
-/// environment: DET_PROVISIONER_TICK_MS, DET_PROVISIONER_MAX_PER_LAUNCH.
+/// environment: DET_PROVISIONER_TICK_MS, DET_PROVISIONER_MAX_PER_LAUNCH,
+/// DET_PROVISIONER_MIN_GAP_MS, DET_PROVISIONER_WAKE (0: decide on the tick
+/// only, as before wakes existed; for comparisons).
 void tune_from_env(provisioner_options& po);
 
 } // namespace det::provision

@@ -107,6 +107,10 @@ make_aws_provider(const conf::resource_pool_config& rp,
 
 void tune_from_env(provisioner_options& po) {
   po.tick_interval = env_ms("DET_PROVISIONER_TICK_MS", po.tick_interval);
+  po.min_decision_gap =
+      env_ms("DET_PROVISIONER_MIN_GAP_MS", po.min_decision_gap);
+  if (auto v = std::getenv("DET_PROVISIONER_WAKE"); v != nullptr && *v)
+    po.wake_on_change = std::string{v} != "0";
   if (auto v = std::getenv("DET_PROVISIONER_MAX_PER_LAUNCH"))
     po.max_per_launch = std::max(1, std::atoi(v));
 }

@@ -5,7 +5,10 @@ loopback) behind a counting proxy, with det-master's production timings
 
 1. launch latency: time from a trial becoming unschedulable (its experiment
    accepted, no capacity anywhere) to the RunInstances request reaching
-   the proxy, over SUBMISSIONS submissions one after another (p50, p99);
+   the proxy, over SUBMISSIONS submissions one after another (p50, p99),
+   first with decisions on the tick only (DET_PROVISIONER_WAKE=0, the
+   reference), then as det-master runs (woken by the master on a change of
+   the pool's demand or capacity);
 2. EC2 API calls per minute in steady state with 100 instances (nothing
    pending, nothing idle to terminate), against AWS's default RunInstances /
    Describe* budgets.
@@ -40,6 +43,32 @@ def pct(xs, p):
 def emit(metric, value, unit, **extra):
     print(json.dumps(dict(bench="provisioner", metric=metric, value=round(value, 4),
                           unit=unit, **extra)), flush=True)
+
+
+def launch_latencies(c, proxy):
+    """Per submission: seconds from the submit call (and from its answer)
+    to the RunInstances request reaching the proxy."""
+    lat, lat_resp = [], []
+    rnd = random.Random(7)
+    for i in range(SUBMISSIONS):
+        # A random gap, so that submissions do not phase-lock with the
+        # provisioner's tick (each would then wait a whole tick).
+        time.sleep(rnd.uniform(0, 1.0))
+        before = len(proxy.actions("RunInstances"))
+        t0 = time.monotonic()
+        status, body = c.submit(conftest.experiment_yaml(max_length=5, trials=1))
+        if status != 200:
+            raise SystemExit("submit failed: %s" % body)
+        t1 = time.monotonic()  # the trial exists (and waits) by now
+        deadline = t0 + 30
+        while len(proxy.actions("RunInstances")) <= before:
+            if time.monotonic() > deadline:
+                raise SystemExit("no RunInstances within 30 s")
+            time.sleep(0.002)
+        sent = proxy.actions("RunInstances")[before][0]
+        lat.append(sent - t0)
+        lat_resp.append(max(0.0, sent - t1))
+    return lat, lat_resp
 
 
 def start_moto():
@@ -81,44 +110,41 @@ def main():
     prod = {"DET_PROVISIONER_LIST_INTERVAL_MS": "10000", "DET_PROVISIONER_TICK_MS": "1000",
             "DET_PROVISIONER_ORPHAN_GRACE_MS": "120000"}
     clusters = []
+    reference = {}
     try:
-        # 1. Launch latency.
-        c = conftest.AwsCluster(server, tempfile.mkdtemp(prefix="det-bench-prov-"),
-                                "bench_prov_latency", ec2, proxy.url, subnet, sg,
-                                "det-bench-" + uuid.uuid4().hex[:8],
-                                max_instances=SUBMISSIONS + 1, idle="1h", env=prod,
-                                starting="1h")
-        clusters.append(c)
-        lat, lat_resp = [], []
-        rnd = random.Random(7)
-        for i in range(SUBMISSIONS):
-            # A random gap, so that submissions do not phase-lock with the
-            # provisioner's tick (each would then wait a whole tick).
-            time.sleep(rnd.uniform(0, 1.0))
-            before = len(proxy.actions("RunInstances"))
-            t0 = time.monotonic()
-            status, body = c.submit(conftest.experiment_yaml(max_length=5, trials=1))
-            if status != 200:
-                raise SystemExit("submit failed: %s" % body)
-            t1 = time.monotonic()  # the trial exists (and waits) by now
-            deadline = t0 + 30
-            while len(proxy.actions("RunInstances")) <= before:
-                if time.monotonic() > deadline:
-                    raise SystemExit("no RunInstances within 30 s")
-                time.sleep(0.005)
-            sent = proxy.actions("RunInstances")[before][0]
-            lat.append(sent - t0)
-            lat_resp.append(max(0.0, sent - t1))
-        emit("unschedulable_to_run_instances_p50", pct(lat, 50) * 1000, "ms",
-             n=len(lat), tick_ms=1000)
-        emit("unschedulable_to_run_instances_p99", pct(lat, 99) * 1000, "ms",
-             n=len(lat), reference="cluster-autoscaler SLO 30000 ms (<100 nodes)",
-             ratio=round(pct(lat, 99) * 1000 / 30000.0, 4))
-        # The same, counted from the submission's answer (excludes the upload
-        # of the model definition).
-        emit("submitted_to_run_instances_p50", pct(lat_resp, 50) * 1000, "ms", n=len(lat_resp))
-        emit("submitted_to_run_instances_p99", pct(lat_resp, 99) * 1000, "ms", n=len(lat_resp))
-        c.stop()
+        # 1. Launch latency: decided on the tick only (the reference: how it
+        # was before the master woke provisioners), then as det-master runs.
+        for mode, wake in (("tick_only", "0"), ("", "1")):
+            c = conftest.AwsCluster(server, tempfile.mkdtemp(prefix="det-bench-prov-"),
+                                    "bench_prov_latency", ec2, proxy.url, subnet, sg,
+                                    "det-bench-" + uuid.uuid4().hex[:8],
+                                    max_instances=SUBMISSIONS + 1, idle="1h",
+                                    env=dict(prod, DET_PROVISIONER_WAKE=wake),
+                                    starting="1h")
+            clusters.append(c)
+            lat, lat_resp = launch_latencies(c, proxy)
+            c.stop()
+            if mode:
+                reference[mode] = (pct(lat, 50), pct(lat, 99))
+                emit("unschedulable_to_run_instances_p50_" + mode, pct(lat, 50) * 1000, "ms",
+                     n=len(lat), tick_ms=1000)
+                emit("unschedulable_to_run_instances_p99_" + mode, pct(lat, 99) * 1000, "ms",
+                     n=len(lat), tick_ms=1000)
+                continue
+            ref50, ref99 = reference["tick_only"]
+            emit("unschedulable_to_run_instances_p50", pct(lat, 50) * 1000, "ms",
+                 n=len(lat), tick_ms=1000, reference="tick only (same run)",
+                 ratio=round(pct(lat, 50) / ref50, 4))
+            emit("unschedulable_to_run_instances_p99", pct(lat, 99) * 1000, "ms",
+                 n=len(lat), tick_ms=1000, reference="tick only (same run)",
+                 ratio=round(pct(lat, 99) / ref99, 4),
+                 slo="cluster-autoscaler 30000 ms (<100 nodes)")
+            # The same, counted from the submission's answer (excludes the
+            # upload of the model definition).
+            emit("submitted_to_run_instances_p50", pct(lat_resp, 50) * 1000, "ms",
+                 n=len(lat_resp))
+            emit("submitted_to_run_instances_p99", pct(lat_resp, 99) * 1000, "ms",
+                 n=len(lat_resp))
         # 2. Steady state with 100 instances.
         c = conftest.AwsCluster(server, tempfile.mkdtemp(prefix="det-bench-prov-"),
                                 "bench_prov_steady", ec2, proxy.url, subnet, sg,
