@@ -2,11 +2,13 @@
 
 // The provisioner of one pool. It decides when the master wakes it (a
 // change of the pool's demand or capacity became durable; wakes are
-// coalesced, at most one decision per min_decision_gap) and on every tick
-// (the safety net for what only time changes). Each decision lists the provider
-// (asynchronously; the provider caches and bounds its cloud calls), asks
-// the master for a provisioning plan (actors/provisioning.hpp, computed on
-// the master's state with that inventory), then acts write-ahead through
+// coalesced and rate-limited by min_decision_gap / decision_burst) from the
+// state alone, without calling the provider; and on every tick (the safety
+// net for what only time changes) it lists the provider (asynchronously;
+// the provider caches and bounds its cloud calls) and decides on that
+// inventory. A decision asks the master for a provisioning plan
+// (core/provisioning.hpp, computed on the master's state, reconciled with
+// the inventory when there is one), then acts write-ahead through
 // the master: reconciliation events first; instance_launch_requested before
 // the provider launches, then instance_pending / spot_request_opened (or
 // instance_launch_failed) when the launch answers; instance_terminate_

@@ -18,6 +18,8 @@ namespace {
 // the answer into a message to itself) and counts the calls.
 struct fake_provider : instance_provider {
   int lists = 0;
+  /// The provisioner asks for the grace once per decision.
+  mutable int decisions = 0;
   std::vector<launch_spec> launches;
   std::vector<std::string> terminated;
 
@@ -37,8 +39,21 @@ struct fake_provider : instance_provider {
     done(caf::error{});
   }
 
+  int64_t consistency_grace_us() const override {
+    ++decisions;
+    return 0;
+  }
+
+  /// Listings kept unanswered (a slow cloud) while set.
+  bool hold_lists = false;
+  std::vector<provider_done<caf::expected<provider_inventory>>> held;
+
   void list(provider_done<caf::expected<provider_inventory>> done) override {
     ++lists;
+    if (hold_lists) {
+      held.push_back(std::move(done));
+      return;
+    }
     provider_inventory inv;
     for (const auto& l : launches)
       for (int k = 0; k < l.count; ++k)
@@ -100,11 +115,12 @@ struct fixture : master_fixture {
     run();
   }
 
-  void submit(int slots = 1) {
+  int64_t submit(int slots = 1) {
     auto id = request<int64_t>(master, submit_atom::value,
                                experiment_config(slots), std::string{"u"});
     CAF_REQUIRE(id > 0);
     run();
+    return id;
   }
 
   void connect_agent(const std::string& id, int slots) {
@@ -123,11 +139,11 @@ CAF_TEST_FIXTURE_SCOPE(provisioner_actor_tests, fixture)
 // (1 s in production) before the provisioner even looked.
 CAF_TEST(an unschedulable trial is launched for without waiting for a tick) {
   start_cluster();
-  auto lists_before = provider->lists;
   submit();
   CAF_REQUIRE_EQUAL(provider->launches.size(), 1u);
   CAF_CHECK_EQUAL(provider->launches[0].count, 1);
-  CAF_CHECK_GREATER(provider->lists, lists_before);
+  // Decided from the state: no listing (no cloud call) on the way.
+  CAF_CHECK_EQUAL(provider->lists, 0);
   // The launch is recorded: a second wake buys nothing more.
   submit();
   CAF_CHECK_EQUAL(provider->launches.size(), 2u);
@@ -140,21 +156,35 @@ CAF_TEST(a trial that fits a connected agent wakes the provisioner but buys
              nothing) {
   start_cluster();
   connect_agent("a1", 2);
-  auto lists_before = provider->lists;
+  auto before = provider->decisions;
   submit();
-  CAF_CHECK_GREATER(provider->lists, lists_before); // it did decide
+  CAF_CHECK_GREATER(provider->decisions, before); // it did decide
   CAF_CHECK_EQUAL(provider->launches.size(), 0u);
 }
 
-CAF_TEST(wakes during a cycle are coalesced into one more cycle) {
+// Deciding on every change must not buy and sell on every change: an
+// instance bought for a trial that is gone at once stays (it is starting,
+// then idle until max_idle_agent_period) and serves the next one.
+CAF_TEST(demand that flickers buys one instance and terminates nothing) {
   start_cluster();
-  auto lists_before = provider->lists;
+  for (int i = 0; i < 5; ++i) {
+    auto id = submit();
+    request<caf::ok_atom>(master, kill_atom::value, id);
+    run();
+  }
+  CAF_CHECK_EQUAL(provider->launches.size(), 1u);
+  CAF_CHECK(provider->terminated.empty());
+}
+
+CAF_TEST(wakes during a decision are coalesced into one more decision) {
+  start_cluster();
+  auto before = provider->decisions;
   for (int i = 0; i < 20; ++i)
     anon_send(prov, wake_atom::value);
   run();
-  // The first wake starts a cycle; the other 19 arrive while it waits for
-  // the master and make one cycle more.
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 2);
+  // The first wake starts a decision; the other 19 arrive while it waits
+  // for the master and make one decision more.
+  CAF_CHECK_EQUAL(provider->decisions - before, 2);
 }
 
 CAF_TEST(wakes within the minimum gap wait for its end) {
@@ -164,27 +194,27 @@ CAF_TEST(wakes within the minimum gap wait for its end) {
     while (sched.try_run_once()) {
     }
   };
-  auto lists_before = provider->lists;
+  auto before = provider->decisions;
   anon_send(prov, wake_atom::value);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 1);
+  CAF_CHECK_EQUAL(provider->decisions - before, 1);
   anon_send(prov, wake_atom::value);
   anon_send(prov, wake_atom::value);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 1); // within the gap
+  CAF_CHECK_EQUAL(provider->decisions - before, 1); // within the gap
   sched.advance_time(49ms);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 1);
+  CAF_CHECK_EQUAL(provider->decisions - before, 1);
   sched.advance_time(1ms);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 2); // both, as one
+  CAF_CHECK_EQUAL(provider->decisions - before, 2); // both, as one
   sched.advance_time(50ms);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 2); // nothing more asked
+  CAF_CHECK_EQUAL(provider->decisions - before, 2); // nothing more asked
   // Past the gap, a wake is decided at once.
   anon_send(prov, wake_atom::value);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 3);
+  CAF_CHECK_EQUAL(provider->decisions - before, 3);
 }
 
 CAF_TEST(a burst of wakes decides at once then at the average rate) {
@@ -193,21 +223,44 @@ CAF_TEST(a burst of wakes decides at once then at the average rate) {
     while (sched.try_run_once()) {
     }
   };
-  auto lists_before = provider->lists;
+  auto before = provider->decisions;
   for (int i = 1; i <= 3; ++i) {
     anon_send(prov, wake_atom::value);
     run_due();
-    CAF_CHECK_EQUAL(provider->lists - lists_before, i);
+    CAF_CHECK_EQUAL(provider->decisions - before, i);
   }
-  // Three cycles started within 150 ms: the fourth waits for the first to
+  // Three decisions started within 150 ms: the fourth waits for the first to
   // be 150 ms old.
   sched.advance_time(100ms);
   anon_send(prov, wake_atom::value);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 3);
+  CAF_CHECK_EQUAL(provider->decisions - before, 3);
   sched.advance_time(50ms);
   run_due();
-  CAF_CHECK_EQUAL(provider->lists - lists_before, 4);
+  CAF_CHECK_EQUAL(provider->decisions - before, 4);
+}
+
+// The tick lists the provider and reconciles; a trial that waits while
+// the cloud is slow to answer the listing is not held up by it.
+CAF_TEST(the tick lists the provider and a wake does not wait for it) {
+  start_cluster();
+  provider->hold_lists = true;
+  auto before = provider->decisions;
+  anon_send(prov, tick_atom::value);
+  run();
+  CAF_CHECK_EQUAL(provider->lists, 1);
+  CAF_CHECK_EQUAL(provider->decisions - before, 0); // waits for the cloud
+  submit();
+  CAF_CHECK_EQUAL(provider->launches.size(), 1u);
+  anon_send(prov, tick_atom::value); // a listing is under way: no second
+  run();
+  CAF_CHECK_EQUAL(provider->lists, 1);
+  auto decided = provider->decisions;
+  provider->hold_lists = false;
+  provider->held.front()(provider_inventory{});
+  run();
+  CAF_CHECK_EQUAL(provider->decisions - decided, 1); // on the listing
+  CAF_CHECK_EQUAL(provider->launches.size(), 1u);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()
