@@ -167,6 +167,9 @@ void read_aws(object_reader& r, provider_config& out,
   }
   aws.image_id = r.required_str(
       "image_id", "required for the aws provider (the agent AMI to launch)");
+  if (aws.image_id.rfind("ssm:", 0) == 0 && aws.image_id.size() == 4)
+    r.fail("image_id", "\"ssm:\" names no SSM parameter (e.g. "
+                       "ssm:/aws/service/debian/release/12/latest/amd64)");
   aws.ssh_key_name =
       r.required_str("ssh_key_name", "required for the aws provider");
   aws.instance_type = r.str("instance_type", "g4dn.metal");

@@ -40,7 +40,9 @@ struct ec2_tag {
 struct aws_provider_config {
   std::string region; ///< "" = resolve at start-up (IMDS, AWS_DEFAULT_REGION)
   std::string endpoint_url; ///< "" = AWS; e.g. http://127.0.0.1:5000 for moto
-  std::string image_id;     ///< required
+  /// Required: an AMI id, or "ssm:NAME" for the AMI id the SSM parameter
+  /// NAME holds (read once when the master starts the pool's provisioner).
+  std::string image_id;
   std::string instance_type = "g4dn.metal";
   std::optional<int64_t> instance_slots; ///< overrides the built-in table
   /// Types to fall back to when instance_type has no capacity; each brings

@@ -7,6 +7,7 @@
 #include "aws/imds_client.hpp"
 #include "aws/query_ec2_client.hpp"
 #include "aws/security_groups.hpp"
+#include "aws/ssm_client.hpp"
 #include "messages/errc.hpp"
 #include "net/http_client.hpp"
 
@@ -88,8 +89,27 @@ make_aws_provider(const conf::resource_pool_config& rp,
     return make_error(errc::invalid_argument,
                       "provisioner.region: not set and " + render(r.error()));
   }
-  auto client =
-      aws::make_curl_ec2_client(cc, aws::make_default_credential_chain());
+  auto creds = aws::make_default_credential_chain();
+  // image_id: ssm:NAME (det-deploy's templates when no AMI was given): the
+  // AMI id the parameter holds now.
+  if (pc.aws.image_id.rfind("ssm:", 0) == 0) {
+    auto name = pc.aws.image_id.substr(4);
+    aws::ssm_client_config sc;
+    sc.region = cc.region;
+    sc.endpoint_url = pc.aws.endpoint_url;
+    auto got = aws::make_curl_ssm_client(sc, creds)->get_parameters({name});
+    if (!got)
+      return make_error(errc::invalid_argument,
+                        "provisioner.image_id: cannot read SSM parameter "
+                            + name + ": " + conf::message_of(got.error()));
+    auto i = got->values.find(name);
+    if (i == got->values.end())
+      return make_error(errc::invalid_argument,
+                        "provisioner.image_id: no SSM parameter " + name
+                            + " in " + cc.region);
+    o.aws.image_id = i->second;
+  }
+  auto client = aws::make_curl_ec2_client(cc, creds);
   // `security_group: NAME`: launches take ids, so look it up once here.
   if (!pc.aws.security_group_name.empty()) {
     auto id =

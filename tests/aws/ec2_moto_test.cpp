@@ -6,6 +6,7 @@
 #include "aws/aws_error.hpp"
 #include "aws/query_ec2_client.hpp"
 #include "aws/security_groups.hpp"
+#include "aws/ssm_client.hpp"
 #include "messages/errc.hpp"
 #include "test_support.hpp"
 
@@ -409,4 +410,25 @@ TEST_F(ec2_against_moto, a_security_group_name_resolves_to_its_id) {
   EXPECT_NE(det::render(two.error()).find("give the sg- id instead"),
             std::string::npos)
       << det::render(two.error());
+}
+
+// det-deploy reads the agents' AMIs from SSM parameters with this client.
+TEST_F(ec2_against_moto, ssm_parameters_are_read_and_missing_ones_named) {
+  auto a = "/det-test/" + tag_value_ + "/a";
+  auto b = "/det-test/" + tag_value_ + "/b";
+  boto3({"ssm-put", a, "ami-0123456789abcdef0"});
+  boto3({"ssm-put", b, "ami-00000000"});
+  ssm_client_config sc;
+  sc.region = config_.region;
+  sc.endpoint_url = url_;
+  auto ssm = make_curl_ssm_client(
+      sc, make_static_credentials(
+              {"testing", "testing", "", std::nullopt, "test"}));
+  auto got = ssm->get_parameters({a, b, a + "-none"});
+  ASSERT_TRUE(got) << det::render(got.error());
+  EXPECT_EQ(got->values.at(a), "ami-0123456789abcdef0");
+  EXPECT_EQ(got->values.at(b), "ami-00000000");
+  EXPECT_EQ(got->missing, std::vector<std::string>{a + "-none"});
+  auto none = ssm->get_parameters({});
+  EXPECT_FALSE(none);
 }

@@ -162,6 +162,21 @@ TEST(documented_configs, bad_security_groups_are_named_with_their_value) {
       std::string::npos);
 }
 
+// det-deploy's templates without an AMI: det-master reads it from SSM.
+TEST(documented_configs, image_id_may_name_an_ssm_parameter) {
+  auto cfg = parse_master_config(
+      "provisioner:\n  provider: aws\n  ssh_key_name: k\n"
+      "  image_id: ssm:/aws/service/debian/release/12/latest/amd64\n"
+      "  instance_type: t2.xlarge\n  cpu_slots_allowed: true\n");
+  ASSERT_TRUE(cfg) << message_of(cfg.error());
+  EXPECT_EQ(cfg->resource_pools[0].provider.aws.image_id,
+            "ssm:/aws/service/debian/release/12/latest/amd64");
+  EXPECT_NE(error_of("provisioner:\n  provider: aws\n  ssh_key_name: k\n"
+                     "  image_id: \"ssm:\"\n  instance_type: p3.2xlarge\n")
+                .find("provisioner.image_id: \"ssm:\" names no SSM parameter"),
+            std::string::npos);
+}
+
 // A top-level provisioner's errors name the fields as the file has them.
 TEST(documented_configs, errors_in_a_top_level_provisioner_name_its_path) {
   auto err = error_of(std::string{aws_block} + "  max_instances: lots\n"
