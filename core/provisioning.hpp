@@ -123,7 +123,7 @@ struct provisioner_options {
   /// (on average one per gap however fast the pool changes; a burst of a
   /// few decides at once). Zero: no limit but one cycle at a time.
   std::chrono::milliseconds min_decision_gap{20};
-  int decision_burst = 4;
+  int decision_burst = 8;
   std::function<int64_t()> now_us;
   /// Per instance type, after a failed launch.
   policy::backoff_config launch_backoff = [] {
