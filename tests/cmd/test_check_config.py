@@ -74,7 +74,7 @@ def test_every_documented_example_is_accepted_and_printed_back(name, tmp_path):
     assert effective["resource_manager"]["default_compute_resource_pool"] == "default"
 
 
-def test_the_seed_provisioner_with_a_security_group_name_is_accepted(tmp_path):
+def test_the_documented_provisioner_with_a_security_group_name_is_accepted(tmp_path):
     result = check(DOCUMENTED / "dynamic-agents-aws.yaml")
     assert result.returncode == 0, result.stderr
     prov = yaml.safe_load(result.stdout)["resource_pools"][0]["provider"]
