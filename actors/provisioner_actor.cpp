@@ -420,6 +420,15 @@ void act(caf::event_based_actor* self, const state_ptr& st,
     if (a.running)
       events.push_back(instance_running{a.id, now});
   }
+  for (const auto& [seq, missing] : plan.partial_launches) {
+    note(st, log::level::warn,
+         "launch " + std::to_string(seq) + ": " + std::to_string(missing)
+             + " instance(s) never appeared; closing it as partial");
+    events.push_back(instance_launch_failed{
+        st->opts.pool, seq, "partial",
+        std::to_string(missing) + " instance(s) of the launch never appeared",
+        now});
+  }
   for (const auto& a : plan.adopt_spot) {
     note(st, log::level::info, "adopting spot request " + a.id);
     events.push_back(

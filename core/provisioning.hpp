@@ -97,6 +97,10 @@ struct provisioning_plan {
   std::vector<std::string> unknown_instances;
   std::vector<std::string> unknown_spot_requests;
   std::vector<reissue> reissues;
+  /// Outstanding launches of which some instances are known and the rest
+  /// (launch_seq, how many) never appeared: closed as partial, not
+  /// re-issued.
+  std::vector<std::pair<int64_t, int>> partial_launches;
   /// The pool's consecutive failed launches and when the last one failed
   /// (from the log: a restarted provisioner resumes its backoff).
   int launch_failures = 0;
