@@ -2,6 +2,7 @@
 
 #include "actors/pool_actor.hpp"
 
+#include "core/provisioning_wake.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
@@ -44,6 +45,8 @@ struct master_state {
   std::map<int64_t, experiment_actor> experiments;
   /// Trials' actors, spawned when a trial first has something to do.
   std::map<int64_t, trial_actor> trials;
+  /// Provisioners by pool (watch_atom).
+  std::multimap<std::string, caf::actor> watchers;
 };
 
 using self_ptr = master_actor::stateful_pointer<master_state>;
@@ -260,6 +263,19 @@ void request_pass(self_ptr self, const std::string& pool) {
           [self](caf::error& err) { self->quit(std::move(err)); });
 }
 
+/// Wakes the provisioners of the pools whose demand or capacity `events`
+/// may have changed (durable by now).
+void wake_provisioners(self_ptr self, const std::vector<domain_event>& events) {
+  auto& s = self->state;
+  if (s.watchers.empty())
+    return;
+  for (const auto& pool : pools_to_wake(s.core->state(), events)) {
+    auto [from, to] = s.watchers.equal_range(pool);
+    for (auto i = from; i != to; ++i)
+      caf::anon_send(i->second, wake_atom::value);
+  }
+}
+
 /// The write-ahead step: append d's events, then (and only then) carry out
 /// its effects and call `done`. Pools the decision named get a pass.
 void persist(self_ptr self, decision d,
@@ -293,6 +309,7 @@ void persist(self_ptr self, decision d,
             // Readers see the events before anyone is told of them.
             if (self->state.opts.on_durable)
               self->state.opts.on_durable(d.events, r.last_position);
+            wake_provisioners(self, d.events);
             perform(self, d);
             retire_trials(self, d);
             feed_searchers(self, d);
@@ -507,6 +524,9 @@ master_behavior(self_ptr self, event_writer_actor writer,
       },
       [self, ok_command](record_atom, event_batch& b) {
         return ok_command(self->state.core->record(std::move(b.events)));
+      },
+      [self](watch_atom, const std::string& pool, caf::actor& who) {
+        self->state.watchers.emplace(pool, std::move(who));
       },
       [self, now, ok_command](step_atom, const searcher_step& step) {
         auto& ms = self->state;

@@ -138,6 +138,10 @@ using master_actor = caf::typed_actor<
     caf::replies_to<view_atom, state_view>::with<std::string>,
     // Provisioners' instance events.
     caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
+    // A provisioner (the actor) of a pool: sent wake_atom once events that
+    // may change the pool's demand or capacity are durable
+    // (core/provisioning_wake.hpp).
+    caf::reacts_to<watch_atom, std::string, caf::actor>,
     // Experiment actors' searcher steps; answered once durable, refused
     // (and the actor reset) when the step does not follow the log.
     caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>,

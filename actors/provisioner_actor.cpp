@@ -8,6 +8,8 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
+#include <algorithm>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -62,8 +64,18 @@ struct prov_state {
   std::shared_ptr<instance_provider> provider;
   provisioner_options opts;
   caf::actor me;
-  /// A tick (list, plan, record) is under way.
-  bool busy = false;
+  /// A decision (plan, record, launch) is under way.
+  bool deciding = false;
+  /// A provider listing (the tick's) is under way.
+  bool listing = false;
+  /// A listing that came back during a decision: decided on next.
+  std::optional<caf::expected<provider_inventory>> listed;
+  /// A wake came while deciding or cooling: decide once more after.
+  bool dirty = false;
+  /// A wake's decision waits for the rate limit (min_decision_gap).
+  bool cooling = false;
+  /// When the last decision_burst decisions started (the actor's clock).
+  std::deque<caf::actor_clock::time_point> starts;
   std::set<int64_t> in_flight;
   /// Per instance type ("" for a provider without types).
   std::map<std::string, policy::backoff_state> backoff;
@@ -96,6 +108,68 @@ provider_done<T> on_actor(const state_ptr& st, std::function<void(T&)> fn) {
     auto shared = std::make_shared<T>(std::move(x));
     caf::anon_send(me, prov_step{[fn, shared] { fn(*shared); }});
   };
+}
+
+void decide(caf::event_based_actor* self, const state_ptr& st,
+            std::optional<provider_inventory> inv, bool reconcile);
+
+/// A wake: decide from the state now, or once the decision under way is
+/// over and the rate allows. Wakes are coalesced, and however fast the
+/// pool changes the provisioner starts at most decision_burst decisions
+/// per decision_burst * min_decision_gap (the master runs each decision's
+/// plan); the burst lets the wakes of one change (a model stored, then its
+/// trial created) each decide at once. A wake never calls the provider:
+/// its decision plans from the state alone (no reconciliation), so it adds
+/// no cloud call and never waits for one.
+void request_decision(caf::event_based_actor* self, const state_ptr& st) {
+  if (st->deciding || st->cooling) {
+    st->dirty = true;
+    return;
+  }
+  auto gap = st->opts.min_decision_gap;
+  auto burst = static_cast<size_t>(std::max(1, st->opts.decision_burst));
+  auto now = self->clock().now();
+  auto window = gap * static_cast<int64_t>(burst);
+  auto ready = st->starts.empty() ? now : st->starts.front() + window;
+  if (gap.count() > 0 && st->starts.size() >= burst && now < ready) {
+    st->dirty = true;
+    st->cooling = true;
+    self->delayed_send(self, ready - now, prov_step{[self, st] {
+                         st->cooling = false;
+                         if (st->dirty && !st->deciding)
+                           decide(self, st, std::nullopt, false);
+                       }});
+    return;
+  }
+  decide(self, st, std::nullopt, false);
+}
+
+/// A listing to decide on: reconciliation with the inventory, then the
+/// scale decision (on a failed listing, the scale decision alone).
+void decide_listed(caf::event_based_actor* self, const state_ptr& st,
+                   caf::expected<provider_inventory>& inv) {
+  if (!inv) {
+    note(st, log::level::warn, "cannot list instances: " + render(inv.error()));
+    decide(self, st, std::nullopt, false);
+    return;
+  }
+  decide(self, st, std::move(*inv), true);
+}
+
+/// The end of a decision: a listing that came meanwhile, else one more
+/// decision if wakes came meanwhile.
+void decision_done(caf::event_based_actor* self, const state_ptr& st) {
+  st->deciding = false;
+  if (st->listed) {
+    auto inv = std::move(*st->listed);
+    st->listed.reset();
+    decide_listed(self, st, inv);
+    return;
+  }
+  if (st->dirty) {
+    st->dirty = false;
+    request_decision(self, st);
+  }
 }
 
 /// Appends `events` through the master, then runs `then(ok)`.
@@ -317,7 +391,7 @@ void resume_backoff(const state_ptr& st, const provisioning_plan& plan) {
 }
 
 void act(caf::event_based_actor* self, const state_ptr& st,
-         const provisioning_plan& plan) {
+         const provisioning_plan& plan, bool reconciled) {
   auto now = st->opts.now_us();
   resume_backoff(st, plan);
   std::vector<domain_event> events;
@@ -346,6 +420,15 @@ void act(caf::event_based_actor* self, const state_ptr& st,
     if (a.running)
       events.push_back(instance_running{a.id, now});
   }
+  for (const auto& [seq, missing] : plan.partial_launches) {
+    note(st, log::level::warn,
+         "launch " + std::to_string(seq) + ": " + std::to_string(missing)
+             + " instance(s) never appeared; closing it as partial");
+    events.push_back(instance_launch_failed{
+        st->opts.pool, seq, "partial",
+        std::to_string(missing) + " instance(s) of the launch never appeared",
+        now});
+  }
   for (const auto& a : plan.adopt_spot) {
     note(st, log::level::info, "adopting spot request " + a.id);
     events.push_back(
@@ -368,20 +451,29 @@ void act(caf::event_based_actor* self, const state_ptr& st,
     to_cancel.push_back(id);
   }
   record(self, st, std::move(events),
-         [self, st, plan, to_stop, to_cancel, now](bool ok) {
+         [self, st, plan, to_stop, to_cancel, now, reconciled](bool ok) {
            if (!ok) {
-             st->busy = false;
+             decision_done(self, st);
              return;
            }
            terminate_now(st, to_stop, now);
            cancel_now(st, to_cancel, now);
-           handle_unknown(st, plan, now);
-           launch_new(self, st, plan, now, [st] { st->busy = false; });
+           // Orphans are only known from a listing.
+           if (reconciled)
+             handle_unknown(st, plan, now);
+           launch_new(self, st, plan, now,
+                      [self, st] { decision_done(self, st); });
          });
 }
 
-void plan_and_act(caf::event_based_actor* self, const state_ptr& st,
-                  std::optional<provider_inventory> inv) {
+void decide(caf::event_based_actor* self, const state_ptr& st,
+            std::optional<provider_inventory> inv, bool reconcile) {
+  st->deciding = true;
+  st->dirty = false;
+  st->starts.push_back(self->clock().now());
+  while (st->starts.size()
+         > static_cast<size_t>(std::max(1, st->opts.decision_burst)))
+    st->starts.pop_front();
   auto pool = st->opts.pool;
   provisioning_input in;
   in.inventory = std::move(inv);
@@ -393,32 +485,38 @@ void plan_and_act(caf::event_based_actor* self, const state_ptr& st,
     return std::string{};
   }};
   self->request(st->master, std::chrono::seconds{30}, view_atom::value, v)
-      .then([self, st, out](std::string&) { act(self, st, *out); },
-            [st](caf::error& err) {
+      .then([self, st, out,
+             reconcile](std::string&) { act(self, st, *out, reconcile); },
+            [self, st](caf::error& err) {
               note(st, log::level::warn,
                    "cannot read the state: " + render(err));
-              st->busy = false;
+              decision_done(self, st);
             });
 }
 
+/// The safety net, every tick_interval: list the provider and decide on
+/// the listing (reconciliation with the cloud, and what only time changes:
+/// idle and starting timeouts, the orphan grace, backoff). The listing runs
+/// beside a wake's decision; it is decided on when that one is over.
 void on_tick(caf::event_based_actor* self, const state_ptr& st) {
-  if (st->busy)
+  if (st->listing)
     return;
-  st->busy = true;
+  st->listing = true;
   st->provider->list(on_actor<caf::expected<provider_inventory>>(
       st, [self, st](caf::expected<provider_inventory>& inv) {
-        if (!inv) {
-          note(st, log::level::warn,
-               "cannot list instances: " + render(inv.error()));
-          plan_and_act(self, st, std::nullopt);
+        st->listing = false;
+        if (st->deciding) {
+          st->listed = std::move(inv);
           return;
         }
-        plan_and_act(self, st, std::move(*inv));
+        decide_listed(self, st, inv);
       }));
 }
 
 caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
   st->me = caf::actor{self};
+  if (st->opts.wake_on_change)
+    self->send(st->master, watch_atom::value, st->opts.pool, st->me);
   if (st->opts.tick_interval.count() > 0)
     self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
   self->attach_functor([st] { st->me = caf::actor{}; });
@@ -428,6 +526,7 @@ caf::behavior provisioner(caf::event_based_actor* self, state_ptr st) {
         if (st->opts.tick_interval.count() > 0)
           self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
       },
+      [self, st](wake_atom) { request_decision(self, st); },
       [](prov_step& step) { step.fn(); },
   };
 }

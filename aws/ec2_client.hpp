@@ -47,6 +47,11 @@ public:
   describe_spot_instance_requests(
       const describe_spot_requests_request& req) = 0;
 
+  /// The security groups matching `filters` ("group-name", "vpc-id", ...),
+  /// all pages followed.
+  [[nodiscard]] virtual caf::expected<std::vector<security_group>>
+  describe_security_groups(const std::vector<ec2_filter>& filters) = 0;
+
   /// Cancels the requests; their instances keep running (as on AWS).
   [[nodiscard]] virtual caf::expected<std::vector<spot_cancel_result>>
   cancel_spot_instance_requests(

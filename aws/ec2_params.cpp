@@ -162,6 +162,16 @@ param_list describe_instances_params(const describe_instances_request& req,
   return p;
 }
 
+param_list
+describe_security_groups_params(const std::vector<ec2_filter>& filters,
+                                const std::string& next_token) {
+  param_list p;
+  add_filters(p, filters);
+  if (!next_token.empty())
+    p.emplace_back("NextToken", next_token);
+  return p;
+}
+
 param_list terminate_instances_params(const std::vector<std::string>& ids) {
   param_list p;
   add_list(p, "InstanceId", ids);

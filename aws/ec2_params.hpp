@@ -21,6 +21,11 @@ run_instances_params(const run_instances_request& req);
 param_list describe_instances_params(const describe_instances_request& req,
                                      const std::string& next_token);
 
+/// One page of DescribeSecurityGroups; `next_token` empty for the first.
+param_list
+describe_security_groups_params(const std::vector<ec2_filter>& filters,
+                                const std::string& next_token);
+
 param_list terminate_instances_params(const std::vector<std::string>& ids);
 
 [[nodiscard]] caf::expected<param_list>

@@ -110,6 +110,17 @@ parse_spot_instance_requests(const xml_element& root) {
   return page;
 }
 
+ec2_page<security_group>
+parse_describe_security_groups(const xml_element& root) {
+  ec2_page<security_group> page;
+  for (auto* item : root.items("securityGroupInfo"))
+    page.items.push_back({item->child_text("groupId"),
+                          item->child_text("groupName"),
+                          item->child_text("vpcId")});
+  page.next_token = root.child_text("nextToken");
+  return page;
+}
+
 std::vector<spot_cancel_result>
 parse_cancel_spot_instance_requests(const xml_element& root) {
   std::vector<spot_cancel_result> out;

@@ -34,6 +34,10 @@ parse_terminate_instances(const xml_element& root);
 ec2_page<spot_instance_request>
 parse_spot_instance_requests(const xml_element& root);
 
+/// DescribeSecurityGroupsResponse.
+ec2_page<security_group>
+parse_describe_security_groups(const xml_element& root);
+
 /// CancelSpotInstanceRequestsResponse.
 std::vector<spot_cancel_result>
 parse_cancel_spot_instance_requests(const xml_element& root);

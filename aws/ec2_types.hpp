@@ -111,6 +111,13 @@ struct instance_state_change {
   std::string current_state;
 };
 
+/// One item of DescribeSecurityGroups.
+struct security_group {
+  std::string group_id;
+  std::string group_name;
+  std::string vpc_id;
+};
+
 /// TerminateInstances over any number of ids.
 struct terminate_result {
   std::vector<instance_state_change> changes;

@@ -171,6 +171,17 @@ query_ec2_client::describe_spot_instance_requests(
       parse_spot_instance_requests);
 }
 
+caf::expected<std::vector<security_group>>
+query_ec2_client::describe_security_groups(
+    const std::vector<ec2_filter>& filters) {
+  return all_pages<security_group>(
+      *api_, "DescribeSecurityGroups", config_.max_pages,
+      [&](const std::string& token) {
+        return describe_security_groups_params(filters, token);
+      },
+      parse_describe_security_groups);
+}
+
 caf::expected<std::vector<spot_cancel_result>>
 query_ec2_client::cancel_spot_instance_requests(
     const std::vector<std::string>& ids) {

@@ -49,6 +49,9 @@ public:
   describe_spot_instance_requests(
       const describe_spot_requests_request& req) override;
 
+  caf::expected<std::vector<security_group>>
+  describe_security_groups(const std::vector<ec2_filter>& filters) override;
+
   caf::expected<std::vector<spot_cancel_result>> cancel_spot_instance_requests(
       const std::vector<std::string>& request_ids) override;
 

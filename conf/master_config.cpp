@@ -40,8 +40,11 @@ std::string percent_encode(const std::string& s) {
 
 // Moves the older documented and upstream's alternative layouts into one shape
 // before validation: resource_manager holds the scheduler and default pools,
-// and resource_pools holds every provider.
-void normalize(json& root, diagnostics& diag) {
+// and resource_pools holds every provider. True when a top-level
+// `provisioner:` became pool "default", whose errors then still name the
+// fields as written (provisioner.security_group, not resource_pools[0]...).
+bool normalize(json& root, diagnostics& diag) {
+  bool moved_provisioner = false;
   for (const char* k : {"scheduler", "default_compute_resource_pool",
                         "default_aux_resource_pool"}) {
     auto i = root.find(k);
@@ -66,9 +69,11 @@ void normalize(json& root, diagnostics& diag) {
     } else if (!prov->is_null()) {
       root["resource_pools"] =
           json::array({json{{"pool_name", "default"}, {"provider", *prov}}});
+      moved_provisioner = true;
     }
     root.erase(prov);
   }
+  return moved_provisioner;
 }
 
 void read_scheduler(object_reader& r, scheduler_config& out) {
@@ -122,7 +127,7 @@ void read_db(object_reader& r, db_config& out) {
 
 void read_pool(object_reader& r, resource_pool_config& out,
                const master_config& cfg, const json& cluster_scheduler,
-               const provider_context& pctx) {
+               const provider_context& pctx, const std::string& provider_path) {
   out.pool_name = r.required_str("pool_name");
   out.description = r.str("description", "");
   {
@@ -140,7 +145,11 @@ void read_pool(object_reader& r, resource_pool_config& out,
     read_scheduler(sr, out.scheduler);
   }
   r.alias("provisioner", "provider");
-  if (r.has("provider")) {
+  if (r.has("provider") && !provider_path.empty()) {
+    r.allow({"provider"});
+    object_reader pr{r.node()["provider"], provider_path, r.diag()};
+    read_provider(pr, out.provider, pctx);
+  } else if (r.has("provider")) {
     auto pr = r.child("provider");
     read_provider(pr, out.provider, pctx);
   } else {
@@ -182,7 +191,7 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     return make_error(errc::invalid_argument,
                       "master.yaml: expected a mapping at the top, got "
                           + describe(root));
-  normalize(root, diag);
+  bool top_level_provisioner = normalize(root, diag);
   object_reader r{root, "", diag};
 
   {
@@ -261,7 +270,8 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     for (size_t i = 0; i < pools->size(); ++i) {
       object_reader pr{(*pools)[i], index_path("resource_pools", i), diag};
       resource_pool_config pool;
-      read_pool(pr, pool, cfg, cluster_scheduler, pctx);
+      read_pool(pr, pool, cfg, cluster_scheduler, pctx,
+                top_level_provisioner ? "provisioner" : "");
       if (!pool.pool_name.empty() && !names.insert(pool.pool_name).second)
         pr.fail("pool_name", "duplicate pool name \"" + pool.pool_name + "\"");
       cfg.resource_pools.push_back(std::move(pool));

@@ -44,25 +44,16 @@ namespace {
 
 // Fields only the aws provider has: named in the error a local pool gets.
 constexpr const char* aws_only_fields[] = {
-    "region",
-    "endpoint_url",
-    "image_id",
-    "instance_type",
-    "instance_slots",
-    "alternative_instance_types",
-    "instance_name",
-    "root_volume_size",
-    "ssh_key_name",
-    "network_interface",
-    "iam_instance_profile_arn",
-    "tag_key",
-    "tag_value",
-    "spot",
-    "spot_max_price",
-    "custom_tags",
-    "cpu_slots_allowed",
-    "log_group",
-    "log_stream",
+    "region",         "endpoint_url",
+    "image_id",       "instance_type",
+    "instance_slots", "alternative_instance_types",
+    "instance_name",  "root_volume_size",
+    "ssh_key_name",   "network_interface",
+    "security_group", "iam_instance_profile_arn",
+    "tag_key",        "tag_value",
+    "spot",           "spot_max_price",
+    "custom_tags",    "cpu_slots_allowed",
+    "log_group",      "log_stream",
 };
 
 constexpr const char* reserved_tag_keys[] = {
@@ -70,6 +61,51 @@ constexpr const char* reserved_tag_keys[] = {
     "determined-resource-pool",
     "determined-master-address",
 };
+
+// sg- followed by 8 or 17 hex digits, as EC2 issues them.
+bool is_security_group_id(const std::string& s) {
+  if (s.rfind("sg-", 0) != 0 || (s.size() != 11 && s.size() != 20))
+    return false;
+  for (size_t i = 3; i < s.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(s[i])))
+      return false;
+  return true;
+}
+
+// `security_group` (the older documents' field): a group id goes where
+// upstream's network_interface.security_group_id does; a name is kept for
+// the provisioner to resolve to its id at start-up (EC2 launches with a
+// network interface take ids only). EC2 refuses names starting "sg-".
+void read_security_group(object_reader& r, aws_provider_config& aws) {
+  auto sg = r.opt_str("security_group");
+  if (!sg)
+    return;
+  auto& ni_id = aws.network_interface.security_group_id;
+  if (sg->empty()) {
+    r.fail("security_group", "must not be empty (a group name or an sg- id)");
+  } else if (sg->rfind("sg-", 0) == 0) {
+    if (!is_security_group_id(*sg))
+      r.fail("security_group", "\"" + *sg
+                                   + "\" is not a security group id (sg- and "
+                                     "8 or 17 hex digits) and EC2 refuses "
+                                     "names starting with sg-");
+    else if (!ni_id.empty() && ni_id != *sg)
+      r.fail("security_group", "\"" + *sg
+                                   + "\" conflicts with network_interface."
+                                   + "security_group_id \"" + ni_id + "\"");
+    else
+      ni_id = *sg;
+  } else if (sg->size() > 255) {
+    r.fail("security_group", "a group name has at most 255 characters, got "
+                                 + std::to_string(sg->size()));
+  } else if (!ni_id.empty()) {
+    r.fail("security_group", "\"" + *sg + "\" conflicts with network_interface."
+                                 + "security_group_id \"" + ni_id
+                                 + "\": set one of them");
+  } else {
+    aws.security_group_name = *sg;
+  }
+}
 
 bool is_price(const std::string& s) {
   int dots = 0;
@@ -131,6 +167,9 @@ void read_aws(object_reader& r, provider_config& out,
   }
   aws.image_id = r.required_str(
       "image_id", "required for the aws provider (the agent AMI to launch)");
+  if (aws.image_id.rfind("ssm:", 0) == 0 && aws.image_id.size() == 4)
+    r.fail("image_id", "\"ssm:\" names no SSM parameter (e.g. "
+                       "ssm:/aws/service/debian/release/12/latest/amd64)");
   aws.ssh_key_name =
       r.required_str("ssh_key_name", "required for the aws provider");
   aws.instance_type = r.str("instance_type", "g4dn.metal");
@@ -167,6 +206,7 @@ void read_aws(object_reader& r, provider_config& out,
     aws.network_interface.security_group_id = ni.str("security_group_id", "");
     ni.finish();
   }
+  read_security_group(r, aws);
   aws.iam_instance_profile_arn = r.str("iam_instance_profile_arn", "");
   aws.tag_key = r.str("tag_key", "managed_by");
   if (aws.tag_key.empty())

@@ -40,7 +40,9 @@ struct ec2_tag {
 struct aws_provider_config {
   std::string region; ///< "" = resolve at start-up (IMDS, AWS_DEFAULT_REGION)
   std::string endpoint_url; ///< "" = AWS; e.g. http://127.0.0.1:5000 for moto
-  std::string image_id;     ///< required
+  /// Required: an AMI id, or "ssm:NAME" for the AMI id the SSM parameter
+  /// NAME holds (read once when the master starts the pool's provisioner).
+  std::string image_id;
   std::string instance_type = "g4dn.metal";
   std::optional<int64_t> instance_slots; ///< overrides the built-in table
   /// Types to fall back to when instance_type has no capacity; each brings
@@ -50,6 +52,10 @@ struct aws_provider_config {
   int64_t root_volume_size = 200; ///< GB
   std::string ssh_key_name;       ///< required
   network_interface_config network_interface;
+  /// `security_group: NAME` of the older documents: the provisioner looks
+  /// the group up by name at start-up (an `sg-` id given there goes into
+  /// network_interface.security_group_id instead). "" = none.
+  std::string security_group_name;
   std::string iam_instance_profile_arn;
   std::string tag_key = "managed_by";
   /// Default "determined-ai-<cluster_id>", or "determined-ai-determined"

@@ -109,7 +109,53 @@ json to_json(const YAML::Node& n) {
   return nullptr;
 }
 
+void emit(YAML::Emitter& out, const json& v) {
+  switch (v.type()) {
+  case json::value_t::object:
+    if (v.empty())
+      out << YAML::Flow;
+    out << YAML::BeginMap;
+    for (const auto& kv : v.items()) {
+      out << YAML::Key;
+      emit(out, kv.key());
+      out << YAML::Value;
+      emit(out, kv.value());
+    }
+    out << YAML::EndMap;
+    return;
+  case json::value_t::array:
+    if (v.empty())
+      out << YAML::Flow;
+    out << YAML::BeginSeq;
+    for (const auto& x : v)
+      emit(out, x);
+    out << YAML::EndSeq;
+    return;
+  case json::value_t::string: {
+    const auto& s = v.get_ref<const std::string&>();
+    // Quoted when a plain scalar would read as something else.
+    if (plain_scalar(s) != json(s))
+      out << YAML::DoubleQuoted;
+    out << s;
+    return;
+  }
+  case json::value_t::null:
+    out << YAML::Null;
+    return;
+  default: // numbers and booleans as JSON writes them are YAML too
+    out << v.dump();
+    return;
+  }
+}
+
 } // namespace
+
+std::string to_yaml(const nlohmann::json& tree) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit(out, tree);
+  return std::string{out.c_str()} + "\n";
+}
 
 caf::expected<nlohmann::json> parse_tree(std::string_view text) {
   try {

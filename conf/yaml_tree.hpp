@@ -26,6 +26,11 @@ namespace det::conf {
 /// scalar.
 [[nodiscard]] caf::expected<nlohmann::json> parse_tree(std::string_view text);
 
+/// `tree` as block-style YAML that parse_tree reads back to `tree`: a
+/// string that would read as another type ("10", "true", "") is quoted.
+/// What `det-master --check-config` prints.
+std::string to_yaml(const nlohmann::json& tree);
+
 /// The whole content of the file at `path`; errc::not_found when it cannot
 /// be read.
 [[nodiscard]] caf::expected<std::string>

@@ -144,7 +144,14 @@ void reconcile(const state::cluster_state& s, const state::pool_info& p,
     if (in.in_flight.count(seq) != 0)
       continue;
     int left = l.count - l.seen - adopted[seq];
-    if (left > 0)
+    if (left <= 0)
+      continue;
+    // Part of it is known: a re-issue with the same token and the smaller
+    // count would be refused (EC2: IdempotentParameterMismatch) or start a
+    // known instance again (local); the rest is closed as partial.
+    if (l.seen + adopted[seq] > 0)
+      plan.partial_launches.emplace_back(seq, left);
+    else
       plan.reissues.push_back({seq, l.client_token, left, l.spot});
   }
 }

@@ -97,6 +97,10 @@ struct provisioning_plan {
   std::vector<std::string> unknown_instances;
   std::vector<std::string> unknown_spot_requests;
   std::vector<reissue> reissues;
+  /// Outstanding launches of which some instances are known and the rest
+  /// (launch_seq, how many) never appeared: closed as partial, not
+  /// re-issued.
+  std::vector<std::pair<int64_t, int>> partial_launches;
   /// The pool's consecutive failed launches and when the last one failed
   /// (from the log: a restarted provisioner resumes its backoff).
   int launch_failures = 0;
@@ -112,8 +116,18 @@ struct provisioner_options {
   std::string pool;
   std::string cluster_id;
   int64_t slots_per_instance = 1;
-  /// Zero: ticks only when sent (tests).
+  /// Zero: ticks only when sent (tests). With wake_on_change the tick is
+  /// the safety net for what only time changes.
   std::chrono::milliseconds tick_interval{1000};
+  /// Decide as soon as the master reports a change of the pool's demand or
+  /// capacity (core/provisioning_wake.hpp), not only on the tick.
+  bool wake_on_change = true;
+  /// Wakes during a cycle are coalesced into one more cycle after it; at
+  /// most decision_burst cycles start per decision_burst * min_decision_gap
+  /// (on average one per gap however fast the pool changes; a burst of a
+  /// few decides at once). Zero: no limit but one cycle at a time.
+  std::chrono::milliseconds min_decision_gap{20};
+  int decision_burst = 8;
   std::function<int64_t()> now_us;
   /// Per instance type, after a failed launch.
   policy::backoff_config launch_backoff = [] {

@@ -219,8 +219,8 @@ std::vector<option_spec> up_specs(up_options& o) {
                         "an https://, http:// or s3:// location");
        }},
       {"--agent-image-id", "AMI",
-       "AMI of the agents of both pools (required unless both of the next "
-       "two are given)",
+       "AMI of the agents of both pools (default: each pool's from its SSM "
+       "parameter, below)",
        [&o](const std::string& v) {
          if (o.cpu_agent_image_id.empty())
            o.cpu_agent_image_id = v;
@@ -238,6 +238,22 @@ std::vector<option_spec> up_specs(up_options& o) {
        [&o](const std::string& v) {
          o.gpu_agent_image_id = v;
          return check_image("--gpu-agent-image-id", v);
+       }},
+      {"--cpu-agent-image-ssm-parameter", "NAME",
+       "SSM parameter holding cpu-pool's AMI when no AMI is given (default "
+       "Debian 12's public one)",
+       [&o](const std::string& v) {
+         o.cpu_agent_image_parameter = v;
+         return matches("--cpu-agent-image-ssm-parameter", v,
+                        "^/[-a-zA-Z0-9_.:/]+$", "an SSM parameter name (/...)");
+       }},
+      {"--gpu-agent-image-ssm-parameter", "NAME",
+       "SSM parameter holding gpu-pool's AMI when no AMI is given (default "
+       "AWS's public Deep Learning Base AMI with the NVIDIA driver)",
+       [&o](const std::string& v) {
+         o.gpu_agent_image_parameter = v;
+         return matches("--gpu-agent-image-ssm-parameter", v,
+                        "^/[-a-zA-Z0-9_.:/]+$", "an SSM parameter name (/...)");
        }},
       {"--master-image-id", "AMI",
        "AMI of the master (default: the latest Debian 12)",
@@ -345,13 +361,6 @@ caf::error check_up(const up_options& o) {
   if (o.package.empty())
     return missing("--package (the determined-master .deb: https://... or "
                    "s3://bucket/key)");
-  if (o.cpu_agent_image_id.empty() && o.gpu_agent_image_id.empty())
-    return missing("--agent-image-id (or --cpu-agent-image-id and "
-                   "--gpu-agent-image-id)");
-  if (o.cpu_agent_image_id.empty())
-    return missing("--cpu-agent-image-id (or --agent-image-id)");
-  if (o.gpu_agent_image_id.empty())
-    return missing("--gpu-agent-image-id (or --agent-image-id)");
   if (!o.spot_max_price.empty() && !o.spot)
     return bad("--spot-max-price needs --spot");
   if (!o.bastion_image_id.empty() && o.deployment_type != "secure")
@@ -373,8 +382,10 @@ const char* top_description =
     "Exit status: 0 success, 1 failure, 2 bad arguments.";
 
 const char* up_description =
-    "Required: --cluster-id ID --keypair NAME --package URL --agent-image-id "
-    "AMI\n(or --cpu-agent-image-id and --gpu-agent-image-id).\n\n"
+    "Required: --cluster-id ID --keypair NAME --package URL.\n"
+    "The agents' AMIs default to the latest in public SSM parameters (Debian "
+    "12;\nfor GPUs AWS's Deep Learning Base AMI with the NVIDIA driver); up "
+    "prints them.\n\n"
     "Creates the cluster's CloudFormation stack, or updates it when it "
     "exists,\nshows its events while it waits, and prints the master "
     "URL and the stack's\noutputs.";

@@ -4,6 +4,7 @@
 #include "aws/cloudformation_client.hpp"
 #include "aws/credential_chain.hpp"
 #include "aws/query_ec2_client.hpp"
+#include "aws/ssm_client.hpp"
 #include "conf/duration.hpp"
 #include "deployer/templates.hpp"
 #include "messages/errc.hpp"
@@ -21,6 +22,7 @@ struct session {
   std::string region;
   std::shared_ptr<aws::cloudformation_client> cf;
   std::shared_ptr<aws::ec2_client> ec2;
+  std::shared_ptr<aws::ssm_client> ssm;
 };
 
 int fail(command_context& ctx, const std::string& why) {
@@ -58,7 +60,57 @@ caf::expected<session> connect(const connection_options& conn,
   ec.region = s.region;
   ec.endpoint_url = conn.endpoint_url;
   s.ec2 = aws::make_curl_ec2_client(ec, creds, ctx.env);
+  aws::ssm_client_config sc;
+  sc.region = s.region;
+  sc.endpoint_url = conn.endpoint_url;
+  s.ssm = aws::make_curl_ssm_client(sc, creds, ctx.env);
   return s;
+}
+
+// The agents' AMIs `up` was not given, read from their SSM parameters (one
+// GetParameters call) and printed with where they came from.
+caf::error choose_agent_images(session& s, up_options& o, std::ostream& out) {
+  struct pool {
+    const char* name;
+    std::string* image;
+    std::string parameter;
+  };
+  std::vector<pool> pools = {
+      {"cpu-pool", &o.cpu_agent_image_id,
+       o.cpu_agent_image_parameter.empty() ? cpu_image_parameter_default
+                                           : o.cpu_agent_image_parameter},
+      {"gpu-pool", &o.gpu_agent_image_id,
+       o.gpu_agent_image_parameter.empty() ? gpu_image_parameter_default
+                                           : o.gpu_agent_image_parameter},
+  };
+  std::vector<std::string> names;
+  for (const auto& p : pools)
+    if (p.image->empty())
+      names.push_back(p.parameter);
+  if (names.empty())
+    return {};
+  auto got = s.ssm->get_parameters(names);
+  if (!got)
+    return make_error(errc::remote_error,
+                      "cannot read the agents' AMIs from SSM ("
+                          + aws::error_text(got.error())
+                          + "); pass --agent-image-id");
+  for (auto& p : pools) {
+    if (!p.image->empty()) {
+      out << "Agent AMI for " << p.name << ": " << *p.image << " (given)\n";
+      continue;
+    }
+    auto i = got->values.find(p.parameter);
+    if (i == got->values.end())
+      return make_error(errc::not_found, "no SSM parameter " + p.parameter
+                                             + " in " + s.region + " for the "
+                                             + p.name
+                                             + " AMI; pass --agent-image-id");
+    *p.image = i->second;
+    out << "Agent AMI for " << p.name << ": " << *p.image << " (SSM "
+        << p.parameter << ")\n";
+  }
+  return {};
 }
 
 bool managed_by_us(const aws::stack& s) {
@@ -209,7 +261,8 @@ std::string dry_run_json(const aws::stack_request& req) {
   return doc.dump(2) + "\n";
 }
 
-int run_up(const up_options& opts, command_context& ctx) {
+int run_up(const up_options& given, command_context& ctx) {
+  auto opts = given;
   auto tmpl = load_template(opts.deployment_type,
                             template_dirs(opts.templates_dir, ctx.exe_path));
   if (!tmpl)
@@ -231,6 +284,9 @@ int run_up(const up_options& opts, command_context& ctx) {
   auto s = connect(opts.conn, ctx);
   if (!s)
     return fail(ctx, s.error());
+  if (auto err = choose_agent_images(*s, opts, ctx.out))
+    return fail(ctx, err);
+  req.parameters = template_parameters(opts);
   auto existing = s->cf->describe_stack(opts.cluster_id);
   if (!existing)
     return fail(ctx, existing.error());

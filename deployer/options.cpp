@@ -35,10 +35,16 @@ std::vector<stack_key_value> template_parameters(const up_options& o) {
       {"SpotEnabled", o.spot ? "true" : "false"},
       {"SpotMaxPrice", o.spot_max_price},
       {"DeterminedPackage", o.package},
-      {"CpuAgentImageId", o.cpu_agent_image_id},
-      {"GpuAgentImageId", o.gpu_agent_image_id},
       {"CloudWatchLogs", o.cloudwatch_logs},
   };
+  if (!o.cpu_agent_image_id.empty())
+    p.push_back({"CpuAgentImageId", o.cpu_agent_image_id});
+  if (!o.gpu_agent_image_id.empty())
+    p.push_back({"GpuAgentImageId", o.gpu_agent_image_id});
+  if (!o.cpu_agent_image_parameter.empty())
+    p.push_back({"CpuAgentImageParameter", o.cpu_agent_image_parameter});
+  if (!o.gpu_agent_image_parameter.empty())
+    p.push_back({"GpuAgentImageParameter", o.gpu_agent_image_parameter});
   if (!o.log_group.empty())
     p.push_back({"CloudWatchLogGroup", o.log_group});
   if (!o.master_image_id.empty())

@@ -58,8 +58,14 @@ struct up_options {
   // ---- ours ----
   /// The determined-master .deb: https://... or s3://bucket/key.
   std::string package;
+  /// Empty: read from the SSM parameter below when `up` runs (the template
+  /// has det-master read it when a dry run's document is used as is).
   std::string cpu_agent_image_id;
   std::string gpu_agent_image_id;
+  /// SSM parameters holding the agents' AMIs; empty = the template's
+  /// defaults (cpu_image_parameter_default, gpu_image_parameter_default).
+  std::string cpu_agent_image_parameter;
+  std::string gpu_agent_image_parameter;
   /// Empty: the template's default (Debian 12 from SSM).
   std::string master_image_id;
   std::string bastion_image_id;
@@ -107,6 +113,15 @@ std::string usage(const std::string& topic);
 
 /// Seed 002's allowed agent instance types, in its order.
 const std::vector<std::string>& agent_instance_types();
+
+/// The public SSM parameters the agents' AMIs come from by default (the
+/// templates' defaults): Debian 12 for cpu-pool, AWS's Deep Learning Base
+/// AMI with the NVIDIA driver for gpu-pool.
+inline constexpr const char* cpu_image_parameter_default =
+    "/aws/service/debian/release/12/latest/amd64";
+inline constexpr const char* gpu_image_parameter_default =
+    "/aws/service/deeplearning/ami/x86_64/"
+    "base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id";
 
 /// simple, vpc, efs, fsx, secure.
 const std::vector<std::string>& deployment_types();

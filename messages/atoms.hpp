@@ -11,6 +11,10 @@ using append_atom = caf::atom_constant<caf::atom("append")>;
 using committed_atom = caf::atom_constant<caf::atom("committed")>;
 using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+/// A pool's demand or capacity changed: its provisioner decides again.
+using wake_atom = caf::atom_constant<caf::atom("wake")>;
+/// A provisioner asks the master for wake_atom on its pool's changes.
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
 } // namespace det
 

@@ -123,7 +123,8 @@ namespace det::provision {
 
 /// The aws provider of pool `rp`: region from the config or the credential
 /// chain's sources, endpoint from endpoint_url / AWS_ENDPOINT_URL, the
-/// master_url alias resolved through IMDS. Tunables from the environment:
+/// master_url alias resolved through IMDS, a security group given by name
+/// resolved to its id (DescribeSecurityGroups). Tunables from the environment:
 /// DET_PROVISIONER_LIST_INTERVAL_MS, DET_PROVISIONER_ORPHAN_GRACE_MS,
 /// DET_PROVISIONER_PAGE_SIZE. Errors name the field that could not be used.
 caf::expected<std::shared_ptr<aws_provider>>
@@ -132,7 +133,9 @@ make_aws_provider(const conf::resource_pool_config& rp,
                   std::shared_ptr<aws::async_executor> executor);
 
 /// Test and operator tunables of an aws pool's provisioner from the
-/// environment: DET_PROVISIONER_TICK_MS, DET_PROVISIONER_MAX_PER_LAUNCH.
+/// environment: DET_PROVISIONER_TICK_MS, DET_PROVISIONER_MAX_PER_LAUNCH,
+/// DET_PROVISIONER_MIN_GAP_MS, DET_PROVISIONER_WAKE (0: decide on the tick
+/// only, as before wakes existed; for comparisons).
 void tune_from_env(provisioner_options& po);
 
 } // namespace det::provision

@@ -6,6 +6,8 @@
 #include "aws/credential_chain.hpp"
 #include "aws/imds_client.hpp"
 #include "aws/query_ec2_client.hpp"
+#include "aws/security_groups.hpp"
+#include "aws/ssm_client.hpp"
 #include "messages/errc.hpp"
 #include "net/http_client.hpp"
 
@@ -87,8 +89,37 @@ make_aws_provider(const conf::resource_pool_config& rp,
     return make_error(errc::invalid_argument,
                       "provisioner.region: not set and " + render(r.error()));
   }
-  auto client =
-      aws::make_curl_ec2_client(cc, aws::make_default_credential_chain());
+  auto creds = aws::make_default_credential_chain();
+  // image_id: ssm:NAME (det-deploy's templates when no AMI was given): the
+  // AMI id the parameter holds now.
+  if (pc.aws.image_id.rfind("ssm:", 0) == 0) {
+    auto name = pc.aws.image_id.substr(4);
+    aws::ssm_client_config sc;
+    sc.region = cc.region;
+    sc.endpoint_url = pc.aws.endpoint_url;
+    auto got = aws::make_curl_ssm_client(sc, creds)->get_parameters({name});
+    if (!got)
+      return make_error(errc::invalid_argument,
+                        "provisioner.image_id: cannot read SSM parameter "
+                            + name + ": " + conf::message_of(got.error()));
+    auto i = got->values.find(name);
+    if (i == got->values.end())
+      return make_error(errc::invalid_argument,
+                        "provisioner.image_id: no SSM parameter " + name
+                            + " in " + cc.region);
+    o.aws.image_id = i->second;
+  }
+  auto client = aws::make_curl_ec2_client(cc, creds);
+  // `security_group: NAME`: launches take ids, so look it up once here.
+  if (!pc.aws.security_group_name.empty()) {
+    auto id =
+        aws::security_group_id_by_name(*client, pc.aws.security_group_name);
+    if (!id)
+      return make_error(errc::invalid_argument,
+                        "provisioner.security_group: "
+                            + conf::message_of(id.error()));
+    o.aws.network_interface.security_group_id = *id;
+  }
   auto ec2 =
       std::make_shared<aws::async_ec2>(std::move(client), std::move(executor));
   return std::make_shared<aws_provider>(std::move(o), std::move(ec2));
@@ -96,6 +127,10 @@ make_aws_provider(const conf::resource_pool_config& rp,
 
 void tune_from_env(provisioner_options& po) {
   po.tick_interval = env_ms("DET_PROVISIONER_TICK_MS", po.tick_interval);
+  po.min_decision_gap =
+      env_ms("DET_PROVISIONER_MIN_GAP_MS", po.min_decision_gap);
+  if (auto v = std::getenv("DET_PROVISIONER_WAKE"); v != nullptr && *v)
+    po.wake_on_change = std::string{v} != "0";
   if (auto v = std::getenv("DET_PROVISIONER_MAX_PER_LAUNCH"))
     po.max_per_launch = std::max(1, std::atoi(v));
 }

@@ -1,12 +1,18 @@
 // det-master: the cluster master.
 //
 //   det-master [--config FILE] [--db URL] [--listen ADDR] [--port N]
+//   det-master --check-config [--config FILE]
 //
 // Loads master.yaml (default /etc/determined/master.yaml), opens the
 // PostgreSQL event log as its one writer (waiting for the lock if another
 // master holds it), rebuilds the state from the log, and serves the REST
 // API and the agent WebSocket until SIGINT or SIGTERM. Exit status: 0 after
 // a clean shutdown, 1 when start-up fails, 2 on bad arguments.
+//
+// --check-config only validates the file: it prints the effective config
+// (defaults filled in, secrets redacted) as YAML on stdout and exits 0, or
+// prints every error, each naming its field, and exits 1. It opens no
+// database and no port.
 
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
@@ -18,6 +24,8 @@
 #include "api/master_api.hpp"
 #include "api/webui_files.hpp"
 #include "cmd/det_master/startup.hpp"
+#include "conf/redact.hpp"
+#include "conf/yaml_tree.hpp"
 #include "http/http_server.hpp"
 #include "messages/errc.hpp"
 #include "provision/aws_provider.hpp"
@@ -53,6 +61,7 @@ struct args {
   std::string listen = "0.0.0.0";
   int port = -1;
   std::string webui_dir;
+  bool check_config = false;
 };
 
 // The command line; nullopt after --help (exit 0) or a bad argument (exit
@@ -80,12 +89,41 @@ std::optional<args> parse_args(int argc, char** argv, int& exit_code) {
                  "<bindir>/../share/determined/webui, else the build tree's "
                  "webui/)")
       ->type_name("DIR");
+  app.add_flag("--check-config", a.check_config,
+               "validate the config, print it with defaults filled in and "
+               "secrets redacted, and exit (1 if it is refused)");
   if (auto code =
           cli::parse_or_exit_code(app, argc, argv, std::cout, std::cerr)) {
     exit_code = *code;
     return std::nullopt;
   }
   return a;
+}
+
+// --check-config: the effective config on stdout, or each error on a line
+// of its own on stderr naming the file and the field.
+int check_config(const args& a) {
+  auto cfg = conf::load_master_config(a.config);
+  if (!cfg) {
+    auto text = conf::message_of(cfg.error());
+    std::string prefix = a.config + ": ";
+    if (text.rfind(prefix, 0) == 0)
+      text.erase(0, prefix.size());
+    size_t start = 0;
+    while (start <= text.size()) {
+      auto end = text.find('\n', start);
+      if (end == std::string::npos)
+        end = text.size();
+      std::cerr << "det-master: " << prefix << text.substr(start, end - start)
+                << "\n";
+      start = end + 1;
+    }
+    return 1;
+  }
+  if (a.port >= 0)
+    cfg->effective["port"] = a.port;
+  std::cout << conf::to_yaml(conf::redacted_config(*cfg));
+  return 0;
 }
 
 int fail(const std::string& what) {
@@ -107,6 +145,8 @@ int main(int argc, char** argv) {
   if (!parsed)
     return exit_code;
   auto& a = *parsed;
+  if (a.check_config)
+    return check_config(a);
   log::init("det-master");
   // Every thread inherits this mask; main waits for the signals.
   sigset_t stop_signals;

@@ -65,6 +65,11 @@ public:
     return std::vector<spot_instance_request>{};
   }
 
+  caf::expected<std::vector<security_group>>
+  describe_security_groups(const std::vector<ec2_filter>&) override {
+    return std::vector<security_group>{};
+  }
+
   caf::expected<std::vector<spot_cancel_result>>
   cancel_spot_instance_requests(const std::vector<std::string>& ids) override {
     std::vector<spot_cancel_result> out;

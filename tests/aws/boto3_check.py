@@ -10,6 +10,7 @@ Usage: boto3_check.py ENDPOINT REGION COMMAND [ARGS...]
                                 print {"subnet_id": ..., "security_group_id": ...}
   instance-profile NAME         create an IAM role + instance profile; print
                                 its ARN
+  ssm-put NAME VALUE            store a String SSM parameter; print null
 """
 import json
 import sys
@@ -86,6 +87,10 @@ def main():
         print(json.dumps(spot_requests(ec2, *args)))
     elif cmd == "network":
         print(json.dumps(network(ec2, *args)))
+    elif cmd == "ssm-put":
+        client("ssm", endpoint, region).put_parameter(
+            Name=args[0], Value=args[1], Type="String", Overwrite=True)
+        print("null")
     elif cmd == "instance-profile":
         print(json.dumps(instance_profile(client("iam", endpoint, region), *args)))
     else:

@@ -4,6 +4,7 @@
 #include "aws/ec2_params.hpp"
 #include "aws/ec2_parse.hpp"
 #include "aws/query_api.hpp"
+#include "aws/ssm_client.hpp"
 #include "messages/errc.hpp"
 
 #include <gtest/gtest.h>
@@ -237,6 +238,43 @@ TEST(ec2_parse, terminate_and_cancel_responses_are_read_by_name) {
   ASSERT_EQ(res.size(), 1u);
   EXPECT_EQ(res[0].request_id, "sir-1");
   EXPECT_EQ(res[0].state, "cancelled");
+}
+
+TEST(ssm_parse, get_parameters_reads_values_and_invalid_names) {
+  auto got = parse_get_parameters(
+      R"({"Parameters":[{"Name":"/a","Type":"String","Value":"ami-1",)"
+      R"("Version":3}],"InvalidParameters":["/b"]})");
+  ASSERT_TRUE(got) << det::render(got.error());
+  EXPECT_EQ(got->values.at("/a"), "ami-1");
+  EXPECT_EQ(got->missing, std::vector<std::string>{"/b"});
+  for (auto bad : {"<html>", R"({"Parameters":{}})",
+                   R"({"Parameters":[{"Name":"/a"}]})"}) {
+    auto err = parse_get_parameters(bad);
+    ASSERT_FALSE(err) << bad;
+    EXPECT_NE(det::render(err.error()).find("MalformedResponse"),
+              std::string::npos);
+  }
+}
+
+TEST(ec2_parse, security_groups_are_read_with_their_vpc_and_next_token) {
+  auto doc = parse_xml(
+      "<DescribeSecurityGroupsResponse><securityGroupInfo><item>"
+      "<ownerId>1</ownerId><groupId>sg-0a1b2c3d</groupId><groupName>web"
+      "</groupName><vpcId>vpc-9</vpcId><ipPermissions><item><groups><item>"
+      "<groupId>sg-other</groupId></item></groups></item></ipPermissions>"
+      "</item></securityGroupInfo><nextToken>t2</nextToken>"
+      "</DescribeSecurityGroupsResponse>");
+  ASSERT_TRUE(doc);
+  auto page = parse_describe_security_groups(*doc);
+  ASSERT_EQ(page.items.size(), 1u);
+  EXPECT_EQ(page.items[0].group_id, "sg-0a1b2c3d");
+  EXPECT_EQ(page.items[0].group_name, "web");
+  EXPECT_EQ(page.items[0].vpc_id, "vpc-9");
+  EXPECT_EQ(page.next_token, "t2");
+  auto p = describe_security_groups_params({{"group-name", {"web"}}}, "t2");
+  EXPECT_EQ(p, (param_list{{"Filter.1.Name", "group-name"},
+                           {"Filter.1.Value.1", "web"},
+                           {"NextToken", "t2"}}));
 }
 
 TEST(ec2_parse, instance_ids_are_read_from_not_found_messages) {

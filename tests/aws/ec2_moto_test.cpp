@@ -5,6 +5,8 @@
 #include "aws/async_ec2.hpp"
 #include "aws/aws_error.hpp"
 #include "aws/query_ec2_client.hpp"
+#include "aws/security_groups.hpp"
+#include "aws/ssm_client.hpp"
 #include "messages/errc.hpp"
 #include "test_support.hpp"
 
@@ -381,4 +383,52 @@ TEST_F(ec2_against_moto, async_calls_run_on_executor_threads_against_moto) {
   ASSERT_TRUE(d) << det::render(d.error());
   EXPECT_EQ(d->size(), 2u);
   EXPECT_NE(thread, std::this_thread::get_id());
+}
+
+// The older documents' `security_group: NAME`: the provisioner launches
+// with the id this finds.
+TEST_F(ec2_against_moto, a_security_group_name_resolves_to_its_id) {
+  auto net = boto3({"network", tag_value_});
+  auto id = security_group_id_by_name(*ec2_, tag_value_);
+  ASSERT_TRUE(id) << det::render(id.error());
+  EXPECT_EQ(*id, net["security_group_id"]);
+  auto groups = ec2_->describe_security_groups({{"group-id", {*id}}});
+  ASSERT_TRUE(groups) << det::render(groups.error());
+  ASSERT_EQ(groups->size(), 1u);
+  EXPECT_EQ(groups->front().group_name, tag_value_);
+  EXPECT_FALSE(groups->front().vpc_id.empty());
+  auto missing = security_group_id_by_name(*ec2_, tag_value_ + "-none");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(det::render(missing.error())
+                .find("no security group named \"" + tag_value_ + "-none\""),
+            std::string::npos)
+      << det::render(missing.error());
+  // The same name in a second VPC: ambiguous, so the id is asked for.
+  boto3({"network", tag_value_});
+  auto two = security_group_id_by_name(*ec2_, tag_value_);
+  ASSERT_FALSE(two);
+  EXPECT_NE(det::render(two.error()).find("give the sg- id instead"),
+            std::string::npos)
+      << det::render(two.error());
+}
+
+// det-deploy reads the agents' AMIs from SSM parameters with this client.
+TEST_F(ec2_against_moto, ssm_parameters_are_read_and_missing_ones_named) {
+  auto a = "/det-test/" + tag_value_ + "/a";
+  auto b = "/det-test/" + tag_value_ + "/b";
+  boto3({"ssm-put", a, "ami-0123456789abcdef0"});
+  boto3({"ssm-put", b, "ami-00000000"});
+  ssm_client_config sc;
+  sc.region = config_.region;
+  sc.endpoint_url = url_;
+  auto ssm = make_curl_ssm_client(
+      sc, make_static_credentials(
+              {"testing", "testing", "", std::nullopt, "test"}));
+  auto got = ssm->get_parameters({a, b, a + "-none"});
+  ASSERT_TRUE(got) << det::render(got.error());
+  EXPECT_EQ(got->values.at(a), "ami-0123456789abcdef0");
+  EXPECT_EQ(got->values.at(b), "ami-00000000");
+  EXPECT_EQ(got->missing, std::vector<std::string>{a + "-none"});
+  auto none = ssm->get_parameters({});
+  EXPECT_FALSE(none);
 }

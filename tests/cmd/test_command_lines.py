@@ -59,7 +59,7 @@ def test_a_bad_argument_is_one_line_naming_it_and_exit_2(program, args, named):
 
 
 HELP = [
-    ("det-master", [], ["--config", "--db", "--listen", "--port"]),
+    ("det-master", [], ["--config", "--db", "--listen", "--port", "--check-config"]),
     ("det-agent", [], ["--master-url", "--slots", "--token", "--spot-notice", "DET_AGENT_TOKEN"]),
     ("det-replay", [], ["--db", "--to", "--verify-snapshots", "--json"]),
     ("det-inspect", [], ["--master", "--db", "--follow", "--at"]),

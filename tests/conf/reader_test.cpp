@@ -78,6 +78,21 @@ TEST(yaml_tree, text_that_is_not_utf8_is_refused_with_its_position) {
   EXPECT_EQ((*ok)["name"], "caf\xc3\xa9 \xf0\x9f\x9a\x80");
 }
 
+TEST(yaml_tree, to_yaml_reads_back_to_the_same_tree) {
+  auto tree = nlohmann::json::parse(R"({
+    "port": 8080, "ratio": 0.5, "on": true, "none": null, "empty": "",
+    "text": {"n": "10", "b": "true", "nul": "null", "f": "1.5", "sub": "${X}",
+             "colon": "a: b", "hash": "#x", "dash": "- y", "space": " s ",
+             "multi": "line1\nline2", "star": "*ref", "tilde": "~"},
+    "list": [1, "2", {"a": []}, [], {}], "10": "key that looks like a number"
+  })");
+  auto text = to_yaml(tree);
+  auto back = parse_tree(text);
+  ASSERT_TRUE(back) << det::render(back.error()) << "\n" << text;
+  EXPECT_EQ(*back, tree) << text;
+  EXPECT_NE(text.find("port: 8080\n"), std::string::npos) << text;
+}
+
 TEST(reader, nearest_suggests_close_names_only) {
   std::set<std::string> known = {"hyperparameters", "searcher", "resources",
                                  "max_restarts"};

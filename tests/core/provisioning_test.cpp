@@ -91,6 +91,30 @@ TEST_F(fixture,
   EXPECT_EQ(plan.reissues[0].count, 2);
 }
 
+// Found by the chaos suite (CHAOS_SEED=205956344): the master died between
+// a 2-instance local launch and its record; after the restart one instance
+// was adopted and the rest re-issued with count 1, which started the
+// adopted instance's id again, was refused as already known, and repeated
+// on every tick (duplicate agents, a pool that never idled).
+TEST_F(fixture, a_launch_partly_found_after_a_crash_is_closed_not_reissued) {
+  launch(1, 2);
+  auto plan = plan_provisioning(s, "default", 20 * s_,
+                                with({{"i-1", "running", "tok-1", ""}}));
+  ASSERT_EQ(plan.adopt.size(), 1u);
+  EXPECT_TRUE(plan.reissues.empty());
+  ASSERT_EQ(plan.partial_launches.size(), 1u);
+  EXPECT_EQ(plan.partial_launches[0], (std::pair<int64_t, int>{1, 1}));
+  // Recorded as the actor does: the adoption, then the launch closed.
+  apply(instance_pending{"i-1", "default", 1, 20 * s_});
+  apply(instance_launch_failed{"default", 1, "partial", "1 never appeared",
+                               20 * s_});
+  plan = plan_provisioning(s, "default", 21 * s_,
+                           with({{"i-1", "running", "tok-1", ""}}));
+  EXPECT_TRUE(plan.reissues.empty());
+  EXPECT_TRUE(plan.partial_launches.empty());
+  EXPECT_TRUE(plan.adopt.empty());
+}
+
 TEST_F(fixture, failed_launches_of_the_log_are_in_the_plan_for_the_backoff) {
   launch(1, 1);
   apply(instance_launch_failed{"default", 1, "insufficient_capacity", "ICE",

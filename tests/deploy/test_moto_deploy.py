@@ -575,3 +575,69 @@ def check_with_det_master_parser(text, path):
     effective = yaml.safe_load(result.stdout)
     assert [p["pool_name"] for p in effective["resource_pools"]] == ["cpu-pool", "gpu-pool"]
     assert effective["checkpoint_storage"]["type"] == "s3"
+
+
+def test_up_without_agent_amis_reads_them_from_ssm_and_prints_them(aws, amis, moto_endpoint, tmp_path):
+    """The basic command needs no AMI: det-deploy reads each pool's from its
+    SSM parameter (AWS's public ones by default; moto refuses /aws/... names,
+    so the test names its own) and prints which it chose."""
+    cf, ec2, ssm = aws("cloudformation"), aws("ec2"), aws("ssm")
+    cpu_ami, gpu_ami = amis["agent"], amis["master"]
+    ssm.put_parameter(Name="/det-test/agents/cpu", Value=cpu_ami, Type="String", Overwrite=True)
+    ssm.put_parameter(Name="/det-test/agents/gpu", Value=gpu_ami, Type="String", Overwrite=True)
+    stack_name = "det-ssm-amis"
+    args = up_args("simple", stack_name, amis, None)
+    i = args.index("--agent-image-id")
+    args = args[:i] + args[i + 2 :] + [
+        "--cpu-agent-image-ssm-parameter", "/det-test/agents/cpu",
+        "--gpu-agent-image-ssm-parameter", "/det-test/agents/gpu",
+        "--endpoint-url", moto_endpoint,
+    ]  # fmt: skip
+    up = run_det_deploy(args)
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert f"Agent AMI for cpu-pool: {cpu_ami} (SSM /det-test/agents/cpu)\n" in up.stdout
+    assert f"Agent AMI for gpu-pool: {gpu_ami} (SSM /det-test/agents/gpu)\n" in up.stdout
+    stack = cf.describe_stacks(StackName=stack_name)["Stacks"][0]
+    sent = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
+    assert sent["CpuAgentImageId"] == cpu_ami and sent["GpuAgentImageId"] == gpu_ami
+    out = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+    text = master_yaml_from_user_data(user_data_of(ec2, out["MasterInstanceId"]))
+    pools = {p["pool_name"]: p["provider"] for p in yaml.safe_load(text)["resource_pools"]}
+    assert pools["cpu-pool"]["image_id"] == cpu_ami
+    assert pools["gpu-pool"]["image_id"] == gpu_ami
+    check_with_det_master_parser(text, tmp_path / "master.yaml")
+
+    # A parameter SSM does not have: named, nothing created.
+    bad_args = [("det-ssm-none" if a == stack_name else "/det-test/none" if a == "/det-test/agents/cpu" else a)
+                for a in args]  # fmt: skip
+    bad = run_det_deploy(bad_args)
+    assert bad.returncode == 1
+    assert "no SSM parameter /det-test/none in us-east-1 for the cpu-pool AMI" in bad.stderr
+    names = [s["StackName"] for s in cf.describe_stacks()["Stacks"]]
+    assert "det-ssm-none" not in names
+
+    remove_what_moto_cannot_delete(ec2, cf, stack_name)
+    down = run_det_deploy(["aws", "down", "--cluster-id", stack_name, "--endpoint-url", moto_endpoint,
+                           "--poll-interval", "200ms", "--timeout", "2m"])  # fmt: skip
+    assert down.returncode == 0, down.stdout + down.stderr
+
+
+def test_dry_run_without_agent_amis_leaves_them_to_the_master(tmp_path):
+    """No AMI and --dry-run: no AWS call, the template's master.yaml names
+    the public SSM parameters (ssm:...) for det-master to read; the document
+    is the template as is, which cfn-lint passes (test_templates.py)."""
+    from cfn import DEPLOYMENT_TYPES
+
+    for kind in DEPLOYMENT_TYPES:
+        dry = run_det_deploy(["aws", "up", "--cluster-id", "c1", "--keypair", "k",
+                              "--package", HTTPS_PACKAGE, "--deployment-type", kind,
+                              "--dry-run", "--endpoint-url", closed_port_url()])  # fmt: skip
+        assert dry.returncode == 0, dry.stderr
+        request = json.loads(dry.stdout)
+        keys = {p["ParameterKey"] for p in request["Parameters"]}
+        assert not keys & {"CpuAgentImageId", "GpuAgentImageId"}
+        params = parse_template(request["TemplateBody"])["Parameters"]
+        assert params["CpuAgentImageParameter"]["Default"] == "/aws/service/debian/release/12/latest/amd64"
+        assert params["GpuAgentImageParameter"]["Default"] == (
+            "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id")
+        assert "image_id: ${CpuAgentImage}" in request["TemplateBody"]

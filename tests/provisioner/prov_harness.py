@@ -159,7 +159,7 @@ class AwsCluster(e2e.Cluster):
     def __init__(self, pg_url, tmp, name, ec2, endpoint, subnet, sg, tag_value,
                  max_instances=2, min_instances=0, idle="3s", spot=False,
                  alternatives=(), env=None, reconnect_wait="5s", starting="60s",
-                 master_url=None):
+                 master_url=None, security_group_name=None):
         self.tmp, self.ec2, self.tag_value = tmp, ec2, tag_value
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
@@ -208,6 +208,16 @@ resource_pools:
        master_url or self.url,
        ", ".join(alternatives), TAG_KEY, tag_value, "true" if spot else "false",
        subnet, sg, min_instances, max_instances, idle, starting))
+        if security_group_name is not None:
+            # The older documents' spelling: the group by its name, which
+            # det-master looks up (DescribeSecurityGroups) at start-up.
+            with open(self.config) as f:
+                text = f.read()
+            text = text.replace("        security_group_id: %s\n" % sg, "")
+            text = text.replace("      min_instances:", "      security_group: %s\n"
+                                "      min_instances:" % security_group_name)
+            with open(self.config, "w") as f:
+                f.write(text)
         self.env = dict(os.environ, AWS_ACCESS_KEY_ID="testing",
                         AWS_SECRET_ACCESS_KEY="testing", AWS_EC2_METADATA_DISABLED="true",
                         DET_PROVISIONER_LIST_INTERVAL_MS="300",

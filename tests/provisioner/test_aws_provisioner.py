@@ -233,3 +233,26 @@ def test_user_data_starts_det_agent_with_the_imds_resolved_master_url(aws_cluste
     finally:
         imds.kill()
         imds.wait(timeout=10)
+
+
+def test_security_group_given_by_name_launches_into_that_group(aws_cluster, ec2, network, proxy):
+    """`security_group: NAME` (the older documents' field): det-master looks
+    the group up once and launches into it; an unknown name stops the pool
+    with an error naming the field."""
+    sg = network[1]
+    name = ec2.describe_security_groups(GroupIds=[sg])["SecurityGroups"][0]["GroupName"]
+    c = aws_cluster(max_instances=1, security_group_name=name)
+    status, body = c.submit(experiment_yaml(max_length=5, trials=1))
+    assert status == 200, body
+    wait_for("a tagged instance", lambda: tagged(ec2, c.tag_value), timeout=60)
+    # moto does not show an interface's groups on the instance: the
+    # request (through the proxy) says which group it launched into.
+    run = launches(proxy)
+    assert len(run) == 1
+    assert run[0][2]["NetworkInterface.1.SecurityGroupId.1"] == [sg]
+    assert [c for c in proxy.actions("DescribeSecurityGroups") if c[3] == "pass"]
+    c.stop()
+    bad = aws_cluster(max_instances=1, security_group_name="no-such-group-" + name)
+    wait_for("the pool's error in the log",
+             lambda: 'provisioner.security_group: no security group named "no-such-group-'
+             in bad.master_log(), timeout=30)

@@ -1,0 +1,266 @@
+#define CAF_SUITE provisioner_actor
+#define FAIL(x) CAF_FAIL(x)
+
+#include "actors/provisioner_actor.hpp"
+#include "tests/actors/master_fixture.hpp"
+
+#include "store/memory_event_store.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+using namespace det;
+using namespace det::actor_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Answers every call at once on the caller's thread (the provisioner turns
+// the answer into a message to itself) and counts the calls.
+struct fake_provider : instance_provider {
+  int lists = 0;
+  /// The provisioner asks for the grace once per decision.
+  mutable int decisions = 0;
+  std::vector<launch_spec> launches;
+  std::vector<std::string> terminated;
+
+  void launch(const launch_spec& spec,
+              provider_done<caf::expected<launch_result>> done) override {
+    launches.push_back(spec);
+    launch_result r;
+    for (int k = 0; k < spec.count; ++k)
+      r.instance_ids.push_back("i-" + std::to_string(spec.launch_seq) + "-"
+                               + std::to_string(k));
+    done(r);
+  }
+
+  void terminate(std::vector<std::string> ids,
+                 provider_done<caf::error> done) override {
+    terminated.insert(terminated.end(), ids.begin(), ids.end());
+    done(caf::error{});
+  }
+
+  int64_t consistency_grace_us() const override {
+    ++decisions;
+    return 0;
+  }
+
+  /// Listings kept unanswered (a slow cloud) while set.
+  bool hold_lists = false;
+  std::vector<provider_done<caf::expected<provider_inventory>>> held;
+
+  void list(provider_done<caf::expected<provider_inventory>> done) override {
+    ++lists;
+    if (hold_lists) {
+      held.push_back(std::move(done));
+      return;
+    }
+    provider_inventory inv;
+    for (const auto& l : launches)
+      for (int k = 0; k < l.count; ++k)
+        inv.instances.push_back(
+            {"i-" + std::to_string(l.launch_seq) + "-" + std::to_string(k),
+             "running", l.client_token, ""});
+    done(inv);
+  }
+};
+
+std::string experiment_config(int slots) {
+  return nlohmann::json{
+      {"name", "prov-test"},
+      {"entrypoint", "model_def:Trial"},
+      {"hyperparameters", {{"lr", 0.1}}},
+      {"resources", {{"slots_per_trial", slots}, {"resource_pool", "default"}}},
+      {"searcher",
+       {{"name", "single"},
+        {"metric", "loss"},
+        {"max_length", {{"batches", 100}}}}}}
+      .dump();
+}
+
+caf::behavior silent_agent(caf::event_based_actor*) {
+  return {[](caf::message&) {}};
+}
+
+struct fixture : master_fixture {
+  memory_event_store store;
+  std::shared_ptr<fake_provider> provider = std::make_shared<fake_provider>();
+  caf::actor prov;
+
+  fixture() {
+    auto& p = cluster.pools.front();
+    p.provider = "aws";
+    p.slots_per_instance = 1;
+    p.max_instances = 10;
+    p.instance_type = "t2.micro";
+  }
+
+  ~fixture() {
+    if (prov)
+      anon_send_exit(prov, caf::exit_reason::user_shutdown);
+    stop_master();
+  }
+
+  /// The master, then the pool's provisioner: no ticks (tick_interval 0),
+  /// so whatever it decides, a wake made it decide.
+  void start_cluster(std::chrono::milliseconds gap = 0ms, int burst = 1) {
+    start(store);
+    provisioner_options po;
+    po.pool = "default";
+    po.cluster_id = "actor-test";
+    po.tick_interval = 0ms;
+    po.min_decision_gap = gap;
+    po.decision_burst = burst;
+    po.now_us = [this] { return now; };
+    prov = spawn_provisioner(sys, master, provider, po);
+    run();
+  }
+
+  int64_t submit(int slots = 1) {
+    auto id = request<int64_t>(master, submit_atom::value,
+                               experiment_config(slots), std::string{"u"});
+    CAF_REQUIRE(id > 0);
+    run();
+    return id;
+  }
+
+  void connect_agent(const std::string& id, int slots) {
+    auto conn = sys.spawn(silent_agent);
+    agent_hello h{id, "default", slots, "cpu", "", {}, {}};
+    anon_send(master, connect_atom::value, h, conn);
+    run();
+  }
+};
+
+} // namespace
+
+CAF_TEST_FIXTURE_SCOPE(provisioner_actor_tests, fixture)
+
+// Before wakes, a trial that no agent could hold waited for the next tick
+// (1 s in production) before the provisioner even looked.
+CAF_TEST(an unschedulable trial is launched for without waiting for a tick) {
+  start_cluster();
+  submit();
+  CAF_REQUIRE_EQUAL(provider->launches.size(), 1u);
+  CAF_CHECK_EQUAL(provider->launches[0].count, 1);
+  // Decided from the state: no listing (no cloud call) on the way.
+  CAF_CHECK_EQUAL(provider->lists, 0);
+  // The launch is recorded: a second wake buys nothing more.
+  submit();
+  CAF_CHECK_EQUAL(provider->launches.size(), 2u);
+  anon_send(prov, wake_atom::value);
+  run();
+  CAF_CHECK_EQUAL(provider->launches.size(), 2u);
+}
+
+CAF_TEST(a trial that fits a connected agent wakes the provisioner but buys
+             nothing) {
+  start_cluster();
+  connect_agent("a1", 2);
+  auto before = provider->decisions;
+  submit();
+  CAF_CHECK_GREATER(provider->decisions, before); // it did decide
+  CAF_CHECK_EQUAL(provider->launches.size(), 0u);
+}
+
+// Deciding on every change must not buy and sell on every change: an
+// instance bought for a trial that is gone at once stays (it is starting,
+// then idle until max_idle_agent_period) and serves the next one.
+CAF_TEST(demand that flickers buys one instance and terminates nothing) {
+  start_cluster();
+  for (int i = 0; i < 5; ++i) {
+    auto id = submit();
+    request<caf::ok_atom>(master, kill_atom::value, id);
+    run();
+  }
+  CAF_CHECK_EQUAL(provider->launches.size(), 1u);
+  CAF_CHECK(provider->terminated.empty());
+}
+
+CAF_TEST(wakes during a decision are coalesced into one more decision) {
+  start_cluster();
+  auto before = provider->decisions;
+  for (int i = 0; i < 20; ++i)
+    anon_send(prov, wake_atom::value);
+  run();
+  // The first wake starts a decision; the other 19 arrive while it waits
+  // for the master and make one decision more.
+  CAF_CHECK_EQUAL(provider->decisions - before, 2);
+}
+
+CAF_TEST(wakes within the minimum gap wait for its end) {
+  start_cluster(50ms);
+  // run() would also fire the gap's timer: run only what is due now.
+  auto run_due = [this] {
+    while (sched.try_run_once()) {
+    }
+  };
+  auto before = provider->decisions;
+  anon_send(prov, wake_atom::value);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 1);
+  anon_send(prov, wake_atom::value);
+  anon_send(prov, wake_atom::value);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 1); // within the gap
+  sched.advance_time(49ms);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 1);
+  sched.advance_time(1ms);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 2); // both, as one
+  sched.advance_time(50ms);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 2); // nothing more asked
+  // Past the gap, a wake is decided at once.
+  anon_send(prov, wake_atom::value);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 3);
+}
+
+CAF_TEST(a burst of wakes decides at once then at the average rate) {
+  start_cluster(50ms, 3);
+  auto run_due = [this] {
+    while (sched.try_run_once()) {
+    }
+  };
+  auto before = provider->decisions;
+  for (int i = 1; i <= 3; ++i) {
+    anon_send(prov, wake_atom::value);
+    run_due();
+    CAF_CHECK_EQUAL(provider->decisions - before, i);
+  }
+  // Three decisions started within 150 ms: the fourth waits for the first to
+  // be 150 ms old.
+  sched.advance_time(100ms);
+  anon_send(prov, wake_atom::value);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 3);
+  sched.advance_time(50ms);
+  run_due();
+  CAF_CHECK_EQUAL(provider->decisions - before, 4);
+}
+
+// The tick lists the provider and reconciles; a trial that waits while
+// the cloud is slow to answer the listing is not held up by it.
+CAF_TEST(the tick lists the provider and a wake does not wait for it) {
+  start_cluster();
+  provider->hold_lists = true;
+  auto before = provider->decisions;
+  anon_send(prov, tick_atom::value);
+  run();
+  CAF_CHECK_EQUAL(provider->lists, 1);
+  CAF_CHECK_EQUAL(provider->decisions - before, 0); // waits for the cloud
+  submit();
+  CAF_CHECK_EQUAL(provider->launches.size(), 1u);
+  anon_send(prov, tick_atom::value); // a listing is under way: no second
+  run();
+  CAF_CHECK_EQUAL(provider->lists, 1);
+  auto decided = provider->decisions;
+  provider->hold_lists = false;
+  provider->held.front()(provider_inventory{});
+  run();
+  CAF_CHECK_EQUAL(provider->decisions - decided, 1); // on the listing
+  CAF_CHECK_EQUAL(provider->launches.size(), 1u);
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
