@@ -68,11 +68,16 @@ test-unit: build
 # docs/chaos.md), and the WebUI in Debian's Chromium (tests/webui).
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
+# The chaos suite here replays a fixed seed's decisions (CHAOS_TEST_SEED),
+# as the fuzz stage does: what it finds it finds on every run; `make
+# chaos` draws a new seed each time.
 PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/webui tests/provisioner tests/chaos)
+CHAOS_TEST_SEED ?= 1
 test-e2e: build
 	@set -e; for d in $(PYTEST_DIRS); do \
 	  echo "== pytest $$d"; \
-	  DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider $$d; \
+	  CHAOS_SEED=$${CHAOS_SEED:-$(CHAOS_TEST_SEED)} DET_BUILD_DIR=$(abspath $(BUILD)) \
+	    python3 -m pytest -q -p no:cacheprovider $$d; \
 	done
 
 # The chaos suite alone, longer: 200 master kills unless CHAOS_KILLS says
