@@ -19,7 +19,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build webui test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run run-stop clean format-check check-layers
+.PHONY: all deps configure build webui test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run clean format-check check-layers
 
 all: build
 
