@@ -31,7 +31,31 @@ bool runs_as(pid_t pid, const std::string& id) {
                    std::ios::binary};
   std::stringstream text;
   text << in.rdbuf();
-  return text.str().find(id) != std::string::npos;
+  // The id as one whole argument: "local-default-15" is not
+  // "local-default-15-1".
+  auto cmd = text.str();
+  auto key = std::string{"\0"} + id + '\0';
+  return ("\0" + cmd).find(key) != std::string::npos;
+}
+
+/// The process working in `dir` that runs as `id`, if any: an agent
+/// started by a master that died before it wrote the pid file.
+pid_t process_in(const fs::path& dir, const std::string& id) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    auto name = e.path().filename().string();
+    if (name.empty()
+        || name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::error_code link_ec;
+    auto cwd = fs::read_symlink(e.path() / "cwd", link_ec);
+    if (link_ec || cwd != dir)
+      continue;
+    auto pid = static_cast<pid_t>(std::stol(name));
+    if (runs_as(pid, id))
+      return pid;
+  }
+  return 0;
 }
 
 /// `dir` is a directory (not a symlink) of this user, private, whose
@@ -99,8 +123,15 @@ local_provider::local_provider(local_provider_options opts)
       continue;
     std::ifstream in{d.path() / "pid"};
     long pid = 0;
-    if (in >> pid && runs_as(static_cast<pid_t>(pid), id))
+    if (in >> pid && runs_as(static_cast<pid_t>(pid), id)) {
       procs_[id] = {static_cast<pid_t>(pid), false};
+    } else if (auto found = process_in(d.path(), id); found > 0) {
+      // Started, but its master died before writing the pid file: it is
+      // ours (it works in our folder, as this id), not an unknown process
+      // to be left running.
+      procs_[id] = {found, false};
+      std::ofstream{d.path() / "pid"} << found << "\n";
+    }
   }
 }
 
@@ -185,11 +216,13 @@ caf::error local_provider::start(const std::string& id, int64_t slots,
   spec.output_file = dir_of(id) + "/agent.log";
   if (!opts_.agent_token.empty())
     spec.env.push_back("DET_AGENT_TOKEN=" + opts_.agent_token);
+  // The token first: an agent whose master dies right after starting it
+  // is found by a next master with the launch it belongs to.
+  std::ofstream{dir_of(id) + "/launch_token"} << token << "\n";
   auto pid = start_process(spec);
   if (!pid)
     return std::move(pid.error());
   std::ofstream{dir_of(id) + "/pid"} << *pid << "\n";
-  std::ofstream{dir_of(id) + "/launch_token"} << token << "\n";
   procs_[id] = {*pid, true};
   return {};
 }

@@ -102,6 +102,36 @@ TEST_F(local_provider_test,
 
 TEST_F(
     local_provider_test,
+    an_agent_started_just_before_its_master_died_is_found_without_a_pid_file) {
+  local_provider p{options("c-1", "owner-a")};
+  ASSERT_FALSE(p.start("local-default-15", 1, "tok"));
+  ASSERT_FALSE(p.start("local-default-15-1", 1, "tok"));
+  auto first = pid_of(p, "local-default-15");
+  auto second = pid_of(p, "local-default-15-1");
+  // The master died after starting the second agent, before its pid file.
+  fs::remove(fs::path{p.cluster_dir()} / "local-default-15-1" / "pid");
+  local_provider next{options("c-1", "owner-a")};
+  EXPECT_EQ(next.alive(),
+            (std::set<std::string>{"local-default-15", "local-default-15-1"}));
+  // Each id is its own process (one id is not a prefix match of another).
+  std::ifstream in{fs::path{p.cluster_dir()} / "local-default-15-1" / "pid"};
+  long pid = 0;
+  in >> pid;
+  EXPECT_EQ(pid, second);
+  EXPECT_NE(pid, first);
+  // Its launch is known: the token was written before the process started.
+  bool listed = false;
+  next.list([&](caf::expected<provider_inventory> inv) {
+    ASSERT_TRUE(inv);
+    for (const auto& x : inv->instances)
+      EXPECT_EQ(x.launch_token, "tok") << x.id;
+    listed = inv->instances.size() == 2;
+  });
+  EXPECT_TRUE(listed);
+}
+
+TEST_F(
+    local_provider_test,
     two_clusters_with_one_cluster_id_on_one_base_never_touch_each_others_agents) {
   // Same cluster id, same pool, same instance ids: only the owner differs
   // (two databases).
