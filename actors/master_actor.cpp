@@ -391,8 +391,19 @@ master_behavior(self_ptr self, event_writer_actor writer,
       },
       [create](create_atom, const std::string& config, const std::string& owner,
                bool activate) { return create(config, owner, activate, true); },
-      [self, ok_command](create_atom, const user_change& c) {
-        return ok_command(self->state.core->change_users(c.event));
+      [self](create_atom, const user_change& c) {
+        // The answer is the event written (the core numbers access
+        // tokens), or the one asked for when nothing needed writing.
+        auto rp = self->make_response_promise<user_change>();
+        persist(self, self->state.core->change_users(c.event),
+                [rp, asked = c.event](const decision& d) mutable {
+                  if (d.refusal)
+                    rp.deliver(d.refusal);
+                  else
+                    rp.deliver(user_change{
+                        d.events.empty() ? asked : d.events.front()});
+                });
+        return rp;
       },
       [self, now, ok_command](defstored_atom, int64_t id) {
         return ok_command(self->state.core->model_definition_stored(id, now()));

@@ -98,7 +98,7 @@ using master_actor = caf::typed_actor<
     caf::replies_to<create_atom, std::string, std::string, bool>::with<int64_t>,
     caf::replies_to<defstored_atom, int64_t>::with<caf::ok_atom>,
     // Users and sessions (master_core::change_users); answered once durable.
-    caf::replies_to<create_atom, user_change>::with<caf::ok_atom>,
+    caf::replies_to<create_atom, user_change>::with<user_change>,
     caf::replies_to<deflost_atom, int64_t, std::string>::with<caf::ok_atom>,
     caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,

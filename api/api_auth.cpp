@@ -1,5 +1,7 @@
 #include "api/api_auth.hpp"
 
+#include "api/account_records.hpp"
+
 #include "api/auth_crypto.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
@@ -26,74 +28,8 @@ using http::grpc_code;
 using http::http_request;
 using http::responder;
 
-int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-json user_json(const user_record& u) {
-  return {{"id", u.id},
-          {"username", u.username},
-          {"displayName", u.username},
-          {"admin", u.admin},
-          {"active", u.active},
-          {"remote", false},
-          {"agentUserGroup", nullptr},
-          {"modifiedAt", rfc3339(u.modified_at_us)}};
-}
-
-/// A user name: one line, at most 128 bytes, no control characters.
-const util::text_rules user_name_rules{128, false, false};
-
-/// A string field under its camelCase or snake_case name; null is absent.
-std::string str_field(const json& j, const char* camel, const char* snake) {
-  for (const char* k : {camel, snake}) {
-    auto i = j.find(k);
-    if (i != j.end() && i->is_string())
-      return i->get<std::string>();
-  }
-  return {};
-}
-
-bool bool_field(const json& j, const char* camel, const char* snake,
-                bool fallback) {
-  for (const char* k : {camel, snake}) {
-    auto i = j.find(k);
-    if (i != j.end() && i->is_boolean())
-      return i->get<bool>();
-  }
-  return fallback;
-}
-
-/// Has the master decide `ev` (master_core::change_users, against its own
-/// state); once durable, applies it to the directory and calls `then`.
-void record(const ctx_ptr& ctx, domain_event ev, responder res,
-            std::function<void()> then) {
-  post(ctx->bridge, [ctx, ev = std::move(ev), res,
-                     then = std::move(then)](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, create_atom::value,
-                  user_change{ev})
-        .then(
-            [ctx, ev, then](caf::ok_atom) {
-              ctx->auth->apply(ev);
-              then();
-            },
-            [res](caf::error& err) { res.send(http::error_response(err)); });
-  });
-}
-
-/// Hashes `client_hash_hex` for storage on the password worker (never on
-/// an I/O thread), then runs `then` there with the stored form.
-void with_stored_password(const ctx_ptr& ctx, const responder& res,
-                          std::string client_hash_hex,
-                          std::function<void(std::string)> then) {
-  auto job = [pw = std::move(client_hash_hex), then = std::move(then)] {
-    then(store_password(pw));
-  };
-  if (!ctx->password_work->submit(std::move(job)))
-    res.send_error(grpc_code::unavailable,
-                   "too many password changes in progress; try again");
+int64_t now_us(const ctx_ptr& ctx) {
+  return wall_now_us(*ctx);
 }
 
 // -- the guard ----------------------------------------------------------------
@@ -228,7 +164,7 @@ void guard(const ctx_ptr& ctx, http_request req, responder res,
   if (is_public(req))
     return call_route(next, std::move(req), res);
   auto user_token = bearer_token(req.headers.get("Authorization"));
-  if (auto u = ctx->auth->user_of_token(user_token))
+  if (auto u = ctx->auth->user_of_token(user_token, now_us(ctx)))
     return pass(std::move(req), std::move(res), &next, *u, nullptr);
   auto token =
       bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
@@ -266,7 +202,7 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   int64_t wait = 0;
   {
     std::lock_guard<std::mutex> g{ctx->logins->mu};
-    wait = ctx->logins->throttle.wait_us(name, address, now_us());
+    wait = ctx->logins->throttle.wait_us(name, address, now_us(ctx));
   }
   if (wait > 0) {
     auto secs = (wait + 999999) / 1000000;
@@ -287,7 +223,7 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
     if (!ok) {
       {
         std::lock_guard<std::mutex> g{ctx->logins->mu};
-        ctx->logins->throttle.failed(name, address, now_us());
+        ctx->logins->throttle.failed(name, address, now_us(ctx));
       }
       log::warn() << "failed login for user '" << name << "' from " << address;
       return res.send_error(grpc_code::unauthenticated, "invalid credentials");
@@ -301,8 +237,8 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
     auto token = new_token();
     auto start = [ctx, res, token, user = *u] {
       record(
-          ctx, session_started{user.username, token_hash(token), now_us()}, res,
-          [res, token, user] {
+          ctx, session_started{user.username, token_hash(token), now_us(ctx)},
+          res, [res, token, user] {
             auto r = http::http_response::json(
                 200, json{{"token", token}, {"user", user_json(user)}}.dump());
             r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly");
@@ -311,7 +247,8 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
     };
     if (!needs_rehash(u->password_hash))
       return start();
-    record(ctx, user_password_changed{name, store_password(password), now_us()},
+    record(ctx,
+           user_password_changed{name, store_password(password), now_us(ctx)},
            res, start);
   };
   if (!ctx->password_work->submit(std::move(check)))
@@ -321,108 +258,11 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
 
 void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   auto token = bearer_token(req.headers.get("Authorization"));
-  auto u = ctx->auth->user_of_token(token);
+  auto u = ctx->auth->user_of_token(token, now_us(ctx));
   if (!u) // an allocation token has no session to end
     return res.send_json("{}");
-  record(ctx, session_ended{u->username, token_hash(token), now_us()}, res,
+  record(ctx, session_ended{u->username, token_hash(token), now_us(ctx)}, res,
          [res] { res.send_json("{}"); });
-}
-
-std::optional<user_record>
-user_param(const ctx_ptr& ctx, const http_request& req, const responder& res) {
-  auto text = req.param("user_id");
-  auto id = positive_id(text);
-  if (!id) {
-    res.send_error(grpc_code::invalid_argument,
-                   "userId: not a valid id: '"
-                       + util::fit_text(text, {64, false, true}) + "'");
-    return std::nullopt;
-  }
-  auto u = ctx->auth->find_id(*id);
-  if (!u)
-    res.send_error(grpc_code::not_found, "user " + text + " not found");
-  return u;
-}
-
-void list_users(const ctx_ptr& ctx, const http_request& req,
-                const responder& res) {
-  auto all = ctx->auth->list();
-  json users = json::array();
-  for (const auto& u : all)
-    users.push_back(user_json(u));
-  auto p = page_of(req, res);
-  if (!p)
-    return;
-  res.send_json(paginate("users", std::move(users), *p).dump());
-}
-
-void create_user(const ctx_ptr& ctx, const http_request& req,
-                 const responder& res) {
-  if (!require_admin(req, res))
-    return;
-  auto body = json_body(req, res);
-  if (!body)
-    return;
-  auto user = body->value("user", json::object());
-  if (!user.is_object())
-    return res.send_error(grpc_code::invalid_argument,
-                          "user: expected an object");
-  auto name = str_field(user, "username", "username");
-  if (auto why = util::text_problem(name, user_name_rules); !why.empty())
-    return res.send_error(grpc_code::invalid_argument, "user.username " + why);
-  // A quick answer for the common case; the master decides (two creates
-  // of one name at once: one gets 409 there).
-  if (ctx->auth->find(name))
-    return res.send_error(grpc_code::already_exists,
-                          "user '" + name + "' already exists");
-  auto password = str_field(*body, "password", "password");
-  if (!bool_field(*body, "isHashed", "is_hashed", false))
-    password = client_hash(password);
-  bool admin = bool_field(user, "admin", "admin", false);
-  with_stored_password(ctx, res, password, [=](std::string stored) {
-    record(ctx, user_created{name, admin, std::move(stored), now_us()}, res,
-           [ctx, res, name] {
-             log::info() << "user '" << name << "' created";
-             res.send_json(
-                 json{{"user", user_json(*ctx->auth->find(name))}}.dump());
-           });
-  });
-}
-
-void patch_user(const ctx_ptr& ctx, const http_request& req,
-                const responder& res) {
-  auto target = user_param(ctx, req, res);
-  if (!target)
-    return;
-  auto body = json_body(req, res);
-  if (!body)
-    return;
-  if (target->username != req.principal.username && !req.principal.admin)
-    return res.send_error(grpc_code::permission_denied,
-                          "only an admin may change another user");
-  for (const char* unsupported :
-       {"username", "displayName", "display_name", "active", "admin",
-        "agentUserGroup", "agent_user_group", "remote"})
-    if (body->contains(unsupported) && !(*body)[unsupported].is_null())
-      return res.send_error(grpc_code::unimplemented,
-                            std::string{unsupported}
-                                + ": only password changes are supported");
-  auto pw = body->find("password");
-  if (pw == body->end() || !pw->is_string())
-    return res.send_error(grpc_code::invalid_argument,
-                          "password: required (a string)");
-  auto password = pw->get<std::string>();
-  if (!bool_field(*body, "isHashed", "is_hashed", false))
-    password = client_hash(password);
-  auto name = target->username;
-  with_stored_password(ctx, res, password, [=](std::string stored) {
-    record(ctx, user_password_changed{name, std::move(stored), now_us()}, res,
-           [ctx, res, name] {
-             log::info() << "password of user '" << name << "' changed";
-             res.send_json(
-                 json{{"user", user_json(*ctx->auth->find(name))}}.dump());
-           });
-  });
 }
 
 } // namespace
@@ -451,25 +291,7 @@ void add_auth_routes(http::router& r, ctx_ptr ctx) {
       return res.send_error(grpc_code::not_found, "user not found");
     res.send_json(json{{"user", user_json(*u)}}.dump());
   });
-  r.get("/api/v1/users",
-        [ctx](http_request req, responder res) { list_users(ctx, req, res); });
-  r.post("/api/v1/users", [ctx](http_request req, responder res) {
-    create_user(ctx, req, res);
-  });
-  r.get("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
-    if (auto u = user_param(ctx, req, res))
-      res.send_json(json{{"user", user_json(*u)}}.dump());
-  });
-  r.patch("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
-    patch_user(ctx, req, res);
-  });
-  r.get("/api/v1/users/{username}/by-username",
-        [ctx](http_request req, responder res) {
-          auto name = req.param("username");
-          if (auto u = ctx->auth->find(name))
-            return res.send_json(json{{"user", user_json(*u)}}.dump());
-          res.send_error(grpc_code::not_found, "user '" + name + "' not found");
-        });
+  add_user_routes(r, ctx);
 }
 
 std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
@@ -480,7 +302,7 @@ std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
     if (!ctx.auth->find(name))
       evs.push_back(user_created{name, admin,
                                  store_password(client_hash(initial_password)),
-                                 now_us()});
+                                 wall_now_us(ctx)});
   if (evs.empty())
     return {};
   caf::scoped_actor self{sys};
@@ -488,7 +310,7 @@ std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
   for (const auto& ev : evs) {
     self->request(ctx.master, caf::infinite, create_atom::value,
                   user_change{ev})
-        .receive([&](caf::ok_atom) { ctx.auth->apply(ev); },
+        .receive([&](user_change& written) { ctx.auth->apply(written.event); },
                  [&](caf::error& err) { failure = render(err); });
     if (!failure.empty())
       return "cannot create the default users: " + failure;

@@ -181,6 +181,7 @@ void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
 } // namespace
 
 void add_cluster_routes(http::router& r, ctx_ptr ctx) {
+  add_master_log_routes(r, ctx);
   r.post("/api/v1/agents/{agent_id}/enable",
          [ctx](http_request req, responder res) {
            set_agent_enabled(ctx, req, res, true);

@@ -16,4 +16,9 @@ namespace det::api {
 void add_cluster_routes(http::router& r,
                         std::shared_ptr<const api_context> ctx);
 
+/// GET /api/v1/master/logs and PATCH /api/v1/master/config
+/// (api_master_logs.cpp).
+void add_master_log_routes(http::router& r,
+                           std::shared_ptr<const api_context> ctx);
+
 } // namespace det::api

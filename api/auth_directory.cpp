@@ -16,63 +16,75 @@ constexpr size_t max_allocation_tokens = 4096;
 
 void auth_directory::load(const state::cluster_state& s) {
   std::lock_guard<std::mutex> guard{mu_};
-  users_.clear();
-  for (const auto& [name, u] : s.users)
-    users_[name] = user_record{u.id,     u.username,      u.admin,
-                               u.active, u.password_hash, u.modified_at_us};
-  sessions_ = s.sessions;
+  accounts_ = {};
+  accounts_.users = s.users;
+  accounts_.sessions = s.sessions;
+  accounts_.access_tokens = s.access_tokens;
+  access_token_ids_.clear();
+  for (const auto& [id, t] : s.access_tokens)
+    access_token_ids_[t.token_hash] = id;
 }
 
 void auth_directory::apply(const domain_event& ev) {
   std::lock_guard<std::mutex> guard{mu_};
-  if (auto* c = std::get_if<user_created>(&ev)) {
-    user_record r{static_cast<int64_t>(users_.size()) + 1,
-                  c->username,
-                  c->admin,
-                  true,
-                  c->password_hash,
-                  c->at_us};
-    users_.emplace(c->username, std::move(r));
-  } else if (auto* p = std::get_if<user_password_changed>(&ev)) {
-    auto i = users_.find(p->username);
-    if (i != users_.end()) {
-      i->second.password_hash = p->password_hash;
-      i->second.modified_at_us = p->at_us;
-    }
-  } else if (auto* b = std::get_if<session_started>(&ev)) {
-    sessions_[b->token_hash] = b->username;
-  } else if (auto* e = std::get_if<session_ended>(&ev)) {
-    sessions_.erase(e->token_hash);
-  }
+  state::apply_account(accounts_, ev);
+  if (auto* t = std::get_if<access_token_created>(&ev))
+    access_token_ids_[t->token_hash] = t->token_id;
 }
 
 std::optional<user_record>
-auth_directory::user_of_token(const std::string& token) const {
+auth_directory::user_of_token(const std::string& token, int64_t now_us) const {
   if (token.empty())
     return std::nullopt;
   auto h = token_hash(token);
   std::lock_guard<std::mutex> guard{mu_};
-  auto s = sessions_.find(h);
-  if (s == sessions_.end())
+  std::string name;
+  if (auto s = accounts_.sessions.find(h); s != accounts_.sessions.end()) {
+    name = s->second;
+  } else if (auto i = access_token_ids_.find(h); i != access_token_ids_.end()) {
+    auto t = accounts_.access_tokens.find(i->second);
+    if (t == accounts_.access_tokens.end() || t->second.revoked
+        || (t->second.expires_at_us != 0 && now_us >= t->second.expires_at_us))
+      return std::nullopt;
+    name = t->second.username;
+  } else {
     return std::nullopt;
-  auto u = users_.find(s->second);
-  if (u == users_.end())
+  }
+  auto u = accounts_.users.find(name);
+  if (u == accounts_.users.end())
     return std::nullopt;
   return u->second;
+}
+
+std::vector<state::access_token_info> auth_directory::access_tokens() const {
+  std::vector<state::access_token_info> out;
+  std::lock_guard<std::mutex> guard{mu_};
+  for (const auto& [id, t] : accounts_.access_tokens)
+    out.push_back(t);
+  return out;
+}
+
+std::optional<state::access_token_info>
+auth_directory::access_token(int64_t id) const {
+  std::lock_guard<std::mutex> guard{mu_};
+  auto t = accounts_.access_tokens.find(id);
+  if (t == accounts_.access_tokens.end())
+    return std::nullopt;
+  return t->second;
 }
 
 std::optional<user_record>
 auth_directory::find(const std::string& username) const {
   std::lock_guard<std::mutex> guard{mu_};
-  auto u = users_.find(username);
-  if (u == users_.end())
+  auto u = accounts_.users.find(username);
+  if (u == accounts_.users.end())
     return std::nullopt;
   return u->second;
 }
 
 std::optional<user_record> auth_directory::find_id(int64_t id) const {
   std::lock_guard<std::mutex> guard{mu_};
-  for (const auto& [name, u] : users_)
+  for (const auto& [name, u] : accounts_.users)
     if (u.id == id)
       return u;
   return std::nullopt;
@@ -82,7 +94,7 @@ std::vector<user_record> auth_directory::list() const {
   std::vector<user_record> out;
   {
     std::lock_guard<std::mutex> guard{mu_};
-    for (const auto& [name, u] : users_)
+    for (const auto& [name, u] : accounts_.users)
       out.push_back(u);
   }
   std::sort(out.begin(), out.end(),
@@ -94,7 +106,7 @@ std::vector<std::string>
 auth_directory::sessions_of(const std::string& username) const {
   std::vector<std::string> out;
   std::lock_guard<std::mutex> guard{mu_};
-  for (const auto& [hash, name] : sessions_)
+  for (const auto& [hash, name] : accounts_.sessions)
     if (name == username)
       out.push_back(hash);
   return out;

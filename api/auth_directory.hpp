@@ -23,14 +23,8 @@
 
 namespace det::api {
 
-struct user_record {
-  int64_t id = 0;
-  std::string username;
-  bool admin = false;
-  bool active = true;
-  std::string password_hash;
-  int64_t modified_at_us = 0;
-};
+/// A user account as the state has it (state::user_info).
+using user_record = state::user_info;
 
 struct allocation_identity {
   std::string allocation_id;
@@ -44,18 +38,23 @@ public:
   /// Replaces the contents with the state's users and sessions.
   void load(const state::cluster_state& s);
 
-  /// Applies a durable user_created / user_password_changed /
-  /// session_started / session_ended; ignores other events.
+  /// Applies a durable account event (state::apply_account: users,
+  /// sessions, access tokens); ignores other events.
   void apply(const domain_event& ev);
 
-  /// The user a bearer token's session belongs to.
-  std::optional<user_record> user_of_token(const std::string& token) const;
+  /// The user a bearer token belongs to: a live session's, or a live
+  /// access token's (not revoked, not expired at `now_us`).
+  std::optional<user_record> user_of_token(const std::string& token,
+                                           int64_t now_us) const;
   std::optional<user_record> find(const std::string& username) const;
   std::optional<user_record> find_id(int64_t id) const;
   /// Every user, by id.
   std::vector<user_record> list() const;
   /// The token hashes of a user's live sessions.
   std::vector<std::string> sessions_of(const std::string& username) const;
+  /// Access tokens (live and revoked), by id.
+  std::vector<state::access_token_info> access_tokens() const;
+  std::optional<state::access_token_info> access_token(int64_t id) const;
 
   std::optional<allocation_identity>
   cached_allocation(const std::string& token) const;
@@ -65,8 +64,10 @@ public:
 
 private:
   mutable std::mutex mu_;
-  std::map<std::string, user_record> users_;
-  std::map<std::string, std::string> sessions_;
+  /// Only users, sessions and access_tokens are kept.
+  state::cluster_state accounts_;
+  /// Index: token hash -> access token id.
+  std::map<std::string, int64_t> access_token_ids_;
   std::map<std::string, allocation_identity> allocation_tokens_;
 };
 

@@ -1,5 +1,7 @@
 #include "api/master_api.hpp"
 
+#include "api/account_records.hpp"
+
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/api_cluster.hpp"
@@ -610,19 +612,35 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   r.get("/info", [info_text](http::http_request, responder res) {
     res.send_json(info_text);
   });
-  auto master_text =
-      json{{"version", ctx->version},        {"masterId", ctx->master_id},
-           {"clusterId", ctx->cluster_id},   {"clusterName", ctx->cluster_name},
-           {"telemetryEnabled", false},      {"ssoProviders", json::array()},
-           {"externalLoginUri", nullptr},    {"externalLogoutUri", nullptr},
-           {"branding", "determined"},       {"rbacEnabled", false},
-           {"strictJobQueueControl", false}, {"product", "PRODUCT_UNSPECIFIED"},
-           {"userManagementEnabled", true},  {"featureSwitches", json::array()},
-           {"hasCustomLogo", false}}
-          .dump();
-  r.get("/api/v1/master", [master_text](http::http_request, responder res) {
-    res.send_json(master_text);
-  });
+  // Fixed for the life of the process but for the cluster message.
+  auto master_json =
+      std::make_shared<const json>(json{{"version", ctx->version},
+                                        {"masterId", ctx->master_id},
+                                        {"clusterId", ctx->cluster_id},
+                                        {"clusterName", ctx->cluster_name},
+                                        {"telemetryEnabled", false},
+                                        {"ssoProviders", json::array()},
+                                        {"externalLoginUri", nullptr},
+                                        {"externalLogoutUri", nullptr},
+                                        {"branding", "determined"},
+                                        {"rbacEnabled", false},
+                                        {"strictJobQueueControl", false},
+                                        {"product", "PRODUCT_UNSPECIFIED"},
+                                        {"userManagementEnabled", true},
+                                        {"featureSwitches", json::array()},
+                                        {"hasCustomLogo", false}});
+  r.get("/api/v1/master",
+        [ctx, master_json](http::http_request req, responder res) {
+          answer_view(
+              ctx, req, res,
+              [ctx, master_json](const state::cluster_state& s, int64_t) {
+                auto j = *master_json;
+                if (auto m = active_cluster_message(*ctx, s); !m.is_null())
+                  j["clusterMessage"] = std::move(m);
+                return j;
+              },
+              "");
+        });
   r.post("/api/v1/experiments", [ctx](http::http_request req, responder res) {
     create_experiment(ctx, req, res);
   });

@@ -28,6 +28,7 @@
 #include <caf/actor.hpp>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,6 +64,13 @@ struct api_context {
   /// The event log's URL, for det-inspect's read-only log queries.
   std::string db_url;
   std::string version = "0.38.1";
+  /// Wall-clock microseconds since the epoch (tests inject their own):
+  /// access-token expiry, cluster-message windows.
+  std::function<int64_t()> wall_clock_us = [] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
   std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
   /// How often a preemption long poll re-reads the state.
   std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};

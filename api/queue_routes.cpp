@@ -3,7 +3,11 @@
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
+#include "http/grpc_error.hpp"
 #include "state/queries.hpp"
+#include "util/text.hpp"
+
+#include <caf/event_based_actor.hpp>
 
 #include <algorithm>
 
@@ -86,6 +90,7 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
            {"priority", e->priority},
            {"weight", e->weight},
            {"isPreemptible", true},
+           {"workspaceId", 1},
            {"submissionTime", rfc3339(e->submitted_at_us)},
            {"progress", e->progress},
            {"allocatedSlots", allocated},
@@ -101,22 +106,106 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
   return paginate("jobs", std::move(list), pg);
 }
 
+/// One update of POST /api/v1/job-queues: `exp-N` and the fields to
+/// change, as the PATCH of experiment N's resources. Queue moves
+/// (aheadOf/behindOf) and pool changes are refused naming the field.
+std::optional<std::pair<int64_t, json>>
+queue_update(const json& u, size_t i, const http::responder& res) {
+  auto at = "updates[" + std::to_string(i) + "]";
+  auto refuse = [&](const std::string& why) {
+    res.send_error(http::grpc_code::invalid_argument, at + "." + why);
+    return std::nullopt;
+  };
+  if (!u.is_object())
+    return refuse("expected an object");
+  auto job = u.value("jobId", json{});
+  std::string id = job.is_string() ? job.get<std::string>() : "";
+  auto n = id.rfind("exp-", 0) == 0 ? positive_id(id.substr(4)) : std::nullopt;
+  if (!n)
+    return refuse("jobId: '" + util::fit_text(id, {64, false, true})
+                  + "' is not a job of this master (exp-<experiment id>)");
+  json resources = json::object();
+  for (const auto& [k, v] : u.items()) {
+    if (k == "jobId" || v.is_null())
+      continue;
+    if (k == "priority" || k == "weight")
+      resources[k] = v;
+    else if (k == "aheadOf" || k == "behindOf" || k == "resourcePool")
+      return refuse(k
+                    + ": moving a job in the queue or to another pool is "
+                      "not supported by this master; change its priority");
+    else
+      return refuse(k + ": not a field of a queue update");
+  }
+  if (resources.empty())
+    return refuse("nothing to change: give priority or weight");
+  return std::pair{*n, json{{"resources", resources}}};
+}
+
+/// Runs `updates` one after the other (each durable before the next);
+/// the first refusal answers and stops.
+void run_updates(const std::shared_ptr<const api_context>& ctx,
+                 std::shared_ptr<std::vector<std::pair<int64_t, json>>> updates,
+                 size_t i, std::string user, http::responder res) {
+  if (i == updates->size())
+    return res.send_json("{}");
+  post(ctx->bridge, [ctx, updates, i, user, res](caf::event_based_actor* self) {
+    const auto& [id, patch] = (*updates)[i];
+    self->request(ctx->master, ctx->request_timeout, edit_atom::value, id,
+                  patch.dump(), user)
+        .then(
+            [ctx, updates, i, user, res](caf::ok_atom) {
+              run_updates(ctx, updates, i + 1, user, res);
+            },
+            [res](caf::error& err) { res.send(http::error_response(err)); });
+  });
+}
+
 } // namespace
 
 void add_job_routes(http::router& r, std::shared_ptr<const api_context> ctx) {
-  r.get("/api/v1/job-queues",
-        [ctx](http::http_request req, http::responder res) {
-          auto p = page_of(req, res);
-          if (!p)
-            return;
-          auto pool = req.query.get("resourcePool").value_or("");
-          answer_view(
-              ctx, req, res,
-              [pool, p = *p](const state::cluster_state& s, int64_t) {
-                return jobs_response(s, pool, p);
-              },
-              "");
-        });
+  auto list = [ctx](bool v2) {
+    return [ctx, v2](http::http_request req, http::responder res) {
+      auto p = page_of(req, res);
+      if (!p)
+        return;
+      auto pool = req.query.get("resourcePool").value_or("");
+      bool desc = req.query.get("orderBy").value_or("") == "ORDER_BY_DESC";
+      answer_view(
+          ctx, req, res,
+          [pool, p = *p, v2, desc](const state::cluster_state& s, int64_t) {
+            auto j = jobs_response(s, pool, p);
+            if (desc)
+              std::reverse(j["jobs"].begin(), j["jobs"].end());
+            if (v2) // GetJobsV2: each job under "full" (no RBAC here).
+              for (auto& job : j["jobs"])
+                job = json{{"full", std::move(job)}};
+            return j;
+          },
+          "");
+    };
+  };
+  r.get("/api/v1/job-queues", list(false));
+  r.get("/api/v1/job-queues-v2", list(true));
+  r.post("/api/v1/job-queues", [ctx](http::http_request req,
+                                     http::responder res) {
+    auto body = json_body(req, res);
+    if (!body)
+      return;
+    auto u = body->find("updates");
+    if (u == body->end() || !u->is_array() || u->empty() || u->size() > 1000)
+      return res.send_error(http::grpc_code::invalid_argument,
+                            "updates: expected a list of 1 to 1000 "
+                            "queue updates");
+    auto updates = std::make_shared<std::vector<std::pair<int64_t, json>>>();
+    for (size_t i = 0; i < u->size(); ++i) {
+      auto one = queue_update((*u)[i], i, res);
+      if (!one)
+        return;
+      updates->push_back(std::move(*one));
+    }
+    run_updates(ctx, updates, 0, req.principal.username, res);
+  });
 }
 
 } // namespace det::api

@@ -1,5 +1,7 @@
 #include "api/views.hpp"
+
 #include "api/views_cluster.hpp"
+#include "util/time_text.hpp"
 
 #include "conf/redact.hpp"
 
@@ -12,17 +14,7 @@
 namespace det::api {
 
 std::string rfc3339(int64_t at_us) {
-  if (at_us <= 0)
-    return "";
-  std::time_t secs = static_cast<std::time_t>(at_us / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char frac[16];
-  std::snprintf(frac, sizeof frac, ".%06lldZ",
-                static_cast<long long>(at_us % 1000000));
-  return std::string{buf} + frac;
+  return util::format_rfc3339(at_us);
 }
 
 std::string experiment_state_name(state::experiment_status s) {

@@ -1,5 +1,7 @@
 #include "aws/imds_client.hpp"
 
+#include "util/time_text.hpp"
+
 #include "aws/aws_error.hpp"
 #include "messages/errc.hpp"
 
@@ -26,27 +28,10 @@ std::string trimmed(const std::string& s) {
 
 std::optional<system_clock::time_point>
 parse_iso8601_utc(const std::string& text) {
-  std::tm tm{};
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year,
-                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
-                  &consumed)
-          != 6
-      || consumed < 19)
+  auto us = util::parse_rfc3339(text);
+  if (!us)
     return std::nullopt;
-  auto rest = text.substr(static_cast<size_t>(consumed));
-  if (!rest.empty() && rest.front() == '.') {
-    auto digits_end = rest.find_first_not_of("0123456789", 1);
-    rest = digits_end == std::string::npos ? "" : rest.substr(digits_end);
-  }
-  if (rest != "Z" && rest != "+00:00")
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  auto secs = timegm(&tm);
-  if (secs == -1)
-    return std::nullopt;
-  return system_clock::from_time_t(secs);
+  return system_clock::time_point{std::chrono::microseconds{*us}};
 }
 
 imds_config imds_config_from_env(const env_lookup& env) {

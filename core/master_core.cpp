@@ -71,6 +71,9 @@ decision master_core::start(int64_t now_us) {
   ms.pid = cfg_.pid;
   ms.master_version = cfg_.master_version;
   ms.at_us = now_us;
+  ms.cluster_uuid =
+      st_.cluster_uuid.empty() ? cfg_.new_cluster_uuid : st_.cluster_uuid;
+  ms.master_uuid = cfg_.master_uuid;
   emit(d, ms);
   for (const auto& pool : cfg_.pools) {
     auto known = state::find_pool(st_, pool.pool);
@@ -463,6 +466,37 @@ decision master_core::change_users(const domain_event& ev) {
   } else if (auto e = std::get_if<session_ended>(&ev)) {
     if (st_.sessions.count(e->token_hash) == 0)
       return d; // logged out already
+  } else if (auto u = std::get_if<user_edited>(&ev)) {
+    if (st_.users.count(u->username) == 0)
+      refuse(errc::not_found, "user '" + u->username + "' not found");
+    else if (u->new_username != u->username
+             && st_.users.count(u->new_username) != 0)
+      refuse(errc::conflict, "user '" + u->new_username + "' already exists");
+  } else if (auto t = std::get_if<access_token_created>(&ev)) {
+    if (st_.users.count(t->username) == 0) {
+      refuse(errc::not_found, "user '" + t->username + "' not found");
+    } else {
+      // The core numbers tokens: the caller's id is ignored.
+      auto made = *t;
+      made.token_id =
+          st_.access_tokens.empty() ? 1 : st_.access_tokens.rbegin()->first + 1;
+      emit(d, made);
+      return d;
+    }
+  } else if (auto tc = std::get_if<access_token_changed>(&ev)) {
+    auto i = st_.access_tokens.find(tc->token_id);
+    if (i == st_.access_tokens.end())
+      refuse(errc::not_found,
+             "access token " + std::to_string(tc->token_id) + " not found");
+    else if (i->second.revoked && !tc->revoked)
+      refuse(errc::invalid_argument,
+             "access token " + std::to_string(tc->token_id)
+                 + " is revoked: it cannot be restored");
+    else if (i->second.description == tc->description
+             && i->second.revoked == tc->revoked)
+      return d; // nothing changes
+  } else if (std::holds_alternative<cluster_message_set>(ev)) {
+    // Any message (or none) may follow any other.
   } else {
     refuse(errc::invalid_argument,
            std::string{"not a user or session event: "} + type_name_of(ev));

@@ -108,6 +108,10 @@ struct reported_allocation {
 
 struct core_config {
   std::string cluster_id;
+  /// The cluster's UUID if the log has none yet, and this process's own
+  /// (master_started; the caller makes them: the core draws nothing).
+  std::string new_cluster_uuid;
+  std::string master_uuid;
   std::string host;
   int64_t pid = 0;
   std::string master_version = "0.1.0";
@@ -185,13 +189,24 @@ public:
                            const std::string& username, int64_t now_us);
   /// Archives (or unarchives) an ended experiment; one still live is
   /// errc::invalid_argument. The same flag again writes nothing.
+  /// An experiment's scheduling (PATCH resources, det job update):
+  /// `resources` holds any of priority (1-99), weight (> 0) and maxSlots
+  /// (0 = no limit); a bad value is errc::invalid_argument naming it, an
+  /// ended experiment's refused. Writes experiment_resources_changed with
+  /// all three as they are after the change, then schedules the pool.
+  decision change_resources(int64_t id, const nlohmann::json& resources,
+                            const std::string& username, int64_t now_us);
   decision archive_experiment(int64_t id, bool archived,
                               const std::string& username, int64_t now_us);
-  /// Users and sessions: `ev` is a user_created, user_password_changed,
-  /// session_started or session_ended, checked against the master's state
-  /// (not a read copy): a user that exists is errc::conflict, an unknown
-  /// user errc::not_found; ending a session that is not live changes
-  /// nothing. Any other event is errc::invalid_argument.
+  /// Users, sessions, access tokens and the cluster message: `ev` is a
+  /// user_created, user_password_changed, user_edited, session_started,
+  /// session_ended, access_token_created, access_token_changed or
+  /// cluster_message_set, checked against the master's state (not a read
+  /// copy): a user that exists (or a rename onto one) is errc::conflict, an
+  /// unknown user or token errc::not_found; ending a session that is not
+  /// live, or a token change that changes nothing, writes nothing. The core
+  /// numbers new access tokens (the event's token_id is ignored). Any other
+  /// event is errc::invalid_argument.
   decision change_users(const domain_event& ev);
 
   // -- agents -------------------------------------------------------------

@@ -7,6 +7,9 @@
 #include "state/queries.hpp"
 #include "util/text.hpp"
 
+#include <climits>
+#include <cmath>
+
 namespace det {
 
 namespace {
@@ -488,7 +491,9 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
                                  v[i], {255, false, false});
       if (why.empty())
         ev.labels = v.get<std::vector<std::string>>();
-    } else if (key == "resources" || key == "checkpointStorage") {
+    } else if (key == "resources") {
+      // Decided below, after the other fields are checked.
+    } else if (key == "checkpointStorage") {
       return refuse(errc::invalid_argument,
                     key
                         + ": changing it on a running experiment is not "
@@ -499,11 +504,81 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
     if (!why.empty())
       return refuse(errc::invalid_argument, std::move(why));
   }
+  if (auto r = patch.find("resources"); r != patch.end() && !r->is_null()) {
+    auto more = change_resources(id, *r, username, now_us);
+    if (more.refusal)
+      return more;
+    d = std::move(more);
+  }
   if (ev.name == e->config.value("name", std::string{"Experiment"})
       && ev.description == e->config.value("description", std::string{})
       && ev.notes == e->notes && ev.labels == labels_of(e->config))
-    return d; // nothing changes
+    return d; // nothing else changes
   emit(d, ev);
+  return d;
+}
+
+decision master_core::change_resources(int64_t id,
+                                       const nlohmann::json& resources,
+                                       const std::string& username,
+                                       int64_t now_us) {
+  decision d;
+  auto refuse = [&d](errc code, std::string why) {
+    d.refusal = make_error(code, std::move(why));
+    return std::move(d);
+  };
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr)
+    return refuse(errc::not_found,
+                  "experiment " + std::to_string(id) + " not found");
+  if (!resources.is_object())
+    return refuse(errc::invalid_argument, "resources: expected an object");
+  experiment_resources_changed ev{id,           e->priority, e->weight,
+                                  e->max_slots, username,    now_us};
+  for (const auto& [key, v] : resources.items()) {
+    if (v.is_null())
+      continue;
+    if (key == "priority") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 1
+          || v.get<int64_t>() > 99)
+        return refuse(errc::invalid_argument,
+                      "resources.priority: expected a whole number from 1 "
+                      "(first) to 99, not "
+                          + v.dump(-1, ' ', true));
+      ev.priority = v.get<int32_t>();
+    } else if (key == "weight") {
+      if (!v.is_number() || !(v.get<double>() > 0.0)
+          || !std::isfinite(v.get<double>()))
+        return refuse(errc::invalid_argument,
+                      "resources.weight: expected a positive number, not "
+                          + v.dump(-1, ' ', true));
+      ev.weight = v.get<double>();
+    } else if (key == "maxSlots" || key == "max_slots") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0
+          || v.get<int64_t>() > INT32_MAX)
+        return refuse(errc::invalid_argument,
+                      "resources." + key
+                          + ": expected a whole number of slots (0 = no "
+                            "limit), not "
+                          + v.dump(-1, ' ', true));
+      ev.max_slots = v.get<int32_t>();
+    } else {
+      return refuse(errc::invalid_argument,
+                    "resources." + key
+                        + ": not a field that can be changed (priority, "
+                          "weight, maxSlots)");
+    }
+  }
+  if (state::is_terminal(e->status))
+    return refuse(errc::invalid_argument, "experiment " + std::to_string(id)
+                                              + " has ended: its "
+                                                "resources cannot change");
+  if (ev.priority == e->priority && ev.weight == e->weight
+      && ev.max_slots == e->max_slots)
+    return d;
+  emit(d, ev);
+  // A new priority or limit may place, or preempt, trials at once.
+  schedule_pool(d, e->pool, now_us);
   return d;
 }
 

@@ -44,6 +44,12 @@ std::string stream(const experiment_state_changed& x) {
 std::string stream(const experiment_edited& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const experiment_resources_changed& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const cluster_message_set&) {
+  return "cluster";
+}
 std::string stream(const experiment_archived& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }

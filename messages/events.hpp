@@ -46,6 +46,11 @@ struct master_started {
   int64_t pid = 0;
   std::string master_version;
   int64_t at_us = 0;
+  /// The cluster's identity (a UUID made by the first master that had
+  /// none; `/api/v1/master` clusterId) and this master process's own
+  /// (masterId). Absent in logs of older masters.
+  std::string cluster_uuid;
+  std::string master_uuid;
 };
 
 // -- pools ------------------------------------------------------------------
@@ -446,6 +451,81 @@ struct session_ended {
   int64_t at_us = 0;
 };
 
+/// A user's account changed (det user edit, rename, activate, deactivate,
+/// link-with-agent-user): the event holds every editable field as it is
+/// after the change. `new_username` equals `username` unless renamed.
+struct user_edited {
+  static constexpr const char* type_name = "user_edited";
+  static constexpr int32_t version = 1;
+  std::string username;
+  std::string new_username;
+  std::string display_name;
+  bool admin = false;
+  bool active = true;
+  /// The POSIX identity the user's trials run as on agents; -1 and "" =
+  /// the agent's own.
+  int64_t agent_uid = -1;
+  int64_t agent_gid = -1;
+  std::string agent_user;
+  std::string agent_group;
+  std::string by;
+  int64_t at_us = 0;
+};
+
+/// A long-lived access token exists (det token create). `token_hash` is
+/// the SHA-256 (hex) of the token; the token itself is never stored.
+/// `expires_at_us` 0 = never.
+struct access_token_created {
+  static constexpr const char* type_name = "access_token_created";
+  static constexpr int32_t version = 1;
+  int64_t token_id = 0;
+  std::string username;
+  std::string token_hash;
+  std::string description;
+  int64_t expires_at_us = 0;
+  std::string by;
+  int64_t at_us = 0;
+};
+
+/// An access token's description changed or it was revoked (a revoked
+/// token stays listed and never authenticates again).
+struct access_token_changed {
+  static constexpr const char* type_name = "access_token_changed";
+  static constexpr int32_t version = 1;
+  int64_t token_id = 0;
+  std::string username;
+  std::string description;
+  bool revoked = false;
+  std::string by;
+  int64_t at_us = 0;
+};
+
+/// The cluster-wide message every client shows between `start_us` and
+/// `end_us` (0 = no end); an empty message clears it.
+struct cluster_message_set {
+  static constexpr const char* type_name = "cluster_message_set";
+  static constexpr int32_t version = 1;
+  std::string message;
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A user changed an experiment's scheduling: its priority (1-99, lower
+/// runs first), fair-share weight, and the most slots its trials may hold
+/// at once (0 = no limit). The event holds all three as they are now.
+struct experiment_resources_changed {
+  static constexpr const char* type_name = "experiment_resources_changed";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  int32_t priority = 0;
+  double weight = 1.0;
+  int32_t max_slots = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
 /// A user edited an experiment's name, description, notes or labels; the
 /// event holds all four as they are now.
 struct experiment_edited {
@@ -482,7 +562,8 @@ using domain_event = std::variant<
     trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
     trial_canceled, user_created, user_password_changed, session_started,
     session_ended, experiment_model_stored, experiment_edited,
-    experiment_archived>;
+    experiment_archived, user_edited, access_token_created,
+    access_token_changed, cluster_message_set, experiment_resources_changed>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

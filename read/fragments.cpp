@@ -45,6 +45,8 @@ template <class T>
 constexpr bool touches_no_row = std::disjunction_v<
     std::is_same<T, user_created>, std::is_same<T, user_password_changed>,
     std::is_same<T, session_started>, std::is_same<T, session_ended>,
+    std::is_same<T, access_token_created>,
+    std::is_same<T, access_token_changed>, std::is_same<T, cluster_message_set>,
     std::is_same<T, trial_metrics_reported>,
     std::is_same<T, trial_checkpointed>>;
 

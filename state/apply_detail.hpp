@@ -50,6 +50,11 @@ verdict apply_one(cluster_state& s, const trial_errored& ev);
 verdict apply_one(cluster_state& s, const trial_canceled& ev);
 verdict apply_one(cluster_state& s, const user_created& ev);
 verdict apply_one(cluster_state& s, const user_password_changed& ev);
+verdict apply_one(cluster_state& s, const user_edited& ev);
+verdict apply_one(cluster_state& s, const access_token_created& ev);
+verdict apply_one(cluster_state& s, const access_token_changed& ev);
+verdict apply_one(cluster_state& s, const cluster_message_set& ev);
+verdict apply_one(cluster_state& s, const experiment_resources_changed& ev);
 verdict apply_one(cluster_state& s, const session_started& ev);
 verdict apply_one(cluster_state& s, const session_ended& ev);
 

@@ -6,6 +6,7 @@
 #include "state/apply_detail.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace det::state::detail {
 
@@ -62,6 +63,12 @@ verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
   e.submitted_at_us = ev.at_us;
   e.state_changed_at_us = ev.at_us;
   e.model_definition_pending = ev.model_definition_pending;
+  if (auto r = ev.config.find("resources");
+      r != ev.config.end() && r->is_object())
+    if (auto m = r->find("max_slots"); m != r->end() && m->is_number_integer()
+                                       && m->get<int64_t>() > 0
+                                       && m->get<int64_t>() <= INT32_MAX)
+      e.max_slots = m->get<int32_t>();
   s.experiments.emplace(e.id, std::move(e));
   return {};
 }
@@ -103,6 +110,16 @@ verdict apply_one(cluster_state& s, const experiment_edited& ev) {
   e.config["description"] = ev.description;
   e.config["labels"] = ev.labels;
   e.notes = ev.notes;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_resources_changed& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  i->second.priority = ev.priority;
+  i->second.weight = ev.weight;
+  i->second.max_slots = ev.max_slots;
   return {};
 }
 

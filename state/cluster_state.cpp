@@ -19,10 +19,41 @@ verdict apply_one(cluster_state& s, const master_started& ev) {
            + quote(ev.cluster_id);
   s.cluster_id = ev.cluster_id;
   ++s.masters_started;
+  if (s.cluster_uuid.empty())
+    s.cluster_uuid = ev.cluster_uuid;
+  s.master_uuid = ev.master_uuid;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const cluster_message_set& ev) {
+  if (ev.message.empty()) {
+    s.cluster_message = {};
+    return {};
+  }
+  s.cluster_message = {ev.message, ev.start_us, ev.end_us, ev.username,
+                       ev.at_us};
   return {};
 }
 
 } // namespace detail
+
+std::string apply_account(cluster_state& s, const domain_event& ev) {
+  return std::visit(
+      [&](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::disjunction_v<std::is_same<T, user_created>,
+                                         std::is_same<T, user_password_changed>,
+                                         std::is_same<T, user_edited>,
+                                         std::is_same<T, session_started>,
+                                         std::is_same<T, session_ended>,
+                                         std::is_same<T, access_token_created>,
+                                         std::is_same<T, access_token_changed>>)
+          return detail::apply_one(s, x);
+        else
+          return {};
+      },
+      ev);
+}
 
 caf::error apply(cluster_state& s, const recorded_event& meta,
                  const domain_event& ev) {

@@ -33,6 +33,10 @@ struct cluster_state {
   /// From the first master_started; empty before it.
   std::string cluster_id;
   int64_t masters_started = 0;
+  /// The cluster's UUID (from the first master_started that carried one)
+  /// and the latest master process's.
+  std::string cluster_uuid;
+  std::string master_uuid;
   std::map<std::string, pool_info> pools;
   /// Connected and reconnect-pending agents; lost agents leave.
   std::map<std::string, agent_info> agents;
@@ -49,6 +53,10 @@ struct cluster_state {
   std::map<std::string, user_info> users;
   /// Live user sessions: SHA-256 (hex) of the bearer token -> username.
   std::map<std::string, std::string> sessions;
+  /// Long-lived access tokens (live and revoked), by id.
+  std::map<int64_t, access_token_info> access_tokens;
+  /// The cluster-wide message; empty message = none.
+  cluster_message_info cluster_message;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);
@@ -64,6 +72,13 @@ inline bool operator!=(const cluster_state& a, const cluster_state& b) {
 /// stream other than stream_of(ev).
 [[nodiscard]] caf::error apply(cluster_state& s, const recorded_event& meta,
                                const domain_event& ev);
+
+/// Applies an account event (user_created, user_password_changed,
+/// user_edited, session_started, session_ended, access_token_created,
+/// access_token_changed) to `s` as apply() does, without a position: for
+/// read copies that keep only accounts (the API's auth directory). Other
+/// events change nothing. Returns why it was refused, "" when applied.
+std::string apply_account(cluster_state& s, const domain_event& ev);
 
 /// Decodes and applies a stored event.
 [[nodiscard]] caf::error apply(cluster_state& s, const recorded_event& rec);

@@ -148,6 +148,12 @@ bool operator==(const trial_info& a, const trial_info& b) {
 bool operator==(const user_info& a, const user_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const access_token_info& a, const access_token_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const cluster_message_info& a, const cluster_message_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const cluster_state& a, const cluster_state& b) {
   return record_equal::equal(a, b);
 }

@@ -204,6 +204,9 @@ struct experiment_info {
   std::string notes;
   /// Left out of lists unless archived ones are asked for.
   bool archived = false;
+  /// The most slots its trials may hold at once (resources.max_slots,
+  /// experiment_resources_changed); 0 = no limit.
+  int32_t max_slots = 0;
 };
 
 /// One run of a trial on its slots.
@@ -274,9 +277,42 @@ struct user_info {
   std::string password_hash;
   int64_t created_at_us = 0;
   int64_t modified_at_us = 0;
+  std::string display_name;
+  /// The POSIX identity its trials run as on agents (user_edited); -1 and
+  /// "" = the agent's own.
+  int64_t agent_uid = -1;
+  int64_t agent_gid = -1;
+  std::string agent_user;
+  std::string agent_group;
 };
 
 bool operator==(const user_info& a, const user_info& b);
+
+/// A long-lived access token (access_token_created). Only its hash is kept.
+struct access_token_info {
+  int64_t id = 0;
+  std::string username;
+  std::string token_hash;
+  std::string description;
+  int64_t created_at_us = 0;
+  /// 0 = never expires.
+  int64_t expires_at_us = 0;
+  bool revoked = false;
+  int64_t revoked_at_us = 0;
+};
+
+bool operator==(const access_token_info& a, const access_token_info& b);
+
+/// The cluster-wide message (cluster_message_set).
+struct cluster_message_info {
+  std::string message;
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+  std::string username;
+  int64_t set_at_us = 0;
+};
+
+bool operator==(const cluster_message_info& a, const cluster_message_info& b);
 
 bool operator==(const launch_info& a, const launch_info& b);
 bool operator==(const pool_info& a, const pool_info& b);

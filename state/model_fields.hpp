@@ -118,6 +118,7 @@ template <class F> void fields(F& f, experiment_info& x) {
   f.opt("model_definition_pending", x.model_definition_pending);
   f.opt("notes", x.notes);
   f.opt("archived", x.archived);
+  f.opt("max_slots", x.max_slots);
 }
 
 template <class F> void fields(F& f, allocation_info& x) {
@@ -174,6 +175,30 @@ template <class F> void fields(F& f, user_info& x) {
   f.req("password_hash", x.password_hash);
   f.req("created_at_us", x.created_at_us);
   f.req("modified_at_us", x.modified_at_us);
+  f.opt("display_name", x.display_name);
+  f.opt("agent_uid", x.agent_uid);
+  f.opt("agent_gid", x.agent_gid);
+  f.opt("agent_user", x.agent_user);
+  f.opt("agent_group", x.agent_group);
+}
+
+template <class F> void fields(F& f, access_token_info& x) {
+  f.req("id", x.id);
+  f.req("username", x.username);
+  f.req("token_hash", x.token_hash);
+  f.req("description", x.description);
+  f.req("created_at_us", x.created_at_us);
+  f.req("expires_at_us", x.expires_at_us);
+  f.req("revoked", x.revoked);
+  f.req("revoked_at_us", x.revoked_at_us);
+}
+
+template <class F> void fields(F& f, cluster_message_info& x) {
+  f.req("message", x.message);
+  f.req("start_us", x.start_us);
+  f.req("end_us", x.end_us);
+  f.req("username", x.username);
+  f.req("set_at_us", x.set_at_us);
 }
 
 template <class F> void fields(F& f, cluster_state& x) {
@@ -191,6 +216,11 @@ template <class F> void fields(F& f, cluster_state& x) {
   // Snapshots older than the user events have neither key.
   f.opt("users", x.users);
   f.pairs("sessions", x.sessions, "token_hash", "username");
+  // Absent in snapshots of older masters.
+  f.opt("cluster_uuid", x.cluster_uuid);
+  f.opt("master_uuid", x.master_uuid);
+  f.opt("access_tokens", x.access_tokens);
+  f.opt("cluster_message", x.cluster_message);
 }
 
 /// The key a record is filed under in its cluster_state map.
@@ -217,6 +247,9 @@ inline int64_t key_of(const trial_info& x) {
 }
 inline const std::string& key_of(const user_info& x) {
   return x.username;
+}
+inline int64_t key_of(const access_token_info& x) {
+  return x.id;
 }
 
 // -- equality -----------------------------------------------------------------

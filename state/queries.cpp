@@ -162,9 +162,25 @@ std::vector<const trial_info*> pending_trials(const cluster_state& s,
     if (e.pool != pool || e.status != experiment_status::active
         || e.model_definition_pending)
       continue;
-    for (const auto* t : trials_of_experiment(s, id))
-      if (t->status == trial_status::pending)
-        keyed.emplace_back(e.priority, t);
+    auto trials = trials_of_experiment(s, id);
+    // An experiment with a max_slots limit offers no more pending trials
+    // than fit under it beside those holding slots.
+    int64_t held = 0;
+    if (e.max_slots > 0)
+      for (const auto* t : trials)
+        if (t->allocation)
+          for (const auto& a : t->allocation->assignments)
+            held += static_cast<int64_t>(a.slots.size());
+    for (const auto* t : trials) {
+      if (t->status != trial_status::pending)
+        continue;
+      if (e.max_slots > 0) {
+        if (held + e.slots_per_trial > e.max_slots)
+          break;
+        held += e.slots_per_trial;
+      }
+      keyed.emplace_back(e.priority, t);
+    }
   }
   // Experiments and their trials are visited in id order already.
   std::stable_sort(

@@ -82,7 +82,9 @@ std::vector<const trial_info*> trials_of_experiment(const cluster_state& s,
                                                     int64_t experiment_id);
 
 /// Pending trials of ACTIVE experiments of `pool`, in scheduling order:
-/// priority (lower number first), then experiment id, then trial id.
+/// priority (lower number first), then experiment id, then trial id. An
+/// experiment with a max_slots limit offers only the pending trials that
+/// fit under it beside its trials holding slots.
 std::vector<const trial_info*> pending_trials(const cluster_state& s,
                                               const std::string& pool);
 

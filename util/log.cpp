@@ -11,7 +11,10 @@
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace det::log {
@@ -168,6 +171,32 @@ void write_to(std::ostream& out, const std::string& program) {
       program, std::make_shared<spdlog::sinks::ostream_sink_mt>(out, true)));
 }
 
+namespace {
+
+struct history {
+  std::mutex mu;
+  std::deque<kept_record> records;
+  int64_t next_id = 1;
+};
+
+history& kept() {
+  static history h;
+  return h;
+}
+
+void keep(level l, std::string text) {
+  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  auto& h = kept();
+  std::lock_guard<std::mutex> g{h.mu};
+  if (h.records.size() >= kept_records)
+    h.records.pop_front();
+  h.records.push_back({h.next_id++, now, l, std::move(text)});
+}
+
+} // namespace
+
 void write(level l, std::string_view message) {
   if (!enabled(l))
     return;
@@ -178,10 +207,45 @@ void write(level l, std::string_view message) {
                     auto u = static_cast<unsigned char>(c);
                     return u < 0x20 || u >= 0x7f;
                   });
-  if (clean)
-    logger->log(to_spdlog(l), "{}", message);
-  else
-    logger->log(to_spdlog(l), "{}", one_line(message));
+  std::string text = clean ? std::string{message} : one_line(message);
+  logger->log(to_spdlog(l), "{}", text);
+  keep(l, std::move(text));
+}
+
+std::vector<kept_record> recent(int64_t after_id, size_t limit) {
+  auto& h = kept();
+  std::lock_guard<std::mutex> g{h.mu};
+  std::vector<kept_record> out;
+  auto i = std::lower_bound(
+      h.records.begin(), h.records.end(), after_id + 1,
+      [](const kept_record& r, int64_t id) { return r.id < id; });
+  for (; i != h.records.end() && (limit == 0 || out.size() < limit); ++i)
+    out.push_back(*i);
+  return out;
+}
+
+int64_t newest_id() {
+  auto& h = kept();
+  std::lock_guard<std::mutex> g{h.mu};
+  return h.next_id - 1;
+}
+
+const char* name_of(level l) {
+  switch (l) {
+  case level::trace:
+    return "trace";
+  case level::debug:
+    return "debug";
+  case level::info:
+    return "info";
+  case level::warn:
+    return "warn";
+  case level::error:
+    return "error";
+  case level::critical:
+    return "critical";
+  }
+  return "info";
 }
 
 } // namespace det::log

@@ -21,11 +21,13 @@
 // The message is built only when its level is enabled.
 
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace det::log {
 
@@ -61,6 +63,29 @@ void write_to(std::ostream& out, const std::string& program);
 /// are written as the two characters \n (\r) and other control characters
 /// as \xNN, so a record stays one line; past max_record_bytes it is cut.
 void write(level l, std::string_view message);
+
+/// A record as the program's recent history keeps it (det master logs).
+struct kept_record {
+  int64_t id = 0; ///< 1, 2, ... in the order written; never reused
+  int64_t at_us = 0;
+  level lvl = level::info;
+  std::string message; ///< one line, as written
+};
+
+/// The most records the recent history keeps (older ones are dropped).
+inline constexpr size_t kept_records = 2000;
+
+/// Records written since the program started with id > `after_id`, oldest
+/// first, at most `limit` (0 = all kept); only those at or above the level
+/// set when they were written are there.
+[[nodiscard]] std::vector<kept_record> recent(int64_t after_id,
+                                              size_t limit = 0);
+
+/// The id of the newest kept record (0 before the first).
+[[nodiscard]] int64_t newest_id();
+
+/// "info", "warn", ...
+[[nodiscard]] const char* name_of(level l);
 
 /// A record built with <<, written when the full expression ends.
 class record {

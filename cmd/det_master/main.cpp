@@ -222,6 +222,12 @@ int main(int argc, char** argv) {
         && (*defs)->get(id))
       core_cfg.model_definitions_stored->insert(id);
   auto cluster_id = core_cfg.cluster_id;
+  core_cfg.new_cluster_uuid = api::new_uuid();
+  core_cfg.master_uuid = api::new_uuid();
+  // /api/v1/master's clusterId: the log's UUID (made by its first master).
+  auto cluster_uuid =
+      st->cluster_uuid.empty() ? core_cfg.new_cluster_uuid : st->cluster_uuid;
+  auto master_uuid = core_cfg.master_uuid;
   auto auth = std::make_shared<api::auth_directory>();
   auth->load(*st);
   // The read model starts from the recovered state and follows the log
@@ -265,8 +271,10 @@ int main(int argc, char** argv) {
   for (const auto& pool : cfg->resource_pools)
     if (auto cap = conf::max_capacity(pool))
       ctx->pool_capacities.emplace(pool.pool_name, *cap);
-  ctx->cluster_id = cluster_id;
-  ctx->cluster_name = cfg->cluster_name;
+  ctx->cluster_id = cluster_uuid;
+  ctx->master_id = master_uuid;
+  ctx->cluster_name =
+      cfg->cluster_name.empty() ? cluster_id : cfg->cluster_name;
   ctx->db_url = url;
 
   auto ws_ctx = std::make_shared<api::agent_ws_context>();

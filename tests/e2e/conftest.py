@@ -239,6 +239,12 @@ resource_pools:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
 
+    def restart(self):
+        """Stops the master (SIGTERM) and starts it again; the agents stay."""
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
+        self.start()
+
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

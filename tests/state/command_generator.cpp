@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 33;
+constexpr int kinds = 36;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -291,6 +291,64 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       return spot_request_fulfilled{
           r.id, "i-" + std::to_string(next_instance_++), tick()};
     return spot_request_cancelled{r.id, "price-too-low", tick()};
+  }
+  case 35: {
+    if (chance(30))
+      return cluster_message_set{chance(50) ? "" : "maintenance", tick(),
+                                 chance(50) ? 0 : tick() + 1000, "u1", tick()};
+    auto live = where(s.experiments, [](const experiment_info& e) {
+      return !is_terminal(e.status);
+    });
+    if (live.empty())
+      return std::nullopt;
+    const auto& e = *pick(live);
+    return experiment_resources_changed{
+        e.id,           static_cast<int32_t>(1 + below(99)),
+        1.0 + below(3), static_cast<int32_t>(below(3)),
+        "u1",           tick()};
+  }
+  case 34: {
+    auto users = where(s.users, [](const user_info&) { return true; });
+    if (users.empty())
+      return std::nullopt;
+    const auto& u = *pick(users);
+    if (!s.access_tokens.empty() && chance(50)) {
+      auto it = s.access_tokens.begin();
+      std::advance(it, static_cast<long>(below(s.access_tokens.size())));
+      return access_token_changed{it->first,
+                                  it->second.username,
+                                  "d" + std::to_string(below(3)),
+                                  it->second.revoked || chance(30),
+                                  "u1",
+                                  tick()};
+    }
+    char hash[65];
+    std::snprintf(hash, sizeof hash, "%064llx",
+                  static_cast<unsigned long long>(s.position + 1) << 8);
+    int64_t next =
+        s.access_tokens.empty() ? 1 : s.access_tokens.rbegin()->first + 1;
+    return access_token_created{
+        next, u.username, hash, "ci", chance(50) ? 0 : tick() + 1000,
+        "u1", tick()};
+  }
+  case 33: {
+    auto users = where(s.users, [](const user_info&) { return true; });
+    if (users.empty())
+      return std::nullopt;
+    const auto& u = *pick(users);
+    // Sometimes a rename (to a fresh name), else other fields.
+    auto name = chance(20) ? "r" + std::to_string(s.position + 1) : u.username;
+    return user_edited{u.username,
+                       name,
+                       "display " + std::to_string(below(5)),
+                       chance(50),
+                       chance(80),
+                       chance(50) ? -1 : static_cast<int64_t>(below(2000)),
+                       chance(50) ? -1 : static_cast<int64_t>(below(2000)),
+                       chance(50) ? "" : "agent",
+                       chance(50) ? "" : "group",
+                       "u1",
+                       tick()};
   }
   case 32: {
     auto all =

@@ -67,6 +67,13 @@ inline std::vector<domain_event> one_of_each() {
                         "alice",
                         2800},
       experiment_archived{3, true, "alice", 2900},
+      user_edited{"alice", "alice2", "Alice A.", false, true, 1000, 1001,
+                  "alice", "ml", "admin", 3000},
+      access_token_created{1, "alice2", std::string(64, 'b'), "ci", 4000000,
+                           "admin", 3100},
+      access_token_changed{1, "alice2", "nightly", true, "admin", 3200},
+      cluster_message_set{"maintenance at 5pm", 3300, 7000, "admin", 3300},
+      experiment_resources_changed{3, 10, 2.5, 4, "alice", 3400},
   };
 }
 

@@ -1,0 +1,68 @@
+#pragma once
+
+// What the account routes share (api_auth.cpp: login and the guard;
+// api_users.cpp: users, access tokens, the cluster message): writing an
+// account event through the master, and the upstream JSON of a user.
+
+#include "api/auth_directory.hpp"
+#include "api/master_api.hpp"
+#include "http/router.hpp"
+#include "util/text.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace det::api {
+
+/// Now, from the context's wall clock.
+int64_t wall_now_us(const api_context& ctx);
+
+/// v1User.
+nlohmann::json user_json(const user_record& u);
+
+/// A user name: one line, at most 128 bytes, no control characters.
+inline const util::text_rules user_name_rules{128, false, false};
+
+/// A string field under its camelCase or snake_case name; null is absent.
+std::string str_field(const nlohmann::json& j, const char* camel,
+                      const char* snake);
+bool bool_field(const nlohmann::json& j, const char* camel, const char* snake,
+                bool fallback);
+
+/// Has the master decide `ev` (master_core::change_users, against its own
+/// state); once durable, applies the event written to the directory and
+/// calls `then` with it (the core numbers access tokens). A refusal is
+/// answered on `res`.
+void record_account(const std::shared_ptr<const api_context>& ctx,
+                    domain_event ev, http::responder res,
+                    std::function<void(const domain_event&)> then);
+
+/// The same, for callers that need nothing of the event written.
+inline void record(const std::shared_ptr<const api_context>& ctx,
+                   domain_event ev, http::responder res,
+                   std::function<void()> then) {
+  record_account(ctx, std::move(ev), std::move(res),
+                 [then = std::move(then)](const domain_event&) { then(); });
+}
+
+/// Hashes `client_hash_hex` for storage on the password worker (never on
+/// an I/O thread), then runs `then` there with the stored form; a full
+/// queue answers 503 on `res`.
+void with_stored_password(const std::shared_ptr<const api_context>& ctx,
+                          const http::responder& res,
+                          std::string client_hash_hex,
+                          std::function<void(std::string)> then);
+
+/// The cluster message clients show now ({message, startTime, endTime,
+/// createdTime}), or null.
+nlohmann::json active_cluster_message(const api_context& ctx,
+                                      const state::cluster_state& s);
+
+/// Registers the user, access-token and cluster-message routes
+/// (api_users.cpp).
+void add_user_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+
+} // namespace det::api

@@ -1,0 +1,545 @@
+// Users (det user ...), long-lived access tokens (det token ...) and the
+// cluster-wide message (det master cluster-message ...). Every change is an
+// account event the master decides against its own state
+// (master_core::change_users); the route answers once it is durable.
+
+#include "api/account_records.hpp"
+#include "api/api_auth.hpp"
+#include "api/auth_crypto.hpp"
+#include "api/route_util.hpp"
+#include "api/views.hpp"
+#include "conf/duration.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/json_fields.hpp"
+#include "util/log.hpp"
+#include "util/time_text.hpp"
+
+#include <algorithm>
+
+namespace det::api {
+
+namespace {
+
+using ctx_ptr = std::shared_ptr<const api_context>;
+using json = nlohmann::json;
+using http::grpc_code;
+using http::http_request;
+using http::responder;
+
+/// A display name or token description: one line, no control characters.
+const util::text_rules display_rules{128, true, false};
+const util::text_rules description_rules{1024, true, false};
+/// An agent user or group name: a POSIX name.
+const util::text_rules posix_name_rules{32, false, false};
+/// A cluster message: at most 1 KiB, lines allowed.
+const util::text_rules message_rules{1024, true, true};
+
+/// Access tokens live 30 days unless asked otherwise; at most a year.
+constexpr int64_t day_us = 24LL * 3600 * 1000000;
+constexpr int64_t default_token_life_us = 30 * day_us;
+constexpr int64_t max_token_life_us = 365 * day_us;
+
+std::optional<user_record>
+user_param(const ctx_ptr& ctx, const http_request& req, const responder& res) {
+  auto text = req.param("user_id");
+  auto id = positive_id(text);
+  if (!id) {
+    res.send_error(grpc_code::invalid_argument,
+                   "userId: not a valid id: '"
+                       + util::fit_text(text, {64, false, true}) + "'");
+    return std::nullopt;
+  }
+  auto u = ctx->auth->find_id(*id);
+  if (!u)
+    res.send_error(grpc_code::not_found, "user " + text + " not found");
+  return u;
+}
+
+void list_users(const ctx_ptr& ctx, const http_request& req,
+                const responder& res) {
+  auto all = ctx->auth->list();
+  json users = json::array();
+  for (const auto& u : all)
+    users.push_back(user_json(u));
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  res.send_json(paginate("users", std::move(users), *p).dump());
+}
+
+/// Checks a text field; answers 400 naming `field` and returns false.
+bool text_ok(const responder& res, const std::string& field,
+             const std::string& value, const util::text_rules& rules) {
+  auto why = util::text_problem(value, rules);
+  if (why.empty())
+    return true;
+  res.send_error(grpc_code::invalid_argument, field + " " + why);
+  return false;
+}
+
+void create_user(const ctx_ptr& ctx, const http_request& req,
+                 const responder& res) {
+  if (!require_admin(req, res))
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto user = body->value("user", json::object());
+  if (!user.is_object())
+    return res.send_error(grpc_code::invalid_argument,
+                          "user: expected an object");
+  auto name = str_field(user, "username", "username");
+  if (!text_ok(res, "user.username", name, user_name_rules))
+    return;
+  auto display = str_field(user, "displayName", "display_name");
+  if (!display.empty()
+      && !text_ok(res, "user.displayName", display, display_rules))
+    return;
+  // A quick answer for the common case; the master decides (two creates
+  // of one name at once: one gets 409 there).
+  if (ctx->auth->find(name))
+    return res.send_error(grpc_code::already_exists,
+                          "user '" + name + "' already exists");
+  auto password = str_field(*body, "password", "password");
+  if (!bool_field(*body, "isHashed", "is_hashed", false))
+    password = client_hash(password);
+  bool admin = bool_field(user, "admin", "admin", false);
+  bool active = bool_field(user, "active", "active", true);
+  auto by = req.principal.username;
+  with_stored_password(ctx, res, password, [=](std::string stored) {
+    record(ctx, user_created{name, admin, std::move(stored), wall_now_us(*ctx)},
+           res, [ctx, res, name, display, admin, active, by] {
+             log::info() << "user '" << name << "' created";
+             auto u = ctx->auth->find(name);
+             if (!u || (display.empty() && active))
+               return res.send_json(json{{"user", user_json(*u)}}.dump());
+             user_edited ev{name, name, display, admin, active,           -1,
+                            -1,   "",   "",      by,    wall_now_us(*ctx)};
+             record(ctx, ev, res, [ctx, res, name] {
+               res.send_json(
+                   json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+             });
+           });
+  });
+}
+
+/// Applies PATCH /api/v1/users/{id}'s account fields to `ev` (which holds
+/// the user as it is). Answers 400/403 and returns false on a bad field.
+bool patch_fields(const http_request& req, const responder& res,
+                  const json& body, const user_record& target,
+                  user_edited& ev) {
+  bool admin_only = false;
+  for (const auto& [key, v] : body.items()) {
+    if (v.is_null() || key == "password" || key == "isHashed"
+        || key == "is_hashed")
+      continue;
+    auto bad = [&](const std::string& why) {
+      res.send_error(grpc_code::invalid_argument, key + ": " + why);
+      return false;
+    };
+    if (key == "username") {
+      if (!v.is_string())
+        return bad("expected a string");
+      ev.new_username = v.get<std::string>();
+      if (!text_ok(res, "username", ev.new_username, user_name_rules))
+        return false;
+      admin_only = admin_only || ev.new_username != target.username;
+    } else if (key == "displayName" || key == "display_name") {
+      if (!v.is_string())
+        return bad("expected a string");
+      ev.display_name = v.get<std::string>();
+      if (!text_ok(res, key, ev.display_name, display_rules))
+        return false;
+    } else if (key == "active" || key == "admin") {
+      if (!v.is_boolean())
+        return bad("expected true or false");
+      (key == "active" ? ev.active : ev.admin) = v.get<bool>();
+      admin_only = true;
+    } else if (key == "agentUserGroup" || key == "agent_user_group") {
+      if (!v.is_object())
+        return bad("expected an object");
+      admin_only = true;
+      for (const auto& [k, x] : v.items()) {
+        if (x.is_null())
+          continue;
+        if (k == "agentUid" || k == "agentGid") {
+          if (!x.is_number_integer() || x.get<int64_t>() < 0
+              || x.get<int64_t>() > 0x7fffffff)
+            return bad(k + ": expected an id from 0 to 2147483647");
+          (k == "agentUid" ? ev.agent_uid : ev.agent_gid) = x.get<int64_t>();
+        } else if (k == "agentUser" || k == "agentGroup") {
+          if (!x.is_string())
+            return bad(k + ": expected a string");
+          auto n = x.get<std::string>();
+          if (!text_ok(res, key + "." + k, n, posix_name_rules))
+            return false;
+          (k == "agentUser" ? ev.agent_user : ev.agent_group) = n;
+        } else {
+          return bad(k + ": not a field of an agent user and group");
+        }
+      }
+      if (ev.agent_uid < 0 || ev.agent_gid < 0 || ev.agent_user.empty()
+          || ev.agent_group.empty())
+        return bad("agentUid, agentGid, agentUser and agentGroup are all "
+                   "needed");
+    } else if (key == "remote") {
+      if (v.is_boolean() && v.get<bool>())
+        return bad("remote (SSO) users are not supported by this master");
+    } else {
+      return bad("not a field of a user that can be changed");
+    }
+  }
+  if (admin_only && !req.principal.admin) {
+    res.send_error(grpc_code::permission_denied,
+                   "user '" + req.principal.username
+                       + "' does not have permission: admin only");
+    return false;
+  }
+  if (target.username == req.principal.username && (!ev.active || !ev.admin)
+      && target.admin) {
+    res.send_error(grpc_code::invalid_argument,
+                   "an admin cannot deactivate or demote their own account");
+    return false;
+  }
+  return true;
+}
+
+void patch_user(const ctx_ptr& ctx, const http_request& req,
+                const responder& res) {
+  auto target = user_param(ctx, req, res);
+  if (!target)
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  if (!body->is_object())
+    return res.send_error(grpc_code::invalid_argument,
+                          "the body must be a JSON object");
+  if (target->username != req.principal.username && !req.principal.admin)
+    return res.send_error(grpc_code::permission_denied,
+                          "only an admin may change another user");
+  user_edited ev{
+      target->username,       target->username,   target->display_name,
+      target->admin,          target->active,     target->agent_uid,
+      target->agent_gid,      target->agent_user, target->agent_group,
+      req.principal.username, wall_now_us(*ctx)};
+  if (!patch_fields(req, res, *body, *target, ev))
+    return;
+  auto edits = ev.new_username != target->username
+               || ev.display_name != target->display_name
+               || ev.admin != target->admin || ev.active != target->active
+               || ev.agent_uid != target->agent_uid
+               || ev.agent_gid != target->agent_gid
+               || ev.agent_user != target->agent_user
+               || ev.agent_group != target->agent_group;
+  auto answer = [ctx, res, name = ev.new_username] {
+    res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+  };
+  auto edit = [ctx, res, ev, edits, answer] {
+    if (!edits)
+      return answer();
+    record(ctx, ev, res, [ev, answer] {
+      log::info() << "user '" << ev.username << "' edited by '" << ev.by << "'";
+      answer();
+    });
+  };
+  auto pw = body->find("password");
+  if (pw == body->end() || pw->is_null())
+    return edit();
+  if (!pw->is_string())
+    return res.send_error(grpc_code::invalid_argument,
+                          "password: expected a string");
+  auto password = pw->get<std::string>();
+  if (!bool_field(*body, "isHashed", "is_hashed", false))
+    password = client_hash(password);
+  auto name = target->username;
+  with_stored_password(ctx, res, password, [=](std::string stored) {
+    record(ctx,
+           user_password_changed{name, std::move(stored), wall_now_us(*ctx)},
+           res, [name, edit] {
+             log::info() << "password of user '" << name << "' changed";
+             edit();
+           });
+  });
+}
+
+// -- access tokens
+// -------------------------------------------------------------
+
+json token_json(const api_context& ctx, const state::access_token_info& t) {
+  auto u = ctx.auth->find(t.username);
+  return {{"id", t.id},
+          {"userId", u ? u->id : 0},
+          {"description", t.description},
+          {"createdAt", rfc3339(t.created_at_us)},
+          {"expiry", t.expires_at_us == 0 ? json(nullptr)
+                                          : json(rfc3339(t.expires_at_us))},
+          {"revoked", t.revoked},
+          {"tokenType", "TOKEN_TYPE_ACCESS_TOKEN"}};
+}
+
+/// A token's lifespan: a Go duration ("720h"), "-1" for the longest; none
+/// for the default.
+std::optional<int64_t> lifespan_us(const json& body, const responder& res) {
+  auto v = body.find("lifespan");
+  if (v == body.end() || v->is_null())
+    return default_token_life_us;
+  if (!v->is_string()) {
+    res.send_error(grpc_code::invalid_argument,
+                   "lifespan: expected a duration such as \"720h\"");
+    return std::nullopt;
+  }
+  auto text = v->get<std::string>();
+  if (text == "-1")
+    return max_token_life_us;
+  auto d = conf::parse_duration(text);
+  if (!d || d->count() <= 0 || d->count() * 1000 > max_token_life_us) {
+    res.send_error(grpc_code::invalid_argument,
+                   "lifespan: '" + util::fit_text(text, {64, false, true})
+                       + "' is not a duration from 1ms to 8760h");
+    return std::nullopt;
+  }
+  return d->count() * 1000;
+}
+
+void create_token(const ctx_ptr& ctx, const http_request& req,
+                  const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto uid = body->find("userId");
+  if (uid == body->end() || !uid->is_number_integer())
+    return res.send_error(grpc_code::invalid_argument,
+                          "userId: required (a user id)");
+  auto u = ctx->auth->find_id(uid->get<int64_t>());
+  if (!u)
+    return res.send_error(grpc_code::not_found,
+                          "user " + std::to_string(uid->get<int64_t>())
+                              + " not found");
+  if (u->username != req.principal.username && !req.principal.admin)
+    return res.send_error(grpc_code::permission_denied,
+                          "only an admin may create another user's token");
+  auto description = str_field(*body, "description", "description");
+  if (!text_ok(res, "description", description, description_rules))
+    return;
+  auto life = lifespan_us(*body, res);
+  if (!life)
+    return;
+  auto token = new_token();
+  auto now = wall_now_us(*ctx);
+  access_token_created ev{0,           u->username, token_hash(token),
+                          description, now + *life, req.principal.username,
+                          now};
+  record_account(ctx, ev, res, [res, token](const domain_event& written) {
+    auto id = std::get<access_token_created>(written).token_id;
+    log::info() << "access token " << id << " created";
+    res.send_json(json{{"token", token}, {"tokenId", id}}.dump());
+  });
+}
+
+void list_tokens(const ctx_ptr& ctx, const http_request& req,
+                 const responder& res) {
+  auto username = req.query.get("username").value_or("");
+  auto inactive = req.query.get("showInactive").value_or("") == "true";
+  std::vector<int64_t> ids;
+  for (const auto& v : req.query.get_all("tokenIds")) {
+    auto id = positive_id(v);
+    if (!id)
+      return res.send_error(grpc_code::invalid_argument,
+                            "tokenIds: not a valid id: '"
+                                + util::fit_text(v, {64, false, true}) + "'");
+    ids.push_back(*id);
+  }
+  auto now = wall_now_us(*ctx);
+  json list = json::array();
+  for (const auto& t : ctx->auth->access_tokens()) {
+    if (!req.principal.admin && t.username != req.principal.username)
+      continue;
+    if (!username.empty() && t.username != username)
+      continue;
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), t.id) == ids.end())
+      continue;
+    bool live = !t.revoked && (t.expires_at_us == 0 || now < t.expires_at_us);
+    if (!live && !inactive && ids.empty())
+      continue;
+    list.push_back(token_json(*ctx, t));
+  }
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  res.send_json(paginate("tokenInfo", std::move(list), *p).dump());
+}
+
+void patch_token(const ctx_ptr& ctx, const http_request& req,
+                 const responder& res) {
+  auto text = req.param("token_id");
+  auto id = positive_id(text);
+  if (!id)
+    return res.send_error(grpc_code::invalid_argument,
+                          "tokenId: not a valid id: '"
+                              + util::fit_text(text, {64, false, true}) + "'");
+  auto t = ctx->auth->access_token(*id);
+  if (!t || (t->username != req.principal.username && !req.principal.admin))
+    return res.send_error(grpc_code::not_found, "token " + text + " not found");
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  access_token_changed ev{*id,
+                          t->username,
+                          t->description,
+                          t->revoked,
+                          req.principal.username,
+                          wall_now_us(*ctx)};
+  if (auto d = body->find("description"); d != body->end() && !d->is_null()) {
+    if (!d->is_string())
+      return res.send_error(grpc_code::invalid_argument,
+                            "description: expected a string");
+    ev.description = d->get<std::string>();
+    if (!text_ok(res, "description", ev.description, description_rules))
+      return;
+  }
+  if (auto r = body->find("setRevoked"); r != body->end() && !r->is_null()) {
+    if (!r->is_boolean())
+      return res.send_error(grpc_code::invalid_argument,
+                            "setRevoked: expected true or false");
+    ev.revoked = ev.revoked || r->get<bool>();
+  }
+  record(ctx, ev, res, [ctx, res, id = *id] {
+    res.send_json(
+        json{{"tokenInfo", token_json(*ctx, *ctx->auth->access_token(id))}}
+            .dump());
+  });
+}
+
+// -- the cluster message
+// ---------------------------------------------------------
+
+/// The message as clients show it, or null when none is set or its window
+/// has passed.
+json cluster_message_json(const state::cluster_message_info& m, int64_t now) {
+  if (m.message.empty() || (m.end_us != 0 && now >= m.end_us))
+    return nullptr;
+  return {{"message", m.message},
+          {"startTime", rfc3339(m.start_us)},
+          {"endTime", m.end_us == 0 ? json(nullptr) : json(rfc3339(m.end_us))},
+          {"createdTime", rfc3339(m.set_at_us)}};
+}
+
+/// A time field: RFC 3339, or absent (nullopt result, no answer sent).
+bool time_field(const json& body, const char* key, const responder& res,
+                int64_t& out) {
+  auto v = body.find(key);
+  if (v == body.end() || v->is_null())
+    return true;
+  auto t = v->is_string() ? util::parse_rfc3339(v->get<std::string>())
+                          : std::nullopt;
+  if (!t || *t <= 0) {
+    res.send_error(grpc_code::invalid_argument,
+                   std::string{key}
+                       + ": expected an RFC 3339 time such as "
+                         "2026-01-02T15:04:05Z");
+    return false;
+  }
+  out = *t;
+  return true;
+}
+
+void set_cluster_message(const ctx_ptr& ctx, const http_request& req,
+                         const responder& res) {
+  if (!require_admin(req, res))
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto message = str_field(*body, "message", "message");
+  if (message.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "message: required (use DELETE to clear it)");
+  if (!text_ok(res, "message", message, message_rules))
+    return;
+  auto now = wall_now_us(*ctx);
+  cluster_message_set ev{message, now, 0, req.principal.username, now};
+  if (!time_field(*body, "startTime", res, ev.start_us)
+      || !time_field(*body, "endTime", res, ev.end_us))
+    return;
+  if (auto d = body->find("duration"); d != body->end() && !d->is_null()) {
+    auto dur = d->is_string() ? conf::parse_duration(d->get<std::string>())
+                              : caf::expected<std::chrono::milliseconds>{
+                                  caf::make_error(errc::invalid_argument)};
+    if (!dur || dur->count() <= 0)
+      return res.send_error(grpc_code::invalid_argument,
+                            "duration: expected a duration such as \"2h\"");
+    if (ev.end_us != 0)
+      return res.send_error(grpc_code::invalid_argument,
+                            "duration: give endTime or duration, not both");
+    ev.end_us = ev.start_us + dur->count() * 1000;
+  }
+  if (ev.end_us != 0 && ev.end_us <= ev.start_us)
+    return res.send_error(grpc_code::invalid_argument,
+                          "endTime: must be after startTime");
+  if (ev.end_us != 0 && ev.end_us <= now)
+    return res.send_error(grpc_code::invalid_argument,
+                          "endTime: must be in the future");
+  record(ctx, ev, res, [res] { res.send_json("{}"); });
+}
+
+} // namespace
+
+json active_cluster_message(const api_context& ctx,
+                            const state::cluster_state& s) {
+  return cluster_message_json(s.cluster_message, wall_now_us(ctx));
+}
+
+void add_user_routes(http::router& r, ctx_ptr ctx) {
+  r.get("/api/v1/users",
+        [ctx](http_request req, responder res) { list_users(ctx, req, res); });
+  r.post("/api/v1/users", [ctx](http_request req, responder res) {
+    create_user(ctx, req, res);
+  });
+  r.get("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
+    if (auto u = user_param(ctx, req, res))
+      res.send_json(json{{"user", user_json(*u)}}.dump());
+  });
+  r.patch("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
+    patch_user(ctx, req, res);
+  });
+  r.get("/api/v1/users/{username}/by-username",
+        [ctx](http_request req, responder res) {
+          auto name = req.param("username");
+          if (auto u = ctx->auth->find(name))
+            return res.send_json(json{{"user", user_json(*u)}}.dump());
+          res.send_error(grpc_code::not_found, "user '" + name + "' not found");
+        });
+  r.post("/api/v1/tokens", [ctx](http_request req, responder res) {
+    create_token(ctx, req, res);
+  });
+  r.get("/api/v1/tokens",
+        [ctx](http_request req, responder res) { list_tokens(ctx, req, res); });
+  r.patch("/api/v1/tokens/{token_id}", [ctx](http_request req, responder res) {
+    patch_token(ctx, req, res);
+  });
+  r.get(
+      "/api/v1/master/cluster_message", [ctx](http_request req, responder res) {
+        answer_view(
+            ctx, req, res,
+            [ctx](const state::cluster_state& s, int64_t) {
+              return json{{"clusterMessage", active_cluster_message(*ctx, s)}};
+            },
+            "");
+      });
+  r.put("/api/v1/master/cluster_message",
+        [ctx](http_request req, responder res) {
+          set_cluster_message(ctx, req, res);
+        });
+  r.del("/api/v1/master/cluster_message",
+        [ctx](http_request req, responder res) {
+          if (!require_admin(req, res))
+            return;
+          record(ctx,
+                 cluster_message_set{"", 0, 0, req.principal.username,
+                                     wall_now_us(*ctx)},
+                 res, [res] { res.send_json("{}"); });
+        });
+}
+
+} // namespace det::api

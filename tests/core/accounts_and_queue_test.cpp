@@ -1,0 +1,192 @@
+// Account and queue commands of the core: user edits (a rename keeps the
+// account's sessions, tokens and experiments), access tokens numbered by
+// the core, the cluster message and the cluster's identity, and the
+// scheduling changes of det job update / det experiment set (priority,
+// weight, max slots) that the scheduler honours. Each is one append that
+// replays to the same state.
+
+#include "tests/core/core_cluster.hpp"
+
+#include "messages/errc.hpp"
+#include "state/queries.hpp"
+
+#include <gtest/gtest.h>
+
+namespace det {
+namespace {
+
+using namespace det::test;
+
+const std::string hash_a(64, 'a');
+const std::string hash_b(64, 'b');
+
+user_edited edit_of(const state::user_info& u) {
+  return {
+      u.username,  u.username,   u.display_name, u.admin, u.active, u.agent_uid,
+      u.agent_gid, u.agent_user, u.agent_group,  "admin", 7};
+}
+
+TEST(account_commands, a_rename_keeps_sessions_tokens_and_experiments) {
+  cluster c;
+  c.run(c.core->change_users(user_created{"ann", false, "h", 1}));
+  c.run(c.core->change_users(session_started{"ann", hash_a, 2}));
+  c.run(c.core->change_users(
+      access_token_created{0, "ann", hash_b, "ci", 0, "ann", 3}));
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  auto ev = edit_of(c.core->state().users.at("ann"));
+  ev.new_username = "anna";
+  ev.display_name = "Anna";
+  auto d = c.run(c.core->change_users(ev));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  const auto& s = c.core->state();
+  EXPECT_EQ(s.users.count("ann"), 0u);
+  EXPECT_EQ(s.users.at("anna").display_name, "Anna");
+  EXPECT_EQ(s.sessions.at(hash_a), "anna");
+  EXPECT_EQ(s.access_tokens.at(1).username, "anna");
+  EXPECT_EQ(c.experiment(1).owner, "anna");
+  EXPECT_EQ(c.replayed(), s);
+}
+
+TEST(account_commands, a_rename_onto_another_user_is_a_conflict) {
+  cluster c;
+  c.run(c.core->change_users(user_created{"ann", false, "h", 1}));
+  c.run(c.core->change_users(user_created{"bob", false, "h", 1}));
+  auto ev = edit_of(c.core->state().users.at("ann"));
+  ev.new_username = "bob";
+  auto d = c.core->change_users(ev);
+  EXPECT_EQ(code_of(d.refusal), errc::conflict);
+  EXPECT_TRUE(d.events.empty());
+  ev.username = ev.new_username = "nobody";
+  EXPECT_EQ(code_of(c.core->change_users(ev).refusal), errc::not_found);
+}
+
+TEST(account_commands, the_core_numbers_tokens_and_a_revoked_one_stays_so) {
+  cluster c;
+  c.run(c.core->change_users(user_created{"ann", false, "h", 1}));
+  // The caller's id is ignored: tokens count from 1.
+  auto first = c.run(c.core->change_users(
+      access_token_created{42, "ann", hash_a, "a", 0, "ann", 2}));
+  auto second = c.run(c.core->change_users(
+      access_token_created{42, "ann", hash_b, "b", 0, "ann", 3}));
+  EXPECT_EQ(std::get<access_token_created>(first.events.at(0)).token_id, 1);
+  EXPECT_EQ(std::get<access_token_created>(second.events.at(0)).token_id, 2);
+  c.run(
+      c.core->change_users(access_token_changed{1, "ann", "a", true, "x", 4}));
+  EXPECT_TRUE(c.core->state().access_tokens.at(1).revoked);
+  auto back =
+      c.core->change_users(access_token_changed{1, "ann", "a", false, "x", 5});
+  EXPECT_EQ(code_of(back.refusal), errc::invalid_argument);
+  // A change that changes nothing writes nothing.
+  EXPECT_TRUE(
+      c.core->change_users(access_token_changed{2, "ann", "b", false, "x", 6})
+          .events.empty());
+  EXPECT_EQ(
+      code_of(
+          c.core->change_users(access_token_changed{9, "ann", "", true, "x", 7})
+              .refusal),
+      errc::not_found);
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
+TEST(account_commands, the_cluster_message_is_set_and_cleared) {
+  cluster c;
+  c.run(c.core->change_users(cluster_message_set{"hello", 10, 20, "admin", 5}));
+  EXPECT_EQ(c.core->state().cluster_message.message, "hello");
+  EXPECT_EQ(c.core->state().cluster_message.end_us, 20);
+  c.run(c.core->change_users(cluster_message_set{"", 0, 0, "admin", 6}));
+  EXPECT_TRUE(c.core->state().cluster_message.message.empty());
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
+TEST(cluster_identity,
+     the_first_master_names_the_cluster_and_later_ones_keep_it) {
+  auto cfg = config();
+  cfg.new_cluster_uuid = "11111111-1111-4111-8111-111111111111";
+  cfg.master_uuid = "22222222-2222-4222-8222-222222222222";
+  cluster c{cfg};
+  EXPECT_EQ(c.core->state().cluster_uuid, cfg.new_cluster_uuid);
+  auto st = c.replayed();
+  auto next = cfg;
+  next.new_cluster_uuid = "33333333-3333-4333-8333-333333333333";
+  next.master_uuid = "44444444-4444-4444-8444-444444444444";
+  master_core again{std::move(st), next};
+  auto d = again.start(c.now);
+  auto ms = std::get<master_started>(d.events.at(0));
+  EXPECT_EQ(ms.cluster_uuid, cfg.new_cluster_uuid);
+  EXPECT_EQ(again.state().cluster_uuid, cfg.new_cluster_uuid);
+  EXPECT_EQ(again.state().master_uuid, next.master_uuid);
+}
+
+TEST(queue_commands, a_priority_change_is_one_event_and_bad_values_are_named) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  auto d = c.run(c.core->change_resources(
+      1, {{"priority", 10}, {"weight", 2.5}}, "ann", c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  ASSERT_EQ(d.events.size(), 1u);
+  auto ev = std::get<experiment_resources_changed>(d.events[0]);
+  EXPECT_EQ(ev.priority, 10);
+  EXPECT_EQ(ev.weight, 2.5);
+  EXPECT_EQ(ev.max_slots, 0);
+  EXPECT_EQ(c.experiment(1).priority, 10);
+  for (const auto& [bad, field] :
+       std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"priority", 0}}, "priority"},
+           {{{"priority", 100}}, "priority"},
+           {{{"priority", "high"}}, "priority"},
+           {{{"weight", -1}}, "weight"},
+           {{{"maxSlots", -2}}, "maxSlots"},
+           {{{"colour", 1}}, "colour"}}) {
+    auto r = c.core->change_resources(1, bad, "ann", c.now);
+    EXPECT_EQ(code_of(r.refusal), errc::invalid_argument) << bad.dump();
+    EXPECT_NE(render(r.refusal).find(field), std::string::npos)
+        << render(r.refusal);
+    EXPECT_TRUE(r.events.empty());
+  }
+  // Nothing changes: nothing is written.
+  EXPECT_TRUE(c.core->change_resources(1, {{"priority", 10}}, "ann", c.now)
+                  .events.empty());
+  EXPECT_EQ(
+      code_of(
+          c.core->change_resources(9, {{"priority", 5}}, "a", c.now).refusal),
+      errc::not_found);
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
+TEST(queue_commands, a_job_moved_ahead_is_placed_first) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  c.run(c.core->change_resources(2, {{"priority", 5}}, "ann", c.now));
+  c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  EXPECT_EQ(c.trial(2).status, state::trial_status::assigned);
+  EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
+}
+
+TEST(queue_commands, max_slots_holds_trials_back_until_raised) {
+  cluster c;
+  auto cfg = experiment(100, 2, 1, "grid");
+  cfg["hyperparameters"] = {
+      {"lr", {{"type", "categorical"}, {"vals", {0.1, 0.2, 0.3}}}}};
+  cfg["resources"]["max_slots"] = 1;
+  auto made = c.run(c.core->create_experiment(cfg, "ann", true, false, c.now));
+  ASSERT_FALSE(made.refusal) << render(made.refusal);
+  EXPECT_EQ(c.experiment(1).max_slots, 1);
+  c.run(c.core->agent_connected("a1", "default", 4, "cpu", "", {}, c.now));
+  auto held = [&] {
+    int n = 0;
+    for (auto t : state::trials_of_experiment(c.core->state(), 1))
+      n += t->allocation ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(held(), 1);
+  // Offered to the provisioner neither: only what fits under the limit.
+  EXPECT_TRUE(state::pending_trials(c.core->state(), "default").empty());
+  c.run(c.core->change_resources(1, {{"maxSlots", 2}}, "ann", c.now));
+  EXPECT_EQ(held(), 2);
+  c.run(c.core->change_resources(1, {{"maxSlots", 0}}, "ann", c.now));
+  EXPECT_EQ(held(), 3);
+}
+
+} // namespace
+} // namespace det

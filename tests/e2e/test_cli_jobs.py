@@ -1,0 +1,89 @@
+"""The job queue with the real `det` CLI 0.38.1: `det job list`, `det job
+update`, `det job update-batch` and `det experiment set priority / weight /
+max-slots`. The scheduler honours what they change: a job moved ahead runs
+first, a max-slots limit holds trials back until it is raised; the changes
+are events and survive a master restart."""
+import json
+import os
+
+from conftest import experiment_yaml, wait_for
+from test_cli import det, http, ok
+
+
+def json_of(out):
+    start = min(i for i in (out.find("["), out.find("{")) if i >= 0)
+    return json.JSONDecoder().raw_decode(out[start:])[0]
+
+
+def jobs(c):
+    return [j["full"] for j in json_of(ok(c, "job", "list", "--json"))["jobs"]]
+
+
+def running(c, exp_id):
+    return [t for t in c.trials(exp_id) if t["state"] == "STATE_RUNNING"]
+
+
+def test_priority_changes_reorder_the_queue_and_the_scheduler_follows(cluster_factory,
+                                                                    tmp_path):
+    c = cluster_factory(max_instances=1, idle="10m")
+    c.home = str(tmp_path / "home")
+    os.makedirs(c.home)
+    long_run = experiment_yaml(max_length=100000, batch_delay=0.05)
+    ids = []
+    for _ in range(3):
+        status, body = c.submit(long_run)
+        assert status == 200, body
+        ids.append(int(body["experiment"]["id"]))
+    first, second, third = ids
+    wait_for("the first experiment to run", lambda: running(c, first), timeout=90)
+    queue = jobs(c)
+    assert [j["jobId"] for j in queue] == ["exp-%d" % i for i in ids], queue
+    assert [j["priority"] for j in queue] == [42, 42, 42]
+
+    out = ok(c, "job", "update", "exp-%d" % third, "--priority", "10")
+    queue = jobs(c)
+    assert [j["jobId"] for j in queue][:2] == ["exp-%d" % third, "exp-%d" % first], queue
+    ok(c, "job", "update-batch", "exp-%d.priority=30" % second, "exp-%d.priority=50" % first)
+    by_id = {j["jobId"]: j["priority"] for j in jobs(c)}
+    assert by_id == {"exp-%d" % first: 50, "exp-%d" % second: 30, "exp-%d" % third: 10}
+    # Bad updates are refused naming what is wrong; nothing changes.
+    rc, out = det(c, "job", "update", "exp-999", "--priority", "5")
+    assert rc != 0 and "999" in out, out
+    rc, out = det(c, "experiment", "set", "priority", str(first), "500")
+    assert rc != 0 and "priority" in out, out
+    status, body = http(c, "POST", "/api/v1/job-queues",
+                        {"updates": [{"jobId": "exp-%d" % first, "aheadOf": "exp-1"}]},
+                        token=c.token)
+    assert status == 400 and "aheadOf" in body["error"]["error"], body
+
+    # The change is in the log: a restarted master has the same queue, and
+    # when the running experiment ends, the one moved ahead runs next.
+    c.restart()
+    assert {j["jobId"]: j["priority"] for j in jobs(c)} == by_id
+    ok(c, "experiment", "kill", str(first))
+    wait_for("the experiment moved ahead to run", lambda: running(c, third), timeout=90)
+    assert not running(c, second)
+
+
+def test_max_slots_holds_trials_back_until_raised(cluster_factory, tmp_path):
+    c = cluster_factory(max_instances=2, idle="10m")
+    c.home = str(tmp_path / "home")
+    os.makedirs(c.home)
+    cfg = experiment_yaml(max_length=100000, batch_delay=0.05, trials=2).replace(
+        "resources:\n", "resources:\n  max_slots: 1\n")
+    status, body = c.submit(cfg)
+    assert status == 200, body
+    exp_id = int(body["experiment"]["id"])
+    wait_for("one trial to run", lambda: running(c, exp_id), timeout=90)
+    [job] = jobs(c)
+    assert job["allocatedSlots"] == 1, job
+    # The second trial waits although the pool may launch a second agent.
+    assert len(c.agent_pids()) == 1
+    assert len(running(c, exp_id)) == 1
+
+    out = ok(c, "experiment", "set", "max-slots", str(exp_id), "2")
+    assert "max_slots" in out, out
+    wait_for("both trials to run", lambda: len(running(c, exp_id)) == 2, timeout=90)
+    ok(c, "experiment", "set", "weight", str(exp_id), "2.5")
+    assert jobs(c)[0]["weight"] == 2.5
+    ok(c, "experiment", "kill", str(exp_id))
