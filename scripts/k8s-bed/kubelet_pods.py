@@ -55,7 +55,8 @@ class PodRunner:
         self.stopping = threading.Event()  # deletion asked: no restarts
         self.gone = threading.Event()  # the pod object is gone
         self.finished = threading.Event()  # every process has exited
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # processes: start vs signal
+        self.status_lock = threading.Lock()  # one status write at a time, in order
 
     def start(self):
         threading.Thread(target=self._run, name="pod-" + self.name, daemon=True).start()
@@ -242,6 +243,10 @@ class PodRunner:
         return code
 
     def _write_status(self):
+        with self.status_lock:
+            self._write_status_locked()
+
+    def _write_status_locked(self):
         if self.gone.is_set():
             return
         t = now()

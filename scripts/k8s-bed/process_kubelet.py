@@ -152,8 +152,10 @@ class Kubelet:
         with self.lock:
             runner = self.pods.get(uid)
             if runner is None and typ != "DELETED":
-                if pod.get("status", {}).get("phase") in ("Succeeded", "Failed") and \
-                        not pod["metadata"].get("deletionTimestamp"):
+                if pod["metadata"].get("deletionTimestamp"):
+                    self.remove_unstarted(pod)  # nothing of ours runs for it
+                    return
+                if pod.get("status", {}).get("phase") in ("Succeeded", "Failed"):
                     return  # finished before this kubelet started
                 runner = PodRunner(self, pod)
                 self.pods[uid] = runner
@@ -165,6 +167,14 @@ class Kubelet:
             runner.deleted()
         elif pod["metadata"].get("deletionTimestamp"):
             runner.terminate(pod["metadata"].get("deletionGracePeriodSeconds", 30))
+
+    def remove_unstarted(self, pod):
+        m = pod["metadata"]
+        opts = {"gracePeriodSeconds": 0, "preconditions": {"uid": m["uid"]}}
+        try:
+            self.kube.delete("/api/v1/namespaces/%s/pods/%s" % (m["namespace"], m["name"]), opts)
+        except ApiError as e:
+            print("kubelet: delete %s/%s: %s" % (m["namespace"], m["name"], e), flush=True)
 
     def forget(self, uid):
         with self.lock:
