@@ -35,7 +35,10 @@ class Kube:
         self.server = cluster["server"].rstrip("/")
         self.timeout = timeout
         self.session = requests.Session()
-        self.session.verify = cluster.get("certificate-authority", True)
+        # Passed with each request: a session's verify loses to
+        # REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE in the environment.
+        self.verify = cluster.get("certificate-authority", True)
+        self.session.trust_env = False  # no proxies from the environment: loopback only
         if "client-certificate" in user:
             self.session.cert = (user["client-certificate"], user["client-key"])
         if "token" in user:
@@ -50,7 +53,7 @@ class Kube:
             headers["Content-Type"] = content_type or "application/json"
             data = json.dumps(body)
         r = self.session.request(method, self.server + path, data=data, params=params,
-                                 headers=headers, stream=stream,
+                                 headers=headers, stream=stream, verify=self.verify,
                                  timeout=timeout or self.timeout)
         if r.status_code not in ok:
             raise ApiError(r.status_code, r.text)
