@@ -23,7 +23,7 @@
 # them go Running at once and never execute): kwok-gpu-0 and kwok-gpu-1
 # (8 nvidia.com/gpu, 32 CPU), kwok-cpu-0 (16 CPU), kwok-cpu-tainted (16 CPU,
 # taint det-bed/dedicated=special:NoSchedule). All carry label det-bed=kwok.
-# K8S_BED_KWOK_NODES=0 leaves them out.
+# K8S_BED_KWOK_NODES=0 leaves them (and kwok) out.
 #
 # Process nodes (process_kubelet.py: pods on them run as local processes):
 # det-proc-gpu-0 (4 nvidia.com/gpu, 8 CPU) and det-proc-cpu-0 (8 CPU), label
@@ -224,12 +224,12 @@ EOF
   start kube-scheduler "$bin/kube-scheduler" --config="$dir/scheduler.yaml" \
     --authentication-kubeconfig="$dir/kubeconfig" --authorization-kubeconfig="$dir/kubeconfig" \
     --bind-address=127.0.0.1 --secure-port=0
-  start kwok "$bin/kwok" --kubeconfig="$dir/kubeconfig" --manage-all-nodes=false \
-    --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-    --node-ip=127.0.0.1 --node-port="$kwok_port" --server-address="127.0.0.1:$kwok_port" \
-    --cidr=10.244.0.1/24
   local k=("$bin/kubectl" --kubeconfig="$dir/kubeconfig")
   if [ "$kwok_nodes" = 1 ]; then
+    start kwok "$bin/kwok" --kubeconfig="$dir/kubeconfig" --manage-all-nodes=false \
+      --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+      --node-ip=127.0.0.1 --node-port="$kwok_port" --server-address="127.0.0.1:$kwok_port" \
+      --cidr=10.244.0.1/24
     fake_nodes | "${k[@]}" apply -f - >/dev/null
   fi
   if [ -n "$proc_nodes" ]; then

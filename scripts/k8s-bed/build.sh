@@ -93,7 +93,9 @@ ldflags="-s -w -X $ver_pkg.gitVersion=$K8S_VERSION -X $ver_pkg.gitMajor=1 \
     log "building $prog $K8S_VERSION"
     CGO_ENABLED=0 "$go_" build -p "$jobs" -trimpath -ldflags "$ldflags" \
       -o "$bin/$prog.tmp" "k8s.io/kubernetes/cmd/$prog"
-    mv "$bin/$prog.tmp" "$bin/$prog"
+    # (go build has been seen to write kubectl under its own name here)
+    [ -f "$bin/$prog.tmp" ] && mv "$bin/$prog.tmp" "$bin/$prog"
+    [ -x "$bin/$prog" ] || { log "$prog was not built"; exit 1; }
   done
 )
 

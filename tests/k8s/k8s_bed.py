@@ -82,7 +82,12 @@ def bed_env(d):
 
 def start_bed(kubelet_args=(), process_nodes=None, kwok_nodes=True, d=None):
     """Starts a bed on free ports; returns (Bed, stop). kubelet_args: more
-    process-kubelet options (--image/--bin maps)."""
+    process-kubelet options (--image/--bin maps). With K8S_BED_REUSE=DIR
+    (a bed already up, e.g. from `bed.sh up DIR`), uses that one and leaves
+    it running."""
+    if os.environ.get("K8S_BED_REUSE"):
+        reuse = os.environ["K8S_BED_REUSE"]
+        return Bed(reuse, bed_env(reuse)), lambda: None
     d = d or tempfile.mkdtemp(prefix="det-k8s-bed-")
     os.chmod(d, 0o755)  # the bundled database's server runs as `postgres`
     env = dict(os.environ,

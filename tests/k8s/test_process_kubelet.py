@@ -13,6 +13,8 @@ PODS = "/api/v1/namespaces/%s/pods" % NS
 
 
 def pod(name, script, node="det-proc-cpu-0", restart="Never", volumes=(), mounts=(), env=()):
+    """A pod running `sh -c script`. Kubernetes expands $(VAR) in commands
+    and reads $$ as an escaped $, so the shell's $$ is written $$$$."""
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "labels": {"test": "process-kubelet"}},
             "spec": {"nodeSelector": {"kubernetes.io/hostname": node},
@@ -111,7 +113,7 @@ def test_follow_streams_logs_until_the_container_ends(bed, tmp_path):
 
 def test_a_deleted_pods_process_gets_sigterm_then_is_gone(bed, tmp_path):
     name = unique("kill")
-    script = "trap 'echo term > $O/term; exit 0' TERM; echo $$ > $O/pid; while :; do sleep 0.05; done"
+    script = "trap 'echo term > $O/term; exit 0' TERM; echo $$$$ > $O/pid; while :; do sleep 0.05; done"
     bed.kube.post(PODS, pod(name, script, env=[{"name": "O", "value": "/out"}],
                             volumes=[{"name": "o", "hostPath": {"path": str(tmp_path)}}],
                             mounts=[{"name": "o", "mountPath": "/out"}]))
@@ -128,7 +130,7 @@ def test_a_deleted_pods_process_gets_sigterm_then_is_gone(bed, tmp_path):
 
 def test_a_process_ignoring_sigterm_is_killed_after_the_grace_period(bed, tmp_path):
     name = unique("stubborn")
-    script = "trap '' TERM; echo $$ > $O/pid; while :; do sleep 0.05; done"
+    script = "trap '' TERM; echo $$$$ > $O/pid; while :; do sleep 0.05; done"
     bed.kube.post(PODS, pod(name, script, env=[{"name": "O", "value": "/out"}],
                             volumes=[{"name": "o", "hostPath": {"path": str(tmp_path)}}],
                             mounts=[{"name": "o", "mountPath": "/out"}]))
