@@ -24,7 +24,13 @@ HELM_VERSION=v3.19.0
 cache_root=${DET_TOOL_CACHE:-$HOME/.cache/det-tools}
 dir=$cache_root/k8s-$K8S_VERSION-kwok-$KWOK_VERSION-helm-$HELM_VERSION
 bin=$dir/bin
-if [ -f "$bin/.complete" ]; then
+progs="kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm"
+complete() {
+  local p
+  [ -f "$bin/.complete" ] || return 1
+  for p in $progs; do [ -x "$bin/$p" ] || return 1; done
+}
+if complete; then
   echo "$bin"
   exit 0
 fi

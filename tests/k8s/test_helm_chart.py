@@ -2,6 +2,7 @@
 what `helm template` renders for several value sets."""
 import os
 import subprocess
+import tempfile
 
 import pytest
 import yaml
@@ -12,18 +13,22 @@ from master_yaml import agent_master_yaml
 
 CHART = os.path.join(ROOT, "deploy", "helm", "determined")
 REQUIRED = ["--set", "maxSlotsPerPod=4", "--set", "db.password=db-s3cret"]
+# helm built from the module proxy assumes Kubernetes 1.20 offline; the bed's is 1.33.
+KUBE = ["--kube-version", "1.33.13"]
+HELM_HOME = tempfile.mkdtemp(prefix="det-helm-")  # no user's helm settings
 
 
 def helm(helm_bin, *args, check=True):
     p = subprocess.run([helm_bin] + list(args), capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ, HELM_CONFIG_HOME=os.devnull, HELM_CACHE_HOME="/tmp/helm-cache"))
+                       env=dict(os.environ, **{"HELM_%s_HOME" % k: os.path.join(HELM_HOME, k.lower())
+                                               for k in ("CONFIG", "CACHE", "DATA")}))
     if check:
         assert p.returncode == 0, p.stderr
     return p
 
 
 def render(helm_bin, *sets):
-    out = helm(helm_bin, "template", "det", CHART, "--namespace", "ns1", *REQUIRED, *sets).stdout
+    out = helm(helm_bin, "template", "det", CHART, "--namespace", "ns1", *KUBE, *REQUIRED, *sets).stdout
     return [d for d in yaml.safe_load_all(out) if d]
 
 
@@ -37,18 +42,18 @@ def master_yaml(docs):
 
 
 def test_lint_passes_with_the_required_values(helm_bin):
-    p = helm(helm_bin, "lint", CHART, *REQUIRED, "--strict")
+    p = helm(helm_bin, "lint", CHART, *KUBE, *REQUIRED, "--strict")
     assert "1 chart(s) linted, 0 chart(s) failed" in p.stdout
 
 
 def test_a_missing_max_slots_per_pod_is_refused_by_name(helm_bin):
-    p = helm(helm_bin, "template", "det", CHART, "--set", "db.password=x", check=False)
+    p = helm(helm_bin, "template", "det", CHART, *KUBE, "--set", "db.password=x", check=False)
     assert p.returncode != 0
     assert "maxSlotsPerPod is required" in p.stderr
 
 
 def test_a_bad_slot_type_is_refused_by_name(helm_bin):
-    p = helm(helm_bin, "template", "det", CHART, *REQUIRED, "--set", "slotType=tpu", check=False)
+    p = helm(helm_bin, "template", "det", CHART, *KUBE, *REQUIRED, "--set", "slotType=tpu", check=False)
     assert p.returncode != 0 and "slotType must be gpu or cpu" in p.stderr
 
 
