@@ -3,7 +3,8 @@
 # chart's bundled database): Debian's PostgreSQL binaries, with the image's
 # environment contract: PGDATA (initialised when empty), POSTGRES_USER,
 # POSTGRES_PASSWORD, POSTGRES_DB, PGPORT; extra arguments go to postgres.
-# Listens on 127.0.0.1 only. As root the server runs as the `postgres`
+# Listens on 127.0.0.1 only (TCP; no Unix socket: a pod folder's path is
+# longer than a socket path may be). As root the server runs as the `postgres`
 # user, which must be able to reach PGDATA. SIGTERM is a fast shutdown.
 set -euo pipefail
 bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -26,7 +27,7 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   echo "postgres-entrypoint: initialised $PGDATA (database $db, user $user)"
 fi
 as_pg "$bindir/postgres" -D "$PGDATA" -p "$port" -c listen_addresses=127.0.0.1 \
-  -c unix_socket_directories="$PGDATA" "$@" &
+  -c unix_socket_directories= "$@" &
 pg=$!
 trap 'kill -INT $pg 2>/dev/null' TERM INT
 set +e
