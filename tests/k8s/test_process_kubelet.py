@@ -164,3 +164,34 @@ def test_a_jobs_pods_run_on_the_process_kubelet_and_the_job_completes(bed):
     pods = bed.kube.get(PODS, {"labelSelector": "job-name=" + name})["items"]
     logs = sorted(bed.kube.request("GET", "%s/%s/log" % (PODS, p["metadata"]["name"])).text for p in pods)
     assert logs == ["index 0\n", "index 1\n"]
+
+
+def test_init_containers_run_first_and_on_failure_restarts_the_container(bed, tmp_path):
+    name = unique("restart")
+    spec = pod(name, "n=$(cat $O/count); echo $((n+1)) > $O/count; [ $n -ge 1 ]", restart="OnFailure",
+               env=[{"name": "O", "value": "/out"}],
+               volumes=[{"name": "o", "hostPath": {"path": str(tmp_path)}}],
+               mounts=[{"name": "o", "mountPath": "/out"}])
+    init = dict(spec["spec"]["containers"][0], name="init", command=["sh", "-c", "echo 0 > $O/count"])
+    spec["spec"]["initContainers"] = [init]
+    bed.kube.post(PODS, spec)
+    p = terminal(bed, name)
+    assert p["status"]["phase"] == "Succeeded"
+    cs = p["status"]["containerStatuses"][0]
+    assert cs["restartCount"] == 1
+    assert cs["lastState"]["terminated"]["exitCode"] == 1
+    assert p["status"]["initContainerStatuses"][0]["state"]["terminated"]["exitCode"] == 0
+    assert (tmp_path / "count").read_text() == "2\n"
+
+
+def test_the_log_endpoint_refuses_clients_without_the_bed_cas_certificate(bed):
+    import requests
+    port = int(bed.env["K8S_BED_KUBELET_PORT"])
+    url = "https://127.0.0.1:%d/containerLogs/default/x/main" % port
+    with pytest.raises(requests.exceptions.RequestException):
+        requests.get(url, verify=bed.env["K8S_BED_CA"], timeout=10)
+    # With the admin's certificate (same CA) the endpoint answers.
+    pki = os.path.join(bed.dir, "pki")
+    r = requests.get(url, verify=bed.env["K8S_BED_CA"], timeout=10,
+                     cert=(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key")))
+    assert r.status_code == 404
