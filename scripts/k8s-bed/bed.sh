@@ -57,10 +57,16 @@ start() { # name cmd...: start in a new process group, log to DIR/logs/name.log
   echo $! >"$dir/pids/$name.pid"
 }
 
-wait_for() { # what seconds command...: poll until the command succeeds
+wait_for() { # what seconds command...: poll until the command succeeds;
+  # fails at once when `what` names a started process that has exited
   local what=$1 secs=$2 i; shift 2
   for ((i = 0; i < secs * 10; i++)); do
     "$@" >/dev/null 2>&1 && return 0
+    if [ -f "$dir/pids/$what.pid" ] && ! kill -0 "$(cat "$dir/pids/$what.pid")" 2>/dev/null; then
+      log "$what exited; the end of $dir/logs/$what.log:"
+      tail -n 5 "$dir/logs/$what.log" >&2
+      return 1
+    fi
     sleep 0.1
   done
   log "$what did not come up in ${secs}s; see $dir/logs/"
@@ -266,8 +272,12 @@ EOF
 
 case $cmd in
   build) "$here/build.sh" ;;
-  up) up ;;
+  up)
+    set -E
+    trap 'log "up failed: stopping what it started (logs in $dir/logs)"; stop_all' ERR
+    up
+    ;;
   down) stop_all; log "down ($dir)" ;;
   env) cat "$dir/bed.env" ;;
-  *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
 esac
