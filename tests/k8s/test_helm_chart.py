@@ -1,6 +1,8 @@
 """The Helm chart (deploy/helm/determined) through the real helm: lint, and
 what `helm template` renders for several value sets."""
+import atexit
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -16,6 +18,7 @@ REQUIRED = ["--set", "maxSlotsPerPod=4", "--set", "db.password=db-s3cret"]
 # helm built from the module proxy assumes Kubernetes 1.20 offline; the bed's is 1.33.
 KUBE = ["--kube-version", "1.33.13"]
 HELM_HOME = tempfile.mkdtemp(prefix="det-helm-")  # no user's helm settings
+atexit.register(shutil.rmtree, HELM_HOME, True)
 
 
 def helm(helm_bin, *args, check=True):
