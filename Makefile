@@ -19,7 +19,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build webui test test-unit test-sanitize test-e2e chaos fuzz fuzz-build bench run clean format-check check-layers
+.PHONY: all deps configure build webui test test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
 
 all: build
 
@@ -54,6 +54,7 @@ $(BUILD)/webui/index.html: webui/node_modules/.installed $(WEBUI_SOURCES)
 test: check-layers build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 	@$(MAKE) --no-print-directory test-e2e
+	@$(MAKE) --no-print-directory test-k8s
 	@$(MAKE) --no-print-directory test-sanitize
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_FRESH=1 FUZZ_SEED=$(FUZZ_TEST_SEED)
 
@@ -79,6 +80,15 @@ test-e2e: build
 	  CHAOS_SEED=$${CHAOS_SEED:-$(CHAOS_TEST_SEED)} DET_BUILD_DIR=$(abspath $(BUILD)) \
 	    python3 -m pytest -q -p no:cacheprovider $$d; \
 	done
+
+# The Kubernetes suites (tests/k8s, docs/kubernetes.md): a real API server,
+# controller-manager and scheduler with kwok's fake nodes and the process
+# kubelet, and the Helm chart. Their programs are built once into
+# DET_TOOL_CACHE, default ~/.cache/det-tools (scripts/k8s-bed/build.sh: about
+# 15 minutes on two cores the first time, nothing after).
+test-k8s: build
+	@bash scripts/k8s-bed/build.sh >/dev/null
+	DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider tests/k8s
 
 # The chaos suite alone, longer: 200 master kills unless CHAOS_KILLS says
 # otherwise; CHAOS_SEED=N replays a run's decisions (docs/chaos.md).

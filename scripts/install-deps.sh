@@ -19,6 +19,10 @@ apt_pkgs=(
 # /usr/bin/chromium through playwright-core (tests/webui); no test downloads
 # a browser.
 apt_pkgs+=(chromium)
+# etcd-server: the Kubernetes test bed's etcd (scripts/k8s-bed/bed.sh); its
+# programs are built from the Go module proxy by scripts/k8s-bed/build.sh
+# with the machine's Go (1.24 or later, preinstalled on this kind of machine).
+apt_pkgs+=(etcd-server)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,6 +44,11 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' \
   || { echo "install-deps: Node.js $(node --version) is older than 18 (the WebUI's build needs 18+)" >&2; exit 1; }
+go_=$(command -v go || echo /usr/local/go/bin/go)
+if ! "$go_" version 2>/dev/null | grep -qE 'go1\.(2[4-9]|[3-9][0-9])'; then
+  echo "install-deps: Go 1.24 or later is needed for the Kubernetes test bed (scripts/k8s-bed/build.sh); found: $("$go_" version 2>&1 || true)" >&2
+  exit 1
+fi
 # The distribution's PostgreSQL service is not used: tests and `make run`
 # start private clusters (scripts/pg.sh).
 

@@ -1,0 +1,33 @@
+"""Fixtures for the Kubernetes suites: one test bed per session
+(k8s_bed.start_bed) whose process kubelet maps the chart's images to this
+build's det-master and to Debian's PostgreSQL (scripts/k8s-bed/images/)."""
+import os
+
+import pytest
+
+from k8s_bed import BED_DIR, ROOT, start_bed
+
+BUILD = os.path.abspath(os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build")))
+BIN = os.path.join(BUILD, "bin")
+
+
+def kubelet_maps():
+    return ["--image", "det-master=" + os.path.join(BIN, "det-master"),
+            "--bin", "det-master=" + os.path.join(BIN, "det-master"),
+            "--image", "postgres=" + os.path.join(BED_DIR, "images", "postgres-entrypoint.sh")]
+
+
+@pytest.fixture(scope="session")
+def bed():
+    b, stop = start_bed(kubelet_args=kubelet_maps())
+    yield b
+    stop()
+
+
+@pytest.fixture(scope="session")
+def helm_bin():
+    """helm from the bed's build (built once, cached: scripts/k8s-bed/build.sh)."""
+    import subprocess
+    out = subprocess.run([os.path.join(BED_DIR, "build.sh")], capture_output=True, text=True,
+                         timeout=3600, check=True).stdout.strip()
+    return os.path.join(out, "helm")
