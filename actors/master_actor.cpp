@@ -422,6 +422,13 @@ master_behavior(self_ptr self, event_writer_actor writer,
       [self, now, ok_command](kill_atom, int64_t id) {
         return ok_command(self->state.core->kill_experiment(id, now()));
       },
+      [self, now, ok_command](delete_atom, int64_t id,
+                              const std::string& user) {
+        return ok_command(self->state.core->delete_experiment(id, user, now()));
+      },
+      [self, now, ok_command](cancel_atom, int64_t id) {
+        return ok_command(self->state.core->cancel_experiment(id, now()));
+      },
       [self, now, ok_command](kill_atom, trial_atom, int64_t id) {
         return ok_command(self->state.core->kill_trial(id, now()));
       },
@@ -473,6 +480,11 @@ master_behavior(self_ptr self, event_writer_actor writer,
                               bool enabled, bool drain) {
         return ok_command(self->state.core->set_agent_enabled(agent_id, enabled,
                                                               drain, now()));
+      },
+      [self, now, ok_command](enable_atom, const std::string& agent_id,
+                              int64_t slot_id, bool enabled, bool drain) {
+        return ok_command(self->state.core->set_slot_enabled(
+            agent_id, slot_id, enabled, drain, now()));
       },
       [self, now](spot_atom, const std::string& agent_id) {
         auto rp = self->make_response_promise<int64_t>();

@@ -103,6 +103,8 @@ using master_actor = caf::typed_actor<
     caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,
+    caf::replies_to<cancel_atom, int64_t>::with<caf::ok_atom>,
+    caf::replies_to<delete_atom, int64_t, std::string>::with<caf::ok_atom>,
     caf::replies_to<kill_atom, trial_atom, int64_t>::with<caf::ok_atom>,
     // Experiment id, the patch as JSON text, the user
     // (master_core::edit_experiment); ok once durable.
@@ -120,6 +122,8 @@ using master_actor = caf::typed_actor<
     // An operator enables or disables an agent: id, enabled, drain
     // (master_core::set_agent_enabled); ok once durable.
     caf::replies_to<enable_atom, std::string, bool, bool>::with<caf::ok_atom>,
+    caf::replies_to<enable_atom, std::string, int64_t, bool,
+                    bool>::with<caf::ok_atom>,
     caf::reacts_to<running_atom, std::string>,
     // An allocation's exit; answered once the log durably holds it (also
     // when it was recorded before: a repeated report writes nothing), so

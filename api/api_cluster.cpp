@@ -180,7 +180,59 @@ void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
 
 } // namespace
 
+/// POST /api/v1/agents/{agent_id}/slots/{slot_id}/enable and .../disable
+/// (body {"drain": bool}): admins only. Answers {"slot": ...} as the
+/// agents list shows it.
+void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
+                      const responder& res, bool enabled) {
+  if (!require_admin(req, res))
+    return;
+  // Slots count from 0: "0" is a slot, as is any id positive_id takes.
+  auto text = req.param("slot_id");
+  auto slot = text == "0" ? std::optional<int64_t>{0} : positive_id(text);
+  if (!slot)
+    return res.send_error(grpc_code::invalid_argument,
+                          "slotId: not a slot number: '"
+                              + util::fit_text(text, {32, false, true}) + "'");
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  bool drain = !enabled && get_field_or(*body, "drain", false);
+  post(ctx->bridge, [ctx, res, id = req.param("agent_id"), slot = *slot,
+                     enabled, drain](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, enable_atom::value, id,
+                  slot, enabled, drain)
+        .then(
+            [ctx, res, id, slot, enabled, self](caf::ok_atom) {
+              log::info() << "slot " << slot << " of agent " << id << " "
+                          << (enabled ? "enabled" : "disabled");
+              ask_view(
+                  ctx, self,
+                  [id, slot](const state::cluster_state& s, int64_t) {
+                    auto a = s.agents.find(id);
+                    if (a == s.agents.end())
+                      return json{};
+                    return json{
+                        {"slot",
+                         agent_json(s,
+                                    a->second)["slots"][std::to_string(slot)]}};
+                  },
+                  res,
+                  [ctx, res](json j) { send_written(ctx, res, j.dump()); });
+            },
+            [res](caf::error& err) { res.send(http::error_response(err)); });
+  });
+}
+
 void add_cluster_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/agents/{agent_id}/slots/{slot_id}/enable",
+         [ctx](http_request req, responder res) {
+           set_slot_enabled(ctx, req, res, true);
+         });
+  r.post("/api/v1/agents/{agent_id}/slots/{slot_id}/disable",
+         [ctx](http_request req, responder res) {
+           set_slot_enabled(ctx, req, res, false);
+         });
   add_master_log_routes(r, ctx);
   r.post("/api/v1/agents/{agent_id}/enable",
          [ctx](http_request req, responder res) {

@@ -683,6 +683,28 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
          [ctx](http::http_request req, responder res) {
            experiment_command<kill_atom>(ctx, req, res);
          });
+  r.del("/api/v1/experiments/{id}",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res);
+          if (!id)
+            return;
+          post(ctx->bridge, [ctx, res, id = *id, user = req.principal.username](
+                                caf::event_based_actor* self) {
+            self->request(ctx->master, ctx->request_timeout, delete_atom::value,
+                          id, user)
+                .then(
+                    [ctx, res, id, user](caf::ok_atom) {
+                      log::info() << "experiment " << id << " deleted by '"
+                                  << user << "'";
+                      send_written(ctx, res, "{}");
+                    },
+                    [res](caf::error& err) { fail(res, err); });
+          });
+        });
+  r.post("/api/v1/experiments/{id}/cancel",
+         [ctx](http::http_request req, responder res) {
+           experiment_command<cancel_atom>(ctx, req, res);
+         });
   r.patch("/api/v1/experiments/{id}",
           [ctx](http::http_request req, responder res) {
             edit_experiment(ctx, req, res);

@@ -143,7 +143,7 @@ nlohmann::json trial_json(const state::trial_info& t) {
   if (!t.end_reason.empty())
     j["runnerState"] = t.end_reason;
   if (ended(t.status))
-    j["endTime"] = rfc3339(t.created_at_us);
+    j["endTime"] = rfc3339(t.ended_at_us);
   return j;
 }
 

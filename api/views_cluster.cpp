@@ -20,6 +20,8 @@ std::string device_type(const std::string& slot_type) {
   return "TYPE_CPU";
 }
 
+} // namespace
+
 json agent_json(const state::cluster_state& s, const state::agent_info& a) {
   json slots = json::object();
   json containers = json::object();
@@ -27,9 +29,13 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
   int64_t used = 0;
   for (size_t i = 0; i < a.slots.size(); ++i) {
     auto id = std::to_string(i);
+    bool slot_on =
+        a.enabled
+        && !std::binary_search(a.disabled_slots.begin(), a.disabled_slots.end(),
+                               static_cast<int64_t>(i));
     json slot{{"id", id},
-              {"enabled", a.enabled},
-              {"draining", a.draining},
+              {"enabled", slot_on},
+              {"draining", a.draining || (!slot_on && !a.slots[i].empty())},
               {"device",
                {{"id", static_cast<int64_t>(i)},
                 {"brand", a.slot_type},
@@ -46,7 +52,7 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
       slot["container"] = c;
       containers[a.slots[i]] = c;
     }
-    if (!a.enabled)
+    if (!slot_on)
       ++disabled;
     slots[id] = std::move(slot);
   }
@@ -68,6 +74,8 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
            {{"typeStats", {{device_type(a.slot_type), stats}}},
             {"brandStats", {{a.slot_type, stats}}}}}};
 }
+
+namespace {
 
 json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                      const state::checkpoint_info& c) {

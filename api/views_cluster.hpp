@@ -45,6 +45,10 @@ nlohmann::json paginate(const char* key, nlohmann::json list, page p);
 /// GET /api/v1/agents: {"agents": [v1Agent], "pagination"}.
 nlohmann::json agents_response(const state::cluster_state& s, page p);
 
+/// One agent as GET /api/v1/agents lists it (v1Agent: slots, containers).
+nlohmann::json agent_json(const state::cluster_state& s,
+                          const state::agent_info& a);
+
 /// GET /api/v1/tasks: {"allocationIdToSummary": {id: v1AllocationSummary}}.
 nlohmann::json tasks_response(const state::cluster_state& s);
 

@@ -449,6 +449,40 @@ decision master_core::set_agent_enabled(const std::string& agent_id,
   return d;
 }
 
+decision master_core::set_slot_enabled(const std::string& agent_id,
+                                       int64_t slot_id, bool enabled,
+                                       bool drain, int64_t now_us) {
+  decision d;
+  auto a = agent_or_refuse(d, agent_id);
+  if (a == nullptr)
+    return d;
+  if (slot_id < 0 || slot_id >= static_cast<int64_t>(a->slots.size())) {
+    d.refusal = make_error(errc::not_found,
+                           "agent '" + agent_id + "' has no slot "
+                               + std::to_string(slot_id) + " (it has "
+                               + std::to_string(a->slots.size()) + ")");
+    return d;
+  }
+  bool disabled = std::binary_search(a->disabled_slots.begin(),
+                                     a->disabled_slots.end(), slot_id);
+  auto pool = a->pool;
+  auto alloc = a->slots[static_cast<size_t>(slot_id)];
+  if (enabled) {
+    if (disabled && emit(d, slot_enabled{agent_id, slot_id}))
+      schedule_pool(d, pool, now_us);
+    return d;
+  }
+  if (!disabled && !emit(d, slot_disabled{agent_id, slot_id, drain}))
+    return d;
+  // Without drain the trial on the slot is asked to checkpoint and stop,
+  // and is placed again elsewhere, as after an agent's disable.
+  if (!drain && !alloc.empty())
+    if (auto t = state::trial_of_allocation(st_, alloc);
+        t != nullptr && t->allocation && !t->allocation->preemption_requested)
+      stop_trial(d, t->id, "slot_disabled", false, now_us);
+  return d;
+}
+
 decision master_core::change_users(const domain_event& ev) {
   decision d;
   auto refuse = [&d](errc code, std::string why) {

@@ -179,6 +179,10 @@ public:
   decision pause_experiment(int64_t id, int64_t now_us);
   decision activate_experiment(int64_t id, int64_t now_us);
   decision kill_experiment(int64_t id, int64_t now_us);
+  /// det experiment cancel: STOPPING_CANCELED, running trials asked to
+  /// checkpoint and stop (not killed), pending ones canceled; CANCELED once
+  /// none is live.
+  decision cancel_experiment(int64_t id, int64_t now_us);
   decision kill_trial(int64_t id, int64_t now_us);
   /// A user's edit of experiment `id`: `patch` may set "name" (one line,
   /// 1-255 bytes), "description" (up to 16 KiB), "notes" (up to 64 KiB) and
@@ -189,6 +193,12 @@ public:
                            const std::string& username, int64_t now_us);
   /// Archives (or unarchives) an ended experiment; one still live is
   /// errc::invalid_argument. The same flag again writes nothing.
+  /// det experiment delete: an ended experiment and its trials leave the
+  /// state (errc::invalid_argument while it runs). The reply names its
+  /// checkpoints' uuids ({"checkpoints": [...]}), whose files the caller
+  /// removes once the deletion is durable.
+  decision delete_experiment(int64_t id, const std::string& username,
+                             int64_t now_us);
   /// An experiment's scheduling (PATCH resources, det job update):
   /// `resources` holds any of priority (1-99), weight (> 0) and maxSlots
   /// (0 = no limit); a bad value is errc::invalid_argument naming it, an
@@ -208,6 +218,12 @@ public:
   /// numbers new access tokens (the event's token_id is ignored). Any other
   /// event is errc::invalid_argument.
   decision change_users(const domain_event& ev);
+  /// det slot enable/disable: a disabled slot takes no new work; without
+  /// `drain` the trial on it is asked to checkpoint and stop (and placed
+  /// again elsewhere). An unknown agent or slot is
+  /// errc::not_found; a slot already so changes nothing.
+  decision set_slot_enabled(const std::string& agent_id, int64_t slot_id,
+                            bool enabled, bool drain, int64_t now_us);
 
   // -- agents -------------------------------------------------------------
 
@@ -326,6 +342,8 @@ private:
   /// given `only_agent`, on that one alone.
   void start_effect(decision& d, int64_t trial_id,
                     const std::string& only_agent = {});
+  /// kill_experiment (kill) and cancel_experiment (!kill).
+  decision stop_experiment(int64_t id, bool kill, int64_t now_us);
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);
   // The trial holding `alloc`, or nullptr with d.refusal set.

@@ -518,6 +518,34 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
   return d;
 }
 
+decision master_core::delete_experiment(int64_t id, const std::string& username,
+                                        int64_t now_us) {
+  decision d;
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr) {
+    d.refusal = make_error(errc::not_found,
+                           "experiment " + std::to_string(id) + " not found");
+    return d;
+  }
+  if (!state::is_terminal(e->status)) {
+    d.refusal = make_error(errc::invalid_argument,
+                           "experiment " + std::to_string(id) + " is "
+                               + state::to_string(e->status)
+                               + ": only an ended experiment can be deleted "
+                                 "(kill it first)");
+    return d;
+  }
+  // Its checkpoints, for the caller to remove from storage once the
+  // deletion is durable.
+  nlohmann::json uuids = nlohmann::json::array();
+  for (auto t : state::trials_of_experiment(st_, id))
+    for (const auto& c : t->checkpoints)
+      uuids.push_back(c.uuid);
+  emit(d, experiment_deleted{id, username, now_us});
+  d.reply = {{"checkpoints", std::move(uuids)}};
+  return d;
+}
+
 decision master_core::change_resources(int64_t id,
                                        const nlohmann::json& resources,
                                        const std::string& username,
@@ -625,6 +653,14 @@ decision master_core::activate_experiment(int64_t id, int64_t now_us) {
 }
 
 decision master_core::kill_experiment(int64_t id, int64_t now_us) {
+  return stop_experiment(id, true, now_us);
+}
+
+decision master_core::cancel_experiment(int64_t id, int64_t now_us) {
+  return stop_experiment(id, false, now_us);
+}
+
+decision master_core::stop_experiment(int64_t id, bool kill, int64_t now_us) {
   decision d;
   auto e = state::find_experiment(st_, id);
   if (e == nullptr) {
@@ -633,12 +669,17 @@ decision master_core::kill_experiment(int64_t id, int64_t now_us) {
     return d;
   }
   if (state::is_terminal(e->status))
-    return d; // killing an ended experiment changes nothing
-  experiment_state_changed ev{id, "STOPPING_KILLED", "killed by user", now_us};
-  if (e->status != state::experiment_status::stopping_killed)
-    emit(d, ev);
+    return d; // stopping an ended experiment changes nothing
+  // A kill wins over a cancel in progress; a cancel does not soften a kill.
+  auto stopping = kill ? state::experiment_status::stopping_killed
+                       : state::experiment_status::stopping_canceled;
+  if (e->status != stopping
+      && e->status != state::experiment_status::stopping_killed)
+    emit(d, experiment_state_changed{
+                id, kill ? "STOPPING_KILLED" : "STOPPING_CANCELED",
+                kill ? "killed by user" : "canceled by user", now_us});
   for (auto t : state::trials_of_experiment(st_, id))
-    stop_trial(d, t->id, "killed", true, now_us);
+    stop_trial(d, t->id, kill ? "killed" : "canceled", kill, now_us);
   maybe_finish_experiment(d, id, now_us);
   return drive(std::move(d), now_us);
 }

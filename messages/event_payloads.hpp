@@ -315,6 +315,23 @@ template <class F> void fields(F& f, user_password_changed& x) {
   f.opt("at_us", x.at_us);
 }
 
+template <class F> void fields(F& f, experiment_deleted& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, slot_disabled& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("slot_id", x.slot_id);
+  f.opt("drain", x.drain);
+}
+
+template <class F> void fields(F& f, slot_enabled& x) {
+  f.req("agent_id", x.agent_id);
+  f.req("slot_id", x.slot_id);
+}
+
 template <class F> void fields(F& f, user_edited& x) {
   f.req("username", x.username);
   f.req("new_username", x.new_username);
@@ -520,6 +537,18 @@ inline void validate(const session_started& x) {
 
 inline void validate(const session_ended& x) {
   require_token_hash(x.token_hash);
+}
+
+inline void validate(const experiment_deleted&) {}
+
+inline void validate(const slot_disabled& x) {
+  require_non_empty("agent_id", x.agent_id);
+  require_non_negative("slot_id", x.slot_id);
+}
+
+inline void validate(const slot_enabled& x) {
+  require_non_empty("agent_id", x.agent_id);
+  require_non_negative("slot_id", x.slot_id);
 }
 
 inline void validate(const user_edited& x) {

@@ -47,6 +47,9 @@ std::string stream(const experiment_edited& x) {
 std::string stream(const experiment_resources_changed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const experiment_deleted& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const cluster_message_set&) {
   return "cluster";
 }
@@ -81,6 +84,12 @@ std::string stream(const agent_enabled& x) {
   return agent_stream(x.agent_id);
 }
 std::string stream(const agent_disabled& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const slot_disabled& x) {
+  return agent_stream(x.agent_id);
+}
+std::string stream(const slot_enabled& x) {
   return agent_stream(x.agent_id);
 }
 template <class T>

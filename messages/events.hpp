@@ -49,8 +49,8 @@ struct master_started {
   /// The cluster's identity (a UUID made by the first master that had
   /// none; `/api/v1/master` clusterId) and this master process's own
   /// (masterId). Absent in logs of older masters.
-  std::string cluster_uuid;
-  std::string master_uuid;
+  std::string cluster_uuid{};
+  std::string master_uuid{};
 };
 
 // -- pools ------------------------------------------------------------------
@@ -134,6 +134,24 @@ struct agent_disabled {
   static constexpr int32_t version = 1;
   std::string agent_id;
   bool drain = false;
+};
+
+/// An operator disabled one slot of an agent (det slot disable): no new
+/// work is placed on it; without `drain` the trial on it is killed.
+struct slot_disabled {
+  static constexpr const char* type_name = "slot_disabled";
+  static constexpr int32_t version = 1;
+  std::string agent_id;
+  int64_t slot_id = 0;
+  bool drain = false;
+};
+
+/// The slot takes work again (det slot enable).
+struct slot_enabled {
+  static constexpr const char* type_name = "slot_enabled";
+  static constexpr int32_t version = 1;
+  std::string agent_id;
+  int64_t slot_id = 0;
 };
 
 // -- instances (provisioners) ------------------------------------------------
@@ -526,6 +544,16 @@ struct experiment_resources_changed {
   int64_t at_us = 0;
 };
 
+/// A user deleted an ended experiment (det experiment delete): it and its
+/// trials leave the state; their ids are never given again.
+struct experiment_deleted {
+  static constexpr const char* type_name = "experiment_deleted";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
 /// A user edited an experiment's name, description, notes or labels; the
 /// event holds all four as they are now.
 struct experiment_edited {
@@ -563,7 +591,8 @@ using domain_event = std::variant<
     trial_canceled, user_created, user_password_changed, session_started,
     session_ended, experiment_model_stored, experiment_edited,
     experiment_archived, user_edited, access_token_created,
-    access_token_changed, cluster_message_set, experiment_resources_changed>;
+    access_token_changed, cluster_message_set, experiment_resources_changed,
+    slot_disabled, slot_enabled, experiment_deleted>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -5,6 +5,8 @@
 
 #include "state/apply_detail.hpp"
 
+#include <algorithm>
+
 #include <set>
 
 namespace det::state::detail {
@@ -135,6 +137,34 @@ verdict apply_one(cluster_state& s, const agent_enabled& ev) {
     return agent_name(ev.agent_id) + " is already enabled";
   a.enabled = true;
   a.draining = false;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const slot_disabled& ev) {
+  auto i = s.agents.find(ev.agent_id);
+  if (i == s.agents.end())
+    return "unknown " + agent_name(ev.agent_id);
+  auto& a = i->second;
+  if (ev.slot_id >= static_cast<int64_t>(a.slots.size()))
+    return agent_name(ev.agent_id) + " has no slot "
+           + std::to_string(ev.slot_id);
+  auto& d = a.disabled_slots;
+  auto at = std::lower_bound(d.begin(), d.end(), ev.slot_id);
+  if (at == d.end() || *at != ev.slot_id)
+    d.insert(at, ev.slot_id);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const slot_enabled& ev) {
+  auto i = s.agents.find(ev.agent_id);
+  if (i == s.agents.end())
+    return "unknown " + agent_name(ev.agent_id);
+  auto& d = i->second.disabled_slots;
+  auto at = std::lower_bound(d.begin(), d.end(), ev.slot_id);
+  if (at == d.end() || *at != ev.slot_id)
+    return agent_name(ev.agent_id) + " slot " + std::to_string(ev.slot_id)
+           + " is not disabled";
+  d.erase(at);
   return {};
 }
 

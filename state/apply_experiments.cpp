@@ -69,6 +69,7 @@ verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
                                        && m->get<int64_t>() > 0
                                        && m->get<int64_t>() <= INT32_MAX)
       e.max_slots = m->get<int32_t>();
+  s.last_experiment_id = std::max(s.last_experiment_id, e.id);
   s.experiments.emplace(e.id, std::move(e));
   return {};
 }
@@ -110,6 +111,26 @@ verdict apply_one(cluster_state& s, const experiment_edited& ev) {
   e.config["description"] = ev.description;
   e.config["labels"] = ev.labels;
   e.notes = ev.notes;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_deleted& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  if (!is_terminal(i->second.status))
+    return experiment_name(ev.experiment_id) + " has not ended";
+  for (auto id : i->second.trial_ids) {
+    auto t = s.trials.find(id);
+    if (t != s.trials.end() && t->second.allocation)
+      return "trial " + std::to_string(id) + " still holds slots";
+  }
+  s.last_experiment_id = std::max(s.last_experiment_id, ev.experiment_id);
+  for (auto id : i->second.trial_ids) {
+    s.last_trial_id = std::max(s.last_trial_id, id);
+    s.trials.erase(id);
+  }
+  s.experiments.erase(i);
   return {};
 }
 

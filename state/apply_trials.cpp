@@ -9,6 +9,7 @@
 #include "state/apply_detail.hpp"
 #include "state/queries.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace det::state::detail {
@@ -157,8 +158,10 @@ void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
     if (reason == "failed")
       ++t.restarts;
   }
-  if (is_terminal(t.status))
+  if (is_terminal(t.status)) {
+    t.ended_at_us = at_us;
     queue_trial_end(s, t);
+  }
 }
 
 verdict apply_one(cluster_state& s, const trial_created& ev) {
@@ -179,6 +182,7 @@ verdict apply_one(cluster_state& s, const trial_created& ev) {
   t.request_id = ev.request_id;
   t.hparams = ev.hparams;
   t.created_at_us = ev.at_us;
+  s.last_trial_id = std::max(s.last_trial_id, t.id);
   s.trials.emplace(t.id, std::move(t));
   e->second.trial_ids.push_back(ev.trial_id);
   return {};
@@ -318,7 +322,7 @@ verdict apply_one(cluster_state& s, const trial_restarted& ev) {
 namespace {
 
 verdict close_trial(cluster_state& s, int64_t id, trial_status to,
-                    const std::string& reason) {
+                    const std::string& reason, int64_t at_us) {
   trial_info* t = nullptr;
   if (auto why = find(s, id, t); !why.empty())
     return why;
@@ -327,6 +331,7 @@ verdict close_trial(cluster_state& s, int64_t id, trial_status to,
            + "; only pending or exited trials can be closed";
   t->status = to;
   t->end_reason = reason;
+  t->ended_at_us = at_us;
   queue_trial_end(s, *t);
   return {};
 }
@@ -334,11 +339,13 @@ verdict close_trial(cluster_state& s, int64_t id, trial_status to,
 } // namespace
 
 verdict apply_one(cluster_state& s, const trial_errored& ev) {
-  return close_trial(s, ev.trial_id, trial_status::errored, ev.reason);
+  return close_trial(s, ev.trial_id, trial_status::errored, ev.reason,
+                     ev.at_us);
 }
 
 verdict apply_one(cluster_state& s, const trial_canceled& ev) {
-  return close_trial(s, ev.trial_id, trial_status::canceled, ev.reason);
+  return close_trial(s, ev.trial_id, trial_status::canceled, ev.reason,
+                     ev.at_us);
 }
 
 } // namespace det::state::detail

@@ -46,6 +46,10 @@ struct cluster_state {
   std::map<std::string, spot_request_info> spot_requests;
   std::map<int64_t, experiment_info> experiments;
   std::map<int64_t, trial_info> trials;
+  /// The highest experiment and trial ids ever given (deleted ones
+  /// included): ids are never given twice.
+  int64_t last_experiment_id = 0;
+  int64_t last_trial_id = 0;
   /// Index: live allocation id -> trial id (derived; checked by
   /// check_invariants).
   std::map<std::string, int64_t> allocations;

@@ -119,6 +119,9 @@ struct agent_info {
   bool draining = false;
   /// One entry per slot: the allocation using it, empty when free.
   std::vector<std::string> slots;
+  /// Slots an operator disabled (det slot disable), ascending: they take
+  /// no new work.
+  std::vector<int64_t> disabled_slots;
   int64_t connected_at_us = 0;
   /// Since when no slot is used; empty while any slot is used.
   std::optional<int64_t> idle_since_us;
@@ -265,6 +268,8 @@ struct trial_info {
   std::vector<checkpoint_info> checkpoints;
   metrics_summary metrics;
   int64_t created_at_us = 0;
+  /// When it reached its end state (0 while live).
+  int64_t ended_at_us = 0;
 };
 
 /// A user account. `id` is its creation order (1 = first user).

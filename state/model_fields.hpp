@@ -62,6 +62,7 @@ template <class F> void fields(F& f, agent_info& x) {
   f.opt("idle_since_us", x.idle_since_us);
   f.req("disconnected_at_us", x.disconnected_at_us);
   f.req("reconnect_deadline_us", x.reconnect_deadline_us);
+  f.opt("disabled_slots", x.disabled_slots);
 }
 
 template <class F> void fields(F& f, instance_info& x) {
@@ -165,6 +166,7 @@ template <class F> void fields(F& f, trial_info& x) {
   f.opt("checkpoints", x.checkpoints);
   f.req("metrics", x.metrics);
   f.req("created_at_us", x.created_at_us);
+  f.opt("ended_at_us", x.ended_at_us);
 }
 
 template <class F> void fields(F& f, user_info& x) {
@@ -218,6 +220,8 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.pairs("sessions", x.sessions, "token_hash", "username");
   // Absent in snapshots of older masters.
   f.opt("cluster_uuid", x.cluster_uuid);
+  f.opt("last_experiment_id", x.last_experiment_id);
+  f.opt("last_trial_id", x.last_trial_id);
   f.opt("master_uuid", x.master_uuid);
   f.opt("access_tokens", x.access_tokens);
   f.opt("cluster_message", x.cluster_message);

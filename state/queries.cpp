@@ -56,11 +56,15 @@ int64_t next_launch_seq(const cluster_state& s, const std::string& pool) {
 }
 
 int64_t next_experiment_id(const cluster_state& s) {
-  return s.experiments.empty() ? 1 : s.experiments.rbegin()->first + 1;
+  return std::max(s.last_experiment_id,
+                  s.experiments.empty() ? 0 : s.experiments.rbegin()->first)
+         + 1;
 }
 
 int64_t next_trial_id(const cluster_state& s) {
-  return s.trials.empty() ? 1 : s.trials.rbegin()->first + 1;
+  return std::max(s.last_trial_id,
+                  s.trials.empty() ? 0 : s.trials.rbegin()->first)
+         + 1;
 }
 
 const pool_info* find_pool(const cluster_state& s, const std::string& name) {
@@ -93,13 +97,15 @@ int32_t used_slots(const agent_info& a) {
 }
 
 int32_t free_slots(const agent_info& a) {
-  return static_cast<int32_t>(a.slots.size()) - used_slots(a);
+  return static_cast<int32_t>(free_slot_ids(a).size());
 }
 
 std::vector<int64_t> free_slot_ids(const agent_info& a) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < a.slots.size(); ++i)
-    if (a.slots[i].empty())
+    if (a.slots[i].empty()
+        && !std::binary_search(a.disabled_slots.begin(), a.disabled_slots.end(),
+                               static_cast<int64_t>(i)))
       out.push_back(static_cast<int64_t>(i));
   return out;
 }

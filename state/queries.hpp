@@ -53,6 +53,7 @@ const trial_info* trial_of_allocation(const cluster_state& s,
 // -- agents and slots ---------------------------------------------------------
 
 int32_t used_slots(const agent_info& a);
+/// Slots neither used nor disabled.
 int32_t free_slots(const agent_info& a);
 /// Indexes of the free slots, ascending.
 std::vector<int64_t> free_slot_ids(const agent_info& a);

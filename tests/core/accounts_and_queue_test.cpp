@@ -188,5 +188,60 @@ TEST(queue_commands, max_slots_holds_trials_back_until_raised) {
   EXPECT_EQ(held(), 3);
 }
 
+TEST(experiment_commands,
+     a_deleted_experiment_leaves_and_its_ids_are_not_reused) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  auto running = c.core->delete_experiment(1, "ann", c.now);
+  EXPECT_EQ(code_of(running.refusal), errc::invalid_argument);
+  EXPECT_TRUE(running.events.empty());
+  c.run(c.core->kill_experiment(1, c.now));
+  ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
+  auto d = c.run(c.core->delete_experiment(1, "ann", c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);
+  EXPECT_EQ(state::find_trial(c.core->state(), 1), nullptr);
+  EXPECT_EQ(code_of(c.core->delete_experiment(1, "ann", c.now).refusal),
+            errc::not_found);
+  // The next experiment and trial get new ids, also after a restart.
+  c.restart({});
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  EXPECT_NE(state::find_experiment(c.core->state(), 2), nullptr);
+  EXPECT_NE(state::find_trial(c.core->state(), 2), nullptr);
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
+TEST(slot_commands, a_disabled_slot_takes_no_work_and_its_trial_moves) {
+  cluster c;
+  c.run(c.core->agent_connected("a1", "default", 2, "cpu", "", {}, c.now));
+  // Slot 0 disabled before any work: the trial goes to slot 1.
+  auto off = c.run(c.core->set_slot_enabled("a1", 0, false, false, c.now));
+  ASSERT_FALSE(off.refusal) << render(off.refusal);
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  ASSERT_TRUE(c.trial(1).allocation);
+  EXPECT_EQ(c.trial(1).allocation->assignments.at(0).slots,
+            std::vector<int64_t>{1});
+  // Disabling the used slot without drain asks its trial to stop.
+  auto busy = c.run(c.core->set_slot_enabled("a1", 1, false, false, c.now));
+  size_t preempts = 0;
+  for (const auto& e : busy.effects)
+    preempts += std::holds_alternative<preempt_order>(e) ? 1 : 0;
+  EXPECT_EQ(preempts, 1u);
+  EXPECT_EQ(state::free_slots(c.core->state().agents.at("a1")), 0);
+  // Said again: nothing written. Unknown slot or agent: not found.
+  EXPECT_TRUE(
+      c.core->set_slot_enabled("a1", 1, false, false, c.now).events.empty());
+  EXPECT_EQ(
+      code_of(c.core->set_slot_enabled("a1", 5, false, false, c.now).refusal),
+      errc::not_found);
+  EXPECT_EQ(
+      code_of(c.core->set_slot_enabled("zz", 0, true, false, c.now).refusal),
+      errc::not_found);
+  c.run(c.core->set_slot_enabled("a1", 0, true, false, c.now));
+  EXPECT_EQ(c.core->state().agents.at("a1").disabled_slots,
+            std::vector<int64_t>{1});
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
 } // namespace
 } // namespace det

@@ -321,6 +321,29 @@ TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
 }
 
 TEST(master_core,
+     canceling_an_experiment_asks_trials_to_checkpoint_and_stop_not_killed) {
+  harness h;
+  h.run(h.core.submit_experiment(experiment(100, 2, 1, "random", 3),
+                                 "determined", h.now));
+  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  auto cancel = h.run(h.core.cancel_experiment(1, h.now));
+  EXPECT_EQ(effects_of<kill_order>(cancel).size(), 0u);
+  EXPECT_EQ(effects_of<preempt_order>(cancel).size(), 2u);
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::stopping_canceled);
+  // The third trial was pending: canceled at once, never placed.
+  EXPECT_EQ(h.trial(3).status, state::trial_status::canceled);
+  // A kill during a cancel still kills.
+  auto kill = h.run(h.core.kill_experiment(1, h.now));
+  EXPECT_EQ(effects_of<kill_order>(kill).size(), 2u);
+  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  h.run(h.core.allocation_exited("2.1", 0, h.now));
+  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+            state::experiment_status::canceled);
+  EXPECT_EQ(h.replay(), h.core.state());
+}
+
+TEST(master_core,
      a_trial_larger_than_the_pool_can_ever_hold_fails_with_the_reason) {
   harness h{config("local", 2, 4)};
   h.run(h.core.submit_experiment(experiment(100, 2, 16), "determined", h.now));

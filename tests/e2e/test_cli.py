@@ -223,6 +223,8 @@ def completed(c, tmp_path_factory):
 def test_a_completed_experiment_through_list_describe_trials_and_checkpoints(c, completed):
     exp_id, trial = completed
     tid = trial["id"]
+    # A trial ends after it starts (its end time is its own, not a copy).
+    assert trial["endTime"] > trial["startTime"], trial
     out = ok(c, "experiment", "list")
     row = [l for l in out.splitlines() if l.strip().startswith(str(exp_id))]
     assert row and "COMPLETED" in row[0] and "admin" in row[0], out

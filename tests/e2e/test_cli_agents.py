@@ -63,3 +63,39 @@ def test_disable_with_drain_then_enable_with_the_real_cli(cluster_factory, tmp_p
 
     rc, out = det(c, "agent", "enable", "no-such-agent")
     assert rc != 0 and "not found" in out, out
+
+
+def test_slot_disable_moves_the_trial_off_and_enable_brings_it_back(cluster_factory,
+                                                                   tmp_path):
+    c = cluster_factory(max_instances=1, idle="10m")
+    c.home = str(tmp_path / "home")
+    os.makedirs(c.home)
+    status, body = c.submit(experiment_yaml(max_length=100000, batch_delay=0.05))
+    assert status == 200, body
+    exp_id = int(body["experiment"]["id"])
+    running = lambda: [t for t in c.trials(exp_id) if t["state"] == "STATE_RUNNING"]
+    wait_for("a trial to run", running, timeout=90)
+    [agent] = agents(c)
+    agent_id = agent["id"]
+
+    rc, out = det(c, "slot", "disable", agent_id, "0", user="determined")
+    assert rc != 0, out
+    out = ok(c, "slot", "disable", agent_id, "0")
+    assert "Disabled slot 0 of agent %s" % agent_id in out, out
+    [agent] = agents(c)
+    assert agent["slots"]["0"]["enabled"] is False, agent
+    # The trial checkpoints and stops; the only slot is off and the pool is
+    # at its size, so it waits.
+    wait_for("the trial to leave the slot",
+             lambda: all(t["state"] != "STATE_RUNNING" for t in c.trials(exp_id)),
+             timeout=90)
+    [agent] = agents(c)
+    assert agent["slots"]["0"].get("container") is None, agent
+
+    ok(c, "slot", "enable", agent_id, "0")
+    wait_for("the trial to run again", running, timeout=90)
+    [agent] = agents(c)
+    assert agent["slots"]["0"]["enabled"] is True
+    rc, out = det(c, "slot", "disable", agent_id, "7")
+    assert rc != 0 and "no slot 7" in out, out
+    ok(c, "experiment", "kill", str(exp_id))

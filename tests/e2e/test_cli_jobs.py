@@ -1,6 +1,6 @@
 """The job queue with the real `det` CLI 0.38.1: `det job list`, `det job
-update`, `det job update-batch` and `det experiment set priority / weight /
-max-slots`. The scheduler honours what they change: a job moved ahead runs
+update`, `det job update-batch`, `det experiment set priority / weight /
+max-slots` and `det experiment cancel` and `det experiment delete`. The scheduler honours what they change: a job moved ahead runs
 first, a max-slots limit holds trials back until it is raised; the changes
 are events and survive a master restart."""
 import json
@@ -63,6 +63,25 @@ def test_priority_changes_reorder_the_queue_and_the_scheduler_follows(cluster_fa
     ok(c, "experiment", "kill", str(first))
     wait_for("the experiment moved ahead to run", lambda: running(c, third), timeout=90)
     assert not running(c, second)
+    # det experiment cancel: the queued one ends at once, the running one
+    # checkpoints and stops (a cancel, not a kill); both end CANCELED.
+    ok(c, "experiment", "cancel", str(second))
+    ok(c, "experiment", "cancel", str(third))
+    for exp_id in (second, third):
+        wait_for("experiment %d to end" % exp_id,
+                 lambda: c.experiment(exp_id)["state"] == "STATE_CANCELED", timeout=90)
+    assert jobs(c) == []
+    # det experiment delete: only an ended one; it leaves every list.
+    ok(c, "experiment", "delete", str(second), "--yes")
+    status, body = http(c, "GET", "/api/v1/experiments/%d" % second, token=c.token)
+    assert status == 404, body
+    listed = json_of(ok(c, "experiment", "list", "--all", "--json"))
+    assert second not in [e["id"] for e in listed], listed
+    status, body = c.submit(long_run)
+    assert int(body["experiment"]["id"]) == third + 1  # ids are never reused
+    rc, out = det(c, "experiment", "delete", str(third + 1), "--yes")
+    assert rc != 0 and "only an ended experiment" in out, out
+    ok(c, "experiment", "kill", str(third + 1))
 
 
 def test_max_slots_holds_trials_back_until_raised(cluster_factory, tmp_path):

@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 36;
+constexpr int kinds = 37;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -292,6 +292,18 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
           r.id, "i-" + std::to_string(next_instance_++), tick()};
     return spot_request_cancelled{r.id, "price-too-low", tick()};
   }
+  case 36: {
+    auto agents =
+        where(s.agents, [](const agent_info& a) { return !a.slots.empty(); });
+    if (agents.empty())
+      return std::nullopt;
+    const auto& a = *pick(agents);
+    auto slot = static_cast<int64_t>(below(a.slots.size()));
+    if (std::binary_search(a.disabled_slots.begin(), a.disabled_slots.end(),
+                           slot))
+      return slot_enabled{a.id, slot};
+    return slot_disabled{a.id, slot, chance(50)};
+  }
   case 35: {
     if (chance(30))
       return cluster_message_set{chance(50) ? "" : "maintenance", tick(),
@@ -356,6 +368,8 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     if (all.empty())
       return std::nullopt;
     const auto& e = *pick(all);
+    if (is_terminal(e.status) && chance(10))
+      return experiment_deleted{e.id, "u1", tick()};
     if (is_terminal(e.status) && chance(50))
       return experiment_archived{e.id, !e.archived, "u1", tick()};
     return experiment_edited{e.id,

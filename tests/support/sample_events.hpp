@@ -74,6 +74,9 @@ inline std::vector<domain_event> one_of_each() {
       access_token_changed{1, "alice2", "nightly", true, "admin", 3200},
       cluster_message_set{"maintenance at 5pm", 3300, 7000, "admin", 3300},
       experiment_resources_changed{3, 10, 2.5, 4, "alice", 3400},
+      slot_disabled{"a1", 1, true},
+      slot_enabled{"a1", 1},
+      experiment_deleted{3, "alice", 3500},
   };
 }
 
