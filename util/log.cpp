@@ -168,9 +168,25 @@ void write_to(std::ostream& out, const std::string& program) {
       program, std::make_shared<spdlog::sinks::ostream_sink_mt>(out, true)));
 }
 
+namespace {
+std::atomic<tap_fn> the_tap{nullptr};
+} // namespace
+
+void set_tap(tap_fn tap) {
+  the_tap.store(tap);
+}
+
 void write(level l, std::string_view message) {
   if (!enabled(l))
     return;
+  struct tap_after {
+    level l;
+    std::string_view m;
+    ~tap_after() {
+      if (auto t = the_tap.load())
+        t(l, m);
+    }
+  } tap{l, message};
   auto logger = std::atomic_load(&current());
   // The common case: short, plain ASCII, written as it is.
   bool clean = message.size() <= max_record_bytes
