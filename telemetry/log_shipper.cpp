@@ -72,11 +72,13 @@ milliseconds log_shipper::pump() {
     ready_ = true;
   }
   policy::log_batch batch;
+  bool cut = false; // a limit ended the batch: more is ready at once
   {
     std::lock_guard<std::mutex> guard{mtx_};
     if (queue_.empty())
       return opts_.flush_interval;
     batch = policy::next_log_batch(queue_, opts_.now_ms(), opts_.limits);
+    cut = batch.consumed < queue_.size();
   }
   bool drop_batch = false;
   aws::put_log_events_result res;
@@ -124,7 +126,7 @@ milliseconds log_shipper::pump() {
       saved_cursor_ = batch.cursor;
   }
   bool full = queue_.size() >= opts_.limits.max_events;
-  return full || stopping_ ? milliseconds{0} : opts_.flush_interval;
+  return full || cut || stopping_ ? milliseconds{0} : opts_.flush_interval;
 }
 
 void log_shipper::start() {

@@ -219,3 +219,14 @@ TEST_F(log_shipper_pump, the_thread_ships_what_is_offered_and_stop_drains_it) {
   EXPECT_EQ(sent, 2u);
   EXPECT_EQ(cursor->saves.back(), "c2");
 }
+
+TEST_F(log_shipper_pump, a_batch_cut_by_a_limit_is_followed_at_once) {
+  auto o = opts();
+  o.max_queued = 100;
+  o.limits.max_events = 3;
+  log_shipper s{o, logs, cursor};
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(s.offer({now, "x", ""}));
+  EXPECT_EQ(s.pump(), milliseconds{0});      // 3 sent, 1 ready
+  EXPECT_EQ(s.pump(), o.flush_interval);     // all sent: gather again
+}
