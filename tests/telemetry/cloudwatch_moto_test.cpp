@@ -127,12 +127,21 @@ public:
       : proc_({"python3", dir + "/fault_proxy.py", moto}) {
     url = proc_.read_line(30'000);
   }
+  // The control endpoint, through Python's urllib (no curl needed).
   void mode(const std::string& m) {
-    auto r = run_command({"curl", "-sf", "-X", "POST", url + "/__fault/" + m});
+    auto r = run_command(
+        {"python3", "-c",
+         "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], "
+         "method='POST'), timeout=10).read()",
+         url + "/__fault/" + m});
     ASSERT_EQ(r.status, 0);
   }
   json state() {
-    auto r = run_command({"curl", "-sf", url + "/__fault"});
+    auto r = run_command(
+        {"python3", "-c",
+         "import sys, urllib.request as u; "
+         "print(u.urlopen(sys.argv[1], timeout=10).read().decode())",
+         url + "/__fault"});
     return json::parse(r.out, nullptr, false);
   }
   std::string url;

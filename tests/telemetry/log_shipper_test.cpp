@@ -227,6 +227,6 @@ TEST_F(log_shipper_pump, a_batch_cut_by_a_limit_is_followed_at_once) {
   log_shipper s{o, logs, cursor};
   for (int i = 0; i < 4; ++i)
     ASSERT_TRUE(s.offer({now, "x", ""}));
-  EXPECT_EQ(s.pump(), milliseconds{0});      // 3 sent, 1 ready
-  EXPECT_EQ(s.pump(), o.flush_interval);     // all sent: gather again
+  EXPECT_EQ(s.pump(), milliseconds{0});  // 3 sent, 1 ready
+  EXPECT_EQ(s.pump(), o.flush_interval); // all sent: gather again
 }
