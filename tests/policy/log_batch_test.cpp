@@ -56,7 +56,7 @@ TEST(log_batch, an_event_of_exactly_the_remaining_room_still_fits) {
 }
 
 TEST(log_batch, a_batch_never_spans_more_than_24_hours) {
-  std::deque<queued_log_event> q{{now - 30 * hour, "old", "c1"},
+  std::deque<queued_log_event> q{{now - 40 * hour, "old", "c1"},
                                  {now - 7 * hour, "mid", "c2"},
                                  {now - 6 * hour, "new", "c3"}};
   auto first = next_log_batch(q, now);
