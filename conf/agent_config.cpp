@@ -90,6 +90,10 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
     log.allow({"color"});
     log.finish();
   }
+  {
+    auto cw = r.child("cloudwatch");
+    read_cloudwatch(cw, cfg.cloudwatch);
+  }
   // Upstream agent.yaml fields det-agent accepts but does not act on.
   r.allow({"label", "container_master_host", "container_master_port", "fluent",
            "debug", "api_enabled", "bind_ip", "bind_port", "http_proxy",
@@ -152,6 +156,17 @@ caf::expected<agent_config> apply_overrides(agent_config cfg,
   if (o.work_dir && o.work_dir->empty())
     return bad("work_dir", "must not be empty");
   set(o.work_dir, cfg.work_dir, "work_dir");
+  if (o.cloudwatch_log_group) {
+    // The pool's provider log_group: the master's launch turns shipping on.
+    cfg.cloudwatch.enabled = true;
+    cfg.cloudwatch.log_group = *o.cloudwatch_log_group;
+    cfg.effective["cloudwatch"]["enabled"] = true;
+    cfg.effective["cloudwatch"]["log_group"] = *o.cloudwatch_log_group;
+  }
+  if (o.cluster_id) {
+    cfg.cloudwatch.cluster_id = *o.cluster_id;
+    cfg.effective["cloudwatch"]["cluster_id"] = *o.cluster_id;
+  }
   return cfg;
 }
 
@@ -168,6 +183,8 @@ overrides_from_env(const std::function<const char*(const char*)>& getenv) {
   o.token = get("DET_AGENT_TOKEN");
   o.agent_id = get("DET_AGENT_ID");
   o.resource_pool = get("DET_RESOURCE_POOL");
+  o.cloudwatch_log_group = get("DET_CLOUDWATCH_LOG_GROUP");
+  o.cluster_id = get("DET_CLUSTER_ID");
   if (auto s = get("DET_SLOTS")) {
     bool digits = s->size() <= 6;
     for (char c : *s)

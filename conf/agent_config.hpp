@@ -12,6 +12,7 @@
 // The master is named either by master_url ("http://host:8080") or, as in
 // upstream agent.yaml, by master_host + master_port.
 
+#include "conf/cloudwatch_config.hpp"
 #include "conf/master_url.hpp"
 #include "messages/errc.hpp"
 
@@ -58,6 +59,7 @@ struct agent_config {
   std::vector<std::string> on_connection_lost;
   /// log.level: a name util/log's set_level() accepts.
   std::string log_level = "info";
+  cloudwatch_config cloudwatch;
   /// The file's tree with defaults filled in.
   nlohmann::json effective;
 };
@@ -78,6 +80,9 @@ struct agent_overrides {
   std::optional<std::string> token;
   std::optional<std::string> agent_id;
   std::optional<std::string> work_dir;
+  /// Set: cloudwatch.enabled with this log_group.
+  std::optional<std::string> cloudwatch_log_group;
+  std::optional<std::string> cluster_id; ///< cloudwatch.cluster_id
 };
 
 /// `cfg` with every set override applied. Fails with errc::invalid_argument
@@ -88,7 +93,8 @@ apply_overrides(agent_config cfg, const agent_overrides& o,
                 std::string_view source = "override");
 
 /// Overrides from DET_MASTER, DET_AGENT_TOKEN, DET_AGENT_ID,
-/// DET_RESOURCE_POOL and DET_SLOTS; empty variables count as unset. A
+/// DET_RESOURCE_POOL, DET_SLOTS, DET_CLOUDWATCH_LOG_GROUP and
+/// DET_CLUSTER_ID; empty variables count as unset. A
 /// DET_SLOTS that is not a non-negative integer becomes slots = -1, which
 /// apply_overrides refuses. `getenv` is injected for tests.
 agent_overrides

@@ -237,6 +237,10 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     cfg.log.color = log.boolean("color", true);
     log.finish();
   }
+  {
+    auto cw = r.child("cloudwatch");
+    read_cloudwatch(cw, cfg.cloudwatch);
+  }
   cfg.launch_error = r.boolean("launch_error", true);
 
   json cluster_scheduler;

@@ -18,6 +18,7 @@
 // master runs it; redact.hpp renders that for `det master config`.
 
 #include "conf/checkpoint_storage.hpp"
+#include "conf/cloudwatch_config.hpp"
 #include "conf/provider_config.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
@@ -97,6 +98,7 @@ struct master_config {
   int64_t agent_missed_heartbeats = 3;
   checkpoint_storage_config checkpoint_storage;
   log_config log;
+  cloudwatch_config cloudwatch;
   scheduler_config scheduler;
   std::string default_compute_resource_pool = "default";
   std::string default_aux_resource_pool = "default";

@@ -57,13 +57,20 @@ std::string agent_user_data(const aws_provider_options& o) {
        "$IMDS/meta-data/instance-id)\n"
        "export DET_AGENT_TOKEN="
        + util::shell_quote(o.agent_token) + "\n";
+  std::string cw_env;
+  if (!o.aws.log_group.empty()) {
+    // The pool's log_group: det-agent ships its logs and metrics there.
+    s += "export DET_CLOUDWATCH_LOG_GROUP=" + util::shell_quote(o.aws.log_group)
+         + "\nexport DET_CLUSTER_ID=" + util::shell_quote(o.cluster_id) + "\n";
+    cw_env = "-e DET_CLOUDWATCH_LOG_GROUP -e DET_CLUSTER_ID ";
+  }
   std::string args = "--master-url " + util::shell_quote(o.master_url)
                      + " --resource-pool " + util::shell_quote(o.pool)
                      + " --agent-id \"$INSTANCE_ID\"";
   if (o.aws.spot)
     args += " --spot-notice";
   if (!o.agent_docker_image.empty())
-    s += "exec docker run --rm --network host -e DET_AGENT_TOKEN "
+    s += "exec docker run --rm --network host -e DET_AGENT_TOKEN " + cw_env
          + util::shell_quote(o.agent_docker_image) + " det-agent " + args
          + "\n";
   else

@@ -34,6 +34,8 @@ ALLOWED = {
             "conf", "inspect", "metrics", "messages", "util"},
     "agent": {"net", "aws", "conf", "policy", "messages", "util"},
     "deployer": {"aws", "net", "conf", "messages", "util"},
+    "telemetry": {"aws", "net", "conf", "policy", "state", "inspect",
+                  "metrics", "messages", "util"},
 }
 TOP = {"cmd", "tests", "bench", "fuzz"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

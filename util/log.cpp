@@ -195,11 +195,24 @@ void keep(level l, std::string text) {
   h.records.push_back({h.next_id++, now, l, std::move(text)});
 }
 
+std::atomic<tap_fn> the_tap{nullptr};
 } // namespace
+
+void set_tap(tap_fn tap) {
+  the_tap.store(tap);
+}
 
 void write(level l, std::string_view message) {
   if (!enabled(l))
     return;
+  struct tap_after {
+    level l;
+    std::string_view m;
+    ~tap_after() {
+      if (auto t = the_tap.load())
+        t(l, m);
+    }
+  } tap{l, message};
   auto logger = std::atomic_load(&current());
   // The common case: short, plain ASCII, written as it is.
   bool clean = message.size() <= max_record_bytes

@@ -59,6 +59,13 @@ void init(const std::string& program, bool color = false);
 /// outlive the log or the next init()/write_to().
 void write_to(std::ostream& out, const std::string& program);
 
+/// A copy of every record written from now on (the CloudWatch log shipper
+/// takes the program's own lines this way): called on the logging thread
+/// after the line is written, with the level and the message as given
+/// (not yet escaped or cut). It must not block or log; nullptr removes it.
+using tap_fn = void (*)(level l, std::string_view line);
+void set_tap(tap_fn tap);
+
 /// One record (no trailing newline needed). Line breaks inside `message`
 /// are written as the two characters \n (\r) and other control characters
 /// as \xNN, so a record stays one line; past max_record_bytes it is cut.

@@ -11,6 +11,7 @@
 #include "agent/options.hpp"
 #include "agent/spot_notice.hpp"
 #include "net/http_client.hpp"
+#include "telemetry/cloudwatch_telemetry.hpp"
 #include "util/log.hpp"
 
 #include <csignal>
@@ -55,6 +56,19 @@ int main(int argc, char** argv) {
                    << settings->slots << " " << settings->slot_type
                    << " slot(s), master " << settings->cfg.master.to_url()
                    << ", pool '" << settings->cfg.resource_pool << "'";
+  // CloudWatch (agent.yaml `cloudwatch:`, or DET_CLOUDWATCH_LOG_GROUP from
+  // the master's launch): journald, own lines and this host's metrics.
+  std::unique_ptr<det::telemetry::cloudwatch_telemetry> cloudwatch;
+  if (settings->cfg.cloudwatch.enabled) {
+    auto cw = det::telemetry::cloudwatch_telemetry::start(
+        settings->cfg.cloudwatch,
+        {"det-agent", "", settings->cfg.resource_pool});
+    if (!cw) {
+      std::cerr << "det-agent: " << det::render(cw.error()) << "\n";
+      return 2;
+    }
+    cloudwatch = std::move(*cw);
+  }
   det::agent::agent a{std::move(*settings)};
   std::unique_ptr<spot_notice_watcher> watcher;
   if (parsed->spot_notice) {
@@ -80,5 +94,7 @@ int main(int argc, char** argv) {
   // run() returned because of a signal; the waiter has already fired.
   signals.join();
   watcher.reset();
+  if (cloudwatch)
+    cloudwatch->stop();
   return 0;
 }

@@ -23,6 +23,7 @@
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
 #include "api/webui_files.hpp"
+#include "cmd/det_master/cloudwatch.hpp"
 #include "cmd/det_master/startup.hpp"
 #include "conf/redact.hpp"
 #include "conf/yaml_tree.hpp"
@@ -237,6 +238,10 @@ int main(int argc, char** argv) {
     ro.replicas = static_cast<size_t>(std::max(1, std::atoi(n)));
   auto reads = api::follow_master(mo, *st, ro);
   auto history = api::follow_metrics(mo);
+  auto cloudwatch =
+      master::start_cloudwatch(cfg->cloudwatch, cluster_id, reads);
+  if (!cloudwatch)
+    return fail(render(cloudwatch.error()));
   auto master_ref =
       spawn_master(sys, writer, std::move(*st), std::move(core_cfg), mo);
   // Fail-stop: a master that ends for any reason but our own shutdown (a
@@ -416,5 +421,7 @@ int main(int argc, char** argv) {
   ctx.reset();
   ws_ctx.reset();
   log::info() << "stopped";
+  if (*cloudwatch)
+    (*cloudwatch)->stop();
   return 0;
 }

@@ -520,6 +520,12 @@ def check_master_yaml(kind, cfg, params, out):
         "ssl_root_cert": "/etc/determined/rds-ca.pem",
     }
     assert cfg["checkpoint_storage"] == {"type": "s3", "bucket": out["CheckpointBucket"]}
+    # --cloudwatch-logs turns det-master's own shipping on (and the pools'
+    # log_group that of their agents).
+    assert cfg["cloudwatch"] == {
+        "enabled": params["CloudWatchLogs"] != "disabled",
+        "log_group": params["CloudWatchLogGroup"],
+    }
     pools = {p["pool_name"]: p for p in cfg["resource_pools"]}
     assert set(pools) == {"cpu-pool", "gpu-pool"}
     assert cfg["resource_manager"]["default_compute_resource_pool"] == "gpu-pool"

@@ -143,6 +143,8 @@ def test_systemd_units_start_the_packaged_programs(unit):
     program = unit.split(".")[0]
     assert parser["Service"]["ExecStart"].startswith(f"/usr/bin/{program} --config /etc/determined/")
     assert parser["Service"]["User"] == "determined"
+    # The CloudWatch shipper's journalctl must read the system journal.
+    assert parser["Service"]["SupplementaryGroups"] == "systemd-journal"
     assert parser["Install"]["WantedBy"] == "multi-user.target"
 
 

@@ -159,7 +159,7 @@ class AwsCluster(e2e.Cluster):
     def __init__(self, pg_url, tmp, name, ec2, endpoint, subnet, sg, tag_value,
                  max_instances=2, min_instances=0, idle="3s", spot=False,
                  alternatives=(), env=None, reconnect_wait="5s", starting="60s",
-                 master_url=None, security_group_name=None):
+                 master_url=None, security_group_name=None, log_group=None):
         self.tmp, self.ec2, self.tag_value = tmp, ec2, tag_value
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
@@ -216,6 +216,14 @@ resource_pools:
             text = text.replace("        security_group_id: %s\n" % sg, "")
             text = text.replace("      min_instances:", "      security_group: %s\n"
                                 "      min_instances:" % security_group_name)
+            with open(self.config, "w") as f:
+                f.write(text)
+        if log_group is not None:
+            # The pool's CloudWatch log group (docs/cloudwatch.md).
+            with open(self.config) as f:
+                text = f.read()
+            text = text.replace("      min_instances:", "      log_group: %s\n"
+                                "      min_instances:" % log_group)
             with open(self.config, "w") as f:
                 f.write(text)
         self.env = dict(os.environ, AWS_ACCESS_KEY_ID="testing",

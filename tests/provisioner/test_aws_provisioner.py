@@ -235,6 +235,20 @@ def test_user_data_starts_det_agent_with_the_imds_resolved_master_url(aws_cluste
         imds.wait(timeout=10)
 
 
+def test_a_pools_log_group_makes_its_agents_ship_to_cloudwatch(aws_cluster, ec2):
+    """provider `log_group` (det-deploy --cloudwatch-logs sets it): the
+    launch script hands det-agent the group and the cluster id, which turn
+    its CloudWatch shipping on (docs/cloudwatch.md)."""
+    import base64
+    c = aws_cluster(min_instances=1, max_instances=1, log_group="/determined/t/journald")
+    inst = wait_for("the instance", lambda: tagged(ec2, c.tag_value), timeout=60)[0]
+    data = ec2.describe_instance_attribute(InstanceId=inst["InstanceId"], Attribute="userData")
+    script = base64.b64decode(data["UserData"]["Value"]).decode()
+    assert "export DET_CLOUDWATCH_LOG_GROUP='/determined/t/journald'\n" in script, script
+    assert "export DET_CLUSTER_ID='c%s'\n" % c.tag_value[-8:] in script, script
+    assert script.index("DET_CLOUDWATCH_LOG_GROUP") < script.index("exec det-agent")
+
+
 def test_security_group_given_by_name_launches_into_that_group(aws_cluster, ec2, network, proxy):
     """`security_group: NAME` (the older documents' field): det-master looks
     the group up once and launches into it; an unknown name stops the pool

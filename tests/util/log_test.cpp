@@ -163,3 +163,24 @@ TEST_F(log_test, records_of_many_threads_are_whole_lines) {
 }
 
 } // namespace
+
+namespace {
+std::vector<std::pair<det::log::level, std::string>> tapped;
+void tap_into_vector(det::log::level l, std::string_view m) {
+  tapped.emplace_back(l, std::string{m});
+}
+} // namespace
+
+TEST_F(log_test, the_tap_sees_each_written_record_and_nothing_filtered) {
+  tapped.clear();
+  log::set_level(log::level::info);
+  log::set_tap(&tap_into_vector);
+  log::debug() << "filtered";
+  log::warn() << "two\nlines";
+  log::set_tap(nullptr);
+  log::info() << "after the tap is removed";
+  ASSERT_EQ(tapped.size(), 1u);
+  EXPECT_EQ(tapped[0].first, log::level::warn);
+  EXPECT_EQ(tapped[0].second, "two\nlines"); // as given, not escaped
+  EXPECT_NE(out_.str().find("two\\nlines"), std::string::npos);
+}
