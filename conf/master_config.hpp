@@ -18,6 +18,7 @@
 // master runs it; redact.hpp renders that for `det master config`.
 
 #include "conf/checkpoint_storage.hpp"
+#include "conf/kubernetes_config.hpp"
 #include "conf/provider_config.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
@@ -76,6 +77,9 @@ struct resource_pool_config {
   provider_config provider;   ///< type none = static agents
   int64_t max_aux_containers_per_agent = 100;
   std::chrono::milliseconds agent_reconnect_wait{std::chrono::seconds{25}};
+  /// With the kubernetes resource manager: the pool's
+  /// task_container_defaults pod spec for the slot type (null = none).
+  nlohmann::json pod_spec;
 };
 
 struct master_config {
@@ -102,6 +106,9 @@ struct master_config {
   std::string default_aux_resource_pool = "default";
   /// Refuse a job that can never fit instead of warning.
   bool launch_error = true;
+  /// resource_manager.type: agent (det-agents, the default) or kubernetes.
+  std::string resource_manager_type = "agent";
+  kubernetes_rm_config kubernetes; ///< with type kubernetes
   std::vector<resource_pool_config> resource_pools;
   /// The whole config with defaults filled in (secrets included).
   nlohmann::json effective;
