@@ -190,10 +190,14 @@ in_cluster_access(const std::function<std::string(const char*)>& getenv,
 caf::expected<cluster_access> resolve_access(const std::string& path) {
   if (!path.empty())
     return load_kubeconfig(path);
-  return in_cluster_access([](const char* name) {
+  auto getenv = [](const char* name) {
     const char* v = std::getenv(name);
     return std::string{v == nullptr ? "" : v};
-  });
+  };
+  auto sa_dir = getenv("DET_K8S_SA_DIR");
+  if (sa_dir.empty())
+    return in_cluster_access(getenv);
+  return in_cluster_access(getenv, sa_dir);
 }
 
 } // namespace det::k8s

@@ -64,7 +64,8 @@ in_cluster_access(const std::function<std::string(const char*)>& getenv,
                       "/var/run/secrets/kubernetes.io/serviceaccount");
 
 /// in_cluster_access with the process environment when kubeconfig_path is
-/// "", else load_kubeconfig(kubeconfig_path).
+/// "" (the service-account folder from DET_K8S_SA_DIR when set, for a pod
+/// whose mounts live elsewhere), else load_kubeconfig(kubeconfig_path).
 [[nodiscard]] caf::expected<cluster_access>
 resolve_access(const std::string& kubeconfig_path);
 
