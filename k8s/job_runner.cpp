@@ -209,8 +209,17 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     cb_.on_message(alloc, name + ": " + st.reason);
   if (changed && cb_.on_pod_state && st.state != pod_state::terminated)
     cb_.on_pod_state(alloc, name, st.state, st.node);
-  if (follow)
-    follow_logs(alloc, name, rank);
+  if (follow) {
+    int64_t trial = 0;
+    auto t = pod.value("/metadata/labels"_json_pointer, json::object())
+                 .value(trial_label, std::string{"0"});
+    try {
+      trial = std::stoll(t);
+    } catch (...) {
+      trial = 0;
+    }
+    follow_logs(alloc, name, rank, trial);
+  }
   if (st.fatal_wait)
     kill(alloc, 0);
   if (all_done && cb_.on_exit)
@@ -218,11 +227,11 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
 }
 
 void job_runner::follow_logs(const std::string& alloc, const std::string& pod,
-                             int rank) {
+                             int rank, int64_t trial_id) {
   std::lock_guard<std::mutex> g(mu_);
   if (stop_)
     return;
-  threads_.emplace_back([this, alloc, pod, rank] {
+  threads_.emplace_back([this, alloc, pod, rank, trial_id] {
     int64_t pods_of_alloc = 1;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -230,12 +239,11 @@ void job_runner::follow_logs(const std::string& alloc, const std::string& pod,
     }
     std::string prefix =
         pods_of_alloc > 1 ? "[rank=" + std::to_string(rank) + "] " : "";
-    std::vector<std::string> batch;
     auto err = follow_pod_log(
         *client_, settings_.ns, pod, container_name,
         [&](std::string_view line) {
           if (cb_.on_log)
-            cb_.on_log(alloc, {prefix + std::string(line)});
+            cb_.on_log(alloc, trial_id, {prefix + std::string(line)});
         },
         stop_);
     if (err && !stop_ && cb_.on_message)

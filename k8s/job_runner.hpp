@@ -44,8 +44,10 @@ struct runner_callbacks {
   /// are available: ...") and failures of our own calls.
   std::function<void(const std::string& alloc, const std::string& text)>
       on_message;
-  /// Lines of a pod's log (prefixed with the pod's rank when numPods > 1).
-  std::function<void(const std::string& alloc, std::vector<std::string>)>
+  /// Lines of a pod's log (prefixed with the pod's rank when numPods > 1),
+  /// with the trial id of the pod's label.
+  std::function<void(const std::string& alloc, int64_t trial_id,
+                     std::vector<std::string>)>
       on_log;
 };
 
@@ -85,7 +87,8 @@ private:
   struct alloc_state;
   void on_pod_event(const std::string& type, const nlohmann::json& pod);
   void on_pods_synced(const std::vector<nlohmann::json>& pods);
-  void follow_logs(const std::string& alloc, const std::string& pod, int rank);
+  void follow_logs(const std::string& alloc, const std::string& pod, int rank,
+                   int64_t trial_id);
 
   std::shared_ptr<api_client> client_;
   resources res_;

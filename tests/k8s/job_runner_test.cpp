@@ -39,24 +39,25 @@ struct recorder {
   std::vector<std::string> states;
 
   runner_callbacks callbacks() {
-    return {[this](const std::string& a, const std::string&, pod_state s,
-                   const std::string& node) {
-              note([&] {
-                states.push_back(a + " " + std::to_string(int(s)) + " " + node);
-              });
-            },
-            [this](const std::string& a, int code) {
-              note([&] { exits[a] = code; });
-            },
-            [this](const std::string& a, const std::string& text) {
-              note([&] { messages.push_back(a + ": " + text); });
-            },
-            [this](const std::string&, std::vector<std::string> lines) {
-              note([&] {
-                for (auto& l : lines)
-                  logs.push_back(l);
-              });
-            }};
+    return {
+        [this](const std::string& a, const std::string&, pod_state s,
+               const std::string& node) {
+          note([&] {
+            states.push_back(a + " " + std::to_string(int(s)) + " " + node);
+          });
+        },
+        [this](const std::string& a, int code) {
+          note([&] { exits[a] = code; });
+        },
+        [this](const std::string& a, const std::string& text) {
+          note([&] { messages.push_back(a + ": " + text); });
+        },
+        [this](const std::string&, int64_t, std::vector<std::string> lines) {
+          note([&] {
+            for (auto& l : lines)
+              logs.push_back(l);
+          });
+        }};
   }
   template <class F> void note(F f) {
     {
@@ -207,7 +208,13 @@ TEST_F(job_runner_bed, leftovers_of_this_cluster_are_deleted_others_kept) {
 
   runner_->launch(request("7.1", 1, "sleep 300"));
   runner_->launch(request("8.1", 1, "sleep 300"));
-  ASSERT_TRUE(rec_.await([&] { return rec_.states.size() >= 2; }))
+  auto seen = [&](const std::string& a) {
+    for (const auto& st : rec_.states)
+      if (st.rfind(a + " ", 0) == 0)
+        return true;
+    return false;
+  };
+  ASSERT_TRUE(rec_.await([&] { return seen("7.1") && seen("8.1"); }))
       << ::testing::PrintToString(rec_.messages);
   auto deleted = runner_->delete_leftovers({"7.1"});
   ASSERT_TRUE(deleted) << det::render(deleted.error());
