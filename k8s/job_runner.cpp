@@ -120,13 +120,25 @@ void job_runner::launch(const job_request& r) {
 }
 
 void job_runner::kill(const std::string& alloc, int grace) {
-  auto name = job_name(settings_.cluster_id, alloc);
-  (void)worker_->submit([this, name, alloc, grace] {
-    if (auto err =
-            res_.remove(jobs_kind(), settings_.ns, name, "Background", grace);
-        err && cb_.on_message)
-      cb_.on_message(alloc, "delete Job: " + render(err));
-    (void)res_.remove(configmaps_kind(), settings_.ns, name);
+  (void)worker_->submit([this, alloc, grace] {
+    // By label, so a Job of this allocation is found whatever its name.
+    auto selector = cluster_selector(settings_.cluster_id) + ","
+                    + allocation_label + "=" + label_value(alloc);
+    std::set<std::string> jobs{job_name(settings_.cluster_id, alloc)};
+    std::set<std::string> cms = jobs;
+    if (auto l = res_.list(jobs_kind(), settings_.ns, selector))
+      for (const auto& j : l->items)
+        jobs.insert(j.value("/metadata/name"_json_pointer, std::string{}));
+    if (auto l = res_.list(configmaps_kind(), settings_.ns, selector))
+      for (const auto& c : l->items)
+        cms.insert(c.value("/metadata/name"_json_pointer, std::string{}));
+    for (const auto& name : jobs)
+      if (auto err =
+              res_.remove(jobs_kind(), settings_.ns, name, "Background", grace);
+          err && cb_.on_message)
+        cb_.on_message(alloc, "delete Job: " + render(err));
+    for (const auto& name : cms)
+      (void)res_.remove(configmaps_kind(), settings_.ns, name);
   });
 }
 

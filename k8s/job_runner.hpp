@@ -67,8 +67,9 @@ public:
   /// back through on_message and on_exit(alloc, 1), never silently.
   void launch(const job_request& r);
 
-  /// Deletes the allocation's Job (propagationPolicy Background, grace
-  /// period `grace_seconds`) and ConfigMap.
+  /// Deletes the allocation's Jobs (found by name and by this cluster's
+  /// and the allocation's labels; propagationPolicy Background, grace
+  /// period `grace_seconds`) and ConfigMaps.
   void kill(const std::string& alloc, int grace_seconds = 15);
 
   /// The allocations of this cluster's Jobs now on the server (after a
