@@ -251,13 +251,37 @@ void job_runner::follow_logs(const std::string& alloc, const std::string& pod,
     }
     std::string prefix =
         pods_of_alloc > 1 ? "[rank=" + std::to_string(rank) + "] " : "";
-    auto err = follow_pod_log(
-        *client_, settings_.ns, pod, container_name,
-        [&](std::string_view line) {
-          if (cb_.on_log)
-            cb_.on_log(alloc, trial_id, {prefix + std::string(line)});
-        },
-        stop_);
+    // A follow that ends while the pod still runs (the kubelet had no log
+    // yet, a connection dropped) is opened again; the log comes from its
+    // start each time, so lines already passed on are skipped.
+    size_t seen = 0;
+    caf::error err;
+    for (int attempt = 0; attempt < 1200 && !stop_; ++attempt) {
+      size_t index = 0;
+      err = follow_pod_log(
+          *client_, settings_.ns, pod, container_name,
+          [&](std::string_view line) {
+            if (index++ < seen)
+              return;
+            ++seen;
+            if (cb_.on_log)
+              cb_.on_log(alloc, trial_id, {prefix + std::string(line)});
+          },
+          stop_);
+      bool ended = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto a = pods_.find(alloc);
+        ended = a == pods_.end() || a->second.count(pod) == 0
+                || a->second[pod].state == pod_state::terminated;
+      }
+      if (ended && !err)
+        break;
+      if (ended && attempt > 0)
+        break;
+      for (int i = 0; i < 5 && !stop_; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     if (err && !stop_ && cb_.on_message)
       cb_.on_message(alloc, "logs of " + pod + ": " + render(err));
   });

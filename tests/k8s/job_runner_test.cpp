@@ -226,3 +226,15 @@ TEST_F(job_runner_bed, leftovers_of_this_cluster_are_deleted_others_kept) {
       res_->get(jobs_kind(), ns_, job_name(settings_.cluster_id, "7.1")));
   runner_->kill("7.1", 0);
 }
+
+TEST_F(job_runner_bed, every_allocations_logs_arrive_one_after_another) {
+  start_runner();
+  runner_->launch(request("9.1", 1, "echo first-alloc; sleep 1; exit 1"));
+  ASSERT_TRUE(rec_.await([&] { return rec_.exits.count("9.1") != 0; }));
+  runner_->launch(request("9.2", 1, "sleep 1; echo second-alloc; sleep 1"));
+  ASSERT_TRUE(rec_.await([&] { return rec_.exits.count("9.2") != 0; }));
+  EXPECT_TRUE(rec_.await([&] { return rec_.has_log("first-alloc"); }, 20));
+  EXPECT_TRUE(rec_.await([&] { return rec_.has_log("second-alloc"); }, 20))
+      << ::testing::PrintToString(rec_.logs)
+      << ::testing::PrintToString(rec_.messages);
+}

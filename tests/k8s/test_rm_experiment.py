@@ -277,3 +277,25 @@ def test_a_restarted_master_reattaches_its_job_and_deletes_leftovers(master, tmp
     ours = [j for j in master.jobs()
             if j["metadata"]["labels"].get("determined.ai/cluster") == master.cluster_id]
     assert len(ours) == 1, "a second Job was created: %s" % [j["metadata"]["name"] for j in ours]
+
+
+def test_a_pod_killed_from_outside_resumes_the_trial_from_its_checkpoint(master, tmp_path):
+    exp = create(master, experiment_yaml(str(tmp_path), max_length=400, batch_delay=0.05))
+    trial_id = wait_until("the trial", lambda: master.api(
+        "/api/v1/experiments/%d/trials" % exp)["trials"])[0]["id"]
+    wait_until("a checkpoint", lambda: "checkpoint" in master.det("trial", "logs", str(trial_id)))
+
+    def running_pods():
+        items = json.loads(master.bed.kubectl("get", "pods", "-n", master.ns, "-o", "json"))["items"]
+        return [p["metadata"]["name"] for p in items if p.get("status", {}).get("phase") == "Running"]
+    first = wait_until("the pod to run", running_pods)[0]
+    master.bed.kubectl("delete", "pod", "-n", master.ns, first, "--wait=false")
+    wait_until("the experiment to complete",
+               lambda: state_of(master, exp) in ("STATE_COMPLETED", "STATE_ERROR"), timeout=300)
+    assert state_of(master, exp) == "STATE_COMPLETED", master.log()[-3000:]
+    trial = master.api("/api/v1/experiments/%d/trials" % exp)["trials"][0]
+    assert trial["restarts"] >= 1, trial
+    logs = master.det("trial", "logs", str(trial_id))
+    # The second pod resumed from a checkpoint the first one wrote.
+    resumed = [line for line in logs.splitlines() if "resuming at step" in line]
+    assert resumed and "resuming at step 0," not in resumed[-1], logs[-2000:]
