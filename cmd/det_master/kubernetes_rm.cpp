@@ -9,6 +9,7 @@
 #include <caf/send.hpp>
 
 #include <chrono>
+#include <map>
 #include <mutex>
 
 namespace det::master {
@@ -51,6 +52,8 @@ struct pool_bridge {
   std::mutex mu;
   agent_actor agent;
   std::set<std::string> running_sent;
+  /// Allocation -> trial, for scheduler messages in the trial's logs.
+  std::map<std::string, int64_t> trials;
 };
 
 class kubernetes_rm {
@@ -113,6 +116,10 @@ caf::behavior connection(caf::event_based_actor* self,
                                    ? "/tmp/determined-checkpoint"
                                    : opts.start.checkpoint_dir};
                   r.files = {{"start.json", frame.dump()}};
+                  {
+                    std::lock_guard<std::mutex> g(b->mu);
+                    b->trials[o.allocation_id] = o.trial_id;
+                  }
                   log::info() << "kubernetes: starting allocation "
                               << o.allocation_id << " (trial " << o.trial_id
                               << ", " << r.slots << " slots) as a Job";
@@ -176,6 +183,7 @@ start_kubernetes_rm(const conf::master_config& cfg,
     }
     std::weak_ptr<pool_bridge> weak = b;
     k8s::runner_callbacks cb;
+    auto logs = opts.logs;
     cb.on_pod_state = [weak](const std::string& alloc, const std::string& pod,
                              k8s::pod_state st, const std::string& node) {
       auto p = weak.lock();
@@ -202,14 +210,27 @@ start_kubernetes_rm(const conf::master_config& cfg,
       caf::anon_send(p->agent, exited_atom::value, alloc,
                      static_cast<int32_t>(code));
     };
-    auto logs = opts.logs;
     cb.on_log = [logs, id = b->agent_id](const std::string&, int64_t trial,
                                          std::vector<std::string> lines) {
       if (trial > 0)
         logs->add(trial, id, lines, now_us());
     };
-    cb.on_message = [](const std::string& alloc, const std::string& text) {
+    cb.on_message = [weak, logs, id = b->agent_id](const std::string& alloc,
+                                                   const std::string& text) {
       log::info() << "kubernetes: allocation " << alloc << ": " << text;
+      auto p = weak.lock();
+      if (!p)
+        return;
+      int64_t trial = 0;
+      {
+        std::lock_guard<std::mutex> g(p->mu);
+        auto it = p->trials.find(alloc);
+        trial = it == p->trials.end() ? 0 : it->second;
+      }
+      // Scheduling messages ("FailedScheduling: 0/3 nodes are available:
+      // ...") belong in the trial's logs, where its owner looks.
+      if (trial > 0)
+        logs->add(trial, id, {"kubernetes: " + text}, now_us());
     };
     b->runner = std::make_unique<k8s::job_runner>(client, s, cb);
     auto running = b->runner->list_allocations();

@@ -299,3 +299,18 @@ def test_a_pod_killed_from_outside_resumes_the_trial_from_its_checkpoint(master,
     # The second pod resumed from a checkpoint the first one wrote.
     resumed = [line for line in logs.splitlines() if "resuming at step" in line]
     assert resumed and "resuming at step 0," not in resumed[-1], logs[-2000:]
+
+
+def test_a_trial_that_does_not_fit_shows_the_schedulers_reason(master, tmp_path):
+    cfg = experiment_yaml(str(tmp_path))
+    with open(cfg, "a") as f:
+        f.write("environment:\n  pod_spec:\n    spec:\n      nodeSelector: {no-such-label: x}\n")
+    exp = create(master, cfg)
+    trial_id = wait_until("the trial", lambda: master.api(
+        "/api/v1/experiments/%d/trials" % exp)["trials"])[0]["id"]
+    logs = wait_until("the scheduler's reason in the trial's logs", lambda: [
+        line for line in master.det("trial", "logs", str(trial_id)).splitlines()
+        if "FailedScheduling" in line])
+    assert "nodes are available" in logs[0], logs
+    master.det("experiment", "kill", str(exp))
+    wait_until("the Job to be deleted", lambda: not master.jobs(), timeout=60)
