@@ -14,7 +14,7 @@ FUZZ_TEST_SEED    ?= 1
 FUZZ_FRESH        ?= 0
 FUZZ_SEED         ?=
 FUZZERS := fuzz_master_config fuzz_experiment_config fuzz_event_decode \
-           fuzz_agent_protocol fuzz_http_request
+           fuzz_agent_protocol fuzz_http_request fuzz_k8s_api
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=

@@ -248,8 +248,10 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   std::optional<std::string> aux_given;
   {
     auto rm = r.child("resource_manager");
-    auto type = rm.choice("type", "agent", {"agent"});
-    (void)type;
+    cfg.resource_manager_type =
+        rm.choice("type", "agent", {"agent", "kubernetes"});
+    if (cfg.resource_manager_type == "kubernetes")
+      read_kubernetes_rm(rm, cfg.kubernetes);
     auto sr = rm.child("scheduler");
     read_scheduler(sr, cfg.scheduler);
     cluster_scheduler = sr.node();
@@ -276,6 +278,20 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
       resource_pool_config pool;
       read_pool(pr, pool, cfg, cluster_scheduler, pctx,
                 top_level_provisioner ? "provisioner" : "");
+      if (cfg.resource_manager_type == "kubernetes") {
+        if (pool.provider.type != provider_type::none)
+          pr.fail("provider", "not allowed with resource_manager.type "
+                              "kubernetes: Kubernetes runs the pods");
+        auto* tcd = pr.node().is_object()
+                            && pr.node().contains("task_container_defaults")
+                        ? &pr.node()["task_container_defaults"]
+                    : root.contains("task_container_defaults")
+                        ? &root["task_container_defaults"]
+                        : nullptr;
+        pool.pod_spec =
+            pod_spec_of(tcd, cfg.kubernetes.slot_type,
+                        pr.path_of("task_container_defaults"), diag);
+      }
       if (!pool.pool_name.empty() && !names.insert(pool.pool_name).second)
         pr.fail("pool_name", "duplicate pool name \"" + pool.pool_name + "\"");
       cfg.resource_pools.push_back(std::move(pool));

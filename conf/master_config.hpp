@@ -19,6 +19,7 @@
 
 #include "conf/checkpoint_storage.hpp"
 #include "conf/cloudwatch_config.hpp"
+#include "conf/kubernetes_config.hpp"
 #include "conf/provider_config.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
@@ -77,6 +78,9 @@ struct resource_pool_config {
   provider_config provider;   ///< type none = static agents
   int64_t max_aux_containers_per_agent = 100;
   std::chrono::milliseconds agent_reconnect_wait{std::chrono::seconds{25}};
+  /// With the kubernetes resource manager: the pool's
+  /// task_container_defaults pod spec for the slot type (null = none).
+  nlohmann::json pod_spec;
 };
 
 struct master_config {
@@ -104,6 +108,9 @@ struct master_config {
   std::string default_aux_resource_pool = "default";
   /// Refuse a job that can never fit instead of warning.
   bool launch_error = true;
+  /// resource_manager.type: agent (det-agents, the default) or kubernetes.
+  std::string resource_manager_type = "agent";
+  kubernetes_rm_config kubernetes; ///< with type kubernetes
   std::vector<resource_pool_config> resource_pools;
   /// The whole config with defaults filled in (secrets included).
   nlohmann::json effective;

@@ -23,6 +23,7 @@ ALLOWED = {
     "net": {"messages", "util"},
     "http": {"messages", "util"},
     "aws": {"net", "messages", "util"},
+    "k8s": {"net", "conf", "messages", "util"},
     "core": {"state", "policy", "messages", "util"},
     "read": {"state", "policy", "messages", "util", "metrics"},
     "actors": {"core", "store", "state", "policy", "messages", "util",

@@ -4,11 +4,15 @@
 //   det-agent ... --spot-notice   (on a spot instance: poll IMDSv2
 //     spot/instance-action every 5 s, DET_SPOT_NOTICE_INTERVAL_MS, and tell
 //     the master when the instance is about to be reclaimed)
+//   det-agent --run-allocation FILE --master-url URL [--work-dir D]
+//     [--checkpoint-dir D]   (in a Kubernetes pod: run the one trial whose
+//     start frame FILE holds, exit with its code; agent/run_allocation.hpp)
 // Bad arguments exit 2 with a one-line reason; SIGINT/SIGTERM stop the
 // agent (and its trials) cleanly.
 
 #include "agent/agent.hpp"
 #include "agent/options.hpp"
+#include "agent/run_allocation.hpp"
 #include "agent/spot_notice.hpp"
 #include "net/http_client.hpp"
 #include "telemetry/cloudwatch_telemetry.hpp"
@@ -25,6 +29,32 @@ int main(int argc, char** argv) {
   using namespace det::agent;
   det::log::init("det-agent");
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "--run-allocation") {
+    run_allocation_options o;
+    for (size_t i = 0; i + 1 < args.size(); i += 2) {
+      const auto& k = args[i];
+      const auto& v = args[i + 1];
+      if (k == "--run-allocation")
+        o.start_file = v;
+      else if (k == "--master-url")
+        o.master_url = v;
+      else if (k == "--work-dir")
+        o.work_dir = v;
+      else if (k == "--checkpoint-dir")
+        o.checkpoint_dir = v;
+      else {
+        std::cerr << "det-agent: --run-allocation: unknown option " << k
+                  << "\n";
+        return 2;
+      }
+    }
+    if (args.size() % 2 != 0 || o.start_file.empty() || o.master_url.empty()) {
+      std::cerr << "det-agent: --run-allocation FILE needs --master-url URL\n";
+      return 2;
+    }
+    std::signal(SIGPIPE, SIG_IGN);
+    return run_allocation(o);
+  }
   auto parsed = parse_agent_args(args);
   if (!parsed) {
     std::cerr << "det-agent: " << det::render(parsed.error()) << "\n";

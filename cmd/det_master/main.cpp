@@ -28,6 +28,7 @@
 #include "conf/redact.hpp"
 #include "conf/yaml_tree.hpp"
 #include "http/http_server.hpp"
+#include "kubernetes_rm.hpp"
 #include "messages/errc.hpp"
 #include "provision/aws_provider.hpp"
 #include "provision/local_provider.hpp"
@@ -345,6 +346,24 @@ int main(int argc, char** argv) {
   }
   log::info() << "serving " << scheme << " on " << a.listen << ":" << *port;
 
+  std::shared_ptr<master::kubernetes_rm> k8s_rm;
+  if (cfg->resource_manager_type == "kubernetes") {
+    master::kubernetes_rm_options ko;
+    ko.sys = &sys;
+    ko.master = master_ref;
+    ko.logs = logs;
+    ko.tokens = tokens;
+    ko.start = {cfg->kubernetes.task_master_url(*port),
+                master::checkpoint_dir(*cfg), cluster_id};
+    ko.cluster_id = cluster_id;
+    auto rm = master::start_kubernetes_rm(*cfg, ko);
+    if (!rm) {
+      server.stop(std::chrono::seconds{2});
+      caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
+      return fail(render(rm.error()));
+    }
+    k8s_rm = *rm;
+  }
   std::vector<caf::actor> provisioners;
   auto bin_dir = std::filesystem::path{argv[0]}.parent_path().string();
   // The cluster's identity on a shared host (local pools' folders): made
@@ -412,6 +431,7 @@ int main(int argc, char** argv) {
   server.stop(std::chrono::seconds{2});
   for (auto& p : provisioners)
     caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
+  master::stop_kubernetes_rm(k8s_rm);
   if (aws_calls)
     aws_calls->shutdown();
   caf::anon_send_exit(ctx->bridge, caf::exit_reason::user_shutdown);

@@ -1,0 +1,30 @@
+#pragma once
+
+// det-agent's trial runner for one allocation outside an agent: what a
+// Kubernetes pod of the kubernetes resource manager runs
+// (`det-agent --run-allocation FILE`). FILE holds the `start` frame the
+// master would have sent an agent (docs/agent_protocol.md), written by the
+// master into the allocation's ConfigMap. The same steps as a det-agent
+// start: the model definition from the master (with the allocation's
+// session token), the harness files, the entrypoint as a process group
+// under the supervisor; its output goes to stdout (the pod's log, which
+// the master follows) and its exit code becomes ours (128+N for signal N),
+// which the master reads from the pod's status. SIGTERM (the pod deleted)
+// is passed on to the trial with the kill grace.
+
+#include <string>
+
+namespace det::agent {
+
+struct run_allocation_options {
+  std::string start_file;
+  std::string master_url;
+  std::string work_dir = "/tmp/det-pod";
+  std::string checkpoint_dir = "/tmp/determined-checkpoint";
+};
+
+/// Never throws; returns the process exit code (1 when the trial could not
+/// be started, with the reason on stderr).
+int run_allocation(const run_allocation_options& o);
+
+} // namespace det::agent

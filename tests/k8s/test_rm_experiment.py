@@ -1,0 +1,316 @@
+"""The kubernetes resource manager end to end: det-master with
+`resource_manager: {type: kubernetes}` against the test bed's real API
+server, an experiment submitted with the real `det` CLI, its trials run as
+Jobs whose pods the bed's process kubelet runs as local processes
+(`det-agent --run-allocation`, the same trial runner as det-agent's), to
+completion with metrics, checkpoints and logs; then the master SIGKILLed
+mid-trial and restarted (the Job re-attached, no second Job, a labelled
+leftover deleted, an unlabelled Job untouched).
+
+The bed comes from tests/k8s/k8s_bed.py (scripts/k8s-bed); before the
+branches carrying it are merged, K8S_BED_REPO names a checkout that has it.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+BUILD = os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build"))
+BIN = os.path.join(BUILD, "bin")
+EXAMPLE = os.path.join(ROOT, "examples", "linear_regression")
+DET = shutil.which("det")
+BED_REPO = os.environ.get("K8S_BED_REPO", ROOT)
+sys.path.insert(0, os.path.join(BED_REPO, "tests", "k8s"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+try:
+    import k8s_bed  # noqa: E402
+except ImportError:  # the bed's branch is not here yet
+    k8s_bed = None
+
+pytestmark = [
+    pytest.mark.skipif(k8s_bed is None, reason="no test bed (tests/k8s/k8s_bed.py)"),
+    pytest.mark.skipif(DET is None, reason="the det CLI is not installed"),
+    pytest.mark.skipif(not os.path.exists(os.path.join(BIN, "det-master")),
+                       reason="det-master is not built (set DET_BUILD_DIR)"),
+]
+
+
+def free_port():
+    return k8s_bed.free_port()
+
+
+def wait_until(what, predicate, timeout=120.0):
+    return k8s_bed.wait_until(what, predicate, timeout=timeout, interval=0.25)
+
+
+@pytest.fixture(scope="module")
+def bed():
+    b, stop = k8s_bed.start_bed(
+        kubelet_args=["--bin", "det-agent=" + os.path.join(BIN, "det-agent")],
+        kwok_nodes=False)
+    yield b
+    stop()
+
+
+@pytest.fixture(scope="module")
+def pg():
+    d = tempfile.mkdtemp(prefix="det-k8s-pg-")
+    url = subprocess.check_output([os.path.join(ROOT, "scripts", "pg.sh"), "start", d],
+                                  text=True).strip()
+    yield url
+    subprocess.call([os.path.join(ROOT, "scripts", "pg.sh"), "stop", d])
+    shutil.rmtree(d, ignore_errors=True)
+
+
+class Master:
+    """det-master whose resource manager is kubernetes, on the bed."""
+
+    def __init__(self, bed, pg_url, tmp, name):
+        self.bed, self.tmp = bed, tmp
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.ns = name.replace("_", "-")
+        self.cluster_id = "rm-" + self.ns
+        bed.kubectl("create", "namespace", self.ns)
+        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
+        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
+        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
+        self.ckpt = os.path.join(tmp, "checkpoints")
+        os.makedirs(self.ckpt, exist_ok=True)
+        self.config = os.path.join(tmp, "master.yaml")
+        with open(self.config, "w") as f:
+            f.write("""
+port: %d
+cluster_id: %s
+checkpoint_storage: {type: shared_fs, host_path: %s, storage_path: ckpt}
+resource_manager:
+  type: kubernetes
+  default_namespace: %s
+  max_slots_per_pod: 4
+  slot_type: cpu
+  slot_resource_requests: {cpu: 1}
+  kubeconfig_path: %s
+  determined_master_host: 127.0.0.1
+  determined_master_port: %d
+resource_pools:
+  - pool_name: default
+    task_container_defaults:
+      cpu_pod_spec:
+        spec:
+          nodeSelector: {det-bed: process}
+""" % (self.port, self.cluster_id, self.ckpt, self.ns, bed.kubeconfig, self.port))
+        self.log_path = os.path.join(tmp, "master.log")
+        self.home = os.path.join(tmp, "home")
+        os.makedirs(self.home, exist_ok=True)
+        self.proc = None
+        self.start()
+
+    def start(self):
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
+             "--listen", "127.0.0.1", "--port", str(self.port)],
+            stdout=log, stderr=subprocess.STDOUT)
+        wait_until("det-master to answer /info", self._up, timeout=60)
+
+    def _up(self):
+        if self.proc.poll() is not None:
+            pytest.fail("det-master exited:\n" + self.log()[-3000:])
+        try:
+            urllib.request.urlopen(self.url + "/info", timeout=5).read()
+            return True
+        except (urllib.error.URLError, ConnectionError):
+            return False
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def det(self, *args):
+        env = dict(os.environ, DET_MASTER=self.url, HOME=self.home, DET_USER="admin",
+                   DET_PASS="", XDG_CONFIG_HOME=os.path.join(self.home, ".config"))
+        p = subprocess.run([DET] + list(args), env=env, capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, "det %s failed:\n%s%s" % (" ".join(args), p.stdout, p.stderr)
+        return p.stdout
+
+    def api(self, path):
+        token = json.loads(urllib.request.urlopen(urllib.request.Request(
+            self.url + "/api/v1/auth/login", method="POST",
+            data=json.dumps({"username": "admin", "password": ""}).encode(),
+            headers={"Content-Type": "application/json"}), timeout=10).read())["token"]
+        req = urllib.request.Request(self.url + path, headers={"Authorization": "Bearer " + token})
+        return json.loads(urllib.request.urlopen(req, timeout=10).read())
+
+    def jobs(self):
+        out = self.bed.kubectl("get", "jobs", "-n", self.ns, "-o", "json")
+        return json.loads(out)["items"]
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def experiment_yaml(tmp, max_length=40, batch_delay=0.02, slots=1):
+    path = os.path.join(tmp, "exp.yaml")
+    with open(path, "w") as f:
+        f.write("""
+name: k8s-e2e
+entrypoint: python3 train.py
+max_restarts: 2
+resources:
+  slots_per_trial: %d
+hyperparameters:
+  learning_rate: 0.1
+  batch_size: 16
+  checkpoint_every: 10
+  metrics_every: 5
+  batch_delay: %s
+searcher:
+  name: single
+  metric: validation_loss
+  max_length:
+    batches: %d
+""" % (slots, batch_delay, max_length))
+    return path
+
+
+def create(m, cfg):
+    out = m.det("experiment", "create", cfg, EXAMPLE)
+    return int(out.strip().split()[-1]) if out.strip().split()[-1].isdigit() else \
+        int([w for w in out.split() if w.isdigit()][0])
+
+
+def state_of(m, exp_id):
+    return m.api("/api/v1/experiments/%d" % exp_id)["experiment"]["state"]
+
+
+@pytest.fixture
+def master(bed, pg, tmp_path, request):
+    name = "k8s_" + request.node.name.lower()[5:30].replace("-", "_")
+    m = Master(bed, pg, str(tmp_path), name)
+    yield m
+    m.stop()
+    bed.kubectl("delete", "namespace", m.ns, "--wait=false", check=False)
+
+
+def test_an_experiment_runs_its_trial_as_a_job_to_completion(master, tmp_path):
+    t0 = time.monotonic()
+    exp = create(master, experiment_yaml(str(tmp_path)))
+    job = wait_until("a Job for the trial", lambda: master.jobs())[0]
+    labels = job["metadata"]["labels"]
+    assert labels["determined.ai/cluster"] == master.cluster_id
+    assert labels["determined.ai/experiment_id"] == str(exp)
+    assert labels["determined.ai/user"] == "admin"
+    pod_running = wait_until("the pod to run", lambda: [
+        p for p in json.loads(master.bed.kubectl("get", "pods", "-n", master.ns, "-o", "json"))["items"]
+        if p.get("status", {}).get("phase") == "Running"] or None)
+    print(json.dumps({"figure": "k8s_submit_to_pod_running_s",
+                      "value": round(time.monotonic() - t0, 2)}))
+    assert pod_running
+    wait_until("the experiment to complete",
+               lambda: state_of(master, exp) in ("STATE_COMPLETED", "STATE_ERROR"), timeout=300)
+    assert state_of(master, exp) == "STATE_COMPLETED", master.log()[-3000:]
+    trials = master.api("/api/v1/experiments/%d/trials" % exp)["trials"]
+    assert trials[0]["state"] == "STATE_COMPLETED"
+    assert trials[0].get("latestValidation") or trials[0].get("bestValidation")
+    ckpts = master.api("/api/v1/experiments/%d/checkpoints" % exp)
+    assert ckpts.get("checkpoints"), ckpts
+    logs = master.det("trial", "logs", str(trials[0]["id"]))
+    # The pod's output, streamed from the API server into the trial's logs.
+    assert "starting at step 0" in logs and "done at step 40" in logs, logs[-2000:]
+    assert "kubernetes: starting allocation" in master.log()
+
+
+def test_a_restarted_master_reattaches_its_job_and_deletes_leftovers(master, tmp_path):
+    exp = create(master, experiment_yaml(str(tmp_path), max_length=200, batch_delay=0.05))
+    job = wait_until("a Job for the trial", lambda: master.jobs())[0]
+    wait_until("the pod to run", lambda: [
+        p for p in json.loads(master.bed.kubectl("get", "pods", "-n", master.ns, "-o", "json"))["items"]
+        if p.get("status", {}).get("phase") == "Running"] or None)
+    # A labelled leftover of an allocation this cluster has no record of,
+    # and an unlabelled Job that must never be touched.
+    leftover = {"apiVersion": "batch/v1", "kind": "Job",
+                "metadata": {"name": "leftover", "namespace": master.ns,
+                             "labels": {"determined.ai/cluster": master.cluster_id,
+                                        "determined.ai/allocation_id": "999.1"}},
+                "spec": {"suspend": True, "template": {"spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "x", "command": ["true"]}]}}}}
+    foreign = json.loads(json.dumps(leftover))
+    foreign["metadata"]["name"] = "foreign"
+    foreign["metadata"]["labels"] = {"app": "not-ours"}
+    for obj in (leftover, foreign):
+        master.bed.kubectl("apply", "-f", "-", input=json.dumps(obj))
+    master.kill()
+    t0 = time.monotonic()
+    master.start()
+    print(json.dumps({"figure": "k8s_master_restart_to_serving_s",
+                      "value": round(time.monotonic() - t0, 2)}))
+    wait_until("the leftover to go",
+               lambda: "leftover" not in [j["metadata"]["name"] for j in master.jobs()])
+    names = [j["metadata"]["name"] for j in master.jobs()]
+    assert "foreign" in names
+    assert names.count(job["metadata"]["name"]) == 1
+    wait_until("the experiment to complete",
+               lambda: state_of(master, exp) in ("STATE_COMPLETED", "STATE_ERROR"), timeout=300)
+    assert state_of(master, exp) == "STATE_COMPLETED", master.log()[-3000:]
+    ours = [j for j in master.jobs()
+            if j["metadata"]["labels"].get("determined.ai/cluster") == master.cluster_id]
+    assert len(ours) == 1, "a second Job was created: %s" % [j["metadata"]["name"] for j in ours]
+
+
+def test_a_pod_killed_from_outside_resumes_the_trial_from_its_checkpoint(master, tmp_path):
+    exp = create(master, experiment_yaml(str(tmp_path), max_length=400, batch_delay=0.05))
+    trial_id = wait_until("the trial", lambda: master.api(
+        "/api/v1/experiments/%d/trials" % exp)["trials"])[0]["id"]
+    wait_until("a checkpoint", lambda: "checkpoint" in master.det("trial", "logs", str(trial_id)))
+
+    def running_pods():
+        items = json.loads(master.bed.kubectl("get", "pods", "-n", master.ns, "-o", "json"))["items"]
+        return [p["metadata"]["name"] for p in items if p.get("status", {}).get("phase") == "Running"]
+    first = wait_until("the pod to run", running_pods)[0]
+    master.bed.kubectl("delete", "pod", "-n", master.ns, first, "--wait=false")
+    wait_until("the experiment to complete",
+               lambda: state_of(master, exp) in ("STATE_COMPLETED", "STATE_ERROR"), timeout=300)
+    assert state_of(master, exp) == "STATE_COMPLETED", master.log()[-3000:]
+    trial = master.api("/api/v1/experiments/%d/trials" % exp)["trials"][0]
+    assert trial["restarts"] >= 1, trial
+    logs = master.det("trial", "logs", str(trial_id))
+    # The second pod resumed from a checkpoint the first one wrote.
+    resumed = [line for line in logs.splitlines() if "resuming at step" in line]
+    assert resumed and "resuming at step 0," not in resumed[-1], logs[-2000:]
+
+
+def test_a_trial_that_does_not_fit_shows_the_schedulers_reason(master, tmp_path):
+    cfg = experiment_yaml(str(tmp_path))
+    with open(cfg, "a") as f:
+        f.write("environment:\n  pod_spec:\n    spec:\n      nodeSelector: {no-such-label: x}\n")
+    exp = create(master, cfg)
+    trial_id = wait_until("the trial", lambda: master.api(
+        "/api/v1/experiments/%d/trials" % exp)["trials"])[0]["id"]
+    logs = wait_until("the scheduler's reason in the trial's logs", lambda: [
+        line for line in master.det("trial", "logs", str(trial_id)).splitlines()
+        if "FailedScheduling" in line])
+    assert "nodes are available" in logs[0], logs
+    master.det("experiment", "kill", str(exp))
+    wait_until("the Job to be deleted", lambda: not master.jobs(), timeout=60)
