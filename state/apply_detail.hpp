@@ -52,6 +52,8 @@ verdict apply_one(cluster_state& s, const user_created& ev);
 verdict apply_one(cluster_state& s, const user_password_changed& ev);
 verdict apply_one(cluster_state& s, const session_started& ev);
 verdict apply_one(cluster_state& s, const session_ended& ev);
+verdict apply_one(cluster_state& s, const checkpoints_deletion_requested& ev);
+verdict apply_one(cluster_state& s, const checkpoints_deleted& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

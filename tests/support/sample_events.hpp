@@ -67,6 +67,8 @@ inline std::vector<domain_event> one_of_each() {
                         "alice",
                         2800},
       experiment_archived{3, true, "alice", 2900},
+      checkpoints_deletion_requested{3, {"c0ffee"}, "gc", "", 3000},
+      checkpoints_deleted{3, {"c0ffee"}, 3100},
   };
 }
 
