@@ -53,11 +53,16 @@ def down(cluster_id, moto_endpoint, *extra):
                            *extra])  # fmt: skip
 
 
-def test_up_stages_the_package_once_and_down_purges_it_with_the_last_cluster(
-        aws, amis, moto_endpoint, package):  # noqa: F811
-    cf, ec2, ssm, s3 = aws("cloudformation"), aws("ec2"), aws("ssm"), aws("s3")
+def agent_amis_in_ssm(aws, amis):  # noqa: F811
+    ssm = aws("ssm")
     ssm.put_parameter(Name="/det-test/staging/cpu", Value=amis["agent"], Type="String", Overwrite=True)
     ssm.put_parameter(Name="/det-test/staging/gpu", Value=amis["master"], Type="String", Overwrite=True)
+
+
+def test_up_stages_the_package_once_and_down_purges_it_with_the_last_cluster(
+        aws, amis, moto_endpoint, package):  # noqa: F811
+    cf, ec2, s3 = aws("cloudformation"), aws("ec2"), aws("s3")
+    agent_amis_in_ssm(aws, amis)
     sha = hashlib.sha256(package.read_bytes()).hexdigest()
     key = f"det-master/{sha}/{package.name}"
 
@@ -112,15 +117,24 @@ def test_up_stages_the_package_once_and_down_purges_it_with_the_last_cluster(
 
 
 def test_a_bucket_of_that_name_without_our_tag_is_not_used(aws, amis, moto_endpoint, package):  # noqa: F811
-    s3 = aws("s3")
-    s3.create_bucket(Bucket=BUCKET)
-    try:
-        up = basic_up("det-staging-c", amis, moto_endpoint, package)
-        assert up.returncode == 1
-        assert f"bucket {BUCKET} exists without the tag managed-by: det-deploy" in up.stderr
-        assert "det-staging-c" not in [s["StackName"] for s in aws("cloudformation").describe_stacks()["Stacks"]]
-    finally:
-        s3.delete_bucket(Bucket=BUCKET)
+    """In eu-west-1: moto keeps a deleted bucket's tags for a new bucket of
+    the same name, so the us-east-1 one of the test above cannot be reused."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=moto_endpoint, region_name="eu-west-1")
+    bucket = f"det-deploy-staging-{ACCOUNT}-eu-west-1"
+    s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": "eu-west-1"})
+    up = run_det_deploy([
+        "aws", "up", "--cluster-id", "det-staging-c", "--keypair", "det-test",
+        "--package-file", str(package), "--agent-image-id", amis["agent"],
+        "--master-image-id", amis["master"], "--region", "eu-west-1",
+        "--endpoint-url", moto_endpoint, "--poll-interval", "200ms", "--timeout", "2m",
+    ])  # fmt: skip
+    assert up.returncode == 1, up.stdout
+    assert f"bucket {bucket} exists without the tag managed-by: det-deploy" in up.stderr
+    assert s3.list_objects_v2(Bucket=bucket).get("KeyCount", 0) == 0
+    cf = boto3.client("cloudformation", endpoint_url=moto_endpoint, region_name="eu-west-1")
+    assert "det-staging-c" not in [st["StackName"] for st in cf.describe_stacks()["Stacks"]]
 
 
 @pytest.mark.parametrize("kind", DEPLOYMENT_TYPES)

@@ -31,6 +31,7 @@ def s3_config(name, bucket, url, prefix, **hparams):
         text = f.read()
     storage = ("checkpoint_storage:\n  type: s3\n  bucket: %s\n  prefix: %s\n"
                "  endpoint_url: %s\n  access_key: testing\n  secret_key: testing\n"
+               "  save_trial_latest: 100\n"  # no GC here: test_checkpoint_gc.py
                % (bucket, prefix, url))
     text, n = re.subn(r"(?ms)^checkpoint_storage:\n(  .*?\n)+", storage, text)
     assert n == 1
