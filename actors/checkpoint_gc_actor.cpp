@@ -60,7 +60,8 @@ void start_deletions(caf::event_based_actor* self,
   }
 }
 
-void on_tick(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st) {
+void on_tick(caf::event_based_actor* self,
+             const std::shared_ptr<gc_state>& st) {
   ++st->ticks;
   if (st->planning)
     return;
@@ -80,10 +81,9 @@ void on_tick(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st) 
               return;
             event_batch batch;
             for (auto& r : plan->requests) {
-              log::write(log::level::info,
-                         "checkpoint gc: experiment "
-                             + std::to_string(r.experiment_id) + " deletes "
-                             + joined(r.uuids));
+              log::write(log::level::info, "checkpoint gc: experiment "
+                                               + std::to_string(r.experiment_id)
+                                               + " deletes " + joined(r.uuids));
               batch.events.emplace_back(std::move(r));
             }
             // Recorded, they are pending at the next tick.
@@ -112,8 +112,8 @@ void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
                                      st->opts.max_backoff_ticks);
     next = st->ticks + wait;
     log::write(log::level::warn,
-               "checkpoint gc: experiment " + std::to_string(id)
-                   + ": deleting " + joined(uuids) + " failed (attempt "
+               "checkpoint gc: experiment " + std::to_string(id) + ": deleting "
+                   + joined(uuids) + " failed (attempt "
                    + std::to_string(failures) + ", again in "
                    + std::to_string(wait) + " ticks): " + error);
     return;
@@ -127,9 +127,9 @@ void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
   self->request(st->master, caf::infinite, record_atom::value, std::move(batch))
       .then(
           [id, uuids](caf::ok_atom) {
-            log::write(log::level::info,
-                       "checkpoint gc: experiment " + std::to_string(id)
-                           + " deleted " + joined(uuids));
+            log::write(log::level::info, "checkpoint gc: experiment "
+                                             + std::to_string(id) + " deleted "
+                                             + joined(uuids));
           },
           [](caf::error& err) {
             log::write(log::level::warn, "checkpoint gc: " + render(err));

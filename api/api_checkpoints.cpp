@@ -86,7 +86,8 @@ void delete_checkpoints(const ctx_ptr& ctx, const http::http_request& req,
                 batch.events.emplace_back(std::move(ev));
               self->request(ctx->master, ctx->request_timeout,
                             record_atom::value, std::move(batch))
-                  .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                  .then([ctx,
+                         res](caf::ok_atom) { send_written(ctx, res, "{}"); },
                         [res](caf::error& err) { fail(res, err); });
             },
             [res](caf::error& err) { fail(res, err); });
@@ -96,10 +97,9 @@ void delete_checkpoints(const ctx_ptr& ctx, const http::http_request& req,
 } // namespace
 
 void add_checkpoint_routes(http::router& r, ctx_ptr ctx) {
-  r.del("/api/v1/checkpoints",
-        [ctx](http::http_request req, responder res) {
-          delete_checkpoints(ctx, req, res);
-        });
+  r.del("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
+    delete_checkpoints(ctx, req, res);
+  });
 }
 
 } // namespace det::api

@@ -106,19 +106,18 @@ user_checkpoint_deletion(const state::cluster_state& s,
         break;
     }
     if (found == nullptr)
-      return make_error(errc::not_found, "checkpointUuids: no checkpoint '"
-                                             + uuid + "'");
+      return make_error(errc::not_found,
+                        "checkpointUuids: no checkpoint '" + uuid + "'");
     if (found->state != "completed")
-      return make_error(errc::invalid_argument,
-                        "checkpointUuids: checkpoint '" + uuid + "' is "
-                            + found->state);
+      return make_error(errc::invalid_argument, "checkpointUuids: checkpoint '"
+                                                    + uuid + "' is "
+                                                    + found->state);
     if (!state::is_terminal(owner->status) && owner->latest_checkpoint
         && owner->latest_checkpoint->uuid == uuid)
-      return make_error(errc::invalid_argument,
-                        "checkpointUuids: checkpoint '" + uuid
-                            + "' is the latest of trial "
-                            + std::to_string(owner->id)
-                            + ", which has not ended");
+      return make_error(
+          errc::invalid_argument,
+          "checkpointUuids: checkpoint '" + uuid + "' is the latest of trial "
+              + std::to_string(owner->id) + ", which has not ended");
     auto& ev = by_exp[owner->experiment_id];
     ev.experiment_id = owner->experiment_id;
     ev.uuids.push_back(uuid);

@@ -48,6 +48,7 @@ user_checkpoint_deletion(const state::cluster_state& s,
 
 /// Deletes checkpoints from their storage: blocking, retried inside; one
 /// implementation per storage type (provision/checkpoint_deleter.hpp).
-using checkpoint_delete_fn = std::function<caf::error(const checkpoint_deletion&)>;
+using checkpoint_delete_fn =
+    std::function<caf::error(const checkpoint_deletion&)>;
 
 } // namespace det

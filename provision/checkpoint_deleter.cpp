@@ -42,8 +42,8 @@ caf::error delete_shared_fs(const checkpoint_deletion& d) {
 
 caf::error delete_s3(const checkpoint_deletion& d, const aws::env_lookup& env) {
   aws::s3_client_config cfg;
-  cfg.region = env("AWS_REGION").value_or(
-      env("AWS_DEFAULT_REGION").value_or("us-east-1"));
+  cfg.region = env("AWS_REGION")
+                   .value_or(env("AWS_DEFAULT_REGION").value_or("us-east-1"));
   cfg.endpoint_url = str_of(d.storage, "endpoint_url");
   auto key = str_of(d.storage, "access_key");
   std::shared_ptr<aws::credential_provider> creds;
@@ -101,9 +101,9 @@ std::string shared_fs_checkpoint_dir(const json& storage,
   auto sub = str_of(storage, "storage_path");
   if (host.empty() || host.front() != '/')
     return "";
-  std::filesystem::path base =
-      !sub.empty() && sub.front() == '/' ? std::filesystem::path(sub)
-                                         : std::filesystem::path(host) / sub;
+  std::filesystem::path base = !sub.empty() && sub.front() == '/'
+                                   ? std::filesystem::path(sub)
+                                   : std::filesystem::path(host) / sub;
   return (base / uuid).string();
 }
 

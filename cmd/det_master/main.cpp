@@ -19,12 +19,12 @@
 #include "actors/master_actor.hpp"
 #include "actors/model_def_actor.hpp"
 #include "actors/provisioner_actor.hpp"
-#include "aws/async_executor.hpp"
 #include "api/agent_ws.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
 #include "api/webui_files.hpp"
+#include "aws/async_executor.hpp"
 #include "cmd/det_master/startup.hpp"
 #include "conf/redact.hpp"
 #include "conf/yaml_tree.hpp"
@@ -388,9 +388,7 @@ int main(int argc, char** argv) {
             return err;
           return true;
         },
-        [done](caf::expected<bool> r) {
-          done(r ? caf::error{} : r.error());
-        });
+        [done](caf::expected<bool> r) { done(r ? caf::error{} : r.error()); });
   };
   auto gc_ref = spawn_checkpoint_gc(sys, master_ref, std::move(gco));
 

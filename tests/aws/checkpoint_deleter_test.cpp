@@ -21,9 +21,8 @@ TEST(checkpoint_deleter, s3_keys_and_folders_follow_the_harness_layout) {
   EXPECT_EQ(s3_checkpoint_prefix("", "u1"), "u1/");
   EXPECT_EQ(s3_checkpoint_prefix("/runs/./a/", "u1"), "runs/a/u1/");
   EXPECT_EQ(s3_checkpoint_prefix("a//b", "u1"), "a/b/u1/");
-  nlohmann::json fs_cfg{{"type", "shared_fs"},
-                        {"host_path", "/mnt/h"},
-                        {"storage_path", "ck"}};
+  nlohmann::json fs_cfg{
+      {"type", "shared_fs"}, {"host_path", "/mnt/h"}, {"storage_path", "ck"}};
   EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, "u1"), "/mnt/h/ck/u1");
   fs_cfg["storage_path"] = "/mnt/h/abs";
   EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, "u1"), "/mnt/h/abs/u1");
@@ -32,13 +31,14 @@ TEST(checkpoint_deleter, s3_keys_and_folders_follow_the_harness_layout) {
 }
 
 TEST(checkpoint_deleter, shared_fs_folders_go_and_neighbours_stay) {
-  auto root = fs::temp_directory_path()
-              / ("det-ckpt-del-" + std::to_string(getpid()));
+  auto root =
+      fs::temp_directory_path() / ("det-ckpt-del-" + std::to_string(getpid()));
   fs::create_directories(root / "ck" / "u1" / "sub");
   fs::create_directories(root / "ck" / "u10");
   std::ofstream(root / "ck" / "u1" / "sub" / "f") << "x";
   auto del = make_checkpoint_deleter();
-  checkpoint_deletion d{1, {"u1", "gone-already"},
+  checkpoint_deletion d{1,
+                        {"u1", "gone-already"},
                         {{"type", "shared_fs"},
                          {"host_path", root.string()},
                          {"storage_path", "ck"}}};
@@ -60,8 +60,8 @@ TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
   aws::s3_client_config cfg;
   cfg.endpoint_url = url;
   auto s3 = aws::make_curl_s3_client(
-      cfg, aws::make_static_credentials({"testing", "testing", "", std::nullopt,
-                                         "test"}));
+      cfg, aws::make_static_credentials(
+               {"testing", "testing", "", std::nullopt, "test"}));
   std::string bucket = "det-ckpt-del-" + std::to_string(getpid());
   ASSERT_FALSE(s3->create_bucket(bucket));
   // 1100 files in one checkpoint: two DeleteObjects batches.
@@ -73,7 +73,8 @@ TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
     return std::nullopt;
   };
   auto del = make_checkpoint_deleter(env);
-  checkpoint_deletion d{1, {"u1"},
+  checkpoint_deletion d{1,
+                        {"u1"},
                         {{"type", "s3"},
                          {"bucket", bucket},
                          {"prefix", "p"},

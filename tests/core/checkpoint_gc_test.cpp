@@ -25,10 +25,10 @@ protected:
     place(1, "1.1", {{"a1", {0}}});
     place(2, "2.1", {{"a1", {1}}});
     for (int step = 10; step <= 30; step += 10) {
-      ok(trial_checkpointed{1, "t1-" + std::to_string(step), step, {}, "1.1",
-                            600 + step});
-      ok(trial_checkpointed{2, "t2-" + std::to_string(step), step, {}, "2.1",
-                            600 + step});
+      ok(trial_checkpointed{
+          1, "t1-" + std::to_string(step), step, {}, "1.1", 600 + step});
+      ok(trial_checkpointed{
+          2, "t2-" + std::to_string(step), step, {}, "2.1", 600 + step});
     }
   }
 
@@ -53,7 +53,8 @@ TEST_F(checkpoint_gc_core, nothing_is_requested_while_trials_run) {
   EXPECT_TRUE(pending_checkpoint_deletions(s).empty());
 }
 
-TEST_F(checkpoint_gc_core, an_ended_trial_loses_what_its_experiments_policy_drops) {
+TEST_F(checkpoint_gc_core,
+       an_ended_trial_loses_what_its_experiments_policy_drops) {
   end_trial(1);
   auto reqs = checkpoint_gc_requests(s, 1000);
   ASSERT_EQ(reqs.size(), 1u);
@@ -88,8 +89,8 @@ TEST_F(checkpoint_gc_core, a_user_may_not_delete_a_running_trials_latest) {
   auto unknown = user_checkpoint_deletion(s, {"nope"}, "admin", 1000);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(code_of(unknown.error()), errc::not_found);
-  auto both = user_checkpoint_deletion(s, {"t1-10", "t2-20", "t1-10"}, "admin",
-                                       1000);
+  auto both =
+      user_checkpoint_deletion(s, {"t1-10", "t2-20", "t1-10"}, "admin", 1000);
   ASSERT_TRUE(both);
   ASSERT_EQ(both->size(), 2u); // one event per experiment, uuids once
   EXPECT_EQ((*both)[0].uuids, std::vector<std::string>{"t1-10"});

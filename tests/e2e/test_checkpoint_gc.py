@@ -90,8 +90,12 @@ def test_shared_fs_gc_keeps_best_and_latest_and_det_checkpoint_delete_removes_mo
     assert "Deletion of checkpoints %s is in progress" % older in out, out
     settled(cluster, exp_id, 4)
     assert not os.path.exists(os.path.join(base, older))
-    rc, out = det(cluster, home, "checkpoint", "describe", older)
-    assert rc == 0 and "DELETED" in out, out
+    assert cluster.get("/api/v1/checkpoints/%s" % older)["checkpoint"]["state"] == "STATE_DELETED"
+    rc, out = det(cluster, home, "experiment", "list-checkpoints", str(exp_id))
+    assert rc == 0, out
+    rows = {u: next((l for l in out.splitlines() if u in l), "") for u in cs}
+    assert "DELETED" in rows[older] and "COMPLETED" not in rows[older], out
+    assert sum("COMPLETED" in r for r in rows.values()) == 1, out
     # A deleted checkpoint, and one that does not exist, are refused.
     rc, out = det(cluster, home, "checkpoint", "delete", older, "--yes")
     assert rc != 0 and "deleted" in out, out
