@@ -19,7 +19,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build webui test test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
+.PHONY: all deps configure build package webui test test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
 
 all: build
 
@@ -33,6 +33,11 @@ configure: $(BUILD)/CMakeCache.txt
 
 build: deps configure webui
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The determined-master .deb (cmake/Packaging.cmake) in $(BUILD)/package,
+# where det-deploy (build/bin) finds it to stage when `up` has no --package.
+package: build
+	cpack -G DEB --config $(BUILD)/CPackConfig.cmake -B $(abspath $(BUILD))/package
 
 # The WebUI's bundle (webui/, docs/webui.md) into $(BUILD)/webui, where
 # det-master finds it: `npm ci` when the lock file changed, the build when

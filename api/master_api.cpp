@@ -4,6 +4,7 @@
 
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
+#include "api/api_checkpoints.hpp"
 #include "api/api_cluster.hpp"
 #include "api/api_inspect.hpp"
 #include "api/api_metrics.hpp"
@@ -735,6 +736,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
          });
   add_trial_routes(r, ctx);
   add_job_routes(r, ctx);
+  add_checkpoint_routes(r, ctx);
 }
 
 } // namespace det::api

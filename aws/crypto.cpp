@@ -18,6 +18,14 @@ std::string sha256(std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 
+std::string md5(std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), out, &len, EVP_md5(), nullptr) != 1)
+    return {};
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
 std::string hmac_sha256(std::string_view key, std::string_view data) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

@@ -11,6 +11,9 @@ namespace det::aws {
 /// The raw 32-byte SHA-256 digest of `data`.
 std::string sha256(std::string_view data);
 
+/// The raw 16-byte MD5 digest of `data` (S3's Content-MD5, not security).
+std::string md5(std::string_view data);
+
 /// The raw 32-byte HMAC-SHA256 of `data` under `key`.
 std::string hmac_sha256(std::string_view key, std::string_view data);
 

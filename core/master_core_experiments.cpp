@@ -536,11 +536,21 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
     return d;
   }
   // Its checkpoints, for the caller to remove from storage once the
-  // deletion is durable.
+  // deletion is durable. Not while a deletion of some is under way (its
+  // end would name an experiment that is gone).
   nlohmann::json uuids = nlohmann::json::array();
   for (auto t : state::trials_of_experiment(st_, id))
-    for (const auto& c : t->checkpoints)
-      uuids.push_back(c.uuid);
+    for (const auto& c : t->checkpoints) {
+      if (c.state == "deleting") {
+        d.refusal = make_error(errc::conflict,
+                               "experiment " + std::to_string(id)
+                                   + ": checkpoint " + c.uuid
+                                   + " is being deleted; try again shortly");
+        return d;
+      }
+      if (c.state != "deleted")
+        uuids.push_back(c.uuid);
+    }
   emit(d, experiment_deleted{id, username, now_us});
   d.reply = {{"checkpoints", std::move(uuids)}};
   return d;

@@ -212,11 +212,18 @@ std::vector<option_spec> up_specs(up_options& o) {
        }},
       {"--package", "URL",
        "the determined-master .deb the instances install: https://... or "
-       "s3://bucket/key (required)",
+       "s3://bucket/key (default: the .deb det-deploy was installed with, "
+       "staged in the det-deploy-staging-<account>-<region> bucket)",
        [&o](const std::string& v) {
          o.package = v;
          return matches("--package", v, "^(https?|s3)://[^\\s\"'`$\\\\]+$",
                         "an https://, http:// or s3:// location");
+       }},
+      {"--package-file", "PATH",
+       "stage this .deb instead of the one det-deploy was installed with",
+       [&o](const std::string& v) {
+         o.package_file = v;
+         return caf::error{};
        }},
       {"--agent-image-id", "AMI",
        "AMI of the agents of both pools (default: each pool's from its SSM "
@@ -316,6 +323,13 @@ std::vector<option_spec> down_specs(down_options& o) {
          o.cluster_id = v;
          return caf::error{};
        }},
+      {"--purge-staging", "",
+       "also delete the staging bucket of packages when no other cluster "
+       "uses it",
+       [&o](const std::string&) {
+         o.purge_staging = true;
+         return caf::error{};
+       }},
   };
   for (auto& s : connection_specs(o.conn))
     specs.push_back(std::move(s));
@@ -358,9 +372,6 @@ caf::error check_up(const up_options& o) {
     return err;
   if (o.keypair.empty())
     return missing("--keypair");
-  if (o.package.empty())
-    return missing("--package (the determined-master .deb: https://... or "
-                   "s3://bucket/key)");
   if (!o.spot_max_price.empty() && !o.spot)
     return bad("--spot-max-price needs --spot");
   if (!o.bastion_image_id.empty() && o.deployment_type != "secure")
@@ -382,7 +393,11 @@ const char* top_description =
     "Exit status: 0 success, 1 failure, 2 bad arguments.";
 
 const char* up_description =
-    "Required: --cluster-id ID --keypair NAME --package URL.\n"
+    "Required: --cluster-id ID --keypair NAME.\n"
+    "Without --package, the det-master .deb det-deploy was installed with "
+    "(or\n--package-file) is uploaded once to the staging bucket "
+    "det-deploy-staging-\n<account>-<region> (tagged managed-by: "
+    "det-deploy, keyed by its sha256).\n"
     "The agents' AMIs default to the latest in public SSM parameters (Debian "
     "12;\nfor GPUs AWS's Deep Learning Base AMI with the NVIDIA driver); up "
     "prints them.\n\n"
@@ -394,7 +409,8 @@ const char* down_description =
     "Terminates the agents the master launched (instances and spot "
     "requests\ntagged with the cluster's agent tags), deletes the "
     "stack and waits.\nThe checkpoint bucket, the log group, the EFS "
-    "file system and a final\ndatabase snapshot are kept.";
+    "file system and a final\ndatabase snapshot are kept, and so is the "
+    "staging bucket unless\n--purge-staging (and no other cluster uses it).";
 
 const char* list_description =
     "The clusters det-deploy created in the region (stacks tagged "

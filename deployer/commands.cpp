@@ -4,14 +4,17 @@
 #include "aws/cloudformation_client.hpp"
 #include "aws/credential_chain.hpp"
 #include "aws/query_ec2_client.hpp"
+#include "aws/s3_client.hpp"
 #include "aws/ssm_client.hpp"
 #include "conf/duration.hpp"
+#include "deployer/staging.hpp"
 #include "deployer/templates.hpp"
 #include "messages/errc.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 
 namespace det::deploy {
@@ -23,6 +26,8 @@ struct session {
   std::shared_ptr<aws::cloudformation_client> cf;
   std::shared_ptr<aws::ec2_client> ec2;
   std::shared_ptr<aws::ssm_client> ssm;
+  std::shared_ptr<aws::credential_provider> creds;
+  std::string endpoint_url;
 };
 
 int fail(command_context& ctx, const std::string& why) {
@@ -64,6 +69,8 @@ caf::expected<session> connect(const connection_options& conn,
   sc.region = s.region;
   sc.endpoint_url = conn.endpoint_url;
   s.ssm = aws::make_curl_ssm_client(sc, creds, ctx.env);
+  s.creds = creds;
+  s.endpoint_url = conn.endpoint_url;
   return s;
 }
 
@@ -261,6 +268,65 @@ std::string dry_run_json(const aws::stack_request& req) {
   return doc.dump(2) + "\n";
 }
 
+std::shared_ptr<aws::s3_client> s3_of(const session& s, command_context& ctx) {
+  aws::s3_client_config c;
+  c.region = s.region;
+  c.endpoint_url = s.endpoint_url;
+  return aws::make_curl_s3_client(c, s.creds, ctx.env);
+}
+
+caf::expected<std::string> staging_bucket(const session& s,
+                                          command_context& ctx) {
+  auto account = caller_account(s.region, s.endpoint_url, s.creds, ctx.env);
+  if (!account)
+    return account.error();
+  return staging_bucket_name(*account, s.region);
+}
+
+// --package when given, else the local .deb staged in the staging bucket.
+caf::error choose_package(const session& s, up_options& o,
+                          command_context& ctx) {
+  if (!o.package.empty())
+    return {};
+  auto path = o.package_file.empty()
+                  ? find_local_package(ctx.exe_path)
+                  : caf::expected<std::string>(o.package_file);
+  if (!path)
+    return path.error();
+  auto bucket = staging_bucket(s, ctx);
+  if (!bucket)
+    return bucket.error();
+  auto s3 = s3_of(s, ctx);
+  auto url = stage_package(*s3, *bucket, *path, ctx.out);
+  if (!url)
+    return url.error();
+  o.package = *url;
+  return {};
+}
+
+// A dry run calls nothing: the package's staging URL with the account and
+// region left as placeholders.
+void dry_run_package(up_options& o, command_context& ctx) {
+  if (!o.package.empty())
+    return;
+  auto path = o.package_file.empty()
+                  ? find_local_package(ctx.exe_path)
+                  : caf::expected<std::string>(o.package_file);
+  std::string sha = "SHA256";
+  std::string name = "determined-master.deb";
+  if (path) {
+    if (auto h = file_sha256(*path))
+      sha = *h;
+    name = std::filesystem::path(*path).filename().string();
+  }
+  o.package = "s3://"
+              + staging_bucket_name(
+                  "ACCOUNT", o.conn.region.empty() ? "REGION" : o.conn.region)
+              + "/" + staging_key(sha, name);
+  ctx.err << "det-deploy: dry run: the package would be staged at " << o.package
+          << "\n";
+}
+
 int run_up(const up_options& given, command_context& ctx) {
   auto opts = given;
   auto tmpl = load_template(opts.deployment_type,
@@ -269,6 +335,8 @@ int run_up(const up_options& given, command_context& ctx) {
     return fail(ctx, tmpl.error());
   if (auto err = check_template_size(*tmpl))
     return fail(ctx, err);
+  if (opts.dry_run)
+    dry_run_package(opts, ctx);
   aws::stack_request req;
   req.stack_name = opts.cluster_id;
   req.template_body = tmpl->body;
@@ -285,6 +353,8 @@ int run_up(const up_options& given, command_context& ctx) {
   if (!s)
     return fail(ctx, s.error());
   if (auto err = choose_agent_images(*s, opts, ctx.out))
+    return fail(ctx, err);
+  if (auto err = choose_package(*s, opts, ctx))
     return fail(ctx, err);
   req.parameters = template_parameters(opts);
   auto existing = s->cf->describe_stack(opts.cluster_id);
@@ -384,6 +454,24 @@ int run_down(const down_options& opts, command_context& ctx) {
                       opts.wait, ctx))
     return rc;
   ctx.out << "Cluster " << opts.cluster_id << " is deleted.\n";
+  if (opts.purge_staging) {
+    auto bucket = staging_bucket(*s, ctx);
+    if (!bucket)
+      return fail(ctx, bucket.error());
+    auto stacks = s->cf->describe_all_stacks();
+    if (!stacks)
+      return fail(ctx, stacks.error());
+    auto users = stacks_using(*stacks, *bucket, st.stack_name);
+    if (!users.empty()) {
+      std::string names;
+      for (const auto& n : users)
+        names += (names.empty() ? "" : ", ") + n;
+      ctx.out << "Kept the staging bucket " << *bucket << ": used by " << names
+              << ".\n";
+    } else if (auto err = purge_bucket(*s3_of(*s, ctx), *bucket, ctx.out)) {
+      return fail(ctx, err);
+    }
+  }
   auto bucket = st.output("CheckpointBucket");
   ctx.out << "Kept on purpose: the checkpoint bucket"
           << (bucket.empty() ? "" : " " + bucket)

@@ -56,8 +56,11 @@ struct up_options {
   std::string spot_max_price;
   bool dry_run = false;
   // ---- ours ----
-  /// The determined-master .deb: https://... or s3://bucket/key.
+  /// The determined-master .deb: https://... or s3://bucket/key. Empty:
+  /// `up` stages package_file (else the .deb det-deploy was installed
+  /// with) in the staging bucket (deployer/staging.hpp).
   std::string package;
+  std::string package_file;
   /// Empty: read from the SSM parameter below when `up` runs (the template
   /// has det-master read it when a dry run's document is used as is).
   std::string cpu_agent_image_id;
@@ -83,6 +86,8 @@ struct up_options {
 
 struct down_options {
   std::string cluster_id;
+  /// Also delete the staging bucket when no other cluster uses it.
+  bool purge_staging = false;
   connection_options conn;
   wait_options wait;
 };

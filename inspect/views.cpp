@@ -149,6 +149,7 @@ json checkpoint_rows(const state::cluster_state& s) {
                       {"trial_id", id},
                       {"experiment_id", t.experiment_id},
                       {"steps_completed", t.latest_checkpoint->steps_completed},
+                      {"state", t.latest_checkpoint->state},
                       {"at", time_json(t.latest_checkpoint->at_us)},
                       {"metadata", t.latest_checkpoint->metadata}});
   return rows;

@@ -224,6 +224,20 @@ template <class F> void fields(F& f, experiment_archived& x) {
   f.opt("at_us", x.at_us);
 }
 
+template <class F> void fields(F& f, checkpoints_deletion_requested& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("uuids", x.uuids);
+  f.req("reason", x.reason);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
+template <class F> void fields(F& f, checkpoints_deleted& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("uuids", x.uuids);
+  f.opt("at_us", x.at_us);
+}
+
 template <class F> void fields(F& f, experiment_searcher_updated& x) {
   f.req("experiment_id", x.experiment_id);
   f.opt("searcher_state", x.searcher_state);
@@ -490,6 +504,21 @@ inline void validate(const experiment_edited& x) {
 }
 
 inline void validate(const experiment_archived&) {}
+
+inline void validate(const checkpoints_deletion_requested& x) {
+  if (x.uuids.empty())
+    throw field_error("field 'uuids': must not be empty");
+  for (const auto& u : x.uuids)
+    require_non_empty("uuids[]", u);
+  require_one_of("reason", x.reason, {"gc", "user"});
+}
+
+inline void validate(const checkpoints_deleted& x) {
+  if (x.uuids.empty())
+    throw field_error("field 'uuids': must not be empty");
+  for (const auto& u : x.uuids)
+    require_non_empty("uuids[]", u);
+}
 
 inline void validate(const experiment_searcher_updated& x) {
   if (!(x.progress >= 0.0 && x.progress <= 1.0))

@@ -56,6 +56,12 @@ std::string stream(const cluster_message_set&) {
 std::string stream(const experiment_archived& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const checkpoints_deletion_requested& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const checkpoints_deleted& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const experiment_searcher_updated& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }

@@ -579,6 +579,30 @@ struct experiment_archived {
   int64_t at_us = 0;
 };
 
+/// Checkpoints of an experiment are to be deleted from its checkpoint
+/// storage (its GC policy when a trial ended or the policy changed, or a
+/// user's `det checkpoint delete`); they stay in the list until
+/// checkpoints_deleted. A master restarted in between deletes them again.
+struct checkpoints_deletion_requested {
+  static constexpr const char* type_name = "checkpoints_deletion_requested";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  std::vector<std::string> uuids;
+  /// "gc" (the policy) or "user".
+  std::string reason;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// Their files (shared_fs) or objects (s3) are gone: state DELETED.
+struct checkpoints_deleted {
+  static constexpr const char* type_name = "checkpoints_deleted";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  std::vector<std::string> uuids;
+  int64_t at_us = 0;
+};
+
 using domain_event = std::variant<
     master_started, pool_configured, agent_connected, agent_disconnected,
     agent_lost, agent_enabled, agent_disabled, instance_launch_requested,
@@ -592,7 +616,8 @@ using domain_event = std::variant<
     session_ended, experiment_model_stored, experiment_edited,
     experiment_archived, user_edited, access_token_created,
     access_token_changed, cluster_message_set, experiment_resources_changed,
-    slot_disabled, slot_enabled, experiment_deleted>;
+    slot_disabled, slot_enabled, experiment_deleted,
+    checkpoints_deletion_requested, checkpoints_deleted>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

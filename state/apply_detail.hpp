@@ -60,6 +60,8 @@ verdict apply_one(cluster_state& s, const cluster_message_set& ev);
 verdict apply_one(cluster_state& s, const experiment_resources_changed& ev);
 verdict apply_one(cluster_state& s, const session_started& ev);
 verdict apply_one(cluster_state& s, const session_ended& ev);
+verdict apply_one(cluster_state& s, const checkpoints_deletion_requested& ev);
+verdict apply_one(cluster_state& s, const checkpoints_deleted& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

@@ -124,6 +124,10 @@ verdict apply_one(cluster_state& s, const experiment_deleted& ev) {
     auto t = s.trials.find(id);
     if (t != s.trials.end() && t->second.allocation)
       return "trial " + std::to_string(id) + " still holds slots";
+    if (t != s.trials.end())
+      for (const auto& c : t->second.checkpoints)
+        if (c.state == "deleting")
+          return "checkpoint " + c.uuid + " is being deleted";
   }
   s.last_experiment_id = std::max(s.last_experiment_id, ev.experiment_id);
   for (auto id : i->second.trial_ids) {

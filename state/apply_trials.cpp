@@ -255,8 +255,20 @@ verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
     return "checkpoint at step " + std::to_string(ev.steps_completed)
            + " is older than the latest at step "
            + std::to_string(t->latest_checkpoint->steps_completed);
-  t->latest_checkpoint =
-      checkpoint_info{ev.uuid, ev.steps_completed, ev.metadata, ev.at_us};
+  checkpoint_info ck;
+  ck.uuid = ev.uuid;
+  ck.steps_completed = ev.steps_completed;
+  ck.metadata = ev.metadata;
+  ck.at_us = ev.at_us;
+  t->latest_checkpoint = std::move(ck);
+  // The validation reported at this step, when it came first.
+  const auto& m = t->metrics;
+  auto name = searcher_metric(s.experiments.at(t->experiment_id)).first;
+  if (m.latest_validation.is_object()
+      && m.steps_completed == ev.steps_completed)
+    if (auto v = m.latest_validation.find(name);
+        !name.empty() && v != m.latest_validation.end() && v->is_number())
+      t->latest_checkpoint->searcher_metric = v->get<double>();
   t->checkpoints.push_back(*t->latest_checkpoint);
   return {};
 }
@@ -285,6 +297,13 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
   if (name.empty() || value == ev.metrics.end() || !value->is_number())
     return {};
   auto v = value->get<double>();
+  // A checkpoint saved at this step before its validation came in.
+  for (auto& c : t->checkpoints)
+    if (c.steps_completed == ev.steps_completed)
+      c.searcher_metric = v;
+  if (t->latest_checkpoint
+      && t->latest_checkpoint->steps_completed == ev.steps_completed)
+    t->latest_checkpoint->searcher_metric = v;
   if (!m.best_validation
       || (smaller ? v < *m.best_validation : v > *m.best_validation)) {
     m.best_validation = v;

@@ -229,6 +229,12 @@ struct checkpoint_info {
   int64_t steps_completed = 0;
   nlohmann::json metadata = nlohmann::json::object();
   int64_t at_us = 0;
+  /// completed, deleting (checkpoints_deletion_requested: its files are
+  /// being removed), deleted.
+  std::string state = "completed";
+  /// The searcher metric validated at this checkpoint's step, when known
+  /// (the GC policy ranks checkpoints by it).
+  std::optional<double> searcher_metric;
 };
 
 /// What det-inspect and the searcher need without the full metric history

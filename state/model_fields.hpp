@@ -137,6 +137,8 @@ template <class F> void fields(F& f, checkpoint_info& x) {
   f.req("steps_completed", x.steps_completed);
   f.req("metadata", x.metadata);
   f.req("at_us", x.at_us);
+  f.opt("state", x.state);
+  f.opt("searcher_metric", x.searcher_metric);
 }
 
 template <class F> void fields(F& f, metrics_summary& x) {

@@ -14,6 +14,7 @@
 // prints every error, each naming its field, and exits 1. It opens no
 // database and no port.
 
+#include "actors/checkpoint_gc_actor.hpp"
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/model_def_actor.hpp"
@@ -23,6 +24,7 @@
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
 #include "api/webui_files.hpp"
+#include "aws/async_executor.hpp"
 #include "cmd/det_master/cloudwatch.hpp"
 #include "cmd/det_master/startup.hpp"
 #include "conf/redact.hpp"
@@ -31,6 +33,7 @@
 #include "kubernetes_rm.hpp"
 #include "messages/errc.hpp"
 #include "provision/aws_provider.hpp"
+#include "provision/checkpoint_deleter.hpp"
 #include "provision/local_provider.hpp"
 #include "read/read_model.hpp"
 #include "state/queries.hpp"
@@ -402,6 +405,25 @@ int main(int argc, char** argv) {
         sys, master_ref, std::make_shared<provision::local_provider>(lo), po));
     log::info() << "local provisioner for pool " << rp.pool_name << " started";
   }
+  // Checkpoint GC: deletions (S3 calls, folder removal) block, so they run
+  // on a thread of their own, never on an actor's.
+  auto gc_calls = std::make_shared<aws::async_executor>(1, 4096);
+  checkpoint_gc_options gco;
+  if (auto ms = std::getenv("DET_CHECKPOINT_GC_INTERVAL_MS");
+      ms != nullptr && *ms != '\0')
+    gco.tick_interval = std::chrono::milliseconds{std::max(50, std::atoi(ms))};
+  gco.run = [gc_calls, del = make_checkpoint_deleter()](
+                checkpoint_deletion d, std::function<void(caf::error)> done) {
+    gc_calls->run<bool>(
+        [del, d]() -> caf::expected<bool> {
+          if (auto err = del(d))
+            return err;
+          return true;
+        },
+        [done](caf::expected<bool> r) { done(r ? caf::error{} : r.error()); });
+  };
+  auto gc_ref = spawn_checkpoint_gc(sys, master_ref, std::move(gco));
+
   std::shared_ptr<aws::async_executor> aws_calls;
   for (const auto& rp : cfg->resource_pools) {
     if (rp.provider.type != conf::provider_type::aws)
@@ -432,6 +454,8 @@ int main(int argc, char** argv) {
   for (auto& p : provisioners)
     caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
   master::stop_kubernetes_rm(k8s_rm);
+  caf::anon_send_exit(gc_ref, caf::exit_reason::user_shutdown);
+  gc_calls->shutdown();
   if (aws_calls)
     aws_calls->shutdown();
   caf::anon_send_exit(ctx->bridge, caf::exit_reason::user_shutdown);

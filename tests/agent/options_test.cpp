@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 
+#include <cstdlib>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace det::agent;
@@ -129,4 +131,58 @@ TEST(agent_options, help_is_recognised) {
   ASSERT_TRUE(a);
   EXPECT_TRUE(a->help);
   EXPECT_NE(std::string{usage()}.find("--master-url"), std::string::npos);
+}
+
+namespace {
+
+// A fake nvidia-smi first on PATH: it answers only the query det-agent
+// makes (anything else exits 2, as the real one does for a bad flag), in
+// the real CSV format, or fails like a machine without a driver.
+class fake_nvidia_smi : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char dir[] = "/tmp/det-fake-smi-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    old_path_ = std::getenv("PATH") ? std::getenv("PATH") : "";
+    setenv("PATH", (dir_ + ":" + old_path_).c_str(), 1);
+  }
+  void TearDown() override {
+    setenv("PATH", old_path_.c_str(), 1);
+    std::remove((dir_ + "/nvidia-smi").c_str());
+    rmdir(dir_.c_str());
+  }
+  void script(const std::string& body) {
+    std::ofstream(dir_ + "/nvidia-smi")
+        << "#!/bin/sh\n"
+           "[ \"$*\" = \"--query-gpu=index --format=csv,noheader\" ] || "
+           "{ echo \"unexpected: $*\" >&2; exit 2; }\n"
+        << body;
+    chmod((dir_ + "/nvidia-smi").c_str(), 0755);
+  }
+  std::string dir_;
+  std::string old_path_;
+};
+
+} // namespace
+
+TEST_F(fake_nvidia_smi, four_gpus_it_lists_become_four_cuda_slots) {
+  script("printf '0\\n1\\n2\\n3\\n'\n");
+  auto gpus = probe_nvidia_gpus();
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(*gpus, (std::vector<int>{0, 1, 2, 3}));
+  auto s = resolve({}, {}, probe_nvidia_gpus);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->slot_type, "cuda");
+  EXPECT_EQ(s->slots, 4);
+}
+
+TEST_F(fake_nvidia_smi, a_machine_whose_driver_fails_has_cpu_slots) {
+  script("echo 'NVIDIA-SMI has failed because it couldn'\"'\"'t communicate "
+         "with the NVIDIA driver.'\nexit 9\n");
+  EXPECT_FALSE(probe_nvidia_gpus());
+  auto s = resolve({"--slots", "3"}, {}, probe_nvidia_gpus);
+  ASSERT_TRUE(s);
+  EXPECT_NE(s->slot_type, "cuda");
+  EXPECT_EQ(s->slots, 3);
 }

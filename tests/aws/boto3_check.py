@@ -11,6 +11,8 @@ Usage: boto3_check.py ENDPOINT REGION COMMAND [ARGS...]
   instance-profile NAME         create an IAM role + instance profile; print
                                 its ARN
   ssm-put NAME VALUE            store a String SSM parameter; print null
+  s3-objects BUCKET PREFIX      JSON {key: {size, sha256}} of the objects
+  s3-bucket BUCKET              JSON {exists, tags, versioning, location}
 """
 import json
 import sys
@@ -78,6 +80,31 @@ def instance_profile(iam, name):
     return arn
 
 
+def s3_objects(s3, bucket, prefix):
+    import hashlib
+    out = {}
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for o in page.get("Contents", []):
+            body = s3.get_object(Bucket=bucket, Key=o["Key"])["Body"].read()
+            out[o["Key"]] = {"size": o["Size"], "sha256": hashlib.sha256(body).hexdigest()}
+    return out
+
+
+def s3_bucket(s3, bucket):
+    import botocore.exceptions
+    try:
+        s3.head_bucket(Bucket=bucket)
+    except botocore.exceptions.ClientError:
+        return {"exists": False}
+    try:
+        tags = {t["Key"]: t["Value"] for t in s3.get_bucket_tagging(Bucket=bucket)["TagSet"]}
+    except botocore.exceptions.ClientError:
+        tags = {}
+    return {"exists": True, "tags": tags,
+            "versioning": s3.get_bucket_versioning(Bucket=bucket).get("Status", ""),
+            "location": s3.get_bucket_location(Bucket=bucket).get("LocationConstraint") or ""}
+
+
 def main():
     endpoint, region, cmd, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     ec2 = client("ec2", endpoint, region)
@@ -91,6 +118,10 @@ def main():
         client("ssm", endpoint, region).put_parameter(
             Name=args[0], Value=args[1], Type="String", Overwrite=True)
         print("null")
+    elif cmd == "s3-objects":
+        print(json.dumps(s3_objects(client("s3", endpoint, region), *args)))
+    elif cmd == "s3-bucket":
+        print(json.dumps(s3_bucket(client("s3", endpoint, region), *args)))
     elif cmd == "instance-profile":
         print(json.dumps(instance_profile(client("iam", endpoint, region), *args)))
     else:

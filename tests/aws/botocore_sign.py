@@ -6,7 +6,9 @@ Usage: botocore_sign.py REQUESTS.json
 REQUESTS.json is a list of objects with method, host, raw_path (decoded),
 query ([[name, value], ...] decoded), headers ([[name, value], ...]),
 body_hex, access_key_id, secret_access_key, session_token, region, service,
-epoch (seconds, UTC) and add_content_sha256. Prints a JSON list with, per
+epoch (seconds, UTC) and add_content_sha256; with "s3": true (and an
+optional "scheme"), botocore's S3SigV4Auth signs instead (no path
+normalization, payload hash always signed). Prints a JSON list with, per
 request, the Authorization and X-Amz-Date headers botocore produced.
 
 The URL is built here with Python's own percent-encoding, so the C++ path and
@@ -30,7 +32,7 @@ def sign(r):
     path = quote(r["raw_path"], safe="/") if r["raw_path"] else "/"
     query = "&".join(
         quote(k, safe="-_.~") + "=" + quote(v, safe="-_.~") for k, v in r["query"])
-    url = "http://" + r["host"] + path + ("?" + query if query else "")
+    url = r.get("scheme", "http") + "://" + r["host"] + path + ("?" + query if query else "")
     body = bytes.fromhex(r["body_hex"])
     req = AWSRequest(method=r["method"], url=url, data=body)
     for name, value in r["headers"]:
@@ -39,7 +41,11 @@ def sign(r):
         req.headers["X-Amz-Content-SHA256"] = hashlib.sha256(body).hexdigest()
     creds = Credentials(r["access_key_id"], r["secret_access_key"],
                         r["session_token"] or None)
-    botocore.auth.SigV4Auth(creds, r["service"], r["region"]).add_auth(req)
+    if r.get("s3"):
+        req.context["payload_signing_enabled"] = True
+        botocore.auth.S3SigV4Auth(creds, "s3", r["region"]).add_auth(req)
+    else:
+        botocore.auth.SigV4Auth(creds, r["service"], r["region"]).add_auth(req)
     return {"authorization": req.headers["Authorization"],
             "x_amz_date": req.headers["X-Amz-Date"]}
 

@@ -78,7 +78,7 @@ def test_bad_values_are_usage_errors_that_name_the_argument(args, message):
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize("missing", ["--cluster-id", "--keypair", "--package"])
+@pytest.mark.parametrize("missing", ["--cluster-id", "--keypair"])
 def test_a_missing_required_argument_is_named(missing):
     args = list(REQUIRED)
     i = args.index(missing)

@@ -332,3 +332,15 @@ searcher:
   max_length:
     batches: %d
 """ % (max_restarts, slots, trials, checkpoint_every, batch_delay, extra_hparams, max_length)
+
+
+@pytest.fixture(scope="session")
+def moto_s3(tmp_path_factory):
+    """The moto AWS emulator in server mode on loopback (scripts/moto.sh):
+    its URL. Tests give it the keys "testing"/"testing"."""
+    pytest.importorskip("moto", reason="pip install moto[server]")
+    d = str(tmp_path_factory.mktemp("moto"))
+    script = os.path.join(ROOT, "scripts", "moto.sh")
+    url = subprocess.check_output([script, "start", d], text=True).strip()
+    yield url
+    subprocess.call([script, "stop", d])

@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 37;
+constexpr int kinds = 38;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -379,6 +379,21 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
                              {"l" + std::to_string(below(5))},
                              "u1",
                              tick()};
+  }
+  case 37: {
+    // Checkpoint deletion: completed -> deleting -> deleted.
+    for (const auto& [id, t] : s.trials)
+      for (const auto& c : t.checkpoints) {
+        if (c.state == "deleting" && chance(60))
+          return checkpoints_deleted{t.experiment_id, {c.uuid}, tick()};
+        if (c.state == "completed" && chance(30))
+          return checkpoints_deletion_requested{t.experiment_id,
+                                                {c.uuid},
+                                                chance(50) ? "gc" : "user",
+                                                "u1",
+                                                tick()};
+      }
+    return std::nullopt;
   }
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {

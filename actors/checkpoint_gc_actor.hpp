@@ -1,0 +1,40 @@
+#pragma once
+
+// The checkpoint garbage collector. On every tick it asks the master (on
+// the master's thread, core/checkpoint_gc.hpp) which completed checkpoints
+// the experiments' policies no longer keep and records
+// checkpoints_deletion_requested for them; then it hands every deletion
+// under way (checkpoints "deleting", also those a previous master left) to
+// `run`, which deletes off actor threads and answers once; success records
+// checkpoints_deleted, failure is logged and retried on a later tick with
+// exponential backoff (in ticks). Never more than one deletion per
+// experiment at a time.
+
+#include "actors/master_actor.hpp"
+#include "core/checkpoint_gc.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <chrono>
+#include <functional>
+
+namespace det {
+
+struct checkpoint_gc_options {
+  /// Re-armed after each tick; 0 = ticks only come from outside (tests).
+  std::chrono::milliseconds tick_interval{2000};
+  /// Deletes `d` (blocking work must not run on the calling thread) and
+  /// calls `done` exactly once, on any thread.
+  std::function<void(checkpoint_deletion d,
+                     std::function<void(caf::error)> done)>
+      run;
+  /// At most this many ticks between attempts of a failing deletion.
+  int max_backoff_ticks = 30;
+};
+
+/// Handles tick_atom.
+caf::actor spawn_checkpoint_gc(caf::actor_system& sys, master_actor master,
+                               checkpoint_gc_options opts);
+
+} // namespace det

@@ -1,0 +1,134 @@
+#include "core/checkpoint_gc.hpp"
+
+#include "messages/errc.hpp"
+#include "policy/checkpoint_gc.hpp"
+
+#include <map>
+#include <set>
+
+namespace det {
+
+namespace {
+
+using nlohmann::json;
+
+int64_t int_or(const json& j, const char* key, int64_t fallback) {
+  auto v = j.find(key);
+  return v != j.end() && v->is_number_integer() ? v->get<int64_t>() : fallback;
+}
+
+policy::gc_policy policy_of(const state::experiment_info& e) {
+  auto storage = e.config.value("checkpoint_storage", json::object());
+  if (!storage.is_object())
+    storage = json::object();
+  auto searcher = e.config.value("searcher", json::object());
+  policy::gc_policy p;
+  p.save_experiment_best = int_or(storage, "save_experiment_best", 0);
+  p.save_trial_best = int_or(storage, "save_trial_best", 1);
+  p.save_trial_latest = int_or(storage, "save_trial_latest", 1);
+  if (searcher.is_object())
+    if (auto s = searcher.find("smaller_is_better");
+        s != searcher.end() && s->is_boolean())
+      p.smaller_is_better = s->get<bool>();
+  return p;
+}
+
+} // namespace
+
+std::vector<checkpoints_deletion_requested>
+checkpoint_gc_requests(const state::cluster_state& s, int64_t now_us) {
+  std::vector<checkpoints_deletion_requested> out;
+  for (const auto& [id, e] : s.experiments) {
+    std::vector<policy::gc_trial> trials;
+    bool any_ended = false;
+    for (auto tid : e.trial_ids) {
+      auto t = s.trials.find(tid);
+      if (t == s.trials.end())
+        continue;
+      policy::gc_trial g;
+      g.id = tid;
+      g.ended = state::is_terminal(t->second.status);
+      any_ended = any_ended || (g.ended && !t->second.checkpoints.empty());
+      for (const auto& c : t->second.checkpoints)
+        if (c.state == "completed")
+          g.checkpoints.push_back(
+              {c.uuid, c.steps_completed, c.at_us, c.searcher_metric});
+      trials.push_back(std::move(g));
+    }
+    if (!any_ended)
+      continue;
+    auto doomed = policy::checkpoints_to_delete(trials, policy_of(e));
+    if (!doomed.empty())
+      out.push_back({id, std::move(doomed), "gc", "", now_us});
+  }
+  return out;
+}
+
+std::vector<checkpoint_deletion>
+pending_checkpoint_deletions(const state::cluster_state& s) {
+  std::map<int64_t, checkpoint_deletion> by_exp;
+  for (const auto& [tid, t] : s.trials)
+    for (const auto& c : t.checkpoints)
+      if (c.state == "deleting") {
+        auto& d = by_exp[t.experiment_id];
+        d.experiment_id = t.experiment_id;
+        d.uuids.push_back(c.uuid);
+      }
+  std::vector<checkpoint_deletion> out;
+  for (auto& [id, d] : by_exp) {
+    auto e = s.experiments.find(id);
+    if (e != s.experiments.end())
+      d.storage = e->second.config.value("checkpoint_storage", json::object());
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+caf::expected<std::vector<checkpoints_deletion_requested>>
+user_checkpoint_deletion(const state::cluster_state& s,
+                         const std::vector<std::string>& uuids,
+                         const std::string& username, int64_t now_us) {
+  std::map<int64_t, checkpoints_deletion_requested> by_exp;
+  std::set<std::string> seen;
+  for (const auto& uuid : uuids) {
+    if (!seen.insert(uuid).second)
+      continue;
+    const state::trial_info* owner = nullptr;
+    const state::checkpoint_info* found = nullptr;
+    for (const auto& [tid, t] : s.trials) {
+      for (const auto& c : t.checkpoints)
+        if (c.uuid == uuid) {
+          owner = &t;
+          found = &c;
+          break;
+        }
+      if (found != nullptr)
+        break;
+    }
+    if (found == nullptr)
+      return make_error(errc::not_found,
+                        "checkpointUuids: no checkpoint '" + uuid + "'");
+    if (found->state != "completed")
+      return make_error(errc::invalid_argument, "checkpointUuids: checkpoint '"
+                                                    + uuid + "' is "
+                                                    + found->state);
+    if (!state::is_terminal(owner->status) && owner->latest_checkpoint
+        && owner->latest_checkpoint->uuid == uuid)
+      return make_error(
+          errc::invalid_argument,
+          "checkpointUuids: checkpoint '" + uuid + "' is the latest of trial "
+              + std::to_string(owner->id) + ", which has not ended");
+    auto& ev = by_exp[owner->experiment_id];
+    ev.experiment_id = owner->experiment_id;
+    ev.uuids.push_back(uuid);
+    ev.reason = "user";
+    ev.username = username;
+    ev.at_us = now_us;
+  }
+  std::vector<checkpoints_deletion_requested> out;
+  for (auto& [id, ev] : by_exp)
+    out.push_back(std::move(ev));
+  return out;
+}
+
+} // namespace det

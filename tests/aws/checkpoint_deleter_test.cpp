@@ -1,0 +1,92 @@
+// provision/checkpoint_deleter.hpp: the key and folder layout the
+// determined harness uses, and deleting checkpoints from a shared_fs folder
+// and from moto's S3 (boto3 as the witness), never a neighbour's.
+
+#include "aws/s3_client.hpp"
+#include "messages/errc.hpp"
+#include "provision/checkpoint_deleter.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace det;
+namespace fs = std::filesystem;
+
+TEST(checkpoint_deleter, s3_keys_and_folders_follow_the_harness_layout) {
+  EXPECT_EQ(s3_checkpoint_prefix("", "u1"), "u1/");
+  EXPECT_EQ(s3_checkpoint_prefix("/runs/./a/", "u1"), "runs/a/u1/");
+  EXPECT_EQ(s3_checkpoint_prefix("a//b", "u1"), "a/b/u1/");
+  nlohmann::json fs_cfg{
+      {"type", "shared_fs"}, {"host_path", "/mnt/h"}, {"storage_path", "ck"}};
+  EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, "u1"), "/mnt/h/ck/u1");
+  fs_cfg["storage_path"] = "/mnt/h/abs";
+  EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, "u1"), "/mnt/h/abs/u1");
+  for (const char* bad : {"", ".", "..", "a/b", "../x"})
+    EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, bad), "") << bad;
+}
+
+TEST(checkpoint_deleter, shared_fs_folders_go_and_neighbours_stay) {
+  auto root =
+      fs::temp_directory_path() / ("det-ckpt-del-" + std::to_string(getpid()));
+  fs::create_directories(root / "ck" / "u1" / "sub");
+  fs::create_directories(root / "ck" / "u10");
+  std::ofstream(root / "ck" / "u1" / "sub" / "f") << "x";
+  auto del = make_checkpoint_deleter();
+  checkpoint_deletion d{1,
+                        {"u1", "gone-already"},
+                        {{"type", "shared_fs"},
+                         {"host_path", root.string()},
+                         {"storage_path", "ck"}}};
+  EXPECT_FALSE(del(d));
+  EXPECT_FALSE(fs::exists(root / "ck" / "u1"));
+  EXPECT_TRUE(fs::exists(root / "ck" / "u10"));
+  d.uuids = {"../ck"};
+  EXPECT_EQ(code_of(del(d)), errc::invalid_argument);
+  EXPECT_TRUE(fs::exists(root / "ck"));
+  d.storage = {{"type", "gcs"}, {"bucket", "b"}};
+  d.uuids = {"u10"};
+  EXPECT_EQ(code_of(del(d)), errc::invalid_argument);
+  fs::remove_all(root);
+}
+
+TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
+  auto url = det::aws::test::moto_url();
+  ASSERT_FALSE(url.empty()) << "no moto server (fixture moto_server)";
+  aws::s3_client_config cfg;
+  cfg.endpoint_url = url;
+  auto s3 = aws::make_curl_s3_client(
+      cfg, aws::make_static_credentials(
+               {"testing", "testing", "", std::nullopt, "test"}));
+  std::string bucket = "det-ckpt-del-" + std::to_string(getpid());
+  ASSERT_FALSE(s3->create_bucket(bucket));
+  // 1100 files in one checkpoint: two DeleteObjects batches.
+  for (int i = 0; i < 1100; ++i)
+    ASSERT_TRUE(s3->put_object(bucket, "p/u1/f" + std::to_string(i), "x"));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u10/keep", "x"));
+  ASSERT_TRUE(s3->put_object(bucket, "u1/other-prefix", "x"));
+  auto env = [](const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  auto del = make_checkpoint_deleter(env);
+  checkpoint_deletion d{1,
+                        {"u1"},
+                        {{"type", "s3"},
+                         {"bucket", bucket},
+                         {"prefix", "p"},
+                         {"endpoint_url", url},
+                         {"access_key", "testing"},
+                         {"secret_key", "testing"}}};
+  auto err = del(d);
+  EXPECT_FALSE(err) << render(err);
+  auto left = s3->list_all(bucket, "");
+  ASSERT_TRUE(left);
+  std::vector<std::string> keys;
+  for (const auto& o : *left)
+    keys.push_back(o.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"p/u10/keep", "u1/other-prefix"}));
+}

@@ -1,0 +1,106 @@
+// core/checkpoint_gc.hpp on a real cluster_state: the policy's requests
+// come only for ended trials and from each experiment's own
+// checkpoint_storage; deletions under way are listed with their storage
+// (what a restarted master resumes); a user's deletion is checked.
+
+#include "core/checkpoint_gc.hpp"
+#include "tests/state/state_fixture.hpp"
+
+namespace det::state::test {
+
+namespace {
+
+class checkpoint_gc_core : public state_fixture {
+protected:
+  void SetUp() override {
+    pool();
+    agent("a1", 4);
+    add_experiment(1, {{"type", "shared_fs"},
+                       {"host_path", "/tmp/x"},
+                       {"save_trial_best", 0},
+                       {"save_trial_latest", 1}});
+    add_experiment(2, {{"type", "s3"}, {"bucket", "b"}});
+    trial(1, 1);
+    trial(2, 2);
+    place(1, "1.1", {{"a1", {0}}});
+    place(2, "2.1", {{"a1", {1}}});
+    for (int step = 10; step <= 30; step += 10) {
+      ok(trial_checkpointed{
+          1, "t1-" + std::to_string(step), step, {}, "1.1", 600 + step});
+      ok(trial_checkpointed{
+          2, "t2-" + std::to_string(step), step, {}, "2.1", 600 + step});
+    }
+  }
+
+  void add_experiment(int64_t id, nlohmann::json storage) {
+    experiment_submitted e;
+    e.experiment_id = id;
+    e.pool = "default";
+    e.config = {{"searcher", {{"metric", "loss"}}},
+                {"checkpoint_storage", std::move(storage)}};
+    ok(e);
+  }
+
+  void end_trial(int64_t id) {
+    ok(trial_exited{id, std::to_string(id) + ".1", 0, "completed", 900});
+  }
+};
+
+} // namespace
+
+TEST_F(checkpoint_gc_core, nothing_is_requested_while_trials_run) {
+  EXPECT_TRUE(checkpoint_gc_requests(s, 1000).empty());
+  EXPECT_TRUE(pending_checkpoint_deletions(s).empty());
+}
+
+TEST_F(checkpoint_gc_core,
+       an_ended_trial_loses_what_its_experiments_policy_drops) {
+  end_trial(1);
+  auto reqs = checkpoint_gc_requests(s, 1000);
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].experiment_id, 1);
+  EXPECT_EQ(reqs[0].uuids, (std::vector<std::string>{"t1-10", "t1-20"}));
+  EXPECT_EQ(reqs[0].reason, "gc");
+  ok(reqs[0]);
+  // Recorded: not requested again, and listed with its storage.
+  EXPECT_TRUE(checkpoint_gc_requests(s, 1100).empty());
+  auto pending = pending_checkpoint_deletions(s);
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].uuids, reqs[0].uuids);
+  EXPECT_EQ(pending[0].storage["host_path"], "/tmp/x");
+  ok(checkpoints_deleted{1, reqs[0].uuids, 1200});
+  EXPECT_TRUE(pending_checkpoint_deletions(s).empty());
+  EXPECT_TRUE(checkpoint_gc_requests(s, 1300).empty());
+}
+
+TEST_F(checkpoint_gc_core, the_default_policy_keeps_best_and_latest) {
+  // Experiment 2 names no policy: best 1 (no metric known) and latest 1.
+  end_trial(2);
+  auto reqs = checkpoint_gc_requests(s, 1000);
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].uuids, (std::vector<std::string>{"t2-10", "t2-20"}));
+}
+
+TEST_F(checkpoint_gc_core, a_user_may_not_delete_a_running_trials_latest) {
+  auto refused_latest = user_checkpoint_deletion(s, {"t1-30"}, "admin", 1000);
+  ASSERT_FALSE(refused_latest);
+  EXPECT_NE(render(refused_latest.error()).find("latest of trial 1"),
+            std::string::npos);
+  auto unknown = user_checkpoint_deletion(s, {"nope"}, "admin", 1000);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(code_of(unknown.error()), errc::not_found);
+  auto both =
+      user_checkpoint_deletion(s, {"t1-10", "t2-20", "t1-10"}, "admin", 1000);
+  ASSERT_TRUE(both);
+  ASSERT_EQ(both->size(), 2u); // one event per experiment, uuids once
+  EXPECT_EQ((*both)[0].uuids, std::vector<std::string>{"t1-10"});
+  EXPECT_EQ((*both)[1].uuids, std::vector<std::string>{"t2-20"});
+  EXPECT_EQ((*both)[1].username, "admin");
+  for (const auto& ev : *both)
+    ok(ev);
+  auto again = user_checkpoint_deletion(s, {"t1-10"}, "admin", 1100);
+  ASSERT_FALSE(again);
+  EXPECT_NE(render(again.error()).find("is deleting"), std::string::npos);
+}
+
+} // namespace det::state::test
