@@ -37,7 +37,7 @@ decision master_core::submit_experiment(const nlohmann::json& config,
 decision master_core::create_experiment(const nlohmann::json& config,
                                         const std::string& owner, bool activate,
                                         bool model_definition_pending,
-                                        int64_t now_us) {
+                                        int64_t now_us, int64_t project_id) {
   decision d;
   experiment_submitted ev;
   ev.experiment_id = state::next_experiment_id(st_);
@@ -59,6 +59,13 @@ decision master_core::create_experiment(const nlohmann::json& config,
                                + ev.pool + "'");
     return d;
   }
+  if (auto why = project_for(config, ev.pool, project_id); !why.empty()) {
+    d.refusal =
+        make_error(project_id < 0 ? errc::not_found : errc::invalid_argument,
+                   std::move(why));
+    return d;
+  }
+  ev.project_id = project_id;
   auto sc = policy::parse_searcher_config(
       config.value("searcher", nlohmann::json::object()));
   if (!sc) {

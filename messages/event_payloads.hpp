@@ -189,6 +189,7 @@ template <class F> void fields(F& f, experiment_submitted& x) {
   f.opt("slots_per_trial", x.slots_per_trial);
   f.opt("at_us", x.at_us);
   f.opt("model_definition_pending", x.model_definition_pending);
+  f.opt("project_id", x.project_id);
 }
 
 template <class F> void fields(F& f, experiment_model_stored& x) {
@@ -405,6 +406,7 @@ inline void validate(const experiment_submitted& x) {
   require_non_negative("max_restarts", x.max_restarts);
   if (!(x.weight > 0))
     throw field_error("field 'weight': must be positive");
+  require_non_negative("project_id", x.project_id);
 }
 
 inline void validate(const experiment_model_stored&) {}
@@ -467,6 +469,14 @@ inline void validate(const session_started& x) {
 inline void validate(const session_ended& x) {
   require_token_hash(x.token_hash);
 }
+
+} // namespace det::payload
+
+// The records' payloads (workspaces, projects, templates, models) follow
+// the same pattern in their own file.
+#include "messages/event_payloads_records.hpp" // IWYU pragma: keep
+
+namespace det::payload {
 
 // -- the values of an event, for visit_fields() ----------------------------
 

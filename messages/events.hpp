@@ -20,6 +20,7 @@
 // golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
+#include "messages/events_records.hpp"
 #include "messages/priority.hpp"
 
 #include <caf/expected.hpp>
@@ -246,6 +247,9 @@ struct experiment_submitted {
   /// Its model definition is being stored: no trial of it is placed until
   /// experiment_model_stored (absent in older logs: false).
   bool model_definition_pending = false;
+  /// The project it is created in; 0 (older logs) means project 1,
+  /// "Uncategorized".
+  int64_t project_id = 0;
 };
 
 /// The model definition of an experiment created with
@@ -482,7 +486,11 @@ using domain_event = std::variant<
     trial_metrics_reported, trial_exited, trial_restarted, trial_errored,
     trial_canceled, user_created, user_password_changed, session_started,
     session_ended, experiment_model_stored, experiment_edited,
-    experiment_archived>;
+    experiment_archived,
+    // messages/events_records.hpp
+    workspace_saved, workspace_deleted, project_saved, project_deleted,
+    experiment_moved, template_saved, template_deleted, pool_bindings_set,
+    model_saved, model_deleted, model_version_saved, model_version_deleted>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

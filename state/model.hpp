@@ -204,6 +204,9 @@ struct experiment_info {
   std::string notes;
   /// Left out of lists unless archived ones are asked for.
   bool archived = false;
+  /// The project it belongs to (experiment_submitted, experiment_moved);
+  /// 1, "Uncategorized", for experiments of older logs.
+  int64_t project_id = 1;
 };
 
 /// One run of a trial on its slots.
