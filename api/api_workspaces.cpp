@@ -79,6 +79,17 @@ render_fn workspace_view(int64_t id) {
   };
 }
 
+/// After a create or an edit: the CLI iterates namespaceBindings (a
+/// Kubernetes matter this master has none of), so it is always there.
+render_fn workspace_written(int64_t id) {
+  return [id](const state::cluster_state& s, int64_t) {
+    auto j = workspace_response(s, id);
+    if (!j.is_null())
+      j["namespaceBindings"] = json::object();
+    return j;
+  };
+}
+
 render_fn project_view(int64_t id) {
   return [id](const state::cluster_state& s, int64_t) {
     return project_response(s, id);
@@ -182,17 +193,17 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
     if (auto body = json_body(req, res))
       record_write_then_view(ctx, req, res, "workspace.create", *body,
                              [](const json& reply) {
-                               return workspace_view(reply.value("id", 0));
+                               return workspace_written(reply.value("id", 0));
                              });
   });
-  r.patch(
-      "/api/v1/workspaces/{id}", [ctx](http::http_request req, responder res) {
-        if (auto body = body_with_id(req, res, "id", "id"))
-          record_write_then_view(ctx, req, res, "workspace.edit", *body,
-                                 [](const json& reply) {
-                                   return workspace_view(reply.value("id", 0));
-                                 });
-      });
+  r.patch("/api/v1/workspaces/{id}", [ctx](http::http_request req,
+                                           responder res) {
+    if (auto body = body_with_id(req, res, "id", "id"))
+      record_write_then_view(ctx, req, res, "workspace.edit", *body,
+                             [](const json& reply) {
+                               return workspace_written(reply.value("id", 0));
+                             });
+  });
   r.del("/api/v1/workspaces/{id}",
         [ctx](http::http_request req, responder res) {
           if (auto id = id_param(req, res))

@@ -405,15 +405,18 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
   auto n = [this](const char* prefix) {
     return prefix + std::to_string(below(4));
   };
+  // A document member given as {} would be null: events carry objects.
+  const auto obj = nlohmann::json::object();
   switch (below(10)) {
   case 0: {
     auto name = n("w");
     for (const auto& [id, w] : s.workspaces)
       if (w.name == name)
-        return workspace_saved{id, name, !w.archived, {{"agentUid", 7}}, {}, "",
-                               "", "u1", tick()};
+        return workspace_saved{id,    name, !w.archived, {{"agentUid", 7}},
+                               obj,   "",   "",          "u1",
+                               tick()};
     return workspace_saved{
-        s.last_workspace_id + 1, name, false, {}, {}, "", "", "u1", tick()};
+        s.last_workspace_id + 1, name, false, obj, obj, "", "", "u1", tick()};
   }
   case 1: {
     auto empty = where(s.workspaces, [&s](const workspace_info& w) {
@@ -491,11 +494,11 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
       if (m.name == name) {
         if (chance(30))
           return model_deleted{id, "u1", tick()};
-        return model_saved{id, name,  "d", 1,    !m.archived,
-                           {}, {"l"}, "",  "u1", tick()};
+        return model_saved{id,  name,  "d", 1,    !m.archived,
+                           obj, {"l"}, "",  "u1", tick()};
       }
     return model_saved{
-        s.last_model_id + 1, name, "", 1, false, {}, {}, "", "u1", tick()};
+        s.last_model_id + 1, name, "", 1, false, obj, {}, "", "u1", tick()};
   }
   default: {
     if (s.models.empty())
@@ -507,7 +510,7 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
       if (chance(50))
         return model_version_deleted{m.id, v.version, "u1", tick()};
       return model_version_saved{
-          m.id, v.version, v.checkpoint_uuid, "v", "c", "", {}, {},
+          m.id, v.version, v.checkpoint_uuid, "v", "c", "", obj, {},
           "u1", tick()};
     }
     for (const auto& [id, t] : s.trials)
@@ -518,7 +521,7 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
                                    "",
                                    "",
                                    "",
-                                   {},
+                                   obj,
                                    {},
                                    "u1",
                                    tick()};
