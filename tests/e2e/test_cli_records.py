@@ -227,6 +227,8 @@ def test_the_model_registry_with_the_cli_and_the_sdk(c):
     ok(c, "workspace", "create", "models")
     ok(c, "model", "move", "resnet", "-w", "models")
     ws = json_of(ok(c, "workspace", "describe", "models", "--json"))
-    assert json_of(ok(c, "model", "describe", "resnet", "--json"))["workspaceId"] == ws["id"]
+    assert c.get("/api/v1/models/resnet")["model"]["workspaceId"] == ws["id"]
+    assert "resnet" in ok(c, "model", "list", "-w", "models")
+    assert "resnet" not in ok(c, "model", "list", "-w", "Uncategorized")
     ok(c, "model", "delete", "resnet")
     assert "resnet" not in ok(c, "model", "list")
