@@ -365,7 +365,8 @@ master_behavior(self_ptr self, event_writer_actor writer,
   };
   // Experiment creation; the reply is the new experiment's id.
   auto create = [self, now](const std::string& config, const std::string& owner,
-                            bool activate, bool pending) {
+                            bool activate, bool pending,
+                            int64_t project_id = 0) {
     auto rp = self->make_response_promise<int64_t>();
     auto j = parse_or_null(config);
     if (!j.is_object()) {
@@ -373,15 +374,15 @@ master_behavior(self_ptr self, event_writer_actor writer,
                             "experiment config is not a JSON object"));
       return rp;
     }
-    persist(
-        self,
-        self->state.core->create_experiment(j, owner, activate, pending, now()),
-        [rp](const decision& d) mutable {
-          if (d.refusal)
-            rp.deliver(d.refusal);
-          else
-            rp.deliver(d.reply.at("experiment_id").get<int64_t>());
-        });
+    persist(self,
+            self->state.core->create_experiment(j, owner, activate, pending,
+                                                now(), project_id),
+            [rp](const decision& d) mutable {
+              if (d.refusal)
+                rp.deliver(d.refusal);
+              else
+                rp.deliver(d.reply.at("experiment_id").get<int64_t>());
+            });
     return rp;
   };
   return {
@@ -391,6 +392,23 @@ master_behavior(self_ptr self, event_writer_actor writer,
       },
       [create](create_atom, const std::string& config, const std::string& owner,
                bool activate) { return create(config, owner, activate, true); },
+      [create](create_atom, const std::string& config, const std::string& owner,
+               bool activate, int64_t project_id) {
+        return create(config, owner, activate, true, project_id);
+      },
+      [self, now](records_atom, const std::string& op, const std::string& args,
+                  const std::string& user) {
+        auto rp = self->make_response_promise<std::string>();
+        auto c = record_command{op, parse_or_null(args), user};
+        persist(self, self->state.core->records(c, now()),
+                [rp](const decision& d) mutable {
+                  if (d.refusal)
+                    rp.deliver(d.refusal);
+                  else
+                    rp.deliver(d.reply.dump());
+                });
+        return rp;
+      },
       [self](create_atom, const user_change& c) {
         // The answer is the event written (the core numbers access
         // tokens), or the one asked for when nothing needed writing.

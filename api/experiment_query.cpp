@@ -88,6 +88,15 @@ experiment_query_of(const http::http_request& req, const http::responder& res) {
     return std::nullopt;
   }
   q.labels = req.query.get_all("labels");
+  if (auto p = req.query.get("projectId"); p && *p != "0") {
+    auto id = positive_id(*p);
+    if (!id) {
+      res.send_error(http::grpc_code::invalid_argument,
+                     "projectId: expected a positive integer");
+      return std::nullopt;
+    }
+    q.project_id = *id;
+  }
   if (auto s = req.query.get("sortBy")) {
     auto it = std::find_if(std::begin(sort_names), std::end(sort_names),
                            [&](const auto& p) { return *s == p.first; });
@@ -132,6 +141,8 @@ select_experiments(const state::cluster_state& s, const experiment_query& q) {
     if (!has_labels(e, q.labels))
       continue;
     if (q.archived && *q.archived != e.archived)
+      continue;
+    if (q.project_id != 0 && q.project_id != e.project_id)
       continue;
     out.push_back(&e);
   }

@@ -42,12 +42,14 @@ struct experiment_query {
   std::optional<bool> archived;
   sort_key sort = sort_key::id;
   bool descending = false;
+  /// Only the experiments of this project (projectId); 0: every project.
+  int64_t project_id = 0;
 
   /// Only what the CLI's list asks (users, archived, oldest first): the
   /// list route answers it from its kept pages.
   [[nodiscard]] bool cli_list() const {
     return states.empty() && name.empty() && labels.empty()
-           && sort == sort_key::id && !descending;
+           && sort == sort_key::id && !descending && project_id == 0;
   }
 };
 

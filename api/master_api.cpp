@@ -8,9 +8,11 @@
 #include "api/api_cluster.hpp"
 #include "api/api_inspect.hpp"
 #include "api/api_metrics.hpp"
+#include "api/api_records.hpp"
 #include "api/pool_views.hpp"
 #include "api/queue_routes.hpp"
 #include "api/route_util.hpp"
+#include "api/templates.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
@@ -340,11 +342,31 @@ void finish_model_def(const ctx_ptr& ctx, int64_t id) {
     });
 }
 
+void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res, std::optional<json> body);
+
 void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
   auto body = json_body(req, res);
   if (!body)
     return;
+  auto t = body->find("template");
+  if (t == body->end() || t->is_null())
+    return create_experiment_with(ctx, req, res, std::move(body));
+  apply_template(ctx, req, res, std::move(*body), [ctx, req, res](json b) {
+    create_experiment_with(ctx, req, res, std::move(b));
+  });
+}
+
+void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res, std::optional<json> body) {
+  int64_t project_id = 0;
+  if (auto p = body->find("projectId"); p != body->end() && !p->is_null()) {
+    if (!p->is_number_integer() || p->get<int64_t>() < 1)
+      return res.send_error(grpc_code::invalid_argument,
+                            "projectId: expected a positive integer");
+    project_id = p->get<int64_t>();
+  }
   auto cfg_field = body->find("config");
   if (cfg_field != body->end() && !cfg_field->is_string()
       && !cfg_field->is_null())
@@ -382,10 +404,10 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
   // stored a second command lets its trials be placed. A crash in between
   // leaves a pending experiment that start-up settles (stored, or ERROR),
   // never a running one without its model.
-  post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate,
-                     owner](caf::event_based_actor* self) {
+  post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate, owner,
+                     project_id](caf::event_based_actor* self) {
     self->request(ctx->master, ctx->request_timeout, create_atom::value, filled,
-                  owner, activate)
+                  owner, activate, project_id)
         .then(
             [ctx, res, self, files](int64_t id) {
               ctx->bridge_data->storing.insert(id);
@@ -737,6 +759,9 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_trial_routes(r, ctx);
   add_job_routes(r, ctx);
   add_checkpoint_routes(r, ctx);
+  add_workspace_routes(r, ctx);
+  add_template_routes(r, ctx);
+  add_model_routes(r, ctx);
 }
 
 } // namespace det::api

@@ -8,6 +8,7 @@
 #include "util/text.hpp"
 
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 
 #include <ctime>
 
@@ -96,9 +97,7 @@ nlohmann::json experiment_json(const state::cluster_state& s,
       {"jobId", "exp-" + std::to_string(e.id)},
       {"numTrials", e.trial_ids.size()},
       {"trialIds", e.trial_ids},
-      {"projectId", 1},
-      {"projectOwnerId", 1},
-      {"workspaceId", 1},
+      {"projectId", e.project_id},
       {"searcherType", searcher.value("name", std::string{"single"})},
       {"searcherMetric", searcher.value("metric", std::string{})},
       {"startTime", rfc3339(e.submitted_at_us)},
@@ -108,6 +107,15 @@ nlohmann::json experiment_json(const state::cluster_state& s,
       {"progress", e.progress},
       {"labels", c.value("labels", nlohmann::json::array())},
   };
+  // The project and its workspace. Workspace and project events drop every
+  // kept row (read/fragments), so their names here stay current.
+  auto p = state::find_project(s, e.project_id);
+  auto w = p ? state::find_workspace(s, p->workspace_id) : std::nullopt;
+  j["projectName"] = p ? p->name : std::string{};
+  j["projectOwnerId"] = 1;
+  j["workspaceId"] = p ? p->workspace_id : 1;
+  j["workspaceName"] = w ? w->name : std::string{};
+  j["parentArchived"] = (p && p->archived) || (w && w->archived);
   using es = state::experiment_status;
   if (e.status == es::completed || e.status == es::canceled
       || e.status == es::error)

@@ -24,6 +24,7 @@
 // Owned by the master actor; not thread-safe.
 
 #include "core/experiment_searcher.hpp"
+#include "core/records.hpp"
 #include "core/trial_lifecycle.hpp"
 #include "messages/events.hpp"
 #include "policy/pool_scheduler.hpp"
@@ -166,9 +167,13 @@ public:
   /// Experiment creation as one command: the experiment, PAUSED when
   /// `activate` is false, and (with `model_definition_pending`) held back
   /// from scheduling until model_definition_stored, in one append.
+  /// `project_id` 0: the config's `workspace` and `project` names, or
+  /// project 1; a project that does not exist is errc::not_found, an
+  /// archived one, or a pool bound to other workspaces, invalid_argument.
   decision create_experiment(const nlohmann::json& config,
                              const std::string& owner, bool activate,
-                             bool model_definition_pending, int64_t now_us);
+                             bool model_definition_pending, int64_t now_us,
+                             int64_t project_id = 0);
   /// The model definition of a pending experiment is stored: its trials
   /// may be placed. A no-op for an experiment with nothing pending.
   decision model_definition_stored(int64_t id, int64_t now_us);
@@ -224,6 +229,10 @@ public:
   /// errc::not_found; a slot already so changes nothing.
   decision set_slot_enabled(const std::string& agent_id, int64_t slot_id,
                             bool enabled, bool drain, int64_t now_us);
+  /// The user's records (workspaces, projects, templates, pool bindings,
+  /// models: core/records.hpp), decided on this state; its events are
+  /// applied all or nothing, the reply is the command's.
+  decision records(const record_command& c, int64_t now_us);
 
   // -- agents -------------------------------------------------------------
 
@@ -354,6 +363,12 @@ private:
                                                   const char* to,
                                                   const char* verb,
                                                   int64_t now_us);
+
+  /// create_experiment: resolves `project_id` (0: from the config's names,
+  /// else 1) and checks the project and the pool's bindings. Returns why
+  /// not ("" when fine); sets project_id to -1 when the project is missing.
+  std::string project_for(const nlohmann::json& config, const std::string& pool,
+                          int64_t& project_id) const;
 
   state::cluster_state st_;
   core_config cfg_;

@@ -40,7 +40,7 @@ decision master_core::submit_experiment(const nlohmann::json& config,
 decision master_core::create_experiment(const nlohmann::json& config,
                                         const std::string& owner, bool activate,
                                         bool model_definition_pending,
-                                        int64_t now_us) {
+                                        int64_t now_us, int64_t project_id) {
   decision d;
   experiment_submitted ev;
   ev.experiment_id = state::next_experiment_id(st_);
@@ -62,6 +62,13 @@ decision master_core::create_experiment(const nlohmann::json& config,
                                + ev.pool + "'");
     return d;
   }
+  if (auto why = project_for(config, ev.pool, project_id); !why.empty()) {
+    d.refusal =
+        make_error(project_id < 0 ? errc::not_found : errc::invalid_argument,
+                   std::move(why));
+    return d;
+  }
+  ev.project_id = project_id;
   auto sc = policy::parse_searcher_config(
       config.value("searcher", nlohmann::json::object()));
   if (!sc) {
@@ -550,6 +557,17 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
       }
       if (c.state != "deleted")
         uuids.push_back(c.uuid);
+      for (const auto& [mid, m] : st_.models)
+        for (const auto& v : m.versions)
+          if (v.checkpoint_uuid == c.uuid) {
+            d.refusal = make_error(
+                errc::conflict, "experiment " + std::to_string(id)
+                                    + ": its checkpoint " + c.uuid
+                                    + " is version "
+                                    + std::to_string(v.version) + " of model '"
+                                    + m.name + "'; delete that version first");
+            return d;
+          }
     }
   emit(d, experiment_deleted{id, username, now_us});
   d.reply = {{"checkpoints", std::move(uuids)}};

@@ -1,5 +1,6 @@
 #include "inspect/views.hpp"
 
+#include "inspect/records_rows.hpp"
 #include "state/queries.hpp"
 
 #include <ctime>
@@ -10,9 +11,10 @@ using nlohmann::json;
 
 namespace {
 
-constexpr view_kind all_kinds[] = {
-    view_kind::pools,       view_kind::agents, view_kind::instances,
-    view_kind::experiments, view_kind::trials, view_kind::checkpoints};
+constexpr view_kind all_kinds[] = {view_kind::pools,     view_kind::agents,
+                                   view_kind::instances, view_kind::experiments,
+                                   view_kind::trials,    view_kind::checkpoints,
+                                   view_kind::records};
 
 json opt_time(const std::optional<int64_t>& at_us) {
   return at_us ? time_json(*at_us) : json{};
@@ -171,6 +173,8 @@ const char* to_string(view_kind k) {
     return "trials";
   case view_kind::checkpoints:
     return "checkpoints";
+  case view_kind::records:
+    return "records";
   }
   return "?";
 }
@@ -215,6 +219,8 @@ json view(const state::cluster_state& s, view_kind k) {
     return {{"trials", trial_rows(s)}};
   case view_kind::checkpoints:
     return {{"checkpoints", checkpoint_rows(s)}};
+  case view_kind::records:
+    return record_rows(s);
   }
   return json::object();
 }
@@ -292,6 +298,8 @@ view_tables(view_kind k) {
               {"experiment_id", "EXPERIMENT"},
               {"steps_completed", "STEPS"},
               {"at", "AT"}}}};
+  case view_kind::records:
+    return record_tables();
   }
   return {};
 }

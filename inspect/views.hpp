@@ -24,7 +24,9 @@ enum class view_kind {
   instances,
   experiments,
   trials,
-  checkpoints
+  checkpoints,
+  /// Workspaces, projects, templates, models (inspect/records_rows.hpp).
+  records
 };
 
 /// "pools", "agents", ...
@@ -33,7 +35,7 @@ const char* to_string(view_kind k);
 /// nullopt when `name` names no view.
 std::optional<view_kind> view_kind_from(const std::string& name);
 
-/// "pools, agents, instances, experiments, trials, checkpoints".
+/// "pools, agents, instances, experiments, trials, checkpoints, records".
 std::string view_kind_names();
 
 /// The view of `s`.

@@ -46,5 +46,8 @@ using edit_atom = caf::atom_constant<caf::atom("edit")>;
 using archive_atom = caf::atom_constant<caf::atom("archive")>;
 /// The master holds an allocation's exit durably: the agent may forget it.
 using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
+/// A command on the user's records (workspaces, projects, templates,
+/// models: core/records.hpp).
+using records_atom = caf::atom_constant<caf::atom("records")>;
 
 } // namespace det

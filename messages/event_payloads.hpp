@@ -193,6 +193,7 @@ template <class F> void fields(F& f, experiment_submitted& x) {
   f.opt("slots_per_trial", x.slots_per_trial);
   f.opt("at_us", x.at_us);
   f.opt("model_definition_pending", x.model_definition_pending);
+  f.opt("project_id", x.project_id);
 }
 
 template <class F> void fields(F& f, experiment_model_stored& x) {
@@ -490,6 +491,7 @@ inline void validate(const experiment_submitted& x) {
   require_non_negative("max_restarts", x.max_restarts);
   if (!(x.weight > 0))
     throw field_error("field 'weight': must be positive");
+  require_non_negative("project_id", x.project_id);
 }
 
 inline void validate(const experiment_model_stored&) {}
@@ -615,6 +617,14 @@ inline void validate(const experiment_resources_changed& x) {
   if (x.max_slots < 0)
     throw field_error("field 'max_slots': must be 0 or more");
 }
+
+} // namespace det::payload
+
+// The records' payloads (workspaces, projects, templates, models) follow
+// the same pattern in their own file.
+#include "messages/event_payloads_records.hpp" // IWYU pragma: keep
+
+namespace det::payload {
 
 // -- the values of an event, for visit_fields() ----------------------------
 

@@ -65,6 +65,42 @@ std::string stream(const checkpoints_deleted& x) {
 std::string stream(const experiment_searcher_updated& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const workspace_saved& x) {
+  return "workspace/" + std::to_string(x.workspace_id);
+}
+std::string stream(const workspace_deleted& x) {
+  return "workspace/" + std::to_string(x.workspace_id);
+}
+std::string stream(const project_saved& x) {
+  return "project/" + std::to_string(x.project_id);
+}
+std::string stream(const project_deleted& x) {
+  return "project/" + std::to_string(x.project_id);
+}
+std::string stream(const experiment_moved& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const template_saved& x) {
+  return "template/" + x.name;
+}
+std::string stream(const template_deleted& x) {
+  return "template/" + x.name;
+}
+std::string stream(const pool_bindings_set& x) {
+  return "pool/" + x.pool;
+}
+std::string stream(const model_saved& x) {
+  return "model/" + std::to_string(x.model_id);
+}
+std::string stream(const model_deleted& x) {
+  return "model/" + std::to_string(x.model_id);
+}
+std::string stream(const model_version_saved& x) {
+  return "model/" + std::to_string(x.model_id);
+}
+std::string stream(const model_version_deleted& x) {
+  return "model/" + std::to_string(x.model_id);
+}
 std::string stream(const spot_request_opened& x) {
   return "instance/" + x.request_id;
 }
@@ -271,7 +307,7 @@ namespace {
 util::text_rules storable_rules(std::string_view key) {
   if (key == "reason" || key == "message")
     return {4096, true, true};
-  if (key == "description")
+  if (key == "description" || key == "comment")
     return {16 * 1024, true, true};
   if (key == "notes")
     return {64 * 1024, true, true};

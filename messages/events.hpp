@@ -20,6 +20,7 @@
 // golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
+#include "messages/events_records.hpp"
 #include "messages/priority.hpp"
 
 #include <caf/expected.hpp>
@@ -269,6 +270,9 @@ struct experiment_submitted {
   /// Its model definition is being stored: no trial of it is placed until
   /// experiment_model_stored (absent in older logs: false).
   bool model_definition_pending = false;
+  /// The project it is created in; 0 (older logs) means project 1,
+  /// "Uncategorized".
+  int64_t project_id = 0;
 };
 
 /// The model definition of an experiment created with
@@ -617,7 +621,11 @@ using domain_event = std::variant<
     experiment_archived, user_edited, access_token_created,
     access_token_changed, cluster_message_set, experiment_resources_changed,
     slot_disabled, slot_enabled, experiment_deleted,
-    checkpoints_deletion_requested, checkpoints_deleted>;
+    checkpoints_deletion_requested, checkpoints_deleted,
+    // messages/events_records.hpp
+    workspace_saved, workspace_deleted, project_saved, project_deleted,
+    experiment_moved, template_saved, template_deleted, pool_bindings_set,
+    model_saved, model_deleted, model_version_saved, model_version_deleted>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -48,7 +48,11 @@ constexpr bool touches_no_row = std::disjunction_v<
     std::is_same<T, access_token_created>,
     std::is_same<T, access_token_changed>, std::is_same<T, cluster_message_set>,
     std::is_same<T, trial_metrics_reported>,
-    std::is_same<T, trial_checkpointed>>;
+    std::is_same<T, trial_checkpointed>, std::is_same<T, template_saved>,
+    std::is_same<T, template_deleted>, std::is_same<T, pool_bindings_set>,
+    std::is_same<T, model_saved>, std::is_same<T, model_deleted>,
+    std::is_same<T, model_version_saved>,
+    std::is_same<T, model_version_deleted>>;
 
 /// A trial's experiment and the agents holding its allocation.
 void add_trial(const state::cluster_state& s, int64_t trial_id, touched& out) {

@@ -62,6 +62,19 @@ verdict apply_one(cluster_state& s, const session_started& ev);
 verdict apply_one(cluster_state& s, const session_ended& ev);
 verdict apply_one(cluster_state& s, const checkpoints_deletion_requested& ev);
 verdict apply_one(cluster_state& s, const checkpoints_deleted& ev);
+// apply_records.cpp
+verdict apply_one(cluster_state& s, const workspace_saved& ev);
+verdict apply_one(cluster_state& s, const workspace_deleted& ev);
+verdict apply_one(cluster_state& s, const project_saved& ev);
+verdict apply_one(cluster_state& s, const project_deleted& ev);
+verdict apply_one(cluster_state& s, const experiment_moved& ev);
+verdict apply_one(cluster_state& s, const template_saved& ev);
+verdict apply_one(cluster_state& s, const template_deleted& ev);
+verdict apply_one(cluster_state& s, const pool_bindings_set& ev);
+verdict apply_one(cluster_state& s, const model_saved& ev);
+verdict apply_one(cluster_state& s, const model_deleted& ev);
+verdict apply_one(cluster_state& s, const model_version_saved& ev);
+verdict apply_one(cluster_state& s, const model_version_deleted& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

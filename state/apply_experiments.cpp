@@ -51,7 +51,10 @@ verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
     return experiment_name(ev.experiment_id) + " already exists";
   if (s.pools.count(ev.pool) == 0)
     return "unknown pool " + quote(ev.pool);
+  if (ev.project_id > 1 && s.projects.count(ev.project_id) == 0)
+    return "unknown project " + std::to_string(ev.project_id);
   experiment_info e;
+  e.project_id = ev.project_id > 0 ? ev.project_id : 1;
   e.id = ev.experiment_id;
   e.pool = ev.pool;
   e.owner = ev.owner;

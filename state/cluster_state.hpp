@@ -12,6 +12,7 @@
 #include "messages/event.hpp"
 #include "messages/events.hpp"
 #include "state/model.hpp"
+#include "state/model_records.hpp"
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -61,6 +62,19 @@ struct cluster_state {
   std::map<int64_t, access_token_info> access_tokens;
   /// The cluster-wide message; empty message = none.
   cluster_message_info cluster_message;
+  /// Workspaces and projects made or changed by events (ids 1, the
+  /// defaults, only once changed), and the last id each gave out.
+  std::map<int64_t, workspace_info> workspaces;
+  std::map<int64_t, project_info> projects;
+  int64_t last_workspace_id = 1;
+  int64_t last_project_id = 1;
+  /// Config templates by name.
+  std::map<std::string, template_info> templates;
+  /// Resource pools bound to workspaces, by pool.
+  std::map<std::string, pool_binding_info> pool_bindings;
+  /// Registered models by id, and the last id given out.
+  std::map<int64_t, model_info> models;
+  int64_t last_model_id = 0;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

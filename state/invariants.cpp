@@ -5,6 +5,7 @@
 
 #include "state/cluster_state.hpp"
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 
 #include <algorithm>
 #include <set>
@@ -220,6 +221,28 @@ struct checker {
              + std::to_string(u.id));
   }
 
+  /// Every experiment in a project, every project in a workspace, each
+  /// record filed under its own id, no id above the last given out.
+  void records() {
+    for (const auto& [id, e] : s.experiments)
+      if (!find_project(s, e.project_id))
+        fail("experiment " + std::to_string(id) + " is in unknown project "
+             + std::to_string(e.project_id));
+    for (const auto& [id, p] : s.projects)
+      if (p.id != id || id > s.last_project_id
+          || !find_workspace(s, p.workspace_id))
+        fail("project " + std::to_string(id)
+             + " is filed wrongly or in an unknown workspace");
+    for (const auto& [id, w] : s.workspaces)
+      if (w.id != id || id > s.last_workspace_id)
+        fail("workspace " + std::to_string(id) + " is filed wrongly");
+    for (const auto& [id, m] : s.models)
+      if (m.id != id || id > s.last_model_id
+          || !find_workspace(s, m.workspace_id))
+        fail("model " + std::to_string(id)
+             + " is filed wrongly or in an unknown workspace");
+  }
+
   void allocation_index() {
     for (const auto& [alloc, tid] : s.allocations) {
       auto t = s.trials.find(tid);
@@ -243,6 +266,7 @@ std::vector<std::string> check_invariants(const cluster_state& s) {
   c.trials();
   c.allocation_index();
   c.users();
+  c.records();
   return std::move(c.out);
 }
 

@@ -154,6 +154,24 @@ bool operator==(const access_token_info& a, const access_token_info& b) {
 bool operator==(const cluster_message_info& a, const cluster_message_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const workspace_info& a, const workspace_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const project_info& a, const project_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const template_info& a, const template_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const pool_binding_info& a, const pool_binding_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const model_version_info& a, const model_version_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const model_info& a, const model_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const cluster_state& a, const cluster_state& b) {
   return record_equal::equal(a, b);
 }

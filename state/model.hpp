@@ -210,6 +210,9 @@ struct experiment_info {
   /// The most slots its trials may hold at once (resources.max_slots,
   /// experiment_resources_changed); 0 = no limit.
   int32_t max_slots = 0;
+  /// The project it belongs to (experiment_submitted, experiment_moved);
+  /// 1, "Uncategorized", for experiments of older logs.
+  int64_t project_id = 1;
 };
 
 /// One run of a trial on its slots.

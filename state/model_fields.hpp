@@ -120,6 +120,7 @@ template <class F> void fields(F& f, experiment_info& x) {
   f.opt("notes", x.notes);
   f.opt("archived", x.archived);
   f.opt("max_slots", x.max_slots);
+  f.opt("project_id", x.project_id);
 }
 
 template <class F> void fields(F& f, allocation_info& x) {
@@ -227,6 +228,78 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("master_uuid", x.master_uuid);
   f.opt("access_tokens", x.access_tokens);
   f.opt("cluster_message", x.cluster_message);
+  // Snapshots older than the records (workspaces ...) have none of these.
+  f.opt("workspaces", x.workspaces);
+  f.opt("projects", x.projects);
+  f.opt("last_workspace_id", x.last_workspace_id);
+  f.opt("last_project_id", x.last_project_id);
+  f.opt("templates", x.templates);
+  f.opt("pool_bindings", x.pool_bindings);
+  f.opt("models", x.models);
+  f.opt("last_model_id", x.last_model_id);
+}
+
+template <class F> void fields(F& f, workspace_info& x) {
+  f.req("id", x.id);
+  f.req("name", x.name);
+  f.req("archived", x.archived);
+  f.req("agent_user_group", x.agent_user_group);
+  f.req("checkpoint_storage", x.checkpoint_storage);
+  f.req("default_compute_pool", x.default_compute_pool);
+  f.req("default_aux_pool", x.default_aux_pool);
+  f.req("username", x.username);
+  f.req("created_at_us", x.created_at_us);
+}
+
+template <class F> void fields(F& f, project_info& x) {
+  f.req("id", x.id);
+  f.req("workspace_id", x.workspace_id);
+  f.req("name", x.name);
+  f.req("description", x.description);
+  f.req("key", x.key);
+  f.req("archived", x.archived);
+  f.req("username", x.username);
+  f.req("created_at_us", x.created_at_us);
+}
+
+template <class F> void fields(F& f, template_info& x) {
+  f.req("name", x.name);
+  f.req("workspace_id", x.workspace_id);
+  f.req("config", x.config);
+}
+
+template <class F> void fields(F& f, pool_binding_info& x) {
+  f.req("pool", x.pool);
+  f.req("workspace_ids", x.workspace_ids);
+}
+
+template <class F> void fields(F& f, model_version_info& x) {
+  f.req("version", x.version);
+  f.req("checkpoint_uuid", x.checkpoint_uuid);
+  f.req("name", x.name);
+  f.req("comment", x.comment);
+  f.req("notes", x.notes);
+  f.req("metadata", x.metadata);
+  f.req("labels", x.labels);
+  f.req("username", x.username);
+  f.req("created_at_us", x.created_at_us);
+  f.req("updated_at_us", x.updated_at_us);
+}
+
+template <class F> void fields(F& f, model_info& x) {
+  f.req("id", x.id);
+  f.req("name", x.name);
+  f.req("description", x.description);
+  f.req("workspace_id", x.workspace_id);
+  f.req("archived", x.archived);
+  f.req("metadata", x.metadata);
+  f.req("labels", x.labels);
+  f.req("notes", x.notes);
+  f.req("username", x.username);
+  f.req("created_at_us", x.created_at_us);
+  f.req("updated_at_us", x.updated_at_us);
+  f.req("versions", x.versions);
+  f.req("last_version", x.last_version);
 }
 
 /// The key a record is filed under in its cluster_state map.
@@ -255,6 +328,21 @@ inline const std::string& key_of(const user_info& x) {
   return x.username;
 }
 inline int64_t key_of(const access_token_info& x) {
+  return x.id;
+}
+inline int64_t key_of(const workspace_info& x) {
+  return x.id;
+}
+inline int64_t key_of(const project_info& x) {
+  return x.id;
+}
+inline const std::string& key_of(const template_info& x) {
+  return x.name;
+}
+inline const std::string& key_of(const pool_binding_info& x) {
+  return x.pool;
+}
+inline int64_t key_of(const model_info& x) {
   return x.id;
 }
 

@@ -56,7 +56,7 @@ state::cluster_state sample() {
 
 TEST(views, every_kind_has_a_name_and_tables) {
   for (auto name : {"pools", "agents", "instances", "experiments", "trials",
-                    "checkpoints"}) {
+                    "checkpoints", "records"}) {
     auto k = inspection::view_kind_from(name);
     ASSERT_TRUE(k) << name;
     EXPECT_STREQ(inspection::to_string(*k), name);

@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 38;
+constexpr int kinds = 40;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -395,6 +395,9 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       }
     return std::nullopt;
   }
+  case 38:
+  case 39:
+    return records(s);
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {
       return e.model_definition_pending;
@@ -483,6 +486,135 @@ command_generator::change_experiment(const cluster_state& s) {
     for (auto st : {"COMPLETED", "CANCELED", "ERROR"})
       to.push_back(st);
   return experiment_state_changed{e.id, pick(to), "generated", tick()};
+}
+
+std::optional<domain_event> command_generator::records(const cluster_state& s) {
+  auto n = [this](const char* prefix) {
+    return prefix + std::to_string(below(4));
+  };
+  // A document member given as {} would be null: events carry objects.
+  const auto obj = nlohmann::json::object();
+  switch (below(10)) {
+  case 0: {
+    auto name = n("w");
+    for (const auto& [id, w] : s.workspaces)
+      if (w.name == name)
+        return workspace_saved{id,    name, !w.archived, {{"agentUid", 7}},
+                               obj,   "",   "",          "u1",
+                               tick()};
+    return workspace_saved{
+        s.last_workspace_id + 1, name, false, obj, obj, "", "", "u1", tick()};
+  }
+  case 1: {
+    auto empty = where(s.workspaces, [&s](const workspace_info& w) {
+      return w.id != 1
+             && std::none_of(
+                 s.projects.begin(), s.projects.end(),
+                 [&w](const auto& p) { return p.second.workspace_id == w.id; });
+    });
+    if (empty.empty())
+      return std::nullopt;
+    return workspace_deleted{pick(empty)->id, "u1", tick()};
+  }
+  case 2: {
+    if (s.workspaces.empty())
+      return std::nullopt;
+    auto ws = where(s.workspaces, [](const workspace_info&) { return true; });
+    const auto& w = *pick(ws);
+    auto name = n("p");
+    for (const auto& [id, p] : s.projects)
+      if (p.workspace_id == w.id && p.name == name)
+        return project_saved{id,  w.id,        name, "d",
+                             "K", !p.archived, "u1", tick()};
+    return project_saved{
+        s.last_project_id + 1, w.id, name, "", "", false, "u1", tick()};
+  }
+  case 3: {
+    auto empty = where(s.projects, [&s](const project_info& p) {
+      return p.id != 1
+             && std::none_of(
+                 s.experiments.begin(), s.experiments.end(),
+                 [&p](const auto& e) { return e.second.project_id == p.id; });
+    });
+    if (empty.empty())
+      return std::nullopt;
+    return project_deleted{pick(empty)->id, "u1", tick()};
+  }
+  case 4: {
+    auto exps =
+        where(s.experiments, [](const experiment_info&) { return true; });
+    if (exps.empty())
+      return std::nullopt;
+    int64_t to = 1;
+    if (!s.projects.empty() && chance(70)) {
+      auto ps = where(s.projects, [](const project_info&) { return true; });
+      to = pick(ps)->id;
+    }
+    return experiment_moved{pick(exps)->id, to, "u1", tick()};
+  }
+  case 5: {
+    auto name = n("t");
+    if (s.templates.count(name) != 0 && chance(40))
+      return template_deleted{name, "u1", tick()};
+    return template_saved{name,
+                          1,
+                          {{"max_restarts", static_cast<int64_t>(below(5))}},
+                          "u1",
+                          tick()};
+  }
+  case 6: {
+    if (s.pools.empty())
+      return std::nullopt;
+    auto it = s.pools.begin();
+    std::advance(it, static_cast<long>(below(s.pools.size())));
+    std::vector<int64_t> ids;
+    if (chance(60))
+      ids.push_back(1);
+    for (const auto& [id, w] : s.workspaces)
+      if (id != 1 && chance(50))
+        ids.push_back(id);
+    return pool_bindings_set{it->first, ids, "admin", tick()};
+  }
+  case 7: {
+    auto name = n("m");
+    for (const auto& [id, m] : s.models)
+      if (m.name == name) {
+        if (chance(30))
+          return model_deleted{id, "u1", tick()};
+        return model_saved{id,  name,  "d", 1,    !m.archived,
+                           obj, {"l"}, "",  "u1", tick()};
+      }
+    return model_saved{
+        s.last_model_id + 1, name, "", 1, false, obj, {}, "", "u1", tick()};
+  }
+  default: {
+    if (s.models.empty())
+      return std::nullopt;
+    auto ms = where(s.models, [](const model_info&) { return true; });
+    const auto& m = *pick(ms);
+    if (!m.versions.empty() && chance(40)) {
+      const auto& v = m.versions[below(m.versions.size())];
+      if (chance(50))
+        return model_version_deleted{m.id, v.version, "u1", tick()};
+      return model_version_saved{
+          m.id, v.version, v.checkpoint_uuid, "v", "c", "", obj, {},
+          "u1", tick()};
+    }
+    for (const auto& [id, t] : s.trials)
+      if (!t.checkpoints.empty())
+        return model_version_saved{m.id,
+                                   m.last_version + 1,
+                                   t.checkpoints.back().uuid,
+                                   "",
+                                   "",
+                                   "",
+                                   obj,
+                                   {},
+                                   "u1",
+                                   tick()};
+    return std::nullopt;
+  }
+  }
 }
 
 } // namespace det::state::test

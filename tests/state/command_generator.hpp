@@ -39,6 +39,8 @@ private:
   std::optional<domain_event> try_kind(const cluster_state& s, int kind);
   std::optional<domain_event> place(const cluster_state& s);
   std::optional<domain_event> change_experiment(const cluster_state& s);
+  /// Workspaces, projects, moves, templates, pool bindings, models.
+  std::optional<domain_event> records(const cluster_state& s);
 
   std::mt19937_64 rng_;
   int64_t now_ = 1'000'000;

@@ -158,6 +158,23 @@ cluster_state every_field_set() {
 
   s.users["alice"] = user_info{1, "alice", true, false, "h$1", 1020, 1021};
   s.sessions["abc123"] = "alice";
+
+  s.experiments[3].project_id = 2;
+  s.workspaces[2] = workspace_info{
+      2,     "lab",   true, {{"agentUid", 7}}, {{"type", "s3"}}, "gpu",
+      "aux", "alice", 1022};
+  s.projects[2] =
+      project_info{2, 2, "vision", "images", "VIS", true, "alice", 1023};
+  s.last_workspace_id = 2;
+  s.last_project_id = 2;
+  s.templates["t"] = template_info{"t", 2, {{"max_restarts", 1}}};
+  s.pool_bindings["gpu"] = pool_binding_info{"gpu", {1, 2}};
+  model_info m{3,       "resnet", "a model", 2,    true, {{"k", 1}}, {"l"},
+               "notes", "alice",  1024,      1025, {},   2};
+  m.versions.push_back(model_version_info{
+      2, "ck-b", "v2", "comment", "n", {{"a", 1}}, {"x"}, "alice", 1026, 1027});
+  s.models[3] = m;
+  s.last_model_id = 3;
   return s;
 }
 

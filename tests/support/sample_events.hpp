@@ -17,6 +17,7 @@ inline std::vector<domain_event> one_of_each() {
   sub.config = {{"searcher", {{"name", "single"}}}, {"entrypoint", "x:Y"}};
   sub.priority = 10;
   sub.weight = 2.5;
+  sub.project_id = 2;
   trial_placed placed;
   placed.trial_id = 9;
   placed.allocation_id = "9.1";
@@ -79,6 +80,46 @@ inline std::vector<domain_event> one_of_each() {
       checkpoints_deletion_requested{3, {"c0ffee"}, "gc", "", 3000},
       checkpoints_deleted{3, {"c0ffee"}, 3100},
       experiment_deleted{3, "alice", 3500},
+      workspace_saved{2,
+                      "research",
+                      false,
+                      {{"agentUid", 1000}, {"agentUser", "ml"}},
+                      {{"type", "shared_fs"}, {"host_path", "/tmp"}},
+                      "default",
+                      "aux",
+                      "alice",
+                      3000},
+      workspace_deleted{2, "alice", 3100},
+      project_saved{2, 2, "vision", "a description", "VIS", true, "alice",
+                    3200},
+      project_deleted{2, "alice", 3300},
+      experiment_moved{3, 2, "alice", 3400},
+      template_saved{
+          "gpu", 2, {{"resources", {{"slots_per_trial", 2}}}}, "alice", 3500},
+      template_deleted{"gpu", "alice", 3600},
+      pool_bindings_set{"default", {1, 2}, "admin", 3700},
+      model_saved{4,
+                  "resnet",
+                  "a model",
+                  2,
+                  true,
+                  {{"framework", "torch"}},
+                  {"prod"},
+                  "notes",
+                  "alice",
+                  3800},
+      model_deleted{4, "alice", 3900},
+      model_version_saved{4,
+                          1,
+                          "c0ffee",
+                          "v1",
+                          "first",
+                          "notes",
+                          {{"k", 1}},
+                          {"x"},
+                          "alice",
+                          4000},
+      model_version_deleted{4, 1, "alice", 4100},
   };
 }
 

@@ -1,0 +1,47 @@
+#pragma once
+
+// Routes of the user's records: workspaces, projects, pool bindings and
+// moving experiments (api_workspaces.cpp), config templates
+// (api_templates.cpp), the model registry (api_models.cpp). Reads come from
+// the read model; writes go to the master as record commands
+// (core/records.hpp), which check every value again and decide names and
+// ids on the master's state.
+
+#include "api/route_util.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+
+namespace det::api {
+
+/// Sends record command `op` with `args` to the master as the request's
+/// user; once durable calls `then` on the bridge with the command's reply;
+/// a refusal is answered as its error (400/404/409 naming the field).
+void record_write(
+    const ctx_ptr& ctx, const http::http_request& req,
+    const http::responder& res, std::string op, nlohmann::json args,
+    std::function<void(caf::event_based_actor*, nlohmann::json)> then);
+
+/// record_write, then the view `fn` (from the read model, which has seen
+/// the write) as the answer; `fn` answering null sends {}.
+void record_write_then_view(const ctx_ptr& ctx, const http::http_request& req,
+                            const http::responder& res, std::string op,
+                            nlohmann::json args,
+                            std::function<render_fn(const nlohmann::json&)> fn);
+
+/// Query parameter `key` as true/false, absent: nothing; else answers 400.
+bool bool_query(const http::http_request& req, const http::responder& res,
+                const char* key, std::optional<bool>& out);
+
+/// ORDER_BY_DESC (true), ORDER_BY_ASC / UNSPECIFIED / absent (false).
+bool descending_query(const http::http_request& req, const http::responder& res,
+                      bool& out);
+
+void add_workspace_routes(http::router& r, ctx_ptr ctx);
+void add_template_routes(http::router& r, ctx_ptr ctx);
+void add_model_routes(http::router& r, ctx_ptr ctx);
+
+} // namespace det::api

@@ -1,0 +1,151 @@
+// Config templates (`det template ...`) and their use by `det experiment
+// create --template NAME`: a template the master does not hold is refused
+// (404 naming it); one it holds is merged under the experiment's config.
+
+#include "api/api_records.hpp"
+#include "api/records_views.hpp"
+#include "api/templates.hpp"
+#include "conf/yaml_tree.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/json_fields.hpp"
+#include "util/text.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+namespace det::api {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+json merge_template(json config, const json& tpl) {
+  if (!config.is_object() || !tpl.is_object())
+    return config;
+  for (const auto& [key, value] : tpl.items()) {
+    auto mine = config.find(key);
+    if (mine == config.end() || mine->is_null())
+      config[key] = value;
+    else if (mine->is_object() && value.is_object())
+      *mine = merge_template(std::move(*mine), value);
+  }
+  return config;
+}
+
+void apply_template(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res, json body,
+                    std::function<void(json)> then) {
+  const auto& t = body["template"];
+  if (!t.is_string())
+    return res.send_error(grpc_code::invalid_argument,
+                          "template: expected a template's name");
+  auto name = t.get<std::string>();
+  if (auto why = util::text_problem(name, {255, false, false}); !why.empty())
+    return res.send_error(grpc_code::invalid_argument, "template " + why);
+  auto cfg_field = body.find("config");
+  auto text = cfg_field != body.end() && cfg_field->is_string()
+                  ? cfg_field->get<std::string>()
+                  : std::string{};
+  auto tree = conf::parse_tree(text);
+  if (!tree)
+    return fail(res, tree.error());
+  post(ctx->bridge,
+       [ctx, res, name, tree = std::move(*tree), body = std::move(body),
+        then = std::move(then)](caf::event_based_actor* self) {
+         ask_view(
+             ctx, self,
+             [name](const state::cluster_state& s, int64_t) {
+               return template_response(s, name);
+             },
+             res,
+             [res, name, tree, body, then](json t) mutable {
+               if (t.is_null())
+                 return res.send_error(grpc_code::not_found,
+                                       "template: '" + name + "' not found");
+               body["config"] =
+                   merge_template(tree,
+                                  t["template"].value("config", json::object()))
+                       .dump();
+               body.erase("template");
+               then(std::move(body));
+             });
+       });
+}
+
+namespace {
+
+render_fn template_view(std::string name) {
+  return [name](const state::cluster_state& s, int64_t) {
+    return template_response(s, name);
+  };
+}
+
+} // namespace
+
+void add_template_routes(http::router& r, ctx_ptr ctx) {
+  r.get("/api/v1/templates", [ctx](http::http_request req, responder res) {
+    auto p = page_of(req, res);
+    if (!p)
+      return;
+    std::vector<int64_t> ids;
+    for (const auto& w : req.query.get_all("workspaceIds")) {
+      auto id = positive_id(w);
+      if (!id)
+        return res.send_error(grpc_code::invalid_argument,
+                              "workspaceIds: expected positive integers");
+      ids.push_back(*id);
+    }
+    answer_view(
+        ctx, req, res,
+        [p = *p, ids, name = req.query.get("name").value_or("")](
+            const state::cluster_state& s, int64_t) {
+          return templates_response(s, name, ids, p);
+        },
+        "");
+  });
+  r.get("/api/v1/templates/{name}",
+        [ctx](http::http_request req, responder res) {
+          auto name = req.param("name");
+          answer_view(ctx, req, res, template_view(name),
+                      "template '" + name + "' not found");
+        });
+  // v1Template as the body: {name, config, workspaceId} (0: the default
+  // workspace). The path names it; a body naming another is refused.
+  r.post("/api/v1/templates/{name}", [ctx](http::http_request req,
+                                           responder res) {
+    auto body = json_body(req, res);
+    if (!body)
+      return;
+    auto name = req.param("name");
+    if (body->contains("name") && (*body)["name"] != json(name))
+      return res.send_error(grpc_code::invalid_argument,
+                            "name: the body names another template than the "
+                            "path");
+    json args{{"name", name}, {"config", body->value("config", json())}};
+    auto w = body->find("workspaceId");
+    if (w != body->end() && !(w->is_number_integer() && *w == 0))
+      args["workspaceId"] = *w;
+    record_write_then_view(ctx, req, res, "template.create", std::move(args),
+                           [name](const json&) { return template_view(name); });
+  });
+  // The body is the new config itself.
+  r.patch("/api/v1/templates/{name}", [ctx](http::http_request req,
+                                            responder res) {
+    auto body = json_body(req, res);
+    if (!body)
+      return;
+    auto name = req.param("name");
+    record_write_then_view(ctx, req, res, "template.set",
+                           {{"name", name}, {"config", *body}},
+                           [name](const json&) { return template_view(name); });
+  });
+  r.del("/api/v1/templates/{name}",
+        [ctx](http::http_request req, responder res) {
+          record_write(ctx, req, res, "template.delete",
+                       {{"name", req.param("name")}},
+                       [ctx, res](caf::event_based_actor*, json) {
+                         send_written(ctx, res, "{}");
+                       });
+        });
+}
+
+} // namespace det::api

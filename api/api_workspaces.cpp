@@ -1,0 +1,310 @@
+// Workspaces, projects, moving an experiment between projects, and which
+// workspaces a resource pool is bound to (`det workspace ...`, `det project
+// ...`, `det experiment move`, `det resource-pool bindings ...`).
+
+#include "api/api_records.hpp"
+#include "api/records_views.hpp"
+#include "http/grpc_error.hpp"
+#include "state/records_queries.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+namespace det::api {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+void record_write(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res, std::string op, json args,
+                  std::function<void(caf::event_based_actor*, json)> then) {
+  post(ctx->bridge, [ctx, res, op = std::move(op), args = args.dump(),
+                     user = req.principal.username,
+                     then = std::move(then)](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, records_atom::value, op,
+                  args, user)
+        .then(
+            [self, then](const std::string& reply) {
+              then(self, json::parse(reply, nullptr, false));
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+void record_write_then_view(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res, std::string op, json args,
+                            std::function<render_fn(const json&)> fn) {
+  record_write(ctx, req, res, std::move(op), std::move(args),
+               [ctx, res, fn](caf::event_based_actor* self, json reply) {
+                 ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
+                   send_written(ctx, res, j.is_null() ? "{}" : j.dump());
+                 });
+               });
+}
+
+bool bool_query(const http::http_request& req, const responder& res,
+                const char* key, std::optional<bool>& out) {
+  auto v = req.query.get(key);
+  if (!v)
+    return true;
+  if (*v != "true" && *v != "false") {
+    res.send_error(grpc_code::invalid_argument,
+                   std::string{key} + ": expected true or false");
+    return false;
+  }
+  out = *v == "true";
+  return true;
+}
+
+bool descending_query(const http::http_request& req, const responder& res,
+                      bool& out) {
+  auto o = req.query.get("orderBy").value_or("ORDER_BY_ASC");
+  if (o != "ORDER_BY_ASC" && o != "ORDER_BY_DESC"
+      && o != "ORDER_BY_UNSPECIFIED") {
+    res.send_error(grpc_code::invalid_argument,
+                   "orderBy: '" + o.substr(0, 40)
+                       + "' is not ORDER_BY_ASC or ORDER_BY_DESC");
+    return false;
+  }
+  out = o == "ORDER_BY_DESC";
+  return true;
+}
+
+namespace {
+
+/// A view of the record whose id the command's reply (or `id`) names.
+render_fn workspace_view(int64_t id) {
+  return [id](const state::cluster_state& s, int64_t) {
+    return workspace_response(s, id);
+  };
+}
+
+/// After a create or an edit: the CLI iterates namespaceBindings (a
+/// Kubernetes matter this master has none of), so it is always there.
+render_fn workspace_written(int64_t id) {
+  return [id](const state::cluster_state& s, int64_t) {
+    auto j = workspace_response(s, id);
+    if (!j.is_null())
+      j["namespaceBindings"] = json::object();
+    return j;
+  };
+}
+
+render_fn project_view(int64_t id) {
+  return [id](const state::cluster_state& s, int64_t) {
+    return project_response(s, id);
+  };
+}
+
+/// The body with the path's id set under `key` (the path wins).
+std::optional<json> body_with_id(const http::http_request& req,
+                                 const responder& res, const char* param,
+                                 const char* key) {
+  auto id = id_param(req, res, param);
+  if (!id)
+    return std::nullopt;
+  auto body = json_body(req, res);
+  if (body)
+    (*body)[key] = *id;
+  return body;
+}
+
+void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  workspace_filter f;
+  f.name_exact = req.query.get("nameCaseSensitive");
+  f.name_nocase = req.query.get("name");
+  f.by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
+  if (!bool_query(req, res, "archived", f.archived)
+      || !descending_query(req, res, f.descending))
+    return;
+  answer_view(
+      ctx, req, res,
+      [f, p = *p](const state::cluster_state& s, int64_t) {
+        return workspaces_response(s, f, p);
+      },
+      "");
+}
+
+void archive_route(http::router& r, const ctx_ptr& ctx, const char* path,
+                   const char* op, bool archived) {
+  r.post(path, [ctx, op, archived](http::http_request req, responder res) {
+    auto id = id_param(req, res);
+    if (id)
+      record_write(ctx, req, res, op, {{"id", *id}, {"archived", archived}},
+                   [ctx, res](caf::event_based_actor*, json) {
+                     send_written(ctx, res, "{}");
+                   });
+  });
+}
+
+/// GET: the pools available to a workspace: those bound to it and those
+/// bound to none.
+json available_pools(const state::cluster_state& s, int64_t id, page p) {
+  if (!state::find_workspace(s, id))
+    return nullptr;
+  json list = json::array();
+  for (const auto& [name, pool] : s.pools) {
+    auto b = s.pool_bindings.find(name);
+    if (b == s.pool_bindings.end()
+        || std::find(b->second.workspace_ids.begin(),
+                     b->second.workspace_ids.end(), id)
+               != b->second.workspace_ids.end())
+      list.push_back(name);
+  }
+  auto out = paginate("resourcePools", std::move(list), p);
+  return out;
+}
+
+void binding_route(http::router& r, const ctx_ptr& ctx, const char* method,
+                   const char* mode) {
+  r.add(method, "/api/v1/resource-pools/{pool}/workspace-bindings",
+        [ctx, mode](http::http_request req, responder res) {
+          auto body = json_body(req, res);
+          if (!body)
+            return;
+          json args{{"pool", req.param("pool")}, {"mode", mode}};
+          for (const char* key : {"workspaceIds", "workspaceNames"})
+            if (body->contains(key))
+              args[key] = (*body)[key];
+          record_write(ctx, req, res, "pool.bind", std::move(args),
+                       [ctx, res](caf::event_based_actor*, json) {
+                         send_written(ctx, res, "{}");
+                       });
+        });
+}
+
+} // namespace
+
+void add_workspace_routes(http::router& r, ctx_ptr ctx) {
+  r.get("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
+    get_workspaces(ctx, req, res);
+  });
+  r.get("/api/v1/workspaces/{id}",
+        [ctx](http::http_request req, responder res) {
+          if (auto id = id_param(req, res))
+            answer_view(ctx, req, res, workspace_view(*id),
+                        "workspace " + std::to_string(*id) + " not found");
+        });
+  r.post("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
+    if (auto body = json_body(req, res))
+      record_write_then_view(ctx, req, res, "workspace.create", *body,
+                             [](const json& reply) {
+                               return workspace_written(reply.value("id", 0));
+                             });
+  });
+  r.patch("/api/v1/workspaces/{id}", [ctx](http::http_request req,
+                                           responder res) {
+    if (auto body = body_with_id(req, res, "id", "id"))
+      record_write_then_view(ctx, req, res, "workspace.edit", *body,
+                             [](const json& reply) {
+                               return workspace_written(reply.value("id", 0));
+                             });
+  });
+  r.del("/api/v1/workspaces/{id}",
+        [ctx](http::http_request req, responder res) {
+          if (auto id = id_param(req, res))
+            record_write(ctx, req, res, "workspace.delete", {{"id", *id}},
+                         [ctx, res](caf::event_based_actor*, json) {
+                           send_written(ctx, res, R"({"completed":true})");
+                         });
+        });
+  archive_route(r, ctx, "/api/v1/workspaces/{id}/archive", "workspace.archive",
+                true);
+  archive_route(r, ctx, "/api/v1/workspaces/{id}/unarchive",
+                "workspace.archive", false);
+  r.get("/api/v1/workspaces/{id}/projects",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res);
+          auto p = id ? page_of(req, res) : std::nullopt;
+          std::optional<bool> archived;
+          if (!p || !bool_query(req, res, "archived", archived))
+            return;
+          answer_view(
+              ctx, req, res,
+              [id = *id, p = *p, archived, name = req.query.get("name")](
+                  const state::cluster_state& s, int64_t) {
+                return workspace_projects_response(s, id, name, archived, p);
+              },
+              "workspace " + std::to_string(*id) + " not found");
+        });
+  r.post("/api/v1/workspaces/{id}/projects",
+         [ctx](http::http_request req, responder res) {
+           if (auto body = body_with_id(req, res, "id", "workspaceId"))
+             record_write_then_view(ctx, req, res, "project.create", *body,
+                                    [](const json& reply) {
+                                      return project_view(reply.value("id", 0));
+                                    });
+         });
+  r.get("/api/v1/workspaces/{id}/available-resource-pools",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res);
+          auto p = id ? page_of(req, res) : std::nullopt;
+          if (p)
+            answer_view(
+                ctx, req, res,
+                [id = *id, p = *p](const state::cluster_state& s, int64_t) {
+                  return available_pools(s, id, p);
+                },
+                "workspace " + std::to_string(*id) + " not found");
+        });
+  r.get("/api/v1/projects/{id}", [ctx](http::http_request req, responder res) {
+    if (auto id = id_param(req, res))
+      answer_view(ctx, req, res, project_view(*id),
+                  "project " + std::to_string(*id) + " not found");
+  });
+  r.patch("/api/v1/projects/{id}",
+          [ctx](http::http_request req, responder res) {
+            if (auto body = body_with_id(req, res, "id", "id"))
+              record_write_then_view(
+                  ctx, req, res, "project.edit", *body, [](const json& reply) {
+                    return project_view(reply.value("id", 0));
+                  });
+          });
+  r.del("/api/v1/projects/{id}", [ctx](http::http_request req, responder res) {
+    if (auto id = id_param(req, res))
+      record_write(ctx, req, res, "project.delete", {{"id", *id}},
+                   [ctx, res](caf::event_based_actor*, json) {
+                     send_written(ctx, res, R"({"completed":true})");
+                   });
+  });
+  archive_route(r, ctx, "/api/v1/projects/{id}/archive", "project.archive",
+                true);
+  archive_route(r, ctx, "/api/v1/projects/{id}/unarchive", "project.archive",
+                false);
+  r.post("/api/v1/experiments/{id}/move",
+         [ctx](http::http_request req, responder res) {
+           auto body = body_with_id(req, res, "id", "experimentId");
+           if (body)
+             record_write(ctx, req, res, "experiment.move", *body,
+                          [ctx, res](caf::event_based_actor*, json) {
+                            send_written(ctx, res, "{}");
+                          });
+         });
+  r.get("/api/v1/resource-pools/{pool}/workspace-bindings",
+        [ctx](http::http_request req, responder res) {
+          auto p = page_of(req, res);
+          if (p)
+            answer_view(
+                ctx, req, res,
+                [pool = req.param("pool"),
+                 p = *p](const state::cluster_state& s, int64_t) -> json {
+                  if (s.pools.count(pool) == 0)
+                    return nullptr;
+                  auto b = s.pool_bindings.find(pool);
+                  json ids = b == s.pool_bindings.end()
+                                 ? json::array()
+                                 : json(b->second.workspace_ids);
+                  return paginate("workspaceIds", std::move(ids), p);
+                },
+                "resource pool '" + req.param("pool") + "' not found");
+        });
+  binding_route(r, ctx, "POST", "add");
+  binding_route(r, ctx, "PUT", "replace");
+  binding_route(r, ctx, "DELETE", "remove");
+}
+
+} // namespace det::api

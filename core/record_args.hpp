@@ -1,0 +1,110 @@
+#pragma once
+
+// The arguments of record commands (core/records.cpp), checked as the API
+// spells them: each failure throws `refused` naming the field, which
+// decide_record turns into its refusal. Private to core/records.cpp.
+
+#include "messages/errc.hpp"
+#include "messages/json_fields.hpp"
+#include "util/text.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace det::record_args {
+
+using nlohmann::json;
+
+/// A refusal; decide_record turns it into record_outcome::refusal.
+struct refused {
+  errc code;
+  std::string why;
+};
+
+[[noreturn]] inline void refuse(errc code, std::string why) {
+  throw refused{code, std::move(why)};
+}
+
+inline const util::text_rules name_rules{255, false, false};
+inline const util::text_rules prose_rules{16 * 1024, true, true};
+inline const util::text_rules notes_rules{64 * 1024, true, true};
+
+/// Argument `key` of `a` as checked text; `fallback` when absent or null.
+inline std::string text(const json& a, const char* key,
+                        const std::string& fallback,
+                        const util::text_rules& rules) {
+  auto i = a.find(key);
+  if (i == a.end() || i->is_null())
+    return fallback;
+  if (!i->is_string())
+    refuse(errc::invalid_argument, std::string{key} + ": expected a string");
+  auto v = i->get<std::string>();
+  if (auto why = util::text_problem(v, rules); !why.empty())
+    refuse(errc::invalid_argument, std::string{key} + " " + why);
+  return v;
+}
+
+inline bool has(const json& a, const char* key) {
+  auto i = a.find(key);
+  return i != a.end() && !i->is_null();
+}
+
+inline int64_t id_arg(const json& a, const char* key, int64_t fallback = 0) {
+  auto i = a.find(key);
+  if (i == a.end() || i->is_null()) {
+    if (fallback > 0)
+      return fallback;
+    refuse(errc::invalid_argument, std::string{key} + ": is required");
+  }
+  if (!i->is_number_integer() || i->get<int64_t>() < 1)
+    refuse(errc::invalid_argument,
+           std::string{key} + ": expected a positive integer");
+  return i->get<int64_t>();
+}
+
+inline bool flag(const json& a, const char* key) {
+  auto i = a.find(key);
+  if (i == a.end() || !i->is_boolean())
+    refuse(errc::invalid_argument, std::string{key} + ": expected a boolean");
+  return i->get<bool>();
+}
+
+/// A JSON object argument (at most 64 KiB rendered), `fallback` if absent.
+inline json object(const json& a, const char* key, const json& fallback) {
+  auto i = a.find(key);
+  if (i == a.end() || i->is_null())
+    return fallback;
+  if (!i->is_object())
+    refuse(errc::invalid_argument, std::string{key} + ": expected an object");
+  if (auto why = json_problem(*i, key); !why.empty())
+    refuse(errc::invalid_argument, why);
+  if (i->dump().size() > 256 * 1024)
+    refuse(errc::invalid_argument, std::string{key} + ": more than 256 KiB");
+  return *i;
+}
+
+inline std::vector<std::string>
+labels(const json& a, const char* key,
+       const std::vector<std::string>& fallback) {
+  auto i = a.find(key);
+  if (i == a.end() || i->is_null())
+    return fallback;
+  if (!i->is_array() || i->size() > 1000)
+    refuse(errc::invalid_argument,
+           std::string{key} + ": expected a list of at most 1000 labels");
+  std::vector<std::string> out;
+  for (const auto& x : *i) {
+    if (!x.is_string())
+      refuse(errc::invalid_argument,
+             std::string{key} + "[]: expected a string");
+    auto v = x.get<std::string>();
+    if (auto why = util::text_problem(v, name_rules); !why.empty())
+      refuse(errc::invalid_argument, std::string{key} + "[] " + why);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+} // namespace det::record_args

@@ -1,0 +1,563 @@
+#include "core/records.hpp"
+
+#include "core/record_args.hpp"
+
+#include "messages/errc.hpp"
+#include "messages/json_fields.hpp"
+#include "state/queries.hpp"
+#include "state/records_queries.hpp"
+#include "util/text.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace det {
+
+namespace {
+
+using namespace det::record_args;
+using nlohmann::json;
+using state::cluster_state;
+
+/// {agentUid, agentGid, agentUser, agentGroup}: ids non-negative integers,
+/// names one short line.
+json agent_user_group(const json& a, const json& fallback) {
+  auto g = object(a, "agentUserGroup", fallback);
+  json out = json::object();
+  for (const auto& [k, v] : g.items()) {
+    auto field = "agentUserGroup." + k;
+    if (v.is_null())
+      continue;
+    if (k == "agentUid" || k == "agentGid") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0)
+        refuse(errc::invalid_argument,
+               field + ": expected a non-negative integer");
+    } else if (k == "agentUser" || k == "agentGroup") {
+      if (!v.is_string()
+          || !util::text_problem(v.get<std::string>(), name_rules).empty())
+        refuse(errc::invalid_argument, field + ": expected a name");
+    } else {
+      refuse(errc::invalid_argument, field + ": not a field");
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+state::workspace_info workspace_or_refuse(const cluster_state& s, int64_t id) {
+  auto w = state::find_workspace(s, id);
+  if (!w)
+    refuse(errc::not_found, "workspace " + std::to_string(id) + " not found");
+  return *w;
+}
+
+state::project_info project_or_refuse(const cluster_state& s, int64_t id) {
+  auto p = state::find_project(s, id);
+  if (!p)
+    refuse(errc::not_found, "project " + std::to_string(id) + " not found");
+  return *p;
+}
+
+const state::model_info& model_or_refuse(const cluster_state& s,
+                                         const json& a) {
+  auto name = text(a, "model", "", name_rules);
+  if (auto m = state::model_named(s, name))
+    return *m;
+  // The SDK names models by id as well ("model 3").
+  if (!name.empty()
+      && std::all_of(name.begin(), name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; })
+      && name.size() < 18) {
+    auto i = s.models.find(std::stoll(name));
+    if (i != s.models.end())
+      return i->second;
+  }
+  refuse(errc::not_found, "model '" + name + "' not found");
+}
+
+void unique_workspace_name(const cluster_state& s, const std::string& name,
+                           int64_t self) {
+  auto w = state::workspace_named(s, name);
+  if (w && w->id != self)
+    refuse(errc::conflict, "workspace '" + name + "' already exists");
+}
+
+workspace_saved to_event(const state::workspace_info& w) {
+  return workspace_saved{w.id,
+                         w.name,
+                         w.archived,
+                         w.agent_user_group,
+                         w.checkpoint_storage,
+                         w.default_compute_pool,
+                         w.default_aux_pool,
+                         {},
+                         0};
+}
+
+project_saved to_event(const state::project_info& p) {
+  return project_saved{p.id,  p.workspace_id, p.name, p.description,
+                       p.key, p.archived,     {},     0};
+}
+
+model_saved to_event(const state::model_info& m) {
+  return model_saved{m.id,       m.name,     m.description, m.workspace_id,
+                     m.archived, m.metadata, m.labels,      m.notes,
+                     {},         0};
+}
+
+model_version_saved to_event(int64_t model_id,
+                             const state::model_version_info& v) {
+  return model_version_saved{model_id,  v.version, v.checkpoint_uuid, v.name,
+                             v.comment, v.notes,   v.metadata,        v.labels,
+                             {},        0};
+}
+
+/// Stamps the user and time on a *_saved / *_deleted event.
+template <class E> E stamped(E ev, const record_command& c, int64_t now_us) {
+  ev.username = c.username;
+  ev.at_us = now_us;
+  return ev;
+}
+
+void refuse_default(int64_t id, const char* what, const char* verb) {
+  if (id == 1)
+    refuse(errc::invalid_argument, std::string{"the default "} + what
+                                       + " (Uncategorized) cannot be " + verb);
+}
+
+using handler = std::function<void(const cluster_state&, const record_command&,
+                                   int64_t, record_outcome&)>;
+
+// -- workspaces and projects
+// ---------------------------------------------------
+
+void workspace_fields(const cluster_state& s, const json& a,
+                      state::workspace_info& w) {
+  w.name = text(a, "name", w.name, name_rules);
+  w.agent_user_group = agent_user_group(a, w.agent_user_group);
+  w.checkpoint_storage =
+      object(a, "checkpointStorageConfig", w.checkpoint_storage);
+  for (auto [key, member] :
+       {std::pair{"defaultComputePool", &w.default_compute_pool},
+        std::pair{"defaultComputeResourcePool", &w.default_compute_pool},
+        std::pair{"defaultAuxPool", &w.default_aux_pool},
+        std::pair{"defaultAuxResourcePool", &w.default_aux_pool}}) {
+    auto pool = text(a, key, *member, {255, false, true});
+    if (pool != *member && !pool.empty() && s.pools.count(pool) == 0)
+      refuse(errc::invalid_argument,
+             std::string{key} + ": resource pool '" + pool + "' not found");
+    *member = pool;
+  }
+}
+
+void workspace_create(const cluster_state& s, const record_command& c,
+                      int64_t now, record_outcome& o) {
+  state::workspace_info w;
+  if (!has(c.args, "name"))
+    refuse(errc::invalid_argument, "name: is required");
+  workspace_fields(s, c.args, w);
+  unique_workspace_name(s, w.name, 0);
+  w.id = s.last_workspace_id + 1;
+  o.events.push_back(stamped(to_event(w), c, now));
+  o.reply = {{"id", w.id}};
+}
+
+void workspace_edit(const cluster_state& s, const record_command& c,
+                    int64_t now, record_outcome& o) {
+  auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
+  auto before = w;
+  workspace_fields(s, c.args, w);
+  if (w.name != before.name) {
+    refuse_default(w.id, "workspace", "renamed");
+    unique_workspace_name(s, w.name, w.id);
+  }
+  o.reply = {{"id", w.id}};
+  if (!(w == before))
+    o.events.push_back(stamped(to_event(w), c, now));
+}
+
+void workspace_archive(const cluster_state& s, const record_command& c,
+                       int64_t now, record_outcome& o) {
+  auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
+  auto archived = flag(c.args, "archived");
+  refuse_default(w.id, "workspace", "archived");
+  if (w.archived == archived)
+    return;
+  w.archived = archived;
+  o.events.push_back(stamped(to_event(w), c, now));
+}
+
+void workspace_delete(const cluster_state& s, const record_command& c,
+                      int64_t now, record_outcome& o) {
+  auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
+  refuse_default(w.id, "workspace", "deleted");
+  // Upstream deletes the projects' experiments with it; this master keeps
+  // experiments (and their checkpoints) until they are deleted one by one,
+  // so a workspace goes once its projects have.
+  auto projects = state::projects_of(s, w.id);
+  if (!projects.empty())
+    refuse(errc::invalid_argument, "workspace '" + w.name + "' still has "
+                                       + std::to_string(projects.size())
+                                       + " project(s): delete them first");
+  o.events.push_back(stamped(workspace_deleted{w.id, {}, 0}, c, now));
+  o.reply = {{"completed", true}};
+}
+
+void unique_project_name(const cluster_state& s, int64_t workspace,
+                         const std::string& name, int64_t self) {
+  auto p = state::project_named(s, workspace, name);
+  if (p && p->id != self)
+    refuse(errc::conflict, "project '" + name + "' already exists in workspace "
+                               + std::to_string(workspace));
+}
+
+void project_fields(const json& a, state::project_info& p) {
+  p.name = text(a, "name", p.name, name_rules);
+  p.description = text(a, "description", p.description, prose_rules);
+  p.key = text(a, "key", p.key, {255, false, true});
+}
+
+void project_create(const cluster_state& s, const record_command& c,
+                    int64_t now, record_outcome& o) {
+  auto w = workspace_or_refuse(s, id_arg(c.args, "workspaceId"));
+  if (w.archived)
+    refuse(errc::invalid_argument,
+           "workspaceId: workspace '" + w.name + "' is archived");
+  if (!has(c.args, "name"))
+    refuse(errc::invalid_argument, "name: is required");
+  state::project_info p;
+  project_fields(c.args, p);
+  p.workspace_id = w.id;
+  unique_project_name(s, w.id, p.name, 0);
+  p.id = s.last_project_id + 1;
+  o.events.push_back(stamped(to_event(p), c, now));
+  o.reply = {{"id", p.id}};
+}
+
+void project_edit(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  auto p = project_or_refuse(s, id_arg(c.args, "id"));
+  auto before = p;
+  project_fields(c.args, p);
+  if (p.name != before.name) {
+    refuse_default(p.id, "project", "renamed");
+    unique_project_name(s, p.workspace_id, p.name, p.id);
+  }
+  o.reply = {{"id", p.id}};
+  if (!(p == before))
+    o.events.push_back(stamped(to_event(p), c, now));
+}
+
+void project_archive(const cluster_state& s, const record_command& c,
+                     int64_t now, record_outcome& o) {
+  auto p = project_or_refuse(s, id_arg(c.args, "id"));
+  auto archived = flag(c.args, "archived");
+  refuse_default(p.id, "project", "archived");
+  if (p.archived == archived)
+    return;
+  if (!archived && workspace_or_refuse(s, p.workspace_id).archived)
+    refuse(errc::invalid_argument,
+           "project " + std::to_string(p.id) + ": its workspace is archived");
+  p.archived = archived;
+  o.events.push_back(stamped(to_event(p), c, now));
+}
+
+void project_delete(const cluster_state& s, const record_command& c,
+                    int64_t now, record_outcome& o) {
+  auto p = project_or_refuse(s, id_arg(c.args, "id"));
+  refuse_default(p.id, "project", "deleted");
+  if (auto n = state::experiments_in_project(s, p.id); n != 0)
+    refuse(errc::invalid_argument,
+           "project '" + p.name + "' still has " + std::to_string(n)
+               + " experiment(s): move or delete them first");
+  o.events.push_back(stamped(project_deleted{p.id, {}, 0}, c, now));
+  o.reply = {{"completed", true}};
+}
+
+void experiment_move(const cluster_state& s, const record_command& c,
+                     int64_t now, record_outcome& o) {
+  auto id = id_arg(c.args, "experimentId");
+  auto e = state::find_experiment(s, id);
+  if (e == nullptr)
+    refuse(errc::not_found, "experiment " + std::to_string(id) + " not found");
+  auto p = project_or_refuse(s, id_arg(c.args, "destinationProjectId"));
+  if (p.archived || workspace_or_refuse(s, p.workspace_id).archived)
+    refuse(errc::invalid_argument,
+           "destinationProjectId: project '" + p.name + "' is archived");
+  if (e->project_id == p.id)
+    return;
+  o.events.push_back(stamped(experiment_moved{id, p.id, {}, 0}, c, now));
+}
+
+// -- templates and pool bindings
+// -------------------------------------------------
+
+std::string template_name(const json& a) {
+  auto name = text(a, "name", "", name_rules);
+  if (name.empty())
+    refuse(errc::invalid_argument, "name: is required");
+  return name;
+}
+
+json template_config(const json& a) {
+  if (!has(a, "config"))
+    refuse(errc::invalid_argument, "config: is required");
+  return object(a, "config", json::object());
+}
+
+void template_create(const cluster_state& s, const record_command& c,
+                     int64_t now, record_outcome& o) {
+  auto name = template_name(c.args);
+  auto config = template_config(c.args);
+  auto wid = id_arg(c.args, "workspaceId", 1);
+  auto w = workspace_or_refuse(s, wid);
+  if (w.archived)
+    refuse(errc::invalid_argument,
+           "workspaceId: workspace '" + w.name + "' is archived");
+  if (s.templates.count(name) != 0)
+    refuse(errc::conflict, "template '" + name + "' already exists");
+  o.events.push_back(
+      stamped(template_saved{name, wid, std::move(config), {}, 0}, c, now));
+}
+
+void template_set(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  auto name = template_name(c.args);
+  auto config = template_config(c.args);
+  auto i = s.templates.find(name);
+  if (i == s.templates.end())
+    refuse(errc::not_found, "template '" + name + "' not found");
+  if (i->second.config == config)
+    return;
+  o.events.push_back(stamped(
+      template_saved{name, i->second.workspace_id, std::move(config), {}, 0}, c,
+      now));
+}
+
+void template_delete(const cluster_state& s, const record_command& c,
+                     int64_t now, record_outcome& o) {
+  auto name = template_name(c.args);
+  if (s.templates.count(name) == 0)
+    refuse(errc::not_found, "template '" + name + "' not found");
+  o.events.push_back(stamped(template_deleted{name, {}, 0}, c, now));
+}
+
+void pool_bind(const cluster_state& s, const record_command& c, int64_t now,
+               record_outcome& o) {
+  auto pool = text(c.args, "pool", "", name_rules);
+  if (s.pools.count(pool) == 0)
+    refuse(errc::not_found, "resource pool '" + pool + "' not found");
+  auto mode = text(c.args, "mode", "", name_rules);
+  std::set<int64_t> named;
+  if (has(c.args, "workspaceIds")) {
+    const auto& ids = c.args["workspaceIds"];
+    if (!ids.is_array() || ids.size() > 10000)
+      refuse(errc::invalid_argument, "workspaceIds: expected a list of ids");
+    for (const auto& x : ids) {
+      if (!x.is_number_integer())
+        refuse(errc::invalid_argument, "workspaceIds[]: expected an integer");
+      named.insert(workspace_or_refuse(s, x.get<int64_t>()).id);
+    }
+  }
+  for (const auto& n : labels(c.args, "workspaceNames", {})) {
+    auto w = state::workspace_named(s, n);
+    if (!w)
+      refuse(errc::not_found, "workspace '" + n + "' not found");
+    named.insert(w->id);
+  }
+  std::set<int64_t> now_bound;
+  if (auto i = s.pool_bindings.find(pool); i != s.pool_bindings.end())
+    now_bound.insert(i->second.workspace_ids.begin(),
+                     i->second.workspace_ids.end());
+  auto next = now_bound;
+  if (mode == "add")
+    next.insert(named.begin(), named.end());
+  else if (mode == "remove")
+    for (auto id : named)
+      next.erase(id);
+  else if (mode == "replace")
+    next = named;
+  else
+    refuse(errc::invalid_argument, "mode: expected add, remove or replace");
+  if (next == now_bound)
+    return;
+  o.events.push_back(stamped(
+      pool_bindings_set{pool, {next.begin(), next.end()}, {}, 0}, c, now));
+}
+
+// -- models -------------------------------------------------------------------
+
+int64_t model_workspace(const cluster_state& s, const json& a,
+                        int64_t fallback) {
+  if (has(a, "workspaceName")) {
+    auto n = text(a, "workspaceName", "", name_rules);
+    auto w = state::workspace_named(s, n);
+    if (!w)
+      refuse(errc::not_found, "workspace '" + n + "' not found");
+    return w->id;
+  }
+  return workspace_or_refuse(s, id_arg(a, "workspaceId", fallback)).id;
+}
+
+void model_fields(const cluster_state& s, const json& a, state::model_info& m) {
+  m.name = text(a, "name", m.name, name_rules);
+  m.description = text(a, "description", m.description, prose_rules);
+  m.metadata = object(a, "metadata", m.metadata);
+  m.labels = labels(a, "labels", m.labels);
+  m.notes = text(a, "notes", m.notes, notes_rules);
+  m.workspace_id = model_workspace(s, a, m.workspace_id);
+}
+
+void model_create(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  if (!has(c.args, "name"))
+    refuse(errc::invalid_argument, "name: is required");
+  state::model_info m;
+  model_fields(s, c.args, m);
+  if (m.name.empty())
+    refuse(errc::invalid_argument, "name: must not be empty");
+  if (state::model_named(s, m.name) != nullptr)
+    refuse(errc::conflict, "model '" + m.name + "' already exists");
+  m.id = s.last_model_id + 1;
+  o.events.push_back(stamped(to_event(m), c, now));
+  o.reply = {{"id", m.id}};
+}
+
+void model_edit(const cluster_state& s, const record_command& c, int64_t now,
+                record_outcome& o) {
+  auto m = model_or_refuse(s, c.args);
+  auto before = m;
+  model_fields(s, c.args, m);
+  auto other = state::model_named(s, m.name);
+  if (other != nullptr && other->id != m.id)
+    refuse(errc::conflict, "model '" + m.name + "' already exists");
+  o.reply = {{"id", m.id}};
+  if (!(m == before))
+    o.events.push_back(stamped(to_event(m), c, now));
+}
+
+void model_archive(const cluster_state& s, const record_command& c, int64_t now,
+                   record_outcome& o) {
+  auto m = model_or_refuse(s, c.args);
+  auto archived = flag(c.args, "archived");
+  if (m.archived == archived)
+    return;
+  m.archived = archived;
+  o.events.push_back(stamped(to_event(m), c, now));
+}
+
+void model_delete(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  const auto& m = model_or_refuse(s, c.args);
+  o.events.push_back(stamped(model_deleted{m.id, {}, 0}, c, now));
+}
+
+void version_fields(const json& a, state::model_version_info& v) {
+  v.name = text(a, "name", v.name, name_rules);
+  v.comment = text(a, "comment", v.comment, prose_rules);
+  v.notes = text(a, "notes", v.notes, notes_rules);
+  v.metadata = object(a, "metadata", v.metadata);
+  v.labels = labels(a, "labels", v.labels);
+}
+
+void version_register(const cluster_state& s, const record_command& c,
+                      int64_t now, record_outcome& o) {
+  const auto& m = model_or_refuse(s, c.args);
+  if (m.archived)
+    refuse(errc::invalid_argument, "model '" + m.name + "' is archived");
+  auto uuid = text(c.args, "checkpointUuid", "", name_rules);
+  if (uuid.empty())
+    refuse(errc::invalid_argument, "checkpointUuid: is required");
+  if (!state::checkpoint_exists(s, uuid))
+    refuse(errc::not_found, "checkpoint '" + uuid + "' not found");
+  state::model_version_info v;
+  v.version = m.last_version + 1;
+  v.checkpoint_uuid = uuid;
+  version_fields(c.args, v);
+  o.events.push_back(stamped(to_event(m.id, v), c, now));
+  o.reply = {{"id", m.id}, {"version", v.version}};
+}
+
+const state::model_version_info& version_or_refuse(const state::model_info& m,
+                                                   const json& a) {
+  auto n = id_arg(a, "version");
+  auto v = state::find_model_version(m, n);
+  if (v == nullptr)
+    refuse(errc::not_found, "version " + std::to_string(n) + " of model '"
+                                + m.name + "' not found");
+  return *v;
+}
+
+void version_edit(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  const auto& m = model_or_refuse(s, c.args);
+  auto v = version_or_refuse(m, c.args);
+  auto before = v;
+  version_fields(c.args, v);
+  o.reply = {{"id", m.id}, {"version", v.version}};
+  if (!(v == before))
+    o.events.push_back(stamped(to_event(m.id, v), c, now));
+}
+
+void version_delete(const cluster_state& s, const record_command& c,
+                    int64_t now, record_outcome& o) {
+  const auto& m = model_or_refuse(s, c.args);
+  const auto& v = version_or_refuse(m, c.args);
+  o.events.push_back(
+      stamped(model_version_deleted{m.id, v.version, {}, 0}, c, now));
+}
+
+const std::map<std::string, handler>& handlers() {
+  static const std::map<std::string, handler> table{
+      {"workspace.create", workspace_create},
+      {"workspace.edit", workspace_edit},
+      {"workspace.archive", workspace_archive},
+      {"workspace.delete", workspace_delete},
+      {"project.create", project_create},
+      {"project.edit", project_edit},
+      {"project.archive", project_archive},
+      {"project.delete", project_delete},
+      {"experiment.move", experiment_move},
+      {"template.create", template_create},
+      {"template.set", template_set},
+      {"template.delete", template_delete},
+      {"pool.bind", pool_bind},
+      {"model.create", model_create},
+      {"model.edit", model_edit},
+      {"model.archive", model_archive},
+      {"model.delete", model_delete},
+      {"version.register", version_register},
+      {"version.edit", version_edit},
+      {"version.delete", version_delete},
+  };
+  return table;
+}
+
+} // namespace
+
+record_outcome decide_record(const cluster_state& s, const record_command& c,
+                             int64_t now_us) {
+  record_outcome o;
+  auto h = handlers().find(c.op);
+  if (h == handlers().end()) {
+    o.refusal = make_error(errc::invalid_argument,
+                           "unknown record command '" + c.op + "'");
+    return o;
+  }
+  if (!c.args.is_object()) {
+    o.refusal =
+        make_error(errc::invalid_argument, "the request must be a JSON object");
+    return o;
+  }
+  try {
+    h->second(s, c, now_us, o);
+  } catch (const refused& r) {
+    o = record_outcome{};
+    o.refusal = make_error(r.code, r.why);
+  }
+  return o;
+}
+
+} // namespace det

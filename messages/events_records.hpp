@@ -1,0 +1,163 @@
+#pragma once
+
+// Persisted events of the user's records beside experiments: workspaces,
+// projects, config templates, resource-pool bindings and the model
+// registry. Included by messages/events.hpp (the catalogue); the rules
+// there apply (past tense, never renamed, new fields at the end).
+//
+// A `*_saved` event holds the whole record as it is after the change (its
+// creation when the id is new), so an edit never has to be merged with what
+// an older event said. Workspace 1 and project 1 ("Uncategorized") exist
+// without an event; a `*_saved` of id 1 changes them.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace det {
+
+/// A workspace was created (a new id) or changed. `agent_user_group`:
+/// {agentUid, agentGid, agentUser, agentGroup} or {}; `checkpoint_storage`:
+/// the workspace's storage config, {} for none.
+struct workspace_saved {
+  static constexpr const char* type_name = "workspace_saved";
+  static constexpr int32_t version = 1;
+  int64_t workspace_id = 0;
+  std::string name;
+  bool archived = false;
+  nlohmann::json agent_user_group = nlohmann::json::object();
+  nlohmann::json checkpoint_storage = nlohmann::json::object();
+  std::string default_compute_pool;
+  std::string default_aux_pool;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A workspace (holding no project) was deleted, with its templates.
+struct workspace_deleted {
+  static constexpr const char* type_name = "workspace_deleted";
+  static constexpr int32_t version = 1;
+  int64_t workspace_id = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A project was created (a new id) or changed.
+struct project_saved {
+  static constexpr const char* type_name = "project_saved";
+  static constexpr int32_t version = 1;
+  int64_t project_id = 0;
+  int64_t workspace_id = 0;
+  std::string name;
+  std::string description;
+  std::string key;
+  bool archived = false;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A project holding no experiment was deleted.
+struct project_deleted {
+  static constexpr const char* type_name = "project_deleted";
+  static constexpr int32_t version = 1;
+  int64_t project_id = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// An experiment now belongs to project `project_id`.
+struct experiment_moved {
+  static constexpr const char* type_name = "experiment_moved";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  int64_t project_id = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A config template was created or its config replaced.
+struct template_saved {
+  static constexpr const char* type_name = "template_saved";
+  static constexpr int32_t version = 1;
+  std::string name;
+  int64_t workspace_id = 1;
+  nlohmann::json config = nlohmann::json::object();
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A config template was removed.
+struct template_deleted {
+  static constexpr const char* type_name = "template_deleted";
+  static constexpr int32_t version = 1;
+  std::string name;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// The workspaces a resource pool is bound to, as they are now (an empty
+/// list: bound to none, open to every workspace).
+struct pool_bindings_set {
+  static constexpr const char* type_name = "pool_bindings_set";
+  static constexpr int32_t version = 1;
+  std::string pool;
+  std::vector<int64_t> workspace_ids;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A registered model was created (a new id) or changed.
+struct model_saved {
+  static constexpr const char* type_name = "model_saved";
+  static constexpr int32_t version = 1;
+  int64_t model_id = 0;
+  std::string name;
+  std::string description;
+  int64_t workspace_id = 1;
+  bool archived = false;
+  nlohmann::json metadata = nlohmann::json::object();
+  std::vector<std::string> labels;
+  std::string notes;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A registered model and its versions were deleted.
+struct model_deleted {
+  static constexpr const char* type_name = "model_deleted";
+  static constexpr int32_t version = 1;
+  int64_t model_id = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// Version `version` of a model was registered (a new number: the model's
+/// last plus one) or changed; it names a checkpoint the state holds.
+struct model_version_saved {
+  static constexpr const char* type_name = "model_version_saved";
+  static constexpr int32_t version = 1;
+  int64_t model_id = 0;
+  int64_t model_version = 0;
+  std::string checkpoint_uuid;
+  std::string name;
+  std::string comment;
+  std::string notes;
+  nlohmann::json metadata = nlohmann::json::object();
+  std::vector<std::string> labels;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+/// A model version was deleted (its number is not given again).
+struct model_version_deleted {
+  static constexpr const char* type_name = "model_version_deleted";
+  static constexpr int32_t version = 1;
+  int64_t model_id = 0;
+  int64_t model_version = 0;
+  std::string username;
+  int64_t at_us = 0;
+};
+
+} // namespace det
