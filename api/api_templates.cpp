@@ -31,7 +31,7 @@ json merge_template(json config, const json& tpl) {
   return config;
 }
 
-void apply_template(const ctx_ptr& ctx, const http::http_request& req,
+void apply_template(const ctx_ptr& ctx, const http::http_request& /*req*/,
                     const responder& res, json body,
                     std::function<void(json)> then) {
   const auto& t = body["template"];
@@ -48,27 +48,27 @@ void apply_template(const ctx_ptr& ctx, const http::http_request& req,
   auto tree = conf::parse_tree(text);
   if (!tree)
     return fail(res, tree.error());
-  post(ctx->bridge,
-       [ctx, res, name, tree = std::move(*tree), body = std::move(body),
-        then = std::move(then)](caf::event_based_actor* self) {
-         ask_view(
-             ctx, self,
-             [name](const state::cluster_state& s, int64_t) {
-               return template_response(s, name);
-             },
-             res,
-             [res, name, tree, body, then](json t) mutable {
-               if (t.is_null())
-                 return res.send_error(grpc_code::not_found,
-                                       "template: '" + name + "' not found");
-               body["config"] =
-                   merge_template(tree,
-                                  t["template"].value("config", json::object()))
-                       .dump();
-               body.erase("template");
-               then(std::move(body));
-             });
-       });
+  post(ctx->bridge, [ctx, res, name, tree = std::move(*tree),
+                     body = std::move(body),
+                     then = std::move(then)](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [name](const state::cluster_state& s, int64_t) {
+          return template_response(s, name);
+        },
+        res,
+        [res, name, tree, body, then](json found) mutable {
+          if (found.is_null())
+            return res.send_error(grpc_code::not_found,
+                                  "template: '" + name + "' not found");
+          body["config"] =
+              merge_template(tree,
+                             found["template"].value("config", json::object()))
+                  .dump();
+          body.erase("template");
+          then(std::move(body));
+        });
+  });
 }
 
 namespace {

@@ -291,13 +291,13 @@ struct user_info {
   std::string password_hash;
   int64_t created_at_us = 0;
   int64_t modified_at_us = 0;
-  std::string display_name;
+  std::string display_name{};
   /// The POSIX identity its trials run as on agents (user_edited); -1 and
   /// "" = the agent's own.
   int64_t agent_uid = -1;
   int64_t agent_gid = -1;
-  std::string agent_user;
-  std::string agent_group;
+  std::string agent_user{};
+  std::string agent_group{};
 };
 
 bool operator==(const user_info& a, const user_info& b);

@@ -17,7 +17,7 @@ struct scripted_answer {
   nlohmann::json body;
   bool transport_error = false;
   /// For stream(): the chunks to deliver.
-  std::vector<std::string> chunks;
+  std::vector<std::string> chunks{};
 };
 
 class scripted_client : public api_client {
