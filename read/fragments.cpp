@@ -65,17 +65,19 @@ void add_trial(const state::cluster_state& s, int64_t trial_id, touched& out) {
       out.agents.insert(a.agent_id);
 }
 
-/// An agent and the trials in its slots (their experiments).
+/// An agent and the trials in its slots (their experiments and agents).
 void add_agent(const state::cluster_state& s, const std::string& id,
                touched& out) {
   out.agents.insert(id);
   auto a = s.agents.find(id);
   if (a == s.agents.end())
     return;
+  // Its trials' experiments, and every agent of their allocations (an
+  // agent lost ends an allocation on all its agents).
   for (const auto& alloc : a->second.slots)
     if (!alloc.empty())
       if (auto t = state::trial_of_allocation(s, alloc))
-        out.experiments.insert(t->experiment_id);
+        add_trial(s, t->id, out);
 }
 
 } // namespace
@@ -91,6 +93,12 @@ void touched_records(const state::cluster_state& s, const domain_event& ev,
           bool named = false;
           if constexpr (has_experiment_id<T>::value) {
             out.experiments.insert(x.experiment_id);
+            // An experiment's event may change its trials' allocations
+            // (a kill, a delete): the agents holding them are touched too.
+            for (auto t : state::trials_of_experiment(s, x.experiment_id))
+              if (t->allocation)
+                for (const auto& a : t->allocation->assignments)
+                  out.agents.insert(a.agent_id);
             named = true;
           }
           if constexpr (has_trial_id<T>::value) {

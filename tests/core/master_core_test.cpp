@@ -254,7 +254,7 @@ TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
            {{{"description", std::string(20000, 'x')}}, "description"},
            {{{"id", 2}}, "id"},
            {{{"owner", "mallory"}}, "owner"},
-           {{{"resources", {{"priority", 1}}}}, "resources"}}) {
+           {{{"resources", {{"priority", 0}}}}, "resources.priority"}}) {
     auto bad = h.core.edit_experiment(1, patch, "alice", h.now);
     ASSERT_TRUE(bad.refusal) << patch.dump();
     EXPECT_EQ(code_of(bad.refusal), errc::invalid_argument);

@@ -169,9 +169,6 @@ TEST(det_deploy_options, bad_input_names_the_argument_and_the_choices) {
   EXPECT_EQ(msg, "missing required argument --keypair");
   msg = parse_error({"aws", "up", "--keypair", "k"});
   EXPECT_EQ(msg, "missing required argument --cluster-id");
-  msg = parse_error({"aws", "up", "--cluster-id", "c", "--keypair", "k",
-                     "--agent-image-id", "ami-1"});
-  EXPECT_EQ(msg.rfind("missing required argument --package", 0), 0u) << msg;
   msg = parse_error({"aws", "down"});
   EXPECT_EQ(msg, "missing required argument --cluster-id");
   EXPECT_EQ(parse_error(up_args({"--spot-max-price", "1"})),

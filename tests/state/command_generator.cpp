@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 40;
+constexpr int kinds = 42;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -397,6 +397,8 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
   }
   case 38:
   case 39:
+  case 40:
+  case 41:
     return records(s);
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {

@@ -146,7 +146,7 @@ TEST_F(storable_events, every_text_field_of_every_event_refuses_or_replays) {
         // Names and ids stay small enough for an index row and clean
         // enough for a log line.
         bool prose = key == "reason" || key == "message" || key == "description"
-                     || key == "notes";
+                     || key == "notes" || key == "comment";
         if (kept && !prose) {
           EXPECT_LE(h.value.size(), 255u) << what;
           EXPECT_EQ(h.value.find_first_of("\n\x1b\x7f"), std::string::npos)
