@@ -27,8 +27,8 @@ using http::http_request;
 using http::responder;
 
 /// A display name or token description: one line, no control characters.
-const util::text_rules display_rules{128, true, false};
-const util::text_rules description_rules{1024, true, false};
+const util::text_rules display_rules{128, false, true};
+const util::text_rules description_rules{1024, false, true};
 /// An agent user or group name: a POSIX name.
 const util::text_rules posix_name_rules{32, false, false};
 /// A cluster message: at most 1 KiB, lines allowed.

@@ -31,7 +31,11 @@ def c(pg_server, tmp_path_factory):
 
 
 def user_row(c, name):
-    rows = [r for r in json_of(ok(c, "user", "list", "--json")) if r["username"] == name]
+    """The user as the API lists it; `det user list` (no --json) shows the
+    same row as a table."""
+    status, body = http(c, "GET", "/api/v1/users", token=c.token)
+    assert status == 200, body
+    rows = [r for r in body["users"] if r["username"] == name]
     return rows[0] if rows else None
 
 
@@ -51,6 +55,8 @@ def test_edit_rename_deactivate_and_link_a_user(c):
     ok(c, "user", "create", "erin", "--password", "Erin123456")
     out = ok(c, "user", "edit", "erin", "--display-name", "Erin E.")
     assert user_row(c, "erin")["displayName"] == "Erin E.", out
+    row = [l for l in ok(c, "user", "list").splitlines() if " erin " in l]
+    assert row and "Erin E." in row[0], row
     ok(c, "user", "link-with-agent-user", "erin", "--agent-uid", "1234",
        "--agent-gid", "1235", "--agent-user", "erin", "--agent-group", "ml")
     row = user_row(c, "erin")
