@@ -92,7 +92,7 @@ cloudwatch:
     wait_for("calls refused by the outage", lambda: proxy_state(proxy)["refused"] >= 5)
     for _ in range(20):
         t0 = time.monotonic()
-        assert c.get("/api/v1/master")["clusterId"] == "cw-e2e"
+        assert c.get("/api/v1/master")["clusterName"] == "cw-e2e"
         assert time.monotonic() - t0 < 2.0
     assert not (tmp_path / "cursor").exists()  # nothing accepted, nothing saved
     set_mode(proxy, "ok")
