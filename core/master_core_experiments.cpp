@@ -549,10 +549,10 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
   for (auto t : state::trials_of_experiment(st_, id))
     for (const auto& c : t->checkpoints) {
       if (c.state == "deleting") {
-        d.refusal = make_error(errc::conflict,
-                               "experiment " + std::to_string(id)
-                                   + ": checkpoint " + c.uuid
-                                   + " is being deleted; try again shortly");
+        d.refusal =
+            make_error(errc::conflict,
+                       "experiment " + std::to_string(id) + ": checkpoint "
+                           + c.uuid + " is being deleted; try again shortly");
         return d;
       }
       if (c.state != "deleted")
@@ -561,11 +561,10 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
         for (const auto& v : m.versions)
           if (v.checkpoint_uuid == c.uuid) {
             d.refusal = make_error(
-                errc::conflict, "experiment " + std::to_string(id)
-                                    + ": its checkpoint " + c.uuid
-                                    + " is version "
-                                    + std::to_string(v.version) + " of model '"
-                                    + m.name + "'; delete that version first");
+                errc::conflict,
+                "experiment " + std::to_string(id) + ": its checkpoint "
+                    + c.uuid + " is version " + std::to_string(v.version)
+                    + " of model '" + m.name + "'; delete that version first");
             return d;
           }
     }
