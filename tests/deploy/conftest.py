@@ -84,3 +84,14 @@ def aws(moto_endpoint):
         return session.client(service, endpoint_url=moto_endpoint, config=config)
 
     return client
+
+
+@pytest.fixture(scope="session")
+def amis(aws):
+    """The key pair det-test and two of moto's AMIs, made once for the whole
+    session: every deploy test module shares this one moto server."""
+    ec2 = aws("ec2")
+    ec2.create_key_pair(KeyName="det-test")
+    images = [i["ImageId"] for i in ec2.describe_images(Owners=["amazon"])["Images"]]
+    assert len(images) >= 2
+    return {"master": images[0], "agent": images[1]}

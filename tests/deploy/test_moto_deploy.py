@@ -98,15 +98,6 @@ def conf_check_binary():
     pytest.skip(f"{path} is not built (cmake --build build --target deploy_conf_check)")
 
 
-@pytest.fixture(scope="session")
-def amis(aws):
-    ec2 = aws("ec2")
-    ec2.create_key_pair(KeyName="det-test")
-    images = [i["ImageId"] for i in ec2.describe_images(Owners=["amazon"])["Images"]]
-    assert len(images) >= 2
-    return {"master": images[0], "agent": images[1]}
-
-
 def templates_dir_for(kind, tmp_path):
     """None (det-deploy's own lookup) except for fsx: see the module comment."""
     if kind != "fsx":

@@ -23,7 +23,7 @@ import sys
 import pytest
 
 from cfn import DEPLOYMENT_TYPES, closed_port_url, parse_template, run_det_deploy
-from test_moto_deploy import amis, remove_what_moto_cannot_delete  # noqa: F401
+from test_moto_deploy import remove_what_moto_cannot_delete
 
 ACCOUNT = "123456789012"  # moto's
 BUCKET = f"det-deploy-staging-{ACCOUNT}-us-east-1"
@@ -36,7 +36,7 @@ def package(tmp_path):
     return path
 
 
-def basic_up(cluster_id, amis, moto_endpoint, package):  # noqa: F811
+def basic_up(cluster_id, amis, moto_endpoint, package):
     return run_det_deploy([
         "aws", "up", "--cluster-id", cluster_id, "--keypair", "det-test",
         "--package-file", str(package),
@@ -53,14 +53,14 @@ def down(cluster_id, moto_endpoint, *extra):
                            *extra])  # fmt: skip
 
 
-def agent_amis_in_ssm(aws, amis):  # noqa: F811
+def agent_amis_in_ssm(aws, amis):
     ssm = aws("ssm")
     ssm.put_parameter(Name="/det-test/staging/cpu", Value=amis["agent"], Type="String", Overwrite=True)
     ssm.put_parameter(Name="/det-test/staging/gpu", Value=amis["master"], Type="String", Overwrite=True)
 
 
 def test_up_stages_the_package_once_and_down_purges_it_with_the_last_cluster(
-        aws, amis, moto_endpoint, package):  # noqa: F811
+        aws, amis, moto_endpoint, package):
     cf, ec2, s3 = aws("cloudformation"), aws("ec2"), aws("s3")
     agent_amis_in_ssm(aws, amis)
     sha = hashlib.sha256(package.read_bytes()).hexdigest()
@@ -116,7 +116,7 @@ def test_up_stages_the_package_once_and_down_purges_it_with_the_last_cluster(
                                    for t in r.get("Tags", []))] == []
 
 
-def test_a_bucket_of_that_name_without_our_tag_is_not_used(aws, amis, moto_endpoint, package):  # noqa: F811
+def test_a_bucket_of_that_name_without_our_tag_is_not_used(aws, amis, moto_endpoint, package):
     """In eu-west-1: moto keeps a deleted bucket's tags for a new bucket of
     the same name, so the us-east-1 one of the test above cannot be reused."""
     import boto3
