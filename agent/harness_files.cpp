@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -104,10 +105,19 @@ std::map<std::string, std::string> info_files(const env_map& env) {
       {"debug", config.is_object() && config.value("debug", false)},
       {"inter_node_network_interface", nullptr},
   };
-  // One process on this host: rank 0 of one container.
-  json rendezvous{{"container_addrs", json::array({"127.0.0.1"})},
-                  {"container_rank", 0},
-                  {"container_slot_counts", json::array({slots.size()})}};
+  // One container per allocation on an agent: rank 0 of one, on this host.
+  // A Kubernetes pod of a multi-pod allocation knows its rank and the pod
+  // count (DET_POD_RANK, DET_NUM_PODS), not yet the other pods' addresses.
+  const int64_t pods =
+      std::clamp<int64_t>(get_int(env, "DET_NUM_PODS", 1), 1, 1024);
+  const int64_t rank =
+      std::clamp<int64_t>(get_int(env, "DET_POD_RANK", 0), 0, pods - 1);
+  json rendezvous{
+      {"container_addrs",
+       pods == 1 ? json::array({"127.0.0.1"}) : json::array()},
+      {"container_rank", rank},
+      {"container_slot_counts",
+       json(std::vector<size_t>(static_cast<size_t>(pods), slots.size()))}};
   json resources{{"gpu_uuids", json::array()}};
   return {{"cluster.json", cluster.dump()},
           {"trial.json", trial.dump()},

@@ -55,6 +55,11 @@ int run_allocation(const run_allocation_options& o) {
                                std::getenv("DET_POD_NAME") != nullptr
                                    ? std::getenv("DET_POD_NAME")
                                    : "");
+  // A pod of a multi-pod allocation: its rank and the pod count (from the
+  // Job's completion index and the pod spec; k8s/job_spec.cpp).
+  for (const char* k : {"DET_POD_RANK", "DET_NUM_PODS"})
+    if (const char* v = std::getenv(k); v != nullptr && *v != '\0')
+      spec.env[k] = v;
   const char* pythonpath = std::getenv("PYTHONPATH");
   if (auto err = write_harness_files(*dir + ".run", spec.env,
                                      pythonpath ? pythonpath : ""))

@@ -27,15 +27,21 @@ const json& arr_at(const json& j, const char* ptr) {
   return j.at(p);
 }
 
-std::string label_of(const json& obj, const std::string& key) {
+/// metadata.<map>[key] ("labels" or "annotations"); "" when absent.
+std::string metadata_value(const json& obj, const char* map,
+                           const std::string& key) {
   if (!obj.is_object() || !obj.contains("metadata"))
     return {};
   const auto& m = obj["metadata"];
-  if (!m.is_object() || !m.contains("labels") || !m["labels"].is_object())
+  if (!m.is_object() || !m.contains(map) || !m[map].is_object())
     return {};
-  auto it = m["labels"].find(key);
-  return it != m["labels"].end() && it->is_string() ? it->get<std::string>()
-                                                    : std::string{};
+  auto it = m[map].find(key);
+  return it != m[map].end() && it->is_string() ? it->get<std::string>()
+                                               : std::string{};
+}
+
+std::string label_of(const json& obj, const std::string& key) {
+  return metadata_value(obj, "labels", key);
 }
 
 } // namespace
@@ -227,6 +233,50 @@ std::vector<std::string> leftovers(const std::vector<json>& objects,
     if (!name.empty())
       out.push_back(name);
   }
+  return out;
+}
+
+namespace {
+
+/// A decimal in [lo, hi], or nullopt (no sign, no spaces, at most 9 digits).
+std::optional<int64_t> small_number(const std::string& t, int64_t lo,
+                                    int64_t hi) {
+  if (t.empty() || t.size() > 9)
+    return std::nullopt;
+  int64_t v = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v < lo || v > hi)
+    return std::nullopt;
+  return v;
+}
+
+} // namespace
+
+int pod_rank(const json& pod, int fallback) {
+  auto v = small_number(
+      metadata_value(pod, "annotations", completion_index_annotation), 0, 1023);
+  return v ? static_cast<int>(*v) : fallback;
+}
+
+int64_t pods_of(const json& pod) {
+  return small_number(label_of(pod, num_pods_label), 1, 1024).value_or(1);
+}
+
+std::vector<std::pair<std::string, std::string>>
+gone_pods(const std::map<std::string, std::map<std::string, pod_status>>& known,
+          const std::vector<json>& listed) {
+  std::set<std::string> names;
+  for (const auto& p : listed)
+    names.insert(str_at(p, "/metadata/name"));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [alloc, pods] : known)
+    for (const auto& [pod, st] : pods)
+      if (st.state != pod_state::terminated && names.count(pod) == 0)
+        out.emplace_back(alloc, pod);
   return out;
 }
 

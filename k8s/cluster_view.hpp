@@ -11,9 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace det::k8s {
@@ -83,5 +85,20 @@ std::vector<std::string> leftovers(const std::vector<nlohmann::json>& objects,
 
 /// The allocation label of an object ("" when absent).
 std::string allocation_of(const nlohmann::json& obj);
+
+/// A pod's rank among its allocation's pods: the Indexed Job's completion
+/// index; `fallback` when absent or not a small non-negative number.
+int pod_rank(const nlohmann::json& pod, int fallback);
+
+/// After a re-list: the (allocation, pod) pairs of pods known and not yet
+/// terminated that the list no longer has (deleted while the watch was
+/// away: their end was never seen).
+std::vector<std::pair<std::string, std::string>>
+gone_pods(const std::map<std::string, std::map<std::string, pod_status>>& known,
+          const std::vector<nlohmann::json>& listed);
+
+/// How many pods the pod's allocation has (its num_pods label); 1 when
+/// absent or not a number from 1 to 1024.
+int64_t pods_of(const nlohmann::json& pod);
 
 } // namespace det::k8s

@@ -42,7 +42,7 @@ void job_runner::start() {
         res_, pods_kind(), settings_.ns, o,
         {[this](const std::vector<json>& items) { on_pods_synced(items); },
          [this](const watch_event& ev) { on_pod_event(ev.type, ev.object); },
-         {}},
+         [this](const std::string& text) { note(text); }},
         stop_);
   });
   threads_.emplace_back([this] {
@@ -66,7 +66,7 @@ void job_runner::start() {
                   if (!alloc.empty() && cb_.on_message)
                     cb_.on_message(alloc, m->pod + ": " + m->text);
                 },
-                {}},
+                [this](const std::string& text) { note(text); }},
                stop_);
   });
 }
@@ -173,9 +173,23 @@ job_runner::delete_leftovers(const std::set<std::string>& known) {
   return job_names;
 }
 
+void job_runner::note(const std::string& text) {
+  if (cb_.on_note)
+    cb_.on_note(text);
+}
+
 void job_runner::on_pods_synced(const std::vector<json>& pods) {
+  std::vector<std::pair<std::string, std::string>> gone;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    gone = gone_pods(pods_, pods);
+  }
   for (const auto& p : pods)
     on_pod_event("MODIFIED", p);
+  for (const auto& [alloc, pod] : gone)
+    on_pod_event("DELETED",
+                 {{"metadata",
+                   {{"name", pod}, {"labels", {{allocation_label, alloc}}}}}});
 }
 
 void job_runner::on_pod_event(const std::string& type, const json& pod) {
@@ -193,6 +207,7 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
   bool follow = false;
   int exit_code = 0;
   int rank = 0;
+  int64_t pod_count = 1;
   {
     std::lock_guard<std::mutex> g(mu_);
     auto& pods = pods_[alloc];
@@ -201,11 +216,14 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     if (it != pods.end() && it->second.state == pod_state::terminated)
       return; // its end is already counted
     pods[name] = st;
-    rank = static_cast<int>(std::distance(pods.begin(), pods.find(name)));
+    rank = pod_rank(
+        pod, static_cast<int>(std::distance(pods.begin(), pods.find(name))));
     if ((st.state == pod_state::running || st.state == pod_state::terminated)
         && !st.node.empty() && following_.insert(name).second)
       follow = true;
-    auto expected = expected_pods_.count(alloc) ? expected_pods_[alloc] : 1;
+    auto expected =
+        expected_pods_.count(alloc) ? expected_pods_[alloc] : pods_of(pod);
+    pod_count = expected;
     int64_t done = 0;
     for (const auto& [n, s] : pods)
       if (s.state == pod_state::terminated) {
@@ -230,7 +248,7 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     } catch (...) {
       trial = 0;
     }
-    follow_logs(alloc, name, rank, trial);
+    follow_logs(alloc, name, rank, pod_count, trial);
   }
   if (st.fatal_wait)
     kill(alloc, 0);
@@ -239,18 +257,13 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
 }
 
 void job_runner::follow_logs(const std::string& alloc, const std::string& pod,
-                             int rank, int64_t trial_id) {
+                             int rank, int64_t pod_count, int64_t trial_id) {
   std::lock_guard<std::mutex> g(mu_);
   if (stop_)
     return;
-  threads_.emplace_back([this, alloc, pod, rank, trial_id] {
-    int64_t pods_of_alloc = 1;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      pods_of_alloc = expected_pods_.count(alloc) ? expected_pods_[alloc] : 1;
-    }
+  threads_.emplace_back([this, alloc, pod, rank, pod_count, trial_id] {
     std::string prefix =
-        pods_of_alloc > 1 ? "[rank=" + std::to_string(rank) + "] " : "";
+        pod_count > 1 ? "[rank=" + std::to_string(rank) + "] " : "";
     // A follow that ends while the pod still runs (the kubelet had no log
     // yet, a connection dropped) is opened again; the log comes from its
     // start each time, so lines already passed on are skipped.

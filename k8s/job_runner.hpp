@@ -49,6 +49,9 @@ struct runner_callbacks {
   std::function<void(const std::string& alloc, int64_t trial_id,
                      std::vector<std::string>)>
       on_log;
+  /// The watches' own notes: a re-list after a 410, a watch that failed
+  /// and is retried.
+  std::function<void(const std::string& text)> on_note{};
 };
 
 class job_runner {
@@ -88,8 +91,9 @@ private:
   struct alloc_state;
   void on_pod_event(const std::string& type, const nlohmann::json& pod);
   void on_pods_synced(const std::vector<nlohmann::json>& pods);
+  void note(const std::string& text);
   void follow_logs(const std::string& alloc, const std::string& pod, int rank,
-                   int64_t trial_id);
+                   int64_t pod_count, int64_t trial_id);
 
   std::shared_ptr<api_client> client_;
   resources res_;

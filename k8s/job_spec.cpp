@@ -200,6 +200,15 @@ caf::expected<job_objects> render_job(const job_settings& s,
   env.push_back(
       {{"name", "DET_POD_NAME"},
        {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}});
+  // The pod's rank among the allocation's pods: an Indexed Job's completion
+  // index, which the Job controller writes on each pod.
+  env.push_back(
+      {{"name", "DET_POD_RANK"},
+       {"valueFrom",
+        {{"fieldRef",
+          {{"fieldPath", std::string{"metadata.annotations['"}
+                             + completion_index_annotation + "']"}}}}}});
+  env.push_back({{"name", "DET_NUM_PODS"}, {"value", std::to_string(*pods)}});
   json resources = json::object();
   if (per_pod > 0) {
     if (s.slot_type == "gpu") {
@@ -238,6 +247,7 @@ caf::expected<job_objects> render_job(const job_settings& s,
                   json::array({{{"key", disabled_node_label},
                                 {"operator", "DoesNotExist"}}})}}})}}}}}};
   json pod_labels = labels;
+  pod_labels[num_pods_label] = std::to_string(*pods);
   if (s.default_scheduler == "coscheduler") {
     spec["schedulerName"] = "coscheduler";
     pod_labels["pod-group.scheduling.sigs.k8s.io/name"] = name;
@@ -261,6 +271,7 @@ caf::expected<job_objects> render_job(const job_settings& s,
       {"spec",
        {{"parallelism", *pods},
         {"completions", *pods},
+        {"completionMode", "Indexed"},
         {"backoffLimit", 0},
         {"ttlSecondsAfterFinished", 900},
         {"template", {{"metadata", pod_meta}, {"spec", merged}}}}}};

@@ -31,6 +31,12 @@ inline constexpr const char* task_type_label = "determined.ai/task_type";
 inline constexpr const char* disabled_node_label =
     "determined.ai/disabled"; ///< on a node: keep new pods off it
 inline constexpr const char* container_name = "determined-container";
+/// On each pod: how many pods the allocation has (a re-attached Job's pods
+/// tell the runner when the allocation has ended).
+inline constexpr const char* num_pods_label = "determined.ai/num_pods";
+/// Written by the Job controller on each pod of an Indexed Job: its rank.
+inline constexpr const char* completion_index_annotation =
+    "batch.kubernetes.io/job-completion-index";
 
 struct job_settings {
   std::string cluster_id;

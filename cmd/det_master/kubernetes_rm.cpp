@@ -210,6 +210,9 @@ start_kubernetes_rm(const conf::master_config& cfg,
       caf::anon_send(p->agent, exited_atom::value, alloc,
                      static_cast<int32_t>(code));
     };
+    cb.on_note = [pool = pool.pool_name](const std::string& text) {
+      log::warn() << "kubernetes: pool " << pool << ": " << text;
+    };
     cb.on_log = [logs, id = b->agent_id](const std::string&, int64_t trial,
                                          std::vector<std::string> lines) {
       if (trial > 0)

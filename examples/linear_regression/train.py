@@ -17,6 +17,9 @@ What it shows:
     every checkpoint and at the end
   * preemption: polled between batches; on {"preempt": true} it
     acknowledges, checkpoints and exits 0
+  * several containers (a Kubernetes trial of several pods: DET_POD_RANK,
+    DET_NUM_PODS): rank 0 is the chief and the only one that reports or
+    checkpoints; the others train alongside and stop when it is preempted
 """
 
 import json
@@ -118,6 +121,9 @@ class TrialContext:
         self.checkpoint_dir = env.get("DET_CHECKPOINT_DIR") or os.path.join(
             os.getcwd(), "checkpoints")
         self.session_token = env.get("DET_SESSION_TOKEN", "")
+        # A trial of several containers: this one's rank among them.
+        self.rank = int(env.get("DET_POD_RANK") or "0")
+        self.num_pods = int(env.get("DET_NUM_PODS") or "1")
         # With TLS: the CA file that signs the master's certificate (set by
         # det-agent from its own setting), or "noverify".
         self.master_cert_file = env.get("DET_MASTER_CERT_FILE", "")
@@ -128,6 +134,10 @@ class TrialContext:
         if self.master_cert_file == "noverify":
             return ssl._create_unverified_context()
         return ssl.create_default_context(cafile=self.master_cert_file or None)
+
+    @property
+    def chief(self):
+        return self.rank == 0
 
     @property
     def task_id(self):
@@ -236,6 +246,9 @@ def train(ctx, client):
     print("trial %d: learning_rate=%g, %s at step %d, target %d" % (
         ctx.trial_id, learning_rate, "resuming" if resumed else "starting",
         model.step, ctx.target_length), flush=True)
+    if not ctx.chief:
+        return train_worker(ctx, client, model, batch_size, learning_rate,
+                            batch_delay)
 
     losses = []
     last_checkpoint_step = model.step if resumed else -1
@@ -267,6 +280,24 @@ def train(ctx, client):
     print("done at step %d: weights %s bias %.4f" % (
         model.step, ["%.4f" % w for w in model.weights], model.bias),
         flush=True)
+    return 0
+
+
+def train_worker(ctx, client, model, batch_size, learning_rate, batch_delay):
+    """A container other than the chief: trains the same steps (standing in
+    for its shard of a data-parallel step), reports nothing, and stops when
+    the trial is preempted (the chief checkpoints)."""
+    print("container %d of %d: following the chief" % (ctx.rank, ctx.num_pods),
+          flush=True)
+    while model.step < ctx.target_length:
+        if client.should_preempt():
+            print("container %d: preempted at step %d" % (ctx.rank, model.step),
+                  flush=True)
+            return 0
+        model.train_batch(batch_size, learning_rate)
+        if batch_delay > 0:
+            time.sleep(batch_delay)
+    print("container %d: done at step %d" % (ctx.rank, model.step), flush=True)
     return 0
 
 

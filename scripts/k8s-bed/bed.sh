@@ -7,6 +7,11 @@
 #   bed.sh up   [DIR]      certificates, processes, fake nodes, kubeconfig
 #   bed.sh down [DIR]      stop every process the bed started, keep DIR
 #   bed.sh env  [DIR]      print the bed's env file (source it)
+#   bed.sh restart-apiserver [DIR]
+#                          kill the kube-apiserver, compact etcd to its
+#                          current revision, start it again: every watch is
+#                          cut, and one resumed from a resourceVersion seen
+#                          before gets the real server's 410 Gone
 #
 # DIR defaults to $K8S_BED_DIR, else .run/k8s-bed in the repository. `up`
 # writes DIR/kubeconfig (the admin: client certificate in system:masters),
@@ -179,6 +184,48 @@ EOF
   done
 }
 
+start_apiserver() { # bin: the kube-apiserver on $api_port, waited for
+  local bin=$1 p=$dir/pki
+  start kube-apiserver "$bin/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$etcd_port" --etcd-prefix=/registry \
+    --bind-address=127.0.0.1 --secure-port="$api_port" --advertise-address=127.0.0.1 \
+    --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" \
+    --client-ca-file="$p/ca.crt" --token-auth-file="$p/tokens.csv" \
+    --kubelet-client-certificate="$p/kubelet-client.crt" --kubelet-client-key="$p/kubelet-client.key" \
+    --kubelet-preferred-address-types=InternalIP \
+    --service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-cluster-ip-range=10.96.0.0/16 --service-node-port-range=30000-32767 \
+    --authorization-mode=Node,RBAC --endpoint-reconciler-type=none \
+    --enable-priority-and-fairness=false --allow-privileged=true
+  wait_for kube-apiserver 60 curl -fsS --cacert "$p/ca.crt" --cert "$p/admin.crt" --key "$p/admin.key" \
+    "https://127.0.0.1:$api_port/readyz"
+}
+
+restart_apiserver() {
+  # shellcheck disable=SC1091 # the bed's own env file
+  . "$dir/bed.env"
+  api_port=$K8S_BED_APISERVER_PORT etcd_port=$K8S_BED_ETCD_PORT
+  local pg i rev
+  pg=$(cat "$dir/pids/kube-apiserver.pid")
+  kill -KILL -- "-$pg" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    kill -0 -- "-$pg" 2>/dev/null || break
+    sleep 0.1
+  done
+  # One write outside the API's keys moves the revision past every
+  # resourceVersion a client has seen; compacted there while no API server
+  # runs, the new one cannot serve any of them: each resumed watch is
+  # answered 410.
+  rev=$(curl -fsS "http://127.0.0.1:$etcd_port/v3/kv/put" \
+    -d "{\"key\":\"$(printf /det-bed/bump | base64)\",\"value\":\"$(date +%s%N | base64)\"}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["header"]["revision"])')
+  curl -fsS "http://127.0.0.1:$etcd_port/v3/kv/compaction" \
+    -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null
+  start_apiserver "$K8S_BED_BIN"
+  log "kube-apiserver restarted; etcd compacted at revision $rev"
+}
+
 up() {
   local bin
   bin=$("$here/build.sh")
@@ -196,20 +243,7 @@ up() {
     --initial-cluster "det-bed=http://127.0.0.1:$etcd_peer_port"
   wait_for etcd 20 curl -fsS "http://127.0.0.1:$etcd_port/health"
   local p=$dir/pki
-  start kube-apiserver "$bin/kube-apiserver" \
-    --etcd-servers="http://127.0.0.1:$etcd_port" --etcd-prefix=/registry \
-    --bind-address=127.0.0.1 --secure-port="$api_port" --advertise-address=127.0.0.1 \
-    --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" \
-    --client-ca-file="$p/ca.crt" --token-auth-file="$p/tokens.csv" \
-    --kubelet-client-certificate="$p/kubelet-client.crt" --kubelet-client-key="$p/kubelet-client.key" \
-    --kubelet-preferred-address-types=InternalIP \
-    --service-account-key-file="$p/sa.pub" --service-account-signing-key-file="$p/sa.key" \
-    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
-    --service-cluster-ip-range=10.96.0.0/16 --service-node-port-range=30000-32767 \
-    --authorization-mode=Node,RBAC --endpoint-reconciler-type=none \
-    --enable-priority-and-fairness=false --allow-privileged=true
-  wait_for kube-apiserver 60 curl -fsS --cacert "$p/ca.crt" --cert "$p/admin.crt" --key "$p/admin.key" \
-    "https://127.0.0.1:$api_port/readyz"
+  start_apiserver "$bin"
   start kube-controller-manager "$bin/kube-controller-manager" \
     --kubeconfig="$dir/kubeconfig" --authentication-kubeconfig="$dir/kubeconfig" \
     --authorization-kubeconfig="$dir/kubeconfig" --leader-elect=false \
@@ -278,6 +312,7 @@ case $cmd in
     up
     ;;
   down) stop_all; log "down ($dir)" ;;
+  restart-apiserver) restart_apiserver ;;
   env) cat "$dir/bed.env" ;;
   *) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
 esac

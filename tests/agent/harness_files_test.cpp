@@ -61,6 +61,25 @@ TEST(harness_files, info_files_carry_the_upstream_cluster_and_trial_fields) {
             json::array());
 }
 
+TEST(harness_files, a_pod_of_a_multi_pod_allocation_gets_its_rank) {
+  auto env = trial_env();
+  env["DET_POD_RANK"] = "1";
+  env["DET_NUM_PODS"] = "3";
+  auto rdzv = json::parse(info_files(env).at("rendezvous.json"));
+  EXPECT_EQ(rdzv["container_rank"], 1);
+  EXPECT_EQ(rdzv["container_slot_counts"], json::array({2, 2, 2}));
+  // The other pods' addresses are not known: none is made up.
+  EXPECT_EQ(rdzv["container_addrs"], json::array());
+  // A rank out of range or not a number is clamped, never trusted.
+  env["DET_POD_RANK"] = "7";
+  EXPECT_EQ(
+      json::parse(info_files(env).at("rendezvous.json"))["container_rank"], 2);
+  env["DET_NUM_PODS"] = "lots";
+  rdzv = json::parse(info_files(env).at("rendezvous.json"));
+  EXPECT_EQ(rdzv["container_rank"], 0);
+  EXPECT_EQ(rdzv["container_addrs"], json::array({"127.0.0.1"}));
+}
+
 TEST(harness_files, no_checkpoint_is_null_not_an_empty_uuid) {
   auto env = trial_env();
   env["DET_LATEST_CHECKPOINT"] = "";

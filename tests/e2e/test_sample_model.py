@@ -106,6 +106,20 @@ def test_trial_checkpoints_every_n_batches_and_validates_at_each(tmp_path):
     assert last["validation_loss"] < first["validation_loss"]
 
 
+def test_a_container_other_than_the_chief_reports_nothing(tmp_path):
+    ctx = context(tmp_path, HP, 25)
+    ctx.rank, ctx.num_pods = 1, 2
+    worker = FakeClient()
+    assert train.train(ctx, worker) == 0
+    assert worker.metrics == [] and worker.checkpoints == [] and worker.acks == 0
+    assert worker.polls == 25
+    # Preempted, it stops without acknowledging or checkpointing: the
+    # chief does both.
+    preempted = FakeClient(preempt_at=7)
+    assert train.train(ctx, preempted) == 0
+    assert preempted.polls == 8 and preempted.checkpoints == [] and preempted.acks == 0
+
+
 def test_fail_at_step_fails_a_fresh_run_but_not_a_resumed_one(tmp_path):
     hp = dict(HP, fail_at_step=15)
     client = FakeClient()

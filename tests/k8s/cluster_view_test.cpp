@@ -137,3 +137,37 @@ TEST(leftovers, only_this_clusters_unknown_allocations_are_chosen) {
   EXPECT_EQ(l, (std::vector<std::string>{"stale", "no-alloc"}));
   EXPECT_TRUE(leftovers(objs, "", {}).empty());
 }
+
+TEST(pod_rank, reads_the_completion_index_and_refuses_nonsense) {
+  json pod = {
+      {"metadata",
+       {{"annotations", {{"batch.kubernetes.io/job-completion-index", "3"}}},
+        {"labels", {{"determined.ai/num_pods", "4"}}}}}};
+  EXPECT_EQ(pod_rank(pod, 9), 3);
+  EXPECT_EQ(pods_of(pod), 4);
+  for (const char* bad : {"", "-1", "x", "99999", " 1"}) {
+    pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] =
+        bad;
+    pod["metadata"]["labels"]["determined.ai/num_pods"] = bad;
+    EXPECT_EQ(pod_rank(pod, 9), 9) << bad;
+    EXPECT_EQ(pods_of(pod), 1) << bad;
+  }
+  EXPECT_EQ(pods_of(json::array()), 1);
+  EXPECT_EQ(pod_rank(json("pod"), 0), 0);
+}
+
+TEST(gone_pods, pods_deleted_while_the_watch_was_away_are_found_on_relist) {
+  std::map<std::string, std::map<std::string, pod_status>> known;
+  known["1.1"]["p-a"].state = pod_state::running;
+  known["1.1"]["p-b"].state = pod_state::running;
+  known["2.1"]["p-c"].state = pod_state::terminated; // its end was seen
+  known["3.1"]["p-d"].state = pod_state::assigned;
+  std::vector<json> listed = {{{"metadata", {{"name", "p-a"}}}},
+                              {{"metadata", {{"name", "p-new"}}}},
+                              json("not a pod")};
+  auto gone = gone_pods(known, listed);
+  ASSERT_EQ(gone.size(), 2u);
+  EXPECT_EQ(gone[0], std::make_pair(std::string{"1.1"}, std::string{"p-b"}));
+  EXPECT_EQ(gone[1], std::make_pair(std::string{"3.1"}, std::string{"p-d"}));
+  EXPECT_TRUE(gone_pods({}, listed).empty());
+}

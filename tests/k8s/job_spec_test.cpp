@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <regex>
 
 using namespace det::k8s;
@@ -54,6 +56,16 @@ TEST(render_job, a_multi_pod_gpu_trial_runs_num_pods_pods_of_equal_gpus) {
   const auto& spec = o->job["spec"];
   EXPECT_EQ(spec["parallelism"], 2);
   EXPECT_EQ(spec["completions"], 2);
+  // Each pod learns its rank from the Indexed Job's completion index.
+  EXPECT_EQ(spec["completionMode"], "Indexed");
+  EXPECT_EQ(spec["template"]["metadata"]["labels"]["determined.ai/num_pods"],
+            "2");
+  std::map<std::string, json> env;
+  for (const auto& e : container(*o)["env"])
+    env[e["name"].get<std::string>()] = e;
+  EXPECT_EQ(env["DET_NUM_PODS"]["value"], "2");
+  EXPECT_EQ(env["DET_POD_RANK"]["valueFrom"]["fieldRef"]["fieldPath"],
+            "metadata.annotations['batch.kubernetes.io/job-completion-index']");
   EXPECT_EQ(spec["backoffLimit"], 0);
   EXPECT_EQ(spec["ttlSecondsAfterFinished"], 900);
   EXPECT_EQ(spec["template"]["spec"]["restartPolicy"], "Never");

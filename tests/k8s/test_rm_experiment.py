@@ -12,6 +12,7 @@ branches carrying it are merged, K8S_BED_REPO names a checkout that has it.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -97,14 +98,15 @@ checkpoint_storage: {type: shared_fs, host_path: %s, storage_path: ckpt}
 resource_manager:
   type: kubernetes
   default_namespace: %s
-  max_slots_per_pod: 4
+  max_slots_per_pod: 2
   slot_type: cpu
-  slot_resource_requests: {cpu: 1}
+  slot_resource_requests: {cpu: 4}
   kubeconfig_path: %s
   determined_master_host: 127.0.0.1
   determined_master_port: %d
 resource_pools:
   - pool_name: default
+    scheduler: {type: priority, preemption: true}
     task_container_defaults:
       cpu_pod_spec:
         spec:
@@ -170,15 +172,17 @@ resource_pools:
                 self.proc.kill()
 
 
-def experiment_yaml(tmp, max_length=40, batch_delay=0.02, slots=1):
-    path = os.path.join(tmp, "exp.yaml")
+def experiment_yaml(tmp, max_length=40, batch_delay=0.02, slots=1, name="k8s-e2e",
+                    priority=42):
+    path = os.path.join(tmp, name + ".yaml")
     with open(path, "w") as f:
         f.write("""
-name: k8s-e2e
+name: %s
 entrypoint: python3 train.py
 max_restarts: 2
 resources:
   slots_per_trial: %d
+  priority: %d
 hyperparameters:
   learning_rate: 0.1
   batch_size: 16
@@ -190,7 +194,7 @@ searcher:
   metric: validation_loss
   max_length:
     batches: %d
-""" % (slots, batch_delay, max_length))
+""" % (name, slots, priority, batch_delay, max_length))
     return path
 
 
@@ -206,7 +210,8 @@ def state_of(m, exp_id):
 
 @pytest.fixture
 def master(bed, pg, tmp_path, request):
-    name = "k8s_" + request.node.name.lower()[5:30].replace("-", "_")
+    # A database and namespace name: no trailing separator.
+    name = "k8s_" + request.node.name.lower()[5:30].replace("-", "_").rstrip("_")
     m = Master(bed, pg, str(tmp_path), name)
     yield m
     m.stop()
@@ -314,3 +319,91 @@ def test_a_trial_that_does_not_fit_shows_the_schedulers_reason(master, tmp_path)
     assert "nodes are available" in logs[0], logs
     master.det("experiment", "kill", str(exp))
     wait_until("the Job to be deleted", lambda: not master.jobs(), timeout=60)
+
+
+def pods(m, phase=None):
+    items = json.loads(m.bed.kubectl("get", "pods", "-n", m.ns, "-o", "json"))["items"]
+    return [p for p in items if phase is None or p.get("status", {}).get("phase") == phase]
+
+
+def trial_of(m, exp):
+    return wait_until("the trial of experiment %d" % exp, lambda: m.api(
+        "/api/v1/experiments/%d/trials" % exp)["trials"])[0]
+
+
+def finish(m, exp, timeout=300):
+    wait_until("experiment %d to end" % exp,
+               lambda: state_of(m, exp) in ("STATE_COMPLETED", "STATE_ERROR", "STATE_CANCELED"),
+               timeout=timeout)
+    assert state_of(m, exp) == "STATE_COMPLETED", m.log()[-3000:]
+
+
+def test_a_trial_of_more_slots_than_a_pod_holds_runs_as_several_pods(master, tmp_path):
+    # 4 slots, at most 2 per pod: 2 pods of 8 CPUs, one on each process node.
+    exp = create(master, experiment_yaml(str(tmp_path), slots=4))
+    job = wait_until("a Job for the trial", lambda: master.jobs())[0]
+    assert job["spec"]["parallelism"] == 2 and job["spec"]["completions"] == 2
+    assert job["spec"]["completionMode"] == "Indexed"
+    running = wait_until("both pods to run", lambda: len(pods(master, "Running")) == 2
+                         and pods(master, "Running"))
+    assert len({p["spec"]["nodeName"] for p in running}) == 2
+    finish(master, exp)
+    trial = trial_of(master, exp)
+    lines = master.det("trial", "logs", str(trial["id"])).splitlines()
+    text = "\n".join(lines)
+    assert "[rank=1] container 1 of 2: following the chief" in text, text[-2000:]
+    # The worker stops with the chief: at the end, or told to by the
+    # master once the trial is done.
+    assert re.search(r"\[rank=1\] container 1: (done|preempted) at step \d+", text), text[-2000:]
+    assert any("[rank=0]" in line and "done at step 40" in line for line in lines)
+    # Only the chief reports: checkpoints come from rank 0 alone.
+    ckpt_lines = [line for line in lines if "] checkpoint " in line]
+    assert len(ckpt_lines) == 4 and all("[rank=0]" in line for line in ckpt_lines), ckpt_lines
+
+
+def test_a_higher_priority_experiment_preempts_and_the_other_resumes(master, tmp_path):
+    # The low-priority trial takes all 4 slots (2 pods); a higher-priority
+    # one (a lower number) needs 2: the scheduler preempts the first, whose
+    # pods checkpoint and exit, runs the second, then resumes the first.
+    low = create(master, experiment_yaml(str(tmp_path), name="low", slots=4, priority=50,
+                                         max_length=400, batch_delay=0.05))
+    low_trial = trial_of(master, low)["id"]
+    wait_until("the low-priority pods to run", lambda: len(pods(master, "Running")) == 2)
+    wait_until("a first checkpoint",
+               lambda: "checkpoint" in master.det("trial", "logs", str(low_trial)))
+    high = create(master, experiment_yaml(str(tmp_path), name="high", slots=2, priority=1,
+                                          max_length=20))
+    logs = wait_until("the low-priority trial to be preempted", lambda: [
+        line for line in master.det("trial", "logs", str(low_trial)).splitlines()
+        if "[rank=0] preempted at step" in line])
+    step = int(logs[0].split("preempted at step")[1].split()[0])
+    assert state_of(master, low) != "STATE_COMPLETED"
+    finish(master, high)
+    finish(master, low)
+    text = master.det("trial", "logs", str(low_trial))
+    assert "[rank=1] container 1: preempted at step" in text, text[-3000:]
+    assert "resuming at step %d," % step in text, text[-3000:]
+    high_trial = master.api("/api/v1/experiments/%d/trials" % high)["trials"][0]
+    low_end = master.api("/api/v1/experiments/%d/trials" % low)["trials"][0]["endTime"]
+    assert high_trial["endTime"] < low_end
+    assert high_trial["state"] == "STATE_COMPLETED"
+
+
+def test_a_watch_that_expires_mid_run_lists_again_and_the_trial_completes(master, tmp_path):
+    # Long enough (40 s) to outlast the API server's restart.
+    exp = create(master, experiment_yaml(str(tmp_path), max_length=400, batch_delay=0.1))
+    job = wait_until("a Job for the trial", lambda: master.jobs())[0]
+    wait_until("the pod to run", lambda: pods(master, "Running"))
+    # Every watch of the master is cut; resuming from its last
+    # resourceVersion, now compacted away, the real server answers 410.
+    master.bed.restart_apiserver()
+    wait_until("the master to list again after a 410",
+               lambda: "relist pods" in master.log(), timeout=180)
+    finish(master, exp)
+    ours = [j["metadata"]["name"] for j in master.jobs()
+            if j["metadata"]["labels"].get("determined.ai/cluster") == master.cluster_id]
+    assert ours == [job["metadata"]["name"]]
+    trial = trial_of(master, exp)
+    assert trial["restarts"] == 0, trial
+    logs = master.det("trial", "logs", str(trial["id"]))
+    assert "done at step 400" in logs, logs[-2000:]
