@@ -1,4 +1,4 @@
-"""det-master ships its logs and metrics to CloudWatch (docs/cloudwatch.md):
+"""det-master and det-agent ship their logs and metrics to CloudWatch (docs/cloudwatch.md):
 against moto in server mode behind a loopback fault proxy
 (tests/telemetry/fault_proxy.py), with a fake journalctl speaking the real
 `-o json` format (journald does not run here) and a fake nvidia-smi printing
@@ -132,3 +132,59 @@ cloudwatch:
         m.startswith("sshd[99]: journal entry") for m in messages()) >= 5)
     assert [m for m in messages() if m.startswith("sshd[")] == [
         "sshd[99]: journal entry %d" % i for i in range(1, 6)]
+
+
+def test_agent_ships_journald_its_own_lines_and_host_metrics(
+        cluster_factory, tmp_path, moto, proxy):
+    # det-agent as the master's local pool starts it, with agent.yaml's
+    # `cloudwatch:` section (what det-deploy's user data writes on EC2).
+    journal = tmp_path / "journal"
+    journal.write_text("".join(entry(i) for i in range(1, 3)))
+    group = "/determined/e2e/journald"
+    agent_yaml = tmp_path / "agent.yaml"
+    agent_yaml.write_text("""
+cloudwatch:
+  enabled: true
+  region: %s
+  endpoint_url: %s
+  log_group: %s
+  log_stream: agent-e2e
+  journalctl: %s
+  own_logs: "true"
+  cursor_file: %s
+  flush_interval: 100ms
+  metrics_interval: 1s
+  nvidia_smi: %s
+""" % (REGION, proxy, group, os.path.join(TELEMETRY, "fake_journalctl"),
+       tmp_path / "agent-cursor", os.path.join(TELEMETRY, "fake_nvidia_smi")))
+    env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+           "AWS_EC2_METADATA_DISABLED": "true", "FAKE_JOURNAL": str(journal)}
+    set_mode(proxy, "503")  # down when the agent starts: nothing is lost
+    c = cluster_factory(extra_config="cluster_id: cw-agent\n", env=env, min_instances=1,
+                        agent_args=["--config", str(agent_yaml)])
+    wait_for("calls refused by the outage", lambda: proxy_state(proxy)["refused"] >= 3)
+    assert not (tmp_path / "agent-cursor").exists()
+    set_mode(proxy, "ok")
+
+    def messages():
+        try:
+            return [m for _, m in cw(moto, "events", group, "agent-e2e")]
+        except subprocess.CalledProcessError:
+            return []
+    wait_for("the agent's journal in CloudWatch",
+             lambda: sum(m.startswith("sshd[99]: journal entry") for m in messages()) == 2)
+    got = messages()
+    assert [m for m in got if m.startswith("sshd[")] == [
+        "sshd[99]: journal entry 1", "sshd[99]: journal entry 2"]
+    # Its own lines, logged during the outage (the first once shipping is on).
+    assert any(m.startswith("det-agent[") and "cloudwatch: shipping logs to " + group in m
+               for m in got), got[:20]
+    wait_for("the agent's cursor saved", lambda: (tmp_path / "agent-cursor").exists()
+             and (tmp_path / "agent-cursor").read_text().strip() == "s=e2e;i=2")
+
+    def names():
+        return {(n, d.get("Pool"), d.get("GPU")) for n, d in cw(moto, "metrics", "Determined")}
+    wait_for("the agent's host metrics", lambda: {
+        ("CPUUtilization", "default", None), ("MemoryUtilization", "default", None),
+        ("GPUUtilization", "default", "0")} <= names())
+    assert c.get("/api/v1/agents")["agents"], "the agent registered with the master"
