@@ -120,13 +120,13 @@ std::string usage(const std::string& topic);
 const std::vector<std::string>& agent_instance_types();
 
 /// The public SSM parameters the agents' AMIs come from by default (the
-/// templates' defaults): Debian 12 for cpu-pool, AWS's Deep Learning Base
-/// AMI with the NVIDIA driver for gpu-pool.
+/// templates' defaults): Debian 12 for both pools, as the package is built
+/// for it (its library dependencies are Debian 12's); gpu-pool agents
+/// install the NVIDIA driver from Debian's non-free archive on first boot.
 inline constexpr const char* cpu_image_parameter_default =
     "/aws/service/debian/release/12/latest/amd64";
 inline constexpr const char* gpu_image_parameter_default =
-    "/aws/service/deeplearning/ami/x86_64/"
-    "base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id";
+    cpu_image_parameter_default;
 
 /// simple, vpc, efs, fsx, secure.
 const std::vector<std::string>& deployment_types();

@@ -554,6 +554,15 @@ def check_master_yaml(kind, cfg, params, out):
         assert p["log_group"] == (params["CloudWatchLogGroup"] if cloudwatch else "")
         script = p["startup_script"]
         assert params["DeterminedPackage"] in script
+        # Debian 12 AMIs for both pools: the GPU agents install NVIDIA's
+        # driver (the 470 series on K80s) before det-agent, once.
+        if name == "gpu-pool":
+            driver = script.index("apt-get install -y $driver firmware-misc-nonfree")
+            assert driver < script.index("apt-get install -y /tmp/determined.deb")
+            assert "if ! command -v nvidia-smi" in script
+            assert 'driver="nvidia-tesla-470-driver nvidia-tesla-470-smi"' in script
+        else:
+            assert "nvidia" not in script
         if kind == "efs":
             assert f"{out['FileSystemId']}.efs.us-east-1.amazonaws.com:/ /mnt/efs" in script
         elif kind == "fsx":
@@ -635,6 +644,5 @@ def test_dry_run_without_agent_amis_leaves_them_to_the_master(tmp_path):
         assert not keys & {"CpuAgentImageId", "GpuAgentImageId"}
         params = parse_template(request["TemplateBody"])["Parameters"]
         assert params["CpuAgentImageParameter"]["Default"] == "/aws/service/debian/release/12/latest/amd64"
-        assert params["GpuAgentImageParameter"]["Default"] == (
-            "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id")
+        assert params["GpuAgentImageParameter"]["Default"] == "/aws/service/debian/release/12/latest/amd64"
         assert "image_id: ${CpuAgentImage}" in request["TemplateBody"]
