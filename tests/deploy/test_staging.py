@@ -23,7 +23,7 @@ import sys
 import pytest
 
 from cfn import DEPLOYMENT_TYPES, closed_port_url, parse_template, run_det_deploy
-from test_moto_deploy import remove_what_moto_cannot_delete
+from stack_checks import remove_what_moto_cannot_delete
 
 ACCOUNT = "123456789012"  # moto's
 BUCKET = f"det-deploy-staging-{ACCOUNT}-us-east-1"
