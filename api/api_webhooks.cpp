@@ -77,10 +77,7 @@ void test_webhook(const ctx_ptr& ctx, const http::http_request& req,
     return;
   if (!ctx->webhooks)
     return res.send_error(grpc_code::unavailable, "webhooks are not running");
-  auto runtime = ctx->webhooks;
-  auto now = ctx->wall_clock_us();
-  auto job = [runtime, res, id = *id, now] {
-    auto o = runtime->test(id, now);
+  auto done = [res, id = *id](net::webhook_outcome o) {
     if (o.reason == "not found")
       return res.send_error(grpc_code::not_found,
                             "webhook " + std::to_string(id) + " not found");
@@ -90,8 +87,8 @@ void test_webhook(const ctx_ptr& ctx, const http::http_request& req,
                                 + std::to_string(id) + ": " + o.reason);
     res.send_json(R"({"completed":true})");
   };
-  if (!ctx->password_work->submit(job))
-    res.send_error(grpc_code::unavailable, "too many requests waiting");
+  if (!ctx->webhooks->test_async(*id, ctx->wall_clock_us(), done))
+    res.send_error(grpc_code::unavailable, "too many webhook tests waiting");
 }
 
 } // namespace

@@ -18,6 +18,7 @@
 #include "actors/master_actor.hpp"
 #include "net/webhook_sender.hpp"
 #include "state/cluster_state.hpp"
+#include "util/serial_worker.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,10 @@ public:
   /// POST /webhooks/{id}/test: one signed attempt of upstream's test body
   /// now, on the calling thread (not an actor's or an I/O thread's).
   net::webhook_outcome test(int64_t webhook_id, int64_t now_us);
+  /// test() on the runtime's own thread, then `done` there; false when 8
+  /// tests wait already.
+  [[nodiscard]] bool test_async(int64_t webhook_id, int64_t now_us,
+                                std::function<void(net::webhook_outcome)> done);
   void stop();
 
 private:
@@ -79,6 +84,8 @@ private:
   std::set<std::pair<int64_t, int64_t>> reported_;
   command_sink sink_;
   std::unique_ptr<net::webhook_sender> sender_;
+  /// POST /webhooks/{id}/test, off the I/O threads.
+  util::serial_worker tests_{8};
 };
 
 /// A runtime loaded from `st` that follows the master's durable events

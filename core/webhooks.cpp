@@ -24,6 +24,23 @@ using namespace det::record_args;
 using nlohmann::json;
 using state::cluster_state;
 
+/// obj[key] when it is a string, else "" (state and configs never throw).
+std::string str_of(const json& obj, const char* key) {
+  auto i = obj.find(key);
+  return i != obj.end() && i->is_string() ? i->get<std::string>() : "";
+}
+
+int64_t int_of(const json& obj, const char* key) {
+  auto i = obj.find(key);
+  return i != obj.end() && i->is_number_integer() ? i->get<int64_t>() : 0;
+}
+
+const json& condition_of(const json& trigger) {
+  static const json none = json::object();
+  auto i = trigger.find("condition");
+  return i != trigger.end() && i->is_object() ? *i : none;
+}
+
 std::string strip_prefix(const std::string& s, const std::string& p) {
   return s.rfind(p, 0) == 0 ? s.substr(p.size()) : s;
 }
@@ -152,7 +169,7 @@ void create(const cluster_state& s, const record_command& c, int64_t now,
             record_outcome& o) {
   state::webhook_info w;
   w.url = checked_url(c.args);
-  w.name = text(c.args, "name", "", name_rules);
+  w.name = text(c.args, "name", "", {255, false, true});
   w.webhook_type =
       enum_arg(c.args, "webhookType", "WEBHOOK_TYPE_", {"DEFAULT", "SLACK"});
   w.mode = has(c.args, "mode")
@@ -195,14 +212,11 @@ void remove(const cluster_state& s, const record_command& c, int64_t now,
 webhook_delivery_due due(const state::webhook_info& w, const json& trigger,
                          int64_t delivery_id, int64_t experiment_id,
                          int64_t trial_id, json payload, int64_t now) {
-  return webhook_delivery_due{delivery_id,
-                              w.id,
-                              trigger.value("id", int64_t{0}),
-                              trigger.value("trigger_type", std::string{}),
-                              experiment_id,
-                              trial_id,
-                              std::move(payload),
-                              now};
+  return webhook_delivery_due{
+      delivery_id,           w.id,
+      int_of(trigger, "id"), str_of(trigger, "trigger_type"),
+      experiment_id,         trial_id,
+      std::move(payload),    now};
 }
 
 /// The webhooks an experiment names in integrations.webhooks.
@@ -234,7 +248,8 @@ void custom(const cluster_state& s, const record_command& c, int64_t now,
   // Only its owner (or a trial of it, which acts as the owner) and admins
   // may raise an experiment's alert; others do not learn it exists.
   if (e != nullptr && e->owner != c.username
-      && c.args.value("asAdmin", false) != true)
+      && !(c.args.contains("asAdmin") && c.args["asAdmin"].is_boolean()
+           && c.args["asAdmin"].get<bool>()))
     e = nullptr;
   if (e == nullptr)
     refuse(errc::not_found,
@@ -258,7 +273,7 @@ void custom(const cluster_state& s, const record_command& c, int64_t now,
     if (!webhook_applies(s, w, *e) || !names_webhook(*e, w))
       continue;
     for (const auto& trig : w.triggers) {
-      if (trig.value("trigger_type", "") != "CUSTOM")
+      if (str_of(trig, "trigger_type") != "CUSTOM")
         continue;
       ++id;
       json body;
@@ -290,9 +305,9 @@ void log_matched(const cluster_state& s, const record_command& c, int64_t now,
   auto trigger_id = id_arg(c.args, "triggerId");
   auto trig =
       std::find_if(w.triggers.begin(), w.triggers.end(), [&](const json& x) {
-        return x.value("id", int64_t{0}) == trigger_id;
+        return int_of(x, "id") == trigger_id;
       });
-  if (trig == w.triggers.end() || trig->value("trigger_type", "") != "TASK_LOG")
+  if (trig == w.triggers.end() || str_of(*trig, "trigger_type") != "TASK_LOG")
     return;
   auto key = std::to_string(trigger_id) + "/" + std::to_string(trial_id);
   if (std::find(w.log_fired.begin(), w.log_fired.end(), key)
@@ -301,9 +316,10 @@ void log_matched(const cluster_state& s, const record_command& c, int64_t now,
   const auto* e = state::find_experiment(s, t->experiment_id);
   if (e == nullptr || !webhook_applies(s, w, *e))
     return;
-  auto line = text(c.args, "line", "", {16384, true, true});
-  auto node = text(c.args, "node", "", name_rules);
-  auto regex = (*trig)["condition"].value("regex", std::string{});
+  // A trial prints what it likes: its line is fitted, never refused.
+  auto line = util::fit_text(str_of(c.args, "line"), {16384, true, true});
+  auto node = util::fit_text(str_of(c.args, "node"), {255, false, true});
+  auto regex = str_of(condition_of(*trig), "regex");
   auto id = s.last_webhook_delivery_id + 1;
   json body = w.webhook_type == "SLACK"
                   ? slack_log_payload(e->id, trial_id, node, line, regex)
@@ -322,11 +338,11 @@ void ended(const cluster_state& s, const record_command& c, int64_t now,
   auto d = s.webhook_deliveries.find(id);
   if (d == s.webhook_deliveries.end())
     return; // its webhook was deleted meanwhile
-  auto status = c.args.value("status", 0);
-  auto attempts = c.args.value("attempts", 0);
+  auto status = static_cast<int32_t>(int_of(c.args, "status"));
+  auto attempts = static_cast<int32_t>(int_of(c.args, "attempts"));
   o.events.push_back(webhook_delivery_ended{
       id, d->second.webhook_id, flag(c.args, "delivered"), attempts, status,
-      text(c.args, "reason", "", {4096, true, true}), now});
+      util::fit_text(str_of(c.args, "reason"), {4096, true, true}), now});
 }
 
 } // namespace
@@ -336,8 +352,11 @@ bool webhook_applies(const cluster_state& s, const state::webhook_info& w,
   auto i = e.config.find("integrations");
   if (i != e.config.end() && i->is_object()) {
     auto c = i->find("webhooks");
-    if (c != i->end() && c->is_object() && c->value("exclude", false) == true)
-      return false;
+    if (c != i->end() && c->is_object()) {
+      auto x = c->find("exclude");
+      if (x != c->end() && x->is_boolean() && x->get<bool>())
+        return false;
+    }
   }
   if (w.workspace_id > 0) {
     auto p = state::find_project(s, e.project_id);
@@ -357,8 +376,8 @@ state_change_deliveries(const cluster_state& s, int64_t experiment_id,
   auto id = s.last_webhook_delivery_id;
   for (const auto& [wid, w] : s.webhooks) {
     for (const auto& t : w.triggers) {
-      if (t.value("trigger_type", "") != "EXPERIMENT_STATE_CHANGE"
-          || t["condition"].value("state", "") != st)
+      if (str_of(t, "trigger_type") != "EXPERIMENT_STATE_CHANGE"
+          || str_of(condition_of(t), "state") != st)
         continue;
       if (!webhook_applies(s, w, *e))
         break;
@@ -379,10 +398,9 @@ json webhook_json(const state::webhook_info& w) {
   json triggers = json::array();
   for (const auto& t : w.triggers)
     triggers.push_back(
-        {{"id", t.value("id", int64_t{0})},
-         {"triggerType",
-          "TRIGGER_TYPE_" + t.value("trigger_type", std::string{})},
-         {"condition", t.value("condition", json::object())},
+        {{"id", int_of(t, "id")},
+         {"triggerType", "TRIGGER_TYPE_" + str_of(t, "trigger_type")},
+         {"condition", condition_of(t)},
          {"webhookId", w.id}});
   return {{"id", w.id},
           {"url", w.url},
@@ -418,6 +436,9 @@ record_outcome decide_webhook(const cluster_state& s, const record_command& c,
   } catch (const refused& r) {
     o = record_outcome{};
     o.refusal = make_error(r.code, r.why);
+  } catch (const nlohmann::json::exception& e) {
+    o = record_outcome{};
+    o.refusal = make_error(errc::invalid_argument, e.what());
   }
   return o;
 }

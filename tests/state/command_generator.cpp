@@ -629,18 +629,17 @@ command_generator::webhooks(const cluster_state& s) {
   case 0: {
     if (!hooks.empty() && chance(40)) {
       const auto& w = *pick(hooks);
-      return webhook_saved{w.id,   w.name,         "http://127.0.0.1:9/e",
+      return webhook_saved{w.id,           w.name, "http://127.0.0.1:9/e",
                            w.webhook_type, w.mode, w.workspace_id,
                            w.triggers,     "u1",   tick()};
     }
     auto t = s.last_webhook_trigger_id + 1;
-    json triggers = json::array(
-        {{{"id", t},
-          {"trigger_type", "EXPERIMENT_STATE_CHANGE"},
-          {"condition", {{"state", "COMPLETED"}}}},
-         {{"id", t + 1},
-          {"trigger_type", "TASK_LOG"},
-          {"condition", {{"regex", "x"}}}}});
+    json triggers = json::array({{{"id", t},
+                                  {"trigger_type", "EXPERIMENT_STATE_CHANGE"},
+                                  {"condition", {{"state", "COMPLETED"}}}},
+                                 {{"id", t + 1},
+                                  {"trigger_type", "TASK_LOG"},
+                                  {"condition", {{"regex", "x"}}}}});
     return webhook_saved{s.last_webhook_id + 1,
                          "h",
                          "http://127.0.0.1:9/h",
@@ -676,8 +675,8 @@ command_generator::webhooks(const cluster_state& s) {
     if (due.empty())
       return std::nullopt;
     const auto& d = *pick(due);
-    return webhook_delivery_ended{
-        d.id, d.webhook_id, chance(80), 1, 200, "", tick()};
+    return webhook_delivery_ended{d.id, d.webhook_id, chance(80), 1,
+                                  200,  "",           tick()};
   }
   }
 }
