@@ -186,6 +186,14 @@ net::webhook_outcome webhook_runtime::test(int64_t webhook_id, int64_t now_us) {
   return sender_->send_once({0, webhook_id, h.url, body.dump()});
 }
 
+bool webhook_runtime::test_async(
+    int64_t webhook_id, int64_t now_us,
+    std::function<void(net::webhook_outcome)> done) {
+  return tests_.submit([this, webhook_id, now_us, done = std::move(done)] {
+    done(test(webhook_id, now_us));
+  });
+}
+
 std::shared_ptr<webhook_runtime> follow_webhooks(master_options& mo,
                                                  const state::cluster_state& st,
                                                  std::string signing_key) {
