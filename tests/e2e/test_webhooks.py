@@ -88,8 +88,8 @@ def session(c):
 def create(c, url, trigger, kind="DEFAULT", mode="WORKSPACE", name=""):
     from determined.common.api import bindings
     return bindings.post_PostWebhook(session(c), body=bindings.v1Webhook(
-        url=url, webhookType=bindings.v1WebhookType(kind),
-        mode=bindings.v1WebhookMode(mode), name=name, triggers=[trigger])).webhook
+        url=url, webhookType=bindings.v1WebhookType[kind],
+        mode=bindings.v1WebhookMode[mode], name=name, triggers=[trigger])).webhook
 
 
 def on_state(state):
@@ -132,7 +132,7 @@ def test_every_field_is_checked_and_only_admins_create(c, rx):
                              "password": ""})
     from determined.experimental import client
     bob = client.Determined(master=c.url, user="bob", password="")._session
-    with pytest.raises(errors.APIException) as e:
+    with pytest.raises(errors.ForbiddenException) as e:
         bindings.post_PostWebhook(bob, body=bindings.v1Webhook(
             url=rx.url + "/x", webhookType=bindings.v1WebhookType.DEFAULT,
             mode=bindings.v1WebhookMode.WORKSPACE, name="", triggers=[on_state("ERROR")]))
