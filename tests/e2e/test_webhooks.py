@@ -30,6 +30,7 @@ class Receiver:
     def __init__(self, drop=2):
         self.got = []
         self.drop = drop
+        self.down = set()  # paths answered 503
         self.lock = threading.Lock()
         outer = self
 
@@ -45,7 +46,9 @@ class Receiver:
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
-                self.send_response(200)
+                with outer.lock:
+                    status = 503 if self.path in outer.down else 200
+                self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -219,3 +222,20 @@ def test_a_restart_keeps_the_webhooks_and_test_sends_upstreams_test_body(c, rx):
     assert json.loads(b)["event_data"] == {"data": "test"} and signed(h, b)
     bindings.post_TestWebhook(session(c), id=slack_id)
     assert json.loads(rx.at("/patched")[-1][1])["blocks"][0]["text"]["text"] == "test"
+
+
+def test_a_delivery_due_when_the_master_stops_is_sent_after_its_restart(c, rx):
+    with rx.lock:
+        rx.down.add("/down")
+    hook = create(c, rx.url + "/down", on_state("COMPLETED"))
+    exp_id = run_experiment(c)
+    wait_for("a first, refused attempt", lambda: rx.at("/down"), timeout=30)
+    c.restart()  # the delivery is still due: 5 attempts take 15 s
+    with rx.lock:
+        rx.down.discard("/down")
+    n = len(rx.at("/down"))
+    wait_for("the delivery after the restart", lambda: len(rx.at("/down")) > n, timeout=30)
+    h, b = rx.at("/down")[-1]
+    assert signed(h, b) and json.loads(b)["event_data"]["experiment"]["id"] == exp_id
+    from determined.common.api import bindings
+    bindings.delete_DeleteWebhook(session(c), id=hook.id)
