@@ -43,5 +43,7 @@ bool descending_query(const http::http_request& req, const http::responder& res,
 void add_workspace_routes(http::router& r, ctx_ptr ctx);
 void add_template_routes(http::router& r, ctx_ptr ctx);
 void add_model_routes(http::router& r, ctx_ptr ctx);
+/// api_webhooks.cpp
+void add_webhook_routes(http::router& r, ctx_ptr ctx);
 
 } // namespace det::api

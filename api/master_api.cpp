@@ -762,6 +762,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_workspace_routes(r, ctx);
   add_template_routes(r, ctx);
   add_model_routes(r, ctx);
+  add_webhook_routes(r, ctx);
 }
 
 } // namespace det::api

@@ -36,6 +36,8 @@
 
 namespace det::api {
 
+class webhook_runtime;
+
 /// The login throttle (policy/login_throttle.hpp) under its lock.
 struct login_limits {
   std::mutex mu;
@@ -87,6 +89,9 @@ struct api_context {
   /// Trials' metric reports, for learning curves (read/metrics_history.hpp);
   /// null: the metric history routes answer 503.
   std::shared_ptr<read::metrics_history> history;
+  /// Webhooks' sender and log patterns (api/webhook_runtime.hpp); null:
+  /// POST /webhooks/{id}/test answers 503.
+  std::shared_ptr<webhook_runtime> webhooks;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };

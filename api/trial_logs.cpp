@@ -6,15 +6,29 @@ namespace det::api {
 
 void trial_logs::add(int64_t trial_id, const std::string& agent_id,
                      const std::vector<std::string>& lines, int64_t at_us) {
-  std::lock_guard<std::mutex> guard{mu_};
-  auto& t = trials_[trial_id];
-  for (const auto& text : lines) {
-    // A trial prints what it likes; what we keep and serve is text.
-    t.lines.push_back({t.next_id++, trial_id, agent_id,
-                       util::valid_utf8(text, max_line_bytes), at_us});
-    if (t.lines.size() > keep_)
-      t.lines.pop_front();
+  std::vector<std::string> kept;
+  observer watch;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    auto& t = trials_[trial_id];
+    watch = observer_;
+    for (const auto& text : lines) {
+      // A trial prints what it likes; what we keep and serve is text.
+      t.lines.push_back({t.next_id++, trial_id, agent_id,
+                         util::valid_utf8(text, max_line_bytes), at_us});
+      if (watch)
+        kept.push_back(t.lines.back().text);
+      if (t.lines.size() > keep_)
+        t.lines.pop_front();
+    }
   }
+  if (watch)
+    watch(trial_id, agent_id, kept);
+}
+
+void trial_logs::set_observer(observer o) {
+  std::lock_guard<std::mutex> guard{mu_};
+  observer_ = std::move(o);
 }
 
 std::vector<log_line> trial_logs::since(int64_t trial_id,

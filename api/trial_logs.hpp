@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -32,6 +33,13 @@ public:
   void add(int64_t trial_id, const std::string& agent_id,
            const std::vector<std::string>& lines, int64_t at_us);
 
+  /// Called after add() (outside the lock, on the adding thread) with the
+  /// lines as kept: webhooks' TASK_LOG patterns (api/webhook_runtime.hpp).
+  using observer =
+      std::function<void(int64_t trial_id, const std::string& agent_id,
+                         const std::vector<std::string>& lines)>;
+  void set_observer(observer o);
+
   /// Lines of the trial with id > after_id, oldest first.
   std::vector<log_line> since(int64_t trial_id, int64_t after_id = 0) const;
 
@@ -42,6 +50,7 @@ private:
   };
   size_t keep_;
   mutable std::mutex mu_;
+  observer observer_;
   std::map<int64_t, per_trial> trials_;
 };
 

@@ -21,7 +21,7 @@ bool is_secret_key(const std::string& key) {
       "connection_string", "credential",
       "startup_script",    "container_startup_script",
       "client_key",        "password_hash",
-      "token_hash",
+      "token_hash",        "signing_key",
   };
   return names.count(key) > 0;
 }

@@ -4,10 +4,10 @@
 // det-inspect). A secret is a value under a key named like one: password,
 // agent_token, token, secret_key, access_key, secret_access_key,
 // session_token, connection_string, credential, startup_script,
-// container_startup_script, initial_user_password, and the stored
-// password_hash and token_hash of users and sessions; plus the password inside
-// a URL ("postgresql://u:pw@h/db"). tag_key, ssh_key_name and friends are
-// not secrets.
+// container_startup_script, initial_user_password, signing_key (webhooks), and
+// the stored password_hash and token_hash of users and sessions; plus the
+// password inside a URL ("postgresql://u:pw@h/db"). tag_key, ssh_key_name and
+// friends are not secrets.
 
 #include <nlohmann/json.hpp>
 

@@ -4,6 +4,7 @@
 
 #include "core/master_core.hpp"
 
+#include "core/webhooks.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
@@ -59,7 +60,16 @@ bool master_core::emit(decision& d, domain_event ev) {
     if (!st_.experiments.at(exp_id).searcher_inbox.empty())
       d.searchers.insert(exp_id);
   }
+  // Webhooks whose trigger names the new state: their deliveries are
+  // decided with the change, so a restart cannot lose them.
+  const auto* change = std::get_if<experiment_state_changed>(&ev);
+  auto due = change == nullptr
+                 ? std::vector<webhook_delivery_due>{}
+                 : state_change_deliveries(st_, change->experiment_id,
+                                           change->state, change->at_us);
   d.events.push_back(std::move(ev));
+  for (auto& w : due)
+    emit(d, std::move(w));
   return true;
 }
 

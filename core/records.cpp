@@ -1,6 +1,7 @@
 #include "core/records.hpp"
 
 #include "core/record_args.hpp"
+#include "core/webhooks.hpp"
 
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
@@ -539,6 +540,8 @@ const std::map<std::string, handler>& handlers() {
 
 record_outcome decide_record(const cluster_state& s, const record_command& c,
                              int64_t now_us) {
+  if (c.op.rfind("webhook.", 0) == 0)
+    return decide_webhook(s, c, now_us);
   record_outcome o;
   auto h = handlers().find(c.op);
   if (h == handlers().end()) {

@@ -45,8 +45,32 @@ json record_rows(const state::cluster_state& s) {
                   {"versions", versions},
                   {"updated_at", time_json(m.updated_at_us)}});
   }
-  return {
-      {"workspaces", ws}, {"projects", ps}, {"templates", ts}, {"models", ms}};
+  json hs = json::array();
+  for (const auto& [id, w] : s.webhooks) {
+    std::string triggers;
+    for (const auto& t : w.triggers)
+      triggers += (triggers.empty() ? "" : ", ")
+                  + t.value("trigger_type", std::string{}) + " "
+                  + t.value("condition", json::object()).dump();
+    // The URL's scheme and host only: its path may be a secret (Slack's).
+    auto host_end = w.url.find('/', w.url.find("://") + 3);
+    int64_t due = 0;
+    for (const auto& [did, d] : s.webhook_deliveries)
+      due += d.webhook_id == id ? 1 : 0;
+    hs.push_back({{"id", id},
+                  {"name", w.name},
+                  {"type", w.webhook_type},
+                  {"mode", w.mode},
+                  {"workspace_id", w.workspace_id},
+                  {"url", w.url.substr(0, host_end)},
+                  {"triggers", triggers},
+                  {"due", due}});
+  }
+  return {{"workspaces", ws},
+          {"projects", ps},
+          {"templates", ts},
+          {"models", ms},
+          {"webhooks", hs}};
 }
 
 std::vector<std::pair<std::string, std::vector<column>>> record_tables() {
@@ -75,7 +99,16 @@ std::vector<std::pair<std::string, std::vector<column>>> record_tables() {
             {"workspace_id", "WORKSPACE"},
             {"archived", "ARCHIVED"},
             {"versions", "VERSIONS"},
-            {"updated_at", "UPDATED"}}}};
+            {"updated_at", "UPDATED"}}},
+          {"webhooks",
+           {{"id", "ID"},
+            {"name", "WEBHOOK"},
+            {"type", "TYPE"},
+            {"mode", "MODE"},
+            {"workspace_id", "WORKSPACE"},
+            {"url", "URL"},
+            {"triggers", "TRIGGERS"},
+            {"due", "DUE"}}}};
 }
 
 } // namespace det::inspection

@@ -1,7 +1,8 @@
 #pragma once
 
 // det-inspect's `records` view: the user's workspaces, projects, config
-// templates and registered models (with their versions), one table each.
+// templates, registered models (with their versions) and webhooks (with
+// their deliveries still due), one table each.
 // Part of inspect/views.cpp's view(); pure functions of the state.
 
 #include "inspect/views.hpp"
@@ -9,10 +10,10 @@
 namespace det::inspection {
 
 /// {"workspaces": [...], "projects": [...], "templates": [...],
-///  "models": [...]}.
+///  "models": [...], "webhooks": [...]}.
 nlohmann::json record_rows(const state::cluster_state& s);
 
-/// The four tables' columns, in print order.
+/// The tables' columns, in print order.
 std::vector<std::pair<std::string, std::vector<column>>> record_tables();
 
 } // namespace det::inspection

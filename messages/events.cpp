@@ -101,6 +101,21 @@ std::string stream(const model_version_saved& x) {
 std::string stream(const model_version_deleted& x) {
   return "model/" + std::to_string(x.model_id);
 }
+std::string webhook_stream(int64_t id) {
+  return "webhook/" + std::to_string(id);
+}
+std::string stream(const webhook_saved& x) {
+  return webhook_stream(x.webhook_id);
+}
+std::string stream(const webhook_deleted& x) {
+  return webhook_stream(x.webhook_id);
+}
+std::string stream(const webhook_delivery_due& x) {
+  return webhook_stream(x.webhook_id);
+}
+std::string stream(const webhook_delivery_ended& x) {
+  return webhook_stream(x.webhook_id);
+}
 std::string stream(const spot_request_opened& x) {
   return "instance/" + x.request_id;
 }
@@ -311,6 +326,8 @@ util::text_rules storable_rules(std::string_view key) {
     return {16 * 1024, true, true};
   if (key == "notes")
     return {64 * 1024, true, true};
+  if (key == "url")
+    return {2048, false, true};
   return {255, false, true};
 }
 

@@ -21,6 +21,7 @@
 
 #include "messages/event.hpp"
 #include "messages/events_records.hpp"
+#include "messages/events_webhooks.hpp"
 #include "messages/priority.hpp"
 
 #include <caf/expected.hpp>
@@ -625,7 +626,10 @@ using domain_event = std::variant<
     // messages/events_records.hpp
     workspace_saved, workspace_deleted, project_saved, project_deleted,
     experiment_moved, template_saved, template_deleted, pool_bindings_set,
-    model_saved, model_deleted, model_version_saved, model_version_deleted>;
+    model_saved, model_deleted, model_version_saved, model_version_deleted,
+    // messages/events_webhooks.hpp
+    webhook_saved, webhook_deleted, webhook_delivery_due,
+    webhook_delivery_ended>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

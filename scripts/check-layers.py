@@ -32,7 +32,7 @@ ALLOWED = {
                   "messages", "util", "metrics"},
     "inspect": {"state", "store", "policy", "messages", "util", "metrics"},
     "api": {"http", "read", "actors", "core", "store", "state", "policy",
-            "conf", "inspect", "metrics", "messages", "util"},
+            "conf", "inspect", "metrics", "messages", "util", "net"},
     "agent": {"net", "aws", "conf", "policy", "messages", "util"},
     "deployer": {"aws", "net", "conf", "messages", "util"},
     "telemetry": {"aws", "net", "conf", "policy", "state", "inspect",

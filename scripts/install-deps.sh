@@ -6,7 +6,7 @@ set -euo pipefail
 apt_pkgs=(
   build-essential cmake ninja-build ccache pkg-config git python3 python3-pip
   libcaf-dev libpqxx-dev libpq-dev nlohmann-json3-dev libyaml-cpp-dev
-  libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev
+  libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev libre2-dev
   libgtest-dev libgmock-dev postgresql postgresql-contrib clang-format wrk
   libspdlog-dev libcli11-dev libpugixml-dev libarchive-dev zlib1g-dev
   clang libclang-rt-14-dev

@@ -75,6 +75,11 @@ verdict apply_one(cluster_state& s, const model_saved& ev);
 verdict apply_one(cluster_state& s, const model_deleted& ev);
 verdict apply_one(cluster_state& s, const model_version_saved& ev);
 verdict apply_one(cluster_state& s, const model_version_deleted& ev);
+// apply_webhooks.cpp
+verdict apply_one(cluster_state& s, const webhook_saved& ev);
+verdict apply_one(cluster_state& s, const webhook_deleted& ev);
+verdict apply_one(cluster_state& s, const webhook_delivery_due& ev);
+verdict apply_one(cluster_state& s, const webhook_delivery_ended& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

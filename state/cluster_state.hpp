@@ -13,6 +13,7 @@
 #include "messages/events.hpp"
 #include "state/model.hpp"
 #include "state/model_records.hpp"
+#include "state/model_webhooks.hpp"
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -75,6 +76,13 @@ struct cluster_state {
   /// Registered models by id, and the last id given out.
   std::map<int64_t, model_info> models;
   int64_t last_model_id = 0;
+  /// Webhooks by id, deliveries not yet ended by id, and the last ids
+  /// given out (webhooks, their triggers, deliveries).
+  std::map<int64_t, webhook_info> webhooks;
+  std::map<int64_t, webhook_delivery_info> webhook_deliveries;
+  int64_t last_webhook_id = 0;
+  int64_t last_webhook_trigger_id = 0;
+  int64_t last_webhook_delivery_id = 0;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

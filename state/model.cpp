@@ -172,6 +172,13 @@ bool operator==(const model_version_info& a, const model_version_info& b) {
 bool operator==(const model_info& a, const model_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const webhook_info& a, const webhook_info& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const webhook_delivery_info& a,
+                const webhook_delivery_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const cluster_state& a, const cluster_state& b) {
   return record_equal::equal(a, b);
 }

@@ -237,6 +237,36 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("pool_bindings", x.pool_bindings);
   f.opt("models", x.models);
   f.opt("last_model_id", x.last_model_id);
+  // Snapshots older than webhooks have none of these.
+  f.opt("webhooks", x.webhooks);
+  f.opt("webhook_deliveries", x.webhook_deliveries);
+  f.opt("last_webhook_id", x.last_webhook_id);
+  f.opt("last_webhook_trigger_id", x.last_webhook_trigger_id);
+  f.opt("last_webhook_delivery_id", x.last_webhook_delivery_id);
+}
+
+template <class F> void fields(F& f, webhook_info& x) {
+  f.req("id", x.id);
+  f.req("name", x.name);
+  f.req("url", x.url);
+  f.req("webhook_type", x.webhook_type);
+  f.req("mode", x.mode);
+  f.req("workspace_id", x.workspace_id);
+  f.req("triggers", x.triggers);
+  f.req("username", x.username);
+  f.req("created_at_us", x.created_at_us);
+  f.req("log_fired", x.log_fired);
+}
+
+template <class F> void fields(F& f, webhook_delivery_info& x) {
+  f.req("id", x.id);
+  f.req("webhook_id", x.webhook_id);
+  f.req("trigger_id", x.trigger_id);
+  f.req("trigger_type", x.trigger_type);
+  f.req("experiment_id", x.experiment_id);
+  f.req("trial_id", x.trial_id);
+  f.req("payload", x.payload);
+  f.req("due_at_us", x.due_at_us);
 }
 
 template <class F> void fields(F& f, workspace_info& x) {
@@ -343,6 +373,12 @@ inline const std::string& key_of(const pool_binding_info& x) {
   return x.pool;
 }
 inline int64_t key_of(const model_info& x) {
+  return x.id;
+}
+inline int64_t key_of(const webhook_info& x) {
+  return x.id;
+}
+inline int64_t key_of(const webhook_delivery_info& x) {
   return x.id;
 }
 

@@ -23,6 +23,7 @@
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/master_api.hpp"
+#include "api/webhook_runtime.hpp"
 #include "api/webui_files.hpp"
 #include "aws/async_executor.hpp"
 #include "cmd/det_master/cloudwatch.hpp"
@@ -242,6 +243,20 @@ int main(int argc, char** argv) {
     ro.replicas = static_cast<size_t>(std::max(1, std::atoi(n)));
   auto reads = api::follow_master(mo, *st, ro);
   auto history = api::follow_metrics(mo);
+  // Webhooks sign with master.yaml's webhooks.signing_key, else the
+  // cluster's own, generated on its first start (never logged).
+  std::string webhook_key;
+  if (auto w = cfg->effective.find("webhooks");
+      w != cfg->effective.end() && w->is_object())
+    if (auto k = w->find("signing_key"); k != w->end() && k->is_string())
+      webhook_key = k->get<std::string>();
+  if (webhook_key.empty()) {
+    auto k = pg_cluster_secret(url, "webhook_signing_key", api::new_token);
+    if (!k)
+      return fail("cannot read the webhook signing key: " + render(k.error()));
+    webhook_key = *k;
+  }
+  auto webhooks = api::follow_webhooks(mo, *st, webhook_key);
   auto cloudwatch =
       master::start_cloudwatch(cfg->cloudwatch, cluster_id, reads);
   if (!cloudwatch)
@@ -285,6 +300,17 @@ int main(int argc, char** argv) {
   ctx->cluster_name =
       cfg->cluster_name.empty() ? cluster_id : cfg->cluster_name;
   ctx->db_url = url;
+  ctx->webhooks = webhooks;
+  webhooks->set_command_sink(
+      [m = master_ref](std::string op, nlohmann::json args) {
+        caf::anon_send(m, records_atom::value, std::move(op), args.dump(),
+                       std::string{});
+      });
+  logs->set_observer([webhooks](int64_t trial, const std::string& agent,
+                                const std::vector<std::string>& lines) {
+    webhooks->scan_log(trial, agent, lines);
+  });
+  webhooks->start();
 
   auto ws_ctx = std::make_shared<api::agent_ws_context>();
   ws_ctx->sys = &sys;
@@ -458,6 +484,7 @@ int main(int argc, char** argv) {
   gc_calls->shutdown();
   if (aws_calls)
     aws_calls->shutdown();
+  webhooks->stop();
   caf::anon_send_exit(ctx->bridge, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(ctx->model_defs, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);

@@ -103,3 +103,28 @@ TEST(views, metrics_gauges_count_slots_and_list_every_trial_state) {
   EXPECT_NE(text.find("det_agents{pool=\"default\",status=\"connected\"} 1\n"),
             std::string::npos);
 }
+
+namespace det {
+
+TEST(views, records_list_webhooks_without_the_urls_path) {
+  state::cluster_state s;
+  state::webhook_info w;
+  w.id = 3;
+  w.name = "slack";
+  w.url = "https://hooks.slack.example/services/T0/B0/secret";
+  w.webhook_type = "SLACK";
+  w.mode = "WORKSPACE";
+  w.triggers = {{{"id", 1},
+                 {"trigger_type", "EXPERIMENT_STATE_CHANGE"},
+                 {"condition", {{"state", "COMPLETED"}}}}};
+  s.webhooks[3] = w;
+  s.webhook_deliveries[9] = state::webhook_delivery_info{9, 3};
+  auto rows = inspection::view(s, inspection::view_kind::records)["webhooks"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["url"], "https://hooks.slack.example");
+  EXPECT_EQ(rows[0]["triggers"],
+            "EXPERIMENT_STATE_CHANGE {\"state\":\"COMPLETED\"}");
+  EXPECT_EQ(rows[0]["due"], 1);
+}
+
+} // namespace det

@@ -133,6 +133,8 @@ TEST(events, every_aggregate_has_its_stream) {
             "instance/sir-1");
   EXPECT_EQ(stream_of(experiment_searcher_updated{4, {}, 0}), "experiment/4");
   EXPECT_EQ(stream_of(trial_restarted{8, 0}), "trial/8");
+  EXPECT_EQ(stream_of(webhook_delivery_ended{9, 3, true, 1, 200, "", 0}),
+            "webhook/3");
 }
 
 TEST(events, a_value_outside_a_closed_vocabulary_is_refused_on_decode) {
@@ -161,6 +163,19 @@ TEST(events, a_value_outside_a_closed_vocabulary_is_refused_on_decode) {
       {"instance_launch_requested",
        R"({"pool":"p","launch_seq":1,"client_token":"t","count":0})",
        "'count'"},
+      {"webhook_saved",
+       R"({"webhook_id":1,"url":"http://h/","webhook_type":"TEAMS",)"
+       R"("mode":"WORKSPACE","triggers":[]})",
+       "'webhook_type'"},
+      {"webhook_saved",
+       R"({"webhook_id":1,"url":"http://h/","webhook_type":"DEFAULT",)"
+       R"("mode":"WORKSPACE","triggers":[{"id":1,"trigger_type":"X",)"
+       R"("condition":{}}]})",
+       "'triggers[].trigger_type'"},
+      {"webhook_delivery_due",
+       R"({"delivery_id":1,"webhook_id":1,"trigger_id":1,)"
+       R"("trigger_type":"CUSTOM","payload":[]})",
+       "'payload'"},
   };
   for (const auto& c : cases) {
     auto ev = decode(event_envelope{c.type, 1, c.payload}, "test");

@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 42;
+constexpr int kinds = 43;
 
 template <class Map, class Pred> auto where(const Map& m, Pred p) {
   std::vector<const typename Map::mapped_type*> out;
@@ -400,6 +400,8 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
   case 40:
   case 41:
     return records(s);
+  case 42:
+    return webhooks(s);
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {
       return e.model_definition_pending;
@@ -615,6 +617,66 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
                                    "u1",
                                    tick()};
     return std::nullopt;
+  }
+  }
+}
+
+std::optional<domain_event>
+command_generator::webhooks(const cluster_state& s) {
+  using nlohmann::json;
+  auto hooks = where(s.webhooks, [](const webhook_info&) { return true; });
+  switch (below(4)) {
+  case 0: {
+    if (!hooks.empty() && chance(40)) {
+      const auto& w = *pick(hooks);
+      return webhook_saved{w.id,           w.name, "http://127.0.0.1:9/e",
+                           w.webhook_type, w.mode, w.workspace_id,
+                           w.triggers,     "u1",   tick()};
+    }
+    auto t = s.last_webhook_trigger_id + 1;
+    json triggers = json::array({{{"id", t},
+                                  {"trigger_type", "EXPERIMENT_STATE_CHANGE"},
+                                  {"condition", {{"state", "COMPLETED"}}}},
+                                 {{"id", t + 1},
+                                  {"trigger_type", "TASK_LOG"},
+                                  {"condition", {{"regex", "x"}}}}});
+    return webhook_saved{s.last_webhook_id + 1,
+                         "h",
+                         "http://127.0.0.1:9/h",
+                         chance(50) ? "DEFAULT" : "SLACK",
+                         chance(50) ? "WORKSPACE" : "SPECIFIC",
+                         0,
+                         triggers,
+                         "u1",
+                         tick()};
+  }
+  case 1:
+    if (hooks.empty())
+      return std::nullopt;
+    return webhook_deleted{pick(hooks)->id, "u1", tick()};
+  case 2: {
+    if (hooks.empty())
+      return std::nullopt;
+    const auto& w = *pick(hooks);
+    const auto& t = w.triggers[below(w.triggers.size())];
+    auto id = s.last_webhook_delivery_id + 1;
+    return webhook_delivery_due{id,
+                                w.id,
+                                t["id"].get<int64_t>(),
+                                t["trigger_type"].get<std::string>(),
+                                0,
+                                id, // a new "trial" each time: never fired
+                                {{"event_type", "x"}},
+                                tick()};
+  }
+  default: {
+    auto due = where(s.webhook_deliveries,
+                     [](const webhook_delivery_info&) { return true; });
+    if (due.empty())
+      return std::nullopt;
+    const auto& d = *pick(due);
+    return webhook_delivery_ended{d.id, d.webhook_id, chance(80), 1,
+                                  200,  "",           tick()};
   }
   }
 }

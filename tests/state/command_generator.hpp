@@ -41,6 +41,8 @@ private:
   std::optional<domain_event> change_experiment(const cluster_state& s);
   /// Workspaces, projects, moves, templates, pool bindings, models.
   std::optional<domain_event> records(const cluster_state& s);
+  /// Webhooks, their deliveries and outcomes.
+  std::optional<domain_event> webhooks(const cluster_state& s);
 
   std::mt19937_64 rng_;
   int64_t now_ = 1'000'000;

@@ -175,6 +175,23 @@ cluster_state every_field_set() {
       2, "ck-b", "v2", "comment", "n", {{"a", 1}}, {"x"}, "alice", 1026, 1027});
   s.models[3] = m;
   s.last_model_id = 3;
+  s.webhooks[4] = webhook_info{4,
+                               "hook",
+                               "http://127.0.0.1:9/h",
+                               "SLACK",
+                               "SPECIFIC",
+                               2,
+                               {{{"id", 5},
+                                 {"trigger_type", "TASK_LOG"},
+                                 {"condition", {{"regex", "err"}}}}},
+                               "alice",
+                               1028,
+                               {"5/7"}};
+  s.webhook_deliveries[6] = webhook_delivery_info{
+      6, 4, 5, "TASK_LOG", 3, 7, {{"blocks", nlohmann::json::array()}}, 1029};
+  s.last_webhook_id = 4;
+  s.last_webhook_trigger_id = 5;
+  s.last_webhook_delivery_id = 6;
   return s;
 }
 

@@ -120,6 +120,21 @@ inline std::vector<domain_event> one_of_each() {
                           "alice",
                           4000},
       model_version_deleted{4, 1, "alice", 4100},
+      webhook_saved{1,
+                    "hook",
+                    "https://hooks.example/x",
+                    "SLACK",
+                    "SPECIFIC",
+                    2,
+                    {{{"id", 3},
+                      {"trigger_type", "TASK_LOG"},
+                      {"condition", {{"regex", "err"}}}}},
+                    "alice",
+                    4200},
+      webhook_deleted{1, "alice", 4300},
+      webhook_delivery_due{
+          5, 1, 3, "TASK_LOG", 2, 7, {{"event_type", "TASK_LOG"}}, 4400},
+      webhook_delivery_ended{5, 1, false, 5, 503, "answered 503", 4500},
   };
 }
 

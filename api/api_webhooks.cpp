@@ -1,0 +1,155 @@
+// Webhooks (upstream's /api/v1/webhooks, Determined 0.38): list, create,
+// patch the URL, delete, test, and a trial's custom alert
+// (core_context.alert()). Records are commands to the master
+// (core/webhooks.hpp); deliveries happen in api/webhook_runtime.hpp.
+// Creating, editing, deleting and testing need an admin (upstream also
+// lets a workspace's owner edit that workspace's webhooks: not here).
+
+#include "api/api_records.hpp"
+#include "api/webhook_runtime.hpp"
+#include "core/webhooks.hpp"
+#include "http/grpc_error.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+namespace det::api {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+namespace {
+
+bool admin_only(const http::http_request& req, const responder& res) {
+  if (req.principal.admin)
+    return true;
+  res.send_error(grpc_code::permission_denied,
+                 "non admin users can't edit global webhooks");
+  return false;
+}
+
+/// Admins see every webhook; others the global ones and those of the
+/// workspaces they created (upstream's WebhookAvailableWorkspaces).
+json webhooks_view(const state::cluster_state& s, const std::string& user,
+                   bool admin) {
+  json list = json::array();
+  for (const auto& [id, w] : s.webhooks) {
+    bool visible = admin || w.workspace_id == 0;
+    if (!visible) {
+      auto ws = s.workspaces.find(w.workspace_id);
+      visible = ws != s.workspaces.end() && ws->second.username == user;
+    }
+    if (visible)
+      list.push_back(webhook_json(w));
+  }
+  return {{"webhooks", std::move(list)}};
+}
+
+render_fn webhook_view(int64_t id) {
+  return [id](const state::cluster_state& s, int64_t) -> json {
+    auto i = s.webhooks.find(id);
+    if (i == s.webhooks.end())
+      return nullptr;
+    return {{"webhook", webhook_json(i->second)}};
+  };
+}
+
+void post_webhook(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  if (!admin_only(req, res))
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  if (body->contains("id"))
+    body->erase("id");
+  record_write_then_view(
+      ctx, req, res, "webhook.create", std::move(*body),
+      [](const json& reply) { return webhook_view(reply.value("id", 0)); });
+}
+
+void test_webhook(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  if (!admin_only(req, res))
+    return;
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  if (!ctx->webhooks)
+    return res.send_error(grpc_code::unavailable, "webhooks are not running");
+  auto done = [res, id = *id](net::webhook_outcome o) {
+    if (o.reason == "not found")
+      return res.send_error(grpc_code::not_found,
+                            "webhook " + std::to_string(id) + " not found");
+    if (!o.delivered)
+      return res.send_error(grpc_code::invalid_argument,
+                            "error sending webhook request for webhook "
+                                + std::to_string(id) + ": " + o.reason);
+    res.send_json(R"({"completed":true})");
+  };
+  if (!ctx->webhooks->test_async(*id, ctx->wall_clock_us(), done))
+    res.send_error(grpc_code::unavailable, "too many webhook tests waiting");
+}
+
+} // namespace
+
+void add_webhook_routes(http::router& r, ctx_ptr ctx) {
+  r.get("/api/v1/webhooks", [ctx](http::http_request req, responder res) {
+    answer_view(
+        ctx, req, res,
+        [user = req.principal.username,
+         admin = req.principal.admin](const state::cluster_state& s, int64_t) {
+          return webhooks_view(s, user, admin);
+        },
+        "");
+  });
+  r.post("/api/v1/webhooks", [ctx](http::http_request req, responder res) {
+    post_webhook(ctx, req, res);
+  });
+  r.add("DELETE", "/api/v1/webhooks/{id}",
+        [ctx](http::http_request req, responder res) {
+          if (!admin_only(req, res))
+            return;
+          if (auto id = id_param(req, res))
+            record_write(ctx, req, res, "webhook.delete", {{"id", *id}},
+                         [ctx, res](caf::event_based_actor*, json) {
+                           send_written(ctx, res, "{}");
+                         });
+        });
+  r.patch("/api/v1/webhooks/{id}",
+          [ctx](http::http_request req, responder res) {
+            if (!admin_only(req, res))
+              return;
+            auto id = id_param(req, res);
+            auto body = id ? json_body(req, res) : std::nullopt;
+            if (!body)
+              return;
+            json args{{"id", *id}, {"url", body->value("url", json{})}};
+            record_write(ctx, req, res, "webhook.patch", std::move(args),
+                         [ctx, res](caf::event_based_actor*, json) {
+                           send_written(ctx, res, "{}");
+                         });
+          });
+  r.post("/api/v1/webhooks/{id}/test",
+         [ctx](http::http_request req, responder res) {
+           test_webhook(ctx, req, res);
+         });
+  // core_context.alert(): the experiment's owner (a trial's token acts as
+  // the owner) or an admin; core checks the experiment and trial.
+  r.post("/api/v1/webhooks/custom",
+         [ctx](http::http_request req, responder res) {
+           auto body = json_body(req, res);
+           if (!body)
+             return;
+           json args{{"experimentId", body->value("experimentId", json{})},
+                     {"trialId", body->value("trialId", json{})},
+                     {"data", body->value("data", json::object())},
+                     {"asAdmin", req.principal.admin}};
+           record_write(ctx, req, res, "webhook.custom", std::move(args),
+                        [ctx, res](caf::event_based_actor*, json) {
+                          send_written(ctx, res, "{}");
+                        });
+         });
+}
+
+} // namespace det::api

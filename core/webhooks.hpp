@@ -1,0 +1,94 @@
+#pragma once
+
+// Webhooks as plain code: the record commands (create, patch, delete), and
+// the deliveries their triggers decide, each a webhook_delivery_due
+// holding the body to send (upstream's JSON for DEFAULT webhooks, a Slack
+// message for SLACK ones). Pure functions of the master's state and the
+// time passed in; master_core calls them (records() for the commands,
+// emit() for experiment state changes).
+//
+// Commands (record_command::op, arguments in upstream's JSON spelling):
+//   webhook.create      {url, webhookType, triggers, mode, name,
+//                        workspaceId}                     reply {id}
+//   webhook.patch       {id, url}
+//   webhook.delete      {id}
+//   webhook.custom      {experimentId, trialId, data: {title, description,
+//                        level}, asAdmin}   (a trial's alert: CUSTOM
+//                        triggers; the experiment's owner or an admin)
+//   webhook.log_matched {webhookId, triggerId, trialId, line, node}
+//                       (a TASK_LOG regex matched; once per trial)
+//   webhook.ended       {deliveryId, webhookId, delivered, attempts,
+//                        status, reason}  (the sender's outcome)
+// Who may call them is the API's check (api/api_webhooks.cpp: admins
+// create, patch and delete); refusals name the field.
+
+#include "core/records.hpp"
+#include "messages/events.hpp"
+#include "state/cluster_state.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace det {
+
+/// Longest TASK_LOG regex accepted (bytes).
+constexpr size_t max_webhook_regex = 1024;
+
+/// decide_record() for ops starting with "webhook.".
+record_outcome decide_webhook(const state::cluster_state& s,
+                              const record_command& c, int64_t now_us);
+
+/// The deliveries experiment `experiment_id` moving to `state` causes
+/// (EXPERIMENT_STATE_CHANGE triggers whose condition names it), with ids
+/// from s.last_webhook_delivery_id + 1 on.
+std::vector<webhook_delivery_due>
+state_change_deliveries(const state::cluster_state& s, int64_t experiment_id,
+                        const std::string& state, int64_t now_us);
+
+/// Whether webhook `w` fires for experiment `e` (its workspace, its mode,
+/// and the experiment's integrations.webhooks: exclude, webhook_id,
+/// webhook_name), as upstream's matchWebhook.
+bool webhook_applies(const state::cluster_state& s,
+                     const state::webhook_info& w,
+                     const state::experiment_info& e);
+
+/// A webhook as upstream's v1Webhook JSON (ids, triggers with their
+/// webhookId, enums in proto spelling).
+nlohmann::json webhook_json(const state::webhook_info& w);
+
+// -- payloads (core/webhook_payloads.cpp) -------------------------------------
+
+/// A UUID-shaped id for delivery `delivery_id` of the cluster `salt`
+/// (the cluster's UUID): the same delivery always gets the same id.
+std::string delivery_event_id(int64_t delivery_id, const std::string& salt);
+
+/// Upstream's "event_data.experiment" of `e` at `now_us`.
+nlohmann::json experiment_payload(const state::cluster_state& s,
+                                  const state::experiment_info& e,
+                                  int64_t now_us);
+
+/// The body of a DEFAULT webhook: {event_id, event_type, timestamp,
+/// condition, event_data}.
+nlohmann::json default_payload(const std::string& event_id,
+                               const std::string& event_type, int64_t now_us,
+                               nlohmann::json condition,
+                               nlohmann::json event_data);
+
+/// The Slack message for experiment `e` (its state, name, duration,
+/// workspace, project; a custom alert's level, title and description).
+nlohmann::json slack_experiment_payload(const state::cluster_state& s,
+                                        const state::experiment_info& e,
+                                        int64_t now_us,
+                                        const nlohmann::json* custom,
+                                        int64_t trial_id);
+
+/// The Slack message for a trial's log line that matched `regex`.
+nlohmann::json slack_log_payload(int64_t experiment_id, int64_t trial_id,
+                                 const std::string& node,
+                                 const std::string& line,
+                                 const std::string& regex);
+
+} // namespace det
