@@ -37,6 +37,8 @@
 namespace det::api {
 
 /// The login throttle (policy/login_throttle.hpp) under its lock.
+class node_agents;
+
 struct login_limits {
   std::mutex mu;
   policy::login_throttle throttle;
@@ -87,6 +89,9 @@ struct api_context {
   /// Trials' metric reports, for learning curves (read/metrics_history.hpp);
   /// null: the metric history routes answer 503.
   std::shared_ptr<read::metrics_history> history;
+  /// Nodes shown as agents (resource_manager type kubernetes); null: the
+  /// agent routes show the state's agents (api/node_agents.hpp).
+  std::shared_ptr<node_agents> nodes;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };
