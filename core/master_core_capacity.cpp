@@ -3,6 +3,7 @@
 
 #include "core/master_core.hpp"
 
+#include "messages/errc.hpp"
 #include "state/queries.hpp"
 
 namespace det {

@@ -181,8 +181,8 @@ caf::behavior connection(caf::event_based_actor* self,
                     std::lock_guard<std::mutex> g(b->mu);
                     b->trials[o.allocation_id] = o.trial_id;
                   }
-                  if (auto nodes = b->nodes.lock())
-                    nodes->allocation_slots(
+                  if (auto nw = b->nodes.lock())
+                    nw->allocation_slots(
                         o.allocation_id,
                         slots_per_pod(r.slots, b->max_slots_per_pod));
                   log::info() << "kubernetes: starting allocation "
@@ -293,8 +293,8 @@ start_kubernetes_rm(const conf::master_config& cfg,
                       : st == k8s::pod_state::starting ? "starting"
                                                        : "pending")
                   << (node.empty() ? "" : " on " + node);
-      if (auto nodes = p->nodes.lock())
-        nodes->pod_on_node(alloc, pod, node);
+      if (auto nw = p->nodes.lock())
+        nw->pod_on_node(alloc, pod, node);
       if (st != k8s::pod_state::running)
         return;
       std::lock_guard<std::mutex> g(p->mu);
@@ -307,8 +307,8 @@ start_kubernetes_rm(const conf::master_config& cfg,
         return;
       log::info() << "kubernetes: allocation " << alloc << " exited with "
                   << code;
-      if (auto nodes = p->nodes.lock())
-        nodes->allocation_ended(alloc);
+      if (auto nw = p->nodes.lock())
+        nw->allocation_ended(alloc);
       std::lock_guard<std::mutex> g(p->mu);
       caf::anon_send(p->agent, exited_atom::value, alloc,
                      static_cast<int32_t>(code));

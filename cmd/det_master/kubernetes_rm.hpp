@@ -31,6 +31,8 @@
 
 namespace det::master {
 
+class node_agents_handle;
+
 struct kubernetes_rm_options {
   caf::actor_system* sys = nullptr;
   master_actor master;
@@ -41,7 +43,7 @@ struct kubernetes_rm_options {
   std::string cluster_id;
   uint16_t master_port = 8080;
   /// Bound to the node watch once started (the API's nodes as agents).
-  std::shared_ptr<class node_agents_handle> nodes;
+  std::shared_ptr<node_agents_handle> nodes;
 };
 
 class kubernetes_rm;
