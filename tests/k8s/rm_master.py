@@ -86,8 +86,8 @@ class RmMaster:
         req = urllib.request.Request(
             self.url + path, method=method,
             data=None if body is None else json.dumps(body).encode(),
-            headers={"Authorization": "Bearer " + self._token,
-                     "Content-Type": "application/json"})
+            headers=dict({"Authorization": "Bearer " + self._token},
+                         **({} if body is None else {"Content-Type": "application/json"})))
         return json.loads(urllib.request.urlopen(req, timeout=10).read())
 
     def stop(self):

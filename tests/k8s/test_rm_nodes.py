@@ -11,6 +11,7 @@ on them, labelled for this suite's pool) and deletes them at the end.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -122,7 +123,7 @@ hyperparameters: {learning_rate: 0.1, batch_size: 16}
 searcher: {name: single, metric: validation_loss, max_length: {batches: 10}}
 """ % (slots, slots))
     out = m.det("experiment", "create", path, EXAMPLE).stdout
-    return int([w for w in out.split() if w.isdigit()][0])
+    return int(re.search(r"Created experiment (\d+)", out).group(1))
 
 
 def trials_of(m, exp):
@@ -131,6 +132,13 @@ def trials_of(m, exp):
 
 def pods(m):
     return json.loads(m.bed.kubectl("get", "pods", "-n", m.ns, "-o", "json"))["items"]
+
+
+def placed(m, exp):
+    """The nodes the experiment's pods were bound to."""
+    return [p["spec"]["nodeName"] for p in pods(m)
+            if p["metadata"].get("labels", {}).get("determined.ai/experiment_id") == str(exp)
+            and p["spec"].get("nodeName")]
 
 
 def node_labels(bed, name):
@@ -160,11 +168,11 @@ def test_nodes_are_agents_capacity_follows_them_and_disable_labels_a_node(master
     assert pods(m) == []
 
     # A third node, bigger than the others: the pool grows and the trial
-    # starts.
+    # starts (kwok completes a Job's pods at once, so the trial then ends).
     add_node(bed, "det-nodes-c", 16)
     m.extra_nodes.append("det-nodes-c")
     wait_until("the pool to count 32 slots", lambda: pool_slots(m) == 32)
-    wait_until("the trial's 3 pods", lambda: len(pods(m)) == 3)
+    wait_until("the trial's 3 pods to be placed", lambda: len(placed(m, exp)) == 3)
 
     # det agent disable: the label, the pool's capacity down by 16.
     m.det("agent", "disable", "det-nodes-c")
@@ -172,27 +180,21 @@ def test_nodes_are_agents_capacity_follows_them_and_disable_labels_a_node(master
     wait_until("the pool to count 16 slots again", lambda: pool_slots(m) == 16)
     agents = {a["id"]: a for a in m.api("/api/v1/agents")["agents"]}
     assert agents["det-nodes-c"]["enabled"] is False
-    # Its running pods keep running.
-    assert len(pods(m)) == 3
+    rows = json.loads(m.det("slot", "list", "--json").stdout)
+    c_rows = [r for r in rows if r["agent_id"] == "det-nodes-c"]
+    assert len(c_rows) == 16 and not any(r["enabled"] for r in c_rows), c_rows
 
-    # Make room, then a 16-slot trial: its 2 pods go on a and b, not on the
-    # disabled node the scheduler would otherwise prefer (most free room).
-    m.det("experiment", "kill", str(exp))
-    wait_until("the first trial's pods to go", lambda: pods(m) == [])
+    # A 16-slot trial: its 2 pods go on a and b, not on the disabled node,
+    # which the scheduler would otherwise prefer (most free room).
     exp2 = experiment(m, tmp, 16)
-    wait_until("the second trial's 2 pods to be placed", lambda: len(
-        [p for p in pods(m) if p["spec"].get("nodeName")]) == 2)
-    nodes = sorted(p["spec"]["nodeName"] for p in pods(m))
-    assert nodes == ["det-nodes-a", "det-nodes-b"], nodes
-    slots = m.det("slot", "list", "--json").stdout
-    used = [s for s in json.loads(slots) if s["allocation_id"] not in ("FREE", "OCCUPIED")]
-    assert {s["agent_id"] for s in used} == {"det-nodes-a", "det-nodes-b"}, slots
+    wait_until("the second trial's 2 pods to be placed", lambda: len(placed(m, exp2)) == 2)
+    assert sorted(placed(m, exp2)) == ["det-nodes-a", "det-nodes-b"], placed(m, exp2)
 
     # det agent enable: the label goes, the capacity comes back.
     m.det("agent", "enable", "det-nodes-c")
     assert "determined.ai/disabled" not in node_labels(bed, "det-nodes-c")
     wait_until("the pool to count 32 slots again", lambda: pool_slots(m) == 32)
-    m.det("experiment", "kill", str(exp2))
+    assert {a["id"]: a for a in m.api("/api/v1/agents")["agents"]}["det-nodes-c"]["enabled"]
 
 
 def test_only_known_nodes_can_be_disabled(master):
