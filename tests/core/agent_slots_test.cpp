@@ -35,19 +35,23 @@ TEST(agent_slots, fewer_slots_keep_the_ones_in_use_until_freed) {
                                 c.now));
   c.run(c.core->submit_experiment(experiment(100, 2, 3), "alice", c.now));
   ASSERT_TRUE(c.trial(1).allocation);
-  c.run(c.core->set_agent_slots("k8s-default", 1, c.now));
+  // Trial 1 holds slots 0-2: a shrink to 2 drops slot 3 only.
+  c.run(c.core->set_agent_slots("k8s-default", 2, c.now));
   const auto* a = state::find_agent(c.core->state(), "k8s-default");
   EXPECT_EQ(a->slots.size(), 3u);
-  EXPECT_EQ(state::slot_capacity(*a), 1);
+  EXPECT_EQ(state::slot_capacity(*a), 2);
   EXPECT_TRUE(c.trial(1).allocation);
   // The count it has writes nothing.
-  auto same = c.run(c.core->set_agent_slots("k8s-default", 1, c.now));
+  auto same = c.run(c.core->set_agent_slots("k8s-default", 2, c.now));
   EXPECT_TRUE(same.events.empty());
-  // A second 1-slot experiment fits in slot 0 only.
+  // A 1-slot trial waits: no free slot within the capacity.
   c.run(c.core->submit_experiment(experiment(100, 2, 1), "alice", c.now));
+  EXPECT_EQ(c.trial(2).status, state::trial_status::pending);
+  // Growing to 4 gives it slot 3.
+  c.run(c.core->set_agent_slots("k8s-default", 4, c.now));
   ASSERT_TRUE(c.trial(2).allocation);
   EXPECT_EQ(c.trial(2).allocation->assignments.at(0).slots,
-            (std::vector<int64_t>{0}));
+            (std::vector<int64_t>{3}));
   EXPECT_TRUE(c.replayed() == c.core->state());
 }
 
