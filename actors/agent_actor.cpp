@@ -52,6 +52,10 @@ agent_behavior(agent_actor::stateful_pointer<agent_state> self,
                 },
                 [](caf::error&) {});
       },
+      [self](resize_atom, int32_t slots) {
+        return self->delegate(self->state.master, resize_atom::value,
+                              self->state.id, slots);
+      },
       [self](disconn_atom, std::string& why) {
         self->send(self->state.master, disconn_atom::value, self->state.id,
                    std::move(why));

@@ -23,7 +23,10 @@ using agent_actor = caf::typed_actor<
     // Reports from the connection, passed on to the master.
     caf::reacts_to<running_atom, std::string>,
     caf::reacts_to<exited_atom, std::string, int32_t>,
-    caf::reacts_to<disconn_atom, std::string>>;
+    caf::reacts_to<disconn_atom, std::string>,
+    // The connection's slot count changed (a Kubernetes pool's nodes):
+    // passed on to the master after the hello; ok once durable.
+    caf::replies_to<resize_atom, int32_t>::with<caf::ok_atom>>;
 
 agent_actor spawn_agent_actor(caf::actor_system& sys, master_actor master,
                               agent_hello hello, caf::actor connection);

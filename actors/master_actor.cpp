@@ -504,6 +504,11 @@ master_behavior(self_ptr self, event_writer_actor writer,
         return ok_command(self->state.core->set_slot_enabled(
             agent_id, slot_id, enabled, drain, now()));
       },
+      [self, now, ok_command](resize_atom, const std::string& agent_id,
+                              int32_t slots) {
+        return ok_command(
+            self->state.core->set_agent_slots(agent_id, slots, now()));
+      },
       [self, now](spot_atom, const std::string& agent_id) {
         auto rp = self->make_response_promise<int64_t>();
         persist(self, self->state.core->spot_interruption(agent_id, now()),

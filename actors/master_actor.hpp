@@ -131,6 +131,9 @@ using master_actor = caf::typed_actor<
     caf::replies_to<enable_atom, std::string, bool, bool>::with<caf::ok_atom>,
     caf::replies_to<enable_atom, std::string, int64_t, bool,
                     bool>::with<caf::ok_atom>,
+    // An agent's slot count changed: id, slots (master_core::
+    // set_agent_slots); ok once durable.
+    caf::replies_to<resize_atom, std::string, int32_t>::with<caf::ok_atom>,
     caf::reacts_to<running_atom, std::string>,
     // An allocation's exit; answered once the log durably holds it (also
     // when it was recorded before: a repeated report writes nothing), so

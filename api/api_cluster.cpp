@@ -3,6 +3,7 @@
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
 #include "api/experiment_query.hpp"
+#include "api/node_agents.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
@@ -161,6 +162,8 @@ void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
+  if (ctx->nodes)
+    return set_node_enabled(ctx, req.param("agent_id"), res, enabled);
   bool drain = !enabled && get_field_or(*body, "drain", false);
   post(ctx->bridge, [ctx, res, id = req.param("agent_id"), enabled,
                      drain](caf::event_based_actor* self) {
@@ -188,6 +191,10 @@ void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
   if (!require_admin(req, res))
     return;
   // Slots count from 0: "0" is a slot, as is any id positive_id takes.
+  if (ctx->nodes)
+    return res.send_error(grpc_code::invalid_argument,
+                          "agentId: the slots of a Kubernetes node are not "
+                          "disabled one by one; disable the node");
   auto text = req.param("slot_id");
   auto slot = text == "0" ? std::optional<int64_t>{0} : positive_id(text);
   if (!slot)
@@ -251,6 +258,8 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     auto p = page_of(req, res);
     if (!p)
       return;
+    if (ctx->nodes)
+      return node_agents_route(ctx, req, res, *p);
     if (ctx->reads)
       return answer_coded_read(
           ctx, req, res,
@@ -263,6 +272,20 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           return agents_response(s, p);
         },
         "");
+  });
+  r.get("/api/v1/agents/{agent_id}", [ctx](http_request req, responder res) {
+    auto id = req.param("agent_id");
+    if (ctx->nodes)
+      return node_agent_route(ctx, req, res, id);
+    answer_view(
+        ctx, req, res,
+        [id](const state::cluster_state& s, int64_t) {
+          auto a = s.agents.find(id);
+          return a == s.agents.end()
+                     ? json{}
+                     : json{{"agent", agent_json(s, a->second)}};
+        },
+        "agent '" + util::fit_text(id, {255, false, true}) + "' not found");
   });
   r.get("/api/v1/tasks", [ctx](http_request req, responder res) {
     answer_view(

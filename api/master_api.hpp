@@ -39,6 +39,8 @@ namespace det::api {
 class webhook_runtime;
 
 /// The login throttle (policy/login_throttle.hpp) under its lock.
+class node_agents;
+
 struct login_limits {
   std::mutex mu;
   policy::login_throttle throttle;
@@ -92,6 +94,9 @@ struct api_context {
   /// Webhooks' sender and log patterns (api/webhook_runtime.hpp); null:
   /// POST /webhooks/{id}/test answers 503.
   std::shared_ptr<webhook_runtime> webhooks;
+  /// Nodes shown as agents (resource_manager type kubernetes); null: the
+  /// agent routes show the state's agents (api/node_agents.hpp).
+  std::shared_ptr<node_agents> nodes;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
 };

@@ -327,7 +327,7 @@ json resource_pools_response(const state::cluster_state& s,
       if (a->status != state::agent_status::connected)
         continue;
       ++agents;
-      slots += static_cast<int64_t>(a->slots.size());
+      slots += state::slot_capacity(*a);
       used += state::used_slots(*a);
       slot_type = a->slot_type;
     }

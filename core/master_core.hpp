@@ -260,6 +260,12 @@ public:
   /// errc::invalid_argument.
   decision set_agent_enabled(const std::string& agent_id, bool enabled,
                              bool drain, int64_t now_us);
+  /// The agent has `slots` slots now (a Kubernetes pool's nodes changed):
+  /// agent_slots_changed, then a scheduling pass of its pool. The count it
+  /// has already writes nothing; an unknown agent is errc::not_found, a
+  /// negative or huge count errc::invalid_argument (master_core_capacity.cpp).
+  decision set_agent_slots(const std::string& agent_id, int32_t slots,
+                           int64_t now_us);
 
   // -- trials (reported by agents and trial processes) -------------------
 

@@ -23,7 +23,7 @@ master_core::pool_snapshot_of(const std::string& pool) const {
       continue;
     policy::agent_view v;
     v.id = a->id;
-    v.total_slots = static_cast<int>(a->slots.size());
+    v.total_slots = static_cast<int>(state::slot_capacity(*a));
     for (auto i : state::free_slot_ids(*a))
       v.free_slots.push_back(static_cast<int>(i));
     v.draining = a->draining;
@@ -117,7 +117,7 @@ bool master_core::placement_still_valid(const policy::placement& p) const {
     if (a == nullptr || !state::schedulable(*a))
       return false;
     for (auto s : r.slots)
-      if (s < 0 || static_cast<size_t>(s) >= a->slots.size()
+      if (s < 0 || s >= state::slot_capacity(*a)
           || !a->slots[static_cast<size_t>(s)].empty())
         return false;
   }

@@ -39,51 +39,50 @@ pool_of trial_pool(const state::cluster_state& s, int64_t id) {
 }
 
 pool_of concerned_pool(const state::cluster_state& s, const domain_event& ev) {
-  return std::
-      visit(
-          [&](const auto& e) -> pool_of {
-            using T = std::decay_t<decltype(e)>;
-            if constexpr (
-                std::is_same_v<
-                    T, master_started> || std::is_same_v<T, pool_configured>)
-              return std::nullopt;
-            else if constexpr (std::is_same_v<T, agent_connected>)
-              return e.pool;
-            else if constexpr (
-                std::is_same_v<
-                    T,
-                    agent_disconnected> || std::is_same_v<T, agent_lost> || std::is_same_v<T, agent_enabled> || std::is_same_v<T, agent_disabled>)
-              return agent_pool(s, e.agent_id);
-            else if constexpr (
-                std::is_same_v<
-                    T,
-                    instance_launch_requested> || std::is_same_v<T, instance_launch_failed> || std::is_same_v<T, instance_pending> || std::is_same_v<T, spot_request_opened>)
-              return e.pool;
-            else if constexpr (
-                std::is_same_v<
-                    T,
-                    instance_running> || std::is_same_v<T, instance_terminate_requested> || std::is_same_v<T, instance_terminated>)
-              return instance_pool(s, e.instance_id);
-            else if constexpr (
-                std::is_same_v<
-                    T,
-                    spot_request_fulfilled> || std::is_same_v<T, spot_request_cancelled>)
-              return spot_pool(s, e.request_id);
-            else if constexpr (
-                std::is_same_v<
-                    T,
-                    experiment_model_stored> || std::is_same_v<T, experiment_state_changed>)
-              return experiment_pool(s, e.experiment_id);
-            else if constexpr (
-                std::is_same_v<
-                    T,
-                    trial_created> || std::is_same_v<T, trial_placed> || std::is_same_v<T, trial_exited> || std::is_same_v<T, trial_restarted> || std::is_same_v<T, trial_errored> || std::is_same_v<T, trial_canceled>)
-              return trial_pool(s, e.trial_id);
-            else // experiment_submitted (its trial_created events bring its
-                 // demand), metrics, checkpoints, running, searcher, users
-              return std::string{};
-          },
-          ev);
+  return std::visit(
+      [&](const auto& e) -> pool_of {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<
+                          T,
+                          master_started> || std::is_same_v<T, pool_configured>)
+          return std::nullopt;
+        else if constexpr (std::is_same_v<T, agent_connected>)
+          return e.pool;
+        else if constexpr (
+            std::is_same_v<
+                T,
+                agent_disconnected> || std::is_same_v<T, agent_lost> || std::is_same_v<T, agent_enabled> || std::is_same_v<T, agent_disabled> || std::is_same_v<T, agent_slots_changed>)
+          return agent_pool(s, e.agent_id);
+        else if constexpr (
+            std::is_same_v<
+                T,
+                instance_launch_requested> || std::is_same_v<T, instance_launch_failed> || std::is_same_v<T, instance_pending> || std::is_same_v<T, spot_request_opened>)
+          return e.pool;
+        else if constexpr (
+            std::is_same_v<
+                T,
+                instance_running> || std::is_same_v<T, instance_terminate_requested> || std::is_same_v<T, instance_terminated>)
+          return instance_pool(s, e.instance_id);
+        else if constexpr (
+            std::is_same_v<
+                T,
+                spot_request_fulfilled> || std::is_same_v<T, spot_request_cancelled>)
+          return spot_pool(s, e.request_id);
+        else if constexpr (
+            std::is_same_v<
+                T,
+                experiment_model_stored> || std::is_same_v<T, experiment_state_changed>)
+          return experiment_pool(s, e.experiment_id);
+        else if constexpr (
+            std::is_same_v<
+                T,
+                trial_created> || std::is_same_v<T, trial_placed> || std::is_same_v<T, trial_exited> || std::is_same_v<T, trial_restarted> || std::is_same_v<T, trial_errored> || std::is_same_v<T, trial_canceled>)
+          return trial_pool(s, e.trial_id);
+        else // experiment_submitted (its trial_created events bring its
+             // demand), metrics, checkpoints, running, searcher, users
+          return std::string{};
+      },
+      ev);
 }
 
 } // namespace

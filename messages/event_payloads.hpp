@@ -622,6 +622,7 @@ inline void validate(const experiment_resources_changed& x) {
 
 // The records' payloads (workspaces, projects, templates, models) follow
 // the same pattern in their own file.
+#include "messages/event_payloads_capacity.hpp" // IWYU pragma: keep
 #include "messages/event_payloads_records.hpp"  // IWYU pragma: keep
 #include "messages/event_payloads_webhooks.hpp" // IWYU pragma: keep
 

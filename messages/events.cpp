@@ -149,6 +149,9 @@ std::string stream(const slot_disabled& x) {
 std::string stream(const slot_enabled& x) {
   return agent_stream(x.agent_id);
 }
+std::string stream(const agent_slots_changed& x) {
+  return agent_stream(x.agent_id);
+}
 template <class T>
 auto stream(const T& x) -> decltype(x.username, std::string{}) {
   return "user/" + x.username;

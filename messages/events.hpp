@@ -20,6 +20,7 @@
 // golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
+#include "messages/events_capacity.hpp"
 #include "messages/events_records.hpp"
 #include "messages/events_webhooks.hpp"
 #include "messages/priority.hpp"
@@ -629,7 +630,9 @@ using domain_event = std::variant<
     model_saved, model_deleted, model_version_saved, model_version_deleted,
     // messages/events_webhooks.hpp
     webhook_saved, webhook_deleted, webhook_delivery_due,
-    webhook_delivery_ended>;
+    webhook_delivery_ended,
+    // messages/events_capacity.hpp
+    agent_slots_changed>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

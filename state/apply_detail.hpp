@@ -80,6 +80,11 @@ verdict apply_one(cluster_state& s, const webhook_saved& ev);
 verdict apply_one(cluster_state& s, const webhook_deleted& ev);
 verdict apply_one(cluster_state& s, const webhook_delivery_due& ev);
 verdict apply_one(cluster_state& s, const webhook_delivery_ended& ev);
+// apply_capacity.cpp
+verdict apply_one(cluster_state& s, const agent_slots_changed& ev);
+/// Drops the free slots at the end of `a.slots` past its slot_limit (and
+/// the limit once no slot is past it): after a slot is freed.
+void trim_retired_slots(agent_info& a);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

@@ -75,6 +75,9 @@ verdict check_placement(const cluster_state& s, const trial_info& t,
       if (slot < 0 || slot >= static_cast<int64_t>(agent.slots.size()))
         return "agent " + quote(a.agent_id) + " has no slot "
                + std::to_string(slot);
+      if (slot >= slot_capacity(agent))
+        return "slot " + std::to_string(slot) + " of agent " + quote(a.agent_id)
+               + " is past its capacity and takes no new work";
       if (!seen_slots.insert(slot).second)
         return "slot " + std::to_string(slot) + " of agent " + quote(a.agent_id)
                + " is assigned twice";
@@ -141,6 +144,7 @@ void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
     for (auto& used_by : agent.slots)
       if (used_by == alloc.id)
         used_by.clear();
+    trim_retired_slots(agent);
     if (used_slots(agent) == 0 && !agent.idle_since_us)
       agent.idle_since_us = at_us;
   }

@@ -65,6 +65,11 @@ struct checker {
              + " but its reconnect deadline says otherwise");
       if (a.idle_since_us.has_value() != (used_slots(a) == 0))
         fail(name + " has idle_since if and only if no slot is used");
+      if (a.slot_limit
+          && (*a.slot_limit < 0
+              || static_cast<size_t>(*a.slot_limit) >= a.slots.size()
+              || a.slots.back().empty()))
+        fail(name + " keeps slots past its slot limit that are free");
       for (size_t slot = 0; slot < a.slots.size(); ++slot)
         if (!a.slots[slot].empty())
           slot_user(a, static_cast<int64_t>(slot), a.slots[slot]);

@@ -128,6 +128,10 @@ struct agent_info {
   /// Set while disconnected.
   int64_t disconnected_at_us = 0;
   int64_t reconnect_deadline_us = 0;
+  /// Set while the agent holds more slots than its capacity
+  /// (agent_slots_changed shrank it below slots still in use): slots at or
+  /// past it take no new work and leave the end of `slots` once freed.
+  std::optional<int32_t> slot_limit;
 };
 
 struct instance_info {

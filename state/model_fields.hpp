@@ -63,6 +63,7 @@ template <class F> void fields(F& f, agent_info& x) {
   f.req("disconnected_at_us", x.disconnected_at_us);
   f.req("reconnect_deadline_us", x.reconnect_deadline_us);
   f.opt("disabled_slots", x.disabled_slots);
+  f.opt("slot_limit", x.slot_limit);
 }
 
 template <class F> void fields(F& f, instance_info& x) {

@@ -35,7 +35,7 @@ struct webhook_delivery_info {
   int64_t id = 0;
   int64_t webhook_id = 0;
   int64_t trigger_id = 0;
-  std::string trigger_type;
+  std::string trigger_type{};
   int64_t experiment_id = 0;
   int64_t trial_id = 0;
   nlohmann::json payload = nlohmann::json::object();

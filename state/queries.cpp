@@ -100,9 +100,14 @@ int32_t free_slots(const agent_info& a) {
   return static_cast<int32_t>(free_slot_ids(a).size());
 }
 
+int64_t slot_capacity(const agent_info& a) {
+  auto n = static_cast<int64_t>(a.slots.size());
+  return a.slot_limit ? std::min<int64_t>(n, *a.slot_limit) : n;
+}
+
 std::vector<int64_t> free_slot_ids(const agent_info& a) {
   std::vector<int64_t> out;
-  for (size_t i = 0; i < a.slots.size(); ++i)
+  for (size_t i = 0; i < static_cast<size_t>(slot_capacity(a)); ++i)
     if (a.slots[i].empty()
         && !std::binary_search(a.disabled_slots.begin(), a.disabled_slots.end(),
                                static_cast<int64_t>(i)))

@@ -53,10 +53,13 @@ const trial_info* trial_of_allocation(const cluster_state& s,
 // -- agents and slots ---------------------------------------------------------
 
 int32_t used_slots(const agent_info& a);
-/// Slots neither used nor disabled.
+/// Slots neither used nor disabled (nor past the agent's slot_limit).
 int32_t free_slots(const agent_info& a);
 /// Indexes of the free slots, ascending.
 std::vector<int64_t> free_slot_ids(const agent_info& a);
+/// How many slots may take work: the slots, or fewer while a shrink waits
+/// for slots in use (agent_info::slot_limit).
+int64_t slot_capacity(const agent_info& a);
 /// Connected and enabled: trial_placed may use its free slots.
 bool schedulable(const agent_info& a);
 

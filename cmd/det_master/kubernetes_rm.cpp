@@ -2,10 +2,12 @@
 
 #include "actors/agent_actor.hpp"
 #include "k8s/job_runner.hpp"
+#include "k8s_nodes.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
 #include <chrono>
@@ -42,6 +44,52 @@ int64_t now_us() {
       .count();
 }
 
+/// What the state says of this cluster's virtual agents: each one's slots
+/// (its length, which a reconnect must repeat, and its capacity) and the
+/// slots of the allocations on it.
+struct known_agents {
+  std::map<std::string, std::pair<int64_t, int64_t>> slots;
+  std::map<std::string, int64_t> allocation_slots;
+};
+
+known_agents ask_known_agents(const kubernetes_rm_options& opts) {
+  known_agents out;
+  state_view v{[](const state::cluster_state& s, int64_t) {
+    json j{{"agents", json::object()}, {"allocations", json::object()}};
+    for (const auto& [id, a] : s.agents) {
+      if (id.rfind("k8s-", 0) != 0)
+        continue;
+      j["agents"][id] = {static_cast<int64_t>(a.slots.size()),
+                         state::slot_capacity(a)};
+      for (const auto& alloc : state::allocations_on_agent(s, id))
+        if (auto t = state::trial_of_allocation(s, alloc); t && t->allocation) {
+          int64_t n = 0;
+          for (const auto& as : t->allocation->assignments)
+            n += static_cast<int64_t>(as.slots.size());
+          j["allocations"][alloc] = n;
+        }
+    }
+    return j.dump();
+  }};
+  caf::scoped_actor self{*opts.sys};
+  self->request(opts.master, std::chrono::seconds{30}, view_atom::value, v)
+      .receive(
+          [&](std::string& text) {
+            auto j = json::parse(text, nullptr, false);
+            if (j.is_discarded())
+              return;
+            for (const auto& [id, n] : j["agents"].items())
+              out.slots[id] = {n[0].get<int64_t>(), n[1].get<int64_t>()};
+            for (const auto& [alloc, n] : j["allocations"].items())
+              out.allocation_slots[alloc] = n.get<int64_t>();
+          },
+          [](caf::error& err) {
+            log::warn() << "kubernetes: cannot read the agents' slots: "
+                        << render(err);
+          });
+  return out;
+}
+
 } // namespace
 
 /// One pool's virtual agent: the runner and the agent actor it reports to.
@@ -54,11 +102,24 @@ struct pool_bridge {
   std::set<std::string> running_sent;
   /// Allocation -> trial, for scheduler messages in the trial's logs.
   std::map<std::string, int64_t> trials;
+  std::weak_ptr<node_watch> nodes;
+  int64_t max_slots_per_pod = 1;
 };
+
+namespace {
+
+/// The slots each pod of an allocation of `slots` asks for.
+int64_t slots_per_pod(int64_t slots, int64_t max_slots_per_pod) {
+  auto pods = k8s::num_pods(slots, max_slots_per_pod);
+  return pods && *pods > 0 ? slots / *pods : slots;
+}
+
+} // namespace
 
 class kubernetes_rm {
 public:
   std::vector<std::shared_ptr<pool_bridge>> pools;
+  std::shared_ptr<node_watch> nodes;
 };
 
 namespace {
@@ -120,6 +181,10 @@ caf::behavior connection(caf::event_based_actor* self,
                     std::lock_guard<std::mutex> g(b->mu);
                     b->trials[o.allocation_id] = o.trial_id;
                   }
+                  if (auto nw = b->nodes.lock())
+                    nw->allocation_slots(
+                        o.allocation_id,
+                        slots_per_pod(r.slots, b->max_slots_per_pod));
                   log::info() << "kubernetes: starting allocation "
                               << o.allocation_id << " (trial " << o.trial_id
                               << ", " << r.slots << " slots) as a Job";
@@ -157,10 +222,46 @@ start_kubernetes_rm(const conf::master_config& cfg,
     return make_error(errc::remote_error, "kubernetes: cannot list nodes: "
                                               + render(nodes.error()));
   auto rm = std::make_shared<kubernetes_rm>();
+  node_watch_options nwo;
+  nwo.client = client;
+  nwo.slot_type = kc.slot_type;
+  nwo.cpu_per_slot = kc.cpu_per_slot;
+  for (const auto& pool : cfg.resource_pools)
+    nwo.pools.push_back(k8s::placement_of(pool.pool_name, pool.pod_spec));
+  rm->nodes = std::make_shared<node_watch>(
+      nwo, [sys = opts.sys, rm_weak = std::weak_ptr<kubernetes_rm>(rm)](
+               const std::string& pool, int64_t n) {
+        auto r = rm_weak.lock();
+        if (!r)
+          return false;
+        agent_actor agent;
+        for (const auto& b : r->pools)
+          if (b->pool == pool) {
+            std::lock_guard<std::mutex> g(b->mu);
+            agent = b->agent;
+          }
+        if (!agent)
+          return false;
+        bool ok = false;
+        caf::scoped_actor self{*sys};
+        self->request(agent, std::chrono::seconds{30}, resize_atom::value,
+                      static_cast<int32_t>(std::min<int64_t>(n, 1 << 20)))
+            .receive([&](caf::ok_atom) { ok = true; },
+                     [&](caf::error& err) {
+                       log::warn() << "kubernetes: pool " << pool
+                                   << ": slots not changed: " << render(err);
+                     });
+        return ok;
+      });
+  auto capacities = rm->nodes->sync(nodes->items);
+  auto known = ask_known_agents(opts);
+  std::map<std::string, int64_t> written;
   for (const auto& pool : cfg.resource_pools) {
     auto b = std::make_shared<pool_bridge>();
     b->pool = pool.pool_name;
     b->agent_id = "k8s-" + pool.pool_name;
+    b->nodes = rm->nodes;
+    b->max_slots_per_pod = kc.max_slots_per_pod;
     k8s::job_settings s;
     s.cluster_id = opts.cluster_id;
     s.ns = kc.default_namespace;
@@ -169,17 +270,15 @@ start_kubernetes_rm(const conf::master_config& cfg,
     s.cpu_per_slot = kc.cpu_per_slot;
     s.default_scheduler = kc.default_scheduler;
     s.pool_pod_spec = pool.pod_spec;
-    json spec = pool.pod_spec.is_object() && pool.pod_spec.contains("spec")
-                    ? pool.pod_spec["spec"]
-                    : pool.pod_spec;
-    json tolerations = spec.is_object()
-                           ? spec.value("tolerations", json::array())
-                           : json::array();
-    int64_t slots = 0;
-    for (const auto& n : nodes->items) {
-      auto a = k8s::node_as_agent(n, kc.slot_type, kc.cpu_per_slot);
-      if (a.ready && a.schedulable && k8s::tolerates(tolerations, n))
-        slots += a.slots;
+    int64_t slots = capacities[pool.pool_name];
+    // A reconnect repeats the slots the log holds; the watch then writes
+    // the capacity the nodes give now.
+    int64_t hello_slots = slots;
+    if (auto k = known.slots.find(b->agent_id); k != known.slots.end()) {
+      hello_slots = k->second.first;
+      written[pool.pool_name] = k->second.second;
+    } else {
+      written[pool.pool_name] = slots;
     }
     std::weak_ptr<pool_bridge> weak = b;
     k8s::runner_callbacks cb;
@@ -194,6 +293,8 @@ start_kubernetes_rm(const conf::master_config& cfg,
                       : st == k8s::pod_state::starting ? "starting"
                                                        : "pending")
                   << (node.empty() ? "" : " on " + node);
+      if (auto nw = p->nodes.lock())
+        nw->pod_on_node(alloc, pod, node);
       if (st != k8s::pod_state::running)
         return;
       std::lock_guard<std::mutex> g(p->mu);
@@ -206,6 +307,8 @@ start_kubernetes_rm(const conf::master_config& cfg,
         return;
       log::info() << "kubernetes: allocation " << alloc << " exited with "
                   << code;
+      if (auto nw = p->nodes.lock())
+        nw->allocation_ended(alloc);
       std::lock_guard<std::mutex> g(p->mu);
       caf::anon_send(p->agent, exited_atom::value, alloc,
                      static_cast<int32_t>(code));
@@ -243,7 +346,7 @@ start_kubernetes_rm(const conf::master_config& cfg,
     agent_hello hello;
     hello.agent_id = b->agent_id;
     hello.pool = pool.pool_name;
-    hello.slots = static_cast<int32_t>(std::min<int64_t>(slots, 1 << 20));
+    hello.slots = static_cast<int32_t>(std::min<int64_t>(hello_slots, 1 << 20));
     hello.slot_type = kc.slot_type == "gpu" ? "cuda" : "cpu";
     hello.running_allocations.assign(running->begin(), running->end());
     auto conn = opts.sys->spawn(connection, b, opts, kc.slot_type);
@@ -255,15 +358,24 @@ start_kubernetes_rm(const conf::master_config& cfg,
                 << b->agent_id << " with " << slots << " " << kc.slot_type
                 << " slots in namespace " << s.ns << "; re-attaching "
                 << running->size() << " Job(s)";
+    for (const auto& alloc : *running)
+      if (auto k = known.allocation_slots.find(alloc);
+          k != known.allocation_slots.end())
+        rm->nodes->allocation_slots(
+            alloc, slots_per_pod(k->second, kc.max_slots_per_pod));
     b->runner->start();
     rm->pools.push_back(std::move(b));
   }
+  rm->nodes->start(written);
+  if (opts.nodes)
+    opts.nodes->bind(rm->nodes);
   return rm;
 }
 
 void stop_kubernetes_rm(std::shared_ptr<kubernetes_rm>& rm) {
   if (!rm)
     return;
+  rm->nodes.reset();
   for (auto& b : rm->pools)
     b->runner.reset();
   rm.reset();

@@ -13,7 +13,10 @@
 // running/exited reports and trial logs. After a restart the agent's hello
 // lists the allocations of the Jobs found by this cluster's label, so the
 // master re-attaches them (and kills what it no longer knows); labelled
-// Jobs and ConfigMaps of no allocation are deleted at start.
+// Jobs and ConfigMaps of no allocation are deleted at start. The Nodes are
+// watched (k8s_nodes.hpp): a pool's capacity that changes becomes
+// agent_slots_changed of its virtual agent, and the API lists the nodes as
+// agents.
 
 #include "actors/master_actor.hpp"
 #include "api/codec.hpp"
@@ -28,6 +31,8 @@
 
 namespace det::master {
 
+class node_agents_handle;
+
 struct kubernetes_rm_options {
   caf::actor_system* sys = nullptr;
   master_actor master;
@@ -37,6 +42,8 @@ struct kubernetes_rm_options {
   api::start_context start;
   std::string cluster_id;
   uint16_t master_port = 8080;
+  /// Bound to the node watch once started (the API's nodes as agents).
+  std::shared_ptr<node_agents_handle> nodes;
 };
 
 class kubernetes_rm;

@@ -31,6 +31,7 @@
 #include "conf/redact.hpp"
 #include "conf/yaml_tree.hpp"
 #include "http/http_server.hpp"
+#include "k8s_nodes.hpp"
 #include "kubernetes_rm.hpp"
 #include "messages/errc.hpp"
 #include "provision/aws_provider.hpp"
@@ -328,6 +329,11 @@ int main(int argc, char** argv) {
     caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
     return fail(err);
   }
+  // Under kubernetes the agent routes show the nodes (bound once the
+  // resource manager has started, below).
+  std::shared_ptr<master::node_agents_handle> k8s_nodes;
+  if (cfg->resource_manager_type == "kubernetes")
+    ctx->nodes = k8s_nodes = std::make_shared<master::node_agents_handle>();
   http::router routes;
   api::add_master_routes(routes, ctx);
   {
@@ -385,6 +391,7 @@ int main(int argc, char** argv) {
     ko.start = {cfg->kubernetes.task_master_url(*port),
                 master::checkpoint_dir(*cfg), cluster_id};
     ko.cluster_id = cluster_id;
+    ko.nodes = k8s_nodes;
     auto rm = master::start_kubernetes_rm(*cfg, ko);
     if (!rm) {
       server.stop(std::chrono::seconds{2});

@@ -293,6 +293,13 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     return spot_request_cancelled{r.id, "price-too-low", tick()};
   }
   case 36: {
+    // A Kubernetes pool's nodes came or went: grow, or shrink (past slots in
+    // use too: they stay until freed).
+    if (!s.agents.empty() && chance(30)) {
+      auto all = where(s.agents, [](const agent_info&) { return true; });
+      return agent_slots_changed{pick(all)->id, static_cast<int32_t>(below(6)),
+                                 tick()};
+    }
     auto agents =
         where(s.agents, [](const agent_info& a) { return !a.slots.empty(); });
     if (agents.empty())

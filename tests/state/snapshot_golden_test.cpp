@@ -86,6 +86,7 @@ cluster_state every_field_set() {
   a.idle_since_us = 1004;
   a.disconnected_at_us = 1005;
   a.reconnect_deadline_us = 1006;
+  a.slot_limit = 1;
   s.agents[a.id] = a;
 
   instance_info i;

@@ -77,6 +77,7 @@ inline std::vector<domain_event> one_of_each() {
       experiment_resources_changed{3, 10, 2.5, 4, "alice", 3400},
       slot_disabled{"a1", 1, true},
       slot_enabled{"a1", 1},
+      agent_slots_changed{"a1", 6, 3050},
       checkpoints_deletion_requested{3, {"c0ffee"}, "gc", "", 3000},
       checkpoints_deleted{3, {"c0ffee"}, 3100},
       experiment_deleted{3, "alice", 3500},

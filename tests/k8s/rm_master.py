@@ -1,0 +1,99 @@
+"""det-master with `resource_manager: {type: kubernetes}` on the test bed,
+for the end-to-end suites of the kubernetes resource manager: its own
+namespace and database, the real `det` CLI and the REST API as admin.
+`rm_yaml` is the resource_manager and resource_pools part of master.yaml
+(formatted with ns, kubeconfig and port)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+BUILD = os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build"))
+BIN = os.path.join(BUILD, "bin")
+DET = shutil.which("det")
+
+
+class RmMaster:
+    def __init__(self, bed, pg_url, tmp, name, rm_yaml, wait_until):
+        self.bed, self.tmp, self.wait_until = bed, tmp, wait_until
+        import k8s_bed
+        self.port = k8s_bed.free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.ns = name.replace("_", "-")
+        self.cluster_id = "rm-" + self.ns
+        bed.kubectl("create", "namespace", self.ns)
+        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
+        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
+        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
+        self.ckpt = os.path.join(tmp, "checkpoints")
+        os.makedirs(self.ckpt, exist_ok=True)
+        self.config = os.path.join(tmp, "master.yaml")
+        with open(self.config, "w") as f:
+            f.write("port: %d\ncluster_id: %s\n" % (self.port, self.cluster_id))
+            f.write("checkpoint_storage: {type: shared_fs, host_path: %s, storage_path: ckpt}\n"
+                    % self.ckpt)
+            f.write(rm_yaml.format(ns=self.ns, kubeconfig=bed.kubeconfig, port=self.port))
+        self.log_path = os.path.join(tmp, "master.log")
+        self.home = os.path.join(tmp, "home")
+        os.makedirs(self.home, exist_ok=True)
+        self.proc = None
+        self._token = None
+        self.start()
+
+    def start(self):
+        log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
+             "--listen", "127.0.0.1", "--port", str(self.port)],
+            stdout=log, stderr=subprocess.STDOUT)
+        self.wait_until("det-master to answer /info", self._up, timeout=60)
+
+    def _up(self):
+        if self.proc.poll() is not None:
+            pytest.fail("det-master exited:\n" + self.log()[-3000:])
+        try:
+            urllib.request.urlopen(self.url + "/info", timeout=5).read()
+            return True
+        except (urllib.error.URLError, ConnectionError):
+            return False
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def det(self, *args, check=True):
+        env = dict(os.environ, DET_MASTER=self.url, HOME=self.home, DET_USER="admin",
+                   DET_PASS="", XDG_CONFIG_HOME=os.path.join(self.home, ".config"))
+        p = subprocess.run([DET] + list(args), env=env, capture_output=True, text=True,
+                           timeout=120)
+        if check:
+            assert p.returncode == 0, "det %s failed:\n%s%s" % (" ".join(args), p.stdout, p.stderr)
+        return p
+
+    def api(self, path, method="GET", body=None):
+        if self._token is None:
+            self._token = json.loads(urllib.request.urlopen(urllib.request.Request(
+                self.url + "/api/v1/auth/login", method="POST",
+                data=json.dumps({"username": "admin", "password": ""}).encode(),
+                headers={"Content-Type": "application/json"}), timeout=10).read())["token"]
+        req = urllib.request.Request(
+            self.url + path, method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers=dict({"Authorization": "Bearer " + self._token},
+                         **({} if body is None else {"Content-Type": "application/json"})))
+        return json.loads(urllib.request.urlopen(req, timeout=10).read())
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
