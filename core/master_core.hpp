@@ -199,9 +199,11 @@ public:
   /// Archives (or unarchives) an ended experiment; one still live is
   /// errc::invalid_argument. The same flag again writes nothing.
   /// det experiment delete: an ended experiment and its trials leave the
-  /// state (errc::invalid_argument while it runs). The reply names its
-  /// checkpoints' uuids ({"checkpoints": [...]}), whose files the caller
-  /// removes once the deletion is durable.
+  /// state (errc::invalid_argument while it runs), its completed
+  /// checkpoints asked deleted first (checkpoints_deletion_requested,
+  /// reason "delete"): the checkpoint collector deletes their files, also
+  /// after the experiment is gone (orphan_checkpoints). The reply counts
+  /// them ({"checkpointsDeleted": N}).
   decision delete_experiment(int64_t id, const std::string& username,
                              int64_t now_us);
   /// An experiment's scheduling (PATCH resources, det job update):

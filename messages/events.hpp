@@ -20,6 +20,7 @@
 // golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
+#include "messages/events_experiments.hpp"
 #include "messages/events_records.hpp"
 #include "messages/priority.hpp"
 
@@ -625,7 +626,9 @@ using domain_event = std::variant<
     // messages/events_records.hpp
     workspace_saved, workspace_deleted, project_saved, project_deleted,
     experiment_moved, template_saved, template_deleted, pool_bindings_set,
-    model_saved, model_deleted, model_version_saved, model_version_deleted>;
+    model_saved, model_deleted, model_version_saved, model_version_deleted,
+    // messages/events_experiments.hpp
+    experiment_gc_policy_changed, log_retention_set>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -75,6 +75,8 @@ verdict apply_one(cluster_state& s, const model_saved& ev);
 verdict apply_one(cluster_state& s, const model_deleted& ev);
 verdict apply_one(cluster_state& s, const model_version_saved& ev);
 verdict apply_one(cluster_state& s, const model_version_deleted& ev);
+verdict apply_one(cluster_state& s, const experiment_gc_policy_changed& ev);
+verdict apply_one(cluster_state& s, const log_retention_set& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

@@ -75,6 +75,8 @@ struct cluster_state {
   /// Registered models by id, and the last id given out.
   std::map<int64_t, model_info> models;
   int64_t last_model_id = 0;
+  /// Deleted experiments' checkpoints still being deleted, by experiment.
+  std::map<int64_t, orphan_checkpoints_info> orphan_checkpoints;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

@@ -172,6 +172,10 @@ bool operator==(const model_version_info& a, const model_version_info& b) {
 bool operator==(const model_info& a, const model_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const orphan_checkpoints_info& a,
+                const orphan_checkpoints_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const cluster_state& a, const cluster_state& b) {
   return record_equal::equal(a, b);
 }

@@ -133,6 +133,12 @@ template <class F> void fields(F& f, allocation_info& x) {
   f.opt("preemption_requested_at_us", x.preemption_requested_at_us);
 }
 
+template <class F> void fields(F& f, orphan_checkpoints_info& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("uuids", x.uuids);
+  f.req("storage", x.storage);
+}
+
 template <class F> void fields(F& f, checkpoint_info& x) {
   f.req("uuid", x.uuid);
   f.req("steps_completed", x.steps_completed);
@@ -170,6 +176,7 @@ template <class F> void fields(F& f, trial_info& x) {
   f.req("metrics", x.metrics);
   f.req("created_at_us", x.created_at_us);
   f.opt("ended_at_us", x.ended_at_us);
+  f.opt("log_retention_days", x.log_retention_days);
 }
 
 template <class F> void fields(F& f, user_info& x) {
@@ -237,6 +244,7 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("pool_bindings", x.pool_bindings);
   f.opt("models", x.models);
   f.opt("last_model_id", x.last_model_id);
+  f.opt("orphan_checkpoints", x.orphan_checkpoints);
 }
 
 template <class F> void fields(F& f, workspace_info& x) {
@@ -344,6 +352,9 @@ inline const std::string& key_of(const pool_binding_info& x) {
 }
 inline int64_t key_of(const model_info& x) {
   return x.id;
+}
+inline int64_t key_of(const orphan_checkpoints_info& x) {
+  return x.experiment_id;
 }
 
 // -- equality -----------------------------------------------------------------

@@ -153,6 +153,7 @@ cluster_state every_field_set() {
   t.metrics.best_validation = 0.5;
   t.metrics.best_validation_steps = 20;
   t.created_at_us = 1019;
+  t.log_retention_days = 30;
   s.trials[t.id] = t;
   s.allocations["7.2"] = 7;
 
@@ -175,6 +176,8 @@ cluster_state every_field_set() {
       2, "ck-b", "v2", "comment", "n", {{"a", 1}}, {"x"}, "alice", 1026, 1027});
   s.models[3] = m;
   s.last_model_id = 3;
+  s.orphan_checkpoints[4] = {
+      4, {"c-old"}, {{"type", "shared_fs"}, {"host_path", "/mnt/ck"}}};
   return s;
 }
 

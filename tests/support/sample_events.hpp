@@ -120,6 +120,8 @@ inline std::vector<domain_event> one_of_each() {
                           "alice",
                           4000},
       model_version_deleted{4, 1, "alice", 4100},
+      experiment_gc_policy_changed{3, 2, 1, 0, "alice", 4200},
+      log_retention_set{3, {9}, 30, "alice", 4300},
   };
 }
 
