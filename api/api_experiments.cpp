@@ -42,7 +42,8 @@ json preview_checkpoint(const state::trial_info& t,
   return out;
 }
 
-/// GET /api/v1/experiments/{id}/preview_gc?save_experiment_best=N&...
+/// GET /experiments/{id}/preview_gc?save_experiment_best=N&... (a legacy
+/// route, outside /api/v1, as upstream serves it).
 void preview_gc(const ctx_ptr& ctx, const http::http_request& req,
                 const responder& res) {
   auto id = id_param(req, res);
@@ -143,6 +144,9 @@ void delete_tensorboard_files(const ctx_ptr& ctx, const http::http_request& req,
 /// master's state, then recorded (refused if the state moved on).
 void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res, bool trial) {
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial may not change log retention");
   auto id = id_param(req, res, trial ? "trial_id" : "id");
   auto body = id ? json_body(req, res) : std::nullopt;
   if (!body)
@@ -196,7 +200,7 @@ void add_experiment_more_routes(http::router& r, ctx_ptr ctx) {
         [ctx](http::http_request req, responder res) {
           delete_tensorboard_files(ctx, req, res);
         });
-  r.get("/api/v1/experiments/{id}/preview_gc",
+  r.get("/experiments/{id}/preview_gc",
         [ctx](http::http_request req, responder res) {
           preview_gc(ctx, req, res);
         });

@@ -1,8 +1,9 @@
 #pragma once
 
 // Experiment routes beside the basic ones of master_api.cpp:
-// GET /api/v1/experiments/{id}/preview_gc (what `det experiment set
-// gc-policy` would delete, in upstream's legacy shape: {"checkpoints":
+// GET /experiments/{id}/preview_gc (legacy, outside /api/v1: what `det
+// experiment set gc-policy` would delete, in upstream's legacy shape:
+// {"checkpoints":
 // [{TrialID, StepsCompleted, State, UUID, ReportTime, Resources,
 // ValidationMetrics, step}], "metric_name"}) and DELETE
 // /api/v1/experiments/{id}/tensorboard-files (`det experiment

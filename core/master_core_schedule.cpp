@@ -155,7 +155,9 @@ void master_core::apply_pass(decision& d, const std::string& pool,
   // In a static pool "never fits" only describes the agents there now;
   // the trial waits for bigger ones.
   const auto& cfg = st_.pools.at(pool).config;
-  bool provisioned = !cfg.provider.empty() && cfg.slots_per_instance > 0;
+  // With launch_error false it waits as well (created with a warning).
+  bool provisioned =
+      !cfg.provider.empty() && cfg.slots_per_instance > 0 && cfg_.launch_error;
   for (const auto& nf :
        provisioned ? result.unschedulable : std::vector<policy::never_fits>{}) {
     auto trial_id = std::stoll(nf.allocation_id);

@@ -194,5 +194,21 @@ TEST(experiment_creation,
   EXPECT_EQ(starts[0].resume_from->steps_completed, 0);
 }
 
+TEST(experiment_creation,
+     a_trial_that_can_never_fit_errs_or_waits_as_launch_error_says) {
+  for (bool launch_error : {true, false}) {
+    auto cfg = config("local", 2, 1); // two one-slot instances at most
+    cfg.launch_error = launch_error;
+    cluster c{cfg};
+    c.run(c.core->create_experiment(experiment(100, 2, 4), "alice", true, false,
+                                    c.now));
+    auto t = state::find_trial(c.core->state(), 1);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->status, launch_error ? state::trial_status::errored
+                                      : state::trial_status::pending)
+        << "launch_error " << launch_error;
+  }
+}
+
 } // namespace
 } // namespace det
