@@ -31,6 +31,7 @@ struct gc_state {
 struct gc_plan {
   std::vector<checkpoints_deletion_requested> requests;
   std::vector<checkpoint_deletion> pending;
+  std::vector<int64_t> expired_logs;
 };
 
 std::string joined(const std::vector<std::string>& xs) {
@@ -70,12 +71,15 @@ void on_tick(caf::event_based_actor* self,
   state_view view{[plan](const state::cluster_state& s, int64_t now_us) {
     plan->requests = checkpoint_gc_requests(s, now_us);
     plan->pending = pending_checkpoint_deletions(s);
+    plan->expired_logs = trials_with_expired_logs(s, now_us);
     return std::string{};
   }};
   self->request(st->master, caf::infinite, view_atom::value, std::move(view))
       .then(
           [self, st, plan](const std::string&) {
             st->planning = false;
+            if (st->opts.expire_logs && !plan->expired_logs.empty())
+              st->opts.expire_logs(std::move(plan->expired_logs));
             start_deletions(self, st, std::move(plan->pending));
             if (plan->requests.empty())
               return;

@@ -8,10 +8,12 @@
 // `run`, which deletes off actor threads and answers once; success records
 // checkpoints_deleted, failure is logged and retried on a later tick with
 // exponential backoff (in ticks). Never more than one deletion per
-// experiment at a time.
+// experiment at a time. The same tick hands the trials whose logs are past
+// their retention to `expire_logs`.
 
 #include "actors/master_actor.hpp"
 #include "core/checkpoint_gc.hpp"
+#include "core/log_retention.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -31,6 +33,10 @@ struct checkpoint_gc_options {
       run;
   /// At most this many ticks between attempts of a failing deletion.
   int max_backoff_ticks = 30;
+  /// Called on every tick with the ended trials whose logs are past their
+  /// retention (core/log_retention.hpp) at the master's clock; none: logs
+  /// are not expired.
+  std::function<void(std::vector<int64_t> trial_ids)> expire_logs;
 };
 
 /// Handles tick_atom.

@@ -6,6 +6,7 @@
 #include "api/api_auth.hpp"
 #include "api/api_checkpoints.hpp"
 #include "api/api_cluster.hpp"
+#include "api/api_experiments.hpp"
 #include "api/api_inspect.hpp"
 #include "api/api_metrics.hpp"
 #include "api/api_records.hpp"
@@ -383,12 +384,18 @@ void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
   auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
   if (!cfg)
     return fail(res, cfg.error());
+  // A trial that can never fit: refused, or with launch_error false
+  // created and queued with upstream's warning.
+  auto warnings = json::array();
   auto cap = ctx->pool_capacities.find(cfg->resources.resource_pool);
   if (cap != ctx->pool_capacities.end())
     if (auto err =
             conf::check_slots_fit(cfg->resources.slots_per_trial,
-                                  cfg->resources.is_single_node, cap->second))
-      return fail(res, err);
+                                  cfg->resources.is_single_node, cap->second)) {
+      if (ctx->config == nullptr || ctx->config->launch_error)
+        return fail(res, err);
+      warnings.push_back("LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED");
+    }
   auto files = body->value("modelDefinition", json::array());
   if (auto err = check_model_files(files))
     return fail(res, err);
@@ -405,26 +412,30 @@ void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
   // leaves a pending experiment that start-up settles (stored, or ERROR),
   // never a running one without its model.
   post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate, owner,
-                     project_id](caf::event_based_actor* self) {
+                     project_id, warnings](caf::event_based_actor* self) {
     self->request(ctx->master, ctx->request_timeout, create_atom::value, filled,
                   owner, activate, project_id)
         .then(
-            [ctx, res, self, files](int64_t id) {
+            [ctx, res, self, files, warnings](int64_t id) {
               ctx->bridge_data->storing.insert(id);
               self->request(ctx->model_defs, caf::infinite, put_atom::value, id,
                             files)
                   .then(
-                      [ctx, res, self, id](caf::ok_atom) {
+                      [ctx, res, self, id, warnings](caf::ok_atom) {
                         finish_model_def(ctx, id);
                         self->request(ctx->master, ctx->request_timeout,
                                       defstored_atom::value, id)
                             .then(
-                                [ctx, res, self, id](caf::ok_atom) {
+                                [ctx, res, self, id, warnings](caf::ok_atom) {
                                   ask_view(
                                       ctx, self,
-                                      [id](const state::cluster_state& s,
-                                           int64_t) {
-                                        return experiment_response(s, id);
+                                      [id,
+                                       warnings](const state::cluster_state& s,
+                                                 int64_t) {
+                                        auto j = experiment_response(s, id);
+                                        if (!j.is_null() && !warnings.empty())
+                                          j["warnings"] = warnings;
+                                        return j;
                                       },
                                       res,
                                       [ctx, res](json j) {
@@ -763,6 +774,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_template_routes(r, ctx);
   add_model_routes(r, ctx);
   add_webhook_routes(r, ctx);
+  add_experiment_more_routes(r, ctx);
 }
 
 } // namespace det::api

@@ -99,6 +99,12 @@ struct api_context {
   std::shared_ptr<node_agents> nodes;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
+  /// Deletes experiment `id`'s TensorBoard files from checkpoint storage
+  /// `storage` off the calling thread and calls `done` once, on any thread
+  /// ("" or why not); null: DELETE .../tensorboard-files answers 503.
+  std::function<void(int64_t id, nlohmann::json storage,
+                     std::function<void(std::string)> done)>
+      delete_tensorboard_files;
 };
 
 /// A function of the state whose JSON answer is sent as the response.

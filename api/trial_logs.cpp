@@ -44,4 +44,10 @@ std::vector<log_line> trial_logs::since(int64_t trial_id,
   return out;
 }
 
+void trial_logs::erase(const std::vector<int64_t>& trial_ids) {
+  std::lock_guard<std::mutex> lock{mu_};
+  for (auto id : trial_ids)
+    trials_.erase(id);
+}
+
 } // namespace det::api

@@ -1,5 +1,7 @@
 #include "api/views.hpp"
 
+#include "conf/task_env.hpp"
+
 #include "api/views_cluster.hpp"
 #include "util/time_text.hpp"
 
@@ -255,19 +257,16 @@ nlohmann::json start_environment(const state::cluster_state& s,
   if (e == nullptr || t == nullptr)
     return nullptr;
   nlohmann::json env = nlohmann::json::object();
-  // environment_variables first: the DET_* values below win.
-  auto vars = e->config.value("environment", nlohmann::json::object())
-                  .value("environment_variables", nlohmann::json());
-  if (vars.is_object())
-    vars = vars.value("cpu", nlohmann::json::array());
-  if (vars.is_array())
-    for (const auto& kv : vars)
-      if (kv.is_string()) {
-        auto text = kv.get<std::string>();
-        auto eq = text.find('=');
-        if (eq != std::string::npos && eq > 0)
-          env[text.substr(0, eq)] = text.substr(eq + 1);
-      }
+  // environment_variables first (the list of the agent's slot type): the
+  // DET_* values below win.
+  auto agent = s.agents.find(o.agent_id);
+  auto vars = conf::env_for_slot_type(
+      e->config.value("environment", nlohmann::json::object())
+          .value("environment_variables", nlohmann::json()),
+      agent == s.agents.end() ? std::string{"cpu"} : agent->second.slot_type);
+  for (const auto& text : vars)
+    if (auto eq = text.find('='); eq != std::string::npos && eq > 0)
+      env[text.substr(0, eq)] = text.substr(eq + 1);
   env["DET_TASK_ID"] = std::to_string(t->id);
   env["DET_USER"] = e->owner.empty() ? "determined" : e->owner;
   env["DET_TRIAL_RUN_ID"] = std::to_string(std::max<int64_t>(t->runs, 1));

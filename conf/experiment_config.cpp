@@ -16,8 +16,11 @@ experiment_defaults experiment_defaults_from(const master_config& master) {
   experiment_defaults out;
   out.compute_pool = master.default_compute_resource_pool;
   out.aux_pool = master.default_aux_resource_pool;
-  for (const auto& p : master.resource_pools)
+  for (const auto& p : master.resource_pools) {
     out.pool_priorities[p.pool_name] = p.scheduler.default_priority;
+    if (!p.task_env.empty())
+      out.pool_env[p.pool_name] = p.task_env;
+  }
   if (master.effective.contains("checkpoint_storage"))
     out.checkpoint_storage = master.effective["checkpoint_storage"];
   else
@@ -138,29 +141,21 @@ void read_bind_mounts(object_reader& r, std::vector<bind_mount>& out) {
   }
 }
 
-void read_environment(object_reader& r) {
+void read_environment(object_reader& r, const env_by_slot_type& defaults) {
   auto env = r.child("environment");
   if (auto* img = env.raw("image");
       img && !img->is_string() && !img->is_object())
     env.fail("image",
              "expected a string or {cpu, cuda, rocm}, got " + describe(*img));
-  if (auto* vars = env.raw("environment_variables")) {
-    if (vars->is_array()) {
-      for (size_t i = 0; i < vars->size(); ++i) {
-        const auto& x = (*vars)[i];
-        if (!x.is_string()
-            || x.get<std::string>().find('=') == std::string::npos)
-          env.diag().error(index_path(env.path_of("environment_variables"), i),
-                           "expected \"NAME=value\", got " + describe(x));
-      }
-    } else if (!vars->is_object()) {
-      env.fail("environment_variables",
-               "expected a list of \"NAME=value\" or {cpu, cuda, rocm}, got "
-                   + describe(*vars));
-    }
-  } else {
+  auto* vars = env.raw("environment_variables");
+  auto own = vars ? read_env_vars(*vars, env.path_of("environment_variables"),
+                                  env.diag())
+                  : env_by_slot_type{};
+  // The pool's task_container_defaults first, then the experiment's own.
+  if (!defaults.empty())
+    env.node()["environment_variables"] = merged_env(defaults, own).to_json();
+  else if (vars == nullptr)
     env.node()["environment_variables"] = json::array();
-  }
   env.allow({"ports", "force_pull_image", "registry_auth", "add_capabilities",
              "drop_capabilities", "pod_spec", "proxy_ports", "slurm", "pbs"});
   env.finish();
@@ -261,7 +256,11 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
   cfg.preemption_timeout =
       std::chrono::seconds{r.integer("preemption_timeout", 3600, 0)};
   read_bind_mounts(r, cfg.bind_mounts);
-  read_environment(r);
+  {
+    auto pe = d.pool_env.find(cfg.resources.resource_pool);
+    read_environment(r,
+                     pe == d.pool_env.end() ? env_by_slot_type{} : pe->second);
+  }
   {
     auto repro = r.child("reproducibility");
     cfg.experiment_seed =

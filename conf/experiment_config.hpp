@@ -15,6 +15,7 @@
 #include "conf/checkpoint_storage.hpp"
 #include "conf/hyperparameters.hpp"
 #include "conf/searcher_config.hpp"
+#include "conf/task_env.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
 
@@ -98,6 +99,9 @@ struct experiment_defaults {
   int64_t experiment_seed = 0;
   /// Name for an experiment that has none.
   std::string name = "Experiment";
+  /// Pool name -> its task_container_defaults.environment_variables (the
+  /// pool's, else the master's): merged before the experiment's own.
+  std::map<std::string, env_by_slot_type> pool_env;
 };
 
 /// Defaults from the master's config: its default pools, each pool's

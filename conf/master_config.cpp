@@ -273,11 +273,27 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     r.fail("resource_pools", "must name at least one pool");
   } else {
     std::set<std::string> names;
+    // task_container_defaults.environment_variables: a pool's own block
+    // replaces the master's.
+    auto env_of = [&diag](const json& node, const std::string& path) {
+      auto tcd =
+          node.is_object() ? node.find("task_container_defaults") : node.end();
+      if (tcd == node.end() || !tcd->is_object())
+        return std::optional<env_by_slot_type>{};
+      auto vars = tcd->find("environment_variables");
+      return std::optional<env_by_slot_type>{read_env_vars(
+          vars == tcd->end() ? json{} : *vars,
+          join_path(path, "task_container_defaults.environment_variables"),
+          diag)};
+    };
+    auto master_env = env_of(root, "").value_or(env_by_slot_type{});
     for (size_t i = 0; i < pools->size(); ++i) {
       object_reader pr{(*pools)[i], index_path("resource_pools", i), diag};
       resource_pool_config pool;
       read_pool(pr, pool, cfg, cluster_scheduler, pctx,
                 top_level_provisioner ? "provisioner" : "");
+      pool.task_env = env_of(pr.node(), index_path("resource_pools", i))
+                          .value_or(master_env);
       if (cfg.resource_manager_type == "kubernetes") {
         if (pool.provider.type != provider_type::none)
           pr.fail("provider", "not allowed with resource_manager.type "

@@ -21,6 +21,7 @@
 #include "conf/cloudwatch_config.hpp"
 #include "conf/kubernetes_config.hpp"
 #include "conf/provider_config.hpp"
+#include "conf/task_env.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
 
@@ -81,6 +82,9 @@ struct resource_pool_config {
   /// With the kubernetes resource manager: the pool's
   /// task_container_defaults pod spec for the slot type (null = none).
   nlohmann::json pod_spec;
+  /// task_container_defaults.environment_variables of the pool (else of
+  /// the master), by slot type.
+  env_by_slot_type task_env;
 };
 
 struct master_config {

@@ -3,6 +3,7 @@
 #include "messages/errc.hpp"
 #include "policy/checkpoint_gc.hpp"
 
+#include <climits>
 #include <map>
 #include <set>
 
@@ -17,7 +18,9 @@ int64_t int_or(const json& j, const char* key, int64_t fallback) {
   return v != j.end() && v->is_number_integer() ? v->get<int64_t>() : fallback;
 }
 
-policy::gc_policy policy_of(const state::experiment_info& e) {
+} // namespace
+
+policy::gc_policy gc_policy_of(const state::experiment_info& e) {
   auto storage = e.config.value("checkpoint_storage", json::object());
   if (!storage.is_object())
     storage = json::object();
@@ -33,31 +36,73 @@ policy::gc_policy policy_of(const state::experiment_info& e) {
   return p;
 }
 
-} // namespace
+std::vector<std::string>
+checkpoints_policy_deletes(const state::cluster_state& s,
+                           const state::experiment_info& e,
+                           const policy::gc_policy& p) {
+  std::vector<policy::gc_trial> trials;
+  for (auto tid : e.trial_ids) {
+    auto t = s.trials.find(tid);
+    if (t == s.trials.end())
+      continue;
+    policy::gc_trial g;
+    g.id = tid;
+    g.ended = state::is_terminal(t->second.status);
+    for (const auto& c : t->second.checkpoints)
+      if (c.state == "completed")
+        g.checkpoints.push_back(
+            {c.uuid, c.steps_completed, c.at_us, c.searcher_metric});
+    trials.push_back(std::move(g));
+  }
+  return policy::checkpoints_to_delete(trials, p);
+}
+
+caf::expected<std::optional<experiment_gc_policy_changed>>
+gc_policy_change(const state::experiment_info& e, const json& patch,
+                 const std::string& username, int64_t now_us) {
+  if (!patch.is_object())
+    return make_error(errc::invalid_argument,
+                      "checkpointStorage: expected an object");
+  auto now = gc_policy_of(e);
+  experiment_gc_policy_changed ev{e.id,
+                                  now.save_experiment_best,
+                                  now.save_trial_best,
+                                  now.save_trial_latest,
+                                  username,
+                                  now_us};
+  for (const auto& [key, v] : patch.items()) {
+    int64_t* field = key == "saveExperimentBest" ? &ev.save_experiment_best
+                     : key == "saveTrialBest"    ? &ev.save_trial_best
+                     : key == "saveTrialLatest"  ? &ev.save_trial_latest
+                                                 : nullptr;
+    if (field == nullptr)
+      return make_error(errc::invalid_argument,
+                        "checkpointStorage." + key
+                            + ": not a field that can be changed "
+                              "(saveExperimentBest, saveTrialBest, "
+                              "saveTrialLatest)");
+    if (v.is_null())
+      continue;
+    if (!v.is_number_integer() || v.get<int64_t>() < 0
+        || v.get<int64_t>() > INT32_MAX)
+      return make_error(errc::invalid_argument,
+                        "checkpointStorage." + key
+                            + ": expected a whole number from 0, not "
+                            + v.dump(-1, ' ', true));
+    *field = v.get<int64_t>();
+  }
+  if (ev.save_experiment_best == now.save_experiment_best
+      && ev.save_trial_best == now.save_trial_best
+      && ev.save_trial_latest == now.save_trial_latest)
+    return std::optional<experiment_gc_policy_changed>{};
+  return std::optional<experiment_gc_policy_changed>{ev};
+}
 
 std::vector<checkpoints_deletion_requested>
 checkpoint_gc_requests(const state::cluster_state& s, int64_t now_us) {
   std::vector<checkpoints_deletion_requested> out;
   for (const auto& [id, e] : s.experiments) {
-    std::vector<policy::gc_trial> trials;
-    bool any_ended = false;
-    for (auto tid : e.trial_ids) {
-      auto t = s.trials.find(tid);
-      if (t == s.trials.end())
-        continue;
-      policy::gc_trial g;
-      g.id = tid;
-      g.ended = state::is_terminal(t->second.status);
-      any_ended = any_ended || (g.ended && !t->second.checkpoints.empty());
-      for (const auto& c : t->second.checkpoints)
-        if (c.state == "completed")
-          g.checkpoints.push_back(
-              {c.uuid, c.steps_completed, c.at_us, c.searcher_metric});
-      trials.push_back(std::move(g));
-    }
-    if (!any_ended)
-      continue;
-    auto doomed = policy::checkpoints_to_delete(trials, policy_of(e));
+    auto doomed = checkpoints_policy_deletes(s, e, gc_policy_of(e));
     if (!doomed.empty())
       out.push_back({id, std::move(doomed), "gc", "", now_us});
   }
@@ -74,10 +119,11 @@ pending_checkpoint_deletions(const state::cluster_state& s) {
         d.experiment_id = t.experiment_id;
         d.uuids.push_back(c.uuid);
       }
+  for (const auto& [id, o] : s.orphan_checkpoints)
+    by_exp[id] = checkpoint_deletion{id, o.uuids, o.storage};
   std::vector<checkpoint_deletion> out;
   for (auto& [id, d] : by_exp) {
-    auto e = s.experiments.find(id);
-    if (e != s.experiments.end())
+    if (auto e = s.experiments.find(id); e != s.experiments.end())
       d.storage = e->second.config.value("checkpoint_storage", json::object());
     out.push_back(std::move(d));
   }

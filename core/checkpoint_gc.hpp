@@ -8,6 +8,7 @@
 // is checkpoint_deleter's (I/O, off actor threads). Pure; any thread.
 
 #include "messages/events.hpp"
+#include "policy/checkpoint_gc.hpp"
 #include "state/cluster_state.hpp"
 
 #include <caf/error.hpp>
@@ -15,10 +16,31 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace det {
+
+/// The GC policy of experiment `e` (its checkpoint_storage's counts, with
+/// upstream's defaults 0 / 1 / 1, and its searcher's smaller_is_better).
+[[nodiscard]] policy::gc_policy gc_policy_of(const state::experiment_info& e);
+
+/// The completed checkpoints of `e` that policy `p` does not keep (of its
+/// ended trials only): what the collector would delete, or what a policy
+/// change would (the gc-policy preview).
+[[nodiscard]] std::vector<std::string>
+checkpoints_policy_deletes(const state::cluster_state& s,
+                           const state::experiment_info& e,
+                           const policy::gc_policy& p);
+
+/// The event for a PATCH's `checkpointStorage` (upstream's
+/// saveExperimentBest, saveTrialBest, saveTrialLatest: whole numbers from
+/// 0; one left out keeps its value): nullopt when nothing changes,
+/// errc::invalid_argument naming the field otherwise.
+[[nodiscard]] caf::expected<std::optional<experiment_gc_policy_changed>>
+gc_policy_change(const state::experiment_info& e, const nlohmann::json& patch,
+                 const std::string& username, int64_t now_us);
 
 /// checkpoints_deletion_requested events (reason "gc") for every experiment
 /// whose policy no longer keeps some completed checkpoint of an ended trial.
@@ -26,7 +48,8 @@ namespace det {
 checkpoint_gc_requests(const state::cluster_state& s, int64_t now_us);
 
 /// A deletion to carry out: the experiment's checkpoints in state
-/// "deleting" and its checkpoint_storage (as in its config).
+/// "deleting" and its checkpoint_storage (as in its config), or a deleted
+/// experiment's orphan_checkpoints.
 struct checkpoint_deletion {
   int64_t experiment_id = 0;
   std::vector<std::string> uuids;

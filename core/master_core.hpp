@@ -138,6 +138,10 @@ struct core_config {
   /// True: an exited trial is restarted, errored or canceled in the same
   /// decision. False: decision::trials names it for its trial actor.
   bool inline_trials = true;
+  /// master.yaml's launch_error: true ends a trial that can never fit its
+  /// provisioned pool in error; false lets it wait (it was created with a
+  /// warning).
+  bool launch_error = true;
   /// The experiments whose model definitions the store holds, among those
   /// the log shows pending (the master's start-up reads the store). With
   /// it, start() settles each pending experiment: stored, or ERROR. Without
@@ -191,17 +195,22 @@ public:
   decision kill_trial(int64_t id, int64_t now_us);
   /// A user's edit of experiment `id`: `patch` may set "name" (one line,
   /// 1-255 bytes), "description" (up to 16 KiB), "notes" (up to 64 KiB) and
-  /// "labels" (up to 1,000 names); null or absent keys keep their value,
-  /// "id" must be `id` when given. A bad value is errc::invalid_argument
-  /// naming the field; an edit that changes nothing writes nothing.
+  /// "labels" (up to 1,000 names), "resources" (change_resources) and
+  /// "checkpointStorage" (the GC counts, gc_policy_change: the collector
+  /// then deletes what they no longer keep); null or absent keys keep
+  /// their value, "id" must be `id` when given. A bad value is
+  /// errc::invalid_argument naming the field; an edit that changes nothing
+  /// writes nothing.
   decision edit_experiment(int64_t id, const nlohmann::json& patch,
                            const std::string& username, int64_t now_us);
   /// Archives (or unarchives) an ended experiment; one still live is
   /// errc::invalid_argument. The same flag again writes nothing.
   /// det experiment delete: an ended experiment and its trials leave the
-  /// state (errc::invalid_argument while it runs). The reply names its
-  /// checkpoints' uuids ({"checkpoints": [...]}), whose files the caller
-  /// removes once the deletion is durable.
+  /// state (errc::invalid_argument while it runs), its completed
+  /// checkpoints asked deleted first (checkpoints_deletion_requested,
+  /// reason "delete"): the checkpoint collector deletes their files, also
+  /// after the experiment is gone (orphan_checkpoints). The reply counts
+  /// them ({"checkpointsDeleted": N}).
   decision delete_experiment(int64_t id, const std::string& username,
                              int64_t now_us);
   /// An experiment's scheduling (PATCH resources, det job update):

@@ -2,6 +2,9 @@
 
 #include "core/master_core.hpp"
 
+#include "core/checkpoint_gc.hpp"
+#include "core/warm_start.hpp"
+
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
 #include "state/queries.hpp"
@@ -69,6 +72,10 @@ decision master_core::create_experiment(const nlohmann::json& config,
     return d;
   }
   ev.project_id = project_id;
+  if (auto warm = warm_start_checkpoint(st_, config); !warm) {
+    d.refusal = std::move(warm.error());
+    return d;
+  }
   auto sc = policy::parse_searcher_config(
       config.value("searcher", nlohmann::json::object()));
   if (!sc) {
@@ -501,15 +508,22 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
     } else if (key == "resources") {
       // Decided below, after the other fields are checked.
     } else if (key == "checkpointStorage") {
-      return refuse(errc::invalid_argument,
-                    key
-                        + ": changing it on a running experiment is not "
-                          "supported by this master");
+      // Decided below: a new GC policy.
     } else {
       why = key + ": not a field of an experiment that can be edited";
     }
     if (!why.empty())
       return refuse(errc::invalid_argument, std::move(why));
+  }
+  std::optional<experiment_gc_policy_changed> policy;
+  if (auto c = patch.find("checkpointStorage");
+      c != patch.end() && !c->is_null()) {
+    auto change = gc_policy_change(*e, *c, username, now_us);
+    if (!change) {
+      d.refusal = std::move(change.error());
+      return d;
+    }
+    policy = *change;
   }
   if (auto r = patch.find("resources"); r != patch.end() && !r->is_null()) {
     auto more = change_resources(id, *r, username, now_us);
@@ -517,6 +531,9 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
       return more;
     d = std::move(more);
   }
+  // The collector's next tick deletes what new GC counts do not keep.
+  if (policy)
+    emit(d, *policy);
   if (ev.name == e->config.value("name", std::string{"Experiment"})
       && ev.description == e->config.value("description", std::string{})
       && ev.notes == e->notes && ev.labels == labels_of(e->config))
@@ -542,20 +559,13 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
                                  "(kill it first)");
     return d;
   }
-  // Its checkpoints, for the caller to remove from storage once the
-  // deletion is durable. Not while a deletion of some is under way (its
-  // end would name an experiment that is gone).
-  nlohmann::json uuids = nlohmann::json::array();
+  // Its completed checkpoints go to the collector first; with those
+  // already being deleted they outlive the experiment (orphan_checkpoints)
+  // until their files are gone.
+  std::vector<std::string> uuids;
   for (auto t : state::trials_of_experiment(st_, id))
     for (const auto& c : t->checkpoints) {
-      if (c.state == "deleting") {
-        d.refusal =
-            make_error(errc::conflict,
-                       "experiment " + std::to_string(id) + ": checkpoint "
-                           + c.uuid + " is being deleted; try again shortly");
-        return d;
-      }
-      if (c.state != "deleted")
+      if (c.state == "completed")
         uuids.push_back(c.uuid);
       for (const auto& [mid, m] : st_.models)
         for (const auto& v : m.versions)
@@ -568,8 +578,12 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
             return d;
           }
     }
+  auto count = uuids.size();
+  if (!uuids.empty())
+    emit(d, checkpoints_deletion_requested{id, std::move(uuids), "delete",
+                                           username, now_us});
   emit(d, experiment_deleted{id, username, now_us});
-  d.reply = {{"checkpoints", std::move(uuids)}};
+  d.reply = {{"checkpointsDeleted", count}};
   return d;
 }
 

@@ -5,6 +5,8 @@
 
 #include "core/master_core.hpp"
 
+#include "core/warm_start.hpp"
+
 #include "policy/pool_scheduler.hpp"
 #include "state/queries.hpp"
 
@@ -153,7 +155,9 @@ void master_core::apply_pass(decision& d, const std::string& pool,
   // In a static pool "never fits" only describes the agents there now;
   // the trial waits for bigger ones.
   const auto& cfg = st_.pools.at(pool).config;
-  bool provisioned = !cfg.provider.empty() && cfg.slots_per_instance > 0;
+  // With launch_error false it waits as well (created with a warning).
+  bool provisioned =
+      !cfg.provider.empty() && cfg.slots_per_instance > 0 && cfg_.launch_error;
   for (const auto& nf :
        provisioned ? result.unschedulable : std::vector<policy::never_fits>{}) {
     auto trial_id = std::stoll(nf.allocation_id);
@@ -186,6 +190,14 @@ void master_core::start_effect(decision& d, int64_t trial_id,
     o.hparams = t->hparams;
     o.target_length = target_length(trial_id);
     o.resume_from = t->latest_checkpoint;
+    // Until it has a checkpoint of its own, a warm-started trial starts
+    // from its source's, as a fresh trial (no steps completed).
+    if (!o.resume_from)
+      if (auto e = state::find_experiment(st_, t->experiment_id))
+        if (auto warm = warm_start_checkpoint(st_, e->config); warm && *warm) {
+          o.resume_from = **warm;
+          o.resume_from->steps_completed = 0;
+        }
     d.effects.push_back(std::move(o));
   }
 }

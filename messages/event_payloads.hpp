@@ -512,7 +512,7 @@ inline void validate(const checkpoints_deletion_requested& x) {
     throw field_error("field 'uuids': must not be empty");
   for (const auto& u : x.uuids)
     require_non_empty("uuids[]", u);
-  require_one_of("reason", x.reason, {"gc", "user"});
+  require_one_of("reason", x.reason, {"gc", "user", "delete"});
 }
 
 inline void validate(const checkpoints_deleted& x) {
@@ -622,9 +622,10 @@ inline void validate(const experiment_resources_changed& x) {
 
 // The records' payloads (workspaces, projects, templates, models) follow
 // the same pattern in their own file.
-#include "messages/event_payloads_capacity.hpp" // IWYU pragma: keep
-#include "messages/event_payloads_records.hpp"  // IWYU pragma: keep
-#include "messages/event_payloads_webhooks.hpp" // IWYU pragma: keep
+#include "messages/event_payloads_capacity.hpp"    // IWYU pragma: keep
+#include "messages/event_payloads_experiments.hpp" // IWYU pragma: keep
+#include "messages/event_payloads_records.hpp"     // IWYU pragma: keep
+#include "messages/event_payloads_webhooks.hpp"    // IWYU pragma: keep
 
 namespace det::payload {
 

@@ -53,6 +53,12 @@ std::string stream(const experiment_deleted& x) {
 std::string stream(const cluster_message_set&) {
   return "cluster";
 }
+std::string stream(const experiment_gc_policy_changed& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const log_retention_set& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const experiment_archived& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }

@@ -21,6 +21,7 @@
 
 #include "messages/event.hpp"
 #include "messages/events_capacity.hpp"
+#include "messages/events_experiments.hpp"
 #include "messages/events_records.hpp"
 #include "messages/events_webhooks.hpp"
 #include "messages/priority.hpp"
@@ -632,7 +633,9 @@ using domain_event = std::variant<
     webhook_saved, webhook_deleted, webhook_delivery_due,
     webhook_delivery_ended,
     // messages/events_capacity.hpp
-    agent_slots_changed>;
+    agent_slots_changed,
+    // messages/events_experiments.hpp
+    experiment_gc_policy_changed, log_retention_set>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

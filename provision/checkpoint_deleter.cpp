@@ -107,6 +107,37 @@ std::string shared_fs_checkpoint_dir(const json& storage,
   return (base / uuid).string();
 }
 
+caf::error delete_tensorboard_files(const json& storage,
+                                    const std::string& cluster_id,
+                                    int64_t experiment_id,
+                                    aws::env_lookup env) {
+  if (!plain_uuid(cluster_id))
+    return make_error(errc::invalid_argument,
+                      "cluster id '" + cluster_id + "' is not one name");
+  // The harness's sync path, one segment at a time (each a plain name).
+  auto path =
+      cluster_id + "/tensorboard/experiment/" + std::to_string(experiment_id);
+  auto type = str_of(storage, "type");
+  if (type == "shared_fs") {
+    auto base = shared_fs_checkpoint_dir(storage, cluster_id);
+    if (base.empty())
+      return make_error(errc::invalid_argument, "no shared_fs folder");
+    auto dir = std::filesystem::path(base) / "tensorboard" / "experiment"
+               / std::to_string(experiment_id);
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec)
+      return make_error(errc::remote_error,
+                        "cannot delete " + dir.string() + ": " + ec.message());
+    return {};
+  }
+  if (type == "s3")
+    return delete_s3(checkpoint_deletion{experiment_id, {path}, storage}, env);
+  return make_error(errc::invalid_argument,
+                    "checkpoint storage type '" + type
+                        + "': deleting is not supported");
+}
+
 checkpoint_delete_fn make_checkpoint_deleter(aws::env_lookup env) {
   return [env = std::move(env)](const checkpoint_deletion& d) -> caf::error {
     for (const auto& uuid : d.uuids)

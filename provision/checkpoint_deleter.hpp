@@ -26,6 +26,14 @@ std::string s3_checkpoint_prefix(const std::string& prefix,
 std::string shared_fs_checkpoint_dir(const nlohmann::json& storage,
                                      const std::string& uuid);
 
+/// Deletes experiment `experiment_id`'s TensorBoard files where the
+/// harness syncs them: <cluster_id>/tensorboard/experiment/<id> in the
+/// storage (a folder for shared_fs, a key prefix for s3). Blocking.
+caf::error
+delete_tensorboard_files(const nlohmann::json& storage,
+                         const std::string& cluster_id, int64_t experiment_id,
+                         aws::env_lookup env = aws::process_environment());
+
 /// The deleter for every storage type, with `env` for regions and
 /// endpoints (AWS_REGION, AWS_ENDPOINT_URL_S3, ...).
 checkpoint_delete_fn

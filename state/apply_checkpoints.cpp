@@ -1,11 +1,14 @@
 // apply_one for checkpoint deletion: checkpoints_deletion_requested marks
 // an experiment's completed checkpoints "deleting", checkpoints_deleted
-// marks deleting ones "deleted". A uuid that is not a checkpoint of the
+// marks deleting ones "deleted" (or, for a deleted experiment, drops them
+// from its orphan_checkpoints). A uuid that is not a checkpoint of the
 // experiment, or not in the state the event follows from, refuses the
-// event.
+// event. experiment_gc_policy_changed sets the experiment's GC counts,
+// log_retention_set its trials' log retention.
 
 #include "state/apply_detail.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace det::state::detail {
@@ -64,7 +67,52 @@ verdict apply_one(cluster_state& s, const checkpoints_deletion_requested& ev) {
 }
 
 verdict apply_one(cluster_state& s, const checkpoints_deleted& ev) {
-  return move_all(s, ev.experiment_id, ev.uuids, "deleting", "deleted");
+  auto o = s.orphan_checkpoints.find(ev.experiment_id);
+  if (o == s.orphan_checkpoints.end() || s.experiments.count(ev.experiment_id))
+    return move_all(s, ev.experiment_id, ev.uuids, "deleting", "deleted");
+  auto left = o->second.uuids;
+  for (const auto& uuid : ev.uuids) {
+    auto i = std::find(left.begin(), left.end(), uuid);
+    if (i == left.end())
+      return "checkpoint " + quote(uuid)
+             + " is not being deleted for deleted experiment "
+             + std::to_string(ev.experiment_id);
+    left.erase(i);
+  }
+  if (left.empty())
+    s.orphan_checkpoints.erase(o);
+  else
+    o->second.uuids = std::move(left);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_gc_policy_changed& ev) {
+  auto e = s.experiments.find(ev.experiment_id);
+  if (e == s.experiments.end())
+    return "unknown experiment " + std::to_string(ev.experiment_id);
+  auto& storage = e->second.config["checkpoint_storage"];
+  if (!storage.is_object())
+    storage = nlohmann::json::object();
+  storage["save_experiment_best"] = ev.save_experiment_best;
+  storage["save_trial_best"] = ev.save_trial_best;
+  storage["save_trial_latest"] = ev.save_trial_latest;
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const log_retention_set& ev) {
+  auto e = s.experiments.find(ev.experiment_id);
+  if (e == s.experiments.end())
+    return "unknown experiment " + std::to_string(ev.experiment_id);
+  for (auto id : ev.trial_ids) {
+    auto t = s.trials.find(id);
+    if (t == s.trials.end() || t->second.experiment_id != ev.experiment_id)
+      return "trial " + std::to_string(id) + " is not one of experiment "
+             + std::to_string(ev.experiment_id);
+  }
+  for (auto id : ev.trial_ids.empty() ? e->second.trial_ids : ev.trial_ids)
+    if (auto t = s.trials.find(id); t != s.trials.end())
+      t->second.log_retention_days = ev.days;
+  return {};
 }
 
 } // namespace det::state::detail

@@ -85,6 +85,9 @@ verdict apply_one(cluster_state& s, const agent_slots_changed& ev);
 /// Drops the free slots at the end of `a.slots` past its slot_limit (and
 /// the limit once no slot is past it): after a slot is freed.
 void trim_retired_slots(agent_info& a);
+// apply_experiments.cpp (gc policy, log retention)
+verdict apply_one(cluster_state& s, const experiment_gc_policy_changed& ev);
+verdict apply_one(cluster_state& s, const log_retention_set& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

@@ -127,16 +127,26 @@ verdict apply_one(cluster_state& s, const experiment_deleted& ev) {
     auto t = s.trials.find(id);
     if (t != s.trials.end() && t->second.allocation)
       return "trial " + std::to_string(id) + " still holds slots";
-    if (t != s.trials.end())
-      for (const auto& c : t->second.checkpoints)
-        if (c.state == "deleting")
-          return "checkpoint " + c.uuid + " is being deleted";
   }
+  if (s.orphan_checkpoints.count(ev.experiment_id) != 0)
+    return "deleted " + experiment_name(ev.experiment_id)
+           + " still has checkpoints being deleted";
+  // Checkpoints being deleted outlive the experiment until they are gone.
+  orphan_checkpoints_info orphans{
+      ev.experiment_id,
+      {},
+      i->second.config.value("checkpoint_storage", nlohmann::json::object())};
   s.last_experiment_id = std::max(s.last_experiment_id, ev.experiment_id);
   for (auto id : i->second.trial_ids) {
     s.last_trial_id = std::max(s.last_trial_id, id);
+    if (auto t = s.trials.find(id); t != s.trials.end())
+      for (const auto& c : t->second.checkpoints)
+        if (c.state == "deleting")
+          orphans.uuids.push_back(c.uuid);
     s.trials.erase(id);
   }
+  if (!orphans.uuids.empty())
+    s.orphan_checkpoints.emplace(ev.experiment_id, std::move(orphans));
   s.experiments.erase(i);
   return {};
 }

@@ -83,6 +83,8 @@ struct cluster_state {
   int64_t last_webhook_id = 0;
   int64_t last_webhook_trigger_id = 0;
   int64_t last_webhook_delivery_id = 0;
+  /// Deleted experiments' checkpoints still being deleted, by experiment.
+  std::map<int64_t, orphan_checkpoints_info> orphan_checkpoints;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

@@ -179,6 +179,10 @@ bool operator==(const webhook_delivery_info& a,
                 const webhook_delivery_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const orphan_checkpoints_info& a,
+                const orphan_checkpoints_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const cluster_state& a, const cluster_state& b) {
   return record_equal::equal(a, b);
 }

@@ -244,6 +244,16 @@ struct checkpoint_info {
   std::optional<double> searcher_metric;
 };
 
+/// Checkpoints whose deletion was under way when their experiment was
+/// deleted (experiment_deleted): the collector still deletes them from
+/// `storage` (the experiment's checkpoint_storage), then
+/// checkpoints_deleted drops them.
+struct orphan_checkpoints_info {
+  int64_t experiment_id = 0;
+  std::vector<std::string> uuids;
+  nlohmann::json storage = nlohmann::json::object();
+};
+
 /// What det-inspect and the searcher need without the full metric history
 /// (which lives in the log).
 struct metrics_summary {
@@ -283,6 +293,9 @@ struct trial_info {
   int64_t created_at_us = 0;
   /// When it reached its end state (0 while live).
   int64_t ended_at_us = 0;
+  /// Days its logs are kept after it ends (log_retention_set; -1 for
+  /// ever); none: the cluster's default (for ever).
+  std::optional<int64_t> log_retention_days;
 };
 
 /// A user account. `id` is its creation order (1 = first user).
@@ -340,6 +353,8 @@ bool operator==(const spot_request_info& a, const spot_request_info& b);
 bool operator==(const experiment_info& a, const experiment_info& b);
 bool operator==(const allocation_info& a, const allocation_info& b);
 bool operator==(const checkpoint_info& a, const checkpoint_info& b);
+bool operator==(const orphan_checkpoints_info& a,
+                const orphan_checkpoints_info& b);
 bool operator==(const metrics_summary& a, const metrics_summary& b);
 bool operator==(const trial_info& a, const trial_info& b);
 

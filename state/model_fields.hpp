@@ -134,6 +134,12 @@ template <class F> void fields(F& f, allocation_info& x) {
   f.opt("preemption_requested_at_us", x.preemption_requested_at_us);
 }
 
+template <class F> void fields(F& f, orphan_checkpoints_info& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("uuids", x.uuids);
+  f.req("storage", x.storage);
+}
+
 template <class F> void fields(F& f, checkpoint_info& x) {
   f.req("uuid", x.uuid);
   f.req("steps_completed", x.steps_completed);
@@ -171,6 +177,7 @@ template <class F> void fields(F& f, trial_info& x) {
   f.req("metrics", x.metrics);
   f.req("created_at_us", x.created_at_us);
   f.opt("ended_at_us", x.ended_at_us);
+  f.opt("log_retention_days", x.log_retention_days);
 }
 
 template <class F> void fields(F& f, user_info& x) {
@@ -244,6 +251,7 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("last_webhook_id", x.last_webhook_id);
   f.opt("last_webhook_trigger_id", x.last_webhook_trigger_id);
   f.opt("last_webhook_delivery_id", x.last_webhook_delivery_id);
+  f.opt("orphan_checkpoints", x.orphan_checkpoints);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {
@@ -381,6 +389,9 @@ inline int64_t key_of(const webhook_info& x) {
 }
 inline int64_t key_of(const webhook_delivery_info& x) {
   return x.id;
+}
+inline int64_t key_of(const orphan_checkpoints_info& x) {
+  return x.experiment_id;
 }
 
 // -- equality -----------------------------------------------------------------

@@ -335,6 +335,22 @@ int main(int argc, char** argv) {
   if (cfg->resource_manager_type == "kubernetes")
     ctx->nodes = k8s_nodes = std::make_shared<master::node_agents_handle>();
   http::router routes;
+  // det experiment delete-tb-files: blocking deletions on a thread of
+  // their own.
+  auto tb_calls = std::make_shared<aws::async_executor>(1, 256);
+  ctx->delete_tensorboard_files =
+      [tb_calls, cluster_id](int64_t id, nlohmann::json storage,
+                             std::function<void(std::string)> done) {
+        tb_calls->run<bool>(
+            [id, storage, cluster_id]() -> caf::expected<bool> {
+              if (auto err = delete_tensorboard_files(storage, cluster_id, id))
+                return err;
+              return true;
+            },
+            [done](caf::expected<bool> r) {
+              done(r ? std::string{} : render(r.error()));
+            });
+      };
   api::add_master_routes(routes, ctx);
   {
     std::error_code ec;
@@ -455,6 +471,7 @@ int main(int argc, char** argv) {
         },
         [done](caf::expected<bool> r) { done(r ? caf::error{} : r.error()); });
   };
+  gco.expire_logs = [logs](std::vector<int64_t> ids) { logs->erase(ids); };
   auto gc_ref = spawn_checkpoint_gc(sys, master_ref, std::move(gco));
 
   std::shared_ptr<aws::async_executor> aws_calls;

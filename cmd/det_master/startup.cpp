@@ -13,6 +13,7 @@ core_config core_config_from(const conf::master_config& cfg,
   c.host = host;
   c.pid = pid;
   c.master_version = "0.38.1";
+  c.launch_error = cfg.launch_error;
   c.agent_reconnect_wait_us =
       std::chrono::duration_cast<std::chrono::microseconds>(
           cfg.agent_reconnect_wait)

@@ -5,6 +5,7 @@
 // weight, max slots) that the scheduler honours. Each is one append that
 // replays to the same state.
 
+#include "core/checkpoint_gc.hpp"
 #include "tests/core/core_cluster.hpp"
 
 #include "messages/errc.hpp"
@@ -208,6 +209,29 @@ TEST(experiment_commands,
   c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
   EXPECT_NE(state::find_experiment(c.core->state(), 2), nullptr);
   EXPECT_NE(state::find_trial(c.core->state(), 2), nullptr);
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
+TEST(experiment_commands,
+     a_deleted_experiments_checkpoints_are_handed_to_the_collector) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
+  c.run(c.core->agent_connected("a1", "default", 4, "cpu", "", {}, c.now));
+  c.run(c.core->allocation_running("1.1", c.now));
+  c.run(c.core->checkpoint_reported("1.1", "ck-1", 10, {}, c.now));
+  c.run(c.core->checkpoint_reported("1.1", "ck-2", 20, {}, c.now));
+  c.run(c.core->kill_experiment(1, c.now));
+  c.run(c.core->allocation_exited("1.1", 137, c.now));
+  ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
+  auto d = c.run(c.core->delete_experiment(1, "ann", c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(d.reply["checkpointsDeleted"], 2);
+  const auto& orphans = c.core->state().orphan_checkpoints;
+  ASSERT_EQ(orphans.count(1), 1u);
+  EXPECT_EQ(orphans.at(1).uuids, (std::vector<std::string>{"ck-1", "ck-2"}));
+  auto pending = pending_checkpoint_deletions(c.core->state());
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].uuids, orphans.at(1).uuids);
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 

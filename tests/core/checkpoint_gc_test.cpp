@@ -4,6 +4,7 @@
 // (what a restarted master resumes); a user's deletion is checked.
 
 #include "core/checkpoint_gc.hpp"
+#include "core/log_retention.hpp"
 #include "tests/state/state_fixture.hpp"
 
 namespace det::state::test {
@@ -101,6 +102,101 @@ TEST_F(checkpoint_gc_core, a_user_may_not_delete_a_running_trials_latest) {
   auto again = user_checkpoint_deletion(s, {"t1-10"}, "admin", 1100);
   ASSERT_FALSE(again);
   EXPECT_NE(render(again.error()).find("is deleting"), std::string::npos);
+}
+
+TEST_F(checkpoint_gc_core, a_new_policy_drops_what_it_no_longer_keeps) {
+  end_trial(1);
+  ok(checkpoint_gc_requests(s, 1000).at(0)); // t1-10, t1-20 go
+  ok(checkpoints_deleted{1, {"t1-10", "t1-20"}, 1100});
+  end_trial(2);
+  ok(checkpoint_gc_requests(s, 1200).at(0)); // t2-10, t2-20 go
+  // Keep nothing of experiment 1: its last checkpoint goes too.
+  auto change = gc_policy_change(
+      *find_experiment(s, 1),
+      {{"saveExperimentBest", 0}, {"saveTrialBest", 0}, {"saveTrialLatest", 0}},
+      "admin", 1300);
+  ASSERT_TRUE(change);
+  ASSERT_TRUE(*change);
+  ok(**change);
+  EXPECT_EQ(find_experiment(s, 1)->config["checkpoint_storage"]["host_path"],
+            "/tmp/x");
+  auto reqs = checkpoint_gc_requests(s, 1400);
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].experiment_id, 1);
+  EXPECT_EQ(reqs[0].uuids, std::vector<std::string>{"t1-30"});
+}
+
+TEST_F(checkpoint_gc_core, a_policy_change_names_a_bad_field) {
+  const auto& e = *find_experiment(s, 1);
+  auto negative = gc_policy_change(e, {{"saveTrialBest", -1}}, "admin", 1);
+  ASSERT_FALSE(negative);
+  EXPECT_NE(render(negative.error()).find("checkpointStorage.saveTrialBest"),
+            std::string::npos);
+  auto unknown = gc_policy_change(e, {{"saveAll", 1}}, "admin", 1);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(render(unknown.error()).find("checkpointStorage.saveAll"),
+            std::string::npos);
+  EXPECT_FALSE(gc_policy_change(e, {{"saveTrialLatest", "2"}}, "admin", 1));
+  // The counts it has already: nothing to record.
+  auto same = gc_policy_change(e, {{"saveTrialLatest", 1}}, "admin", 1);
+  ASSERT_TRUE(same);
+  EXPECT_FALSE(*same);
+}
+
+TEST_F(checkpoint_gc_core,
+       a_deleted_experiments_checkpoints_are_still_deleted) {
+  end_trial(1);
+  ok(checkpoints_deletion_requested{
+      1, {"t1-10", "t1-20", "t1-30"}, "delete", "admin", 1000});
+  ok(experiment_state_changed{1, "COMPLETED", "", 1001});
+  ok(experiment_deleted{1, "admin", 1002});
+  // The experiment is gone; its deletion is pending with its storage.
+  auto pending = pending_checkpoint_deletions(s);
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].experiment_id, 1);
+  EXPECT_EQ(pending[0].uuids.size(), 3u);
+  EXPECT_EQ(pending[0].storage["host_path"], "/tmp/x");
+  EXPECT_FALSE(refused(checkpoints_deleted{1, {"nope"}, 1100}).empty());
+  ok(checkpoints_deleted{1, {"t1-10", "t1-20", "t1-30"}, 1100});
+  EXPECT_TRUE(pending_checkpoint_deletions(s).empty());
+  EXPECT_TRUE(s.orphan_checkpoints.empty());
+}
+
+TEST_F(checkpoint_gc_core, a_trials_logs_expire_days_after_it_ended) {
+  constexpr int64_t day = int64_t{86400} * 1000 * 1000;
+  end_trial(1);
+  auto ended = find_trial(s, 1)->ended_at_us;
+  ASSERT_GT(ended, 0);
+  // No setting: kept for ever.
+  EXPECT_TRUE(trials_with_expired_logs(s, ended + 1000 * day).empty());
+  auto set = log_retention_change(s, 1, std::nullopt, 2, "admin", 1000);
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->trial_ids.empty());
+  ok(*set);
+  EXPECT_EQ(find_trial(s, 1)->log_retention_days, 2);
+  EXPECT_TRUE(trials_with_expired_logs(s, ended + 2 * day - 1).empty());
+  EXPECT_EQ(trials_with_expired_logs(s, ended + 2 * day),
+            std::vector<int64_t>{1});
+  // Trial 2 runs: its logs stay whatever its setting.
+  ok(*log_retention_change(s, 0, 2, 0, "admin", 1100));
+  EXPECT_EQ(trials_with_expired_logs(s, ended + 2 * day),
+            std::vector<int64_t>{1});
+  // -1: for ever again.
+  ok(*log_retention_change(s, 0, 1, -1, "admin", 1200));
+  EXPECT_TRUE(trials_with_expired_logs(s, ended + 1000 * day).empty());
+}
+
+TEST_F(checkpoint_gc_core, a_log_retention_names_what_is_wrong) {
+  auto bad_days = log_retention_change(s, 1, std::nullopt, -2, "admin", 1);
+  ASSERT_FALSE(bad_days);
+  EXPECT_NE(render(bad_days.error()).find("numDays"), std::string::npos);
+  EXPECT_FALSE(log_retention_change(s, 1, std::nullopt, 32768, "admin", 1));
+  auto no_trial = log_retention_change(s, 0, 42, 1, "admin", 1);
+  ASSERT_FALSE(no_trial);
+  EXPECT_EQ(code_of(no_trial.error()), errc::not_found);
+  auto no_exp = log_retention_change(s, 42, std::nullopt, 1, "admin", 1);
+  ASSERT_FALSE(no_exp);
+  EXPECT_EQ(code_of(no_exp.error()), errc::not_found);
 }
 
 } // namespace det::state::test

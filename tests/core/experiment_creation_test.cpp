@@ -144,5 +144,71 @@ TEST(user_commands, users_and_sessions_name_users_that_exist) {
             errc::invalid_argument);
 }
 
+TEST(experiment_creation,
+     a_warm_start_source_that_does_not_exist_is_refused_naming_the_field) {
+  cluster c;
+  auto cfg = experiment();
+  cfg["searcher"]["source_trial_id"] = 7;
+  auto d = c.core->create_experiment(cfg, "alice", true, false, c.now);
+  EXPECT_EQ(code_of(d.refusal), errc::not_found);
+  EXPECT_NE(render(d.refusal).find("searcher.source_trial_id"),
+            std::string::npos);
+  EXPECT_TRUE(d.events.empty());
+  cfg = experiment();
+  cfg["searcher"]["source_checkpoint_uuid"] = "nope";
+  d = c.core->create_experiment(cfg, "alice", true, false, c.now);
+  EXPECT_EQ(code_of(d.refusal), errc::not_found);
+  EXPECT_NE(render(d.refusal).find("searcher.source_checkpoint_uuid"),
+            std::string::npos);
+}
+
+TEST(experiment_creation,
+     a_warm_started_trial_starts_from_its_sources_checkpoint) {
+  cluster c;
+  c.run(c.core->create_experiment(experiment(), "alice", true, false, c.now));
+  c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  c.run(c.core->allocation_running("1.1", c.now));
+  // Trial 1 has no checkpoint yet: it cannot be a source.
+  auto cfg = experiment();
+  cfg["searcher"]["source_trial_id"] = 1;
+  auto early = c.core->create_experiment(cfg, "alice", true, false, c.now);
+  EXPECT_EQ(code_of(early.refusal), errc::invalid_argument);
+  c.run(c.core->checkpoint_reported("1.1", "ck-40", 40, {}, c.now));
+  c.run(c.core->kill_experiment(1, c.now));
+  c.run(c.core->allocation_exited("1.1", 137, c.now));
+  auto made =
+      c.run(c.core->create_experiment(cfg, "alice", true, false, c.now));
+  ASSERT_FALSE(made.refusal) << render(made.refusal);
+  // Placed at once on a1 (free again), else on a new agent.
+  auto join =
+      c.run(c.core->agent_connected("a2", "default", 1, "cpu", "", {}, c.now));
+  std::vector<start_order> starts;
+  for (const auto* d : {&made, &join})
+    for (const auto& e : d->effects)
+      if (auto o = std::get_if<start_order>(&e))
+        starts.push_back(*o);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].experiment_id, 2);
+  ASSERT_TRUE(starts[0].resume_from);
+  EXPECT_EQ(starts[0].resume_from->uuid, "ck-40");
+  EXPECT_EQ(starts[0].resume_from->steps_completed, 0);
+}
+
+TEST(experiment_creation,
+     a_trial_that_can_never_fit_errs_or_waits_as_launch_error_says) {
+  for (bool launch_error : {true, false}) {
+    auto cfg = config("local", 2, 1); // two one-slot instances at most
+    cfg.launch_error = launch_error;
+    cluster c{cfg};
+    c.run(c.core->create_experiment(experiment(100, 2, 4), "alice", true, false,
+                                    c.now));
+    auto t = state::find_trial(c.core->state(), 1);
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->status, launch_error ? state::trial_status::errored
+                                      : state::trial_status::pending)
+        << "launch_error " << launch_error;
+  }
+}
+
 } // namespace
 } // namespace det

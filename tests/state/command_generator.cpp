@@ -379,6 +379,20 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       return experiment_deleted{e.id, "u1", tick()};
     if (is_terminal(e.status) && chance(50))
       return experiment_archived{e.id, !e.archived, "u1", tick()};
+    if (chance(10))
+      return log_retention_set{e.id,
+                               chance(50) || e.trial_ids.empty()
+                                   ? std::vector<int64_t>{}
+                                   : std::vector<int64_t>{e.trial_ids.front()},
+                               static_cast<int64_t>(below(4)) - 1, "u1",
+                               tick()};
+    if (chance(15))
+      return experiment_gc_policy_changed{e.id,
+                                          static_cast<int64_t>(below(3)),
+                                          static_cast<int64_t>(below(3)),
+                                          static_cast<int64_t>(below(3)),
+                                          "u1",
+                                          tick()};
     return experiment_edited{e.id,
                              "name-" + std::to_string(below(100)),
                              "description " + std::to_string(below(100)),
@@ -389,6 +403,10 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
   }
   case 37: {
     // Checkpoint deletion: completed -> deleting -> deleted.
+    // A deleted experiment's checkpoints still being deleted.
+    for (const auto& [id, o] : s.orphan_checkpoints)
+      if (chance(60))
+        return checkpoints_deleted{id, {o.uuids.front()}, tick()};
     for (const auto& [id, t] : s.trials)
       for (const auto& c : t.checkpoints) {
         if (c.state == "deleting" && chance(60))
@@ -396,7 +414,7 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
         if (c.state == "completed" && chance(30))
           return checkpoints_deletion_requested{t.experiment_id,
                                                 {c.uuid},
-                                                chance(50) ? "gc" : "user",
+                                                chance(50) ? "gc" : "delete",
                                                 "u1",
                                                 tick()};
       }

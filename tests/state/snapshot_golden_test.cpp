@@ -154,6 +154,7 @@ cluster_state every_field_set() {
   t.metrics.best_validation = 0.5;
   t.metrics.best_validation_steps = 20;
   t.created_at_us = 1019;
+  t.log_retention_days = 30;
   s.trials[t.id] = t;
   s.allocations["7.2"] = 7;
 
@@ -193,6 +194,8 @@ cluster_state every_field_set() {
   s.last_webhook_id = 4;
   s.last_webhook_trigger_id = 5;
   s.last_webhook_delivery_id = 6;
+  s.orphan_checkpoints[4] = {
+      4, {"c-old"}, {{"type", "shared_fs"}, {"host_path", "/mnt/ck"}}};
   return s;
 }
 

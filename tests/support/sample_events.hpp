@@ -136,6 +136,8 @@ inline std::vector<domain_event> one_of_each() {
       webhook_delivery_due{
           5, 1, 3, "TASK_LOG", 2, 7, {{"event_type", "TASK_LOG"}}, 4400},
       webhook_delivery_ended{5, 1, false, 5, 503, "answered 503", 4500},
+      experiment_gc_policy_changed{3, 2, 1, 0, "alice", 4200},
+      log_retention_set{3, {9}, 30, "alice", 4300},
   };
 }
 
