@@ -129,7 +129,10 @@ bool patch_fields(const http_request& req, const responder& res,
                   const json& body, const user_record& target,
                   user_edited& ev) {
   bool admin_only = false;
-  for (const auto& [key, v] : body.items()) {
+  for (const auto& item : body.items()) {
+    // Named, not structured bindings: a lambda below captures them.
+    const std::string& key = item.key();
+    const json& v = item.value();
     if (v.is_null() || key == "password" || key == "isHashed"
         || key == "is_hashed")
       continue;
