@@ -224,7 +224,8 @@ const state::model_info* model_by_identifier(const state::cluster_state& s,
 json models_response(const state::cluster_state& s, const model_filter& f,
                      page p) {
   std::vector<const state::model_info*> picked;
-  for (const auto& [id, m] : s.models) {
+  for (const auto& entry : s.models) {
+    const auto& m = entry.second; // named: a lambda below captures it
     if (f.id && *f.id != m.id)
       continue;
     if (f.name && !contains_nocase(m.name, *f.name))
