@@ -147,8 +147,12 @@ TEST_F(storable_events, every_text_field_of_every_event_refuses_or_replays) {
         // enough for a log line.
         bool prose = key == "reason" || key == "message" || key == "description"
                      || key == "notes" || key == "comment";
+        // A URL is one line but may be longer than a name.
+        bool long_line = key == "url";
         if (kept && !prose) {
-          EXPECT_LE(h.value.size(), 255u) << what;
+          if (!long_line) {
+            EXPECT_LE(h.value.size(), 255u) << what;
+          }
           EXPECT_EQ(h.value.find_first_of("\n\x1b\x7f"), std::string::npos)
               << what;
         }
@@ -206,11 +210,13 @@ TEST_F(storable_events,
       for (const auto& [name, attack] : attacks) {
         auto ev = sample;
         std::string key;
+        bool free_form = true;
         int i = 0;
         event_field_visitor v;
         v.document = [&](const char* field, json& d) {
           if (i++ == k) {
             key = field;
+            free_form = d.is_object();
             if (!d.is_object())
               d = json::object();
             attack(d);
@@ -228,8 +234,11 @@ TEST_F(storable_events,
         if (must_refuse) {
           EXPECT_FALSE(kept) << what << " was stored";
         }
-        if (name == "64 levels" || name == "one megabyte"
-            || name == "value unicode") {
+        // A document with a shape of its own (a list of webhook
+        // triggers) refuses any attack; a free-form one keeps these.
+        if (free_form
+            && (name == "64 levels" || name == "one megabyte"
+                || name == "value unicode")) {
           EXPECT_TRUE(kept) << what << " was refused";
         }
       }
