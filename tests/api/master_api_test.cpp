@@ -242,17 +242,22 @@ TEST_F(master_api_test, a_model_file_climbing_out_is_refused) {
 TEST_F(
     master_api_test,
     lists_are_gzip_coded_for_a_client_that_accepts_it_and_rows_omit_the_submitted_text) {
-  ASSERT_EQ(
-      call("POST", "/api/v1/experiments", create_body(good_config)).status,
-      200);
+  auto created = call("POST", "/api/v1/experiments", create_body(good_config));
+  ASSERT_EQ(created.status, 200);
+  // The searcher's first step (the trial) is appended just after the
+  // answer, as one batch: every read below waits for it, so all three see
+  // the same state (under ASan the step can land between two reads).
+  auto written = std::stoll(created.headers.get("X-Det-Position").value());
+  auto settled = std::to_string(written + 1);
   for (const char* path : {"/api/v1/experiments", "/api/v1/agents"}) {
+    extra_headers["X-Det-Min-Position"] = settled;
     auto plain = call("GET", path);
     ASSERT_EQ(plain.status, 200) << plain.body;
     EXPECT_FALSE(plain.headers.get("Content-Encoding")) << path;
     EXPECT_EQ(plain.headers.get("Vary").value_or(""), "Accept-Encoding");
     extra_headers["Accept-Encoding"] = "gzip, deflate"; // as python-requests
     auto coded = call("GET", path);
-    extra_headers.clear();
+    extra_headers.erase("Accept-Encoding");
     ASSERT_EQ(coded.status, 200);
     EXPECT_EQ(coded.headers.get("Content-Encoding").value_or(""), "gzip")
         << path;
@@ -264,6 +269,9 @@ TEST_F(
     extra_headers.clear();
     EXPECT_EQ(refused.body, plain.body) << path;
   }
+  EXPECT_EQ(json::parse(call("GET", "/api/v1/experiments")
+                            .body)["experiments"][0]["numTrials"],
+            1);
   // A list row leaves originalConfig empty (as upstream's list does); the
   // experiment's own answer has it.
   auto list = json::parse(call("GET", "/api/v1/experiments").body);
