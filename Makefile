@@ -56,12 +56,20 @@ $(BUILD)/webui/index.html: webui/node_modules/.installed $(WEBUI_SOURCES)
 # Every test: the C++ suites (unit, integration against a private
 # PostgreSQL), the end-to-end pytest suites, the C++ suites again under
 # ASan+UBSan, then each fuzz target for FUZZ_TEST_SECONDS.
+# Each stage prints the time it starts, so a slow one shows in the log.
+stage = @echo "== make test: $(1) from $$(date -u +%T)"
 test: check-layers build
+	$(call stage,ctest)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	$(call stage,pytest suites)
 	@$(MAKE) --no-print-directory test-e2e
+	$(call stage,kubernetes)
 	@$(MAKE) --no-print-directory test-k8s
+	$(call stage,sanitizers)
 	@$(MAKE) --no-print-directory test-sanitize
+	$(call stage,fuzzing)
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_FRESH=1 FUZZ_SEED=$(FUZZ_TEST_SEED)
+	$(call stage,done)
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)

@@ -10,8 +10,10 @@
 #       `go install` as published
 #
 # A second run finds <cache>/bin/.complete and only prints the path. The cold
-# build is about 1,600 CPU-seconds (two cores: 13-15 minutes); the Go build
-# cache (GOCACHE) makes a rebuild after a version change much faster.
+# build is about 1,600 CPU-seconds (two cores: 13-15 minutes). The Go build
+# and module caches it fills (several GB) are private to the build and
+# removed once the programs are in bin/: kept, they cost a CI machine's disk
+# more than they would save on the rare version change.
 # Environment: DET_TOOL_CACHE (default ~/.cache/det-tools), GO (default: go
 # on PATH, else /usr/local/go/bin/go), K8S_BED_JOBS (go build -p, default 2).
 set -euo pipefail
@@ -40,6 +42,7 @@ go_=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 jobs=${K8S_BED_JOBS:-2}
 mkdir -p "$bin" "$dir/src"
 export GOFLAGS=-mod=mod GOBIN="$bin" GOTOOLCHAIN=local
+export GOCACHE=$dir/go/cache GOMODCACHE=$dir/go/mod
 log() { echo "k8s-bed build: $*" >&2; }
 
 # --- the wrapper module for k8s.io/kubernetes -------------------------------
@@ -120,4 +123,9 @@ fi
 
 "$bin/kube-apiserver" --version >&2
 touch "$bin/.complete"
+# The module cache is read-only (go's own choice): clean asks go to remove
+# it; what is left is made writable first. A failed clean-up only costs disk.
+"$go_" clean -modcache >/dev/null 2>&1 || true
+chmod -R u+w "$dir/go" "$dir/src" 2>/dev/null || true
+rm -rf "$dir/go" "$dir/src" || true
 echo "$bin"
