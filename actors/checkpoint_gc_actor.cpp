@@ -1,6 +1,7 @@
 #include "actors/checkpoint_gc_actor.hpp"
 
 #include "messages/errc.hpp"
+#include "util/backoff.hpp"
 #include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -14,14 +15,40 @@ namespace det {
 namespace {
 
 using gcdone_atom = caf::atom_constant<caf::atom("gcdone")>;
+using rmdone_atom = caf::atom_constant<caf::atom("rmdone")>;
+
+// Failed work per key: failures so far and the tick to try again at, the
+// wait doubling from 2 ticks up to a cap (util::backoff_delay).
+template <class Key> struct retry_book {
+  std::map<Key, std::pair<int, int64_t>> entries;
+
+  bool waiting(const Key& k, int64_t tick) const {
+    auto i = entries.find(k);
+    return i != entries.end() && tick < i->second.second;
+  }
+  /// Counts a failure at `tick`; returns {failures, wait in ticks}.
+  std::pair<int, int64_t> failed(const Key& k, int64_t tick, int64_t cap) {
+    auto& [failures, next] = entries[k];
+    ++failures;
+    auto wait = static_cast<int64_t>(
+        util::backoff_delay(2, 2, static_cast<double>(cap), failures, 0, 0));
+    next = tick + wait;
+    return {failures, wait};
+  }
+  void succeeded(const Key& k) { entries.erase(k); }
+};
 
 struct gc_state {
   checkpoint_gc_options opts;
   master_actor master;
   /// Experiments whose deletion is running.
   std::set<int64_t> in_flight;
-  /// Failed deletions: failures so far and the tick to try again at.
-  std::map<int64_t, std::pair<int, int64_t>> backoff;
+  /// Failed deletions, by experiment.
+  retry_book<int64_t> backoff;
+  /// Checkpoints whose file removal is running, and failed ones (as
+  /// `backoff`).
+  std::set<std::string> removing;
+  retry_book<std::string> remove_backoff;
   int64_t ticks = 0;
   bool planning = false;
 };
@@ -29,8 +56,8 @@ struct gc_state {
 // What the master's thread found; written there, read here after the
 // answer (the message is the happens-before edge).
 struct gc_plan {
-  std::vector<checkpoints_deletion_requested> requests;
   std::vector<checkpoint_deletion> pending;
+  std::vector<checkpoint_file_removal> removals;
   std::vector<int64_t> expired_logs;
 };
 
@@ -48,8 +75,7 @@ void start_deletions(caf::event_based_actor* self,
     auto id = d.experiment_id;
     if (st->in_flight.count(id) != 0)
       continue;
-    if (auto b = st->backoff.find(id);
-        b != st->backoff.end() && st->ticks < b->second.second)
+    if (st->backoff.waiting(id, st->ticks))
       continue;
     st->in_flight.insert(id);
     auto uuids = d.uuids;
@@ -61,6 +87,61 @@ void start_deletions(caf::event_based_actor* self,
   }
 }
 
+void start_removals(caf::event_based_actor* self,
+                    const std::shared_ptr<gc_state>& st,
+                    std::vector<checkpoint_file_removal> removals) {
+  if (!st->opts.remove_files)
+    return;
+  for (auto& r : removals) {
+    auto uuid = r.uuid;
+    if (st->removing.count(uuid) != 0)
+      continue;
+    if (st->remove_backoff.waiting(uuid, st->ticks))
+      continue;
+    st->removing.insert(uuid);
+    auto id = r.experiment_id;
+    caf::actor me = caf::actor_cast<caf::actor>(self);
+    st->opts.remove_files(
+        std::move(r), [me, id, uuid](caf::expected<nlohmann::json> left) {
+          caf::anon_send(me, rmdone_atom::value, id, uuid,
+                         left ? left->dump() : std::string{},
+                         left ? std::string{} : render(left.error()));
+        });
+  }
+}
+
+void on_removed(caf::event_based_actor* self,
+                const std::shared_ptr<gc_state>& st, int64_t id,
+                const std::string& uuid, const std::string& left,
+                const std::string& error) {
+  st->removing.erase(uuid);
+  if (!error.empty()) {
+    auto failures =
+        st->remove_backoff.failed(uuid, st->ticks, st->opts.max_backoff_ticks)
+            .first;
+    log::write(log::level::warn, "checkpoint rm: " + uuid + ": attempt "
+                                     + std::to_string(failures)
+                                     + " failed: " + error);
+    return;
+  }
+  st->remove_backoff.succeeded(uuid);
+  auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  event_batch batch;
+  batch.events.emplace_back(checkpoint_files_removed{
+      id, uuid, nlohmann::json::parse(left, nullptr, false), now_us});
+  self->request(st->master, caf::infinite, record_atom::value, std::move(batch))
+      .then(
+          [uuid](caf::ok_atom) {
+            log::write(log::level::info,
+                       "checkpoint rm: " + uuid + ": files removed");
+          },
+          [](caf::error& err) {
+            log::write(log::level::warn, "checkpoint rm: " + render(err));
+          });
+}
+
 void on_tick(caf::event_based_actor* self,
              const std::shared_ptr<gc_state>& st) {
   ++st->ticks;
@@ -69,8 +150,8 @@ void on_tick(caf::event_based_actor* self,
   st->planning = true;
   auto plan = std::make_shared<gc_plan>();
   state_view view{[plan](const state::cluster_state& s, int64_t now_us) {
-    plan->requests = checkpoint_gc_requests(s, now_us);
     plan->pending = pending_checkpoint_deletions(s);
+    plan->removals = pending_checkpoint_file_removals(s);
     plan->expired_logs = trials_with_expired_logs(s, now_us);
     return std::string{};
   }};
@@ -81,23 +162,32 @@ void on_tick(caf::event_based_actor* self,
             if (st->opts.expire_logs && !plan->expired_logs.empty())
               st->opts.expire_logs(std::move(plan->expired_logs));
             start_deletions(self, st, std::move(plan->pending));
-            if (plan->requests.empty())
-              return;
-            event_batch batch;
-            for (auto& r : plan->requests) {
-              log::write(log::level::info, "checkpoint gc: experiment "
-                                               + std::to_string(r.experiment_id)
-                                               + " deletes " + joined(r.uuids));
-              batch.events.emplace_back(std::move(r));
-            }
-            // Recorded, they are pending at the next tick.
-            self->request(st->master, caf::infinite, record_atom::value,
-                          std::move(batch))
-                .then([](caf::ok_atom) {},
-                      [](caf::error& err) {
-                        log::write(log::level::warn,
-                                   "checkpoint gc: " + render(err));
-                      });
+            start_removals(self, st, std::move(plan->removals));
+            // The GC's requests are decided and recorded in one turn of
+            // the master; recorded, they are pending at the next tick.
+            auto requested =
+                std::make_shared<std::vector<checkpoints_deletion_requested>>();
+            state_decision decide{
+                [requested](const state::cluster_state& s, int64_t now_us) {
+                  *requested = checkpoint_gc_requests(s, now_us);
+                  return caf::expected<std::vector<domain_event>>{
+                      std::vector<domain_event>(requested->begin(),
+                                                requested->end())};
+                }};
+            self->request(st->master, caf::infinite, decide_atom::value,
+                          std::move(decide))
+                .then(
+                    [requested](caf::ok_atom) {
+                      for (const auto& r : *requested)
+                        log::write(log::level::info,
+                                   "checkpoint gc: experiment "
+                                       + std::to_string(r.experiment_id)
+                                       + " deletes " + joined(r.uuids));
+                    },
+                    [](caf::error& err) {
+                      log::write(log::level::warn,
+                                 "checkpoint gc: " + render(err));
+                    });
           },
           [st](caf::error& err) {
             st->planning = false;
@@ -110,11 +200,8 @@ void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
              const std::string& error) {
   st->in_flight.erase(id);
   if (!error.empty()) {
-    auto& [failures, next] = st->backoff[id];
-    ++failures;
-    int64_t wait = std::min<int64_t>(int64_t{1} << std::min(failures, 20),
-                                     st->opts.max_backoff_ticks);
-    next = st->ticks + wait;
+    auto [failures, wait] =
+        st->backoff.failed(id, st->ticks, st->opts.max_backoff_ticks);
     log::write(log::level::warn,
                "checkpoint gc: experiment " + std::to_string(id) + ": deleting "
                    + joined(uuids) + " failed (attempt "
@@ -122,7 +209,7 @@ void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
                    + std::to_string(wait) + " ticks): " + error);
     return;
   }
-  st->backoff.erase(id);
+  st->backoff.succeeded(id);
   event_batch batch;
   auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
@@ -156,6 +243,10 @@ caf::behavior gc_behavior(caf::event_based_actor* self, master_actor master,
       [self, st](gcdone_atom, int64_t id, std::vector<std::string>& uuids,
                  const std::string& error) {
         on_done(self, st, id, std::move(uuids), error);
+      },
+      [self, st](rmdone_atom, int64_t id, const std::string& uuid,
+                 const std::string& left, const std::string& error) {
+        on_removed(self, st, id, uuid, left, error);
       },
   };
 }

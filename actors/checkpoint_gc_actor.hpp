@@ -9,9 +9,12 @@
 // checkpoints_deleted, failure is logged and retried on a later tick with
 // exponential backoff (in ticks). Never more than one deletion per
 // experiment at a time. The same tick hands the trials whose logs are past
-// their retention to `expire_logs`.
+// their retention to `expire_logs`, and every file removal under way
+// (checkpoint_files_removal_requested) to `remove_files`, one at a time per
+// checkpoint.
 
 #include "actors/master_actor.hpp"
+#include "core/checkpoint_files.hpp"
 #include "core/checkpoint_gc.hpp"
 #include "core/log_retention.hpp"
 
@@ -31,6 +34,13 @@ struct checkpoint_gc_options {
   std::function<void(checkpoint_deletion d,
                      std::function<void(caf::error)> done)>
       run;
+  /// Removes files from one checkpoint (`det checkpoint rm`, blocking work
+  /// off the calling thread) and calls `done` once with the files left;
+  /// success records checkpoint_files_removed, failure is retried like a
+  /// deletion. None: removals wait.
+  std::function<void(checkpoint_file_removal r,
+                     std::function<void(caf::expected<nlohmann::json>)> done)>
+      remove_files;
   /// At most this many ticks between attempts of a failing deletion.
   int max_backoff_ticks = 30;
   /// Called on every tick with the ended trials whose logs are past their

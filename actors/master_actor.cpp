@@ -461,6 +461,12 @@ master_behavior(self_ptr self, event_writer_actor writer,
         return ok_command(
             self->state.core->archive_experiment(id, archived, user, now()));
       },
+      [self, now, ok_command](continue_atom, int64_t id,
+                              const std::string& override_config,
+                              const std::string& user) {
+        return ok_command(self->state.core->continue_experiment(
+            id, parse_or_null(override_config), user, now()));
+      },
       [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
         self->state.agents[h.agent_id] = agent;
         std::vector<reported_allocation> running;
@@ -570,6 +576,15 @@ master_behavior(self_ptr self, event_writer_actor writer,
       },
       [self, ok_command](record_atom, event_batch& b) {
         return ok_command(self->state.core->record(std::move(b.events)));
+      },
+      [self, now, ok_command](decide_atom, const state_decision& v) {
+        auto events = v.fn(self->state.core->state(), now());
+        if (!events) {
+          decision refused;
+          refused.refusal = std::move(events.error());
+          return ok_command(std::move(refused));
+        }
+        return ok_command(self->state.core->record(std::move(*events)));
       },
       [self](watch_atom, const std::string& pool, caf::actor& who) {
         self->state.watchers.emplace(pool, std::move(who));

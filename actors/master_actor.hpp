@@ -35,6 +35,16 @@ struct state_view {
   std::function<std::string(const state::cluster_state&, int64_t now_us)> fn;
 };
 
+/// A decision made from the master's state and recorded in the same turn of
+/// its handler, so nothing changes the state in between: the function
+/// returns the events to append (refused whole if state::apply refuses
+/// one), or why not. Quick and pure, as a state_view's.
+struct state_decision {
+  std::function<caf::expected<std::vector<domain_event>>(
+      const state::cluster_state&, int64_t now_us)>
+      fn;
+};
+
 /// Events decided outside the core (the provisioners' instance records),
 /// appended in order by the master. The master refuses the batch (and
 /// writes none of it) if state::apply refuses any of them.
@@ -49,10 +59,12 @@ struct user_change {
 
 using view_atom = caf::atom_constant<caf::atom("view")>;
 using record_atom = caf::atom_constant<caf::atom("record")>;
+using decide_atom = caf::atom_constant<caf::atom("decide")>;
 
 } // namespace det
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_decision)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::event_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::user_change)
 
@@ -120,6 +132,10 @@ using master_actor = caf::typed_actor<
     // Experiment id, archived, the user (master_core::archive_experiment).
     caf::replies_to<archive_atom, int64_t, bool,
                     std::string>::with<caf::ok_atom>,
+    // Experiment id, the override config as JSON text, the user
+    // (master_core::continue_experiment); ok once durable.
+    caf::replies_to<continue_atom, int64_t, std::string,
+                    std::string>::with<caf::ok_atom>,
     // Agents, through their agent actors.
     caf::reacts_to<connect_atom, agent_hello, caf::actor>,
     caf::reacts_to<disconn_atom, std::string, std::string>,
@@ -150,8 +166,12 @@ using master_actor = caf::typed_actor<
     caf::replies_to<state_atom>::with<std::string>,
     // A read-only view of the state (the REST API, provisioners).
     caf::replies_to<view_atom, state_view>::with<std::string>,
-    // Provisioners' instance events.
+    // Facts that happened outside the master (provisioners' instance
+    // events, files a collector removed).
     caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
+    // A decision from the state, recorded in the same turn (the REST API's
+    // checkpoint deletions and log retention, the checkpoint GC's plan).
+    caf::replies_to<decide_atom, state_decision>::with<caf::ok_atom>,
     // A provisioner (the actor) of a pool: sent wake_atom once events that
     // may change the pool's demand or capacity are durable
     // (core/provisioning_wake.hpp).

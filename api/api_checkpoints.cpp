@@ -2,12 +2,14 @@
 
 #include "actors/master_actor.hpp"
 #include "api/api_bridge.hpp"
+#include "core/checkpoint_files.hpp"
 #include "core/checkpoint_gc.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 
 #include <caf/event_based_actor.hpp>
 
+#include <functional>
 #include <memory>
 
 namespace det::api {
@@ -65,33 +67,39 @@ void delete_checkpoints(const ctx_ptr& ctx, const http::http_request& req,
   auto uuids = uuids_of(*body, res);
   if (!uuids)
     return;
-  // Decided on the master's thread against its state; recorded next (the
-  // record is refused if the state moved on in between).
-  auto decided = std::make_shared<
-      caf::expected<std::vector<checkpoints_deletion_requested>>>(
-      std::vector<checkpoints_deletion_requested>{});
-  state_view view{[decided, uuids = *uuids, user = req.principal.username](
-                      const state::cluster_state& s, int64_t now_us) {
-    *decided = user_checkpoint_deletion(s, uuids, user, now_us);
-    return std::string{};
-  }};
-  post(ctx->bridge, [ctx, res, view, decided](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, view_atom::value, view)
-        .then(
-            [ctx, res, self, decided](const std::string&) {
-              if (!*decided)
-                return fail(res, decided->error());
-              event_batch batch;
-              for (auto& ev : **decided)
-                batch.events.emplace_back(std::move(ev));
-              self->request(ctx->master, ctx->request_timeout,
-                            record_atom::value, std::move(batch))
-                  .then([ctx,
-                         res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-                        [res](caf::error& err) { fail(res, err); });
-            },
-            [res](caf::error& err) { fail(res, err); });
-  });
+  decide_and_answer(ctx, res,
+                    [uuids = *uuids, user = req.principal.username](
+                        const state::cluster_state& s, int64_t now_us) {
+                      return as_events(
+                          user_checkpoint_deletion(s, uuids, user, now_us));
+                    });
+}
+
+// POST /api/v1/checkpoints/rm (`det checkpoint rm`): removes the files
+// matching checkpointGlobs from each checkpoint; no globs refreshes their
+// resources from the storage. The collector does the file work.
+void remove_checkpoint_files(const ctx_ptr& ctx, const http::http_request& req,
+                             const responder& res) {
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial may not remove checkpoint files");
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto uuids = uuids_of(*body, res);
+  if (!uuids)
+    return;
+  auto globs = checkpoint_globs_of(
+      body->value("checkpointGlobs", nlohmann::json::array()));
+  if (!globs)
+    return fail(res, globs.error());
+  decide_and_answer(
+      ctx, res,
+      [uuids = *uuids, globs = *globs, user = req.principal.username](
+          const state::cluster_state& s, int64_t now_us) {
+        return as_events(
+            user_checkpoint_file_removal(s, uuids, globs, user, now_us));
+      });
 }
 
 } // namespace
@@ -100,6 +108,10 @@ void add_checkpoint_routes(http::router& r, ctx_ptr ctx) {
   r.del("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
     delete_checkpoints(ctx, req, res);
   });
+  r.post("/api/v1/checkpoints/rm",
+         [ctx](http::http_request req, responder res) {
+           remove_checkpoint_files(ctx, req, res);
+         });
 }
 
 } // namespace det::api

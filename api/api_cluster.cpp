@@ -50,29 +50,34 @@ void answer_page_of(const ctx_ptr& ctx, const http_request& req,
 // -----------------------------------------------------------------
 
 /// Upstream's TrialLogsResponse message: "[ts] <container> || <text>\n".
-json log_json(const log_line& l) {
+/// A log line as upstream's trial logs show it; with `task` (a task id,
+/// for /api/v1/tasks/{task_id}/logs) it also carries upstream's taskId.
+json log_json(const log_line& l, const std::string& task = {}) {
   auto container = l.agent_id.substr(0, 8);
   container.resize(8, ' ');
   auto text = l.text + "\n";
-  return {
-      {"id", std::to_string(l.id)},
-      {"trialId", l.trial_id},
-      {"agentId", l.agent_id},
-      {"containerId", l.agent_id},
-      {"level", "LOG_LEVEL_INFO"},
-      {"stdtype", "stdout"},
-      {"source", "task"},
-      {"message", "[" + rfc3339(l.at_us) + "] " + container + " || " + text},
-      {"log", text},
-      {"timestamp", rfc3339(l.at_us)}};
+  json j{{"id", std::to_string(l.id)},
+         {"trialId", l.trial_id},
+         {"agentId", l.agent_id},
+         {"containerId", l.agent_id},
+         {"level", "LOG_LEVEL_INFO"},
+         {"stdtype", "stdout"},
+         {"source", "task"},
+         {"message", "[" + rfc3339(l.at_us) + "] " + container + " || " + text},
+         {"log", text},
+         {"timestamp", rfc3339(l.at_us)}};
+  if (!task.empty())
+    j["taskId"] = task;
+  return j;
 }
 
 /// Streams lines after `after` until the trial has ended and nothing new
 /// arrived, or the client left; looks again every preemption_poll.
 void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
-                 http::chunk_stream out, int64_t trial_id, int64_t after) {
+                 http::chunk_stream out, int64_t trial_id, int64_t after,
+                 const std::string& task) {
   for (const auto& l : ctx->logs->since(trial_id, after)) {
-    if (!out.write_result(log_json(l).dump()))
+    if (!out.write_result(log_json(l, task).dump()))
       return;
     after = l.id;
   }
@@ -87,17 +92,18 @@ void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
   }};
   self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
       .then(
-          [ctx, self, out, trial_id, after](std::string& done) {
+          [ctx, self, out, trial_id, after, task](std::string& done) {
             if (done == "true") {
               for (const auto& l : ctx->logs->since(trial_id, after))
-                if (!out.write_result(log_json(l).dump()))
+                if (!out.write_result(log_json(l, task).dump()))
                   return;
               return out.close();
             }
             self->delayed_send(self, ctx->preemption_poll,
-                               bridge_job{[ctx, out, trial_id,
-                                           after](caf::event_based_actor* s) {
-                                 follow_logs(ctx, s, out, trial_id, after);
+                               bridge_job{[ctx, out, trial_id, after,
+                                           task](caf::event_based_actor* s) {
+                                 follow_logs(ctx, s, out, trial_id, after,
+                                             task);
                                }});
           },
           [out](caf::error& err) {
@@ -106,8 +112,8 @@ void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
 }
 
 void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
-                      const responder& res) {
-  auto id = id_param(req, res, "trial_id");
+                      const responder& res, std::optional<int64_t> id,
+                      const std::string& task = {}) {
   if (!id)
     return;
   auto p = page_of(req, res);
@@ -123,21 +129,22 @@ void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
   if (!follow) {
     std::string body;
     for (const auto& l : lines)
-      body += http::result_line(log_json(l).dump()) + "\n";
+      body += http::result_line(log_json(l, task).dump()) + "\n";
     return res.send(http::http_response::json(200, std::move(body)));
   }
   auto out = res.stream();
   int64_t after = 0;
   for (const auto& l : lines) {
-    if (!out.write_result(log_json(l).dump()))
+    if (!out.write_result(log_json(l, task).dump()))
       return;
     after = std::max(after, l.id);
   }
   if (desc) // a tail that follows continues after the newest line
     after = lines.empty() ? 0 : lines.front().id;
-  post(ctx->bridge, [ctx, out, id = *id, after](caf::event_based_actor* self) {
-    follow_logs(ctx, self, out, id, after);
-  });
+  post(ctx->bridge,
+       [ctx, out, id = *id, after, task](caf::event_based_actor* self) {
+         follow_logs(ctx, self, out, id, after, task);
+       });
 }
 
 void kill_trial(const ctx_ptr& ctx, const http_request& req,
@@ -334,7 +341,21 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
          [ctx](http_request req, responder res) { kill_trial(ctx, req, res); });
   r.get("/api/v1/trials/{trial_id}/logs",
         [ctx](http_request req, responder res) {
-          trial_logs_route(ctx, req, res);
+          trial_logs_route(ctx, req, res, id_param(req, res, "trial_id"));
+        });
+  // `det task logs`: a trial's task id names the trial.
+  r.get("/api/v1/tasks/{task_id}/logs", [ctx](http_request req, responder res) {
+    auto id = state::trial_of_task_id(req.param("task_id"));
+    if (!id)
+      res.send_error(grpc_code::not_found,
+                     "task " + req.param("task_id").substr(0, 64)
+                         + " not found");
+    trial_logs_route(ctx, req, res, id, req.param("task_id"));
+  });
+  r.get("/api/v1/trials/{trial_id}/checkpoints",
+        [ctx](http_request req, responder res) {
+          answer_page_of(ctx, req, res, "trial_id", "trial",
+                         &trial_checkpoints_response);
         });
   r.get("/api/v1/experiments/{id}/checkpoints",
         [ctx](http_request req, responder res) {

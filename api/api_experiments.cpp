@@ -1,11 +1,15 @@
 #include "api/api_experiments.hpp"
 
 #include "actors/master_actor.hpp"
+#include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
+#include "api/trial_logs.hpp"
 #include "api/views.hpp"
+#include "conf/yaml_tree.hpp"
 #include "core/checkpoint_gc.hpp"
 #include "core/log_retention.hpp"
 #include "http/grpc_error.hpp"
+#include "policy/search_preview.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
 
@@ -141,7 +145,7 @@ void delete_tensorboard_files(const ctx_ptr& ctx, const http::http_request& req,
 
 /// PUT /api/v1/experiments/{id}/retain_logs and
 /// /api/v1/trials/{id}/retain_logs, body {"numDays": N}: decided on the
-/// master's state, then recorded (refused if the state moved on).
+/// master's state and recorded in the same turn.
 void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res, bool trial) {
   if (!req.principal.allocation_id.empty())
@@ -156,38 +160,162 @@ void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
     return res.send_error(grpc_code::invalid_argument,
                           "numDays: expected a whole number of days (-1 = "
                           "for ever)");
-  auto decided =
-      std::make_shared<caf::expected<log_retention_set>>(log_retention_set{});
   std::optional<int64_t> trial_id;
   if (trial)
     trial_id = *id;
-  state_view view{[decided, id = *id, trial_id, n = days->get<int64_t>(),
-                   user = req.principal.username](const state::cluster_state& s,
-                                                  int64_t now_us) {
-    *decided = log_retention_change(s, id, trial_id, n, user, now_us);
-    return std::string{};
-  }};
-  post(ctx->bridge, [ctx, res, view, decided](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, view_atom::value, view)
-        .then(
-            [ctx, res, self, decided](const std::string&) {
-              if (!*decided)
-                return fail(res, decided->error());
-              event_batch batch;
-              batch.events.emplace_back(std::move(**decided));
-              self->request(ctx->master, ctx->request_timeout,
-                            record_atom::value, std::move(batch))
-                  .then([ctx,
-                         res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-                        [res](caf::error& err) { fail(res, err); });
-            },
-            [res](caf::error& err) { fail(res, err); });
+  decide_and_answer(
+      ctx, res,
+      [id = *id, trial_id, n = days->get<int64_t>(),
+       user = req.principal.username](
+          const state::cluster_state& s,
+          int64_t now_us) -> caf::expected<std::vector<domain_event>> {
+        auto set = log_retention_change(s, id, trial_id, n, user, now_us);
+        if (!set)
+          return std::move(set.error());
+        return std::vector<domain_event>{std::move(*set)};
+      });
+}
+
+/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins): drops now
+/// the logs of every ended trial past its retention, as the collector's
+/// tick would; answers the count of lines dropped.
+void cleanup_logs(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  if (!require_admin(req, res))
+    return;
+  post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [](const state::cluster_state& s, int64_t now_us) -> json {
+          return trials_with_expired_logs(s, now_us);
+        },
+        res,
+        [ctx, res](json ids) {
+          size_t removed = 0;
+          if (ctx->logs && ids.is_array())
+            removed = ctx->logs->erase(ids.get<std::vector<int64_t>>());
+          log::info() << "cleanup_logs: " << removed << " log lines of "
+                      << ids.size() << " trial(s) past their retention";
+          res.send_json(json{{"removedCount", std::to_string(removed)}}.dump());
+        });
   });
+}
+
+/// POST /api/v1/preview-hp-search {"config": {...}} (`det preview-search`):
+/// the searcher's plan for the config, run on simulated trials.
+void preview_hp_search(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto config = body->value("config", json());
+  if (config.is_string()) // the YAML text, as CreateExperiment takes it
+    return res.send_error(grpc_code::invalid_argument,
+                          "config: expected the config as an object");
+  if (!config.is_object())
+    return res.send_error(grpc_code::invalid_argument,
+                          "config: expected an object with a searcher");
+  uint64_t seed = 0;
+  if (auto r = config.find("reproducibility");
+      r != config.end() && r->is_object())
+    if (auto v = r->find("experiment_seed");
+        v != r->end() && v->is_number_unsigned())
+      seed = v->get<uint64_t>();
+  // Bounded (policy::preview_search caps its steps); off the I/O thread.
+  post(ctx->bridge,
+       [res, config = std::move(config), seed](caf::event_based_actor*) {
+         auto summary = policy::preview_search(config, seed);
+         if (!summary)
+           return fail(res, summary.error());
+         res.send_json(json{{"summary", std::move(*summary)}}.dump());
+       });
 }
 
 } // namespace
 
+/// POST /api/v1/experiments/continue {"id", "overrideConfig": YAML text}
+/// (`det experiment continue`): the override merged over the experiment's
+/// config is validated as a submission here; master_core::
+/// continue_experiment decides the rest against the master's state.
+void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto idf = body->find("id");
+  if (idf == body->end() || !idf->is_number_integer()
+      || idf->get<int64_t>() < 1)
+    return res.send_error(grpc_code::invalid_argument,
+                          "id: expected a positive experiment id");
+  auto id = idf->get<int64_t>();
+  auto text = body->find("overrideConfig");
+  if (text != body->end() && !text->is_null() && !text->is_string())
+    return res.send_error(grpc_code::invalid_argument,
+                          "overrideConfig: expected the config as YAML text");
+  auto over = json::object();
+  if (text != body->end() && text->is_string()) {
+    auto tree = conf::parse_tree(text->get<std::string>());
+    if (!tree)
+      return res.send_error(grpc_code::invalid_argument,
+                            "overrideConfig: " + render(tree.error()));
+    if (!tree->is_null() && !tree->is_object())
+      return res.send_error(grpc_code::invalid_argument,
+                            "overrideConfig: expected a mapping of config "
+                            "fields");
+    if (tree->is_object())
+      over = std::move(*tree);
+  }
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial may not continue an experiment");
+  post(ctx->bridge, [ctx, res, id, over, user = req.principal.username](
+                        caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [id](const state::cluster_state& s, int64_t) -> json {
+          auto e = state::find_experiment(s, id);
+          return e == nullptr ? json{} : e->config;
+        },
+        res,
+        [ctx, res, self, id, over, user](json config) {
+          if (config.is_null())
+            return res.send_error(grpc_code::not_found, "experiment "
+                                                            + std::to_string(id)
+                                                            + " not found");
+          if (!over.empty()) {
+            config.merge_patch(over);
+            auto checked = conf::parse_experiment_tree(
+                std::move(config), ctx->experiment_defaults);
+            if (!checked)
+              return fail(res, checked.error());
+          }
+          self->request(ctx->master, ctx->request_timeout, continue_atom::value,
+                        id, over.dump(), user)
+              .then(
+                  [ctx, res, self, id](caf::ok_atom) {
+                    ask_view(
+                        ctx, self,
+                        [id](const state::cluster_state& s, int64_t) {
+                          auto j = experiment_response(s, id);
+                          return j.is_null()
+                                     ? j
+                                     : json{{"experiment", j["experiment"]}};
+                        },
+                        res,
+                        [ctx, res](json j) {
+                          send_written(ctx, res, j.dump());
+                        });
+                  },
+                  [res](caf::error& err) { fail(res, err); });
+        });
+  });
+}
+
 void add_experiment_more_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/experiments/continue",
+         [ctx](http::http_request req, responder res) {
+           continue_experiment(ctx, req, res);
+         });
   r.put("/api/v1/experiments/{id}/retain_logs",
         [ctx](http::http_request req, responder res) {
           retain_logs(ctx, req, res, false);
@@ -200,6 +328,13 @@ void add_experiment_more_routes(http::router& r, ctx_ptr ctx) {
         [ctx](http::http_request req, responder res) {
           delete_tensorboard_files(ctx, req, res);
         });
+  r.post("/api/v1/preview-hp-search",
+         [ctx](http::http_request req, responder res) {
+           preview_hp_search(ctx, req, res);
+         });
+  r.post("/api/v1/cleanup_logs", [ctx](http::http_request req, responder res) {
+    cleanup_logs(ctx, req, res);
+  });
   r.get("/experiments/{id}/preview_gc",
         [ctx](http::http_request req, responder res) {
           preview_gc(ctx, req, res);

@@ -1,7 +1,7 @@
 // The trial-side REST routes an unmodified Core API script (determined
 // 0.38.1) calls besides metrics, checkpoints and preemption (master_api.cpp):
 // run start, progress, runner state, early exit, the context directory,
-// task logs, and the trial's checkpoints. Each is authorized with the
+// task logs. Each is authorized with the
 // allocation token of the trial it names (docs/agent_protocol.md).
 
 #include "actors/model_def_actor.hpp"
@@ -106,10 +106,12 @@ void report_progress(const ctx_ptr& ctx, const http::http_request& req,
 
 void context_directory(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
-  // Our task ids are trial ids (DET_TASK_ID).
-  auto id = id_param(req, res, "task_id");
+  // A trial's task id (DET_TASK_ID) names the trial.
+  auto id = state::trial_of_task_id(req.param("task_id"));
   if (!id)
-    return;
+    return res.send_error(grpc_code::invalid_argument,
+                          "task_id: not a task id of this master: '"
+                              + req.param("task_id").substr(0, 64) + "'");
   with_trial_allocation(
       ctx, req, res, *id,
       [ctx, res, id = *id](caf::event_based_actor* self, const std::string&) {
@@ -153,15 +155,11 @@ void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
       text.pop_back();
     lines.push_back(std::move(text));
   }
-  int64_t trial_id = 0;
-  try {
-    trial_id = std::stoll(task);
-  } catch (const std::exception&) {
-  }
+  auto trial_id = state::trial_of_task_id(task).value_or(0);
   if (trial_id < 1 || alloc.empty())
     return res.send_error(grpc_code::invalid_argument,
-                          "logs[0]: task_id (a trial id) and allocation_id: "
-                          "required");
+                          "logs[0]: task_id (a trial's task id) and "
+                          "allocation_id: required");
   if (!authorized(ctx, req, res, alloc))
     return;
   auto now = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -169,39 +167,6 @@ void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
                  .count();
   ctx->logs->add(trial_id, field(logs[0], "agent_id", "agentId"), lines, now);
   res.send_json("{}");
-}
-
-json checkpoint_json(const state::trial_info& t,
-                     const state::checkpoint_info& c) {
-  return {{"uuid", c.uuid},
-          {"taskId", std::to_string(t.id)},
-          {"allocationId", nullptr},
-          {"reportTime", rfc3339(c.at_us)},
-          {"state", "STATE_COMPLETED"},
-          {"resources", json::object()},
-          {"metadata", c.metadata},
-          {"training",
-           {{"trialId", t.id},
-            {"experimentId", t.experiment_id},
-            {"hparams", t.hparams},
-            {"validationMetrics",
-             {{"avgMetrics", t.metrics.latest_validation.is_null()
-                                 ? json::object()
-                                 : t.metrics.latest_validation}}}}}};
-}
-
-/// GET /api/v1/trials/{id}/checkpoints: the trial's latest checkpoint (the
-/// state keeps the latest; the full history is in the event log).
-json trial_checkpoints(const state::cluster_state& s, int64_t trial_id) {
-  auto t = state::find_trial(s, trial_id);
-  if (t == nullptr)
-    return nullptr;
-  auto list = json::array();
-  if (t->latest_checkpoint)
-    list.push_back(checkpoint_json(*t, *t->latest_checkpoint));
-  auto n = static_cast<int64_t>(list.size());
-  return {{"checkpoints", std::move(list)},
-          {"pagination", pagination_of({}, n)}};
 }
 
 } // namespace
@@ -229,17 +194,6 @@ void add_trial_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/task/logs", [ctx](http::http_request req, responder res) {
     post_task_logs(ctx, req, res);
   });
-  r.get("/api/v1/trials/{trial_id}/checkpoints",
-        [ctx](http::http_request req, responder res) {
-          auto id = id_param(req, res, "trial_id");
-          if (id)
-            answer_view(
-                ctx, req, res,
-                [id = *id](const state::cluster_state& s, int64_t) {
-                  return trial_checkpoints(s, id);
-                },
-                "trial " + std::to_string(*id) + " not found");
-        });
 }
 
 } // namespace det::api

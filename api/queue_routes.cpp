@@ -20,8 +20,6 @@ using json = nlohmann::json;
 std::string wait_reason(const state::cluster_state& s,
                         const state::experiment_info& e, int64_t pending,
                         int64_t pool_free) {
-  if (e.status == state::experiment_status::paused)
-    return "paused";
   if (pending == 0)
     return "";
   auto p = state::find_pool(s, e.pool);
@@ -50,8 +48,12 @@ std::string wait_reason(const state::cluster_state& s,
 json jobs_response(const state::cluster_state& s, const std::string& pool,
                    page pg) {
   std::vector<const state::experiment_info*> live;
+  // A paused experiment asks for no slots, so it is not in the queue (as
+  // upstream's job list leaves it out); its job is back when it resumes.
   for (const auto& [id, e] : s.experiments)
-    if (!state::is_terminal(e.status) && (pool.empty() || e.pool == pool))
+    if (!state::is_terminal(e.status)
+        && e.status != state::experiment_status::paused
+        && (pool.empty() || e.pool == pool))
       live.push_back(&e);
   std::stable_sort(live.begin(), live.end(), [](auto a, auto b) {
     if (a->pool != b->pool)
@@ -76,10 +78,7 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
       else if (t->status == state::trial_status::pending)
         ++pending;
     }
-    bool paused = e->status == state::experiment_status::paused;
-    auto st = paused          ? "STATE_PAUSED"
-              : allocated > 0 ? "STATE_SCHEDULED"
-                              : "STATE_QUEUED";
+    auto st = allocated > 0 ? "STATE_SCHEDULED" : "STATE_QUEUED";
     auto& n = ahead[e->pool];
     json j{{"jobId", "exp-" + std::to_string(e->id)},
            {"type", "TYPE_EXPERIMENT"},
@@ -96,11 +95,10 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
            {"allocatedSlots", allocated},
            {"requestedSlots", live_trials * e->slots_per_trial},
            {"pendingTrials", pending},
-           {"summary", {{"state", st}, {"jobsAhead", paused ? 0 : n}}},
+           {"summary", {{"state", st}, {"jobsAhead", n}}},
            {"waitReason", wait_reason(s, *e, pending,
                                       state::free_slots_of_pool(s, e->pool))}};
-    if (!paused)
-      ++n;
+    ++n;
     list.push_back(std::move(j));
   }
   return paginate("jobs", std::move(list), pg);

@@ -44,10 +44,15 @@ std::vector<log_line> trial_logs::since(int64_t trial_id,
   return out;
 }
 
-void trial_logs::erase(const std::vector<int64_t>& trial_ids) {
+size_t trial_logs::erase(const std::vector<int64_t>& trial_ids) {
   std::lock_guard<std::mutex> lock{mu_};
+  size_t removed = 0;
   for (auto id : trial_ids)
-    trials_.erase(id);
+    if (auto t = trials_.find(id); t != trials_.end()) {
+      removed += t->second.lines.size();
+      trials_.erase(t);
+    }
+  return removed;
 }
 
 } // namespace det::api

@@ -39,8 +39,9 @@ public:
       std::function<void(int64_t trial_id, const std::string& agent_id,
                          const std::vector<std::string>& lines)>;
   void set_observer(observer o);
-  /// Drops every line of these trials (their log retention ran out).
-  void erase(const std::vector<int64_t>& trial_ids);
+  /// Drops every line of these trials (their log retention ran out);
+  /// returns how many lines went.
+  size_t erase(const std::vector<int64_t>& trial_ids);
 
   /// Lines of the trial with id > after_id, oldest first.
   std::vector<log_line> since(int64_t trial_id, int64_t after_id = 0) const;

@@ -134,7 +134,7 @@ nlohmann::json trial_json(const state::trial_info& t) {
       {"startTime", rfc3339(t.created_at_us)},
       {"state", trial_state_name(t.status)},
       {"totalBatchesProcessed", t.metrics.steps_completed},
-      {"taskId", std::to_string(t.id)},
+      {"taskId", state::task_id_of(t.experiment_id, t.id)},
   };
   if (auto w = metrics_workload(t.metrics.latest_validation,
                                 t.metrics.steps_completed);
@@ -267,7 +267,7 @@ nlohmann::json start_environment(const state::cluster_state& s,
   for (const auto& text : vars)
     if (auto eq = text.find('='); eq != std::string::npos && eq > 0)
       env[text.substr(0, eq)] = text.substr(eq + 1);
-  env["DET_TASK_ID"] = std::to_string(t->id);
+  env["DET_TASK_ID"] = state::task_id_of(t->experiment_id, t->id);
   env["DET_USER"] = e->owner.empty() ? "determined" : e->owner;
   env["DET_TRIAL_RUN_ID"] = std::to_string(std::max<int64_t>(t->runs, 1));
   env["DET_TRIAL_SEED"] = std::to_string(t->id);

@@ -104,10 +104,12 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
     }
   }
   return {{"uuid", c.uuid},
-          {"taskId", std::to_string(t.id)},
+          {"taskId", state::task_id_of(t.experiment_id, t.id)},
           {"allocationId", ""},
           {"reportTime", rfc3339(c.at_us)},
-          {"state", c.state == "deleted" ? "STATE_DELETED" : "STATE_COMPLETED"},
+          {"state", c.state == "deleted"             ? "STATE_DELETED"
+                    : c.state == "partially_deleted" ? "STATE_PARTIALLY_DELETED"
+                                                     : "STATE_COMPLETED"},
           {"resources", std::move(resources)},
           {"metadata", c.metadata},
           {"training", std::move(training)},
@@ -267,7 +269,7 @@ json tasks_response(const state::cluster_state& s) {
     std::string name = "Trial " + std::to_string(t->id);
     if (e != nullptr)
       name += " (Experiment " + std::to_string(e->id) + ")";
-    out[alloc] = {{"taskId", std::to_string(t->id)},
+    out[alloc] = {{"taskId", state::task_id_of(t->experiment_id, t->id)},
                   {"allocationId", alloc},
                   {"name", name},
                   {"registeredTime", rfc3339(t->allocation->placed_at_us)},
@@ -288,12 +290,14 @@ json trial_response(const state::cluster_state& s, int64_t id) {
   return {{"trial", trial_json(s, *t)}};
 }
 
-json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,
-                                     page p) {
-  if (state::find_experiment(s, id) == nullptr)
-    return nullptr;
+namespace {
+
+/// The checkpoints of `trials`, newest first, one page of them.
+json checkpoints_of(const state::cluster_state& s,
+                    const std::vector<const state::trial_info*>& trials,
+                    page p) {
   std::vector<std::pair<int64_t, json>> all;
-  for (auto t : state::trials_of_experiment(s, id))
+  for (auto t : trials)
     for (const auto& c : t->checkpoints)
       all.emplace_back(c.at_us, checkpoint_json(s, *t, c));
   std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
@@ -303,6 +307,23 @@ json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,
   for (auto& [at, c] : all)
     list.push_back(std::move(c));
   return paginate("checkpoints", std::move(list), p);
+}
+
+} // namespace
+
+json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,
+                                     page p) {
+  if (state::find_experiment(s, id) == nullptr)
+    return nullptr;
+  return checkpoints_of(s, state::trials_of_experiment(s, id), p);
+}
+
+json trial_checkpoints_response(const state::cluster_state& s, int64_t id,
+                                page p) {
+  auto t = state::find_trial(s, id);
+  if (t == nullptr)
+    return nullptr;
+  return checkpoints_of(s, {t}, p);
 }
 
 json checkpoint_response(const state::cluster_state& s,

@@ -60,6 +60,12 @@ nlohmann::json trial_response(const state::cluster_state& s, int64_t id);
 nlohmann::json experiment_checkpoints_response(const state::cluster_state& s,
                                                int64_t id, page p);
 
+/// GET /api/v1/trials/{id}/checkpoints: every checkpoint of the trial
+/// (deleted ones too, as upstream lists them), newest first; null when the
+/// trial is absent.
+nlohmann::json trial_checkpoints_response(const state::cluster_state& s,
+                                          int64_t id, page p);
+
 /// GET /api/v1/checkpoints/{uuid}: {"checkpoint": v1Checkpoint}; null when
 /// absent.
 nlohmann::json checkpoint_response(const state::cluster_state& s,

@@ -15,6 +15,8 @@ const nlohmann::json* rows_of(const nlohmann::json& saved) {
   return i == saved.end() || !i->is_array() ? nullptr : &*i;
 }
 
+} // namespace
+
 std::optional<uint64_t> request_number(const std::string& text) {
   if (text.empty() || text.size() > 19
       || !std::all_of(text.begin(), text.end(),
@@ -22,8 +24,6 @@ std::optional<uint64_t> request_number(const std::string& text) {
     return std::nullopt;
   return std::stoull(text);
 }
-
-} // namespace
 
 std::optional<ledger_entry> ledger_line(const nlohmann::json& saved,
                                         const std::string& request_id) {
@@ -117,6 +117,21 @@ experiment_searcher::feed(int64_t experiment_id,
   if (!any)
     return std::nullopt;
   step.inputs_through = fed_through_;
+  finish(step);
+  return step;
+}
+
+searcher_step
+experiment_searcher::reopen(int64_t experiment_id,
+                            const std::vector<uint64_t>& requests) {
+  searcher_step step;
+  step.experiment_id = experiment_id;
+  step.inputs_after = fed_through_;
+  step.inputs_through = fed_through_;
+  for (auto req : requests)
+    if (auto i = ledger_.find(req); i != ledger_.end())
+      i->second.closed = false;
+  run(step, searcher_->reopen(requests));
   finish(step);
   return step;
 }

@@ -58,6 +58,10 @@ struct ledger_entry {
   bool closed = false;
 };
 
+/// A trial's request id as the searcher's request number (decimal digits
+/// only, at most 19), or nothing for a trial no searcher created.
+std::optional<uint64_t> request_number(const std::string& text);
+
 /// The ledger line of `request_id` in a saved searcher state.
 std::optional<ledger_entry> ledger_line(const nlohmann::json& saved,
                                         const std::string& request_id);
@@ -90,6 +94,13 @@ public:
   /// nullopt when there is none.
   std::optional<searcher_step>
   feed(int64_t experiment_id, const std::vector<state::searcher_input>& inbox);
+
+  /// A continued experiment: the requests `requests` open again (their
+  /// ledger lines no longer closed) and trained to the config's length.
+  /// The step's ops are the trains; `saved` and `progress` go in the
+  /// experiment_continued event. Consumes no input.
+  searcher_step reopen(int64_t experiment_id,
+                       const std::vector<uint64_t>& requests);
 
 private:
   experiment_searcher() = default;

@@ -222,6 +222,16 @@ public:
                             const std::string& username, int64_t now_us);
   decision archive_experiment(int64_t id, bool archived,
                               const std::string& username, int64_t now_us);
+  /// `det experiment continue`: an ended single, grid or random experiment
+  /// runs again with `override_config` merged over its config (only for
+  /// single; the API validated the merged config): one
+  /// experiment_continued (core/master_core_continue.cpp). Refusals:
+  /// not_found, failed_precondition (not ended, archived, nothing left to
+  /// continue), invalid_argument (the searcher, the override). Replies
+  /// {"experiment_id", "trial_ids"}.
+  decision continue_experiment(int64_t id,
+                               const nlohmann::json& override_config,
+                               const std::string& username, int64_t now_us);
   /// Users, sessions, access tokens and the cluster message: `ev` is a
   /// user_created, user_password_changed, user_edited, session_started,
   /// session_ended, access_token_created, access_token_changed or

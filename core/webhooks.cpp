@@ -321,14 +321,15 @@ void log_matched(const cluster_state& s, const record_command& c, int64_t now,
   auto node = util::fit_text(str_of(c.args, "node"), {255, false, true});
   auto regex = str_of(condition_of(*trig), "regex");
   auto id = s.last_webhook_delivery_id + 1;
-  json body = w.webhook_type == "SLACK"
-                  ? slack_log_payload(e->id, trial_id, node, line, regex)
-                  : default_payload(delivery_event_id(id, s.cluster_uuid),
-                                    "TASK_LOG", now, {{"regex", regex}},
-                                    {{"task_log",
-                                      {{"task_id", std::to_string(trial_id)},
-                                       {"node_name", node},
-                                       {"triggering_log", line}}}});
+  json body =
+      w.webhook_type == "SLACK"
+          ? slack_log_payload(e->id, trial_id, node, line, regex)
+          : default_payload(delivery_event_id(id, s.cluster_uuid), "TASK_LOG",
+                            now, {{"regex", regex}},
+                            {{"task_log",
+                              {{"task_id", state::task_id_of(e->id, trial_id)},
+                               {"node_name", node},
+                               {"triggering_log", line}}}});
   o.events.push_back(due(w, *trig, id, e->id, trial_id, std::move(body), now));
 }
 

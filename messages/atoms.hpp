@@ -51,5 +51,7 @@ using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
 using records_atom = caf::atom_constant<caf::atom("records")>;
 /// An agent's slot count changed (a Kubernetes pool's nodes).
 using resize_atom = caf::atom_constant<caf::atom("resize")>;
+/// `det experiment continue` (master_core::continue_experiment).
+using continue_atom = caf::atom_constant<caf::atom("continue")>;
 
 } // namespace det

@@ -30,6 +30,8 @@ const char* to_string(errc x) {
     return "invariant_violated";
   case errc::remote_error:
     return "remote_error";
+  case errc::failed_precondition:
+    return "failed_precondition";
   }
   return "unknown_error";
 }

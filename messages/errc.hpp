@@ -37,6 +37,8 @@ enum class errc : uint8_t {
   invariant_violated,
   /// The request was refused by the cloud or another service.
   remote_error,
+  /// The thing is not in a state that allows the request (yet).
+  failed_precondition,
 };
 
 const char* to_string(errc x);

@@ -317,19 +317,6 @@ template <class F> void fields(F& f, trial_canceled& x) {
   f.opt("at_us", x.at_us);
 }
 
-template <class F> void fields(F& f, user_created& x) {
-  f.req("username", x.username);
-  f.opt("admin", x.admin);
-  f.opt("password_hash", x.password_hash);
-  f.opt("at_us", x.at_us);
-}
-
-template <class F> void fields(F& f, user_password_changed& x) {
-  f.req("username", x.username);
-  f.req("password_hash", x.password_hash);
-  f.opt("at_us", x.at_us);
-}
-
 template <class F> void fields(F& f, experiment_deleted& x) {
   f.req("experiment_id", x.experiment_id);
   f.opt("username", x.username);
@@ -347,65 +334,12 @@ template <class F> void fields(F& f, slot_enabled& x) {
   f.req("slot_id", x.slot_id);
 }
 
-template <class F> void fields(F& f, user_edited& x) {
-  f.req("username", x.username);
-  f.req("new_username", x.new_username);
-  f.opt("display_name", x.display_name);
-  f.req("admin", x.admin);
-  f.req("active", x.active);
-  f.opt("agent_uid", x.agent_uid);
-  f.opt("agent_gid", x.agent_gid);
-  f.opt("agent_user", x.agent_user);
-  f.opt("agent_group", x.agent_group);
-  f.opt("by", x.by);
-  f.opt("at_us", x.at_us);
-}
-
-template <class F> void fields(F& f, access_token_created& x) {
-  f.req("token_id", x.token_id);
-  f.req("username", x.username);
-  f.req("token_hash", x.token_hash);
-  f.opt("description", x.description);
-  f.opt("expires_at_us", x.expires_at_us);
-  f.opt("by", x.by);
-  f.opt("at_us", x.at_us);
-}
-
-template <class F> void fields(F& f, access_token_changed& x) {
-  f.req("token_id", x.token_id);
-  f.req("username", x.username);
-  f.opt("description", x.description);
-  f.req("revoked", x.revoked);
-  f.opt("by", x.by);
-  f.opt("at_us", x.at_us);
-}
-
-template <class F> void fields(F& f, cluster_message_set& x) {
-  f.req("message", x.message);
-  f.opt("start_us", x.start_us);
-  f.opt("end_us", x.end_us);
-  f.opt("username", x.username);
-  f.opt("at_us", x.at_us);
-}
-
 template <class F> void fields(F& f, experiment_resources_changed& x) {
   f.req("experiment_id", x.experiment_id);
   f.req("priority", x.priority);
   f.req("weight", x.weight);
   f.req("max_slots", x.max_slots);
   f.opt("username", x.username);
-  f.opt("at_us", x.at_us);
-}
-
-template <class F> void fields(F& f, session_started& x) {
-  f.req("username", x.username);
-  f.req("token_hash", x.token_hash);
-  f.opt("at_us", x.at_us);
-}
-
-template <class F> void fields(F& f, session_ended& x) {
-  f.req("username", x.username);
-  f.req("token_hash", x.token_hash);
   f.opt("at_us", x.at_us);
 }
 
@@ -548,10 +482,6 @@ inline void validate(const trial_exited& x) {
   require_one_of("reason", x.reason, trial_exit_reasons());
 }
 
-inline void validate(const user_created& x) {
-  require_non_empty("username", x.username);
-}
-
 /// A token hash is a hex SHA-256: 64 lower-case hex digits.
 inline void require_token_hash(const std::string& h) {
   bool hex = h.size() == 64 && std::all_of(h.begin(), h.end(), [](char c) {
@@ -559,15 +489,6 @@ inline void require_token_hash(const std::string& h) {
              });
   if (!hex)
     throw field_error("field 'token_hash': expected 64 hex digits");
-}
-
-inline void validate(const session_started& x) {
-  require_non_empty("username", x.username);
-  require_token_hash(x.token_hash);
-}
-
-inline void validate(const session_ended& x) {
-  require_token_hash(x.token_hash);
 }
 
 inline void validate(const experiment_deleted&) {}
@@ -580,33 +501,6 @@ inline void validate(const slot_disabled& x) {
 inline void validate(const slot_enabled& x) {
   require_non_empty("agent_id", x.agent_id);
   require_non_negative("slot_id", x.slot_id);
-}
-
-inline void validate(const user_edited& x) {
-  require_non_empty("username", x.username);
-  require_non_empty("new_username", x.new_username);
-  if (x.agent_uid < -1 || x.agent_gid < -1)
-    throw field_error("field 'agent_uid'/'agent_gid': must be -1 or more");
-}
-
-inline void validate(const access_token_created& x) {
-  if (x.token_id <= 0)
-    throw field_error("field 'token_id': must be positive");
-  require_non_empty("username", x.username);
-  require_token_hash(x.token_hash);
-  require_non_negative("expires_at_us", x.expires_at_us);
-}
-
-inline void validate(const access_token_changed& x) {
-  if (x.token_id <= 0)
-    throw field_error("field 'token_id': must be positive");
-}
-
-inline void validate(const cluster_message_set& x) {
-  require_non_negative("start_us", x.start_us);
-  require_non_negative("end_us", x.end_us);
-  if (x.end_us != 0 && x.end_us <= x.start_us)
-    throw field_error("field 'end_us': must be after start_us");
 }
 
 inline void validate(const experiment_resources_changed& x) {
@@ -622,10 +516,13 @@ inline void validate(const experiment_resources_changed& x) {
 
 // The records' payloads (workspaces, projects, templates, models) follow
 // the same pattern in their own file.
-#include "messages/event_payloads_capacity.hpp"    // IWYU pragma: keep
-#include "messages/event_payloads_experiments.hpp" // IWYU pragma: keep
-#include "messages/event_payloads_records.hpp"     // IWYU pragma: keep
-#include "messages/event_payloads_webhooks.hpp"    // IWYU pragma: keep
+#include "messages/event_payloads_accounts.hpp"         // IWYU pragma: keep
+#include "messages/event_payloads_capacity.hpp"         // IWYU pragma: keep
+#include "messages/event_payloads_checkpoint_files.hpp" // IWYU pragma: keep
+#include "messages/event_payloads_continue.hpp"         // IWYU pragma: keep
+#include "messages/event_payloads_experiments.hpp"      // IWYU pragma: keep
+#include "messages/event_payloads_records.hpp"          // IWYU pragma: keep
+#include "messages/event_payloads_webhooks.hpp"         // IWYU pragma: keep
 
 namespace det::payload {
 

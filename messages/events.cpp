@@ -56,6 +56,9 @@ std::string stream(const cluster_message_set&) {
 std::string stream(const experiment_gc_policy_changed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const experiment_continued& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const log_retention_set& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
@@ -66,6 +69,12 @@ std::string stream(const checkpoints_deletion_requested& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
 std::string stream(const checkpoints_deleted& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const checkpoint_files_removal_requested& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const checkpoint_files_removed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
 std::string stream(const experiment_searcher_updated& x) {

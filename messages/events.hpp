@@ -20,8 +20,12 @@
 // golden file of the old form in tests/data/events/.
 
 #include "messages/event.hpp"
+#include "messages/events_accounts.hpp"
 #include "messages/events_capacity.hpp"
+#include "messages/events_checkpoint_files.hpp"
+#include "messages/events_continue.hpp"
 #include "messages/events_experiments.hpp"
+#include "messages/events_instances.hpp"
 #include "messages/events_records.hpp"
 #include "messages/events_webhooks.hpp"
 #include "messages/priority.hpp"
@@ -156,101 +160,6 @@ struct slot_enabled {
   static constexpr int32_t version = 1;
   std::string agent_id;
   int64_t slot_id = 0;
-};
-
-// -- instances (provisioners) ------------------------------------------------
-
-/// A provisioner decided to launch `count` instances (or spot requests).
-/// `launch_seq` is the pool's launch counter plus one; `client_token` is
-/// derived from it (state::make_client_token) and sent with the cloud call,
-/// so a retried call cannot launch twice.
-struct instance_launch_requested {
-  static constexpr const char* type_name = "instance_launch_requested";
-  static constexpr int32_t version = 1;
-  std::string pool;
-  int64_t launch_seq = 0;
-  std::string client_token;
-  int32_t count = 0;
-  bool spot = false;
-  int64_t at_us = 0;
-};
-
-/// A launch failed. `error_kind`: insufficient_capacity, quota_exceeded,
-/// unauthorized, invalid_request, unavailable, partial, other.
-struct instance_launch_failed {
-  static constexpr const char* type_name = "instance_launch_failed";
-  static constexpr int32_t version = 1;
-  std::string pool;
-  int64_t launch_seq = 0;
-  std::string error_kind;
-  std::string message;
-  int64_t at_us = 0;
-};
-
-/// An on-demand instance of the pool exists (EC2 "pending"). `launch_seq` is
-/// 0 for a tagged instance found by reconciliation without a known launch.
-struct instance_pending {
-  static constexpr const char* type_name = "instance_pending";
-  static constexpr int32_t version = 1;
-  std::string instance_id;
-  std::string pool;
-  int64_t launch_seq = 0;
-  int64_t at_us = 0;
-};
-
-/// An instance is running (its agent has not necessarily connected).
-struct instance_running {
-  static constexpr const char* type_name = "instance_running";
-  static constexpr int32_t version = 1;
-  std::string instance_id;
-  int64_t at_us = 0;
-};
-
-/// The provisioner decided to terminate an instance. `reason`: idle,
-/// long_disconnected, stopped, over_max, starting_timeout, shutdown.
-struct instance_terminate_requested {
-  static constexpr const char* type_name = "instance_terminate_requested";
-  static constexpr int32_t version = 1;
-  std::string instance_id;
-  std::string reason;
-  int64_t at_us = 0;
-};
-
-/// An instance is gone (terminated by us, by the user or spot reclaim).
-struct instance_terminated {
-  static constexpr const char* type_name = "instance_terminated";
-  static constexpr int32_t version = 1;
-  std::string instance_id;
-  std::string reason;
-  int64_t at_us = 0;
-};
-
-/// A one-time spot request ("sir-...") of a launch is open.
-struct spot_request_opened {
-  static constexpr const char* type_name = "spot_request_opened";
-  static constexpr int32_t version = 1;
-  std::string request_id;
-  std::string pool;
-  int64_t launch_seq = 0;
-  int64_t at_us = 0;
-};
-
-/// An open spot request got its instance, which is now pending.
-struct spot_request_fulfilled {
-  static constexpr const char* type_name = "spot_request_fulfilled";
-  static constexpr int32_t version = 1;
-  std::string request_id;
-  std::string instance_id;
-  int64_t at_us = 0;
-};
-
-/// An open spot request was cancelled (by us or by AWS) before fulfilment.
-struct spot_request_cancelled {
-  static constexpr const char* type_name = "spot_request_cancelled";
-  static constexpr int32_t version = 1;
-  std::string request_id;
-  std::string reason;
-  int64_t at_us = 0;
 };
 
 // -- experiments ------------------------------------------------------------
@@ -435,108 +344,6 @@ struct trial_canceled {
   int64_t at_us = 0;
 };
 
-// -- users and sessions -------------------------------------------------------
-
-/// A user account exists. `password_hash` is conf/password_hash's stored
-/// form of the client-side hash ("" = blank password); never the password.
-struct user_created {
-  static constexpr const char* type_name = "user_created";
-  static constexpr int32_t version = 1;
-  std::string username;
-  bool admin = false;
-  std::string password_hash;
-  int64_t at_us = 0;
-};
-
-/// A user's password changed (stored form as in user_created).
-struct user_password_changed {
-  static constexpr const char* type_name = "user_password_changed";
-  static constexpr int32_t version = 1;
-  std::string username;
-  std::string password_hash;
-  int64_t at_us = 0;
-};
-
-/// A user logged in. `token_hash` is the SHA-256 (hex) of the bearer token;
-/// the token itself is never stored.
-struct session_started {
-  static constexpr const char* type_name = "session_started";
-  static constexpr int32_t version = 1;
-  std::string username;
-  std::string token_hash;
-  int64_t at_us = 0;
-};
-
-/// A session ended (logout); its token no longer authenticates.
-struct session_ended {
-  static constexpr const char* type_name = "session_ended";
-  static constexpr int32_t version = 1;
-  std::string username;
-  std::string token_hash;
-  int64_t at_us = 0;
-};
-
-/// A user's account changed (det user edit, rename, activate, deactivate,
-/// link-with-agent-user): the event holds every editable field as it is
-/// after the change. `new_username` equals `username` unless renamed.
-struct user_edited {
-  static constexpr const char* type_name = "user_edited";
-  static constexpr int32_t version = 1;
-  std::string username;
-  std::string new_username;
-  std::string display_name;
-  bool admin = false;
-  bool active = true;
-  /// The POSIX identity the user's trials run as on agents; -1 and "" =
-  /// the agent's own.
-  int64_t agent_uid = -1;
-  int64_t agent_gid = -1;
-  std::string agent_user;
-  std::string agent_group;
-  std::string by;
-  int64_t at_us = 0;
-};
-
-/// A long-lived access token exists (det token create). `token_hash` is
-/// the SHA-256 (hex) of the token; the token itself is never stored.
-/// `expires_at_us` 0 = never.
-struct access_token_created {
-  static constexpr const char* type_name = "access_token_created";
-  static constexpr int32_t version = 1;
-  int64_t token_id = 0;
-  std::string username;
-  std::string token_hash;
-  std::string description;
-  int64_t expires_at_us = 0;
-  std::string by;
-  int64_t at_us = 0;
-};
-
-/// An access token's description changed or it was revoked (a revoked
-/// token stays listed and never authenticates again).
-struct access_token_changed {
-  static constexpr const char* type_name = "access_token_changed";
-  static constexpr int32_t version = 1;
-  int64_t token_id = 0;
-  std::string username;
-  std::string description;
-  bool revoked = false;
-  std::string by;
-  int64_t at_us = 0;
-};
-
-/// The cluster-wide message every client shows between `start_us` and
-/// `end_us` (0 = no end); an empty message clears it.
-struct cluster_message_set {
-  static constexpr const char* type_name = "cluster_message_set";
-  static constexpr int32_t version = 1;
-  std::string message;
-  int64_t start_us = 0;
-  int64_t end_us = 0;
-  std::string username;
-  int64_t at_us = 0;
-};
-
 /// A user changed an experiment's scheduling: its priority (1-99, lower
 /// runs first), fair-share weight, and the most slots its trials may hold
 /// at once (0 = no limit). The event holds all three as they are now.
@@ -635,7 +442,11 @@ using domain_event = std::variant<
     // messages/events_capacity.hpp
     agent_slots_changed,
     // messages/events_experiments.hpp
-    experiment_gc_policy_changed, log_retention_set>;
+    experiment_gc_policy_changed, log_retention_set,
+    // messages/events_checkpoint_files.hpp
+    checkpoint_files_removal_requested, checkpoint_files_removed,
+    // messages/events_continue.hpp
+    experiment_continued>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

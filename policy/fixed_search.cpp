@@ -52,6 +52,12 @@ protected:
     finish_one(ops);
   }
 
+  void on_reopen(std::vector<searcher_op>& ops, request_id id) override {
+    if (finished_ > 0)
+      --finished_;
+    train(ops, id, max_length_);
+  }
+
   [[nodiscard]] bool created_all() const override { return created_ == total_; }
 
   void save_method(json& j) const override {

@@ -206,6 +206,21 @@ std::vector<searcher_op> searcher::trial_exited_early(request_id id) {
   return ops;
 }
 
+std::vector<searcher_op> searcher::reopen(const std::vector<request_id>& ids) {
+  std::vector<searcher_op> ops;
+  for (auto id : ids) {
+    auto it = trials_.find(id);
+    if (it == trials_.end() || it->second == trial_status::open)
+      continue;
+    it->second = trial_status::open;
+    shutdown_sent_ = false;
+    on_reopen(ops, id);
+  }
+  return ops;
+}
+
+void searcher::on_reopen(std::vector<searcher_op>&, request_id) {}
+
 json searcher::save() const {
   json trials = json::array();
   for (const auto& [id, st] : trials_)

@@ -101,6 +101,12 @@ public:
   [[nodiscard]] std::vector<searcher_op>
   validation_reported(request_id id, uint64_t length, double value);
   [[nodiscard]] std::vector<searcher_op> trial_exited_early(request_id id);
+  /// A continued experiment: the trials `ids` (closed or exited) are open
+  /// again and the search no longer shut down; ids it does not know, or
+  /// that are open, are skipped. Returns what the method asks of them
+  /// (single, grid, random: train each to max_length).
+  [[nodiscard]] std::vector<searcher_op>
+  reopen(const std::vector<request_id>& ids);
 
   /// Fraction of the search done, in [0, 1].
   [[nodiscard]] virtual double progress() const = 0;
@@ -128,6 +134,8 @@ protected:
   virtual void on_validation(std::vector<searcher_op>& ops, request_id id,
                              uint64_t length, double value) = 0;
   virtual void on_exit(std::vector<searcher_op>& ops, request_id id) = 0;
+  /// Trial `id` is open again (reopen()); the default asks nothing.
+  virtual void on_reopen(std::vector<searcher_op>& ops, request_id id);
   /// True once the method will create no more trials.
   [[nodiscard]] virtual bool created_all() const = 0;
   virtual void save_method(nlohmann::json& j) const = 0;

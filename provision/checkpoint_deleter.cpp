@@ -13,11 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string str_of(const json& j, const char* key) {
-  auto v = j.find(key);
-  return v != j.end() && v->is_string() ? v->get<std::string>() : "";
-}
-
 // A uuid names one folder or key segment, nothing else.
 bool plain_uuid(const std::string& uuid) {
   return !uuid.empty() && uuid != "." && uuid != ".."
@@ -41,20 +36,9 @@ caf::error delete_shared_fs(const checkpoint_deletion& d) {
 }
 
 caf::error delete_s3(const checkpoint_deletion& d, const aws::env_lookup& env) {
-  aws::s3_client_config cfg;
-  cfg.region = env("AWS_REGION")
-                   .value_or(env("AWS_DEFAULT_REGION").value_or("us-east-1"));
-  cfg.endpoint_url = str_of(d.storage, "endpoint_url");
-  auto key = str_of(d.storage, "access_key");
-  std::shared_ptr<aws::credential_provider> creds;
-  if (!key.empty())
-    creds = aws::make_static_credentials(
-        {key, str_of(d.storage, "secret_key"), "", std::nullopt, "storage"});
-  else
-    creds = aws::make_default_credential_chain();
-  auto s3 = aws::make_curl_s3_client(cfg, creds, env);
-  auto bucket = str_of(d.storage, "bucket");
-  auto prefix = str_of(d.storage, "prefix");
+  auto s3 = storage_s3_client(d.storage, env);
+  auto bucket = storage_field(d.storage, "bucket");
+  auto prefix = storage_field(d.storage, "prefix");
   std::vector<std::string> keys;
   for (const auto& uuid : d.uuids) {
     auto objects = s3->list_all(bucket, s3_checkpoint_prefix(prefix, uuid));
@@ -63,7 +47,19 @@ caf::error delete_s3(const checkpoint_deletion& d, const aws::env_lookup& env) {
     for (auto& o : *objects)
       keys.push_back(std::move(o.key));
   }
-  auto failed = s3->delete_objects(bucket, keys);
+  return delete_s3_keys(*s3, bucket, keys);
+}
+
+} // namespace
+
+std::string storage_field(const json& storage, const char* key) {
+  auto v = storage.find(key);
+  return v != storage.end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+caf::error delete_s3_keys(aws::s3_client& s3, const std::string& bucket,
+                          const std::vector<std::string>& keys) {
+  auto failed = s3.delete_objects(bucket, keys);
   if (!failed)
     return failed.error();
   if (!failed->empty())
@@ -75,7 +71,22 @@ caf::error delete_s3(const checkpoint_deletion& d, const aws::env_lookup& env) {
   return {};
 }
 
-} // namespace
+std::shared_ptr<aws::s3_client> storage_s3_client(const json& storage,
+                                                  const aws::env_lookup& env) {
+  aws::s3_client_config cfg;
+  cfg.region = env("AWS_REGION")
+                   .value_or(env("AWS_DEFAULT_REGION").value_or("us-east-1"));
+  cfg.endpoint_url = storage_field(storage, "endpoint_url");
+  auto key = storage_field(storage, "access_key");
+  std::shared_ptr<aws::credential_provider> creds;
+  if (!key.empty())
+    creds =
+        aws::make_static_credentials({key, storage_field(storage, "secret_key"),
+                                      "", std::nullopt, "storage"});
+  else
+    creds = aws::make_default_credential_chain();
+  return aws::make_curl_s3_client(cfg, creds, env);
+}
 
 std::string s3_checkpoint_prefix(const std::string& prefix,
                                  const std::string& uuid) {
@@ -97,8 +108,8 @@ std::string shared_fs_checkpoint_dir(const json& storage,
                                      const std::string& uuid) {
   if (!plain_uuid(uuid))
     return "";
-  auto host = str_of(storage, "host_path");
-  auto sub = str_of(storage, "storage_path");
+  auto host = storage_field(storage, "host_path");
+  auto sub = storage_field(storage, "storage_path");
   if (host.empty() || host.front() != '/')
     return "";
   std::filesystem::path base = !sub.empty() && sub.front() == '/'
@@ -117,25 +128,25 @@ caf::error delete_tensorboard_files(const json& storage,
   // The harness's sync path, one segment at a time (each a plain name).
   auto path =
       cluster_id + "/tensorboard/experiment/" + std::to_string(experiment_id);
-  auto type = str_of(storage, "type");
-  if (type == "shared_fs") {
-    auto base = shared_fs_checkpoint_dir(storage, cluster_id);
-    if (base.empty())
-      return make_error(errc::invalid_argument, "no shared_fs folder");
-    auto dir = std::filesystem::path(base) / "tensorboard" / "experiment"
-               / std::to_string(experiment_id);
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-    if (ec)
-      return make_error(errc::remote_error,
-                        "cannot delete " + dir.string() + ": " + ec.message());
-    return {};
-  }
-  if (type == "s3")
-    return delete_s3(checkpoint_deletion{experiment_id, {path}, storage}, env);
-  return make_error(errc::invalid_argument,
-                    "checkpoint storage type '" + type
-                        + "': deleting is not supported");
+  return by_storage_type<caf::error>(
+      storage, "deleting",
+      [&]() -> caf::error {
+        auto base = shared_fs_checkpoint_dir(storage, cluster_id);
+        if (base.empty())
+          return make_error(errc::invalid_argument, "no shared_fs folder");
+        auto dir = std::filesystem::path(base) / "tensorboard" / "experiment"
+                   / std::to_string(experiment_id);
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        if (ec)
+          return make_error(errc::remote_error, "cannot delete " + dir.string()
+                                                    + ": " + ec.message());
+        return {};
+      },
+      [&] {
+        return delete_s3(checkpoint_deletion{experiment_id, {path}, storage},
+                         env);
+      });
 }
 
 checkpoint_delete_fn make_checkpoint_deleter(aws::env_lookup env) {
@@ -144,14 +155,9 @@ checkpoint_delete_fn make_checkpoint_deleter(aws::env_lookup env) {
       if (!plain_uuid(uuid))
         return make_error(errc::invalid_argument,
                           "checkpoint uuid '" + uuid + "' is not one name");
-    auto type = str_of(d.storage, "type");
-    if (type == "shared_fs")
-      return delete_shared_fs(d);
-    if (type == "s3")
-      return delete_s3(d, env);
-    return make_error(errc::invalid_argument,
-                      "checkpoint storage type '" + type
-                          + "': deleting is not supported");
+    return by_storage_type<caf::error>(
+        d.storage, "deleting", [&] { return delete_shared_fs(d); },
+        [&] { return delete_s3(d, env); });
   };
 }
 

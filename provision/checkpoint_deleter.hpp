@@ -9,18 +9,51 @@
 // threads. Other storage types fail with errc::invalid_argument.
 
 #include "aws/environment.hpp"
+#include "aws/s3_client.hpp"
 #include "core/checkpoint_gc.hpp"
+#include "messages/errc.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace det {
+
+/// A string field of a checkpoint_storage config ("" when absent or not a
+/// string).
+std::string storage_field(const nlohmann::json& storage, const char* key);
+
+/// Calls `shared_fs()` or `s3()` by the storage config's type; any other
+/// type is errc::invalid_argument naming it and `what` ("deleting").
+template <class Result, class SharedFs, class S3>
+Result by_storage_type(const nlohmann::json& storage, const char* what,
+                       SharedFs shared_fs, S3 s3) {
+  auto type = storage_field(storage, "type");
+  if (type == "shared_fs")
+    return shared_fs();
+  if (type == "s3")
+    return s3();
+  return Result{make_error(errc::invalid_argument, "checkpoint storage type '"
+                                                       + type + "': " + what
+                                                       + " is not supported")};
+}
+
+/// Deletes `keys` from `bucket` (batched DeleteObjects); errc::remote_error
+/// names the first key S3 kept and why.
+caf::error delete_s3_keys(aws::s3_client& s3, const std::string& bucket,
+                          const std::vector<std::string>& keys);
 
 /// "<prefix>/<uuid>/" as the determined harness lays out its keys
 /// (leading '/', "." and empty segments dropped); "<uuid>/" without one.
 std::string s3_checkpoint_prefix(const std::string& prefix,
                                  const std::string& uuid);
+
+/// An S3 client for a checkpoint_storage of type s3: its endpoint_url and
+/// keys, else the default credential chain; the region from `env`.
+std::shared_ptr<aws::s3_client> storage_s3_client(const nlohmann::json& storage,
+                                                  const aws::env_lookup& env);
 
 /// The folder of checkpoint `uuid` on a shared_fs storage config.
 std::string shared_fs_checkpoint_dir(const nlohmann::json& storage,

@@ -13,10 +13,6 @@
 
 namespace det::state::detail {
 
-namespace {
-
-// Every copy of checkpoint `uuid` in experiment `exp` (the trial's list and
-// its latest_checkpoint), or empty.
 std::vector<checkpoint_info*> copies_of(cluster_state& s, int64_t exp,
                                         const std::string& uuid) {
   std::vector<checkpoint_info*> out;
@@ -34,6 +30,8 @@ std::vector<checkpoint_info*> copies_of(cluster_state& s, int64_t exp,
   }
   return out;
 }
+
+namespace {
 
 verdict move_all(cluster_state& s, int64_t exp,
                  const std::vector<std::string>& uuids, const char* from,

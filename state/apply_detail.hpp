@@ -88,6 +88,16 @@ void trim_retired_slots(agent_info& a);
 // apply_experiments.cpp (gc policy, log retention)
 verdict apply_one(cluster_state& s, const experiment_gc_policy_changed& ev);
 verdict apply_one(cluster_state& s, const log_retention_set& ev);
+/// Every copy of checkpoint `uuid` in experiment `exp` (the trial's list
+/// and its latest_checkpoint), or empty (apply_checkpoints.cpp).
+std::vector<checkpoint_info*> copies_of(cluster_state& s, int64_t exp,
+                                        const std::string& uuid);
+// apply_checkpoint_files.cpp
+verdict apply_one(cluster_state& s,
+                  const checkpoint_files_removal_requested& ev);
+verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev);
+// apply_experiments.cpp (continue)
+verdict apply_one(cluster_state& s, const experiment_continued& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

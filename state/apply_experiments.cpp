@@ -1,7 +1,9 @@
 // apply() for experiments. An experiment starts ACTIVE, toggles between
 // ACTIVE and PAUSED, may enter a STOPPING_* state (and escalate between
 // them), and ends COMPLETED, CANCELED or ERROR only once every trial of it
-// has ended. Terminal experiments change no more.
+// has ended. A terminal experiment changes no more, unless a user continues
+// it (experiment_continued): ACTIVE again, with the trials it names
+// pending again.
 
 #include "state/apply_detail.hpp"
 
@@ -192,6 +194,59 @@ verdict apply_one(cluster_state& s, const experiment_searcher_updated& ev) {
       std::find_if(inbox.begin(), inbox.end(),
                    [&](const searcher_input& in) { return in.seq > through; });
   inbox.erase(inbox.begin(), keep);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const experiment_continued& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  auto& e = i->second;
+  if (!is_terminal(e.status))
+    return experiment_name(ev.experiment_id) + " is " + to_string(e.status)
+           + "; only an ended experiment is continued";
+  if (e.archived)
+    return experiment_name(ev.experiment_id) + " is archived";
+  for (size_t k = 0; k < ev.trial_ids.size(); ++k) {
+    auto id = ev.trial_ids[k];
+    auto t = s.trials.find(id);
+    if (t == s.trials.end() || t->second.experiment_id != ev.experiment_id)
+      return "trial " + std::to_string(id) + " is not a trial of "
+             + experiment_name(ev.experiment_id);
+    if (std::find(ev.trial_ids.begin(), ev.trial_ids.begin() + k, id)
+        != ev.trial_ids.begin() + k)
+      return "trial " + std::to_string(id) + " is named twice";
+  }
+  auto max_restarts = e.max_restarts;
+  if (auto m = ev.config.find("max_restarts");
+      m != ev.config.end() && m->is_number_integer() && m->get<int64_t>() >= 0
+      && m->get<int64_t>() <= INT32_MAX)
+    max_restarts = m->get<int32_t>();
+  for (auto id : e.trial_ids) {
+    auto t = s.trials.find(id);
+    bool reopened = std::find(ev.trial_ids.begin(), ev.trial_ids.end(), id)
+                    != ev.trial_ids.end();
+    if (!reopened && t != s.trials.end()
+        && t->second.restarts > max_restarts + 1)
+      return "trial " + std::to_string(id) + " has "
+             + std::to_string(t->second.restarts)
+             + " restarts, more than max_restarts "
+             + std::to_string(max_restarts) + " allows";
+  }
+  e.status = experiment_status::active;
+  e.status_reason.clear();
+  e.state_changed_at_us = ev.at_us;
+  e.max_restarts = max_restarts;
+  e.config = ev.config;
+  e.searcher_state = ev.searcher_state;
+  e.progress = ev.progress;
+  for (auto id : ev.trial_ids) {
+    auto& t = s.trials.at(id);
+    t.status = trial_status::pending;
+    t.restarts = 0;
+    t.end_reason.clear();
+    t.ended_at_us = 0;
+  }
   return {};
 }
 

@@ -237,11 +237,16 @@ struct checkpoint_info {
   nlohmann::json metadata = nlohmann::json::object();
   int64_t at_us = 0;
   /// completed, deleting (checkpoints_deletion_requested: its files are
-  /// being removed), deleted.
+  /// being removed), deleted, partially_deleted (checkpoint_files_removed
+  /// left some files; metadata["resources"] lists them).
   std::string state = "completed";
   /// The searcher metric validated at this checkpoint's step, when known
   /// (the GC policy ranks checkpoints by it).
   std::optional<double> searcher_metric;
+  /// A file removal is under way (checkpoint_files_removal_requested, until
+  /// checkpoint_files_removed) with these globs (none: a refresh).
+  bool removing_files = false;
+  std::vector<std::string> removing_globs;
 };
 
 /// Checkpoints whose deletion was under way when their experiment was

@@ -147,6 +147,8 @@ template <class F> void fields(F& f, checkpoint_info& x) {
   f.req("at_us", x.at_us);
   f.opt("state", x.state);
   f.opt("searcher_metric", x.searcher_metric);
+  f.opt("removing_files", x.removing_files);
+  f.opt("removing_globs", x.removing_globs);
 }
 
 template <class F> void fields(F& f, metrics_summary& x) {

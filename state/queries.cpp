@@ -1,6 +1,7 @@
 #include "state/queries.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace det::state {
@@ -29,6 +30,57 @@ uint64_t fnv1a(const std::string& x) {
 
 std::string allocation_id_for(int64_t trial_id, int64_t run) {
   return std::to_string(trial_id) + "." + std::to_string(run);
+}
+
+namespace {
+constexpr const char* task_uuid_prefix = "00000000-0000-4000-8000-";
+constexpr size_t task_uuid_hex = 12;
+
+std::optional<int64_t> digits(const std::string& text, size_t from, size_t to) {
+  if (from >= to || to - from > 15)
+    return std::nullopt;
+  int64_t n = 0;
+  for (size_t i = from; i < to; ++i) {
+    if (text[i] < '0' || text[i] > '9')
+      return std::nullopt;
+    n = n * 10 + (text[i] - '0');
+  }
+  return n;
+}
+} // namespace
+
+std::string task_id_of(int64_t experiment_id, int64_t trial_id) {
+  char hex[task_uuid_hex + 1];
+  std::snprintf(hex, sizeof hex, "%012llx",
+                static_cast<unsigned long long>(trial_id) & 0xffffffffffffULL);
+  return std::to_string(experiment_id) + "." + task_uuid_prefix + hex;
+}
+
+std::optional<int64_t> trial_of_task_id(const std::string& text) {
+  auto dot = text.find('.');
+  if (dot == std::string::npos) {
+    auto n = digits(text, 0, text.size());
+    return n && *n > 0 ? n : std::nullopt;
+  }
+  std::string prefix = task_uuid_prefix;
+  if (!digits(text, 0, dot)
+      || text.size() != dot + 1 + prefix.size() + task_uuid_hex
+      || text.compare(dot + 1, prefix.size(), prefix) != 0)
+    return std::nullopt;
+  int64_t n = 0;
+  for (size_t i = dot + 1 + prefix.size(); i < text.size(); ++i) {
+    char c =
+        static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+    int v = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                   : -1;
+    if (v < 0)
+      return std::nullopt;
+    n = n * 16 + v;
+  }
+  if (n < 1)
+    return std::nullopt;
+  return n;
 }
 
 std::string next_allocation_id(const trial_info& t) {

@@ -19,6 +19,15 @@ namespace det::state {
 /// "<trial_id>.<run>": the allocation id of a trial's run (1-based).
 std::string allocation_id_for(int64_t trial_id, int64_t run);
 
+/// A trial's task id as clients see it: upstream's "<experiment id>.<uuid>"
+/// shape (the det CLI takes nothing else for a task), the uuid being
+/// 00000000-0000-4000-8000-<the trial id in 12 hex digits>.
+std::string task_id_of(int64_t experiment_id, int64_t trial_id);
+
+/// The trial id in a task id of task_id_of()'s shape, or in a bare trial id
+/// ("7", what this master said before); nullopt for anything else.
+std::optional<int64_t> trial_of_task_id(const std::string& text);
+
 /// The allocation id trial_placed must carry for `t`'s next run.
 std::string next_allocation_id(const trial_info& t);
 

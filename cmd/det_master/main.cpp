@@ -36,6 +36,7 @@
 #include "messages/errc.hpp"
 #include "provision/aws_provider.hpp"
 #include "provision/checkpoint_deleter.hpp"
+#include "provision/checkpoint_file_remover.hpp"
 #include "provision/local_provider.hpp"
 #include "read/read_model.hpp"
 #include "state/queries.hpp"
@@ -471,6 +472,13 @@ int main(int argc, char** argv) {
         },
         [done](caf::expected<bool> r) { done(r ? caf::error{} : r.error()); });
   };
+  gco.remove_files =
+      [gc_calls, rm = make_checkpoint_file_remover()](
+          checkpoint_file_removal r,
+          std::function<void(caf::expected<nlohmann::json>)> done) {
+        gc_calls->run<nlohmann::json>([rm, r] { return rm(r); },
+                                      std::move(done));
+      };
   gco.expire_logs = [logs](std::vector<int64_t> ids) { logs->erase(ids); };
   auto gc_ref = spawn_checkpoint_gc(sys, master_ref, std::move(gco));
 

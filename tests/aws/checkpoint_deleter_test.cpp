@@ -1,10 +1,12 @@
 // provision/checkpoint_deleter.hpp: the key and folder layout the
 // determined harness uses, and deleting checkpoints from a shared_fs folder
-// and from moto's S3 (boto3 as the witness), never a neighbour's.
+// and from moto's S3 (boto3 as the witness), never a neighbour's; removing
+// the files of one checkpoint by glob (`det checkpoint rm`) from both.
 
 #include "aws/s3_client.hpp"
 #include "messages/errc.hpp"
 #include "provision/checkpoint_deleter.hpp"
+#include "provision/checkpoint_file_remover.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -89,4 +91,94 @@ TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
   for (const auto& o : *left)
     keys.push_back(o.key);
   EXPECT_EQ(keys, (std::vector<std::string>{"p/u10/keep", "u1/other-prefix"}));
+}
+
+TEST(checkpoint_file_remover,
+     shared_fs_removes_matching_files_and_lists_the_rest) {
+  auto root =
+      fs::temp_directory_path() / ("det-ckpt-rm-" + std::to_string(getpid()));
+  fs::create_directories(root / "ck" / "u1" / "model");
+  fs::create_directories(root / "ck" / "u1" / "state_dir");
+  fs::create_directories(root / "ck" / "u10");
+  fs::create_directories(root / "outside");
+  std::ofstream(root / "ck" / "u1" / "state") << "abc";
+  std::ofstream(root / "ck" / "u1" / "state_dir" / "x") << "x";
+  std::ofstream(root / "ck" / "u1" / "model" / "w.bin") << "12345";
+  std::ofstream(root / "ck" / "u1" / "metadata.json") << "{}";
+  std::ofstream(root / "ck" / "u10" / "state") << "keep";
+  std::ofstream(root / "outside" / "state") << "keep";
+  // A link out of the checkpoint is removed as a link, never followed.
+  fs::create_directory_symlink(root / "outside", root / "ck" / "u1" / "link");
+  auto rm = make_checkpoint_file_remover();
+  checkpoint_file_removal r{1,
+                            "u1",
+                            {"state*", "link"},
+                            {{"type", "shared_fs"},
+                             {"host_path", root.string()},
+                             {"storage_path", "ck"}}};
+  auto left = rm(r);
+  ASSERT_TRUE(left) << render(left.error());
+  EXPECT_EQ(*left, (nlohmann::json{{"model/w.bin", 5}, {"metadata.json", 2}}));
+  EXPECT_FALSE(fs::exists(root / "ck" / "u1" / "state"));
+  EXPECT_FALSE(fs::exists(root / "ck" / "u1" / "state_dir"));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(root / "ck" / "u1" / "link")));
+  EXPECT_TRUE(fs::exists(root / "ck" / "u1" / "model" / "w.bin"));
+  EXPECT_TRUE(fs::exists(root / "ck" / "u10" / "state"));
+  EXPECT_TRUE(fs::exists(root / "outside" / "state"));
+  // No globs: only the listing.
+  r.globs = {};
+  EXPECT_EQ(*rm(r), *left);
+  // Everything: nothing left, the folder gone, neighbours kept.
+  r.globs = {"**/*"};
+  EXPECT_EQ(*rm(r), nlohmann::json::object());
+  EXPECT_FALSE(fs::exists(root / "ck" / "u1"));
+  EXPECT_TRUE(fs::exists(root / "ck" / "u10" / "state"));
+  // A uuid that is not one name never reaches the file system.
+  r.uuid = "../outside";
+  EXPECT_EQ(code_of(rm(r).error()), errc::invalid_argument);
+  EXPECT_TRUE(fs::exists(root / "outside" / "state"));
+  r.storage = {{"type", "gcs"}, {"bucket", "b"}};
+  r.uuid = "u10";
+  EXPECT_EQ(code_of(rm(r).error()), errc::invalid_argument);
+  fs::remove_all(root);
+}
+
+TEST(checkpoint_file_remover, s3_removes_matching_keys_under_the_uuid_only) {
+  auto url = det::aws::test::moto_url();
+  ASSERT_FALSE(url.empty()) << "no moto server (fixture moto_server)";
+  aws::s3_client_config cfg;
+  cfg.endpoint_url = url;
+  auto s3 = aws::make_curl_s3_client(
+      cfg, aws::make_static_credentials(
+               {"testing", "testing", "", std::nullopt, "test"}));
+  std::string bucket = "det-ckpt-rm-" + std::to_string(getpid());
+  ASSERT_FALSE(s3->create_bucket(bucket));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u1/state", "abc"));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u1/model/state", "abcd"));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u1/model/w.bin", "12345"));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u10/state", "x"));
+  auto env = [](const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  auto rm = make_checkpoint_file_remover(env);
+  checkpoint_file_removal r{1,
+                            "u1",
+                            {"state*"},
+                            {{"type", "s3"},
+                             {"bucket", bucket},
+                             {"prefix", "p"},
+                             {"endpoint_url", url},
+                             {"access_key", "testing"},
+                             {"secret_key", "testing"}}};
+  auto left = rm(r);
+  ASSERT_TRUE(left) << render(left.error());
+  EXPECT_EQ(*left, (nlohmann::json{{"model/state", 4}, {"model/w.bin", 5}}));
+  r.globs = {"**/*"};
+  left = rm(r);
+  ASSERT_TRUE(left) << render(left.error());
+  EXPECT_EQ(*left, nlohmann::json::object());
+  auto keys = s3->list_all(bucket, "");
+  ASSERT_TRUE(keys);
+  ASSERT_EQ(keys->size(), 1u);
+  EXPECT_EQ(keys->front().key, "p/u10/state");
 }

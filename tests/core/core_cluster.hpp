@@ -12,6 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <set>
+#include <vector>
+
 namespace det::test {
 
 constexpr int64_t sec = 1000000;
@@ -56,6 +60,15 @@ template <class T> inline size_t starts_in(const decision& d) {
   return n;
 }
 
+/// The effects of type T in a decision, in order.
+template <class T> std::vector<T> effects_of(const decision& d) {
+  std::vector<T> out;
+  for (const auto& e : d.effects)
+    if (auto x = std::get_if<T>(&e))
+      out.push_back(*x);
+  return out;
+}
+
 /// A master over a log: decisions are appended as the actor would; a
 /// "restart" replays the log into a new core, as det-master's start-up does.
 struct cluster {
@@ -68,13 +81,22 @@ struct cluster {
     run(core->start(now));
   }
 
+  /// Appends d's events; the log must place them where the core
+  /// predicted, and no decision may break an invariant.
   decision run(decision d) {
+    EXPECT_FALSE(d.refusal && code_of(d.refusal) == errc::invariant_violated)
+        << render(d.refusal);
     if (d.events.empty())
       return d;
     append_request req;
     for (const auto& ev : d.events)
       req.events.push_back(to_new_event(ev));
-    EXPECT_TRUE(log.append(req));
+    auto res = log.append(req);
+    EXPECT_TRUE(res) << render(res.error());
+    if (res) {
+      EXPECT_EQ(res->last_position, core->state().position)
+          << "predicted positions differ from the log's";
+    }
     return d;
   }
 

@@ -15,83 +15,37 @@ namespace {
 
 using namespace det::test;
 
-template <class T> std::vector<T> effects_of(const decision& d) {
-  std::vector<T> out;
-  for (const auto& e : d.effects)
-    if (auto x = std::get_if<T>(&e))
-      out.push_back(*x);
-  return out;
-}
-
-struct harness {
-  explicit harness(core_config cfg = config()) : core({}, std::move(cfg)) {
-    run(core.start(now));
-  }
-
-  decision run(decision d) {
-    EXPECT_FALSE(d.refusal && code_of(d.refusal) == errc::invariant_violated)
-        << render(d.refusal);
-    if (d.events.empty())
-      return d;
-    append_request req;
-    for (const auto& ev : d.events)
-      req.events.push_back(to_new_event(ev));
-    auto res = log.append(req);
-    EXPECT_TRUE(res) << render(res.error());
-    if (res) {
-      EXPECT_EQ(res->last_position, core.state().position)
-          << "predicted positions differ from the log's";
-    }
-    return d;
-  }
-
-  state::cluster_state replay() {
-    state::cluster_state st;
-    auto err =
-        log.read({}, [&](recorded_event&& r) { return state::apply(st, r); });
-    EXPECT_FALSE(err) << render(err);
-    return st;
-  }
-
-  const state::trial_info& trial(int64_t id) {
-    return *state::find_trial(core.state(), id);
-  }
-
-  int64_t now = 1800000000 * sec;
-  memory_event_store log;
-  master_core core;
-};
-
 TEST(master_core,
      a_submitted_trial_is_placed_when_an_agent_connects_and_completes) {
-  harness h;
-  auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  cluster h;
+  auto sub =
+      h.run(h.core->submit_experiment(experiment(), "determined", h.now));
   ASSERT_FALSE(sub.refusal) << render(sub.refusal);
   EXPECT_EQ(sub.reply["experiment_id"], 1);
   EXPECT_TRUE(effects_of<start_order>(sub).empty()); // no agent yet
   auto join =
-      h.run(h.core.agent_connected("a1", "default", 4, "cpu", "", {}, h.now));
+      h.run(h.core->agent_connected("a1", "default", 4, "cpu", "", {}, h.now));
   auto starts = effects_of<start_order>(join);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].agent_id, "a1");
   EXPECT_EQ(starts[0].allocation_id, "1.1");
   EXPECT_EQ(starts[0].target_length, 100);
   EXPECT_FALSE(starts[0].resume_from);
-  h.run(h.core.allocation_running("1.1", h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::running);
-  h.run(h.core.checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
-  auto val = h.run(h.core.metrics_reported("1.1", "validation", 100,
-                                           {{"loss", 0.5}}, h.now));
+  h.run(h.core->checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
+  auto val = h.run(h.core->metrics_reported("1.1", "validation", 100,
+                                            {{"loss", 0.5}}, h.now));
   // The searcher has what it wanted: the trial is asked to finish.
   auto stops = effects_of<preempt_order>(val);
   ASSERT_EQ(stops.size(), 1u);
   EXPECT_EQ(stops[0].reason, "searcher closed");
-  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  h.run(h.core->allocation_exited("1.1", 0, h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::completed);
-  EXPECT_EQ(h.replay(), h.core.state());
-  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+  EXPECT_EQ(h.replayed(), h.core->state());
+  EXPECT_TRUE(state::check_invariants(h.core->state()).empty());
 }
 
 // Found by fuzz_http_request: POST /api/v1/checkpoints with steps below the
@@ -99,42 +53,44 @@ TEST(master_core,
 // refuses, and the trial got a 500 (invariant_violated) for its own
 // mistake.
 TEST(master_core, a_checkpoint_older_than_the_latest_is_refused_as_invalid) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  auto first = h.run(h.core.checkpoint_reported("1.1", "ck-10", 10, {}, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  auto first =
+      h.run(h.core->checkpoint_reported("1.1", "ck-10", 10, {}, h.now));
   ASSERT_FALSE(first.refusal) << render(first.refusal);
-  auto older = h.run(h.core.checkpoint_reported("1.1", "ck-0", 0, {}, h.now));
+  auto older = h.run(h.core->checkpoint_reported("1.1", "ck-0", 0, {}, h.now));
   ASSERT_TRUE(older.refusal);
   EXPECT_EQ(code_of(older.refusal), errc::invalid_argument)
       << render(older.refusal);
   EXPECT_NE(render(older.refusal).find("steps_completed"), std::string::npos);
   EXPECT_TRUE(older.events.empty());
-  auto same = h.run(h.core.checkpoint_reported("1.1", "ck-10b", 10, {}, h.now));
+  auto same =
+      h.run(h.core->checkpoint_reported("1.1", "ck-10b", 10, {}, h.now));
   EXPECT_FALSE(same.refusal) << render(same.refusal);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(
     master_core,
     a_trial_on_a_lost_agent_resumes_elsewhere_from_its_checkpoint_without_counting_a_restart) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  h.run(h.core.checkpoint_reported("1.1", "ck-50", 50, {}, h.now));
-  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  h.run(h.core->checkpoint_reported("1.1", "ck-50", 50, {}, h.now));
+  h.run(h.core->agent_disconnected("a1", "connection closed", h.now));
   // Within the reconnect wait nothing happens to the trial.
   h.now += 10 * sec;
-  h.run(h.core.tick(h.now));
+  h.run(h.core->tick(h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::running);
   h.now += 21 * sec;
-  h.run(h.core.tick(h.now));
+  h.run(h.core->tick(h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
   EXPECT_EQ(h.trial(1).restarts, 0);
   auto join =
-      h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
+      h.run(h.core->agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
   auto starts = effects_of<start_order>(join);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].agent_id, "a2");
@@ -142,7 +98,7 @@ TEST(
   ASSERT_TRUE(starts[0].resume_from);
   EXPECT_EQ(starts[0].resume_from->uuid, "ck-50");
   EXPECT_EQ(starts[0].resume_from->steps_completed, 50);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 // Found by the chaos suite: the trial trained to its target and the
@@ -153,99 +109,100 @@ TEST(
 TEST(
     master_core,
     a_trial_that_reached_its_target_on_an_agent_lost_before_its_exit_completes) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  h.run(h.core.checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
-  auto val = h.run(h.core.metrics_reported("1.1", "validation", 100,
-                                           {{"loss", 0.5}}, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  h.run(h.core->checkpoint_reported("1.1", "ck-100", 100, {}, h.now));
+  auto val = h.run(h.core->metrics_reported("1.1", "validation", 100,
+                                            {{"loss", 0.5}}, h.now));
   ASSERT_EQ(effects_of<preempt_order>(val).size(), 1u);
-  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  h.run(h.core->agent_disconnected("a1", "connection closed", h.now));
   h.now += 31 * sec;
-  h.run(h.core.tick(h.now));
+  h.run(h.core->tick(h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
   EXPECT_EQ(h.trial(1).restarts, 0);
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::active);
   auto join =
-      h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
+      h.run(h.core->agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
   auto starts = effects_of<start_order>(join);
   ASSERT_EQ(starts.size(), 1u);
   ASSERT_TRUE(starts[0].resume_from);
   EXPECT_EQ(starts[0].resume_from->uuid, "ck-100");
-  h.run(h.core.allocation_running("1.2", h.now));
-  h.run(h.core.allocation_exited("1.2", 0, h.now));
+  h.run(h.core->allocation_running("1.2", h.now));
+  h.run(h.core->allocation_exited("1.2", 0, h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
   EXPECT_EQ(h.trial(1).restarts, 0);
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::completed);
-  EXPECT_EQ(h.replay(), h.core.state());
-  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
+  EXPECT_EQ(h.replayed(), h.core->state());
+  EXPECT_TRUE(state::check_invariants(h.core->state()).empty());
 }
 
 TEST(master_core, a_failing_trial_is_restarted_up_to_max_restarts_then_errors) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(100, 2), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(100, 2), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
   for (int run = 1; run <= 3; ++run) {
     auto alloc = "1." + std::to_string(run);
     ASSERT_EQ(h.trial(1).allocation->id, alloc);
-    h.run(h.core.allocation_running(alloc, h.now));
-    h.run(h.core.allocation_exited(alloc, 3, h.now));
+    h.run(h.core->allocation_running(alloc, h.now));
+    h.run(h.core->allocation_exited(alloc, 3, h.now));
   }
   EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
   EXPECT_EQ(h.trial(1).restarts, 3);
   EXPECT_NE(h.trial(1).end_reason.find("last exit code 3"), std::string::npos)
       << h.trial(1).end_reason;
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::error);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(
     master_core,
     pausing_checkpoints_and_stops_and_activating_resumes_from_that_checkpoint) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  auto pause = h.run(h.core.pause_experiment(1, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  auto pause = h.run(h.core->pause_experiment(1, h.now));
   ASSERT_EQ(effects_of<preempt_order>(pause).size(), 1u);
-  h.run(h.core.checkpoint_reported("1.1", "ck-30", 30, {}, h.now));
-  h.run(h.core.allocation_exited("1.1", 0, h.now));
+  h.run(h.core->checkpoint_reported("1.1", "ck-30", 30, {}, h.now));
+  h.run(h.core->allocation_exited("1.1", 0, h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
   EXPECT_EQ(h.trial(1).restarts, 0);
-  auto idle = h.run(h.core.tick(h.now)); // paused: nothing is placed
+  auto idle = h.run(h.core->tick(h.now)); // paused: nothing is placed
   EXPECT_TRUE(effects_of<start_order>(idle).empty());
-  auto act = h.run(h.core.activate_experiment(1, h.now));
+  auto act = h.run(h.core->activate_experiment(1, h.now));
   auto starts = effects_of<start_order>(act);
   ASSERT_EQ(starts.size(), 1u);
   ASSERT_TRUE(starts[0].resume_from);
   EXPECT_EQ(starts[0].resume_from->uuid, "ck-30");
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  auto edit = h.run(h.core.edit_experiment(
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  auto edit = h.run(h.core->edit_experiment(
       1, {{"id", 1}, {"description", "line one\nline two"}, {"name", nullptr}},
       "alice", h.now));
   ASSERT_FALSE(edit.refusal) << render(edit.refusal);
   ASSERT_EQ(edit.events.size(), 1u);
-  const auto& e = *state::find_experiment(h.core.state(), 1);
+  const auto& e = *state::find_experiment(h.core->state(), 1);
   EXPECT_EQ(e.config["description"], "line one\nline two");
   EXPECT_EQ(e.config["name"], experiment()["name"]); // null kept it
-  h.run(h.core.edit_experiment(
+  h.run(h.core->edit_experiment(
       1, {{"labels", {"a", "b"}}, {"notes", "n"}, {"name", "renamed"}}, "alice",
       h.now));
   EXPECT_EQ(e.config["labels"], (nlohmann::json{"a", "b"}));
   EXPECT_EQ(e.notes, "n");
   EXPECT_EQ(e.config["name"], "renamed");
   // The same values again write nothing.
-  EXPECT_TRUE(h.run(h.core.edit_experiment(1, {{"notes", "n"}}, "alice", h.now))
-                  .events.empty());
+  EXPECT_TRUE(
+      h.run(h.core->edit_experiment(1, {{"notes", "n"}}, "alice", h.now))
+          .events.empty());
   for (const auto& [patch, field] :
        std::vector<std::pair<nlohmann::json, std::string>>{
            {{{"name", ""}}, "name"},
@@ -255,113 +212,113 @@ TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
            {{{"id", 2}}, "id"},
            {{{"owner", "mallory"}}, "owner"},
            {{{"resources", {{"priority", 0}}}}, "resources.priority"}}) {
-    auto bad = h.core.edit_experiment(1, patch, "alice", h.now);
+    auto bad = h.core->edit_experiment(1, patch, "alice", h.now);
     ASSERT_TRUE(bad.refusal) << patch.dump();
     EXPECT_EQ(code_of(bad.refusal), errc::invalid_argument);
     EXPECT_EQ(render(bad.refusal).find("invalid_argument: " + field), 0u)
         << render(bad.refusal);
     EXPECT_TRUE(bad.events.empty());
   }
-  EXPECT_EQ(code_of(h.core.edit_experiment(9, {}, "alice", h.now).refusal),
+  EXPECT_EQ(code_of(h.core->edit_experiment(9, {}, "alice", h.now).refusal),
             errc::not_found);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core, only_an_ended_experiment_is_archived) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  auto live = h.core.archive_experiment(1, true, "alice", h.now);
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  auto live = h.core->archive_experiment(1, true, "alice", h.now);
   ASSERT_TRUE(live.refusal);
   EXPECT_NE(render(live.refusal).find("only an ended experiment"),
             std::string::npos);
-  h.run(h.core.kill_experiment(1, h.now));
+  h.run(h.core->kill_experiment(1, h.now));
   ASSERT_TRUE(
-      state::is_terminal(state::find_experiment(h.core.state(), 1)->status));
+      state::is_terminal(state::find_experiment(h.core->state(), 1)->status));
   EXPECT_EQ(
-      h.run(h.core.archive_experiment(1, true, "alice", h.now)).events.size(),
+      h.run(h.core->archive_experiment(1, true, "alice", h.now)).events.size(),
       1u);
-  EXPECT_TRUE(state::find_experiment(h.core.state(), 1)->archived);
-  EXPECT_TRUE(
-      h.run(h.core.archive_experiment(1, true, "alice", h.now)).events.empty());
-  h.run(h.core.archive_experiment(1, false, "alice", h.now));
-  EXPECT_FALSE(state::find_experiment(h.core.state(), 1)->archived);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_TRUE(state::find_experiment(h.core->state(), 1)->archived);
+  EXPECT_TRUE(h.run(h.core->archive_experiment(1, true, "alice", h.now))
+                  .events.empty());
+  h.run(h.core->archive_experiment(1, false, "alice", h.now));
+  EXPECT_FALSE(state::find_experiment(h.core->state(), 1)->archived);
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core, killing_the_only_trial_cancels_the_experiment) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  h.run(h.core.kill_trial(1, h.now));
-  h.run(h.core.allocation_exited("1.1", 137, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  h.run(h.core->kill_trial(1, h.now));
+  h.run(h.core->allocation_exited("1.1", 137, h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::canceled);
-  const auto* e = state::find_experiment(h.core.state(), 1);
+  const auto* e = state::find_experiment(h.core->state(), 1);
   EXPECT_EQ(e->status, state::experiment_status::canceled);
   EXPECT_EQ(e->status_reason, "every trial was killed");
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(100, 2, 1, "random", 3),
-                                 "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
-  auto kill = h.run(h.core.kill_experiment(1, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(100, 2, 1, "random", 3),
+                                  "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  auto kill = h.run(h.core->kill_experiment(1, h.now));
   EXPECT_EQ(effects_of<kill_order>(kill).size(), 2u);
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::stopping_killed);
-  h.run(h.core.allocation_exited("1.1", 137, h.now));
-  h.run(h.core.allocation_exited("2.1", 137, h.now));
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  h.run(h.core->allocation_exited("1.1", 137, h.now));
+  h.run(h.core->allocation_exited("2.1", 137, h.now));
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::canceled);
-  for (auto t : state::trials_of_experiment(h.core.state(), 1))
+  for (auto t : state::trials_of_experiment(h.core->state(), 1))
     EXPECT_TRUE(state::is_terminal(t->status));
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core,
      canceling_an_experiment_asks_trials_to_checkpoint_and_stop_not_killed) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(100, 2, 1, "random", 3),
-                                 "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
-  auto cancel = h.run(h.core.cancel_experiment(1, h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(100, 2, 1, "random", 3),
+                                  "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  auto cancel = h.run(h.core->cancel_experiment(1, h.now));
   EXPECT_EQ(effects_of<kill_order>(cancel).size(), 0u);
   EXPECT_EQ(effects_of<preempt_order>(cancel).size(), 2u);
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::stopping_canceled);
   // The third trial was pending: canceled at once, never placed.
   EXPECT_EQ(h.trial(3).status, state::trial_status::canceled);
   // A kill during a cancel still kills.
-  auto kill = h.run(h.core.kill_experiment(1, h.now));
+  auto kill = h.run(h.core->kill_experiment(1, h.now));
   EXPECT_EQ(effects_of<kill_order>(kill).size(), 2u);
-  h.run(h.core.allocation_exited("1.1", 0, h.now));
-  h.run(h.core.allocation_exited("2.1", 0, h.now));
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  h.run(h.core->allocation_exited("1.1", 0, h.now));
+  h.run(h.core->allocation_exited("2.1", 0, h.now));
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::canceled);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core,
      a_trial_larger_than_the_pool_can_ever_hold_fails_with_the_reason) {
-  harness h{config("local", 2, 4)};
-  h.run(h.core.submit_experiment(experiment(100, 2, 16), "determined", h.now));
+  cluster h{config("local", 2, 4)};
+  h.run(h.core->submit_experiment(experiment(100, 2, 16), "determined", h.now));
   EXPECT_EQ(h.trial(1).status, state::trial_status::errored);
   EXPECT_NE(h.trial(1).end_reason.find("16"), std::string::npos)
       << h.trial(1).end_reason;
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
+  EXPECT_EQ(state::find_experiment(h.core->state(), 1)->status,
             state::experiment_status::error);
 }
 
 TEST(master_core,
      after_a_master_restart_a_reconnecting_agent_keeps_its_running_trial) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 2, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
   // The master is rebuilt from its log alone.
-  master_core again{h.replay(), config()};
+  master_core again{h.replayed(), config()};
   EXPECT_EQ(again.target_length(1), 100);
   auto start = again.start(h.now + sec);
   EXPECT_EQ(state::find_agent(again.state(), "a1")->status,
@@ -376,48 +333,48 @@ TEST(master_core,
 
 TEST(master_core,
      an_agent_that_comes_back_without_its_trial_gets_it_rescheduled) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  h.run(h.core->agent_disconnected("a1", "connection closed", h.now));
   auto back = h.run(
-      h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now + sec));
+      h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now + sec));
   // The old run is gone; a new run starts on the same agent.
   auto starts = effects_of<start_order>(back);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_EQ(starts[0].allocation_id, "1.2");
   EXPECT_EQ(h.trial(1).restarts, 0);
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core, a_second_connection_of_a_connected_agent_replaces_the_first) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
   // The agent dialled again before the master saw its old socket end.
-  auto again = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "",
-                                            {{"1.1"}}, h.now + sec));
+  auto again = h.run(h.core->agent_connected("a1", "default", 1, "cpu", "",
+                                             {{"1.1"}}, h.now + sec));
   EXPECT_FALSE(again.refusal) << render(again.refusal);
-  EXPECT_EQ(state::find_agent(h.core.state(), "a1")->status,
+  EXPECT_EQ(state::find_agent(h.core->state(), "a1")->status,
             state::agent_status::connected);
   EXPECT_EQ(h.trial(1).status, state::trial_status::running);
   EXPECT_TRUE(effects_of<start_order>(again).empty());
   EXPECT_TRUE(effects_of<kill_order>(again).empty());
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core,
      a_placement_the_agent_never_received_is_sent_again_when_it_says_hello) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
   auto placed =
-      h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+      h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
   ASSERT_EQ(effects_of<start_order>(placed).size(), 1u);
   // The master died before its order reached the agent; the agent's hello
   // to the next master lists neither a run nor an exit of 1.1.
-  master_core next(h.replay(), config());
+  master_core next(h.replayed(), config());
   auto restarted = next.start(h.now + sec);
   EXPECT_FALSE(restarted.refusal) << render(restarted.refusal);
   auto hello =
@@ -435,17 +392,17 @@ TEST(master_core,
 
 TEST(master_core,
      an_agent_back_after_its_trial_was_given_up_is_told_to_kill_the_stale_run) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  h.run(h.core.agent_disconnected("a1", "missed 3 heartbeats", h.now));
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  h.run(h.core->agent_disconnected("a1", "missed 3 heartbeats", h.now));
   // Past agent_reconnect_wait (30 s): the run is lost, the trial waits.
-  h.run(h.core.tick(h.now + 31 * sec));
+  h.run(h.core->tick(h.now + 31 * sec));
   EXPECT_EQ(h.trial(1).restarts, 0);
   EXPECT_FALSE(h.trial(1).allocation.has_value());
-  auto back = h.run(h.core.agent_connected("a1", "default", 1, "cpu", "",
-                                           {{"1.1"}}, h.now + 40 * sec));
+  auto back = h.run(h.core->agent_connected("a1", "default", 1, "cpu", "",
+                                            {{"1.1"}}, h.now + 40 * sec));
   auto kills = effects_of<kill_order>(back);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].allocation_id, "1.1");
@@ -453,170 +410,21 @@ TEST(master_core,
   auto starts = effects_of<start_order>(back);
   ASSERT_EQ(starts.size(), 1u);
   EXPECT_NE(starts[0].allocation_id, "1.1");
-  EXPECT_EQ(h.replay(), h.core.state());
+  EXPECT_EQ(h.replayed(), h.core->state());
 }
 
 TEST(master_core,
      an_experiment_for_an_unknown_pool_is_refused_and_writes_nothing) {
-  harness h;
+  cluster h;
   auto cfg = experiment();
   cfg["resources"]["resource_pool"] = "gpu";
-  auto before = h.core.state().position;
-  auto d = h.core.submit_experiment(cfg, "determined", h.now);
+  auto before = h.core->state().position;
+  auto d = h.core->submit_experiment(cfg, "determined", h.now);
   ASSERT_TRUE(d.refusal);
   EXPECT_NE(render(d.refusal).find("resources.resource_pool"),
             std::string::npos);
   EXPECT_TRUE(d.events.empty());
-  EXPECT_EQ(h.core.state().position, before);
-}
-
-} // namespace
-} // namespace det
-
-namespace det {
-namespace {
-
-TEST(master_core,
-     a_trial_asked_to_stop_is_killed_once_its_preemption_timeout_passes) {
-  harness h;
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  h.run(h.core.pause_experiment(1, h.now));
-  h.now += 59 * sec;
-  EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
-  h.now += 2 * sec;
-  auto kills = effects_of<kill_order>(h.run(h.core.tick(h.now)));
-  ASSERT_EQ(kills.size(), 1u);
-  EXPECT_EQ(kills[0].allocation_id, "1.1");
-  // Only once.
-  h.now += 10 * sec;
-  EXPECT_TRUE(effects_of<kill_order>(h.run(h.core.tick(h.now))).empty());
-}
-
-core_config deferred_config() {
-  auto c = config();
-  c.inline_scheduling = false;
-  return c;
-}
-
-TEST(master_core,
-     without_inline_scheduling_decisions_name_the_pool_and_place_nothing) {
-  harness h(deferred_config());
-  auto sub = h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  EXPECT_EQ(sub.schedule, std::set<std::string>{"default"});
-  auto join =
-      h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  EXPECT_EQ(join.schedule, std::set<std::string>{"default"});
-  EXPECT_TRUE(effects_of<start_order>(join).empty());
-  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
-  // The pass, computed elsewhere on the snapshot, places it.
-  auto snap = h.core.pool_snapshot_of("default");
-  ASSERT_EQ(snap.pending.size(), 1u);
-  auto result = policy::schedule_pool(snap, h.core.scheduler_of("default"));
-  auto placed = h.run(h.core.apply_schedule("default", result, h.now));
-  ASSERT_EQ(effects_of<start_order>(placed).size(), 1u);
-  EXPECT_EQ(h.trial(1).status, state::trial_status::assigned);
-  EXPECT_EQ(h.replay(), h.core.state());
-}
-
-TEST(
-    master_core,
-    a_pass_made_stale_by_a_lost_agent_places_nothing_and_the_next_pass_uses_another) {
-  harness h(deferred_config());
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  auto result = policy::schedule_pool(h.core.pool_snapshot_of("default"),
-                                      h.core.scheduler_of("default"));
-  ASSERT_EQ(result.placements.size(), 1u);
-  // While the pass ran, the agent it chose went away for good.
-  h.run(h.core.agent_disconnected("a1", "connection closed", h.now));
-  h.now += 31 * sec;
-  h.run(h.core.tick(h.now));
-  auto stale = h.run(h.core.apply_schedule("default", result, h.now));
-  EXPECT_FALSE(stale.refusal) << render(stale.refusal);
-  EXPECT_TRUE(stale.events.empty());
-  EXPECT_EQ(h.trial(1).status, state::trial_status::pending);
-  h.run(h.core.agent_connected("a2", "default", 1, "cpu", "", {}, h.now));
-  auto fresh = policy::schedule_pool(h.core.pool_snapshot_of("default"),
-                                     h.core.scheduler_of("default"));
-  auto placed = h.run(h.core.apply_schedule("default", fresh, h.now));
-  auto starts = effects_of<start_order>(placed);
-  ASSERT_EQ(starts.size(), 1u);
-  EXPECT_EQ(starts[0].agent_id, "a2");
-  EXPECT_TRUE(state::check_invariants(h.core.state()).empty());
-}
-
-TEST(master_core, a_pass_whose_trial_was_killed_meanwhile_places_nothing) {
-  harness h(deferred_config());
-  h.run(h.core.submit_experiment(experiment(), "determined", h.now));
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  auto result = policy::schedule_pool(h.core.pool_snapshot_of("default"),
-                                      h.core.scheduler_of("default"));
-  h.run(h.core.kill_experiment(1, h.now));
-  auto stale = h.run(h.core.apply_schedule("default", result, h.now));
-  EXPECT_TRUE(stale.events.empty());
-  EXPECT_TRUE(effects_of<start_order>(stale).empty());
-  EXPECT_EQ(h.trial(1).status, state::trial_status::canceled);
-}
-
-} // namespace
-} // namespace det
-
-namespace det {
-namespace {
-
-nlohmann::json asha_0_38(int max_trials) {
-  auto e = experiment();
-  e["searcher"] = {{"name", "adaptive_asha"},    {"metric", "loss"},
-                   {"time_metric", "batches"},   {"max_time", 16},
-                   {"max_trials", max_trials},   {"divisor", 2},
-                   {"max_concurrent_trials", 1}, {"mode", "aggressive"}};
-  return e;
-}
-
-TEST(master_core, asha_0_38_stops_a_trial_at_its_rung_by_the_time_metric) {
-  harness h;
-  ASSERT_FALSE(
-      h.run(h.core.submit_experiment(asha_0_38(2), "determined", h.now))
-          .refusal);
-  auto join =
-      h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  ASSERT_EQ(effects_of<start_order>(join).size(), 1u);
-  h.run(h.core.allocation_running("1.1", h.now));
-  // Rungs at 8 and 16 batches. Steps do not count, the time metric does.
-  auto early = h.run(h.core.metrics_reported(
-      "1.1", "validation", 100, {{"loss", 0.5}, {"batches", 2}}, h.now));
-  EXPECT_TRUE(effects_of<preempt_order>(early).empty());
-  EXPECT_FALSE(h.trial(1).allocation->preemption_requested);
-  // At its first rung with no one to beat: not promoted, asked to stop.
-  auto rung = h.run(h.core.metrics_reported(
-      "1.1", "validation", 4, {{"loss", 0.5}, {"batches", 8}}, h.now));
-  auto stops = effects_of<preempt_order>(rung);
-  ASSERT_EQ(stops.size(), 1u);
-  EXPECT_EQ(stops[0].reason, "stopped by searcher");
-  // Its clean exit completes it; the searcher starts the next trial.
-  h.run(h.core.allocation_exited("1.1", 0, h.now));
-  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
-  EXPECT_NE(state::find_trial(h.core.state(), 2), nullptr);
-  EXPECT_EQ(h.replay(), h.core.state());
-}
-
-TEST(master_core,
-     single_searcher_without_max_length_completes_when_the_trial_exits) {
-  harness h;
-  auto e = experiment();
-  e["searcher"].erase("max_length");
-  ASSERT_FALSE(h.run(h.core.submit_experiment(e, "determined", h.now)).refusal);
-  h.run(h.core.agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
-  h.run(h.core.allocation_running("1.1", h.now));
-  auto val = h.run(h.core.metrics_reported("1.1", "validation", 1000,
-                                           {{"loss", 0.5}}, h.now));
-  EXPECT_TRUE(effects_of<preempt_order>(val).empty());
-  h.run(h.core.allocation_exited("1.1", 0, h.now));
-  EXPECT_EQ(h.trial(1).status, state::trial_status::completed);
-  EXPECT_EQ(state::find_experiment(h.core.state(), 1)->status,
-            state::experiment_status::completed);
+  EXPECT_EQ(h.core->state().position, before);
 }
 
 } // namespace

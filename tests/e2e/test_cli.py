@@ -332,7 +332,8 @@ def test_a_running_experiment_tasks_slots_agents_pools_pause_activate_and_kills(
     # An active experiment whose trials run is RUNNING, as upstream shows it.
     assert c.experiment(exp_id)["state"] == "STATE_RUNNING"
     tasks = c.get("/api/v1/tasks")["allocationIdToSummary"]
-    alloc = [a for a, s in tasks.items() if s["taskId"] == str(t1)][0]
+    alloc = [a for a, s in tasks.items()
+             if s["taskId"] == "%d.00000000-0000-4000-8000-%012x" % (exp_id, t1)][0]
     out = ok(c, "task", "list")
     assert alloc in out and "Trial %d" % t1 in out, out
     out = ok(c, "slot", "list")

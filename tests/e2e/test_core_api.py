@@ -95,8 +95,14 @@ def test_core_api_trial_completes_pauses_and_resumes_from_its_checkpoint(
     best = trial["bestCheckpoint"]
     assert best["totalBatches"] == 48 and best["metadata"]["steps_completed"] == 48
     listed = cluster.get("/api/v1/trials/%d/checkpoints" % trial_id)
-    assert [c["uuid"] for c in listed["checkpoints"]] == [best["uuid"]]
-    assert listed["checkpoints"][0]["training"]["trialId"] == trial_id
+    # Every checkpoint of the trial, newest first (the one at the pause
+    # among them), each naming the trial and its experiment's config.
+    uuids = [c["uuid"] for c in listed["checkpoints"]]
+    assert uuids[0] == best["uuid"] and at_pause["uuid"] in uuids, uuids
+    assert len(set(uuids)) == len(uuids)
+    for c in listed["checkpoints"]:
+        assert c["training"]["trialId"] == trial_id
+        assert c["training"]["experimentConfig"]["searcher"]["name"], c
     assert os.path.exists(os.path.join(cluster.ckpt_dir, "determined-checkpoint",
                                        best["uuid"], "state.json"))
     assert cluster.experiment(exp_id)["progress"] == 1.0

@@ -172,6 +172,45 @@ TEST_F(apply_experiments, the_inbox_survives_a_snapshot) {
   EXPECT_TRUE(old->experiments.at(1).searcher_inbox.empty());
 }
 
+TEST_F(apply_experiments,
+       a_continued_experiment_is_active_again_with_its_trials_pending) {
+  experiment(1);
+  trial(1, 1);
+  trial(2, 1);
+  ok(trial_canceled{1, "x", 300});
+  ok(trial_canceled{2, "y", 300});
+  experiment_continued ev;
+  ev.experiment_id = 1;
+  ev.config = {{"searcher", {{"name", "grid"}}}, {"max_restarts", 7}};
+  ev.trial_ids = {2};
+  ev.searcher_state = {{"shut_down", false}};
+  ev.progress = 0.5;
+  ev.at_us = 400;
+  // Only an ended experiment is continued.
+  EXPECT_TRUE(has(refused(ev), "only an ended experiment is continued"));
+  change(1, "CANCELED");
+  ev.trial_ids = {3};
+  EXPECT_TRUE(has(refused(ev), "trial 3 is not a trial of experiment 1"));
+  ev.trial_ids = {2, 2};
+  EXPECT_TRUE(has(refused(ev), "named twice"));
+  ev.trial_ids = {2};
+  ok(ev);
+  const auto& e = s.experiments.at(1);
+  EXPECT_EQ(e.status, experiment_status::active);
+  EXPECT_EQ(e.state_changed_at_us, 400);
+  EXPECT_EQ(e.config, ev.config);
+  EXPECT_EQ(e.max_restarts, 7);
+  EXPECT_EQ(e.searcher_state, ev.searcher_state);
+  EXPECT_EQ(e.progress, 0.5);
+  EXPECT_EQ(s.trials.at(1).status, trial_status::canceled);
+  EXPECT_EQ(s.trials.at(2).status, trial_status::pending);
+  EXPECT_EQ(s.trials.at(2).ended_at_us, 0);
+  EXPECT_TRUE(s.trials.at(2).end_reason.empty());
+  EXPECT_TRUE(check_invariants(s).empty());
+  // Running again: not continued twice.
+  EXPECT_TRUE(has(refused(ev), "only an ended experiment is continued"));
+}
+
 } // namespace
 
 } // namespace det::state::test

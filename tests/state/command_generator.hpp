@@ -13,8 +13,18 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <vector>
 
 namespace det::state::test {
+
+/// The records of map `m` that keep `p`.
+template <class Map, class Pred> auto where(const Map& m, Pred p) {
+  std::vector<const typename Map::mapped_type*> out;
+  for (const auto& kv : m)
+    if (p(kv.second))
+      out.push_back(&kv.second);
+  return out;
+}
 
 class command_generator {
 public:

@@ -2,11 +2,33 @@
 
 #include "state_fixture.hpp"
 
+#include <regex>
+
 namespace det::state::test {
 
 namespace {
 
 class queries : public state_fixture {};
+
+TEST(task_ids, are_upstream_shaped_and_name_their_trial) {
+  auto id = task_id_of(12, 345);
+  EXPECT_EQ(id, "12.00000000-0000-4000-8000-000000000159");
+  // The det CLI's pattern for a whole task id.
+  std::regex cli{R"(^(?:[0-9]+\.)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-)"
+                 R"([0-9a-f]{4}-[0-9a-f]{12}$)"};
+  EXPECT_TRUE(std::regex_match(id, cli)) << id;
+  EXPECT_EQ(trial_of_task_id(id), 345);
+  EXPECT_EQ(trial_of_task_id("12.00000000-0000-4000-8000-00000000015A"), 346);
+  EXPECT_EQ(trial_of_task_id("7"), 7); // what this master said before
+  for (const char* bad :
+       {"", "0", "-1", "x", "12.", "12.00000000-0000-4000-8000-00000000015",
+        "12.00000000-0000-4000-8000-0000000001590",
+        "12.10000000-0000-4000-8000-000000000159",
+        "12.00000000-0000-4000-8000-00000000015g",
+        "a.00000000-0000-4000-8000-000000000159",
+        "12.00000000-0000-4000-8000-000000000000", "9999999999999999999"})
+    EXPECT_FALSE(trial_of_task_id(bad).has_value()) << bad;
+}
 
 TEST_F(queries, pending_trials_come_in_priority_then_submission_order) {
   pool();

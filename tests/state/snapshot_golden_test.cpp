@@ -143,8 +143,10 @@ cluster_state every_field_set() {
   t.last_exit_code = 3;
   t.end_reason = "none yet";
   t.checkpoints = {
-      checkpoint_info{"ck-a", 10, {{"k", 1}}, 1017, "deleted", std::nullopt},
-      checkpoint_info{"ck-b", 20, {{"k", 2}}, 1018, "completed", 0.5}};
+      checkpoint_info{
+          "ck-a", 10, {{"k", 1}}, 1017, "deleted", std::nullopt, false, {}},
+      checkpoint_info{
+          "ck-b", 20, {{"k", 2}}, 1018, "completed", 0.5, true, {"state*"}}};
   t.latest_checkpoint = t.checkpoints.back();
   t.metrics.steps_completed = 20;
   t.metrics.training_reports = 4;

@@ -138,6 +138,15 @@ inline std::vector<domain_event> one_of_each() {
       webhook_delivery_ended{5, 1, false, 5, 503, "answered 503", 4500},
       experiment_gc_policy_changed{3, 2, 1, 0, "alice", 4200},
       log_retention_set{3, {9}, 30, "alice", 4300},
+      checkpoint_files_removal_requested{3, {"c1"}, {"state*"}, "alice", 4400},
+      checkpoint_files_removed{3, "c1", {{"model/w.bin", 5}}, 4500},
+      experiment_continued{3,
+                           {{"searcher", {{"name", "single"}}}},
+                           {9},
+                           {{"shut_down", false}},
+                           0.0,
+                           "alice",
+                           4400},
   };
 }
 

@@ -1,0 +1,263 @@
+// The shared route helpers of api/route_util.hpp.
+
+#include "api/route_util.hpp"
+
+#include "actors/model_def_actor.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/json_fields.hpp"
+#include "util/gzip.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+namespace det::api {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+void fail(const responder& res, const caf::error& err) {
+  res.send(http::error_response(err));
+}
+
+std::chrono::steady_clock::time_point deadline_of(const ctx_ptr& ctx) {
+  return std::chrono::steady_clock::now() + ctx->request_timeout;
+}
+
+read::refuse_fn refused(responder res) {
+  return [res](int64_t, const std::string& why) {
+    res.send_error(grpc_code::unavailable, why);
+  };
+}
+
+std::optional<int64_t> min_position(const http::http_request& req,
+                                    const responder& res) {
+  auto text = req.headers.get("X-Det-Min-Position");
+  if (!text)
+    return int64_t{0};
+  try {
+    size_t used = 0;
+    auto n = std::stoll(*text, &used);
+    if (used == text->size() && n >= 0)
+      return n;
+  } catch (const std::exception&) {
+  }
+  res.send_error(grpc_code::invalid_argument,
+                 "X-Det-Min-Position: not a log position: '"
+                     + text->substr(0, 40) + "'");
+  return std::nullopt;
+}
+
+void send_written(const ctx_ptr& ctx, const responder& res, std::string body) {
+  auto r = http::http_response::json(200, std::move(body));
+  if (ctx->reads)
+    r.headers.set("X-Det-Position",
+                  std::to_string(ctx->reads->published_position()));
+  res.send(std::move(r));
+}
+
+void decide_and_answer(const ctx_ptr& ctx, const responder& res, decide_fn fn) {
+  post(ctx->bridge, [ctx, res, v = state_decision{std::move(fn)}](
+                        caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, decide_atom::value, v)
+        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+              [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
+              responder res, std::function<void(json)> then) {
+  if (ctx->reads) {
+    // Rendered on a replica; `then` runs back on the bridge, where the
+    // caller's `self` lives.
+    ctx->reads->read(
+        0, deadline_of(ctx),
+        [ctx, fn = std::move(fn),
+         then = std::move(then)](const read::read_view& v) {
+          post(ctx->bridge, [then, j = fn(v.state, v.now_us)](
+                                caf::event_based_actor*) { then(j); });
+        },
+        refused(res));
+    return;
+  }
+  state_view v{[fn = std::move(fn)](const state::cluster_state& s,
+                                    int64_t now) { return fn(s, now).dump(); }};
+  self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+      .then([then = std::move(then)](
+                std::string& text) { then(json::parse(text, nullptr, false)); },
+            [res](caf::error& err) { fail(res, err); });
+}
+
+namespace {
+
+/// Runs `fn` on a replica at the request's X-Det-Min-Position, or answers
+/// 400 (a bad position) or 503 (no read model, or it did not get there).
+void on_replica(const ctx_ptr& ctx, const http::http_request& req,
+                const responder& res, read::read_fn fn) {
+  auto min = min_position(req, res);
+  if (!min)
+    return;
+  if (!ctx->reads) {
+    res.send_error(grpc_code::unavailable, "no read model");
+    return;
+  }
+  ctx->reads->read(*min, deadline_of(ctx), std::move(fn), refused(res));
+}
+
+} // namespace
+
+void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
+                       responder res, coded_text_fn fn) {
+  auto accept = req.headers.get("Accept-Encoding");
+  auto coding = accept && gzip::accepted(*accept) ? body_coding::gzip
+                                                  : body_coding::identity;
+  on_replica(ctx, req, res,
+             [res, coding, fn = std::move(fn)](const read::read_view& v) {
+               auto r = http::http_response::json(200, fn(v, coding));
+               if (coding == body_coding::gzip)
+                 r.headers.set("Content-Encoding", "gzip");
+               r.headers.set("Vary", "Accept-Encoding");
+               r.headers.set("X-Det-Position", std::to_string(v.position));
+               res.send(std::move(r));
+             });
+}
+
+void answer_read(const ctx_ptr& ctx, const http::http_request& req,
+                 responder res, text_fn fn, std::string missing) {
+  on_replica(ctx, req, res,
+             [res, fn = std::move(fn),
+              missing = std::move(missing)](const read::read_view& v) {
+               auto text = fn(v);
+               if (text.empty() || text == "null") {
+                 res.send_error(grpc_code::not_found, missing);
+                 return;
+               }
+               auto r = http::http_response::json(200, std::move(text));
+               r.headers.set("X-Det-Position", std::to_string(v.position));
+               res.send(std::move(r));
+             });
+}
+
+void answer_view(const ctx_ptr& ctx, const http::http_request& req,
+                 responder res, render_fn fn, std::string missing) {
+  if (ctx->reads) {
+    answer_read(
+        ctx, req, std::move(res),
+        [fn = std::move(fn)](const read::read_view& v) {
+          return fn(v.state, v.now_us).dump();
+        },
+        std::move(missing));
+    return;
+  }
+  // The master renders the JSON text once; it goes out as it is (no
+  // parse and dump again on the bridge: a list can be megabytes).
+  state_view v{[fn = std::move(fn)](const state::cluster_state& s,
+                                    int64_t now) { return fn(s, now).dump(); }};
+  post(ctx->bridge, [ctx, res, v = std::move(v), missing = std::move(missing)](
+                        caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+        .then(
+            [res, missing](std::string& text) {
+              if (text == "null")
+                res.send_error(grpc_code::not_found, missing);
+              else
+                res.send_json(std::move(text));
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+/// offset and limit from the query; answers 400 and returns nullopt when
+/// either is not a number.
+std::optional<page> page_of(const http::http_request& req,
+                            const responder& res) {
+  page p;
+  try {
+    if (auto o = req.query.get("offset"))
+      p.offset = std::max<int64_t>(std::stoll(*o), 0);
+    if (auto l = req.query.get("limit"))
+      p.limit = std::max<int64_t>(std::stoll(*l), 0);
+  } catch (const std::exception&) {
+    res.send_error(grpc_code::invalid_argument, "offset/limit: not a number");
+    return std::nullopt;
+  }
+  return p;
+}
+
+std::optional<int64_t> positive_id(const std::string& text) {
+  try {
+    size_t used = 0;
+    auto id = std::stoll(text, &used);
+    if (used == text.size() && id > 0)
+      return id;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> id_param(const http::http_request& req,
+                                const responder& res, const char* name) {
+  auto text = req.param(name);
+  if (auto id = positive_id(text))
+    return id;
+  res.send_error(grpc_code::invalid_argument,
+                 std::string{name} + ": not a valid id: '"
+                     + util::fit_text(text, {64, false, true}) + "'");
+  return std::nullopt;
+}
+
+std::optional<json> json_body(const http::http_request& req,
+                              const responder& res) {
+  auto j = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    res.send_error(grpc_code::invalid_argument,
+                   "the request body is not a JSON object");
+    return std::nullopt;
+  }
+  // JSON text can spell a NUL ("\u0000") and nest without end; neither
+  // goes further than here.
+  if (auto why = json_problem(j, ""); !why.empty()) {
+    res.send_error(grpc_code::invalid_argument, why);
+    return std::nullopt;
+  }
+  return j;
+}
+
+std::string allocation_token(const http::http_request& req) {
+  auto token =
+      bearer_token(req.headers.get("Grpc-Metadata-x-allocation-token"));
+  return token.empty() ? bearer_token(req.headers.get("Authorization")) : token;
+}
+
+/// Requires the allocation token of `allocation_id` (the guard in
+/// api_auth.cpp has authenticated the request); answers 403 otherwise.
+bool authorized(const ctx_ptr&, const http::http_request& req,
+                const responder& res, const std::string& allocation_id) {
+  if (req.principal.allocation_id != allocation_id) {
+    log::warn() << "refused a request for allocation " << allocation_id
+                << " from " << req.remote_address;
+    res.send_error(grpc_code::permission_denied,
+                   "the session token is not valid for allocation "
+                       + allocation_id);
+    return false;
+  }
+  return true;
+}
+
+void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
+                     int64_t id, const responder& res) {
+  auto& b = *ctx->bridge_data;
+  if (b.storing.count(id) != 0) {
+    b.waiting[id].push_back(res);
+    return;
+  }
+  self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+      .then(
+          [res](std::string& b64) {
+            res.send_json(json{{"b64Tgz", b64}}.dump());
+          },
+          [res](caf::error& err) { fail(res, err); });
+}
+
+} // namespace det::api
