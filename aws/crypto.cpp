@@ -1,5 +1,6 @@
 #include "aws/crypto.hpp"
 
+#include "util/base64.hpp"
 #include "util/text.hpp"
 
 #include <openssl/evp.h>
@@ -42,34 +43,7 @@ std::string to_hex(std::string_view bytes) {
 }
 
 std::string base64_encode(std::string_view bytes) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  auto at = [&](size_t k) {
-    return static_cast<unsigned>(static_cast<unsigned char>(bytes[k]));
-  };
-  for (; i + 2 < bytes.size(); i += 3) {
-    unsigned n = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    unsigned n = at(i) << 16;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    unsigned n = (at(i) << 16) | (at(i + 1) << 8);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += '=';
-  }
-  return out;
+  return det::base64_encode(bytes);
 }
 
 } // namespace det::aws

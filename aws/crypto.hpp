@@ -20,7 +20,8 @@ std::string hmac_sha256(std::string_view key, std::string_view data);
 /// Lowercase hexadecimal of every byte of `bytes`.
 std::string to_hex(std::string_view bytes);
 
-/// Standard base64 (RFC 4648, with padding), as EC2 wants for UserData.
+/// Standard base64 (RFC 4648, with padding), as EC2 wants for UserData
+/// (util/base64's, under the name the signer's callers use).
 std::string base64_encode(std::string_view bytes);
 
 } // namespace det::aws

@@ -3,6 +3,7 @@
 #include "actors/agent_actor.hpp"
 #include "k8s/job_runner.hpp"
 #include "k8s_nodes.hpp"
+#include "messages/priority.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
 
@@ -161,7 +162,7 @@ caf::behavior connection(caf::event_based_actor* self,
                   r.user = j.value("owner", std::string{"admin"});
                   r.pool = b->pool;
                   r.slots = static_cast<int64_t>(o.slots.size());
-                  r.priority = j.value("priority", 42);
+                  r.priority = j.value("priority", default_priority);
                   const auto& config = j.value("config", json::object());
                   r.image = image_of(config, slot_type);
                   auto env = config.value("environment", json::object());

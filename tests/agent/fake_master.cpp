@@ -1,5 +1,7 @@
 #include "fake_master.hpp"
 
+#include "util/base64.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,33 +14,6 @@
 namespace det::agent::testing {
 
 using nlohmann::json;
-
-std::string base64_encode(const std::string& in) {
-  static const char* table =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    auto n =
-        (static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16)
-        | (static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8)
-        | static_cast<unsigned char>(in[i + 2]);
-    out += table[(n >> 18) & 63];
-    out += table[(n >> 12) & 63];
-    out += table[(n >> 6) & 63];
-    out += table[n & 63];
-  }
-  if (i < in.size()) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << 16;
-    if (i + 1 < in.size())
-      n |= static_cast<uint32_t>(static_cast<unsigned char>(in[i + 1])) << 8;
-    out += table[(n >> 18) & 63];
-    out += table[(n >> 12) & 63];
-    out += i + 1 < in.size() ? table[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 namespace {
 
@@ -66,7 +41,7 @@ std::string make_tgz(const std::map<std::string, std::string>& files) {
 
 fake_master::fake_master(const std::map<std::string, std::string>& files,
                          std::string token)
-    : token_(std::move(token)), b64_tgz_(base64_encode(make_tgz(files))) {
+    : token_(std::move(token)), b64_tgz_(det::base64_encode(make_tgz(files))) {
   http::router routes;
   routes.get("/api/v1/experiments/{id}/model_def",
              [this](http::http_request req, http::responder res) {

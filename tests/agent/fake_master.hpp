@@ -67,7 +67,4 @@ private:
   int model_def_status_ = 503;
 };
 
-/// Standard base64 with padding.
-std::string base64_encode(const std::string& bytes);
-
 } // namespace det::agent::testing
