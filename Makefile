@@ -19,7 +19,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build package webui test test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
+.PHONY: all deps configure build package webui test test-build test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
 
 all: build
 
@@ -50,26 +50,34 @@ webui/node_modules/.installed: webui/package-lock.json
 	cd webui && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-$(BUILD)/webui/index.html: webui/node_modules/.installed $(WEBUI_SOURCES)
-	cd webui && npm run --silent build -- --outDir $(abspath $(BUILD))/webui --emptyOutDir --logLevel warn
+%/webui/index.html: webui/node_modules/.installed $(WEBUI_SOURCES)
+	cd webui && npm run --silent build -- --outDir $(abspath $*)/webui --emptyOutDir --logLevel warn
 
-# Every test: the C++ suites (unit, integration against a private
-# PostgreSQL), the end-to-end pytest suites, the C++ suites again under
-# ASan+UBSan, then each fuzz target for FUZZ_TEST_SECONDS.
-# Each stage prints the time it starts, so a slow one shows in the log.
-stage = @echo "== make test: $(1) from $$(date -u +%T)"
-test: check-layers build
-	$(call stage,ctest)
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
-	$(call stage,pytest suites)
-	@$(MAKE) --no-print-directory test-e2e
-	$(call stage,kubernetes)
-	@$(MAKE) --no-print-directory test-k8s
-	$(call stage,sanitizers)
-	@$(MAKE) --no-print-directory test-sanitize
-	$(call stage,fuzzing)
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_FRESH=1 FUZZ_SEED=$(FUZZ_TEST_SEED)
-	$(call stage,done)
+# Every test, against one tree built with ASan+UBSan ($(BUILD_SAN), a
+# warning fails it in CI): the C++ suites (unit, integration against a
+# private PostgreSQL), the pytest suites, the Kubernetes suites, then each
+# fuzz target for FUZZ_TEST_SECONDS in the clang tree. The stages and why
+# they run in that order: scripts/test.sh, which prints the time each
+# starts. `make test-unit` and `make test-e2e` run suites against the
+# normal tree instead.
+test: check-layers test-build
+	@CTEST_ARGS='$(CTEST_ARGS)' FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) \
+	  FUZZ_SEED=$(FUZZ_TEST_SEED) CHAOS_SEED=$${CHAOS_SEED:-$(CHAOS_TEST_SEED)} \
+	  bash scripts/test.sh $(abspath $(BUILD_SAN)) $(abspath $(BUILD_FUZZ)) \
+	  $(JOBS) "$(PYTEST_DIRS)" "$(FUZZERS)"
+
+# make test's tree, with the WebUI bundle the WebUI suite serves. In CI a
+# warning fails the build: read from the build's output rather than set
+# with -Werror, so the compile commands (and the compiler cache's keys)
+# are the same in CI and out of it, and a cached object's warning still
+# shows (ccache replays what the compiler printed).
+test-build: deps $(BUILD_SAN)/webui/index.html
+	cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDET_SANITIZE=ON \
+	  -DDET_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	bash -o pipefail -c 'cmake --build $(BUILD_SAN) -j $(JOBS) 2>&1 | tee $(BUILD_SAN)/build.log'
+	@if [ -n "$(CI)" ] && grep -q 'warning:' $(BUILD_SAN)/build.log; then \
+	  echo "== make test: warnings are errors in CI:"; \
+	  grep -B2 -A6 'warning:' $(BUILD_SAN)/build.log | head -n 80; exit 1; fi
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
@@ -111,11 +119,10 @@ chaos: deps configure
 	CHAOS_KILLS=$(CHAOS_KILLS) CHAOS_SEED=$(CHAOS_SEED) DET_BUILD_DIR=$(abspath $(BUILD)) \
 	  python3 -m pytest -q -p no:cacheprovider tests/chaos
 
-test-sanitize: deps
-	cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDET_SANITIZE=ON -DDET_BENCH=OFF $(CMAKE_ARGS) >/dev/null
-	cmake --build $(BUILD_SAN) -j $(JOBS)
+# The C++ suites alone under ASan+UBSan, in make test's tree.
+test-sanitize: test-build
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
+	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # libFuzzer targets (fuzz/, docs/testing.md) in their own clang tree: only
 # the fuzz targets and the libraries they link are built.

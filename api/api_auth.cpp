@@ -68,8 +68,17 @@ bool in_scope(const http_request& req, const responder& res,
       return refuse("experiment " + (e.empty() ? req.path : e));
     return true;
   }
+  // Of the runs routes only the harness's own: the run it starts and its
+  // run's metadata. Kill, pause and move act on other users' runs.
+  if (under("/api/v1/runs/")) {
+    auto rest = req.path.substr(std::string_view{"/api/v1/runs/"}.size());
+    auto own = std::to_string(id.trial_id);
+    if (rest == "start" || rest == own + "/metadata")
+      return true;
+    return refuse(req.method + " " + req.path);
+  }
   for (std::string_view p : {"/api/v1/trials/", "/api/v1/allocations/",
-                             "/api/v1/task/", "/api/v1/tasks/", "/api/v1/runs/",
+                             "/api/v1/task/", "/api/v1/tasks/",
                              "/api/v1/checkpoints", "/api/v1/webhooks/"})
     if (under(p))
       return true;

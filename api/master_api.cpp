@@ -10,6 +10,7 @@
 #include "api/api_inspect.hpp"
 #include "api/api_metrics.hpp"
 #include "api/api_records.hpp"
+#include "api/api_runs.hpp"
 #include "api/pool_views.hpp"
 #include "api/queue_routes.hpp"
 #include "api/route_util.hpp"
@@ -539,6 +540,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
              res.send_json("{}");
          });
   add_trial_routes(r, ctx);
+  add_run_routes(r, ctx);
   add_job_routes(r, ctx);
   add_checkpoint_routes(r, ctx);
   add_workspace_routes(r, ctx);

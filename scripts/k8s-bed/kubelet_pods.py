@@ -159,7 +159,9 @@ class PodRunner:
                 "HOME": os.path.join(self.dir, "home"),
                 "KUBERNETES_SERVICE_HOST": api.hostname, "KUBERNETES_SERVICE_PORT": str(api.port or 443),
                 "DET_K8S_SA_DIR": sa}
-        for k in ("LANG", "LC_ALL", "PYTHONPATH", "TMPDIR"):
+        # The sanitizer options of an instrumented build (make test) reach the
+        # pods as they reach every other process the tests start.
+        for k in ("LANG", "LC_ALL", "PYTHONPATH", "TMPDIR", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"):
             if k in os.environ:
                 base[k] = os.environ[k]
         os.makedirs(base["HOME"], exist_ok=True)

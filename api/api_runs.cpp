@@ -1,0 +1,627 @@
+// Upstream 0.38's Runs API, as the WebUI's run table calls it: a run is a
+// trial. POST /api/v1/runs searches them (a page, sorted, archived ones
+// left out unless asked for); kill, pause, resume and move act on several
+// at once and answer one result per run: an empty error when it was done,
+// else why not, the others acted on all the same.
+//
+// What each action does is upstream's: kill kills the run's trial (an
+// ended one counts as done); pause and resume pause and activate the
+// run's experiment, so only runs of a single-trial search qualify; move
+// moves the runs' experiments to the destination project (a run of a
+// multi-trial search takes its siblings along unless skipMultitrial).
+//
+// The filter upstream's table sends is JSON text, {"filterGroup": {...},
+// "showArchived": bool}. Its conditions are not understood here: a group
+// with any is refused naming it, so no action ever acts on more runs than
+// asked for.
+//
+// Not served (404): archive, unarchive and delete of single runs. Upstream
+// keeps an archived flag and deletes rows per run; here a trial lives and
+// goes with its experiment, and `det experiment archive/delete` do that.
+
+#include "api/api_runs.hpp"
+
+#include "api/views.hpp"
+#include "http/grpc_error.hpp"
+#include "state/queries.hpp"
+#include "state/records_queries.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace det::api {
+
+namespace {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+/// The most runs one action may name, and sort columns a search may give.
+constexpr size_t max_run_ids = 1000;
+constexpr size_t max_sort_columns = 16;
+
+/// The parts of a run request the actions share.
+struct run_request {
+  std::vector<int64_t> ids; ///< runIds; empty: every run the filter takes
+  bool filtered = false;    ///< a filter was given (runIds then empty)
+  bool show_archived = false;
+  int64_t project_id = 0; ///< 0: any project
+};
+
+/// Answers 400 naming `field` and returns false.
+bool refuse(const responder& res, const std::string& field,
+            const std::string& why) {
+  res.send_error(grpc_code::invalid_argument, field + ": " + why);
+  return false;
+}
+
+/// `body[key]` as a positive id; 0 when absent and not `required`.
+bool id_field(const json& body, const char* key, bool required,
+              const responder& res, int64_t& out) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) {
+    out = 0;
+    return !required || refuse(res, key, "required");
+  }
+  if (!it->is_number_integer() || it->get<int64_t>() < 1)
+    return refuse(res, key, "expected a positive id");
+  out = it->get<int64_t>();
+  return true;
+}
+
+/// The filter text: JSON with an optional filterGroup that holds no
+/// conditions, and showArchived.
+bool parse_filter(const json& body, const responder& res, run_request& r) {
+  auto it = body.find("filter");
+  if (it == body.end() || it->is_null())
+    return true;
+  if (!it->is_string())
+    return refuse(res, "filter", "expected a JSON text");
+  auto f = json::parse(it->get<std::string>(), nullptr, false);
+  if (!f.is_object())
+    return refuse(res, "filter", "not a JSON object");
+  if (auto g = f.find("filterGroup"); g != f.end() && !g->is_null()) {
+    if (!g->is_object())
+      return refuse(res, "filter.filterGroup", "expected an object");
+    auto c = g->find("children");
+    if (c != g->end() && !c->is_null() && (!c->is_array() || !c->empty()))
+      return refuse(res, "filter.filterGroup.children",
+                    "conditions are not supported; name the runs in runIds");
+  }
+  if (auto a = f.find("showArchived"); a != f.end() && !a->is_null()) {
+    if (!a->is_boolean())
+      return refuse(res, "filter.showArchived", "expected true or false");
+    r.show_archived = a->get<bool>();
+  }
+  r.filtered = true;
+  return true;
+}
+
+/// runIds, filter and the project of an action's body.
+std::optional<run_request> parse_action(const std::optional<json>& body,
+                                        const responder& res,
+                                        const char* project_key) {
+  if (!body)
+    return std::nullopt;
+  run_request r;
+  if (!id_field(*body, project_key, false, res, r.project_id)
+      || !parse_filter(*body, res, r))
+    return std::nullopt;
+  auto ids = body->find("runIds");
+  if (ids != body->end() && !ids->is_null()) {
+    if (!ids->is_array())
+      return refuse(res, "runIds", "expected a list of run ids"), std::nullopt;
+    if (ids->size() > max_run_ids)
+      return refuse(res, "runIds",
+                    "at most " + std::to_string(max_run_ids) + " runs"),
+             std::nullopt;
+    std::set<int64_t> seen;
+    for (size_t i = 0; i < ids->size(); ++i) {
+      const auto& v = (*ids)[i];
+      if (!v.is_number_integer() || v.get<int64_t>() < 1)
+        return refuse(res, "runIds[" + std::to_string(i) + "]",
+                      "expected a positive run id"),
+               std::nullopt;
+      if (seen.insert(v.get<int64_t>()).second)
+        r.ids.push_back(v.get<int64_t>());
+    }
+  }
+  if (!r.ids.empty() && r.filtered)
+    return refuse(res, "filter", "give either runIds or a filter, not both"),
+           std::nullopt;
+  if (r.ids.empty() && !r.filtered)
+    return refuse(res, "runIds", "required (or a filter)"), std::nullopt;
+  return r;
+}
+
+bool archived_parent(const state::cluster_state& s, int64_t project_id) {
+  auto p = state::find_project(s, project_id);
+  auto w = p ? state::find_workspace(s, p->workspace_id) : std::nullopt;
+  return (p && p->archived) || (w && w->archived);
+}
+
+/// Sum of a checkpoint's file sizes (metadata.resources: path -> bytes).
+int64_t checkpoint_bytes(const state::checkpoint_info& c) {
+  int64_t total = 0;
+  auto r = c.metadata.find("resources");
+  if (r == c.metadata.end() || !r->is_object())
+    return 0;
+  for (const auto& [path, size] : r->items()) {
+    if (size.is_number_integer() && size.get<int64_t>() > 0)
+      total += size.get<int64_t>();
+    else if (size.is_string())
+      if (auto n = positive_id(size.get<std::string>()))
+        total += *n;
+  }
+  return total;
+}
+
+/// A run as upstream's v1FlatRun.
+json flat_run(const state::cluster_state& s, const state::trial_info& t,
+              const state::experiment_info& e, int64_t now_us) {
+  const auto& c = e.config;
+  auto searcher = c.value("searcher", json::object());
+  auto p = state::find_project(s, e.project_id);
+  auto w = p ? state::find_workspace(s, p->workspace_id) : std::nullopt;
+  int64_t count = 0;
+  int64_t bytes = 0;
+  for (const auto& cp : t.checkpoints)
+    if (cp.state != "deleted") {
+      ++count;
+      bytes += checkpoint_bytes(cp);
+    }
+  auto owner = s.users.find(e.owner);
+  bool ended = state::is_terminal(t.status);
+  int64_t end_us = ended ? t.ended_at_us : now_us;
+  json j{
+      {"id", t.id},
+      {"state", trial_state_name(t.status)},
+      {"startTime", rfc3339(t.created_at_us)},
+      {"duration", std::max<int64_t>(0, (end_us - t.created_at_us) / 1000000)},
+      {"archived", false},
+      {"parentArchived", e.archived || archived_parent(s, e.project_id)},
+      {"checkpointCount", count},
+      {"checkpointSize", std::to_string(bytes)},
+      {"projectId", e.project_id},
+      {"projectName", p ? p->name : std::string{}},
+      {"workspaceId", p ? p->workspace_id : 1},
+      {"workspaceName", w ? w->name : std::string{}},
+      {"hyperparameters", t.hparams},
+      {"labels", c.value("labels", json::array())},
+      {"localId", (p ? p->key : std::string{}) + "-" + std::to_string(t.id)},
+      {"userId", owner == s.users.end() ? 0 : owner->second.id},
+      {"experiment",
+       {{"id", e.id},
+        {"name", c.value("name", std::string{"Experiment"})},
+        {"description", c.value("description", std::string{})},
+        {"searcherType", searcher.value("name", std::string{"single"})},
+        {"searcherMetric", searcher.value("metric", std::string{})},
+        {"resourcePool", e.pool},
+        {"progress", e.progress},
+        {"unmanaged", false},
+        {"isMultitrial", e.trial_ids.size() > 1}}},
+  };
+  if (ended)
+    j["endTime"] = rfc3339(t.ended_at_us);
+  if (t.metrics.best_validation)
+    j["searcherMetricValue"] = *t.metrics.best_validation;
+  json summary = json::object();
+  if (!t.metrics.latest_training.is_null())
+    summary["avg_metrics"] = t.metrics.latest_training;
+  if (!t.metrics.latest_validation.is_null())
+    summary["validation_metrics"] = t.metrics.latest_validation;
+  if (!summary.empty())
+    j["summaryMetrics"] = std::move(summary);
+  return j;
+}
+
+// -- search -------------------------------------------------------------------
+
+/// One column of a sort: a key of a run's JSON and its direction.
+struct sort_key {
+  std::function<json(const json&)> get;
+  bool descending = false;
+};
+
+/// upstream's sort text, "col=asc,col2=desc", over the columns below.
+bool parse_sort(const std::string& text, const responder& res,
+                std::vector<sort_key>& out) {
+  static const std::map<std::string, std::function<json(const json&)>> cols{
+      {"id", [](const json& r) { return r["id"]; }},
+      {"experimentId", [](const json& r) { return r["experiment"]["id"]; }},
+      {"experimentName", [](const json& r) { return r["experiment"]["name"]; }},
+      {"experimentDescription",
+       [](const json& r) { return r["experiment"]["description"]; }},
+      {"searcherType",
+       [](const json& r) { return r["experiment"]["searcherType"]; }},
+      {"searcherMetric",
+       [](const json& r) { return r["experiment"]["searcherMetric"]; }},
+      {"resourcePool",
+       [](const json& r) { return r["experiment"]["resourcePool"]; }},
+      {"experimentProgress",
+       [](const json& r) { return r["experiment"]["progress"]; }},
+      {"isExpMultitrial",
+       [](const json& r) { return r["experiment"]["isMultitrial"]; }},
+      {"startTime", [](const json& r) { return r["startTime"]; }},
+      {"endTime", [](const json& r) { return r.value("endTime", json()); }},
+      {"state", [](const json& r) { return r["state"]; }},
+      {"duration", [](const json& r) { return r["duration"]; }},
+      {"projectId", [](const json& r) { return r["projectId"]; }},
+      {"checkpointCount", [](const json& r) { return r["checkpointCount"]; }},
+      {"checkpointSize",
+       [](const json& r) {
+         return std::stoll(r["checkpointSize"].get<std::string>());
+       }},
+      {"searcherMetricsVal",
+       [](const json& r) { return r.value("searcherMetricValue", json()); }},
+      {"user", [](const json& r) { return r["userId"]; }},
+      {"localId", [](const json& r) { return r["localId"]; }},
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find(',', start);
+    auto part = text.substr(start, end == std::string::npos ? std::string::npos
+                                                            : end - start);
+    auto eq = part.find('=');
+    auto dir = eq == std::string::npos ? std::string{} : part.substr(eq + 1);
+    if (eq == std::string::npos || (dir != "asc" && dir != "desc"))
+      return refuse(res, "sort",
+                    "expected column=asc or column=desc, got '"
+                        + part.substr(0, 64) + "'");
+    auto col = cols.find(part.substr(0, eq));
+    if (col == cols.end())
+      return refuse(res, "sort",
+                    "column '" + part.substr(0, std::min<size_t>(eq, 64))
+                        + "' is not supported");
+    if (out.size() == max_sort_columns)
+      return refuse(res, "sort",
+                    "at most " + std::to_string(max_sort_columns) + " columns");
+    out.push_back({col->second, dir == "desc"});
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  return true;
+}
+
+void search_runs(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  run_request r;
+  if (!id_field(*body, "projectId", false, res, r.project_id)
+      || !parse_filter(*body, res, r))
+    return;
+  page pg;
+  for (auto [key, dst] :
+       {std::pair{"offset", &pg.offset}, std::pair{"limit", &pg.limit}}) {
+    auto it = body->find(key);
+    if (it == body->end() || it->is_null())
+      continue;
+    if (!it->is_number_integer() || it->get<int64_t>() < 0)
+      return void(refuse(res, key, "expected a whole number, 0 or more"));
+    *dst = it->get<int64_t>();
+  }
+  std::vector<sort_key> keys;
+  if (auto s = body->find("sort"); s != body->end() && !s->is_null()) {
+    if (!s->is_string())
+      return void(refuse(res, "sort", "expected text"));
+    if (!s->get<std::string>().empty()
+        && !parse_sort(s->get<std::string>(), res, keys))
+      return;
+  }
+  answer_view(
+      ctx, req, res,
+      [r, pg, keys, clock = ctx->wall_clock_us](const state::cluster_state& s,
+                                                int64_t) -> json {
+        if (r.project_id != 0 && !state::find_project(s, r.project_id))
+          return nullptr;
+        auto now = clock();
+        std::vector<json> rows;
+        for (const auto& [id, t] : s.trials) {
+          auto e = state::find_experiment(s, t.experiment_id);
+          if (e == nullptr
+              || (r.project_id != 0 && e->project_id != r.project_id)
+              || (!r.show_archived && e->archived))
+            continue;
+          rows.push_back(flat_run(s, t, *e, now));
+        }
+        // Ties (and no sort at all) go by id, as upstream.
+        std::stable_sort(rows.begin(), rows.end(),
+                         [&keys](const json& a, const json& b) {
+                           for (const auto& k : keys) {
+                             auto x = k.get(a);
+                             auto y = k.get(b);
+                             if (x == y)
+                               continue;
+                             // Missing values last either way (upstream: NULLS
+                             // LAST).
+                             if (x.is_null() || y.is_null())
+                               return y.is_null();
+                             return k.descending ? y < x : x < y;
+                           }
+                           return a["id"] < b["id"];
+                         });
+        auto [from, to] = page_bounds(static_cast<int64_t>(rows.size()), pg);
+        json list = json::array();
+        for (auto i = from; i < to; ++i)
+          list.push_back(std::move(rows[static_cast<size_t>(i)]));
+        return {{"runs", std::move(list)},
+                {"pagination",
+                 pagination_of(pg, static_cast<int64_t>(rows.size()))}};
+      },
+      "project " + std::to_string(r.project_id) + " not found");
+}
+
+// -- actions ------------------------------------------------------------------
+
+/// What the state says of the runs an action names (or its filter takes):
+/// one entry per run, {"id", "found", "experiment", "archived",
+/// "terminal", "single", "multitrial"}.
+json candidates(const state::cluster_state& s, const run_request& r) {
+  json out = json::array();
+  auto entry = [&](int64_t id) {
+    auto t = state::find_trial(s, id);
+    auto e = t ? state::find_experiment(s, t->experiment_id) : nullptr;
+    if (e == nullptr || (r.project_id != 0 && e->project_id != r.project_id))
+      return json{{"id", id}, {"found", false}};
+    auto searcher = e->config.value("searcher", json::object());
+    return json{
+        {"id", id},
+        {"found", true},
+        {"experiment", e->id},
+        {"archived", e->archived || archived_parent(s, e->project_id)},
+        {"terminal", state::is_terminal(t->status)},
+        {"single", searcher.value("name", std::string{"single"}) == "single"},
+        {"multitrial", e->trial_ids.size() > 1}};
+  };
+  if (!r.filtered) {
+    for (auto id : r.ids)
+      out.push_back(entry(id));
+    return out;
+  }
+  for (const auto& [id, t] : s.trials) {
+    auto e = state::find_experiment(s, t.experiment_id);
+    if (e != nullptr && (r.project_id == 0 || e->project_id == r.project_id)
+        && (r.show_archived || !e->archived))
+      out.push_back(entry(id));
+  }
+  return out;
+}
+
+/// The results of one action, answered once every master request made
+/// for it has come back. Lives on the bridge (one thread).
+struct action_results {
+  action_results(ctx_ptr c, responder r)
+      : ctx(std::move(c)), res(std::move(r)) {}
+  ctx_ptr ctx;
+  responder res;
+  json results = json::array();
+  int pending = 1; ///< the requests out, plus one until all are sent
+  bool wrote = false;
+
+  void add(int64_t id, std::string error) {
+    results.push_back({{"error", std::move(error)}, {"id", id}});
+  }
+  void done_one() {
+    if (--pending != 0)
+      return;
+    auto body = json{{"results", std::move(results)}}.dump();
+    if (wrote)
+      send_written(ctx, res, std::move(body));
+    else
+      res.send_json(std::move(body));
+  }
+};
+using results_ptr = std::shared_ptr<action_results>;
+
+std::string not_found(int64_t id, int64_t project_id) {
+  auto text = "Run with id '" + std::to_string(id) + "' not found";
+  if (project_id != 0)
+    text += " in project with id '" + std::to_string(project_id) + "'";
+  return text;
+}
+
+/// Asks for the candidates of `r`, then calls `act` with them on the
+/// bridge; `act` adds results and sends master requests through `out`.
+void with_candidates(
+    const ctx_ptr& ctx, const responder& res, run_request r,
+    std::function<void(caf::event_based_actor*, const json&, results_ptr)>
+        act) {
+  post(ctx->bridge, [ctx, res, r = std::move(r),
+                     act = std::move(act)](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [r](const state::cluster_state& s, int64_t) {
+          return candidates(s, r);
+        },
+        res,
+        [ctx, res, self, act](json cands) {
+          auto out = std::make_shared<action_results>(ctx, res);
+          act(self, cands, out);
+          out->done_one();
+        });
+  });
+}
+
+/// Sorts the candidates: a run not found, archived, or that `why_not`
+/// names a reason for ("" when it qualifies) is answered now; the others
+/// are returned by experiment.
+std::map<int64_t, std::vector<int64_t>>
+runs_by_experiment(const json& cands, int64_t project, action_results& out,
+                   const std::function<std::string(const json&)>& why_not) {
+  std::map<int64_t, std::vector<int64_t>> runs_of;
+  for (const auto& c : cands) {
+    auto id = c["id"].get<int64_t>();
+    if (!c["found"].get<bool>()) {
+      out.add(id, not_found(id, project));
+      continue;
+    }
+    if (c["archived"].get<bool>()) {
+      out.add(id, "Run is archived.");
+      continue;
+    }
+    if (auto why = why_not(c); !why.empty()) {
+      out.add(id, std::move(why));
+      continue;
+    }
+    runs_of[c["experiment"].get<int64_t>()].push_back(id);
+  }
+  return runs_of;
+}
+
+/// Counts one more master request out; the function returned answers
+/// each of `runs` with its error ("": done) when the request comes back.
+std::function<void(std::string)> answer_runs(const results_ptr& out,
+                                             std::vector<int64_t> runs) {
+  ++out->pending;
+  return [out, runs = std::move(runs)](std::string error) {
+    if (error.empty())
+      out->wrote = true;
+    for (auto id : runs)
+      out->add(id, error);
+    out->done_one();
+  };
+}
+
+void kill_runs(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res) {
+  auto r = parse_action(json_body(req, res), res, "projectId");
+  if (!r)
+    return;
+  auto project = r->project_id;
+  with_candidates(ctx, res, std::move(*r),
+                  [ctx, project](caf::event_based_actor* self,
+                                 const json& cands, results_ptr out) {
+                    for (const auto& c : cands) {
+                      auto id = c["id"].get<int64_t>();
+                      if (!c["found"].get<bool>()) {
+                        out->add(id, not_found(id, project));
+                        continue;
+                      }
+                      if (c["terminal"].get<bool>()) {
+                        out->add(id, "");
+                        continue;
+                      }
+                      auto answer = answer_runs(out, {id});
+                      self->request(ctx->master, ctx->request_timeout,
+                                    kill_atom::value, trial_atom::value, id)
+                          .then([answer](caf::ok_atom) { answer(""); },
+                                [answer](caf::error& err) {
+                                  answer("Failed to kill run: " + render(err));
+                                });
+                    }
+                  });
+}
+
+/// pause (true) or resume (false): the experiments of single-trial runs.
+void pause_runs(const ctx_ptr& ctx, const http::http_request& req,
+                const responder& res, bool pause) {
+  auto r = parse_action(json_body(req, res), res, "projectId");
+  if (!r)
+    return;
+  auto project = r->project_id;
+  with_candidates(ctx, res, std::move(*r),
+                  [ctx, project, pause](caf::event_based_actor* self,
+                                        const json& cands, results_ptr out) {
+                    auto runs_of = runs_by_experiment(
+                        cands, project, *out, [](const json& c) -> std::string {
+                          if (c["single"].get<bool>())
+                            return "";
+                          return "Cannot pause/unpause run '"
+                                 + std::to_string(c["id"].get<int64_t>())
+                                 + "' (part of multi-trial).";
+                        });
+                    std::string failed =
+                        pause ? "Failed to pause associated experiment: "
+                              : "Failed to resume associated experiment: ";
+                    for (auto& [exp, runs] : runs_of) {
+                      auto answer = answer_runs(out, std::move(runs));
+                      auto ok = [answer](caf::ok_atom) { answer(""); };
+                      auto refused = [answer, failed](caf::error& err) {
+                        answer(failed + render(err));
+                      };
+                      if (pause)
+                        self->request(ctx->master, ctx->request_timeout,
+                                      pause_atom::value, exp)
+                            .then(ok, refused);
+                      else
+                        self->request(ctx->master, ctx->request_timeout,
+                                      activate_atom::value, exp)
+                            .then(ok, refused);
+                    }
+                  });
+}
+
+/// Moves the experiments of the runs to destinationProjectId.
+void move_runs(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res) {
+  auto body = json_body(req, res);
+  auto r = parse_action(body, res, "sourceProjectId");
+  int64_t dest = 0;
+  if (!r || !id_field(*body, "destinationProjectId", true, res, dest))
+    return;
+  if (r->project_id == 0)
+    return void(refuse(res, "sourceProjectId", "required"));
+  auto skip = body->value("skipMultitrial", json(false));
+  if (!skip.is_boolean())
+    return void(refuse(res, "skipMultitrial", "expected true or false"));
+  auto project = r->project_id;
+  with_candidates(
+      ctx, res, std::move(*r),
+      [ctx, project, dest, skip = skip.get<bool>(),
+       user = req.principal.username](caf::event_based_actor* self,
+                                      const json& cands, results_ptr out) {
+        auto runs_of = runs_by_experiment(
+            cands, project, *out, [skip](const json& c) -> std::string {
+              if (!skip || !c["multitrial"].get<bool>())
+                return "";
+              return "Skipping run '" + std::to_string(c["id"].get<int64_t>())
+                     + "' (part of multi-trial).";
+            });
+        for (auto& [exp, runs] : runs_of) {
+          auto answer = answer_runs(out, std::move(runs));
+          auto args = json{
+              {"experimentId", exp},
+              {"destinationProjectId",
+               dest}}.dump();
+          self->request(ctx->master, ctx->request_timeout, records_atom::value,
+                        std::string{"experiment.move"}, args, user)
+              .then([answer](const std::string&) { answer(""); },
+                    [answer](caf::error& err) {
+                      answer("Failed to move associated experiment: "
+                             + render(err));
+                    });
+        }
+      });
+}
+
+} // namespace
+
+void add_run_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/runs", [ctx](http::http_request req, responder res) {
+    search_runs(ctx, req, res);
+  });
+  r.post("/api/v1/runs/kill", [ctx](http::http_request req, responder res) {
+    kill_runs(ctx, req, res);
+  });
+  r.post("/api/v1/runs/pause", [ctx](http::http_request req, responder res) {
+    pause_runs(ctx, req, res, true);
+  });
+  r.post("/api/v1/runs/resume", [ctx](http::http_request req, responder res) {
+    pause_runs(ctx, req, res, false);
+  });
+  r.post("/api/v1/runs/move", [ctx](http::http_request req, responder res) {
+    move_runs(ctx, req, res);
+  });
+}
+
+} // namespace det::api

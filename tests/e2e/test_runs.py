@@ -1,0 +1,154 @@
+"""Upstream 0.38's Runs API (a run is a trial) through the SDK's own
+bindings (`determined.common.api.bindings`, what the WebUI's run table
+calls): search with paging and sorting, pause and resume of a single-trial
+run (its experiment) while a multi-trial run is refused, move of a
+multi-trial run taking its experiment along, kill, and hostile bodies
+refused naming the field."""
+import pytest
+
+from conftest import experiment_yaml, wait_for
+
+pytest.importorskip("determined", reason="pip install determined==0.38.1")
+
+SINGLE = """
+name: runs-single
+entrypoint: python3 train.py
+max_restarts: 0
+hyperparameters:
+  learning_rate: 0.1
+  batch_size: 16
+  checkpoint_every: 10
+  metrics_every: 5
+  batch_delay: 0.05
+searcher:
+  name: single
+  metric: validation_loss
+  max_length:
+    batches: 100000
+"""
+
+
+def session(c):
+    from determined.experimental import client
+    return client.Determined(master=c.url, user="admin", password="")._session
+
+
+def by_id(results):
+    return {r.id: r.error for r in results}
+
+
+def test_runs_search_pause_resume_move_and_kill(cluster_factory):
+    from determined.common.api import bindings as b
+
+    c = cluster_factory()
+    status, body = c.submit(SINGLE)
+    assert status == 200, body
+    single = body["experiment"]["id"]
+    status, body = c.submit(experiment_yaml(max_length=100000, trials=2, batch_delay=0.05))
+    assert status == 200, body
+    grid = body["experiment"]["id"]
+    wait_for("three trials", lambda: len(c.trials(single)) + len(c.trials(grid)) == 3)
+    single_run = c.trials(single)[0]["id"]
+    grid_runs = sorted(t["id"] for t in c.trials(grid))
+    sess = session(c)
+
+    # Search: every run of the project, newest first, then a page of it.
+    found = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(projectId=1, sort="id=desc"))
+    assert [r.id for r in found.runs] == sorted([single_run] + grid_runs, reverse=True)
+    assert found.pagination.total == 3
+    rows = {r.id: r for r in found.runs}
+    assert rows[single_run].experiment.id == single
+    assert rows[single_run].experiment.searcherType == "single"
+    assert rows[single_run].experiment.isMultitrial is False
+    assert rows[grid_runs[0]].experiment.isMultitrial is True
+    assert rows[single_run].projectName == "Uncategorized"
+    assert rows[single_run].hyperparameters["learning_rate"] == 0.1
+    page = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(
+        projectId=1, sort="id=asc", offset=1, limit=1))
+    assert [r.id for r in page.runs] == [sorted([single_run] + grid_runs)[1]]
+    assert page.pagination.total == 3
+
+    # Pause: the single-trial run's experiment pauses; the grid's run is
+    # refused as part of a multi-trial search; an unknown run is named.
+    paused = by_id(b.post_PauseRuns(sess, body=b.v1PauseRunsRequest(
+        projectId=1, runIds=[single_run, grid_runs[0], 99999])).results)
+    assert paused == {
+        single_run: "",
+        grid_runs[0]: "Cannot pause/unpause run '%d' (part of multi-trial)." % grid_runs[0],
+        99999: "Run with id '99999' not found in project with id '1'",
+    }
+    wait_for("the single experiment paused",
+             lambda: c.experiment(single)["state"] == "STATE_PAUSED")
+    assert c.experiment(grid)["state"] != "STATE_PAUSED"
+    resumed = by_id(b.post_ResumeRuns(sess, body=b.v1ResumeRunsRequest(
+        projectId=1, runIds=[single_run])).results)
+    assert resumed == {single_run: ""}
+    wait_for("the single experiment active again",
+             lambda: c.experiment(single)["state"] in ("STATE_ACTIVE", "STATE_RUNNING",
+                                                       "STATE_QUEUED"))
+
+    # Move: skipped as multi-trial when asked; otherwise its experiment
+    # (with both its runs) goes to the destination project.
+    status, body = c.post("/api/v1/workspaces/1/projects", {"name": "moved-runs",
+                                                            "workspaceId": 1})
+    assert status == 200, body
+    dest = body["project"]["id"]
+    skipped = by_id(b.post_MoveRuns(sess, body=b.v1MoveRunsRequest(
+        sourceProjectId=1, destinationProjectId=dest, runIds=[grid_runs[0]],
+        skipMultitrial=True)).results)
+    assert skipped == {grid_runs[0]: "Skipping run '%d' (part of multi-trial)." % grid_runs[0]}
+    assert c.experiment(grid)["projectId"] == 1
+    moved = by_id(b.post_MoveRuns(sess, body=b.v1MoveRunsRequest(
+        sourceProjectId=1, destinationProjectId=dest, runIds=[grid_runs[0]])).results)
+    assert moved == {grid_runs[0]: ""}
+    wait_for("the grid experiment in the new project",
+             lambda: c.experiment(grid)["projectId"] == dest)
+    there = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(projectId=dest))
+    assert sorted(r.id for r in there.runs) == grid_runs
+    assert {r.projectName for r in there.runs} == {"moved-runs"}
+
+    # Kill: the run's trial ends canceled; killing it again is no error.
+    killed = by_id(b.post_KillRuns(sess, body=b.v1KillRunsRequest(
+        runIds=[single_run], projectId=1)).results)
+    assert killed == {single_run: ""}
+    wait_for("the killed run to end", lambda: c.trials(single)[0]["state"] == "STATE_CANCELED")
+    again = by_id(b.post_KillRuns(sess, body=b.v1KillRunsRequest(
+        runIds=[single_run], projectId=1)).results)
+    assert again == {single_run: ""}
+    ended = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(projectId=1))
+    assert [r.state.value for r in ended.runs] == ["STATE_CANCELED"]
+    assert ended.runs[0].endTime is not None
+    for kill in b.post_KillRuns(sess, body=b.v1KillRunsRequest(
+            runIds=grid_runs, projectId=dest)).results:
+        assert kill.error == "", kill
+
+
+REFUSALS = [
+    ("/api/v1/runs/kill", {"runIds": ["1"]}, "runIds[0]"),
+    ("/api/v1/runs/kill", {"runIds": list(range(1, 1002))}, "runIds"),
+    ("/api/v1/runs/kill", {}, "runIds"),
+    ("/api/v1/runs/pause", {"runIds": [1], "projectId": -3}, "projectId"),
+    ("/api/v1/runs/pause", {"filter": '{"filterGroup": {"children": [{"columnName": "id"}]}}'},
+     "filter.filterGroup.children"),
+    ("/api/v1/runs/kill", {"runIds": [1], "filter": "{}"}, "filter"),
+    ("/api/v1/runs", {"filter": "not json\u0000"}, "filter"),
+    ("/api/v1/runs", {"sort": "bogus=asc"}, "sort"),
+    ("/api/v1/runs", {"sort": "id=sideways"}, "sort"),
+    ("/api/v1/runs", {"sort": ",".join(["id=asc"] * 17)}, "sort"),
+    ("/api/v1/runs", {"limit": -1}, "limit"),
+    ("/api/v1/runs/move", {"runIds": [1], "sourceProjectId": 1}, "destinationProjectId"),
+]
+
+
+def test_run_requests_that_make_no_sense_are_refused_naming_the_field(cluster_factory):
+    c = cluster_factory()
+    for path, body, field in REFUSALS:
+        status, answer = c.post(path, body)
+        assert status == 400, (path, body, answer)
+        assert answer["error"]["error"].startswith(field + ":"), (path, body, answer)
+    status, answer = c.post("/api/v1/runs", {"projectId": 4242})
+    assert status == 404, answer
+    assert "project 4242 not found" in answer["error"]["error"], answer
+    # Nothing above was acted on: the master still answers a search.
+    status, answer = c.post("/api/v1/runs", {})
+    assert status == 200 and answer["runs"] == [], answer
