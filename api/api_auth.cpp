@@ -77,9 +77,9 @@ bool in_scope(const http_request& req, const responder& res,
       return true;
     return refuse(req.method + " " + req.path);
   }
-  for (std::string_view p : {"/api/v1/trials/", "/api/v1/allocations/",
-                             "/api/v1/task/", "/api/v1/tasks/",
-                             "/api/v1/checkpoints", "/api/v1/webhooks/"})
+  for (std::string_view p :
+       {"/api/v1/trials/", "/api/v1/allocations/", "/api/v1/task/",
+        "/api/v1/tasks/", "/api/v1/checkpoints", "/api/v1/webhooks/"})
     if (under(p))
       return true;
   if (req.path == "/api/v1/me" || req.path == "/api/v1/master")
