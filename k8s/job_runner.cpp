@@ -62,8 +62,16 @@ void job_runner::start() {
                     for (const auto& [a, pods] : pods_)
                       if (pods.count(m->pod) != 0)
                         alloc = a;
+                    // The events watch can be ahead of the pods watch: the
+                    // scheduler's first FailedScheduling can name a pod not
+                    // seen yet, and it retries an unschedulable pod only
+                    // minutes later. Kept until the pod shows.
+                    if (alloc.empty()) {
+                      hold_message(m->pod, m->text);
+                      return;
+                    }
                   }
-                  if (!alloc.empty() && cb_.on_message)
+                  if (cb_.on_message)
                     cb_.on_message(alloc, m->pod + ": " + m->text);
                 },
                 [this](const std::string& text) { note(text); }},
@@ -192,6 +200,16 @@ void job_runner::on_pods_synced(const std::vector<json>& pods) {
                    {{"name", pod}, {"labels", {{allocation_label, alloc}}}}}});
 }
 
+void job_runner::hold_message(const std::string& pod, const std::string& text) {
+  // Bounded: events of pods that never become ours (other software in the
+  // namespace) must not grow it.
+  if (held_.count(pod) == 0 && held_.size() >= max_held_pods)
+    held_.erase(held_.begin());
+  auto& texts = held_[pod];
+  if (texts.size() < max_held_messages)
+    texts.push_back(text);
+}
+
 void job_runner::on_pod_event(const std::string& type, const json& pod) {
   auto alloc = allocation_of(pod);
   auto name = pod.value("/metadata/name"_json_pointer, std::string{});
@@ -205,6 +223,7 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
   bool changed = false;
   bool all_done = false;
   bool follow = false;
+  std::vector<std::string> held;
   int exit_code = 0;
   int rank = 0;
   int64_t pod_count = 1;
@@ -216,6 +235,10 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     if (it != pods.end() && it->second.state == pod_state::terminated)
       return; // its end is already counted
     pods[name] = st;
+    if (auto h = held_.find(name); h != held_.end()) {
+      held = std::move(h->second);
+      held_.erase(h);
+    }
     rank = pod_rank(
         pod, static_cast<int>(std::distance(pods.begin(), pods.find(name))));
     if ((st.state == pod_state::running || st.state == pod_state::terminated)
@@ -235,6 +258,9 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     if (all_done)
       exited_.insert(alloc);
   }
+  if (cb_.on_message)
+    for (const auto& text : held)
+      cb_.on_message(alloc, name + ": " + text);
   if (!st.reason.empty() && st.state == pod_state::assigned && cb_.on_message)
     cb_.on_message(alloc, name + ": " + st.reason);
   if (changed && cb_.on_pod_state && st.state != pod_state::terminated)

@@ -91,6 +91,8 @@ private:
   struct alloc_state;
   void on_pod_event(const std::string& type, const nlohmann::json& pod);
   void on_pods_synced(const std::vector<nlohmann::json>& pods);
+  /// Keeps an event's text for a pod not seen yet (under mu_).
+  void hold_message(const std::string& pod, const std::string& text);
   void note(const std::string& text);
   void follow_logs(const std::string& alloc, const std::string& pod, int rank,
                    int64_t pod_count, int64_t trial_id);
@@ -106,6 +108,10 @@ private:
   std::map<std::string, int64_t> expected_pods_;
   std::set<std::string> exited_;
   std::set<std::string> following_;
+  /// pod name -> event texts that came before the pod (hold_message).
+  std::map<std::string, std::vector<std::string>> held_;
+  static constexpr size_t max_held_pods = 256;
+  static constexpr size_t max_held_messages = 8;
   std::set<int> priority_classes_;
   std::unique_ptr<util::serial_worker> worker_;
   std::vector<std::thread> threads_;

@@ -178,6 +178,69 @@ TEST_F(job_runner_bed, a_pod_that_does_not_fit_reports_the_schedulers_reason) {
   runner_->kill("4.1", 0);
 }
 
+TEST_F(job_runner_bed, a_scheduler_message_ahead_of_its_pod_is_kept_for_it) {
+  start_runner();
+  // A pod of this cluster's (its labels) that no node takes.
+  auto pending_pod = [&](const std::string& name, const std::string& alloc) {
+    json labels{{cluster_label, label_value(settings_.cluster_id)},
+                {allocation_label, label_value(alloc)}};
+    return json{
+        {"metadata", {{"name", name}, {"labels", labels}}},
+        {"spec",
+         {{"nodeSelector", {{"no-such-label", "x"}}},
+          {"containers",
+           {{{"name", "c"}, {"image", "det-task"}, {"command", {"true"}}}}}}}};
+  };
+  auto event = [&](const std::string& name, const std::string& pod,
+                   const std::string& message) {
+    return json{{"metadata", {{"name", name}}},
+                {"involvedObject",
+                 {{"kind", "Pod"}, {"name", pod}, {"namespace", ns_}}},
+                {"reason", "FailedScheduling"},
+                {"type", "Warning"},
+                {"message", message}};
+  };
+  const auto& pods = pods_kind();
+  const auto& events = events_kind();
+  // A pod the runner knows, and an event for it reported: the events
+  // watch is live (events it finds in its first list are not reported).
+  ASSERT_TRUE(res_->create(pods, ns_, pending_pod("known-pod", "8.1")));
+  ASSERT_TRUE(rec_.await([&] {
+    for (const auto& st : rec_.states)
+      if (st.rfind(label_value("8.1") + " ", 0) == 0)
+        return true;
+    return false;
+  })) << ::testing::PrintToString(rec_.states);
+  auto canary = [&](const std::string& text) {
+    ASSERT_TRUE(res_->create(events, ns_, event(text, "known-pod", text)));
+    ASSERT_TRUE(rec_.await([&] { return rec_.has_message(text); }))
+        << ::testing::PrintToString(rec_.messages);
+  };
+  // Until the watch has listed, an event may land in its list: try a new
+  // one each second, at most 30.
+  bool live = false;
+  for (int k = 0; k < 30 && !live; ++k) {
+    auto text = "live-" + std::to_string(k);
+    ASSERT_TRUE(res_->create(events, ns_, event(text, "known-pod", text)));
+    live = rec_.await([&] { return rec_.has_message(text); }, 1);
+  }
+  ASSERT_TRUE(live) << ::testing::PrintToString(rec_.messages);
+  // An event naming a pod the runner has not seen (none exists yet); the
+  // next canary, on the same watch, shows it has been read.
+  ASSERT_TRUE(res_->create(
+      events, ns_,
+      event("early.1", "late-pod", "0/2 nodes are available: early")));
+  canary("canary-two");
+  EXPECT_FALSE(rec_.has_message("early"));
+  // The pod shows: the message kept for it is reported as its allocation's.
+  ASSERT_TRUE(res_->create(pods, ns_, pending_pod("late-pod", "9.1")));
+  EXPECT_TRUE(rec_.await([&] {
+    return rec_.has_message(label_value("9.1")
+                            + ": late-pod: FailedScheduling: 0/2 nodes are "
+                              "available: early");
+  })) << ::testing::PrintToString(rec_.messages);
+}
+
 TEST_F(job_runner_bed, kill_deletes_the_job_and_its_running_pod_ends) {
   start_runner();
   runner_->launch(request("5.1", 1, "echo started; sleep 300"));
