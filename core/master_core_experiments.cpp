@@ -293,7 +293,11 @@ void master_core::stop_trial(decision& d, int64_t trial_id,
     return;
   }
   auto alloc = *t->allocation;
-  if (!alloc.preemption_requested) {
+  // A kill after a gentler stop request (a pause, the scheduler's
+  // preemption) is recorded too: the exit that follows is the kill's, not
+  // a failure counted against max_restarts.
+  if (!alloc.preemption_requested
+      || (kill && alloc.preemption_reason != "killed")) {
     trial_preemption_requested ev;
     ev.trial_id = trial_id;
     ev.allocation_id = alloc.id;

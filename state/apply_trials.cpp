@@ -235,7 +235,11 @@ verdict apply_one(cluster_state& s, const trial_preemption_requested& ev) {
   if (auto why = find_holding(s, ev.trial_id, ev.allocation_id, t);
       !why.empty())
     return why;
-  if (t->allocation->preemption_requested)
+  // Asked to stop once; a kill may follow a gentler request (a pause, the
+  // scheduler's preemption) and then names why the allocation ends.
+  if (t->allocation->preemption_requested
+      && (ev.reason != "killed"
+          || t->allocation->preemption_reason == "killed"))
     return trial_name(t->id) + " was already asked to stop";
   t->allocation->preemption_requested = true;
   t->allocation->preemption_reason = ev.reason;

@@ -259,6 +259,21 @@ TEST(master_core, killing_the_only_trial_cancels_the_experiment) {
   EXPECT_EQ(h.replayed(), h.core->state());
 }
 
+TEST(master_core, killing_a_trial_already_asked_to_stop_cancels_it) {
+  cluster h;
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  h.run(h.core->agent_connected("a1", "default", 1, "cpu", "", {}, h.now));
+  h.run(h.core->allocation_running("1.1", h.now));
+  // Asked to checkpoint and stop (the pause), then killed before it did.
+  h.run(h.core->pause_experiment(1, h.now));
+  auto kill = h.run(h.core->kill_trial(1, h.now));
+  EXPECT_EQ(effects_of<kill_order>(kill).size(), 1u);
+  h.run(h.core->allocation_exited("1.1", 143, h.now));
+  EXPECT_EQ(h.trial(1).status, state::trial_status::canceled);
+  EXPECT_EQ(h.trial(1).restarts, 0) << "the kill counted as a failure";
+  EXPECT_EQ(h.replayed(), h.core->state());
+}
+
 TEST(master_core, killing_an_experiment_kills_running_trials_and_cancels_it) {
   cluster h;
   h.run(h.core->submit_experiment(experiment(100, 2, 1, "random", 3),

@@ -106,6 +106,11 @@ TEST_F(apply_trials, a_trial_runs_then_checkpoints_when_asked_to_stop) {
   EXPECT_EQ(t(1).status, trial_status::checkpointing);
   EXPECT_TRUE(has(refused(trial_preemption_requested{1, "1.1", "", 0}),
                   "already asked"));
+  // A kill after the gentler request is recorded once.
+  ok(trial_preemption_requested{1, "1.1", "killed", 550});
+  EXPECT_EQ(t(1).allocation->preemption_reason, "killed");
+  EXPECT_TRUE(has(refused(trial_preemption_requested{1, "1.1", "killed", 0}),
+                  "already asked"));
   ok(trial_checkpointed{1, "ck-1", 100, {}, "1.1", 600});
   EXPECT_EQ(t(1).latest_checkpoint->uuid, "ck-1");
   exit(1, "1.1", "paused");
