@@ -26,7 +26,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-BUILD = os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build"))
+BUILD = os.path.abspath(os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build")))
 BIN = os.path.join(BUILD, "bin")
 EXAMPLE = os.path.join(ROOT, "examples", "linear_regression")
 DET = shutil.which("det")
@@ -326,6 +326,16 @@ def pods(m, phase=None):
     return [p for p in items if phase is None or p.get("status", {}).get("phase") == phase]
 
 
+def describe(items):
+    """Each pod's name, phase, node, deletion and containers' states: what
+    a failed placement check needs to be read."""
+    return "\n".join("%s %s on %s deleted=%s %s" % (
+        p["metadata"]["name"], p.get("status", {}).get("phase"), p["spec"].get("nodeName"),
+        p["metadata"].get("deletionTimestamp"),
+        json.dumps([c.get("state") for c in p.get("status", {}).get("containerStatuses", [])]))
+        for p in items)
+
+
 def trial_of(m, exp):
     return wait_until("the trial of experiment %d" % exp, lambda: m.api(
         "/api/v1/experiments/%d/trials" % exp)["trials"])[0]
@@ -344,9 +354,14 @@ def test_a_trial_of_more_slots_than_a_pod_holds_runs_as_several_pods(master, tmp
     job = wait_until("a Job for the trial", lambda: master.jobs())[0]
     assert job["spec"]["parallelism"] == 2 and job["spec"]["completions"] == 2
     assert job["spec"]["completionMode"] == "Indexed"
-    running = wait_until("both pods to run", lambda: len(pods(master, "Running")) == 2
-                         and pods(master, "Running"))
-    assert len({p["spec"]["nodeName"] for p in running}) == 2
+    name = job["metadata"]["name"]
+
+    def live():  # the Job's pods that run and are not on their way out
+        return [p for p in pods(master, "Running")
+                if p["metadata"].get("labels", {}).get("job-name") == name
+                and not p["metadata"].get("deletionTimestamp")]
+    running = wait_until("both pods to run", lambda: (lambda r: len(r) == 2 and r)(live()))
+    assert len({p["spec"]["nodeName"] for p in running}) == 2, describe(pods(master))
     finish(master, exp)
     trial = trial_of(master, exp)
     lines = master.det("trial", "logs", str(trial["id"])).splitlines()

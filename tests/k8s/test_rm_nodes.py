@@ -100,6 +100,9 @@ def master(bed, pg, tmp_path_factory):
     m = RmMaster(bed, pg, str(tmp_path_factory.mktemp("k8s-nodes")), "k8s_nodes", RM_YAML,
                  wait_until)
     m.extra_nodes = names
+    # The master answers before its first list of the nodes is in (a slow
+    # API server must not hold up its start): wait for both nodes' slots.
+    wait_until("the pool to count 16 slots", lambda: pool_slots(m) == 16)
     yield m
     m.stop()
     bed.kubectl("delete", "namespace", m.ns, "--wait=false", check=False)
@@ -159,7 +162,6 @@ def test_nodes_are_agents_capacity_follows_them_and_disable_labels_a_node(master
     assert "det-nodes-a" in listed and "det-nodes-b" in listed, listed
     one = m.api("/api/v1/agents/det-nodes-b")["agent"]
     assert one["id"] == "det-nodes-b" and len(one["slots"]) == 8
-    wait_until("the pool to count 16 slots", lambda: pool_slots(m) == 16)
 
     # A 24-slot trial (3 pods of 8) waits: no Job while 16 slots exist.
     exp = experiment(m, tmp, 24)
