@@ -305,6 +305,23 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
   binding_route(r, ctx, "POST", "add");
   binding_route(r, ctx, "PUT", "replace");
   binding_route(r, ctx, "DELETE", "remove");
+  // Role assignments (det workspace list-members) and quotas on a
+  // workspace's auto-created namespace (det workspace resource-quota set)
+  // are upstream Enterprise Edition features; its open-source master
+  // answers them as unimplemented, and so does this one, saying which.
+  r.get("/api/v1/roles/workspace/{workspaceId}",
+        [](http::http_request, responder res) {
+          res.send_error(http::grpc_code::unimplemented,
+                         "role assignments (RBAC) are not part of this "
+                         "master: a workspace has no members to list");
+        });
+  r.post("/api/v1/workspaces/{id}/set-resource-quota",
+         [](http::http_request, responder res) {
+           res.send_error(http::grpc_code::unimplemented,
+                          "resource quotas apply to auto-created "
+                          "Kubernetes namespaces, which this master does "
+                          "not create");
+         });
 }
 
 } // namespace det::api

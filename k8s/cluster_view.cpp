@@ -154,7 +154,8 @@ pod_status read_pod(const json& pod) {
       s.exit_code = t.value("exitCode", json(1)).is_number_integer()
                         ? t["exitCode"].get<int>()
                         : 1;
-      s.reason = t.value("reason", std::string{});
+      s.reason = str_at(t, "/reason");
+      s.message = str_at(t, "/message").substr(0, 1024);
       return s;
     }
     if (!st.contains("running"))

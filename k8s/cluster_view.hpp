@@ -54,6 +54,9 @@ struct pod_status {
   /// Why: "ImagePullBackOff", "Evicted", "OOMKilled", the scheduler's
   /// condition message ("0/3 nodes are available: ...").
   std::string reason;
+  /// Set once terminated: what the container runtime said of the end
+  /// ("exec: no such file", the OOM killer), at most 1 KiB.
+  std::string message;
   /// True for a waiting reason that never resolves alone
   /// (ImagePullBackOff, ErrImagePull, InvalidImageName,
   /// CreateContainerConfigError): the task is killed.

@@ -263,6 +263,16 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
       cb_.on_message(alloc, name + ": " + text);
   if (!st.reason.empty() && st.state == pod_state::assigned && cb_.on_message)
     cb_.on_message(alloc, name + ": " + st.reason);
+  // A failed container's end, as the kubelet tells it: the trial's logs
+  // say why (a command that could not start, the OOM killer), not only
+  // that the exit code was not 0.
+  if (changed && st.state == pod_state::terminated && st.exit_code
+      && *st.exit_code != 0 && cb_.on_message)
+    cb_.on_message(alloc, name + ": exited with code "
+                              + std::to_string(*st.exit_code)
+                              + (st.reason.empty() ? "" : " (" + st.reason)
+                              + (st.message.empty() ? "" : ": " + st.message)
+                              + (st.reason.empty() ? "" : ")"));
   if (changed && cb_.on_pod_state && st.state != pod_state::terminated)
     cb_.on_pod_state(alloc, name, st.state, st.node);
   if (follow) {

@@ -65,14 +65,14 @@ set +m
 for d in $pytest_dirs; do
   echo "== pytest $d"
   ASAN_OPTIONS=detect_leaks=0 DET_BUILD_DIR=$san \
-    python3 -m pytest -q -p no:cacheprovider "$src/$d"
+    python3 -m pytest -q -p no:cacheprovider --durations=8 "$src/$d"
 done
 
 stage "kubernetes"
 await "$bed" "the Kubernetes bed's build" "$logs/k8s-bed-build.log"
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L k8s ${CTEST_ARGS:-})
 ASAN_OPTIONS=detect_leaks=0 DET_BUILD_DIR=$san \
-  python3 -m pytest -q -p no:cacheprovider "$src/tests/k8s"
+  python3 -m pytest -q -p no:cacheprovider --durations=8 "$src/tests/k8s"
 
 stage "fuzzing"
 await "$fuzzb" "the fuzz tree's build" "$logs/fuzz-build.log"

@@ -92,6 +92,26 @@ TEST(read_pod, maps_phases_to_task_states_with_exit_codes) {
   auto e = read_pod(exited);
   EXPECT_EQ(e.state, pod_state::terminated);
   EXPECT_EQ(e.exit_code, 3);
+  EXPECT_EQ(e.reason, "Error");
+
+  json unstarted = running;
+  unstarted["status"]["containerStatuses"][0]["state"] = {
+      {"terminated",
+       {{"exitCode", 128},
+        {"reason", "StartError"},
+        {"message",
+         "exec: \"/no/such\": no such file " + std::string(2000, 'x')}}}};
+  auto u = read_pod(unstarted);
+  EXPECT_EQ(u.reason, "StartError");
+  EXPECT_EQ(u.message.rfind("exec: \"/no/such\"", 0), 0u) << u.message;
+  EXPECT_EQ(u.message.size(), 1024u);
+  // A field of the wrong type reads as absent, not as an exception.
+  unstarted["status"]["containerStatuses"][0]["state"]["terminated"]
+           ["message"] = 7;
+  unstarted["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] =
+      json::array();
+  EXPECT_EQ(read_pod(unstarted).message, "");
+  EXPECT_EQ(read_pod(unstarted).reason, "");
 
   json evicted = {{"status", {{"phase", "Failed"}, {"reason", "Evicted"}}}};
   EXPECT_EQ(read_pod(evicted).exit_code, 137);

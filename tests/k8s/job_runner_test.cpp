@@ -149,6 +149,22 @@ TEST_F(job_runner_bed, a_job_runs_to_its_exit_code_with_its_logs) {
   EXPECT_EQ(l->count("1.1"), 1u);
 }
 
+TEST_F(job_runner_bed, a_container_that_cannot_start_says_why) {
+  start_runner();
+  auto r = request("1.2", 1, "");
+  r.command = {"/no/such/program"};
+  runner_->launch(r);
+  ASSERT_TRUE(rec_.await([&] { return rec_.exits.count("1.2") != 0; }))
+      << ::testing::PrintToString(rec_.messages);
+  EXPECT_NE(rec_.exits["1.2"], 0);
+  // The kubelet's reason and message reach the allocation's messages
+  // (the trial's logs).
+  EXPECT_TRUE(rec_.await([&] {
+    return rec_.has_message("/no/such/program")
+           && rec_.has_message("exited with code");
+  })) << ::testing::PrintToString(rec_.messages);
+}
+
 TEST_F(job_runner_bed, a_multi_pod_allocation_ends_when_every_pod_has) {
   start_runner();
   runner_->launch(request("2.1", 4, "echo pod up; exit 0"));
