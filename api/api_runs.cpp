@@ -104,6 +104,29 @@ bool parse_filter(const json& body, const responder& res, run_request& r) {
   return true;
 }
 
+/// The body's runIds, when given: at most max_run_ids positive ids, kept
+/// once each in their order; false once a refusal is sent.
+bool read_run_ids(const json& body, const responder& res, run_request& r) {
+  auto ids = body.find("runIds");
+  if (ids == body.end() || ids->is_null())
+    return true;
+  if (!ids->is_array())
+    return refuse(res, "runIds", "expected a list of run ids");
+  if (ids->size() > max_run_ids)
+    return refuse(res, "runIds",
+                  "at most " + std::to_string(max_run_ids) + " runs");
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < ids->size(); ++i) {
+    const auto& v = (*ids)[i];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1)
+      return refuse(res, "runIds[" + std::to_string(i) + "]",
+                    "expected a positive run id");
+    if (seen.insert(v.get<int64_t>()).second)
+      r.ids.push_back(v.get<int64_t>());
+  }
+  return true;
+}
+
 /// runIds, filter and the project of an action's body.
 std::optional<run_request> parse_action(const std::optional<json>& body,
                                         const responder& res,
@@ -112,32 +135,16 @@ std::optional<run_request> parse_action(const std::optional<json>& body,
     return std::nullopt;
   run_request r;
   if (!id_field(*body, project_key, false, res, r.project_id)
-      || !parse_filter(*body, res, r))
+      || !parse_filter(*body, res, r) || !read_run_ids(*body, res, r))
     return std::nullopt;
-  auto ids = body->find("runIds");
-  if (ids != body->end() && !ids->is_null()) {
-    if (!ids->is_array())
-      return refuse(res, "runIds", "expected a list of run ids"), std::nullopt;
-    if (ids->size() > max_run_ids)
-      return refuse(res, "runIds",
-                    "at most " + std::to_string(max_run_ids) + " runs"),
-             std::nullopt;
-    std::set<int64_t> seen;
-    for (size_t i = 0; i < ids->size(); ++i) {
-      const auto& v = (*ids)[i];
-      if (!v.is_number_integer() || v.get<int64_t>() < 1)
-        return refuse(res, "runIds[" + std::to_string(i) + "]",
-                      "expected a positive run id"),
-               std::nullopt;
-      if (seen.insert(v.get<int64_t>()).second)
-        r.ids.push_back(v.get<int64_t>());
-    }
+  if (!r.ids.empty() && r.filtered) {
+    refuse(res, "filter", "give either runIds or a filter, not both");
+    return std::nullopt;
   }
-  if (!r.ids.empty() && r.filtered)
-    return refuse(res, "filter", "give either runIds or a filter, not both"),
-           std::nullopt;
-  if (r.ids.empty() && !r.filtered)
-    return refuse(res, "runIds", "required (or a filter)"), std::nullopt;
+  if (r.ids.empty() && !r.filtered) {
+    refuse(res, "runIds", "required (or a filter)");
+    return std::nullopt;
+  }
   return r;
 }
 

@@ -125,6 +125,7 @@ def test_runs_search_pause_resume_move_and_kill(cluster_factory):
 
 REFUSALS = [
     ("/api/v1/runs/kill", {"runIds": ["1"]}, "runIds[0]"),
+    ("/api/v1/runs/kill", {"runIds": "1"}, "runIds"),
     ("/api/v1/runs/kill", {"runIds": list(range(1, 1002))}, "runIds"),
     ("/api/v1/runs/kill", {}, "runIds"),
     ("/api/v1/runs/pause", {"runIds": [1], "projectId": -3}, "projectId"),
