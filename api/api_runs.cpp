@@ -148,12 +148,6 @@ std::optional<run_request> parse_action(const std::optional<json>& body,
   return r;
 }
 
-bool archived_parent(const state::cluster_state& s, int64_t project_id) {
-  auto p = state::find_project(s, project_id);
-  auto w = p ? state::find_workspace(s, p->workspace_id) : std::nullopt;
-  return (p && p->archived) || (w && w->archived);
-}
-
 /// Sum of a checkpoint's file sizes (metadata.resources: path -> bytes).
 int64_t checkpoint_bytes(const state::checkpoint_info& c) {
   int64_t total = 0;
@@ -175,8 +169,7 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
               const state::experiment_info& e, int64_t now_us) {
   const auto& c = e.config;
   auto searcher = c.value("searcher", json::object());
-  auto p = state::find_project(s, e.project_id);
-  auto w = p ? state::find_workspace(s, p->workspace_id) : std::nullopt;
+  auto home = home_of(s, e.project_id);
   int64_t count = 0;
   int64_t bytes = 0;
   for (const auto& cp : t.checkpoints)
@@ -193,16 +186,16 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
       {"startTime", rfc3339(t.created_at_us)},
       {"duration", std::max<int64_t>(0, (end_us - t.created_at_us) / 1000000)},
       {"archived", false},
-      {"parentArchived", e.archived || archived_parent(s, e.project_id)},
+      {"parentArchived", e.archived || home.parent_archived},
       {"checkpointCount", count},
       {"checkpointSize", std::to_string(bytes)},
       {"projectId", e.project_id},
-      {"projectName", p ? p->name : std::string{}},
-      {"workspaceId", p ? p->workspace_id : 1},
-      {"workspaceName", w ? w->name : std::string{}},
+      {"projectName", home.project_name},
+      {"workspaceId", home.workspace_id},
+      {"workspaceName", home.workspace_name},
       {"hyperparameters", t.hparams},
       {"labels", c.value("labels", json::array())},
-      {"localId", (p ? p->key : std::string{}) + "-" + std::to_string(t.id)},
+      {"localId", home.project_key + "-" + std::to_string(t.id)},
       {"userId", owner == s.users.end() ? 0 : owner->second.id},
       {"experiment",
        {{"id", e.id},
@@ -385,7 +378,7 @@ json candidates(const state::cluster_state& s, const run_request& r) {
         {"id", id},
         {"found", true},
         {"experiment", e->id},
-        {"archived", e->archived || archived_parent(s, e->project_id)},
+        {"archived", e->archived || home_of(s, e->project_id).parent_archived},
         {"terminal", state::is_terminal(t->status)},
         {"single", searcher.value("name", std::string{"single"}) == "single"},
         {"multitrial", e->trial_ids.size() > 1}};

@@ -81,6 +81,20 @@ bool ended(state::trial_status s) {
 
 } // namespace
 
+experiment_home home_of(const state::cluster_state& s, int64_t project_id) {
+  experiment_home h;
+  auto p = state::find_project(s, project_id);
+  if (!p)
+    return h;
+  auto w = state::find_workspace(s, p->workspace_id);
+  h.project_name = p->name;
+  h.project_key = p->key;
+  h.workspace_id = p->workspace_id;
+  h.workspace_name = w ? w->name : std::string{};
+  h.parent_archived = p->archived || (w && w->archived);
+  return h;
+}
+
 nlohmann::json experiment_json(const state::cluster_state& s,
                                const state::experiment_info& e,
                                experiment_detail detail) {
@@ -111,13 +125,12 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   };
   // The project and its workspace. Workspace and project events drop every
   // kept row (read/fragments), so their names here stay current.
-  auto p = state::find_project(s, e.project_id);
-  auto w = p ? state::find_workspace(s, p->workspace_id) : std::nullopt;
-  j["projectName"] = p ? p->name : std::string{};
+  auto home = home_of(s, e.project_id);
+  j["projectName"] = home.project_name;
   j["projectOwnerId"] = 1;
-  j["workspaceId"] = p ? p->workspace_id : 1;
-  j["workspaceName"] = w ? w->name : std::string{};
-  j["parentArchived"] = (p && p->archived) || (w && w->archived);
+  j["workspaceId"] = home.workspace_id;
+  j["workspaceName"] = home.workspace_name;
+  j["parentArchived"] = home.parent_archived;
   using es = state::experiment_status;
   if (e.status == es::completed || e.status == es::canceled
       || e.status == es::error)

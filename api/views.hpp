@@ -25,6 +25,18 @@ std::string experiment_state_name(const state::cluster_state& s,
                                   const state::experiment_info& e);
 std::string trial_state_name(state::trial_status s);
 
+/// Where an experiment lives: its project (name, key) and workspace (id,
+/// name), and whether either is archived. A project that is gone reads as
+/// empty names in the default workspace (id 1).
+struct experiment_home {
+  std::string project_name;
+  std::string project_key;
+  int64_t workspace_id = 1;
+  std::string workspace_name;
+  bool parent_archived = false;
+};
+experiment_home home_of(const state::cluster_state& s, int64_t project_id);
+
 /// What an experiment's JSON carries. A list row (GET /api/v1/experiments)
 /// leaves originalConfig, the submitted text, empty, as upstream's lists do;
 /// GET /api/v1/experiments/{id} fills it in.
