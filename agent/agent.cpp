@@ -338,7 +338,6 @@ void agent::prepare_and_spawn(start_request s) {
   if (err)
     return fail("cannot fetch the model definition: " + render(err), 1);
   process_spec spec;
-  spec.command = s.entrypoint;
   spec.work_dir = dir;
   spec.env = trial_environment(s, master_url, s_.checkpoint_dir, s_.agent_id);
   // The trial's REST calls trust the master's certificate as we do
@@ -351,6 +350,7 @@ void agent::prepare_and_spawn(start_request s) {
   if (auto werr = write_harness_files(dir + ".run", spec.env,
                                       pythonpath ? pythonpath : ""))
     return fail("cannot prepare the trial's harness files: " + render(werr), 1);
+  spec.command = trial_command(s.entrypoint, spec.env);
   process_options popts;
   popts.kill_grace = s_.kill_grace;
   auto id = s.allocation_id;

@@ -200,6 +200,47 @@ if _INFO_DIR or _SHARED_FS:
 )PY";
 }
 
+const char* launcher_source() {
+  return R"PY(# Written by det-agent for one trial (agent/harness_files.hpp): the
+# trial runs through the harness's launch layer when the determined package
+# can be imported and the experiment config names the entrypoint, else the
+# entrypoint runs as a shell command.
+import importlib.util
+import json
+import os
+import runpy
+import sys
+
+
+def _shell():
+    entrypoint = os.environ.get("DET_ENTRYPOINT", "")
+    os.execv("/bin/sh", ["/bin/sh", "-c", entrypoint])
+
+
+try:
+    _config = json.loads(os.environ.get("DET_EXPERIMENT_CONFIG") or "{}")
+except ValueError:
+    _config = None
+if not isinstance(_config, dict) or not _config.get("entrypoint"):
+    _shell()
+# Found, not imported: runpy imports it once, as its __main__.
+try:
+    _found = importlib.util.find_spec("determined.exec.launch") is not None
+except (ImportError, ValueError):
+    _found = False
+if not _found:
+    _shell()
+sys.argv = [sys.argv[0]]
+runpy.run_module("determined.exec.launch", run_name="__main__", alter_sys=True)
+)PY";
+}
+
+std::string trial_command(const std::string& entrypoint, env_map& env) {
+  env["DET_ENTRYPOINT"] = entrypoint;
+  return "command -v python3 >/dev/null 2>&1 && exec python3 "
+         "\"$DET_RUN_DIR/launch.py\"; exec /bin/sh -c \"$DET_ENTRYPOINT\"";
+}
+
 caf::error write_harness_files(const std::string& run_dir, env_map& env,
                                const std::string& inherited_pythonpath) {
   namespace fs = std::filesystem;
@@ -223,8 +264,10 @@ caf::error write_harness_files(const std::string& run_dir, env_map& env,
   for (const auto& [name, text] : info_files(env))
     if (auto err = write_file(root / "info" / name, text))
       return err;
-  return write_file(root / "python" / "sitecustomize.py",
-                    harness_shim_source());
+  if (auto err = write_file(root / "python" / "sitecustomize.py",
+                            harness_shim_source()))
+    return err;
+  return write_file(root / "launch.py", launcher_source());
 }
 
 } // namespace det::agent

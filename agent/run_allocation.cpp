@@ -49,7 +49,6 @@ int run_allocation(const run_allocation_options& o) {
           fetch_model_def(o.master_url, s.experiment_id, http, *dir, retry))
     return fail("cannot fetch the model definition: " + render(err));
   process_spec spec;
-  spec.command = s.entrypoint;
   spec.work_dir = *dir;
   spec.env = trial_environment(s, o.master_url, o.checkpoint_dir,
                                std::getenv("DET_POD_NAME") != nullptr
@@ -64,6 +63,7 @@ int run_allocation(const run_allocation_options& o) {
   if (auto err = write_harness_files(*dir + ".run", spec.env,
                                      pythonpath ? pythonpath : ""))
     return fail("cannot prepare the trial's harness files: " + render(err));
+  spec.command = trial_command(s.entrypoint, spec.env);
 
   // SIGTERM/SIGINT (the pod deleted) are taken by one thread and passed on.
   sigset_t stop_signals;

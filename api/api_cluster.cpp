@@ -84,7 +84,7 @@ void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
   if (out.cancelled())
     return;
   state_view v{[trial_id](const state::cluster_state& s, int64_t) {
-    auto t = state::find_trial(s, trial_id);
+    auto t = state::find_listed_trial(s, trial_id);
     using ts = state::trial_status;
     bool done = t == nullptr || t->status == ts::completed
                 || t->status == ts::errored || t->status == ts::canceled;

@@ -90,7 +90,7 @@ void preview_gc(const ctx_ptr& ctx, const http::http_request& req,
         auto metric = e->config.value("searcher", json::object())
                           .value("metric", std::string{});
         json checkpoints = json::array();
-        for (auto t : state::trials_of_experiment(s, id))
+        for (auto t : state::listed_trials_of(s, id))
           for (const auto& c : t->checkpoints)
             if (chosen.count(c.uuid) != 0)
               checkpoints.push_back(preview_checkpoint(*t, c, metric));

@@ -270,7 +270,7 @@ void with_reports(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
        describe = std::move(describe)](const read::read_view& v) {
         std::vector<json> trials;
         for (auto id : q.trials) {
-          auto t = state::find_trial(v.state, id);
+          auto t = state::find_listed_trial(v.state, id);
           if (t == nullptr) {
             res.send_error(grpc_code::not_found,
                            "trial " + std::to_string(id) + " not found");

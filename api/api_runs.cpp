@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -185,7 +186,7 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
       {"state", trial_state_name(t.status)},
       {"startTime", rfc3339(t.created_at_us)},
       {"duration", std::max<int64_t>(0, (end_us - t.created_at_us) / 1000000)},
-      {"archived", false},
+      {"archived", t.archived},
       {"parentArchived", e.archived || home.parent_archived},
       {"checkpointCount", count},
       {"checkpointSize", std::to_string(bytes)},
@@ -210,6 +211,8 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
   };
   if (ended)
     j["endTime"] = rfc3339(t.ended_at_us);
+  if (!t.log_policy_matched.empty())
+    j["logPolicyMatched"] = t.log_policy_matched;
   if (t.metrics.best_validation)
     j["searcherMetricValue"] = *t.metrics.best_validation;
   json summary = json::object();
@@ -328,9 +331,9 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
         std::vector<json> rows;
         for (const auto& [id, t] : s.trials) {
           auto e = state::find_experiment(s, t.experiment_id);
-          if (e == nullptr
+          if (e == nullptr || t.deleted
               || (r.project_id != 0 && e->project_id != r.project_id)
-              || (!r.show_archived && e->archived))
+              || (!r.show_archived && (e->archived || t.archived)))
             continue;
           rows.push_back(flat_run(s, t, *e, now));
         }
@@ -369,7 +372,7 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
 json candidates(const state::cluster_state& s, const run_request& r) {
   json out = json::array();
   auto entry = [&](int64_t id) {
-    auto t = state::find_trial(s, id);
+    auto t = state::find_listed_trial(s, id);
     auto e = t ? state::find_experiment(s, t->experiment_id) : nullptr;
     if (e == nullptr || (r.project_id != 0 && e->project_id != r.project_id))
       return json{{"id", id}, {"found", false}};
@@ -379,6 +382,8 @@ json candidates(const state::cluster_state& s, const run_request& r) {
         {"found", true},
         {"experiment", e->id},
         {"archived", e->archived || home_of(s, e->project_id).parent_archived},
+        {"runArchived", t->archived},
+        {"experimentEnded", state::is_terminal(e->status)},
         {"terminal", state::is_terminal(t->status)},
         {"single", searcher.value("name", std::string{"single"}) == "single"},
         {"multitrial", e->trial_ids.size() > 1}};
@@ -390,8 +395,9 @@ json candidates(const state::cluster_state& s, const run_request& r) {
   }
   for (const auto& [id, t] : s.trials) {
     auto e = state::find_experiment(s, t.experiment_id);
-    if (e != nullptr && (r.project_id == 0 || e->project_id == r.project_id)
-        && (r.show_archived || !e->archived))
+    if (e != nullptr && !t.deleted
+        && (r.project_id == 0 || e->project_id == r.project_id)
+        && (r.show_archived || !(e->archived || t.archived)))
       out.push_back(entry(id));
   }
   return out;
@@ -452,30 +458,35 @@ void with_candidates(
   });
 }
 
-/// Sorts the candidates: a run not found, archived, or that `why_not`
-/// names a reason for ("" when it qualifies) is answered now; the others
-/// are returned by experiment.
+/// What an action answers a candidate run at once: its result (an error,
+/// or "" when there is nothing to do), or nothing when the master is to
+/// act on it.
+using early_answer = std::function<std::optional<std::string>(const json&)>;
+
+/// Sorts the candidates: a run not found, or one `early` answers, is
+/// answered now; the others are returned by experiment.
 std::map<int64_t, std::vector<int64_t>>
 runs_by_experiment(const json& cands, int64_t project, action_results& out,
-                   const std::function<std::string(const json&)>& why_not) {
+                   const early_answer& early) {
   std::map<int64_t, std::vector<int64_t>> runs_of;
   for (const auto& c : cands) {
     auto id = c["id"].get<int64_t>();
-    if (!c["found"].get<bool>()) {
+    if (!c["found"].get<bool>())
       out.add(id, not_found(id, project));
-      continue;
-    }
-    if (c["archived"].get<bool>()) {
-      out.add(id, "Run is archived.");
-      continue;
-    }
-    if (auto why = why_not(c); !why.empty()) {
-      out.add(id, std::move(why));
-      continue;
-    }
-    runs_of[c["experiment"].get<int64_t>()].push_back(id);
+    else if (auto now = early(c))
+      out.add(id, std::move(*now));
+    else
+      runs_of[c["experiment"].get<int64_t>()].push_back(id);
   }
   return runs_of;
+}
+
+/// "Run is archived." for a run of an archived experiment, project or
+/// workspace, which pause and move leave alone.
+std::optional<std::string> archived_refusal(const json& c) {
+  if (c["archived"].get<bool>())
+    return std::string{"Run is archived."};
+  return std::nullopt;
 }
 
 /// Counts one more master request out; the function returned answers
@@ -490,6 +501,34 @@ std::function<void(std::string)> answer_runs(const results_ptr& out,
       out->add(id, error);
     out->done_one();
   };
+}
+
+/// Sends record command `op` for each experiment's runs in `runs_of`
+/// (arguments `extra`, experimentId and runIds); a refusal is each run's
+/// result, after `failed`. `done` gets the runs of each success.
+void record_runs(caf::event_based_actor* self, const ctx_ptr& ctx,
+                 const results_ptr& out,
+                 std::map<int64_t, std::vector<int64_t>> runs_of,
+                 const std::string& op, const json& extra,
+                 const std::string& user, const std::string& failed = {},
+                 std::function<void(const std::vector<int64_t>&)> done = {}) {
+  for (auto& [exp, runs] : runs_of) {
+    auto args = extra;
+    args["experimentId"] = exp;
+    args["runIds"] = runs;
+    auto answer = answer_runs(out, runs);
+    self->request(ctx->master, ctx->request_timeout, records_atom::value, op,
+                  args.dump(), user)
+        .then(
+            [answer, done, runs](const std::string&) {
+              if (done)
+                done(runs);
+              answer("");
+            },
+            [answer, failed](caf::error& err) {
+              answer(failed + render(err));
+            });
+  }
 }
 
 void kill_runs(const ctx_ptr& ctx, const http::http_request& req,
@@ -533,9 +572,12 @@ void pause_runs(const ctx_ptr& ctx, const http::http_request& req,
                   [ctx, project, pause](caf::event_based_actor* self,
                                         const json& cands, results_ptr out) {
                     auto runs_of = runs_by_experiment(
-                        cands, project, *out, [](const json& c) -> std::string {
+                        cands, project, *out,
+                        [](const json& c) -> std::optional<std::string> {
+                          if (auto why = archived_refusal(c))
+                            return why;
                           if (c["single"].get<bool>())
-                            return "";
+                            return std::nullopt;
                           return "Cannot pause/unpause run '"
                                  + std::to_string(c["id"].get<int64_t>())
                                  + "' (part of multi-trial).";
@@ -581,32 +623,97 @@ void move_runs(const ctx_ptr& ctx, const http::http_request& req,
        user = req.principal.username](caf::event_based_actor* self,
                                       const json& cands, results_ptr out) {
         auto runs_of = runs_by_experiment(
-            cands, project, *out, [skip](const json& c) -> std::string {
+            cands, project, *out,
+            [skip](const json& c) -> std::optional<std::string> {
+              if (auto why = archived_refusal(c))
+                return why;
               if (!skip || !c["multitrial"].get<bool>())
-                return "";
+                return std::nullopt;
               return "Skipping run '" + std::to_string(c["id"].get<int64_t>())
                      + "' (part of multi-trial).";
             });
-        for (auto& [exp, runs] : runs_of) {
-          auto answer = answer_runs(out, std::move(runs));
-          auto args = json{
-              {"experimentId", exp},
-              {"destinationProjectId",
-               dest}}.dump();
-          self->request(ctx->master, ctx->request_timeout, records_atom::value,
-                        std::string{"experiment.move"}, args, user)
-              .then([answer](const std::string&) { answer(""); },
-                    [answer](caf::error& err) {
-                      answer("Failed to move associated experiment: "
-                             + render(err));
+        record_runs(self, ctx, out, std::move(runs_of), "experiment.move",
+                    {{"destinationProjectId", dest}}, user,
+                    "Failed to move associated experiment: ");
+      });
+}
+
+/// archive (true) or unarchive (false): ended runs, their experiment not
+/// archived (upstream's ArchiveRuns / UnarchiveRuns).
+void archive_runs(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res, bool archive) {
+  auto r = parse_action(json_body(req, res), res, "projectId");
+  if (!r)
+    return;
+  if (r->project_id == 0)
+    return void(refuse(res, "projectId", "required"));
+  auto project = r->project_id;
+  with_candidates(
+      ctx, res, std::move(*r),
+      [ctx, project, archive, user = req.principal.username](
+          caf::event_based_actor* self, const json& cands, results_ptr out) {
+        auto runs_of = runs_by_experiment(
+            cands, project, *out,
+            [archive](const json& c) -> std::optional<std::string> {
+              if (c["archived"].get<bool>())
+                return "Run is part of archived Search (id: '"
+                       + std::to_string(c["experiment"].get<int64_t>()) + "').";
+              if (c["runArchived"].get<bool>() == archive)
+                return std::string{};
+              if (!c["terminal"].get<bool>())
+                return std::string{"Run is not in terminal state."};
+              return std::nullopt;
+            });
+        record_runs(self, ctx, out, std::move(runs_of), "runs.archive",
+                    {{"archived", archive}}, user);
+      });
+}
+
+/// Deletes ended runs of ended experiments (upstream's DeleteRuns), and
+/// their logs.
+void delete_runs(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  auto r = parse_action(json_body(req, res), res, "projectId");
+  if (!r)
+    return;
+  auto project = r->project_id;
+  with_candidates(
+      ctx, res, std::move(*r),
+      [ctx, project, user = req.principal.username](
+          caf::event_based_actor* self, const json& cands, results_ptr out) {
+        auto runs_of = runs_by_experiment(
+            cands, project, *out,
+            [](const json& c) -> std::optional<std::string> {
+              if (!c["terminal"].get<bool>())
+                return std::string{"Run is not in a terminal state."};
+              if (!c["experimentEnded"].get<bool>())
+                return "Run is part of an active search (id: '"
+                       + std::to_string(c["experiment"].get<int64_t>())
+                       + "'); its runs can be deleted once it has ended.";
+              return std::nullopt;
+            });
+        record_runs(self, ctx, out, std::move(runs_of), "runs.delete",
+                    json::object(), user, {},
+                    [ctx](const std::vector<int64_t>& runs) {
+                      if (ctx->logs)
+                        ctx->logs->erase(runs);
                     });
-        }
       });
 }
 
 } // namespace
 
 void add_run_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/runs/archive", [ctx](http::http_request req, responder res) {
+    archive_runs(ctx, req, res, true);
+  });
+  r.post("/api/v1/runs/unarchive",
+         [ctx](http::http_request req, responder res) {
+           archive_runs(ctx, req, res, false);
+         });
+  r.post("/api/v1/runs/delete", [ctx](http::http_request req, responder res) {
+    delete_runs(ctx, req, res);
+  });
   r.post("/api/v1/runs", [ctx](http::http_request req, responder res) {
     search_runs(ctx, req, res);
   });

@@ -118,7 +118,7 @@ void context_directory(const ctx_ptr& ctx, const http::http_request& req,
         ask_view(
             ctx, self,
             [id](const state::cluster_state& s, int64_t) {
-              auto t = state::find_trial(s, id);
+              auto t = state::find_listed_trial(s, id);
               return t == nullptr ? json() : json(t->experiment_id);
             },
             res,

@@ -3,6 +3,7 @@
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
+#include "state/queries.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -174,7 +175,8 @@ select_experiments(const state::cluster_state& s, const experiment_query& q) {
         num.emplace_back(e->progress, e);
         break;
       case sort_key::num_trials:
-        num.emplace_back(static_cast<double>(e->trial_ids.size()), e);
+        num.emplace_back(
+            static_cast<double>(state::listed_trial_ids(s, *e).size()), e);
         break;
       case sort_key::id:
         break;

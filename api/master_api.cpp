@@ -11,6 +11,7 @@
 #include "api/api_metrics.hpp"
 #include "api/api_records.hpp"
 #include "api/api_runs.hpp"
+#include "api/durable_feed.hpp"
 #include "api/pool_views.hpp"
 #include "api/queue_routes.hpp"
 #include "api/route_util.hpp"
@@ -391,12 +392,9 @@ std::shared_ptr<read::read_model> follow_master(master_options& mo,
 
 std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo) {
   auto history = std::make_shared<read::metrics_history>();
-  mo.on_durable = [history, next = std::move(mo.on_durable)](
-                      std::vector<domain_event> events, int64_t last) {
-    history->observe(events, last);
-    if (next)
-      next(std::move(events), last);
-  };
+  follow_durable(mo,
+                 [history](const std::vector<domain_event>& events,
+                           int64_t last) { history->observe(events, last); });
   return history;
 }
 

@@ -68,7 +68,7 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
     int64_t allocated = 0;
     int64_t pending = 0;
     int64_t live_trials = 0;
-    for (auto t : state::trials_of_experiment(s, e->id)) {
+    for (auto t : state::listed_trials_of(s, e->id)) {
       if (state::is_terminal(t->status))
         continue;
       ++live_trials;

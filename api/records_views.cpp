@@ -69,7 +69,7 @@ json project_json(const state::cluster_state& s, const state::project_info& p) {
   int64_t last_start = 0;
   for (const auto& [id, e] : s.experiments)
     if (e.project_id == p.id) {
-      runs += static_cast<int64_t>(e.trial_ids.size());
+      runs += static_cast<int64_t>(state::listed_trial_ids(s, e).size());
       last_start = std::max(last_start, e.submitted_at_us);
     }
   json j{

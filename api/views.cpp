@@ -33,7 +33,7 @@ std::string experiment_state_name(const state::cluster_state& s,
   using ts = state::trial_status;
   bool starting = false;
   for (auto id : e.trial_ids) {
-    auto t = state::find_trial(s, id);
+    auto t = state::find_listed_trial(s, id);
     if (t == nullptr)
       continue;
     if (t->status == ts::running || t->status == ts::checkpointing)
@@ -101,6 +101,7 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   const auto& c = e.config;
   auto searcher = c.value("searcher", nlohmann::json::object());
   auto shown = conf::redact(c);
+  auto listed = state::listed_trial_ids(s, e);
   nlohmann::json j{
       {"id", e.id},
       {"name", c.value("name", std::string{"Experiment"})},
@@ -111,8 +112,8 @@ nlohmann::json experiment_json(const state::cluster_state& s,
       {"originalConfig",
        detail == experiment_detail::full ? shown.dump() : std::string{}},
       {"jobId", "exp-" + std::to_string(e.id)},
-      {"numTrials", e.trial_ids.size()},
-      {"trialIds", e.trial_ids},
+      {"numTrials", listed.size()},
+      {"trialIds", listed},
       {"projectId", e.project_id},
       {"searcherType", searcher.value("name", std::string{"single"})},
       {"searcherMetric", searcher.value("metric", std::string{})},
@@ -167,6 +168,8 @@ nlohmann::json trial_json(const state::trial_info& t) {
     j["runnerState"] = t.end_reason;
   if (ended(t.status))
     j["endTime"] = rfc3339(t.ended_at_us);
+  if (!t.log_policy_matched.empty())
+    j["logPolicyMatched"] = t.log_policy_matched;
   return j;
 }
 
@@ -218,7 +221,7 @@ nlohmann::json trials_response(const state::cluster_state& s, int64_t id) {
   if (state::find_experiment(s, id) == nullptr)
     return nullptr;
   auto list = nlohmann::json::array();
-  for (auto t : state::trials_of_experiment(s, id))
+  for (auto t : state::listed_trials_of(s, id))
     list.push_back(trial_json(s, *t));
   auto n = list.size();
   return {{"trials", std::move(list)},
@@ -227,7 +230,7 @@ nlohmann::json trials_response(const state::cluster_state& s, int64_t id) {
 
 nlohmann::json trial_allocation(const state::cluster_state& s,
                                 int64_t trial_id) {
-  auto t = state::find_trial(s, trial_id);
+  auto t = state::find_listed_trial(s, trial_id);
   if (t == nullptr)
     return nullptr;
   return {{"allocation_id", t->allocation ? t->allocation->id : ""},
@@ -266,7 +269,7 @@ std::string entrypoint_of(const state::cluster_state& s,
 nlohmann::json start_environment(const state::cluster_state& s,
                                  const start_order& o) {
   auto e = state::find_experiment(s, o.experiment_id);
-  auto t = state::find_trial(s, o.trial_id);
+  auto t = state::find_listed_trial(s, o.trial_id);
   if (e == nullptr || t == nullptr)
     return nullptr;
   nlohmann::json env = nlohmann::json::object();

@@ -248,7 +248,7 @@ std::string agents_page_text(const read::read_view& v, page p,
 json tasks_response(const state::cluster_state& s) {
   json out = json::object();
   for (const auto& [alloc, trial_id] : s.allocations) {
-    auto t = state::find_trial(s, trial_id);
+    auto t = state::find_listed_trial(s, trial_id);
     if (t == nullptr || !t->allocation)
       continue;
     auto e = state::find_experiment(s, t->experiment_id);
@@ -284,7 +284,7 @@ json tasks_response(const state::cluster_state& s) {
 }
 
 json trial_response(const state::cluster_state& s, int64_t id) {
-  auto t = state::find_trial(s, id);
+  auto t = state::find_listed_trial(s, id);
   if (t == nullptr)
     return nullptr;
   return {{"trial", trial_json(s, *t)}};
@@ -315,12 +315,12 @@ json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,
                                      page p) {
   if (state::find_experiment(s, id) == nullptr)
     return nullptr;
-  return checkpoints_of(s, state::trials_of_experiment(s, id), p);
+  return checkpoints_of(s, state::listed_trials_of(s, id), p);
 }
 
 json trial_checkpoints_response(const state::cluster_state& s, int64_t id,
                                 page p) {
-  auto t = state::find_trial(s, id);
+  auto t = state::find_listed_trial(s, id);
   if (t == nullptr)
     return nullptr;
   return checkpoints_of(s, {t}, p);

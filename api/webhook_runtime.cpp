@@ -1,5 +1,6 @@
 #include "api/webhook_runtime.hpp"
 
+#include "api/durable_feed.hpp"
 #include "core/webhooks.hpp"
 #include "util/log.hpp"
 
@@ -201,12 +202,9 @@ std::shared_ptr<webhook_runtime> follow_webhooks(master_options& mo,
                                              std::move(signing_key),
                                              net::webhook_sender_options{});
   w->load(st);
-  mo.on_durable = [w, next = std::move(mo.on_durable)](
-                      std::vector<domain_event> events, int64_t last) {
+  follow_durable(mo, [w](const std::vector<domain_event>& events, int64_t) {
     w->on_durable(events);
-    if (next)
-      next(std::move(events), last);
-  };
+  });
   return w;
 }
 

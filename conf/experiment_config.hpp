@@ -10,7 +10,9 @@
 // bind_mounts, lengths) refuse unknown fields, wrong types and missing
 // required fields with a message naming the field path. Blocks the master
 // only passes on to the harness (environment, data, optimizations,
-// profiling, reproducibility, log_policies, ...) are accepted as written.
+// profiling, reproducibility, ...) are accepted as written; so is
+// log_policies, which the master checks when it creates the experiment
+// (policy/log_policies.hpp).
 
 #include "conf/checkpoint_storage.hpp"
 #include "conf/hyperparameters.hpp"

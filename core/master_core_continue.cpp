@@ -13,6 +13,7 @@
 
 #include "core/experiment_searcher.hpp"
 #include "messages/errc.hpp"
+#include "policy/log_policies.hpp"
 #include "state/queries.hpp"
 
 #include <algorithm>
@@ -83,6 +84,17 @@ decision master_core::continue_experiment(int64_t id,
           merged.value("searcher", nlohmann::json::object()));
       !sc)
     return refuse(errc::invalid_argument, render(sc.error()));
+  if (auto why = policy::log_policies_problem(
+          merged.value("log_policies", nlohmann::json()));
+      !why.empty())
+    return refuse(errc::invalid_argument, "overrideConfig." + why);
+  for (auto t : state::trials_of_experiment(st_, id))
+    if (t->deleted)
+      return refuse(errc::failed_precondition,
+                    "experiment " + std::to_string(id) + ": its run "
+                        + std::to_string(t->id)
+                        + " was deleted; an experiment with deleted runs "
+                          "cannot be continued");
 
   // Single: its trial continues, completed or not. Grid and random: the
   // trials that did not complete; completed ones stay done.

@@ -7,6 +7,7 @@
 #include "core/warm_start.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
+#include "policy/log_policies.hpp"
 #include "state/queries.hpp"
 
 namespace det {
@@ -70,6 +71,12 @@ decision master_core::create_experiment(const nlohmann::json& config,
   ev.project_id = project_id;
   if (auto warm = warm_start_checkpoint(st_, config); !warm) {
     d.refusal = std::move(warm.error());
+    return d;
+  }
+  if (auto why = policy::log_policies_problem(
+          config.value("log_policies", nlohmann::json()));
+      !why.empty()) {
+    d.refusal = make_error(errc::invalid_argument, std::move(why));
     return d;
   }
   auto sc = policy::parse_searcher_config(

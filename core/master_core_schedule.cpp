@@ -41,6 +41,7 @@ master_core::pool_snapshot_of(const std::string& pool) const {
     p.priority = e.priority;
     p.order = static_cast<uint64_t>(t->id);
     p.weight = e.weight;
+    p.avoid_agents = t->excluded_agents;
     snap.pending.push_back(std::move(p));
   }
   for (auto t : state::allocated_trials(st_, pool)) {

@@ -4,6 +4,7 @@
 // spells them: each failure throws `refused` naming the field, which
 // decide_record turns into its refusal. Private to core/records.cpp.
 
+#include "core/records.hpp"
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 #include "util/text.hpp"
@@ -105,6 +106,36 @@ labels(const json& a, const char* key,
     out.push_back(std::move(v));
   }
   return out;
+}
+
+/// One record command through `table` (op -> handler): an unknown op, or
+/// arguments that are not an object, are refused; a handler's `refused`
+/// (or a JSON type error) becomes the refusal, with no events.
+template <class Table>
+record_outcome run_command(const Table& table, const state::cluster_state& s,
+                           const record_command& c, int64_t now_us) {
+  record_outcome o;
+  auto h = table.find(c.op);
+  if (h == table.end()) {
+    o.refusal = make_error(errc::invalid_argument,
+                           "unknown record command '" + c.op + "'");
+    return o;
+  }
+  if (!c.args.is_object()) {
+    o.refusal =
+        make_error(errc::invalid_argument, "the request must be a JSON object");
+    return o;
+  }
+  try {
+    h->second(s, c, now_us, o);
+  } catch (const refused& r) {
+    o = record_outcome{};
+    o.refusal = make_error(r.code, r.why);
+  } catch (const nlohmann::json::exception& e) {
+    o = record_outcome{};
+    o.refusal = make_error(errc::invalid_argument, e.what());
+  }
+  return o;
 }
 
 } // namespace det::record_args

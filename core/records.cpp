@@ -1,6 +1,7 @@
 #include "core/records.hpp"
 
 #include "core/record_args.hpp"
+#include "core/runs.hpp"
 #include "core/webhooks.hpp"
 
 #include "messages/errc.hpp"
@@ -542,25 +543,9 @@ record_outcome decide_record(const cluster_state& s, const record_command& c,
                              int64_t now_us) {
   if (c.op.rfind("webhook.", 0) == 0)
     return decide_webhook(s, c, now_us);
-  record_outcome o;
-  auto h = handlers().find(c.op);
-  if (h == handlers().end()) {
-    o.refusal = make_error(errc::invalid_argument,
-                           "unknown record command '" + c.op + "'");
-    return o;
-  }
-  if (!c.args.is_object()) {
-    o.refusal =
-        make_error(errc::invalid_argument, "the request must be a JSON object");
-    return o;
-  }
-  try {
-    h->second(s, c, now_us, o);
-  } catch (const refused& r) {
-    o = record_outcome{};
-    o.refusal = make_error(r.code, r.why);
-  }
-  return o;
+  if (c.op.rfind("runs.", 0) == 0 || c.op.rfind("trial.", 0) == 0)
+    return decide_runs(s, c, now_us);
+  return run_command(handlers(), s, c, now_us);
 }
 
 } // namespace det

@@ -17,6 +17,11 @@ trial_step after_exit(const trial_facts& f) {
   } else if (f.stopping) {
     step.verdict = trial_verdict::cancel;
     step.reason = "experiment stopping";
+  } else if (!f.retries_canceled_by.empty()) {
+    step.verdict = trial_verdict::error;
+    step.reason = "trial failed (exit code " + std::to_string(f.last_exit_code)
+                  + ") after its logs matched log policy '"
+                  + f.retries_canceled_by + "' (cancel_retries): not restarted";
   } else {
     // A trial the searcher closed is restarted too: its run ended without
     // the clean exit that completes it (its agent was lost after the last
@@ -42,6 +47,8 @@ trial_facts facts_of(const state::cluster_state& s, const state::trial_info& t,
   f.last_exit_code = t.last_exit_code;
   f.stopping = state::is_stopping(e.status) || state::is_terminal(e.status);
   f.closed = closed;
+  if (t.last_exit_reason == "failed")
+    f.retries_canceled_by = t.retries_canceled_by;
   return f;
 }
 

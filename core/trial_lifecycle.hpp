@@ -26,6 +26,9 @@ struct trial_facts {
   /// The searcher closed the trial. It is restarted all the same (a run
   /// from its latest checkpoint confirms its end), never canceled for it.
   bool closed = false;
+  /// Its last run failed after its logs matched this cancel_retries log
+  /// policy (name, or pattern): not restarted. "" otherwise.
+  std::string retries_canceled_by;
 };
 
 enum class trial_verdict { restart, error, cancel };
@@ -40,7 +43,8 @@ struct trial_step {
 };
 
 /// Errored once failures exceed max_restarts (only failures of the trial's
-/// own code count); canceled when its experiment is stopping or ended; else
+/// own code count) or when it failed after a cancel_retries log policy
+/// matched; canceled when its experiment is stopping or ended; else
 /// restarted.
 trial_step after_exit(const trial_facts& f);
 

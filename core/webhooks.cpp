@@ -420,28 +420,7 @@ record_outcome decide_webhook(const cluster_state& s, const record_command& c,
       {"webhook.create", create},           {"webhook.patch", patch},
       {"webhook.delete", remove},           {"webhook.custom", custom},
       {"webhook.log_matched", log_matched}, {"webhook.ended", ended}};
-  record_outcome o;
-  auto h = table.find(c.op);
-  if (h == table.end()) {
-    o.refusal = make_error(errc::invalid_argument,
-                           "unknown record command '" + c.op + "'");
-    return o;
-  }
-  if (!c.args.is_object()) {
-    o.refusal =
-        make_error(errc::invalid_argument, "the request must be a JSON object");
-    return o;
-  }
-  try {
-    h->second(s, c, now_us, o);
-  } catch (const refused& r) {
-    o = record_outcome{};
-    o.refusal = make_error(r.code, r.why);
-  } catch (const nlohmann::json::exception& e) {
-    o = record_outcome{};
-    o.refusal = make_error(errc::invalid_argument, e.what());
-  }
-  return o;
+  return run_command(table, s, c, now_us);
 }
 
 } // namespace det

@@ -522,6 +522,7 @@ inline void validate(const experiment_resources_changed& x) {
 #include "messages/event_payloads_continue.hpp"         // IWYU pragma: keep
 #include "messages/event_payloads_experiments.hpp"      // IWYU pragma: keep
 #include "messages/event_payloads_records.hpp"          // IWYU pragma: keep
+#include "messages/event_payloads_runs.hpp"             // IWYU pragma: keep
 #include "messages/event_payloads_webhooks.hpp"         // IWYU pragma: keep
 
 namespace det::payload {

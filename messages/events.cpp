@@ -62,6 +62,15 @@ std::string stream(const experiment_continued& x) {
 std::string stream(const log_retention_set& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const runs_archived& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const runs_deleted& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
+std::string stream(const trial_log_policy_matched& x) {
+  return "trial/" + std::to_string(x.trial_id);
+}
 std::string stream(const experiment_archived& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
@@ -338,7 +347,7 @@ namespace {
 /// lines and be longer; every other text field is a name or an id, and
 /// some are part of a stream's name.
 util::text_rules storable_rules(std::string_view key) {
-  if (key == "reason" || key == "message")
+  if (key == "reason" || key == "message" || key == "line" || key == "pattern")
     return {4096, true, true};
   if (key == "description" || key == "comment")
     return {16 * 1024, true, true};

@@ -27,6 +27,7 @@
 #include "messages/events_experiments.hpp"
 #include "messages/events_instances.hpp"
 #include "messages/events_records.hpp"
+#include "messages/events_runs.hpp"
 #include "messages/events_webhooks.hpp"
 #include "messages/priority.hpp"
 
@@ -446,7 +447,9 @@ using domain_event = std::variant<
     // messages/events_checkpoint_files.hpp
     checkpoint_files_removal_requested, checkpoint_files_removed,
     // messages/events_continue.hpp
-    experiment_continued>;
+    experiment_continued,
+    // messages/events_runs.hpp
+    runs_archived, runs_deleted, trial_log_policy_matched>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -147,7 +147,7 @@ void run_fair_share(const pool_snapshot& snapshot, slot_index& index,
       const auto& p = snapshot.pending[g.pending[g.next]];
       if (g.active + g.placed + p.slots > g.offer)
         break;
-      if (!index.find(p.slots, fit)) {
+      if (!index.find_for(p, fit)) {
         // Everything it is entitled to and waits for counts as starved.
         long long budget = g.offer - g.active - g.placed;
         for (size_t k = g.next; k < g.pending.size(); ++k) {
@@ -212,7 +212,7 @@ void run_fair_share(const pool_snapshot& snapshot, slot_index& index,
   for (auto& g : groups) {
     for (; g.next < g.pending.size() && index.free_total() > 0; ++g.next) {
       const auto& p = snapshot.pending[g.pending[g.next]];
-      if (!index.find(p.slots, fit))
+      if (!index.find_for(p, fit))
         break;
       out.placements.push_back(placement{p.id, index.take(fit)});
       g.placed += p.slots;

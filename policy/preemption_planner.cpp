@@ -86,12 +86,14 @@ bool preemption_planner::make_room(const pending_allocation& p,
     }
     release(c);
     released.push_back(i);
-    fits = index_.find(p.slots, fit_);
+    fits = index_.find_for(p, fit_);
   }
   if (!fits) {
     for (auto i : released)
       restore(candidates_[i]);
-    if (!out_of_budget)
+    // A failure for an allocation that avoids agents says nothing of the
+    // others of its size.
+    if (!out_of_budget && p.avoid_agents.empty())
       failed_sizes_.insert(p.slots);
     return false;
   }
@@ -101,12 +103,12 @@ bool preemption_planner::make_room(const pending_allocation& p,
     const auto& c = candidates_[*it];
     --budget_;
     restore(c);
-    if (index_.find(p.slots, fit_))
+    if (index_.find_for(p, fit_))
       continue;
     release(c);
     needed.push_back(*it);
   }
-  if (!index_.find(p.slots, fit_))
+  if (!index_.find_for(p, fit_))
     return false; // unreachable: the last state was a fitting one
   index_.take(fit_);
   for (auto i : needed) {

@@ -74,7 +74,7 @@ void run_priority(const pool_snapshot& snapshot, const scheduler_config& config,
     }
     if (blocked)
       continue;
-    if (index.find(p.slots, fit)) {
+    if (index.find_for(p, fit)) {
       out.placements.push_back(placement{p.id, index.take(fit)});
       continue;
     }

@@ -43,6 +43,9 @@ struct pending_allocation {
   int priority = default_priority;
   uint64_t order = 0;
   double weight = 1.0;
+  /// Agents it must not be placed on (its trial's exclude_node log
+  /// policies matched there).
+  std::vector<std::string> avoid_agents;
 };
 
 /// An allocation holding slots. `preempting` is true when it was already

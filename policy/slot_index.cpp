@@ -125,6 +125,25 @@ bool slot_index::find(int slots, std::vector<part>& out) const {
   return false;
 }
 
+bool slot_index::find_for(const pending_allocation& p, std::vector<part>& out) {
+  if (p.avoid_agents.empty())
+    return find(p.slots, out);
+  // The avoided agents leave the buckets for this one search.
+  std::vector<agent_ref> hidden;
+  for (const auto& id : p.avoid_agents) {
+    auto a = lookup(id);
+    if (a == npos || !entries_[a].usable
+        || std::find(hidden.begin(), hidden.end(), a) != hidden.end())
+      continue;
+    unlink(a);
+    hidden.push_back(a);
+  }
+  bool found = find(p.slots, out);
+  for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
+    link(*it);
+  return found;
+}
+
 std::vector<agent_slots> slot_index::take(const std::vector<part>& fit) {
   std::vector<agent_slots> result;
   result.reserve(fit.size());

@@ -40,6 +40,10 @@ public:
   /// `out` is overwritten.
   [[nodiscard]] bool find(int slots, std::vector<part>& out) const;
 
+  /// find() for `p`, on the agents other than its avoid_agents.
+  [[nodiscard]] bool find_for(const pending_allocation& p,
+                              std::vector<part>& out);
+
   /// Takes the slots of a fit found by find(): the lowest free indices of
   /// each agent.
   std::vector<agent_slots> take(const std::vector<part>& fit);

@@ -98,6 +98,10 @@ verdict apply_one(cluster_state& s,
 verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev);
 // apply_experiments.cpp (continue)
 verdict apply_one(cluster_state& s, const experiment_continued& ev);
+// apply_runs.cpp
+verdict apply_one(cluster_state& s, const runs_archived& ev);
+verdict apply_one(cluster_state& s, const runs_deleted& ev);
+verdict apply_one(cluster_state& s, const trial_log_policy_matched& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

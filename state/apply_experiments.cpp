@@ -213,6 +213,8 @@ verdict apply_one(cluster_state& s, const experiment_continued& ev) {
     if (t == s.trials.end() || t->second.experiment_id != ev.experiment_id)
       return "trial " + std::to_string(id) + " is not a trial of "
              + experiment_name(ev.experiment_id);
+    if (t->second.deleted)
+      return "trial " + std::to_string(id) + " was deleted";
     if (std::find(ev.trial_ids.begin(), ev.trial_ids.begin() + k, id)
         != ev.trial_ids.begin() + k)
       return "trial " + std::to_string(id) + " is named twice";

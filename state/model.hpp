@@ -301,6 +301,22 @@ struct trial_info {
   /// Days its logs are kept after it ends (log_retention_set; -1 for
   /// ever); none: the cluster's default (for ever).
   std::optional<int64_t> log_retention_days;
+  /// Left out of run searches unless archived ones are asked for
+  /// (runs_archived).
+  bool archived = false;
+  /// Deleted by a user (runs_deleted): find_trial and every list skip it;
+  /// kept only so that its experiment's searcher and checkpoints stay whole.
+  bool deleted = false;
+  /// The name of the log policy its logs matched last ("" for none), and
+  /// the policies matched so far (name, or pattern when unnamed): each
+  /// matches once (trial_log_policy_matched).
+  std::string log_policy_matched;
+  std::vector<std::string> log_policies_fired;
+  /// The cancel_retries policy (its name, or its pattern when unnamed)
+  /// its logs matched: its next failure ends it. "" for none.
+  std::string retries_canceled_by;
+  /// Agents its allocations are kept off (exclude_node policies).
+  std::vector<std::string> excluded_agents;
 };
 
 /// A user account. `id` is its creation order (1 = first user).

@@ -180,6 +180,12 @@ template <class F> void fields(F& f, trial_info& x) {
   f.req("created_at_us", x.created_at_us);
   f.opt("ended_at_us", x.ended_at_us);
   f.opt("log_retention_days", x.log_retention_days);
+  f.opt("archived", x.archived);
+  f.opt("deleted", x.deleted);
+  f.opt("log_policy_matched", x.log_policy_matched);
+  f.opt("log_policies_fired", x.log_policies_fired);
+  f.opt("retries_canceled_by", x.retries_canceled_by);
+  f.opt("excluded_agents", x.excluded_agents);
 }
 
 template <class F> void fields(F& f, user_info& x) {

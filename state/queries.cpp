@@ -135,6 +135,10 @@ const experiment_info* find_experiment(const cluster_state& s, int64_t id) {
 const trial_info* find_trial(const cluster_state& s, int64_t id) {
   return find_in(s.trials, id);
 }
+const trial_info* find_listed_trial(const cluster_state& s, int64_t id) {
+  auto t = find_in(s.trials, id);
+  return t != nullptr && !t->deleted ? t : nullptr;
+}
 
 const trial_info* trial_of_allocation(const cluster_state& s,
                                       const std::string& allocation_id) {
@@ -215,6 +219,25 @@ std::vector<const trial_info*> trials_of_experiment(const cluster_state& s,
     for (auto id : e->trial_ids)
       if (auto t = find_trial(s, id))
         out.push_back(t);
+  return out;
+}
+
+std::vector<int64_t> listed_trial_ids(const cluster_state& s,
+                                      const experiment_info& e) {
+  std::vector<int64_t> out;
+  out.reserve(e.trial_ids.size());
+  for (auto id : e.trial_ids)
+    if (find_listed_trial(s, id) != nullptr)
+      out.push_back(id);
+  return out;
+}
+
+std::vector<const trial_info*> listed_trials_of(const cluster_state& s,
+                                                int64_t experiment_id) {
+  auto out = trials_of_experiment(s, experiment_id);
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [](const trial_info* t) { return t->deleted; }),
+            out.end());
   return out;
 }
 

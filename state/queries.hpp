@@ -54,6 +54,10 @@ const instance_info* find_instance(const cluster_state& s,
                                    const std::string& id);
 const experiment_info* find_experiment(const cluster_state& s, int64_t id);
 const trial_info* find_trial(const cluster_state& s, int64_t id);
+/// find_trial, except for a trial a user deleted (runs_deleted): what the
+/// API shows. Decisions use find_trial (a deleted trial still holds
+/// checkpoints its experiment's GC and deletion take care of).
+const trial_info* find_listed_trial(const cluster_state& s, int64_t id);
 
 /// The trial holding live allocation `allocation_id`, or nullptr.
 const trial_info* trial_of_allocation(const cluster_state& s,
@@ -93,6 +97,12 @@ std::vector<std::string> allocations_on_agent(const cluster_state& s,
 /// Trials of an experiment, in creation order.
 std::vector<const trial_info*> trials_of_experiment(const cluster_state& s,
                                                     int64_t experiment_id);
+/// The ids of `e`'s trials but those users deleted (runs_deleted).
+std::vector<int64_t> listed_trial_ids(const cluster_state& s,
+                                      const experiment_info& e);
+/// trials_of_experiment without the trials users deleted (runs_deleted).
+std::vector<const trial_info*> listed_trials_of(const cluster_state& s,
+                                                int64_t experiment_id);
 
 /// Pending trials of ACTIVE experiments of `pool`, in scheduling order:
 /// priority (lower number first), then experiment id, then trial id. An

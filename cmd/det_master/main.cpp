@@ -22,6 +22,7 @@
 #include "api/agent_ws.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/log_policy_runtime.hpp"
 #include "api/master_api.hpp"
 #include "api/webhook_runtime.hpp"
 #include "api/webui_files.hpp"
@@ -259,6 +260,7 @@ int main(int argc, char** argv) {
     webhook_key = *k;
   }
   auto webhooks = api::follow_webhooks(mo, *st, webhook_key);
+  auto log_policies = api::follow_log_policies(mo, *st);
   auto cloudwatch =
       master::start_cloudwatch(cfg->cloudwatch, cluster_id, reads);
   if (!cloudwatch)
@@ -303,15 +305,19 @@ int main(int argc, char** argv) {
       cfg->cluster_name.empty() ? cluster_id : cfg->cluster_name;
   ctx->db_url = url;
   ctx->webhooks = webhooks;
-  webhooks->set_command_sink(
-      [m = master_ref](std::string op, nlohmann::json args) {
-        caf::anon_send(m, records_atom::value, std::move(op), args.dump(),
-                       std::string{});
+  // Record commands the runtimes decide to send (no answer awaited).
+  auto to_master = [m = master_ref](std::string op, nlohmann::json args) {
+    caf::anon_send(m, records_atom::value, std::move(op), args.dump(),
+                   std::string{});
+  };
+  webhooks->set_command_sink(to_master);
+  log_policies->set_command_sink(to_master);
+  logs->set_observer(
+      [webhooks, log_policies](int64_t trial, const std::string& agent,
+                               const std::vector<std::string>& lines) {
+        webhooks->scan_log(trial, agent, lines);
+        log_policies->scan_log(trial, agent, lines);
       });
-  logs->set_observer([webhooks](int64_t trial, const std::string& agent,
-                                const std::vector<std::string>& lines) {
-    webhooks->scan_log(trial, agent, lines);
-  });
   webhooks->start();
 
   auto ws_ctx = std::make_shared<api::agent_ws_context>();

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace det::agent;
@@ -119,5 +121,71 @@ TEST(harness_files, written_files_and_environment_point_at_the_run_dir) {
   text << shim.rdbuf();
   EXPECT_NE(text.str().find("SHARED_FS_CONTAINER_PATH"), std::string::npos);
   EXPECT_TRUE(fs::is_directory(dir / "ck"));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+/// Runs `command` with /bin/sh in `dir` with exactly the environment
+/// `env`; its exit code (-1 when it did not exit).
+int run_with(const std::filesystem::path& dir, const std::string& command,
+             const env_map& env) {
+  auto script = dir / "run.sh";
+  {
+    std::ofstream out{script};
+    out << "cd '" << dir.string() << "' || exit 99\n";
+    for (const auto& [k, v] : env)
+      out << "export " << k << "='" << v << "'\n";
+    out << command << "\n";
+  }
+  auto status =
+      std::system(("env -i /bin/sh '" + script.string() + "'").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// A stand-in determined package whose launch layer exits 42 when run.
+void write_fake_harness(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  fs::create_directories(root / "determined" / "exec");
+  std::ofstream{root / "determined" / "__init__.py"} << "";
+  std::ofstream{root / "determined" / "exec" / "__init__.py"} << "";
+  std::ofstream{root / "determined" / "exec" / "launch.py"}
+      << "import sys\nif __name__ == '__main__':\n    sys.exit(42)\n";
+}
+
+} // namespace
+
+TEST(harness_files,
+     a_trial_runs_through_the_launch_layer_when_the_harness_imports) {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path()
+             / ("harness_launch_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto fake = dir / "fake";
+  write_fake_harness(fake);
+  auto env = trial_env();
+  env["DET_EXPERIMENT_CONFIG"] = R"({"entrypoint": "exit 7"})";
+  ASSERT_FALSE(write_harness_files((dir / "run").string(), env, ""));
+  auto command = trial_command("exit 7", env);
+  EXPECT_EQ(env["DET_ENTRYPOINT"], "exit 7");
+  env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  // python3 -S: no site-packages, so an installed harness stays out of the
+  // cases that must not see one; PYTHONPATH still reaches the fake.
+  auto launcher = "exec python3 -S \"$DET_RUN_DIR/launch.py\"";
+  env["PYTHONPATH"] = fake.string();
+  EXPECT_EQ(run_with(dir, launcher, env), 42) << "the launch layer did not run";
+  env.erase("PYTHONPATH");
+  EXPECT_EQ(run_with(dir, launcher, env), 7) << "no harness: the entrypoint";
+  env["PYTHONPATH"] = fake.string();
+  env["DET_EXPERIMENT_CONFIG"] = R"({"name": "no entrypoint"})";
+  EXPECT_EQ(run_with(dir, launcher, env), 7)
+      << "a config without an entrypoint: the entrypoint as a command";
+  env["DET_EXPERIMENT_CONFIG"] = R"({"entrypoint": "exit 7"})";
+  // The command itself: python3 on PATH runs the launcher; without it the
+  // entrypoint runs as a shell command.
+  EXPECT_EQ(run_with(dir, command, env), 42);
+  env["PATH"] = (dir / "empty").string();
+  fs::create_directories(dir / "empty");
+  EXPECT_EQ(run_with(dir, command, env), 7) << "no python3: the entrypoint";
   fs::remove_all(dir);
 }

@@ -28,14 +28,6 @@ void train_to(cluster& c, const std::string& alloc, int64_t length) {
   c.run(c.core->allocation_exited(alloc, 0, c.now));
 }
 
-void expect_refused(const decision& d, errc code, const std::string& text) {
-  ASSERT_TRUE(d.refusal);
-  EXPECT_EQ(code_of(d.refusal), code) << render(d.refusal);
-  EXPECT_NE(render(d.refusal).find(text), std::string::npos)
-      << render(d.refusal);
-  EXPECT_TRUE(d.events.empty());
-}
-
 TEST(continue_experiment,
      a_completed_single_trains_on_from_its_checkpoint_to_the_longer_length) {
   cluster c;

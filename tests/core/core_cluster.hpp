@@ -60,6 +60,16 @@ template <class T> inline size_t starts_in(const decision& d) {
   return n;
 }
 
+/// A refusal with this code whose text holds `text`, and no events.
+inline void expect_refused(const decision& d, errc code,
+                           const std::string& text) {
+  ASSERT_TRUE(d.refusal);
+  EXPECT_EQ(code_of(d.refusal), code) << render(d.refusal);
+  EXPECT_NE(render(d.refusal).find(text), std::string::npos)
+      << render(d.refusal);
+  EXPECT_TRUE(d.events.empty());
+}
+
 /// The effects of type T in a decision, in order.
 template <class T> std::vector<T> effects_of(const decision& d) {
   std::vector<T> out;

@@ -3,6 +3,7 @@ as experiments on a real det-master with local det-agents: it completes,
 its metrics and checkpoints show in the experiment/trial/checkpoint views,
 pausing makes it checkpoint and stop, activating resumes it from that
 checkpoint, and 0.38's adaptive_asha stops trials early."""
+import json
 import os
 import re
 
@@ -84,6 +85,15 @@ def test_core_api_trial_completes_pauses_and_resumes_from_its_checkpoint(
     assert "resumed from checkpoint %s at step %d" % (
         at_pause["uuid"], paused_step) in log, log[-3000:]
     assert "done at step 48" in log
+    # Both runs went through the harness's launch layer, as in upstream's
+    # containers: its runner line names each allocation, then the
+    # entrypoint it starts.
+    lines = [json.loads(l)["result"]["log"] for l in log.splitlines() if l.strip()]
+    runners = [l for l in lines if "New trial runner in (container %d." % trial_id in l]
+    assert len(runners) == 2, log[-3000:]
+    launches = [l for l in lines if "Launching: ['sh', '-c', 'python3 model_def.py']" in l]
+    assert len(launches) == 2, log[-3000:]
+    assert not [l for l in lines if "RuntimeWarning" in l], log[-3000:]
 
     trial = cluster.get("/api/v1/experiments/%d/trials" % exp_id)["trials"][0]
     assert trial["state"] == "STATE_COMPLETED"

@@ -157,3 +157,85 @@ def test_run_requests_that_make_no_sense_are_refused_naming_the_field(cluster_fa
     # Nothing above was acted on: the master still answers a search.
     status, answer = c.post("/api/v1/runs", {})
     assert status == 200 and answer["runs"] == [], answer
+
+
+def status_of(c, path):
+    import urllib.error
+    try:
+        c.get(path)
+        return 200
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def search_ids(sess, **filter_):
+    from determined.common.api import bindings as b
+    import json
+    body = b.v1SearchRunsRequest(projectId=1, sort="id=asc",
+                                 filter=json.dumps(filter_) if filter_ else None)
+    return {r.id: r for r in b.post_SearchRuns(sess, body=body).runs}
+
+
+def test_runs_archive_unarchive_and_delete_survive_a_restart(cluster_factory):
+    from determined.common.api import bindings as b
+    from test_cluster import replay_ok
+
+    c = cluster_factory()
+    status, body = c.submit(experiment_yaml(max_length=20, trials=2))
+    assert status == 200, body
+    done = body["experiment"]["id"]
+    wait_for("the experiment to complete",
+             lambda: c.experiment(done)["state"] == "STATE_COMPLETED", timeout=120)
+    first, second = sorted(t["id"] for t in c.trials(done))
+    status, body = c.submit(SINGLE)
+    assert status == 200, body
+    live = body["experiment"]["id"]
+    wait_for("the live run", lambda: len(c.trials(live)) == 1)
+    live_run = c.trials(live)[0]["id"]
+    sess = session(c)
+
+    # Archive: an ended run leaves the search unless archived ones are
+    # asked for; a live run is refused; archiving twice is no error.
+    archived = by_id(b.post_ArchiveRuns(sess, body=b.v1ArchiveRunsRequest(
+        projectId=1, runIds=[first, live_run, 99999])).results)
+    assert archived == {
+        first: "",
+        live_run: "Run is not in terminal state.",
+        99999: "Run with id '99999' not found in project with id '1'",
+    }
+    assert set(search_ids(sess)) == {second, live_run}
+    shown = search_ids(sess, showArchived=True)
+    assert shown[first].archived is True and shown[second].archived is False
+    again = by_id(b.post_ArchiveRuns(sess, body=b.v1ArchiveRunsRequest(
+        projectId=1, runIds=[first])).results)
+    assert again == {first: ""}
+
+    # Delete: a run of a live search is refused; an ended one of an ended
+    # search is gone from every list and lookup.
+    deleted = by_id(b.post_DeleteRuns(sess, body=b.v1DeleteRunsRequest(
+        projectId=1, runIds=[second, live_run])).results)
+    assert deleted == {second: "", live_run: "Run is not in a terminal state."}
+    assert set(search_ids(sess, showArchived=True)) == {first, live_run}
+    exp = c.experiment(done)
+    assert exp["numTrials"] == 1 and exp["trialIds"] == [first], exp
+    assert [t["id"] for t in c.trials(done)] == [first]
+    assert status_of(c, "/api/v1/trials/%d" % second) == 404
+
+    # Unarchive brings the first back; a restarted master replays all of it.
+    unarchived = by_id(b.post_UnarchiveRuns(sess, body=b.v1UnarchiveRunsRequest(
+        projectId=1, runIds=[first])).results)
+    assert unarchived == {first: ""}
+    assert set(search_ids(sess)) == {first, live_run}
+    b.post_ArchiveRuns(sess, body=b.v1ArchiveRunsRequest(projectId=1, runIds=[first]))
+    c.post("/api/v1/experiments/%d/kill" % live)
+    c.stop()
+    c.start()
+    sess = session(c)
+    assert set(search_ids(sess)) == {live_run}
+    assert search_ids(sess, showArchived=True)[first].archived is True
+    assert c.experiment(done)["trialIds"] == [first]
+    assert status_of(c, "/api/v1/trials/%d" % second) == 404
+    # The experiment cannot be continued without its deleted run.
+    status, body = c.post("/api/v1/experiments/continue", {"id": done})
+    assert status == 400 and "was deleted" in body["error"]["error"], body
+    replay_ok(c)

@@ -286,5 +286,27 @@ TEST(pool_scheduler, handles_an_empty_pool) {
   EXPECT_TRUE(schedule_pool(pool_snapshot{}, fair_share()).placements.empty());
 }
 
+// An exclude_node log policy: the trial's later runs keep off the agents
+// where its logs matched, though they fit it best.
+TEST(priority_scheduler, a_trial_is_kept_off_the_agents_it_avoids) {
+  auto pool = [](pending_allocation p) {
+    return static_pool({agent("big", 8), agent("half", 8, 4)}, {std::move(p)});
+  };
+  auto avoiding = trial("t", 4, 42, 1);
+  EXPECT_EQ(agents_of(schedule_pool(pool(avoiding), {}), "t"),
+            (std::vector<std::string>{"half"}));
+  avoiding.avoid_agents = {"half", "gone"};
+  EXPECT_EQ(agents_of(schedule_pool(pool(avoiding), {}), "t"),
+            (std::vector<std::string>{"big"}));
+}
+
+TEST(priority_scheduler, a_trial_that_avoids_every_agent_waits) {
+  auto avoiding = trial("t", 1);
+  avoiding.avoid_agents = {"a"};
+  auto r = schedule_pool(static_pool({agent("a", 8)}, {avoiding}), {});
+  EXPECT_EQ(placed(r, "t"), nullptr);
+  EXPECT_TRUE(r.unschedulable.empty());
+}
+
 } // namespace
 } // namespace det::policy

@@ -214,3 +214,58 @@ TEST_F(apply_experiments,
 } // namespace
 
 } // namespace det::state::test
+
+namespace det::state::test {
+namespace {
+
+class apply_runs : public state_fixture {};
+
+TEST_F(apply_runs, runs_are_archived_and_deleted_only_once_ended) {
+  pool();
+  experiment(1);
+  trial(1, 1);
+  trial(2, 1);
+  // Live runs: neither archived nor deleted.
+  EXPECT_NE(refused(runs_archived{1, {1}, true, "a", 10}).find("not ended"),
+            std::string::npos);
+  ok(trial_canceled{1, "searcher", 20});
+  ok(runs_archived{1, {1}, true, "a", 30});
+  EXPECT_TRUE(s.trials.at(1).archived);
+  // Not of that experiment, named twice, or the experiment still live.
+  EXPECT_NE(refused(runs_archived{2, {1}, true, "a", 40}).find("unknown"),
+            std::string::npos);
+  EXPECT_NE(refused(runs_archived{1, {1, 1}, false, "a", 40}).find("twice"),
+            std::string::npos);
+  EXPECT_NE(refused(runs_deleted{1, {1}, "a", 40}).find("has not ended"),
+            std::string::npos);
+  ok(trial_canceled{2, "searcher", 50});
+  ok(experiment_state_changed{1, "CANCELED", "", 60});
+  ok(runs_deleted{1, {1}, "a", 70});
+  EXPECT_TRUE(s.trials.at(1).deleted);
+  EXPECT_EQ(find_listed_trial(s, 1), nullptr);
+  EXPECT_NE(refused(runs_deleted{1, {1}, "a", 80}).find("was deleted"),
+            std::string::npos);
+}
+
+TEST_F(apply_runs, a_log_policy_matches_once_per_trial_and_policy) {
+  pool();
+  experiment(1);
+  trial(1, 1);
+  ok(trial_log_policy_matched{1, 1, "OOM", ".*oom.*", "cancel_retries", "a1",
+                              "oom!", 10});
+  ok(trial_log_policy_matched{1, 1, "", "ecc", "exclude_node", "a2", "ecc",
+                              20});
+  EXPECT_EQ(s.trials.at(1).log_policy_matched, "OOM");
+  EXPECT_EQ(s.trials.at(1).retries_canceled_by, "OOM");
+  EXPECT_EQ(s.trials.at(1).excluded_agents, std::vector<std::string>{"a2"});
+  EXPECT_NE(
+      refused(trial_log_policy_matched{1, 1, "OOM", ".*oom.*", "", "", "", 30})
+          .find("already matched"),
+      std::string::npos);
+  EXPECT_NE(refused(trial_log_policy_matched{1, 2, "X", "x", "", "", "", 30})
+                .find("not one of experiment 2"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace det::state::test

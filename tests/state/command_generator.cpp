@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 43;
+constexpr int kinds = 44;
 
 // Failures weighted up so that restarts run out now and then.
 const std::vector<std::string> exit_reasons{
@@ -374,7 +374,7 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
       c.experiment_id = e.id;
       c.config = e.config;
       for (auto tid : e.trial_ids)
-        if (chance(70))
+        if (chance(70) && !s.trials.at(tid).deleted)
           c.trial_ids.push_back(tid);
       c.searcher_state = e.searcher_state;
       c.username = "u1";
@@ -383,6 +383,7 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     }
     if (is_terminal(e.status) && chance(50))
       return experiment_archived{e.id, !e.archived, "u1", tick()};
+
     if (chance(10))
       return log_retention_set{e.id,
                                chance(50) || e.trial_ids.empty()
@@ -404,6 +405,38 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
                              {"l" + std::to_string(below(5))},
                              "u1",
                              tick()};
+  }
+  case 43: {
+    // Runs of an experiment with trials: one ended, undeleted trial deleted
+    // (its experiment ended) or archived; a live one matching a log policy.
+    auto with_trials = where(s.experiments, [](const experiment_info& e) {
+      return !e.trial_ids.empty();
+    });
+    if (with_trials.empty())
+      return std::nullopt;
+    const auto& e = *pick(with_trials);
+    if (is_terminal(e.status) && chance(50))
+      for (auto tid : e.trial_ids)
+        if (!s.trials.at(tid).deleted && is_terminal(s.trials.at(tid).status))
+          return runs_deleted{e.id, {tid}, "u1", tick()};
+    for (auto tid : e.trial_ids) {
+      const auto& t = s.trials.at(tid);
+      if (t.deleted || !chance(50))
+        continue;
+      if (!is_terminal(t.status))
+        return trial_log_policy_matched{
+            tid,
+            e.id,
+            "p" + std::to_string(t.log_policies_fired.size()),
+            "x",
+            chance(50) ? "cancel_retries" : "exclude_node",
+            "a" + std::to_string(below(3)),
+            "line",
+            tick()};
+      if (!e.archived)
+        return runs_archived{e.id, {tid}, !t.archived, "u1", tick()};
+    }
+    return std::nullopt;
   }
   case 37: {
     // Checkpoint deletion: completed -> deleting -> deleted.

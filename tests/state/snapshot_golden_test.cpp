@@ -157,6 +157,12 @@ cluster_state every_field_set() {
   t.metrics.best_validation_steps = 20;
   t.created_at_us = 1019;
   t.log_retention_days = 30;
+  t.archived = true;
+  t.deleted = true;
+  t.log_policy_matched = "CUDA OOM";
+  t.log_policies_fired = {"CUDA OOM", "ecc"};
+  t.retries_canceled_by = "CUDA OOM";
+  t.excluded_agents = {"ag-2"};
   s.trials[t.id] = t;
   s.allocations["7.2"] = 7;
 

@@ -146,7 +146,8 @@ TEST_F(storable_events, every_text_field_of_every_event_refuses_or_replays) {
         // Names and ids stay small enough for an index row and clean
         // enough for a log line.
         bool prose = key == "reason" || key == "message" || key == "description"
-                     || key == "notes" || key == "comment";
+                     || key == "notes" || key == "comment" || key == "line"
+                     || key == "pattern";
         // A URL is one line but may be longer than a name.
         bool long_line = key == "url";
         if (kept && !prose) {

@@ -147,6 +147,11 @@ inline std::vector<domain_event> one_of_each() {
                            0.0,
                            "alice",
                            4400},
+      runs_archived{3, {9}, true, "alice", 4500},
+      runs_deleted{3, {9}, "alice", 4600},
+      trial_log_policy_matched{9, 3, "CUDA OOM", ".*CUDA out of memory.*",
+                               "cancel_retries", "agent-1",
+                               "RuntimeError: CUDA out of memory", 4700},
   };
 }
 

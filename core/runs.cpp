@@ -1,0 +1,134 @@
+#include "core/runs.hpp"
+
+#include "core/record_args.hpp"
+#include "policy/log_policies.hpp"
+#include "state/queries.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace det {
+
+namespace {
+
+using namespace det::record_args;
+using nlohmann::json;
+using state::cluster_state;
+
+using handler = void (*)(const cluster_state&, const record_command&, int64_t,
+                         record_outcome&);
+
+/// The ids of `runIds`, each once.
+std::vector<int64_t> run_ids(const json& a) {
+  auto ids = a.find("runIds");
+  if (ids == a.end() || !ids->is_array() || ids->empty())
+    refuse(errc::invalid_argument, "runIds: expected a non-empty list of ids");
+  std::vector<int64_t> out;
+  for (const auto& v : *ids) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 1)
+      refuse(errc::invalid_argument, "runIds: expected positive ids");
+    if (std::find(out.begin(), out.end(), v.get<int64_t>()) == out.end())
+      out.push_back(v.get<int64_t>());
+  }
+  return out;
+}
+
+/// The runs `ids`, ended runs of experiment `exp`.
+std::vector<const state::trial_info*>
+ended_runs(const cluster_state& s, const std::vector<int64_t>& ids,
+           int64_t exp) {
+  std::vector<const state::trial_info*> out;
+  for (auto id : ids) {
+    auto t = state::find_listed_trial(s, id);
+    if (t == nullptr || t->experiment_id != exp)
+      refuse(errc::not_found, "Run with id '" + std::to_string(id)
+                                  + "' not found in experiment "
+                                  + std::to_string(exp));
+    if (!state::is_terminal(t->status))
+      refuse(errc::failed_precondition,
+             "Run " + std::to_string(id) + " is not in a terminal state.");
+    out.push_back(t);
+  }
+  return out;
+}
+
+const state::experiment_info& experiment_of(const cluster_state& s,
+                                            const json& a) {
+  auto id = id_arg(a, "experimentId");
+  auto e = state::find_experiment(s, id);
+  if (e == nullptr)
+    refuse(errc::not_found, "experiment " + std::to_string(id) + " not found");
+  return *e;
+}
+
+void archive(const cluster_state& s, const record_command& c, int64_t now,
+             record_outcome& o) {
+  const auto& e = experiment_of(s, c.args);
+  auto archived = flag(c.args, "archived");
+  auto ids = run_ids(c.args);
+  if (e.archived)
+    refuse(errc::failed_precondition, "Run is part of archived Search (id: '"
+                                          + std::to_string(e.id) + "').");
+  runs_archived ev{e.id, {}, archived, c.username, now};
+  for (auto t : ended_runs(s, ids, e.id))
+    if (t->archived != archived)
+      ev.trial_ids.push_back(t->id);
+  if (!ev.trial_ids.empty())
+    o.events.push_back(std::move(ev));
+}
+
+void remove(const cluster_state& s, const record_command& c, int64_t now,
+            record_outcome& o) {
+  const auto& e = experiment_of(s, c.args);
+  auto ids = run_ids(c.args);
+  if (!state::is_terminal(e.status))
+    refuse(errc::failed_precondition,
+           "Run is part of an active search (id: '" + std::to_string(e.id)
+               + "'); its runs can be deleted once it has ended.");
+  runs_deleted ev{e.id, {}, c.username, now};
+  for (auto t : ended_runs(s, ids, e.id))
+    ev.trial_ids.push_back(t->id);
+  o.events.push_back(std::move(ev));
+}
+
+void log_policy_matched(const cluster_state& s, const record_command& c,
+                        int64_t now, record_outcome& o) {
+  auto t = state::find_listed_trial(s, id_arg(c.args, "trialId"));
+  if (t == nullptr)
+    return; // deleted meanwhile
+  auto e = state::find_experiment(s, t->experiment_id);
+  auto key = text(c.args, "policy", "", {4096, true, true});
+  if (e == nullptr || key.empty()
+      || std::find(t->log_policies_fired.begin(), t->log_policies_fired.end(),
+                   key)
+             != t->log_policies_fired.end())
+    return;
+  for (const auto& p : policy::effective_log_policies(e->config)) {
+    if ((p.name.empty() ? p.pattern : p.name) != key || p.pattern.empty())
+      continue;
+    // A trial prints what it likes: its line and the agent's name are
+    // fitted, never refused.
+    auto node =
+        util::fit_text(c.args.value("node", std::string{}), {255, false, true});
+    auto action = p.action == "exclude_node" && node.empty() ? "" : p.action;
+    o.events.push_back(trial_log_policy_matched{
+        t->id, e->id, p.name, util::fit_text(p.pattern, {4096, true, true}),
+        action, node,
+        util::fit_text(c.args.value("line", std::string{}), {4096, true, true}),
+        now});
+    return;
+  }
+}
+
+} // namespace
+
+record_outcome decide_runs(const cluster_state& s, const record_command& c,
+                           int64_t now_us) {
+  static const std::map<std::string, handler> table{
+      {"runs.archive", archive},
+      {"runs.delete", remove},
+      {"trial.log_policy_matched", log_policy_matched}};
+  return record_args::run_command(table, s, c, now_us);
+}
+
+} // namespace det
