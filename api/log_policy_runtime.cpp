@@ -1,6 +1,7 @@
 #include "api/log_policy_runtime.hpp"
 
 #include "api/durable_feed.hpp"
+#include "api/log_scan.hpp"
 #include "policy/log_policies.hpp"
 #include "state/queries.hpp"
 
@@ -81,25 +82,14 @@ void log_policy_runtime::scan_log(int64_t trial_id, const std::string& node,
   }
   if (patterns.empty() || !sink)
     return;
-  for (const auto& line : lines) {
-    if (policy::echoes_log_policies(line))
-      continue;
-    for (const auto& p : patterns) {
-      if (!RE2::PartialMatch(line, *p.re))
-        continue;
-      {
-        std::lock_guard<std::mutex> lock{mu_};
-        if (reported_.size() > 100'000)
-          reported_.clear(); // the master dedups durably; this saves traffic
-        if (!reported_.insert({trial_id, p.key}).second)
-          continue;
-      }
-      sink("trial.log_policy_matched", {{"trialId", trial_id},
-                                        {"policy", p.key},
-                                        {"line", line},
-                                        {"node", node}});
-    }
-  }
+  scan_once<compiled, std::string>(
+      trial_id, lines, patterns, policy::echoes_log_policies, mu_, reported_,
+      &compiled::key, [&](const compiled& p, const std::string& line) {
+        sink("trial.log_policy_matched", {{"trialId", trial_id},
+                                          {"policy", p.key},
+                                          {"line", line},
+                                          {"node", node}});
+      });
 }
 
 std::shared_ptr<log_policy_runtime>

@@ -1,6 +1,7 @@
 #include "api/webhook_runtime.hpp"
 
 #include "api/durable_feed.hpp"
+#include "api/log_scan.hpp"
 #include "core/webhooks.hpp"
 #include "util/log.hpp"
 
@@ -125,26 +126,15 @@ void webhook_runtime::scan_log(int64_t trial_id, const std::string& node,
   }
   if (patterns.empty() || !sink)
     return;
-  for (const auto& line : lines) {
-    if (echoes_config(line))
-      continue;
-    for (const auto& p : patterns) {
-      if (!RE2::PartialMatch(line, *p.re))
-        continue;
-      {
-        std::lock_guard<std::mutex> lock{mu_};
-        if (reported_.size() > 100'000)
-          reported_.clear(); // the master dedups durably; this saves traffic
-        if (!reported_.insert({trial_id, p.trigger_id}).second)
-          continue;
-      }
-      sink("webhook.log_matched", {{"webhookId", p.webhook_id},
-                                   {"triggerId", p.trigger_id},
-                                   {"trialId", trial_id},
-                                   {"line", line},
-                                   {"node", node}});
-    }
-  }
+  scan_once<pattern, int64_t>(
+      trial_id, lines, patterns, echoes_config, mu_, reported_,
+      &pattern::trigger_id, [&](const pattern& p, const std::string& line) {
+        sink("webhook.log_matched", {{"webhookId", p.webhook_id},
+                                     {"triggerId", p.trigger_id},
+                                     {"trialId", trial_id},
+                                     {"line", line},
+                                     {"node", node}});
+      });
 }
 
 void webhook_runtime::report(const net::webhook_outcome& o) {

@@ -21,7 +21,9 @@ master_core::pool_snapshot_of(const std::string& pool) const {
   if (pending.empty())
     return snap;
   for (auto a : state::agents_of_pool(st_, pool)) {
-    if (!state::schedulable(*a))
+    // An agent whose instance the provisioner is terminating (it found it
+    // idle a moment ago) takes no new trial: it is about to go.
+    if (!state::schedulable(*a) || state::on_terminating_instance(st_, *a))
       continue;
     policy::agent_view v;
     v.id = a->id;

@@ -135,6 +135,11 @@ const experiment_info* find_experiment(const cluster_state& s, int64_t id) {
 const trial_info* find_trial(const cluster_state& s, int64_t id) {
   return find_in(s.trials, id);
 }
+bool on_terminating_instance(const cluster_state& s, const agent_info& a) {
+  auto i = find_instance(s, a.instance_id.empty() ? a.id : a.instance_id);
+  return i != nullptr && i->status == instance_status::terminating;
+}
+
 const trial_info* find_listed_trial(const cluster_state& s, int64_t id) {
   auto t = find_in(s.trials, id);
   return t != nullptr && !t->deleted ? t : nullptr;

@@ -58,6 +58,10 @@ const trial_info* find_trial(const cluster_state& s, int64_t id);
 /// API shows. Decisions use find_trial (a deleted trial still holds
 /// checkpoints its experiment's GC and deletion take care of).
 const trial_info* find_listed_trial(const cluster_state& s, int64_t id);
+/// Whether the instance agent `a` runs on (agent_connected.instance_id, or
+/// the instance of its own id, as the local provider names them) is being
+/// terminated: no new work goes to it.
+bool on_terminating_instance(const cluster_state& s, const agent_info& a);
 
 /// The trial holding live allocation `allocation_id`, or nullptr.
 const trial_info* trial_of_allocation(const cluster_state& s,

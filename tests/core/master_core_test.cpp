@@ -444,3 +444,28 @@ TEST(master_core,
 
 } // namespace
 } // namespace det
+
+namespace det {
+namespace {
+
+// Found by the chaos suite: the provisioner terminated an idle agent's
+// instance while an experiment's model definition was still being stored;
+// once stored, its trial was placed on that agent, which went away under
+// it. An agent on a terminating instance takes no new trial.
+TEST(scheduling, no_trial_is_placed_on_an_agent_whose_instance_is_terminating) {
+  test::cluster c{test::config("local", 2, 1)};
+  c.run(c.core->record(
+      {instance_launch_requested{"default", 1, "tok-1", 1, false, c.now},
+       instance_pending{"ag-1", "default", 1, c.now},
+       instance_running{"ag-1", c.now}}));
+  c.run(c.core->agent_connected("ag-1", "default", 1, "cpu", "", {}, c.now));
+  auto d = c.run(
+      c.core->record({instance_terminate_requested{"ag-1", "idle", c.now}}));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  c.run(c.core->submit_experiment(test::experiment(), "alice", c.now));
+  EXPECT_FALSE(c.trial(1).allocation) << "placed on a terminating instance";
+  EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
+}
+
+} // namespace
+} // namespace det
