@@ -512,9 +512,11 @@ void record_runs(caf::event_based_actor* self, const ctx_ptr& ctx,
                  const std::string& op, const json& extra,
                  const std::string& user, const std::string& failed = {},
                  std::function<void(const std::vector<int64_t>&)> done = {}) {
-  for (auto& [exp, runs] : runs_of) {
+  for (const auto& entry : runs_of) {
+    // A structured binding cannot be captured before C++20 (clang).
+    const auto& runs = entry.second;
     auto args = extra;
-    args["experimentId"] = exp;
+    args["experimentId"] = entry.first;
     args["runIds"] = runs;
     auto answer = answer_runs(out, runs);
     self->request(ctx->master, ctx->request_timeout, records_atom::value, op,
