@@ -55,7 +55,7 @@ def finished(pg_server, tmp_path_factory):
     """A cluster that ran one experiment (two trials) to completion."""
     from conftest import Cluster
     c = Cluster(pg_server, str(tmp_path_factory.mktemp("inspect")), "e2e_inspect",
-                idle="30s", max_instances=1)
+                idle="10m", max_instances=1)
     SESSION["token"] = c.token
     status, body = c.submit(experiment_yaml(max_length=20, trials=2, checkpoint_every=10))
     assert status == 200, body
