@@ -157,7 +157,7 @@ void feed_searchers(self_ptr self, const decision& d) {
   }
   for (auto id : d.searchers) {
     auto e = state::find_experiment(st, id);
-    if (e == nullptr || state::is_terminal(e->status))
+    if (e == nullptr || e->unmanaged || state::is_terminal(e->status))
       continue;
     auto i = s.experiments.find(id);
     if (i == s.experiments.end()) {
@@ -353,7 +353,7 @@ master_behavior(self_ptr self, event_writer_actor writer,
   // Every live experiment gets its actor, which catches up on its inbox.
   auto first = s.core->start(now());
   for (const auto& [id, e] : s.core->state().experiments)
-    if (!state::is_terminal(e.status))
+    if (!state::is_terminal(e.status) && !e.unmanaged)
       first.searchers.insert(id);
   persist(self, std::move(first), [](const decision&) {});
   if (s.opts.tick_interval.count() > 0)

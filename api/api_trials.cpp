@@ -24,7 +24,8 @@ using http::grpc_code;
 using http::responder;
 
 /// Looks up the live allocation of `trial_id`, checks the request's token
-/// against it, then calls `then(self, allocation_id)` on the bridge.
+/// against it, then calls `then(self, allocation_id)` on the bridge. An
+/// unmanaged trial has none: a user's session may call for it (with "").
 void with_trial_allocation(
     const ctx_ptr& ctx, const http::http_request& req, const responder& res,
     int64_t trial_id,
@@ -42,6 +43,9 @@ void with_trial_allocation(
           if (j.is_null())
             return res.send_error(grpc_code::not_found, name + " not found");
           auto alloc = j.value("allocation_id", std::string{});
+          if (j.value("unmanaged", false)
+              && req.principal.allocation_id.empty())
+            return then(self, "");
           if (alloc.empty())
             return res.send_error(grpc_code::failed_precondition,
                                   name + " has no live allocation");
@@ -129,10 +133,21 @@ void context_directory(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 /// POST /api/v1/task/logs: lines a trial ships itself (upstream's
-/// ship_logs.py), kept with the agent-relayed output.
+/// ship_logs.py), kept with the agent-relayed output. POST /task-logs (the
+/// SDK's unmanaged trials) sends the list itself, with no allocation: a
+/// user's session may ship an unmanaged trial's lines.
 void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res) {
-  auto body = json_body(req, res);
+                    const responder& res, bool bare_list) {
+  std::optional<json> body;
+  if (bare_list) {
+    auto parsed = json::parse(req.body, nullptr, false);
+    if (!parsed.is_array())
+      return res.send_error(grpc_code::invalid_argument,
+                            "body: expected a list of task logs");
+    body = json{{"logs", std::move(parsed)}};
+  } else {
+    body = json_body(req, res);
+  }
   if (!body)
     return;
   auto logs = body->value("logs", json::array());
@@ -156,17 +171,27 @@ void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
     lines.push_back(std::move(text));
   }
   auto trial_id = state::trial_of_task_id(task).value_or(0);
-  if (trial_id < 1 || alloc.empty())
+  if (trial_id < 1)
     return res.send_error(grpc_code::invalid_argument,
-                          "logs[0]: task_id (a trial's task id) and "
-                          "allocation_id: required");
-  if (!authorized(ctx, req, res, alloc))
+                          "logs[0].task_id: required, a trial's task id");
+  auto agent = field(logs[0], "agent_id", "agentId");
+  auto keep = [ctx, res, trial_id, agent, lines] {
+    auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    ctx->logs->add(trial_id, agent, lines, now);
+    res.send_json("{}");
+  };
+  if (!alloc.empty()) {
+    if (authorized(ctx, req, res, alloc))
+      keep();
     return;
-  auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
-  ctx->logs->add(trial_id, field(logs[0], "agent_id", "agentId"), lines, now);
-  res.send_json("{}");
+  }
+  // Without its allocation named: the trial's token, or for an unmanaged
+  // trial a user's session.
+  with_trial_allocation(
+      ctx, req, res, trial_id,
+      [keep](caf::event_based_actor*, const std::string&) { keep(); });
 }
 
 } // namespace
@@ -192,7 +217,10 @@ void add_trial_routes(http::router& r, ctx_ptr ctx) {
           context_directory(ctx, req, res);
         });
   r.post("/api/v1/task/logs", [ctx](http::http_request req, responder res) {
-    post_task_logs(ctx, req, res);
+    post_task_logs(ctx, req, res, false);
+  });
+  r.post("/task-logs", [ctx](http::http_request req, responder res) {
+    post_task_logs(ctx, req, res, true);
   });
 }
 

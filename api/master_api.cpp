@@ -11,6 +11,7 @@
 #include "api/api_metrics.hpp"
 #include "api/api_records.hpp"
 #include "api/api_runs.hpp"
+#include "api/api_unmanaged.hpp"
 #include "api/durable_feed.hpp"
 #include "api/pool_views.hpp"
 #include "api/queue_routes.hpp"
@@ -20,6 +21,7 @@
 #include "http/grpc_error.hpp"
 #include "messages/json_fields.hpp"
 #include "messages/model_archive.hpp"
+#include "state/queries.hpp"
 #include "util/log.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -126,6 +128,9 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
 
 void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
                             const responder& res, std::optional<json> body) {
+  if (auto u = body->find("unmanaged");
+      u != body->end() && !u->is_null() && (!u->is_boolean() || u->get<bool>()))
+    return create_unmanaged_experiment(ctx, req, res, *body, "");
   int64_t project_id = 0;
   if (auto p = body->find("projectId"); p != body->end() && !p->is_null()) {
     if (!p->is_number_integer() || p->get<int64_t>() < 1)
@@ -271,6 +276,17 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
             return res.send_error(grpc_code::not_found,
                                   "trial " + std::to_string(trial_id)
                                       + " not found");
+          // An unmanaged trial reports with its user's session.
+          if (j.value("unmanaged", false)
+              && req.principal.allocation_id.empty())
+            return record_write(ctx, req, res, "unmanaged.metrics",
+                                {{"trialId", trial_id},
+                                 {"group", group},
+                                 {"steps", steps},
+                                 {"metrics", avg}},
+                                [ctx, res](caf::event_based_actor*, json) {
+                                  send_written(ctx, res, "{}");
+                                });
           auto alloc = j.value("allocation_id", std::string{});
           if (alloc.empty())
             return res.send_error(grpc_code::failed_precondition,
@@ -308,13 +324,31 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
                             "checkpoint.resources: expected an object");
     meta["resources"] = *r;
   }
+  auto steps = get_field_or(meta, "steps_completed", int64_t{0});
+  // An unmanaged trial has no allocation: its task id names it, and its
+  // user's session reports for it.
+  if (alloc.empty() && !uuid.empty() && req.principal.allocation_id.empty()) {
+    auto trial =
+        state::trial_of_task_id(get_field_or(c, "taskId", std::string{}));
+    if (!trial)
+      return res.send_error(grpc_code::invalid_argument,
+                            "checkpoint.taskId: required without an "
+                            "allocationId, an unmanaged trial's task id");
+    return record_write(ctx, req, res, "unmanaged.checkpoint",
+                        {{"trialId", *trial},
+                         {"uuid", uuid},
+                         {"steps", steps},
+                         {"metadata", meta}},
+                        [ctx, res](caf::event_based_actor*, json) {
+                          send_written(ctx, res, "{}");
+                        });
+  }
   if (alloc.empty() || uuid.empty())
     return res.send_error(grpc_code::invalid_argument,
                           "checkpoint.allocationId and checkpoint.uuid: "
                           "required");
   if (!authorized(ctx, req, res, alloc))
     return;
-  auto steps = get_field_or(meta, "steps_completed", int64_t{0});
   post(ctx->bridge,
        [ctx, res, alloc, uuid, steps, meta](caf::event_based_actor* self) {
          self->request(ctx->master, ctx->request_timeout, ckpt_atom::value,
@@ -538,6 +572,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
              res.send_json("{}");
          });
   add_trial_routes(r, ctx);
+  add_unmanaged_routes(r, ctx);
   add_run_routes(r, ctx);
   add_job_routes(r, ctx);
   add_checkpoint_routes(r, ctx);

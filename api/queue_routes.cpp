@@ -50,8 +50,9 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
   std::vector<const state::experiment_info*> live;
   // A paused experiment asks for no slots, so it is not in the queue (as
   // upstream's job list leaves it out); its job is back when it resumes.
+  // An unmanaged one never asks for any.
   for (const auto& [id, e] : s.experiments)
-    if (!state::is_terminal(e.status)
+    if (!state::is_terminal(e.status) && !e.unmanaged
         && e.status != state::experiment_status::paused
         && (pool.empty() || e.pool == pool))
       live.push_back(&e);

@@ -132,6 +132,9 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   j["workspaceId"] = home.workspace_id;
   j["workspaceName"] = home.workspace_name;
   j["parentArchived"] = home.parent_archived;
+  j["unmanaged"] = e.unmanaged;
+  if (!e.external_id.empty())
+    j["externalExperimentId"] = e.external_id;
   using es = state::experiment_status;
   if (e.status == es::completed || e.status == es::canceled
       || e.status == es::error)
@@ -170,6 +173,8 @@ nlohmann::json trial_json(const state::trial_info& t) {
     j["endTime"] = rfc3339(t.ended_at_us);
   if (!t.log_policy_matched.empty())
     j["logPolicyMatched"] = t.log_policy_matched;
+  if (!t.external_id.empty())
+    j["externalTrialId"] = t.external_id;
   return j;
 }
 
@@ -203,10 +208,12 @@ nlohmann::json trial_json(const state::cluster_state& s,
       && t.status != state::trial_status::exited)
     return j;
   auto e = state::find_experiment(s, t.experiment_id);
-  // A trial waiting because its experiment is paused shows PAUSED.
-  if (e != nullptr && (e->status == state::experiment_status::paused))
+  // A trial waiting because its experiment is paused shows PAUSED, as
+  // does an unmanaged trial its client has not started.
+  if (e != nullptr
+      && (e->status == state::experiment_status::paused || e->unmanaged))
     j["state"] = "STATE_PAUSED";
-  if (t.status != state::trial_status::pending)
+  if (t.status != state::trial_status::pending || e == nullptr || e->unmanaged)
     return j;
   auto p = e == nullptr ? nullptr : state::find_pool(s, e->pool);
   if (p != nullptr && p->consecutive_launch_failures > 0)
@@ -233,8 +240,10 @@ nlohmann::json trial_allocation(const state::cluster_state& s,
   auto t = state::find_listed_trial(s, trial_id);
   if (t == nullptr)
     return nullptr;
+  auto e = state::find_experiment(s, t->experiment_id);
   return {{"allocation_id", t->allocation ? t->allocation->id : ""},
-          {"experiment_id", t->experiment_id}};
+          {"experiment_id", t->experiment_id},
+          {"unmanaged", e != nullptr && e->unmanaged}};
 }
 
 nlohmann::json preemption_status(const state::cluster_state& s,

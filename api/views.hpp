@@ -65,8 +65,8 @@ nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
 /// absent.
 nlohmann::json trials_response(const state::cluster_state& s, int64_t id);
 
-/// {"allocation_id": "<id>" or "", "experiment_id": N}, or null when the
-/// trial is absent.
+/// {"allocation_id": "<id>" or "", "experiment_id": N, "unmanaged": its
+/// experiment's flag}, or null when the trial is absent.
 nlohmann::json trial_allocation(const state::cluster_state& s,
                                 int64_t trial_id);
 

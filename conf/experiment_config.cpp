@@ -209,7 +209,8 @@ parse_experiment_tree(json tree, const experiment_defaults& d) {
   cfg.description = r.str("description", "");
   cfg.labels = r.str_list("labels");
   check_names_and_labels(cfg, diag);
-  read_entrypoint(r, cfg.entrypoint);
+  if (!d.unmanaged || r.has("entrypoint"))
+    read_entrypoint(r, cfg.entrypoint);
   {
     auto res = r.child("resources");
     read_resources(res, cfg.resources, d);

@@ -104,6 +104,9 @@ struct experiment_defaults {
   /// Pool name -> its task_container_defaults.environment_variables (the
   /// pool's, else the master's): merged before the experiment's own.
   std::map<std::string, env_by_slot_type> pool_env;
+  /// The config of an unmanaged experiment (its trials run outside the
+  /// cluster): `entrypoint` is not required.
+  bool unmanaged = false;
 };
 
 /// Defaults from the master's config: its default pools, each pool's

@@ -75,6 +75,7 @@ bool master_core::emit(decision& d, domain_event ev) {
 
 decision master_core::start(int64_t now_us) {
   decision d;
+  started_at_us_ = now_us;
   master_started ms;
   ms.cluster_id = st_.cluster_id.empty() ? cfg_.cluster_id : st_.cluster_id;
   ms.host = cfg_.host;
@@ -363,6 +364,7 @@ decision master_core::tick(int64_t now_us) {
     for (const auto& as : a.assignments)
       d.effects.push_back(kill_order{as.agent_id, alloc});
   }
+  sweep_lost_unmanaged(d, now_us);
   for (const auto& [name, pool] : st_.pools)
     schedule_pool(d, name, now_us);
   return drive(std::move(d), now_us);

@@ -124,6 +124,9 @@ struct core_config {
   uint64_t seed = 0;
   /// A trial asked to stop that has not exited after this long is killed.
   int64_t preemption_timeout_us = 60 * 1000000LL;
+  /// A RUNNING unmanaged trial not heard from (heartbeat or state) for
+  /// this long is given up: ERROR.
+  int64_t unmanaged_lost_after_us = 5 * 60 * 1000000LL;
   /// Scheduler settings by pool name (default: priority, no preemption).
   std::map<std::string, policy::scheduler_config> schedulers;
   /// True: decisions that may place trials run the pool's scheduling pass
@@ -252,6 +255,22 @@ public:
   /// models: core/records.hpp), decided on this state; its events are
   /// applied all or nothing, the reply is the command's.
   decision records(const record_command& c, int64_t now_us);
+  /// Unmanaged experiments and trials (core/master_core_unmanaged.cpp),
+  /// as record commands that records() hands over:
+  ///   unmanaged.experiment {config, externalExperimentId, projectId}
+  ///       an unmanaged experiment (the config already checked), or the
+  ///       one its external id names; reply {experiment_id, created}
+  ///   unmanaged.trial {experimentId, hparams, externalTrialId}
+  ///       reply {trial_id}; the same external id again: that trial, with
+  ///       these hparams
+  ///   unmanaged.start {trialId, resume}  a new run, RUNNING; reply
+  ///       {trialRunId, latestCheckpoint, stepsCompleted}
+  ///   unmanaged.patch {trialId, state}   a heartbeat, and the state its
+  ///       client sets (PAUSED, RUNNING, COMPLETED, CANCELED, ERROR)
+  ///   unmanaged.metrics {trialId, group, steps, metrics}
+  ///   unmanaged.checkpoint {trialId, uuid, steps, metadata}
+  /// A trial of a managed experiment is refused (failed_precondition).
+  decision unmanaged(const record_command& c, int64_t now_us);
 
   // -- agents -------------------------------------------------------------
 
@@ -309,7 +328,8 @@ public:
 
   // -- time ---------------------------------------------------------------
 
-  /// Reconnect deadlines, then a scheduling pass over every pool.
+  /// Reconnect deadlines, unmanaged trials gone silent, then a scheduling
+  /// pass over every pool.
   decision tick(int64_t now_us);
 
   // -- scheduling passes ------------------------------------------------
@@ -394,6 +414,18 @@ private:
   /// not ("" when fine); sets project_id to -1 when the project is missing.
   std::string project_for(const nlohmann::json& config, const std::string& pool,
                           int64_t& project_id) const;
+  /// The experiment_submitted for `config` (its pool, resources, project),
+  /// or d.refusal set.
+  experiment_submitted submission(decision& d, const nlohmann::json& config,
+                                  const std::string& owner, int64_t project_id,
+                                  int64_t now_us) const;
+  /// Sets d.refusal and says true when `e` is unmanaged: its trials set
+  /// their own states, a user cannot `verb` it from here.
+  bool unmanaged_refusal(decision& d, const state::experiment_info& e,
+                         const char* verb) const;
+  /// RUNNING unmanaged trials not heard from for unmanaged_lost_after_us
+  /// end in ERROR (upstream's 5 minutes).
+  void sweep_lost_unmanaged(decision& d, int64_t now_us);
 
   state::cluster_state st_;
   core_config cfg_;
@@ -401,6 +433,10 @@ private:
   std::map<int64_t, experiment_searcher> searchers_;
   /// Allocations past their preemption deadline already sent a kill.
   std::set<std::string> killed_;
+  /// When this master last heard from each unmanaged trial (a heartbeat
+  /// writes nothing); none: its last state change or this master's start.
+  std::map<int64_t, int64_t> unmanaged_heard_;
+  int64_t started_at_us_ = 0;
 };
 
 } // namespace det

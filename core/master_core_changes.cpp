@@ -294,6 +294,8 @@ decision master_core::stop_experiment(int64_t id, bool kill, int64_t now_us) {
                            "experiment " + std::to_string(id) + " not found");
     return d;
   }
+  if (unmanaged_refusal(d, *e, kill ? "killed" : "canceled"))
+    return d;
   if (state::is_terminal(e->status))
     return d; // stopping an ended experiment changes nothing
   // A kill wins over a cancel in progress; a cancel does not soften a kill.
@@ -319,6 +321,8 @@ decision master_core::kill_trial(int64_t id, int64_t now_us) {
     return d;
   }
   auto exp_id = t->experiment_id;
+  if (unmanaged_refusal(d, st_.experiments.at(exp_id), "killed"))
+    return d;
   stop_trial(d, id, "killed", true, now_us);
   t = state::find_trial(st_, id);
   if (state::is_terminal(t->status))

@@ -46,6 +46,8 @@ decision master_core::continue_experiment(int64_t id,
   if (e == nullptr)
     return refuse(errc::not_found,
                   "experiment " + std::to_string(id) + " not found");
+  if (unmanaged_refusal(d, *e, "continued"))
+    return d;
   if (!state::is_terminal(e->status))
     return refuse(errc::failed_precondition,
                   "experiment in non terminal state '"

@@ -31,17 +31,11 @@ T value_at(const nlohmann::json& j, const char* a, const char* b, T fallback) {
 
 } // namespace
 
-decision master_core::submit_experiment(const nlohmann::json& config,
-                                        const std::string& owner,
-                                        int64_t now_us) {
-  return create_experiment(config, owner, true, false, now_us);
-}
-
-decision master_core::create_experiment(const nlohmann::json& config,
-                                        const std::string& owner, bool activate,
-                                        bool model_definition_pending,
-                                        int64_t now_us, int64_t project_id) {
-  decision d;
+experiment_submitted master_core::submission(decision& d,
+                                             const nlohmann::json& config,
+                                             const std::string& owner,
+                                             int64_t project_id,
+                                             int64_t now_us) const {
   experiment_submitted ev;
   ev.experiment_id = state::next_experiment_id(st_);
   ev.owner = owner;
@@ -60,15 +54,32 @@ decision master_core::create_experiment(const nlohmann::json& config,
     d.refusal = make_error(errc::invalid_argument,
                            "resources.resource_pool: no resource pool named '"
                                + ev.pool + "'");
-    return d;
+    return ev;
   }
   if (auto why = project_for(config, ev.pool, project_id); !why.empty()) {
     d.refusal =
         make_error(project_id < 0 ? errc::not_found : errc::invalid_argument,
                    std::move(why));
-    return d;
+    return ev;
   }
   ev.project_id = project_id;
+  return ev;
+}
+
+decision master_core::submit_experiment(const nlohmann::json& config,
+                                        const std::string& owner,
+                                        int64_t now_us) {
+  return create_experiment(config, owner, true, false, now_us);
+}
+
+decision master_core::create_experiment(const nlohmann::json& config,
+                                        const std::string& owner, bool activate,
+                                        bool model_definition_pending,
+                                        int64_t now_us, int64_t project_id) {
+  decision d;
+  auto ev = submission(d, config, owner, project_id, now_us);
+  if (d.refusal)
+    return d;
   if (auto warm = warm_start_checkpoint(st_, config); !warm) {
     d.refusal = std::move(warm.error());
     return d;
@@ -133,7 +144,7 @@ decision master_core::drive(decision d, int64_t now_us) {
     auto id = *d.searchers.begin();
     d.searchers.erase(d.searchers.begin());
     auto e = state::find_experiment(st_, id);
-    if (e == nullptr || state::is_terminal(e->status)) {
+    if (e == nullptr || e->unmanaged || state::is_terminal(e->status)) {
       searchers_.erase(id);
       continue;
     }
@@ -341,7 +352,7 @@ void master_core::after_trial_exit(decision& d, int64_t trial_id,
 void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
                                           int64_t now_us) {
   const auto& e = st_.experiments.at(experiment_id);
-  if (state::is_terminal(e.status)
+  if (e.unmanaged || state::is_terminal(e.status)
       || state::live_trial_count(st_, experiment_id) > 0)
     return;
   // A searcher that shut down creates nothing more, whatever inputs it
@@ -384,6 +395,8 @@ master_core::user_state_change(decision& d, int64_t id, const char* to,
                            "experiment " + std::to_string(id) + " not found");
     return nullptr;
   }
+  if (unmanaged_refusal(d, *e, verb))
+    return nullptr;
   auto from = state::to_string(e->status);
   experiment_state_changed ev{id, to, std::string{verb} + " by user", now_us};
   if (!emit(d, ev)) {

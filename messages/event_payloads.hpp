@@ -194,6 +194,8 @@ template <class F> void fields(F& f, experiment_submitted& x) {
   f.opt("at_us", x.at_us);
   f.opt("model_definition_pending", x.model_definition_pending);
   f.opt("project_id", x.project_id);
+  f.opt("unmanaged", x.unmanaged);
+  f.opt("external_id", x.external_id);
 }
 
 template <class F> void fields(F& f, experiment_model_stored& x) {
@@ -523,6 +525,7 @@ inline void validate(const experiment_resources_changed& x) {
 #include "messages/event_payloads_experiments.hpp"      // IWYU pragma: keep
 #include "messages/event_payloads_records.hpp"          // IWYU pragma: keep
 #include "messages/event_payloads_runs.hpp"             // IWYU pragma: keep
+#include "messages/event_payloads_unmanaged.hpp"        // IWYU pragma: keep
 #include "messages/event_payloads_webhooks.hpp"         // IWYU pragma: keep
 
 namespace det::payload {

@@ -71,6 +71,12 @@ std::string stream(const runs_deleted& x) {
 std::string stream(const trial_log_policy_matched& x) {
   return "trial/" + std::to_string(x.trial_id);
 }
+std::string stream(const unmanaged_trial_created& x) {
+  return "trial/" + std::to_string(x.trial_id);
+}
+std::string stream(const unmanaged_trial_state_set& x) {
+  return "trial/" + std::to_string(x.trial_id);
+}
 std::string stream(const experiment_archived& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }

@@ -28,6 +28,7 @@
 #include "messages/events_instances.hpp"
 #include "messages/events_records.hpp"
 #include "messages/events_runs.hpp"
+#include "messages/events_unmanaged.hpp"
 #include "messages/events_webhooks.hpp"
 #include "messages/priority.hpp"
 
@@ -186,6 +187,12 @@ struct experiment_submitted {
   /// The project it is created in; 0 (older logs) means project 1,
   /// "Uncategorized".
   int64_t project_id = 0;
+  /// Created with `unmanaged: true`: its trials run outside the cluster
+  /// (messages/events_unmanaged.hpp); it has no searcher and no model
+  /// definition, and starts PAUSED. `external_id` is the name a client
+  /// puts it by (PUT /api/v1/experiments/by-external-id/{id}), "" for none.
+  bool unmanaged = false;
+  std::string external_id;
 };
 
 /// The model definition of an experiment created with
@@ -449,7 +456,9 @@ using domain_event = std::variant<
     // messages/events_continue.hpp
     experiment_continued,
     // messages/events_runs.hpp
-    runs_archived, runs_deleted, trial_log_policy_matched>;
+    runs_archived, runs_deleted, trial_log_policy_matched,
+    // messages/events_unmanaged.hpp
+    unmanaged_trial_created, unmanaged_trial_state_set>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

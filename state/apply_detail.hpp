@@ -102,6 +102,9 @@ verdict apply_one(cluster_state& s, const experiment_continued& ev);
 verdict apply_one(cluster_state& s, const runs_archived& ev);
 verdict apply_one(cluster_state& s, const runs_deleted& ev);
 verdict apply_one(cluster_state& s, const trial_log_policy_matched& ev);
+// apply_unmanaged.cpp
+verdict apply_one(cluster_state& s, const unmanaged_trial_created& ev);
+verdict apply_one(cluster_state& s, const unmanaged_trial_state_set& ev);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

@@ -6,6 +6,7 @@
 // pending again.
 
 #include "state/apply_detail.hpp"
+#include "state/queries.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -55,6 +56,11 @@ verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
     return "unknown pool " + quote(ev.pool);
   if (ev.project_id > 1 && s.projects.count(ev.project_id) == 0)
     return "unknown project " + std::to_string(ev.project_id);
+  if (!ev.external_id.empty() && !ev.unmanaged)
+    return "only an unmanaged experiment has an external id";
+  if (!ev.external_id.empty()
+      && find_unmanaged_experiment(s, ev.external_id) != nullptr)
+    return "external experiment id " + quote(ev.external_id) + " is taken";
   experiment_info e;
   e.project_id = ev.project_id > 0 ? ev.project_id : 1;
   e.id = ev.experiment_id;
@@ -68,6 +74,13 @@ verdict apply_one(cluster_state& s, const experiment_submitted& ev) {
   e.submitted_at_us = ev.at_us;
   e.state_changed_at_us = ev.at_us;
   e.model_definition_pending = ev.model_definition_pending;
+  e.unmanaged = ev.unmanaged;
+  e.external_id = ev.external_id;
+  if (e.unmanaged) {
+    e.status = experiment_status::paused;
+    e.status_reason = "unmanaged: its trials set their own states";
+    e.model_definition_pending = false;
+  }
   if (auto r = ev.config.find("resources");
       r != ev.config.end() && r->is_object())
     if (auto m = r->find("max_slots"); m != r->end() && m->is_number_integer()
@@ -97,6 +110,9 @@ verdict apply_one(cluster_state& s, const experiment_state_changed& ev) {
   experiment_status to;
   if (!from_string(ev.state, to))
     return "unknown experiment state " + quote(ev.state);
+  if (i->second.unmanaged)
+    return experiment_name(ev.experiment_id)
+           + " is unmanaged: its state follows its trials'";
   if (auto why = check_transition(i->second, to, s); !why.empty())
     return why;
   i->second.status = to;
@@ -202,6 +218,8 @@ verdict apply_one(cluster_state& s, const experiment_continued& ev) {
   if (i == s.experiments.end())
     return "unknown " + experiment_name(ev.experiment_id);
   auto& e = i->second;
+  if (e.unmanaged)
+    return experiment_name(ev.experiment_id) + " is unmanaged";
   if (!is_terminal(e.status))
     return experiment_name(ev.experiment_id) + " is " + to_string(e.status)
            + "; only an ended experiment is continued";

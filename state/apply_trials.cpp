@@ -34,6 +34,10 @@ verdict find_holding(cluster_state& s, int64_t id, const std::string& alloc,
                      trial_info*& out) {
   if (auto why = find(s, id, out); !why.empty())
     return why;
+  // An unmanaged trial reports with its user's session, never an
+  // allocation: whatever state its client set.
+  if (alloc.empty() && s.experiments.at(out->experiment_id).unmanaged)
+    return {};
   if (!out->allocation)
     return trial_name(id) + " is " + to_string(out->status)
            + " and holds no allocation";
@@ -43,8 +47,19 @@ verdict find_holding(cluster_state& s, int64_t id, const std::string& alloc,
   return {};
 }
 
+/// Refuses the master's trial lifecycle for a trial of an unmanaged
+/// experiment: its client sets its state (apply_unmanaged.cpp).
+verdict managed(const experiment_info& e) {
+  if (e.unmanaged)
+    return "experiment " + std::to_string(e.id)
+           + " is unmanaged: its trials set their own states";
+  return {};
+}
+
 verdict check_placement(const cluster_state& s, const trial_info& t,
                         const experiment_info& e, const trial_placed& ev) {
+  if (auto why = managed(e); !why.empty())
+    return why;
   if (t.status != trial_status::pending)
     return trial_name(t.id) + " is " + to_string(t.status) + ", not pending";
   if (e.status != experiment_status::active)
@@ -113,7 +128,7 @@ std::pair<std::string, bool> searcher_metric(const experiment_info& e) {
 void queue_searcher_input(cluster_state& s, const trial_info& t,
                           searcher_input in) {
   auto& e = s.experiments.at(t.experiment_id);
-  if (is_terminal(e.status))
+  if (is_terminal(e.status) || e.unmanaged)
     return;
   in.seq = ++e.searcher_inputs_queued;
   in.trial_id = t.id;
@@ -180,6 +195,8 @@ verdict apply_one(cluster_state& s, const trial_created& ev) {
       && e->second.status != experiment_status::paused)
     return "experiment " + std::to_string(ev.experiment_id) + " is "
            + to_string(e->second.status);
+  if (auto why = managed(e->second); !why.empty())
+    return why;
   trial_info t;
   t.id = ev.trial_id;
   t.experiment_id = ev.experiment_id;
@@ -333,6 +350,8 @@ verdict apply_one(cluster_state& s, const trial_restarted& ev) {
   trial_info* t = nullptr;
   if (auto why = find(s, ev.trial_id, t); !why.empty())
     return why;
+  if (auto why = managed(s.experiments.at(t->experiment_id)); !why.empty())
+    return why;
   if (t->status != trial_status::exited)
     return trial_name(t->id) + " is " + to_string(t->status) + ", not exited";
   const auto& e = s.experiments.at(t->experiment_id);
@@ -352,6 +371,8 @@ verdict close_trial(cluster_state& s, int64_t id, trial_status to,
                     const std::string& reason, int64_t at_us) {
   trial_info* t = nullptr;
   if (auto why = find(s, id, t); !why.empty())
+    return why;
+  if (auto why = managed(s.experiments.at(t->experiment_id)); !why.empty())
     return why;
   if (t->status != trial_status::pending && t->status != trial_status::exited)
     return trial_name(t->id) + " is " + to_string(t->status)

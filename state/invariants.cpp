@@ -138,7 +138,8 @@ struct checker {
             || t->second.experiment_id != id)
           fail(name + " lists trial " + std::to_string(tid)
                + " twice, or a trial that is not its own");
-        else if (is_terminal(e.status) && !is_terminal(t->second.status))
+        else if (is_terminal(e.status) && !is_terminal(t->second.status)
+                 && !(e.unmanaged && t->second.status == trial_status::pending))
           fail(name + " is " + to_string(e.status) + " but trial "
                + std::to_string(tid) + " is " + to_string(t->second.status));
       }
@@ -167,6 +168,15 @@ struct checker {
         fail(name + " has " + std::to_string(t.restarts)
              + " restarts, more than max_restarts allows for "
              + to_string(t.status));
+      if (e->second.unmanaged) {
+        // Run outside the cluster: never an allocation, never placed.
+        if (t.allocation || t.status == trial_status::assigned
+            || t.status == trial_status::checkpointing
+            || t.status == trial_status::exited)
+          fail(name + " of an unmanaged experiment is " + to_string(t.status)
+               + (t.allocation ? " and holds an allocation" : ""));
+        continue;
+      }
       if (holds_allocation(t.status) != t.allocation.has_value()) {
         fail(name + " is " + to_string(t.status)
              + (t.allocation ? " but holds an allocation"

@@ -217,6 +217,11 @@ struct experiment_info {
   /// The project it belongs to (experiment_submitted, experiment_moved);
   /// 1, "Uncategorized", for experiments of older logs.
   int64_t project_id = 1;
+  /// Its trials run outside the cluster and set their own states; its own
+  /// state follows from theirs (state/apply_unmanaged.cpp). Never
+  /// scheduled, no searcher. `external_id`: its client's name for it.
+  bool unmanaged = false;
+  std::string external_id;
 };
 
 /// One run of a trial on its slots.
@@ -317,6 +322,10 @@ struct trial_info {
   std::string retries_canceled_by;
   /// Agents its allocations are kept off (exclude_node policies).
   std::vector<std::string> excluded_agents;
+  /// An unmanaged trial's client's name for it (PUT /api/v1/trials), and
+  /// when its client last set its state.
+  std::string external_id;
+  int64_t last_activity_us = 0;
 };
 
 /// A user account. `id` is its creation order (1 = first user).

@@ -122,6 +122,8 @@ template <class F> void fields(F& f, experiment_info& x) {
   f.opt("archived", x.archived);
   f.opt("max_slots", x.max_slots);
   f.opt("project_id", x.project_id);
+  f.opt("unmanaged", x.unmanaged);
+  f.opt("external_id", x.external_id);
 }
 
 template <class F> void fields(F& f, allocation_info& x) {
@@ -186,6 +188,8 @@ template <class F> void fields(F& f, trial_info& x) {
   f.opt("log_policies_fired", x.log_policies_fired);
   f.opt("retries_canceled_by", x.retries_canceled_by);
   f.opt("excluded_agents", x.excluded_agents);
+  f.opt("external_id", x.external_id);
+  f.opt("last_activity_us", x.last_activity_us);
 }
 
 template <class F> void fields(F& f, user_info& x) {

@@ -145,6 +145,29 @@ const trial_info* find_listed_trial(const cluster_state& s, int64_t id) {
   return t != nullptr && !t->deleted ? t : nullptr;
 }
 
+const experiment_info*
+find_unmanaged_experiment(const cluster_state& s,
+                          const std::string& external_id) {
+  if (external_id.empty())
+    return nullptr;
+  for (const auto& [id, e] : s.experiments)
+    if (e.unmanaged && e.external_id == external_id)
+      return &e;
+  return nullptr;
+}
+
+const trial_info* find_unmanaged_trial(const cluster_state& s,
+                                       const experiment_info& e,
+                                       const std::string& external_id) {
+  if (external_id.empty())
+    return nullptr;
+  for (auto id : e.trial_ids)
+    if (auto t = find_trial(s, id);
+        t != nullptr && t->external_id == external_id)
+      return t;
+  return nullptr;
+}
+
 const trial_info* trial_of_allocation(const cluster_state& s,
                                       const std::string& allocation_id) {
   auto i = s.allocations.find(allocation_id);
@@ -251,7 +274,7 @@ std::vector<const trial_info*> pending_trials(const cluster_state& s,
   std::vector<std::pair<int32_t, const trial_info*>> keyed;
   for (const auto& [id, e] : s.experiments) {
     if (e.pool != pool || e.status != experiment_status::active
-        || e.model_definition_pending)
+        || e.model_definition_pending || e.unmanaged)
       continue;
     auto trials = trials_of_experiment(s, id);
     // An experiment with a max_slots limit offers no more pending trials

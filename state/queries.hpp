@@ -63,6 +63,15 @@ const trial_info* find_listed_trial(const cluster_state& s, int64_t id);
 /// terminated: no new work goes to it.
 bool on_terminating_instance(const cluster_state& s, const agent_info& a);
 
+/// The unmanaged experiment a client named `external_id`, or nullptr.
+const experiment_info*
+find_unmanaged_experiment(const cluster_state& s,
+                          const std::string& external_id);
+/// The trial of unmanaged experiment `e` its client named `external_id`.
+const trial_info* find_unmanaged_trial(const cluster_state& s,
+                                       const experiment_info& e,
+                                       const std::string& external_id);
+
 /// The trial holding live allocation `allocation_id`, or nullptr.
 const trial_info* trial_of_allocation(const cluster_state& s,
                                       const std::string& allocation_id);

@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 44;
+constexpr int kinds = 45;
 
 // Failures weighted up so that restarts run out now and then.
 const std::vector<std::string> exit_reasons{
@@ -21,12 +21,45 @@ const std::vector<std::string> exit_reasons{
 
 } // namespace
 
+namespace {
+
+/// Whether `ev` is the master's lifecycle of a trial or experiment that is
+/// unmanaged (its client sets its states): apply refuses those.
+bool drives_unmanaged(const cluster_state& s, const domain_event& ev) {
+  auto unmanaged_exp = [&s](int64_t id) {
+    auto e = s.experiments.find(id);
+    return e != s.experiments.end() && e->second.unmanaged;
+  };
+  auto unmanaged_trial = [&](int64_t id) {
+    auto t = s.trials.find(id);
+    return t != s.trials.end() && unmanaged_exp(t->second.experiment_id);
+  };
+  if (auto x = std::get_if<trial_created>(&ev))
+    return unmanaged_exp(x->experiment_id);
+  if (auto x = std::get_if<experiment_state_changed>(&ev))
+    return unmanaged_exp(x->experiment_id);
+  if (auto x = std::get_if<experiment_continued>(&ev))
+    return unmanaged_exp(x->experiment_id);
+  if (auto x = std::get_if<trial_placed>(&ev))
+    return unmanaged_trial(x->trial_id);
+  if (auto x = std::get_if<trial_errored>(&ev))
+    return unmanaged_trial(x->trial_id);
+  if (auto x = std::get_if<trial_canceled>(&ev))
+    return unmanaged_trial(x->trial_id);
+  if (auto x = std::get_if<trial_restarted>(&ev))
+    return unmanaged_trial(x->trial_id);
+  return false;
+}
+
+} // namespace
+
 domain_event command_generator::next(const cluster_state& s) {
   // Until there is a pool, nothing else can happen.
   if (s.pools.empty())
     return *try_kind(s, 0);
   for (;;)
-    if (auto ev = try_kind(s, static_cast<int>(below(kinds))))
+    if (auto ev = try_kind(s, static_cast<int>(below(kinds)));
+        ev && !drives_unmanaged(s, *ev))
       return *ev;
 }
 
@@ -120,8 +153,14 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     e.slots_per_trial = static_cast<int32_t>(1 + below(3));
     e.config = {{"searcher", {{"metric", "loss"}}}};
     e.at_us = tick();
-    // Some are created as the API does, their model definition pending.
+    // Some are created as the API does, their model definition pending;
+    // some are unmanaged (their trials come from case 44).
     e.model_definition_pending = chance(30);
+    if (!e.model_definition_pending && chance(15)) {
+      e.unmanaged = true;
+      if (chance(50))
+        e.external_id = "ext-" + std::to_string(e.experiment_id);
+    }
     return e;
   }
   case 9:
@@ -367,7 +406,7 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     if (all.empty())
       return std::nullopt;
     const auto& e = *pick(all);
-    if (is_terminal(e.status) && chance(10))
+    if (is_terminal(e.status) && chance(20))
       return experiment_deleted{e.id, "u1", tick()};
     if (is_terminal(e.status) && !e.archived && chance(30)) {
       experiment_continued c;
@@ -405,6 +444,34 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
                              {"l" + std::to_string(below(5))},
                              "u1",
                              tick()};
+  }
+  case 44: {
+    // Unmanaged trials: created (or put again by their external id), and
+    // set to any state their client likes.
+    auto unmanaged = where(
+        s.experiments, [](const experiment_info& e) { return e.unmanaged; });
+    if (unmanaged.empty())
+      return std::nullopt;
+    const auto& e = *pick(unmanaged);
+    if (e.trial_ids.empty() || chance(30)) {
+      auto ext = chance(50) ? "t" + std::to_string(below(3)) : std::string{};
+      auto known = find_unmanaged_trial(s, e, ext);
+      return unmanaged_trial_created{
+          known ? known->id : next_trial_id(s),
+          e.id,
+          ext,
+          {{"lr", static_cast<double>(below(100)) / 1000.0}},
+          "u1",
+          tick()};
+    }
+    auto tid = e.trial_ids[below(e.trial_ids.size())];
+    if (s.trials.at(tid).deleted)
+      return std::nullopt;
+    static const char* states[] = {"PAUSED", "RUNNING", "COMPLETED", "CANCELED",
+                                   "ERROR"};
+    auto st = std::string{states[below(5)]};
+    return unmanaged_trial_state_set{
+        tid, e.id, st, st == "RUNNING" && chance(50), "", "u1", tick()};
   }
   case 43: {
     // Runs of an experiment with trials: one ended, undeleted trial deleted

@@ -152,6 +152,9 @@ inline std::vector<domain_event> one_of_each() {
       trial_log_policy_matched{9, 3, "CUDA OOM", ".*CUDA out of memory.*",
                                "cancel_retries", "agent-1",
                                "RuntimeError: CUDA out of memory", 4700},
+      unmanaged_trial_created{12, 4, "run-a", {{"lr", 0.1}}, "alice", 4800},
+      unmanaged_trial_state_set{12, 4, "RUNNING", true, "started", "alice",
+                                4900},
   };
 }
 
