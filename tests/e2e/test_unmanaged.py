@@ -7,6 +7,7 @@ it, the experiment's state follows its trial's, a restart and det-replay
 agree, and requests that make no sense are refused naming the field."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -130,6 +131,25 @@ def test_an_unmanaged_script_fails_then_resumes_the_same_trial_and_completes(
     assert [m.steps_completed for m in t.iter_metrics("validation")] == [5, 10]
     ckpts = sdk.get_experiment(exp["id"]).list_checkpoints()
     assert sorted(k.metadata["steps_completed"] for k in ckpts) == [5, 10]
+
+    # The det CLI lists and describes it as any experiment.
+    det = shutil.which("det")
+    if det:
+        env = dict(os.environ, DET_MASTER=c.url, HOME=tmp, DET_USER="admin", DET_PASS="")
+        out = subprocess.run([det, "experiment", "list", "--csv"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
+        rows = [l.split(",") for l in out.stdout.splitlines()]
+        assert [r[:3] for r in rows[1:]] == [[str(exp["id"]), "admin", "offsite"]], rows
+        assert "COMPLETED" in rows[1], rows
+        out = subprocess.run([det, "experiment", "describe", str(exp["id"]), "--json"],
+                             env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
+        [described] = json.loads(out.stdout)
+        assert described["experiment"]["unmanaged"] is True, described["experiment"]
+        out = subprocess.run([det, "trial", "describe", str(trial["id"])], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and "COMPLETED" in out.stdout, out.stdout + out.stderr
 
     # Not the master's to drive; a managed trial is not the client's.
     status, body = c.post("/api/v1/experiments/%d/pause" % exp["id"])
