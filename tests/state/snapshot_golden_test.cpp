@@ -163,6 +163,8 @@ cluster_state every_field_set() {
   t.log_policies_fired = {"CUDA OOM", "ecc"};
   t.retries_canceled_by = "CUDA OOM";
   t.excluded_agents = {"ag-2"};
+  t.external_id = "run-a";
+  t.last_activity_us = 1024;
   s.trials[t.id] = t;
   s.allocations["7.2"] = 7;
 
@@ -170,6 +172,8 @@ cluster_state every_field_set() {
   s.sessions["abc123"] = "alice";
 
   s.experiments[3].project_id = 2;
+  s.experiments[3].unmanaged = true;
+  s.experiments[3].external_id = "sweep-1";
   s.workspaces[2] = workspace_info{
       2,     "lab",   true, {{"agentUid", 7}}, {{"type", "s3"}}, "gpu",
       "aux", "alice", 1022};
