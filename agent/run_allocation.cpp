@@ -34,9 +34,10 @@ int run_allocation(const run_allocation_options& o) {
     return fail(o.start_file + ": not a start frame");
   const auto& s = frame->start;
   auto cluster = s.env.find("DET_CLUSTER_ID");
-  auto dir = prepare_allocation_dir(
+  const char* rank = std::getenv("DET_POD_RANK");
+  auto dir = prepare_pod_allocation_dir(
       o.work_dir, cluster != s.env.end() ? cluster->second : "", o.master_url,
-      s.allocation_id);
+      s.allocation_id, rank != nullptr ? rank : "");
   if (!dir)
     return fail("cannot prepare the allocation's folder: "
                 + render(dir.error()));

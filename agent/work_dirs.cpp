@@ -68,4 +68,13 @@ prepare_allocation_dir(const std::string& work_dir,
                         + base.string() + " belongs to another master");
 }
 
+caf::expected<std::string> prepare_pod_allocation_dir(
+    const std::string& work_dir, const std::string& cluster_id,
+    const std::string& master, const std::string& allocation_id,
+    const std::string& pod_rank) {
+  return prepare_allocation_dir(
+      work_dir, cluster_id, master,
+      pod_rank.empty() ? allocation_id : allocation_id + "-rank" + pod_rank);
+}
+
 } // namespace det::agent

@@ -24,4 +24,14 @@ prepare_allocation_dir(const std::string& work_dir,
                        const std::string& cluster_id, const std::string& master,
                        const std::string& allocation_id);
 
+/// prepare_allocation_dir for one pod of a multi-pod allocation (the
+/// Kubernetes resource manager's `pod_rank`, "" for a single pod): each
+/// rank gets a folder of its own, "<allocation>-rank<N>", so that pods of
+/// one allocation sharing a host (a test bed's nodes) never empty each
+/// other's folder.
+[[nodiscard]] caf::expected<std::string> prepare_pod_allocation_dir(
+    const std::string& work_dir, const std::string& cluster_id,
+    const std::string& master, const std::string& allocation_id,
+    const std::string& pod_rank);
+
 } // namespace det::agent

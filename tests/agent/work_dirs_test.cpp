@@ -41,6 +41,22 @@ TEST_F(work_dirs, two_clusters_allocations_of_one_id_get_folders_of_their_own) {
   EXPECT_TRUE(fs::exists(fs::path{*a} / "work.txt"));
 }
 
+TEST_F(work_dirs, pods_of_one_allocation_on_one_host_keep_their_own_folders) {
+  // Rank 0 starts; rank 1 of the same allocation, same master, starts on
+  // the same host while rank 0 works: rank 0's files stay.
+  auto r0 = prepare_pod_allocation_dir(root.string(), "c", "m", "1.1", "0");
+  ASSERT_TRUE(r0) << render(r0.error());
+  std::ofstream{fs::path{*r0} / "work.txt"} << "rank 0's work";
+  auto r1 = prepare_pod_allocation_dir(root.string(), "c", "m", "1.1", "1");
+  ASSERT_TRUE(r1) << render(r1.error());
+  EXPECT_NE(*r0, *r1);
+  EXPECT_TRUE(fs::exists(fs::path{*r0} / "work.txt"));
+  // A single pod keeps the allocation's own name.
+  auto one = prepare_pod_allocation_dir(root.string(), "c", "m", "2.1", "");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(fs::path{*one}.filename(), "2.1");
+}
+
 TEST_F(work_dirs, folders_are_private_to_the_agents_user) {
   auto a = prepare_allocation_dir(root.string(), "c", "m", "7.1");
   ASSERT_TRUE(a);
