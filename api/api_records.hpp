@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 
 namespace det::api {
@@ -41,6 +43,24 @@ bool descending_query(const http::http_request& req, const http::responder& res,
                       bool& out);
 
 void add_workspace_routes(http::router& r, ctx_ptr ctx);
+
+/// api_namespaces.cpp: a body's clusterNamespaceMeta as {cluster name:
+/// namespace} ("" for the default namespace; with `patch`, a meta without
+/// a namespace unbinds), empty when absent; nothing once answered 400
+/// (det-agents, a bad name, auto-creation or quotas asked for).
+std::optional<std::map<std::string, std::string>>
+namespace_meta(const ctx_ptr& ctx, const nlohmann::json& body,
+               const http::responder& res, bool patch);
+/// Calls `then` once every namespace of `set` exists on the API server;
+/// else answers 400 naming the missing one.
+void with_checked_namespaces(const ctx_ptr& ctx, const http::responder& res,
+                             const std::map<std::string, std::string>& set,
+                             std::function<void()> then);
+/// Workspace `id`'s binding for this master's cluster, as upstream's
+/// namespaceBindings map ({} under det-agents).
+nlohmann::json namespace_bindings_of(const ctx_ptr& ctx,
+                                     const state::cluster_state& s, int64_t id);
+void add_namespace_binding_routes(http::router& r, ctx_ptr ctx);
 void add_template_routes(http::router& r, ctx_ptr ctx);
 void add_model_routes(http::router& r, ctx_ptr ctx);
 /// api_webhooks.cpp

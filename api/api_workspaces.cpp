@@ -2,6 +2,7 @@
 // workspaces a resource pool is bound to (`det workspace ...`, `det project
 // ...`, `det experiment move`, `det resource-pool bindings ...`).
 
+#include "api/api_auth.hpp"
 #include "api/api_records.hpp"
 #include "api/records_views.hpp"
 #include "http/grpc_error.hpp"
@@ -79,15 +80,40 @@ render_fn workspace_view(int64_t id) {
   };
 }
 
-/// After a create or an edit: the CLI iterates namespaceBindings (a
-/// Kubernetes matter this master has none of), so it is always there.
-render_fn workspace_written(int64_t id) {
-  return [id](const state::cluster_state& s, int64_t) {
+/// After a create or an edit: the workspace, and under Kubernetes its
+/// namespace binding when the request set one (the CLI iterates
+/// namespaceBindings, so it is always there).
+render_fn workspace_written(const ctx_ptr& ctx, int64_t id, bool bound) {
+  return [ctx, id, bound](const state::cluster_state& s, int64_t) {
     auto j = workspace_response(s, id);
     if (!j.is_null())
-      j["namespaceBindings"] = json::object();
+      j["namespaceBindings"] =
+          bound ? namespace_bindings_of(ctx, s, id) : json::object();
     return j;
   };
+}
+
+/// Create or edit: clusterNamespaceMeta checked (the namespaces looked up)
+/// before the command, which gets them as `namespaces`.
+void write_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res, const char* op, json body,
+                     bool patch) {
+  auto set = namespace_meta(ctx, body, res, patch);
+  if (!set)
+    return;
+  if (!set->empty() && !require_admin(req, res))
+    return;
+  body.erase("clusterNamespaceMeta");
+  body.erase("clusterQuotaPairs");
+  bool bound = !set->empty();
+  if (bound)
+    body["namespaces"] = *set;
+  with_checked_namespaces(ctx, res, *set, [ctx, req, res, op, body, bound] {
+    record_write_then_view(
+        ctx, req, res, op, body, [ctx, bound](const json& reply) {
+          return workspace_written(ctx, reply.value("id", 0), bound);
+        });
+  });
 }
 
 render_fn project_view(int64_t id) {
@@ -191,19 +217,15 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
         });
   r.post("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
     if (auto body = json_body(req, res))
-      record_write_then_view(ctx, req, res, "workspace.create", *body,
-                             [](const json& reply) {
-                               return workspace_written(reply.value("id", 0));
-                             });
+      write_workspace(ctx, req, res, "workspace.create", std::move(*body),
+                      false);
   });
   r.patch("/api/v1/workspaces/{id}", [ctx](http::http_request req,
                                            responder res) {
     if (auto body = body_with_id(req, res, "id", "id"))
-      record_write_then_view(ctx, req, res, "workspace.edit", *body,
-                             [](const json& reply) {
-                               return workspace_written(reply.value("id", 0));
-                             });
+      write_workspace(ctx, req, res, "workspace.edit", std::move(*body), true);
   });
+  add_namespace_binding_routes(r, ctx);
   r.del("/api/v1/workspaces/{id}",
         [ctx](http::http_request req, responder res) {
           if (auto id = id_param(req, res))

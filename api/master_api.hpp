@@ -97,6 +97,12 @@ struct api_context {
   /// Nodes shown as agents (resource_manager type kubernetes); null: the
   /// agent routes show the state's agents (api/node_agents.hpp).
   std::shared_ptr<node_agents> nodes;
+  /// With resource_manager type kubernetes: checks that namespace `ns`
+  /// exists, off the calling thread, and calls `done` once, on any thread,
+  /// with "" or why not. Null: the master runs det-agents, and
+  /// workspace-namespace bindings are refused as upstream refuses them.
+  std::function<void(std::string ns, std::function<void(std::string)> done)>
+      check_namespace;
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
   /// Deletes experiment `id`'s TensorBoard files from checkpoint storage

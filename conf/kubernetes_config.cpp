@@ -1,6 +1,6 @@
 #include "conf/kubernetes_config.hpp"
 
-#include <regex>
+#include "util/text.hpp"
 
 namespace det::conf {
 
@@ -17,8 +17,7 @@ std::string kubernetes_rm_config::task_master_url(uint16_t master_port) const {
 void read_kubernetes_rm(object_reader& rm, kubernetes_rm_config& out) {
   rm.alias("namespace", "default_namespace");
   out.default_namespace = rm.str("default_namespace", out.default_namespace);
-  static const std::regex dns_label("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-  if (!std::regex_match(out.default_namespace, dns_label))
+  if (!util::dns_label_problem(out.default_namespace).empty())
     rm.fail("default_namespace", "not a Kubernetes namespace name: \""
                                      + out.default_namespace + "\"");
   auto max = rm.opt_integer("max_slots_per_pod", 0, 1'000'000);
@@ -55,10 +54,10 @@ void read_kubernetes_rm(object_reader& rm, kubernetes_rm_config& out) {
                 {"http", "https"});
   out.leave_kubernetes_resources =
       rm.boolean("leave_kubernetes_resources", false);
+  out.cluster_name = rm.str("cluster_name", "");
   // Upstream keys kept but not acted on.
   rm.allow({"fluent", "determined_master_ip", "name", "metadata", "credentials",
-            "cluster_name", "default_aux_resource_pool",
-            "default_compute_resource_pool"});
+            "default_aux_resource_pool", "default_compute_resource_pool"});
 }
 
 nlohmann::json pod_spec_of(const nlohmann::json* tcd,

@@ -32,6 +32,9 @@ struct kubernetes_rm_config {
   uint16_t determined_master_port = 0; ///< 0 = the master's port
   std::string determined_master_scheme = "http";
   bool leave_kubernetes_resources = false;
+  /// `cluster_name`: the name workspace-namespace bindings give this
+  /// cluster ("" when unset; a request naming no cluster means it).
+  std::string cluster_name;
 
   /// scheme://host:port tasks are given (DET_MASTER).
   std::string task_master_url(uint16_t master_port) const;

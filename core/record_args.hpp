@@ -87,8 +87,8 @@ inline json object(const json& a, const char* key, const json& fallback) {
 }
 
 inline std::vector<std::string>
-labels(const json& a, const char* key,
-       const std::vector<std::string>& fallback) {
+labels(const json& a, const char* key, const std::vector<std::string>& fallback,
+       const util::text_rules& rules = name_rules) {
   auto i = a.find(key);
   if (i == a.end() || i->is_null())
     return fallback;
@@ -101,7 +101,7 @@ labels(const json& a, const char* key,
       refuse(errc::invalid_argument,
              std::string{key} + "[]: expected a string");
     auto v = x.get<std::string>();
-    if (auto why = util::text_problem(v, name_rules); !why.empty())
+    if (auto why = util::text_problem(v, rules); !why.empty())
       refuse(errc::invalid_argument, std::string{key} + "[] " + why);
     out.push_back(std::move(v));
   }

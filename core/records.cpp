@@ -154,6 +154,68 @@ void workspace_fields(const cluster_state& s, const json& a,
   }
 }
 
+// -- workspace-namespace bindings ---------------------------------------------
+
+/// `key` of the arguments: {cluster name: namespace}, a namespace ""
+/// meaning the cluster's default one. The API checked that the cluster is
+/// this master's and the namespace exists; this checks what the log keeps.
+std::map<std::string, std::string> namespace_map(const json& a,
+                                                 const char* key) {
+  std::map<std::string, std::string> out;
+  if (!has(a, key))
+    return out;
+  const auto& m = a[key];
+  if (!m.is_object() || m.size() > 64)
+    refuse(errc::invalid_argument,
+           std::string{key} + ": expected {cluster name: namespace}");
+  for (const auto& [cluster, ns] : m.items()) {
+    if (auto why = util::text_problem(cluster, {255, false, true});
+        !why.empty())
+      refuse(errc::invalid_argument,
+             std::string{key} + ": a cluster name " + why);
+    auto field = std::string{key} + "." + cluster;
+    if (!ns.is_string())
+      refuse(errc::invalid_argument, field + ": expected a namespace");
+    auto n = ns.get<std::string>();
+    if (auto why = util::dns_label_problem(n); !n.empty() && !why.empty())
+      refuse(errc::invalid_argument,
+             field + ": '" + util::fit_text(n, {64, false, true}) + "' " + why);
+    out[cluster] = n;
+  }
+  return out;
+}
+
+/// The events that make `w`'s bindings those of `m` (each cluster named).
+void bind_namespaces(const state::workspace_info& w,
+                     const std::map<std::string, std::string>& m,
+                     const record_command& c, int64_t now, record_outcome& o) {
+  for (const auto& [cluster, ns] : m) {
+    auto i = w.namespaces.find(cluster);
+    if ((i == w.namespaces.end() ? std::string{} : i->second) != ns)
+      o.events.push_back(
+          stamped(workspace_namespace_bound{w.id, cluster, ns, {}, 0}, c, now));
+  }
+}
+
+/// {id, set: {cluster: namespace}} or {id, delete: [cluster, ...]}: a
+/// cluster to delete must have a binding (the default one is no binding).
+void workspace_namespaces(const cluster_state& s, const record_command& c,
+                          int64_t now, record_outcome& o) {
+  auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
+  auto m = namespace_map(c.args, "set");
+  for (const auto& cluster : labels(c.args, "delete", {}, {255, false, true})) {
+    if (w.namespaces.count(cluster) == 0)
+      refuse(errc::invalid_argument,
+             "workspace '" + w.name + "' has no namespace binding for cluster '"
+                 + cluster
+                 + "': it uses the default namespace, which cannot be "
+                   "unbound");
+    m[cluster] = "";
+  }
+  bind_namespaces(w, m, c, now, o);
+  o.reply = {{"id", w.id}};
+}
+
 void workspace_create(const cluster_state& s, const record_command& c,
                       int64_t now, record_outcome& o) {
   state::workspace_info w;
@@ -162,7 +224,9 @@ void workspace_create(const cluster_state& s, const record_command& c,
   workspace_fields(s, c.args, w);
   unique_workspace_name(s, w.name, 0);
   w.id = s.last_workspace_id + 1;
+  auto namespaces = namespace_map(c.args, "namespaces");
   o.events.push_back(stamped(to_event(w), c, now));
+  bind_namespaces(w, namespaces, c, now, o);
   o.reply = {{"id", w.id}};
 }
 
@@ -175,9 +239,11 @@ void workspace_edit(const cluster_state& s, const record_command& c,
     refuse_default(w.id, "workspace", "renamed");
     unique_workspace_name(s, w.name, w.id);
   }
+  auto namespaces = namespace_map(c.args, "namespaces");
   o.reply = {{"id", w.id}};
   if (!(w == before))
     o.events.push_back(stamped(to_event(w), c, now));
+  bind_namespaces(before, namespaces, c, now, o);
 }
 
 void workspace_archive(const cluster_state& s, const record_command& c,
@@ -517,6 +583,7 @@ const std::map<std::string, handler>& handlers() {
       {"workspace.edit", workspace_edit},
       {"workspace.archive", workspace_archive},
       {"workspace.delete", workspace_delete},
+      {"workspace.namespaces", workspace_namespaces},
       {"project.create", project_create},
       {"project.edit", project_edit},
       {"project.archive", project_archive},

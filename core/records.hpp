@@ -14,6 +14,9 @@
 //   workspace.edit    {id, ...the same, each optional}
 //   workspace.archive {id, archived}
 //   workspace.delete  {id}                  (refused while it has projects)
+//   workspace.namespaces {id, set: {cluster: namespace ("" = default)},
+//                      delete: [cluster]}   (the API checked the namespaces;
+//                      create and edit take `namespaces` as `set`)
 //   project.create    {workspaceId, name, description, key}  reply {id}
 //   project.edit      {id, name, description, key}
 //   project.archive   {id, archived}

@@ -32,52 +32,85 @@ int64_t job_runner::api_calls() const {
 }
 
 void job_runner::start() {
+  std::set<std::string> spaces{settings_.ns};
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    for (const auto& [alloc, ns] : alloc_ns_)
+      spaces.insert(ns);
+  }
+  for (const auto& ns : spaces)
+    watch_namespace(ns);
+}
+
+void job_runner::watch_namespace(const std::string& ns) {
   const auto selector = cluster_selector(settings_.cluster_id);
   std::lock_guard<std::mutex> g(mu_);
-  threads_.emplace_back([this, selector] {
+  if (stop_ || !watched_.insert(ns).second)
+    return;
+  threads_.emplace_back([this, selector, ns] {
     watch_options o;
     o.label_selector = selector;
     o.timeout_seconds = 120;
     watch_loop(
-        res_, pods_kind(), settings_.ns, o,
-        {[this](const std::vector<json>& items) { on_pods_synced(items); },
+        res_, pods_kind(), ns, o,
+        {[this, ns](const std::vector<json>& items) {
+           on_pods_synced(ns, items);
+         },
          [this](const watch_event& ev) { on_pod_event(ev.type, ev.object); },
          [this](const std::string& text) { note(text); }},
         stop_);
   });
-  threads_.emplace_back([this] {
+  threads_.emplace_back([this, ns] {
     watch_options o;
     o.timeout_seconds = 120;
-    watch_loop(res_, events_kind(), settings_.ns, o,
+    watch_loop(res_, events_kind(), ns, o,
                {{},
-                [this](const watch_event& ev) {
-                  if (ev.type != "ADDED" && ev.type != "MODIFIED")
-                    return;
-                  auto m = read_event(ev.object);
-                  if (!m)
-                    return;
-                  std::string alloc;
-                  {
-                    std::lock_guard<std::mutex> lock(mu_);
-                    for (const auto& [a, pods] : pods_)
-                      if (pods.count(m->pod) != 0)
-                        alloc = a;
-                    // The events watch can be ahead of the pods watch: the
-                    // scheduler's first FailedScheduling can name a pod not
-                    // seen yet, and it retries an unschedulable pod only
-                    // minutes later. Kept until the pod shows.
-                    if (alloc.empty()) {
-                      hold_message(m->pod, m->text);
-                      return;
-                    }
-                  }
-                  if (cb_.on_message)
-                    cb_.on_message(alloc, m->pod + ": " + m->text);
-                },
+                [this](const watch_event& ev) { on_event(ev); },
                 [this](const std::string& text) { note(text); }},
                stop_);
   });
 }
+
+void job_runner::on_event(const watch_event& ev) {
+  if (ev.type != "ADDED" && ev.type != "MODIFIED")
+    return;
+  auto m = read_event(ev.object);
+  if (!m)
+    return;
+  std::string alloc;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [a, pods] : pods_)
+      if (pods.count(m->pod) != 0)
+        alloc = a;
+    // The events watch can be ahead of the pods watch: the scheduler's
+    // first FailedScheduling can name a pod not seen yet, and it retries
+    // an unschedulable pod only minutes later. Kept until the pod shows.
+    if (alloc.empty()) {
+      hold_message(m->pod, m->text);
+      return;
+    }
+  }
+  if (cb_.on_message)
+    cb_.on_message(alloc, m->pod + ": " + m->text);
+}
+
+std::string job_runner::ns_of(const std::string& alloc) const {
+  auto i = alloc_ns_.find(alloc);
+  return i == alloc_ns_.end() ? settings_.ns : i->second;
+}
+
+namespace {
+
+std::string namespace_of_object(const json& obj) {
+  return obj.value("/metadata/namespace"_json_pointer, std::string{});
+}
+
+std::string name_of_object(const json& obj) {
+  return obj.value("/metadata/name"_json_pointer, std::string{});
+}
+
+} // namespace
 
 void job_runner::launch(const job_request& r) {
   auto objs = render_job(settings_, r);
@@ -88,11 +121,14 @@ void job_runner::launch(const job_request& r) {
       cb_.on_exit(r.allocation_id, 1);
     return;
   }
+  const auto ns = namespace_of(settings_, r);
   {
     std::lock_guard<std::mutex> g(mu_);
     expected_pods_[r.allocation_id] = objs->num_pods;
     pods_[r.allocation_id];
+    alloc_ns_[r.allocation_id] = ns;
   }
+  watch_namespace(ns);
   auto fail = [this, alloc = r.allocation_id](const std::string& what,
                                               const caf::error& err) {
     if (cb_.on_message)
@@ -106,7 +142,7 @@ void job_runner::launch(const job_request& r) {
       cb_.on_exit(alloc, 1);
   };
   int prio = r.priority;
-  bool ok = worker_->submit([this, objs = *objs, prio, fail] {
+  bool ok = worker_->submit([this, objs = *objs, prio, fail, ns] {
     bool need_pc = false;
     {
       std::lock_guard<std::mutex> g(mu_);
@@ -117,10 +153,9 @@ void job_runner::launch(const job_request& r) {
       if (!pc)
         return fail("create PriorityClass", pc.error());
     }
-    if (auto cm = res_.create(configmaps_kind(), settings_.ns, objs.config_map);
-        !cm)
+    if (auto cm = res_.create(configmaps_kind(), ns, objs.config_map); !cm)
       return fail("create ConfigMap", cm.error());
-    if (auto job = res_.create(jobs_kind(), settings_.ns, objs.job); !job)
+    if (auto job = res_.create(jobs_kind(), ns, objs.job); !job)
       return fail("create Job", job.error());
   });
   if (!ok)
@@ -128,56 +163,76 @@ void job_runner::launch(const job_request& r) {
 }
 
 void job_runner::kill(const std::string& alloc, int grace) {
-  (void)worker_->submit([this, alloc, grace] {
-    // By label, so a Job of this allocation is found whatever its name.
+  std::string ns;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    ns = ns_of(alloc);
+  }
+  (void)worker_->submit([this, alloc, grace, ns] {
+    // By name in its namespace, and by label in every namespace, so a Job
+    // of this allocation is found whatever its name and wherever it is.
     auto selector = cluster_selector(settings_.cluster_id) + ","
                     + allocation_label + "=" + label_value(alloc);
-    std::set<std::string> jobs{job_name(settings_.cluster_id, alloc)};
-    std::set<std::string> cms = jobs;
-    if (auto l = res_.list(jobs_kind(), settings_.ns, selector))
+    std::set<std::pair<std::string, std::string>> jobs{
+        {ns, job_name(settings_.cluster_id, alloc)}};
+    std::set<std::pair<std::string, std::string>> cms = jobs;
+    if (auto l = res_.list(jobs_kind(), "", selector))
       for (const auto& j : l->items)
-        jobs.insert(j.value("/metadata/name"_json_pointer, std::string{}));
-    if (auto l = res_.list(configmaps_kind(), settings_.ns, selector))
+        jobs.insert({namespace_of_object(j), name_of_object(j)});
+    if (auto l = res_.list(configmaps_kind(), "", selector))
       for (const auto& c : l->items)
-        cms.insert(c.value("/metadata/name"_json_pointer, std::string{}));
-    for (const auto& name : jobs)
-      if (auto err =
-              res_.remove(jobs_kind(), settings_.ns, name, "Background", grace);
+        cms.insert({namespace_of_object(c), name_of_object(c)});
+    for (const auto& [where, name] : jobs)
+      if (auto err = res_.remove(jobs_kind(), where, name, "Background", grace);
           err && cb_.on_message)
         cb_.on_message(alloc, "delete Job: " + render(err));
-    for (const auto& name : cms)
-      (void)res_.remove(configmaps_kind(), settings_.ns, name);
+    for (const auto& [where, name] : cms)
+      (void)res_.remove(configmaps_kind(), where, name);
   });
 }
 
 caf::expected<std::set<std::string>> job_runner::list_allocations() {
-  auto l = res_.list(jobs_kind(), settings_.ns,
-                     cluster_selector(settings_.cluster_id));
+  auto l = res_.list(jobs_kind(), "", cluster_selector(settings_.cluster_id));
   if (!l)
     return l.error();
   std::set<std::string> out;
+  std::lock_guard<std::mutex> g(mu_);
   for (const auto& j : l->items)
-    if (auto a = allocation_of(j); !a.empty())
+    if (auto a = allocation_of(j); !a.empty()) {
       out.insert(a);
+      if (auto ns = namespace_of_object(j); !ns.empty())
+        alloc_ns_[a] = ns;
+    }
   return out;
 }
 
 caf::expected<std::vector<std::string>>
 job_runner::delete_leftovers(const std::set<std::string>& known) {
   const auto selector = cluster_selector(settings_.cluster_id);
-  auto jobs = res_.list(jobs_kind(), settings_.ns, selector);
+  auto jobs = res_.list(jobs_kind(), "", selector);
   if (!jobs)
     return jobs.error();
-  auto cms = res_.list(configmaps_kind(), settings_.ns, selector);
+  auto cms = res_.list(configmaps_kind(), "", selector);
   if (!cms)
     return cms.error();
+  // leftovers() names them; the lists say where each is.
+  auto remove_named =
+      [this](const kind_path& kind, const std::vector<json>& items,
+             const std::vector<std::string>& names) -> caf::error {
+    for (const auto& n : names)
+      for (const auto& item : items)
+        if (name_of_object(item) == n)
+          if (auto err = res_.remove(kind, namespace_of_object(item), n))
+            return err;
+    return {};
+  };
   auto job_names = leftovers(jobs->items, settings_.cluster_id, known);
-  for (const auto& n : job_names)
-    if (auto err = res_.remove(jobs_kind(), settings_.ns, n, "Background"))
-      return err;
-  for (const auto& n : leftovers(cms->items, settings_.cluster_id, known))
-    if (auto err = res_.remove(configmaps_kind(), settings_.ns, n))
-      return err;
+  if (auto err = remove_named(jobs_kind(), jobs->items, job_names))
+    return err;
+  if (auto err =
+          remove_named(configmaps_kind(), cms->items,
+                       leftovers(cms->items, settings_.cluster_id, known)))
+    return err;
   return job_names;
 }
 
@@ -186,11 +241,17 @@ void job_runner::note(const std::string& text) {
     cb_.on_note(text);
 }
 
-void job_runner::on_pods_synced(const std::vector<json>& pods) {
+void job_runner::on_pods_synced(const std::string& ns,
+                                const std::vector<json>& pods) {
   std::vector<std::pair<std::string, std::string>> gone;
   {
+    // Only this namespace's list: pods of other namespaces are not gone.
     std::lock_guard<std::mutex> g(mu_);
-    gone = gone_pods(pods_, pods);
+    std::map<std::string, std::map<std::string, pod_status>> here;
+    for (const auto& [alloc, ps] : pods_)
+      if (ns_of(alloc) == ns)
+        here.emplace(alloc, ps);
+    gone = gone_pods(here, pods);
   }
   for (const auto& p : pods)
     on_pod_event("MODIFIED", p);
@@ -284,7 +345,12 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     } catch (...) {
       trial = 0;
     }
-    follow_logs(alloc, name, rank, pod_count, trial);
+    auto ns = namespace_of_object(pod);
+    if (ns.empty()) {
+      std::lock_guard<std::mutex> g(mu_);
+      ns = ns_of(alloc);
+    }
+    follow_logs(ns, alloc, name, rank, pod_count, trial);
   }
   if (st.fatal_wait)
     kill(alloc, 0);
@@ -292,12 +358,13 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
     cb_.on_exit(alloc, exit_code);
 }
 
-void job_runner::follow_logs(const std::string& alloc, const std::string& pod,
-                             int rank, int64_t pod_count, int64_t trial_id) {
+void job_runner::follow_logs(const std::string& ns, const std::string& alloc,
+                             const std::string& pod, int rank,
+                             int64_t pod_count, int64_t trial_id) {
   std::lock_guard<std::mutex> g(mu_);
   if (stop_)
     return;
-  threads_.emplace_back([this, alloc, pod, rank, pod_count, trial_id] {
+  threads_.emplace_back([this, ns, alloc, pod, rank, pod_count, trial_id] {
     std::string prefix =
         pod_count > 1 ? "[rank=" + std::to_string(rank) + "] " : "";
     // A follow that ends while the pod still runs (the kubelet had no log
@@ -308,7 +375,7 @@ void job_runner::follow_logs(const std::string& alloc, const std::string& pod,
     for (int attempt = 0; attempt < 1200 && !stop_; ++attempt) {
       size_t index = 0;
       err = follow_pod_log(
-          *client_, settings_.ns, pod, container_name,
+          *client_, ns, pod, container_name,
           [&](std::string_view line) {
             if (index++ < seen)
               return;

@@ -3,10 +3,10 @@
 // The kubernetes resource manager's effects: runs allocations as Jobs and
 // reports what becomes of their pods. Everything blocking happens on its
 // own threads (a serial worker for create/delete, one list-then-watch
-// thread each for Pods and Events of this cluster, one log follower per
-// pod), never on the caller's: launch() and kill() return at once, and
-// results come back through the callbacks, on those threads (an actor turns
-// them into messages to itself). Decisions stay with the caller: this
+// thread each for Pods and Events of every namespace it runs Jobs in, one
+// log follower per pod), never on the caller's: launch() and kill() return at
+// once, and results come back through the callbacks, on those threads (an actor
+// turns them into messages to itself). Decisions stay with the caller: this
 // class does what it is told and reports, keyed by allocation id.
 //
 // Only objects carrying this cluster's label are ever listed, watched or
@@ -15,6 +15,7 @@
 #include "k8s/cluster_view.hpp"
 #include "k8s/job_spec.hpp"
 #include "k8s/resources.hpp"
+#include "k8s/watch.hpp"
 
 #include <atomic>
 #include <functional>
@@ -62,25 +63,34 @@ public:
   job_runner(const job_runner&) = delete;
   job_runner& operator=(const job_runner&) = delete;
 
-  /// Starts the Pod and Event watches.
+  /// Starts the Pod and Event watches of the settings' namespace and of
+  /// every namespace list_allocations() found Jobs in.
   void start();
+
+  /// Watches Pods and Events of `ns` too (once; launch() does it for the
+  /// namespace it creates in).
+  void watch_namespace(const std::string& ns);
 
   /// Renders and creates the PriorityClass (once), ConfigMap and Job.
   /// Refusals (a slot count that does not divide, a forbidden create) come
   /// back through on_message and on_exit(alloc, 1), never silently.
   void launch(const job_request& r);
 
-  /// Deletes the allocation's Jobs (found by name and by this cluster's
-  /// and the allocation's labels; propagationPolicy Background, grace
-  /// period `grace_seconds`) and ConfigMaps.
+  /// Deletes the allocation's Jobs (found by name and, in every
+  /// namespace, by this cluster's and the allocation's labels;
+  /// propagationPolicy Background, grace period `grace_seconds`) and
+  /// ConfigMaps.
   void kill(const std::string& alloc, int grace_seconds = 15);
 
-  /// The allocations of this cluster's Jobs now on the server (after a
-  /// restart: what to re-attach). Blocking: call from a worker thread.
+  /// The allocations of this cluster's Jobs now on the server, in every
+  /// namespace (after a restart: what to re-attach); their namespaces are
+  /// remembered for start() and kill(). Blocking: call from a worker
+  /// thread.
   [[nodiscard]] caf::expected<std::set<std::string>> list_allocations();
 
-  /// Deletes this cluster's Jobs and ConfigMaps whose allocation is not in
-  /// `known`; returns the deleted Jobs' names. Blocking.
+  /// Deletes this cluster's Jobs and ConfigMaps, in every namespace, whose
+  /// allocation is not in `known`; returns the deleted Jobs' names.
+  /// Blocking.
   [[nodiscard]] caf::expected<std::vector<std::string>>
   delete_leftovers(const std::set<std::string>& known);
 
@@ -90,12 +100,18 @@ public:
 private:
   struct alloc_state;
   void on_pod_event(const std::string& type, const nlohmann::json& pod);
-  void on_pods_synced(const std::vector<nlohmann::json>& pods);
+  void on_pods_synced(const std::string& ns,
+                      const std::vector<nlohmann::json>& pods);
+  void on_event(const watch_event& ev);
   /// Keeps an event's text for a pod not seen yet (under mu_).
   void hold_message(const std::string& pod, const std::string& text);
   void note(const std::string& text);
-  void follow_logs(const std::string& alloc, const std::string& pod, int rank,
-                   int64_t pod_count, int64_t trial_id);
+  void follow_logs(const std::string& ns, const std::string& alloc,
+                   const std::string& pod, int rank, int64_t pod_count,
+                   int64_t trial_id);
+  /// The allocation's namespace (under mu_): where it was launched or
+  /// found, else the settings'.
+  std::string ns_of(const std::string& alloc) const;
 
   std::shared_ptr<api_client> client_;
   resources res_;
@@ -113,6 +129,10 @@ private:
   static constexpr size_t max_held_pods = 256;
   static constexpr size_t max_held_messages = 8;
   std::set<int> priority_classes_;
+  /// alloc -> the namespace its Job is in.
+  std::map<std::string, std::string> alloc_ns_;
+  /// Namespaces whose Pods and Events are watched.
+  std::set<std::string> watched_;
   std::unique_ptr<util::serial_worker> worker_;
   std::vector<std::thread> threads_;
 };

@@ -267,7 +267,8 @@ caf::expected<job_objects> render_job(const job_settings& s,
   json job{
       {"apiVersion", "batch/v1"},
       {"kind", "Job"},
-      {"metadata", {{"name", name}, {"namespace", s.ns}, {"labels", labels}}},
+      {"metadata",
+       {{"name", name}, {"namespace", namespace_of(s, r)}, {"labels", labels}}},
       {"spec",
        {{"parallelism", *pods},
         {"completions", *pods},
@@ -281,7 +282,8 @@ caf::expected<job_objects> render_job(const job_settings& s,
   json cm{
       {"apiVersion", "v1"},
       {"kind", "ConfigMap"},
-      {"metadata", {{"name", name}, {"namespace", s.ns}, {"labels", labels}}},
+      {"metadata",
+       {{"name", name}, {"namespace", namespace_of(s, r)}, {"labels", labels}}},
       {"data", data}};
   return job_objects{std::move(job), std::move(cm), *pods};
 }

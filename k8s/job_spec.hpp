@@ -68,7 +68,15 @@ struct job_request {
   nlohmann::json user_pod_spec;
   /// Files for the ConfigMap (mounted at /run/determined/config).
   std::map<std::string, std::string> files;
+  /// The namespace to run in (its workspace's binding); "" = settings.ns.
+  std::string ns;
 };
+
+/// Where the request's objects go: its namespace, else the settings'.
+inline const std::string& namespace_of(const job_settings& s,
+                                       const job_request& r) {
+  return r.ns.empty() ? s.ns : r.ns;
+}
 
 struct job_objects {
   nlohmann::json job;

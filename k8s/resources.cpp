@@ -41,6 +41,10 @@ const kind_path& events_kind() {
   static const kind_path k{"/api/v1", "events", true};
   return k;
 }
+const kind_path& namespaces_kind() {
+  static const kind_path k{"/api/v1", "namespaces", false};
+  return k;
+}
 const kind_path& priority_classes_kind() {
   static const kind_path k{"/apis/scheduling.k8s.io/v1", "priorityclasses",
                            false};

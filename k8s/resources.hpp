@@ -37,6 +37,7 @@ const kind_path& configmaps_kind();
 const kind_path& nodes_kind();
 const kind_path& events_kind();
 const kind_path& priority_classes_kind();
+const kind_path& namespaces_kind();
 
 struct retry_options {
   int max_attempts = 5;

@@ -72,6 +72,14 @@ template <class F> void fields(F& f, pool_bindings_set& x) {
   f.opt("at_us", x.at_us);
 }
 
+template <class F> void fields(F& f, workspace_namespace_bound& x) {
+  f.req("workspace_id", x.workspace_id);
+  f.opt("cluster_name", x.cluster_name);
+  f.req("namespace", x.ns);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
 template <class F> void fields(F& f, model_saved& x) {
   f.req("model_id", x.model_id);
   f.req("name", x.name);
@@ -155,6 +163,10 @@ inline void validate(const pool_bindings_set& x) {
   require_non_empty("pool", x.pool);
   for (auto id : x.workspace_ids)
     require_positive("workspace_ids[]", id);
+}
+
+inline void validate(const workspace_namespace_bound& x) {
+  require_positive("workspace_id", x.workspace_id);
 }
 
 inline void validate(const model_saved& x) {

@@ -119,6 +119,9 @@ std::string stream(const template_deleted& x) {
 std::string stream(const pool_bindings_set& x) {
   return "pool/" + x.pool;
 }
+std::string stream(const workspace_namespace_bound& x) {
+  return "workspace/" + std::to_string(x.workspace_id);
+}
 std::string stream(const model_saved& x) {
   return "model/" + std::to_string(x.model_id);
 }

@@ -458,7 +458,9 @@ using domain_event = std::variant<
     // messages/events_runs.hpp
     runs_archived, runs_deleted, trial_log_policy_matched,
     // messages/events_unmanaged.hpp
-    unmanaged_trial_created, unmanaged_trial_state_set>;
+    unmanaged_trial_created, unmanaged_trial_state_set,
+    // messages/events_records.hpp (later)
+    workspace_namespace_bound>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

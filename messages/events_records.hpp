@@ -108,6 +108,20 @@ struct pool_bindings_set {
   int64_t at_us = 0;
 };
 
+/// Workspace `workspace_id` runs its trials, on the Kubernetes cluster
+/// `cluster_name`, in namespace `ns` ("namespace" in the log); an empty
+/// `ns` ends the binding (its trials use the resource manager's default
+/// namespace again).
+struct workspace_namespace_bound {
+  static constexpr const char* type_name = "workspace_namespace_bound";
+  static constexpr int32_t version = 1;
+  int64_t workspace_id = 0;
+  std::string cluster_name;
+  std::string ns;
+  std::string username;
+  int64_t at_us = 0;
+};
+
 /// A registered model was created (a new id) or changed.
 struct model_saved {
   static constexpr const char* type_name = "model_saved";

@@ -71,6 +71,7 @@ verdict apply_one(cluster_state& s, const experiment_moved& ev);
 verdict apply_one(cluster_state& s, const template_saved& ev);
 verdict apply_one(cluster_state& s, const template_deleted& ev);
 verdict apply_one(cluster_state& s, const pool_bindings_set& ev);
+verdict apply_one(cluster_state& s, const workspace_namespace_bound& ev);
 verdict apply_one(cluster_state& s, const model_saved& ev);
 verdict apply_one(cluster_state& s, const model_deleted& ev);
 verdict apply_one(cluster_state& s, const model_version_saved& ev);

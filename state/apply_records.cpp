@@ -6,6 +6,7 @@
 
 #include "state/apply_detail.hpp"
 #include "state/records_queries.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 
@@ -122,6 +123,23 @@ verdict apply_one(cluster_state& s, const template_saved& ev) {
 verdict apply_one(cluster_state& s, const template_deleted& ev) {
   if (s.templates.erase(ev.name) == 0)
     return "unknown template " + quote(ev.name);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const workspace_namespace_bound& ev) {
+  if (!ev.ns.empty())
+    if (auto problem = util::dns_label_problem(ev.ns); !problem.empty())
+      return "namespace " + quote(ev.ns) + " " + problem;
+  auto known = find_workspace(s, ev.workspace_id);
+  if (!known)
+    return "unknown " + id_name("workspace", ev.workspace_id);
+  // The default workspace exists without an event: it is kept from now on.
+  auto w = s.workspaces.emplace(ev.workspace_id, *known).first;
+  if (ev.ns.empty()) {
+    w->second.namespaces.erase(ev.cluster_name);
+    return {};
+  }
+  w->second.namespaces[ev.cluster_name] = ev.ns;
   return {};
 }
 

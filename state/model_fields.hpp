@@ -300,6 +300,7 @@ template <class F> void fields(F& f, workspace_info& x) {
   f.req("default_aux_pool", x.default_aux_pool);
   f.req("username", x.username);
   f.req("created_at_us", x.created_at_us);
+  f.pairs("namespaces", x.namespaces, "cluster_name", "namespace");
 }
 
 template <class F> void fields(F& f, project_info& x) {

@@ -27,6 +27,9 @@ struct workspace_info {
   /// Who created it.
   std::string username;
   int64_t created_at_us = 0;
+  /// Kubernetes cluster name -> the namespace its trials run in there
+  /// (`det workspace bindings`); absent: the default namespace.
+  std::map<std::string, std::string> namespaces;
 };
 
 struct project_info {

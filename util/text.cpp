@@ -189,4 +189,22 @@ std::string fit_text(std::string_view text, const text_rules& rules) {
   });
 }
 
+std::string dns_label_problem(std::string_view name) {
+  if (name.empty())
+    return "must not be empty";
+  if (name.size() > 63)
+    return "is " + std::to_string(name.size()) + " bytes long, more than 63";
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  for (size_t i = 0; i < name.size(); ++i)
+    if (!alnum(name[i]) && name[i] != '-')
+      return "is not a Kubernetes name: only a-z, 0-9 and '-' (byte "
+             + std::to_string(i) + ")";
+  if (!alnum(name.front()) || !alnum(name.back()))
+    return "is not a Kubernetes name: it must start and end with a letter "
+           "or digit";
+  return {};
+}
+
 } // namespace det::util

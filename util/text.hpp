@@ -85,4 +85,9 @@ struct text_rules {
 [[nodiscard]] std::string fit_text(std::string_view text,
                                    const text_rules& rules);
 
+/// Why `name` is not a Kubernetes DNS-1123 label (a namespace's name: at
+/// most 63 bytes of a-z, 0-9 and '-', starting and ending with a letter or
+/// digit), as a phrase to follow the field's name; "" when it is one.
+[[nodiscard]] std::string dns_label_problem(std::string_view name);
+
 } // namespace det::util

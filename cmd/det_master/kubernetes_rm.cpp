@@ -5,7 +5,9 @@
 #include "k8s_nodes.hpp"
 #include "messages/priority.hpp"
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 #include "util/log.hpp"
+#include "util/serial_worker.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
@@ -129,16 +131,24 @@ namespace {
 /// runner, which never blocks this actor).
 caf::behavior connection(caf::event_based_actor* self,
                          std::shared_ptr<pool_bridge> b,
-                         kubernetes_rm_options opts, std::string slot_type) {
+                         kubernetes_rm_options opts, std::string slot_type,
+                         std::string cluster_name) {
   return {
-      [self, b, opts, slot_type](start_atom, start_order& o) {
-        state_view v{[o](const state::cluster_state& s, int64_t) {
+      [self, b, opts, slot_type, cluster_name](start_atom, start_order& o) {
+        state_view v{[o, cluster_name](const state::cluster_state& s, int64_t) {
           json out{{"info", api::start_environment(s, o)}};
           if (const auto* t = state::find_trial(s, o.trial_id))
             if (const auto* e = state::find_experiment(s, t->experiment_id)) {
               out["priority"] = e->priority;
               out["owner"] = e->owner;
               out["config"] = e->config;
+              // Its workspace's namespace binding, as it is at the start
+              // of this allocation (det workspace bindings set).
+              if (auto p = state::find_project(s, e->project_id))
+                if (auto w = state::find_workspace(s, p->workspace_id))
+                  if (auto n = w->namespaces.find(cluster_name);
+                      n != w->namespaces.end())
+                    out["namespace"] = n->second;
             }
           return out.dump();
         }};
@@ -178,6 +188,7 @@ caf::behavior connection(caf::event_based_actor* self,
                                    ? "/tmp/determined-checkpoint"
                                    : opts.start.checkpoint_dir};
                   r.files = {{"start.json", frame.dump()}};
+                  r.ns = j.value("namespace", std::string{});
                   {
                     std::lock_guard<std::mutex> g(b->mu);
                     b->trials[o.allocation_id] = o.trial_id;
@@ -188,7 +199,8 @@ caf::behavior connection(caf::event_based_actor* self,
                         slots_per_pod(r.slots, b->max_slots_per_pod));
                   log::info() << "kubernetes: starting allocation "
                               << o.allocation_id << " (trial " << o.trial_id
-                              << ", " << r.slots << " slots) as a Job";
+                              << ", " << r.slots << " slots) as a Job"
+                              << (r.ns.empty() ? "" : " in namespace " + r.ns);
                   b->runner->launch(r);
                 },
                 [o](caf::error& err) {
@@ -350,7 +362,8 @@ start_kubernetes_rm(const conf::master_config& cfg,
     hello.slots = static_cast<int32_t>(std::min<int64_t>(hello_slots, 1 << 20));
     hello.slot_type = kc.slot_type == "gpu" ? "cuda" : "cpu";
     hello.running_allocations.assign(running->begin(), running->end());
-    auto conn = opts.sys->spawn(connection, b, opts, kc.slot_type);
+    auto conn =
+        opts.sys->spawn(connection, b, opts, kc.slot_type, kc.cluster_name);
     {
       std::lock_guard<std::mutex> g(b->mu);
       b->agent = spawn_agent_actor(*opts.sys, opts.master, hello, conn);
@@ -371,6 +384,41 @@ start_kubernetes_rm(const conf::master_config& cfg,
   if (opts.nodes)
     opts.nodes->bind(rm->nodes);
   return rm;
+}
+
+std::function<void(std::string, std::function<void(std::string)>)>
+namespace_checker(const conf::kubernetes_rm_config& kc) {
+  struct checker {
+    std::string kubeconfig;
+    std::shared_ptr<k8s::api_client> client; // made on first use
+    util::serial_worker worker{64};
+  };
+  auto c = std::make_shared<checker>();
+  c->kubeconfig = kc.kubeconfig_path;
+  return [c](std::string ns, std::function<void(std::string)> done) {
+    // The job holds no reference: the last one dropped on the worker's own
+    // thread would join it from itself. The worker (the last member) runs
+    // what is queued before the client goes.
+    bool queued = c->worker.submit([c = c.get(), ns, done] {
+      if (!c->client) {
+        auto access = k8s::resolve_access(c->kubeconfig);
+        if (!access)
+          return done("cannot reach the Kubernetes API server: "
+                      + render(access.error()));
+        c->client = k8s::make_curl_api_client(*access);
+      }
+      k8s::resources res{c->client};
+      auto got = res.get(k8s::namespaces_kind(), "", ns);
+      if (got)
+        return done("");
+      if (code_of(got.error()) == errc::not_found)
+        return done("namespace '" + ns
+                    + "' does not exist in the Kubernetes cluster");
+      done("cannot check namespace '" + ns + "': " + render(got.error()));
+    });
+    if (!queued)
+      done("too many namespace checks are waiting; try again");
+  };
 }
 
 void stop_kubernetes_rm(std::shared_ptr<kubernetes_rm>& rm) {

@@ -56,6 +56,13 @@ class kubernetes_rm;
 start_kubernetes_rm(const conf::master_config& cfg,
                     const kubernetes_rm_options& opts);
 
+/// api_context::check_namespace for this master's cluster: a GET of the
+/// namespace, on a thread of its own (the API server reached as
+/// start_kubernetes_rm reaches it); "" when it exists, else why not
+/// ("namespace 'x' does not exist in the Kubernetes cluster").
+std::function<void(std::string, std::function<void(std::string)>)>
+namespace_checker(const conf::kubernetes_rm_config& kc);
+
 /// Stops the watches and log followers (joins their threads).
 void stop_kubernetes_rm(std::shared_ptr<kubernetes_rm>& rm);
 

@@ -339,8 +339,10 @@ int main(int argc, char** argv) {
   // Under kubernetes the agent routes show the nodes (bound once the
   // resource manager has started, below).
   std::shared_ptr<master::node_agents_handle> k8s_nodes;
-  if (cfg->resource_manager_type == "kubernetes")
+  if (cfg->resource_manager_type == "kubernetes") {
     ctx->nodes = k8s_nodes = std::make_shared<master::node_agents_handle>();
+    ctx->check_namespace = master::namespace_checker(cfg->kubernetes);
+  }
   http::router routes;
   // det experiment delete-tb-files: blocking deletions on a thread of
   // their own.

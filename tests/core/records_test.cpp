@@ -193,6 +193,63 @@ TEST_F(records, a_bound_pool_serves_only_its_workspaces) {
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 
+TEST_F(records, namespace_bindings_are_kept_changed_and_deleted_by_cluster) {
+  auto w = id_of(rec("workspace.create",
+                     {{"name", "team"}, {"namespaces", {{"", "team-a"}}}}));
+  auto ns = [&](int64_t id) {
+    return state::find_workspace(c.core->state(), id)->namespaces;
+  };
+  EXPECT_EQ(ns(w), (std::map<std::string, std::string>{{"", "team-a"}}));
+  // Set again to the same: nothing written; to another: one event.
+  EXPECT_TRUE(
+      rec("workspace.namespaces", {{"id", w}, {"set", {{"", "team-a"}}}})
+          .events.empty());
+  EXPECT_EQ(rec("workspace.namespaces",
+                {{"id", w}, {"set", {{"", "team-b"}, {"east", "gpu"}}}})
+                .events.size(),
+            2u);
+  // The default workspace has no event of its own, and may be bound too.
+  EXPECT_FALSE(
+      rec("workspace.namespaces", {{"id", 1}, {"set", {{"", "shared"}}}})
+          .refusal);
+  c.restart({});
+  EXPECT_EQ(ns(w), (std::map<std::string, std::string>{{"", "team-b"},
+                                                       {"east", "gpu"}}));
+  EXPECT_EQ(ns(1), (std::map<std::string, std::string>{{"", "shared"}}));
+  EXPECT_EQ(c.replayed(), c.core->state());
+  EXPECT_EQ(state::find_workspace(c.core->state(), 1)->name, "Uncategorized");
+  // Deleted by cluster name; the default namespace is not a binding.
+  EXPECT_FALSE(
+      rec("workspace.namespaces", {{"id", w}, {"delete", {"east"}}}).refusal);
+  std::string why;
+  EXPECT_EQ(
+      refused("workspace.namespaces", {{"id", w}, {"delete", {"east"}}}, &why),
+      errc::invalid_argument);
+  EXPECT_NE(why.find("default namespace"), std::string::npos) << why;
+  // Binding to "" is going back to the default.
+  EXPECT_EQ(rec("workspace.namespaces", {{"id", w}, {"set", {{"", ""}}}})
+                .events.size(),
+            1u);
+  EXPECT_TRUE(ns(w).empty());
+  // What the log could not hold, or Kubernetes would not take, is refused
+  // by its field.
+  EXPECT_EQ(refused("workspace.namespaces",
+                    {{"id", w}, {"set", {{"", "Team_A"}}}}, &why),
+            errc::invalid_argument);
+  EXPECT_NE(why.find("set."), std::string::npos) << why;
+  EXPECT_EQ(refused("workspace.namespaces",
+                    {{"id", w}, {"set", {{"", std::string(64, 'a')}}}}),
+            errc::invalid_argument);
+  EXPECT_EQ(refused("workspace.namespaces",
+                    {{"id", w}, {"set", {{std::string("a\0b", 3), "x"}}}}),
+            errc::invalid_argument);
+  EXPECT_EQ(refused("workspace.namespaces", {{"id", w}, {"set", 7}}),
+            errc::invalid_argument);
+  EXPECT_EQ(
+      refused("workspace.namespaces", {{"id", 99}, {"set", json::object()}}),
+      errc::not_found);
+}
+
 TEST_F(records, templates_are_created_once_replaced_and_removed) {
   json cfg{{"resources", {{"slots_per_trial", 2}}}};
   EXPECT_FALSE(

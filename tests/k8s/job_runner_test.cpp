@@ -306,6 +306,67 @@ TEST_F(job_runner_bed, leftovers_of_this_cluster_are_deleted_others_kept) {
   runner_->kill("7.1", 0);
 }
 
+TEST_F(job_runner_bed,
+       a_job_in_another_namespace_is_followed_found_and_killed) {
+  // A workspace bound to a namespace of its own: the runner watches it
+  // once it launches there, and finds its Jobs after a restart.
+  auto team = unique("det-rm-team");
+  ASSERT_TRUE(
+      res_->create(namespaces_kind(), "", {{"metadata", {{"name", team}}}}));
+  struct drop {
+    resources* res;
+    std::string ns;
+    ~drop() { (void)res->remove(namespaces_kind(), "", ns); }
+  } cleanup{res_.get(), team};
+  start_runner();
+  auto r = request("9.1", 1, "echo hello from the team; exit 4");
+  r.ns = team;
+  runner_->launch(r);
+  auto r2 = request("9.2", 1, "echo waiting in the team; sleep 300");
+  r2.ns = team;
+  runner_->launch(r2);
+  ASSERT_TRUE(rec_.await([&] {
+    return rec_.exits.count("9.1") != 0 && rec_.has_log("waiting in the team");
+  })) << ::testing::PrintToString(rec_.messages);
+  EXPECT_EQ(rec_.exits["9.1"], 4);
+  EXPECT_TRUE(rec_.has_log("hello from the team"));
+  EXPECT_TRUE(
+      res_->get(jobs_kind(), team, job_name(settings_.cluster_id, "9.2")));
+  EXPECT_FALSE(
+      res_->get(jobs_kind(), ns_, job_name(settings_.cluster_id, "9.2")));
+  // A new runner (a restarted master) finds it there, and re-attaches:
+  // the pod's exit comes through the namespace's watch.
+  runner_.reset();
+  recorder again;
+  runner_ = std::make_unique<job_runner>(client_, settings_, again.callbacks());
+  auto found = runner_->list_allocations();
+  ASSERT_TRUE(found) << det::render(found.error());
+  EXPECT_EQ(found->count("9.2"), 1u);
+  runner_->start();
+  runner_->kill("9.2", 0);
+  ASSERT_TRUE(again.await([&] { return again.exits.count("9.2") != 0; }))
+      << ::testing::PrintToString(again.messages);
+  EXPECT_NE(again.exits["9.2"], 0);
+  EXPECT_FALSE(
+      res_->get(jobs_kind(), team, job_name(settings_.cluster_id, "9.2")));
+  // Leftovers are found in every namespace.
+  auto r3 = request("9.3", 1, "sleep 300");
+  r3.ns = team;
+  runner_->launch(r3);
+  ASSERT_TRUE(again.await([&] {
+    for (const auto& st : again.states)
+      if (st.rfind("9.3 ", 0) == 0)
+        return true;
+    return false;
+  })) << ::testing::PrintToString(again.messages);
+  auto deleted = runner_->delete_leftovers({});
+  ASSERT_TRUE(deleted) << det::render(deleted.error());
+  std::set<std::string> names(deleted->begin(), deleted->end());
+  EXPECT_EQ(names,
+            (std::set<std::string>{job_name(settings_.cluster_id, "9.1"),
+                                   job_name(settings_.cluster_id, "9.3")}));
+}
+
 TEST_F(job_runner_bed, every_allocations_logs_arrive_one_after_another) {
   start_runner();
   runner_->launch(request("9.1", 1, "echo first-alloc; sleep 1; exit 1"));

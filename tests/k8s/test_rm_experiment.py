@@ -422,3 +422,89 @@ def test_a_watch_that_expires_mid_run_lists_again_and_the_trial_completes(master
     assert trial["restarts"] == 0, trial
     logs = master.det("trial", "logs", str(trial["id"]))
     assert "done at step 400" in logs, logs[-2000:]
+
+
+def det_result(m, *args):
+    """`det ARGS` without asserting: (exit code, stdout and stderr)."""
+    env = dict(os.environ, DET_MASTER=m.url, HOME=m.home, DET_USER="admin",
+               DET_PASS="", XDG_CONFIG_HOME=os.path.join(m.home, ".config"))
+    p = subprocess.run([DET] + list(args), env=env, capture_output=True, text=True,
+                       timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+def jobs_in(m, ns):
+    return [j for j in json.loads(m.bed.kubectl("get", "jobs", "-n", ns, "-o", "json"))["items"]
+            if j["metadata"]["labels"].get("determined.ai/cluster") == m.cluster_id]
+
+
+def test_a_workspace_bound_to_a_namespace_runs_its_trials_there(master, tmp_path):
+    """`det workspace bindings set|list|delete` and `det workspace create
+    --namespace` with the real CLI: the namespace must exist; a bound
+    workspace's trial runs as a Job in its namespace (logs and checkpoints
+    as anywhere), also across a restart; unbound, the next one runs in the
+    default namespace again."""
+    team = master.ns + "-team"
+    rc, out = det_result(master, "workspace", "create", "--namespace", team, "team-ws")
+    assert rc != 0 and "namespace '%s' does not exist" % team in out, out
+    assert "team-ws" not in master.det("workspace", "list")
+    master.bed.kubectl("create", "namespace", team)
+    try:
+        out = master.det("workspace", "create", "--namespace", team, "team-ws")
+        assert "Workspace team-ws is bound to namespace %s" % team in out, out
+        out = master.det("workspace", "bindings", "list", "team-ws")
+        assert re.search(r"\|\s*%s\s*$" % re.escape(team), out, re.M), out
+        # A workspace without a binding lists the default namespace.
+        master.det("workspace", "create", "plain-ws")
+        out = master.det("workspace", "bindings", "list", "plain-ws")
+        assert re.search(r"\|\s*%s\s*$" % re.escape(master.ns), out, re.M), out
+        rc, out = det_result(master, "workspace", "bindings", "delete", "plain-ws")
+        assert rc != 0 and "default namespace" in out, out
+        rc, out = det_result(master, "workspace", "bindings", "set", "--namespace",
+                             "Not_A_Name", "plain-ws")
+        assert rc != 0 and "Not_A_Name" in out, out
+        rc, out = det_result(master, "workspace", "bindings", "set",
+                             "--auto-create-namespace", "plain-ws")
+        assert rc != 0 and "Enterprise" in out, out
+
+        master.det("project", "create", "team-ws", "models")
+        project = next(p["id"] for p in master.api("/api/v1/workspaces/%d/projects" % next(
+            w["id"] for w in master.api("/api/v1/workspaces")["workspaces"]
+            if w["name"] == "team-ws"))["projects"] if p["name"] == "models")
+        out = master.det("experiment", "create", "--project_id", str(project),
+                         experiment_yaml(str(tmp_path), max_length=120, batch_delay=0.05),
+                         EXAMPLE)
+        exp = int(re.search(r"experiment (\d+)", out, re.I).group(1))
+        job = wait_until("a Job in %s" % team, lambda: jobs_in(master, team))[0]
+        assert job["metadata"]["labels"]["determined.ai/experiment_id"] == str(exp)
+        assert not jobs_in(master, master.ns)
+        trial = trial_of(master, exp)
+        wait_until("a checkpoint", lambda: "checkpoint" in master.det(
+            "trial", "logs", str(trial["id"])))
+        # Restarted mid-trial: the Job in the other namespace is found and
+        # re-attached (no second Job), and the trial completes.
+        master.kill()
+        master.start()
+        finish(master, exp)
+        assert [j["metadata"]["name"] for j in jobs_in(master, team)] == \
+            [job["metadata"]["name"]]
+        assert "done at step 120" in master.det("trial", "logs", str(trial["id"]))
+        assert trial_of(master, exp)["restarts"] == 0
+
+        out = master.det("workspace", "bindings", "delete", "team-ws")
+        assert "Successfully deleted binding" in out, out
+        out = master.det("workspace", "bindings", "list", "team-ws")
+        assert team not in out and master.ns in out, out
+        out = master.det("experiment", "create", "--project_id", str(project),
+                         experiment_yaml(str(tmp_path), max_length=10, name="after"),
+                         EXAMPLE)
+        after = int(re.search(r"experiment (\d+)", out, re.I).group(1))
+        wait_until("a Job in the default namespace", lambda: jobs_in(master, master.ns))
+        finish(master, after)
+        # The bindings are in the event log: a restart keeps them.
+        master.det("workspace", "bindings", "set", "--namespace", team, "team-ws")
+        master.kill()
+        master.start()
+        assert team in master.det("workspace", "bindings", "list", "team-ws")
+    finally:
+        master.bed.kubectl("delete", "namespace", team, "--wait=false", check=False)

@@ -14,7 +14,7 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
   };
   // A document member given as {} would be null: events carry objects.
   const auto obj = nlohmann::json::object();
-  switch (below(10)) {
+  switch (below(11)) {
   case 0: {
     auto name = n("w");
     for (const auto& [id, w] : s.workspaces)
@@ -107,6 +107,15 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
     return model_saved{
         s.last_model_id + 1, name, "", 1, false, obj, {}, "", "u1", tick()};
   }
+  case 8: {
+    auto ws = where(s.workspaces, [](const workspace_info&) { return true; });
+    if (ws.empty())
+      return std::nullopt;
+    // Bound, moved to another namespace, or back to the default ("").
+    const char* spaces[] = {"team-a", "team-b", ""};
+    return workspace_namespace_bound{pick(ws)->id, chance(80) ? "" : "east",
+                                     spaces[below(3)], "admin", tick()};
+  }
   default: {
     if (s.models.empty())
       return std::nullopt;
@@ -167,7 +176,9 @@ command_generator::webhooks(const cluster_state& s) {
                          tick()};
   }
   case 1:
-    if (hooks.empty())
+    // Seldom: a webhook lives long enough for its deliveries to be due
+    // and to end.
+    if (hooks.empty() || !chance(30))
       return std::nullopt;
     return webhook_deleted{pick(hooks)->id, "u1", tick()};
   case 2: {

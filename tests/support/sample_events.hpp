@@ -99,6 +99,7 @@ inline std::vector<domain_event> one_of_each() {
           "gpu", 2, {{"resources", {{"slots_per_trial", 2}}}}, "alice", 3500},
       template_deleted{"gpu", "alice", 3600},
       pool_bindings_set{"default", {1, 2}, "admin", 3700},
+      workspace_namespace_bound{1, "east", "team-a", "admin", 3750},
       model_saved{4,
                   "resnet",
                   "a model",
