@@ -132,6 +132,7 @@ protected:
   std::string ns_;
   job_settings settings_;
   recorder rec_;
+  recorder rec2_;
   std::unique_ptr<job_runner> runner_;
 };
 
@@ -337,7 +338,8 @@ TEST_F(job_runner_bed,
   // A new runner (a restarted master) finds it there, and re-attaches:
   // the pod's exit comes through the namespace's watch.
   runner_.reset();
-  recorder again;
+  // The fixture's (it outlives the runner, which TearDown stops).
+  recorder& again = rec2_;
   runner_ = std::make_unique<job_runner>(client_, settings_, again.callbacks());
   auto found = runner_->list_allocations();
   ASSERT_TRUE(found) << det::render(found.error());
