@@ -9,6 +9,7 @@
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"
+#include "messages/json_fields.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
 
@@ -144,7 +145,12 @@ void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
     if (!parsed.is_array())
       return res.send_error(grpc_code::invalid_argument,
                             "body: expected a list of task logs");
-    body = json{{"logs", std::move(parsed)}};
+    // Checked as json_body checks an object, before anything copies it: a
+    // list nested 100,000 deep overflowed the stack of the copy below.
+    if (auto why = json_problem(parsed, "logs"); !why.empty())
+      return res.send_error(grpc_code::invalid_argument, why);
+    body = json::object();
+    (*body)["logs"] = std::move(parsed);
   } else {
     body = json_body(req, res);
   }

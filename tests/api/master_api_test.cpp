@@ -374,6 +374,18 @@ TEST_F(master_api_test,
   EXPECT_EQ(status, 401) << "an ended allocation's token is still accepted";
 }
 
+TEST_F(master_api_test,
+       a_bare_list_of_task_logs_nested_without_end_is_refused) {
+  // POST /task-logs takes a list, not an object: it must be checked as
+  // every object body is (this one overflowed the I/O thread's stack).
+  const int depth = 200000;
+  auto r = call("POST", "/task-logs",
+                std::string(depth, '[') + std::string(depth, ']'));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("deeper"), std::string::npos) << r.body;
+  EXPECT_EQ(call("POST", "/task-logs", "[1, 2]").status, 400);
+}
+
 TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
   run_trial_1();
   auto body = json{{"logs", json::array({{{"task_id", "1"},
