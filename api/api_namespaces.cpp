@@ -98,7 +98,7 @@ namespace_meta(const ctx_ptr& ctx, const json& body, const responder& res,
   std::map<std::string, std::string> out;
   if (body.contains("clusterQuotaPairs") && !body["clusterQuotaPairs"].is_null()
       && !body["clusterQuotaPairs"].empty()) {
-    res.send_error(grpc_code::unimplemented,
+    res.send_error(grpc_code::invalid_argument,
                    "clusterQuotaPairs: resource quotas apply to auto-created "
                    "Kubernetes namespaces, which this master does not create");
     return std::nullopt;
@@ -138,7 +138,7 @@ namespace_meta(const ctx_ptr& ctx, const json& body, const responder& res,
         return std::nullopt;
       }
     if (meta.contains("resourceQuota") && !meta["resourceQuota"].is_null()) {
-      res.send_error(grpc_code::unimplemented,
+      res.send_error(grpc_code::invalid_argument,
                      field
                          + ".resourceQuota: resource quotas apply to "
                            "auto-created namespaces, which this master "

@@ -386,6 +386,28 @@ TEST_F(master_api_test,
   EXPECT_EQ(call("POST", "/task-logs", "[1, 2]").status, 400);
 }
 
+TEST_F(master_api_test,
+       namespace_bindings_and_quotas_are_refused_on_det_agents) {
+  // Without the kubernetes resource manager there are no namespaces: a
+  // client's request is a 400 that says so, never a 5xx, nothing written.
+  auto quota = call("POST", "/api/v1/workspaces",
+                    R"({"name": "q", "clusterQuotaPairs": {"": 5}})");
+  EXPECT_EQ(quota.status, 400) << quota.body;
+  EXPECT_NE(quota.body.find("clusterQuotaPairs"), std::string::npos);
+  auto bound = call(
+      "POST", "/api/v1/workspaces",
+      R"({"name": "n", "clusterNamespaceMeta": {"": {"namespace": "team"}}})");
+  EXPECT_EQ(bound.status, 400) << bound.body;
+  EXPECT_NE(bound.body.find("resource_manager.type kubernetes"),
+            std::string::npos)
+      << bound.body;
+  EXPECT_EQ(call("GET", "/api/v1/workspaces/1/list-namespace-bindings").status,
+            400);
+  auto list = json::parse(call("GET", "/api/v1/workspaces").body);
+  for (const auto& w : list["workspaces"])
+    EXPECT_NE(w["name"], "q");
+}
+
 TEST_F(master_api_test, task_logs_from_the_harness_join_the_trial_log) {
   run_trial_1();
   auto body = json{{"logs", json::array({{{"task_id", "1"},
