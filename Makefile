@@ -3,7 +3,6 @@
 
 BUILD      ?= build
 BUILD_SAN  ?= build-asan
-BUILD_FUZZ ?= build-fuzz
 # Seconds per fuzz target: `make fuzz`, and the shorter run in `make test`.
 FUZZ_SECONDS      ?= 30
 FUZZ_TEST_SECONDS ?= 25
@@ -47,11 +46,11 @@ WEBUI_SOURCES := $(shell find webui/src -type f 2>/dev/null) webui/index.html \
 webui: $(BUILD)/webui/index.html
 
 webui/node_modules/.installed: webui/package-lock.json
-	cd webui && npm ci --no-audit --no-fund --loglevel=error
+	cd webui && python3 ../scripts/timed.py "webui: npm ci" npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 %/webui/index.html: webui/node_modules/.installed $(WEBUI_SOURCES)
-	cd webui && npm run --silent build -- --outDir $(abspath $*)/webui --emptyOutDir --logLevel warn
+	cd webui && python3 ../scripts/timed.py "webui: bundle" npm run --silent build -- --outDir $(abspath $*)/webui --emptyOutDir --logLevel warn
 
 # Every test, against one tree built with ASan+UBSan ($(BUILD_SAN), a
 # warning fails it in CI): the C++ suites (unit, integration against a
@@ -60,20 +59,27 @@ webui/node_modules/.installed: webui/package-lock.json
 # they run in that order: scripts/test.sh, which prints the time each
 # starts. `make test-unit` and `make test-e2e` run suites against the
 # normal tree instead.
-test: check-layers test-build
+test: check-layers deps $(BUILD_SAN)/webui/index.html
 	@CTEST_ARGS='$(CTEST_ARGS)' FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) \
 	  FUZZ_SEED=$(FUZZ_TEST_SEED) CHAOS_SEED=$${CHAOS_SEED:-$(CHAOS_TEST_SEED)} \
-	  bash scripts/test.sh $(abspath $(BUILD_SAN)) $(abspath $(BUILD_FUZZ)) \
-	  $(JOBS) "$(PYTEST_DIRS)" "$(FUZZERS)"
+	  bash scripts/test.sh $(abspath $(BUILD_SAN)) \
+	  $(JOBS) "$(PYTEST_DIRS)" "$(FUZZERS)" $(SAN_CMAKE)
 
-# make test's tree, with the WebUI bundle the WebUI suite serves. In CI a
-# warning fails the build: read from the build's output rather than set
-# with -Werror, so the compile commands (and the compiler cache's keys)
-# are the same in CI and out of it, and a cached object's warning still
-# shows (ccache replays what the compiler printed).
+# make test's tree, with the WebUI bundle the WebUI suite serves: clang
+# with ASan+UBSan, and the libFuzzer targets built in the same tree (one
+# compile serves the suites and the fuzzers), in unity batches of
+# SAN_UNITY_BATCH sources (cold, larger batches compile faster; docs/
+# testing.md has the figures). In CI a warning fails the build: read from
+# the build's output rather than set with -Werror, so the compile commands
+# (and the compiler cache's keys) are the same in CI and out of it, and a
+# cached object's warning still shows (ccache replays what the compiler
+# printed).
+SAN_UNITY_BATCH ?= 16
+SAN_CMAKE = cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DDET_SANITIZE=ON \
+	  -DDET_FUZZ=ON -DDET_BENCH=OFF -DDET_UNITY_BATCH=$(SAN_UNITY_BATCH) $(CMAKE_ARGS)
 test-build: deps $(BUILD_SAN)/webui/index.html
-	cmake -S . -B $(BUILD_SAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDET_SANITIZE=ON \
-	  -DDET_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	$(SAN_CMAKE) >/dev/null
 	bash -o pipefail -c 'cmake --build $(BUILD_SAN) -j $(JOBS) 2>&1 | tee $(BUILD_SAN)/build.log'
 	@if [ -n "$(CI)" ] && grep -q 'warning:' $(BUILD_SAN)/build.log; then \
 	  echo "== make test: warnings are errors in CI:"; \
@@ -124,16 +130,16 @@ test-sanitize: test-build
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-# libFuzzer targets (fuzz/, docs/testing.md) in their own clang tree: only
-# the fuzz targets and the libraries they link are built.
+# libFuzzer targets (fuzz/, docs/fuzzing.md), built in make test's tree:
+# only the fuzz targets and the libraries they link.
 fuzz-build: deps
-	CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -G Ninja -DDET_FUZZ=ON >/dev/null
-	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	$(SAN_CMAKE) >/dev/null
+	cmake --build $(BUILD_SAN) -j $(JOBS) --target fuzzers
 
 # Each target for FUZZ_SECONDS on a copy of its seed corpus; a crash fails
-# the run and leaves its input under $(BUILD_FUZZ)/fuzz/run/<target>/.
+# the run and leaves its input under $(BUILD_SAN)/fuzz/run/<target>/.
 fuzz: fuzz-build
-	@FUZZ_FRESH=$(FUZZ_FRESH) FUZZ_SEED=$(FUZZ_SEED) bash scripts/fuzz.sh $(abspath $(BUILD_FUZZ)) $(FUZZ_SECONDS) $(FUZZERS)
+	@FUZZ_FRESH=$(FUZZ_FRESH) FUZZ_SEED=$(FUZZ_SEED) bash scripts/fuzz.sh $(abspath $(BUILD_SAN)) $(FUZZ_SECONDS) $(FUZZERS)
 
 bench: build
 	@bash scripts/bench.sh $(abspath $(BUILD))
@@ -145,7 +151,7 @@ run: deps configure webui
 	@bash scripts/run.sh $(abspath $(BUILD))
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_SAN)
 
 # The floors of the design: a folder includes only the folders below it.
 check-layers:

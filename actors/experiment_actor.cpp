@@ -36,9 +36,11 @@ struct experiment_actor_state {
   std::optional<std::vector<state::searcher_input>> waiting;
 };
 
-using self_ptr = experiment_actor::stateful_pointer<experiment_actor_state>;
+using experiment_self =
+    experiment_actor::stateful_pointer<experiment_actor_state>;
 
-void propose(self_ptr self, const std::vector<state::searcher_input>& inbox) {
+void propose(experiment_self self,
+             const std::vector<state::searcher_input>& inbox) {
   auto& s = self->state;
   if (!s.searcher || s.awaiting_reset)
     return;
@@ -74,7 +76,7 @@ void propose(self_ptr self, const std::vector<state::searcher_input>& inbox) {
           });
 }
 
-experiment_actor::behavior_type experiment_behavior(self_ptr self,
+experiment_actor::behavior_type experiment_behavior(experiment_self self,
                                                     caf::actor master) {
   self->state.master = std::move(master);
   return {

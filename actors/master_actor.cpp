@@ -49,9 +49,9 @@ struct master_state {
   std::multimap<std::string, caf::actor> watchers;
 };
 
-using self_ptr = master_actor::stateful_pointer<master_state>;
+using master_self = master_actor::stateful_pointer<master_state>;
 
-trial_actor trial_actor_of(self_ptr self, int64_t trial_id) {
+trial_actor trial_actor_of(master_self self, int64_t trial_id) {
   auto& trials = self->state.trials;
   auto i = trials.find(trial_id);
   if (i != trials.end())
@@ -78,7 +78,7 @@ int64_t trial_of_allocation_id(const std::string& alloc) {
 /// Carries out d's orders through the trials' actors; an order for an
 /// allocation no trial owns (a stale run an agent reported) goes to the
 /// agent directly.
-void perform(self_ptr self, const decision& d) {
+void perform(master_self self, const decision& d) {
   auto& s = self->state;
   auto to = [&](const std::string& id) -> caf::actor {
     auto i = s.agents.find(id);
@@ -113,7 +113,7 @@ void perform(self_ptr self, const decision& d) {
 }
 
 /// Stops the actors of trials that have ended (after their last orders).
-void retire_trials(self_ptr self, const decision& d) {
+void retire_trials(master_self self, const decision& d) {
   auto& s = self->state;
   for (const auto& ev : d.events) {
     int64_t tid = 0;
@@ -139,7 +139,7 @@ void retire_trials(self_ptr self, const decision& d) {
 /// Hands each experiment `d` names its inbox (spawning its actor with the
 /// saved searcher first if it has none), and stops the actors of the
 /// experiments `d` ended. Runs once d's events are durable.
-void feed_searchers(self_ptr self, const decision& d) {
+void feed_searchers(master_self self, const decision& d) {
   auto& s = self->state;
   const auto& st = s.core->state();
   for (const auto& ev : d.events) {
@@ -185,7 +185,7 @@ void snapshot_renderer(caf::event_based_actor* self,
 
 /// Snapshots only a state that is exactly the durable log (no append in
 /// flight), every snapshot_every events.
-void maybe_snapshot(self_ptr self, int64_t durable) {
+void maybe_snapshot(master_self self, int64_t durable) {
   auto& s = self->state;
   const auto& st = s.core->state();
   if (s.opts.snapshot_every <= 0 || st.position != durable
@@ -199,12 +199,12 @@ void maybe_snapshot(self_ptr self, int64_t durable) {
                             s.writer);
 }
 
-void persist(self_ptr self, decision d,
+void persist(master_self self, decision d,
              std::function<void(const decision&)> done);
 
 /// Runs `f` once every event the master has decided so far is durable
 /// (at once when nothing is in flight).
-void after_decided_events(self_ptr self, std::function<void()> f) {
+void after_decided_events(master_self self, std::function<void()> f) {
   auto& s = self->state;
   auto pos = s.core->state().position;
   if (pos <= s.durable)
@@ -213,7 +213,7 @@ void after_decided_events(self_ptr self, std::function<void()> f) {
     s.after_durable.emplace(pos, std::move(f));
 }
 
-void when_durable_reached(self_ptr self, int64_t position) {
+void when_durable_reached(master_self self, int64_t position) {
   auto& s = self->state;
   s.durable = std::max(s.durable, position);
   while (!s.after_durable.empty()
@@ -228,7 +228,7 @@ void when_durable_reached(self_ptr self, int64_t position) {
 /// is in flight (then it runs once more when that one is back). The pass
 /// works on a snapshot; its result is checked against the state of the
 /// moment it comes back (master_core::apply_schedule).
-void request_pass(self_ptr self, const std::string& pool) {
+void request_pass(master_self self, const std::string& pool) {
   auto& s = self->state;
   auto& slot = s.passes[pool];
   if (!slot.actor) {
@@ -265,7 +265,8 @@ void request_pass(self_ptr self, const std::string& pool) {
 
 /// Wakes the provisioners of the pools whose demand or capacity `events`
 /// may have changed (durable by now).
-void wake_provisioners(self_ptr self, const std::vector<domain_event>& events) {
+void wake_provisioners(master_self self,
+                       const std::vector<domain_event>& events) {
   auto& s = self->state;
   if (s.watchers.empty())
     return;
@@ -278,7 +279,7 @@ void wake_provisioners(self_ptr self, const std::vector<domain_event>& events) {
 
 /// The write-ahead step: append d's events, then (and only then) carry out
 /// its effects and call `done`. Pools the decision named get a pass.
-void persist(self_ptr self, decision d,
+void persist(master_self self, decision d,
              std::function<void(const decision&)> done) {
   for (const auto& pool : d.schedule)
     request_pass(self, pool);
@@ -338,7 +339,7 @@ nlohmann::json parse_or_null(const std::string& text) {
 }
 
 master_actor::behavior_type
-master_behavior(self_ptr self, event_writer_actor writer,
+master_behavior(master_self self, event_writer_actor writer,
                 state::cluster_state st, core_config cfg, master_options opts) {
   auto& s = self->state;
   s.writer = std::move(writer);

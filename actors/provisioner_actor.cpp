@@ -30,33 +30,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::prov_step)
 
 namespace det {
 
-instance_provider::~instance_provider() = default;
-
-void instance_provider::cancel_spot_requests(std::vector<std::string>,
-                                             provider_done<caf::error> done) {
-  done(caf::error{});
-}
-
-std::vector<std::string> instance_provider::instance_types() const {
-  return {};
-}
-
-bool instance_provider::spot() const {
-  return false;
-}
-
-int64_t instance_provider::consistency_grace_us() const {
-  return 0;
-}
-
-int64_t instance_provider::orphan_grace_us() const {
-  return 0;
-}
-
-std::string instance_provider::launch_error_kind(const caf::error&) const {
-  return "other";
-}
-
 namespace {
 
 struct prov_state {

@@ -15,9 +15,9 @@ struct trial_actor_state {
   int64_t proposed_run = 0;
 };
 
-using self_ptr = trial_actor::stateful_pointer<trial_actor_state>;
+using trial_self = trial_actor::stateful_pointer<trial_actor_state>;
 
-trial_actor::behavior_type trial_behavior(self_ptr self, int64_t trial_id,
+trial_actor::behavior_type trial_behavior(trial_self self, int64_t trial_id,
                                           caf::actor master) {
   self->state.trial_id = trial_id;
   self->state.master = std::move(master);

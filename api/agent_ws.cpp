@@ -18,10 +18,11 @@
 
 namespace det::api {
 
+using json = nlohmann::json;
+
 namespace {
 
-using json = nlohmann::json;
-using ctx_ptr = std::shared_ptr<const agent_ws_context>;
+using ws_ctx_ptr = std::shared_ptr<const agent_ws_context>;
 using hb_atom = caf::atom_constant<caf::atom("heartbeat")>;
 
 std::string frame(const char* type, json fields = json::object()) {
@@ -57,7 +58,7 @@ struct session {
 
 /// The agent actor's `connection`: orders -> frames, in the order given
 /// (await keeps a start's entrypoint lookup from being overtaken).
-caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
+caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
                          http::ws_session ws, std::shared_ptr<session> sess) {
   self->delayed_send(self, ctx->heartbeat_interval, hb_atom::value);
   return {
@@ -116,7 +117,7 @@ caf::behavior connection(caf::event_based_actor* self, ctx_ptr ctx,
   };
 }
 
-void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
+void on_hello(const ws_ctx_ptr& context, const std::shared_ptr<session>& s,
               http::ws_session ws, agent_hello hello) {
   auto pool = hello.pool;
   state_view v{[pool](const state::cluster_state& st, int64_t) {
@@ -127,7 +128,7 @@ void on_hello(const ctx_ptr& context, const std::shared_ptr<session>& s,
   // actors through a null pointer that UBSan reports.)
   context->sys->spawn(
       [s, ws, hello = std::move(hello), v](caf::event_based_actor* self,
-                                           ctx_ptr ctx) mutable {
+                                           ws_ctx_ptr ctx) mutable {
         self->request(ctx->master, std::chrono::seconds{30}, view_atom::value,
                       v)
             .then(
@@ -188,7 +189,7 @@ agent_hello to_agent_hello(agent::hello_info h) {
   return out;
 }
 
-void on_frame(const ctx_ptr& ctx, const std::shared_ptr<session>& s,
+void on_frame(const ws_ctx_ptr& ctx, const std::shared_ptr<session>& s,
               http::ws_session ws, const std::string& text) {
   agent::agent_frame f;
   auto err = agent::parse_agent_frame(text, f);
@@ -286,7 +287,7 @@ caf::error check_hello(const agent_hello& h) {
   return {};
 }
 
-http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
+http::ws_accept_handler agent_ws_handler(ws_ctx_ptr ctx) {
   return [ctx](http::ws_session ws) {
     auto s = std::make_shared<session>(ctx->heartbeat_interval,
                                        ctx->missed_heartbeats);
@@ -302,7 +303,7 @@ http::ws_accept_handler agent_ws_handler(ctx_ptr ctx) {
   };
 }
 
-http::ws_authorizer agent_ws_authorizer(ctx_ptr ctx) {
+http::ws_authorizer agent_ws_authorizer(ws_ctx_ptr ctx) {
   return
       [ctx](
           const http::http_request& req) -> std::optional<http::http_response> {

@@ -20,10 +20,12 @@
 
 namespace det::api {
 
-namespace {
+using json = nlohmann::json;
 
 using ctx_ptr = std::shared_ptr<const api_context>;
-using json = nlohmann::json;
+
+namespace {
+
 using http::grpc_code;
 using http::http_request;
 using http::responder;

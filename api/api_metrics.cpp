@@ -15,9 +15,10 @@
 
 namespace det::api {
 
+using json = nlohmann::json;
+
 namespace {
 
-using json = nlohmann::json;
 using http::grpc_code;
 using http::http_request;
 using http::responder;

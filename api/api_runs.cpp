@@ -38,9 +38,10 @@
 
 namespace det::api {
 
+using json = nlohmann::json;
+
 namespace {
 
-using json = nlohmann::json;
 using http::grpc_code;
 using http::responder;
 
@@ -228,14 +229,14 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
 // -- search -------------------------------------------------------------------
 
 /// One column of a sort: a key of a run's JSON and its direction.
-struct sort_key {
+struct run_sort_key {
   std::function<json(const json&)> get;
   bool descending = false;
 };
 
 /// upstream's sort text, "col=asc,col2=desc", over the columns below.
 bool parse_sort(const std::string& text, const responder& res,
-                std::vector<sort_key>& out) {
+                std::vector<run_sort_key>& out) {
   static const std::map<std::string, std::function<json(const json&)>> cols{
       {"id", [](const json& r) { return r["id"]; }},
       {"experimentId", [](const json& r) { return r["experiment"]["id"]; }},
@@ -313,7 +314,7 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
       return void(refuse(res, key, "expected a whole number, 0 or more"));
     *dst = it->get<int64_t>();
   }
-  std::vector<sort_key> keys;
+  std::vector<run_sort_key> keys;
   if (auto s = body->find("sort"); s != body->end() && !s->is_null()) {
     if (!s->is_string())
       return void(refuse(res, "sort", "expected text"));

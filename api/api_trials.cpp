@@ -18,9 +18,10 @@
 
 namespace det::api {
 
+using json = nlohmann::json;
+
 namespace {
 
-using json = nlohmann::json;
 using http::grpc_code;
 using http::responder;
 

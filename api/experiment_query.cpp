@@ -4,6 +4,7 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "state/queries.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -26,12 +27,6 @@ const std::pair<const char*, sort_key> sort_names[] = {
     {"SORT_BY_USER", sort_key::user},
     {"SORT_BY_NUM_TRIALS", sort_key::num_trials},
 };
-
-std::string lower(std::string s) {
-  for (auto& c : s)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string name_of(const state::experiment_info& e) {
   auto n = e.config.find("name");
@@ -82,7 +77,7 @@ experiment_query_of(const http::http_request& req, const http::responder& res) {
     }
     q.states.push_back(st);
   }
-  q.name = lower(req.query.get("name").value_or(""));
+  q.name = util::to_lower(req.query.get("name").value_or(""));
   if (q.name.size() > 255) {
     res.send_error(http::grpc_code::invalid_argument,
                    "name: longer than 255 bytes");
@@ -137,7 +132,8 @@ select_experiments(const state::cluster_state& s, const experiment_query& q) {
         && std::find(q.states.begin(), q.states.end(), e.status)
                == q.states.end())
       continue;
-    if (!q.name.empty() && lower(name_of(e)).find(q.name) == std::string::npos)
+    if (!q.name.empty()
+        && util::to_lower(name_of(e)).find(q.name) == std::string::npos)
       continue;
     if (!has_labels(e, q.labels))
       continue;
@@ -157,7 +153,7 @@ select_experiments(const state::cluster_state& s, const experiment_query& q) {
     for (auto e : out) {
       switch (q.sort) {
       case sort_key::name:
-        text.emplace_back(lower(name_of(*e)), e);
+        text.emplace_back(util::to_lower(name_of(*e)), e);
         break;
       case sort_key::state:
         text.emplace_back(state::to_string(e->status), e);

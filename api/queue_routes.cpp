@@ -13,9 +13,9 @@
 
 namespace det::api {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 std::string wait_reason(const state::cluster_state& s,
                         const state::experiment_info& e, int64_t pending,

@@ -4,6 +4,7 @@
 #include "api/views.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -19,18 +20,12 @@ int64_t user_id(const state::cluster_state& s, const std::string& name) {
   return u == s.users.end() ? 1 : u->second.id;
 }
 
-std::string lower(std::string x) {
-  std::transform(x.begin(), x.end(), x.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return x;
-}
-
 bool equal_nocase(const std::string& a, const std::string& b) {
-  return lower(a) == lower(b);
+  return util::to_lower(a) == util::to_lower(b);
 }
 
 bool contains_nocase(const std::string& hay, const std::string& needle) {
-  return lower(hay).find(lower(needle)) != std::string::npos;
+  return util::to_lower(hay).find(util::to_lower(needle)) != std::string::npos;
 }
 
 } // namespace

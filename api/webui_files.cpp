@@ -2,6 +2,7 @@
 
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -40,14 +41,10 @@ std::string content_type_of(const std::string& name) {
   return "application/octet-stream";
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 /// Paths the API owns: an unknown one is the API's JSON 404, never the app.
 bool api_path(std::string_view path) {
   for (std::string_view p : {"/api", "/agents", "/metrics", "/info"})
-    if (path == p || starts_with(path, std::string{p} + "/"))
+    if (path == p || util::starts_with(path, std::string{p} + "/"))
       return true;
   return false;
 }
@@ -75,7 +72,7 @@ caf::expected<webui_bundle> webui_bundle::load(const std::string& dir) {
     if (ec || !fs::is_regular_file(st))
       continue;
     auto rel = fs::relative(it->path(), root, ec).generic_string();
-    if (ec || rel.empty() || starts_with(rel, ".."))
+    if (ec || rel.empty() || util::starts_with(rel, ".."))
       continue;
     if (rel.front() == '.' || rel.find("/.") != std::string::npos)
       continue; // the build's stamp files and the like
@@ -96,7 +93,7 @@ caf::expected<webui_bundle> webui_bundle::load(const std::string& dir) {
       return make_error(errc::invalid_argument,
                         "webui: " + dir + " holds more than 64 MiB");
     f.content_type = content_type_of(rel);
-    f.immutable = starts_with(rel, "assets/");
+    f.immutable = util::starts_with(rel, "assets/");
     b.files_.emplace(std::move(rel), std::move(f));
   }
   return b;
@@ -136,7 +133,8 @@ http::http_response webui_bundle::answer(std::string_view path) const {
       name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
   // A missing file (an old hashed asset, a typo) is a 404, not the app:
   // a script tag that gets HTML back fails in a confusing way.
-  if (last.find('.') != std::string_view::npos || starts_with(name, "assets/"))
+  if (last.find('.') != std::string_view::npos
+      || util::starts_with(name, "assets/"))
     return http::http_response::text(404, "not found\n");
   return serve(files_.find("index.html")->second);
 }

@@ -1,6 +1,7 @@
 #include "aws/aws_error.hpp"
 
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -13,11 +14,6 @@ template <size_t N>
 bool one_of(std::string_view code, const char* (&codes)[N]) {
   return std::any_of(std::begin(codes), std::end(codes),
                      [&](const char* c) { return code == c; });
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size()
-         && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 constexpr aws_error_kind all_kinds[] = {aws_error_kind::none,
@@ -116,7 +112,7 @@ aws_error_kind classify_aws_code(std::string_view code, long http_status) {
   if (one_of(code, server))
     return aws_error_kind::server_error;
   // "InvalidInstanceID.NotFound", "InvalidAMIID.NotFound", ...
-  if (ends_with(code, ".NotFound") || one_of(code, not_found_codes))
+  if (util::ends_with(code, ".NotFound") || one_of(code, not_found_codes))
     return aws_error_kind::not_found;
   if (http_status >= 500)
     return aws_error_kind::server_error;

@@ -1,4 +1,5 @@
 #include "aws/cloudformation_parse.hpp"
+#include "util/text.hpp"
 
 namespace det::aws {
 
@@ -30,11 +31,6 @@ std::string lookup(const std::vector<stack_key_value>& kvs,
   return {};
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size()
-         && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The "...Result" element a response wraps its data in; the root itself
 // when there is none (tolerant of moto's variations).
 const xml_element& result_of(const xml_element& root, std::string_view name) {
@@ -64,11 +60,11 @@ std::string stack::tag(const std::string& key) const {
 }
 
 bool is_terminal_stack_status(const std::string& status) {
-  return !status.empty() && !ends_with(status, "_IN_PROGRESS");
+  return !status.empty() && !util::ends_with(status, "_IN_PROGRESS");
 }
 
 bool is_failed_status(const std::string& status) {
-  return ends_with(status, "_FAILED");
+  return util::ends_with(status, "_FAILED");
 }
 
 param_list stack_request_params(const stack_request& req) {

@@ -1,20 +1,8 @@
 #include "aws/ini_file.hpp"
 
-#include <cctype>
+#include "util/text.hpp"
 
 namespace det::aws {
-
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
-
-} // namespace
 
 ini_document parse_ini(std::string_view text) {
   ini_document doc;
@@ -27,14 +15,14 @@ ini_document parse_ini(std::string_view text) {
     auto raw = text.substr(pos, end - pos);
     pos = end + 1;
     bool indented = !raw.empty() && (raw.front() == ' ' || raw.front() == '\t');
-    auto line = trim(raw);
+    auto line = util::trim(raw);
     if (line.empty() || line.front() == '#' || line.front() == ';')
       continue;
     if (line.front() == '[') {
       auto close = line.find(']');
-      auto name = trim(line.substr(1, close == std::string_view::npos
-                                          ? std::string_view::npos
-                                          : close - 1));
+      auto name = util::trim(line.substr(1, close == std::string_view::npos
+                                                ? std::string_view::npos
+                                                : close - 1));
       current = &doc[std::string(name)];
       continue;
     }
@@ -43,10 +31,10 @@ ini_document parse_ini(std::string_view text) {
     auto eq = line.find('=');
     if (eq == std::string_view::npos)
       continue;
-    std::string key(trim(line.substr(0, eq)));
+    std::string key(util::trim(line.substr(0, eq)));
     for (auto& c : key)
       c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    (*current)[key] = std::string(trim(line.substr(eq + 1)));
+    (*current)[key] = std::string(util::trim(line.substr(eq + 1)));
   }
   return doc;
 }

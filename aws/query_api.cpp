@@ -2,6 +2,7 @@
 
 #include "aws/aws_error.hpp"
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -9,20 +10,6 @@
 namespace det::aws {
 
 namespace {
-
-// A printable, bounded excerpt of a non-XML error body (moto answers
-// unimplemented features with an HTML page).
-std::string excerpt(const std::string& body) {
-  std::string out;
-  for (char c : body) {
-    if (out.size() >= 160) {
-      out += "...";
-      break;
-    }
-    out += std::isprint(static_cast<unsigned char>(c)) ? c : ' ';
-  }
-  return out;
-}
 
 std::string first_text(const xml_element& root,
                        std::initializer_list<const char*> names) {
@@ -131,8 +118,8 @@ caf::expected<xml_element> query_api::attempt(const std::string& action,
     if (!doc)
       return make_aws_error(aws_error_kind::server_error, "MalformedResponse",
                             context + " (HTTP 200)",
-                            render(doc.error())
-                                + "; body: " + excerpt(resp->body));
+                            render(doc.error()) + "; body: "
+                                + util::printable_excerpt(resp->body));
     return std::move(*doc);
   }
   std::string code;
@@ -149,7 +136,7 @@ caf::expected<xml_element> query_api::attempt(const std::string& action,
   }
   if (code.empty()) {
     code = "HTTP" + std::to_string(resp->status);
-    message = excerpt(resp->body);
+    message = util::printable_excerpt(resp->body);
   }
   if (!request_id.empty())
     message += " (request id " + request_id + ")";

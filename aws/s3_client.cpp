@@ -6,6 +6,7 @@
 #include "aws/s3_codec.hpp"
 #include "aws/sigv4.hpp"
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <cctype>
 #include <fstream>
@@ -14,21 +15,6 @@
 namespace det::aws {
 
 namespace {
-
-std::string excerpt(const std::string& body) {
-  std::string out;
-  for (char c : body) {
-    if (out.size() >= 160)
-      return out + "...";
-    out += std::isprint(static_cast<unsigned char>(c)) ? c : ' ';
-  }
-  return out;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size()
-         && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "name" for an empty value (?uploads), "name=value" otherwise, encoded.
 std::string
@@ -52,7 +38,7 @@ net::header_list meta_headers(const std::map<std::string, std::string>& meta) {
   return out;
 }
 
-caf::error invalid(const std::string& what) {
+caf::error s3_invalid(const std::string& what) {
   return make_error(errc::invalid_argument, "s3: " + what);
 }
 
@@ -69,11 +55,11 @@ s3_client::s3_client(s3_client_config config,
 caf::expected<s3_url> s3_client::url_of(const std::string& bucket,
                                         const std::string& key) const {
   if (!s3_codec::valid_bucket_name(bucket))
-    return invalid("bucket name '" + bucket
-                   + "' is not 3-63 of [a-z0-9.-] starting and ending with "
-                     "a letter or digit");
+    return s3_invalid("bucket name '" + bucket
+                      + "' is not 3-63 of [a-z0-9.-] starting and ending with "
+                        "a letter or digit");
   if (key.size() > 1024)
-    return invalid("key longer than 1024 bytes");
+    return s3_invalid("key longer than 1024 bytes");
   auto ep = net::parse_url(config_.endpoint_url);
   if (!ep)
     return ep.error();
@@ -87,7 +73,7 @@ caf::expected<s3_url> s3_client::url_of(const std::string& bucket,
   case s3_addressing::automatic:
     // Dots break the TLS wildcard certificate; endpoints other than AWS's
     // (moto, MinIO) route by path.
-    virtual_host = ends_with(ep->host, ".amazonaws.com")
+    virtual_host = util::ends_with(ep->host, ".amazonaws.com")
                    && bucket.find('.') == std::string::npos;
     break;
   }
@@ -165,7 +151,7 @@ s3_client::attempt(const std::string& method, const s3_url& u,
   if (code.empty()) {
     code = resp->status == 404 ? "NotFound"
                                : "HTTP" + std::to_string(resp->status);
-    message = excerpt(resp->body);
+    message = util::printable_excerpt(resp->body);
   }
   if (!err.request_id.empty())
     message += " (request id " + err.request_id + ")";
@@ -182,7 +168,7 @@ s3_client::put_object(const std::string& bucket, const std::string& key,
                       const std::string& body,
                       const std::map<std::string, std::string>& metadata) {
   if (key.empty())
-    return invalid("empty key");
+    return s3_invalid("empty key");
   auto resp =
       send("PUT", bucket, key, {}, meta_headers(metadata), body, "PutObject");
   if (!resp)
@@ -196,7 +182,7 @@ s3_client::put_file(const std::string& bucket, const std::string& key,
                     const std::map<std::string, std::string>& metadata) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return invalid("'" + path + "' is not a readable file");
+    return s3_invalid("'" + path + "' is not a readable file");
   auto size = static_cast<uint64_t>(st.st_size);
   if (size >= config_.multipart_threshold && config_.part_size > 0)
     return put_multipart(bucket, key, path, size, progress,
@@ -204,7 +190,7 @@ s3_client::put_file(const std::string& bucket, const std::string& key,
   std::ifstream in(path, std::ios::binary);
   std::string body(size, '\0');
   if (!in.read(body.data(), static_cast<std::streamsize>(size)))
-    return invalid("cannot read '" + path + "'");
+    return s3_invalid("cannot read '" + path + "'");
   auto etag = put_object(bucket, key, body, metadata);
   if (etag && progress)
     progress(size, size);
@@ -235,7 +221,7 @@ caf::expected<std::string> s3_client::put_multipart(
     auto n = std::min<uint64_t>(config_.part_size, size - sent);
     part.resize(n);
     if (!in.read(part.data(), static_cast<std::streamsize>(n)))
-      return fail(invalid("cannot read '" + path + "'"));
+      return fail(s3_invalid("cannot read '" + path + "'"));
     auto number = std::to_string(etags.size() + 1);
     auto resp = send(
         "PUT", bucket, key, {{"partNumber", number}, {"uploadId", *upload_id}},
@@ -296,7 +282,7 @@ caf::expected<s3_list_page>
 s3_client::list_objects(const std::string& bucket, const std::string& prefix,
                         const std::string& continuation_token, int max_keys) {
   if (max_keys < 1 || max_keys > 1000)
-    return invalid("max_keys must be 1 to 1000");
+    return s3_invalid("max_keys must be 1 to 1000");
   query_list q{{"list-type", "2"}, {"max-keys", std::to_string(max_keys)}};
   if (!prefix.empty())
     q.emplace_back("prefix", prefix);

@@ -1,6 +1,7 @@
 #include "aws/xml.hpp"
 
 #include "messages/errc.hpp"
+#include "util/text.hpp"
 
 #include <pugixml.hpp>
 
@@ -20,17 +21,6 @@ constexpr int max_depth = 200;
 // written.
 constexpr unsigned parse_flags = pugi::parse_cdata | pugi::parse_escapes
                                  | pugi::parse_eol | pugi::parse_ws_pcdata;
-
-std::string_view trim(std::string_view s) {
-  auto is_ws = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-  };
-  while (!s.empty() && is_ws(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_ws(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
 
 std::string local_name(std::string_view qname) {
   auto colon = qname.rfind(':');
@@ -111,7 +101,7 @@ xml_element::children_named(std::string_view child_name) const {
 
 std::string xml_element::child_text(std::string_view child_name) const {
   auto c = child(child_name);
-  return c ? std::string(trim(c->text)) : std::string{};
+  return c ? std::string(util::trim(c->text)) : std::string{};
 }
 
 const xml_element* xml_element::find(std::string_view descendant_name) const {

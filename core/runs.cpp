@@ -15,8 +15,8 @@ using namespace det::record_args;
 using nlohmann::json;
 using state::cluster_state;
 
-using handler = void (*)(const cluster_state&, const record_command&, int64_t,
-                         record_outcome&);
+using run_handler = void (*)(const cluster_state&, const record_command&,
+                             int64_t, record_outcome&);
 
 /// The ids of `runIds`, each once.
 std::vector<int64_t> run_ids(const json& a) {
@@ -124,7 +124,7 @@ void log_policy_matched(const cluster_state& s, const record_command& c,
 
 record_outcome decide_runs(const cluster_state& s, const record_command& c,
                            int64_t now_us) {
-  static const std::map<std::string, handler> table{
+  static const std::map<std::string, run_handler> table{
       {"runs.archive", archive},
       {"runs.delete", remove},
       {"trial.log_policy_matched", log_policy_matched}};

@@ -203,8 +203,8 @@ void patch(const cluster_state& s, const record_command& c, int64_t now,
   o.events.push_back(to_event(w, c, now));
 }
 
-void remove(const cluster_state& s, const record_command& c, int64_t now,
-            record_outcome& o) {
+void remove_webhook(const cluster_state& s, const record_command& c,
+                    int64_t now, record_outcome& o) {
   const auto& w = webhook_or_refuse(s, id_arg(c.args, "id"));
   o.events.push_back(webhook_deleted{w.id, c.username, now});
 }
@@ -414,11 +414,11 @@ json webhook_json(const state::webhook_info& w) {
 
 record_outcome decide_webhook(const cluster_state& s, const record_command& c,
                               int64_t now_us) {
-  using handler = void (*)(const cluster_state&, const record_command&, int64_t,
-                           record_outcome&);
-  static const std::map<std::string, handler> table{
+  using webhook_handler = void (*)(const cluster_state&, const record_command&,
+                                   int64_t, record_outcome&);
+  static const std::map<std::string, webhook_handler> table{
       {"webhook.create", create},           {"webhook.patch", patch},
-      {"webhook.delete", remove},           {"webhook.custom", custom},
+      {"webhook.delete", remove_webhook},   {"webhook.custom", custom},
       {"webhook.log_matched", log_matched}, {"webhook.ended", ended}};
   return run_command(table, s, c, now_us);
 }

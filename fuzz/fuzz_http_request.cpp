@@ -189,7 +189,7 @@ struct cluster {
     must("POST", "/api/v1/experiments", body.dump(), admin_token);
     agent = sys->spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
-                   agent_hello{"a1", "default", 1, "cpu", "", {}}, agent);
+                   agent_hello{"a1", "default", 1, "cpu", "", {}, {}}, agent);
     trial_token = ctx->tokens->token_for("1.1");
     wait_for_allocation("1.1");
   }

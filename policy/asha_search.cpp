@@ -22,9 +22,9 @@
 
 namespace det::policy::detail {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 constexpr double worst = std::numeric_limits<double>::max();
 

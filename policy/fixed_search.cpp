@@ -9,9 +9,9 @@
 
 namespace det::policy::detail {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 class fixed_search : public searcher {
 public:

@@ -6,9 +6,9 @@
 
 namespace det::policy {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 caf::error bad(const std::string& path, const std::string& what) {
   return make_error(errc::invalid_argument, path + ": " + what);

@@ -11,9 +11,9 @@
 
 namespace det::policy {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 // More operations than any search the master would run to preview.
 constexpr size_t max_steps = 200'000;

@@ -9,7 +9,7 @@ using json = nlohmann::json;
 
 namespace {
 
-caf::error bad(const std::string& field, const std::string& what) {
+caf::error bad_searcher(const std::string& field, const std::string& what) {
   return make_error(errc::invalid_argument, "searcher." + field + ": " + what);
 }
 
@@ -20,7 +20,7 @@ template <class T> caf::error read(const json& j, const char* key, T& out) {
   try {
     out = it->get<T>();
   } catch (const json::exception&) {
-    return bad(key, "has the wrong type");
+    return bad_searcher(key, "has the wrong type");
   }
   return caf::none;
 }
@@ -67,8 +67,9 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
   else if (name == "adaptive_asha")
     c.kind = searcher_kind::adaptive_asha;
   else
-    return bad("name", "unknown searcher '" + name
-                           + "' (single, grid, random, adaptive_asha)");
+    return bad_searcher("name",
+                        "unknown searcher '" + name
+                            + "' (single, grid, random, adaptive_asha)");
   if (auto err = read(j, "metric", c.metric))
     return err;
   if (auto err = read(j, "smaller_is_better", c.smaller_is_better))
@@ -76,19 +77,20 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
   if (auto it = j.find("max_length"); it != j.end()) {
     const json& v = it->is_object() ? it->value("batches", json{}) : *it;
     if (!v.is_number_integer() || v.get<long long>() < 1)
-      return bad("max_length", "must be a positive number of batches");
+      return bad_searcher("max_length", "must be a positive number of batches");
     c.max_length = v.get<uint64_t>();
   } else if (auto mt = j.find("max_time"); mt != j.end() && !mt->is_null()) {
     if (!mt->is_number_integer() || mt->get<long long>() < 1)
-      return bad("max_time", "must be a positive integer");
+      return bad_searcher("max_time", "must be a positive integer");
     c.max_length = mt->get<uint64_t>();
   } else if (c.kind == searcher_kind::adaptive_asha) {
-    return bad("max_time", "adaptive_asha needs max_time and time_metric "
-                           "(or the legacy max_length)");
+    return bad_searcher("max_time",
+                        "adaptive_asha needs max_time and time_metric "
+                        "(or the legacy max_length)");
   }
   if (auto tm = j.find("time_metric"); tm != j.end() && !tm->is_null()) {
     if (!tm->is_string() || tm->get<std::string>().empty())
-      return bad("time_metric", "must be a metric name");
+      return bad_searcher("time_metric", "must be a metric name");
     c.time_metric = tm->get<std::string>();
   }
   for (auto [key, field] :
@@ -109,20 +111,21 @@ caf::expected<searcher_config> parse_searcher_config(const json& j) {
   else if (mode == "conservative")
     c.mode = asha_mode::conservative;
   else
-    return bad("mode", "must be aggressive, standard or conservative");
+    return bad_searcher("mode", "must be aggressive, standard or conservative");
   if (c.kind == searcher_kind::single)
     c.max_trials = 1;
   if (c.max_trials < 1)
-    return bad("max_trials", "must be at least 1");
+    return bad_searcher("max_trials", "must be at least 1");
   if (c.max_concurrent_trials < 0)
-    return bad("max_concurrent_trials", "must not be negative");
+    return bad_searcher("max_concurrent_trials", "must not be negative");
   if (c.kind == searcher_kind::adaptive_asha) {
     if (c.metric.empty())
-      return bad("metric", "adaptive_asha needs the metric it compares");
+      return bad_searcher("metric",
+                          "adaptive_asha needs the metric it compares");
     if (c.divisor <= 1)
-      return bad("divisor", "must be greater than 1");
+      return bad_searcher("divisor", "must be greater than 1");
     if (c.max_rungs < 1)
-      return bad("max_rungs", "must be at least 1");
+      return bad_searcher("max_rungs", "must be at least 1");
   }
   return c;
 }
@@ -269,7 +272,7 @@ make_searcher(const searcher_config& config, const json& hyperparameters,
   if (!space)
     return space.error();
   if (config.max_length < 1 && config.kind == searcher_kind::adaptive_asha)
-    return bad("max_length", "must be a positive number of batches");
+    return bad_searcher("max_length", "must be a positive number of batches");
   switch (config.kind) {
   case searcher_kind::grid: {
     auto points = grid_points(*space);
@@ -280,15 +283,16 @@ make_searcher(const searcher_config& config, const json& hyperparameters,
   case searcher_kind::single:
   case searcher_kind::random:
     if (config.max_trials < 1)
-      return bad("max_trials", "must be at least 1");
+      return bad_searcher("max_trials", "must be at least 1");
     return detail::make_fixed_search(config, *space, seed, {});
   case searcher_kind::adaptive_asha:
     if (config.max_trials < 1 || config.divisor <= 1 || config.max_rungs < 1)
-      return bad("adaptive_asha", "needs max_trials >= 1, divisor > 1 and "
-                                  "max_rungs >= 1");
+      return bad_searcher("adaptive_asha",
+                          "needs max_trials >= 1, divisor > 1 and "
+                          "max_rungs >= 1");
     return detail::make_asha_search(config, *space, seed);
   }
-  return bad("name", "unknown searcher");
+  return bad_searcher("name", "unknown searcher");
 }
 
 } // namespace det::policy

@@ -1,6 +1,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace det::util {
 
@@ -17,6 +18,23 @@ bool unreserved(unsigned char c) {
 }
 
 } // namespace
+
+std::string to_lower(std::string_view text) {
+  std::string out{text};
+  for (auto& c : out)
+    c = lower(c);
+  return out;
+}
+
+std::string printable_excerpt(std::string_view text, size_t max_bytes) {
+  std::string out;
+  for (char c : text) {
+    if (out.size() >= max_bytes)
+      return out + "...";
+    out += std::isprint(static_cast<unsigned char>(c)) ? c : ' ';
+  }
+  return out;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size())

@@ -25,6 +25,42 @@ namespace det::util {
 /// True when `a` and `b` are equal ignoring ASCII case.
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b);
 
+/// True when `s` starts with `prefix`.
+[[nodiscard]] inline bool starts_with(std::string_view s,
+                                      std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+/// True when `s` ends with `suffix`.
+[[nodiscard]] inline bool ends_with(std::string_view s,
+                                    std::string_view suffix) {
+  return s.size() >= suffix.size()
+         && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+/// `s` without the spaces, tabs, carriage returns and line feeds (and
+/// vertical tabs and form feeds) at its ends.
+[[nodiscard]] inline std::string_view trim(std::string_view s) {
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v'
+           || c == '\f';
+  };
+  while (!s.empty() && space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && space(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// `text` with ASCII letters lowercased; other bytes as they are.
+[[nodiscard]] std::string to_lower(std::string_view text);
+
+/// At most `max_bytes` of `text` with every unprintable byte (control
+/// characters, bytes above 0x7e) shown as a space, and "..." after a cut:
+/// a bounded excerpt of a body to quote in an error.
+[[nodiscard]] std::string printable_excerpt(std::string_view text,
+                                            size_t max_bytes = 160);
+
 /// Lowercase hex of `bytes` ("\x01\xff" -> "01ff").
 [[nodiscard]] std::string to_hex(std::string_view bytes);
 

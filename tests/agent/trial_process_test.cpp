@@ -3,6 +3,7 @@
 
 #include "agent/trial_process.hpp"
 #include "messages/errc.hpp"
+#include "tests/support/proc_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -69,16 +70,7 @@ bool alive(pid_t pid) {
   return ::kill(pid, 0) == 0;
 }
 
-/// True when `pid` is gone or a zombie (state Z or X in /proc).
-bool dead_or_zombie(pid_t pid) {
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};
-  std::string stat;
-  if (!std::getline(in, stat))
-    return true;
-  auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size()
-         && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
-}
+using det::test::dead_or_zombie;
 
 } // namespace
 

@@ -4,6 +4,7 @@
 // deadlines; nothing sleeps to let things happen.
 
 #include "agent/trial_supervisor.hpp"
+#include "tests/support/proc_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,14 +25,8 @@ using namespace std::chrono_literals;
 namespace {
 
 /// Running and not a zombie (a re-parented trial may wait to be reaped).
-bool alive(pid_t pid) {
-  if (kill(pid, 0) != 0)
-    return false;
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};
-  std::string stat{std::istreambuf_iterator<char>{in}, {}};
-  auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size()
-         && stat[close + 2] != 'Z';
+bool running(pid_t pid) {
+  return kill(pid, 0) == 0 && !det::test::dead_or_zombie(pid);
 }
 
 template <class Pred>
@@ -85,8 +80,8 @@ TEST(trial_supervisor, a_sigkilled_agent_takes_its_trial_group_with_it) {
       eventually([&] { return std::filesystem::exists(pid_file); }, 10s));
   pid_t trial = std::stoi(read_file(pid_file));
   pid_t background = std::stoi(read_file(pid_file.string() + ".bg"));
-  ASSERT_TRUE(alive(trial));
-  ASSERT_TRUE(alive(background));
+  ASSERT_TRUE(running(trial));
+  ASSERT_TRUE(running(background));
   pid_t group = getpgid(trial);
   ASSERT_NE(group, getpgrp());
 
@@ -95,8 +90,8 @@ TEST(trial_supervisor, a_sigkilled_agent_takes_its_trial_group_with_it) {
   ASSERT_EQ(waitpid(agent, &status, 0), agent);
   // 50 ms parent check: well within 5 s.
   EXPECT_TRUE(
-      eventually([&] { return !alive(trial) && !alive(background); }, 5s));
-  EXPECT_TRUE(eventually([&] { return !alive(group); }, 5s));
+      eventually([&] { return !running(trial) && !running(background); }, 5s));
+  EXPECT_TRUE(eventually([&] { return !running(group); }, 5s));
   std::filesystem::remove_all(dir);
 }
 

@@ -4,6 +4,8 @@
 #include "conf/reader.hpp"
 #include "conf/redact.hpp"
 
+#include "tests/conf/config_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,9 +16,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string error_of(std::string_view yaml) {
-  auto cfg = parse_agent_config(yaml);
-  return cfg ? "<no error>" : message_of(cfg.error());
+std::string agent_error_of(std::string_view yaml) {
+  return det::test::error_text(parse_agent_config(yaml));
 }
 
 TEST(agent_config, example_file_loads) {
@@ -36,8 +37,9 @@ TEST(agent_config, every_log_level_it_accepts_is_one_the_log_can_set) {
     EXPECT_EQ(cfg->log_level, name);
     EXPECT_TRUE(det::log::parse_level(cfg->log_level)) << name;
   }
-  EXPECT_NE(error_of("log: {level: loud}\n").find("log.level: expected one of"),
-            std::string::npos);
+  EXPECT_NE(
+      agent_error_of("log: {level: loud}\n").find("log.level: expected one of"),
+      std::string::npos);
 }
 
 TEST(agent_config, empty_file_gives_working_defaults) {
@@ -120,21 +122,15 @@ TEST(agent_config, malformed_overrides_are_refused_naming_their_source) {
             std::string::npos);
 }
 
-struct error_case {
-  const char* name;
-  const char* yaml;
-  const char* want;
-};
-
-class agent_errors : public testing::TestWithParam<error_case> {};
+class agent_errors : public testing::TestWithParam<det::test::error_case> {};
 
 TEST_P(agent_errors, error_names_the_field_path) {
-  auto err = error_of(GetParam().yaml);
+  auto err = agent_error_of(GetParam().yaml);
   EXPECT_NE(err.find(GetParam().want), std::string::npos)
       << "want: " << GetParam().want << "\ngot:  " << err;
 }
 
-const error_case agent_error_cases[] = {
+const det::test::error_case agent_error_cases[] = {
     {"url_and_host", "master_url: http://a\nmaster_host: b\n",
      "master_host: not allowed together with master_url"},
     {"bad_url", "master_url: http://a/b\n",

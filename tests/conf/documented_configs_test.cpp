@@ -5,6 +5,8 @@
 #include "conf/reader.hpp"
 #include "conf/redact.hpp"
 
+#include "tests/conf/config_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -114,11 +116,6 @@ TEST(documented_configs, database_snippet_loads_as_written) {
   EXPECT_EQ(cfg->db.port, 5432);
 }
 
-std::string error_of(const std::string& yaml) {
-  auto cfg = parse_master_config(yaml);
-  return cfg ? "<no error>" : message_of(cfg.error());
-}
-
 const char* aws_block = "provisioner:\n"
                         "  provider: aws\n"
                         "  image_id: ami-12345\n"
@@ -153,11 +150,12 @@ TEST(documented_configs, bad_security_groups_are_named_with_their_value) {
             "{security_group_id: sg-11111111}\n",
             "provisioner.security_group: \"web\" conflicts"},
        }) {
-    auto err = error_of(std::string{aws_block} + extra);
+    auto err = det::test::master_error_of(std::string{aws_block} + extra);
     EXPECT_NE(err.find(expected), std::string::npos) << extra << "\n" << err;
   }
   EXPECT_NE(
-      error_of("provisioner: {type: local, security_group: web}\n")
+      det::test::master_error_of(
+          "provisioner: {type: local, security_group: web}\n")
           .find("provisioner.security_group: only valid for the aws provider"),
       std::string::npos);
 }
@@ -171,16 +169,18 @@ TEST(documented_configs, image_id_may_name_an_ssm_parameter) {
   ASSERT_TRUE(cfg) << message_of(cfg.error());
   EXPECT_EQ(cfg->resource_pools[0].provider.aws.image_id,
             "ssm:/aws/service/debian/release/12/latest/amd64");
-  EXPECT_NE(error_of("provisioner:\n  provider: aws\n  ssh_key_name: k\n"
-                     "  image_id: \"ssm:\"\n  instance_type: p3.2xlarge\n")
+  EXPECT_NE(det::test::master_error_of(
+                "provisioner:\n  provider: aws\n  ssh_key_name: k\n"
+                "  image_id: \"ssm:\"\n  instance_type: p3.2xlarge\n")
                 .find("provisioner.image_id: \"ssm:\" names no SSM parameter"),
             std::string::npos);
 }
 
 // A top-level provisioner's errors name the fields as the file has them.
 TEST(documented_configs, errors_in_a_top_level_provisioner_name_its_path) {
-  auto err = error_of(std::string{aws_block} + "  max_instances: lots\n"
-                      + "  securty_group: x\n");
+  auto err = det::test::master_error_of(std::string{aws_block}
+                                        + "  max_instances: lots\n"
+                                        + "  securty_group: x\n");
   EXPECT_NE(err.find("provisioner.max_instances: expected an integer, got "
                      "\"lots\""),
             std::string::npos)

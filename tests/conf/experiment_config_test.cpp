@@ -4,6 +4,8 @@
 #include "conf/reader.hpp"
 #include "conf/yaml_tree.hpp"
 
+#include "tests/conf/config_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,10 +15,9 @@ using namespace det::conf;
 
 namespace {
 
-std::string error_of(const std::string& yaml,
-                     const experiment_defaults& d = {}) {
-  auto cfg = parse_experiment_config(yaml, d);
-  return cfg ? "<no error>" : message_of(cfg.error());
+std::string experiment_error_of(const std::string& yaml,
+                                const experiment_defaults& d = {}) {
+  return det::test::error_text(parse_experiment_config(yaml, d));
 }
 
 const char* minimal = "entrypoint: python3 train.py\n"
@@ -164,10 +165,10 @@ TEST(experiment_config, the_stored_config_parses_again_with_a_null_constant) {
   auto again = parse_experiment_config(cfg->filled.dump());
   ASSERT_TRUE(again) << message_of(again.error());
   EXPECT_EQ(again->filled, cfg->filled);
-  EXPECT_NE(
-      error_of(std::string{minimal} + "hyperparameters: {c: {type: const}}\n")
-          .find("val: required"),
-      std::string::npos);
+  EXPECT_NE(experiment_error_of(std::string{minimal}
+                                + "hyperparameters: {c: {type: const}}\n")
+                .find("val: required"),
+            std::string::npos);
 }
 
 // Found by fuzz_experiment_config in make test: a hyperparameter named with
@@ -177,12 +178,12 @@ TEST(experiment_config, the_stored_config_parses_again_with_a_null_constant) {
 // at most 255 bytes.
 TEST(experiment_config,
      a_key_is_one_short_line_so_the_stored_config_parses_again) {
-  auto e = error_of(std::string{minimal} + "hyperparameters:\n  \"x" + "\\a"
-                    + "\": 1\n");
+  auto e = experiment_error_of(std::string{minimal} + "hyperparameters:\n  \"x"
+                               + "\\a" + "\": 1\n");
   EXPECT_NE(e.find("hyperparameters"), std::string::npos) << e;
   EXPECT_NE(e.find("control character"), std::string::npos) << e;
-  e = error_of(std::string{minimal} + "data:\n  " + std::string(256, 'k')
-               + ": 1\n");
+  e = experiment_error_of(std::string{minimal} + "data:\n  "
+                          + std::string(256, 'k') + ": 1\n");
   EXPECT_NE(e.find("field 'data'"), std::string::npos) << e;
   EXPECT_NE(e.find("256 bytes"), std::string::npos) << e;
   // 255 bytes of quotes (each escaped in JSON) still reads back.
@@ -219,19 +220,14 @@ TEST(experiment_config, json_text_as_the_cli_may_send_is_accepted) {
   EXPECT_EQ(cfg->searcher.max_concurrent_trials, 16);
 }
 
-struct error_case {
-  const char* name;
-  std::string yaml;
-  const char* want;
+class experiment_errors : public testing::TestWithParam<det::test::error_case> {
 };
-
-class experiment_errors : public testing::TestWithParam<error_case> {};
 
 TEST_P(experiment_errors, error_names_the_field_path) {
   const auto& c = GetParam();
   experiment_defaults d;
   d.pool_priorities = {{"default", 42}};
-  auto err = error_of(c.yaml, d);
+  auto err = experiment_error_of(c.yaml, d);
   EXPECT_NE(err.find(c.want), std::string::npos)
       << "want: " << c.want << "\ngot:  " << err;
 }
@@ -240,7 +236,7 @@ std::string with(const char* extra) {
   return std::string{minimal} + extra;
 }
 
-const error_case experiment_error_cases[] = {
+const det::test::error_case experiment_error_cases[] = {
     {"missing_entrypoint", "searcher: {name: single, metric: m}\n",
      "entrypoint: required"},
     {"empty_entrypoint",

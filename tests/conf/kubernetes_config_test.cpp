@@ -2,22 +2,15 @@
 
 #include "conf/reader.hpp"
 
+#include "tests/conf/config_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 using namespace det::conf;
 
-namespace {
-
-std::string error_of(std::string_view yaml) {
-  auto cfg = parse_master_config(yaml);
-  if (cfg)
-    return "<no error>";
-  return message_of(cfg.error());
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST(kubernetes_rm, reads_upstreams_keys_and_fills_the_defaults) {
   auto cfg = parse_master_config(R"(
@@ -67,39 +60,46 @@ TEST(kubernetes_rm, tasks_reach_the_master_service_by_default) {
 }
 
 TEST(kubernetes_rm, refusals_name_the_field) {
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes}")
+  EXPECT_NE(det::test::master_error_of("resource_manager: {type: kubernetes}")
                 .find("resource_manager.max_slots_per_pod: required"),
             std::string::npos);
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes, max_slots_per_pod: "
-                     "1, slot_type: tpu}")
+  EXPECT_NE(det::test::master_error_of(
+                "resource_manager: {type: kubernetes, max_slots_per_pod: "
+                "1, slot_type: tpu}")
                 .find("resource_manager.slot_type"),
             std::string::npos);
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes, max_slots_per_pod: "
-                     "1, slot_resource_requests: {cpu: -1}}")
+  EXPECT_NE(det::test::master_error_of(
+                "resource_manager: {type: kubernetes, max_slots_per_pod: "
+                "1, slot_resource_requests: {cpu: -1}}")
                 .find("resource_manager.slot_resource_requests.cpu"),
             std::string::npos);
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes, max_slots_per_pod: "
-                     "1, default_namespace: Not_A_Name}")
+  EXPECT_NE(det::test::master_error_of(
+                "resource_manager: {type: kubernetes, max_slots_per_pod: "
+                "1, default_namespace: Not_A_Name}")
                 .find("resource_manager.default_namespace"),
             std::string::npos);
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes, max_slots_per_pod: "
-                     "1, default_scheduler: volcano}")
+  EXPECT_NE(det::test::master_error_of(
+                "resource_manager: {type: kubernetes, max_slots_per_pod: "
+                "1, default_scheduler: volcano}")
                 .find("resource_manager.default_scheduler"),
             std::string::npos);
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes, max_slots_per_pod: "
-                     "1}\nresource_pools: [{pool_name: a, provider: {type: "
-                     "local}}]")
+  EXPECT_NE(det::test::master_error_of(
+                "resource_manager: {type: kubernetes, max_slots_per_pod: "
+                "1}\nresource_pools: [{pool_name: a, provider: {type: "
+                "local}}]")
                 .find("resource_pools[0].provider"),
             std::string::npos);
-  EXPECT_NE(error_of("resource_manager: {type: kubernetes, max_slots_per_pod: "
-                     "1}\nresource_pools: [{pool_name: a, "
-                     "task_container_defaults: {gpu_pod_spec: 3}}]")
+  EXPECT_NE(det::test::master_error_of(
+                "resource_manager: {type: kubernetes, max_slots_per_pod: "
+                "1}\nresource_pools: [{pool_name: a, "
+                "task_container_defaults: {gpu_pod_spec: 3}}]")
                 .find("resource_pools[0].task_container_defaults.gpu_pod_spec"),
             std::string::npos);
 }
 
 TEST(kubernetes_rm, kubernetes_keys_are_unknown_to_the_agent_manager) {
-  EXPECT_NE(error_of("resource_manager: {max_slots_per_pod: 4}")
-                .find("max_slots_per_pod"),
-            std::string::npos);
+  EXPECT_NE(
+      det::test::master_error_of("resource_manager: {max_slots_per_pod: 4}")
+          .find("max_slots_per_pod"),
+      std::string::npos);
 }

@@ -3,6 +3,8 @@
 #include "conf/reader.hpp"
 #include "util/log.hpp"
 
+#include "tests/conf/config_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,13 +13,6 @@ using namespace det::conf;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string error_of(std::string_view yaml) {
-  auto cfg = parse_master_config(yaml);
-  if (cfg)
-    return "<no error>";
-  return message_of(cfg.error());
-}
 
 TEST(master_config, embedded_default_file_loads_with_a_local_pool) {
   auto cfg = load_master_config(DET_CONF_DIR "/master.yaml");
@@ -43,7 +38,7 @@ TEST(master_config, a_resource_manager_that_is_not_a_mapping_is_named) {
                     "resource_manager: [1]\nresource_pools: [{pool_name: a}]\n",
                     "resource_manager: 7\n"}) {
     std::string err;
-    EXPECT_NO_THROW(err = error_of(yaml)) << yaml;
+    EXPECT_NO_THROW(err = det::test::master_error_of(yaml)) << yaml;
     EXPECT_NE(err.find("resource_manager"), std::string::npos) << err;
   }
 }
@@ -56,9 +51,9 @@ TEST(master_config, every_log_level_it_accepts_is_one_the_log_can_set) {
     EXPECT_EQ(cfg->log.level, name);
     EXPECT_TRUE(det::log::parse_level(cfg->log.level)) << name;
   }
-  EXPECT_NE(
-      error_of("log: {level: verbose}\n").find("log.level: expected one of"),
-      std::string::npos);
+  EXPECT_NE(det::test::master_error_of("log: {level: verbose}\n")
+                .find("log.level: expected one of"),
+            std::string::npos);
 }
 
 TEST(master_config, aws_example_file_loads_two_pools) {
@@ -167,22 +162,17 @@ default_aux_resource_pool: b
   EXPECT_EQ(cfg->default_aux_resource_pool, "b");
 }
 
-struct error_case {
-  const char* name;
-  const char* yaml;
-  const char* want; // a substring of the error
-};
-
-class master_config_errors : public testing::TestWithParam<error_case> {};
+class master_config_errors
+    : public testing::TestWithParam<det::test::error_case> {};
 
 TEST_P(master_config_errors, error_names_the_field_path) {
   const auto& c = GetParam();
-  auto err = error_of(c.yaml);
+  auto err = det::test::master_error_of(c.yaml);
   EXPECT_NE(err.find(c.want), std::string::npos)
       << "want: " << c.want << "\ngot:  " << err;
 }
 
-const error_case master_errors[] = {
+const det::test::error_case master_errors[] = {
     {"integer_given_text",
      "resource_pools:\n  - pool_name: a\n  - pool_name: b\n    provider:\n"
      "      type: local\n      max_instances: ten\n",
@@ -248,7 +238,8 @@ INSTANTIATE_TEST_SUITE_P(table, master_config_errors,
                          });
 
 TEST(master_config, every_error_in_a_file_is_reported_at_once) {
-  auto err = error_of("prot: 1\nlog: {level: loud}\ndb: {port: x}\n");
+  auto err = det::test::master_error_of(
+      "prot: 1\nlog: {level: loud}\ndb: {port: x}\n");
   EXPECT_NE(err.find("prot"), std::string::npos) << err;
   EXPECT_NE(err.find("log.level"), std::string::npos) << err;
   EXPECT_NE(err.find("db.port"), std::string::npos) << err;

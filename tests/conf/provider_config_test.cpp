@@ -2,6 +2,8 @@
 #include "conf/master_config.hpp"
 #include "conf/master_url.hpp"
 
+#include "tests/conf/config_errors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,9 +27,8 @@ caf::expected<master_config> parse(const std::string& yaml) {
   return parse_master_config(yaml);
 }
 
-std::string error_of(const std::string& yaml) {
-  auto cfg = parse(yaml);
-  return cfg ? "<no error>" : message_of(cfg.error());
+std::string provider_error_of(const std::string& yaml) {
+  return det::test::error_text(parse(yaml));
 }
 
 TEST(provider_config, aws_defaults_follow_upstream) {
@@ -159,24 +160,18 @@ TEST(ec2_instance_slots, table_knows_gpu_and_cpu_types) {
   EXPECT_FALSE(ec2_gpu_count("x1.huge"));
 }
 
-struct error_case {
-  const char* name;
-  std::string yaml;
-  const char* want;
-};
-
-class provider_errors : public testing::TestWithParam<error_case> {};
+class provider_errors : public testing::TestWithParam<det::test::error_case> {};
 
 TEST_P(provider_errors, error_names_the_field_path) {
   const auto& c = GetParam();
-  auto err = error_of(c.yaml);
+  auto err = provider_error_of(c.yaml);
   EXPECT_NE(err.find(c.want), std::string::npos)
       << "want: " << c.want << "\ngot:  " << err;
 }
 
 const std::string P = "resource_pools[0].provider.";
 
-const error_case provider_error_cases[] = {
+const det::test::error_case provider_error_cases[] = {
     {"missing_type", with_provider("      max_instances: 2\n"),
      "resource_pools[0].provider.type: required: 'aws' or 'local'"},
     {"gcp_not_supported", with_provider("      type: gcp\n"),

@@ -6,6 +6,7 @@
 #include "k8s/job_spec.hpp"
 #include "k8s/resources.hpp"
 #include "k8s/watch.hpp"
+#include "tests/k8s/bed_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,22 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<api_client> bed_client() {
-  const char* kc = std::getenv("K8S_BED_KUBECONFIG");
-  if (kc == nullptr || *kc == '\0')
-    return nullptr;
-  auto access = load_kubeconfig(kc);
-  if (!access)
-    return nullptr;
-  return make_curl_api_client(*access);
-}
-
-std::string unique(const char* base) {
-  return std::string{base} + "-"
-         + std::to_string(
-             std::chrono::steady_clock::now().time_since_epoch().count()
-             % 1000000007);
-}
+using det::test::bed_client;
+using det::test::unique;
 
 } // namespace
 

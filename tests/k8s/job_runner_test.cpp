@@ -3,6 +3,7 @@
 // served through the API server). Skips without K8S_BED_KUBECONFIG.
 
 #include "k8s/job_runner.hpp"
+#include "tests/k8s/bed_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,20 +15,8 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<api_client> bed_client() {
-  const char* kc = std::getenv("K8S_BED_KUBECONFIG");
-  if (kc == nullptr || *kc == '\0')
-    return nullptr;
-  auto access = load_kubeconfig(kc);
-  return access ? make_curl_api_client(*access) : nullptr;
-}
-
-std::string unique(const char* base) {
-  return std::string{base} + "-"
-         + std::to_string(
-             std::chrono::steady_clock::now().time_since_epoch().count()
-             % 1000000007);
-}
+using det::test::bed_client;
+using det::test::unique;
 
 /// What the runner reported, awaited with a bounded wait.
 struct recorder {

@@ -7,7 +7,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const timestamp t0 = timestamp{} + 1000h;
+const timestamp backoff_t0 = timestamp{} + 1000h;
 
 backoff_config plain(double jitter = 0) {
   backoff_config c;
@@ -48,12 +48,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(backoff, blocks_attempts_until_the_delay_passed) {
-  auto s = after_failure({}, plain(), t0, 0.3);
-  EXPECT_FALSE(may_attempt(s, t0));
-  EXPECT_FALSE(may_attempt(s, t0 + 999ms));
-  EXPECT_TRUE(may_attempt(s, t0 + 1s));
-  s = after_failure(s, plain(), t0 + 1s, 0.3);
-  EXPECT_EQ(*s.retry_at, t0 + 3s);
+  auto s = after_failure({}, plain(), backoff_t0, 0.3);
+  EXPECT_FALSE(may_attempt(s, backoff_t0));
+  EXPECT_FALSE(may_attempt(s, backoff_t0 + 999ms));
+  EXPECT_TRUE(may_attempt(s, backoff_t0 + 1s));
+  s = after_failure(s, plain(), backoff_t0 + 1s, 0.3);
+  EXPECT_EQ(*s.retry_at, backoff_t0 + 3s);
 }
 
 TEST(backoff, gives_up_after_max_attempts) {
@@ -61,37 +61,38 @@ TEST(backoff, gives_up_after_max_attempts) {
   c.max_attempts = 3;
   backoff_state s;
   for (int i = 0; i < 2; ++i)
-    s = after_failure(s, c, t0 + i * 10s, 0.5);
+    s = after_failure(s, c, backoff_t0 + i * 10s, 0.5);
   EXPECT_FALSE(s.gave_up);
-  s = after_failure(s, c, t0 + 30s, 0.5);
+  s = after_failure(s, c, backoff_t0 + 30s, 0.5);
   EXPECT_TRUE(s.gave_up);
-  EXPECT_FALSE(may_attempt(s, t0 + 24h));
+  EXPECT_FALSE(may_attempt(s, backoff_t0 + 24h));
 }
 
 TEST(backoff, gives_up_when_the_time_budget_is_spent) {
   auto c = plain();
   c.max_elapsed = 5min;
-  auto s = after_failure({}, c, t0, 0.5);
-  s = after_failure(s, c, t0 + 4min, 0.5);
+  auto s = after_failure({}, c, backoff_t0, 0.5);
+  s = after_failure(s, c, backoff_t0 + 4min, 0.5);
   EXPECT_FALSE(s.gave_up);
-  s = after_failure(s, c, t0 + 5min, 0.5);
+  s = after_failure(s, c, backoff_t0 + 5min, 0.5);
   EXPECT_TRUE(s.gave_up);
 }
 
 TEST(backoff, a_success_starts_a_fresh_series) {
-  auto s =
-      after_failure(after_failure({}, plain(), t0, 0), plain(), t0 + 1s, 0);
+  auto s = after_failure(after_failure({}, plain(), backoff_t0, 0), plain(),
+                         backoff_t0 + 1s, 0);
   EXPECT_EQ(s.failures, 2);
   s = after_success(s);
-  EXPECT_TRUE(may_attempt(s, t0));
-  EXPECT_EQ(after_failure(s, plain(), t0 + 2s, 0).retry_at, t0 + 3s);
+  EXPECT_TRUE(may_attempt(s, backoff_t0));
+  EXPECT_EQ(after_failure(s, plain(), backoff_t0 + 2s, 0).retry_at,
+            backoff_t0 + 3s);
 }
 
 TEST(backoff, a_failure_long_after_the_last_starts_a_fresh_series) {
   auto c = plain();
   c.max_attempts = 2;
-  auto s = after_failure({}, c, t0, 0);
-  s = after_failure(s, c, t0 + 2h, 0);
+  auto s = after_failure({}, c, backoff_t0, 0);
+  s = after_failure(s, c, backoff_t0 + 2h, 0);
   EXPECT_FALSE(s.gave_up);
   EXPECT_EQ(s.failures, 1);
 }
@@ -100,7 +101,7 @@ TEST(backoff, jitter_spreads_retries_of_many_callers) {
   rng r{3};
   std::set<duration::rep> distinct;
   for (int i = 0; i < 50; ++i)
-    distinct.insert(after_failure({}, plain(0.5), t0, r)
+    distinct.insert(after_failure({}, plain(0.5), backoff_t0, r)
                         .retry_at->time_since_epoch()
                         .count());
   EXPECT_GT(distinct.size(), 40u);
@@ -109,9 +110,9 @@ TEST(backoff, jitter_spreads_retries_of_many_callers) {
 TEST(backoff, state_round_trips_through_json) {
   auto c = plain();
   c.max_attempts = 2;
-  auto s = after_failure({}, c, t0, 0.25);
+  auto s = after_failure({}, c, backoff_t0, 0.25);
   EXPECT_EQ(backoff_from_json(to_json(s)), s);
-  s = after_failure(s, c, t0 + 1s, 0.25);
+  s = after_failure(s, c, backoff_t0 + 1s, 0.25);
   EXPECT_EQ(backoff_from_json(nlohmann::json::parse(to_json(s).dump())), s);
   EXPECT_FALSE(backoff_from_json(nlohmann::json{{"failures", "x"}}));
 }

@@ -20,17 +20,19 @@
 
 namespace det::state::test {
 
+/// Converts to any member type, so that T{any_member{}, ...} compiles with as
+/// many initializers as T (an aggregate) has members, and no more. Only
+/// named in unevaluated operands, so its conversion is never defined; outside
+/// the anonymous namespace that is no warning.
+struct any_member {
+  template <class U> operator U() const;
+};
+
 namespace {
 
 using nlohmann::json;
 
 // -- members ------------------------------------------------------------------
-
-/// Converts to any member type, so that T{any_member{}, ...} compiles with as
-/// many initializers as T (an aggregate) has members, and no more.
-struct any_member {
-  template <class U> operator U() const;
-};
 
 template <class T, class Seq, class = void>
 struct brace_initializable : std::false_type {};
@@ -184,7 +186,7 @@ using records =
                      template_info, pool_binding_info, model_version_info,
                      model_info, webhook_info, webhook_delivery_info,
                      orphan_checkpoints_info, cluster_state>;
-TYPED_TEST_SUITE(record_fields, records);
+TYPED_TEST_SUITE(record_fields, records, );
 
 TYPED_TEST(record_fields, every_member_of_the_record_is_in_its_field_list) {
   static_assert(std::is_aggregate_v<TypeParam>);

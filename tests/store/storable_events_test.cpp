@@ -208,7 +208,10 @@ TEST_F(storable_events,
       attacks.push_back({"one megabyte", [](json& d) {
                            d["big"] = std::string(1 << 20, 'b');
                          }});
-      for (const auto& [name, attack] : attacks) {
+      for (const auto& named : attacks) {
+        // (a lambda may not capture a structured binding before C++20)
+        const auto& name = named.first;
+        const auto& attack = named.second;
         auto ev = sample;
         std::string key;
         bool free_form = true;
