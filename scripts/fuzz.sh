@@ -12,7 +12,8 @@
 # the failing inputs are listed at the end. With FUZZ_FRESH=1 (make test)
 # the working corpus starts again from the seeds, so the run's length does
 # not grow with what earlier runs kept (libFuzzer reads its whole corpus
-# before the time limit counts).
+# before the time limit counts). FUZZ_JOBS targets run at a time (default
+# 1; make test runs one per core): each still gets SECONDS of one core.
 set -uo pipefail
 
 build=$1; seconds=$2; shift 2
@@ -41,16 +42,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/lsan.supp}
 
-failed=()
-for t in "$@"; do
-  bin=$build/fuzz/$t
-  run=$build/fuzz/run/$t
+# One target: its report on stdout, its exit status as the function's.
+fuzz_one() {
+  local t=$1 bin=$build/fuzz/$1 run=$build/fuzz/run/$1 seeds start rc took stats execs d
   [ "${FUZZ_FRESH:-0}" = 1 ] && rm -rf "$run/corpus"
   mkdir -p "$run/corpus"
   cp -n "$src/fuzz/corpus/$t/"* "$run/corpus/" 2>/dev/null || true
   seeds=$(ls "$run/corpus" | wc -l)
   for d in $(dicts "$t"); do cat "$src/fuzz/dict/$d.dict"; done >"$run/dict"
-  echo "== $t: ${seconds}s on $seeds inputs (log: $run/log)"
   start=$(date +%s)
   (cd "$run" && "$bin" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
       -max_len="$(max_len "$t")" \
@@ -60,11 +59,38 @@ for t in "$@"; do
   took=$(( $(date +%s) - start ))
   stats=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$run/log" | tail -1)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$run/log")
+  echo "== $t: ${seconds}s on $seeds inputs (log: $run/log)"
   echo "   ${took}s, $execs runs, rc=$rc; last: $stats"
   if [ $rc -ne 0 ]; then
-    failed+=("$t")
     grep -E 'ERROR|runtime error|SUMMARY|Test unit written|fuzz_[a-z_]+:' "$run/log" | head -20 | sed 's/^/   /'
   fi
+  return $rc
+}
+
+# FUZZ_JOBS targets at a time (each is one process on one core); each
+# report is printed whole when its target ends.
+jobs_=${FUZZ_JOBS:-1}
+failed=()
+declare -A pids=()
+reap() {
+  local done_pid=$1 rc=$2 t=${pids[$1]}
+  cat "$build/fuzz/run/$t.report"
+  rm -f "$build/fuzz/run/$t.report"
+  [ "$rc" -ne 0 ] && failed+=("$t")
+  unset "pids[$done_pid]"
+}
+mkdir -p "$build/fuzz/run"
+for t in "$@"; do
+  while [ ${#pids[@]} -ge "$jobs_" ]; do
+    rc=0; wait -n -p done_pid "${!pids[@]}" || rc=$?
+    reap "$done_pid" "$rc"
+  done
+  fuzz_one "$t" >"$build/fuzz/run/$t.report" 2>&1 &
+  pids[$!]=$t
+done
+while [ ${#pids[@]} -gt 0 ]; do
+  rc=0; wait -n -p done_pid "${!pids[@]}" || rc=$?
+  reap "$done_pid" "$rc"
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]}; inputs:" >&2

@@ -52,9 +52,9 @@ fi
 # The distribution's PostgreSQL service is not used: tests and `make run`
 # start private clusters (scripts/pg.sh).
 
-py_pkgs=(pytest "moto[server]>=5" boto3 botocore cfn-lint "determined==0.38.1" prometheus_client)
+py_pkgs=(pytest pytest-xdist "moto[server]>=5" boto3 botocore cfn-lint "determined==0.38.1" prometheus_client)
 need_pip=0
-python3 -c 'import pytest, moto, boto3, botocore, cfnlint, flask, prometheus_client' 2>/dev/null || need_pip=1
+python3 -c 'import pytest, xdist, moto, boto3, botocore, cfnlint, flask, prometheus_client' 2>/dev/null || need_pip=1
 python3 -c 'import determined, sys; sys.exit(0 if determined.__version__ == "0.38.1" else 1)' 2>/dev/null || need_pip=1
 if [ $need_pip = 1 ]; then
   echo "install-deps: pip install ${py_pkgs[*]}"

@@ -14,9 +14,11 @@
 #      processes);
 #   1. the build (a warning fails it in CI);
 #   2. ctest, all but the Kubernetes suites, with leak checking;
-#   3. the pytest folders, one run each (each has its own conftest.py);
+#   3. the pytest folders, one run each (each has its own conftest.py),
+#      tests/e2e and tests/deploy a module per core;
 #   4. the Kubernetes suites: ctest's bed fixture and tests/k8s;
-#   5. each fuzz target for FUZZ_SECONDS from seed FUZZ_SEED.
+#   5. each fuzz target for FUZZ_SECONDS from seed FUZZ_SEED, a target per
+#      core.
 # The first failure ends the run; a background build that failed shows its
 # log's end. Leak checking is on for ctest and the fuzzers, and off for the
 # programs the pytest suites start and stop (SIGTERM, SIGKILL in the chaos
@@ -75,10 +77,18 @@ stage "ctest under ASan+UBSan"
   ctest --output-on-failure -j "$jobs" -LE k8s ${CTEST_ARGS:-})
 
 stage "pytest suites (the Kubernetes bed builds beside them)"
+# The folders whose modules are independent of each other (each starts its
+# own clusters, databases, emulators and CLI homes, on ports it picks) run
+# a module per worker, one worker a core (pytest-xdist): their tests mostly
+# wait on processes, and run side by side they take about half the time.
+xdist_dirs=" tests/e2e tests/deploy "
 for d in $pytest_dirs; do
   echo "== pytest $d"
+  par=()
+  [[ $xdist_dirs == *" $d "* ]] && par=(-n "$jobs" --dist loadfile)
   ASAN_OPTIONS=detect_leaks=0 DET_BUILD_DIR=$san \
-    timed "pytest $d" python3 -m pytest -q -p no:cacheprovider --durations=8 "$src/$d"
+    timed "pytest $d" python3 -m pytest -q -p no:cacheprovider --durations=8 \
+    "${par[@]}" "$src/$d"
 done
 
 stage "kubernetes"
@@ -89,7 +99,7 @@ ASAN_OPTIONS=detect_leaks=0 DET_BUILD_DIR=$san \
   timed "pytest tests/k8s" python3 -m pytest -q -p no:cacheprovider --durations=8 "$src/tests/k8s"
 
 stage "fuzzing"
-FUZZ_FRESH=1 FUZZ_SEED=${FUZZ_SEED:-1} \
+FUZZ_FRESH=1 FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_JOBS=$jobs \
   timed "fuzzing" bash "$src/scripts/fuzz.sh" "$san" "${FUZZ_SECONDS:-25}" $fuzzers
 
 stage done

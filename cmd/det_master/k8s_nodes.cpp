@@ -201,8 +201,13 @@ void node_watch::set_enabled(const std::string& id, bool enabled,
 }
 
 void node_agents_handle::bind(std::shared_ptr<api::node_agents> nodes) {
-  std::lock_guard<std::mutex> g(mu_);
-  nodes_ = std::move(nodes);
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    nodes_.swap(nodes);
+  }
+  // The one bound before ends here, outside the lock: a node watch's end
+  // joins its threads.
+  nodes.reset();
 }
 
 std::shared_ptr<api::node_agents> node_agents_handle::get() const {

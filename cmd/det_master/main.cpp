@@ -520,6 +520,12 @@ int main(int argc, char** argv) {
   for (auto& p : provisioners)
     caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
   master::stop_kubernetes_rm(k8s_rm);
+  // The API's handle is the node watch's last owner: unbound, the watch
+  // stops and joins its threads now, while the actor system still runs
+  // (its flusher may be in a request to a pool's agent). Left bound, the
+  // actor system's end waited on it until a supervisor's SIGKILL.
+  if (k8s_nodes)
+    k8s_nodes->bind(nullptr);
   caf::anon_send_exit(gc_ref, caf::exit_reason::user_shutdown);
   gc_calls->shutdown();
   if (aws_calls)

@@ -164,12 +164,16 @@ resource_pools:
         self.proc.wait(timeout=30)
 
     def stop(self):
+        # det-master ends within seconds of SIGTERM; one still running after
+        # 15 s is a bug (it once waited on the node watch until killed).
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout=30)
+                self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait()
+                raise AssertionError("det-master was still running 15 s after SIGTERM")
 
 
 def experiment_yaml(tmp, max_length=40, batch_delay=0.02, slots=1, name="k8s-e2e",
