@@ -102,6 +102,9 @@ struct pool_bridge {
   std::unique_ptr<k8s::job_runner> runner;
   std::mutex mu;
   agent_actor agent;
+  /// The agent actor's connection (it holds this bridge, which holds the
+  /// agent, which holds it: only an exit ends the three).
+  caf::actor connection;
   std::set<std::string> running_sent;
   /// Allocation -> trial, for scheduler messages in the trial's logs.
   std::map<std::string, int64_t> trials;
@@ -367,6 +370,7 @@ start_kubernetes_rm(const conf::master_config& cfg,
     {
       std::lock_guard<std::mutex> g(b->mu);
       b->agent = spawn_agent_actor(*opts.sys, opts.master, hello, conn);
+      b->connection = conn;
     }
     log::info() << "kubernetes: pool " << pool.pool_name << " is agent "
                 << b->agent_id << " with " << slots << " " << kc.slot_type
@@ -425,8 +429,19 @@ void stop_kubernetes_rm(std::shared_ptr<kubernetes_rm>& rm) {
   if (!rm)
     return;
   rm->nodes.reset();
-  for (auto& b : rm->pools)
+  for (auto& b : rm->pools) {
     b->runner.reset();
+    // Nothing else ends a pool's agent and its connection (under det-agents
+    // the closing socket does): left running, the actor system's end waited
+    // on them until a supervisor's SIGKILL.
+    std::lock_guard<std::mutex> g(b->mu);
+    if (b->agent)
+      caf::anon_send_exit(b->agent, caf::exit_reason::user_shutdown);
+    if (b->connection)
+      caf::anon_send_exit(b->connection, caf::exit_reason::user_shutdown);
+    b->agent = agent_actor{};
+    b->connection = caf::actor{};
+  }
   rm.reset();
 }
 
