@@ -18,7 +18,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build package webui test test-build test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
+.PHONY: all deps configure build build-all package webui test test-build test-unit test-sanitize test-e2e test-k8s chaos fuzz fuzz-build bench run clean format-check check-layers
 
 all: build
 
@@ -30,7 +30,15 @@ $(BUILD)/CMakeCache.txt:
 
 configure: $(BUILD)/CMakeCache.txt
 
+# The release build: the programs (build/bin) and the WebUI's bundle. The
+# tests and benchmarks of the same tree are built by the targets that run
+# them (test-unit, test-e2e, bench, package's checks).
+PROGRAMS := det-master det-agent det-replay det-inspect det-deploy
 build: deps configure webui
+	cmake --build $(BUILD) -j $(JOBS) --target $(PROGRAMS)
+
+# Everything in the release tree: programs, tests and benchmarks.
+build-all: deps configure webui
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The determined-master .deb (cmake/Packaging.cmake) in $(BUILD)/package,
@@ -85,7 +93,7 @@ test-build: deps $(BUILD_SAN)/webui/index.html
 	  echo "== make test: warnings are errors in CI:"; \
 	  grep -B2 -A6 'warning:' $(BUILD_SAN)/build.log | head -n 80; exit 1; fi
 
-test-unit: build
+test-unit: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
 
 # pytest suites that drive real processes: every program's command line
@@ -101,7 +109,7 @@ test-unit: build
 # chaos` draws a new seed each time.
 PYTEST_DIRS := $(wildcard tests/cmd tests/deploy tests/e2e tests/webui tests/provisioner tests/chaos)
 CHAOS_TEST_SEED ?= 1
-test-e2e: build
+test-e2e: build-all
 	@set -e; for d in $(PYTEST_DIRS); do \
 	  echo "== pytest $$d"; \
 	  CHAOS_SEED=$${CHAOS_SEED:-$(CHAOS_TEST_SEED)} DET_BUILD_DIR=$(abspath $(BUILD)) \
@@ -141,7 +149,7 @@ fuzz-build: deps
 fuzz: fuzz-build
 	@FUZZ_FRESH=$(FUZZ_FRESH) FUZZ_SEED=$(FUZZ_SEED) bash scripts/fuzz.sh $(abspath $(BUILD_SAN)) $(FUZZ_SECONDS) $(FUZZERS)
 
-bench: build
+bench: build-all
 	@bash scripts/bench.sh $(abspath $(BUILD))
 
 # Builds only the programs it starts (the master and the agents its local
