@@ -59,7 +59,6 @@ def table(limit):
         print("%-*s  %7.0f  %7.0f  %7.0f  %d" % (width, r["stage"], r["start"] - first,
                                                 r["wall"], r["cpu"], r["exit"]))
     total = last - first
-    cpu = sum(r["cpu"] for r in rows if not r.get("nested"))
     print("%-*s  %7s  %7.0f  %7s" % (width, "total (first start to last end)", "", total, ""))
     if limit:
         print("%.0f of %.0f s: %.0f%% of CI's limit, %.0f s to spare"
