@@ -32,6 +32,12 @@ int64_t searcher_input_trial(const domain_event& ev) {
   return 0;
 }
 
+/// A stop the operator forced by taking the trial's slots away (`det agent
+/// disable` or `det slot disable` without --drain).
+bool forced_off_its_agent(const std::string& reason) {
+  return reason == "agent_disabled" || reason == "slot_disabled";
+}
+
 } // namespace
 
 bool master_core::emit(decision& d, domain_event ev) {
@@ -257,6 +263,10 @@ bool master_core::exit_allocation(decision& d, const std::string& allocation_id,
     // Asked to stop: a clean exit is what was asked for.
     if (alloc.preemption_reason == "killed")
       ev.reason = "killed";
+    else if (forced_off_its_agent(alloc.preemption_reason))
+      // An operator took the slots away (disable without drain): the kill
+      // is theirs, not a failure of the trial's.
+      ev.reason = "preempted";
     else if ((alloc.preemption_reason == "searcher closed"
               || alloc.preemption_reason == "stopped by searcher")
              && exit_code == 0)
@@ -404,7 +414,7 @@ decision master_core::spot_interruption(const std::string& agent_id,
     return d;
   if (a->enabled && !emit(d, agent_disabled{agent_id, true}))
     return d;
-  auto asked = stop_trials_on(d, agent_id, "spot_interruption", now_us);
+  auto asked = stop_trials_on(d, agent_id, "spot_interruption", false, now_us);
   d.reply = {{"trials", asked}};
   return d;
 }
@@ -418,13 +428,14 @@ const state::agent_info* master_core::agent_or_refuse(decision& d,
 }
 
 int64_t master_core::stop_trials_on(decision& d, const std::string& agent_id,
-                                    const std::string& reason, int64_t now_us) {
+                                    const std::string& reason, bool kill,
+                                    int64_t now_us) {
   int64_t asked = 0;
   for (const auto& alloc : state::allocations_on_agent(st_, agent_id)) {
     auto t = state::trial_of_allocation(st_, alloc);
     if (t == nullptr || !t->allocation || t->allocation->preemption_requested)
       continue;
-    stop_trial(d, t->id, reason, false, now_us);
+    stop_trial(d, t->id, reason, kill, now_us);
     ++asked;
   }
   return asked;
@@ -457,7 +468,7 @@ decision master_core::set_agent_enabled(const std::string& agent_id,
       && !emit(d, agent_disabled{agent_id, drain}))
     return d;
   if (!drain)
-    stop_trials_on(d, agent_id, "agent_disabled", now_us);
+    stop_trials_on(d, agent_id, "agent_disabled", true, now_us);
   return d;
 }
 
@@ -486,12 +497,12 @@ decision master_core::set_slot_enabled(const std::string& agent_id,
   }
   if (!disabled && !emit(d, slot_disabled{agent_id, slot_id, drain}))
     return d;
-  // Without drain the trial on the slot is asked to checkpoint and stop,
-  // and is placed again elsewhere, as after an agent's disable.
+  // Without drain the trial on the slot is killed, and is placed again
+  // elsewhere, as after an agent's disable.
   if (!drain && !alloc.empty())
     if (auto t = state::trial_of_allocation(st_, alloc);
         t != nullptr && t->allocation && !t->allocation->preemption_requested)
-      stop_trial(d, t->id, "slot_disabled", false, now_us);
+      stop_trial(d, t->id, "slot_disabled", true, now_us);
   return d;
 }
 

@@ -246,8 +246,8 @@ public:
   /// event is errc::invalid_argument.
   decision change_users(const domain_event& ev);
   /// det slot enable/disable: a disabled slot takes no new work; without
-  /// `drain` the trial on it is asked to checkpoint and stop (and placed
-  /// again elsewhere). An unknown agent or slot is
+  /// `drain` the trial on it is killed (reason "slot_disabled") and placed
+  /// again elsewhere, without counting a restart. An unknown agent or slot is
   /// errc::not_found; a slot already so changes nothing.
   decision set_slot_enabled(const std::string& agent_id, int64_t slot_id,
                             bool enabled, bool drain, int64_t now_us);
@@ -291,8 +291,9 @@ public:
 
   /// An operator enables or disables an agent (`det agent enable/disable`).
   /// Disabled, it is given no new trials. With `drain` its running trials
-  /// finish; without, each is asked to checkpoint and stop (reason
-  /// "agent_disabled") and is placed again elsewhere. Enabling lets the
+  /// finish; without, each is killed at once (reason "agent_disabled", as
+  /// upstream's force-kill) and placed again elsewhere, resuming from its
+  /// latest checkpoint; that exit does not count against max_restarts. Enabling lets the
   /// scheduler use it at once. Asking for the state it is in writes
   /// nothing. An unknown agent is errc::not_found; a disconnected one
   /// errc::invalid_argument.
@@ -368,10 +369,12 @@ public:
 private:
   // Agent `id`, or nullptr with d.refusal (not found) set.
   const state::agent_info* agent_or_refuse(decision& d, const std::string& id);
-  // Asks every live trial on the agent to checkpoint and stop (trials
-  // already asked are left); returns how many were asked.
+  // Asks every live trial on the agent to checkpoint and stop, or with
+  // `kill` kills it at once (trials already asked are left); returns how
+  // many were asked.
   int64_t stop_trials_on(decision& d, const std::string& agent_id,
-                         const std::string& reason, int64_t now_us);
+                         const std::string& reason, bool kill,
+                         int64_t now_us);
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
   // Inline searchers: feeds each experiment d.searchers names (until none

@@ -154,6 +154,16 @@ void leaves(
   }
 }
 
+/// An object holding an empty object for every nested hyperparameter, so
+/// that a nested one with no leaves (`actions: {}`) still reaches the trial.
+json skeleton(const hparam_space& space) {
+  json out = json::object();
+  for (const auto& h : space)
+    if (h.type == hparam::kind::nested)
+      out[h.name] = skeleton(h.children);
+  return out;
+}
+
 void put(json& point, const std::vector<std::string>& path, json value) {
   json* at = &point;
   for (size_t i = 0; i + 1 < path.size(); ++i)
@@ -228,8 +238,9 @@ caf::expected<std::vector<json>> grid_points(const hparam_space& space,
     return out;
   out.reserve(total);
   std::vector<size_t> idx(ls.size(), 0);
+  const json base = skeleton(space);
   for (size_t n = 0; n < total; ++n) {
-    json point = json::object();
+    json point = base;
     for (size_t i = 0; i < ls.size(); ++i)
       put(point, ls[i].first, values[i][idx[i]]);
     out.push_back(std::move(point));
@@ -246,7 +257,7 @@ json sample(const hparam_space& space, rng& r) {
   std::vector<std::string> prefix;
   std::vector<std::pair<std::vector<std::string>, const hparam*>> ls;
   leaves(space, prefix, ls);
-  json point = json::object();
+  json point = skeleton(space);
   for (const auto& [path, h] : ls)
     put(point, path, sample_leaf(*h, r));
   return point;

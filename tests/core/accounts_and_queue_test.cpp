@@ -245,12 +245,12 @@ TEST(slot_commands, a_disabled_slot_takes_no_work_and_its_trial_moves) {
   ASSERT_TRUE(c.trial(1).allocation);
   EXPECT_EQ(c.trial(1).allocation->assignments.at(0).slots,
             std::vector<int64_t>{1});
-  // Disabling the used slot without drain asks its trial to stop.
+  // Disabling the used slot without drain kills its trial at once.
   auto busy = c.run(c.core->set_slot_enabled("a1", 1, false, false, c.now));
-  size_t preempts = 0;
+  size_t kills = 0;
   for (const auto& e : busy.effects)
-    preempts += std::holds_alternative<preempt_order>(e) ? 1 : 0;
-  EXPECT_EQ(preempts, 1u);
+    kills += std::holds_alternative<kill_order>(e) ? 1 : 0;
+  EXPECT_EQ(kills, 1u);
   EXPECT_EQ(state::free_slots(c.core->state().agents.at("a1")), 0);
   // Said again: nothing written. Unknown slot or agent: not found.
   EXPECT_TRUE(
@@ -264,6 +264,14 @@ TEST(slot_commands, a_disabled_slot_takes_no_work_and_its_trial_moves) {
   c.run(c.core->set_slot_enabled("a1", 0, true, false, c.now));
   EXPECT_EQ(c.core->state().agents.at("a1").disabled_slots,
             std::vector<int64_t>{1});
+  // The killed trial's exit (SIGKILL's 137) counts no restart, and the
+  // trial is placed again, on the enabled slot 0.
+  auto alloc = c.trial(1).allocation->id;
+  c.run(c.core->allocation_exited(alloc, 137, c.now));
+  EXPECT_EQ(c.trial(1).restarts, 0);
+  ASSERT_TRUE(c.trial(1).allocation);
+  EXPECT_EQ(c.trial(1).allocation->assignments.at(0).slots,
+            std::vector<int64_t>{0});
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 

@@ -1,7 +1,7 @@
 // `det agent enable/disable` as one core command
 // (master_core::set_agent_enabled): a disabled agent gets no new trials;
-// draining lets its trials finish, disabling without drain asks them to
-// checkpoint and stop so they are placed elsewhere; enabling places pending
+// draining lets its trials finish, disabling without drain kills them at
+// once (not counted as a restart) so they are placed elsewhere; enabling places pending
 // work at once. Every decision replays to the same state.
 
 #include "tests/core/core_cluster.hpp"
@@ -45,7 +45,7 @@ TEST(agent_enable, draining_lets_running_trials_finish_and_places_nothing_new) {
   EXPECT_TRUE(c.replayed() == c.core->state());
 }
 
-TEST(agent_enable, disabling_without_drain_asks_its_trials_to_stop) {
+TEST(agent_enable, disabling_without_drain_kills_its_trials_without_a_restart) {
   one_running c;
   auto d = c.run(c.core->set_agent_enabled("a1", false, false, c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
@@ -55,11 +55,14 @@ TEST(agent_enable, disabling_without_drain_asks_its_trials_to_stop) {
   EXPECT_EQ(p.reason, "agent_disabled");
   bool ordered = false;
   for (const auto& e : d.effects)
-    if (auto o = std::get_if<preempt_order>(&e))
+    if (auto o = std::get_if<kill_order>(&e))
       ordered = o->agent_id == "a1";
   EXPECT_TRUE(ordered);
-  // Once it has stopped it is placed again, on a2.
-  c.run(c.core->allocation_exited(c.alloc, 0, c.now));
+  // Killed (SIGKILL's exit code), it is placed again on a2, and the kill
+  // is not counted against max_restarts.
+  c.run(c.core->allocation_exited(c.alloc, 137, c.now));
+  EXPECT_EQ(c.trial(1).restarts, 0);
+  EXPECT_NE(c.trial(1).status, state::trial_status::errored);
   ASSERT_TRUE(c.trial(1).allocation);
   EXPECT_EQ(c.trial(1).allocation->assignments.at(0).agent_id, "a2");
   EXPECT_TRUE(c.replayed() == c.core->state());

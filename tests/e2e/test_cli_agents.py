@@ -97,3 +97,35 @@ def test_slot_disable_moves_the_trial_off_and_enable_brings_it_back(cluster_fact
     rc, out = det(c, "slot", "disable", agent_id, "7")
     assert rc != 0 and "no slot 7" in out, out
     ok(c, "experiment", "kill", str(exp_id))
+
+
+def test_disable_without_drain_kills_the_trial_and_it_resumes_without_a_restart(
+        cluster_factory, tmp_path):
+    # Upstream's test_disable_agent_experiment_resume: max_restarts 0, and a
+    # trial whose batches are long (it would notice a gentle stop request
+    # only at the end of one). The disable frees the slot at once; after the
+    # enable the trial runs again and no restart is counted.
+    c = cluster_factory(max_instances=1, idle="10m")
+    c.home = str(tmp_path / "home")
+    os.makedirs(c.home)
+    status, body = c.submit(experiment_yaml(max_length=100000, batch_delay=30,
+                                            max_restarts=0))
+    assert status == 200, body
+    exp_id = int(body["experiment"]["id"])
+    running = lambda: [t for t in c.trials(exp_id) if t["state"] == "STATE_RUNNING"]
+    wait_for("a trial to run", running, timeout=90)
+    agent_id = agents(c)[0]["id"]
+    slots = lambda: c.get("/api/v1/agents")["agents"][0]["slots"]
+
+    out = ok(c, "agent", "disable", agent_id)
+    assert "Disabled agent %s" % agent_id in out, out
+    # Well within one 30 s batch: the allocation was killed, not asked.
+    wait_for("the slot to be free", lambda: slots()["0"].get("container") is None,
+             timeout=20)
+    ok(c, "agent", "enable", agent_id)
+    wait_for("the trial to run again", running, timeout=90)
+    [trial] = c.trials(exp_id)
+    assert trial["restarts"] == 0, trial
+    assert c.experiment(exp_id)["state"] not in ("STATE_ERROR", "STATE_CANCELED"), \
+        c.experiment(exp_id)
+    ok(c, "experiment", "kill", str(exp_id))

@@ -141,6 +141,26 @@ TEST(grid_points, is_the_cartesian_product_including_nested_names) {
             json::parse(R"({"lr":0.01,"opt":{"momentum":2,"name":"sgd"}})"));
 }
 
+TEST(hyperparameters, an_empty_nested_one_reaches_every_point_as_an_empty_object) {
+  // Upstream's noop fixture declares `actions: {}` and reads
+  // hparams["actions"] in the trial.
+  auto space = parse_hyperparameters(json::parse(R"({
+    "actions": {},
+    "opt": {"inner": {}, "lr": {"type": "categorical", "vals": [1, 2]}}
+  })"));
+  ASSERT_TRUE(space);
+  auto points = grid_points(*space);
+  ASSERT_TRUE(points);
+  ASSERT_EQ(points->size(), 2u);
+  EXPECT_EQ((*points)[1],
+            json::parse(R"({"actions":{},"opt":{"inner":{},"lr":2}})"));
+  rng r{7};
+  EXPECT_EQ(sample(*space, r)["actions"], json::object());
+  auto only_empty = parse_hyperparameters(json::parse(R"({"actions": {}})"));
+  ASSERT_TRUE(only_empty);
+  EXPECT_EQ(sample(*only_empty, r), json::parse(R"({"actions":{}})"));
+}
+
 TEST(grid_points, needs_a_count_for_ranged_hyperparameters) {
   auto space = parse_hyperparameters(
       {{"lr", {{"type", "double"}, {"minval", 0}, {"maxval", 1}}}});
