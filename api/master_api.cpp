@@ -9,6 +9,7 @@
 #include "api/api_experiments.hpp"
 #include "api/api_inspect.hpp"
 #include "api/api_metrics.hpp"
+#include "api/api_project_experiments.hpp"
 #include "api/api_records.hpp"
 #include "api/api_runs.hpp"
 #include "api/api_unmanaged.hpp"
@@ -581,6 +582,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_model_routes(r, ctx);
   add_webhook_routes(r, ctx);
   add_experiment_more_routes(r, ctx);
+  add_project_experiment_routes(r, ctx);
 }
 
 } // namespace det::api

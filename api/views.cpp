@@ -79,7 +79,35 @@ bool ended(state::trial_status s) {
   return s == ts::completed || s == ts::errored || s == ts::canceled;
 }
 
+/// The bytes a checkpoint's files hold (metadata.resources: {path: size}).
+int64_t checkpoint_bytes(const state::checkpoint_info& c) {
+  int64_t total = 0;
+  auto r = c.metadata.find("resources");
+  if (r == c.metadata.end() || !r->is_object())
+    return 0;
+  for (const auto& [path, size] : r->items())
+    if (size.is_number_integer() && size.get<int64_t>() > 0)
+      total += size.get<int64_t>();
+  return total;
+}
+
 } // namespace
+
+nlohmann::json effective_config(const state::experiment_info& e) {
+  auto c = e.config;
+  if (!c.is_object())
+    return c;
+  // `det experiment set priority|weight|max-slots` and `det job update`
+  // change these after submission; the config shows them as they are now.
+  auto& r = c["resources"];
+  if (!r.is_object())
+    r = nlohmann::json::object();
+  r["priority"] = e.priority;
+  r["weight"] = e.weight;
+  r["max_slots"] =
+      e.max_slots > 0 ? nlohmann::json(e.max_slots) : nlohmann::json();
+  return c;
+}
 
 experiment_home home_of(const state::cluster_state& s, int64_t project_id) {
   experiment_home h;
@@ -100,7 +128,7 @@ nlohmann::json experiment_json(const state::cluster_state& s,
                                experiment_detail detail) {
   const auto& c = e.config;
   auto searcher = c.value("searcher", nlohmann::json::object());
-  auto shown = conf::redact(c);
+  auto shown = conf::redact(effective_config(e));
   auto listed = state::listed_trial_ids(s, e);
   nlohmann::json j{
       {"id", e.id},
@@ -135,10 +163,32 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   j["unmanaged"] = e.unmanaged;
   if (!e.external_id.empty())
     j["externalExperimentId"] = e.external_id;
+  auto owner = s.users.find(e.owner);
+  j["userId"] = owner != s.users.end() ? owner->second.id : 0;
+  j["displayName"] =
+      owner != s.users.end() ? owner->second.display_name : std::string{};
+  j["hyperparameters"] = c.value("hyperparameters", nlohmann::json::object());
+  j["forkedFrom"] = nullptr;
+  int64_t count = 0;
+  int64_t bytes = 0;
+  for (auto id : e.trial_ids)
+    if (auto t = state::find_trial(s, id))
+      for (const auto& ck : t->checkpoints)
+        if (ck.state == "completed" || ck.state == "partially_deleted") {
+          ++count;
+          bytes += checkpoint_bytes(ck);
+        }
+  j["checkpointCount"] = count;
+  j["checkpointSize"] = std::to_string(bytes); // an int64: a string in JSON
   using es = state::experiment_status;
   if (e.status == es::completed || e.status == es::canceled
-      || e.status == es::error)
+      || e.status == es::error) {
     j["endTime"] = rfc3339(e.state_changed_at_us);
+    // Whole seconds from submission to the end. A live experiment's
+    // duration grows with the clock, which no row of the read model
+    // holds: it is left out until the experiment ends.
+    j["duration"] = (e.state_changed_at_us - e.submitted_at_us) / 1000000;
+  }
   return j;
 }
 
@@ -173,6 +223,8 @@ nlohmann::json trial_json(const state::trial_info& t) {
     j["endTime"] = rfc3339(t.ended_at_us);
   if (!t.log_policy_matched.empty())
     j["logPolicyMatched"] = t.log_policy_matched;
+  if (t.log_retention_days)
+    j["logRetentionDays"] = *t.log_retention_days;
   if (!t.external_id.empty())
     j["externalTrialId"] = t.external_id;
   return j;
@@ -198,7 +250,8 @@ nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
                                  : state::trial_of_allocation(s, allocation_id);
   bool own_trial = t != nullptr && t->experiment_id == id;
   return {{"experiment", experiment_json(s, *e)},
-          {"config", own_trial ? e->config : conf::redact(e->config)}};
+          {"config", own_trial ? effective_config(*e)
+                               : conf::redact(effective_config(*e))}};
 }
 
 nlohmann::json trial_json(const state::cluster_state& s,

@@ -42,6 +42,10 @@ experiment_home home_of(const state::cluster_state& s, int64_t project_id);
 /// GET /api/v1/experiments/{id} fills it in.
 enum class experiment_detail { row, full };
 
+/// The experiment's config as it is now: the submitted one with
+/// resources.priority, weight and max_slots as they were last changed.
+nlohmann::json effective_config(const state::experiment_info& e);
+
 nlohmann::json
 experiment_json(const state::cluster_state& s, const state::experiment_info& e,
                 experiment_detail detail = experiment_detail::full);

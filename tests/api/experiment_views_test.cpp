@@ -1,0 +1,78 @@
+// What an experiment's and a trial's JSON show after the changes `det`
+// makes to them: resources in the config, the list row's fields upstream
+// returns, a trial's log retention.
+
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace det;
+using namespace det::test;
+
+namespace {
+
+struct experiment_views : master_api_test {
+  http::http_response write(const std::string& method, const std::string& path,
+                            const std::string& body = "") {
+    auto r = call(method, path, body);
+    if (auto at = r.headers.get("X-Det-Position"))
+      extra_headers["X-Det-Min-Position"] = *at;
+    return r;
+  }
+};
+
+TEST_F(experiment_views, set_priority_weight_and_max_slots_show_in_the_config) {
+  ASSERT_EQ(write("POST", "/api/v1/experiments", create_body(good_config))
+                .status,
+            200);
+  // As `det experiment set priority|weight|max-slots` send them.
+  for (auto body : {R"({"id": 1, "resources": {"priority": 20}})",
+                    R"({"id": 1, "resources": {"weight": 2.5}})",
+                    R"({"id": 1, "resources": {"maxSlots": 3}})"}) {
+    auto r = write("PATCH", "/api/v1/experiments/1", body);
+    ASSERT_EQ(r.status, 200) << body << " " << r.body;
+  }
+  auto e = json::parse(call("GET", "/api/v1/experiments/1").body)["experiment"];
+  EXPECT_EQ(e["config"]["resources"]["priority"], 20) << e["config"].dump();
+  EXPECT_EQ(e["config"]["resources"]["weight"], 2.5);
+  EXPECT_EQ(e["config"]["resources"]["max_slots"], 3);
+  auto list = json::parse(call("GET", "/api/v1/experiments").body);
+  EXPECT_EQ(list["experiments"][0]["config"]["resources"]["priority"], 20);
+}
+
+TEST_F(experiment_views, a_list_row_has_the_fields_upstream_returns) {
+  ASSERT_EQ(write("POST", "/api/v1/experiments",
+                  create_body(std::string{good_config}
+                              + "hyperparameters:\n  lr: 0.1\n"))
+                .status,
+            200);
+  auto list = json::parse(call("GET", "/api/v1/experiments").body);
+  auto row = list["experiments"][0];
+  for (auto key : {"checkpointCount", "checkpointSize", "displayName",
+                   "forkedFrom", "hyperparameters", "userId"})
+    EXPECT_TRUE(row.contains(key)) << key << " " << row.dump();
+  EXPECT_EQ(row["checkpointCount"], 0);
+  EXPECT_EQ(row["checkpointSize"], "0");
+  // As the config keeps it (upstream stores a constant so too).
+  EXPECT_EQ(row["hyperparameters"]["lr"]["val"], 0.1);
+  EXPECT_GT(row["userId"].get<int64_t>(), 0);
+  EXPECT_TRUE(row["forkedFrom"].is_null());
+  // Ended, it has an end time and a duration.
+  ASSERT_EQ(write("POST", "/api/v1/experiments/1/kill").status, 200);
+  row = json::parse(call("GET", "/api/v1/experiments").body)["experiments"][0];
+  EXPECT_EQ(row["state"], "STATE_CANCELED") << row.dump();
+  EXPECT_TRUE(row["endTime"].is_string()) << row.dump();
+  EXPECT_GE(row["duration"].get<int64_t>(), 0);
+}
+
+TEST_F(experiment_views, a_trials_log_retention_shows_once_set) {
+  run_trial_1();
+  auto before = json::parse(call("GET", "/api/v1/trials/1").body)["trial"];
+  EXPECT_FALSE(before.contains("logRetentionDays")) << before.dump();
+  auto r = write("PUT", "/api/v1/trials/1/retain_logs", R"({"numDays": 50})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto t = json::parse(call("GET", "/api/v1/trials/1").body)["trial"];
+  EXPECT_EQ(t["logRetentionDays"], 50) << t.dump();
+}
+
+} // namespace

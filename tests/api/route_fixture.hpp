@@ -1,0 +1,173 @@
+#pragma once
+
+// The REST routes over a real master actor (synchronous writer, memory
+// event log), a read model fed by it and the API bridge, without a
+// network: requests go straight to the router, answers come back through
+// captured responders and are awaited with futures. Route tests derive
+// from `master_api_test` (tests/api/*_test.cpp).
+
+#include "actors/event_writer.hpp"
+#include "actors/master_actor.hpp"
+#include "actors/model_def_actor.hpp"
+#include "api/api_auth.hpp"
+#include "api/auth_crypto.hpp"
+#include "api/master_api.hpp"
+#include "read/read_model.hpp"
+#include "store/memory_event_store.hpp"
+#include "tests/support/gunzip.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <future>
+#include <map>
+#include <regex>
+#include <set>
+#include <thread>
+
+namespace det::test {
+
+using json = nlohmann::json;
+
+inline const char* good_config = "name: t\nentrypoint: python3 train.py\n"
+                          "searcher:\n  name: single\n  metric: loss\n"
+                          "  max_length:\n    batches: 10\n";
+
+inline std::string create_body(const std::string& config) {
+  return json{{"config", config},
+              {"modelDefinition", json::array({{{"path", "train.py"},
+                                                {"type", 48},
+                                                {"content", "cHJpbnQoMSkK"},
+                                                {"mode", 420}}})},
+              {"activate", true}}
+      .dump();
+}
+
+/// Stands in for an agent's connection: takes the master's orders.
+inline caf::behavior order_sink(caf::event_based_actor*, int) {
+  return {
+      [](start_atom, const start_order&) {},
+      [](preempt_atom, const std::string&, const std::string&) {},
+      [](kill_atom, const std::string&) {},
+      [](exitack_atom, const std::string&) {},
+  };
+}
+
+struct master_api_test : ::testing::Test {
+  memory_event_store log;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  std::shared_ptr<api::api_context> ctx = std::make_shared<api::api_context>();
+  http::router routes;
+
+  master_api_test() {
+    auto writer = spawn_event_writer(sys, log, writer_mode::synchronous);
+    core_config cc;
+    cc.cluster_id = "test";
+    pool_configured p;
+    p.pool = "default";
+    cc.pools.push_back(p);
+    // Reads go through a read model fed by the master, as in det-master.
+    master_options mo;
+    ctx->reads = api::follow_master(mo, {});
+    ctx->master = spawn_master(sys, writer, {}, cc, mo);
+    ctx->bridge = api::spawn_api_bridge(sys);
+    ctx->model_defs =
+        spawn_model_def_actor(sys, std::make_unique<memory_model_def_store>());
+    ctx->logs = std::make_shared<api::trial_logs>();
+    ctx->tokens = std::make_shared<api::session_tokens>("s");
+    ctx->preemption_poll = std::chrono::milliseconds{20};
+    api::add_master_routes(routes, ctx);
+    writer_ = writer;
+    auto err = api::ensure_default_users(sys, *ctx, "");
+    EXPECT_EQ(err, "");
+    auto r = call("POST", "/api/v1/auth/login",
+                  R"({"username":"admin","password":"","isHashed":true})", "");
+    EXPECT_EQ(r.status, 200) << r.body;
+    admin_token_ = json::parse(r.body).value("token", "");
+  }
+
+  ~master_api_test() override {
+    for (auto a :
+         {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
+          ctx->model_defs, caf::actor_cast<caf::actor>(writer_), sink_})
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+
+  /// Sent with every request (besides the token).
+  std::map<std::string, std::string> extra_headers;
+
+  /// Sends as admin unless `token` is given ("" sends none).
+  http::http_response call(std::string method, std::string path,
+                           std::string body = "",
+                           std::optional<std::string> token = std::nullopt,
+                           std::string token_header = "Authorization") {
+    if (!token)
+      token = admin_token_;
+    http::http_request req;
+    req.method = method;
+    auto q = path.find('?');
+    req.path = path.substr(0, q);
+    if (q != std::string::npos) {
+      auto kv = path.substr(q + 1);
+      auto eq = kv.find('=');
+      req.query.add(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    req.target = path;
+    req.body = std::move(body);
+    if (!token->empty())
+      req.headers.set(token_header, "Bearer " + *token);
+    for (const auto& [k, v] : extra_headers)
+      req.headers.set(k, v);
+    auto done = std::make_shared<std::promise<http::http_response>>();
+    auto fut = done->get_future();
+    routes.dispatch(req,
+                    http::responder::capture([done](http::http_response r) {
+                      done->set_value(std::move(r));
+                    }));
+    return fut.get();
+  }
+
+  /// Submits an experiment and joins a one-slot agent, so that trial 1
+  /// runs as allocation "1.1" (the guard knows only live allocations'
+  /// tokens). Waits, bounded, for the pool's pass to place it.
+  void run_trial_1() {
+    auto created =
+        call("POST", "/api/v1/experiments", create_body(good_config));
+    ASSERT_EQ(created.status, 200) << created.body;
+    sink_ = sys.spawn(order_sink, 0);
+    caf::anon_send(ctx->master, connect_atom::value,
+                   agent_hello{"a1", "default", 1, "cpu", "", {}, {}}, sink_);
+    // Asked of the read model, as the guard does: the placement is
+    // durable and published there (the master's own state is ahead).
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto placed = std::make_shared<std::promise<bool>>();
+      auto answer = placed->get_future();
+      ctx->reads->read(
+          0, deadline,
+          [placed](const read::read_view& v) {
+            placed->set_value(v.state.allocations.count("1.1") != 0);
+          },
+          [placed](int64_t, const std::string&) { placed->set_value(false); });
+      if (answer.get())
+        return;
+      std::this_thread::yield();
+    }
+    FAIL() << "trial 1 was not placed within 10 s";
+  }
+
+  event_writer_actor writer_;
+  std::string admin_token_;
+  caf::actor sink_;
+};
+
+
+
+} // namespace det::test
