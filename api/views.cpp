@@ -6,6 +6,7 @@
 #include "util/time_text.hpp"
 
 #include "conf/redact.hpp"
+#include "core/warm_start.hpp"
 
 #include "util/text.hpp"
 
@@ -257,10 +258,14 @@ nlohmann::json experiment_response(const state::cluster_state& s, int64_t id,
 nlohmann::json trial_json(const state::cluster_state& s,
                           const state::trial_info& t) {
   auto j = trial_json(t);
+  auto e = state::find_experiment(s, t.experiment_id);
+  // The checkpoint its experiment warm-starts from (searcher.source_*).
+  if (e != nullptr)
+    if (auto w = warm_start_checkpoint(s, e->config); w && *w)
+      j["warmStartCheckpointUuid"] = (*w)->uuid;
   if (t.status != state::trial_status::pending
       && t.status != state::trial_status::exited)
     return j;
-  auto e = state::find_experiment(s, t.experiment_id);
   // A trial waiting because its experiment is paused shows PAUSED, as
   // does an unmanaged trial its client has not started.
   if (e != nullptr

@@ -77,6 +77,19 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
 
 namespace {
 
+/// The id of a checkpoint storage: the same for every experiment that
+/// saves to the same place (its config), positive, stable across restarts
+/// (FNV-1a of the config's text, in 31 bits; upstream numbers them in a
+/// table of its own).
+int64_t storage_id_of(const json& storage) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char ch : storage.dump()) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return static_cast<int64_t>(h & 0x7fffffffu) + 1;
+}
+
 json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                      const state::checkpoint_info& c) {
   json resources = json::object();
@@ -90,8 +103,11 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                 {"hparams", t.hparams},
                 {"trainingMetrics", nullptr},
                 {"validationMetrics", nullptr}};
+  json storage_id = nullptr;
   if (auto e = state::find_experiment(s, t.experiment_id)) {
     training["experimentConfig"] = e->config;
+    storage_id =
+        storage_id_of(e->config.value("checkpoint_storage", json::object()));
     auto metric =
         e->config.value("searcher", json::object()).value("metric", "");
     // The validation reported at this checkpoint's step, when it is the
@@ -113,7 +129,7 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
           {"resources", std::move(resources)},
           {"metadata", c.metadata},
           {"training", std::move(training)},
-          {"storageId", nullptr}};
+          {"storageId", storage_id}};
 }
 
 } // namespace

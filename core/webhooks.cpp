@@ -165,6 +165,31 @@ webhook_saved to_event(const state::webhook_info& w, const record_command& c,
                        w.triggers,     c.username, now};
 }
 
+bool as_admin(const record_command& c) {
+  auto a = c.args.find("asAdmin");
+  return a != c.args.end() && a->is_boolean() && a->get<bool>();
+}
+
+/// Who may create, change or delete a webhook of workspace `workspace_id`
+/// (0: a global one): an admin, or that workspace's owner (upstream's
+/// basic authorization). Refused as a failed precondition: upstream
+/// answers these with a plain error, which its SDK raises as an
+/// APIException, not as a ForbiddenException.
+void check_may_edit(const cluster_state& s, const record_command& c,
+                    int64_t workspace_id) {
+  if (as_admin(c))
+    return;
+  if (workspace_id == 0)
+    refuse(errc::failed_precondition,
+           "non admin users can't edit global webhooks");
+  auto w = state::find_workspace(s, workspace_id);
+  if (!w || w->username != c.username)
+    refuse(errc::failed_precondition,
+           "only admins and the workspace's owner may edit the webhooks of "
+           "workspace "
+               + std::to_string(workspace_id));
+}
+
 void create(const cluster_state& s, const record_command& c, int64_t now,
             record_outcome& o) {
   state::webhook_info w;
@@ -186,6 +211,7 @@ void create(const cluster_state& s, const record_command& c, int64_t now,
     refuse(errc::not_found, "workspaceId: workspace "
                                 + std::to_string(w.workspace_id)
                                 + " not found");
+  check_may_edit(s, c, w.workspace_id);
   w.triggers = checked_triggers(c.args, w.mode, s.last_webhook_trigger_id + 1);
   w.id = s.last_webhook_id + 1;
   o.events.push_back(to_event(w, c, now));
@@ -195,6 +221,7 @@ void create(const cluster_state& s, const record_command& c, int64_t now,
 void patch(const cluster_state& s, const record_command& c, int64_t now,
            record_outcome& o) {
   auto w = webhook_or_refuse(s, id_arg(c.args, "id"));
+  check_may_edit(s, c, w.workspace_id);
   auto url = checked_url(c.args);
   o.reply = {{"id", w.id}};
   if (url == w.url)
@@ -206,6 +233,7 @@ void patch(const cluster_state& s, const record_command& c, int64_t now,
 void remove_webhook(const cluster_state& s, const record_command& c,
                     int64_t now, record_outcome& o) {
   const auto& w = webhook_or_refuse(s, id_arg(c.args, "id"));
+  check_may_edit(s, c, w.workspace_id);
   o.events.push_back(webhook_deleted{w.id, c.username, now});
 }
 
@@ -247,9 +275,7 @@ void custom(const cluster_state& s, const record_command& c, int64_t now,
   const auto* e = state::find_experiment(s, exp_id);
   // Only its owner (or a trial of it, which acts as the owner) and admins
   // may raise an experiment's alert; others do not learn it exists.
-  if (e != nullptr && e->owner != c.username
-      && !(c.args.contains("asAdmin") && c.args["asAdmin"].is_boolean()
-           && c.args["asAdmin"].get<bool>()))
+  if (e != nullptr && e->owner != c.username && !as_admin(c))
     e = nullptr;
   if (e == nullptr)
     refuse(errc::not_found,

@@ -38,8 +38,17 @@ json hook(json triggers, const std::string& type = "WEBHOOK_TYPE_DEFAULT") {
 struct webhooks : ::testing::Test {
   cluster c;
 
+  /// As the API sends it for an admin (asAdmin from the session).
   decision rec(const std::string& op, json args) {
+    if (args.is_object() && !args.contains("asAdmin"))
+      args["asAdmin"] = true;
     return c.run(c.core->records({op, std::move(args), "admin"}, c.now));
+  }
+
+  /// As user `who`, not an admin.
+  decision as_user(const std::string& who, const std::string& op, json args) {
+    args["asAdmin"] = false;
+    return c.run(c.core->records({op, std::move(args), who}, c.now));
   }
 
   std::string refusal(const std::string& op, json args) {
@@ -66,6 +75,34 @@ struct webhooks : ::testing::Test {
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
+  auto global = hook(json::array({state_trigger("COMPLETED")}));
+  auto d = as_user("bob", "webhook.create", global);
+  EXPECT_EQ(code_of(d.refusal), errc::failed_precondition);
+  EXPECT_TRUE(has(render(d.refusal), "can't edit global webhooks"));
+  EXPECT_TRUE(d.events.empty());
+  // bob's own workspace: his to hook; not carol's.
+  auto w = as_user("bob", "workspace.create", {{"name", "bobs"}});
+  ASSERT_FALSE(w.refusal) << render(w.refusal);
+  auto ws = w.reply.value("id", int64_t{0});
+  auto mine = global;
+  mine["workspaceId"] = ws;
+  auto made = as_user("bob", "webhook.create", mine);
+  ASSERT_FALSE(made.refusal) << render(made.refusal);
+  auto id = made.reply.value("id", int64_t{0});
+  EXPECT_EQ(code_of(as_user("carol", "webhook.create", mine).refusal),
+            errc::failed_precondition);
+  EXPECT_EQ(code_of(as_user("carol", "webhook.delete", {{"id", id}}).refusal),
+            errc::failed_precondition);
+  EXPECT_EQ(code_of(as_user("carol", "webhook.patch",
+                            {{"id", id}, {"url", "http://127.0.0.1:9/x"}})
+                        .refusal),
+            errc::failed_precondition);
+  EXPECT_FALSE(as_user("bob", "webhook.delete", {{"id", id}}).refusal);
+  // An admin may do both.
+  EXPECT_FALSE(rec("webhook.create", global).refusal);
 }
 
 TEST_F(webhooks, each_bad_field_is_refused_by_name) {

@@ -135,11 +135,28 @@ def test_every_field_is_checked_and_only_admins_create(c, rx):
                              "password": ""})
     from determined.experimental import client
     bob = client.Determined(master=c.url, user="bob", password="")._session
-    with pytest.raises(errors.ForbiddenException) as e:
+    # As upstream: an APIException (not a ForbiddenException), whatever
+    # the body claims.
+    with pytest.raises(errors.APIException) as e:
         bindings.post_PostWebhook(bob, body=bindings.v1Webhook(
             url=rx.url + "/x", webhookType=bindings.v1WebhookType.DEFAULT,
             mode=bindings.v1WebhookMode.WORKSPACE, name="", triggers=[on_state("ERROR")]))
     assert "non admin" in str(e.value), e.value
+    # A body that claims to be an admin's changes nothing.
+    with pytest.raises(errors.APIException) as e:
+        bob.post("/api/v1/webhooks", json={
+            "url": rx.url + "/x", "webhookType": "WEBHOOK_TYPE_DEFAULT", "name": "",
+            "triggers": [], "asAdmin": True})
+    assert "non admin" in str(e.value), e.value
+    # bob's own workspace is his to hook.
+    ws = bindings.post_PostWorkspace(bob, body=bindings.v1PostWorkspaceRequest(
+        name="bobs")).workspace
+    made = bindings.post_PostWebhook(bob, body=bindings.v1Webhook(
+        url=rx.url + "/x", webhookType=bindings.v1WebhookType.DEFAULT,
+        mode=bindings.v1WebhookMode.WORKSPACE, name="", triggers=[on_state("ERROR")],
+        workspaceId=ws.id)).webhook
+    assert made.workspaceId == ws.id
+    bindings.delete_DeleteWebhook(bob, id=made.id)
 
 
 def test_a_completed_experiment_fires_signed_deliveries_with_retries(c, rx):
