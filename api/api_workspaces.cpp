@@ -192,7 +192,13 @@ void binding_route(http::router& r, const ctx_ptr& ctx, const char* method,
           auto body = json_body(req, res);
           if (!body)
             return;
-          json args{{"pool", req.param("pool")}, {"mode", mode}};
+          // The cluster's default pools, which no workspace may be bound
+          // to (from the master's config, never from the body).
+          json args{{"pool", req.param("pool")},
+                    {"mode", mode},
+                    {"defaultPools",
+                     {ctx->config->default_compute_resource_pool,
+                      ctx->config->default_aux_resource_pool}}};
           for (const char* key : {"workspaceIds", "workspaceNames"})
             if (body->contains(key))
               args[key] = (*body)[key];

@@ -440,6 +440,12 @@ void pool_bind(const cluster_state& s, const record_command& c, int64_t now,
     now_bound.insert(i->second.workspace_ids.begin(),
                      i->second.workspace_ids.end());
   auto next = now_bound;
+  if ((mode == "add" || mode == "replace") && !named.empty())
+    for (const auto& d : labels(c.args, "defaultPools", {}))
+      if (d == pool)
+        refuse(errc::invalid_argument, "default resource pool " + pool
+                                           + " cannot be bound to any "
+                                             "workspace");
   if (mode == "add")
     next.insert(named.begin(), named.end());
   else if (mode == "remove")

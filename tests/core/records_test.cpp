@@ -190,6 +190,23 @@ TEST_F(records, a_bound_pool_serves_only_its_workspaces) {
   rec("pool.bind",
       {{"pool", "default"}, {"mode", "remove"}, {"workspaceIds", {w}}});
   EXPECT_TRUE(c.core->state().pool_bindings.empty());
+  // The cluster's default pools (the API names them) are never bound.
+  auto to_default = [&](const char* mode) {
+    return rec("pool.bind", {{"pool", "default"},
+                             {"mode", mode},
+                             {"workspaceIds", {w}},
+                             {"defaultPools", {"default", "aux"}}});
+  };
+  for (auto mode : {"add", "replace"}) {
+    auto d = to_default(mode);
+    EXPECT_EQ(code_of(d.refusal), errc::invalid_argument) << mode;
+    EXPECT_NE(render(d.refusal).find(
+                  "default resource pool default cannot be bound"),
+              std::string::npos)
+        << render(d.refusal);
+  }
+  EXPECT_FALSE(to_default("remove").refusal);
+  EXPECT_TRUE(c.core->state().pool_bindings.empty());
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 

@@ -61,9 +61,10 @@ def pg_server():
 class Cluster:
     def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
                  max_instances=2, extra_config="", tls=None, agent_token="",
-                 agent_args=(), extra_yaml="", env=None, work_dir=None,
+                 agent_args=(), extra_yaml="", env=None, work_dir=None, extra_pools="",
                  min_instances=0):
-        """tls: (cert, key, ca) PEM paths: the master serves https/wss and
+        """extra_pools: more items of resource_pools (YAML, indented as
+        "  - pool_name: x"). tls: (cert, key, ca) PEM paths: the master serves https/wss and
         local agents trust `ca`. extra_config / extra_yaml: more top-level
         master.yaml. env: more environment for det-master. work_dir: the
         local provider's base folder (default <tmp>/agents); the cluster
@@ -112,8 +113,10 @@ resource_pools:
       max_agent_starting_period: 60s
       agent_args: %s
 %s
+%s
 """ % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
-       self.work_dir, min_instances, max_instances, idle, json.dumps(list(agent_args)), extra_config) + extra_yaml)
+       self.work_dir, min_instances, max_instances, idle, json.dumps(list(agent_args)),
+       extra_pools, extra_config) + extra_yaml)
         self.proc = None
         self.log_path = os.path.join(tmp, "master.log")
         self.token = None

@@ -204,6 +204,9 @@ def test_warm_start_from_a_trial_and_refusals_naming_the_field(cluster_factory, 
     rc, out = det(cluster, home, "trial", "logs", str(tid))
     # The sample trial restores its step from the checkpoint it starts from.
     assert rc == 0 and "resuming at step 10" in out, out
+    # The trial names that checkpoint, as upstream's warmStartCheckpointUuid.
+    source_latest = cluster.get("/api/v1/trials/%d" % source)["trial"]["bestCheckpoint"]
+    assert cluster.trials(exp_id)[0]["warmStartCheckpointUuid"] == source_latest["uuid"]
 
 
 def test_delete_tb_files_removes_the_experiments_tensorboard_folder(cluster_factory, tmp_path):

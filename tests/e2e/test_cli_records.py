@@ -19,7 +19,10 @@ pytestmark = pytest.mark.skipif(DET is None, reason="the det CLI is not installe
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("records"))
-    cl = Cluster(pg_server, tmp, "e2e_records", idle="10m", max_instances=1)
+    # "spare": a pool without agents, for bindings (the default pool is
+    # never bound to a workspace).
+    cl = Cluster(pg_server, tmp, "e2e_records", idle="10m", max_instances=1,
+                 extra_pools="  - pool_name: spare\n")
     cl.home = os.path.join(tmp, "home")
     os.makedirs(cl.home)
     yield cl
@@ -123,16 +126,20 @@ def test_workspaces_projects_and_moves_with_the_real_cli(c):
 
 def test_resource_pool_bindings_limit_who_may_use_a_pool(c):
     ok(c, "workspace", "create", "bound")
-    ok(c, "resource-pool", "bindings", "add", "default", "bound")
-    out = ok(c, "resource-pool", "bindings", "list-workspaces", "default")
+    # As upstream: the cluster's default pool is never bound.
+    rc, out = det(c, "resource-pool", "bindings", "add", "default", "bound")
+    assert rc != 0 and "default resource pool default cannot be bound" in out, out
+    ok(c, "resource-pool", "bindings", "add", "spare", "bound")
+    out = ok(c, "resource-pool", "bindings", "list-workspaces", "spare")
     assert "bound" in out, out
-    assert "default" in ok(c, "workspace", "list-pools", "bound")
-    assert "default" not in ok(c, "workspace", "list-pools", "Uncategorized")
-    cfg = write(c, "exp.yaml", experiment_yaml(max_length=20))
+    assert "spare" in ok(c, "workspace", "list-pools", "bound")
+    assert "spare" not in ok(c, "workspace", "list-pools", "Uncategorized")
+    cfg = write(c, "exp.yaml", experiment_yaml(max_length=20).replace(
+        "resources:\n", "resources:\n  resource_pool: spare\n"))
     rc, out = det(c, "experiment", "create", cfg, EXAMPLE, "--paused")
     assert rc != 0 and "not available to workspace id 1" in out, out
-    ok(c, "resource-pool", "bindings", "remove", "default", "bound")
-    assert "default" in ok(c, "workspace", "list-pools", "Uncategorized")
+    ok(c, "resource-pool", "bindings", "remove", "spare", "bound")
+    assert "spare" in ok(c, "workspace", "list-pools", "Uncategorized")
     ok(c, "workspace", "delete", "bound", "--yes")
 
 

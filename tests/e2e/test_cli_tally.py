@@ -32,7 +32,8 @@ PASSWORD = "Tally-Passw0rd!"
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("tally"))
-    cl = Cluster(pg_server, tmp, "e2e_tally", idle="10m", max_instances=1)
+    cl = Cluster(pg_server, tmp, "e2e_tally", idle="10m", max_instances=1,
+                 extra_pools="  - pool_name: spare\n")
     cl.home = os.path.join(tmp, "home")
     os.makedirs(cl.home)
     yield cl
@@ -129,10 +130,10 @@ COMMANDS = [
     ("project list-experiments", ["tally-ws", "tally-p"], r"\b{paused}\b", ""),
     ("project archive", ["tally-ws", "tally-p"], r"", ""),
     ("project unarchive", ["tally-ws", "tally-p"], r"", ""),
-    ("resource-pool bindings add", ["default", "tally-ws"], r"", ""),
-    ("resource-pool bindings list-workspaces", ["default"], r"tally-ws", ""),
-    ("resource-pool bindings replace", ["default", "tally-ws"], r"", ""),
-    ("resource-pool bindings remove", ["default", "tally-ws"], r"", ""),
+    ("resource-pool bindings add", ["spare", "tally-ws"], r"", ""),
+    ("resource-pool bindings list-workspaces", ["spare"], r"tally-ws", ""),
+    ("resource-pool bindings replace", ["spare", "tally-ws"], r"", ""),
+    ("resource-pool bindings remove", ["spare", "tally-ws"], r"", ""),
     ("workspace archive", ["tally-ws"], r"", ""),
     ("workspace unarchive", ["tally-ws"], r"", ""),
     ("model create", ["tally-model"], r"tally-model", ""),

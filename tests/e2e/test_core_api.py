@@ -113,6 +113,8 @@ def test_core_api_trial_completes_pauses_and_resumes_from_its_checkpoint(
     for c in listed["checkpoints"]:
         assert c["training"]["trialId"] == trial_id
         assert c["training"]["experimentConfig"]["searcher"]["name"], c
+        # One storage, one id (upstream's storageId; never null).
+        assert c["storageId"] == listed["checkpoints"][0]["storageId"] > 0, c
     assert os.path.exists(os.path.join(cluster.ckpt_dir, "determined-checkpoint",
                                        best["uuid"], "state.json"))
     assert cluster.experiment(exp_id)["progress"] == 1.0
