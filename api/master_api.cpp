@@ -16,6 +16,7 @@
 #include "api/durable_feed.hpp"
 #include "api/pool_views.hpp"
 #include "api/queue_routes.hpp"
+#include "api/resource_routes.hpp"
 #include "api/route_util.hpp"
 #include "api/templates.hpp"
 #include "api/views.hpp"
@@ -576,6 +577,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_unmanaged_routes(r, ctx);
   add_run_routes(r, ctx);
   add_job_routes(r, ctx);
+  add_resource_routes(r, ctx);
   add_checkpoint_routes(r, ctx);
   add_workspace_routes(r, ctx);
   add_template_routes(r, ctx);

@@ -168,6 +168,38 @@ void answer_view(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
+void answer_text_view(const ctx_ptr& ctx, const http::http_request& req,
+                      responder res, state_text_fn fn,
+                      std::string content_type) {
+  auto text_response = [content_type](std::string body) {
+    http::http_response r;
+    r.status = 200;
+    r.body = std::move(body);
+    r.headers.set("Content-Type", content_type);
+    return r;
+  };
+  if (ctx->reads) {
+    on_replica(
+        ctx, req, res,
+        [res, fn = std::move(fn), text_response](const read::read_view& v) {
+          auto r = text_response(fn(v.state, v.now_us));
+          r.headers.set("X-Det-Position", std::to_string(v.position));
+          res.send(std::move(r));
+        });
+    return;
+  }
+  state_view v{std::move(fn)};
+  post(ctx->bridge, [ctx, res, v = std::move(v),
+                     text_response](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
+        .then(
+            [res, text_response](std::string& text) {
+              res.send(text_response(std::move(text)));
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
 /// offset and limit from the query; answers 400 and returns nullopt when
 /// either is not a number.
 std::optional<page> page_of(const http::http_request& req,

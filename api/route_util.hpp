@@ -40,6 +40,15 @@ using text_fn = std::function<std::string(const read::read_view&)>;
 void answer_read(const ctx_ptr& ctx, const http::http_request& req,
                  http::responder res, text_fn fn, std::string missing);
 
+/// Answers 200 with fn(state, now) as a body of `content_type` (CSV for
+/// upstream's legacy resource routes), from the read model as
+/// answer_view does, or from the master when there is none.
+using state_text_fn =
+    std::function<std::string(const state::cluster_state&, int64_t now_us)>;
+void answer_text_view(const ctx_ptr& ctx, const http::http_request& req,
+                      http::responder res, state_text_fn fn,
+                      std::string content_type);
+
 /// A list from the read model, its text gzip-coded when the request's
 /// Accept-Encoding admits gzip (and Vary: Accept-Encoding either way).
 using coded_text_fn =

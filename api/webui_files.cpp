@@ -41,12 +41,14 @@ std::string content_type_of(const std::string& name) {
   return "application/octet-stream";
 }
 
-/// Paths the API owns: an unknown one is the API's JSON 404, never the app.
-bool api_path(std::string_view path) {
-  for (std::string_view p : {"/api", "/agents", "/metrics", "/info"})
-    if (path == p || util::starts_with(path, std::string{p} + "/"))
-      return true;
-  return false;
+/// A 301 to `to`: the app's root is /det/ (upstream's webuiBaseRoute).
+http::http_response redirect_to(std::string to) {
+  http::http_response r;
+  r.status = 301;
+  r.headers.set("Location", std::move(to));
+  r.headers.set("Content-Type", "text/plain; charset=utf-8");
+  r.body = "moved to /det/\n";
+  return r;
 }
 
 } // namespace
@@ -119,11 +121,16 @@ http::http_response webui_bundle::serve(const file& f) const {
   return r;
 }
 
-http::http_response webui_bundle::answer(std::string_view path) const {
-  if (api_path(path))
+http::http_response webui_bundle::answer(std::string_view path,
+                                         std::string_view target) const {
+  auto raw = target.substr(0, target.find_first_of("?#"));
+  if (path == "/" || raw == webui_base)
+    return redirect_to(std::string{webui_base} + "/");
+  if (path != webui_base
+      && !util::starts_with(path, std::string{webui_base} + "/"))
     return http::error_response(http::grpc_code::not_found,
                                 "no route for GET " + std::string{path});
-  auto name = path;
+  auto name = path.substr(webui_base.size());
   while (!name.empty() && name.front() == '/')
     name.remove_prefix(1);
   if (!name.empty())
@@ -153,7 +160,7 @@ std::string default_webui_dir(const std::string& exe_path) {
 void add_webui_routes(http::router& r,
                       std::shared_ptr<const webui_bundle> bundle) {
   r.set_fallback([bundle](http::http_request req, http::responder res) {
-    res.send(bundle->answer(req.path));
+    res.send(bundle->answer(req.path, req.target));
   });
 }
 

@@ -6,10 +6,15 @@
 // without a session: the app signs in through the API itself.
 //
 // Only the files found when the bundle was loaded are served, looked up by
-// exact name, so no request path can reach outside the folder. A GET for
-// any other path that does not look like a file ("/experiments/7") answers
-// index.html, for the app's own routing; paths under /api/ keep the API's
-// JSON 404. Immutable after load: answer() may run on any thread.
+// exact name, so no request path can reach outside the folder. The app
+// lives under /det/ as upstream's does (webui_base; its bundle is built
+// with that base, webui/vite.config.ts): "/det/assets/x.js" is the file
+// assets/x.js, a GET for any other path under /det/ that does not look
+// like a file ("/det/experiments/7") answers index.html for the app's own
+// routing, "/" and "/det" redirect (301) to "/det/". Every other path no
+// route knows (an API or legacy path, a typo) is the API's JSON 404
+// naming it, never HTML: a client that asked for JSON gets JSON.
+// Immutable after load: answer() may run on any thread.
 
 #include "http/http_message.hpp"
 #include "http/router.hpp"
@@ -25,6 +30,9 @@
 
 namespace det::api {
 
+/// Where the app lives: every page and file is under "/det/".
+inline constexpr std::string_view webui_base = "/det";
+
 class webui_bundle {
 public:
   /// Reads every regular file under `dir` (symbolic links are skipped).
@@ -32,8 +40,11 @@ public:
   /// index.html, more than 2,000 files or more than 64 MiB.
   [[nodiscard]] static caf::expected<webui_bundle> load(const std::string& dir);
 
-  /// The response to GET `path` (the request path, not decoded).
-  [[nodiscard]] http::http_response answer(std::string_view path) const;
+  /// The response to GET `path` (the request path, not decoded, its
+  /// trailing '/' removed); `target` is the raw request target, which
+  /// tells "/det" from "/det/".
+  [[nodiscard]] http::http_response answer(std::string_view path,
+                                           std::string_view target = {}) const;
 
   [[nodiscard]] size_t file_count() const { return files_.size(); }
   [[nodiscard]] const std::string& folder() const { return dir_; }

@@ -44,7 +44,7 @@ stop_all() {
 }
 trap stop_all EXIT
 echo "det-master: pid $master_pid, log in .run/det-master.log, API on $master"
-echo "WebUI: open $master/ in a browser (user admin, blank password)"
+echo "WebUI: open $master/det/ in a browser (user admin, blank password)"
 
 # Wait for the master to answer (it may first wait for the log's lock).
 for _ in $(seq 1 300); do
@@ -98,6 +98,6 @@ PY
 # a terminal (scripts, CI), or with DET_RUN_KEEP=0, make run ends here.
 if [ -t 0 ] && [ "${DET_RUN_KEEP:-1}" != 0 ]; then
   echo
-  echo "The WebUI stays up at $master/experiments/$exp (user admin, blank password); Ctrl-C stops the master."
+  echo "The WebUI stays up at $master/det/experiments/$exp (user admin, blank password); Ctrl-C stops the master."
   wait "$master_pid" || true
 fi

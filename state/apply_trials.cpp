@@ -8,6 +8,7 @@
 
 #include "state/apply_detail.hpp"
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 
 #include <algorithm>
 #include <set>
@@ -163,6 +164,9 @@ void end_allocation(cluster_state& s, trial_info& t, const std::string& reason,
     if (used_slots(agent) == 0 && !agent.idle_since_us)
       agent.idle_since_us = at_us;
   }
+  if (auto h = s.allocation_history.find(alloc.id);
+      h != s.allocation_history.end())
+    h->second.ended_at_us = at_us;
   s.allocations.erase(alloc.id);
   t.allocation.reset();
   t.last_exit_reason = reason;
@@ -209,6 +213,33 @@ verdict apply_one(cluster_state& s, const trial_created& ev) {
   return {};
 }
 
+namespace {
+
+/// What resource accounting keeps of a placement (allocation_record).
+allocation_record accounting_record(const cluster_state& s, const trial_info& t,
+                                    const experiment_info& e,
+                                    const trial_placed& ev) {
+  allocation_record r;
+  r.id = ev.allocation_id;
+  r.trial_id = t.id;
+  r.experiment_id = e.id;
+  r.owner = e.owner;
+  if (auto p = find_project(s, e.project_id))
+    if (auto w = find_workspace(s, p->workspace_id))
+      r.workspace_name = w->name;
+  r.pool = e.pool;
+  if (auto l = e.config.find("labels"); l != e.config.end() && l->is_array())
+    for (const auto& label : *l)
+      if (label.is_string())
+        r.labels.push_back(label.get<std::string>());
+  for (const auto& a : ev.assignments)
+    r.slots += static_cast<int64_t>(a.slots.size());
+  r.started_at_us = ev.at_us;
+  return r;
+}
+
+} // namespace
+
 verdict apply_one(cluster_state& s, const trial_placed& ev) {
   trial_info* t = nullptr;
   if (auto why = find(s, ev.trial_id, t); !why.empty())
@@ -232,6 +263,7 @@ verdict apply_one(cluster_state& s, const trial_placed& ev) {
   t->status = trial_status::assigned;
   ++t->runs;
   s.allocations.emplace(ev.allocation_id, t->id);
+  s.allocation_history[ev.allocation_id] = accounting_record(s, *t, e, ev);
   return {};
 }
 

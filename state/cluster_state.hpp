@@ -85,6 +85,9 @@ struct cluster_state {
   int64_t last_webhook_delivery_id = 0;
   /// Deleted experiments' checkpoints still being deleted, by experiment.
   std::map<int64_t, orphan_checkpoints_info> orphan_checkpoints;
+  /// Every allocation since this record was added, live and ended, by id
+  /// (resource accounting; see allocation_record).
+  std::map<std::string, allocation_record> allocation_history;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

@@ -183,6 +183,9 @@ bool operator==(const orphan_checkpoints_info& a,
                 const orphan_checkpoints_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const allocation_record& a, const allocation_record& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const cluster_state& a, const cluster_state& b) {
   return record_equal::equal(a, b);
 }

@@ -254,6 +254,27 @@ struct checkpoint_info {
   std::vector<std::string> removing_globs;
 };
 
+/// One allocation as resource accounting remembers it (det resources,
+/// /resources/allocation/*): who held how many slots of which pool from
+/// when to when. Made by trial_placed with its experiment's owner, labels
+/// and workspace as they were then, ended by the trial_exited that frees
+/// its slots; kept when its experiment is deleted, as upstream keeps its
+/// allocations table. Allocations of logs older than this record are
+/// unknown to it.
+struct allocation_record {
+  std::string id;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::string owner;
+  std::string workspace_name;
+  std::string pool;
+  std::vector<std::string> labels;
+  int64_t slots = 0;
+  int64_t started_at_us = 0;
+  /// 0 while the allocation lives.
+  int64_t ended_at_us = 0;
+};
+
 /// Checkpoints whose deletion was under way when their experiment was
 /// deleted (experiment_deleted): the collector still deletes them from
 /// `storage` (the experiment's checkpoint_storage), then
@@ -385,6 +406,7 @@ bool operator==(const allocation_info& a, const allocation_info& b);
 bool operator==(const checkpoint_info& a, const checkpoint_info& b);
 bool operator==(const orphan_checkpoints_info& a,
                 const orphan_checkpoints_info& b);
+bool operator==(const allocation_record& a, const allocation_record& b);
 bool operator==(const metrics_summary& a, const metrics_summary& b);
 bool operator==(const trial_info& a, const trial_info& b);
 

@@ -142,6 +142,19 @@ template <class F> void fields(F& f, orphan_checkpoints_info& x) {
   f.req("storage", x.storage);
 }
 
+template <class F> void fields(F& f, allocation_record& x) {
+  f.req("id", x.id);
+  f.req("trial_id", x.trial_id);
+  f.req("experiment_id", x.experiment_id);
+  f.req("owner", x.owner);
+  f.req("workspace_name", x.workspace_name);
+  f.req("pool", x.pool);
+  f.req("labels", x.labels);
+  f.req("slots", x.slots);
+  f.req("started_at_us", x.started_at_us);
+  f.req("ended_at_us", x.ended_at_us);
+}
+
 template <class F> void fields(F& f, checkpoint_info& x) {
   f.req("uuid", x.uuid);
   f.req("steps_completed", x.steps_completed);
@@ -264,6 +277,8 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("last_webhook_trigger_id", x.last_webhook_trigger_id);
   f.opt("last_webhook_delivery_id", x.last_webhook_delivery_id);
   f.opt("orphan_checkpoints", x.orphan_checkpoints);
+  // Snapshots older than resource accounting have no allocation history.
+  f.opt("allocation_history", x.allocation_history);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {
@@ -405,6 +420,9 @@ inline int64_t key_of(const webhook_delivery_info& x) {
 }
 inline int64_t key_of(const orphan_checkpoints_info& x) {
   return x.experiment_id;
+}
+inline const std::string& key_of(const allocation_record& x) {
+  return x.id;
 }
 
 // -- equality -----------------------------------------------------------------

@@ -4,7 +4,8 @@
 // a person waits for. Prints one JSON object with every sample (ms).
 import { openBrowser, until } from "../../tests/webui/browser.mjs";
 
-const URL_ = process.env.DET_WEBUI_URL;
+// The app lives under /det/, as upstream's WebUI does.
+const URL_ = process.env.DET_WEBUI_URL + "/det";
 const RUNS = Number(process.env.DET_WEBUI_RUNS || 5);
 const EXPERIMENTS = Number(process.env.DET_WEBUI_EXPERIMENTS);
 const POINTS = Number(process.env.DET_WEBUI_POINTS);

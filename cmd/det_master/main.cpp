@@ -367,7 +367,7 @@ int main(int argc, char** argv) {
     auto dir = a.webui_dir.empty() ? api::default_webui_dir(exe) : a.webui_dir;
     if (dir.empty()) {
       log::warn() << "WebUI: no built bundle found (make builds it); "
-                     "GET / answers 404";
+                     "GET /det/ answers 404";
     } else if (auto bundle = api::webui_bundle::load(dir)) {
       log::info() << "WebUI: " << bundle->file_count() << " files from " << dir;
       api::add_webui_routes(routes, std::make_shared<const api::webui_bundle>(

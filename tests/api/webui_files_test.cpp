@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <utility>
 
 namespace det {
 namespace {
@@ -53,23 +54,55 @@ TEST(webui_bundle, serves_its_files_with_cache_headers_and_the_app_for_pages) {
   auto b = api::webui_bundle::load(d.root.string());
   ASSERT_TRUE(b) << render(b.error());
   EXPECT_EQ(b->file_count(), 2u);
-  auto js = b->answer("/assets/index-abc123.js");
+  auto js = b->answer("/det/assets/index-abc123.js");
   EXPECT_EQ(js.status, 200);
   EXPECT_EQ(js.body, "console.log(1)");
   EXPECT_EQ(header(js, "Cache-Control"), "public, max-age=31536000, immutable");
   EXPECT_EQ(header(js, "Content-Type"), "text/javascript; charset=utf-8");
-  for (auto page : {"", "/", "/experiments", "/experiments/7", "/trials/3"}) {
+  for (auto page :
+       {"/det", "/det/experiments", "/det/experiments/7", "/det/trials/3"}) {
     auto r = b->answer(page);
     EXPECT_EQ(r.status, 200) << page;
     EXPECT_EQ(r.body, "<div id=app></div>") << page;
     EXPECT_EQ(header(r, "Cache-Control"), "no-cache") << page;
   }
-  EXPECT_EQ(b->answer("/.stamp").status, 404);
-  EXPECT_EQ(b->answer("/assets/index-old.js").status, 404);
-  EXPECT_EQ(b->answer("/favicon.ico").status, 404);
-  auto api = b->answer("/api/v1/nothing");
-  EXPECT_EQ(api.status, 404);
-  EXPECT_NE(api.body.find("\"NotFound\""), std::string::npos);
+  EXPECT_EQ(b->answer("/det/.stamp").status, 404);
+  EXPECT_EQ(b->answer("/det/assets/index-old.js").status, 404);
+  EXPECT_EQ(b->answer("/det/favicon.ico").status, 404);
+}
+
+TEST(webui_bundle, the_root_and_det_without_its_slash_redirect_to_det) {
+  bundle_dir d;
+  d.write("index.html", "<div id=app></div>");
+  auto b = api::webui_bundle::load(d.root.string());
+  ASSERT_TRUE(b) << render(b.error());
+  for (auto [path, target] :
+       {std::pair{"/", "/"}, std::pair{"/", ""}, std::pair{"/det", "/det"},
+        std::pair{"/det", "/det?next=x"}}) {
+    auto r = b->answer(path, target);
+    EXPECT_EQ(r.status, 301) << target;
+    EXPECT_EQ(header(r, "Location"), "/det/") << target;
+  }
+  EXPECT_EQ(b->answer("/det", "/det/").status, 200);
+}
+
+TEST(webui_bundle, paths_outside_det_are_the_json_404_naming_them) {
+  bundle_dir d;
+  d.write("index.html", "<div id=app></div>");
+  d.write("assets/index-abc123.js", "console.log(1)");
+  auto b = api::webui_bundle::load(d.root.string());
+  ASSERT_TRUE(b) << render(b.error());
+  for (auto path : {"/api/v1/nothing", "/tasks", "/resources/allocation/raw",
+                    "/experiments", "/experiments/7", "/assets/index-abc123.js",
+                    "/index.html", "/detx", "/det-x/y"}) {
+    auto r = b->answer(path);
+    EXPECT_EQ(r.status, 404) << path;
+    EXPECT_NE(r.body.find("\"NotFound\""), std::string::npos) << path;
+    EXPECT_NE(r.body.find(std::string{"no route for GET "} + path),
+              std::string::npos)
+        << r.body;
+    EXPECT_EQ(r.body.find("<div"), std::string::npos) << path;
+  }
 }
 
 TEST(webui_bundle, no_path_reaches_outside_the_folder) {
@@ -77,17 +110,19 @@ TEST(webui_bundle, no_path_reaches_outside_the_folder) {
   d.write("index.html", "app");
   fs::path outside =
       d.root.parent_path() / (d.root.filename().string() + "-secret.txt");
-  std::ofstream(outside) << "secret";
+  std::ofstream(outside) << "the file's own bytes";
   fs::create_symlink(outside, d.root / "assets" / "link.txt");
   auto b = api::webui_bundle::load(d.root.string());
   ASSERT_TRUE(b);
   auto rel = "/../" + outside.filename().string();
   for (const std::string& p :
-       {rel, "/assets/../../" + outside.filename().string(),
-        std::string{"/assets/link.txt"}, std::string{"/../../../etc/passwd"},
-        std::string{"/%2e%2e/%2e%2e/etc/passwd"}, "/" + outside.string()}) {
+       {rel, "/det" + rel, "/det/assets/../../" + outside.filename().string(),
+        std::string{"/det/assets/link.txt"},
+        std::string{"/det/../../../etc/passwd"},
+        std::string{"/det/%2e%2e/%2e%2e/etc/passwd"},
+        "/det/" + outside.string()}) {
     auto r = b->answer(p);
-    EXPECT_EQ(r.body.find("secret"), std::string::npos) << p;
+    EXPECT_EQ(r.body.find("own bytes"), std::string::npos) << p;
     EXPECT_EQ(r.body.find("root:"), std::string::npos) << p;
   }
   fs::remove(outside);

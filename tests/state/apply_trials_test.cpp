@@ -90,6 +90,35 @@ TEST_F(apply_trials,
       has(refused(placement(1, "1.1", {{"a1", {0, 1}}})), "takes no new work"));
 }
 
+TEST_F(apply_trials,
+       an_allocation_is_remembered_for_accounting_until_it_ends_and_after) {
+  auto& e = s.experiments.at(1);
+  e.owner = "alice";
+  e.config["labels"] = {"vision", 3, "big"};
+  place(1, "1.1", {{"a1", {0, 1}}}, 300);
+  const auto& r = s.allocation_history.at("1.1");
+  EXPECT_EQ(r.trial_id, 1);
+  EXPECT_EQ(r.experiment_id, 1);
+  EXPECT_EQ(r.owner, "alice");
+  EXPECT_EQ(r.workspace_name, "Uncategorized");
+  EXPECT_EQ(r.pool, "default");
+  EXPECT_EQ(r.labels, (std::vector<std::string>{"vision", "big"}));
+  EXPECT_EQ(r.slots, 2);
+  EXPECT_EQ(r.started_at_us, 300);
+  EXPECT_EQ(r.ended_at_us, 0);
+  exit(1, "1.1", "preempted");
+  EXPECT_EQ(s.allocation_history.at("1.1").ended_at_us, 900);
+  ok(trial_restarted{1, 910});
+  place(1, "1.2", {{"a2", {0, 1}}}, 920);
+  EXPECT_EQ(s.allocation_history.at("1.2").started_at_us, 920);
+  exit(1, "1.2", "completed");
+  ok(experiment_state_changed{1, "COMPLETED", "", 950});
+  ok(experiment_deleted{1, "admin", 960});
+  EXPECT_EQ(s.experiments.count(1), 0u);
+  EXPECT_EQ(s.allocation_history.size(), 2u);
+  EXPECT_EQ(s.allocation_history.at("1.2").experiment_id, 1);
+}
+
 TEST_F(apply_trials, a_trial_of_a_paused_experiment_is_not_placed) {
   ok(experiment_state_changed{1, "PAUSED", "", 0});
   EXPECT_TRUE(has(refused(placement(1, "1.1", {{"a1", {0, 1}}})), "PAUSED"));

@@ -185,7 +185,7 @@ using records =
                      trial_info, user_info, workspace_info, project_info,
                      template_info, pool_binding_info, model_version_info,
                      model_info, webhook_info, webhook_delivery_info,
-                     orphan_checkpoints_info, cluster_state>;
+                     orphan_checkpoints_info, allocation_record, cluster_state>;
 TYPED_TEST_SUITE(record_fields, records, );
 
 TYPED_TEST(record_fields, every_member_of_the_record_is_in_its_field_list) {

@@ -208,6 +208,8 @@ cluster_state every_field_set() {
   s.last_webhook_delivery_id = 6;
   s.orphan_checkpoints[4] = {
       4, {"c-old"}, {{"type", "shared_fs"}, {"host_path", "/mnt/ck"}}};
+  s.allocation_history["7.1"] = allocation_record{
+      "7.1", 7, 3, "alice", "ws-a", "gpu", {"x", "y"}, 2, 1040, 1041};
   return s;
 }
 

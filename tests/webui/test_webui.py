@@ -54,8 +54,9 @@ def api_get(c, path):
         return e.code, e.read().decode()
 
 
-def test_index_and_app_pages_are_served_without_a_session_and_never_cached(c):
-    for path in ("/", "/experiments", "/experiments/12", "/trials/3", "/cluster", "/login?next=/x"):
+def test_index_and_app_pages_are_served_under_det_without_a_session_and_never_cached(c):
+    for path in ("/det/", "/det/experiments", "/det/experiments/12", "/det/trials/3", "/det/cluster",
+                 "/det/login?next=/x"):
         status, headers, body = raw_get(c, path)
         assert status == 200, path
         assert headers["content-type"].startswith("text/html"), path
@@ -64,11 +65,31 @@ def test_index_and_app_pages_are_served_without_a_session_and_never_cached(c):
         assert "default-src 'self'" in headers["content-security-policy"]
 
 
+def test_the_root_and_det_without_its_slash_redirect_to_the_app(c):
+    for path in ("/", "/det", "/det?x=1"):
+        status, headers, _ = raw_get(c, path)
+        assert status == 301, path
+        assert headers["location"] == "/det/", path
+
+
+def test_pages_outside_det_are_json_404s_not_the_app(c):
+    # What the app served before it moved under /det/, and upstream's
+    # legacy paths a client expects JSON from: never index.html.
+    for path in ("/experiments", "/experiments/12", "/trials/3", "/cluster", "/login", "/no/such/page",
+                 "/assets/index.js", "/resources/allocation/nothing"):
+        status, headers, body = raw_get(c, path)
+        assert status == 404, path
+        assert headers["content-type"].startswith("application/json"), path
+        err = json.loads(body)["error"]
+        assert err["code"] == 5 and path.split("?")[0] in err["error"], (path, err)
+
+
 def test_hashed_assets_are_cached_for_a_year(c):
-    _, _, index = raw_get(c, "/")
-    assets = re.findall(rb'(/assets/[\w.-]+\.(?:js|css))', index)
+    _, _, index = raw_get(c, "/det/")
+    assets = re.findall(rb'"(/[\w/.-]+\.(?:js|css))"', index)
     assert assets, index
     for a in assets:
+        assert a.startswith(b"/det/assets/"), a
         status, headers, body = raw_get(c, a.decode())
         assert status == 200, a
         assert headers["cache-control"] == "public, max-age=31536000, immutable", a
@@ -83,17 +104,18 @@ def test_no_path_leaves_the_bundle(c):
                  "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/assets/..%2f..%2f..%2fetc%2fpasswd",
                  "/..%5c..%5cetc%5cpasswd", "//etc/passwd", "/assets//etc/passwd",
                  "/./index.html/../../etc/hostname", "/etc/hostname"):
-        status, headers, body = raw_get(c, path)
-        assert b"root:" not in body, path
-        if secret:
-            assert secret.encode() not in body or b'<div id="app">' in body, path
-        assert status in (200, 400, 404), (path, status)
-        if status == 200:  # only ever the app's own index.html
-            assert b'<div id="app">' in body, path
+        for p in (path, "/det" + path):
+            status, headers, body = raw_get(c, p)
+            assert b"root:" not in body, p
+            if secret:
+                assert secret.encode() not in body or b'<div id="app">' in body, p
+            assert status in (200, 301, 400, 404), (p, status)
+            if status == 200:  # only ever the app's own index.html
+                assert b'<div id="app">' in body, p
 
 
 def test_missing_files_are_404_not_the_app(c):
-    for path in ("/assets/index-0000.js", "/favicon.ico", "/robots.txt"):
+    for path in ("/det/assets/index-0000.js", "/det/favicon.ico", "/det/robots.txt"):
         status, headers, _ = raw_get(c, path)
         assert status == 404, path
 

@@ -13,6 +13,8 @@ import path from "node:path";
 import { openBrowser, until } from "./browser.mjs";
 
 const URL_ = process.env.DET_WEBUI_URL;
+// The app lives under /det/, as upstream's WebUI does.
+const APP = URL_ + "/det";
 const A = Number(process.env.DET_WEBUI_EXP_A);
 const B = Number(process.env.DET_WEBUI_EXP_B);
 const SHOTS = process.env.DET_WEBUI_SHOTS;
@@ -55,9 +57,10 @@ const snap = async (name) => {
 const attr = async (sel, name) => page.locator(sel).first().getAttribute(name, { timeout: 2000 }).catch(() => null);
 
 try {
-  step("signed out, / shows the sign-in page");
+  step("signed out, / redirects to the app under /det/ and shows the sign-in page");
   await page.goto(URL_ + "/");
   await page.waitForSelector("[data-testid=login-form]");
+  if (!new URL(page.url()).pathname.startsWith("/det/")) throw new Error("the app is not under /det/: " + page.url());
   await snap("sign-in");
 
   step("sign in as admin with the blank default password");
@@ -98,6 +101,7 @@ try {
   step("experiment A completes on its page");
   await page.click("nav >> text=Experiments");
   await page.click(`[data-testid=experiments] tr[data-id="${A}"] a`);
+  await until("A's page under /det/", async () => new URL(page.url()).pathname === `/det/experiments/${A}`, 10000);
   await until("experiment A to complete", async () => (await attr("[data-testid=exp-state]", "data-state")) === "STATE_COMPLETED", 120000);
 
   step("its chart has one series per trial with every reported point");
@@ -134,7 +138,7 @@ try {
   }
 
   step("edit A's name, description and labels on its page; the CLI sees them");
-  await page.goto(URL_ + `/experiments/${A}`);
+  await page.goto(APP + `/experiments/${A}`);
   await page.click("[data-testid=edit]");
   await page.fill("[data-testid=edit-name]", "");
   await page.click("[data-testid=edit-save]");
@@ -165,7 +169,7 @@ try {
   step("B's trial page shows its logs while it runs");
   const bTrial = await until("B's trial", async () => JSON.parse(await api(token, `/api/v1/experiments/${B}/trials`)).trials[0], 30000);
   await until("B's trial to run", async () => JSON.parse(await api(token, `/api/v1/trials/${bTrial.id}`)).trial.state === "STATE_RUNNING", 90000);
-  await page.goto(URL_ + `/trials/${bTrial.id}`);
+  await page.goto(APP + `/trials/${bTrial.id}`);
   await page.waitForSelector("[data-testid=trial-state]");
   await page.click("[data-testid=tab-logs]");
   const before = Number(await attr("[data-testid=logs]", "data-lines"));
@@ -183,7 +187,7 @@ try {
   await snap("trial-overview");
 
   step("pause B on its page; the CLI sees it paused");
-  await page.goto(URL_ + `/experiments/${B}`);
+  await page.goto(APP + `/experiments/${B}`);
   await page.waitForSelector("[data-testid=pause]:not([disabled])");
   await page.click("[data-testid=pause]");
   await until("the page to show B paused", async () => (await attr("[data-testid=exp-state]", "data-state")) === "STATE_PAUSED", 30000);
@@ -198,7 +202,7 @@ try {
   await until("the CLI to show B active", () => active.includes(cliState(B)), 30000, 1000);
 
   step("B's trial timeline shows it placed again, resuming from its checkpoint");
-  await page.goto(URL_ + `/trials/${bTrial.id}`);
+  await page.goto(APP + `/trials/${bTrial.id}`);
   await page.click("[data-testid=tab-timeline]");
   await until("a second placement that resumes from a checkpoint", async () => (await page.locator("[data-testid=timeline] li[data-type=trial_placed]").count()) >= 2, 90000, 500);
   const placed = await page.locator("[data-testid=timeline] li[data-type=trial_placed]").last().textContent();
@@ -232,7 +236,7 @@ try {
   await snap("cluster-scaled-down");
 
   step("an unknown page says so");
-  await page.goto(URL_ + "/no/such/page");
+  await page.goto(APP + "/no/such/page");
   await page.waitForSelector("text=Not found");
 
   step("sign out");

@@ -10,7 +10,7 @@ const b = await openBrowser({ ignoreHTTPSErrors: true });
 const page = b.page;
 try {
   if (!URL_.startsWith("https://")) throw new Error("not an https URL: " + URL_);
-  await page.goto(URL_ + "/experiments");
+  await page.goto(URL_ + "/det/experiments");
   await page.waitForSelector("[data-testid=login-form]");
   await page.fill("input[name=username]", "admin");
   await page.click("[data-testid=sign-in]");

@@ -1,7 +1,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import * as api from "./api";
-import { linkHandler, navigate, useLocation } from "./router";
+import { href, linkHandler, navigate, useLocation } from "./router";
 import { Login } from "./pages/login";
 import { ExperimentList } from "./pages/experiments";
 import { ExperimentPage } from "./pages/experiment";
@@ -17,8 +17,8 @@ interface User {
 }
 
 function Nav(props: { user: User; path: string; onSignOut: () => void }) {
-  const item = (href: string, label: string) => (
-    <a href={href} onClick={linkHandler} class={props.path === href || (href !== "/" && props.path.startsWith(href)) ? "active" : ""}>
+  const item = (to: string, label: string) => (
+    <a href={href(to)} onClick={linkHandler} class={props.path === to || (to !== "/" && props.path.startsWith(to)) ? "active" : ""}>
       {label}
     </a>
   );
@@ -55,7 +55,7 @@ function Page(props: { path: string; user: User }) {
     <main>
       <h1>Not found</h1>
       <p>
-        No page at {path}. <a href="/experiments" onClick={linkHandler}>Experiments</a>
+        No page at {path}. <a href={href("/experiments")} onClick={linkHandler}>Experiments</a>
       </p>
     </main>
   );

@@ -4,7 +4,7 @@
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { shortState, when } from "../format";
-import { linkHandler } from "../router";
+import { href, linkHandler } from "../router";
 
 export function ClusterPage(_props: { admin: boolean }) {
   const pools = usePoll((signal) => api.get<{ resourcePools: any[] }>("/api/v1/resource-pools", signal), []);
@@ -123,7 +123,7 @@ export function ClusterPage(_props: { admin: boolean }) {
         <ul data-testid="waiting">
           {waiting.map((j) => (
             <li>
-              <a href={"/experiments/" + j.entityId} onClick={linkHandler}>
+              <a href={href("/experiments/" + j.entityId)} onClick={linkHandler}>
                 {j.name} ({j.entityId})
               </a>
               : {j.waitReason}

@@ -5,7 +5,7 @@ import * as api from "../api";
 import { Chart, metricNames, seriesOf } from "../chart";
 import { useMetrics, usePoll } from "../hooks";
 import { num, pct, shortState, when } from "../format";
-import { linkHandler } from "../router";
+import { href, linkHandler } from "../router";
 import { toYaml } from "../yaml";
 import { Scatter } from "./scatter";
 
@@ -191,7 +191,7 @@ export function ExperimentPage(props: { id: number }) {
   return (
     <main>
       <p class="crumbs">
-        <a href="/experiments" onClick={linkHandler}>
+        <a href={href("/experiments")} onClick={linkHandler}>
           Experiments
         </a>{" "}
         / {e.id}
@@ -261,7 +261,7 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
         {props.trials.map((t) => (
           <tr data-id={t.id} data-state={t.state}>
             <td>
-              <a href={"/trials/" + t.id} onClick={linkHandler}>
+              <a href={href("/trials/" + t.id)} onClick={linkHandler}>
                 {t.id}
               </a>
             </td>

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { pct, shortState, when } from "../format";
-import { linkHandler, navigate, useLocation } from "../router";
+import { href, linkHandler, navigate, useLocation } from "../router";
 
 const columns: [string, string][] = [
   ["SORT_BY_ID", "ID"],
@@ -148,7 +148,7 @@ export function ExperimentList() {
               </td>
               <td>{e.id}</td>
               <td>
-                <a href={"/experiments/" + e.id} onClick={linkHandler}>
+                <a href={href("/experiments/" + e.id)} onClick={linkHandler}>
                   {e.name}
                 </a>
                 {(e.labels ?? []).map((l) => (

@@ -3,7 +3,7 @@
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { pct, shortState, when } from "../format";
-import { linkHandler } from "../router";
+import { href, linkHandler } from "../router";
 
 export function JobsPage() {
   const jobs = usePoll((signal) => api.get<{ jobs: any[] }>("/api/v1/job-queues", signal), []);
@@ -36,7 +36,7 @@ export function JobsPage() {
             <tr data-id={j.entityId}>
               <td>{j.summary?.jobsAhead}</td>
               <td>
-                <a href={"/experiments/" + j.entityId} onClick={linkHandler}>
+                <a href={href("/experiments/" + j.entityId)} onClick={linkHandler}>
                   {j.name} ({j.entityId})
                 </a>
               </td>

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import * as api from "../api";
 import { useMetrics, usePoll } from "../hooks";
 import { num, shortState, when } from "../format";
-import { linkHandler } from "../router";
+import { href, linkHandler } from "../router";
 import { CheckpointTable, MetricChart } from "./experiment";
 
 interface LogLine {
@@ -168,11 +168,11 @@ export function TrialPage(props: { id: number }) {
   return (
     <main>
       <p class="crumbs">
-        <a href="/experiments" onClick={linkHandler}>
+        <a href={href("/experiments")} onClick={linkHandler}>
           Experiments
         </a>{" "}
         /{" "}
-        <a href={"/experiments/" + t.experimentId} onClick={linkHandler}>
+        <a href={href("/experiments/" + t.experimentId)} onClick={linkHandler}>
           {t.experimentId}
         </a>{" "}
         / trial {t.id}
