@@ -6,11 +6,13 @@
 #include "conf/redact.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "messages/metric_group.hpp"
 #include "state/queries.hpp"
 #include "util/text.hpp"
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <tuple>
 
 namespace det::api {
@@ -33,6 +35,9 @@ struct metric_query {
   /// Empty: training and validation (time-series only).
   std::string group;
   std::vector<std::string> names;
+  /// The metrics metricIds name ("group.name"), by group (time-series:
+  /// each group one series, as upstream answers them).
+  std::map<std::string, std::vector<std::string>> ids;
   int64_t min_steps = 0;
   int64_t max_steps = INT64_MAX;
   size_t points = default_points;
@@ -77,12 +82,6 @@ std::string shown_value(std::string_view v) {
   return util::fit_text(v, util::text_rules{64, false, true});
 }
 
-/// A metric group as upstream allows it: a name without '.'.
-bool group_ok(const std::string& g) {
-  return util::text_problem(g, util::text_rules{255, false, false}).empty()
-         && g.find('.') == std::string::npos;
-}
-
 /// Reads and checks the query; answers 400 and returns nothing when bad.
 /// `fixed_group`: the route's own group ("" lets the query choose).
 std::optional<metric_query> query_of(const http_request& req,
@@ -124,12 +123,11 @@ std::optional<metric_query> query_of(const http_request& req,
         return std::nullopt;
       }
     }
-    if (!q.group.empty() && !group_ok(q.group)) {
-      res.send_error(grpc_code::invalid_argument,
-                     "group: a name of 1-255 bytes without '.' or control "
-                     "characters is expected, got '"
-                         + shown_value(q.group) + "'");
-      return std::nullopt;
+    if (!q.group.empty()) {
+      if (auto why = metric_group_problem(q.group); !why.empty()) {
+        res.send_error(grpc_code::invalid_argument, "group " + why);
+        return std::nullopt;
+      }
     }
     if (group_required && q.group.empty()) {
       res.send_error(grpc_code::invalid_argument, "group: required");
@@ -138,16 +136,30 @@ std::optional<metric_query> query_of(const http_request& req,
   }
   for (const auto& n : req.query.get_all("metricNames"))
     q.names.push_back(n);
-  // metricIds name a metric with its group: "validation.loss".
-  for (const auto& id : req.query.get_all("metricIds")) {
+  // metricIds name a metric with its group: "validation.loss", "abc.x".
+  auto metric_ids = req.query.get_all("metricIds");
+  if (!metric_ids.empty() && !q.names.empty()) {
+    res.send_error(grpc_code::invalid_argument,
+                   "metricIds: cannot be given with metricNames");
+    return std::nullopt;
+  }
+  for (const auto& id : metric_ids) {
     auto dot = id.find('.');
-    if (dot == std::string::npos || dot == 0 || dot + 1 == id.size()) {
+    std::string why;
+    if (dot == std::string::npos)
+      why = "it has no '.'";
+    else if (auto g = metric_group_problem(std::string_view{id}.substr(0, dot));
+             !g.empty())
+      why = "its group " + g;
+    else if (dot + 1 == id.size())
+      why = "its name is empty";
+    if (!why.empty()) {
       res.send_error(grpc_code::invalid_argument,
                      "metricIds: expected group.name, got '" + shown_value(id)
-                         + "'");
+                         + "': " + why);
       return std::nullopt;
     }
-    q.names.push_back(id.substr(dot + 1));
+    q.ids[id.substr(0, dot)].push_back(id.substr(dot + 1));
   }
   auto start = integer(req, res, "startBatches", 0, INT64_MAX);
   auto end = integer(req, res, "endBatches", 0, INT64_MAX);
@@ -346,9 +358,9 @@ void stream_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
 }
 
 /// One v1DownsampledMetrics: the sampled points of `group`, each with the
-/// asked metrics (all when none are named).
+/// metrics `names` (all when none are named).
 json series(const read::report_list& l, const std::string& group,
-            const metric_query& q) {
+            const std::vector<std::string>& names, const metric_query& q) {
   json data = json::array();
   for (auto i : sample_reports(l, group, q.min_steps, q.max_steps, q.points)) {
     const auto& r = l[i];
@@ -356,10 +368,10 @@ json series(const read::report_list& l, const std::string& group,
     if (!all.is_object())
       continue;
     json values = json::object();
-    if (q.names.empty())
+    if (names.empty())
       values = all;
     else
-      for (const auto& n : q.names)
+      for (const auto& n : names)
         if (auto v = all.find(n); v != all.end())
           values[n] = *v;
     json point{{"batches", r.steps},
@@ -381,23 +393,27 @@ void time_series_route(const ctx_ptr& ctx,
   auto q = query_of(req, res, "", false);
   if (!q)
     return;
-  with_reports(ctx, reader, res, *q,
-               [res, q = *q](const std::vector<json>& trials,
-                             const std::vector<read::report_list>& lists) {
-                 json out = json::array();
-                 for (size_t k = 0; k < trials.size(); ++k) {
-                   json metrics = json::array();
-                   if (q.group.empty()) {
-                     metrics.push_back(series(lists[k], "training", q));
-                     metrics.push_back(series(lists[k], "validation", q));
-                   } else {
-                     metrics.push_back(series(lists[k], q.group, q));
-                   }
-                   out.push_back(
-                       {{"trial", trials[k]}, {"metrics", std::move(metrics)}});
-                 }
-                 res.send_json(json{{"trials", std::move(out)}}.dump());
-               });
+  // The series to answer, by group in name order as upstream's: those
+  // metricIds name, or the asked group (both main ones when none is).
+  auto groups = q->ids;
+  if (groups.empty() && q->group.empty())
+    groups = {{"training", q->names}, {"validation", q->names}};
+  else if (groups.empty())
+    groups = {{q->group, q->names}};
+  with_reports(
+      ctx, reader, res, *q,
+      [res, q = *q, groups](const std::vector<json>& trials,
+                            const std::vector<read::report_list>& lists) {
+        json out = json::array();
+        for (size_t k = 0; k < trials.size(); ++k) {
+          json metrics = json::array();
+          for (const auto& [group, names] : groups)
+            metrics.push_back(series(lists[k], group, names, q));
+          out.push_back(
+              {{"trial", trials[k]}, {"metrics", std::move(metrics)}});
+        }
+        res.send_json(json{{"trials", std::move(out)}}.dump());
+      });
 }
 
 /// A trial's checkpoints as workloads.

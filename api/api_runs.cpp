@@ -216,12 +216,7 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
     j["logPolicyMatched"] = t.log_policy_matched;
   if (t.metrics.best_validation)
     j["searcherMetricValue"] = *t.metrics.best_validation;
-  json summary = json::object();
-  if (!t.metrics.latest_training.is_null())
-    summary["avg_metrics"] = t.metrics.latest_training;
-  if (!t.metrics.latest_validation.is_null())
-    summary["validation_metrics"] = t.metrics.latest_validation;
-  if (!summary.empty())
+  if (auto summary = summary_metrics_json(t.metrics); !summary.is_null())
     j["summaryMetrics"] = std::move(summary);
   return j;
 }

@@ -22,6 +22,7 @@
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/json_fields.hpp"
+#include "messages/metric_group.hpp"
 #include "messages/model_archive.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
@@ -253,13 +254,10 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
     return;
   auto m = get_field_or(*body, "metrics", json::object());
   require_object(m, "field 'metrics'");
-  auto group = get_field_or(*body, "group", std::string{"training"});
-  // Upstream refuses empty groups and dots; the state records two groups.
-  if (group != "training" && group != "validation")
-    return res.send_error(grpc_code::invalid_argument,
-                          "group: '" + group
-                              + "' is not recorded by this "
-                                "master (training, validation)");
+  // Any group upstream keeps (absent is empty, as in upstream's proto).
+  auto group = get_field_or(*body, "group", std::string{});
+  if (auto why = metric_group_problem(group); !why.empty())
+    return res.send_error(grpc_code::invalid_argument, "group " + why);
   auto steps = get_field_or(m, "stepsCompleted", int64_t{0});
   auto inner = get_field_or(m, "metrics", json::object());
   require_object(inner, "field 'metrics.metrics'");

@@ -193,6 +193,22 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   return j;
 }
 
+nlohmann::json summary_metrics_json(const state::metrics_summary& m) {
+  if (!m.summaries.is_object() || m.summaries.empty())
+    return nullptr;
+  nlohmann::json out = nlohmann::json::object();
+  // Other groups first, so a group that calls itself "avg_metrics" or
+  // "validation_metrics" cannot hide training's or validation's.
+  for (const auto& [group, summary] : m.summaries.items())
+    if (group != "training" && group != "validation")
+      out[group] = summary;
+  if (auto i = m.summaries.find("training"); i != m.summaries.end())
+    out["avg_metrics"] = *i;
+  if (auto i = m.summaries.find("validation"); i != m.summaries.end())
+    out["validation_metrics"] = *i;
+  return out;
+}
+
 nlohmann::json trial_json(const state::trial_info& t) {
   nlohmann::json j{
       {"id", t.id},
@@ -208,8 +224,8 @@ nlohmann::json trial_json(const state::trial_info& t) {
                                 t.metrics.steps_completed);
       !w.is_null())
     j["latestValidation"] = w;
-  if (!t.metrics.latest_training.is_null())
-    j["summaryMetrics"] = {{"avg_metrics", t.metrics.latest_training}};
+  if (auto summary = summary_metrics_json(t.metrics); !summary.is_null())
+    j["summaryMetrics"] = std::move(summary);
   if (t.metrics.best_validation)
     j["searcherMetricValue"] = *t.metrics.best_validation;
   if (t.latest_checkpoint)

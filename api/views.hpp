@@ -50,6 +50,11 @@ nlohmann::json
 experiment_json(const state::cluster_state& s, const state::experiment_info& e,
                 experiment_detail detail = experiment_detail::full);
 nlohmann::json trial_json(const state::trial_info& t);
+/// A trial's `summaryMetrics` as upstream keys it: training under
+/// "avg_metrics", validation under "validation_metrics", any other group
+/// under its own name, each {metric: {type, count, sum, min, max, mean,
+/// last}} (state/metric_summary.hpp); null before the first report.
+nlohmann::json summary_metrics_json(const state::metrics_summary& m);
 /// The same, and for a pending trial whose pool's last launch failed,
 /// `pendingReason` saying so (kind and message), so a user sees why it
 /// waits.

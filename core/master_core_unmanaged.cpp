@@ -7,6 +7,7 @@
 #include "core/master_core.hpp"
 
 #include "core/record_args.hpp"
+#include "messages/metric_group.hpp"
 #include "state/queries.hpp"
 
 namespace det {
@@ -165,7 +166,9 @@ decision master_core::unmanaged(const record_command& c, int64_t now_us) {
       unmanaged_heard_[t.id] = now_us;
       trial_metrics_reported ev;
       ev.trial_id = t.id;
-      ev.kind = text(a, "group", "training", name_rules);
+      ev.kind = text(a, "group", "", name_rules);
+      if (auto why = metric_group_problem(ev.kind); !why.empty())
+        refuse(errc::invalid_argument, "group " + why);
       ev.steps_completed = a.value("steps", int64_t{0});
       ev.metrics = object(a, "metrics", json::object());
       ev.at_us = now_us;

@@ -9,6 +9,7 @@
 #include "messages/errc.hpp"
 #include "messages/events.hpp"
 #include "messages/json_fields.hpp"
+#include "messages/metric_group.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -475,7 +476,8 @@ inline void validate(const trial_checkpointed& x) {
 }
 
 inline void validate(const trial_metrics_reported& x) {
-  require_one_of("kind", x.kind, {"training", "validation"});
+  if (auto why = metric_group_problem(x.kind); !why.empty())
+    throw field_error("field 'kind' " + why);
   require_non_negative("steps_completed", x.steps_completed);
   require_object(x.metrics, "field 'metrics'");
 }

@@ -298,13 +298,15 @@ struct trial_checkpointed {
   int64_t at_us = 0;
 };
 
-/// A trial reported training or validation metrics (`kind`) at a step.
+/// A trial reported the metrics of one group (`kind`) at a step.
 struct trial_metrics_reported {
   static constexpr const char* type_name = "trial_metrics_reported";
   static constexpr int32_t version = 1;
   int64_t trial_id = 0;
   std::string allocation_id;
-  /// "training" or "validation".
+  /// The metric group (messages/metric_group.hpp): "training" and
+  /// "validation" mean what they always did (the latest validation feeds
+  /// the searcher); any other group a trial names is kept as reported.
   std::string kind;
   int64_t steps_completed = 0;
   nlohmann::json metrics = nlohmann::json::object();

@@ -36,7 +36,7 @@ struct metric_report {
   /// Its event's log position.
   int64_t position = 0;
   int64_t trial_id = 0;
-  /// "training" or "validation".
+  /// Its metric group: "training", "validation" or any other name.
   std::string group;
   int64_t steps = 0;
   std::string allocation_id;

@@ -7,6 +7,7 @@
 // or errors it. Only "failed" exits count against max_restarts.
 
 #include "state/apply_detail.hpp"
+#include "state/metric_summary.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
 
@@ -28,6 +29,12 @@ verdict find(cluster_state& s, int64_t id, trial_info*& out) {
     return "unknown " + trial_name(id);
   out = &i->second;
   return {};
+}
+
+/// A group upstream's profiler reports system samples in.
+bool is_profiling_group(const std::string& group) {
+  return group == "gpu" || group == "cpu" || group == "memory"
+         || group == "disk" || group == "network";
 }
 
 /// The trial holding allocation `alloc`, or a refusal.
@@ -336,12 +343,23 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
       !why.empty())
     return why;
   auto& m = t->metrics;
+  // Upstream's profiler groups ("gpu", "cpu", ...) are samples of the
+  // machine, not progress: kept in the log only, as upstream keeps them.
+  if (is_profiling_group(ev.kind))
+    return {};
   m.steps_completed = std::max(m.steps_completed, ev.steps_completed);
+  if (m.summaries.contains(ev.kind)
+      || m.summaries.size() < max_summarized_groups)
+    fold_metric_summary(m.summaries[ev.kind], ev.metrics);
   if (ev.kind == "training") {
     ++m.training_reports;
     m.latest_training = ev.metrics;
     return {};
   }
+  // Any other group is kept as reported: only validation feeds the
+  // searcher and the best metric.
+  if (ev.kind != "validation")
+    return {};
   ++m.validation_reports;
   m.latest_validation = ev.metrics;
   searcher_input in;

@@ -294,6 +294,10 @@ struct metrics_summary {
   /// null until the first report of each kind.
   nlohmann::json latest_training;
   nlohmann::json latest_validation;
+  /// Per metric group (any group, at most max_summarized_groups), its
+  /// summary: state/metric_summary.hpp. A snapshot from before groups were
+  /// summarized has none; reports after it are summarized from there on.
+  nlohmann::json summaries = nlohmann::json::object();
   /// The searcher metric (config searcher.metric, smaller_is_better
   /// default true) at its best so far.
   std::optional<double> best_validation;

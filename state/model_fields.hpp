@@ -172,6 +172,7 @@ template <class F> void fields(F& f, metrics_summary& x) {
   f.req("validation_reports", x.validation_reports);
   f.req("latest_training", x.latest_training);
   f.req("latest_validation", x.latest_validation);
+  f.opt("summaries", x.summaries);
   f.req("best_validation", x.best_validation);
   f.req("best_validation_steps", x.best_validation_steps);
 }

@@ -284,18 +284,64 @@ TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
   auto run = call("POST", "/api/v1/runs/start", R"({"runId": "x"})", token);
   EXPECT_EQ(run.status, 400);
   EXPECT_NE(run.body.find("runId"), std::string::npos);
-  for (auto g : {R"("a.b")", R"("")", "7"}) {
+  auto long_group = "\"" + std::string(256, 'g') + "\"";
+  for (const std::string g : {R"("a.b")", R"("")", "7", R"("x\u0000y")",
+                              R"("bell\u0007")", long_group.c_str()}) {
     auto group =
         call("POST", "/api/v1/trials/1/metrics",
              std::string{R"({"metrics": {}, "group": )"} + g + "}", token);
     EXPECT_EQ(group.status, 400) << g;
     EXPECT_NE(group.body.find("group"), std::string::npos) << g;
   }
+  // No group is the empty group, as in upstream's request.
+  auto absent = call("POST", "/api/v1/trials/1/metrics",
+                     R"({"metrics": {"stepsCompleted": 1}})", token);
+  EXPECT_EQ(absent.status, 400) << absent.body;
+  EXPECT_NE(absent.body.find("group must not be empty"), std::string::npos)
+      << absent.body;
   // Another trial's endpoint with this trial's token changes nothing.
   EXPECT_EQ(
       call("POST", "/api/v1/trials/99/progress", R"({"progress": 0.5})", token)
           .status,
       403);
+}
+
+TEST_F(master_api_test,
+       a_trial_reports_a_group_of_its_own_and_its_summary_shows_it) {
+  run_trial_1();
+  auto token = ctx->tokens->token_for("1.1");
+  auto report = [&](const std::string& group, int64_t steps, double loss) {
+    auto r = call("POST", "/api/v1/trials/1/metrics",
+                  json{{"group", group},
+                       {"metrics",
+                        {{"trialId", 1},
+                         {"trialRunId", 1},
+                         {"stepsCompleted", steps},
+                         {"metrics", {{"avgMetrics", {{"loss", loss}}}}}}}}
+                      .dump(),
+                  token);
+    EXPECT_EQ(r.status, 200) << group << ": " << r.body;
+    return r.headers.get("X-Det-Position").value_or("0");
+  };
+  report("group_b", 10, 1.0);
+  report("training", 10, 4.0);
+  extra_headers["X-Det-Min-Position"] = report("group_b", 20, 3.0);
+  auto got = call("GET", "/api/v1/trials/1");
+  ASSERT_EQ(got.status, 200) << got.body;
+  auto trial = json::parse(got.body)["trial"];
+  const auto& b = trial["summaryMetrics"]["group_b"]["loss"];
+  EXPECT_EQ(b["count"], 2);
+  EXPECT_EQ(b["min"], 1.0);
+  EXPECT_EQ(b["max"], 3.0);
+  EXPECT_EQ(b["mean"], 2.0);
+  EXPECT_EQ(b["last"], 3.0);
+  EXPECT_EQ(b["type"], "number");
+  EXPECT_EQ(trial["summaryMetrics"]["avg_metrics"]["loss"]["last"], 4.0);
+  EXPECT_FALSE(trial["summaryMetrics"].contains("validation_metrics"));
+  EXPECT_EQ(trial["totalBatchesProcessed"], 20);
+  // Another group is no validation: nothing for the searcher.
+  EXPECT_FALSE(trial.contains("latestValidation"));
+  EXPECT_FALSE(trial.contains("searcherMetricValue"));
 }
 
 TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {

@@ -100,6 +100,20 @@ TEST_F(unmanaged, a_trial_runs_reports_and_completes_its_experiment) {
   expect_refused(rec("unmanaged.checkpoint",
                      {{"trialId", tid}, {"uuid", "ck-0"}, {"steps", 4}}),
                  errc::invalid_argument, "older than trial");
+  // Any group upstream keeps; none it refuses, nor a missing one.
+  ASSERT_FALSE(rec("unmanaged.metrics", {{"trialId", tid},
+                                         {"group", "group_b"},
+                                         {"steps", 5},
+                                         {"metrics", {{"x", 2}}}})
+                   .refusal);
+  EXPECT_EQ(c.trial(tid).metrics.summaries.at("group_b").at("x").at("count"),
+            1);
+  EXPECT_EQ(c.trial(tid).metrics.best_validation, 0.25);
+  for (const char* bad : {"", "a.b", "bell\a"})
+    expect_refused(rec("unmanaged.metrics", {{"trialId", tid}, {"group", bad}}),
+                   errc::invalid_argument, "group ");
+  expect_refused(rec("unmanaged.metrics", {{"trialId", tid}}),
+                 errc::invalid_argument, "group must not be empty");
 
   c.now += 10 * sec;
   ASSERT_FALSE(

@@ -152,7 +152,7 @@ TEST(events, a_value_outside_a_closed_vocabulary_is_refused_on_decode) {
       {"instance_launch_failed",
        R"({"pool":"p","launch_seq":1,"error_kind":"?"})", "'error_kind'"},
       {"trial_metrics_reported",
-       R"({"trial_id":1,"allocation_id":"1.1","kind":"test",)"
+       R"({"trial_id":1,"allocation_id":"1.1","kind":"a.b",)"
        R"("steps_completed":1,"metrics":{}})",
        "'kind'"},
       {"pool_configured", R"({"pool":"p","min_instances":3,"max_instances":1})",
@@ -182,6 +182,31 @@ TEST(events, a_value_outside_a_closed_vocabulary_is_refused_on_decode) {
     ASSERT_FALSE(ev) << c.type;
     EXPECT_EQ(code_of(ev.error()), errc::invalid_event);
     EXPECT_NE(render(ev.error()).find(c.field), std::string::npos)
+        << render(ev.error());
+  }
+}
+
+TEST(events, a_metric_report_of_any_group_decodes_and_a_bad_group_does_not) {
+  // Logs from before metric groups hold training and validation only.
+  for (const char* group : {"training", "validation", "group_b", "über"}) {
+    auto payload = std::string{R"({"trial_id":1,"allocation_id":"1.1",)"}
+                   + R"("kind":")" + group
+                   + R"(","steps_completed":3,"metrics":{"x":1}})";
+    auto ev =
+        decode(event_envelope{"trial_metrics_reported", 1, payload}, "test");
+    ASSERT_TRUE(ev) << group << ": " << render(ev.error());
+    EXPECT_EQ(std::get<trial_metrics_reported>(*ev).kind, group);
+  }
+  for (const std::string& bad :
+       {std::string{}, std::string{"a.b"}, std::string{"x\\u0001"},
+        std::string(256, 'g')}) {
+    auto payload = std::string{R"({"trial_id":1,"allocation_id":"1.1",)"}
+                   + R"("kind":")" + bad
+                   + R"(","steps_completed":3,"metrics":{}})";
+    auto ev =
+        decode(event_envelope{"trial_metrics_reported", 1, payload}, "test");
+    ASSERT_FALSE(ev) << bad;
+    EXPECT_NE(render(ev.error()).find("'kind'"), std::string::npos)
         << render(ev.error());
   }
 }

@@ -169,7 +169,7 @@ TEST_F(apply_trials, metrics_keep_latest_and_best_validation) {
   EXPECT_EQ(m.latest_validation["loss"], 2.5);
   EXPECT_EQ(m.best_validation, 2.0);
   EXPECT_EQ(m.best_validation_steps, 10);
-  EXPECT_TRUE(has(refused(trial_metrics_reported{1, "1.1", "test", 1, {}, 0}),
+  EXPECT_TRUE(has(refused(trial_metrics_reported{1, "1.1", "a.b", 1, {}, 0}),
                   "'kind'"));
 }
 

@@ -155,6 +155,15 @@ cluster_state every_field_set() {
   t.metrics.latest_validation = {{"loss", 0.5}};
   t.metrics.best_validation = 0.5;
   t.metrics.best_validation_steps = 20;
+  t.metrics.summaries = {{"group_b",
+                          {{"loss",
+                            {{"type", "number"},
+                             {"count", 2},
+                             {"sum", 1.5},
+                             {"min", 0.5},
+                             {"max", 1.0},
+                             {"mean", 0.75},
+                             {"last", 1.0}}}}}};
   t.created_at_us = 1019;
   t.log_retention_days = 30;
   t.archived = true;

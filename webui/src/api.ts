@@ -173,7 +173,20 @@ export interface Trial {
   endTime?: string;
   pendingReason?: string;
   latestValidation?: { metrics?: { avgMetrics?: Record<string, number> } };
-  summaryMetrics?: { avg_metrics?: Record<string, number> };
+  /** Per group (training as avg_metrics, validation as
+   *  validation_metrics, others by name), per metric its summary. */
+  summaryMetrics?: Record<string, Record<string, MetricSummary>>;
+}
+
+/** A metric's summary over a trial's reports of its group. */
+export interface MetricSummary {
+  type: string;
+  last?: unknown;
+  count?: number;
+  sum?: number | string;
+  min?: number | string;
+  max?: number | string;
+  mean?: number | string;
 }
 
 export interface MetricsReport {
