@@ -1,8 +1,9 @@
 #pragma once
 
 // What the account routes share (api_auth.cpp: login and the guard;
-// api_users.cpp: users, access tokens, the cluster message): writing an
-// account event through the master, and the upstream JSON of a user.
+// api_users.cpp: users, access tokens; api_cluster_message.cpp: the
+// cluster message): writing an account event through the master, and the
+// upstream JSON of a user.
 
 #include "api/auth_directory.hpp"
 #include "api/master_api.hpp"
@@ -56,13 +57,19 @@ void with_stored_password(const std::shared_ptr<const api_context>& ctx,
                           std::string client_hash_hex,
                           std::function<void(std::string)> then);
 
-/// The cluster message clients show now ({message, startTime, endTime,
-/// createdTime}), or null.
+/// The cluster message in force now ({message, startTime, endTime,
+/// createdTime}): null when none is set, before its startTime and from
+/// its endTime on.
 nlohmann::json active_cluster_message(const api_context& ctx,
                                       const state::cluster_state& s);
 
-/// Registers the user, access-token and cluster-message routes
-/// (api_users.cpp).
+/// Registers the user and access-token routes (api_users.cpp), and with
+/// them the cluster-message ones.
 void add_user_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+
+/// Registers GET/PUT/DELETE /api/v1/master/cluster_message, admins only
+/// (api_cluster_message.cpp).
+void add_cluster_message_routes(http::router& r,
+                                std::shared_ptr<const api_context> ctx);
 
 } // namespace det::api

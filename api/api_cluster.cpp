@@ -190,6 +190,92 @@ void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
+/// The slot_id path parameter (slots count from 0), or answers 400.
+std::optional<int64_t> slot_param(const http_request& req,
+                                  const responder& res) {
+  auto text = req.param("slot_id");
+  auto slot = text == "0" ? std::optional<int64_t>{0} : positive_id(text);
+  if (!slot)
+    res.send_error(grpc_code::invalid_argument,
+                   "slotId: not a slot number: '"
+                       + util::fit_text(text, {32, false, true}) + "'");
+  return slot;
+}
+
+std::string agent_missing(const std::string& id) {
+  return "agent '" + util::fit_text(id, {255, false, true}) + "' not found";
+}
+
+/// Agent `id` (under Kubernetes: node `id`) as GET /api/v1/agents shows
+/// it, rendered on a state; null when there is none.
+std::function<json(const state::cluster_state&)>
+agent_view(const ctx_ptr& ctx, const std::string& id) {
+  if (!ctx->nodes)
+    return [id](const state::cluster_state& s) {
+      auto a = s.agents.find(id);
+      return a == s.agents.end() ? json{} : agent_json(s, a->second);
+    };
+  auto nodes = ctx->nodes->list();
+  auto n = std::find_if(nodes.begin(), nodes.end(),
+                        [&](const node_agent_info& x) { return x.id == id; });
+  if (n == nodes.end())
+    return [](const state::cluster_state&) { return json{}; };
+  return [node = *n](const state::cluster_state& s) {
+    return node_agent_json(s, node);
+  };
+}
+
+/// GET /api/v1/agents/{agent_id}/slots: {"slots": [...]}, ordered by id
+/// as text, as upstream orders them.
+void get_slots(const ctx_ptr& ctx, const http_request& req,
+               const responder& res) {
+  auto id = req.param("agent_id");
+  answer_view(
+      ctx, req, res,
+      [view = agent_view(ctx, id)](const state::cluster_state& s, int64_t) {
+        auto a = view(s);
+        if (a.is_null())
+          return json{};
+        std::vector<json> slots;
+        for (const auto& [slot_id, slot] : a["slots"].items())
+          slots.push_back(slot);
+        std::sort(slots.begin(), slots.end(), [](const json& x, const json& y) {
+          return x.value("id", "") < y.value("id", "");
+        });
+        return json{{"slots", slots}};
+      },
+      agent_missing(id));
+}
+
+/// GET /api/v1/agents/{agent_id}/slots/{slot_id}: {"slot": ...}; 404
+/// naming the agent or the slot that is not there.
+void get_slot(const ctx_ptr& ctx, const http_request& req,
+              const responder& res) {
+  auto slot = slot_param(req, res);
+  if (!slot)
+    return;
+  auto id = req.param("agent_id");
+  auto key = std::to_string(*slot);
+  // The view answers the slot, or the 404's message as a string.
+  render_fn fn = [view = agent_view(ctx, id), id,
+                  key](const state::cluster_state& s, int64_t) {
+    auto a = view(s);
+    if (a.is_null())
+      return json(agent_missing(id));
+    auto found = a["slots"].find(key);
+    if (found == a["slots"].end())
+      return json("slot " + key + " of " + agent_missing(id));
+    return json{{"slot", *found}};
+  };
+  post(ctx->bridge, [ctx, res, fn](caf::event_based_actor* self) {
+    ask_view(ctx, self, fn, res, [res](json j) {
+      if (j.is_string())
+        return res.send_error(grpc_code::not_found, j.get<std::string>());
+      res.send_json(j.dump());
+    });
+  });
+}
+
 } // namespace
 
 /// POST /api/v1/agents/{agent_id}/slots/{slot_id}/enable and .../disable
@@ -204,12 +290,9 @@ void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
     return res.send_error(grpc_code::invalid_argument,
                           "agentId: the slots of a Kubernetes node are not "
                           "disabled one by one; disable the node");
-  auto text = req.param("slot_id");
-  auto slot = text == "0" ? std::optional<int64_t>{0} : positive_id(text);
+  auto slot = slot_param(req, res);
   if (!slot)
-    return res.send_error(grpc_code::invalid_argument,
-                          "slotId: not a slot number: '"
-                              + util::fit_text(text, {32, false, true}) + "'");
+    return;
   auto body = json_body(req, res);
   if (!body)
     return;
@@ -296,6 +379,10 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
         },
         "agent '" + util::fit_text(id, {255, false, true}) + "' not found");
   });
+  r.get("/api/v1/agents/{agent_id}/slots",
+        [ctx](http_request req, responder res) { get_slots(ctx, req, res); });
+  r.get("/api/v1/agents/{agent_id}/slots/{slot_id}",
+        [ctx](http_request req, responder res) { get_slot(ctx, req, res); });
   r.get("/api/v1/tasks", [ctx](http_request req, responder res) {
     answer_view(
         ctx, req, res,

@@ -1,18 +1,19 @@
-// Users (det user ...), long-lived access tokens (det token ...) and the
-// cluster-wide message (det master cluster-message ...). Every change is an
+// Users (det user ...) and long-lived access tokens (det token ...); the
+// cluster-wide message is in api_cluster_message.cpp. Every change is an
 // account event the master decides against its own state
 // (master_core::change_users); the route answers once it is durable.
 
 #include "api/account_records.hpp"
 #include "api/api_auth.hpp"
+#include "api/api_records.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "conf/duration.hpp"
+#include "core/user_names.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/json_fields.hpp"
 #include "util/log.hpp"
-#include "util/time_text.hpp"
 
 #include <algorithm>
 
@@ -33,8 +34,6 @@ const util::text_rules display_rules{128, false, true};
 const util::text_rules description_rules{1024, false, true};
 /// An agent user or group name: a POSIX name.
 const util::text_rules posix_name_rules{32, false, false};
-/// A cluster message: at most 1 KiB, lines allowed.
-const util::text_rules message_rules{1024, true, true};
 
 /// Access tokens live 30 days unless asked otherwise; at most a year.
 constexpr int64_t day_us = 24LL * 3600 * 1000000;
@@ -57,15 +56,37 @@ user_param(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   return u;
 }
 
+/// Whether `u` passes GET /api/v1/users' filters: active, admin (true or
+/// false) and name (a part of the username or display name, in any case).
+struct user_filter {
+  std::optional<bool> active;
+  std::optional<bool> admin;
+  std::string name;
+
+  bool admits(const user_record& u) const {
+    auto has = [this](const std::string& text) {
+      return util::to_lower(text).find(name) != std::string::npos;
+    };
+    return (!active || *active == u.active) && (!admin || *admin == u.admin)
+           && (name.empty() || has(u.username) || has(u.display_name));
+  }
+};
+
+/// `det user ls` asks for active=true (with --all, for no filter).
 void list_users(const ctx_ptr& ctx, const http_request& req,
                 const responder& res) {
-  auto all = ctx->auth->list();
-  json users = json::array();
-  for (const auto& u : all)
-    users.push_back(user_json(u));
+  user_filter f;
+  if (!bool_query(req, res, "active", f.active)
+      || !bool_query(req, res, "admin", f.admin))
+    return;
+  f.name = util::to_lower(req.query.get("name").value_or(""));
   auto p = page_of(req, res);
   if (!p)
     return;
+  json users = json::array();
+  for (const auto& u : ctx->auth->list())
+    if (f.admits(u))
+      users.push_back(user_json(u));
   res.send_json(paginate("users", std::move(users), *p).dump());
 }
 
@@ -77,6 +98,79 @@ bool text_ok(const responder& res, const std::string& field,
     return true;
   res.send_error(grpc_code::invalid_argument, field + " " + why);
   return false;
+}
+
+/// Checks a username or display name `name` for account `username` (an
+/// admin or not) against upstream's reserved names; answers 400 naming
+/// `field` and returns false.
+bool name_ok(const responder& res, const std::string& field,
+             const std::string& name, const std::string& username, bool admin) {
+  auto why = reserved_name_problem(name, username, admin);
+  if (why.empty())
+    return true;
+  res.send_error(grpc_code::invalid_argument, field + ": " + why);
+  return false;
+}
+
+/// The POSIX identity a user's trials run as; -1 and "" = the agent's own.
+struct agent_identity {
+  int64_t uid = -1;
+  int64_t gid = -1;
+  std::string user;
+  std::string group;
+};
+
+/// A request's agentUserGroup `v` (under `field`) as upstream takes it:
+/// all four of agentUid, agentGid, agentUser and agentGroup, or none of
+/// them (the agent's own identity). Answers 400 and returns nothing on a
+/// bad or missing one, with upstream's words for the missing.
+std::optional<agent_identity> agent_identity_of(const json& v,
+                                                const std::string& field,
+                                                const responder& res) {
+  auto bad = [&](const std::string& why) {
+    res.send_error(grpc_code::invalid_argument, why);
+    return std::nullopt;
+  };
+  if (!v.is_object())
+    return bad(field + ": expected an object");
+  agent_identity out;
+  int given = 0;
+  for (const auto& [k, x] : v.items()) {
+    if (x.is_null())
+      continue;
+    ++given;
+    if (k == "agentUid" || k == "agentGid") {
+      if (!x.is_number_integer() || x.get<int64_t>() < 0
+          || x.get<int64_t>() > 0x7fffffff)
+        return bad(field + "." + k + ": expected an id from 0 to 2147483647");
+      (k == "agentUid" ? out.uid : out.gid) = x.get<int64_t>();
+    } else if (k == "agentUser" || k == "agentGroup") {
+      if (!x.is_string())
+        return bad(field + "." + k + ": expected a string");
+      auto n = x.get<std::string>();
+      if (!n.empty() && !text_ok(res, field + "." + k, n, posix_name_rules))
+        return std::nullopt;
+      (k == "agentUser" ? out.user : out.group) = n;
+    } else {
+      return bad(field + "." + k + ": not a field of an agent user and group");
+    }
+  }
+  if (given == 0)
+    return out;
+  if (given < 4)
+    return bad("agentUid, agentGid, agentUser and agentGroup cannot be empty");
+  if (out.user.empty() || out.group.empty())
+    return bad("agentUser and agentGroup names cannot be empty");
+  return out;
+}
+
+/// The object under `camel` or `snake`; null when neither is there.
+const json& object_field(const json& j, const char* camel, const char* snake) {
+  static const json none;
+  for (const char* k : {camel, snake})
+    if (auto i = j.find(k); i != j.end() && !i->is_null())
+      return *i;
+  return none;
 }
 
 void create_user(const ctx_ptr& ctx, const http_request& req,
@@ -93,10 +187,26 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   auto name = str_field(user, "username", "username");
   if (!text_ok(res, "user.username", name, user_name_rules))
     return;
-  auto display = str_field(user, "displayName", "display_name");
+  bool admin = bool_field(user, "admin", "admin", false);
+  bool active = bool_field(user, "active", "active", true);
+  // Upstream keeps a display name without the blanks at its ends.
+  auto display =
+      std::string{util::trim(str_field(user, "displayName", "display_name"))};
   if (!display.empty()
       && !text_ok(res, "user.displayName", display, display_rules))
     return;
+  if (!name_ok(res, "user.username", name, name, admin)
+      || (!display.empty()
+          && !name_ok(res, "user.displayName", display, name, admin)))
+    return;
+  agent_identity group;
+  if (const auto& g = object_field(user, "agentUserGroup", "agent_user_group");
+      !g.is_null()) {
+    auto parsed = agent_identity_of(g, "user.agentUserGroup", res);
+    if (!parsed)
+      return;
+    group = *parsed;
+  }
   // A quick answer for the common case; the master decides (two creates
   // of one name at once: one gets 409 there).
   if (ctx->auth->find(name))
@@ -105,22 +215,24 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
   auto password = str_field(*body, "password", "password");
   if (!bool_field(*body, "isHashed", "is_hashed", false))
     password = client_hash(password);
-  bool admin = bool_field(user, "admin", "admin", false);
-  bool active = bool_field(user, "active", "active", true);
   auto by = req.principal.username;
+  // The user, then what user_created does not carry (the display name,
+  // inactive, the agent identity) as one edit; the answer shows both.
+  user_edited edit{name,      name,       display,     admin, active, group.uid,
+                   group.gid, group.user, group.group, by,    0};
+  bool edits = !display.empty() || !active || group.uid >= 0;
+  auto answer = [ctx, res, name] {
+    res.send_json(json{{"user", user_json(*ctx->auth->find(name))}}.dump());
+  };
   with_stored_password(ctx, res, password, [=](std::string stored) {
     record(ctx, user_created{name, admin, std::move(stored), wall_now_us(*ctx)},
-           res, [ctx, res, name, display, admin, active, by] {
+           res, [ctx, res, name, edit, edits, answer] {
              log::info() << "user '" << name << "' created";
-             auto u = ctx->auth->find(name);
-             if (!u || (display.empty() && active))
-               return res.send_json(json{{"user", user_json(*u)}}.dump());
-             user_edited ev{name, name, display, admin, active,           -1,
-                            -1,   "",   "",      by,    wall_now_us(*ctx)};
-             record(ctx, ev, res, [ctx, res, name] {
-               res.send_json(
-                   json{{"user", user_json(*ctx->auth->find(name))}}.dump());
-             });
+             if (!edits)
+               return answer();
+             auto ev = edit;
+             ev.at_us = wall_now_us(*ctx);
+             record(ctx, ev, res, answer);
            });
   });
 }
@@ -149,11 +261,17 @@ bool patch_fields(const http_request& req, const responder& res,
       if (!text_ok(res, "username", ev.new_username, user_name_rules))
         return false;
       admin_only = admin_only || ev.new_username != target.username;
+      if (ev.new_username != target.username
+          && !name_ok(res, key, ev.new_username, target.username, target.admin))
+        return false;
     } else if (key == "displayName" || key == "display_name") {
       if (!v.is_string())
         return bad("expected a string");
-      ev.display_name = v.get<std::string>();
+      ev.display_name = std::string{util::trim(v.get<std::string>())};
       if (!text_ok(res, key, ev.display_name, display_rules))
+        return false;
+      if (ev.display_name != target.display_name && !ev.display_name.empty()
+          && !name_ok(res, key, ev.display_name, target.username, target.admin))
         return false;
     } else if (key == "active" || key == "admin") {
       if (!v.is_boolean())
@@ -161,32 +279,14 @@ bool patch_fields(const http_request& req, const responder& res,
       (key == "active" ? ev.active : ev.admin) = v.get<bool>();
       admin_only = true;
     } else if (key == "agentUserGroup" || key == "agent_user_group") {
-      if (!v.is_object())
-        return bad("expected an object");
       admin_only = true;
-      for (const auto& [k, x] : v.items()) {
-        if (x.is_null())
-          continue;
-        if (k == "agentUid" || k == "agentGid") {
-          if (!x.is_number_integer() || x.get<int64_t>() < 0
-              || x.get<int64_t>() > 0x7fffffff)
-            return bad(k + ": expected an id from 0 to 2147483647");
-          (k == "agentUid" ? ev.agent_uid : ev.agent_gid) = x.get<int64_t>();
-        } else if (k == "agentUser" || k == "agentGroup") {
-          if (!x.is_string())
-            return bad(k + ": expected a string");
-          auto n = x.get<std::string>();
-          if (!text_ok(res, key + "." + k, n, posix_name_rules))
-            return false;
-          (k == "agentUser" ? ev.agent_user : ev.agent_group) = n;
-        } else {
-          return bad(k + ": not a field of an agent user and group");
-        }
-      }
-      if (ev.agent_uid < 0 || ev.agent_gid < 0 || ev.agent_user.empty()
-          || ev.agent_group.empty())
-        return bad("agentUid, agentGid, agentUser and agentGroup are all "
-                   "needed");
+      auto group = agent_identity_of(v, key, res);
+      if (!group)
+        return false;
+      ev.agent_uid = group->uid;
+      ev.agent_gid = group->gid;
+      ev.agent_user = group->user;
+      ev.agent_group = group->group;
     } else if (key == "remote") {
       if (v.is_boolean() && v.get<bool>())
         return bad("remote (SSO) users are not supported by this master");
@@ -416,84 +516,7 @@ void patch_token(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
-// -- the cluster message
-// ---------------------------------------------------------
-
-/// The message as clients show it, or null when none is set or its window
-/// has passed.
-json cluster_message_json(const state::cluster_message_info& m, int64_t now) {
-  if (m.message.empty() || (m.end_us != 0 && now >= m.end_us))
-    return nullptr;
-  return {{"message", m.message},
-          {"startTime", rfc3339(m.start_us)},
-          {"endTime", m.end_us == 0 ? json(nullptr) : json(rfc3339(m.end_us))},
-          {"createdTime", rfc3339(m.set_at_us)}};
-}
-
-/// A time field: RFC 3339, or absent (nullopt result, no answer sent).
-bool time_field(const json& body, const char* key, const responder& res,
-                int64_t& out) {
-  auto v = body.find(key);
-  if (v == body.end() || v->is_null())
-    return true;
-  auto t = v->is_string() ? util::parse_rfc3339(v->get<std::string>())
-                          : std::nullopt;
-  if (!t || *t <= 0) {
-    res.send_error(grpc_code::invalid_argument,
-                   std::string{key}
-                       + ": expected an RFC 3339 time such as "
-                         "2026-01-02T15:04:05Z");
-    return false;
-  }
-  out = *t;
-  return true;
-}
-
-void set_cluster_message(const ctx_ptr& ctx, const http_request& req,
-                         const responder& res) {
-  if (!require_admin(req, res))
-    return;
-  auto body = json_body(req, res);
-  if (!body)
-    return;
-  auto message = str_field(*body, "message", "message");
-  if (message.empty())
-    return res.send_error(grpc_code::invalid_argument,
-                          "message: required (use DELETE to clear it)");
-  if (!text_ok(res, "message", message, message_rules))
-    return;
-  auto now = wall_now_us(*ctx);
-  cluster_message_set ev{message, now, 0, req.principal.username, now};
-  if (!time_field(*body, "startTime", res, ev.start_us)
-      || !time_field(*body, "endTime", res, ev.end_us))
-    return;
-  if (auto d = body->find("duration"); d != body->end() && !d->is_null()) {
-    auto dur = d->is_string() ? conf::parse_duration(d->get<std::string>())
-                              : caf::expected<std::chrono::milliseconds>{
-                                  caf::make_error(errc::invalid_argument)};
-    if (!dur || dur->count() <= 0)
-      return res.send_error(grpc_code::invalid_argument,
-                            "duration: expected a duration such as \"2h\"");
-    if (ev.end_us != 0)
-      return res.send_error(grpc_code::invalid_argument,
-                            "duration: give endTime or duration, not both");
-    ev.end_us = ev.start_us + dur->count() * 1000;
-  }
-  if (ev.end_us != 0 && ev.end_us <= ev.start_us)
-    return res.send_error(grpc_code::invalid_argument,
-                          "endTime: must be after startTime");
-  if (ev.end_us != 0 && ev.end_us <= now)
-    return res.send_error(grpc_code::invalid_argument,
-                          "endTime: must be in the future");
-  record(ctx, ev, res, [res] { res.send_json("{}"); });
-}
-
 } // namespace
-
-json active_cluster_message(const api_context& ctx,
-                            const state::cluster_state& s) {
-  return cluster_message_json(s.cluster_message, wall_now_us(ctx));
-}
 
 void add_user_routes(http::router& r, ctx_ptr ctx) {
   r.get("/api/v1/users",
@@ -523,28 +546,7 @@ void add_user_routes(http::router& r, ctx_ptr ctx) {
   r.patch("/api/v1/tokens/{token_id}", [ctx](http_request req, responder res) {
     patch_token(ctx, req, res);
   });
-  r.get(
-      "/api/v1/master/cluster_message", [ctx](http_request req, responder res) {
-        answer_view(
-            ctx, req, res,
-            [ctx](const state::cluster_state& s, int64_t) {
-              return json{{"clusterMessage", active_cluster_message(*ctx, s)}};
-            },
-            "");
-      });
-  r.put("/api/v1/master/cluster_message",
-        [ctx](http_request req, responder res) {
-          set_cluster_message(ctx, req, res);
-        });
-  r.del("/api/v1/master/cluster_message",
-        [ctx](http_request req, responder res) {
-          if (!require_admin(req, res))
-            return;
-          record(ctx,
-                 cluster_message_set{"", 0, 0, req.principal.username,
-                                     wall_now_us(*ctx)},
-                 res, [res] { res.send_json("{}"); });
-        });
+  add_cluster_message_routes(r, ctx);
 }
 
 } // namespace det::api

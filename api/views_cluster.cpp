@@ -51,6 +51,8 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
              {"devices", json::array()}};
       slot["container"] = c;
       containers[a.slots[i]] = c;
+    } else {
+      slot["container"] = nullptr; // upstream's free slot
     }
     if (!slot_on)
       ++disabled;

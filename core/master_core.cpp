@@ -4,6 +4,7 @@
 
 #include "core/master_core.hpp"
 
+#include "core/user_names.hpp"
 #include "core/webhooks.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
@@ -506,6 +507,28 @@ decision master_core::set_slot_enabled(const std::string& agent_id,
   return d;
 }
 
+namespace {
+
+/// The names a user_edited gives `was`, checked as upstream checks them
+/// (against the account as it is, before the edit): "" or the refusal,
+/// naming the field.
+std::string edited_name_problem(const state::user_info& was,
+                                const user_edited& ev) {
+  if (ev.new_username != was.username)
+    if (auto why =
+            reserved_name_problem(ev.new_username, was.username, was.admin);
+        !why.empty())
+      return "username: " + why;
+  if (ev.display_name != was.display_name && !ev.display_name.empty())
+    if (auto why =
+            reserved_name_problem(ev.display_name, was.username, was.admin);
+        !why.empty())
+      return "displayName: " + why;
+  return {};
+}
+
+} // namespace
+
 decision master_core::change_users(const domain_event& ev) {
   decision d;
   auto refuse = [&d](errc code, std::string why) {
@@ -514,6 +537,10 @@ decision master_core::change_users(const domain_event& ev) {
   if (auto c = std::get_if<user_created>(&ev)) {
     if (st_.users.count(c->username) != 0)
       refuse(errc::conflict, "user '" + c->username + "' already exists");
+    else if (auto why =
+                 reserved_name_problem(c->username, c->username, c->admin);
+             !why.empty())
+      refuse(errc::invalid_argument, "username: " + why);
   } else if (auto p = std::get_if<user_password_changed>(&ev)) {
     if (st_.users.count(p->username) == 0)
       refuse(errc::not_found, "user '" + p->username + "' not found");
@@ -524,11 +551,14 @@ decision master_core::change_users(const domain_event& ev) {
     if (st_.sessions.count(e->token_hash) == 0)
       return d; // logged out already
   } else if (auto u = std::get_if<user_edited>(&ev)) {
-    if (st_.users.count(u->username) == 0)
+    auto was = st_.users.find(u->username);
+    if (was == st_.users.end())
       refuse(errc::not_found, "user '" + u->username + "' not found");
     else if (u->new_username != u->username
              && st_.users.count(u->new_username) != 0)
       refuse(errc::conflict, "user '" + u->new_username + "' already exists");
+    else if (auto why = edited_name_problem(was->second, *u); !why.empty())
+      refuse(errc::invalid_argument, why);
   } else if (auto t = std::get_if<access_token_created>(&ev)) {
     if (st_.users.count(t->username) == 0) {
       refuse(errc::not_found, "user '" + t->username + "' not found");

@@ -240,7 +240,9 @@ public:
   /// session_ended, access_token_created, access_token_changed or
   /// cluster_message_set, checked against the master's state (not a read
   /// copy): a user that exists (or a rename onto one) is errc::conflict, an
-  /// unknown user or token errc::not_found; ending a session that is not
+  /// unknown user or token errc::not_found, a username or display name
+  /// upstream reserves (core/user_names.hpp; judged on the account as it
+  /// was) errc::invalid_argument; ending a session that is not
   /// live, or a token change that changes nothing, writes nothing. The core
   /// numbers new access tokens (the event's token_id is ignored). Any other
   /// event is errc::invalid_argument.

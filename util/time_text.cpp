@@ -19,6 +19,18 @@ std::string format_rfc3339(int64_t at_us) {
   return std::string{buf} + frac;
 }
 
+std::string format_rfc3339_trimmed(int64_t at_us) {
+  auto text = format_rfc3339(at_us); // "...:SS.ffffffZ"
+  if (text.empty())
+    return text;
+  auto frac = text.substr(text.size() - 7, 6);
+  if (frac == "000000")
+    return text.substr(0, text.size() - 8) + "Z";
+  if (frac.compare(3, 3, "000") == 0)
+    return text.substr(0, text.size() - 4) + "Z";
+  return text;
+}
+
 namespace {
 
 bool digits(const std::string& t, size_t at, size_t n, int& out) {

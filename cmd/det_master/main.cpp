@@ -301,8 +301,8 @@ int main(int argc, char** argv) {
       ctx->pool_capacities.emplace(pool.pool_name, *cap);
   ctx->cluster_id = cluster_uuid;
   ctx->master_id = master_uuid;
-  ctx->cluster_name =
-      cfg->cluster_name.empty() ? cluster_id : cfg->cluster_name;
+  // Upstream's clusterName: the configured cluster_name, "" when unset.
+  ctx->cluster_name = cfg->cluster_name;
   ctx->db_url = url;
   ctx->webhooks = webhooks;
   // Record commands the runtimes decide to send (no answer awaited).

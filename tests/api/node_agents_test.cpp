@@ -41,7 +41,9 @@ TEST(node_agent_json, a_pod_of_ours_fills_as_many_slots_as_it_asked_for) {
   EXPECT_EQ(j["slots"]["0"]["container"]["id"], "7.1");
   EXPECT_EQ(j["slots"]["0"]["container"]["state"], "STATE_RUNNING");
   EXPECT_EQ(j["slots"]["2"]["container"]["id"], "7.1");
-  EXPECT_FALSE(j["slots"]["3"].contains("container"));
+  // A free slot, as upstream shows it: "container": null.
+  ASSERT_TRUE(j["slots"]["3"].contains("container"));
+  EXPECT_TRUE(j["slots"]["3"]["container"].is_null());
   EXPECT_EQ(j["slots"]["0"]["device"]["type"], "TYPE_CUDA");
   EXPECT_EQ(j["containers"].size(), 1u);
   EXPECT_EQ(j["enabled"], true);

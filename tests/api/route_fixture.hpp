@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <regex>
@@ -36,8 +37,8 @@ namespace det::test {
 using json = nlohmann::json;
 
 inline const char* good_config = "name: t\nentrypoint: python3 train.py\n"
-                          "searcher:\n  name: single\n  metric: loss\n"
-                          "  max_length:\n    batches: 10\n";
+                                 "searcher:\n  name: single\n  metric: loss\n"
+                                 "  max_length:\n    batches: 10\n";
 
 inline std::string create_body(const std::string& config) {
   return json{{"config", config},
@@ -141,33 +142,46 @@ struct master_api_test : ::testing::Test {
     auto created =
         call("POST", "/api/v1/experiments", create_body(good_config));
     ASSERT_EQ(created.status, 200) << created.body;
-    sink_ = sys.spawn(order_sink, 0);
+    connect_agent("a1", 1);
+    EXPECT_TRUE(await_read([](const state::cluster_state& s) {
+      return s.allocations.count("1.1") != 0;
+    })) << "trial 1 was not placed within 10 s";
+  }
+
+  /// Joins agent `id` with `slots` CPU slots to the default pool; its
+  /// orders go to a sink.
+  void connect_agent(const std::string& id, int32_t slots) {
+    if (!sink_)
+      sink_ = sys.spawn(order_sink, 0);
     caf::anon_send(ctx->master, connect_atom::value,
-                   agent_hello{"a1", "default", 1, "cpu", "", {}, {}}, sink_);
-    // Asked of the read model, as the guard does: the placement is
-    // durable and published there (the master's own state is ahead).
+                   agent_hello{id, "default", slots, "cpu", "", {}, {}}, sink_);
+  }
+
+  /// Whether the read model shows a state that passes `seen` within 10 s.
+  /// Asked of the read model, as the guard and the routes do: what the
+  /// master did is durable and published there (the master's own state is
+  /// ahead). Each try waits for the read's answer; no sleep.
+  bool await_read(std::function<bool(const state::cluster_state&)> seen) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
     while (std::chrono::steady_clock::now() < deadline) {
-      auto placed = std::make_shared<std::promise<bool>>();
-      auto answer = placed->get_future();
+      auto done = std::make_shared<std::promise<bool>>();
+      auto answer = done->get_future();
       ctx->reads->read(
           0, deadline,
-          [placed](const read::read_view& v) {
-            placed->set_value(v.state.allocations.count("1.1") != 0);
+          [done, seen](const read::read_view& v) {
+            done->set_value(seen(v.state));
           },
-          [placed](int64_t, const std::string&) { placed->set_value(false); });
+          [done](int64_t, const std::string&) { done->set_value(false); });
       if (answer.get())
-        return;
+        return true;
       std::this_thread::yield();
     }
-    FAIL() << "trial 1 was not placed within 10 s";
+    return false;
   }
 
   event_writer_actor writer_;
   std::string admin_token_;
   caf::actor sink_;
 };
-
-
 
 } // namespace det::test

@@ -61,6 +61,39 @@ TEST(account_commands, a_rename_onto_another_user_is_a_conflict) {
   EXPECT_EQ(code_of(c.core->change_users(ev).refusal), errc::not_found);
 }
 
+TEST(account_commands, a_non_admin_never_goes_by_admin_nor_anyone_determined) {
+  cluster c;
+  c.run(c.core->change_users(user_created{"ann", false, "h", 1}));
+  c.run(c.core->change_users(user_created{"root", true, "h", 1}));
+  auto ev = edit_of(c.core->state().users.at("ann"));
+  for (const char* name : {"Admin", " admin ", "DETERMINED"}) {
+    ev.display_name = name;
+    auto d = c.core->change_users(ev);
+    EXPECT_EQ(code_of(d.refusal), errc::invalid_argument) << name;
+    EXPECT_TRUE(d.events.empty()) << name;
+  }
+  // Judged on the account as it is: promoting it in the same edit does
+  // not let it through.
+  ev.display_name = "admin";
+  ev.admin = true;
+  EXPECT_EQ(code_of(c.core->change_users(ev).refusal), errc::invalid_argument);
+  ev = edit_of(c.core->state().users.at("ann"));
+  ev.new_username = "Admin";
+  EXPECT_EQ(code_of(c.core->change_users(ev).refusal), errc::invalid_argument);
+  EXPECT_EQ(
+      code_of(
+          c.core->change_users(user_created{"ADMIN", false, "h", 2}).refusal),
+      errc::invalid_argument);
+  // An admin may be shown as "Admin"; no one else as "determined".
+  auto root = edit_of(c.core->state().users.at("root"));
+  root.display_name = "Admin";
+  EXPECT_FALSE(c.run(c.core->change_users(root)).refusal);
+  root.display_name = "determined";
+  EXPECT_EQ(code_of(c.core->change_users(root).refusal),
+            errc::invalid_argument);
+  EXPECT_EQ(c.core->state().users.at("root").display_name, "Admin");
+}
+
 TEST(account_commands, the_core_numbers_tokens_and_a_revoked_one_stays_so) {
   cluster c;
   c.run(c.core->change_users(user_created{"ann", false, "h", 1}));

@@ -1,6 +1,6 @@
 """Users, access tokens, the cluster message and the master's identity with
-the real `det` CLI 0.38.1: `det user edit/rename/activate/deactivate/
-link-with-agent-user`, `det token create/list/describe/edit/revoke/login`,
+the real `det` CLI 0.38.1 and its SDK: `det user ls [--all]/edit/rename/
+activate/deactivate/link-with-agent-user`, `det token create/list/describe/edit/revoke/login`,
 `det master cluster-message set/get/clear` and `det master info`; every
 change survives a master restart (it is in the event log)."""
 import json
@@ -44,7 +44,12 @@ def test_master_info_names_uuids_that_survive_a_restart(c):
     cluster_id = info["clusterId"]
     assert str(uuid.UUID(cluster_id)) == cluster_id
     assert str(uuid.UUID(info["masterId"])) == info["masterId"]
-    assert info["clusterName"] == "determined"
+    # As upstream: no cluster_name in master.yaml is "", and without
+    # external sessions the login and logout URIs are "" (not null).
+    status, master = http(c, "GET", "/api/v1/master", token=c.token)
+    assert status == 200, master
+    assert master["clusterName"] == "" and info["clusterName"] == "", master
+    assert master["externalLoginUri"] == "" and master["externalLogoutUri"] == "", master
     c.restart()
     again = json_of(ok(c, "master", "info", "--json"))
     assert again["clusterId"] == cluster_id  # the cluster's, from the log
@@ -80,8 +85,12 @@ def test_edit_rename_deactivate_and_link_a_user(c):
     assert user_row(c, "erin") is None
     assert user_row(c, "erin2")["displayName"] == "Erin E."
     assert login(c, "erin2", "Erin123456")[0] == 200
-    rc, out = det(c, "user", "rename", "erin2", "admin")
+    ok(c, "user", "create", "erin3", "--password", "Erin123456")
+    rc, out = det(c, "user", "rename", "erin2", "erin3")
     assert rc != 0 and "already exists" in out, out
+    # As upstream, a non-admin is never renamed "admin" (in any case).
+    rc, out = det(c, "user", "rename", "erin2", "Admin")
+    assert rc != 0 and "cannot be renamed 'admin'" in out, out
     # Bad values are refused naming the field; nothing is written.
     uid = user_row(c, "erin2")["id"]
     for body, field in (({"displayName": "a\x00b"}, "displayName"),
@@ -98,6 +107,78 @@ def test_edit_rename_deactivate_and_link_a_user(c):
     row = user_row(c, "erin2")
     assert row["displayName"] == "Erin E." and row["active"] is True
     assert row["agentUserGroup"]["agentUid"] == 1234
+
+
+def test_user_ls_leaves_out_deactivated_users_unless_all(c):
+    ok(c, "user", "create", "hal", "--password", "Hal1234567")
+    def names(*flags):
+        rows = [[cell.strip() for cell in row.split("|")]
+                for row in ok(c, "user", "ls", *flags).splitlines() if "|" in row]
+        column = rows[0].index("Username")
+        return {row[column] for row in rows[1:] if len(row) > column}
+
+    assert "hal" in names(), names()
+    ok(c, "user", "deactivate", "hal")
+    assert "hal" not in names(), names()
+    assert "hal" in names("--all"), names("--all")
+    # The filter the CLI sends, through the API.
+    status, body = http(c, "GET", "/api/v1/users?active=true", token=c.token)
+    assert status == 200 and "hal" not in [u["username"] for u in body["users"]], body
+    status, body = http(c, "GET", "/api/v1/users?active=sure", token=c.token)
+    assert status == 400 and "active" in body["error"]["error"], body
+
+
+def test_sdk_creates_a_user_with_its_agent_user_group_and_refuses_half_of_one(c):
+    from determined.common.api import bindings as b
+    from determined.common.api import errors
+    from determined.experimental import client
+
+    sess = client.Determined(master=c.url, user="admin", password="")._session
+    group = b.v1AgentUserGroup(agentUid=1000, agentGid=1001, agentUser="username",
+                               agentGroup="groupname")
+    made = b.post_PostUser(sess, body=b.v1PostUserRequest(
+        user=b.v1User(username="ivan", admin=False, active=True, agentUserGroup=group),
+        password="Ivan123456"))
+    assert made.user.agentUserGroup is not None
+    assert made.user.agentUserGroup.to_json() == group.to_json()
+    assert user_row(c, "ivan")["agentUserGroup"] == group.to_json()
+    plain = b.post_PostUser(sess, body=b.v1PostUserRequest(
+        user=b.v1User(username="ivo", admin=False, active=True), password="Ivo1234567"))
+    assert plain.user.agentUserGroup is None
+
+    half = b.v1AgentUserGroup(agentUid=1000, agentGid=1001)
+    with pytest.raises(errors.APIException) as refused:
+        b.post_PostUser(sess, body=b.v1PostUserRequest(
+            user=b.v1User(username="ida", admin=False, active=True, agentUserGroup=half),
+            password="Ida1234567"))
+    assert "agentUid, agentGid, agentUser and agentGroup cannot be empty" in str(refused.value)
+    assert user_row(c, "ida") is None
+    with pytest.raises(errors.APIException):
+        b.patch_PatchUser(sess, body=b.v1PatchUser(agentUserGroup=half),
+                          userId=made.user.id)
+    assert user_row(c, "ivan")["agentUserGroup"] == group.to_json()
+
+
+def test_a_non_admin_cannot_take_admin_as_display_name(c):
+    from determined.common.api import bindings as b
+    from determined.common.api import errors
+    from determined.experimental import client
+
+    ok(c, "user", "create", "jo", "--password", "Jo12345678")
+    sess = client.Determined(master=c.url, user="jo", password="Jo12345678")._session
+    uid = user_row(c, "jo")["id"]
+    b.patch_PatchUser(sess, body=b.v1PatchUser(displayName="renamed display-name"), userId=uid)
+    assert user_row(c, "jo")["displayName"] == "renamed display-name"
+    for name in ("Admin", " admin "):
+        with pytest.raises(errors.APIException) as refused:
+            b.patch_PatchUser(sess, body=b.v1PatchUser(displayName=name), userId=uid)
+        assert "cannot be renamed 'admin'" in str(refused.value)
+    assert user_row(c, "jo")["displayName"] == "renamed display-name"
+    status, body = http(c, "PATCH", "/api/v1/users/%d" % uid, {"displayName": "ADMIN"},
+                        token=login(c, "jo", "Jo12345678")[1])
+    assert status == 400 and "displayName" in body["error"]["error"], body
+    b.patch_PatchUser(sess, body=b.v1PatchUser(displayName=""), userId=uid)
+    assert user_row(c, "jo")["displayName"] == ""
 
 
 def test_access_tokens_authenticate_until_revoked(c):
@@ -159,11 +240,20 @@ def test_cluster_message_set_get_clear(c):
     assert got["clusterMessage"]["endTime"], got
     info = json_of(ok(c, "master", "info", "--json"))
     assert info["clusterMessage"]["message"] == "maintenance at 5pm", info
-    # Only an admin sets it; a bad end time is refused naming the field.
+    # Only an admin sets or reads it (upstream's 403); everyone sees it in
+    # master info. A bad end time is refused naming the field.
     ok(c, "user", "create", "gina", "--password", "Gina123456")
     rc, out = det(c, "master", "cluster-message", "set", "-m", "hi",
                   user="gina", password="Gina123456")
     assert rc != 0, out
+    rc, out = det(c, "master", "cluster-message", "get",
+                  user="gina", password="Gina123456")
+    assert rc != 0 and "maintenance" not in out, out
+    status, body = http(c, "GET", "/api/v1/master/cluster_message",
+                        token=login(c, "gina", "Gina123456")[1])
+    assert status == 403 and body["error"]["error"] == "user does not have permission", body
+    info = json_of(ok(c, "master", "info", "--json", user="gina", password="Gina123456"))
+    assert info["clusterMessage"]["message"] == "maintenance at 5pm", info
     status, body = http(c, "PUT", "/api/v1/master/cluster_message",
                         {"message": "x", "endTime": "tomorrow"}, token=c.token)
     assert status == 400 and "endTime" in body["error"]["error"], body
@@ -173,3 +263,14 @@ def test_cluster_message_set_get_clear(c):
     ok(c, "master", "cluster-message", "clear")
     got = json_of(ok(c, "master", "cluster-message", "get", "--json"))
     assert got.get("clusterMessage") is None, got
+
+
+def test_a_cluster_message_scheduled_later_is_not_in_master_info_yet(c):
+    ok(c, "master", "cluster-message", "set", "-m", "upgrade in 2035",
+       "--start", "2035-01-01T00:00:00Z", "--duration", "22h")
+    got = json_of(ok(c, "master", "cluster-message", "get", "--json"))["clusterMessage"]
+    assert got["message"] == "upgrade in 2035", got
+    assert got["endTime"] == "2035-01-01T22:00:00Z", got
+    info = json_of(ok(c, "master", "info", "--json"))
+    assert info.get("clusterMessage") is None, info
+    ok(c, "master", "cluster-message", "clear")

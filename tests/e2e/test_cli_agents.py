@@ -1,8 +1,12 @@
 """`det agent enable/disable` and `det slot list` with the real CLI: a
 draining agent keeps its trial running and is given nothing new; enabling it
-places the waiting trial on it at once; a non-admin may not do either."""
+places the waiting trial on it at once; a non-admin may not do either. A
+slot reads alone through the SDK's GetSlot; a free one has a null
+container."""
 import json
 import os
+
+import pytest
 
 from conftest import experiment_yaml, wait_for
 from test_cli import det, ok
@@ -89,11 +93,28 @@ def test_slot_disable_moves_the_trial_off_and_enable_brings_it_back(cluster_fact
     wait_for("the trial to leave the slot",
              lambda: all(t["state"] != "STATE_RUNNING" for t in c.trials(exp_id)),
              timeout=90)
-    assert slots()["0"].get("container") is None, slots()
+    # A free slot says so as upstream does: "container": null.
+    assert "container" in slots()["0"] and slots()["0"]["container"] is None, slots()
+    # The SDK's GetSlot (what upstream's tests read a slot with) and the
+    # agent's slots, from the API.
+    from determined.common.api import bindings as b
+    from determined.common.api import errors
+    from determined.experimental import client
+    sess = client.Determined(master=c.url, user="admin", password="")._session
+    slot = b.get_GetSlot(sess, agentId=agent_id, slotId="0").slot
+    assert slot is not None and slot.enabled is False and slot.container is None
+    listed = c.get("/api/v1/agents/%s/slots" % agent_id)["slots"]
+    assert [s["id"] for s in listed] == ["0"] and listed[0]["container"] is None, listed
+    with pytest.raises(errors.NotFoundException):
+        b.get_GetSlot(sess, agentId=agent_id, slotId="7")
+    with pytest.raises(errors.NotFoundException):
+        b.get_GetSlot(sess, agentId="no-such-agent", slotId="0")
 
     ok(c, "slot", "enable", agent_id, "0")
+    assert b.get_GetSlot(sess, agentId=agent_id, slotId="0").slot.enabled is True
     wait_for("the trial to run again", running, timeout=90)
     assert slots()["0"]["enabled"] is True
+    assert slots()["0"]["container"]["state"] in ("STATE_STARTING", "STATE_RUNNING"), slots()
     rc, out = det(c, "slot", "disable", agent_id, "7")
     assert rc != 0 and "no slot 7" in out, out
     ok(c, "experiment", "kill", str(exp_id))
