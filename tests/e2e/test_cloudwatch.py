@@ -70,6 +70,7 @@ def test_master_ships_journald_own_lines_and_metrics_through_an_outage(
     group = "/determined/e2e/journald"
     extra = """
 cluster_id: cw-e2e
+cluster_name: cw-e2e
 cloudwatch:
   enabled: true
   region: %s
