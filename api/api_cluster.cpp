@@ -342,9 +342,15 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
            set_agent_enabled(ctx, req, res, false);
          });
   r.get("/api/v1/master/config", [ctx](http_request req, responder res) {
-    if (require_admin(req, res))
-      res.send_json(
-          json{{"config", conf::redacted_config(*ctx->config)}}.dump());
+    if (!require_admin(req, res))
+      return;
+    auto config = conf::redacted_config(*ctx->config);
+    // The level as it is now: `det master config set --log.level` changes
+    // it at run time.
+    static const char* const names[] = {"trace", "debug", "info",
+                                        "warn",  "error", "critical"};
+    config["log"]["level"] = names[static_cast<int>(log::current_level())];
+    res.send_json(json{{"config", std::move(config)}}.dump());
   });
   r.get("/api/v1/agents", [ctx](http_request req, responder res) {
     auto p = page_of(req, res);

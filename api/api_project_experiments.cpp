@@ -3,8 +3,8 @@
 #include "api/api_bridge.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
-#include "messages/errc.hpp"
 #include "messages/atoms.hpp"
+#include "messages/errc.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
 #include "util/text.hpp"
@@ -79,8 +79,8 @@ std::string read_ids(const json& j, const char* key, std::vector<int64_t>& out,
     return path + ": expected a list of ids";
   for (const auto& x : *v) {
     if (!x.is_number_integer() || x.get<int64_t>() < 1)
-      return path + ": expected positive ids, got " + util::printable_excerpt(
-                                                          x.dump(), 40);
+      return path + ": expected positive ids, got "
+             + util::printable_excerpt(x.dump(), 40);
     out.push_back(x.get<int64_t>());
   }
   return {};
@@ -99,8 +99,7 @@ std::string read_text(const json& j, const char* key, std::string& out) {
 }
 
 /// The request's selection, or the problem naming the field.
-std::string read_selection(const json& body, bulk_action a,
-                           bulk_selection& s) {
+std::string read_selection(const json& body, bulk_action a, bulk_selection& s) {
   if (auto why = read_ids(body, "experimentIds", s.ids, "experimentIds");
       !why.empty())
     return why;
@@ -252,8 +251,7 @@ void ask_next(const ctx_ptr& ctx, caf::event_based_actor* self,
     self->request(ctx->master, t, pause_atom::value, id).then(done, refused);
     break;
   case bulk_action::activate:
-    self->request(ctx->master, t, activate_atom::value, id)
-        .then(done, refused);
+    self->request(ctx->master, t, activate_atom::value, id).then(done, refused);
     break;
   case bulk_action::cancel:
     self->request(ctx->master, t, cancel_atom::value, id).then(done, refused);
@@ -289,26 +287,27 @@ void bulk_route(const ctx_ptr& ctx, const http::http_request& req,
   if (auto why = read_selection(*body, action, *sel); !why.empty())
     return res.send_error(grpc_code::invalid_argument, why);
   auto user = req.principal.username;
-  post(ctx->bridge, [ctx, res, sel, project_id, action,
-                     user](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        [sel, project_id, action](const state::cluster_state& s, int64_t) {
-          return select_experiments(s, *sel, project_id, action);
-        },
-        res, [ctx, res, self, action, user](json picked) {
-          auto run = std::make_shared<bulk_run>();
-          run->action = action;
-          run->user = user;
-          for (const auto& id : picked["missing"])
-            run->results.push_back(
-                {{"error", "experiment " + id.dump() + " not found"},
-                 {"id", id}});
-          for (const auto& id : picked["ids"])
-            run->ids.push_back(id.get<int64_t>());
-          ask_next(ctx, self, run, res);
-        });
-  });
+  post(ctx->bridge,
+       [ctx, res, sel, project_id, action, user](caf::event_based_actor* self) {
+         ask_view(
+             ctx, self,
+             [sel, project_id, action](const state::cluster_state& s, int64_t) {
+               return select_experiments(s, *sel, project_id, action);
+             },
+             res,
+             [ctx, res, self, action, user](json picked) {
+               auto run = std::make_shared<bulk_run>();
+               run->action = action;
+               run->user = user;
+               for (const auto& id : picked["missing"])
+                 run->results.push_back(
+                     {{"error", "experiment " + id.dump() + " not found"},
+                      {"id", id}});
+               for (const auto& id : picked["ids"])
+                 run->ids.push_back(id.get<int64_t>());
+               ask_next(ctx, self, run, res);
+             });
+       });
 }
 
 // -- columns and ranges -------------------------------------------------------
@@ -407,7 +406,8 @@ json project_columns(const state::cluster_state& s, int64_t project_id) {
     }
   }
   for (const auto& [name, type] : hps)
-    cols.push_back(column(name, nullptr, "LOCATION_TYPE_HYPERPARAMETERS", type));
+    cols.push_back(
+        column(name, nullptr, "LOCATION_TYPE_HYPERPARAMETERS", type));
   return {{"columns", std::move(cols)}};
 }
 
@@ -456,11 +456,12 @@ void project_view(const ctx_ptr& ctx, const http::http_request& req,
     ask_view(
         ctx, self,
         [fn, id](const state::cluster_state& s, int64_t) { return fn(s, id); },
-        res, [res, id](json j) {
+        res,
+        [res, id](json j) {
           if (j.is_null())
-            return res.send_error(grpc_code::not_found,
-                                  "project " + std::to_string(id)
-                                      + " not found");
+            return res.send_error(grpc_code::not_found, "project "
+                                                            + std::to_string(id)
+                                                            + " not found");
           res.send(http::http_response::json(200, j.dump()));
         });
   });
@@ -469,14 +470,13 @@ void project_view(const ctx_ptr& ctx, const http::http_request& req,
 } // namespace
 
 void add_project_experiment_routes(http::router& r, ctx_ptr ctx) {
-  for (auto [name, action] :
-       {std::pair{"pause", bulk_action::pause},
-        std::pair{"activate", bulk_action::activate},
-        std::pair{"cancel", bulk_action::cancel},
-        std::pair{"kill", bulk_action::kill},
-        std::pair{"archive", bulk_action::archive},
-        std::pair{"unarchive", bulk_action::unarchive},
-        std::pair{"delete", bulk_action::remove}})
+  for (auto [name, action] : {std::pair{"pause", bulk_action::pause},
+                              std::pair{"activate", bulk_action::activate},
+                              std::pair{"cancel", bulk_action::cancel},
+                              std::pair{"kill", bulk_action::kill},
+                              std::pair{"archive", bulk_action::archive},
+                              std::pair{"unarchive", bulk_action::unarchive},
+                              std::pair{"delete", bulk_action::remove}})
     r.post(std::string{"/api/v1/projects/{projectId}/experiments/"} + name,
            [ctx, action = action](http::http_request req, responder res) {
              bulk_route(ctx, req, res, action);

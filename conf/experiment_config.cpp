@@ -81,10 +81,10 @@ void read_entrypoint(object_reader& r, entrypoint_config& out) {
 
 void read_resources(object_reader& r, resources_config& out,
                     const experiment_defaults& d) {
-  if (r.has("slots")) {
-    r.allow({"slots"});
-    r.fail("slots", "not allowed; use slots_per_trial");
-  }
+  // A legacy field upstream's schema still takes (an integer or null) and
+  // ignores; templates written for it carry it. Checked, then unused:
+  // slots_per_trial says how many slots a trial gets.
+  r.opt_integer("slots", 0);
   out.slots_per_trial = r.integer("slots_per_trial", 1, 0);
   auto pool = r.opt_str("resource_pool");
   out.resource_pool =

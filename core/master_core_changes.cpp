@@ -6,6 +6,7 @@
 #include "core/master_core.hpp"
 
 #include "core/checkpoint_gc.hpp"
+#include "core/experiment_deletion.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 #include "util/text.hpp"
@@ -130,45 +131,15 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
 decision master_core::delete_experiment(int64_t id, const std::string& username,
                                         int64_t now_us) {
   decision d;
-  auto e = state::find_experiment(st_, id);
-  if (e == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "experiment " + std::to_string(id) + " not found");
+  auto del = delete_experiment_events(st_, id, username, now_us);
+  if (del.code != errc::none) {
+    d.refusal = make_error(del.code, std::move(del.why));
     return d;
   }
-  if (!state::is_terminal(e->status)) {
-    d.refusal = make_error(errc::invalid_argument,
-                           "experiment " + std::to_string(id) + " is "
-                               + state::to_string(e->status)
-                               + ": only an ended experiment can be deleted "
-                                 "(kill it first)");
-    return d;
-  }
-  // Its completed checkpoints go to the collector first; with those
-  // already being deleted they outlive the experiment (orphan_checkpoints)
-  // until their files are gone.
-  std::vector<std::string> uuids;
-  for (auto t : state::trials_of_experiment(st_, id))
-    for (const auto& c : t->checkpoints) {
-      if (c.state == "completed")
-        uuids.push_back(c.uuid);
-      for (const auto& [mid, m] : st_.models)
-        for (const auto& v : m.versions)
-          if (v.checkpoint_uuid == c.uuid) {
-            d.refusal = make_error(
-                errc::conflict,
-                "experiment " + std::to_string(id) + ": its checkpoint "
-                    + c.uuid + " is version " + std::to_string(v.version)
-                    + " of model '" + m.name + "'; delete that version first");
-            return d;
-          }
-    }
-  auto count = uuids.size();
-  if (!uuids.empty())
-    emit(d, checkpoints_deletion_requested{id, std::move(uuids), "delete",
-                                           username, now_us});
-  emit(d, experiment_deleted{id, username, now_us});
-  d.reply = {{"checkpointsDeleted", count}};
+  for (auto& ev : del.events)
+    if (!emit(d, std::move(ev)))
+      return d;
+  d.reply = {{"checkpointsDeleted", del.checkpoints}};
   return d;
 }
 

@@ -1,5 +1,7 @@
 #include "core/records.hpp"
 
+#include "core/experiment_deletion.hpp"
+
 #include "core/record_args.hpp"
 #include "core/runs.hpp"
 #include "core/webhooks.hpp"
@@ -261,14 +263,22 @@ void workspace_delete(const cluster_state& s, const record_command& c,
                       int64_t now, record_outcome& o) {
   auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
   refuse_default(w.id, "workspace", "deleted");
-  // Upstream deletes the projects' experiments with it; this master keeps
-  // experiments (and their checkpoints) until they are deleted one by one,
-  // so a workspace goes once its projects have.
-  auto projects = state::projects_of(s, w.id);
-  if (!projects.empty())
-    refuse(errc::invalid_argument, "workspace '" + w.name + "' still has "
-                                       + std::to_string(projects.size())
-                                       + " project(s): delete them first");
+  // As upstream: its projects go with it, and their experiments (each as
+  // `det experiment delete` would, its checkpoints to the collector); all
+  // of them must have ended.
+  for (const auto& p : state::projects_of(s, w.id)) {
+    for (const auto& [id, e] : s.experiments) {
+      if (e.project_id != p.id)
+        continue;
+      auto del = delete_experiment_events(s, id, c.username, now);
+      if (del.code != errc::none)
+        refuse(del.code, "workspace '" + w.name + "', project '" + p.name
+                             + "': " + del.why);
+      for (auto& ev : del.events)
+        o.events.push_back(std::move(ev));
+    }
+    o.events.push_back(stamped(project_deleted{p.id, {}, 0}, c, now));
+  }
   o.events.push_back(stamped(workspace_deleted{w.id, {}, 0}, c, now));
   o.reply = {{"completed", true}};
 }

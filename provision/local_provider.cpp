@@ -140,12 +140,22 @@ std::string local_provider::dir_of(const std::string& id) const {
 }
 
 std::string local_provider::agent_binary() const {
-  const auto& b = opts_.local.agent_binary;
-  if (b.find('/') != std::string::npos || opts_.bin_dir.empty())
-    return b;
-  auto beside = fs::path{opts_.bin_dir} / b;
+  // Absolute, from the master's working folder: the agent starts in a
+  // folder of its own, where a relative path (a master started as
+  // ./build/bin/det-master) names nothing. A bare name is searched in
+  // PATH, after the master's own folder.
   std::error_code ec;
-  return fs::exists(beside, ec) ? beside.string() : b;
+  const auto& b = opts_.local.agent_binary;
+  if (b.find('/') != std::string::npos) {
+    auto abs = fs::absolute(b, ec);
+    return ec ? b : abs.lexically_normal().string();
+  }
+  if (opts_.bin_dir.empty())
+    return b;
+  auto beside = fs::absolute(fs::path{opts_.bin_dir} / b, ec);
+  if (ec || !fs::exists(beside, ec))
+    return b;
+  return beside.lexically_normal().string();
 }
 
 void local_provider::launch(const launch_spec& spec,

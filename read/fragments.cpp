@@ -37,10 +37,10 @@ struct has_assignments<T, std::void_t<decltype(std::declval<T>().assignments)>>
     : std::true_type {};
 
 /// Users and sessions, a trial's metrics: no experiment or agent row shows
-/// them (a row counts its trials' checkpoints: trial_checkpointed touches it) (a row that starts showing one must leave this
-/// list; read_model_test compares rows with fresh renders after random
-/// events of every type). Metrics are most of a busy cluster's events:
-/// kept rows and answers outlive them.
+/// them (a row counts its trials' checkpoints: trial_checkpointed touches it)
+/// (a row that starts showing one must leave this list; read_model_test
+/// compares rows with fresh renders after random events of every type). Metrics
+/// are most of a busy cluster's events: kept rows and answers outlive them.
 template <class T>
 constexpr bool touches_no_row = std::disjunction_v<
     std::is_same<T, user_created>, std::is_same<T, user_password_changed>,

@@ -22,9 +22,9 @@ struct experiment_views : master_api_test {
 };
 
 TEST_F(experiment_views, set_priority_weight_and_max_slots_show_in_the_config) {
-  ASSERT_EQ(write("POST", "/api/v1/experiments", create_body(good_config))
-                .status,
-            200);
+  ASSERT_EQ(
+      write("POST", "/api/v1/experiments", create_body(good_config)).status,
+      200);
   // As `det experiment set priority|weight|max-slots` send them.
   for (auto body : {R"({"id": 1, "resources": {"priority": 20}})",
                     R"({"id": 1, "resources": {"weight": 2.5}})",

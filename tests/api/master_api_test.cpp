@@ -381,11 +381,39 @@ TEST_F(master_api_test, a_new_user_logs_in_with_its_password_and_is_not_admin) {
   ASSERT_EQ(login.status, 200) << login.body;
   auto token = json::parse(login.body)["token"].get<std::string>();
   EXPECT_EQ(call("GET", "/api/v1/master/config", "", token).status, 403);
+  // Any user reads the master's log, as upstream (det trial
+  // support-bundle gathers it); only an admin changes its level.
+  EXPECT_EQ(call("GET", "/api/v1/master/logs?limit=1", "", token).status, 200);
+  EXPECT_EQ(call("PATCH", "/api/v1/master/config",
+                 R"({"config":{"log":{"level":"LOG_LEVEL_DEBUG"}},)"
+                 R"("fieldMask":{"paths":["log.level"]}})",
+                 token)
+                .status,
+            403);
   EXPECT_EQ(call("POST", "/api/v1/users",
                  json{{"user", {{"username", "dave"}}}}.dump(), token)
                 .status,
             403);
   EXPECT_EQ(call("GET", "/api/v1/master/config").status, 200);
+  // An admin's change of the level shows in the config (and is undone).
+  auto level = [&] {
+    return json::parse(
+        call("GET", "/api/v1/master/config").body)["config"]["log"]["level"];
+  };
+  auto before = level();
+  auto set = [&](const char* name) {
+    return call("PATCH", "/api/v1/master/config",
+                std::string{R"({"config":{"log":{"level":")"} + name
+                    + R"("}},"fieldMask":{"paths":["log.level"]}})")
+        .status;
+  };
+  EXPECT_EQ(set("LOG_LEVEL_ERROR"), 200);
+  EXPECT_EQ(level(), "error");
+  auto back = "LOG_LEVEL_" + before.get<std::string>();
+  std::transform(back.begin(), back.end(), back.begin(),
+                 [](unsigned char ch) { return std::toupper(ch); });
+  EXPECT_EQ(set(back.c_str()), 200);
+  EXPECT_EQ(level(), before);
 }
 
 TEST_F(master_api_test,

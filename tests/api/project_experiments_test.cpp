@@ -33,8 +33,8 @@ struct project_experiments : master_api_test {
   }
 
   std::string state_of(int64_t id) {
-    auto e = json::parse(call("GET", "/api/v1/experiments/" + std::to_string(id))
-                             .body);
+    auto e = json::parse(
+        call("GET", "/api/v1/experiments/" + std::to_string(id)).body);
     return e["experiment"]["state"].get<std::string>();
   }
 };

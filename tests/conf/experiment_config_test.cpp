@@ -37,6 +37,14 @@ TEST(experiment_config, example_file_loads) {
   ASSERT_EQ(cfg->hyperparameters.size(), 2u);
 }
 
+TEST(experiment_config, the_legacy_resources_slots_is_taken_and_ignored) {
+  // Upstream's template fixture holds `resources: {slots: 0, weight: 1}`.
+  auto cfg = parse_experiment_config(std::string{minimal}
+                                     + "resources: {slots: 0, weight: 1}\n");
+  ASSERT_TRUE(cfg) << det::render(cfg.error());
+  EXPECT_EQ(cfg->resources.slots_per_trial, 1);
+}
+
 TEST(experiment_config, asha_example_loads_against_the_aws_master) {
   auto master = load_master_config(DET_CONF_DIR "/master-aws.yaml");
   ASSERT_TRUE(master) << det::render(master.error());
@@ -288,8 +296,8 @@ const det::test::error_case experiment_error_cases[] = {
      "searcher.max_length: unknown field 'steps'"},
     {"slots_wrong_type", with("resources: {slots_per_trial: two}\n"),
      "resources.slots_per_trial: expected an integer, got \"two\""},
-    {"resources_slots_refused", with("resources: {slots: 2}\n"),
-     "resources.slots: not allowed; use slots_per_trial"},
+    {"resources_slots_checked", with("resources: {slots: two}\n"),
+     "resources.slots: expected an integer, got \"two\""},
     {"priority_range", with("resources: {priority: 0}\n"),
      "resources.priority: must be between 1 and 99, got 0"},
     {"unknown_pool", with("resources: {resource_pool: gpu}\n"),

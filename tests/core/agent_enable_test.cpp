@@ -1,8 +1,8 @@
 // `det agent enable/disable` as one core command
 // (master_core::set_agent_enabled): a disabled agent gets no new trials;
 // draining lets its trials finish, disabling without drain kills them at
-// once (not counted as a restart) so they are placed elsewhere; enabling places pending
-// work at once. Every decision replays to the same state.
+// once (not counted as a restart) so they are placed elsewhere; enabling places
+// pending work at once. Every decision replays to the same state.
 
 #include "tests/core/core_cluster.hpp"
 

@@ -135,6 +135,30 @@ TEST_F(records, a_workspace_or_project_in_use_is_not_deleted) {
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 
+TEST_F(records,
+       a_workspace_goes_with_its_projects_and_their_ended_experiments) {
+  auto w = id_of(rec("workspace.create", {{"name", "w"}}));
+  auto p = id_of(rec("project.create", {{"workspaceId", w}, {"name", "p"}}));
+  id_of(rec("project.create", {{"workspaceId", w}, {"name", "empty"}}));
+  ASSERT_FALSE(c.run(c.core->create_experiment(experiment(), "alice", true,
+                                               false, c.now, p))
+                   .refusal);
+  // Live, it keeps the workspace; ended, it goes with it (as upstream).
+  auto live =
+      c.core->records({"workspace.delete", {{"id", w}}, "admin"}, c.now);
+  EXPECT_EQ(code_of(live.refusal), errc::invalid_argument);
+  EXPECT_NE(render(live.refusal).find("project 'p'"), std::string::npos)
+      << render(live.refusal);
+  c.run(c.core->kill_experiment(1, c.now));
+  ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
+  auto d = rec("workspace.delete", {{"id", w}});
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_FALSE(state::find_workspace(c.core->state(), w));
+  EXPECT_FALSE(state::find_project(c.core->state(), p));
+  EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
 TEST_F(records, experiments_are_created_in_their_project) {
   auto w = id_of(rec("workspace.create", {{"name", "w"}}));
   auto p = id_of(rec("project.create", {{"workspaceId", w}, {"name", "p"}}));
@@ -200,9 +224,9 @@ TEST_F(records, a_bound_pool_serves_only_its_workspaces) {
   for (auto mode : {"add", "replace"}) {
     auto d = to_default(mode);
     EXPECT_EQ(code_of(d.refusal), errc::invalid_argument) << mode;
-    EXPECT_NE(render(d.refusal).find(
-                  "default resource pool default cannot be bound"),
-              std::string::npos)
+    EXPECT_NE(
+        render(d.refusal).find("default resource pool default cannot be bound"),
+        std::string::npos)
         << render(d.refusal);
   }
   EXPECT_FALSE(to_default("remove").refusal);

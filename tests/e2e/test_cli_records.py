@@ -111,14 +111,18 @@ def test_workspaces_projects_and_moves_with_the_real_cli(c):
     ok(c, "workspace", "unarchive", "lab")
     out = ok(c, "project", "archive", "lab", "vision")
     assert "Successfully archived project vision." in out, out
+    # What describe shows (read at once, as a user would) has the change.
+    assert json_of(ok(c, "project", "describe", "lab", "vision", "--json"))["archived"] is True
     ok(c, "project", "unarchive", "lab", "vision")
-    rc, out = det(c, "workspace", "delete", "lab", "--yes")
-    assert rc != 0 and "project" in out, out
+    assert json_of(ok(c, "project", "describe", "lab", "vision", "--json"))["archived"] is False
     out = ok(c, "project", "delete", "lab", "vision", "--yes")
     assert "Successfully deleted project vision." in out, out
+    # A workspace goes with the projects left in it (as upstream).
+    ok(c, "project", "create", "lab", "left")
     out = ok(c, "workspace", "delete", "lab", "--yes")
     assert "Successfully deleted workspace lab." in out, out
     assert "lab" not in ok(c, "workspace", "list")
+
     rc, out = det(c, "workspace", "delete", "Uncategorized", "--yes")
     assert rc != 0 and "default" in out, out
     ok(c, "experiment", "kill", str(exp_id))

@@ -141,7 +141,8 @@ TEST(grid_points, is_the_cartesian_product_including_nested_names) {
             json::parse(R"({"lr":0.01,"opt":{"momentum":2,"name":"sgd"}})"));
 }
 
-TEST(hyperparameters, an_empty_nested_one_reaches_every_point_as_an_empty_object) {
+TEST(hyperparameters,
+     an_empty_nested_one_reaches_every_point_as_an_empty_object) {
   // Upstream's noop fixture declares `actions: {}` and reads
   // hparams["actions"] in the trial.
   auto space = parse_hyperparameters(json::parse(R"({

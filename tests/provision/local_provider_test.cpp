@@ -81,6 +81,19 @@ mode_t mode_of(const std::string& path) {
   return st.st_mode & 0777;
 }
 
+TEST_F(local_provider_test, an_agent_binary_given_relative_to_the_master_runs) {
+  // As for a master started as ./build/bin/det-master: the path is the
+  // master's working folder's, not the agent's own folder's.
+  auto o = options("c-rel", "owner-a");
+  o.local.agent_binary =
+      "./" + fs::relative(base / "agent.sh", fs::current_path()).string();
+  local_provider p{o};
+  ASSERT_FALSE(p.start("local-default-1", 1, "tok-1"));
+  auto pid = pid_of(p, "local-default-1");
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(p.alive(), std::set<std::string>{"local-default-1"});
+}
+
 TEST_F(local_provider_test,
        a_cluster_keeps_its_agents_in_a_private_folder_named_by_its_cluster_id) {
   local_provider p{options("c-1", "owner-a")};
