@@ -127,6 +127,10 @@ struct core_config {
   /// A RUNNING unmanaged trial not heard from (heartbeat or state) for
   /// this long is given up: ERROR.
   int64_t unmanaged_lost_after_us = 5 * 60 * 1000000LL;
+  /// Whether a smaller resources.priority is scheduled first (det-agents;
+  /// false under Kubernetes): the side a config policy's priority_limit
+  /// bounds.
+  bool priority_smaller_is_higher = true;
   /// Scheduler settings by pool name (default: priority, no preemption).
   std::map<std::string, policy::scheduler_config> schedulers;
   /// True: decisions that may place trials run the pool's scheduling pass
@@ -293,8 +297,8 @@ public:
   /// Disabled, it is given no new trials. With `drain` its running trials
   /// finish; without, each is killed at once (reason "agent_disabled", as
   /// upstream's force-kill) and placed again elsewhere, resuming from its
-  /// latest checkpoint; that exit does not count against max_restarts. Enabling lets the
-  /// scheduler use it at once. Asking for the state it is in writes
+  /// latest checkpoint; that exit does not count against max_restarts. Enabling
+  /// lets the scheduler use it at once. Asking for the state it is in writes
   /// nothing. An unknown agent is errc::not_found; a disconnected one
   /// errc::invalid_argument.
   decision set_agent_enabled(const std::string& agent_id, bool enabled,
@@ -373,8 +377,7 @@ private:
   // `kill` kills it at once (trials already asked are left); returns how
   // many were asked.
   int64_t stop_trials_on(decision& d, const std::string& agent_id,
-                         const std::string& reason, bool kill,
-                         int64_t now_us);
+                         const std::string& reason, bool kill, int64_t now_us);
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
   // Inline searchers: feeds each experiment d.searchers names (until none

@@ -37,10 +37,10 @@ struct has_assignments<T, std::void_t<decltype(std::declval<T>().assignments)>>
     : std::true_type {};
 
 /// Users and sessions, a trial's metrics: no experiment or agent row shows
-/// them (a row counts its trials' checkpoints: trial_checkpointed touches it) (a row that starts showing one must leave this
-/// list; read_model_test compares rows with fresh renders after random
-/// events of every type). Metrics are most of a busy cluster's events:
-/// kept rows and answers outlive them.
+/// them (a row counts its trials' checkpoints: trial_checkpointed touches it)
+/// (a row that starts showing one must leave this list; read_model_test
+/// compares rows with fresh renders after random events of every type). Metrics
+/// are most of a busy cluster's events: kept rows and answers outlive them.
 template <class T>
 constexpr bool touches_no_row = std::disjunction_v<
     std::is_same<T, user_created>, std::is_same<T, user_password_changed>,
@@ -49,7 +49,8 @@ constexpr bool touches_no_row = std::disjunction_v<
     std::is_same<T, access_token_changed>, std::is_same<T, cluster_message_set>,
     std::is_same<T, trial_metrics_reported>, std::is_same<T, template_saved>,
     std::is_same<T, template_deleted>, std::is_same<T, pool_bindings_set>,
-    std::is_same<T, workspace_namespace_bound>, std::is_same<T, model_saved>,
+    std::is_same<T, workspace_namespace_bound>,
+    std::is_same<T, config_policies_set>, std::is_same<T, model_saved>,
     std::is_same<T, model_deleted>, std::is_same<T, model_version_saved>,
     std::is_same<T, model_version_deleted>>;
 
