@@ -65,5 +65,15 @@ void add_template_routes(http::router& r, ctx_ptr ctx);
 void add_model_routes(http::router& r, ctx_ptr ctx);
 /// api_webhooks.cpp
 void add_webhook_routes(http::router& r, ctx_ptr ctx);
+/// api_config_policies.cpp
+void add_config_policy_routes(http::router& r, ctx_ptr ctx);
+/// An experiment creation's body with the invariant configs of the
+/// workspace it goes to (core/config_policies.hpp) merged over its
+/// `config` text, from the read model; the body unchanged when there are
+/// none (or the config does not parse: its parser answers). Calls `then`
+/// on the bridge.
+void with_invariant_config(const ctx_ptr& ctx, const http::responder& res,
+                           nlohmann::json body,
+                           std::function<void(nlohmann::json)> then);
 
 } // namespace det::api

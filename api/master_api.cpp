@@ -121,12 +121,19 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
+  // Invariant configs of config policies go over the template's result.
+  auto with_policies = [ctx, req, res](json b) {
+    if (auto u = b.find("unmanaged");
+        u != b.end() && u->is_boolean() && u->get<bool>())
+      return create_experiment_with(ctx, req, res, std::move(b));
+    with_invariant_config(ctx, res, std::move(b), [ctx, req, res](json m) {
+      create_experiment_with(ctx, req, res, std::move(m));
+    });
+  };
   auto t = body->find("template");
   if (t == body->end() || t->is_null())
-    return create_experiment_with(ctx, req, res, std::move(body));
-  apply_template(ctx, req, res, std::move(*body), [ctx, req, res](json b) {
-    create_experiment_with(ctx, req, res, std::move(b));
-  });
+    return with_policies(std::move(*body));
+  apply_template(ctx, req, res, std::move(*body), with_policies);
 }
 
 void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
@@ -581,6 +588,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_template_routes(r, ctx);
   add_model_routes(r, ctx);
   add_webhook_routes(r, ctx);
+  add_config_policy_routes(r, ctx);
   add_experiment_more_routes(r, ctx);
   add_project_experiment_routes(r, ctx);
 }

@@ -127,6 +127,10 @@ struct core_config {
   /// A RUNNING unmanaged trial not heard from (heartbeat or state) for
   /// this long is given up: ERROR.
   int64_t unmanaged_lost_after_us = 5 * 60 * 1000000LL;
+  /// Whether a smaller resources.priority is scheduled first (det-agents;
+  /// false under Kubernetes): the side a config policy's priority_limit
+  /// bounds.
+  bool priority_smaller_is_higher = true;
   /// Scheduler settings by pool name (default: priority, no preemption).
   std::map<std::string, policy::scheduler_config> schedulers;
   /// True: decisions that may place trials run the pool's scheduling pass

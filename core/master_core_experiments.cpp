@@ -4,11 +4,13 @@
 #include "core/master_core.hpp"
 
 #include "core/checkpoint_gc.hpp"
+#include "core/config_policies.hpp"
 #include "core/warm_start.hpp"
 #include "messages/errc.hpp"
 #include "messages/priority.hpp"
 #include "policy/log_policies.hpp"
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 
 namespace det {
 
@@ -80,6 +82,15 @@ decision master_core::create_experiment(const nlohmann::json& config,
   auto ev = submission(d, config, owner, project_id, now_us);
   if (d.refusal)
     return d;
+  // The API merged the invariant configs in; the constraints are decided
+  // here, on the policies the master holds now.
+  if (auto p = state::find_project(st_, ev.project_id))
+    if (auto why = experiment_constraint_problem(
+            st_, p->workspace_id, config, cfg_.priority_smaller_is_higher);
+        !why.empty()) {
+      d.refusal = make_error(errc::invalid_argument, std::move(why));
+      return d;
+    }
   if (auto warm = warm_start_checkpoint(st_, config); !warm) {
     d.refusal = std::move(warm.error());
     return d;

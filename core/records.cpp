@@ -1,7 +1,7 @@
 #include "core/records.hpp"
 
+#include "core/config_policies.hpp"
 #include "core/experiment_deletion.hpp"
-
 #include "core/record_args.hpp"
 #include "core/runs.hpp"
 #include "core/webhooks.hpp"
@@ -626,6 +626,8 @@ record_outcome decide_record(const cluster_state& s, const record_command& c,
                              int64_t now_us) {
   if (c.op.rfind("webhook.", 0) == 0)
     return decide_webhook(s, c, now_us);
+  if (c.op.rfind("config_policies.", 0) == 0)
+    return decide_config_policies(s, c, now_us);
   if (c.op.rfind("runs.", 0) == 0 || c.op.rfind("trial.", 0) == 0)
     return decide_runs(s, c, now_us);
   return run_command(handlers(), s, c, now_us);

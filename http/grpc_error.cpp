@@ -114,6 +114,8 @@ grpc_code grpc_code_of(const caf::error& err) {
     return grpc_code::aborted;
   case errc::failed_precondition:
     return grpc_code::failed_precondition;
+  case errc::permission_denied:
+    return grpc_code::permission_denied;
   case errc::store_unavailable:
   case errc::lock_held:
     return grpc_code::unavailable;

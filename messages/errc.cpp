@@ -32,6 +32,8 @@ const char* to_string(errc x) {
     return "remote_error";
   case errc::failed_precondition:
     return "failed_precondition";
+  case errc::permission_denied:
+    return "permission_denied";
   }
   return "unknown_error";
 }

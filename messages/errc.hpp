@@ -39,6 +39,8 @@ enum class errc : uint8_t {
   remote_error,
   /// The thing is not in a state that allows the request (yet).
   failed_precondition,
+  /// The caller may not do this (an admin's or an owner's decision).
+  permission_denied,
 };
 
 const char* to_string(errc x);

@@ -80,6 +80,15 @@ template <class F> void fields(F& f, workspace_namespace_bound& x) {
   f.opt("at_us", x.at_us);
 }
 
+template <class F> void fields(F& f, config_policies_set& x) {
+  f.req("workspace_id", x.workspace_id);
+  f.req("workload_type", x.workload_type);
+  f.opt("invariant_config", x.invariant_config);
+  f.opt("constraints", x.constraints);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
 template <class F> void fields(F& f, model_saved& x) {
   f.req("model_id", x.model_id);
   f.req("name", x.name);
@@ -167,6 +176,18 @@ inline void validate(const pool_bindings_set& x) {
 
 inline void validate(const workspace_namespace_bound& x) {
   require_positive("workspace_id", x.workspace_id);
+}
+
+inline void validate(const config_policies_set& x) {
+  if (x.workspace_id < 0)
+    throw field_error("field 'workspace_id': must be 0 (global) or a "
+                      "workspace id");
+  if (x.workload_type != "EXPERIMENT" && x.workload_type != "NTSC")
+    throw field_error("field 'workload_type': must be EXPERIMENT or NTSC");
+  if (!x.invariant_config.is_null())
+    require_object(x.invariant_config, "field 'invariant_config'");
+  if (!x.constraints.is_null())
+    require_object(x.constraints, "field 'constraints'");
 }
 
 inline void validate(const model_saved& x) {

@@ -122,6 +122,10 @@ std::string stream(const pool_bindings_set& x) {
 std::string stream(const workspace_namespace_bound& x) {
   return "workspace/" + std::to_string(x.workspace_id);
 }
+std::string stream(const config_policies_set& x) {
+  return x.workspace_id == 0 ? std::string{"config_policies/global"}
+                             : "workspace/" + std::to_string(x.workspace_id);
+}
 std::string stream(const model_saved& x) {
   return "model/" + std::to_string(x.model_id);
 }

@@ -122,6 +122,23 @@ struct workspace_namespace_bound {
   int64_t at_us = 0;
 };
 
+/// The config policies of one scope and workload type, as they are now
+/// (`det config-policies set|delete`): `workspace_id` 0 is the global
+/// scope; `workload_type` "EXPERIMENT" or "NTSC". `invariant_config` (an
+/// object merged over submitted configs) and `constraints` ({priority_limit,
+/// resources: {max_slots}}, refusing submissions past them) are null when
+/// not set; both null: the scope has none for that type.
+struct config_policies_set {
+  static constexpr const char* type_name = "config_policies_set";
+  static constexpr int32_t version = 1;
+  int64_t workspace_id = 0;
+  std::string workload_type;
+  nlohmann::json invariant_config;
+  nlohmann::json constraints;
+  std::string username;
+  int64_t at_us = 0;
+};
+
 /// A registered model was created (a new id) or changed.
 struct model_saved {
   static constexpr const char* type_name = "model_saved";

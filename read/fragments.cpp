@@ -49,7 +49,8 @@ constexpr bool touches_no_row = std::disjunction_v<
     std::is_same<T, access_token_changed>, std::is_same<T, cluster_message_set>,
     std::is_same<T, trial_metrics_reported>, std::is_same<T, template_saved>,
     std::is_same<T, template_deleted>, std::is_same<T, pool_bindings_set>,
-    std::is_same<T, workspace_namespace_bound>, std::is_same<T, model_saved>,
+    std::is_same<T, workspace_namespace_bound>,
+    std::is_same<T, config_policies_set>, std::is_same<T, model_saved>,
     std::is_same<T, model_deleted>, std::is_same<T, model_version_saved>,
     std::is_same<T, model_version_deleted>>;
 

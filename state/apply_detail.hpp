@@ -72,6 +72,7 @@ verdict apply_one(cluster_state& s, const template_saved& ev);
 verdict apply_one(cluster_state& s, const template_deleted& ev);
 verdict apply_one(cluster_state& s, const pool_bindings_set& ev);
 verdict apply_one(cluster_state& s, const workspace_namespace_bound& ev);
+verdict apply_one(cluster_state& s, const config_policies_set& ev);
 verdict apply_one(cluster_state& s, const model_saved& ev);
 verdict apply_one(cluster_state& s, const model_deleted& ev);
 verdict apply_one(cluster_state& s, const model_version_saved& ev);

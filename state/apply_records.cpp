@@ -143,6 +143,26 @@ verdict apply_one(cluster_state& s, const workspace_namespace_bound& ev) {
   return {};
 }
 
+verdict apply_one(cluster_state& s, const config_policies_set& ev) {
+  auto* scope = &s.global_config_policies;
+  if (ev.workspace_id != 0) {
+    auto known = find_workspace(s, ev.workspace_id);
+    if (!known)
+      return "unknown " + id_name("workspace", ev.workspace_id);
+    // The default workspace exists without an event: it is kept from now on.
+    scope = &s.workspaces.emplace(ev.workspace_id, *known)
+                 .first->second.config_policies;
+  }
+  if (ev.invariant_config.is_null() && ev.constraints.is_null()) {
+    scope->erase(ev.workload_type);
+    return {};
+  }
+  (*scope)[ev.workload_type] =
+      config_policy_info{ev.workload_type, ev.invariant_config, ev.constraints,
+                         ev.username, ev.at_us};
+  return {};
+}
+
 verdict apply_one(cluster_state& s, const pool_bindings_set& ev) {
   if (s.pools.count(ev.pool) == 0)
     return "unknown pool " + quote(ev.pool);

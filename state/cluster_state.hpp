@@ -71,6 +71,9 @@ struct cluster_state {
   int64_t last_project_id = 1;
   /// Config templates by name.
   std::map<std::string, template_info> templates;
+  /// The global config policies by workload type (a workspace's own are
+  /// in its workspace_info).
+  std::map<std::string, config_policy_info> global_config_policies;
   /// Resource pools bound to workspaces, by pool.
   std::map<std::string, pool_binding_info> pool_bindings;
   /// Registered models by id, and the last id given out.

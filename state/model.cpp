@@ -154,6 +154,9 @@ bool operator==(const access_token_info& a, const access_token_info& b) {
 bool operator==(const cluster_message_info& a, const cluster_message_info& b) {
   return record_equal::equal(a, b);
 }
+bool operator==(const config_policy_info& a, const config_policy_info& b) {
+  return record_equal::equal(a, b);
+}
 bool operator==(const workspace_info& a, const workspace_info& b) {
   return record_equal::equal(a, b);
 }

@@ -280,6 +280,8 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("orphan_checkpoints", x.orphan_checkpoints);
   // Snapshots older than resource accounting have no allocation history.
   f.opt("allocation_history", x.allocation_history);
+  // Snapshots older than config policies have none.
+  f.opt("global_config_policies", x.global_config_policies);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {
@@ -317,6 +319,15 @@ template <class F> void fields(F& f, workspace_info& x) {
   f.req("username", x.username);
   f.req("created_at_us", x.created_at_us);
   f.pairs("namespaces", x.namespaces, "cluster_name", "namespace");
+  f.opt("config_policies", x.config_policies);
+}
+
+template <class F> void fields(F& f, config_policy_info& x) {
+  f.req("workload_type", x.workload_type);
+  f.req("invariant_config", x.invariant_config);
+  f.req("constraints", x.constraints);
+  f.req("username", x.username);
+  f.req("updated_at_us", x.updated_at_us);
 }
 
 template <class F> void fields(F& f, project_info& x) {
@@ -406,6 +417,9 @@ inline int64_t key_of(const project_info& x) {
 }
 inline const std::string& key_of(const template_info& x) {
   return x.name;
+}
+inline const std::string& key_of(const config_policy_info& x) {
+  return x.workload_type;
 }
 inline const std::string& key_of(const pool_binding_info& x) {
   return x.pool;

@@ -16,6 +16,16 @@
 
 namespace det::state {
 
+/// The config policies of one scope for one workload type
+/// (config_policies_set): null members are not set.
+struct config_policy_info {
+  std::string workload_type;
+  nlohmann::json invariant_config;
+  nlohmann::json constraints;
+  std::string username;
+  int64_t updated_at_us = 0;
+};
+
 struct workspace_info {
   int64_t id = 0;
   std::string name;
@@ -30,6 +40,9 @@ struct workspace_info {
   /// Kubernetes cluster name -> the namespace its trials run in there
   /// (`det workspace bindings`); absent: the default namespace.
   std::map<std::string, std::string> namespaces;
+  /// Workload type ("EXPERIMENT", "NTSC") -> the workspace's config
+  /// policies for it; absent: none.
+  std::map<std::string, config_policy_info> config_policies;
 };
 
 struct project_info {
@@ -85,6 +98,7 @@ struct model_info {
   int64_t last_version = 0;
 };
 
+bool operator==(const config_policy_info& a, const config_policy_info& b);
 bool operator==(const workspace_info& a, const workspace_info& b);
 bool operator==(const project_info& a, const project_info& b);
 bool operator==(const template_info& a, const template_info& b);

@@ -14,6 +14,9 @@ core_config core_config_from(const conf::master_config& cfg,
   c.pid = pid;
   c.master_version = "0.38.1";
   c.launch_error = cfg.launch_error;
+  // Kubernetes PriorityClasses rank a larger value first, det-agents'
+  // schedulers a smaller one (config policies' priority_limit follows).
+  c.priority_smaller_is_higher = cfg.resource_manager_type != "kubernetes";
   c.agent_reconnect_wait_us =
       std::chrono::duration_cast<std::chrono::microseconds>(
           cfg.agent_reconnect_wait)

@@ -14,7 +14,7 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
   };
   // A document member given as {} would be null: events carry objects.
   const auto obj = nlohmann::json::object();
-  switch (below(11)) {
+  switch (below(12)) {
   case 0: {
     auto name = n("w");
     for (const auto& [id, w] : s.workspaces)
@@ -115,6 +115,18 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
     const char* spaces[] = {"team-a", "team-b", ""};
     return workspace_namespace_bound{pick(ws)->id, chance(80) ? "" : "east",
                                      spaces[below(3)], "admin", tick()};
+  }
+  case 9: {
+    // Global (0) or a workspace's; set, changed or removed (both null).
+    int64_t scope = 0;
+    auto ws = where(s.workspaces, [](const workspace_info&) { return true; });
+    if (!ws.empty() && chance(60))
+      scope = pick(ws)->id;
+    auto limit = nlohmann::json{{"priority_limit", 1 + below(99)}};
+    bool removed = chance(30);
+    return config_policies_set{scope,   chance(50) ? "EXPERIMENT" : "NTSC",
+                               nullptr, removed ? nlohmann::json() : limit,
+                               "admin", tick()};
   }
   default: {
     if (s.models.empty())

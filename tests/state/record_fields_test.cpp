@@ -178,14 +178,13 @@ template <class T> T round_trip(const T& x) {
 
 template <class T> class record_fields : public ::testing::Test {};
 
-using records =
-    ::testing::Types<launch_info, pool_info, agent_info, instance_info,
-                     spot_request_info, searcher_input, experiment_info,
-                     allocation_info, checkpoint_info, metrics_summary,
-                     trial_info, user_info, workspace_info, project_info,
-                     template_info, pool_binding_info, model_version_info,
-                     model_info, webhook_info, webhook_delivery_info,
-                     orphan_checkpoints_info, allocation_record, cluster_state>;
+using records = ::testing::Types<
+    launch_info, pool_info, agent_info, instance_info, spot_request_info,
+    searcher_input, experiment_info, allocation_info, checkpoint_info,
+    metrics_summary, trial_info, user_info, workspace_info, project_info,
+    template_info, pool_binding_info, model_version_info, config_policy_info,
+    model_info, webhook_info, webhook_delivery_info, orphan_checkpoints_info,
+    allocation_record, cluster_state>;
 TYPED_TEST_SUITE(record_fields, records, );
 
 TYPED_TEST(record_fields, every_member_of_the_record_is_in_its_field_list) {

@@ -192,6 +192,10 @@ cluster_state every_field_set() {
   s.last_project_id = 2;
   s.templates["t"] = template_info{"t", 2, {{"max_restarts", 1}}};
   s.pool_bindings["gpu"] = pool_binding_info{"gpu", {1, 2}};
+  s.workspaces[2].config_policies["EXPERIMENT"] = config_policy_info{
+      "EXPERIMENT", {{"records_per_epoch", 100}}, nullptr, "alice", 1030};
+  s.global_config_policies["NTSC"] = config_policy_info{
+      "NTSC", nullptr, {{"priority_limit", 10}}, "admin", 1031};
   model_info m{3,       "resnet", "a model", 2,    true, {{"k", 1}}, {"l"},
                "notes", "alice",  1024,      1025, {},   2};
   m.versions.push_back(model_version_info{

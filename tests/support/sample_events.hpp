@@ -100,6 +100,13 @@ inline std::vector<domain_event> one_of_each() {
       template_deleted{"gpu", "alice", 3600},
       pool_bindings_set{"default", {1, 2}, "admin", 3700},
       workspace_namespace_bound{1, "east", "team-a", "admin", 3750},
+      config_policies_set{
+          1,
+          "EXPERIMENT",
+          {{"records_per_epoch", 100}},
+          {{"priority_limit", 10}, {"resources", {{"max_slots", 4}}}},
+          "admin",
+          3760},
       model_saved{4,
                   "resnet",
                   "a model",
