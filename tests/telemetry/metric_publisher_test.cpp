@@ -57,10 +57,10 @@ struct metric_publisher_round : ::testing::Test {
     o.now_ms = [this] { return clock; };
     o.max_pending = max_pending;
     return metric_publisher{
-        o, cw, [this, per_round](int64_t now) {
+        o, cw, [this, per_round](int64_t at_ms) {
           std::vector<metric_datum> out;
           for (size_t i = 0; i < per_round; ++i)
-            out.push_back({"M", {}, next_value++, "Count", now});
+            out.push_back({"M", {}, next_value++, "Count", at_ms});
           return out;
         }};
   }
