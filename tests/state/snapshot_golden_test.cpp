@@ -183,9 +183,17 @@ cluster_state every_field_set() {
   s.experiments[3].project_id = 2;
   s.experiments[3].unmanaged = true;
   s.experiments[3].external_id = "sweep-1";
-  s.workspaces[2] = workspace_info{
-      2,     "lab",   true, {{"agentUid", 7}},   {{"type", "s3"}}, "gpu",
-      "aux", "alice", 1022, {{"east", "team-a"}}, {}};
+  s.workspaces[2] = workspace_info{2,
+                                   "lab",
+                                   true,
+                                   {{"agentUid", 7}},
+                                   {{"type", "s3"}},
+                                   "gpu",
+                                   "aux",
+                                   "alice",
+                                   1022,
+                                   {{"east", "team-a"}},
+                                   {}};
   s.projects[2] =
       project_info{2, 2, "vision", "images", "VIS", true, "alice", 1023};
   s.last_workspace_id = 2;
