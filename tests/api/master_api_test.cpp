@@ -11,7 +11,6 @@
 
 using namespace det;
 using namespace det::test;
-using json = nlohmann::json;
 
 TEST_F(master_api_test, info_answers_a_pep440_version) {
   auto r = call("GET", "/info");

@@ -32,9 +32,11 @@
 #include <set>
 #include <thread>
 
-namespace det::test {
-
+// At file scope, as the test files that include this have it: an alias in
+// det::test would be shadowed by theirs (clang's -Wshadow).
 using json = nlohmann::json;
+
+namespace det::test {
 
 inline const char* good_config = "name: t\nentrypoint: python3 train.py\n"
                                  "searcher:\n  name: single\n  metric: loss\n"
