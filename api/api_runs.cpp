@@ -11,9 +11,9 @@
 // multi-trial search takes its siblings along unless skipMultitrial).
 //
 // The filter upstream's table sends is JSON text, {"filterGroup": {...},
-// "showArchived": bool}. Its conditions are not understood here: a group
-// with any is refused naming it, so no action ever acts on more runs than
-// asked for.
+// "showArchived": bool}: its conditions are read/run_filter.hpp's, over
+// the same flat run JSON the search answers, so an action takes exactly
+// the runs a search with that filter lists.
 //
 // Not served (404): archive, unarchive and delete of single runs. Upstream
 // keeps an archived flag and deletes rows per run; here a trial lives and
@@ -23,6 +23,7 @@
 
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
+#include "read/run_filter.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
 
@@ -34,6 +35,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace det::api {
@@ -53,6 +55,8 @@ constexpr size_t max_sort_columns = 16;
 struct run_request {
   std::vector<int64_t> ids; ///< runIds; empty: every run the filter takes
   bool filtered = false;    ///< a filter was given (runIds then empty)
+  /// The filter's conditions; null: none (every run it may see).
+  std::shared_ptr<const read::run_filter> conditions;
   bool show_archived = false;
   int64_t project_id = 0; ///< 0: any project
 };
@@ -78,8 +82,8 @@ bool id_field(const json& body, const char* key, bool required,
   return true;
 }
 
-/// The filter text: JSON with an optional filterGroup that holds no
-/// conditions, and showArchived.
+/// The filter text: JSON with an optional filterGroup (conditions, as
+/// read/run_filter.hpp reads them) and showArchived.
 bool parse_filter(const json& body, const responder& res, run_request& r) {
   auto it = body.find("filter");
   if (it == body.end() || it->is_null())
@@ -90,12 +94,11 @@ bool parse_filter(const json& body, const responder& res, run_request& r) {
   if (!f.is_object())
     return refuse(res, "filter", "not a JSON object");
   if (auto g = f.find("filterGroup"); g != f.end() && !g->is_null()) {
-    if (!g->is_object())
-      return refuse(res, "filter.filterGroup", "expected an object");
-    auto c = g->find("children");
-    if (c != g->end() && !c->is_null() && (!c->is_array() || !c->empty()))
-      return refuse(res, "filter.filterGroup.children",
-                    "conditions are not supported; name the runs in runIds");
+    auto parsed = read::run_filter::parse(*g);
+    if (auto* bad = std::get_if<read::filter_error>(&parsed))
+      return refuse(res, bad->field, bad->message);
+    r.conditions = std::make_shared<const read::run_filter>(
+        std::move(std::get<read::run_filter>(parsed)));
   }
   if (auto a = f.find("showArchived"); a != f.end() && !a->is_null()) {
     if (!a->is_boolean())
@@ -225,44 +228,14 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
 
 /// One column of a sort: a key of a run's JSON and its direction.
 struct run_sort_key {
-  std::function<json(const json&)> get;
+  read::run_column get = nullptr;
   bool descending = false;
 };
 
-/// upstream's sort text, "col=asc,col2=desc", over the columns below.
+/// upstream's sort text, "col=asc,col2=desc", over the run columns of
+/// read/run_filter.hpp.
 bool parse_sort(const std::string& text, const responder& res,
                 std::vector<run_sort_key>& out) {
-  static const std::map<std::string, std::function<json(const json&)>> cols{
-      {"id", [](const json& r) { return r["id"]; }},
-      {"experimentId", [](const json& r) { return r["experiment"]["id"]; }},
-      {"experimentName", [](const json& r) { return r["experiment"]["name"]; }},
-      {"experimentDescription",
-       [](const json& r) { return r["experiment"]["description"]; }},
-      {"searcherType",
-       [](const json& r) { return r["experiment"]["searcherType"]; }},
-      {"searcherMetric",
-       [](const json& r) { return r["experiment"]["searcherMetric"]; }},
-      {"resourcePool",
-       [](const json& r) { return r["experiment"]["resourcePool"]; }},
-      {"experimentProgress",
-       [](const json& r) { return r["experiment"]["progress"]; }},
-      {"isExpMultitrial",
-       [](const json& r) { return r["experiment"]["isMultitrial"]; }},
-      {"startTime", [](const json& r) { return r["startTime"]; }},
-      {"endTime", [](const json& r) { return r.value("endTime", json()); }},
-      {"state", [](const json& r) { return r["state"]; }},
-      {"duration", [](const json& r) { return r["duration"]; }},
-      {"projectId", [](const json& r) { return r["projectId"]; }},
-      {"checkpointCount", [](const json& r) { return r["checkpointCount"]; }},
-      {"checkpointSize",
-       [](const json& r) {
-         return std::stoll(r["checkpointSize"].get<std::string>());
-       }},
-      {"searcherMetricsVal",
-       [](const json& r) { return r.value("searcherMetricValue", json()); }},
-      {"user", [](const json& r) { return r["userId"]; }},
-      {"localId", [](const json& r) { return r["localId"]; }},
-  };
   size_t start = 0;
   while (start <= text.size()) {
     auto end = text.find(',', start);
@@ -274,15 +247,15 @@ bool parse_sort(const std::string& text, const responder& res,
       return refuse(res, "sort",
                     "expected column=asc or column=desc, got '"
                         + part.substr(0, 64) + "'");
-    auto col = cols.find(part.substr(0, eq));
-    if (col == cols.end())
+    auto col = read::find_run_column(part.substr(0, eq));
+    if (col == nullptr)
       return refuse(res, "sort",
                     "column '" + part.substr(0, std::min<size_t>(eq, 64))
                         + "' is not supported");
     if (out.size() == max_sort_columns)
       return refuse(res, "sort",
                     "at most " + std::to_string(max_sort_columns) + " columns");
-    out.push_back({col->second, dir == "desc"});
+    out.push_back({col, dir == "desc"});
     if (end == std::string::npos)
       break;
     start = end + 1;
@@ -331,7 +304,9 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
               || (r.project_id != 0 && e->project_id != r.project_id)
               || (!r.show_archived && (e->archived || t.archived)))
             continue;
-          rows.push_back(flat_run(s, t, *e, now));
+          auto row = flat_run(s, t, *e, now);
+          if (!r.conditions || r.conditions->matches(row))
+            rows.push_back(std::move(row));
         }
         // Ties (and no sort at all) go by id, as upstream.
         std::stable_sort(rows.begin(), rows.end(),
@@ -365,7 +340,8 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
 /// What the state says of the runs an action names (or its filter takes):
 /// one entry per run, {"id", "found", "experiment", "archived",
 /// "terminal", "single", "multitrial"}.
-json candidates(const state::cluster_state& s, const run_request& r) {
+json candidates(const state::cluster_state& s, const run_request& r,
+                int64_t now_us) {
   json out = json::array();
   auto entry = [&](int64_t id) {
     auto t = state::find_listed_trial(s, id);
@@ -393,7 +369,8 @@ json candidates(const state::cluster_state& s, const run_request& r) {
     auto e = state::find_experiment(s, t.experiment_id);
     if (e != nullptr && !t.deleted
         && (r.project_id == 0 || e->project_id == r.project_id)
-        && (r.show_archived || !(e->archived || t.archived)))
+        && (r.show_archived || !(e->archived || t.archived))
+        && (!r.conditions || r.conditions->matches(flat_run(s, t, *e, now_us))))
       out.push_back(entry(id));
   }
   return out;
@@ -442,8 +419,9 @@ void with_candidates(
                      act = std::move(act)](caf::event_based_actor* self) {
     ask_view(
         ctx, self,
-        [r](const state::cluster_state& s, int64_t) {
-          return candidates(s, r);
+        [r, clock = ctx->wall_clock_us](const state::cluster_state& s,
+                                        int64_t) {
+          return candidates(s, r, clock());
         },
         res,
         [ctx, res, self, act](json cands) {

@@ -4,6 +4,8 @@ calls): search with paging and sorting, pause and resume of a single-trial
 run (its experiment) while a multi-trial run is refused, move of a
 multi-trial run taking its experiment along, kill, and hostile bodies
 refused naming the field."""
+import json
+
 import pytest
 
 from conftest import experiment_yaml, wait_for
@@ -26,6 +28,15 @@ searcher:
   max_length:
     batches: 100000
 """
+
+
+def field(location, column, op, value):
+    return {"kind": "field", "location": location, "columnName": column,
+            "operator": op, "type": "COLUMN_TYPE_NUMBER", "value": value}
+
+
+def group(*children, conjunction="and"):
+    return {"kind": "group", "conjunction": conjunction, "children": list(children)}
 
 
 def session(c):
@@ -130,7 +141,14 @@ REFUSALS = [
     ("/api/v1/runs/kill", {}, "runIds"),
     ("/api/v1/runs/pause", {"runIds": [1], "projectId": -3}, "projectId"),
     ("/api/v1/runs/pause", {"filter": '{"filterGroup": {"children": [{"columnName": "id"}]}}'},
-     "filter.filterGroup.children"),
+     "filter.filterGroup.children[0].kind"),
+    ("/api/v1/runs/kill", {"filter": json.dumps({"filterGroup": group(
+        field("LOCATION_TYPE_RUN", "id", "=", 1),
+        field("LOCATION_TYPE_RUN", "secret", "=", 1))})},
+     "filter.filterGroup.children[1].columnName"),
+    ("/api/v1/runs", {"filter": json.dumps({"filterGroup": group(
+        field("LOCATION_TYPE_RUN", "id", "LIKE", 1))})},
+     "filter.filterGroup.children[0].operator"),
     ("/api/v1/runs/kill", {"runIds": [1], "filter": "{}"}, "filter"),
     ("/api/v1/runs", {"filter": "not json"}, "filter"),
     ("/api/v1/runs", {"sort": "bogus=asc"}, "sort"),
@@ -239,3 +257,49 @@ def test_runs_archive_unarchive_and_delete_survive_a_restart(cluster_factory):
     status, body = c.post("/api/v1/experiments/continue", {"id": done})
     assert status == 400 and "was deleted" in body["error"]["error"], body
     replay_ok(c)
+
+
+def test_filters_choose_the_runs_that_search_kill_and_pause_act_on(cluster_factory):
+    """Upstream's table sends conditions: a kill by filter kills exactly
+    the runs a search with that filter lists (here the grid run with the
+    larger learning rate), and pause by filter answers each multi-trial
+    run with upstream's refusal."""
+    from determined.common.api import bindings as b
+
+    c = cluster_factory()
+    status, body = c.submit(experiment_yaml(max_length=100000, trials=2, batch_delay=0.05))
+    assert status == 200, body
+    grid = body["experiment"]["id"]
+    status, body = c.submit(SINGLE)
+    assert status == 200, body
+    wait_for("the grid's two trials", lambda: len(c.trials(grid)) == 2)
+    runs = {t["id"]: t["hparams"]["learning_rate"] for t in c.trials(grid)}
+    high = max(runs, key=runs.get)
+    sess = session(c)
+    of_grid = field("LOCATION_TYPE_RUN", "experimentId", "=", grid)
+    chosen = json.dumps({"filterGroup": group(
+        of_grid, field("LOCATION_TYPE_RUN_HYPERPARAMETERS", "learning_rate", ">=", 0.1)),
+        "showArchived": False})
+
+    found = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(filter=chosen)).runs
+    assert [r.id for r in found] == [high]
+    killed = b.post_KillRuns(sess, body=b.v1KillRunsRequest(
+        runIds=[], filter=chosen, projectId=1)).results
+    assert by_id(killed) == {high: ""}
+    wait_for("the chosen run to be canceled",
+             lambda: c.get("/api/v1/trials/%d" % high)["trial"]["state"] == "STATE_CANCELED", timeout=60)
+    others = [t for t in c.trials(grid) if t["id"] != high]
+    assert [t["state"] for t in others if t["state"] != "STATE_CANCELED"] == [
+        t["state"] for t in others], others
+    assert len(others) == 1, others
+
+    # An "or" of two experiments, and pause refusing the multi-trial ones.
+    either = json.dumps({"filterGroup": group(
+        of_grid, field("LOCATION_TYPE_RUN", "experimentId", "=", grid + 1),
+        conjunction="or")})
+    listed = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(filter=either)).runs
+    assert len(listed) == 3, listed
+    paused = b.post_PauseRuns(sess, body=b.v1PauseRunsRequest(
+        runIds=[], projectId=1, filter=json.dumps({"filterGroup": group(of_grid)}))).results
+    assert by_id(paused) == {
+        r: "Cannot pause/unpause run '%d' (part of multi-trial)." % r for r in runs}
