@@ -102,6 +102,43 @@ void remove_checkpoint_files(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
+// POST /api/v1/checkpoints/{uuid}/metadata (the SDK's add_metadata and
+// remove_metadata): {"checkpoint": {"uuid", "metadata"}} replaces the
+// checkpoint's metadata with the whole of `metadata`.
+void set_checkpoint_metadata(const ctx_ptr& ctx, const http::http_request& req,
+                             const responder& res) {
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial may not edit checkpoint metadata");
+  auto uuid = req.param("uuid");
+  if (!uuids_of({{"checkpointUuids", {uuid}}}, res))
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto c = body->find("checkpoint");
+  if (c == body->end() || !c->is_object())
+    return res.send_error(grpc_code::invalid_argument,
+                          "checkpoint: expected an object");
+  if (auto u = c->find("uuid"); u != c->end() && !u->is_null() && *u != uuid)
+    return res.send_error(grpc_code::invalid_argument,
+                          "checkpoint.uuid: differs from the path's uuid");
+  auto m = c->find("metadata");
+  if (m == c->end())
+    return res.send_error(grpc_code::invalid_argument,
+                          "checkpoint.metadata: required");
+  decide_and_answer(
+      ctx, res,
+      [uuid, meta = *m, user = req.principal.username](
+          const state::cluster_state& s,
+          int64_t now_us) -> caf::expected<std::vector<domain_event>> {
+        auto ev = user_checkpoint_metadata(s, uuid, meta, user, now_us);
+        if (!ev)
+          return std::move(ev.error());
+        return std::vector<domain_event>{std::move(*ev)};
+      });
+}
+
 } // namespace
 
 void add_checkpoint_routes(http::router& r, ctx_ptr ctx) {
@@ -111,6 +148,10 @@ void add_checkpoint_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/checkpoints/rm",
          [ctx](http::http_request req, responder res) {
            remove_checkpoint_files(ctx, req, res);
+         });
+  r.post("/api/v1/checkpoints/{uuid}/metadata",
+         [ctx](http::http_request req, responder res) {
+           set_checkpoint_metadata(ctx, req, res);
          });
 }
 

@@ -92,6 +92,16 @@ int64_t storage_id_of(const json& storage) {
   return static_cast<int64_t>(h & 0x7fffffffu) + 1;
 }
 
+/// A checkpoint's metadata as its trial and users wrote it: its files are
+/// shown apart, as `resources`.
+json user_metadata(const state::checkpoint_info& c) {
+  if (!c.metadata.is_object() || !c.metadata.contains("resources"))
+    return c.metadata;
+  auto out = c.metadata;
+  out.erase("resources");
+  return out;
+}
+
 json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                      const state::checkpoint_info& c) {
   json resources = json::object();
@@ -129,7 +139,7 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                     : c.state == "partially_deleted" ? "STATE_PARTIALLY_DELETED"
                                                      : "STATE_COMPLETED"},
           {"resources", std::move(resources)},
-          {"metadata", c.metadata},
+          {"metadata", user_metadata(c)},
           {"training", std::move(training)},
           {"storageId", storage_id}};
 }

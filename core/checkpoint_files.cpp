@@ -134,6 +134,32 @@ user_checkpoint_file_removal(const state::cluster_state& s,
   return out;
 }
 
+caf::expected<checkpoint_metadata_set>
+user_checkpoint_metadata(const state::cluster_state& s, const std::string& uuid,
+                         nlohmann::json metadata, const std::string& username,
+                         int64_t now_us) {
+  if (!metadata.is_object())
+    return make_error(errc::invalid_argument,
+                      "checkpoint.metadata: expected an object");
+  metadata.erase("resources");
+  if (metadata.dump().size() > max_checkpoint_metadata_bytes)
+    return make_error(errc::invalid_argument,
+                      "checkpoint.metadata: at most "
+                          + std::to_string(max_checkpoint_metadata_bytes)
+                          + " bytes of JSON");
+  for (const auto& [tid, t] : s.trials)
+    for (const auto& c : t.checkpoints) {
+      if (c.uuid != uuid)
+        continue;
+      if (c.state == "deleting" || c.state == "deleted")
+        return make_error(errc::invalid_argument,
+                          "checkpoint '" + uuid + "' is " + c.state);
+      return checkpoint_metadata_set{t.experiment_id, uuid, std::move(metadata),
+                                     username, now_us};
+    }
+  return make_error(errc::not_found, "checkpoint '" + uuid + "' not found");
+}
+
 std::vector<checkpoint_file_removal>
 pending_checkpoint_file_removals(const state::cluster_state& s) {
   std::vector<checkpoint_file_removal> out;

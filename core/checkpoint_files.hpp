@@ -47,6 +47,19 @@ user_checkpoint_file_removal(const state::cluster_state& s,
                              const std::vector<std::string>& globs,
                              const std::string& username, int64_t now_us);
 
+/// The most a checkpoint's metadata may hold, as JSON text.
+constexpr size_t max_checkpoint_metadata_bytes = 64 * 1024;
+
+/// The user's replacement of checkpoint `uuid`'s metadata (the SDK's
+/// add_metadata/remove_metadata send the whole of it): `metadata` without
+/// its "resources" key, which the storage's files decide. errc::not_found
+/// naming the uuid; errc::invalid_argument naming `checkpoint.metadata`
+/// when it is not an object or too large, or the checkpoint is deleted.
+[[nodiscard]] caf::expected<checkpoint_metadata_set>
+user_checkpoint_metadata(const state::cluster_state& s, const std::string& uuid,
+                         nlohmann::json metadata, const std::string& username,
+                         int64_t now_us);
+
 /// A removal to carry out: checkpoint `uuid` of `experiment_id`, the globs
 /// (none: only list what is there) and the experiment's checkpoint_storage.
 struct checkpoint_file_removal {

@@ -38,4 +38,19 @@ inline void validate(const checkpoint_files_removed& x) {
     throw field_error("field 'resources': must be an object");
 }
 
+template <class F> void fields(F& f, checkpoint_metadata_set& x) {
+  f.req("experiment_id", x.experiment_id);
+  f.req("uuid", x.uuid);
+  f.req("metadata", x.metadata);
+  f.opt("username", x.username);
+  f.opt("at_us", x.at_us);
+}
+
+inline void validate(const checkpoint_metadata_set& x) {
+  require_object(x.metadata, "field 'metadata'");
+  // The files are the storage's to say (checkpoint_files_removed).
+  if (x.metadata.contains("resources"))
+    throw field_error("field 'metadata': must not hold 'resources'");
+}
+
 } // namespace det::payload

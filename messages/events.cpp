@@ -92,6 +92,9 @@ std::string stream(const checkpoint_files_removal_requested& x) {
 std::string stream(const checkpoint_files_removed& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }
+std::string stream(const checkpoint_metadata_set& x) {
+  return "experiment/" + std::to_string(x.experiment_id);
+}
 std::string stream(const experiment_searcher_updated& x) {
   return "experiment/" + std::to_string(x.experiment_id);
 }

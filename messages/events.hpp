@@ -462,7 +462,9 @@ using domain_event = std::variant<
     // messages/events_unmanaged.hpp
     unmanaged_trial_created, unmanaged_trial_state_set,
     // messages/events_records.hpp (later)
-    workspace_namespace_bound, config_policies_set>;
+    workspace_namespace_bound, config_policies_set,
+    // messages/events_checkpoint_files.hpp (later)
+    checkpoint_metadata_set>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

@@ -39,4 +39,18 @@ struct checkpoint_files_removed {
   int64_t at_us = 0;
 };
 
+/// A user replaced the metadata of checkpoint `uuid` of `experiment_id`
+/// (the SDK's add_metadata/remove_metadata, POST /api/v1/checkpoints/
+/// {uuid}/metadata): `metadata` is the whole of it, the files it lists
+/// (its resources) left as they were.
+struct checkpoint_metadata_set {
+  static constexpr const char* type_name = "checkpoint_metadata_set";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  std::string uuid;
+  nlohmann::json metadata = nlohmann::json::object();
+  std::string username;
+  int64_t at_us = 0;
+};
+
 } // namespace det

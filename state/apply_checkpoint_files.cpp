@@ -80,4 +80,22 @@ verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev) {
   return {};
 }
 
+verdict apply_one(cluster_state& s, const checkpoint_metadata_set& ev) {
+  if (s.experiments.count(ev.experiment_id) == 0)
+    return "unknown experiment " + std::to_string(ev.experiment_id);
+  auto copies = copies_of(s, ev.experiment_id, ev.uuid);
+  if (copies.empty())
+    return "checkpoint " + quote(ev.uuid) + " is not one of experiment "
+           + std::to_string(ev.experiment_id);
+  for (auto* c : copies) {
+    auto files = c->metadata.is_object()
+                     ? c->metadata.value("resources", nlohmann::json())
+                     : nlohmann::json();
+    c->metadata = ev.metadata;
+    if (!files.is_null())
+      c->metadata["resources"] = std::move(files);
+  }
+  return {};
+}
+
 } // namespace det::state::detail

@@ -98,6 +98,7 @@ std::vector<checkpoint_info*> copies_of(cluster_state& s, int64_t exp,
 verdict apply_one(cluster_state& s,
                   const checkpoint_files_removal_requested& ev);
 verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev);
+verdict apply_one(cluster_state& s, const checkpoint_metadata_set& ev);
 // apply_experiments.cpp (continue)
 verdict apply_one(cluster_state& s, const experiment_continued& ev);
 // apply_runs.cpp

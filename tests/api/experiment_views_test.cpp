@@ -11,15 +11,7 @@ using namespace det::test;
 
 namespace {
 
-struct experiment_views : master_api_test {
-  http::http_response write(const std::string& method, const std::string& path,
-                            const std::string& body = "") {
-    auto r = call(method, path, body);
-    if (auto at = r.headers.get("X-Det-Position"))
-      extra_headers["X-Det-Min-Position"] = *at;
-    return r;
-  }
-};
+struct experiment_views : master_api_test {};
 
 TEST_F(experiment_views, set_priority_weight_and_max_slots_show_in_the_config) {
   ASSERT_EQ(

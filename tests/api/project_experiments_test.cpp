@@ -12,15 +12,6 @@ using namespace det::test;
 namespace {
 
 struct project_experiments : master_api_test {
-  /// A write whose position the next requests read at (read-your-writes).
-  http::http_response write(const std::string& method, const std::string& path,
-                            const std::string& body = "") {
-    auto r = call(method, path, body);
-    if (auto at = r.headers.get("X-Det-Position"))
-      extra_headers["X-Det-Min-Position"] = *at;
-    return r;
-  }
-
   int64_t submit(const std::string& name, const std::string& more = "") {
     auto r = write("POST", "/api/v1/experiments",
                    create_body("name: " + name

@@ -137,6 +137,17 @@ struct master_api_test : ::testing::Test {
     return fut.get();
   }
 
+  /// A write whose position the next requests read at (read-your-writes),
+  /// sent as `token` (admin's unless given).
+  http::http_response write(const std::string& method, const std::string& path,
+                            const std::string& body = "",
+                            std::optional<std::string> token = std::nullopt) {
+    auto r = call(method, path, body, std::move(token));
+    if (auto at = r.headers.get("X-Det-Position"))
+      extra_headers["X-Det-Min-Position"] = *at;
+    return r;
+  }
+
   /// Submits an experiment and joins a one-slot agent, so that trial 1
   /// runs as allocation "1.1" (the guard knows only live allocations'
   /// tokens). Waits, bounded, for the pool's pass to place it.

@@ -1,0 +1,107 @@
+// A checkpoint's metadata as the SDK edits it (add_metadata and
+// remove_metadata send the whole of it): replaced, its files kept apart,
+// refused naming the field when the request makes no sense, and never by
+// a trial's token.
+
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace det;
+using namespace det::test;
+
+namespace {
+
+struct checkpoint_routes : master_api_test {
+  /// Runs trial 1 and has it report checkpoint "ck-1" with two files.
+  void checkpoint_of_trial_1() {
+    run_trial_1();
+    auto r = write(
+        "POST", "/api/v1/checkpoints",
+        json{{"uuid", "ck-1"},
+             {"allocationId", "1.1"},
+             {"resources", {{"model.pt", 100}, {"opt.pt", 20}}},
+             {"metadata", {{"steps_completed", 5}, {"framework", "torch"}}}}
+            .dump(),
+        ctx->tokens->token_for("1.1"));
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+
+  json checkpoint() {
+    auto r = call("GET", "/api/v1/checkpoints/ck-1");
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body)["checkpoint"];
+  }
+};
+
+TEST_F(checkpoint_routes, metadata_is_replaced_and_the_files_stay_apart) {
+  checkpoint_of_trial_1();
+  auto before = checkpoint();
+  EXPECT_EQ(before["metadata"],
+            (json{{"steps_completed", 5}, {"framework", "torch"}}))
+      << before.dump();
+  EXPECT_EQ(before["resources"]["model.pt"], "100");
+
+  // add_metadata: the old keys and the new one.
+  json added{{"steps_completed", 5}, {"framework", "torch"}, {"k", "v"}};
+  auto r = write(
+      "POST", "/api/v1/checkpoints/ck-1/metadata",
+      json{{"checkpoint", {{"uuid", "ck-1"}, {"metadata", added}}}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(checkpoint()["metadata"], added);
+  // remove_metadata: "k" gone. A "resources" key sent is not the
+  // checkpoint's files: those stay as the storage listed them.
+  r = write("POST", "/api/v1/checkpoints/ck-1/metadata",
+            json{{"checkpoint",
+                  {{"metadata",
+                    {{"steps_completed", 5}, {"resources", {{"x", 1}}}}}}}}
+                .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto after = checkpoint();
+  EXPECT_EQ(after["metadata"], (json{{"steps_completed", 5}})) << after.dump();
+  EXPECT_EQ(after["resources"], (json{{"model.pt", "100"}, {"opt.pt", "20"}}));
+}
+
+TEST_F(checkpoint_routes, bad_metadata_requests_are_refused_naming_the_field) {
+  checkpoint_of_trial_1();
+  auto post = [&](const std::string& uuid, const json& body,
+                  std::optional<std::string> token = std::nullopt) {
+    return call("POST", "/api/v1/checkpoints/" + uuid + "/metadata",
+                body.dump(), std::move(token));
+  };
+  json ok{{"checkpoint", {{"metadata", {{"a", 1}}}}}};
+  auto missing = post("ck-404", ok);
+  EXPECT_EQ(missing.status, 404) << missing.body;
+  EXPECT_NE(missing.body.find("ck-404"), std::string::npos);
+  struct refusal {
+    std::string uuid;
+    json body;
+    const char* field;
+  };
+  std::string big(70 * 1024, 'x');
+  for (const auto& [uuid, body, field] : {
+           refusal{"ck-1", json{{"checkpoint", {{"metadata", "text"}}}},
+                   "checkpoint.metadata"},
+           refusal{"ck-1", json{{"checkpoint", {{"uuid", "ck-2"}}}},
+                   "checkpoint.uuid"},
+           refusal{"ck-1", json::object(), "checkpoint"},
+           refusal{"ck-1", json{{"checkpoint", {{"uuid", "ck-1"}}}},
+                   "checkpoint.metadata"},
+           refusal{"ck-1", json{{"checkpoint", {{"metadata", {{"big", big}}}}}},
+                   "checkpoint.metadata"},
+           refusal{"ck%201", ok, "checkpointUuids"},
+       }) {
+    auto r = post(uuid, body);
+    EXPECT_EQ(r.status, 400) << body.dump().substr(0, 200) << " " << r.body;
+    EXPECT_NE(r.body.find(std::string{field} + ":"), std::string::npos)
+        << field << " " << r.body;
+  }
+  // A trial's token edits no checkpoint, not even its own.
+  EXPECT_EQ(post("ck-1", ok, ctx->tokens->token_for("1.1")).status, 403);
+  EXPECT_EQ(checkpoint()["metadata"],
+            (json{{"steps_completed", 5}, {"framework", "torch"}}));
+}
+
+} // namespace
