@@ -155,11 +155,24 @@ void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
       "");
 }
 
+/// Whether a non-admin asks to archive, unarchive or delete the default
+/// workspace or project (id 1): answered 403, as upstream (an admin is
+/// told why it cannot be done).
+bool default_record_forbidden(const http::http_request& req,
+                              const responder& res, int64_t id) {
+  if (id != state::default_workspace_id || req.principal.admin)
+    return false;
+  res.send_error(grpc_code::permission_denied,
+                 "only an admin may ask to change the default workspace or "
+                 "project (Uncategorized)");
+  return true;
+}
+
 void archive_route(http::router& r, const ctx_ptr& ctx, const char* path,
                    const char* op, bool archived) {
   r.post(path, [ctx, op, archived](http::http_request req, responder res) {
     auto id = id_param(req, res);
-    if (id)
+    if (id && !default_record_forbidden(req, res, *id))
       record_write(ctx, req, res, op, {{"id", *id}, {"archived", archived}},
                    [ctx, res](caf::event_based_actor*, json) {
                      send_written(ctx, res, "{}");
@@ -234,7 +247,8 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
   add_namespace_binding_routes(r, ctx);
   r.del("/api/v1/workspaces/{id}",
         [ctx](http::http_request req, responder res) {
-          if (auto id = id_param(req, res))
+          if (auto id = id_param(req, res);
+              id && !default_record_forbidden(req, res, *id))
             record_write(ctx, req, res, "workspace.delete", {{"id", *id}},
                          [ctx, res](caf::event_based_actor*, json) {
                            send_written(ctx, res, R"({"completed":true})");
@@ -293,7 +307,8 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
                   });
           });
   r.del("/api/v1/projects/{id}", [ctx](http::http_request req, responder res) {
-    if (auto id = id_param(req, res))
+    if (auto id = id_param(req, res);
+        id && !default_record_forbidden(req, res, *id))
       record_write(ctx, req, res, "project.delete", {{"id", *id}},
                    [ctx, res](caf::event_based_actor*, json) {
                      send_written(ctx, res, R"({"completed":true})");
@@ -303,6 +318,14 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
                 true);
   archive_route(r, ctx, "/api/v1/projects/{id}/unarchive", "project.archive",
                 false);
+  r.post("/api/v1/projects/{projectId}/move",
+         [ctx](http::http_request req, responder res) {
+           if (auto body = body_with_id(req, res, "projectId", "projectId"))
+             record_write(ctx, req, res, "project.move", *body,
+                          [ctx, res](caf::event_based_actor*, json) {
+                            send_written(ctx, res, "{}");
+                          });
+         });
   r.post("/api/v1/experiments/{id}/move",
          [ctx](http::http_request req, responder res) {
            auto body = body_with_id(req, res, "id", "experimentId");

@@ -72,7 +72,8 @@ json project_json(const state::cluster_state& s, const state::project_info& p) {
       {"name", p.name},
       {"description", p.description},
       {"key", p.key},
-      {"archived", p.archived},
+      // As upstream: a project of an archived workspace shows archived.
+      {"archived", p.archived || (w && w->archived)},
       {"errorMessage", ""},
       {"immutable", p.id == state::default_project_id},
       {"notes", json::array()},

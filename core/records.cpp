@@ -235,6 +235,9 @@ void workspace_create(const cluster_state& s, const record_command& c,
 void workspace_edit(const cluster_state& s, const record_command& c,
                     int64_t now, record_outcome& o) {
   auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
+  if (w.archived)
+    refuse(errc::invalid_argument,
+           "workspace '" + w.name + "' is archived: unarchive it first");
   auto before = w;
   workspace_fields(s, c.args, w);
   if (w.name != before.name) {
@@ -291,6 +294,19 @@ void unique_project_name(const cluster_state& s, int64_t workspace,
                                + std::to_string(workspace));
 }
 
+/// Refuses to change project `p` when it or its workspace is archived.
+void refuse_archived_project(const cluster_state& s,
+                             const state::project_info& p, const char* verb) {
+  if (p.archived)
+    refuse(errc::invalid_argument,
+           "project '" + p.name + "' is archived: it cannot be " + verb);
+  if (workspace_or_refuse(s, p.workspace_id).archived)
+    refuse(errc::invalid_argument, "project '" + p.name
+                                       + "': its workspace is archived: it "
+                                         "cannot be "
+                                       + verb);
+}
+
 void project_fields(const json& a, state::project_info& p) {
   p.name = text(a, "name", p.name, name_rules);
   p.description = text(a, "description", p.description, prose_rules);
@@ -303,6 +319,10 @@ void project_create(const cluster_state& s, const record_command& c,
   if (w.archived)
     refuse(errc::invalid_argument,
            "workspaceId: workspace '" + w.name + "' is archived");
+  if (w.id == state::default_workspace_id)
+    refuse(errc::invalid_argument,
+           "workspaceId: no project can be created in the default workspace "
+           "(Uncategorized)");
   if (!has(c.args, "name"))
     refuse(errc::invalid_argument, "name: is required");
   state::project_info p;
@@ -317,6 +337,7 @@ void project_create(const cluster_state& s, const record_command& c,
 void project_edit(const cluster_state& s, const record_command& c, int64_t now,
                   record_outcome& o) {
   auto p = project_or_refuse(s, id_arg(c.args, "id"));
+  refuse_archived_project(s, p, "edited");
   auto before = p;
   project_fields(c.args, p);
   if (p.name != before.name) {
@@ -332,13 +353,35 @@ void project_archive(const cluster_state& s, const record_command& c,
                      int64_t now, record_outcome& o) {
   auto p = project_or_refuse(s, id_arg(c.args, "id"));
   auto archived = flag(c.args, "archived");
-  refuse_default(p.id, "project", "archived");
-  if (p.archived == archived)
-    return;
-  if (!archived && workspace_or_refuse(s, p.workspace_id).archived)
+  refuse_default(p.id, "project", archived ? "archived" : "unarchived");
+  if (workspace_or_refuse(s, p.workspace_id).archived)
     refuse(errc::invalid_argument,
            "project " + std::to_string(p.id) + ": its workspace is archived");
+  if (p.archived == archived)
+    return;
   p.archived = archived;
+  o.events.push_back(stamped(to_event(p), c, now));
+}
+
+/// {projectId, destinationWorkspaceId}: the project and its experiments
+/// go to another workspace (upstream's MoveProject).
+void project_move(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  auto p = project_or_refuse(s, id_arg(c.args, "projectId"));
+  refuse_default(p.id, "project", "moved");
+  refuse_archived_project(s, p, "moved");
+  auto w = workspace_or_refuse(s, id_arg(c.args, "destinationWorkspaceId"));
+  if (w.id == state::default_workspace_id)
+    refuse(errc::invalid_argument,
+           "destinationWorkspaceId: no project can be moved into the default "
+           "workspace (Uncategorized)");
+  if (w.archived)
+    refuse(errc::invalid_argument,
+           "destinationWorkspaceId: workspace '" + w.name + "' is archived");
+  if (w.id == p.workspace_id)
+    return;
+  unique_project_name(s, w.id, p.name, p.id);
+  p.workspace_id = w.id;
   o.events.push_back(stamped(to_event(p), c, now));
 }
 
@@ -604,6 +647,7 @@ const std::map<std::string, handler>& handlers() {
       {"project.edit", project_edit},
       {"project.archive", project_archive},
       {"project.delete", project_delete},
+      {"project.move", project_move},
       {"experiment.move", experiment_move},
       {"template.create", template_create},
       {"template.set", template_set},

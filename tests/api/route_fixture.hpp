@@ -148,6 +148,24 @@ struct master_api_test : ::testing::Test {
     return r;
   }
 
+  /// Creates non-admin user `name` and answers a session token of theirs.
+  std::string plain_user_token(const std::string& name) {
+    auto made = call(
+        "POST", "/api/v1/users",
+        json{{"user", {{"username", name}, {"admin", false}, {"active", true}}},
+             {"password", api::client_hash("Secret123")},
+             {"isHashed", true}}
+            .dump());
+    EXPECT_EQ(made.status, 200) << made.body;
+    auto login = call(
+        "POST", "/api/v1/auth/login",
+        json{{"username", name}, {"password", "Secret123"}, {"isHashed", false}}
+            .dump(),
+        "");
+    EXPECT_EQ(login.status, 200) << login.body;
+    return json::parse(login.body).value("token", "");
+  }
+
   /// Submits an experiment and joins a one-slot agent, so that trial 1
   /// runs as allocation "1.1" (the guard knows only live allocations'
   /// tokens). Waits, bounded, for the pool's pass to place it.

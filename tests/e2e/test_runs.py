@@ -100,8 +100,11 @@ def test_runs_search_pause_resume_move_and_kill(cluster_factory):
 
     # Move: skipped as multi-trial when asked; otherwise its experiment
     # (with both its runs) goes to the destination project.
-    status, body = c.post("/api/v1/workspaces/1/projects", {"name": "moved-runs",
-                                                            "workspaceId": 1})
+    status, body = c.post("/api/v1/workspaces", {"name": "runs-ws"})
+    assert status == 200, body
+    ws = body["workspace"]["id"]
+    status, body = c.post("/api/v1/workspaces/%d/projects" % ws, {"name": "moved-runs",
+                                                             "workspaceId": ws})
     assert status == 200, body
     dest = body["project"]["id"]
     skipped = by_id(b.post_MoveRuns(sess, body=b.v1MoveRunsRequest(

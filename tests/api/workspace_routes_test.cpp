@@ -1,0 +1,128 @@
+// Workspaces and projects as upstream's own workspace test uses them: a
+// project moved between workspaces, and each refusal around archived
+// workspaces and projects and the default ones (403 for a non-admin where
+// upstream forbids, 400 naming why otherwise).
+
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace det;
+using namespace det::test;
+
+namespace {
+
+struct workspace_routes : master_api_test {
+  int64_t workspace(const std::string& name) {
+    auto r = write("POST", "/api/v1/workspaces", json{{"name", name}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body)["workspace"]["id"].get<int64_t>();
+  }
+  int64_t project(int64_t ws, const std::string& name) {
+    auto r =
+        write("POST", "/api/v1/workspaces/" + std::to_string(ws) + "/projects",
+              json{{"name", name}, {"workspaceId", ws}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body)["project"]["id"].get<int64_t>();
+  }
+  http::http_response move(int64_t project_id, int64_t dest,
+                           std::optional<std::string> token = std::nullopt) {
+    return write(
+        "POST", "/api/v1/projects/" + std::to_string(project_id) + "/move",
+        json{{"projectId", project_id}, {"destinationWorkspaceId", dest}}
+            .dump(),
+        std::move(token));
+  }
+  json project_json(int64_t id) {
+    return json::parse(
+        call("GET", "/api/v1/projects/" + std::to_string(id)).body)["project"];
+  }
+};
+
+TEST_F(workspace_routes,
+       a_project_moves_to_another_workspace_but_not_anywhere) {
+  auto a = workspace("a");
+  auto b = workspace("b");
+  auto p = project(a, "p");
+  ASSERT_EQ(move(p, b).status, 200);
+  EXPECT_EQ(project_json(p)["workspaceId"], b);
+  // Not the default project, not into the default workspace, not into an
+  // archived one, not onto a name taken there.
+  EXPECT_EQ(move(1, b).status, 400);
+  EXPECT_EQ(move(p, 1).status, 400);
+  ASSERT_EQ(
+      write("POST", "/api/v1/workspaces/" + std::to_string(a) + "/archive")
+          .status,
+      200);
+  auto archived = move(p, a);
+  EXPECT_EQ(archived.status, 400);
+  EXPECT_NE(archived.body.find("destinationWorkspaceId"), std::string::npos)
+      << archived.body;
+  ASSERT_EQ(
+      write("POST", "/api/v1/workspaces/" + std::to_string(a) + "/unarchive")
+          .status,
+      200);
+  project(a, "p");
+  EXPECT_EQ(move(p, a).status, 409);
+  EXPECT_EQ(project_json(p)["workspaceId"], b);
+  EXPECT_EQ(move(p, 4242).status, 404);
+}
+
+TEST_F(workspace_routes, archived_ones_and_the_default_ones_refuse_changes) {
+  auto ws = workspace("w");
+  auto p = project(ws, "p");
+  auto pid = std::to_string(p);
+  auto wid = std::to_string(ws);
+  // No project in the default workspace.
+  EXPECT_EQ(write("POST", "/api/v1/workspaces/1/projects",
+                  R"({"name": "nope", "workspaceId": 1})")
+                .status,
+            400);
+  // An archived project is neither edited nor moved.
+  ASSERT_EQ(write("POST", "/api/v1/projects/" + pid + "/archive").status, 200);
+  EXPECT_EQ(
+      write("PATCH", "/api/v1/projects/" + pid, R"({"name": "q"})").status,
+      400);
+  EXPECT_EQ(move(p, workspace("other")).status, 400);
+  ASSERT_EQ(write("POST", "/api/v1/projects/" + pid + "/unarchive").status,
+            200);
+  // In an archived workspace: the project shows archived, and it is not
+  // archived, unarchived or moved; the workspace is not edited.
+  ASSERT_EQ(write("POST", "/api/v1/workspaces/" + wid + "/archive").status,
+            200);
+  EXPECT_EQ(project_json(p)["archived"], true);
+  EXPECT_EQ(write("POST", "/api/v1/projects/" + pid + "/archive").status, 400);
+  EXPECT_EQ(write("POST", "/api/v1/projects/" + pid + "/unarchive").status,
+            400);
+  EXPECT_EQ(
+      write("PATCH", "/api/v1/workspaces/" + wid, R"({"name": "w2"})").status,
+      400);
+  EXPECT_EQ(write("POST", "/api/v1/workspaces/" + wid + "/projects",
+                  json{{"name", "x"}, {"workspaceId", ws}}.dump())
+                .status,
+            400);
+  ASSERT_EQ(write("POST", "/api/v1/workspaces/" + wid + "/unarchive").status,
+            200);
+  EXPECT_EQ(project_json(p)["archived"], false);
+
+  // The default workspace and project: 400 for an admin, 403 for anyone
+  // else, and nothing changes.
+  auto tok = plain_user_token("nora");
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"POST", "/api/v1/workspaces/1/archive"},
+           {"POST", "/api/v1/workspaces/1/unarchive"},
+           {"DELETE", "/api/v1/workspaces/1"},
+           {"POST", "/api/v1/projects/1/archive"},
+           {"POST", "/api/v1/projects/1/unarchive"},
+           {"DELETE", "/api/v1/projects/1"}}) {
+    EXPECT_EQ(write(method, path).status, 400) << method << " " << path;
+    EXPECT_EQ(write(method, path, "", tok).status, 403)
+        << method << " " << path;
+  }
+  EXPECT_EQ(project_json(1)["archived"], false);
+}
+
+} // namespace
