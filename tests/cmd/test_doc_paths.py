@@ -94,3 +94,29 @@ def test_the_checker_finds_a_stale_path(tmp_path):
     assert found == {"core/no_such_file.hpp", "store/gone/", "state/apply_nothing"}
     assert not any(exists(p) for p in found)
     assert exists("core/master_core") and exists("tests/<folder>/") and exists("state/apply_*.cpp")
+
+
+def section(doc, heading):
+    text = doc.read_text(encoding="utf-8")
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start : end if end >= 0 else len(text)]
+
+
+def test_the_readme_layout_table_names_every_top_level_folder():
+    table = section(REPO / "README.md", "## Layout")
+    named = set(re.findall(r"`([\w-]+)/`", table))
+    missing = sorted(set(TOP) - named)
+    assert not missing, f"README.md's layout table leaves out: {', '.join(missing)}"
+
+
+def test_the_design_names_every_folder_of_the_layer_check():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_layers", REPO / "scripts" / "check-layers.py")
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    design = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"(?<![\w/])([a-z0-9_]+)/", design))
+    missing = sorted(set(layers.ALLOWED) - named)
+    assert not missing, f"docs/design.md's floors leave out: {', '.join(missing)}"
