@@ -119,10 +119,10 @@ test-e2e: build-all
 # The Kubernetes suites (tests/k8s, docs/kubernetes.md): a real API server,
 # controller-manager and scheduler with kwok's fake nodes and the process
 # kubelet, and the Helm chart. Their programs are built once into
-# DET_TOOL_CACHE, default ~/.cache/det-tools (scripts/k8s-bed/build.sh: about
+# DET_TOOL_CACHE, default ~/.cache/det-tools (tests/k8s/bed/build.sh: about
 # 15 minutes on two cores the first time, nothing after).
 test-k8s: build
-	@bash scripts/k8s-bed/build.sh >/dev/null
+	@bash tests/k8s/bed/build.sh >/dev/null
 	DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider tests/k8s
 
 # The chaos suite alone, longer: 200 master kills unless CHAOS_KILLS says
