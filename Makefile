@@ -97,11 +97,12 @@ test-unit: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
 
 # pytest suites that drive real processes: every program's command line
-# (tests/cmd), det-deploy templates and packaging (tests/deploy), the
-# end-to-end cluster (tests/e2e) and the aws provisioner against moto
-# (tests/provisioner), and the chaos suite (tests/chaos: the master
-# SIGKILLed CHAOS_KILLS times, 50 unless set, during a mixed workload;
-# docs/chaos.md), and the WebUI in Debian's Chromium (tests/webui).
+# and the documents' paths (tests/cmd), det-deploy templates and packaging
+# (tests/deploy), the end-to-end cluster (tests/e2e) and the aws
+# provisioner against moto (tests/provisioner), and the chaos suite
+# (tests/chaos: the master SIGKILLed CHAOS_KILLS times, 50 unless set,
+# during a mixed workload; docs/chaos.md), and the WebUI in Debian's
+# Chromium (tests/webui). Those that start masters share tests/harness/.
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
 # The chaos suite here replays a fixed seed's decisions (CHAOS_TEST_SEED),
