@@ -97,11 +97,12 @@ test-unit: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit $(CTEST_ARGS)
 
 # pytest suites that drive real processes: every program's command line
-# (tests/cmd), det-deploy templates and packaging (tests/deploy), the
-# end-to-end cluster (tests/e2e) and the aws provisioner against moto
-# (tests/provisioner), and the chaos suite (tests/chaos: the master
-# SIGKILLed CHAOS_KILLS times, 50 unless set, during a mixed workload;
-# docs/chaos.md), and the WebUI in Debian's Chromium (tests/webui).
+# and the documents' paths (tests/cmd), det-deploy templates and packaging
+# (tests/deploy), the end-to-end cluster (tests/e2e) and the aws
+# provisioner against moto (tests/provisioner), and the chaos suite
+# (tests/chaos: the master SIGKILLed CHAOS_KILLS times, 50 unless set,
+# during a mixed workload; docs/chaos.md), and the WebUI in Debian's
+# Chromium (tests/webui). Those that start masters share tests/harness/.
 # One pytest run per folder: each has its own conftest.py, and test modules
 # import theirs by name (`from conftest import ...`).
 # The chaos suite here replays a fixed seed's decisions (CHAOS_TEST_SEED),
@@ -119,10 +120,10 @@ test-e2e: build-all
 # The Kubernetes suites (tests/k8s, docs/kubernetes.md): a real API server,
 # controller-manager and scheduler with kwok's fake nodes and the process
 # kubelet, and the Helm chart. Their programs are built once into
-# DET_TOOL_CACHE, default ~/.cache/det-tools (scripts/k8s-bed/build.sh: about
+# DET_TOOL_CACHE, default ~/.cache/det-tools (tests/k8s/bed/build.sh: about
 # 15 minutes on two cores the first time, nothing after).
 test-k8s: build
-	@bash scripts/k8s-bed/build.sh >/dev/null
+	@bash tests/k8s/bed/build.sh >/dev/null
 	DET_BUILD_DIR=$(abspath $(BUILD)) python3 -m pytest -q -p no:cacheprovider tests/k8s
 
 # The chaos suite alone, longer: 200 master kills unless CHAOS_KILLS says

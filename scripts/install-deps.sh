@@ -19,8 +19,8 @@ apt_pkgs=(
 # /usr/bin/chromium through playwright-core (tests/webui); no test downloads
 # a browser.
 apt_pkgs+=(chromium)
-# etcd-server: the Kubernetes test bed's etcd (scripts/k8s-bed/bed.sh); its
-# programs are built from the Go module proxy by scripts/k8s-bed/build.sh
+# etcd-server: the Kubernetes test bed's etcd (tests/k8s/bed/bed.sh); its
+# programs are built from the Go module proxy by tests/k8s/bed/build.sh
 # with the machine's Go (1.24 or later, preinstalled on this kind of machine).
 apt_pkgs+=(etcd-server)
 missing=()
@@ -46,7 +46,7 @@ node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)
   || { echo "install-deps: Node.js $(node --version) is older than 18 (the WebUI's build needs 18+)" >&2; exit 1; }
 go_=$(command -v go || echo /usr/local/go/bin/go)
 if ! "$go_" version 2>/dev/null | grep -qE 'go1\.(2[4-9]|[3-9][0-9])'; then
-  echo "install-deps: Go 1.24 or later is needed for the Kubernetes test bed (scripts/k8s-bed/build.sh); found: $("$go_" version 2>&1 || true)" >&2
+  echo "install-deps: Go 1.24 or later is needed for the Kubernetes test bed (tests/k8s/bed/build.sh); found: $("$go_" version 2>&1 || true)" >&2
   exit 1
 fi
 # The distribution's PostgreSQL service is not used: tests and `make run`

@@ -7,7 +7,7 @@
 #
 # Stages, each run through scripts/timed.py (its wall and CPU seconds land
 # in DET_STAGES when that is set; .ci/run prints the table at its end):
-#   0. the Kubernetes bed's programs (scripts/k8s-bed/build.sh), in the
+#   0. the Kubernetes bed's programs (tests/k8s/bed/build.sh), in the
 #      background from the very start at the lowest priority: a cold build
 #      is about 1,600 CPU-seconds of Go, and it takes only what the compile
 #      and the suites leave idle (the pytest suites mostly wait on
@@ -58,7 +58,7 @@ await() {
 
 set -m # each background job in its own process group, killed whole
 nice -n 19 python3 "$src/scripts/timed.py" "k8s bed programs (background)" \
-  bash "$src/scripts/k8s-bed/build.sh" >"$logs/k8s-bed-build.log" 2>&1 &
+  bash "$src/tests/k8s/bed/build.sh" >"$logs/k8s-bed-build.log" 2>&1 &
 bed=$!; background+=("$bed")
 set +m
 

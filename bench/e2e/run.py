@@ -12,10 +12,10 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 os.environ.setdefault("DET_BUILD_DIR", sys.argv[1] if len(sys.argv) > 1 else
                       os.path.join(ROOT, "build"))
-import conftest  # noqa: E402  (the e2e suite's cluster harness)
+from harness import cluster as conftest  # noqa: E402  (the suites' cluster harness)
 
 TRIALS = 100
 

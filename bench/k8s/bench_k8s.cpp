@@ -1,5 +1,5 @@
 // Figures of the kubernetes resource manager's client side against the
-// test bed (scripts/k8s-bed; K8S_BED_KUBECONFIG names its kubeconfig), one
+// test bed (tests/k8s/bed; K8S_BED_KUBECONFIG names its kubeconfig), one
 // JSON line each:
 //   k8s_launch_to_pod_running_ms  Job created -> its pod Running (median of 5)
 //   k8s_api_calls_per_minute      requests + streams opened per minute in

@@ -15,8 +15,8 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests", "k8s"))
-import k8s_bed  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import k8s_bed  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
 

@@ -1,14 +1,12 @@
-"""Fixtures of the chaos suite. The cluster harness is the end-to-end one
-(tests/e2e/conftest.py), loaded here as the module `e2e_harness` rather than
-copied: a private PostgreSQL, det-master with the local provider, det-agent
-processes. This file adds the seed and the kill count, and prints both the
+"""Fixtures of the chaos suite. The cluster harness is the suites' shared
+one (tests/harness/): a private PostgreSQL, det-master with the local
+provider, det-agent processes. This file adds the seed and the kill count, and prints both the
 seed (in the header, before anything runs) and the run's figures (one JSON
 line in the summary), whether the run passes or not.
 
   CHAOS_SEED   the run's seed (default: a random one, printed)
   CHAOS_KILLS  how many times the master is SIGKILLed (default 50)
 """
-import importlib.util
 import json
 import os
 import random
@@ -18,16 +16,12 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-
-_spec = importlib.util.spec_from_file_location(
-    "e2e_harness", os.path.join(HERE, "..", "e2e", "conftest.py"))
-e2e_harness = importlib.util.module_from_spec(_spec)
-sys.modules["e2e_harness"] = e2e_harness
-_spec.loader.exec_module(e2e_harness)
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 # The harness's fixtures, visible to this folder's tests.
-pg_server = e2e_harness.pg_server
-cluster_factory = e2e_harness.cluster_factory
+from harness.cluster import cluster_factory  # noqa: E402,F401
+from harness.paths import BIN  # noqa: E402,F401
+from harness.pg import pg_server  # noqa: E402,F401
 
 SEED = int(os.environ.get("CHAOS_SEED") or random.SystemRandom().randrange(1, 2 ** 31))
 KILLS = int(os.environ.get("CHAOS_KILLS") or 50)

@@ -19,7 +19,7 @@ from chaos_log import (allocations_and_terminations, counts, instances_not_termi
                        user_state_changes)
 from chaos_procs import scan
 from chaos_workload import ChaosFailure, ChaosRun
-from e2e_harness import BIN
+from harness import BIN
 
 HEARTBEAT = "agent_heartbeat_interval: 1s\nagent_missed_heartbeats: 2\n"
 # How long a stale run may still be seen beside its trial's next run: it

@@ -1,14 +1,15 @@
 """Fixtures for the Kubernetes suites: one test bed per session
-(k8s_bed.start_bed) whose process kubelet maps the chart's images to this
-build's det-master and to Debian's PostgreSQL (scripts/k8s-bed/images/)."""
+(harness.k8s_bed.start_bed, tests/harness/) whose process kubelet maps the chart's images to this
+build's det-master and to Debian's PostgreSQL (tests/k8s/bed/images/)."""
 import os
+import sys
 
 import pytest
 
-from k8s_bed import BED_DIR, ROOT, start_bed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-BUILD = os.path.abspath(os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build")))
-BIN = os.path.join(BUILD, "bin")
+from harness.k8s_bed import BED_DIR, start_bed  # noqa: E402
+from harness.paths import BIN, BUILD, ROOT  # noqa: E402,F401
 
 
 def kubelet_maps():
@@ -26,7 +27,7 @@ def bed():
 
 @pytest.fixture(scope="session")
 def helm_bin():
-    """helm from the bed's build (built once, cached: scripts/k8s-bed/build.sh)."""
+    """helm from the bed's build (built once, cached: tests/k8s/bed/build.sh)."""
     import subprocess
     out = subprocess.run([os.path.join(BED_DIR, "build.sh")], capture_output=True, text=True,
                          timeout=3600, check=True).stdout.strip()

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import BIN
-from k8s_bed import ROOT
+from harness.paths import ROOT
 from master_yaml import agent_master_yaml
 
 CHART = os.path.join(ROOT, "deploy", "helm", "determined")

@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from conftest import BIN
-from k8s_bed import ROOT, free_port, wait_until
+from harness.k8s_bed import ROOT, free_port, wait_until
 
 CHART = os.path.join(ROOT, "deploy", "helm", "determined")
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -1,9 +1,9 @@
-"""The process kubelet's stand-ins for a container (scripts/k8s-bed/pod_env.py)
+"""The process kubelet's stand-ins for a container (tests/k8s/bed/pod_env.py)
 as pure functions: $(VAR) expansion, mount-path and Service-name rewriting,
 resourceFieldRef values. No bed needed."""
 import pytest
 
-import k8s_bed  # noqa: F401 - puts scripts/k8s-bed on sys.path
+import harness.k8s_bed  # noqa: F401 - puts tests/k8s/bed on sys.path
 from pod_env import PodContext, PodError, expand, resource_value
 
 

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from k8s_bed import wait_until
+from harness.k8s_bed import wait_until
 
 NS = "default"
 PODS = "/api/v1/namespaces/%s/pods" % NS

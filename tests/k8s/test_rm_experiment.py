@@ -7,48 +7,29 @@ completion with metrics, checkpoints and logs; then the master SIGKILLed
 mid-trial and restarted (the Job re-attached, no second Job, a labelled
 leftover deleted, an unlabelled Job untouched).
 
-The bed comes from tests/k8s/k8s_bed.py (scripts/k8s-bed); before the
-branches carrying it are merged, K8S_BED_REPO names a checkout that has it.
+The bed and the master come from the shared harness (tests/harness/:
+k8s_bed, rm_master).
 """
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
-import urllib.error
 import urllib.request
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-BUILD = os.path.abspath(os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build")))
-BIN = os.path.join(BUILD, "bin")
-EXAMPLE = os.path.join(ROOT, "examples", "linear_regression")
-DET = shutil.which("det")
-BED_REPO = os.environ.get("K8S_BED_REPO", ROOT)
-sys.path.insert(0, os.path.join(BED_REPO, "tests", "k8s"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-
-try:
-    import k8s_bed  # noqa: E402
-except ImportError:  # the bed's branch is not here yet
-    k8s_bed = None
+from harness import k8s_bed
+from harness.paths import BIN, EXAMPLE
+from harness.pg import start_pg
+from harness.rm_master import DET, RmMaster
 
 pytestmark = [
-    pytest.mark.skipif(k8s_bed is None, reason="no test bed (tests/k8s/k8s_bed.py)"),
     pytest.mark.skipif(DET is None, reason="the det CLI is not installed"),
     pytest.mark.skipif(not os.path.exists(os.path.join(BIN, "det-master")),
                        reason="det-master is not built (set DET_BUILD_DIR)"),
 ]
-
-
-def free_port():
-    return k8s_bed.free_port()
 
 
 def wait_until(what, predicate, timeout=120.0):
@@ -66,86 +47,40 @@ def bed():
 
 @pytest.fixture(scope="module")
 def pg():
-    d = tempfile.mkdtemp(prefix="det-k8s-pg-")
-    url = subprocess.check_output([os.path.join(ROOT, "scripts", "pg.sh"), "start", d],
-                                  text=True).strip()
+    url, stop = start_pg("det-k8s-pg-")
     yield url
-    subprocess.call([os.path.join(ROOT, "scripts", "pg.sh"), "stop", d])
-    shutil.rmtree(d, ignore_errors=True)
+    stop()
 
 
-class Master:
-    """det-master whose resource manager is kubernetes, on the bed."""
-
-    def __init__(self, bed, pg_url, tmp, name):
-        self.bed, self.tmp = bed, tmp
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        self.ns = name.replace("_", "-")
-        self.cluster_id = "rm-" + self.ns
-        bed.kubectl("create", "namespace", self.ns)
-        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
-        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
-        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
-        self.ckpt = os.path.join(tmp, "checkpoints")
-        os.makedirs(self.ckpt, exist_ok=True)
-        self.config = os.path.join(tmp, "master.yaml")
-        with open(self.config, "w") as f:
-            f.write("""
-port: %d
-cluster_id: %s
-checkpoint_storage: {type: shared_fs, host_path: %s, storage_path: ckpt}
+RM_YAML = """
 resource_manager:
   type: kubernetes
-  default_namespace: %s
+  default_namespace: {ns}
   max_slots_per_pod: 2
   slot_type: cpu
-  slot_resource_requests: {cpu: 4}
-  kubeconfig_path: %s
+  slot_resource_requests: {{cpu: 4}}
+  kubeconfig_path: {kubeconfig}
   determined_master_host: 127.0.0.1
-  determined_master_port: %d
+  determined_master_port: {port}
 resource_pools:
   - pool_name: default
-    scheduler: {type: priority, preemption: true}
+    scheduler: {{type: priority, preemption: true}}
     task_container_defaults:
       cpu_pod_spec:
         spec:
-          nodeSelector: {det-bed: process}
-""" % (self.port, self.cluster_id, self.ckpt, self.ns, bed.kubeconfig, self.port))
-        self.log_path = os.path.join(tmp, "master.log")
-        self.home = os.path.join(tmp, "home")
-        os.makedirs(self.home, exist_ok=True)
-        self.proc = None
-        self.start()
+          nodeSelector: {{det-bed: process}}
+"""
 
-    def start(self):
-        log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(
-            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
-             "--listen", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT)
-        wait_until("det-master to answer /info", self._up, timeout=60)
 
-    def _up(self):
-        if self.proc.poll() is not None:
-            pytest.fail("det-master exited:\n" + self.log()[-3000:])
-        try:
-            urllib.request.urlopen(self.url + "/info", timeout=5).read()
-            return True
-        except (urllib.error.URLError, ConnectionError):
-            return False
+class Master(RmMaster):
+    """det-master whose resource manager is kubernetes, on the bed
+    (harness.rm_master), with one cpu pool on the process kubelet's nodes."""
 
-    def log(self):
-        with open(self.log_path) as f:
-            return f.read()
+    def __init__(self, bed, pg_url, tmp, name):
+        super().__init__(bed, pg_url, tmp, name, RM_YAML, wait_until)
 
     def det(self, *args):
-        env = dict(os.environ, DET_MASTER=self.url, HOME=self.home, DET_USER="admin",
-                   DET_PASS="", XDG_CONFIG_HOME=os.path.join(self.home, ".config"))
-        p = subprocess.run([DET] + list(args), env=env, capture_output=True, text=True,
-                           timeout=120)
-        assert p.returncode == 0, "det %s failed:\n%s%s" % (" ".join(args), p.stdout, p.stderr)
-        return p.stdout
+        return super().det(*args).stdout
 
     def api(self, path):
         token = json.loads(urllib.request.urlopen(urllib.request.Request(
@@ -162,20 +97,6 @@ resource_pools:
     def kill(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
-
-    def stop(self):
-        # det-master ends within seconds of SIGTERM. One still running 15 s
-        # later is a bug: it once waited, after logging "stopped", on the
-        # node watch's threads and on each pool's agent actor, which nothing
-        # ended, until killed.
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise AssertionError("det-master was still running 15 s after SIGTERM")
 
 
 def experiment_yaml(tmp, max_length=40, batch_delay=0.02, slots=1, name="k8s-e2e",

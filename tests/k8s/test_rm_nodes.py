@@ -12,22 +12,14 @@ on them, labelled for this suite's pool) and deletes them at the end.
 import json
 import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from harness import k8s_bed
+from harness.paths import EXAMPLE
+from harness.pg import start_pg
+from harness.rm_master import BIN, DET, RmMaster
 
-import k8s_bed  # noqa: E402
-from rm_master import BIN, DET, RmMaster  # noqa: E402
-
-EXAMPLE = os.path.join(ROOT, "examples", "linear_regression")
 LABEL = "det-nodes-e2e"
 
 pytestmark = [
@@ -84,12 +76,9 @@ def add_node(bed, name, gpus):
 
 @pytest.fixture(scope="module")
 def pg():
-    d = tempfile.mkdtemp(prefix="det-k8s-nodes-pg-")
-    url = subprocess.check_output([os.path.join(ROOT, "scripts", "pg.sh"), "start", d],
-                                  text=True).strip()
+    url, stop = start_pg("det-k8s-nodes-pg-")
     yield url
-    subprocess.call([os.path.join(ROOT, "scripts", "pg.sh"), "stop", d])
-    shutil.rmtree(d, ignore_errors=True)
+    stop()
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ aws pool pointed at the proxy, and an "instance runner" that plays the EC2
 instances moto pretends to launch: for every instance carrying the pool's
 tags it starts a real det-agent whose agent id is the instance id, and stops
 it when the instance is terminated (moto runs no user data). Every wait is
-bounded."""
-import importlib.util
+bounded. The master, database and waits are the shared harness's
+(tests/harness/); this adds what is aws-specific."""
 import os
 import signal
 import subprocess
@@ -18,16 +18,15 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-_spec = importlib.util.spec_from_file_location(
-    "e2e_conftest", os.path.join(HERE, "..", "e2e", "conftest.py"))
-e2e = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(e2e)
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 from fault_proxy import FaultProxy  # noqa: E402
+from harness.cluster import Cluster, experiment_yaml  # noqa: E402,F401
+from harness.master import admin_login, launch_master  # noqa: E402
+from harness.paths import BIN, ROOT  # noqa: E402,F401
+from harness.pg import fresh_database, pg_server  # noqa: E402,F401
+from harness.wait import free_port, wait_for  # noqa: E402
 
-BIN, ROOT = e2e.BIN, e2e.ROOT
-wait_for, free_port, experiment_yaml = e2e.wait_for, e2e.free_port, e2e.experiment_yaml
-pg_server = e2e.pg_server
 TAG_KEY = "managed_by"
 
 
@@ -152,7 +151,7 @@ class InstanceRunner:
             p.wait(timeout=10)
 
 
-class AwsCluster(e2e.Cluster):
+class AwsCluster(Cluster):
     """det-master with one aws pool "default" whose EC2 endpoint is the
     fault proxy in front of moto."""
 
@@ -164,9 +163,7 @@ class AwsCluster(e2e.Cluster):
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         self.tls, self.ssl, self.token = None, None, None
-        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
-        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
-        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
+        self.db = fresh_database(pg_url, name)
         self.work_dir = os.path.join(tmp, "instances")
         self.ckpt_dir = os.path.join(tmp, "checkpoints")
         os.makedirs(self.ckpt_dir, exist_ok=True)
@@ -238,11 +235,8 @@ resource_pools:
         self.start()
 
     def start(self, env=None, wait=True):
-        log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(
-            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
-             "--listen", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT, env=dict(self.env, **(env or {})))
+        self.proc = launch_master(self.config, self.db, self.port, self.log_path,
+                                  env=dict(self.env, **(env or {})))
         if wait:
             wait_for("det-master to answer /info", lambda: self._up(), timeout=60)
             self.login()
@@ -251,9 +245,7 @@ resource_pools:
         """The admin session every route but /info needs (kept across
         restarts: sessions are events)."""
         if self.token is None:
-            sys.path.insert(0, os.path.join(ROOT, "scripts"))
-            import submit  # scripts/submit.py: login()
-            self.token = submit.login(self.url, "admin", "")
+            self.token = admin_login(self.url)
 
     def run_instances(self):
         self.runner = InstanceRunner(self.ec2, self.tag_value, self.url, self.work_dir)

@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from e2e_conftest import EXAMPLE, ROOT, Cluster, experiment_yaml, wait_for
+from conftest import EXAMPLE, ROOT, Cluster, experiment_yaml, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DET = shutil.which("det")

@@ -8,30 +8,27 @@ import os
 import shutil
 import signal
 import subprocess
-import urllib.error
 import urllib.request
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-BUILD = os.path.abspath(os.environ.get("DET_BUILD_DIR", os.path.join(ROOT, "build")))
-BIN = os.path.join(BUILD, "bin")
+from harness.master import answers_info, launch_master
+from harness.paths import BIN, BUILD, ROOT  # noqa: F401
+from harness.pg import fresh_database
+from harness.wait import free_port
+
 DET = shutil.which("det")
 
 
 class RmMaster:
     def __init__(self, bed, pg_url, tmp, name, rm_yaml, wait_until):
         self.bed, self.tmp, self.wait_until = bed, tmp, wait_until
-        import k8s_bed
-        self.port = k8s_bed.free_port()
+        self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         self.ns = name.replace("_", "-")
         self.cluster_id = "rm-" + self.ns
         bed.kubectl("create", "namespace", self.ns)
-        self.db = pg_url.rsplit("/", 1)[0] + "/" + name
-        subprocess.check_call(["psql", pg_url, "-qc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name])
-        subprocess.check_call(["psql", pg_url, "-qc", "CREATE DATABASE %s" % name])
+        self.db = fresh_database(pg_url, name)
         self.ckpt = os.path.join(tmp, "checkpoints")
         os.makedirs(self.ckpt, exist_ok=True)
         self.config = os.path.join(tmp, "master.yaml")
@@ -48,21 +45,13 @@ class RmMaster:
         self.start()
 
     def start(self):
-        log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(
-            [os.path.join(BIN, "det-master"), "--config", self.config, "--db", self.db,
-             "--listen", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT)
+        self.proc = launch_master(self.config, self.db, self.port, self.log_path)
         self.wait_until("det-master to answer /info", self._up, timeout=60)
 
     def _up(self):
         if self.proc.poll() is not None:
             pytest.fail("det-master exited:\n" + self.log()[-3000:])
-        try:
-            urllib.request.urlopen(self.url + "/info", timeout=5).read()
-            return True
-        except (urllib.error.URLError, ConnectionError):
-            return False
+        return answers_info(self.url)
 
     def log(self):
         with open(self.log_path) as f:

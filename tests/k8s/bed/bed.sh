@@ -41,7 +41,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../../.." && pwd)
 cmd=${1:-}
 dir=${2:-${K8S_BED_DIR:-$repo/.run/k8s-bed}}
 log() { echo "k8s-bed: $*" >&2; }

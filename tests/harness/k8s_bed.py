@@ -1,43 +1,26 @@
-"""The Kubernetes test bed for pytest suites (scripts/k8s-bed/bed.sh): a
+"""The Kubernetes test bed for pytest suites (tests/k8s/bed/bed.sh): a
 real etcd, API server, controller-manager and scheduler, kwok's fake nodes
 and the process kubelet's nodes, all on free loopback ports in a temporary
 folder. Import start_bed() for a suite's own fixture, or use the `bed`
-fixture of tests/k8s/conftest.py.
+fixture of tests/k8s/conftest.py. Importing this module puts the bed's
+folder on sys.path (its kube_rest, pod_env, ... modules).
 
 The first start in a machine's life builds the programs (about 15 minutes on
-two cores, cached outside the repository: scripts/k8s-bed/build.sh)."""
+two cores, cached outside the repository: tests/k8s/bed/build.sh)."""
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BED_DIR = os.path.join(ROOT, "scripts", "k8s-bed")
+from harness.paths import K8S_BED_DIR, ROOT  # noqa: F401
+from harness.wait import free_port, wait_until  # noqa: F401
+
+BED_DIR = K8S_BED_DIR
 BED = os.path.join(BED_DIR, "bed.sh")
-sys.path.insert(0, BED_DIR)
+if BED_DIR not in sys.path:
+    sys.path.insert(0, BED_DIR)
 from kube_rest import Kube  # noqa: E402
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(what, predicate, timeout=60.0, interval=0.1):
-    """Polls predicate() until truthy (returned), at most `timeout` seconds;
-    raises TimeoutError naming `what`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError("timed out after %.0f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
 
 
 class Bed:
