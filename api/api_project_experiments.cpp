@@ -10,6 +10,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -341,6 +342,33 @@ void hparam_columns(const json& space, const std::string& prefix,
   }
 }
 
+/// Calls `metric(group, name, value)` for each metric of the latest
+/// training and validation reports of the project's trials, and
+/// `trial(t)` once per trial.
+void each_latest_metric(
+    const state::cluster_state& s, int64_t project_id,
+    const std::function<void(const char*, const std::string&, const json&)>&
+        metric,
+    const std::function<void(const state::trial_info&)>& trial = {}) {
+  for (const auto& [id, e] : s.experiments) {
+    if (e.project_id != project_id)
+      continue;
+    for (auto tid : e.trial_ids) {
+      auto t = state::find_trial(s, tid);
+      if (t == nullptr)
+        continue;
+      for (auto [group, latest] :
+           {std::pair{"training", &t->metrics.latest_training},
+            std::pair{"validation", &t->metrics.latest_validation}})
+        if (latest->is_object())
+          for (const auto& [k, v] : latest->items())
+            metric(group, k, v);
+      if (trial)
+        trial(*t);
+    }
+  }
+}
+
 json project_columns(const state::cluster_state& s, int64_t project_id) {
   if (!state::find_project(s, project_id))
     return nullptr;
@@ -374,22 +402,15 @@ json project_columns(const state::cluster_state& s, int64_t project_id) {
   std::map<std::string, const char*> hps;
   // group -> metric -> is a number
   std::map<std::string, std::map<std::string, bool>> metrics;
-  for (const auto& [id, e] : s.experiments) {
-    if (e.project_id != project_id)
-      continue;
-    hparam_columns(e.config.value("hyperparameters", json::object()), "", hps);
-    for (auto tid : e.trial_ids) {
-      auto t = state::find_trial(s, tid);
-      if (t == nullptr)
-        continue;
-      for (auto [group, latest] :
-           {std::pair{"training", &t->metrics.latest_training},
-            std::pair{"validation", &t->metrics.latest_validation}})
-        if (latest->is_object())
-          for (const auto& [k, v] : latest->items())
-            metrics[group][k] |= v.is_number();
-    }
-  }
+  for (const auto& [id, e] : s.experiments)
+    if (e.project_id == project_id)
+      hparam_columns(e.config.value("hyperparameters", json::object()), "",
+                     hps);
+  each_latest_metric(
+      s, project_id,
+      [&](const char* group, const std::string& name, const json& v) {
+        metrics[group][name] |= v.is_number();
+      });
   for (const auto& [group, names] : metrics) {
     const char* location = group == "training" ? "LOCATION_TYPE_TRAINING"
                                                : "LOCATION_TYPE_VALIDATIONS";
@@ -422,24 +443,16 @@ json metric_ranges(const state::cluster_state& s, int64_t project_id) {
       it->second.second = std::max(it->second.second, v);
     }
   };
-  for (const auto& [id, e] : s.experiments) {
-    if (e.project_id != project_id)
-      continue;
-    for (auto tid : e.trial_ids) {
-      auto t = state::find_trial(s, tid);
-      if (t == nullptr)
-        continue;
-      for (auto [group, latest] :
-           {std::pair{"training", &t->metrics.latest_training},
-            std::pair{"validation", &t->metrics.latest_validation}})
-        if (latest->is_object())
-          for (const auto& [k, v] : latest->items())
-            if (v.is_number())
-              see(std::string{group} + "." + k, v.get<double>());
-      if (t->metrics.best_validation)
-        see("searcherMetricsVal", *t->metrics.best_validation);
-    }
-  }
+  each_latest_metric(
+      s, project_id,
+      [&](const char* group, const std::string& name, const json& v) {
+        if (v.is_number())
+          see(std::string{group} + "." + name, v.get<double>());
+      },
+      [&](const state::trial_info& t) {
+        if (t.metrics.best_validation)
+          see("searcherMetricsVal", *t.metrics.best_validation);
+      });
   json out = json::array();
   for (const auto& [name, r] : ranges)
     out.push_back({{"metricsName", name}, {"min", r.first}, {"max", r.second}});

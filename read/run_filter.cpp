@@ -83,26 +83,28 @@ const std::map<std::string, run_column, std::less<>>& run_columns() {
   return cols;
 }
 
-/// LOCATION_TYPE_EXPERIMENT's columns that a run shows of its experiment.
+/// LOCATION_TYPE_EXPERIMENT's columns that a run shows of its experiment,
+/// each read as the run column it names.
 const std::map<std::string, run_column, std::less<>>& experiment_columns() {
-  static const std::map<std::string, run_column, std::less<>> cols{
-      {"id", [](const json& r) { return exp_field(r, "id"); }},
-      {"name", [](const json& r) { return exp_field(r, "name"); }},
-      {"description",
-       [](const json& r) { return exp_field(r, "description"); }},
-      {"tags", [](const json& r) { return run_field(r, "labels"); }},
-      {"searcherType",
-       [](const json& r) { return exp_field(r, "searcherType"); }},
-      {"searcherMetric",
-       [](const json& r) { return exp_field(r, "searcherMetric"); }},
-      {"resourcePool",
-       [](const json& r) { return exp_field(r, "resourcePool"); }},
-      {"progress", run_columns().at("experimentProgress")},
-      {"user", [](const json& r) { return run_field(r, "userId"); }},
-      {"projectId", [](const json& r) { return run_field(r, "projectId"); }},
-      {"forkedFrom", [](const json&) { return json(); }},
-      {"externalExperimentId", [](const json&) { return json(); }},
-  };
+  static const auto cols = [] {
+    std::map<std::string, run_column, std::less<>> out;
+    for (auto [name, as_run] :
+         std::initializer_list<std::pair<const char*, const char*>>{
+             {"id", "experimentId"},
+             {"name", "experimentName"},
+             {"description", "experimentDescription"},
+             {"tags", "tags"},
+             {"searcherType", "searcherType"},
+             {"searcherMetric", "searcherMetric"},
+             {"resourcePool", "resourcePool"},
+             {"progress", "experimentProgress"},
+             {"user", "user"},
+             {"projectId", "projectId"},
+             {"forkedFrom", "forkedFrom"},
+             {"externalExperimentId", "externalExperimentId"}})
+      out.emplace(name, run_columns().at(as_run));
+    return out;
+  }();
   return cols;
 }
 

@@ -28,6 +28,20 @@ nlohmann::json sizes_as_text(const nlohmann::json& resources) {
   return out;
 }
 
+/// The copies of checkpoint `uuid` of experiment `exp` into `out`, or why
+/// the event cannot apply.
+verdict checkpoint_copies(cluster_state& s, int64_t exp,
+                          const std::string& uuid,
+                          std::vector<checkpoint_info*>& out) {
+  if (s.experiments.count(exp) == 0)
+    return "unknown experiment " + std::to_string(exp);
+  out = copies_of(s, exp, uuid);
+  if (out.empty())
+    return "checkpoint " + quote(uuid) + " is not one of experiment "
+           + std::to_string(exp);
+  return {};
+}
+
 } // namespace
 
 verdict apply_one(cluster_state& s,
@@ -56,12 +70,10 @@ verdict apply_one(cluster_state& s,
 }
 
 verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev) {
-  if (s.experiments.count(ev.experiment_id) == 0)
-    return "unknown experiment " + std::to_string(ev.experiment_id);
-  auto copies = copies_of(s, ev.experiment_id, ev.uuid);
-  if (copies.empty())
-    return "checkpoint " + quote(ev.uuid) + " is not one of experiment "
-           + std::to_string(ev.experiment_id);
+  std::vector<checkpoint_info*> copies;
+  if (auto why = checkpoint_copies(s, ev.experiment_id, ev.uuid, copies);
+      !why.empty())
+    return why;
   if (!copies.front()->removing_files)
     return "checkpoint " + quote(ev.uuid) + " has no file removal under way";
   for (auto* c : copies) {
@@ -81,12 +93,10 @@ verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev) {
 }
 
 verdict apply_one(cluster_state& s, const checkpoint_metadata_set& ev) {
-  if (s.experiments.count(ev.experiment_id) == 0)
-    return "unknown experiment " + std::to_string(ev.experiment_id);
-  auto copies = copies_of(s, ev.experiment_id, ev.uuid);
-  if (copies.empty())
-    return "checkpoint " + quote(ev.uuid) + " is not one of experiment "
-           + std::to_string(ev.experiment_id);
+  std::vector<checkpoint_info*> copies;
+  if (auto why = checkpoint_copies(s, ev.experiment_id, ev.uuid, copies);
+      !why.empty())
+    return why;
   for (auto* c : copies) {
     auto files = c->metadata.is_object()
                      ? c->metadata.value("resources", nlohmann::json())
