@@ -27,11 +27,7 @@ def wait_until(what, predicate, timeout=60.0, interval=0.1):
 
 def wait_for(what, predicate, timeout=60.0, interval=0.2):
     """As wait_until, but fails the test naming `what` when time runs out."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail("timed out after %.0f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
+    try:
+        return wait_until(what, predicate, timeout, interval)
+    except TimeoutError as e:
+        pytest.fail(str(e))
