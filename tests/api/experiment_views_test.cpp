@@ -68,3 +68,30 @@ TEST_F(experiment_views, a_trials_log_retention_shows_once_set) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(experiment_views, restarts_show_at_most_max_restarts_as_upstream) {
+  // One failure with max_restarts 0: the trial errors, and shows 0
+  // restarts (upstream does not count the failure that ends it).
+  ASSERT_EQ(write("POST", "/api/v1/experiments",
+                  create_body(std::string{good_config} + "max_restarts: 0\n"))
+                .status,
+            200);
+  connect_agent("a1", 1);
+  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
+    return s.allocations.count("1.1") != 0;
+  }));
+  caf::anon_send(ctx->master, exited_atom::value, std::string{"1.1"},
+                 int32_t{1});
+  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
+    auto t = s.trials.find(1);
+    return t != s.trials.end()
+           && t->second.status == state::trial_status::errored;
+  }));
+  auto t = json::parse(call("GET", "/api/v1/trials/1").body)["trial"];
+  EXPECT_EQ(t["state"], "STATE_ERROR") << t.dump();
+  EXPECT_EQ(t["restarts"], 0) << t.dump();
+}
+
+} // namespace
