@@ -328,33 +328,36 @@ void stream_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
   auto q = query_of(req, res, fixed_group, true);
   if (!q)
     return;
-  with_reports(ctx, reader, res, *q,
-               [res, group = q->group, after = q->after_id](
-                   const std::vector<json>&,
-                   const std::vector<read::report_list>& lists) {
-                 constexpr size_t per_line = 1000;
-                 std::string body;
-                 std::string line;
-                 size_t in_line = 0;
-                 auto flush = [&] {
-                   body += R"({"result":{"metrics":[)" + line + "]}}\n";
-                   line.clear();
-                   in_line = 0;
-                 };
-                 for (const auto& l : lists)
-                   for (size_t i = 0; i < l.size(); ++i) {
-                     if (l[i].group != group || l[i].position <= after)
-                       continue;
-                     if (in_line != 0)
-                       line += ',';
-                     append_report(line, l[i]);
-                     if (++in_line == per_line)
-                       flush();
-                   }
-                 if (in_line != 0 || body.empty())
-                   flush();
-                 res.send_json(std::move(body));
-               });
+  with_reports(
+      ctx, reader, res, *q,
+      [res, group = q->group,
+       after = q->after_id](const std::vector<json>&,
+                            const std::vector<read::report_list>& lists) {
+        constexpr size_t per_line = 1000;
+        std::string body;
+        std::string line;
+        size_t in_line = 0;
+        auto flush = [&] {
+          body += R"({"result":{"metrics":[)" + line + "]}}\n";
+          line.clear();
+          in_line = 0;
+        };
+        for (const auto& l : lists) {
+          auto hidden = read::rolled_back(l);
+          for (size_t i = 0; i < l.size(); ++i) {
+            if (l[i].group != group || l[i].position <= after || hidden[i])
+              continue;
+            if (in_line != 0)
+              line += ',';
+            append_report(line, l[i]);
+            if (++in_line == per_line)
+              flush();
+          }
+        }
+        if (in_line != 0 || body.empty())
+          flush();
+        res.send_json(std::move(body));
+      });
 }
 
 /// One v1DownsampledMetrics: the sampled points of `group`, each with the
@@ -457,7 +460,10 @@ void workloads_route(const ctx_ptr& ctx,
         const auto& l = lists.front();
         const auto& cks = checkpoints.front();
         std::vector<entry> order;
+        auto hidden = read::rolled_back(l);
         for (size_t i = 0; i < l.size(); ++i) {
+          if (hidden[i])
+            continue;
           if (l[i].group == "training")
             order.push_back({l[i].steps, 0, i});
           else if (l[i].group == "validation")

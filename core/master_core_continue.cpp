@@ -13,6 +13,7 @@
 
 #include "core/experiment_searcher.hpp"
 #include "messages/errc.hpp"
+#include "policy/hyperparameters.hpp"
 #include "policy/log_policies.hpp"
 #include "state/queries.hpp"
 
@@ -146,6 +147,18 @@ decision master_core::continue_experiment(int64_t id,
   ev.progress = step.progress;
   ev.username = username;
   ev.at_us = now_us;
+  // A single-trial experiment runs the override's hyperparameters (its
+  // one trial; constants as written, a range drawn as a new trial's is).
+  auto space = ev.config.value("hyperparameters", nlohmann::json::object());
+  if (name == "single" && trial_ids.size() == 1
+      && space
+             != e->config.value("hyperparameters", nlohmann::json::object())) {
+    auto parsed = policy::parse_hyperparameters(space);
+    if (!parsed)
+      return refuse(errc::invalid_argument, render(parsed.error()));
+    policy::rng draw(cfg_.seed + static_cast<uint64_t>(id));
+    ev.trial_hparams = policy::sample(*parsed, draw);
+  }
   if (!emit(d, std::move(ev)))
     return d;
   searchers_.erase(id);

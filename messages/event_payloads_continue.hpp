@@ -16,6 +16,7 @@ template <class F> void fields(F& f, experiment_continued& x) {
   f.opt("progress", x.progress);
   f.opt("username", x.username);
   f.opt("at_us", x.at_us);
+  f.opt("trial_hparams", x.trial_hparams);
 }
 
 inline void validate(const experiment_continued& x) {
@@ -26,6 +27,11 @@ inline void validate(const experiment_continued& x) {
   for (auto id : x.trial_ids)
     if (id <= 0)
       throw field_error("field 'trial_ids': must be positive ids");
+  if (!x.trial_hparams.is_null()) {
+    require_object(x.trial_hparams, "field 'trial_hparams'");
+    if (x.trial_ids.size() != 1)
+      throw field_error("field 'trial_hparams': only for one trial");
+  }
 }
 
 } // namespace det::payload

@@ -29,6 +29,9 @@ struct experiment_continued {
   double progress = 0.0;
   std::string username;
   int64_t at_us = 0;
+  /// A single-trial experiment whose override changed its
+  /// hyperparameters: its trial's hparams from now on (null: unchanged).
+  nlohmann::json trial_hparams;
 };
 
 } // namespace det

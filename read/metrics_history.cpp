@@ -27,13 +27,44 @@ const metric_report& report_list::operator[](size_t i) const {
   return tail_[i - blocks_.size() * block_size];
 }
 
+std::vector<bool> rolled_back(const report_list& l) {
+  std::vector<bool> out(l.size(), false);
+  // Backwards: per group, the fewest steps of any later allocation's
+  // report, and of the allocation being walked (folded in when it
+  // changes; a trial's allocations follow each other in the log).
+  std::map<std::string, int64_t> later;
+  std::map<std::string, int64_t> current;
+  std::string walking;
+  for (size_t k = l.size(); k-- > 0;) {
+    const auto& r = l[k];
+    if (r.allocation_id != walking) {
+      for (const auto& [group, steps] : current) {
+        auto [it, fresh] = later.emplace(group, steps);
+        if (!fresh)
+          it->second = std::min(it->second, steps);
+      }
+      current.clear();
+      walking = r.allocation_id;
+    }
+    if (auto it = later.find(r.group);
+        it != later.end() && r.steps >= it->second)
+      out[k] = true;
+    auto [it, fresh] = current.emplace(r.group, r.steps);
+    if (!fresh)
+      it->second = std::min(it->second, r.steps);
+  }
+  return out;
+}
+
 std::vector<size_t> sample_reports(const report_list& l,
                                    const std::string& group, int64_t min_steps,
                                    int64_t max_steps, size_t max_points) {
   std::vector<size_t> match;
+  auto hidden = rolled_back(l);
   for (size_t i = 0; i < l.size(); ++i) {
     const auto& r = l[i];
-    if (r.group == group && r.steps >= min_steps && r.steps <= max_steps)
+    if (r.group == group && r.steps >= min_steps && r.steps <= max_steps
+        && !hidden[i])
       match.push_back(i);
   }
   if (match.size() <= max_points)

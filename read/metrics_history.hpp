@@ -66,10 +66,17 @@ private:
   size_t size_ = 0;
 };
 
+/// Which reports of `l` a later run of the trial rolled back, as upstream
+/// archives them: a report is rolled back when a report of the same group
+/// from a later allocation (the trial restarted, resumed or was continued
+/// from an earlier checkpoint) is at the same or fewer steps. What a
+/// restarted trial trains again is shown once, from the run that counts.
+std::vector<bool> rolled_back(const report_list& l);
+
 /// Which reports of `l` a chart of at most `max_points` shows: those of
-/// `group` with steps in [min_steps, max_steps], evenly spaced by index,
-/// the first and the last of them always included; all of them when they
-/// are no more than `max_points`.
+/// `group` with steps in [min_steps, max_steps], not rolled back, evenly spaced
+/// by index, the first and the last of them always included; all of them when
+/// they are no more than `max_points`.
 std::vector<size_t> sample_reports(const report_list& l,
                                    const std::string& group, int64_t min_steps,
                                    int64_t max_steps, size_t max_points);

@@ -266,6 +266,8 @@ verdict apply_one(cluster_state& s, const experiment_continued& ev) {
     t.restarts = 0;
     t.end_reason.clear();
     t.ended_at_us = 0;
+    if (!ev.trial_hparams.is_null())
+      t.hparams = ev.trial_hparams;
   }
   return {};
 }

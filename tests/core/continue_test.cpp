@@ -76,6 +76,40 @@ TEST(continue_experiment,
   EXPECT_TRUE(state::check_invariants(c.core->state()).empty());
 }
 
+TEST(continue_experiment, a_single_trial_runs_the_overrides_hyperparameters) {
+  cluster c;
+  auto cfg = experiment(10, 0); // no restarts
+  cfg["hyperparameters"] = {{"lr", 0.1}, {"actions", {{"0", {{"x", 1}}}}}};
+  c.run(c.core->create_experiment(cfg, "ann", true, false, c.now));
+  c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  c.run(c.core->allocation_running("1.1", c.now));
+  c.run(c.core->allocation_exited("1.1", 1, c.now));
+  ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
+  ASSERT_EQ(c.trial(1).hparams["actions"]["0"]["x"], 1);
+
+  // As `det e continue --config hyperparameters.actions...` sends it.
+  json changed{{"hyperparameters", {{"actions", {{"0", {{"x", 2}}}}}}}};
+  auto d = c.run(c.core->continue_experiment(1, changed, "ann", c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(c.trial(1).hparams,
+            (json{{"lr", 0.1}, {"actions", {{"0", {{"x", 2}}}}}}));
+  auto starts = effects_of<start_order>(d);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0].hparams["actions"]["0"]["x"], 2);
+  EXPECT_EQ(c.replayed(), c.core->state());
+
+  // Without a change of hyperparameters the event carries none.
+  c.run(c.core->allocation_running("1.2", c.now));
+  c.run(c.core->allocation_exited("1.2", 1, c.now));
+  ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
+  d = c.run(c.core->continue_experiment(1, longer(20), "ann", c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  auto ev = std::get_if<experiment_continued>(&d.events.front());
+  ASSERT_NE(ev, nullptr);
+  EXPECT_TRUE(ev->trial_hparams.is_null());
+  EXPECT_EQ(c.trial(1).hparams["actions"]["0"]["x"], 2);
+}
+
 TEST(continue_experiment, grid_continues_only_the_trial_that_did_not_complete) {
   cluster c;
   auto cfg = experiment(100, 0, 1, "grid");

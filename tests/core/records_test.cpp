@@ -91,12 +91,16 @@ TEST_F(records, names_are_unique_and_checked_at_the_boundary) {
                     {{"name", "x"}, {"defaultComputePool", "nope"}}, &why),
             errc::invalid_argument);
   EXPECT_NE(why.find("defaultComputePool"), std::string::npos) << why;
-  // Project names are unique within a workspace only.
-  rec("project.create", {{"workspaceId", 1}, {"name", "p"}});
+  // Project names are unique within a workspace only; none is made in the
+  // default workspace.
   EXPECT_EQ(refused("project.create", {{"workspaceId", 1}, {"name", "p"}}),
+            errc::invalid_argument);
+  rec("workspace.create", {{"name", "lab"}});
+  rec("project.create", {{"workspaceId", 2}, {"name", "p"}});
+  EXPECT_EQ(refused("project.create", {{"workspaceId", 2}, {"name", "p"}}),
             errc::conflict);
   EXPECT_FALSE(
-      rec("project.create", {{"workspaceId", 2}, {"name", "p"}}).refusal);
+      rec("project.create", {{"workspaceId", 3}, {"name", "p"}}).refusal);
   EXPECT_EQ(refused("project.create", {{"workspaceId", 9}, {"name", "q"}}),
             errc::not_found);
   EXPECT_EQ(refused("no.such", {}), errc::invalid_argument);

@@ -199,4 +199,39 @@ TEST(metrics_history, a_chart_samples_evenly_and_keeps_the_ends) {
 }
 
 } // namespace
+TEST(metrics_history, a_later_run_rolls_back_what_it_trains_again) {
+  // Run 1 reports steps 1, 2, 3 and fails; run 2 resumes from a
+  // checkpoint at step 2 (reports 3, 4); run 3 starts over from nothing
+  // (reports 1). Validation at step 3 of run 1 is rolled back by run 2's
+  // validation, not by its training.
+  fake_log log;
+  auto in_run = [](domain_event ev, const char* alloc) {
+    std::get<trial_metrics_reported>(ev).allocation_id = alloc;
+    return ev;
+  };
+  for (int64_t s : {1, 2, 3})
+    log.add(in_run(report(1, s), "1.1"));
+  log.add(in_run(report(1, 3, "validation"), "1.1"));
+  for (int64_t s : {3, 4})
+    log.add(in_run(report(1, s), "1.2"));
+  metrics_history h;
+  auto got = h.reports(1, log.loader());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(rolled_back(*got),
+            (std::vector<bool>{false, false, true, false, false, false}));
+  auto shown = sample_reports(*got, "training", 0, 1000000, 100);
+  std::vector<int64_t> steps;
+  for (auto i : shown)
+    steps.push_back((*got)[i].steps);
+  EXPECT_EQ(steps, (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ((*got)[shown[2]].allocation_id, "1.2");
+
+  log.add(in_run(report(1, 1), "1.3"));
+  metrics_history fresh;
+  got = fresh.reports(1, log.loader());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(rolled_back(*got),
+            (std::vector<bool>{true, true, true, false, true, true, false}));
+}
+
 } // namespace det::read
