@@ -4,8 +4,8 @@
 // call returns at once and hands its result to `done` exactly once, on any
 // thread (the provisioner actor turns it into a message to itself), so a
 // slow cloud never blocks an actor thread. Implementations: the local
-// provider (det-agent processes, cmd/det_master/local_provider) and the aws
-// provider (EC2 through aws/async_ec2, cmd/det_master/aws_provider).
+// provider (det-agent processes, provision/local_provider) and the aws
+// provider (EC2 through aws/async_ec2, provision/aws_provider).
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
