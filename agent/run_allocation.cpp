@@ -34,10 +34,9 @@ int run_allocation(const run_allocation_options& o) {
     return fail(o.start_file + ": not a start frame");
   const auto& s = frame->start;
   auto cluster = s.env.find("DET_CLUSTER_ID");
-  const char* rank = std::getenv("DET_POD_RANK");
   auto dir = prepare_pod_allocation_dir(
       o.work_dir, cluster != s.env.end() ? cluster->second : "", o.master_url,
-      s.allocation_id, rank != nullptr ? rank : "");
+      s.allocation_id, o.pod_rank);
   if (!dir)
     return fail("cannot prepare the allocation's folder: "
                 + render(dir.error()));
@@ -51,15 +50,13 @@ int run_allocation(const run_allocation_options& o) {
     return fail("cannot fetch the model definition: " + render(err));
   process_spec spec;
   spec.work_dir = *dir;
-  spec.env = trial_environment(s, o.master_url, o.checkpoint_dir,
-                               std::getenv("DET_POD_NAME") != nullptr
-                                   ? std::getenv("DET_POD_NAME")
-                                   : "");
+  spec.env = trial_environment(s, o.master_url, o.checkpoint_dir, o.pod_name);
   // A pod of a multi-pod allocation: its rank and the pod count (from the
   // Job's completion index and the pod spec; k8s/job_spec.cpp).
-  for (const char* k : {"DET_POD_RANK", "DET_NUM_PODS"})
-    if (const char* v = std::getenv(k); v != nullptr && *v != '\0')
-      spec.env[k] = v;
+  if (!o.pod_rank.empty())
+    spec.env["DET_POD_RANK"] = o.pod_rank;
+  if (!o.num_pods.empty())
+    spec.env["DET_NUM_PODS"] = o.num_pods;
   const char* pythonpath = std::getenv("PYTHONPATH");
   if (auto err = write_harness_files(*dir + ".run", spec.env,
                                      pythonpath ? pythonpath : ""))

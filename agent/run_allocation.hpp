@@ -21,6 +21,12 @@ struct run_allocation_options {
   std::string master_url;
   std::string work_dir = "/tmp/det-pod";
   std::string checkpoint_dir = "/tmp/determined-checkpoint";
+  /// The pod's own, from its Job (DET_POD_NAME, DET_POD_RANK, DET_NUM_PODS;
+  /// conf/env_overrides.hpp): "" when unset. Rank and count reach the
+  /// trial's environment when set.
+  std::string pod_name;
+  std::string pod_rank;
+  std::string num_pods;
 };
 
 /// Never throws; returns the process exit code (1 when the trial could not

@@ -3,7 +3,7 @@
 // Agents that are not det-agents: the machines another resource manager
 // runs trials on (Kubernetes nodes under resource_manager: {type:
 // kubernetes}). The resource manager implements node_agents (it watches the
-// nodes; cmd/det_master/k8s_nodes.cpp); the agent routes (GET /api/v1/agents
+// nodes; rm/k8s_nodes.cpp); the agent routes (GET /api/v1/agents
 // and /agents/{id}, POST .../enable and .../disable) use it instead of the
 // state's agents when api_context::nodes is set, so `det agent list`,
 // `det slot list` and `det agent disable NODE` work on nodes. The pool's

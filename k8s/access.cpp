@@ -187,14 +187,14 @@ in_cluster_access(const std::function<std::string(const char*)>& getenv,
   return out;
 }
 
-caf::expected<cluster_access> resolve_access(const std::string& path) {
+caf::expected<cluster_access> resolve_access(const std::string& path,
+                                             const std::string& sa_dir) {
   if (!path.empty())
     return load_kubeconfig(path);
   auto getenv = [](const char* name) {
     const char* v = std::getenv(name);
     return std::string{v == nullptr ? "" : v};
   };
-  auto sa_dir = getenv("DET_K8S_SA_DIR");
   if (sa_dir.empty())
     return in_cluster_access(getenv);
   return in_cluster_access(getenv, sa_dir);

@@ -64,9 +64,10 @@ in_cluster_access(const std::function<std::string(const char*)>& getenv,
                       "/var/run/secrets/kubernetes.io/serviceaccount");
 
 /// in_cluster_access with the process environment when kubeconfig_path is
-/// "" (the service-account folder from DET_K8S_SA_DIR when set, for a pod
-/// whose mounts live elsewhere), else load_kubeconfig(kubeconfig_path).
+/// "" (the service-account folder `sa_dir` when not "", for a pod whose
+/// mounts live elsewhere: DET_K8S_SA_DIR, conf/env_overrides.hpp), else
+/// load_kubeconfig(kubeconfig_path).
 [[nodiscard]] caf::expected<cluster_access>
-resolve_access(const std::string& kubeconfig_path);
+resolve_access(const std::string& kubeconfig_path, const std::string& sa_dir);
 
 } // namespace det::k8s

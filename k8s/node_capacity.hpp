@@ -5,7 +5,7 @@
 // against each pool's tolerations, its labels against the pool's
 // nodeSelector), each pool's capacity, and the coalescer that turns a
 // stream of node changes into few capacity events. Owned by the node
-// watcher (cmd/det_master/k8s_nodes.cpp), which locks around it; nothing
+// watcher (rm/k8s_nodes.cpp), which locks around it; nothing
 // here blocks or is thread-safe on its own.
 
 #include "k8s/cluster_view.hpp"

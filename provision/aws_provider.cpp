@@ -25,9 +25,8 @@ int64_t wall_us() {
 }
 
 /// The test-only crash hook (see the header).
-void maybe_crash_after(const char* call) {
-  auto v = std::getenv("DET_TEST_CRASH_AFTER");
-  if (v != nullptr && std::string{v} == call) {
+void maybe_crash_after(const std::string& hook, const char* call) {
+  if (!hook.empty() && hook == call) {
     log::critical() << "DET_TEST_CRASH_AFTER=" << call
                     << ": exiting before the result is recorded";
     _exit(70);
@@ -220,7 +219,7 @@ void aws_provider::launched(
     caf::expected<std::vector<Item>> res, IdOf id_of,
     std::vector<std::string> launch_result::*ids,
     const provider_done<caf::expected<launch_result>>& done) {
-  maybe_crash_after(crash_point);
+  maybe_crash_after(opts_.test_crash_after, crash_point);
   count(operation, static_cast<bool>(res));
   invalidate();
   if (!res) {

@@ -20,9 +20,10 @@
 //   listing tags them (CreateTags, one call for all) with the pool's tags.
 // - User data starts det-agent with the master URL, the pool, the agent
 //   token and the instance id (read from IMDSv2) as agent id.
-// - Test hook: DET_TEST_CRASH_AFTER=run_instances (or
-//   request_spot_instances) makes the process _exit(70) right after that
-//   call returned, before its result is recorded.
+// - Test hook: test_crash_after = run_instances (or
+//   request_spot_instances; DET_TEST_CRASH_AFTER, conf/env_overrides.hpp)
+//   makes the process _exit(70) right after that call returned, before its
+//   result is recorded.
 
 #include "aws/async_ec2.hpp"
 #include "conf/provider_config.hpp"
@@ -53,6 +54,8 @@ struct aws_provider_options {
   std::chrono::milliseconds consistency_grace{std::chrono::seconds{60}};
   /// DescribeInstances MaxResults (0 = EC2's default pages).
   int page_size = 1000;
+  /// The crash-recovery tests' hook (see above); "" never.
+  std::string test_crash_after;
 };
 
 /// The tag key of the pool name, of the cluster id and of the launch token.
@@ -117,6 +120,7 @@ private:
 } // namespace det::provision
 
 #include "aws/async_executor.hpp"
+#include "conf/env_overrides.hpp"
 #include "conf/master_config.hpp"
 
 namespace det::provision {
@@ -124,18 +128,19 @@ namespace det::provision {
 /// The aws provider of pool `rp`: region from the config or the credential
 /// chain's sources, endpoint from endpoint_url / AWS_ENDPOINT_URL, the
 /// master_url alias resolved through IMDS, a security group given by name
-/// resolved to its id (DescribeSecurityGroups). Tunables from the environment:
-/// DET_PROVISIONER_LIST_INTERVAL_MS, DET_PROVISIONER_ORPHAN_GRACE_MS,
-/// DET_PROVISIONER_PAGE_SIZE. Errors name the field that could not be used.
+/// resolved to its id (DescribeSecurityGroups). Tunables from the
+/// environment (`env`): the list interval, the orphan grace, the page size
+/// and the crash hook. Errors name the field that could not be used.
 caf::expected<std::shared_ptr<aws_provider>>
 make_aws_provider(const conf::resource_pool_config& rp,
                   const std::string& cluster_id, const std::string& agent_token,
-                  std::shared_ptr<aws::async_executor> executor);
+                  std::shared_ptr<aws::async_executor> executor,
+                  const conf::provisioner_env& env);
 
 /// Test and operator tunables of an aws pool's provisioner from the
-/// environment: DET_PROVISIONER_TICK_MS, DET_PROVISIONER_MAX_PER_LAUNCH,
-/// DET_PROVISIONER_MIN_GAP_MS, DET_PROVISIONER_WAKE (0: decide on the tick
-/// only, as before wakes existed; for comparisons).
-void tune_from_env(provisioner_options& po);
+/// environment (`env`): the tick, the most instances per launch, the least
+/// gap between decisions, and wake (false: decide on the tick only, as
+/// before wakes existed; for comparisons).
+void tune_from_env(provisioner_options& po, const conf::provisioner_env& env);
 
 } // namespace det::provision

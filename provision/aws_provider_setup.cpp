@@ -11,20 +11,9 @@
 #include "messages/errc.hpp"
 #include "net/http_client.hpp"
 
-#include <algorithm>
-#include <cstdlib>
-
 namespace det::provision {
 
 namespace {
-
-std::chrono::milliseconds env_ms(const char* name,
-                                 std::chrono::milliseconds fallback) {
-  auto v = std::getenv(name);
-  if (v == nullptr || *v == '\0')
-    return fallback;
-  return std::chrono::milliseconds{std::strtoll(v, nullptr, 10)};
-}
 
 /// The master URL with its IMDS alias (if any) resolved.
 caf::expected<std::string> resolve_master_url(const conf::master_address& a) {
@@ -62,7 +51,8 @@ caf::expected<std::string> resolve_master_url(const conf::master_address& a) {
 caf::expected<std::shared_ptr<aws_provider>>
 make_aws_provider(const conf::resource_pool_config& rp,
                   const std::string& cluster_id, const std::string& agent_token,
-                  std::shared_ptr<aws::async_executor> executor) {
+                  std::shared_ptr<aws::async_executor> executor,
+                  const conf::provisioner_env& env) {
   const auto& pc = rp.provider;
   aws_provider_options o;
   o.aws = pc.aws;
@@ -71,10 +61,10 @@ make_aws_provider(const conf::resource_pool_config& rp,
   o.agent_token = agent_token;
   o.agent_docker_image = pc.agent_docker_image;
   o.startup_script = pc.startup_script;
-  o.list_interval = env_ms("DET_PROVISIONER_LIST_INTERVAL_MS", o.list_interval);
-  o.orphan_grace = env_ms("DET_PROVISIONER_ORPHAN_GRACE_MS", o.orphan_grace);
-  if (auto v = std::getenv("DET_PROVISIONER_PAGE_SIZE"))
-    o.page_size = std::atoi(v);
+  o.list_interval = env.list_interval.value_or(o.list_interval);
+  o.orphan_grace = env.orphan_grace.value_or(o.orphan_grace);
+  o.page_size = env.page_size.value_or(o.page_size);
+  o.test_crash_after = env.test_crash_after;
   auto url = resolve_master_url(pc.master_url);
   if (!url)
     return std::move(url.error());
@@ -125,14 +115,11 @@ make_aws_provider(const conf::resource_pool_config& rp,
   return std::make_shared<aws_provider>(std::move(o), std::move(ec2));
 }
 
-void tune_from_env(provisioner_options& po) {
-  po.tick_interval = env_ms("DET_PROVISIONER_TICK_MS", po.tick_interval);
-  po.min_decision_gap =
-      env_ms("DET_PROVISIONER_MIN_GAP_MS", po.min_decision_gap);
-  if (auto v = std::getenv("DET_PROVISIONER_WAKE"); v != nullptr && *v)
-    po.wake_on_change = std::string{v} != "0";
-  if (auto v = std::getenv("DET_PROVISIONER_MAX_PER_LAUNCH"))
-    po.max_per_launch = std::max(1, std::atoi(v));
+void tune_from_env(provisioner_options& po, const conf::provisioner_env& env) {
+  po.tick_interval = env.tick.value_or(po.tick_interval);
+  po.min_decision_gap = env.min_gap.value_or(po.min_decision_gap);
+  po.wake_on_change = env.wake.value_or(po.wake_on_change);
+  po.max_per_launch = env.max_per_launch.value_or(po.max_per_launch);
 }
 
 } // namespace det::provision

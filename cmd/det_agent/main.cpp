@@ -14,6 +14,7 @@
 #include "agent/options.hpp"
 #include "agent/run_allocation.hpp"
 #include "agent/spot_notice.hpp"
+#include "conf/env_overrides.hpp"
 #include "net/http_client.hpp"
 #include "telemetry/cloudwatch_telemetry.hpp"
 #include "util/log.hpp"
@@ -28,6 +29,11 @@
 int main(int argc, char** argv) {
   using namespace det::agent;
   det::log::init("det-agent");
+  auto env = det::conf::read_agent_env(det::conf::process_env());
+  if (!env) {
+    std::cerr << "det-agent: " << det::render(env.error()) << "\n";
+    return 2;
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "--run-allocation") {
     run_allocation_options o;
@@ -52,6 +58,9 @@ int main(int argc, char** argv) {
       std::cerr << "det-agent: --run-allocation FILE needs --master-url URL\n";
       return 2;
     }
+    o.pod_name = env->pod_name;
+    o.pod_rank = env->pod_rank;
+    o.num_pods = env->num_pods;
     std::signal(SIGPIPE, SIG_IGN);
     return run_allocation(o);
   }
@@ -64,8 +73,7 @@ int main(int argc, char** argv) {
     std::cout << usage();
     return 0;
   }
-  auto settings = resolve_settings(
-      *parsed, [](const char* name) { return std::getenv(name); });
+  auto settings = resolve_settings(*parsed, det::conf::process_env());
   if (!settings) {
     std::cerr << "det-agent: " << det::render(settings.error()) << "\n";
     return 2;
@@ -105,10 +113,9 @@ int main(int argc, char** argv) {
     auto imds = std::make_shared<det::aws::imds_client>(
         det::aws::imds_config_from_env(det::aws::process_environment()),
         det::net::make_curl_http_client());
-    auto ms = std::getenv("DET_SPOT_NOTICE_INTERVAL_MS");
-    std::chrono::milliseconds every{ms ? std::atoll(ms) : 5000};
     watcher = std::make_unique<spot_notice_watcher>(
-        imds, every, [&a](const det::aws::spot_action& act) {
+        imds, env->spot_notice_interval,
+        [&a](const det::aws::spot_action& act) {
           det::log::info() << "spot interruption notice: " << act.action
                            << " at " << act.time << "; telling the master";
           a.notify(spot_interruption_frame(act));

@@ -5,6 +5,7 @@
 // Exit status: 0 on success, 1 when the master or database fails or refuses
 // (the reason on stderr), 2 on bad arguments.
 
+#include "conf/env_overrides.hpp"
 #include "conf/redact.hpp"
 #include "inspect/print.hpp"
 #include "inspect/source.hpp"
@@ -126,10 +127,11 @@ args parse(int argc, char** argv) {
   if (!a.limit_given)
     a.filter.limit = a.filter.from ? 1000 : 20;
   if (a.master.empty() && a.db.empty()) {
-    if (const char* m = std::getenv("DET_MASTER"))
-      a.master = m;
-    else if (const char* d = std::getenv("DET_DB_URL"))
-      a.db = d;
+    auto env = conf::read_inspect_env(conf::process_env());
+    if (!env.master.empty())
+      a.master = env.master;
+    else if (!env.db_url.empty())
+      a.db = env.db_url;
     else
       a.master = "http://127.0.0.1:8080";
   }

@@ -18,7 +18,6 @@
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/model_def_actor.hpp"
-#include "actors/provisioner_actor.hpp"
 #include "api/agent_ws.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
@@ -27,23 +26,22 @@
 #include "api/webhook_runtime.hpp"
 #include "api/webui_files.hpp"
 #include "aws/async_executor.hpp"
-#include "cmd/det_master/cloudwatch.hpp"
-#include "cmd/det_master/startup.hpp"
+#include "conf/env_overrides.hpp"
 #include "conf/redact.hpp"
 #include "conf/yaml_tree.hpp"
 #include "http/http_server.hpp"
-#include "k8s_nodes.hpp"
-#include "kubernetes_rm.hpp"
 #include "messages/errc.hpp"
-#include "provision/aws_provider.hpp"
 #include "provision/checkpoint_deleter.hpp"
 #include "provision/checkpoint_file_remover.hpp"
-#include "provision/local_provider.hpp"
 #include "read/read_model.hpp"
+#include "rm/core_settings.hpp"
+#include "rm/resource_manager.hpp"
 #include "state/queries.hpp"
 #include "store/cluster_secrets.hpp"
+#include "store/model_def_store.hpp"
 #include "store/pg_event_store.hpp"
 #include "store/recovery.hpp"
+#include "telemetry/master_cloudwatch.hpp"
 #include "util/cli.hpp"
 #include "util/log.hpp"
 
@@ -56,6 +54,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -135,342 +134,371 @@ int check_config(const args& a) {
   return 0;
 }
 
-int fail(const std::string& what) {
-  log::error() << what;
-  return 1;
-}
-
 std::string hostname() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
   return buf;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-  int exit_code = 0;
-  auto parsed = parse_args(argc, argv, exit_code);
-  if (!parsed)
-    return exit_code;
-  auto& a = *parsed;
-  if (a.check_config)
-    return check_config(a);
-  log::init("det-master");
-  // Every thread inherits this mask; main waits for the signals.
+/// SIGINT and SIGTERM, blocked in every thread started from here on; main
+/// waits for them.
+sigset_t block_stop_signals() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  return stop_signals;
+}
 
-  auto cfg = conf::load_master_config(a.config);
+/// Everything the master runs, filled in by the start-up steps below in
+/// their order. stop_master() is the one clean-up, of a failed start-up
+/// and of a shutdown alike. Declared so that the event log outlives the
+/// actor system (whose end waits for the writer) and the system outlives
+/// the handles.
+struct master_process {
+  args a;
+  std::string argv0;
+  conf::master_config cfg;
+  conf::master_env env;
+  std::string url;
+  std::unique_ptr<pg_event_store> store;
+  std::optional<state::cluster_state> st;
+  std::unique_ptr<model_def_store> defs;
+  std::string session_secret;
+  std::string webhook_key;
+  caf::actor_system_config sys_cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  event_writer_actor writer;
+  master_actor master;
+  std::string cluster_id;
+  std::string cluster_uuid;
+  std::string master_uuid;
+  std::shared_ptr<read::read_model> reads;
+  std::shared_ptr<read::metrics_history> history;
+  std::shared_ptr<api::webhook_runtime> webhooks;
+  std::shared_ptr<api::log_policy_runtime> log_policies;
+  std::shared_ptr<api::auth_directory> auth;
+  std::unique_ptr<telemetry::cloudwatch_telemetry> cloudwatch;
+  std::shared_ptr<api::trial_logs> logs;
+  std::shared_ptr<const api::session_tokens> tokens;
+  std::shared_ptr<api::api_context> ctx;
+  std::shared_ptr<api::agent_ws_context> ws_ctx;
+  std::unique_ptr<rm::resource_manager> rm;
+  std::unique_ptr<http::http_server> server;
+  uint16_t port = 0;
+  std::shared_ptr<aws::async_executor> gc_calls;
+  caf::actor gc;
+};
+
+/// A start-up step's outcome: nothing, or the line to log before exit 1.
+using failure = std::optional<std::string>;
+
+failure load_config(master_process& m) {
+  auto cfg = conf::load_master_config(m.a.config);
   if (!cfg)
-    return fail(render(cfg.error()));
-  if (a.port >= 0)
-    cfg->port = static_cast<uint16_t>(a.port);
-  log::init("det-master", cfg->log.color);
-  if (auto err = log::set_level(cfg->log.level))
-    return fail("log.level: " + *err);
-  log::info() << "config " << a.config << " loaded ("
-              << cfg->resource_pools.size() << " resource pools)";
-  auto url = a.db.empty() ? cfg->db.connection_url() : a.db;
+    return render(cfg.error());
+  m.cfg = std::move(*cfg);
+  if (m.a.port >= 0)
+    m.cfg.port = static_cast<uint16_t>(m.a.port);
+  log::init("det-master", m.cfg.log.color);
+  if (auto err = log::set_level(m.cfg.log.level))
+    return "log.level: " + *err;
+  log::info() << "config " << m.a.config << " loaded ("
+              << m.cfg.resource_pools.size() << " resource pools)";
+  m.url = m.a.db.empty() ? m.cfg.db.connection_url() : m.a.db;
+  return {};
+}
 
+/// The DET_* overrides (conf/env_overrides.hpp), read once.
+failure read_environment(master_process& m) {
+  auto env = conf::read_master_env(conf::process_env());
+  if (!env)
+    return conf::message_of(env.error());
+  m.env = std::move(*env);
+  return {};
+}
+
+failure open_event_log(master_process& m) {
   pg_store_options so;
-  so.url = url;
+  so.url = m.url;
   so.lock = lock_policy::wait;
   so.on_lock_wait = [](const std::string& who) { log::info() << who; };
   auto store = pg_event_store::open(so);
   if (!store)
-    return fail("cannot open the event log: " + render(store.error()));
+    return "cannot open the event log: " + render(store.error());
+  m.store = std::move(*store);
   log::info() << "event log opened as the writer";
   recovery_report rep;
-  auto st = recover(**store, true, &rep);
+  auto st = recover(*m.store, true, &rep);
   if (!st)
-    return fail("recovery failed: " + render(st.error()));
+    return "recovery failed: " + render(st.error());
   log::info() << "recovered state at position " << st->position << " (snapshot "
               << rep.snapshot_position << ", " << rep.events_replayed
               << " events replayed)";
-  auto defs = open_pg_model_def_store(url);
+  m.st = std::move(*st);
+  return {};
+}
+
+failure read_cluster_secrets(master_process& m) {
+  auto defs = open_pg_model_def_store(m.url);
   if (!defs)
-    return fail("cannot open the model definitions: " + render(defs.error()));
+    return "cannot open the model definitions: " + render(defs.error());
+  m.defs = std::move(*defs);
   // Agents always authenticate: without an agent_token in master.yaml the
   // cluster uses the one it generated on its first start (docs/security.md
   // says how an operator reads it).
-  if (cfg->agent_token.empty()) {
-    auto token = pg_cluster_secret(url, "agent_token", api::new_token);
+  if (m.cfg.agent_token.empty()) {
+    auto token = pg_cluster_secret(m.url, "agent_token", api::new_token);
     if (!token)
-      return fail("cannot read the cluster's agent token: "
-                  + render(token.error()));
-    cfg->agent_token = *token;
+      return "cannot read the cluster's agent token: " + render(token.error());
+    m.cfg.agent_token = *token;
     log::info() << "no agent_token in the config; agents must present the "
                    "cluster's generated token";
   }
   // The key of trials' session tokens: DET_SESSION_SECRET, else the
   // cluster's own, generated on its first start.
-  std::string secret;
-  if (auto env = std::getenv("DET_SESSION_SECRET"); env != nullptr && *env)
-    secret = env;
-  else if (auto s = pg_cluster_secret(url, "session_secret", api::new_token))
-    secret = *s;
+  if (!m.env.session_secret.empty())
+    m.session_secret = m.env.session_secret;
+  else if (auto s = pg_cluster_secret(m.url, "session_secret", api::new_token))
+    m.session_secret = *s;
   else
-    return fail("cannot read the cluster's session key: " + render(s.error()));
+    return "cannot read the cluster's session key: " + render(s.error());
+  // Webhooks sign with master.yaml's webhooks.signing_key, else the
+  // cluster's own, generated on its first start (never logged).
+  if (auto w = m.cfg.effective.find("webhooks");
+      w != m.cfg.effective.end() && w->is_object())
+    if (auto k = w->find("signing_key"); k != w->end() && k->is_string())
+      m.webhook_key = k->get<std::string>();
+  if (m.webhook_key.empty()) {
+    auto k = pg_cluster_secret(m.url, "webhook_signing_key", api::new_token);
+    if (!k)
+      return "cannot read the webhook signing key: " + render(k.error());
+    m.webhook_key = *k;
+  }
+  return {};
+}
 
-  caf::actor_system_config sys_cfg;
-  caf::actor_system sys{sys_cfg};
-  auto writer = spawn_event_writer(sys, **store, writer_mode::group_commit);
+/// The actor system, the event writer and the master, with what follows
+/// its durable events (the read model, metrics, webhooks, log policies,
+/// CloudWatch's gauges).
+failure start_actors(master_process& m) {
+  m.sys = std::make_unique<caf::actor_system>(m.sys_cfg);
+  m.writer = spawn_event_writer(*m.sys, *m.store, writer_mode::group_commit);
   master_options mo;
   mo.tick_interval = std::chrono::seconds{1};
-  auto core_cfg = master::core_config_from(*cfg, hostname(), getpid());
+  auto core_cfg = rm::core_config_from(m.cfg, hostname(), getpid());
   // Experiments the log shows created with their model definition still
   // pending (the previous master stopped in between): which are stored.
   core_cfg.model_definitions_stored.emplace();
-  for (const auto& [id, e] : st->experiments)
+  for (const auto& [id, e] : m.st->experiments)
     if (e.model_definition_pending && !state::is_terminal(e.status)
-        && (*defs)->get(id))
+        && m.defs->get(id))
       core_cfg.model_definitions_stored->insert(id);
-  auto cluster_id = core_cfg.cluster_id;
+  m.cluster_id = core_cfg.cluster_id;
   core_cfg.new_cluster_uuid = api::new_uuid();
   core_cfg.master_uuid = api::new_uuid();
   // /api/v1/master's clusterId: the log's UUID (made by its first master).
-  auto cluster_uuid =
-      st->cluster_uuid.empty() ? core_cfg.new_cluster_uuid : st->cluster_uuid;
-  auto master_uuid = core_cfg.master_uuid;
-  auto auth = std::make_shared<api::auth_directory>();
-  auth->load(*st);
+  m.cluster_uuid = m.st->cluster_uuid.empty() ? core_cfg.new_cluster_uuid
+                                              : m.st->cluster_uuid;
+  m.master_uuid = core_cfg.master_uuid;
+  m.auth = std::make_shared<api::auth_directory>();
+  m.auth->load(*m.st);
   // The read model starts from the recovered state and follows the log
   // as the master makes events durable (read/read_model.hpp).
   read::read_options ro;
-  if (auto n = std::getenv("DET_READ_REPLICAS"); n != nullptr && *n != '\0')
-    ro.replicas = static_cast<size_t>(std::max(1, std::atoi(n)));
-  auto reads = api::follow_master(mo, *st, ro);
-  auto history = api::follow_metrics(mo);
-  // Webhooks sign with master.yaml's webhooks.signing_key, else the
-  // cluster's own, generated on its first start (never logged).
-  std::string webhook_key;
-  if (auto w = cfg->effective.find("webhooks");
-      w != cfg->effective.end() && w->is_object())
-    if (auto k = w->find("signing_key"); k != w->end() && k->is_string())
-      webhook_key = k->get<std::string>();
-  if (webhook_key.empty()) {
-    auto k = pg_cluster_secret(url, "webhook_signing_key", api::new_token);
-    if (!k)
-      return fail("cannot read the webhook signing key: " + render(k.error()));
-    webhook_key = *k;
-  }
-  auto webhooks = api::follow_webhooks(mo, *st, webhook_key);
-  auto log_policies = api::follow_log_policies(mo, *st);
-  auto cloudwatch =
-      master::start_cloudwatch(cfg->cloudwatch, cluster_id, reads);
+  if (m.env.read_replicas)
+    ro.replicas = *m.env.read_replicas;
+  m.reads = api::follow_master(mo, *m.st, ro);
+  m.history = api::follow_metrics(mo);
+  m.webhooks = api::follow_webhooks(mo, *m.st, m.webhook_key);
+  m.log_policies = api::follow_log_policies(mo, *m.st);
+  auto cloudwatch = telemetry::start_master_cloudwatch(m.cfg.cloudwatch,
+                                                       m.cluster_id, m.reads);
   if (!cloudwatch)
-    return fail(render(cloudwatch.error()));
-  auto master_ref =
-      spawn_master(sys, writer, std::move(*st), std::move(core_cfg), mo);
+    return render(cloudwatch.error());
+  m.cloudwatch = std::move(*cloudwatch);
+  auto st = std::move(*m.st);
+  m.st.reset();
+  m.master =
+      spawn_master(*m.sys, m.writer, std::move(st), std::move(core_cfg), mo);
   // Fail-stop: a master that ends for any reason but our own shutdown (a
   // failed append above all) has state ahead of its log. It must not stay
   // up answering errors; exit at once and let the supervisor restart it,
   // and replay heals.
-  master_ref->attach_functor([](const caf::error& reason) {
+  m.master->attach_functor([](const caf::error& reason) {
     if (!reason || reason == caf::exit_reason::user_shutdown)
       return;
     log::error() << "the master stopped: " << render(reason)
                  << "; exiting so that a restart replays the log";
     std::_Exit(70);
   });
+  return {};
+}
 
-  auto tokens = std::make_shared<const api::session_tokens>(secret);
-  auto logs = std::make_shared<api::trial_logs>(1000);
-  auto scheme = cfg->tls.enabled() ? "https" : "http";
+/// What the routes and the agents' WebSocket share, and the users every
+/// cluster has.
+failure build_api_context(master_process& m) {
+  const auto& cfg = m.cfg;
+  m.tokens = std::make_shared<const api::session_tokens>(m.session_secret);
+  m.logs = std::make_shared<api::trial_logs>(1000);
+  auto scheme = cfg.tls.enabled() ? "https" : "http";
   auto local_url =
-      std::string{scheme} + "://127.0.0.1:" + std::to_string(cfg->port);
+      std::string{scheme} + "://127.0.0.1:" + std::to_string(cfg.port);
 
-  auto ctx = std::make_shared<api::api_context>();
-  ctx->master = master_ref;
-  ctx->reads = reads;
-  ctx->history = history;
-  ctx->bridge = api::spawn_api_bridge(sys);
-  ctx->model_defs = spawn_model_def_actor(sys, std::move(*defs));
-  ctx->logs = logs;
-  ctx->tokens = tokens;
-  ctx->auth = auth;
-  ctx->config = std::make_shared<conf::master_config>(*cfg);
-  ctx->experiment_defaults = conf::experiment_defaults_from(*cfg);
-  for (const auto& pool : cfg->resource_pools)
+  m.ctx = std::make_shared<api::api_context>();
+  auto& ctx = *m.ctx;
+  ctx.master = m.master;
+  ctx.reads = m.reads;
+  ctx.history = m.history;
+  ctx.bridge = api::spawn_api_bridge(*m.sys);
+  ctx.model_defs = spawn_model_def_actor(*m.sys, std::move(m.defs));
+  ctx.logs = m.logs;
+  ctx.tokens = m.tokens;
+  ctx.auth = m.auth;
+  ctx.config = std::make_shared<conf::master_config>(cfg);
+  ctx.experiment_defaults = conf::experiment_defaults_from(cfg);
+  for (const auto& pool : cfg.resource_pools)
     if (auto cap = conf::max_capacity(pool))
-      ctx->pool_capacities.emplace(pool.pool_name, *cap);
-  ctx->cluster_id = cluster_uuid;
-  ctx->master_id = master_uuid;
+      ctx.pool_capacities.emplace(pool.pool_name, *cap);
+  ctx.cluster_id = m.cluster_uuid;
+  ctx.master_id = m.master_uuid;
   // Upstream's clusterName: the configured cluster_name, "" when unset.
-  ctx->cluster_name = cfg->cluster_name;
-  ctx->db_url = url;
-  ctx->webhooks = webhooks;
+  ctx.cluster_name = cfg.cluster_name;
+  ctx.db_url = m.url;
+  ctx.webhooks = m.webhooks;
   // Record commands the runtimes decide to send (no answer awaited).
-  auto to_master = [m = master_ref](std::string op, nlohmann::json args) {
-    caf::anon_send(m, records_atom::value, std::move(op), args.dump(),
+  auto to_master = [master = m.master](std::string op, nlohmann::json args) {
+    caf::anon_send(master, records_atom::value, std::move(op), args.dump(),
                    std::string{});
   };
-  webhooks->set_command_sink(to_master);
-  log_policies->set_command_sink(to_master);
-  logs->set_observer(
-      [webhooks, log_policies](int64_t trial, const std::string& agent,
-                               const std::vector<std::string>& lines) {
-        webhooks->scan_log(trial, agent, lines);
-        log_policies->scan_log(trial, agent, lines);
-      });
-  webhooks->start();
+  m.webhooks->set_command_sink(to_master);
+  m.log_policies->set_command_sink(to_master);
+  m.logs->set_observer([webhooks = m.webhooks, log_policies = m.log_policies](
+                           int64_t trial, const std::string& agent,
+                           const std::vector<std::string>& lines) {
+    webhooks->scan_log(trial, agent, lines);
+    log_policies->scan_log(trial, agent, lines);
+  });
+  m.webhooks->start();
 
-  auto ws_ctx = std::make_shared<api::agent_ws_context>();
-  ws_ctx->sys = &sys;
-  ws_ctx->master = master_ref;
-  ws_ctx->logs = logs;
-  ws_ctx->tokens = tokens;
-  ws_ctx->start = {local_url, master::checkpoint_dir(*cfg), cluster_id};
-  ws_ctx->agent_token = cfg->agent_token;
-  ws_ctx->heartbeat_interval = cfg->agent_heartbeat_interval;
-  ws_ctx->missed_heartbeats = static_cast<int>(cfg->agent_missed_heartbeats);
+  m.ws_ctx = std::make_shared<api::agent_ws_context>();
+  auto& ws = *m.ws_ctx;
+  ws.sys = m.sys.get();
+  ws.master = m.master;
+  ws.logs = m.logs;
+  ws.tokens = m.tokens;
+  ws.start = {local_url, rm::checkpoint_dir(cfg), m.cluster_id};
+  ws.agent_token = cfg.agent_token;
+  ws.heartbeat_interval = cfg.agent_heartbeat_interval;
+  ws.missed_heartbeats = static_cast<int>(cfg.agent_missed_heartbeats);
 
   if (auto err =
-          api::ensure_default_users(sys, *ctx, cfg->initial_user_password);
-      !err.empty()) {
-    caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-    return fail(err);
-  }
-  // Under kubernetes the agent routes show the nodes (bound once the
-  // resource manager has started, below).
-  std::shared_ptr<master::node_agents_handle> k8s_nodes;
-  if (cfg->resource_manager_type == "kubernetes") {
-    ctx->nodes = k8s_nodes = std::make_shared<master::node_agents_handle>();
-    ctx->check_namespace = master::namespace_checker(cfg->kubernetes);
-  }
+          api::ensure_default_users(*m.sys, ctx, cfg.initial_user_password);
+      !err.empty())
+    return err;
+  return {};
+}
+
+/// The resource manager of master.yaml's type, and what the API shows of
+/// it (bound before the routes are made; it starts once the API serves).
+failure attach_resource_manager(master_process& m) {
+  m.rm = rm::make_resource_manager(m.cfg, m.env);
+  m.rm->attach_api(*m.ctx);
+  return {};
+}
+
+failure serve(master_process& m) {
+  const auto& cfg = m.cfg;
+  auto ctx = m.ctx;
   http::router routes;
   // det experiment delete-tb-files: blocking deletions on a thread of
   // their own.
   auto tb_calls = std::make_shared<aws::async_executor>(1, 256);
-  ctx->delete_tensorboard_files =
-      [tb_calls, cluster_id](int64_t id, nlohmann::json storage,
-                             std::function<void(std::string)> done) {
-        tb_calls->run<bool>(
-            [id, storage, cluster_id]() -> caf::expected<bool> {
-              if (auto err = delete_tensorboard_files(storage, cluster_id, id))
-                return err;
-              return true;
-            },
-            [done](caf::expected<bool> r) {
-              done(r ? std::string{} : render(r.error()));
-            });
-      };
+  ctx->delete_tensorboard_files = [tb_calls, cluster_id = m.cluster_id](
+                                      int64_t id, nlohmann::json storage,
+                                      std::function<void(std::string)> done) {
+    tb_calls->run<bool>(
+        [id, storage, cluster_id]() -> caf::expected<bool> {
+          if (auto err = delete_tensorboard_files(storage, cluster_id, id))
+            return err;
+          return true;
+        },
+        [done](caf::expected<bool> r) {
+          done(r ? std::string{} : render(r.error()));
+        });
+  };
   api::add_master_routes(routes, ctx);
-  {
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    auto dir = a.webui_dir.empty() ? api::default_webui_dir(exe) : a.webui_dir;
-    if (dir.empty()) {
-      log::warn() << "WebUI: no built bundle found (make builds it); "
-                     "GET /det/ answers 404";
-    } else if (auto bundle = api::webui_bundle::load(dir)) {
-      log::info() << "WebUI: " << bundle->file_count() << " files from " << dir;
-      api::add_webui_routes(routes, std::make_shared<const api::webui_bundle>(
-                                        std::move(*bundle)));
-    } else {
-      caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-      return fail(render(bundle.error()));
-    }
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  auto dir =
+      m.a.webui_dir.empty() ? api::default_webui_dir(exe) : m.a.webui_dir;
+  if (dir.empty()) {
+    log::warn() << "WebUI: no built bundle found (make builds it); "
+                   "GET /det/ answers 404";
+  } else if (auto bundle = api::webui_bundle::load(dir)) {
+    log::info() << "WebUI: " << bundle->file_count() << " files from " << dir;
+    api::add_webui_routes(
+        routes, std::make_shared<const api::webui_bundle>(std::move(*bundle)));
+  } else {
+    return render(bundle.error());
   }
   http::server_config sc;
-  sc.address = a.listen;
-  sc.port = cfg->port;
+  sc.address = m.a.listen;
+  sc.port = cfg.port;
   sc.threads = 2;
   // Missed heartbeats, not the socket's idle timer, end a silent agent.
   sc.ws_idle_timeout = std::max<std::chrono::milliseconds>(
       sc.ws_idle_timeout,
-      2 * cfg->agent_heartbeat_interval * cfg->agent_missed_heartbeats);
+      2 * cfg.agent_heartbeat_interval * cfg.agent_missed_heartbeats);
   // Room for the largest model directory, base64-encoded in JSON.
-  auto model_bytes = static_cast<size_t>(cfg->max_model_definition_bytes);
+  auto model_bytes = static_cast<size_t>(cfg.max_model_definition_bytes);
   sc.body_limit =
       api::request_body_limit("POST", "/api/v1/experiments", true, model_bytes);
   sc.body_limit_for = [model_bytes](std::string_view method,
                                     std::string_view path, bool authorized) {
     return api::request_body_limit(method, path, authorized, model_bytes);
   };
-  if (cfg->tls.enabled())
-    sc.tls = http::tls_config{cfg->tls.cert, cfg->tls.key};
-  http::http_server server{sc, std::move(routes)};
-  server.add_websocket("/agents/ws", api::agent_ws_handler(ws_ctx),
-                       api::agent_ws_authorizer(ws_ctx));
-  auto port = server.start();
-  if (!port) {
-    caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-    return fail("cannot serve on " + a.listen + ":" + std::to_string(cfg->port)
-                + ": " + render(port.error()));
-  }
-  log::info() << "serving " << scheme << " on " << a.listen << ":" << *port;
+  if (cfg.tls.enabled())
+    sc.tls = http::tls_config{cfg.tls.cert, cfg.tls.key};
+  m.server = std::make_unique<http::http_server>(sc, std::move(routes));
+  m.server->add_websocket("/agents/ws", api::agent_ws_handler(m.ws_ctx),
+                          api::agent_ws_authorizer(m.ws_ctx));
+  auto port = m.server->start();
+  if (!port)
+    return "cannot serve on " + m.a.listen + ":" + std::to_string(cfg.port)
+           + ": " + render(port.error());
+  m.port = *port;
+  log::info() << "serving " << (cfg.tls.enabled() ? "https" : "http") << " on "
+              << m.a.listen << ":" << m.port;
+  return {};
+}
 
-  std::shared_ptr<master::kubernetes_rm> k8s_rm;
-  if (cfg->resource_manager_type == "kubernetes") {
-    master::kubernetes_rm_options ko;
-    ko.sys = &sys;
-    ko.master = master_ref;
-    ko.logs = logs;
-    ko.tokens = tokens;
-    ko.start = {cfg->kubernetes.task_master_url(*port),
-                master::checkpoint_dir(*cfg), cluster_id};
-    ko.cluster_id = cluster_id;
-    ko.nodes = k8s_nodes;
-    auto rm = master::start_kubernetes_rm(*cfg, ko);
-    if (!rm) {
-      server.stop(std::chrono::seconds{2});
-      caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-      return fail(render(rm.error()));
-    }
-    k8s_rm = *rm;
-  }
-  std::vector<caf::actor> provisioners;
-  auto bin_dir = std::filesystem::path{argv[0]}.parent_path().string();
-  // The cluster's identity on a shared host (local pools' folders): made
-  // once, kept in its database, so two clusters with one cluster id on one
-  // host still never take each other's folders.
-  std::string host_owner;
-  for (const auto& rp : cfg->resource_pools) {
-    if (rp.provider.type != conf::provider_type::local || !host_owner.empty())
-      continue;
-    auto owner = pg_cluster_secret(url, "host_owner", api::new_token);
-    if (!owner) {
-      server.stop(std::chrono::seconds{2});
-      caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-      return fail("cannot read the cluster's host owner id: "
-                  + render(owner.error()));
-    }
-    host_owner = *owner;
-  }
-  for (const auto& rp : cfg->resource_pools) {
-    if (rp.provider.type != conf::provider_type::local)
-      continue;
-    provision::local_provider_options lo;
-    lo.local = rp.provider.local;
-    lo.pool = rp.pool_name;
-    lo.master_url =
-        std::string{scheme} + "://127.0.0.1:" + std::to_string(*port);
-    lo.agent_token = cfg->agent_token;
-    lo.bin_dir = bin_dir;
-    lo.cluster_id = cluster_id;
-    lo.owner = host_owner;
-    provisioner_options po;
-    po.pool = rp.pool_name;
-    po.cluster_id = cluster_id;
-    po.slots_per_instance = rp.provider.slots_per_instance();
-    provisioners.push_back(spawn_provisioner(
-        sys, master_ref, std::make_shared<provision::local_provider>(lo), po));
-    log::info() << "local provisioner for pool " << rp.pool_name << " started";
-  }
-  // Checkpoint GC: deletions (S3 calls, folder removal) block, so they run
-  // on a thread of their own, never on an actor's.
-  auto gc_calls = std::make_shared<aws::async_executor>(1, 4096);
+failure start_resource_manager(master_process& m) {
+  rm::rm_context rc;
+  rc.sys = m.sys.get();
+  rc.master = m.master;
+  rc.logs = m.logs;
+  rc.tokens = m.tokens;
+  rc.cluster_id = m.cluster_id;
+  rc.db_url = m.url;
+  rc.scheme = m.cfg.tls.enabled() ? "https" : "http";
+  rc.port = m.port;
+  rc.bin_dir = std::filesystem::path{m.argv0}.parent_path().string();
+  if (auto err = m.rm->start(rc))
+    return conf::message_of(err);
+  return {};
+}
+
+/// Checkpoint GC: deletions (S3 calls, folder removal) block, so they run
+/// on a thread of their own, never on an actor's.
+failure start_checkpoint_gc(master_process& m) {
+  m.gc_calls = std::make_shared<aws::async_executor>(1, 4096);
   checkpoint_gc_options gco;
-  if (auto ms = std::getenv("DET_CHECKPOINT_GC_INTERVAL_MS");
-      ms != nullptr && *ms != '\0')
-    gco.tick_interval = std::chrono::milliseconds{std::max(50, std::atoi(ms))};
-  gco.run = [gc_calls, del = make_checkpoint_deleter()](
+  if (m.env.checkpoint_gc_interval)
+    gco.tick_interval = *m.env.checkpoint_gc_interval;
+  gco.run = [gc_calls = m.gc_calls, del = make_checkpoint_deleter()](
                 checkpoint_deletion d, std::function<void(caf::error)> done) {
     gc_calls->run<bool>(
         [del, d]() -> caf::expected<bool> {
@@ -481,64 +509,88 @@ int main(int argc, char** argv) {
         [done](caf::expected<bool> r) { done(r ? caf::error{} : r.error()); });
   };
   gco.remove_files =
-      [gc_calls, rm = make_checkpoint_file_remover()](
+      [gc_calls = m.gc_calls, remover = make_checkpoint_file_remover()](
           checkpoint_file_removal r,
           std::function<void(caf::expected<nlohmann::json>)> done) {
-        gc_calls->run<nlohmann::json>([rm, r] { return rm(r); },
+        gc_calls->run<nlohmann::json>([remover, r] { return remover(r); },
                                       std::move(done));
       };
-  gco.expire_logs = [logs](std::vector<int64_t> ids) { logs->erase(ids); };
-  auto gc_ref = spawn_checkpoint_gc(sys, master_ref, std::move(gco));
+  gco.expire_logs = [logs = m.logs](std::vector<int64_t> ids) {
+    logs->erase(ids);
+  };
+  m.gc = spawn_checkpoint_gc(*m.sys, m.master, std::move(gco));
+  return {};
+}
 
-  std::shared_ptr<aws::async_executor> aws_calls;
-  for (const auto& rp : cfg->resource_pools) {
-    if (rp.provider.type != conf::provider_type::aws)
-      continue;
-    if (!aws_calls)
-      aws_calls = std::make_shared<aws::async_executor>(4);
-    auto prov = provision::make_aws_provider(rp, cluster_id, cfg->agent_token,
-                                             aws_calls);
-    if (!prov) {
-      log::error() << "pool " << rp.pool_name << ": " << render(prov.error());
-      continue;
-    }
-    provisioner_options po;
-    po.pool = rp.pool_name;
-    po.cluster_id = cluster_id;
-    po.slots_per_instance = rp.provider.slots_per_instance();
-    provision::tune_from_env(po);
-    provisioners.push_back(spawn_provisioner(sys, master_ref, *prov, po));
-    log::info() << "aws provisioner for pool " << rp.pool_name
-                << " started (instance type " << rp.provider.aws.instance_type
-                << (rp.provider.aws.spot ? ", spot" : "") << ")";
-  }
+/// The steps of start-up, in order; the first failure ends it.
+failure start_master(master_process& m) {
+  using step = failure (*)(master_process&);
+  for (step s :
+       {load_config, read_environment, open_event_log, read_cluster_secrets,
+        start_actors, build_api_context, attach_resource_manager, serve,
+        start_resource_manager, start_checkpoint_gc})
+    if (auto why = s(m))
+      return why;
+  return {};
+}
 
+void wait_for_stop(const sigset_t& stop_signals) {
   int sig = 0;
   sigwait(&stop_signals, &sig);
   log::info() << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down";
-  server.stop(std::chrono::seconds{2});
-  for (auto& p : provisioners)
-    caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
-  master::stop_kubernetes_rm(k8s_rm);
-  // The API's handle is the node watch's last owner: unbound, the watch
-  // stops and joins its threads now, while the actor system still runs
-  // (its flusher may be in a request to a pool's agent). Left bound, the
-  // actor system's end waited on it until a supervisor's SIGKILL.
-  if (k8s_nodes)
-    k8s_nodes->bind(nullptr);
-  caf::anon_send_exit(gc_ref, caf::exit_reason::user_shutdown);
-  gc_calls->shutdown();
-  if (aws_calls)
-    aws_calls->shutdown();
-  webhooks->stop();
-  caf::anon_send_exit(ctx->bridge, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(ctx->model_defs, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(master_ref, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(writer, caf::exit_reason::user_shutdown);
-  ctx.reset();
-  ws_ctx.reset();
-  log::info() << "stopped";
-  if (*cloudwatch)
-    (*cloudwatch)->stop();
+}
+
+/// The one clean-up: ends what start_master started, the API first (no
+/// new requests), then the resource manager (its threads joined while
+/// the actor system still runs), the checkpoint GC, the runtimes and the
+/// actors; what never started is skipped. CloudWatch goes last so that it
+/// ships the final lines.
+void stop_master(master_process& m, bool log_stopped) {
+  if (m.server)
+    m.server->stop(std::chrono::seconds{2});
+  if (m.rm)
+    m.rm->stop();
+  if (m.gc)
+    caf::anon_send_exit(m.gc, caf::exit_reason::user_shutdown);
+  if (m.gc_calls)
+    m.gc_calls->shutdown();
+  if (m.ctx) {
+    m.webhooks->stop();
+    caf::anon_send_exit(m.ctx->bridge, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(m.ctx->model_defs, caf::exit_reason::user_shutdown);
+  }
+  if (m.master)
+    caf::anon_send_exit(m.master, caf::exit_reason::user_shutdown);
+  if (m.writer)
+    caf::anon_send_exit(m.writer, caf::exit_reason::user_shutdown);
+  m.ctx.reset();
+  m.ws_ctx.reset();
+  if (log_stopped)
+    log::info() << "stopped";
+  if (m.cloudwatch)
+    m.cloudwatch->stop();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int exit_code = 0;
+  auto parsed = parse_args(argc, argv, exit_code);
+  if (!parsed)
+    return exit_code;
+  if (parsed->check_config)
+    return check_config(*parsed);
+  log::init("det-master");
+  auto stop_signals = block_stop_signals();
+  master_process m;
+  m.a = std::move(*parsed);
+  m.argv0 = argv[0];
+  if (auto why = start_master(m)) {
+    log::error() << *why;
+    stop_master(m, false);
+    return 1;
+  }
+  wait_for_stop(stop_signals);
+  stop_master(m, true);
   return 0;
 }

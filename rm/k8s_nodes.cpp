@@ -1,4 +1,4 @@
-#include "k8s_nodes.hpp"
+#include "rm/k8s_nodes.hpp"
 
 #include "k8s/job_spec.hpp"
 #include "k8s/watch.hpp"
@@ -7,7 +7,7 @@
 #include "util/serial_worker.hpp"
 #include "util/time_text.hpp"
 
-namespace det::master {
+namespace det::rm {
 
 using nlohmann::json;
 
@@ -229,4 +229,4 @@ void node_agents_handle::set_enabled(const std::string& id, bool enabled,
   n->set_enabled(id, enabled, std::move(done));
 }
 
-} // namespace det::master
+} // namespace det::rm

@@ -13,13 +13,13 @@
 #include <memory>
 #include <string>
 
-namespace det::master {
+namespace det::telemetry {
 
 /// Null when cloudwatch.enabled is false; an error naming the field when
 /// the region or the credentials cannot be found.
-[[nodiscard]] caf::expected<std::unique_ptr<telemetry::cloudwatch_telemetry>>
-start_cloudwatch(const conf::cloudwatch_config& cfg,
-                 const std::string& cluster_id,
-                 std::shared_ptr<read::read_model> reads);
+[[nodiscard]] caf::expected<std::unique_ptr<cloudwatch_telemetry>>
+start_master_cloudwatch(const conf::cloudwatch_config& cfg,
+                        const std::string& cluster_id,
+                        std::shared_ptr<read::read_model> reads);
 
-} // namespace det::master
+} // namespace det::telemetry

@@ -30,7 +30,7 @@ namespace det::util {
 class serial_worker;
 }
 
-namespace det::master {
+namespace det::rm {
 
 struct node_watch_options {
   std::shared_ptr<k8s::api_client> client;
@@ -105,4 +105,4 @@ private:
   std::shared_ptr<api::node_agents> nodes_;
 };
 
-} // namespace det::master
+} // namespace det::rm

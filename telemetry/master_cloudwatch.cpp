@@ -1,17 +1,17 @@
-#include "cmd/det_master/cloudwatch.hpp"
+#include "telemetry/master_cloudwatch.hpp"
 
 #include "telemetry/cluster_gauges.hpp"
 
 #include <future>
 
-namespace det::master {
+namespace det::telemetry {
 
-caf::expected<std::unique_ptr<telemetry::cloudwatch_telemetry>>
-start_cloudwatch(const conf::cloudwatch_config& cfg,
-                 const std::string& cluster_id,
-                 std::shared_ptr<read::read_model> reads) {
+caf::expected<std::unique_ptr<cloudwatch_telemetry>>
+start_master_cloudwatch(const conf::cloudwatch_config& cfg,
+                        const std::string& cluster_id,
+                        std::shared_ptr<read::read_model> reads) {
   if (!cfg.enabled)
-    return std::unique_ptr<telemetry::cloudwatch_telemetry>{};
+    return std::unique_ptr<cloudwatch_telemetry>{};
   // Runs on the publisher's thread: a read on a replica, waited for at
   // most 5 s (a busy replica costs one round of gauges, never the API).
   auto gauges = [reads, cluster_id](int64_t now) {
@@ -20,15 +20,15 @@ start_cloudwatch(const conf::cloudwatch_config& cfg,
     reads->read(
         0, std::chrono::steady_clock::now() + std::chrono::seconds{5},
         [out, cluster_id, now](const read::read_view& v) {
-          out->set_value(telemetry::cluster_gauges(v.state, cluster_id, now));
+          out->set_value(cluster_gauges(v.state, cluster_id, now));
         },
         [out](int64_t, const std::string&) { out->set_value({}); });
     if (fut.wait_for(std::chrono::seconds{6}) != std::future_status::ready)
       return std::vector<aws::metric_datum>{};
     return fut.get();
   };
-  return telemetry::cloudwatch_telemetry::start(
-      cfg, {"det-master", cluster_id, "master"}, gauges);
+  return cloudwatch_telemetry::start(cfg, {"det-master", cluster_id, "master"},
+                                     gauges);
 }
 
-} // namespace det::master
+} // namespace det::telemetry

@@ -1,9 +1,12 @@
-#include "kubernetes_rm.hpp"
+#include "rm/kubernetes_rm.hpp"
 
 #include "actors/agent_actor.hpp"
+#include "api/master_api.hpp"
+#include "api/views.hpp"
 #include "k8s/job_runner.hpp"
-#include "k8s_nodes.hpp"
 #include "messages/priority.hpp"
+#include "rm/core_settings.hpp"
+#include "rm/k8s_nodes.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
 #include "util/log.hpp"
@@ -17,9 +20,23 @@
 #include <map>
 #include <mutex>
 
-namespace det::master {
+namespace det::rm {
 
 using nlohmann::json;
+
+struct kubernetes_rm_options {
+  caf::actor_system* sys = nullptr;
+  master_actor master;
+  std::shared_ptr<api::trial_logs> logs;
+  std::shared_ptr<const api::session_tokens> tokens;
+  /// master_url here is the one pods reach (task_master_url).
+  api::start_context start;
+  std::string cluster_id;
+  /// DET_K8S_SA_DIR (conf/env_overrides.hpp); "" = the default folder.
+  std::string sa_dir;
+  /// Bound to the node watch once started (the API's nodes as agents).
+  std::shared_ptr<node_agents_handle> nodes;
+};
 
 namespace {
 
@@ -122,7 +139,8 @@ int64_t slots_per_pod(int64_t slots, int64_t max_slots_per_pod) {
 
 } // namespace
 
-class kubernetes_rm {
+/// What a started manager runs: the pools' virtual agents and the watch.
+class kubernetes_pools {
 public:
   std::vector<std::shared_ptr<pool_bridge>> pools;
   std::shared_ptr<node_watch> nodes;
@@ -224,11 +242,13 @@ caf::behavior connection(caf::event_based_actor* self,
 
 } // namespace
 
-caf::expected<std::shared_ptr<kubernetes_rm>>
-start_kubernetes_rm(const conf::master_config& cfg,
-                    const kubernetes_rm_options& opts) {
+namespace {
+
+caf::expected<std::shared_ptr<kubernetes_pools>>
+start_kubernetes_pools(const conf::master_config& cfg,
+                       const kubernetes_rm_options& opts) {
   const auto& kc = cfg.kubernetes;
-  auto access = k8s::resolve_access(kc.kubeconfig_path);
+  auto access = k8s::resolve_access(kc.kubeconfig_path, opts.sa_dir);
   if (!access)
     return access.error();
   auto client = k8s::make_curl_api_client(*access);
@@ -237,7 +257,7 @@ start_kubernetes_rm(const conf::master_config& cfg,
   if (!nodes)
     return make_error(errc::remote_error, "kubernetes: cannot list nodes: "
                                               + render(nodes.error()));
-  auto rm = std::make_shared<kubernetes_rm>();
+  auto rm = std::make_shared<kubernetes_pools>();
   node_watch_options nwo;
   nwo.client = client;
   nwo.slot_type = kc.slot_type;
@@ -245,7 +265,7 @@ start_kubernetes_rm(const conf::master_config& cfg,
   for (const auto& pool : cfg.resource_pools)
     nwo.pools.push_back(k8s::placement_of(pool.pool_name, pool.pod_spec));
   rm->nodes = std::make_shared<node_watch>(
-      nwo, [sys = opts.sys, rm_weak = std::weak_ptr<kubernetes_rm>(rm)](
+      nwo, [sys = opts.sys, rm_weak = std::weak_ptr<kubernetes_pools>(rm)](
                const std::string& pool, int64_t n) {
         auto r = rm_weak.lock();
         if (!r)
@@ -391,21 +411,23 @@ start_kubernetes_rm(const conf::master_config& cfg,
 }
 
 std::function<void(std::string, std::function<void(std::string)>)>
-namespace_checker(const conf::kubernetes_rm_config& kc) {
+namespace_checker(const conf::kubernetes_rm_config& kc, std::string sa_dir) {
   struct checker {
     std::string kubeconfig;
+    std::string sa_dir;
     std::shared_ptr<k8s::api_client> client; // made on first use
     util::serial_worker worker{64};
   };
   auto c = std::make_shared<checker>();
   c->kubeconfig = kc.kubeconfig_path;
+  c->sa_dir = std::move(sa_dir);
   return [c](std::string ns, std::function<void(std::string)> done) {
     // The job holds no reference: the last one dropped on the worker's own
     // thread would join it from itself. The worker (the last member) runs
     // what is queued before the client goes.
     bool queued = c->worker.submit([c = c.get(), ns, done] {
       if (!c->client) {
-        auto access = k8s::resolve_access(c->kubeconfig);
+        auto access = k8s::resolve_access(c->kubeconfig, c->sa_dir);
         if (!access)
           return done("cannot reach the Kubernetes API server: "
                       + render(access.error()));
@@ -425,7 +447,7 @@ namespace_checker(const conf::kubernetes_rm_config& kc) {
   };
 }
 
-void stop_kubernetes_rm(std::shared_ptr<kubernetes_rm>& rm) {
+void stop_kubernetes_pools(std::shared_ptr<kubernetes_pools>& rm) {
   if (!rm)
     return;
   rm->nodes.reset();
@@ -445,4 +467,59 @@ void stop_kubernetes_rm(std::shared_ptr<kubernetes_rm>& rm) {
   rm.reset();
 }
 
-} // namespace det::master
+class kubernetes_rm final : public resource_manager {
+public:
+  kubernetes_rm(conf::master_config cfg, std::string sa_dir)
+      : cfg_(std::move(cfg)), sa_dir_(std::move(sa_dir)) {}
+
+  ~kubernetes_rm() override { stop(); }
+
+  void attach_api(api::api_context& ctx) override {
+    ctx.nodes = nodes_;
+    ctx.check_namespace = namespace_checker(cfg_.kubernetes, sa_dir_);
+  }
+
+  caf::error start(const rm_context& ctx) override {
+    kubernetes_rm_options ko;
+    ko.sys = ctx.sys;
+    ko.master = ctx.master;
+    ko.logs = ctx.logs;
+    ko.tokens = ctx.tokens;
+    ko.start = {cfg_.kubernetes.task_master_url(ctx.port), checkpoint_dir(cfg_),
+                ctx.cluster_id};
+    ko.cluster_id = ctx.cluster_id;
+    ko.sa_dir = sa_dir_;
+    ko.nodes = nodes_;
+    auto started = start_kubernetes_pools(cfg_, ko);
+    if (!started)
+      // The line main logs is the error as it renders here.
+      return make_error(errc::remote_error, render(started.error()));
+    pools_ = std::move(*started);
+    return caf::none;
+  }
+
+  void stop() override {
+    stop_kubernetes_pools(pools_);
+    // The API's handle is the node watch's last owner: unbound, the watch
+    // stops and joins its threads now, while the actor system still runs
+    // (its flusher may be in a request to a pool's agent). Left bound, the
+    // actor system's end waited on it until a supervisor's SIGKILL.
+    nodes_->bind(nullptr);
+  }
+
+private:
+  conf::master_config cfg_;
+  std::string sa_dir_;
+  std::shared_ptr<node_agents_handle> nodes_ =
+      std::make_shared<node_agents_handle>();
+  std::shared_ptr<kubernetes_pools> pools_;
+};
+
+} // namespace
+
+std::unique_ptr<resource_manager>
+make_kubernetes_rm(const conf::master_config& cfg, std::string sa_dir) {
+  return std::make_unique<kubernetes_rm>(cfg, std::move(sa_dir));
+}
+
+} // namespace det::rm

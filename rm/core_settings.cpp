@@ -1,10 +1,8 @@
-#include "cmd/det_master/startup.hpp"
-
-#include "api/codec.hpp"
+#include "rm/core_settings.hpp"
 
 #include <filesystem>
 
-namespace det::master {
+namespace det::rm {
 
 core_config core_config_from(const conf::master_config& cfg,
                              const std::string& host, int64_t pid) {
@@ -68,4 +66,4 @@ std::string checkpoint_dir(const conf::master_config& cfg) {
   return (std::filesystem::path{cs.host_path} / cs.storage_path).string();
 }
 
-} // namespace det::master
+} // namespace det::rm
