@@ -169,6 +169,16 @@ int64_t checkpoint_bytes(const state::checkpoint_info& c) {
   return total;
 }
 
+/// A run's state as upstream's runs table keeps it: ACTIVE until it ends
+/// (however it waits or runs), PAUSED with its experiment.
+std::string run_state_name(const state::trial_info& t,
+                           const state::experiment_info& e) {
+  if (state::is_terminal(t.status))
+    return trial_state_name(t.status);
+  return e.status == state::experiment_status::paused ? "STATE_PAUSED"
+                                                      : "STATE_ACTIVE";
+}
+
 /// A run as upstream's v1FlatRun.
 json flat_run(const state::cluster_state& s, const state::trial_info& t,
               const state::experiment_info& e, int64_t now_us) {
@@ -187,7 +197,7 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
   int64_t end_us = ended ? t.ended_at_us : now_us;
   json j{
       {"id", t.id},
-      {"state", trial_state_name(t.status)},
+      {"state", run_state_name(t, e)},
       {"startTime", rfc3339(t.created_at_us)},
       {"duration", std::max<int64_t>(0, (end_us - t.created_at_us) / 1000000)},
       {"archived", t.archived},

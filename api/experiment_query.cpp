@@ -137,7 +137,10 @@ select_experiments(const state::cluster_state& s, const experiment_query& q) {
       continue;
     if (!has_labels(e, q.labels))
       continue;
-    if (q.archived && *q.archived != e.archived)
+    if (q.archived
+        && *q.archived
+               != (*q.archived ? e.archived
+                               : listed_as_archived(s, e, q.project_id != 0)))
       continue;
     if (q.project_id != 0 && q.project_id != e.project_id)
       continue;

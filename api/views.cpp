@@ -124,6 +124,12 @@ experiment_home home_of(const state::cluster_state& s, int64_t project_id) {
   return h;
 }
 
+bool listed_as_archived(const state::cluster_state& s,
+                        const state::experiment_info& e, bool one_project) {
+  return e.archived
+         || (!one_project && home_of(s, e.project_id).parent_archived);
+}
+
 nlohmann::json experiment_json(const state::cluster_state& s,
                                const state::experiment_info& e,
                                experiment_detail detail) {

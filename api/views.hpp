@@ -37,6 +37,12 @@ struct experiment_home {
 };
 experiment_home home_of(const state::cluster_state& s, int64_t project_id);
 
+/// Whether a list asking for live experiments (archived=false) leaves `e`
+/// out, as upstream: archived itself, or (unless the list is of one
+/// project) in an archived project or workspace.
+bool listed_as_archived(const state::cluster_state& s,
+                        const state::experiment_info& e, bool one_project);
+
 /// What an experiment's JSON carries. A list row (GET /api/v1/experiments)
 /// leaves originalConfig, the submitted text, empty, as upstream's lists do;
 /// GET /api/v1/experiments/{id} fills it in.

@@ -443,7 +443,10 @@ experiments_of(const state::cluster_state& s, const experiment_filter& f) {
   for (const auto& [id, e] : s.experiments)
     if ((f.users.empty()
          || std::find(f.users.begin(), f.users.end(), e.owner) != f.users.end())
-        && (!f.archived || *f.archived == e.archived))
+        && (!f.archived
+            || *f.archived
+                   == (*f.archived ? e.archived
+                                   : listed_as_archived(s, e, false))))
       matching.push_back(&e);
   return matching;
 }

@@ -95,3 +95,49 @@ TEST_F(experiment_views, restarts_show_at_most_max_restarts_as_upstream) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(experiment_views,
+       live_lists_leave_out_experiments_of_archived_projects) {
+  // Experiment 1 in project "p" of workspace "w", experiment 2 stays in
+  // the default project.
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(
+        write("POST", "/api/v1/experiments", create_body(good_config)).status,
+        200);
+  auto ws =
+      json::parse(write("POST", "/api/v1/workspaces", R"({"name": "w"})").body);
+  auto wid = std::to_string(ws["workspace"]["id"].get<int64_t>());
+  auto pj = json::parse(write("POST", "/api/v1/workspaces/" + wid + "/projects",
+                              R"({"name": "p", "workspaceId": )" + wid + "}")
+                            .body);
+  auto pid = std::to_string(pj["project"]["id"].get<int64_t>());
+  ASSERT_EQ(write("POST", "/api/v1/experiments/1/move",
+                  R"({"destinationProjectId": )" + pid + "}")
+                .status,
+            200);
+  auto ids = [&](const std::string& query) {
+    std::vector<int64_t> out;
+    auto r = call("GET", "/api/v1/experiments" + query);
+    EXPECT_EQ(r.status, 200) << r.body;
+    auto listed = json::parse(r.body);
+    for (const auto& e : listed["experiments"])
+      out.push_back(e["id"].get<int64_t>());
+    return out;
+  };
+  EXPECT_EQ(ids("?archived=false"), (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(write("POST", "/api/v1/projects/" + pid + "/archive").status, 200);
+  EXPECT_EQ(ids("?archived=false"), (std::vector<int64_t>{2}));
+  // Of the archived project itself, its live experiments are listed.
+  EXPECT_EQ(ids("?archived=false&projectId=" + pid), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ids(""), (std::vector<int64_t>{1, 2}));
+  // So for an archived workspace.
+  ASSERT_EQ(write("POST", "/api/v1/projects/" + pid + "/unarchive").status,
+            200);
+  ASSERT_EQ(write("POST", "/api/v1/workspaces/" + wid + "/archive").status,
+            200);
+  EXPECT_EQ(ids("?archived=false"), (std::vector<int64_t>{2}));
+}
+
+} // namespace

@@ -117,10 +117,14 @@ struct master_api_test : ::testing::Test {
     req.method = method;
     auto q = path.find('?');
     req.path = path.substr(0, q);
-    if (q != std::string::npos) {
-      auto kv = path.substr(q + 1);
+    for (auto at = q; at != std::string::npos;) {
+      auto next = path.find('&', at + 1);
+      auto kv =
+          path.substr(at + 1, next == std::string::npos ? std::string::npos
+                                                        : next - at - 1);
       auto eq = kv.find('=');
       req.query.add(kv.substr(0, eq), kv.substr(eq + 1));
+      at = next;
     }
     req.target = path;
     req.body = std::move(body);

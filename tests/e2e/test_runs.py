@@ -286,6 +286,8 @@ def test_filters_choose_the_runs_that_search_kill_and_pause_act_on(cluster_facto
 
     found = b.post_SearchRuns(sess, body=b.v1SearchRunsRequest(filter=chosen)).runs
     assert [r.id for r in found] == [high]
+    # A run waiting or training is ACTIVE, as upstream's runs table has it.
+    assert found[0].state == b.trialv1State.ACTIVE, found[0].state
     killed = b.post_KillRuns(sess, body=b.v1KillRunsRequest(
         runIds=[], filter=chosen, projectId=1)).results
     assert by_id(killed) == {high: ""}
