@@ -19,6 +19,14 @@ experiment_deletion delete_experiment_events(const state::cluster_state& s,
   if (e == nullptr)
     return refuse(errc::not_found,
                   "experiment " + std::to_string(id) + " not found");
+  // As upstream: only its owner or an admin deletes an experiment, and
+  // that is checked before its state.
+  if (auto u = s.users.find(username);
+      e->owner != username && (u == s.users.end() || !u->second.admin))
+    return refuse(errc::permission_denied,
+                  "forbidden: user '" + username
+                      + "' may not delete experiment " + std::to_string(id)
+                      + " (only its owner or an admin may)");
   if (!state::is_terminal(e->status))
     return refuse(errc::invalid_argument,
                   "experiment " + std::to_string(id) + " is "

@@ -231,6 +231,12 @@ TEST(experiment_commands,
   EXPECT_TRUE(running.events.empty());
   c.run(c.core->kill_experiment(1, c.now));
   ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
+  // Only its owner or an admin: another user is forbidden, before any
+  // check of its state.
+  auto other = c.core->delete_experiment(1, "bob", c.now);
+  EXPECT_EQ(code_of(other.refusal), errc::permission_denied);
+  EXPECT_NE(render(other.refusal).find("forbidden"), std::string::npos);
+  EXPECT_TRUE(other.events.empty());
   auto d = c.run(c.core->delete_experiment(1, "ann", c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);

@@ -149,7 +149,7 @@ TEST_F(records,
                    .refusal);
   // Live, it keeps the workspace; ended, it goes with it (as upstream).
   auto live =
-      c.core->records({"workspace.delete", {{"id", w}}, "admin"}, c.now);
+      c.core->records({"workspace.delete", {{"id", w}}, "alice"}, c.now);
   EXPECT_EQ(code_of(live.refusal), errc::invalid_argument);
   EXPECT_NE(render(live.refusal).find("project 'p'"), std::string::npos)
       << render(live.refusal);
