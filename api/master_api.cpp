@@ -295,6 +295,16 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
                                   send_written(ctx, res, "{}");
                                 });
           auto alloc = j.value("allocation_id", std::string{});
+          // A user's session reports for a trial that is not running.
+          if (alloc.empty() && req.principal.allocation_id.empty())
+            return record_write(ctx, req, res, "trial.user_metrics",
+                                {{"trialId", trial_id},
+                                 {"group", group},
+                                 {"steps", steps},
+                                 {"metrics", avg}},
+                                [ctx, res](caf::event_based_actor*, json) {
+                                  send_written(ctx, res, "{}");
+                                });
           if (alloc.empty())
             return res.send_error(grpc_code::failed_precondition,
                                   "trial " + std::to_string(trial_id)

@@ -1,6 +1,7 @@
 #include "core/runs.hpp"
 
 #include "core/record_args.hpp"
+#include "messages/metric_group.hpp"
 #include "policy/log_policies.hpp"
 #include "state/queries.hpp"
 
@@ -120,6 +121,45 @@ void log_policy_matched(const cluster_state& s, const record_command& c,
   }
 }
 
+/// {trialId, group, steps, metrics}: a user session reports metrics for a
+/// trial that is not running (upstream's ReportTrialMetrics from a user):
+/// only its experiment's owner or an admin, never while an allocation of
+/// it runs (that one reports its own), never once it has ended.
+void user_metrics(const cluster_state& s, const record_command& c, int64_t now,
+                  record_outcome& o) {
+  auto id = id_arg(c.args, "trialId");
+  auto t = state::find_listed_trial(s, id);
+  if (t == nullptr)
+    refuse(errc::not_found, "trial " + std::to_string(id) + " not found");
+  auto e = state::find_experiment(s, t->experiment_id);
+  auto u = s.users.find(c.username);
+  if (e == nullptr
+      || (e->owner != c.username && (u == s.users.end() || !u->second.admin)))
+    refuse(errc::permission_denied,
+           "forbidden: only the owner of experiment "
+               + std::to_string(t->experiment_id)
+               + " or an admin may report its metrics");
+  if (t->allocation)
+    refuse(errc::failed_precondition,
+           "trial " + std::to_string(id)
+               + " is running: its allocation reports its metrics");
+  if (state::is_terminal(t->status))
+    refuse(errc::failed_precondition,
+           "trial " + std::to_string(id) + " has ended");
+  trial_metrics_reported ev;
+  ev.trial_id = t->id;
+  ev.kind = text(c.args, "group", "", name_rules);
+  if (auto why = metric_group_problem(ev.kind); !why.empty())
+    refuse(errc::invalid_argument, "group " + why);
+  ev.steps_completed = c.args.value("steps", int64_t{0});
+  if (ev.steps_completed < 0)
+    refuse(errc::invalid_argument,
+           "metrics.stepsCompleted: expected 0 or more");
+  ev.metrics = object(c.args, "metrics", json::object());
+  ev.at_us = now;
+  o.events.push_back(std::move(ev));
+}
+
 } // namespace
 
 record_outcome decide_runs(const cluster_state& s, const record_command& c,
@@ -127,7 +167,8 @@ record_outcome decide_runs(const cluster_state& s, const record_command& c,
   static const std::map<std::string, run_handler> table{
       {"runs.archive", archive},
       {"runs.delete", remove},
-      {"trial.log_policy_matched", log_policy_matched}};
+      {"trial.log_policy_matched", log_policy_matched},
+      {"trial.user_metrics", user_metrics}};
   return record_args::run_command(table, s, c, now_us);
 }
 

@@ -339,6 +339,22 @@ verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
 
 verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
   trial_info* t = nullptr;
+  if (ev.allocation_id.empty()) {
+    if (auto why = find(s, ev.trial_id, t); !why.empty())
+      return why;
+    // A user's report for a managed trial that is not running: kept and
+    // summarized, never progress or a searcher's input.
+    if (!s.experiments.at(t->experiment_id).unmanaged) {
+      if (t->allocation)
+        return trial_name(t->id) + " holds allocation "
+               + quote(t->allocation->id) + ": its metrics come from it";
+      if (!is_profiling_group(ev.kind)
+          && (t->metrics.summaries.contains(ev.kind)
+              || t->metrics.summaries.size() < max_summarized_groups))
+        fold_metric_summary(t->metrics.summaries[ev.kind], ev.metrics);
+      return {};
+    }
+  }
   if (auto why = find_holding(s, ev.trial_id, ev.allocation_id, t);
       !why.empty())
     return why;

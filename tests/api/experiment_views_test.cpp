@@ -141,3 +141,42 @@ TEST_F(experiment_views,
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(experiment_views, its_owner_reports_metrics_for_a_trial_not_running) {
+  // No agent: trial 1 waits, with no allocation.
+  ASSERT_EQ(
+      write("POST", "/api/v1/experiments", create_body(good_config)).status,
+      200);
+  ASSERT_TRUE(await_read(
+      [](const state::cluster_state& s) { return s.trials.count(1) != 0; }));
+  auto report = [](const char* group) {
+    return json{{"group", group},
+                {"metrics",
+                 {{"trialId", 1},
+                  {"stepsCompleted", 10},
+                  {"metrics", {{"avgMetrics", {{"lossx", 3.3}}}}}}}}
+        .dump();
+  };
+  auto r = write("POST", "/api/v1/trials/1/metrics", report("abc"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto t = json::parse(call("GET", "/api/v1/trials/1").body)["trial"];
+  EXPECT_EQ(t["summaryMetrics"]["abc"]["lossx"]["last"], 3.3) << t.dump();
+  // Not progress: the trial has trained nothing.
+  EXPECT_EQ(t["totalBatchesProcessed"], 0);
+
+  // Another user's session may not; nor may one while the trial runs.
+  auto other = plain_user_token("olga");
+  EXPECT_EQ(
+      write("POST", "/api/v1/trials/1/metrics", report("abc"), other).status,
+      403);
+  connect_agent("a1", 1);
+  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
+    return s.allocations.count("1.1") != 0;
+  }));
+  EXPECT_EQ(write("POST", "/api/v1/trials/1/metrics", report("abc")).status,
+            403);
+}
+
+} // namespace
