@@ -308,6 +308,30 @@ json tasks_response(const state::cluster_state& s) {
                   {"priority", e != nullptr ? e->priority : default_priority},
                   {"proxyPorts", json::array()}};
   }
+  // The checkpoint collector at work for an experiment (checkpoints being
+  // deleted, files being removed), as upstream lists its GC tasks.
+  std::map<int64_t, int64_t> collecting; // experiment -> since
+  for (const auto& [id, t] : s.trials)
+    for (const auto& c : t.checkpoints)
+      if (c.state == "deleting" || c.removing_files)
+        collecting.emplace(t.experiment_id, c.at_us);
+  for (const auto& [id, o] : s.orphan_checkpoints)
+    collecting.emplace(o.experiment_id, 0);
+  for (const auto& [exp, since] : collecting) {
+    auto e = state::find_experiment(s, exp);
+    auto key = "gc-" + std::to_string(exp);
+    out[key] = {
+        {"taskId", key},
+        {"allocationId", key},
+        {"name", "Checkpoint GC (Experiment " + std::to_string(exp) + ")"},
+        {"registeredTime", rfc3339(since)},
+        {"resourcePool", e != nullptr ? e->pool : ""},
+        {"slotsNeeded", 0},
+        {"resources", json::array()},
+        {"schedulerType", "priority"},
+        {"priority", default_priority},
+        {"proxyPorts", json::array()}};
+  }
   return {{"allocationIdToSummary", std::move(out)}};
 }
 

@@ -227,5 +227,35 @@ TEST(allocation_views, legacy_tasks_are_the_live_allocations_in_go_names) {
   EXPECT_FALSE(task.contains("allocationId"));
 }
 
+TEST(allocation_views, a_checkpoint_collection_is_a_task_while_it_runs) {
+  state::cluster_state s;
+  state::experiment_info e;
+  e.id = 4;
+  e.pool = "default";
+  s.experiments[4] = e;
+  state::trial_info t;
+  t.id = 6;
+  t.experiment_id = 4;
+  t.status = state::trial_status::completed;
+  state::checkpoint_info c;
+  c.uuid = "ck";
+  t.checkpoints.push_back(c);
+  s.trials[6] = t;
+  EXPECT_EQ(legacy_tasks_response(s), json::object());
+  // Being deleted: upstream's GC task, by its name.
+  s.trials[6].checkpoints[0].state = "deleting";
+  auto j = legacy_tasks_response(s);
+  ASSERT_EQ(j.size(), 1u) << j.dump();
+  EXPECT_EQ(j.begin().value()["name"], "Checkpoint GC (Experiment 4)");
+  EXPECT_EQ(j.begin().value()["slots_needed"], 0);
+  // Deleted: gone from the tasks. A deleted experiment's orphans: listed.
+  s.trials[6].checkpoints[0].state = "deleted";
+  EXPECT_EQ(legacy_tasks_response(s), json::object());
+  s.orphan_checkpoints[9] = {9, {"x"}, json::object()};
+  j = legacy_tasks_response(s);
+  ASSERT_EQ(j.size(), 1u) << j.dump();
+  EXPECT_EQ(j.begin().value()["name"], "Checkpoint GC (Experiment 9)");
+}
+
 } // namespace
 } // namespace det::api
