@@ -17,6 +17,8 @@
 #include <caf/event_based_actor.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 namespace det::api {
 
@@ -30,20 +32,64 @@ using http::grpc_code;
 using http::http_request;
 using http::responder;
 
-/// A page of what belongs to the record named by path parameter `param`
-/// (`render` returns null when there is no such `what`: 404).
-void answer_page_of(const ctx_ptr& ctx, const http_request& req,
-                    const responder& res, const char* param, const char* what,
-                    nlohmann::json (*render)(const state::cluster_state&,
-                                             int64_t, page)) {
+/// A checkpoint list's order from the query, or answers 400 naming the
+/// parameter.
+std::optional<checkpoint_order> checkpoint_order_of(const http_request& req,
+                                                    const responder& res) {
+  static const std::set<std::string> attrs{
+      "SORT_BY_UNSPECIFIED",    "SORT_BY_UUID",     "SORT_BY_TRIAL_ID",
+      "SORT_BY_BATCH_NUMBER",   "SORT_BY_END_TIME", "SORT_BY_STATE",
+      "SORT_BY_SEARCHER_METRIC"};
+  static const std::set<std::string> states{
+      "STATE_UNSPECIFIED", "STATE_ACTIVE",  "STATE_COMPLETED",
+      "STATE_ERROR",       "STATE_DELETED", "STATE_PARTIALLY_DELETED"};
+  checkpoint_order o;
+  auto bad = [&res](const std::string& what) {
+    res.send_error(http::grpc_code::invalid_argument, what);
+    return std::nullopt;
+  };
+  if (auto a = req.query.get("sortByAttr")) {
+    if (attrs.count(*a) == 0)
+      return bad("sortByAttr: '" + a->substr(0, 64) + "' is not a sort");
+    o.attr = *a;
+  }
+  if (auto m = req.query.get("sortByMetric")) {
+    if (m->empty() || m->size() > 255)
+      return bad("sortByMetric: expected a metric's name");
+    o.metric = *m;
+  }
+  if (auto b = req.query.get("orderBy")) {
+    if (*b != "ORDER_BY_ASC" && *b != "ORDER_BY_DESC"
+        && *b != "ORDER_BY_UNSPECIFIED")
+      return bad("orderBy: expected ORDER_BY_ASC or ORDER_BY_DESC");
+    o.descending = *b == "ORDER_BY_DESC";
+  }
+  for (const auto& st : req.query.get_all("states")) {
+    if (states.count(st) == 0)
+      return bad("states: '" + st.substr(0, 64) + "' is not a state");
+    if (st != "STATE_UNSPECIFIED")
+      o.states.push_back(st);
+  }
+  return o;
+}
+
+/// A checkpoint list of the trial or experiment named by `param`.
+void answer_checkpoints(const ctx_ptr& ctx, const http_request& req,
+                        const responder& res, const char* param,
+                        const char* what,
+                        nlohmann::json (*render)(const state::cluster_state&,
+                                                 int64_t, page,
+                                                 const checkpoint_order&)) {
   auto id = id_param(req, res, param);
   auto p = id ? page_of(req, res) : std::nullopt;
-  if (!p)
+  auto o = p ? checkpoint_order_of(req, res) : std::nullopt;
+  if (!o)
     return;
   answer_view(
       ctx, req, res,
-      [id = *id, p = *p, render](const state::cluster_state& s, int64_t) {
-        return render(s, id, p);
+      [id = *id, p = *p, o = *o, render](const state::cluster_state& s,
+                                         int64_t) {
+        return render(s, id, p, o);
       },
       std::string{what} + " " + std::to_string(*id) + " not found");
 }
@@ -449,13 +495,13 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
   });
   r.get("/api/v1/trials/{trial_id}/checkpoints",
         [ctx](http_request req, responder res) {
-          answer_page_of(ctx, req, res, "trial_id", "trial",
-                         &trial_checkpoints_response);
+          answer_checkpoints(ctx, req, res, "trial_id", "trial",
+                             &trial_checkpoints_response);
         });
   r.get("/api/v1/experiments/{id}/checkpoints",
         [ctx](http_request req, responder res) {
-          answer_page_of(ctx, req, res, "id", "experiment",
-                         &experiment_checkpoints_response);
+          answer_checkpoints(ctx, req, res, "id", "experiment",
+                             &experiment_checkpoints_response);
         });
   r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
     auto uuid = req.param("uuid");

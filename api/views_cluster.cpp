@@ -344,17 +344,75 @@ json trial_response(const state::cluster_state& s, int64_t id) {
 
 namespace {
 
-/// The checkpoints of `trials`, newest first, one page of them.
+/// The sort key of checkpoint JSON `c` under `o` (null: it has none).
+json checkpoint_key(const json& c, const checkpoint_order& o) {
+  auto at = [&c](std::initializer_list<const char*> path) -> json {
+    const json* j = &c;
+    for (auto k : path) {
+      if (!j->is_object() || !j->contains(k))
+        return nullptr;
+      j = &(*j)[k];
+    }
+    return *j;
+  };
+  if (!o.metric.empty())
+    return at(
+        {"training", "validationMetrics", "avgMetrics", o.metric.c_str()});
+  if (o.attr == "SORT_BY_BATCH_NUMBER")
+    return at({"metadata", "steps_completed"});
+  if (o.attr == "SORT_BY_UUID")
+    return c["uuid"];
+  if (o.attr == "SORT_BY_TRIAL_ID")
+    return at({"training", "trialId"});
+  if (o.attr == "SORT_BY_END_TIME")
+    return c["reportTime"];
+  if (o.attr == "SORT_BY_STATE") {
+    // checkpointv1.State's numbers: COMPLETED 2, DELETED 4, PARTIALLY 5.
+    auto st = c["state"].get<std::string>();
+    return st == "STATE_COMPLETED" ? 2 : st == "STATE_DELETED" ? 4 : 5;
+  }
+  if (o.attr == "SORT_BY_SEARCHER_METRIC")
+    return at({"training", "searcherMetric"});
+  return at({"training", "trialId"}); // upstream's unspecified order
+}
+
+/// The checkpoints of `trials` in order `o`, one page of them.
 json checkpoints_of(const state::cluster_state& s,
-                    const std::vector<const state::trial_info*>& trials,
-                    page p) {
+                    const std::vector<const state::trial_info*>& trials, page p,
+                    const checkpoint_order& o) {
   std::vector<std::pair<int64_t, json>> all;
   for (auto t : trials)
-    for (const auto& c : t->checkpoints)
-      all.emplace_back(c.at_us, checkpoint_json(s, *t, c));
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    return a.first > b.first;
-  });
+    for (const auto& c : t->checkpoints) {
+      auto j = checkpoint_json(s, *t, c);
+      if (!o.states.empty()
+          && std::find(o.states.begin(), o.states.end(),
+                       j["state"].get<std::string>())
+                 == o.states.end())
+        continue;
+      all.emplace_back(c.at_us, std::move(j));
+    }
+  if (o.attr.empty() && o.metric.empty()) {
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+      return a.first > b.first;
+    });
+  } else {
+    // Oldest first among equal keys, whatever the order.
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first;
+    });
+    std::vector<std::pair<json, json>> keyed;
+    for (auto& [at, c] : all)
+      keyed.emplace_back(checkpoint_key(c, o), std::move(c));
+    std::stable_sort(
+        keyed.begin(), keyed.end(), [&o](const auto& a, const auto& b) {
+          if (a.first.is_null() || b.first.is_null())
+            return !a.first.is_null() && b.first.is_null();
+          return o.descending ? b.first < a.first : a.first < b.first;
+        });
+    all.clear();
+    for (auto& [k, c] : keyed)
+      all.emplace_back(0, std::move(c));
+  }
   json list = json::array();
   for (auto& [at, c] : all)
     list.push_back(std::move(c));
@@ -364,18 +422,18 @@ json checkpoints_of(const state::cluster_state& s,
 } // namespace
 
 json experiment_checkpoints_response(const state::cluster_state& s, int64_t id,
-                                     page p) {
+                                     page p, const checkpoint_order& o) {
   if (state::find_experiment(s, id) == nullptr)
     return nullptr;
-  return checkpoints_of(s, state::listed_trials_of(s, id), p);
+  return checkpoints_of(s, state::listed_trials_of(s, id), p, o);
 }
 
 json trial_checkpoints_response(const state::cluster_state& s, int64_t id,
-                                page p) {
+                                page p, const checkpoint_order& o) {
   auto t = state::find_listed_trial(s, id);
   if (t == nullptr)
     return nullptr;
-  return checkpoints_of(s, {t}, p);
+  return checkpoints_of(s, {t}, p, o);
 }
 
 json checkpoint_response(const state::cluster_state& s,

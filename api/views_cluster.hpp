@@ -55,16 +55,31 @@ nlohmann::json tasks_response(const state::cluster_state& s);
 /// GET /api/v1/trials/{id}: {"trial": ...}; null when absent.
 nlohmann::json trial_response(const state::cluster_state& s, int64_t id);
 
-/// GET /api/v1/experiments/{id}/checkpoints, newest first; null when the
+/// The order and states of a checkpoint list, as upstream's query has
+/// them: `sortByAttr` (SORT_BY_BATCH_NUMBER, _UUID, _TRIAL_ID, _END_TIME,
+/// _STATE, _SEARCHER_METRIC), or `sortByMetric` (a validation metric's
+/// name), `orderBy` (ORDER_BY_ASC or _DESC) and `states` (STATE_...; none:
+/// every state). Nothing given: newest first. Values a checkpoint lacks
+/// sort last in either order.
+struct checkpoint_order {
+  std::string attr;   ///< "" unless sortByAttr was given
+  std::string metric; ///< "" unless sortByMetric was given
+  bool descending = false;
+  std::vector<std::string> states;
+};
+
+/// GET /api/v1/experiments/{id}/checkpoints, in order `o`; null when the
 /// experiment is absent.
 nlohmann::json experiment_checkpoints_response(const state::cluster_state& s,
-                                               int64_t id, page p);
+                                               int64_t id, page p,
+                                               const checkpoint_order& o = {});
 
 /// GET /api/v1/trials/{id}/checkpoints: every checkpoint of the trial
-/// (deleted ones too, as upstream lists them), newest first; null when the
-/// trial is absent.
+/// (deleted ones too, as upstream lists them), in order `o`; null when
+/// the trial is absent.
 nlohmann::json trial_checkpoints_response(const state::cluster_state& s,
-                                          int64_t id, page p);
+                                          int64_t id, page p,
+                                          const checkpoint_order& o = {});
 
 /// GET /api/v1/checkpoints/{uuid}: {"checkpoint": v1Checkpoint}; null when
 /// absent.

@@ -104,4 +104,43 @@ TEST_F(checkpoint_routes, bad_metadata_requests_are_refused_naming_the_field) {
             (json{{"steps_completed", 5}, {"framework", "torch"}}));
 }
 
+TEST_F(checkpoint_routes, lists_are_ordered_and_filtered_as_asked) {
+  checkpoint_of_trial_1();
+  auto r = write("POST", "/api/v1/checkpoints",
+                 json{{"uuid", "ck-0"},
+                      {"allocationId", "1.1"},
+                      {"resources", {{"m.pt", 1}}},
+                      {"metadata", {{"steps_completed", 9}}}}
+                     .dump(),
+                 ctx->tokens->token_for("1.1"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto uuids = [&](const std::string& query) {
+    std::vector<std::string> out;
+    auto got = call("GET", "/api/v1/trials/1/checkpoints" + query);
+    EXPECT_EQ(got.status, 200) << got.body;
+    auto listed = json::parse(got.body);
+    for (const auto& c : listed["checkpoints"])
+      out.push_back(c["uuid"].get<std::string>());
+    return out;
+  };
+  using list = std::vector<std::string>;
+  EXPECT_EQ(uuids(""), (list{"ck-0", "ck-1"})); // newest first
+  EXPECT_EQ(uuids("?sortByAttr=SORT_BY_BATCH_NUMBER&orderBy=ORDER_BY_ASC"),
+            (list{"ck-1", "ck-0"}));
+  EXPECT_EQ(uuids("?sortByAttr=SORT_BY_UUID&orderBy=ORDER_BY_DESC"),
+            (list{"ck-1", "ck-0"}));
+  EXPECT_EQ(uuids("?states=STATE_DELETED"), list{});
+  EXPECT_EQ(uuids("?states=STATE_COMPLETED&sortByAttr=SORT_BY_UUID"),
+            (list{"ck-0", "ck-1"}));
+  for (const auto& [query, field] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"?sortByAttr=SORT_BY_COLOR", "sortByAttr"},
+           {"?orderBy=SIDEWAYS", "orderBy"},
+           {"?states=STATE_GONE", "states"}}) {
+    auto bad = call("GET", "/api/v1/trials/1/checkpoints" + query);
+    EXPECT_EQ(bad.status, 400) << query;
+    EXPECT_NE(bad.body.find(field + ":"), std::string::npos) << bad.body;
+  }
+}
+
 } // namespace
