@@ -281,10 +281,12 @@ nlohmann::json trial_json(const state::cluster_state& s,
                           const state::trial_info& t) {
   auto j = trial_json(t);
   auto e = state::find_experiment(s, t.experiment_id);
-  // The state counts the failure that exhausted max_restarts too; upstream
-  // errors the trial without counting it, and shows at most max_restarts.
-  if (e != nullptr && t.restarts > e->max_restarts)
-    j["restarts"] = e->max_restarts;
+  // The state counts the failure that ended the trial too (max_restarts
+  // exhausted, or a log policy's cancel_retries); upstream errors the
+  // trial without counting it.
+  if (t.status == state::trial_status::errored && t.last_exit_reason == "failed"
+      && t.restarts > 0)
+    j["restarts"] = t.restarts - 1;
   // The checkpoint its experiment warm-starts from (searcher.source_*).
   if (e != nullptr)
     if (auto w = warm_start_checkpoint(s, e->config); w && *w)
