@@ -145,4 +145,9 @@ std::shared_ptr<read::read_model> follow_master(master_options& mo,
 /// onto `mo.on_durable`): what api_context::history holds.
 std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo);
 
+/// Follows the master's durable events and writes the master's own line
+/// into a trial's logs when it errors (why it is not restarted), as
+/// upstream's trial logs show it.
+void follow_trial_ends(master_options& mo, std::shared_ptr<trial_logs> logs);
+
 } // namespace det::api

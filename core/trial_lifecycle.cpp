@@ -19,9 +19,9 @@ trial_step after_exit(const trial_facts& f) {
     step.reason = "experiment stopping";
   } else if (!f.retries_canceled_by.empty()) {
     step.verdict = trial_verdict::error;
-    step.reason = "trial failed (exit code " + std::to_string(f.last_exit_code)
-                  + ") after its logs matched log policy '"
-                  + f.retries_canceled_by + "' (cancel_retries): not restarted";
+    step.reason = "trial failed and matched logs to a don't retry policy '"
+                  + f.retries_canceled_by + "' (exit code "
+                  + std::to_string(f.last_exit_code) + "): not restarted";
   } else {
     // A trial the searcher closed is restarted too: its run ended without
     // the clean exit that completes it (its agent was lost after the last

@@ -314,6 +314,8 @@ failure start_actors(master_process& m) {
   m.history = api::follow_metrics(mo);
   m.webhooks = api::follow_webhooks(mo, *m.st, m.webhook_key);
   m.log_policies = api::follow_log_policies(mo, *m.st);
+  m.logs = std::make_shared<api::trial_logs>(1000);
+  api::follow_trial_ends(mo, m.logs);
   auto cloudwatch = telemetry::start_master_cloudwatch(m.cfg.cloudwatch,
                                                        m.cluster_id, m.reads);
   if (!cloudwatch)
@@ -342,7 +344,6 @@ failure start_actors(master_process& m) {
 failure build_api_context(master_process& m) {
   const auto& cfg = m.cfg;
   m.tokens = std::make_shared<const api::session_tokens>(m.session_secret);
-  m.logs = std::make_shared<api::trial_logs>(1000);
   auto scheme = cfg.tls.enabled() ? "https" : "http";
   auto local_url =
       std::string{scheme} + "://127.0.0.1:" + std::to_string(cfg.port);
