@@ -263,13 +263,17 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
           auto id = id_param(req, res);
           auto p = id ? page_of(req, res) : std::nullopt;
           std::optional<bool> archived;
-          if (!p || !bool_query(req, res, "archived", archived))
+          bool descending = false;
+          if (!p || !bool_query(req, res, "archived", archived)
+              || !descending_query(req, res, descending))
             return;
+          auto by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
           answer_view(
               ctx, req, res,
-              [id = *id, p = *p, archived, name = req.query.get("name")](
-                  const state::cluster_state& s, int64_t) {
-                return workspace_projects_response(s, id, name, archived, p);
+              [id = *id, p = *p, archived, name = req.query.get("name"),
+               by_name, descending](const state::cluster_state& s, int64_t) {
+                return workspace_projects_response(s, id, name, archived, p,
+                                                   by_name, descending);
               },
               "workspace " + std::to_string(*id) + " not found");
         });

@@ -20,6 +20,14 @@ int64_t user_id(const state::cluster_state& s, const std::string& name) {
   return u == s.users.end() ? 1 : u->second.id;
 }
 
+/// Names in the order upstream's database sorts them: without regard to
+/// case ("_TestWS" before "Uncategorized"), then byte by byte.
+bool name_before(const std::string& a, const std::string& b) {
+  auto la = util::to_lower(a);
+  auto lb = util::to_lower(b);
+  return la != lb ? la < lb : a < b;
+}
+
 bool equal_nocase(const std::string& a, const std::string& b) {
   return util::to_lower(a) == util::to_lower(b);
 }
@@ -136,7 +144,7 @@ json workspaces_response(const state::cluster_state& s,
   auto all = state::all_workspaces(s);
   if (f.by_name)
     std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-      return a.name < b.name;
+      return name_before(a.name, b.name);
     });
   if (f.descending)
     std::reverse(all.begin(), all.end());
@@ -162,11 +170,20 @@ json workspace_response(const state::cluster_state& s, int64_t id) {
 
 json workspace_projects_response(const state::cluster_state& s, int64_t id,
                                  const std::optional<std::string>& name,
-                                 std::optional<bool> archived, page p) {
+                                 std::optional<bool> archived, page p,
+                                 bool by_name, bool descending) {
   if (!state::find_workspace(s, id))
     return nullptr;
   json list = json::array();
-  for (const auto& pr : state::projects_of(s, id)) {
+  auto projects = state::projects_of(s, id);
+  if (by_name)
+    std::stable_sort(projects.begin(), projects.end(),
+                     [](const auto& a, const auto& b) {
+                       return name_before(a.name, b.name);
+                     });
+  if (descending)
+    std::reverse(projects.begin(), projects.end());
+  for (const auto& pr : projects) {
     if (name && !equal_nocase(pr.name, *name))
       continue;
     if (archived && *archived != pr.archived)

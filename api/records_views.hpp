@@ -41,12 +41,14 @@ nlohmann::json workspaces_response(const state::cluster_state& s,
 /// {"workspace": ...}; null when absent.
 nlohmann::json workspace_response(const state::cluster_state& s, int64_t id);
 
-/// GET /api/v1/workspaces/{id}/projects (`name`: without case); null when
-/// the workspace is absent.
+/// GET /api/v1/workspaces/{id}/projects (`name`: without case), in
+/// creation order or by name (without case first), either way reversed
+/// when `descending`; null when the workspace is absent.
 nlohmann::json
 workspace_projects_response(const state::cluster_state& s, int64_t id,
                             const std::optional<std::string>& name,
-                            std::optional<bool> archived, page p);
+                            std::optional<bool> archived, page p,
+                            bool by_name = false, bool descending = false);
 /// {"project": ...}; null when absent.
 nlohmann::json project_response(const state::cluster_state& s, int64_t id);
 

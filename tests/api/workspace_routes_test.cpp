@@ -125,4 +125,31 @@ TEST_F(workspace_routes, archived_ones_and_the_default_ones_refuse_changes) {
   EXPECT_EQ(project_json(1)["archived"], false);
 }
 
+TEST_F(workspace_routes, lists_sort_by_name_without_case_as_upstream) {
+  workspace("_TestPatched");
+  auto ws = workspace("_TestWS");
+  auto names = [&](const std::string& path, const char* key) {
+    std::vector<std::string> out;
+    auto listed = json::parse(call("GET", path).body);
+    for (const auto& w : listed[key])
+      out.push_back(w["name"].get<std::string>());
+    return out;
+  };
+  using list = std::vector<std::string>;
+  EXPECT_EQ(names("/api/v1/workspaces", "workspaces"),
+            (list{"Uncategorized", "_TestPatched", "_TestWS"}));
+  EXPECT_EQ(names("/api/v1/workspaces?sortBy=SORT_BY_NAME", "workspaces"),
+            (list{"_TestPatched", "_TestWS", "Uncategorized"}));
+  for (const char* p : {"_TestPatchedProject", "_TestPRJ", "_TestEarly"})
+    project(ws, p);
+  auto of = "/api/v1/workspaces/" + std::to_string(ws) + "/projects";
+  EXPECT_EQ(names(of, "projects"),
+            (list{"_TestPatchedProject", "_TestPRJ", "_TestEarly"}));
+  EXPECT_EQ(names(of + "?orderBy=ORDER_BY_DESC", "projects"),
+            (list{"_TestEarly", "_TestPRJ", "_TestPatchedProject"}));
+  EXPECT_EQ(names(of + "?sortBy=SORT_BY_NAME", "projects"),
+            (list{"_TestEarly", "_TestPatchedProject", "_TestPRJ"}));
+  EXPECT_EQ(call("GET", of + "?orderBy=UP").status, 400);
+}
+
 } // namespace
