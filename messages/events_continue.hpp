@@ -5,6 +5,8 @@
 // messages/events.hpp (the catalogue); the rules there apply (past tense,
 // never renamed, new fields at the end).
 
+#include "messages/event_definition.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -29,6 +31,30 @@ struct experiment_continued {
   double progress = 0.0;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("experiment_id", experiment_id);
+    f.req("config", config);
+    f.opt("trial_ids", trial_ids);
+    f.req("searcher_state", searcher_state);
+    f.opt("progress", progress);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_object(config, "field 'config'");
+    require_object(searcher_state, "field 'searcher_state'");
+    if (!(progress >= 0.0 && progress <= 1.0))
+      throw field_error("field 'progress': must be within [0, 1]");
+    for (auto id : trial_ids)
+      if (id <= 0)
+        throw field_error("field 'trial_ids': must be positive ids");
+  }
+  std::string stream() const {
+    return "experiment/" + std::to_string(experiment_id);
+  }
 };
+
+using continue_event_family = event_family<experiment_continued>;
 
 } // namespace det
