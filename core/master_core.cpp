@@ -420,6 +420,11 @@ decision master_core::spot_interruption(const std::string& agent_id,
   return d;
 }
 
+decision with_refusal(decision& d, errc code, std::string why) {
+  d.refusal = make_error(code, std::move(why));
+  return std::move(d);
+}
+
 const state::agent_info* master_core::agent_or_refuse(decision& d,
                                                       const std::string& id) {
   auto a = state::find_agent(st_, id);

@@ -26,6 +26,7 @@
 #include "core/experiment_searcher.hpp"
 #include "core/records.hpp"
 #include "core/trial_lifecycle.hpp"
+#include "messages/errc.hpp"
 #include "messages/events.hpp"
 #include "policy/pool_scheduler.hpp"
 #include "state/cluster_state.hpp"
@@ -94,6 +95,9 @@ struct decision {
   /// takes the result).
   std::map<int64_t, trial_facts> trials;
 };
+
+/// `d` with its refusal set to `code` and `why`: a command's early return.
+decision with_refusal(decision& d, errc code, std::string why);
 
 /// A trial allocation an agent reports when it (re)connects: still
 /// running, or exited with `exit_code` (the agent keeps an exit until the
@@ -427,6 +431,14 @@ private:
   experiment_submitted submission(decision& d, const nlohmann::json& config,
                                   const std::string& owner, int64_t project_id,
                                   int64_t now_us) const;
+  /// The experiment a user's command names, or nullptr with d.refusal set:
+  /// not found or, given a `verb`, unmanaged (unmanaged_refusal).
+  const state::experiment_info*
+  experiment_or_refuse(decision& d, int64_t id,
+                       const char* verb = nullptr) const;
+  /// The trial a user's command names, likewise.
+  const state::trial_info* trial_or_refuse(decision& d, int64_t id,
+                                           const char* verb = nullptr) const;
   /// Sets d.refusal and says true when `e` is unmanaged: its trials set
   /// their own states, a user cannot `verb` it from here.
   bool unmanaged_refusal(decision& d, const state::experiment_info& e,

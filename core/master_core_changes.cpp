@@ -45,16 +45,12 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
                                       const std::string& username,
                                       int64_t now_us) {
   decision d;
-  auto refuse = [&d](errc code, std::string why) {
-    d.refusal = make_error(code, std::move(why));
-    return std::move(d);
-  };
-  auto e = state::find_experiment(st_, id);
+  auto e = experiment_or_refuse(d, id);
   if (e == nullptr)
-    return refuse(errc::not_found,
-                  "experiment " + std::to_string(id) + " not found");
+    return d;
   if (!patch.is_object())
-    return refuse(errc::invalid_argument, "the patch must be a JSON object");
+    return with_refusal(d, errc::invalid_argument,
+                        "the patch must be a JSON object");
   experiment_edited ev;
   ev.experiment_id = id;
   ev.name = e->config.value("name", std::string{"Experiment"});
@@ -99,7 +95,7 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
       why = key + ": not a field of an experiment that can be edited";
     }
     if (!why.empty())
-      return refuse(errc::invalid_argument, std::move(why));
+      return with_refusal(d, errc::invalid_argument, std::move(why));
   }
   std::optional<experiment_gc_policy_changed> policy;
   if (auto c = patch.find("checkpointStorage");
@@ -148,16 +144,12 @@ decision master_core::change_resources(int64_t id,
                                        const std::string& username,
                                        int64_t now_us) {
   decision d;
-  auto refuse = [&d](errc code, std::string why) {
-    d.refusal = make_error(code, std::move(why));
-    return std::move(d);
-  };
-  auto e = state::find_experiment(st_, id);
+  auto e = experiment_or_refuse(d, id);
   if (e == nullptr)
-    return refuse(errc::not_found,
-                  "experiment " + std::to_string(id) + " not found");
+    return d;
   if (!resources.is_object())
-    return refuse(errc::invalid_argument, "resources: expected an object");
+    return with_refusal(d, errc::invalid_argument,
+                        "resources: expected an object");
   experiment_resources_changed ev{id,           e->priority, e->weight,
                                   e->max_slots, username,    now_us};
   for (const auto& [key, v] : resources.items()) {
@@ -166,38 +158,40 @@ decision master_core::change_resources(int64_t id,
     if (key == "priority") {
       if (!v.is_number_integer() || v.get<int64_t>() < 1
           || v.get<int64_t>() > 99)
-        return refuse(errc::invalid_argument,
-                      "resources.priority: expected a whole number from 1 "
-                      "(first) to 99, not "
-                          + v.dump(-1, ' ', true));
+        return with_refusal(
+            d, errc::invalid_argument,
+            "resources.priority: expected a whole number from 1 "
+            "(first) to 99, not "
+                + v.dump(-1, ' ', true));
       ev.priority = v.get<int32_t>();
     } else if (key == "weight") {
       if (!v.is_number() || !(v.get<double>() > 0.0)
           || !std::isfinite(v.get<double>()))
-        return refuse(errc::invalid_argument,
-                      "resources.weight: expected a positive number, not "
-                          + v.dump(-1, ' ', true));
+        return with_refusal(d, errc::invalid_argument,
+                            "resources.weight: expected a positive number, not "
+                                + v.dump(-1, ' ', true));
       ev.weight = v.get<double>();
     } else if (key == "maxSlots" || key == "max_slots") {
       if (!v.is_number_integer() || v.get<int64_t>() < 0
           || v.get<int64_t>() > INT32_MAX)
-        return refuse(errc::invalid_argument,
-                      "resources." + key
-                          + ": expected a whole number of slots (0 = no "
-                            "limit), not "
-                          + v.dump(-1, ' ', true));
+        return with_refusal(d, errc::invalid_argument,
+                            "resources." + key
+                                + ": expected a whole number of slots (0 = no "
+                                  "limit), not "
+                                + v.dump(-1, ' ', true));
       ev.max_slots = v.get<int32_t>();
     } else {
-      return refuse(errc::invalid_argument,
-                    "resources." + key
-                        + ": not a field that can be changed (priority, "
-                          "weight, maxSlots)");
+      return with_refusal(d, errc::invalid_argument,
+                          "resources." + key
+                              + ": not a field that can be changed (priority, "
+                                "weight, maxSlots)");
     }
   }
   if (state::is_terminal(e->status))
-    return refuse(errc::invalid_argument, "experiment " + std::to_string(id)
-                                              + " has ended: its "
-                                                "resources cannot change");
+    return with_refusal(d, errc::invalid_argument,
+                        "experiment " + std::to_string(id)
+                            + " has ended: its "
+                              "resources cannot change");
   if (ev.priority == e->priority && ev.weight == e->weight
       && ev.max_slots == e->max_slots)
     return d;
@@ -211,12 +205,9 @@ decision master_core::archive_experiment(int64_t id, bool archived,
                                          const std::string& username,
                                          int64_t now_us) {
   decision d;
-  auto e = state::find_experiment(st_, id);
-  if (e == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "experiment " + std::to_string(id) + " not found");
+  auto e = experiment_or_refuse(d, id);
+  if (e == nullptr)
     return d;
-  }
   if (e->archived == archived)
     return d;
   if (archived && !state::is_terminal(e->status)) {
@@ -259,13 +250,8 @@ decision master_core::cancel_experiment(int64_t id, int64_t now_us) {
 
 decision master_core::stop_experiment(int64_t id, bool kill, int64_t now_us) {
   decision d;
-  auto e = state::find_experiment(st_, id);
-  if (e == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "experiment " + std::to_string(id) + " not found");
-    return d;
-  }
-  if (unmanaged_refusal(d, *e, kill ? "killed" : "canceled"))
+  auto e = experiment_or_refuse(d, id, kill ? "killed" : "canceled");
+  if (e == nullptr)
     return d;
   if (state::is_terminal(e->status))
     return d; // stopping an ended experiment changes nothing
@@ -285,15 +271,10 @@ decision master_core::stop_experiment(int64_t id, bool kill, int64_t now_us) {
 
 decision master_core::kill_trial(int64_t id, int64_t now_us) {
   decision d;
-  auto t = state::find_trial(st_, id);
-  if (t == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "trial " + std::to_string(id) + " not found");
+  auto t = trial_or_refuse(d, id, "killed");
+  if (t == nullptr)
     return d;
-  }
   auto exp_id = t->experiment_id;
-  if (unmanaged_refusal(d, st_.experiments.at(exp_id), "killed"))
-    return d;
   stop_trial(d, id, "killed", true, now_us);
   t = state::find_trial(st_, id);
   if (state::is_terminal(t->status))

@@ -39,65 +39,59 @@ decision master_core::continue_experiment(int64_t id,
                                           const std::string& username,
                                           int64_t now_us) {
   decision d;
-  auto refuse = [&d](errc code, std::string why) {
-    d.refusal = make_error(code, std::move(why));
-    return d;
-  };
-  auto e = state::find_experiment(st_, id);
+  auto e = experiment_or_refuse(d, id, "continued");
   if (e == nullptr)
-    return refuse(errc::not_found,
-                  "experiment " + std::to_string(id) + " not found");
-  if (unmanaged_refusal(d, *e, "continued"))
     return d;
   if (!state::is_terminal(e->status))
-    return refuse(errc::failed_precondition,
-                  "experiment in non terminal state '"
-                      + std::string{state::to_string(e->status)}
-                      + "', try again later");
+    return with_refusal(d, errc::failed_precondition,
+                        "experiment in non terminal state '"
+                            + std::string{state::to_string(e->status)}
+                            + "', try again later");
   if (e->archived)
-    return refuse(errc::failed_precondition,
-                  "experiment " + std::to_string(id)
-                      + " is archived: unarchive it to continue it");
+    return with_refusal(d, errc::failed_precondition,
+                        "experiment " + std::to_string(id)
+                            + " is archived: unarchive it to continue it");
   if (!override_config.is_object())
-    return refuse(errc::invalid_argument,
-                  "overrideConfig: expected a mapping of config fields");
+    return with_refusal(d, errc::invalid_argument,
+                        "overrideConfig: expected a mapping of config fields");
   for (const char* key : {"project", "workspace"})
     if (override_config.contains(key))
-      return refuse(errc::invalid_argument,
-                    std::string{"overrideConfig."} + key
-                        + ": the project and workspace cannot be changed "
-                          "when continuing an experiment");
+      return with_refusal(d, errc::invalid_argument,
+                          std::string{"overrideConfig."} + key
+                              + ": the project and workspace cannot be changed "
+                                "when continuing an experiment");
   auto name = searcher_name(e->config);
   if (name != "single" && name != "grid" && name != "random")
-    return refuse(errc::invalid_argument,
-                  "Unsupported searcher type provided: '" + name + "'");
+    return with_refusal(d, errc::invalid_argument,
+                        "Unsupported searcher type provided: '" + name + "'");
   bool overridden = !override_config.empty();
   if (overridden && name != "single")
-    return refuse(errc::invalid_argument,
-                  "override config is provided and experiment is not single "
-                  "searcher, got '"
-                      + name + "' instead");
+    return with_refusal(
+        d, errc::invalid_argument,
+        "override config is provided and experiment is not single "
+        "searcher, got '"
+            + name + "' instead");
   auto merged = e->config;
   merged.merge_patch(override_config);
   if (searcher_name(merged) != name)
-    return refuse(errc::invalid_argument,
-                  "searcher.name: a continued experiment stays '" + name
-                      + "', got '" + searcher_name(merged) + "'");
+    return with_refusal(d, errc::invalid_argument,
+                        "searcher.name: a continued experiment stays '" + name
+                            + "', got '" + searcher_name(merged) + "'");
   if (auto sc = policy::parse_searcher_config(
           merged.value("searcher", nlohmann::json::object()));
       !sc)
-    return refuse(errc::invalid_argument, render(sc.error()));
+    return with_refusal(d, errc::invalid_argument, render(sc.error()));
   if (auto why = policy::log_policies_problem(
           merged.value("log_policies", nlohmann::json()));
       !why.empty())
-    return refuse(errc::invalid_argument, "overrideConfig." + why);
+    return with_refusal(d, errc::invalid_argument, "overrideConfig." + why);
   for (auto t : state::trials_of_experiment(st_, id))
     if (t->deleted)
-      return refuse(errc::failed_precondition,
-                    "experiment " + std::to_string(id) + ": its run "
-                        + std::to_string(t->id)
-                        + " was deleted; an experiment with deleted runs "
-                          "cannot be continued");
+      return with_refusal(d, errc::failed_precondition,
+                          "experiment " + std::to_string(id) + ": its run "
+                              + std::to_string(t->id)
+                              + " was deleted; an experiment with deleted runs "
+                                "cannot be continued");
 
   // Single: its trial continues, completed or not. Grid and random: the
   // trials that did not complete; completed ones stay done.
@@ -117,26 +111,27 @@ decision master_core::continue_experiment(int64_t id,
   }
   if (name != "single" && all_completed
       && e->status == state::experiment_status::completed)
-    return refuse(errc::failed_precondition,
-                  "experiment has been completed, cannot continue this "
-                  "experiment");
+    return with_refusal(d, errc::failed_precondition,
+                        "experiment has been completed, cannot continue this "
+                        "experiment");
   if (trial_ids.empty())
-    return refuse(errc::failed_precondition, "experiment " + std::to_string(id)
-                                                 + " has no trial to continue");
+    return with_refusal(d, errc::failed_precondition,
+                        "experiment " + std::to_string(id)
+                            + " has no trial to continue");
 
   if (auto m = merged.find("max_restarts"); m != merged.end())
     if (!m->is_number_integer() || m->get<int64_t>() < 0
         || m->get<int64_t>() > INT32_MAX)
-      return refuse(errc::invalid_argument,
-                    "max_restarts: expected a whole number from 0");
+      return with_refusal(d, errc::invalid_argument,
+                          "max_restarts: expected a whole number from 0");
 
   auto info = *e;
   info.config = merged;
   auto made = experiment_searcher::of(info, cfg_.seed);
   if (!made)
-    return refuse(errc::invalid_argument,
-                  "searcher: cannot be restored with this config: "
-                      + render(made.error()));
+    return with_refusal(d, errc::invalid_argument,
+                        "searcher: cannot be restored with this config: "
+                            + render(made.error()));
   auto step = made->reopen(id, requests);
   auto pool = e->pool;
   experiment_continued ev;

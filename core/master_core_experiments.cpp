@@ -400,13 +400,8 @@ void master_core::maybe_finish_experiment(decision& d, int64_t experiment_id,
 const state::experiment_info*
 master_core::user_state_change(decision& d, int64_t id, const char* to,
                                const char* verb, int64_t now_us) {
-  auto e = state::find_experiment(st_, id);
-  if (e == nullptr) {
-    d.refusal = make_error(errc::not_found,
-                           "experiment " + std::to_string(id) + " not found");
-    return nullptr;
-  }
-  if (unmanaged_refusal(d, *e, verb))
+  auto e = experiment_or_refuse(d, id, verb);
+  if (e == nullptr)
     return nullptr;
   auto from = state::to_string(e->status);
   experiment_state_changed ev{id, to, std::string{verb} + " by user", now_us};

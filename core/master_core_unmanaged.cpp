@@ -63,6 +63,30 @@ bool master_core::unmanaged_refusal(decision& d,
   return true;
 }
 
+const state::experiment_info*
+master_core::experiment_or_refuse(decision& d, int64_t id,
+                                  const char* verb) const {
+  auto e = state::find_experiment(st_, id);
+  if (e == nullptr)
+    d.refusal = make_error(errc::not_found,
+                           "experiment " + std::to_string(id) + " not found");
+  else if (verb != nullptr && unmanaged_refusal(d, *e, verb))
+    return nullptr;
+  return e;
+}
+
+const state::trial_info* master_core::trial_or_refuse(decision& d, int64_t id,
+                                                      const char* verb) const {
+  auto t = state::find_trial(st_, id);
+  if (t == nullptr)
+    d.refusal = make_error(errc::not_found,
+                           "trial " + std::to_string(id) + " not found");
+  else if (verb != nullptr
+           && unmanaged_refusal(d, st_.experiments.at(t->experiment_id), verb))
+    return nullptr;
+  return t;
+}
+
 decision master_core::unmanaged(const record_command& c, int64_t now_us) {
   decision d;
   const auto& a = c.args;

@@ -16,7 +16,9 @@ namespace det::deploy {
 
 namespace {
 
-using setter = std::function<caf::error(const std::string&)>;
+/// Checks and stores the value of option `flag`.
+using setter =
+    std::function<caf::error(const std::string& flag, const std::string& v)>;
 
 struct option_spec {
   std::string name;
@@ -30,8 +32,8 @@ struct option_spec {
 
 void add_specs(CLI::App& app, std::vector<option_spec> specs) {
   for (auto& s : specs) {
-    auto set = [set = s.set](const std::string& v) {
-      if (auto err = set(v))
+    auto set = [set = s.set, flag = s.name](const std::string& v) {
+      if (auto err = set(flag, v))
         throw CLI::ValidationError(aws::error_text(err));
     };
     if (s.metavar.empty()) {
@@ -56,8 +58,58 @@ void add_specs(CLI::App& app, std::vector<option_spec> specs) {
   }
 }
 
+// -- the setters of the tables ------------------------------------------------
+
+/// Accepts any value.
+caf::error any_value_ok(const std::string&, const std::string&) {
+  return caf::none;
+}
+
+/// Stores the value, then checks it (the option's error names the flag).
+setter store(std::string& to, setter check = any_value_ok) {
+  return [&to, check = std::move(check)](const std::string& flag,
+                                         const std::string& v) {
+    to = v;
+    return check(flag, v);
+  };
+}
+
+/// A switch: sets `to`.
+setter store_true(bool& to) {
+  return [&to](const std::string&, const std::string&) {
+    to = true;
+    return caf::error{};
+  };
+}
+
+setter store_int(int& to, int min) {
+  return [&to, min](const std::string& flag, const std::string& v) {
+    return to_int(flag, v, min, to);
+  };
+}
+
+setter store_duration(std::chrono::milliseconds& to) {
+  return [&to](const std::string& flag, const std::string& v) {
+    return to_duration(flag, v, to);
+  };
+}
+
+/// A check: the value matches `pattern`, or the error says it is not `what`.
+setter must_match(const char* re, const char* what) {
+  return [re, what](const std::string& flag, const std::string& v) {
+    return matches(flag, v, re, what);
+  };
+}
+
+setter must_be_one_of(std::vector<std::string> allowed) {
+  return [allowed = std::move(allowed)](const std::string& flag,
+                                        const std::string& v) {
+    return one_of(flag, v, allowed);
+  };
+}
+
 // Never echoes the password: only what is wrong with it.
-caf::error check_db_password(const std::string& value) {
+caf::error check_db_password(const std::string&, const std::string& value) {
   if (value.size() < 8 || value.size() > 128)
     return bad("--db-password: must be 8-128 characters long, not "
                + std::to_string(value.size()));
@@ -71,25 +123,25 @@ caf::error check_image(const std::string& flag, const std::string& value) {
   return matches(flag, value, "^ami-[0-9a-zA-Z]+$", "an AMI id (ami-...)");
 }
 
+const char* ssm_parameter_re = "^/[-a-zA-Z0-9_.:/]+$";
+const char* ssm_parameter_is = "an SSM parameter name (/...)";
+
+// -- the tables
+// -----------------------------------------------------------------
+
 std::vector<option_spec> connection_specs(connection_options& c) {
   return {
       {"--region", "REGION",
        "AWS region to deploy into (default: the default region for the AWS "
        "user: AWS_REGION, AWS_DEFAULT_REGION, the profile's region)",
-       [&c](const std::string& v) {
-         c.region = v;
-         return matches("--region", v, "^[a-z]{2}(-[a-z]+)+-[0-9]+$",
-                        "an AWS region like us-east-1");
-       }},
+       store(c.region, must_match("^[a-z]{2}(-[a-z]+)+-[0-9]+$",
+                                  "an AWS region like us-east-1"))},
       {"--endpoint-url", "URL",
        "send every AWS call (CloudFormation, EC2) to URL, e.g. a moto "
        "server or a private cloud (default: AWS_ENDPOINT_URL_<SERVICE>, "
        "AWS_ENDPOINT_URL, then AWS's public endpoints)",
-       [&c](const std::string& v) {
-         c.endpoint_url = v;
-         return matches("--endpoint-url", v, "^https?://[^ ]+$",
-                        "an http:// or https:// URL");
-       }},
+       store(c.endpoint_url,
+             must_match("^https?://[^ ]+$", "an http:// or https:// URL"))},
   };
 }
 
@@ -97,13 +149,11 @@ std::vector<option_spec> wait_specs(wait_options& w) {
   return {
       {"--timeout", "DURATION",
        "give up waiting for the stack after DURATION (default 1h)",
-       [&w](const std::string& v) {
-         return to_duration("--timeout", v, w.timeout);
-       }},
+       store_duration(w.timeout)},
       {"--poll-interval", "DURATION",
        "time between two looks at the stack and its events (default 5s)",
-       [&w](const std::string& v) {
-         auto err = to_duration("--poll-interval", v, w.poll_interval);
+       [&w](const std::string& flag, const std::string& v) {
+         auto err = to_duration(flag, v, w.poll_interval);
          if (!err && w.poll_interval.count() <= 0)
            return bad("--poll-interval: must be more than 0");
          return err;
@@ -116,182 +166,119 @@ std::vector<option_spec> up_specs(up_options& o) {
   std::vector<option_spec> specs = {
       {"--cluster-id", "ID",
        "unique id of the cluster; the CloudFormation stack name (required)",
-       [&o](const std::string& v) {
-         o.cluster_id = v;
-         return caf::error{};
-       }},
+       store(o.cluster_id)},
       {"--keypair", "NAME",
        "EC2 key pair for the master and agent instances (required)",
-       [&o](const std::string& v) {
-         o.keypair = v;
-         return caf::error{};
-       }},
+       store(o.keypair)},
       {"--master-instance-type", "TYPE",
        "instance type of the master (default m5.large)",
-       [&o](const std::string& v) {
-         o.master_instance_type = v;
-         return matches("--master-instance-type", v,
-                        "^[a-z][a-z0-9-]*\\.[a-z0-9]+$",
-                        "an EC2 instance type like m5.large");
-       }},
+       store(o.master_instance_type,
+             must_match("^[a-z][a-z0-9-]*\\.[a-z0-9]+$",
+                        "an EC2 instance type like m5.large"))},
       {"--cpu-agent-instance-type", "TYPE",
        "instance type of the agents of the CPU pool (default t2.xlarge); "
        "one of: "
            + types,
-       [&o](const std::string& v) {
-         o.cpu_agent_instance_type = v;
-         return one_of("--cpu-agent-instance-type", v, agent_instance_types());
-       }},
+       store(o.cpu_agent_instance_type,
+             must_be_one_of(agent_instance_types()))},
       {"--gpu-agent-instance-type", "TYPE",
        "instance type of the agents of the GPU pool (default p2.8xlarge); "
        "the same choices",
-       [&o](const std::string& v) {
-         o.gpu_agent_instance_type = v;
-         return one_of("--gpu-agent-instance-type", v, agent_instance_types());
-       }},
+       store(o.gpu_agent_instance_type,
+             must_be_one_of(agent_instance_types()))},
       {"--deployment-type", "TYPE",
        "the template: " + join(deployment_types(), ", ") + " (default simple)",
-       [&o](const std::string& v) {
-         o.deployment_type = v;
-         return one_of("--deployment-type", v, deployment_types());
-       }},
+       store(o.deployment_type, must_be_one_of(deployment_types()))},
       {"--inbound-cidr", "CIDR",
        "CIDR range allowed to reach the master's 8080 and SSH (default "
        "0.0.0.0/0)",
-       [&o](const std::string& v) {
-         o.inbound_cidr = v;
-         return check_cidr("--inbound-cidr", v);
-       }},
+       store(o.inbound_cidr, check_cidr)},
       {"--db-password", "PASSWORD",
        "password of the database user postgres (default postgres; an "
        "update without it keeps the current one); never printed",
-       [&o](const std::string& v) {
+       [&o](const std::string& flag, const std::string& v) {
          o.db_password = v;
          o.db_password_given = true;
-         return check_db_password(v);
+         return check_db_password(flag, v);
        }},
       {"--max-cpu-containers-per-agent", "N",
        "most CPU containers on one agent of the CPU pool (default 100)",
-       [&o](const std::string& v) {
-         return to_int("--max-cpu-containers-per-agent", v, 0,
-                       o.max_cpu_containers_per_agent);
-       }},
+       store_int(o.max_cpu_containers_per_agent, 0)},
       {"--max-idle-agent-period", "DURATION",
        "idle time after which a dynamic agent is terminated (default 10m)",
-       [&o](const std::string& v) {
+       [&o](const std::string& flag, const std::string& v) {
          std::chrono::milliseconds d{0};
-         if (auto err = to_duration("--max-idle-agent-period", v, d))
+         if (auto err = to_duration(flag, v, d))
            return err;
          o.max_idle_agent_period = conf::format_duration(d);
          return caf::error{};
        }},
       {"--max-dynamic-agents", "N",
        "most dynamic agent instances of each pool at one time (default 5)",
-       [&o](const std::string& v) {
-         return to_int("--max-dynamic-agents", v, 1, o.max_dynamic_agents);
-       }},
+       store_int(o.max_dynamic_agents, 1)},
       {"--spot", "", "launch the agents as spot instances (default: no)",
-       [&o](const std::string&) {
-         o.spot = true;
-         return caf::error{};
-       }},
+       store_true(o.spot)},
       {"--spot-max-price", "USD",
        "highest hourly spot price, e.g. 0.90 (default: the on-demand price); "
        "needs --spot",
-       [&o](const std::string& v) {
-         o.spot_max_price = v;
-         return matches("--spot-max-price", v, "^[0-9]+(\\.[0-9]+)?$",
-                        "a price in USD like 0.90");
-       }},
+       store(o.spot_max_price,
+             must_match("^[0-9]+(\\.[0-9]+)?$", "a price in USD like 0.90"))},
       {"--dry-run", "",
        "print the CreateStack request (template and parameters, password "
        "as ****) as JSON and call nothing",
-       [&o](const std::string&) {
-         o.dry_run = true;
-         return caf::error{};
-       }},
+       store_true(o.dry_run)},
       {"--package", "URL",
        "the determined-master .deb the instances install: https://... or "
        "s3://bucket/key (default: the .deb det-deploy was installed with, "
        "staged in the det-deploy-staging-<account>-<region> bucket)",
-       [&o](const std::string& v) {
-         o.package = v;
-         return matches("--package", v, "^(https?|s3)://[^\\s\"'`$\\\\]+$",
-                        "an https://, http:// or s3:// location");
-       }},
+       store(o.package, must_match("^(https?|s3)://[^\\s\"'`$\\\\]+$",
+                                   "an https://, http:// or s3:// location"))},
       {"--package-file", "PATH",
        "stage this .deb instead of the one det-deploy was installed with",
-       [&o](const std::string& v) {
-         o.package_file = v;
-         return caf::error{};
-       }},
+       store(o.package_file)},
       {"--agent-image-id", "AMI",
        "AMI of the agents of both pools (default: each pool's from its SSM "
        "parameter, below)",
-       [&o](const std::string& v) {
+       [&o](const std::string& flag, const std::string& v) {
          if (o.cpu_agent_image_id.empty())
            o.cpu_agent_image_id = v;
          if (o.gpu_agent_image_id.empty())
            o.gpu_agent_image_id = v;
-         return check_image("--agent-image-id", v);
+         return check_image(flag, v);
        }},
       {"--cpu-agent-image-id", "AMI", "AMI of the CPU pool's agents",
-       [&o](const std::string& v) {
-         o.cpu_agent_image_id = v;
-         return check_image("--cpu-agent-image-id", v);
-       }},
+       store(o.cpu_agent_image_id, check_image)},
       {"--gpu-agent-image-id", "AMI",
        "AMI of the GPU pool's agents (with the NVIDIA driver)",
-       [&o](const std::string& v) {
-         o.gpu_agent_image_id = v;
-         return check_image("--gpu-agent-image-id", v);
-       }},
+       store(o.gpu_agent_image_id, check_image)},
       {"--cpu-agent-image-ssm-parameter", "NAME",
        "SSM parameter holding cpu-pool's AMI when no AMI is given (default "
        "Debian 12's public one)",
-       [&o](const std::string& v) {
-         o.cpu_agent_image_parameter = v;
-         return matches("--cpu-agent-image-ssm-parameter", v,
-                        "^/[-a-zA-Z0-9_.:/]+$", "an SSM parameter name (/...)");
-       }},
+       store(o.cpu_agent_image_parameter,
+             must_match(ssm_parameter_re, ssm_parameter_is))},
       {"--gpu-agent-image-ssm-parameter", "NAME",
        "SSM parameter holding gpu-pool's AMI when no AMI is given (default "
        "AWS's public Deep Learning Base AMI with the NVIDIA driver)",
-       [&o](const std::string& v) {
-         o.gpu_agent_image_parameter = v;
-         return matches("--gpu-agent-image-ssm-parameter", v,
-                        "^/[-a-zA-Z0-9_.:/]+$", "an SSM parameter name (/...)");
-       }},
+       store(o.gpu_agent_image_parameter,
+             must_match(ssm_parameter_re, ssm_parameter_is))},
       {"--master-image-id", "AMI",
        "AMI of the master (default: the latest Debian 12)",
-       [&o](const std::string& v) {
-         o.master_image_id = v;
-         return check_image("--master-image-id", v);
-       }},
+       store(o.master_image_id, check_image)},
       {"--bastion-image-id", "AMI",
        "AMI of the bastion, secure only (default: the latest Debian 12)",
-       [&o](const std::string& v) {
-         o.bastion_image_id = v;
-         return check_image("--bastion-image-id", v);
-       }},
+       store(o.bastion_image_id, check_image)},
       {"--cloudwatch-logs", "MODE",
        "disabled, create (make the log group) or existing (default "
        "disabled)",
-       [&o](const std::string& v) {
-         o.cloudwatch_logs = v;
-         return one_of("--cloudwatch-logs", v,
-                       {"disabled", "create", "existing"});
-       }},
+       store(o.cloudwatch_logs,
+             must_be_one_of({"disabled", "create", "existing"}))},
       {"--log-group", "NAME",
        "CloudWatch log group (default /determined/determined/journald)",
-       [&o](const std::string& v) {
-         o.log_group = v;
-         return caf::error{};
-       }},
+       store(o.log_group)},
       {"--param", "KEY=VALUE",
        "any other template parameter (VpcId, SubnetId, DBInstanceClass, "
        "...); repeatable; wins over the options above",
-       [&o](const std::string& v) {
+       [&o](const std::string&, const std::string& v) {
          auto eq = v.find('=');
          if (eq == std::string::npos || eq == 0
              || !std::regex_match(v.substr(0, eq),
@@ -304,10 +291,7 @@ std::vector<option_spec> up_specs(up_options& o) {
        true},
       {"--templates-dir", "DIR",
        "read <type>.yaml from DIR instead of the installed templates",
-       [&o](const std::string& v) {
-         o.templates_dir = v;
-         return caf::error{};
-       }},
+       store(o.templates_dir)},
   };
   for (auto& s : connection_specs(o.conn))
     specs.push_back(std::move(s));
@@ -319,17 +303,11 @@ std::vector<option_spec> up_specs(up_options& o) {
 std::vector<option_spec> down_specs(down_options& o) {
   std::vector<option_spec> specs = {
       {"--cluster-id", "ID", "the cluster (stack) to delete (required)",
-       [&o](const std::string& v) {
-         o.cluster_id = v;
-         return caf::error{};
-       }},
+       store(o.cluster_id)},
       {"--purge-staging", "",
        "also delete the staging bucket of packages when no other cluster "
        "uses it",
-       [&o](const std::string&) {
-         o.purge_staging = true;
-         return caf::error{};
-       }},
+       store_true(o.purge_staging)},
   };
   for (auto& s : connection_specs(o.conn))
     specs.push_back(std::move(s));
@@ -340,11 +318,7 @@ std::vector<option_spec> down_specs(down_options& o) {
 
 std::vector<option_spec> list_specs(list_options& o) {
   std::vector<option_spec> specs = {
-      {"--json", "", "one JSON array instead of a table",
-       [&o](const std::string&) {
-         o.json = true;
-         return caf::error{};
-       }},
+      {"--json", "", "one JSON array instead of a table", store_true(o.json)},
   };
   for (auto& s : connection_specs(o.conn))
     specs.push_back(std::move(s));

@@ -1,7 +1,5 @@
 #include "messages/events.hpp"
 
-#include "messages/event_payloads.hpp"
-
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 
@@ -10,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <type_traits>
 #include <unordered_map>
 
 namespace det {
@@ -18,191 +17,97 @@ using nlohmann::json;
 
 namespace {
 
-// -- streams ----------------------------------------------------------------
+// -- payload forms
+// -------------------------------------------------------------
+//
+// Each event's fields() (messages/event_definition.hpp) drives writing
+// (payload_writer), reading (payload_reader) and visiting (field_walker).
 
-std::string stream(const master_started&) {
-  return "cluster";
+struct payload_writer {
+  json& out;
+  template <class T> void req(const char* key, const T& value) {
+    out[key] = encode_value(value);
+  }
+  template <class T> void opt(const char* key, const T& value) {
+    out[key] = encode_value(value);
+  }
+  template <class T> static json encode_value(const T& value) {
+    return json(value);
+  }
+  static json encode_value(const std::vector<slot_assignment>& xs) {
+    json out = json::array();
+    for (const auto& a : xs)
+      out.push_back({{"agent_id", a.agent_id}, {"slots", a.slots}});
+    return out;
+  }
+};
+
+struct payload_reader {
+  const json& in;
+  template <class T> void req(const char* key, T& value) {
+    value = get_field<T>(in, key);
+  }
+  template <class T> void opt(const char* key, T& value) {
+    value = get_field_or<T>(in, key, value);
+  }
+  void req(const char* key, std::vector<slot_assignment>& xs) {
+    auto list = get_field<json>(in, key);
+    if (!list.is_array())
+      throw field_error(std::string{"field '"} + key + "': expected a list");
+    for (const auto& a : list) {
+      require_object(a, "field 'assignments[]'");
+      xs.push_back({get_field<std::string>(a, "agent_id"),
+                    get_field<std::vector<int64_t>>(a, "slots")});
+    }
+  }
+};
+
+struct field_walker {
+  const event_field_visitor& v;
+  template <class T> void req(const char* key, T& value) { walk(key, value); }
+  template <class T> void opt(const char* key, T& value) { walk(key, value); }
+  void walk(const char* key, std::string& value) {
+    if (v.text)
+      v.text(key, value);
+  }
+  void walk(const char* key, json& value) {
+    if (v.document)
+      v.document(key, value);
+  }
+  void walk(const char* key, double& value) {
+    if (v.number)
+      v.number(key, value);
+  }
+  void walk(const char* key, std::vector<std::string>& xs) {
+    for (auto& x : xs)
+      walk(key, x);
+  }
+  void walk(const char*, std::vector<slot_assignment>& xs) {
+    for (auto& a : xs)
+      walk("assignments[].agent_id", a.agent_id);
+  }
+  template <class T> void walk(const char*, T&) {}
+};
+
+template <class T> json write_payload(const T& x) {
+  json out = json::object();
+  payload_writer w{out};
+  // The writer only reads the fields; fields() takes them mutable so one
+  // list serves every direction.
+  const_cast<T&>(x).fields(w);
+  return out;
 }
-std::string stream(const pool_configured& x) {
-  return "pool/" + x.pool;
-}
-std::string stream(const instance_launch_requested& x) {
-  return "pool/" + x.pool;
-}
-std::string stream(const instance_launch_failed& x) {
-  return "pool/" + x.pool;
-}
-std::string stream(const experiment_submitted& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_model_stored& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_state_changed& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_edited& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_resources_changed& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_deleted& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const cluster_message_set&) {
-  return "cluster";
-}
-std::string stream(const experiment_gc_policy_changed& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_continued& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const log_retention_set& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const runs_archived& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const runs_deleted& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const trial_log_policy_matched& x) {
-  return "trial/" + std::to_string(x.trial_id);
-}
-std::string stream(const unmanaged_trial_created& x) {
-  return "trial/" + std::to_string(x.trial_id);
-}
-std::string stream(const unmanaged_trial_state_set& x) {
-  return "trial/" + std::to_string(x.trial_id);
-}
-std::string stream(const experiment_archived& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const checkpoints_deletion_requested& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const checkpoints_deleted& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const checkpoint_files_removal_requested& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const checkpoint_files_removed& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const checkpoint_metadata_set& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const experiment_searcher_updated& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const workspace_saved& x) {
-  return "workspace/" + std::to_string(x.workspace_id);
-}
-std::string stream(const workspace_deleted& x) {
-  return "workspace/" + std::to_string(x.workspace_id);
-}
-std::string stream(const project_saved& x) {
-  return "project/" + std::to_string(x.project_id);
-}
-std::string stream(const project_deleted& x) {
-  return "project/" + std::to_string(x.project_id);
-}
-std::string stream(const experiment_moved& x) {
-  return "experiment/" + std::to_string(x.experiment_id);
-}
-std::string stream(const template_saved& x) {
-  return "template/" + x.name;
-}
-std::string stream(const template_deleted& x) {
-  return "template/" + x.name;
-}
-std::string stream(const pool_bindings_set& x) {
-  return "pool/" + x.pool;
-}
-std::string stream(const workspace_namespace_bound& x) {
-  return "workspace/" + std::to_string(x.workspace_id);
-}
-std::string stream(const config_policies_set& x) {
-  return x.workspace_id == 0 ? std::string{"config_policies/global"}
-                             : "workspace/" + std::to_string(x.workspace_id);
-}
-std::string stream(const model_saved& x) {
-  return "model/" + std::to_string(x.model_id);
-}
-std::string stream(const model_deleted& x) {
-  return "model/" + std::to_string(x.model_id);
-}
-std::string stream(const model_version_saved& x) {
-  return "model/" + std::to_string(x.model_id);
-}
-std::string stream(const model_version_deleted& x) {
-  return "model/" + std::to_string(x.model_id);
-}
-std::string webhook_stream(int64_t id) {
-  return "webhook/" + std::to_string(id);
-}
-std::string stream(const webhook_saved& x) {
-  return webhook_stream(x.webhook_id);
-}
-std::string stream(const webhook_deleted& x) {
-  return webhook_stream(x.webhook_id);
-}
-std::string stream(const webhook_delivery_due& x) {
-  return webhook_stream(x.webhook_id);
-}
-std::string stream(const webhook_delivery_ended& x) {
-  return webhook_stream(x.webhook_id);
-}
-std::string stream(const spot_request_opened& x) {
-  return "instance/" + x.request_id;
-}
-std::string stream(const spot_request_fulfilled& x) {
-  return "instance/" + x.request_id;
-}
-std::string stream(const spot_request_cancelled& x) {
-  return "instance/" + x.request_id;
-}
-std::string agent_stream(const std::string& id) {
-  return "agent/" + id;
-}
-std::string stream(const agent_connected& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const agent_disconnected& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const agent_lost& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const agent_enabled& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const agent_disabled& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const slot_disabled& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const slot_enabled& x) {
-  return agent_stream(x.agent_id);
-}
-std::string stream(const agent_slots_changed& x) {
-  return agent_stream(x.agent_id);
-}
+
+/// validate() is optional: most payloads need no more than their field types.
+template <class T, class = void> struct has_validate : std::false_type {};
 template <class T>
-auto stream(const T& x) -> decltype(x.username, std::string{}) {
-  return "user/" + x.username;
-}
-template <class T>
-auto stream(const T& x) -> decltype(x.instance_id, std::string{}) {
-  return "instance/" + x.instance_id;
-}
-template <class T>
-auto stream(const T& x) -> decltype(x.trial_id, std::string{}) {
-  return "trial/" + std::to_string(x.trial_id);
+struct has_validate<T,
+                    std::void_t<decltype(std::declval<const T&>().validate())>>
+    : std::true_type {};
+
+template <class T> void check_payload(const T& x) {
+  if constexpr (has_validate<T>::value)
+    x.validate();
 }
 
 // -- upcasters: upcasters[type][i] lifts version i+1 to i+2 -----------------
@@ -236,7 +141,9 @@ struct type_entry {
 
 template <class T> domain_event decode_as(const json& j) {
   T x;
-  payload::read(j, x);
+  payload_reader r{j};
+  x.fields(r);
+  check_payload(x);
   return x;
 }
 
@@ -310,13 +217,13 @@ const char* type_name_of(const domain_event& ev) {
 }
 
 std::string stream_of(const domain_event& ev) {
-  return std::visit([](const auto& x) { return stream(x); }, ev);
+  return std::visit([](const auto& x) { return x.stream(); }, ev);
 }
 
 event_envelope to_envelope(const domain_event& ev) {
   return std::visit(
       [](const auto& x) {
-        return event_envelope{x.type_name, x.version, payload::write(x).dump()};
+        return event_envelope{x.type_name, x.version, write_payload(x).dump()};
       },
       ev);
 }
@@ -340,7 +247,7 @@ caf::expected<domain_event> decode(const event_envelope& env,
 
 caf::error validate(const domain_event& ev) {
   try {
-    std::visit([](const auto& x) { payload::validate(x); }, ev);
+    std::visit([](const auto& x) { check_payload(x); }, ev);
   } catch (const field_error& e) {
     return make_error(errc::invalid_event,
                       std::string{type_name_of(ev)} + ": " + e.what());
@@ -351,8 +258,8 @@ caf::error validate(const domain_event& ev) {
 void visit_fields(domain_event& ev, const event_field_visitor& v) {
   std::visit(
       [&](auto& x) {
-        payload::field_walker w{v};
-        payload::fields(w, x);
+        field_walker w{v};
+        x.fields(w);
       },
       ev);
 }
@@ -428,44 +335,6 @@ caf::expected<json> upcast(const std::string& type, int32_t from_version,
   return payload;
 }
 
-const std::vector<std::string>& experiment_states() {
-  static const std::vector<std::string> xs{"ACTIVE",
-                                           "PAUSED",
-                                           "STOPPING_COMPLETED",
-                                           "STOPPING_CANCELED",
-                                           "STOPPING_KILLED",
-                                           "STOPPING_ERROR",
-                                           "COMPLETED",
-                                           "CANCELED",
-                                           "ERROR"};
-  return xs;
-}
-
-const std::vector<std::string>& trial_exit_reasons() {
-  static const std::vector<std::string> xs{
-      "completed", "killed",     "failed",        "preempted",
-      "paused",    "agent_lost", "spot_reclaimed"};
-  return xs;
-}
-
-const std::vector<std::string>& agent_lost_reasons() {
-  static const std::vector<std::string> xs{"reconnect_timeout",
-                                           "spot_reclaimed",
-                                           "instance_terminated", "shut_down"};
-  return xs;
-}
-
-const std::vector<std::string>& launch_error_kinds() {
-  static const std::vector<std::string> xs{"insufficient_capacity",
-                                           "quota_exceeded",
-                                           "unauthorized",
-                                           "invalid_request",
-                                           "unavailable",
-                                           "partial",
-                                           "other"};
-  return xs;
-}
-
 std::vector<std::pair<std::string, int32_t>> known_event_types() {
   std::vector<std::pair<std::string, int32_t>> out;
   for (const auto& [name, entry] : table())
@@ -475,7 +344,7 @@ std::vector<std::pair<std::string, int32_t>> known_event_types() {
 }
 
 bool operator==(const pool_configured& a, const pool_configured& b) {
-  return payload::write(a) == payload::write(b);
+  return write_payload(a) == write_payload(b);
 }
 
 } // namespace det

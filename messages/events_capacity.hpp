@@ -6,6 +6,8 @@
 // agent has now. Included by messages/events.hpp (the catalogue); the
 // rules there apply (past tense, never renamed, new fields at the end).
 
+#include "messages/event_definition.hpp"
+
 #include <cstdint>
 #include <string>
 
@@ -22,6 +24,20 @@ struct agent_slots_changed {
   std::string agent_id;
   int32_t slots = 0;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("agent_id", agent_id);
+    f.req("slots", slots);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_non_empty("agent_id", agent_id);
+    if (slots < 0 || slots > (1 << 20))
+      throw field_error("field 'slots': must be within [0, 1048576]");
+  }
+  std::string stream() const { return "agent/" + agent_id; }
 };
+
+using capacity_event_family = event_family<agent_slots_changed>;
 
 } // namespace det

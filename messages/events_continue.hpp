@@ -5,6 +5,8 @@
 // messages/events.hpp (the catalogue); the rules there apply (past tense,
 // never renamed, new fields at the end).
 
+#include "messages/event_definition.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -32,6 +34,36 @@ struct experiment_continued {
   /// A single-trial experiment whose override changed its
   /// hyperparameters: its trial's hparams from now on (null: unchanged).
   nlohmann::json trial_hparams;
+
+  template <class F> void fields(F& f) {
+    f.req("experiment_id", experiment_id);
+    f.req("config", config);
+    f.opt("trial_ids", trial_ids);
+    f.req("searcher_state", searcher_state);
+    f.opt("progress", progress);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+    f.opt("trial_hparams", trial_hparams);
+  }
+  void validate() const {
+    require_object(config, "field 'config'");
+    require_object(searcher_state, "field 'searcher_state'");
+    if (!(progress >= 0.0 && progress <= 1.0))
+      throw field_error("field 'progress': must be within [0, 1]");
+    for (auto id : trial_ids)
+      if (id <= 0)
+        throw field_error("field 'trial_ids': must be positive ids");
+    if (!trial_hparams.is_null()) {
+      require_object(trial_hparams, "field 'trial_hparams'");
+      if (trial_ids.size() != 1)
+        throw field_error("field 'trial_hparams': only for one trial");
+    }
+  }
+  std::string stream() const {
+    return "experiment/" + std::to_string(experiment_id);
+  }
 };
+
+using continue_event_family = event_family<experiment_continued>;
 
 } // namespace det

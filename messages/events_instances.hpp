@@ -5,11 +5,25 @@
 // by messages/events.hpp (the catalogue); the rules there apply (past
 // tense, never renamed, new fields at the end).
 
+#include "messages/event_definition.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace det {
+
+/// instance_launch_failed error kinds.
+inline const std::vector<std::string>& launch_error_kinds() {
+  static const std::vector<std::string> xs{"insufficient_capacity",
+                                           "quota_exceeded",
+                                           "unauthorized",
+                                           "invalid_request",
+                                           "unavailable",
+                                           "partial",
+                                           "other"};
+  return xs;
+}
 
 /// A provisioner decided to launch `count` instances (or spot requests).
 /// `launch_seq` is the pool's launch counter plus one; `client_token` is
@@ -24,6 +38,21 @@ struct instance_launch_requested {
   int32_t count = 0;
   bool spot = false;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("pool", pool);
+    f.req("launch_seq", launch_seq);
+    f.req("client_token", client_token);
+    f.req("count", count);
+    f.opt("spot", spot);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_non_empty("client_token", client_token);
+    if (count < 1)
+      throw field_error("field 'count': must be at least 1");
+  }
+  std::string stream() const { return "pool/" + pool; }
 };
 
 /// A launch failed. `error_kind`: insufficient_capacity, quota_exceeded,
@@ -36,6 +65,18 @@ struct instance_launch_failed {
   std::string error_kind;
   std::string message;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("pool", pool);
+    f.req("launch_seq", launch_seq);
+    f.req("error_kind", error_kind);
+    f.opt("message", message);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_one_of("error_kind", error_kind, launch_error_kinds());
+  }
+  std::string stream() const { return "pool/" + pool; }
 };
 
 /// An on-demand instance of the pool exists (EC2 "pending"). `launch_seq` is
@@ -47,6 +88,15 @@ struct instance_pending {
   std::string pool;
   int64_t launch_seq = 0;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("instance_id", instance_id);
+    f.req("pool", pool);
+    f.opt("launch_seq", launch_seq);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_non_empty("instance_id", instance_id); }
+  std::string stream() const { return "instance/" + instance_id; }
 };
 
 /// An instance is running (its agent has not necessarily connected).
@@ -55,6 +105,12 @@ struct instance_running {
   static constexpr int32_t version = 1;
   std::string instance_id;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("instance_id", instance_id);
+    f.opt("at_us", at_us);
+  }
+  std::string stream() const { return "instance/" + instance_id; }
 };
 
 /// The provisioner decided to terminate an instance. `reason`: idle,
@@ -65,6 +121,13 @@ struct instance_terminate_requested {
   std::string instance_id;
   std::string reason;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("instance_id", instance_id);
+    f.opt("reason", reason);
+    f.opt("at_us", at_us);
+  }
+  std::string stream() const { return "instance/" + instance_id; }
 };
 
 /// An instance is gone (terminated by us, by the user or spot reclaim).
@@ -74,6 +137,13 @@ struct instance_terminated {
   std::string instance_id;
   std::string reason;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("instance_id", instance_id);
+    f.opt("reason", reason);
+    f.opt("at_us", at_us);
+  }
+  std::string stream() const { return "instance/" + instance_id; }
 };
 
 /// A one-time spot request ("sir-...") of a launch is open.
@@ -84,6 +154,14 @@ struct spot_request_opened {
   std::string pool;
   int64_t launch_seq = 0;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("request_id", request_id);
+    f.req("pool", pool);
+    f.opt("launch_seq", launch_seq);
+    f.opt("at_us", at_us);
+  }
+  std::string stream() const { return "instance/" + request_id; }
 };
 
 /// An open spot request got its instance, which is now pending.
@@ -93,6 +171,14 @@ struct spot_request_fulfilled {
   std::string request_id;
   std::string instance_id;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("request_id", request_id);
+    f.req("instance_id", instance_id);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_non_empty("instance_id", instance_id); }
+  std::string stream() const { return "instance/" + request_id; }
 };
 
 /// An open spot request was cancelled (by us or by AWS) before fulfilment.
@@ -102,6 +188,18 @@ struct spot_request_cancelled {
   std::string request_id;
   std::string reason;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("request_id", request_id);
+    f.opt("reason", reason);
+    f.opt("at_us", at_us);
+  }
+  std::string stream() const { return "instance/" + request_id; }
 };
+
+using instance_event_family = event_family<
+    instance_launch_requested, instance_launch_failed, instance_pending,
+    instance_running, instance_terminate_requested, instance_terminated,
+    spot_request_opened, spot_request_fulfilled, spot_request_cancelled>;
 
 } // namespace det

@@ -10,6 +10,8 @@
 // an older event said. Workspace 1 and project 1 ("Uncategorized") exist
 // without an event; a `*_saved` of id 1 changes them.
 
+#include "messages/event_definition.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -33,6 +35,27 @@ struct workspace_saved {
   std::string default_aux_pool;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("workspace_id", workspace_id);
+    f.req("name", name);
+    f.opt("archived", archived);
+    f.opt("agent_user_group", agent_user_group);
+    f.opt("checkpoint_storage", checkpoint_storage);
+    f.opt("default_compute_pool", default_compute_pool);
+    f.opt("default_aux_pool", default_aux_pool);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("workspace_id", workspace_id);
+    require_non_empty("name", name);
+    require_object(agent_user_group, "field 'agent_user_group'");
+    require_object(checkpoint_storage, "field 'checkpoint_storage'");
+  }
+  std::string stream() const {
+    return "workspace/" + std::to_string(workspace_id);
+  }
 };
 
 /// A workspace (holding no project) was deleted, with its templates.
@@ -42,6 +65,16 @@ struct workspace_deleted {
   int64_t workspace_id = 0;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("workspace_id", workspace_id);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_positive("workspace_id", workspace_id); }
+  std::string stream() const {
+    return "workspace/" + std::to_string(workspace_id);
+  }
 };
 
 /// A project was created (a new id) or changed.
@@ -56,6 +89,23 @@ struct project_saved {
   bool archived = false;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("project_id", project_id);
+    f.req("workspace_id", workspace_id);
+    f.req("name", name);
+    f.opt("description", description);
+    f.opt("key", key);
+    f.opt("archived", archived);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("project_id", project_id);
+    require_positive("workspace_id", workspace_id);
+    require_non_empty("name", name);
+  }
+  std::string stream() const { return "project/" + std::to_string(project_id); }
 };
 
 /// A project holding no experiment was deleted.
@@ -65,6 +115,14 @@ struct project_deleted {
   int64_t project_id = 0;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("project_id", project_id);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_positive("project_id", project_id); }
+  std::string stream() const { return "project/" + std::to_string(project_id); }
 };
 
 /// An experiment now belongs to project `project_id`.
@@ -75,6 +133,17 @@ struct experiment_moved {
   int64_t project_id = 0;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("experiment_id", experiment_id);
+    f.req("project_id", project_id);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_positive("project_id", project_id); }
+  std::string stream() const {
+    return "experiment/" + std::to_string(experiment_id);
+  }
 };
 
 /// A config template was created or its config replaced.
@@ -86,6 +155,20 @@ struct template_saved {
   nlohmann::json config = nlohmann::json::object();
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("name", name);
+    f.opt("workspace_id", workspace_id);
+    f.req("config", config);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_non_empty("name", name);
+    require_positive("workspace_id", workspace_id);
+    require_object(config, "field 'config'");
+  }
+  std::string stream() const { return "template/" + name; }
 };
 
 /// A config template was removed.
@@ -95,6 +178,14 @@ struct template_deleted {
   std::string name;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("name", name);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_non_empty("name", name); }
+  std::string stream() const { return "template/" + name; }
 };
 
 /// The workspaces a resource pool is bound to, as they are now (an empty
@@ -106,6 +197,19 @@ struct pool_bindings_set {
   std::vector<int64_t> workspace_ids;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("pool", pool);
+    f.req("workspace_ids", workspace_ids);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_non_empty("pool", pool);
+    for (auto id : workspace_ids)
+      require_positive("workspace_ids[]", id);
+  }
+  std::string stream() const { return "pool/" + pool; }
 };
 
 /// Workspace `workspace_id` runs its trials, on the Kubernetes cluster
@@ -120,6 +224,18 @@ struct workspace_namespace_bound {
   std::string ns;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("workspace_id", workspace_id);
+    f.opt("cluster_name", cluster_name);
+    f.req("namespace", ns);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_positive("workspace_id", workspace_id); }
+  std::string stream() const {
+    return "workspace/" + std::to_string(workspace_id);
+  }
 };
 
 /// The config policies of one scope and workload type, as they are now
@@ -137,6 +253,30 @@ struct config_policies_set {
   nlohmann::json constraints;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("workspace_id", workspace_id);
+    f.req("workload_type", workload_type);
+    f.opt("invariant_config", invariant_config);
+    f.opt("constraints", constraints);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    if (workspace_id < 0)
+      throw field_error("field 'workspace_id': must be 0 (global) or a "
+                        "workspace id");
+    if (workload_type != "EXPERIMENT" && workload_type != "NTSC")
+      throw field_error("field 'workload_type': must be EXPERIMENT or NTSC");
+    if (!invariant_config.is_null())
+      require_object(invariant_config, "field 'invariant_config'");
+    if (!constraints.is_null())
+      require_object(constraints, "field 'constraints'");
+  }
+  std::string stream() const {
+    return workspace_id == 0 ? std::string{"config_policies/global"}
+                             : "workspace/" + std::to_string(workspace_id);
+  }
 };
 
 /// A registered model was created (a new id) or changed.
@@ -153,6 +293,26 @@ struct model_saved {
   std::string notes;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("model_id", model_id);
+    f.req("name", name);
+    f.opt("description", description);
+    f.opt("workspace_id", workspace_id);
+    f.opt("archived", archived);
+    f.opt("metadata", metadata);
+    f.opt("labels", labels);
+    f.opt("notes", notes);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("model_id", model_id);
+    require_non_empty("name", name);
+    require_positive("workspace_id", workspace_id);
+    require_object(metadata, "field 'metadata'");
+  }
+  std::string stream() const { return "model/" + std::to_string(model_id); }
 };
 
 /// A registered model and its versions were deleted.
@@ -162,6 +322,14 @@ struct model_deleted {
   int64_t model_id = 0;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("model_id", model_id);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_positive("model_id", model_id); }
+  std::string stream() const { return "model/" + std::to_string(model_id); }
 };
 
 /// Version `version` of a model was registered (a new number: the model's
@@ -179,6 +347,26 @@ struct model_version_saved {
   std::vector<std::string> labels;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("model_id", model_id);
+    f.req("model_version", model_version);
+    f.req("checkpoint_uuid", checkpoint_uuid);
+    f.opt("name", name);
+    f.opt("comment", comment);
+    f.opt("notes", notes);
+    f.opt("metadata", metadata);
+    f.opt("labels", labels);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("model_id", model_id);
+    require_positive("model_version", model_version);
+    require_non_empty("checkpoint_uuid", checkpoint_uuid);
+    require_object(metadata, "field 'metadata'");
+  }
+  std::string stream() const { return "model/" + std::to_string(model_id); }
 };
 
 /// A model version was deleted (its number is not given again).
@@ -189,6 +377,25 @@ struct model_version_deleted {
   int64_t model_version = 0;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("model_id", model_id);
+    f.req("model_version", model_version);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("model_id", model_id);
+    require_positive("model_version", model_version);
+  }
+  std::string stream() const { return "model/" + std::to_string(model_id); }
 };
+
+using record_event_family =
+    event_family<workspace_saved, workspace_deleted, project_saved,
+                 project_deleted, experiment_moved, template_saved,
+                 template_deleted, pool_bindings_set, workspace_namespace_bound,
+                 config_policies_set, model_saved, model_deleted,
+                 model_version_saved, model_version_deleted>;
 
 } // namespace det

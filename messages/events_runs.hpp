@@ -6,11 +6,21 @@
 // messages/events.hpp (the catalogue); the rules there apply (past tense,
 // never renamed, new fields at the end).
 
+#include "messages/event_definition.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace det {
+
+inline void require_trial_ids(const std::vector<int64_t>& ids) {
+  if (ids.empty())
+    throw field_error("field 'trial_ids': must name at least one trial");
+  for (auto id : ids)
+    if (id <= 0)
+      throw field_error("field 'trial_ids': must be positive ids");
+}
 
 /// A user archived (or unarchived) ended runs of one experiment
 /// (POST /api/v1/runs/archive, /unarchive): run lists leave them out unless
@@ -23,6 +33,18 @@ struct runs_archived {
   bool archived = true;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("experiment_id", experiment_id);
+    f.req("trial_ids", trial_ids);
+    f.req("archived", archived);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_trial_ids(trial_ids); }
+  std::string stream() const {
+    return "experiment/" + std::to_string(experiment_id);
+  }
 };
 
 /// A user deleted ended runs of an ended experiment (POST
@@ -36,6 +58,17 @@ struct runs_deleted {
   std::vector<int64_t> trial_ids;
   std::string username;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("experiment_id", experiment_id);
+    f.req("trial_ids", trial_ids);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_trial_ids(trial_ids); }
+  std::string stream() const {
+    return "experiment/" + std::to_string(experiment_id);
+  }
 };
 
 /// A line of a trial's logs matched one of its experiment's log policies
@@ -54,6 +87,28 @@ struct trial_log_policy_matched {
   std::string node;
   std::string line;
   int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("trial_id", trial_id);
+    f.req("experiment_id", experiment_id);
+    f.req("name", name);
+    f.opt("pattern", pattern);
+    f.req("action", action);
+    f.opt("node", node);
+    f.opt("line", line);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    if (action != "" && action != "cancel_retries" && action != "exclude_node")
+      throw field_error("field 'action': must be \"\", \"cancel_retries\" or "
+                        "\"exclude_node\"");
+    if (action == "exclude_node" && node.empty())
+      throw field_error("field 'node': required for exclude_node");
+  }
+  std::string stream() const { return "trial/" + std::to_string(trial_id); }
 };
+
+using run_event_family =
+    event_family<runs_archived, runs_deleted, trial_log_policy_matched>;
 
 } // namespace det
