@@ -150,7 +150,7 @@ decision master_core::continue_experiment(int64_t id,
              != e->config.value("hyperparameters", nlohmann::json::object())) {
     auto parsed = policy::parse_hyperparameters(space);
     if (!parsed)
-      return refuse(errc::invalid_argument, render(parsed.error()));
+      return with_refusal(d, errc::invalid_argument, render(parsed.error()));
     policy::rng draw(cfg_.seed + static_cast<uint64_t>(id));
     ev.trial_hparams = policy::sample(*parsed, draw);
   }
