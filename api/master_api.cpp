@@ -283,21 +283,15 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
             return res.send_error(grpc_code::not_found,
                                   "trial " + std::to_string(trial_id)
                                       + " not found");
-          // An unmanaged trial reports with its user's session.
-          if (j.value("unmanaged", false)
-              && req.principal.allocation_id.empty())
-            return record_write(ctx, req, res, "unmanaged.metrics",
-                                {{"trialId", trial_id},
-                                 {"group", group},
-                                 {"steps", steps},
-                                 {"metrics", avg}},
-                                [ctx, res](caf::event_based_actor*, json) {
-                                  send_written(ctx, res, "{}");
-                                });
           auto alloc = j.value("allocation_id", std::string{});
-          // A user's session reports for a trial that is not running.
-          if (alloc.empty() && req.principal.allocation_id.empty())
-            return record_write(ctx, req, res, "trial.user_metrics",
+          // A user's session reports for an unmanaged trial, and for a
+          // managed one that is not running.
+          bool unmanaged = j.value("unmanaged", false);
+          if ((unmanaged || alloc.empty())
+              && req.principal.allocation_id.empty())
+            return record_write(ctx, req, res,
+                                unmanaged ? "unmanaged.metrics"
+                                          : "trial.user_metrics",
                                 {{"trialId", trial_id},
                                  {"group", group},
                                  {"steps", steps},
