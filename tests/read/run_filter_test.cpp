@@ -8,6 +8,7 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace {
 
@@ -43,10 +44,12 @@ json field(const char* location, const char* column, const char* op,
   return f;
 }
 
-json group(const char* conjunction, json children) {
+// A vector, not a json: `{field(...)}` as a json would be the one field
+// itself with some compilers (nlohmann's initializer-list rule).
+json group(const char* conjunction, std::vector<json> children) {
   return {{"kind", "group"},
           {"conjunction", conjunction},
-          {"children", std::move(children)}};
+          {"children", json(std::move(children))}};
 }
 
 run_filter parsed(const json& g) {
@@ -113,7 +116,7 @@ TEST(RunFilter, OrGroupsNestAndEmptyOnesTakeEverything) {
   EXPECT_TRUE(f.matches(a));
   EXPECT_FALSE(f.matches(b));
   EXPECT_TRUE(f.matches(c));
-  EXPECT_TRUE(parsed(group("or", json::array())).matches(b));
+  EXPECT_TRUE(parsed(group("or", {})).matches(b));
   // A field without a value takes every run, as upstream's.
   EXPECT_TRUE(
       parsed(group("and", {field("LOCATION_TYPE_RUN", "id", "=", nullptr)}))
@@ -154,9 +157,8 @@ TEST(RunFilter, HyperparametersAndMetricsAreReadFromTheRun) {
 
 TEST(RunFilter, BadFiltersAreRefusedNamingTheField) {
   EXPECT_EQ(refused(json::array()).field, "filter.filterGroup");
-  EXPECT_EQ(refused(group("xor", json::array())).field,
-            "filter.filterGroup.conjunction");
-  EXPECT_EQ(refused(group("and", {{{"columnName", "id"}}})).field,
+  EXPECT_EQ(refused(group("xor", {})).field, "filter.filterGroup.conjunction");
+  EXPECT_EQ(refused(group("and", {json{{"columnName", "id"}}})).field,
             "filter.filterGroup.children[0].kind");
   auto op = refused(group("and", {field("LOCATION_TYPE_RUN", "id", "~", 1)}));
   EXPECT_EQ(op.field, "filter.filterGroup.children[0].operator");
@@ -178,11 +180,11 @@ TEST(RunFilter, BadFiltersAreRefusedNamingTheField) {
                 .field,
             "filter.filterGroup.children[0].value");
   // Bounded: nesting, and nodes in all.
-  json deep = group("and", json::array());
+  json deep = group("and", {});
   for (size_t i = 0; i < det::read::max_filter_depth + 1; ++i)
     deep = group("and", {deep});
   EXPECT_NE(refused(deep).message.find("nest"), std::string::npos);
-  json wide = json::array();
+  std::vector<json> wide;
   for (size_t i = 0; i < det::read::max_filter_nodes; ++i)
     wide.push_back(field("LOCATION_TYPE_RUN", "id", "=", 1));
   EXPECT_NE(refused(group("and", wide)).message.find("at most"),

@@ -520,6 +520,12 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
               chance(40) ? nlohmann::json::object()
                          : nlohmann::json{{"f" + std::to_string(below(3)), 1}},
               tick()};
+        // A user's metadata, the files kept apart.
+        if (chance(10))
+          return checkpoint_metadata_set{
+              t.experiment_id, c.uuid,
+              nlohmann::json{{"k" + std::to_string(below(3)), below(9)}}, "u1",
+              tick()};
         if (!c.removing_files && c.state != "deleting" && chance(15))
           return checkpoint_files_removal_requested{
               t.experiment_id, {c.uuid}, {"state*"}, "u1", tick()};
