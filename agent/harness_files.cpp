@@ -83,7 +83,11 @@ std::map<std::string, std::string> info_files(const env_map& env) {
   auto config = get_json(env, "DET_EXPERIMENT_CONFIG", json::object());
   json cluster{
       {"master_url", get(env, "DET_MASTER")},
-      {"cluster_id", get(env, "DET_CLUSTER_ID")},
+      // The cluster's uuid, as GET /info answers it (older masters send
+      // only the configured id).
+      {"cluster_id", get(env, "DET_CLUSTER_UUID").empty()
+                         ? get(env, "DET_CLUSTER_ID")
+                         : get(env, "DET_CLUSTER_UUID")},
       {"agent_id", get(env, "DET_AGENT_ID")},
       {"slot_ids", slots},
       {"task_id", get(env, "DET_TASK_ID")},

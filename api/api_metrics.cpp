@@ -426,7 +426,7 @@ json checkpoint_workloads(const state::cluster_state&,
   for (const auto& c : t.checkpoints)
     list.push_back({{"checkpoint",
                      {{"uuid", c.uuid},
-                      {"state", "STATE_COMPLETED"},
+                      {"state", checkpoint_state_name(c)},
                       {"totalBatches", c.steps_completed},
                       {"endTime", rfc3339(c.at_us)},
                       {"metadata", c.metadata},

@@ -74,18 +74,19 @@ bool descending_query(const http::http_request& req, const responder& res,
 namespace {
 
 /// A view of the record whose id the command's reply (or `id`) names.
-render_fn workspace_view(int64_t id) {
-  return [id](const state::cluster_state& s, int64_t) {
-    return workspace_response(s, id);
+render_fn workspace_view(int64_t id, const std::string& viewer) {
+  return [id, viewer](const state::cluster_state& s, int64_t) {
+    return workspace_response(s, id, viewer);
   };
 }
 
 /// After a create or an edit: the workspace, and under Kubernetes its
 /// namespace binding when the request set one (the CLI iterates
 /// namespaceBindings, so it is always there).
-render_fn workspace_written(const ctx_ptr& ctx, int64_t id, bool bound) {
-  return [ctx, id, bound](const state::cluster_state& s, int64_t) {
-    auto j = workspace_response(s, id);
+render_fn workspace_written(const ctx_ptr& ctx, int64_t id, bool bound,
+                            const std::string& viewer) {
+  return [ctx, id, bound, viewer](const state::cluster_state& s, int64_t) {
+    auto j = workspace_response(s, id, viewer);
     if (!j.is_null())
       j["namespaceBindings"] =
           bound ? namespace_bindings_of(ctx, s, id) : json::object();
@@ -110,8 +111,9 @@ void write_workspace(const ctx_ptr& ctx, const http::http_request& req,
     body["namespaces"] = *set;
   with_checked_namespaces(ctx, res, *set, [ctx, req, res, op, body, bound] {
     record_write_then_view(
-        ctx, req, res, op, body, [ctx, bound](const json& reply) {
-          return workspace_written(ctx, reply.value("id", 0), bound);
+        ctx, req, res, op, body,
+        [ctx, bound, viewer = req.principal.username](const json& reply) {
+          return workspace_written(ctx, reply.value("id", 0), bound, viewer);
         });
   });
 }
@@ -144,7 +146,9 @@ void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
   f.name_exact = req.query.get("nameCaseSensitive");
   f.name_nocase = req.query.get("name");
   f.by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
+  f.viewer = req.principal.username;
   if (!bool_query(req, res, "archived", f.archived)
+      || !bool_query(req, res, "pinned", f.pinned)
       || !descending_query(req, res, f.descending))
     return;
   answer_view(
@@ -174,6 +178,19 @@ void archive_route(http::router& r, const ctx_ptr& ctx, const char* path,
     auto id = id_param(req, res);
     if (id && !default_record_forbidden(req, res, *id))
       record_write(ctx, req, res, op, {{"id", *id}, {"archived", archived}},
+                   [ctx, res](caf::event_based_actor*, json) {
+                     send_written(ctx, res, "{}");
+                   });
+  });
+}
+
+/// POST pin / unpin: for the caller alone.
+void pin_route(http::router& r, const ctx_ptr& ctx, const char* path,
+               bool pinned) {
+  r.post(path, [ctx, pinned](http::http_request req, responder res) {
+    if (auto id = id_param(req, res))
+      record_write(ctx, req, res, "workspace.pin",
+                   {{"id", *id}, {"pinned", pinned}},
                    [ctx, res](caf::event_based_actor*, json) {
                      send_written(ctx, res, "{}");
                    });
@@ -228,12 +245,12 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
   r.get("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
     get_workspaces(ctx, req, res);
   });
-  r.get("/api/v1/workspaces/{id}",
-        [ctx](http::http_request req, responder res) {
-          if (auto id = id_param(req, res))
-            answer_view(ctx, req, res, workspace_view(*id),
-                        "workspace " + std::to_string(*id) + " not found");
-        });
+  r.get("/api/v1/workspaces/{id}", [ctx](http::http_request req,
+                                         responder res) {
+    if (auto id = id_param(req, res))
+      answer_view(ctx, req, res, workspace_view(*id, req.principal.username),
+                  "workspace " + std::to_string(*id) + " not found");
+  });
   r.post("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
     if (auto body = json_body(req, res))
       write_workspace(ctx, req, res, "workspace.create", std::move(*body),
@@ -256,6 +273,8 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
         });
   archive_route(r, ctx, "/api/v1/workspaces/{id}/archive", "workspace.archive",
                 true);
+  pin_route(r, ctx, "/api/v1/workspaces/{id}/pin", true);
+  pin_route(r, ctx, "/api/v1/workspaces/{id}/unpin", false);
   archive_route(r, ctx, "/api/v1/workspaces/{id}/unarchive",
                 "workspace.archive", false);
   r.get("/api/v1/workspaces/{id}/projects",

@@ -38,8 +38,12 @@ bool contains_nocase(const std::string& hay, const std::string& needle) {
 
 } // namespace
 
+bool pinned_by(const state::workspace_info& w, const std::string& user) {
+  return std::binary_search(w.pinned_by.begin(), w.pinned_by.end(), user);
+}
+
 json workspace_json(const state::cluster_state& s,
-                    const state::workspace_info& w) {
+                    const state::workspace_info& w, const std::string& viewer) {
   auto projects = state::projects_of(s, w.id);
   int64_t experiments = 0;
   for (const auto& p : projects)
@@ -51,7 +55,7 @@ json workspace_json(const state::cluster_state& s,
          {"immutable", w.id == state::default_workspace_id},
          {"numExperiments", experiments},
          {"numProjects", projects.size()},
-         {"pinned", false},
+         {"pinned", pinned_by(w, viewer)},
          {"state", "WORKSPACE_STATE_UNSPECIFIED"},
          {"userId", user_id(s, w.username)},
          {"username", w.username}};
@@ -156,16 +160,19 @@ json workspaces_response(const state::cluster_state& s,
       continue;
     if (f.archived && *f.archived != w.archived)
       continue;
-    list.push_back(workspace_json(s, w));
+    if (f.pinned && *f.pinned != pinned_by(w, f.viewer))
+      continue;
+    list.push_back(workspace_json(s, w, f.viewer));
   }
   return paginate("workspaces", std::move(list), p);
 }
 
-json workspace_response(const state::cluster_state& s, int64_t id) {
+json workspace_response(const state::cluster_state& s, int64_t id,
+                        const std::string& viewer) {
   auto w = state::find_workspace(s, id);
   if (!w)
     return nullptr;
-  return {{"workspace", workspace_json(s, *w)}};
+  return {{"workspace", workspace_json(s, *w, viewer)}};
 }
 
 json workspace_projects_response(const state::cluster_state& s, int64_t id,

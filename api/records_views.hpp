@@ -16,8 +16,10 @@
 
 namespace det::api {
 
+/// `viewer`: the user asking, for whom `pinned` is shown.
 nlohmann::json workspace_json(const state::cluster_state& s,
-                              const state::workspace_info& w);
+                              const state::workspace_info& w,
+                              const std::string& viewer);
 nlohmann::json project_json(const state::cluster_state& s,
                             const state::project_info& p);
 nlohmann::json template_json(const state::template_info& t);
@@ -33,13 +35,17 @@ struct workspace_filter {
   std::optional<std::string> name_exact;
   std::optional<std::string> name_nocase;
   std::optional<bool> archived;
+  /// pinned=true|false: those `viewer` pinned, or those they did not.
+  std::optional<bool> pinned;
+  std::string viewer;
   bool by_name = false; ///< sortBy=SORT_BY_NAME
   bool descending = false;
 };
 nlohmann::json workspaces_response(const state::cluster_state& s,
                                    const workspace_filter& f, page p);
 /// {"workspace": ...}; null when absent.
-nlohmann::json workspace_response(const state::cluster_state& s, int64_t id);
+nlohmann::json workspace_response(const state::cluster_state& s, int64_t id,
+                                  const std::string& viewer);
 
 /// GET /api/v1/workspaces/{id}/projects (`name`: without case), in
 /// creation order or by name (without case first), either way reversed

@@ -10,28 +10,6 @@ namespace det::api {
 
 using json = nlohmann::json;
 
-namespace {
-
-/// Sum of a checkpoint's file sizes (metadata.resources: path -> bytes),
-/// sizes written as text counted too (views.cpp's checkpoint_bytes for
-/// experiment rows does not: one rule for both is still to be made).
-int64_t run_checkpoint_bytes(const state::checkpoint_info& c) {
-  int64_t total = 0;
-  auto r = c.metadata.find("resources");
-  if (r == c.metadata.end() || !r->is_object())
-    return 0;
-  for (const auto& [path, size] : r->items()) {
-    if (size.is_number_integer() && size.get<int64_t>() > 0)
-      total += size.get<int64_t>();
-    else if (size.is_string())
-      if (auto n = positive_id(size.get<std::string>()))
-        total += *n;
-  }
-  return total;
-}
-
-} // namespace
-
 /// A run's state as upstream's runs table keeps it: ACTIVE until it ends
 /// (however it waits or runs), PAUSED with its experiment.
 std::string run_state_name(const state::trial_info& t,
@@ -51,9 +29,9 @@ json flat_run(const state::cluster_state& s, const state::trial_info& t,
   int64_t count = 0;
   int64_t bytes = 0;
   for (const auto& cp : t.checkpoints)
-    if (cp.state != "deleted") {
+    if (state::checkpoint_kept(cp)) {
       ++count;
-      bytes += run_checkpoint_bytes(cp);
+      bytes += state::checkpoint_bytes(cp);
     }
   auto owner = s.users.find(e.owner);
   bool ended = state::is_terminal(t.status);

@@ -13,11 +13,13 @@ void trial_logs::add(int64_t trial_id, const std::string& agent_id,
     auto& t = trials_[trial_id];
     watch = observer_;
     for (const auto& text : lines) {
-      // A trial prints what it likes; what we keep and serve is text.
+      // A trial prints what it likes; what we keep and serve is text,
+      // NULs kept (served as JSON only). What the observers see may reach
+      // the event log, which holds no NUL.
       t.lines.push_back({t.next_id++, trial_id, agent_id,
-                         util::valid_utf8(text, max_line_bytes), at_us});
+                         util::utf8_with_nul(text, max_line_bytes), at_us});
       if (watch)
-        kept.push_back(t.lines.back().text);
+        kept.push_back(util::valid_utf8(text, max_line_bytes));
       if (t.lines.size() > keep_)
         t.lines.pop_front();
     }

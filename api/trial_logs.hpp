@@ -26,8 +26,8 @@ class trial_logs {
 public:
   explicit trial_logs(size_t keep_per_trial = 1000) : keep_(keep_per_trial) {}
 
-  /// A longer line is cut; bytes that are not UTF-8 and NULs become
-  /// U+FFFD.
+  /// A longer line is cut; bytes that are not UTF-8 become U+FFFD. A NUL
+  /// is kept in what is served, and is U+FFFD in what the observer sees.
   static constexpr size_t max_line_bytes = 16384;
 
   void add(int64_t trial_id, const std::string& agent_id,

@@ -80,18 +80,6 @@ bool ended(state::trial_status s) {
   return s == ts::completed || s == ts::errored || s == ts::canceled;
 }
 
-/// The bytes a checkpoint's files hold (metadata.resources: {path: size}).
-int64_t checkpoint_bytes(const state::checkpoint_info& c) {
-  int64_t total = 0;
-  auto r = c.metadata.find("resources");
-  if (r == c.metadata.end() || !r->is_object())
-    return 0;
-  for (const auto& [path, size] : r->items())
-    if (size.is_number_integer() && size.get<int64_t>() > 0)
-      total += size.get<int64_t>();
-  return total;
-}
-
 } // namespace
 
 nlohmann::json effective_config(const state::experiment_info& e) {
@@ -181,9 +169,9 @@ nlohmann::json experiment_json(const state::cluster_state& s,
   for (auto id : e.trial_ids)
     if (auto t = state::find_trial(s, id))
       for (const auto& ck : t->checkpoints)
-        if (ck.state == "completed" || ck.state == "partially_deleted") {
+        if (state::checkpoint_kept(ck)) {
           ++count;
-          bytes += checkpoint_bytes(ck);
+          bytes += state::checkpoint_bytes(ck);
         }
   j["checkpointCount"] = count;
   j["checkpointSize"] = std::to_string(bytes); // an int64: a string in JSON
@@ -234,6 +222,11 @@ nlohmann::json trial_json(const state::trial_info& t) {
     j["summaryMetrics"] = std::move(summary);
   if (t.metrics.best_validation)
     j["searcherMetricValue"] = *t.metrics.best_validation;
+  int64_t checkpoint_total = 0;
+  for (const auto& c : t.checkpoints)
+    checkpoint_total += state::checkpoint_bytes(c);
+  // An int64: a string in JSON, as upstream's.
+  j["totalCheckpointSize"] = std::to_string(checkpoint_total);
   if (t.latest_checkpoint)
     j["bestCheckpoint"] = {
         {"uuid", t.latest_checkpoint->uuid},
@@ -399,6 +392,8 @@ nlohmann::json start_frame(const start_order& o, const nlohmann::json& info,
   env["DET_MASTER"] = ctx.master_url;
   env["DET_CHECKPOINT_DIR"] = ctx.checkpoint_dir;
   env["DET_CLUSTER_ID"] = ctx.cluster_id;
+  if (!ctx.cluster_uuid.empty())
+    env["DET_CLUSTER_UUID"] = ctx.cluster_uuid;
   return {
       {"v", 1},
       {"type", "start"},

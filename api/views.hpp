@@ -97,7 +97,13 @@ std::string entrypoint_of(const state::cluster_state& s, int64_t experiment_id);
 struct start_context {
   std::string master_url;
   std::string checkpoint_dir;
+  /// The configured cluster id (tags, labels, agents' work folders):
+  /// DET_CLUSTER_ID.
   std::string cluster_id;
+  /// The cluster's uuid, as GET /info's cluster_id: DET_CLUSTER_UUID, what
+  /// the harness's ClusterInfo calls cluster_id (TensorBoard files go
+  /// under <storage>/<it>/tensorboard, where upstream's tools look).
+  std::string cluster_uuid;
 };
 
 /// What a trial of `o` needs from the state besides the order:

@@ -122,10 +122,9 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
         storage_id_of(e->config.value("checkpoint_storage", json::object()));
     auto metric =
         e->config.value("searcher", json::object()).value("metric", "");
-    // The validation reported at this checkpoint's step, when it is the
-    // latest one the state keeps.
-    const auto& v = t.metrics.latest_validation;
-    if (v.is_object() && t.metrics.steps_completed == c.steps_completed) {
+    // The validation reported at this checkpoint's step.
+    const auto& v = c.validation_metrics;
+    if (v.is_object()) {
       training["validationMetrics"] = {{"avgMetrics", v}};
       if (auto m = v.find(metric); m != v.end() && m->is_number())
         training["searcherMetric"] = m->get<double>();
@@ -135,9 +134,7 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
           {"taskId", state::task_id_of(t.experiment_id, t.id)},
           {"allocationId", ""},
           {"reportTime", rfc3339(c.at_us)},
-          {"state", c.state == "deleted"             ? "STATE_DELETED"
-                    : c.state == "partially_deleted" ? "STATE_PARTIALLY_DELETED"
-                                                     : "STATE_COMPLETED"},
+          {"state", checkpoint_state_name(c)},
           {"resources", std::move(resources)},
           {"metadata", user_metadata(c)},
           {"training", std::move(training)},
@@ -145,6 +142,12 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
 }
 
 } // namespace
+
+const char* checkpoint_state_name(const state::checkpoint_info& c) {
+  return c.state == "deleted"             ? "STATE_DELETED"
+         : c.state == "partially_deleted" ? "STATE_PARTIALLY_DELETED"
+                                          : "STATE_COMPLETED";
+}
 
 json metrics_workload(const json& metrics, int64_t steps, int64_t at_us) {
   return {{"metrics", {{"avgMetrics", metrics}, {"batchMetrics", nullptr}}},

@@ -39,6 +39,10 @@ std::pair<int64_t, int64_t> page_bounds(int64_t total, page p);
 nlohmann::json metrics_workload(const nlohmann::json& metrics, int64_t steps,
                                 int64_t at_us);
 
+/// A checkpoint's state as upstream's checkpointv1State names it
+/// (STATE_COMPLETED, STATE_DELETED, STATE_PARTIALLY_DELETED).
+const char* checkpoint_state_name(const state::checkpoint_info& c);
+
 /// Cuts `list` to the page and wraps it as {key: [...], "pagination": ...}.
 nlohmann::json paginate(const char* key, nlohmann::json list, page p);
 

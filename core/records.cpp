@@ -228,8 +228,23 @@ void workspace_create(const cluster_state& s, const record_command& c,
   w.id = s.last_workspace_id + 1;
   auto namespaces = namespace_map(c.args, "namespaces");
   o.events.push_back(stamped(to_event(w), c, now));
+  // Pinned for its creator, as upstream's.
+  if (!c.username.empty())
+    o.events.push_back(
+        stamped(workspace_pinned{w.id, true, c.username, 0}, c, now));
   bind_namespaces(w, namespaces, c, now, o);
   o.reply = {{"id", w.id}};
+}
+
+void workspace_pin(const cluster_state& s, const record_command& c, int64_t now,
+                   record_outcome& o) {
+  auto w = workspace_or_refuse(s, id_arg(c.args, "id"));
+  auto pinned = flag(c.args, "pinned");
+  const auto& by = w.pinned_by;
+  if (std::binary_search(by.begin(), by.end(), c.username) == pinned)
+    return;
+  o.events.push_back(
+      stamped(workspace_pinned{w.id, pinned, c.username, 0}, c, now));
 }
 
 void workspace_edit(const cluster_state& s, const record_command& c,
@@ -642,6 +657,7 @@ const std::map<std::string, handler>& handlers() {
       {"workspace.edit", workspace_edit},
       {"workspace.archive", workspace_archive},
       {"workspace.delete", workspace_delete},
+      {"workspace.pin", workspace_pin},
       {"workspace.namespaces", workspace_namespaces},
       {"project.create", project_create},
       {"project.edit", project_edit},

@@ -77,6 +77,32 @@ struct workspace_deleted {
   }
 };
 
+/// A user pinned a workspace (`pinned`) or unpinned it, for themself
+/// only: the WebUI's sidebar and GET /api/v1/workspaces?pinned=true. A
+/// workspace is pinned for the user who creates it.
+struct workspace_pinned {
+  static constexpr const char* type_name = "workspace_pinned";
+  static constexpr int32_t version = 1;
+  int64_t workspace_id = 0;
+  bool pinned = true;
+  std::string username; ///< whose pin
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("workspace_id", workspace_id);
+    f.opt("pinned", pinned);
+    f.req("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("workspace_id", workspace_id);
+    require_non_empty("username", username);
+  }
+  std::string stream() const {
+    return "workspace/" + std::to_string(workspace_id);
+  }
+};
+
 /// A project was created (a new id) or changed.
 struct project_saved {
   static constexpr const char* type_name = "project_saved";
@@ -392,10 +418,10 @@ struct model_version_deleted {
 };
 
 using record_event_family =
-    event_family<workspace_saved, workspace_deleted, project_saved,
-                 project_deleted, experiment_moved, template_saved,
-                 template_deleted, pool_bindings_set, workspace_namespace_bound,
-                 config_policies_set, model_saved, model_deleted,
-                 model_version_saved, model_version_deleted>;
+    event_family<workspace_saved, workspace_deleted, workspace_pinned,
+                 project_saved, project_deleted, experiment_moved,
+                 template_saved, template_deleted, pool_bindings_set,
+                 workspace_namespace_bound, config_policies_set, model_saved,
+                 model_deleted, model_version_saved, model_version_deleted>;
 
 } // namespace det

@@ -486,7 +486,7 @@ public:
     ko.logs = ctx.logs;
     ko.tokens = ctx.tokens;
     ko.start = {cfg_.kubernetes.task_master_url(ctx.port), checkpoint_dir(cfg_),
-                ctx.cluster_id};
+                ctx.cluster_id, ctx.cluster_uuid};
     ko.cluster_id = ctx.cluster_id;
     ko.sa_dir = sa_dir_;
     ko.nodes = nodes_;

@@ -42,6 +42,8 @@ struct rm_context {
   std::shared_ptr<api::trial_logs> logs;
   std::shared_ptr<const api::session_tokens> tokens;
   std::string cluster_id;
+  /// The cluster's uuid (GET /info's cluster_id).
+  std::string cluster_uuid;
   /// The event log's database (the cluster's secrets live there).
   std::string db_url;
   std::string scheme = "http"; ///< http | https, as the API serves

@@ -65,6 +65,7 @@ verdict apply_one(cluster_state& s, const checkpoints_deleted& ev);
 // apply_records.cpp
 verdict apply_one(cluster_state& s, const workspace_saved& ev);
 verdict apply_one(cluster_state& s, const workspace_deleted& ev);
+verdict apply_one(cluster_state& s, const workspace_pinned& ev);
 verdict apply_one(cluster_state& s, const project_saved& ev);
 verdict apply_one(cluster_state& s, const project_deleted& ev);
 verdict apply_one(cluster_state& s, const experiment_moved& ev);

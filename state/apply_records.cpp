@@ -66,6 +66,20 @@ verdict apply_one(cluster_state& s, const workspace_deleted& ev) {
   return {};
 }
 
+verdict apply_one(cluster_state& s, const workspace_pinned& ev) {
+  auto w = s.workspaces.find(ev.workspace_id);
+  if (w == s.workspaces.end())
+    return "unknown " + id_name("workspace", ev.workspace_id);
+  auto& by = w->second.pinned_by;
+  auto at = std::lower_bound(by.begin(), by.end(), ev.username);
+  bool there = at != by.end() && *at == ev.username;
+  if (ev.pinned && !there)
+    by.insert(at, ev.username);
+  else if (!ev.pinned && there)
+    by.erase(at);
+  return {};
+}
+
 verdict apply_one(cluster_state& s, const project_saved& ev) {
   if (!find_workspace(s, ev.workspace_id))
     return "unknown " + id_name("workspace", ev.workspace_id);

@@ -330,6 +330,9 @@ verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
   auto name = searcher_metric(s.experiments.at(t->experiment_id)).first;
   if (m.latest_validation.is_object()
       && m.steps_completed == ev.steps_completed)
+    t->latest_checkpoint->validation_metrics = m.latest_validation;
+  if (m.latest_validation.is_object()
+      && m.steps_completed == ev.steps_completed)
     if (auto v = m.latest_validation.find(name);
         !name.empty() && v != m.latest_validation.end() && v->is_number())
       t->latest_checkpoint->searcher_metric = v->get<double>();
@@ -383,6 +386,13 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
   in.steps = ev.steps_completed;
   in.metrics = ev.metrics;
   queue_searcher_input(s, *t, std::move(in));
+  // A checkpoint saved at this step before its validation came in.
+  for (auto& c : t->checkpoints)
+    if (c.steps_completed == ev.steps_completed)
+      c.validation_metrics = ev.metrics;
+  if (t->latest_checkpoint
+      && t->latest_checkpoint->steps_completed == ev.steps_completed)
+    t->latest_checkpoint->validation_metrics = ev.metrics;
   auto [name, smaller] = searcher_metric(s.experiments.at(t->experiment_id));
   auto value = ev.metrics.find(name);
   if (name.empty() || value == ev.metrics.end() || !value->is_number())

@@ -252,6 +252,10 @@ struct checkpoint_info {
   /// checkpoint_files_removed) with these globs (none: a refresh).
   bool removing_files = false;
   std::vector<std::string> removing_globs;
+  /// Every metric of the validation reported at this checkpoint's step,
+  /// whichever came first (null when none was): what a checkpoint's
+  /// training.validationMetrics shows and its metric sorts read.
+  nlohmann::json validation_metrics;
 };
 
 /// One allocation as resource accounting remembers it (det resources,

@@ -162,6 +162,7 @@ template <class F> void fields(F& f, checkpoint_info& x) {
   f.req("at_us", x.at_us);
   f.opt("state", x.state);
   f.opt("searcher_metric", x.searcher_metric);
+  f.opt("validation_metrics", x.validation_metrics);
   f.opt("removing_files", x.removing_files);
   f.opt("removing_globs", x.removing_globs);
 }
@@ -320,6 +321,7 @@ template <class F> void fields(F& f, workspace_info& x) {
   f.req("created_at_us", x.created_at_us);
   f.pairs("namespaces", x.namespaces, "cluster_name", "namespace");
   f.opt("config_policies", x.config_policies);
+  f.opt("pinned_by", x.pinned_by);
 }
 
 template <class F> void fields(F& f, config_policy_info& x) {

@@ -43,6 +43,8 @@ struct workspace_info {
   /// Workload type ("EXPERIMENT", "NTSC") -> the workspace's config
   /// policies for it; absent: none.
   std::map<std::string, config_policy_info> config_policies;
+  /// The users who pinned it (workspace_pinned), sorted, each once.
+  std::vector<std::string> pinned_by;
 };
 
 struct project_info {

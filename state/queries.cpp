@@ -387,4 +387,30 @@ instances_past_starting_period(const cluster_state& s, const std::string& pool,
   return out;
 }
 
+bool checkpoint_kept(const checkpoint_info& c) {
+  return c.state != "deleted";
+}
+
+int64_t checkpoint_bytes(const checkpoint_info& c) {
+  if (!checkpoint_kept(c))
+    return 0;
+  auto r = c.metadata.find("resources");
+  if (r == c.metadata.end() || !r->is_object())
+    return 0;
+  int64_t total = 0;
+  for (const auto& [path, size] : r->items()) {
+    if (size.is_number_integer() && size.get<int64_t>() > 0) {
+      total += size.get<int64_t>();
+    } else if (size.is_string()) {
+      const auto& text = size.get_ref<const std::string&>();
+      if (text.empty() || text.size() > 18
+          || !std::all_of(text.begin(), text.end(),
+                          [](char ch) { return ch >= '0' && ch <= '9'; }))
+        continue;
+      total += std::stoll(text);
+    }
+  }
+  return total;
+}
+
 } // namespace det::state

@@ -63,6 +63,15 @@ const trial_info* find_listed_trial(const cluster_state& s, int64_t id);
 /// terminated: no new work goes to it.
 bool on_terminating_instance(const cluster_state& s, const agent_info& a);
 
+/// The bytes checkpoint `c` holds, from the sizes its metadata's
+/// `resources` lists (numbers, or decimal text as the harness writes
+/// them); 0 once it is deleted. The one rule behind an experiment's
+/// checkpointSize, a trial's totalCheckpointSize and a run's.
+int64_t checkpoint_bytes(const checkpoint_info& c);
+/// Whether checkpoint `c` still counts toward checkpointCount (it is not
+/// deleted).
+bool checkpoint_kept(const checkpoint_info& c);
+
 /// The unmanaged experiment a client named `external_id`, or nullptr.
 const experiment_info*
 find_unmanaged_experiment(const cluster_state& s,

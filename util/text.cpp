@@ -199,6 +199,10 @@ std::string valid_utf8(std::string_view text, size_t max_bytes) {
   return replaced(text, max_bytes, [](unsigned char c) { return c == 0; });
 }
 
+std::string utf8_with_nul(std::string_view text, size_t max_bytes) {
+  return replaced(text, max_bytes, [](unsigned char) { return false; });
+}
+
 std::string fit_text(std::string_view text, const text_rules& rules) {
   return replaced(text, rules.max_bytes, [&](unsigned char c) {
     bool control = c < 0x20 || c == 0x7F;

@@ -115,6 +115,12 @@ struct text_rules {
 /// refuse (a trial's log lines).
 [[nodiscard]] std::string valid_utf8(std::string_view text, size_t max_bytes);
 
+/// Like valid_utf8, but a NUL stays: for text held in memory and served
+/// only as JSON (where it is "\u0000"), never stored in the event log (a
+/// trial's log lines as `det trial logs` shows them, NULs and all).
+[[nodiscard]] std::string utf8_with_nul(std::string_view text,
+                                        size_t max_bytes);
+
 /// `text` made to keep `rules`: like valid_utf8, and each control
 /// character the rules refuse becomes U+FFFD too. For text the master
 /// writes itself that may quote a client (a reason naming a bad value).

@@ -390,7 +390,7 @@ failure build_api_context(master_process& m) {
   ws.master = m.master;
   ws.logs = m.logs;
   ws.tokens = m.tokens;
-  ws.start = {local_url, rm::checkpoint_dir(cfg), m.cluster_id};
+  ws.start = {local_url, rm::checkpoint_dir(cfg), m.cluster_id, m.cluster_uuid};
   ws.agent_token = cfg.agent_token;
   ws.heartbeat_interval = cfg.agent_heartbeat_interval;
   ws.missed_heartbeats = static_cast<int>(cfg.agent_missed_heartbeats);
@@ -483,6 +483,7 @@ failure start_resource_manager(master_process& m) {
   rc.logs = m.logs;
   rc.tokens = m.tokens;
   rc.cluster_id = m.cluster_id;
+  rc.cluster_uuid = m.cluster_uuid;
   rc.db_url = m.url;
   rc.scheme = m.cfg.tls.enabled() ? "https" : "http";
   rc.port = m.port;

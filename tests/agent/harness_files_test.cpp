@@ -48,6 +48,8 @@ TEST(harness_files, info_files_carry_the_upstream_cluster_and_trial_fields) {
   EXPECT_EQ(cluster["task_type"], "TRIAL");
   EXPECT_EQ(cluster["latest_checkpoint"], "u-1");
   EXPECT_TRUE(cluster["master_cert_file"].is_null());
+  // Without the cluster's uuid, the configured id.
+  EXPECT_EQ(cluster["cluster_id"], "c-1");
   auto trial = json::parse(files.at("trial.json"));
   EXPECT_EQ(trial["trial_id"], 7);
   EXPECT_EQ(trial["experiment_id"], 3);
@@ -61,6 +63,15 @@ TEST(harness_files, info_files_carry_the_upstream_cluster_and_trial_fields) {
   EXPECT_EQ(rdzv["container_slot_counts"], json::array({2}));
   EXPECT_EQ(json::parse(files.at("resources.json"))["gpu_uuids"],
             json::array());
+}
+
+TEST(harness_files, the_cluster_id_the_harness_sees_is_the_uuid_info_answers) {
+  // TensorBoard files go under <storage>/<cluster_id>/tensorboard, where
+  // upstream's tools look for GET /info's cluster_id.
+  auto env = trial_env();
+  env["DET_CLUSTER_UUID"] = "5f0c7e2a-uuid";
+  auto cluster = json::parse(info_files(env).at("cluster.json"));
+  EXPECT_EQ(cluster["cluster_id"], "5f0c7e2a-uuid");
 }
 
 TEST(harness_files, a_pod_of_a_multi_pod_allocation_gets_its_rank) {

@@ -3,6 +3,7 @@
 // refused naming the field when the request makes no sense, and never by
 // a trial's token.
 
+#include "api/views_cluster.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -141,6 +142,70 @@ TEST_F(checkpoint_routes, lists_are_ordered_and_filtered_as_asked) {
     EXPECT_EQ(bad.status, 400) << query;
     EXPECT_NE(bad.body.find(field + ":"), std::string::npos) << bad.body;
   }
+}
+
+TEST_F(checkpoint_routes,
+       each_checkpoint_shows_its_steps_validation_and_sizes_count_text) {
+  run_trial_1();
+  auto token = ctx->tokens->token_for("1.1");
+  auto validate = [&](int steps, double x) {
+    auto r = write("POST", "/api/v1/trials/1/metrics",
+                   json{{"group", "validation"},
+                        {"metrics",
+                         {{"trialId", 1},
+                          {"stepsCompleted", steps},
+                          {"metrics", {{"avgMetrics", {{"x", x}}}}}}}}
+                       .dump(),
+                   token);
+    ASSERT_EQ(r.status, 200) << r.body;
+  };
+  auto save = [&](const std::string& uuid, int steps, const json& files) {
+    auto r = write("POST", "/api/v1/checkpoints",
+                   json{{"uuid", uuid},
+                        {"allocationId", "1.1"},
+                        {"resources", files},
+                        {"metadata", {{"steps_completed", steps}}}}
+                       .dump(),
+                   token);
+    ASSERT_EQ(r.status, 200) << r.body;
+  };
+  // The validation before the checkpoint at step 5, after it at step 10;
+  // sizes as the harness writes them (text) and as numbers.
+  validate(5, 0.5);
+  save("ck-a", 5, {{"state", "30"}, {"m.pt", 12}});
+  save("ck-b", 10, {{"s", "7"}});
+  validate(10, 0.25);
+  auto avg = [&](const std::string& uuid) {
+    auto c = json::parse(call("GET", "/api/v1/checkpoints/" + uuid).body);
+    return c["checkpoint"]["training"]["validationMetrics"]["avgMetrics"];
+  };
+  EXPECT_EQ(avg("ck-a"), (json{{"x", 0.5}}));
+  EXPECT_EQ(avg("ck-b"), (json{{"x", 0.25}}));
+  auto sorted =
+      json::parse(call("GET", "/api/v1/trials/1/checkpoints?sortByMetric=x"
+                              "&orderBy=ORDER_BY_ASC")
+                      .body)["checkpoints"];
+  ASSERT_EQ(sorted.size(), 2u) << sorted.dump();
+  EXPECT_EQ(sorted[0]["uuid"], "ck-b");
+  EXPECT_EQ(sorted[1]["uuid"], "ck-a");
+  // One size rule for the experiment, the trial and the run: 30 + 12 + 7.
+  auto e = json::parse(call("GET", "/api/v1/experiments/1").body);
+  EXPECT_EQ(e["experiment"]["checkpointSize"], "49") << e.dump();
+  EXPECT_EQ(e["experiment"]["checkpointCount"], 2);
+  auto t = json::parse(call("GET", "/api/v1/trials/1").body)["trial"];
+  EXPECT_EQ(t["totalCheckpointSize"], "49") << t.dump();
+}
+
+TEST(checkpoint_states, are_named_as_upstream_wherever_a_checkpoint_shows) {
+  // The trial's workloads and the checkpoint lists share the names.
+  state::checkpoint_info c;
+  EXPECT_STREQ(api::checkpoint_state_name(c), "STATE_COMPLETED");
+  c.state = "deleting";
+  EXPECT_STREQ(api::checkpoint_state_name(c), "STATE_COMPLETED");
+  c.state = "deleted";
+  EXPECT_STREQ(api::checkpoint_state_name(c), "STATE_DELETED");
+  c.state = "partially_deleted";
+  EXPECT_STREQ(api::checkpoint_state_name(c), "STATE_PARTIALLY_DELETED");
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // makes to them: resources in the config, the list row's fields upstream
 // returns, a trial's log retention.
 
+#include "api/views.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -177,6 +178,23 @@ TEST_F(experiment_views, its_owner_reports_metrics_for_a_trial_not_running) {
   }));
   EXPECT_EQ(write("POST", "/api/v1/trials/1/metrics", report("abc")).status,
             403);
+}
+
+} // namespace
+
+namespace {
+
+TEST(start_frames, carry_the_configured_cluster_id_and_the_cluster_uuid) {
+  start_order o;
+  o.allocation_id = "1.1";
+  o.trial_id = 1;
+  o.experiment_id = 1;
+  auto f = api::start_frame(o, json::object(),
+                            {"http://127.0.0.1:8080", "/ck", "c-1", "uuid-1"},
+                            "tok");
+  EXPECT_EQ(f["env"]["DET_CLUSTER_ID"], "c-1");
+  EXPECT_EQ(f["env"]["DET_CLUSTER_UUID"], "uuid-1");
+  EXPECT_EQ(f["env"]["DET_SESSION_TOKEN"], "tok");
 }
 
 } // namespace

@@ -161,6 +161,19 @@ TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
   EXPECT_EQ(json::parse(r.body.substr(0, nl))["result"]["log"], "hello\n");
 }
 
+TEST_F(master_api_test,
+       a_trials_log_line_keeps_its_nul_bytes_and_loses_bad_ones) {
+  // As upstream's: a trial may log NULs and reads them back. Bytes that
+  // are not UTF-8 still become U+FFFD.
+  std::string line{"Logs\0Can\0Have\xff", 14};
+  ctx->logs->add(4, "a1", {line}, 1);
+  auto r = call("GET", "/api/v1/trials/4/logs");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto shown = json::parse(r.body.substr(0, r.body.find('\n')))["result"]["log"]
+                   .get<std::string>();
+  EXPECT_EQ(shown, std::string("Logs\0Can\0Have\xEF\xBF\xBD\n", 17));
+}
+
 TEST_F(master_api_test, the_harness_allocation_token_header_is_accepted) {
   run_trial_1();
   auto r = call(

@@ -152,4 +152,40 @@ TEST_F(workspace_routes, lists_sort_by_name_without_case_as_upstream) {
   EXPECT_EQ(call("GET", of + "?orderBy=UP").status, 400);
 }
 
+TEST_F(workspace_routes, a_workspace_is_pinned_for_its_creator_alone) {
+  auto a = workspace("mine");
+  auto pinned_names = [&](const std::optional<std::string>& token) {
+    std::vector<std::string> out;
+    auto r = call("GET", "/api/v1/workspaces?pinned=true", "", token);
+    EXPECT_EQ(r.status, 200) << r.body;
+    auto listed = json::parse(r.body);
+    for (const auto& w : listed["workspaces"])
+      out.push_back(w["name"].get<std::string>());
+    return out;
+  };
+  using names = std::vector<std::string>;
+  EXPECT_EQ(pinned_names(std::nullopt), names{"mine"});
+  auto ws = "/api/v1/workspaces/" + std::to_string(a);
+  EXPECT_EQ(json::parse(call("GET", ws).body)["workspace"]["pinned"], true);
+  // Another user sees it unpinned, and pins it for themself only.
+  auto bob = plain_user_token("bob");
+  EXPECT_EQ(pinned_names(bob), names{});
+  EXPECT_EQ(json::parse(call("GET", ws, "", bob).body)["workspace"]["pinned"],
+            false);
+  ASSERT_EQ(write("POST", ws + "/pin", "", bob).status, 200);
+  EXPECT_EQ(pinned_names(bob), names{"mine"});
+  ASSERT_EQ(write("POST", ws + "/unpin").status, 200);
+  EXPECT_EQ(pinned_names(std::nullopt), names{});
+  EXPECT_EQ(pinned_names(bob), names{"mine"});
+  auto unpinned =
+      json::parse(call("GET", "/api/v1/workspaces?pinned=false").body);
+  EXPECT_EQ(unpinned["workspaces"].size(), 2u) << unpinned.dump();
+  // Refusals name what is wrong.
+  auto missing = write("POST", "/api/v1/workspaces/99/pin");
+  EXPECT_EQ(missing.status, 404) << missing.body;
+  auto bad = call("GET", "/api/v1/workspaces?pinned=maybe");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("pinned:"), std::string::npos) << bad.body;
+}
+
 } // namespace

@@ -34,6 +34,11 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
     });
     if (empty.empty())
       return std::nullopt;
+    if (chance(50)) {
+      auto ws = where(s.workspaces, [](const workspace_info&) { return true; });
+      if (!ws.empty())
+        return workspace_pinned{pick(ws)->id, chance(60), n("u"), tick()};
+    }
     return workspace_deleted{pick(empty)->id, "u1", tick()};
   }
   case 2: {

@@ -144,9 +144,16 @@ cluster_state every_field_set() {
   t.end_reason = "none yet";
   t.checkpoints = {
       checkpoint_info{
-          "ck-a", 10, {{"k", 1}}, 1017, "deleted", std::nullopt, false, {}},
-      checkpoint_info{
-          "ck-b", 20, {{"k", 2}}, 1018, "completed", 0.5, true, {"state*"}}};
+          "ck-a", 10, {{"k", 1}}, 1017, "deleted", std::nullopt, false, {}, {}},
+      checkpoint_info{"ck-b",
+                      20,
+                      {{"k", 2}},
+                      1018,
+                      "completed",
+                      0.5,
+                      true,
+                      {"state*"},
+                      {{"x", 0.5}}}};
   t.latest_checkpoint = t.checkpoints.back();
   t.metrics.steps_completed = 20;
   t.metrics.training_reports = 4;
@@ -193,7 +200,8 @@ cluster_state every_field_set() {
                                    "alice",
                                    1022,
                                    {{"east", "team-a"}},
-                                   {}};
+                                   {},
+                                   {"alice"}};
   s.projects[2] =
       project_info{2, 2, "vision", "images", "VIS", true, "alice", 1023};
   s.last_workspace_id = 2;

@@ -91,6 +91,7 @@ inline std::vector<domain_event> one_of_each() {
                       "alice",
                       3000},
       workspace_deleted{2, "alice", 3100},
+      workspace_pinned{2, false, "alice", 3050},
       project_saved{2, 2, "vision", "a description", "VIS", true, "alice",
                     3200},
       project_deleted{2, "alice", 3300},

@@ -93,6 +93,12 @@ TEST(text, text_problem_names_what_is_wrong_and_where) {
             "contains control character U+0007 at byte 4");
 }
 
+TEST(text, utf8_with_nul_keeps_nuls_and_replaces_what_is_not_text) {
+  EXPECT_EQ(utf8_with_nul(std::string_view{"a\0b\xff", 4}, 100),
+            std::string("a\0b\xEF\xBF\xBD", 6));
+  EXPECT_EQ(utf8_with_nul("abcdef", 3), "abc");
+}
+
 TEST(text, valid_utf8_replaces_what_is_not_text_and_cuts_on_a_boundary) {
   EXPECT_EQ(valid_utf8("fine \xE5\x90\x8D", 100), "fine \xE5\x90\x8D");
   EXPECT_EQ(valid_utf8(std::string_view{"a\0b", 3}, 100), "a\xEF\xBF\xBD"
