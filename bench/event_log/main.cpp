@@ -250,9 +250,12 @@ void replay(const std::string& url, int64_t n) {
   state::cluster_state st;
   auto start = clk::now();
   read_options ro;
-  ro.parse_payloads = false;
-  auto err = (*reader)->read(
-      ro, [&](recorded_event&& rec) { return state::apply(st, rec); });
+  auto err = (*reader)->read_decoded(
+      ro, [&](recorded_event&& rec, caf::expected<domain_event>&& ev) {
+        if (!ev)
+          return std::move(ev.error());
+        return state::apply(st, rec, *ev);
+      });
   auto secs = seconds_since(start);
   if (err) {
     std::cerr << "replay failed: " << render(err) << "\n";
