@@ -41,6 +41,10 @@ caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
   std::mutex mtx;
   std::condition_variable cv;
   std::deque<chunk> ready;
+  // Visited chunks go back to the producer, which destroys their items
+  // (what it allocated is freed on its own thread, not contended for by
+  // the visitor) and reuses their storage.
+  std::deque<chunk> spent;
   bool done = false, stop = false;
   caf::error producer_error;
   std::exception_ptr producer_exception;
@@ -53,9 +57,16 @@ caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
         cv.wait(lock, [&] { return stop || ready.size() < max_chunks; });
         ready.push_back(std::move(c));
         c = chunk{};
-        c.reserve(chunk_rows);
+        if (!spent.empty()) {
+          c = std::move(spent.front());
+          spent.pop_front();
+        }
         cv.notify_all();
-        return !stop;
+        bool go_on = !stop;
+        lock.unlock();
+        c.clear();
+        c.reserve(chunk_rows);
+        return go_on;
       };
       for (;;) {
         c.emplace_back();
@@ -98,13 +109,16 @@ caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
     for (auto& item : c)
       if ((visitor_error = visit(std::move(item))))
         break;
-    if (visitor_error) {
-      on_stop();
+    if (!visitor_error) {
       std::lock_guard<std::mutex> guard{mtx};
-      stop = true;
-      cv.notify_all();
-      break;
+      spent.push_back(std::move(c));
+      continue;
     }
+    on_stop();
+    std::lock_guard<std::mutex> guard{mtx};
+    stop = true;
+    cv.notify_all();
+    break;
   }
   producer.join();
   if (visitor_error)

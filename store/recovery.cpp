@@ -39,14 +39,11 @@ caf::expected<state::cluster_state> recover(event_store& log, bool use_snapshot,
   read_options ro;
   ro.after = st.position;
   ro.up_to = up_to;
-  // Decoding runs on the store's reader thread; this one only applies.
-  auto err = log.read_decoded(
-      ro, [&](recorded_event&& rec, caf::expected<domain_event>&& ev) {
-        ++rep.events_replayed;
-        if (!ev)
-          return std::move(ev.error());
-        return state::apply(st, rec, *ev);
-      });
+  ro.parse_payloads = false;
+  auto err = log.read(ro, [&](recorded_event&& rec) {
+    ++rep.events_replayed;
+    return state::apply(st, rec);
+  });
   if (err)
     return err;
   if (report != nullptr)
