@@ -138,11 +138,15 @@ void run_fair_share(const pool_snapshot& snapshot, slot_index& index,
   std::vector<slot_index::part> fit;
   long long starved = 0;
   for (auto& g : groups) {
-    std::sort(g.pending.begin(), g.pending.end(), [&](uint32_t x, uint32_t y) {
+    auto by_order = [&](uint32_t x, uint32_t y) {
       const auto& a = snapshot.pending[x];
       const auto& b = snapshot.pending[y];
       return a.order != b.order ? a.order < b.order : x < y;
-    });
+    };
+    // Already in order when the master lists pending trials by id: one
+    // linear check instead of a sort that jumps around the pending list.
+    if (!std::is_sorted(g.pending.begin(), g.pending.end(), by_order))
+      std::sort(g.pending.begin(), g.pending.end(), by_order);
     for (; g.next < g.pending.size(); ++g.next) {
       const auto& p = snapshot.pending[g.pending[g.next]];
       if (g.active + g.placed + p.slots > g.offer)

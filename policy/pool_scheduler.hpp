@@ -27,9 +27,11 @@
 // whole or not at all. Allocations no agent set of the pool could ever hold
 // are reported in `unschedulable` with a reason, never left waiting.
 //
-// Cost: sorting the pending list plus O(1) amortised work per pending
+// Cost: ordering the pending list plus O(1) amortised work per pending
 // allocation (buckets of agents by free-slot count; once no slot is free
-// only the cheap "can it ever fit" check runs).
+// only the cheap "can it ever fit" check runs). The master lists pending
+// trials by id, their queue order: ordering is then a counting sort by
+// priority, linear (a list in any other order is sorted).
 
 #include "policy/scheduler_types.hpp"
 

@@ -10,27 +10,39 @@
 
 namespace det::policy::detail {
 
-namespace {
-
-/// Indices of `pending` in (priority, order, index) order. Packs priority and
-/// order into one integer key when orders allow it: sorting pairs of
-/// integers is what keeps a 100,000-entry queue cheap.
 std::vector<uint32_t>
 queue_order(const std::vector<pending_allocation>& pending) {
   constexpr uint64_t order_bits = 56;
   constexpr uint64_t max_order = (uint64_t{1} << order_bits) - 1;
+  constexpr int levels = 256;
   std::vector<uint32_t> result(pending.size());
   bool packable = true;
-  for (const auto& p : pending)
-    packable = packable && p.order <= max_order;
+  bool by_order = true; // orders never decrease along `pending`
+  for (size_t i = 0; i < pending.size(); ++i) {
+    packable = packable && pending[i].order <= max_order;
+    by_order = by_order && (i == 0 || pending[i - 1].order <= pending[i].order);
+  }
+  auto level_of = [](const pending_allocation& p) {
+    return static_cast<size_t>(std::clamp(p.priority, 0, levels - 1));
+  };
+  if (packable && by_order) {
+    // The master lists pending trials by id, its queue order: a stable
+    // counting sort by priority is then the whole sort, in linear time.
+    std::vector<uint32_t> start(levels + 1, 0);
+    for (const auto& p : pending)
+      ++start[level_of(p) + 1];
+    for (size_t l = 0; l < levels; ++l)
+      start[l + 1] += start[l];
+    for (size_t i = 0; i < pending.size(); ++i)
+      result[start[level_of(pending[i])]++] = static_cast<uint32_t>(i);
+    return result;
+  }
   if (packable) {
     std::vector<std::pair<uint64_t, uint32_t>> keys(pending.size());
-    for (size_t i = 0; i < pending.size(); ++i) {
-      auto prio =
-          static_cast<uint64_t>(std::clamp(pending[i].priority, 0, 255));
-      keys[i] = {(prio << order_bits) | pending[i].order,
+    for (size_t i = 0; i < pending.size(); ++i)
+      keys[i] = {(uint64_t{level_of(pending[i])} << order_bits)
+                     | pending[i].order,
                  static_cast<uint32_t>(i)};
-    }
     std::sort(keys.begin(), keys.end());
     for (size_t i = 0; i < keys.size(); ++i)
       result[i] = keys[i].second;
@@ -49,8 +61,6 @@ queue_order(const std::vector<pending_allocation>& pending) {
   });
   return result;
 }
-
-} // namespace
 
 void run_priority(const pool_snapshot& snapshot, const scheduler_config& config,
                   slot_index& index, capacity_check& capacity,

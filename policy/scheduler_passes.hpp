@@ -8,6 +8,13 @@
 
 namespace det::policy::detail {
 
+/// Indices of `pending` in (priority, order, index) order, the priority
+/// clamped to 0..255 while every order fits in 56 bits. Linear when orders
+/// never decrease along `pending` (as the master lists them), a sort
+/// otherwise.
+[[nodiscard]] std::vector<uint32_t>
+queue_order(const std::vector<pending_allocation>& pending);
+
 void run_priority(const pool_snapshot& snapshot, const scheduler_config& config,
                   slot_index& index, capacity_check& capacity,
                   schedule_result& out);

@@ -129,21 +129,31 @@ void fold_metric_summary(json& summary, const json& metrics) {
       type = "string";
       m = json{{"type", type}};
     }
-    m["last"] = value;
+    // Each key looked up once (replay folds every report of the log).
+    auto& fields = m.get_ref<json::object_t&>();
+    fields["last"] = value;
     if (type != "number")
       continue;
-    if (!m.contains("count")) {
-      m["count"] = 1;
-      m["sum"] = m["min"] = m["max"] = m["mean"] = stored_number(x);
+    auto count_at = fields.find("count");
+    if (count_at == fields.end()) {
+      fields["count"] = 1;
+      auto first = stored_number(x);
+      fields["sum"] = first;
+      fields["min"] = first;
+      fields["max"] = first;
+      fields["mean"] = std::move(first);
       continue;
     }
-    auto count = static_cast<int64_t>(summary_number_of(m["count"])) + 1;
-    auto sum = summary_number_of(m["sum"]) + x;
-    m["count"] = count;
-    m["sum"] = stored_number(sum);
-    m["min"] = stored_number(nan_min(summary_number_of(m["min"]), x));
-    m["max"] = stored_number(-nan_min(-summary_number_of(m["max"]), -x));
-    m["mean"] = stored_number(sum / static_cast<double>(count));
+    auto& sum_j = fields["sum"];
+    auto& min_j = fields["min"];
+    auto& max_j = fields["max"];
+    auto count = static_cast<int64_t>(summary_number_of(count_at->second)) + 1;
+    auto sum = summary_number_of(sum_j) + x;
+    count_at->second = count;
+    sum_j = stored_number(sum);
+    min_j = stored_number(nan_min(summary_number_of(min_j), x));
+    max_j = stored_number(-nan_min(-summary_number_of(max_j), -x));
+    fields["mean"] = stored_number(sum / static_cast<double>(count));
   }
 }
 

@@ -8,6 +8,7 @@
 // reader such as det-replay).
 
 #include "messages/event.hpp"
+#include "messages/events.hpp"
 
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
@@ -45,6 +46,11 @@ struct snapshot {
 /// Called once per event, in position order. Returning an error stops the
 /// read, and read() returns that error.
 using event_visitor = std::function<caf::error(recorded_event&&)>;
+
+/// Called once per event, in position order, with the event decoded (or
+/// why it cannot be: decode()'s error). Returning an error stops the read.
+using decoded_visitor =
+    std::function<caf::error(recorded_event&&, caf::expected<domain_event>&&)>;
 
 /// Some top-level fields of the payloads of one stream's events of one
 /// type: a projection the store computes itself (PostgreSQL's jsonb
@@ -84,6 +90,18 @@ public:
   /// Visits events in position order without holding them all in memory.
   [[nodiscard]] virtual caf::error read(const read_options& opts,
                                         const event_visitor& visit) = 0;
+
+  /// read(), each event handed over decoded. The PostgreSQL store decodes
+  /// on its reader thread; this default decodes on the caller's thread.
+  /// Replay does not use it: on 2 cores it measured slower than decoding
+  /// on the applying thread (bench-event-log measures both).
+  [[nodiscard]] virtual caf::error read_decoded(const read_options& opts,
+                                                const decoded_visitor& visit) {
+    return read(opts, [&visit](recorded_event&& rec) {
+      auto ev = decode(rec);
+      return visit(std::move(rec), std::move(ev));
+    });
+  }
 
   /// Visits the fields `q` names; see field_query.
   [[nodiscard]] virtual caf::error read_fields(const field_query& q,

@@ -3,6 +3,7 @@
 #include "messages/errc.hpp"
 #include "store/append_plan.hpp"
 #include "store/copy_text.hpp"
+#include "store/insert_text.hpp"
 #include "store/migrations.hpp"
 #include "store/pg_store_impl.hpp"
 #include "store/pipelined_read.hpp"
@@ -40,8 +41,14 @@ pg_event_store::impl::batch_status pg_event_store::impl::append_batch(
   int64_t pos = first;
   std::string last_stream;
   int64_t last_version = 0;
+  // Set once the INSERT is on its way: from then on a lost answer may
+  // hide a commit.
+  bool sent = false;
   try {
-    pqxx::work tx{*d.conn};
+    // Autocommit: the one INSERT below is its own transaction, durable
+    // when its answer arrives. One round trip for the whole batch (a
+    // BEGIN, a COPY and a COMMIT took four).
+    pqxx::nontransaction tx{*d.conn};
     d.prefetch_versions(tx, requests);
     auto current = [&d](const std::string& s) {
       auto i = d.versions.find(s);
@@ -58,47 +65,54 @@ pg_event_store::impl::batch_status pg_event_store::impl::append_batch(
     }
     if (pos == first)
       return batch_status::done; // nothing to write
-    {
-      pqxx::stream_to copy{
-          tx, "events",
-          std::vector<std::string>{"position", "stream_id", "stream_version",
-                                   "type", "schema_version", "payload"}};
-      int64_t p = first;
-      for (size_t i = 0; i < requests.size(); ++i) {
-        if (!out[i])
-          continue;
-        const auto& evs = requests[i].events;
-        for (size_t j = 0; j < evs.size(); ++j) {
-          copy << std::make_tuple(p++, evs[j].stream, planned[i][j],
-                                  evs[j].body.type, evs[j].body.schema_version,
-                                  evs[j].body.payload);
-          last_stream = evs[j].stream;
-          last_version = planned[i][j];
-        }
+    std::string sql;
+    append_insert_prefix(sql);
+    int64_t p = first;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (!out[i])
+        continue;
+      const auto& evs = requests[i].events;
+      for (size_t j = 0; j < evs.size(); ++j) {
+        append_insert_row(sql, p++, evs[j], planned[i][j]);
+        last_stream = evs[j].stream;
+        last_version = planned[i][j];
       }
-      copy.complete();
     }
-    tx.commit();
-  } catch (const pqxx::in_doubt_error&) {
-    // The commit went out but its answer did not come back.
-    if (!d.resync() && d.committed(pos - 1, last_stream, last_version)) {
-      for (auto& [s, v] : tentative)
-        d.versions[s] = v;
-      return batch_status::done;
-    }
-    d.need_resync = true;
-    return fail_all(make_error(errc::store_unavailable,
-                               "the connection was lost during commit and "
-                               "the events are not in the log"));
-  } catch (const pqxx::broken_connection& e) {
-    d.need_resync = true;
-    fail_all(db_error("appending to the event log", e));
-    return batch_status::retry;
+    sent = true;
+    tx.exec(sql);
   } catch (const std::exception& e) {
-    // Positions or versions may have moved under us (another writer
-    // despite the lock, or a manual change): reload before the next append.
+    if (sent) {
+      // The INSERT went out; its answer may not have come back. Once the
+      // lock is ours again (the old session is gone), the log says.
+      bool lost = dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+      if (lost && !d.resync()) {
+        if (d.committed(pos - 1, last_stream, last_version)) {
+          d.next_position = pos;
+          for (auto& [s, v] : tentative)
+            d.versions[s] = v;
+          return batch_status::done;
+        }
+        // Not in the log, and the new session holds the lock: nothing of
+        // this batch can commit later.
+        fail_all(db_error("appending to the event log", e));
+        return batch_status::retry;
+      }
+      d.need_resync = true;
+      if (lost)
+        return fail_all(make_error(errc::store_unavailable,
+                                   "the connection was lost during commit and "
+                                   "the events are not known to be in the "
+                                   "log"));
+      // Positions or versions may have moved under us (another writer
+      // despite the lock, or a manual change): reload before the next
+      // append.
+      return fail_all(db_error("appending to the event log", e));
+    }
+    // Nothing was sent: nothing was written.
     d.need_resync = true;
-    return fail_all(db_error("appending to the event log", e));
+    bool lost = dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr;
+    fail_all(db_error("appending to the event log", e));
+    return lost ? batch_status::retry : batch_status::failed;
   }
   d.next_position = pos;
   for (auto& [s, v] : tentative)
@@ -161,25 +175,41 @@ pg_event_store::append_many(const std::vector<append_request>& requests) {
   }
 }
 
+namespace {
+
+// The SELECT of read() and read_decoded(): the events `opts` names, in
+// position order.
+std::string events_query(const read_options& opts, pqxx::read_transaction& tx) {
+  std::string q = "(SELECT position, stream_id, stream_version, type, "
+                  "schema_version, payload, (date_part('epoch', recorded_at)"
+                  " * 1000000)::bigint FROM events WHERE position > "
+                  + std::to_string(opts.after);
+  if (opts.up_to)
+    q += " AND position <= " + std::to_string(*opts.up_to);
+  // One stream's events are in position order when in version order, and
+  // that order follows the (stream_id, stream_version) index: no scan of
+  // the whole log for a stream.
+  if (opts.stream)
+    q += " AND stream_id = " + tx.quote(*opts.stream)
+         + " ORDER BY stream_version)";
+  else
+    q += " ORDER BY position)";
+  return q;
+}
+
+// One event of read_decoded() on its way from the reader thread.
+struct decoded_row {
+  recorded_event rec;
+  caf::expected<domain_event> ev{domain_event{}};
+};
+
+} // namespace
+
 caf::error pg_event_store::read(const read_options& opts,
                                 const event_visitor& visit) {
   auto& d = *impl_;
   auto query = [&opts](pqxx::read_transaction& tx) {
-    std::string q = "(SELECT position, stream_id, stream_version, type, "
-                    "schema_version, payload, (date_part('epoch', recorded_at)"
-                    " * 1000000)::bigint FROM events WHERE position > "
-                    + std::to_string(opts.after);
-    if (opts.up_to)
-      q += " AND position <= " + std::to_string(*opts.up_to);
-    // One stream's events are in position order when in version order,
-    // and that order follows the (stream_id, stream_version) index: no
-    // scan of the whole log for a stream.
-    if (opts.stream)
-      q += " AND stream_id = " + tx.quote(*opts.stream)
-           + " ORDER BY stream_version)";
-    else
-      q += " ORDER BY position)";
-    return q;
+    return events_query(opts, tx);
   };
   auto consume = [&](pqxx::stream_from& rows) {
     std::string line;
@@ -199,6 +229,35 @@ caf::error pg_event_store::read(const read_options& opts,
     };
     auto cancel = [&d] { d.conn->cancel_query(); };
     return pipelined_read(produce, visit, cancel);
+  };
+  return d.copy_read("reading the event log", query, consume);
+}
+
+caf::error pg_event_store::read_decoded(const read_options& opts,
+                                        const decoded_visitor& visit) {
+  auto& d = *impl_;
+  auto query = [&opts](pqxx::read_transaction& tx) {
+    return events_query(opts, tx);
+  };
+  auto consume = [&](pqxx::stream_from& rows) {
+    std::string line;
+    // The payload's JSON tree is built and freed here, on the reader
+    // thread; only the decoded event crosses to the visitor.
+    auto produce = [&](decoded_row& row, bool& done) -> caf::error {
+      if (!rows.get_raw_line(line)) {
+        done = true;
+        return {};
+      }
+      if (auto err = parse_event_line(line, row.rec))
+        return err;
+      row.ev = decode(row.rec);
+      return {};
+    };
+    auto apply = [&visit](decoded_row&& row) {
+      return visit(std::move(row.rec), std::move(row.ev));
+    };
+    auto cancel = [&d] { d.conn->cancel_query(); };
+    return pipelined_read_items<decoded_row>(produce, apply, cancel);
   };
   return d.copy_read("reading the event log", query, consume);
 }

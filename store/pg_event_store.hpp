@@ -54,6 +54,8 @@ public:
   append_many(const std::vector<append_request>& requests) override;
   caf::error read(const read_options& opts,
                   const event_visitor& visit) override;
+  caf::error read_decoded(const read_options& opts,
+                          const decoded_visitor& visit) override;
   caf::error read_fields(const field_query& q,
                          const fields_visitor& visit) override;
   caf::expected<int64_t> last_position() override;

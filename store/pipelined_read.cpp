@@ -1,92 +1,11 @@
 #include "store/pipelined_read.hpp"
 
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <mutex>
-#include <thread>
-
 namespace det {
 
 caf::error pipelined_read(const event_producer& produce,
                           const event_visitor& visit,
                           const std::function<void()>& on_stop) {
-  constexpr size_t chunk_rows = 512, max_chunks = 8;
-  using chunk = std::vector<recorded_event>;
-  std::mutex mtx;
-  std::condition_variable cv;
-  std::deque<chunk> ready;
-  bool done = false, stop = false;
-  caf::error producer_error;
-  std::exception_ptr producer_exception;
-  std::thread producer{[&] {
-    try {
-      chunk c;
-      c.reserve(chunk_rows);
-      auto flush = [&] {
-        std::unique_lock<std::mutex> lock{mtx};
-        cv.wait(lock, [&] { return stop || ready.size() < max_chunks; });
-        ready.push_back(std::move(c));
-        c = chunk{};
-        c.reserve(chunk_rows);
-        cv.notify_all();
-        return !stop;
-      };
-      for (;;) {
-        c.emplace_back();
-        bool end = false;
-        if (auto err = produce(c.back(), end)) {
-          c.pop_back();
-          std::lock_guard<std::mutex> guard{mtx};
-          producer_error = std::move(err);
-          break;
-        }
-        if (end) {
-          c.pop_back();
-          break;
-        }
-        if (c.size() == chunk_rows && !flush())
-          break;
-      }
-      if (!c.empty())
-        flush();
-    } catch (...) {
-      std::lock_guard<std::mutex> guard{mtx};
-      producer_exception = std::current_exception();
-    }
-    std::lock_guard<std::mutex> guard{mtx};
-    done = true;
-    cv.notify_all();
-  }};
-  caf::error visitor_error;
-  for (;;) {
-    chunk c;
-    {
-      std::unique_lock<std::mutex> lock{mtx};
-      cv.wait(lock, [&] { return done || !ready.empty(); });
-      if (ready.empty())
-        break;
-      c = std::move(ready.front());
-      ready.pop_front();
-      cv.notify_all();
-    }
-    for (auto& rec : c)
-      if ((visitor_error = visit(std::move(rec))))
-        break;
-    if (visitor_error) {
-      on_stop();
-      std::lock_guard<std::mutex> guard{mtx};
-      stop = true;
-      cv.notify_all();
-      break;
-    }
-  }
-  producer.join();
-  if (visitor_error)
-    return visitor_error;
-  if (producer_exception)
-    std::rethrow_exception(producer_exception);
-  return producer_error;
+  return pipelined_read_items<recorded_event>(produce, visit, on_stop);
 }
 
 } // namespace det

@@ -7,7 +7,13 @@
 
 #include "store/event_store.hpp"
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace det {
 
@@ -24,5 +30,102 @@ using event_producer =
 [[nodiscard]] caf::error pipelined_read(const event_producer& produce,
                                         const event_visitor& visit,
                                         const std::function<void()>& on_stop);
+
+/// The same for any item type: `produce(Item& out, bool& done)` on the
+/// producer thread, `visit(Item&&)` on the caller's.
+template <class Item, class Produce, class Visit>
+caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
+                                const std::function<void()>& on_stop) {
+  constexpr size_t chunk_rows = 512, max_chunks = 8;
+  using chunk = std::vector<Item>;
+  std::mutex mtx;
+  std::condition_variable cv;
+  std::deque<chunk> ready;
+  // Visited chunks go back to the producer, which destroys their items
+  // (what it allocated is freed on its own thread, not contended for by
+  // the visitor) and reuses their storage.
+  std::deque<chunk> spent;
+  bool done = false, stop = false;
+  caf::error producer_error;
+  std::exception_ptr producer_exception;
+  std::thread producer{[&] {
+    try {
+      chunk c;
+      c.reserve(chunk_rows);
+      auto flush = [&] {
+        std::unique_lock<std::mutex> lock{mtx};
+        cv.wait(lock, [&] { return stop || ready.size() < max_chunks; });
+        ready.push_back(std::move(c));
+        c = chunk{};
+        if (!spent.empty()) {
+          c = std::move(spent.front());
+          spent.pop_front();
+        }
+        cv.notify_all();
+        bool go_on = !stop;
+        lock.unlock();
+        c.clear();
+        c.reserve(chunk_rows);
+        return go_on;
+      };
+      for (;;) {
+        c.emplace_back();
+        bool end = false;
+        if (auto err = produce(c.back(), end)) {
+          c.pop_back();
+          std::lock_guard<std::mutex> guard{mtx};
+          producer_error = std::move(err);
+          break;
+        }
+        if (end) {
+          c.pop_back();
+          break;
+        }
+        if (c.size() == chunk_rows && !flush())
+          break;
+      }
+      if (!c.empty())
+        flush();
+    } catch (...) {
+      std::lock_guard<std::mutex> guard{mtx};
+      producer_exception = std::current_exception();
+    }
+    std::lock_guard<std::mutex> guard{mtx};
+    done = true;
+    cv.notify_all();
+  }};
+  caf::error visitor_error;
+  for (;;) {
+    chunk c;
+    {
+      std::unique_lock<std::mutex> lock{mtx};
+      cv.wait(lock, [&] { return done || !ready.empty(); });
+      if (ready.empty())
+        break;
+      c = std::move(ready.front());
+      ready.pop_front();
+      cv.notify_all();
+    }
+    for (auto& item : c)
+      if ((visitor_error = visit(std::move(item))))
+        break;
+    if (!visitor_error) {
+      std::lock_guard<std::mutex> guard{mtx};
+      spent.push_back(std::move(c));
+      continue;
+    }
+    on_stop();
+    std::lock_guard<std::mutex> guard{mtx};
+    stop = true;
+    cv.notify_all();
+    break;
+  }
+  producer.join();
+  if (visitor_error)
+    return visitor_error;
+  if (producer_exception)
+    std::rethrow_exception(producer_exception);
+  return producer_error;
+}
 
 } // namespace det

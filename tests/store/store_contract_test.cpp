@@ -2,6 +2,7 @@
 // store and PostgreSQL (a fresh database on the test server).
 
 #include "messages/errc.hpp"
+#include "messages/events.hpp"
 #include "store/memory_event_store.hpp"
 #include "store/pg_event_store.hpp"
 #include "tests/support/test_pg.hpp"
@@ -52,6 +53,38 @@ protected:
 };
 
 TEST_P(store_contract,
+       a_decoded_read_hands_over_each_event_decoded_or_why_it_is_not) {
+  ASSERT_TRUE(
+      store->append(req({to_new_event(master_started{"c", "h", 1, "v"}),
+                         {"x/1", {"event_from_the_future", 1, "{}"}},
+                         to_new_event(master_started{"c", "h", 2, "v"})})));
+  std::vector<int64_t> positions;
+  std::vector<std::string> outcomes;
+  auto err = store->read_decoded(
+      {}, [&](recorded_event&& rec, caf::expected<domain_event>&& e) {
+        positions.push_back(rec.position);
+        outcomes.push_back(e ? std::to_string(std::get<master_started>(*e).pid)
+                             : render(e.error()));
+        return caf::error{};
+      });
+  ASSERT_FALSE(err) << render(err);
+  EXPECT_EQ(positions, (std::vector<int64_t>{1, 2, 3}));
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0], "1");
+  EXPECT_NE(outcomes[1].find("event_from_the_future"), std::string::npos)
+      << outcomes[1];
+  EXPECT_EQ(outcomes[2], "2");
+  // A visitor's error stops the read and is returned.
+  int seen = 0;
+  err = store->read_decoded({}, [&](recorded_event&&,
+                                    caf::expected<domain_event>&&) {
+    return ++seen == 2 ? make_error(errc::conflict, "enough") : caf::error{};
+  });
+  EXPECT_EQ(code_of(err), errc::conflict);
+  EXPECT_EQ(seen, 2);
+}
+
+TEST_P(store_contract,
        appended_events_read_back_in_order_with_contiguous_positions) {
   auto a =
       store->append(req({ev("trial/1", "a", {{"x", 1}}), ev("trial/2", "b")}));
@@ -59,7 +92,7 @@ TEST_P(store_contract,
   EXPECT_EQ(a->first_position, 1);
   EXPECT_EQ(a->last_position, 2);
   auto b = store->append(
-      req({ev("trial/1", "c", {{"s", "tab\there \\ \"q\" \n"}})}));
+      req({ev("trial/1", "c", {{"s", "tab\there \\ \"q\" \n it's \\u0041"}})}));
   ASSERT_TRUE(b);
   EXPECT_EQ(b->first_position, 3);
   auto all = read_all(*store);
@@ -72,7 +105,7 @@ TEST_P(store_contract,
   EXPECT_EQ(all[2].stream_version, 2);
   EXPECT_EQ(all[2].body.type, "c");
   EXPECT_EQ(nlohmann::json::parse(all[2].body.payload)["s"],
-            "tab\there \\ \"q\" \n");
+            "tab\there \\ \"q\" \n it's \\u0041");
   EXPECT_GT(all[0].recorded_at_us, 0);
   EXPECT_EQ(*store->last_position(), 3);
   EXPECT_EQ(*store->stream_version("trial/1"), 2);
