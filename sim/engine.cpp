@@ -118,6 +118,8 @@ private:
       x.booted = true;
       if (down_ == 0)
         connect(x);
+      else
+        x.leak_since_ms = s_.now_ms;
       break;
     }
     case ev_kind::finish: {
@@ -137,7 +139,10 @@ private:
       }
       break;
     case ev_kind::outage_start:
-      ++down_;
+      if (down_++ == 0)
+        for (auto& x : s_.instances)
+          if (!x.gone && x.connected && x.idle_since_ms >= 0)
+            x.leak_since_ms = s_.now_ms;
       break;
     case ev_kind::outage_end:
       if (--down_ == 0)
@@ -161,6 +166,8 @@ private:
 
   void became_idle(detail::sim_instance& x) {
     x.idle_since_ms = s_.now_ms;
+    if (down_ > 0 && x.leak_since_ms < 0)
+      x.leak_since_ms = s_.now_ms;
     wake_at(s_.now_ms + s_.policy->idle_s * 1000);
     changed();
   }
@@ -216,9 +223,18 @@ private:
     changed();
   }
 
+  void end_leak(detail::sim_instance& x) {
+    if (x.leak_since_ms < 0)
+      return;
+    s_.result.outage_idle_instance_hours +=
+        static_cast<double>(s_.now_ms - x.leak_since_ms) / 3.6e6;
+    x.leak_since_ms = -1;
+  }
+
   void terminate(size_t i) {
     auto& x = s_.instances[i];
     x.ended_ms = s_.now_ms;
+    end_leak(x);
     std::vector<size_t> hit;
     for (auto j : running_)
       for (const auto& r : s_.state[j].resources)
@@ -307,6 +323,7 @@ private:
       for (int slot : r.slots)
         x.free.erase(std::find(x.free.begin(), x.free.end(), slot));
       x.idle_since_ms = -1;
+      end_leak(x);
     }
     sj.resources = where;
     sj.phase = job_phase::running;
@@ -391,6 +408,7 @@ private:
       if (!x.gone) {
         ++r.instances_at_end;
         x.ended_ms = s_.now_ms;
+        end_leak(x);
       }
       ms += static_cast<double>(
           std::max<int64_t>(60000, x.ended_ms - x.launched_ms));

@@ -31,7 +31,10 @@ struct run_result {
   std::vector<int64_t> waits;
   int never_started = 0;
   double gpu_hours_lost = 0; ///< work redone after reclaims
-  int restarts = 0;          ///< reclaims and preemptions of running jobs
+  /// Instance-hours of instances idle while the master was down, counted
+  /// until they are reaped or given work after it returns.
+  double outage_idle_instance_hours = 0;
+  int restarts = 0; ///< reclaims and preemptions of running jobs
   int launched = 0;
   int boot_failures = 0;
   int reclaims = 0;

@@ -24,6 +24,9 @@ struct sim_instance {
   int64_t ended_ms = 0;
   std::vector<int> free; ///< free slot indices while connected
   int64_t idle_since_ms = -1;
+  /// Idle since then with the master down, or not yet reaped after it came
+  /// back: the instance-hours an outage leaks.
+  int64_t leak_since_ms = -1;
 };
 
 enum class job_phase { future, waiting, running, done, never };

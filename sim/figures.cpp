@@ -82,6 +82,8 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["longest_wait_large_gangs_s"] = longest_large;
   j["never_started"] = r.never_started;
   j["gpu_hours_lost"] = round_to(r.gpu_hours_lost, 0.01);
+  j["outage_idle_instance_hours"] =
+      round_to(r.outage_idle_instance_hours, 0.01);
   j["restarts"] = r.restarts;
   j["launched"] = r.launched;
   j["boot_failures"] = r.boot_failures;

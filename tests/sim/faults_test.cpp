@@ -36,6 +36,10 @@ TEST(sim_faults, a_master_outage_bills_idle_instances_until_it_returns) {
   EXPECT_DOUBLE_EQ(calm_det.instance_hours, 2380.0 / 3600);
   EXPECT_DOUBLE_EQ(down_det.instance_hours, 4000.0 / 3600);
   EXPECT_EQ(down_ours.instances_at_end, 0);
+  // Idle from 1180 until reaped: at 2980 (ours), at 4000 (Determined).
+  EXPECT_DOUBLE_EQ(down_ours.outage_idle_instance_hours, 1800.0 / 3600);
+  EXPECT_DOUBLE_EQ(down_det.outage_idle_instance_hours, 2820.0 / 3600);
+  EXPECT_DOUBLE_EQ(calm_ours.outage_idle_instance_hours, 0);
 }
 
 // A job submitted during the outage waits for the master.
