@@ -26,8 +26,12 @@ namespace {
 
 using namespace det;
 
-// "30m" or "1800" (seconds) to seconds; -1 when malformed.
+// "30m", "14d" or "1800" (seconds) to seconds; -1 when malformed.
 int64_t seconds_of(const std::string& text) {
+  if (!text.empty() && text.back() == 'd') {
+    auto days = seconds_of(text.substr(0, text.size() - 1));
+    return days < 0 ? -1 : days * 86400;
+  }
   auto d = conf::parse_duration(text);
   if (!d)
     return -1;
@@ -70,7 +74,8 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--format", format, "generic | itp | philly")
       ->check(CLI::IsMember({"generic", "itp", "philly"}));
-  app.add_option("--from", from, "first submission kept (e.g. 14d)");
+  app.add_option("--from", from,
+                 "first submission kept: 14d, or UTC \"2017-10-09 00:00:00\"");
   app.add_option("--to", to, "end of the submissions kept (e.g. 21d)");
   app.add_option("--config", config_path,
                  "the cluster's master.yaml (pool, instance type, bounds, "
@@ -100,6 +105,10 @@ int main(int argc, char** argv) {
       ->check(cli::at_least(0));
   app.add_option("--random-outage-length", c.random_outage_s, "seconds");
   app.add_option("--seed", c.seed, "random seed (1)");
+  std::string scheduler;
+  app.add_option("--scheduler", scheduler,
+                 "priority | fair_share (groups are fair-share groups)")
+      ->check(CLI::IsMember({"priority", "fair_share"}));
   app.add_option("--svg", svg_path, "write the report picture here")
       ->type_name("FILE");
   if (auto code =
@@ -118,6 +127,10 @@ int main(int argc, char** argv) {
   } else {
     c.max_instances = 1000000;
   }
+  if (!scheduler.empty())
+    c.scheduler.policy = scheduler == "fair_share"
+                             ? policy::scheduling_policy::fair_share
+                             : policy::scheduling_policy::priority;
   if (gpus > 0)
     c.gpus_per_instance = gpus;
   if (max_instances > 0)
@@ -156,8 +169,13 @@ int main(int argc, char** argv) {
                                   : sim::trace_format::generic;
   if (!sim::load_trace(trace_spec, fmt, t, error))
     return fail(error);
-  auto from_s = seconds_of(from);
-  auto to_s = to.empty() ? INT64_MAX : seconds_of(to);
+  // A bound is a duration from the trace's start or a UTC date and time.
+  auto bound = [&t](const std::string& text) {
+    auto utc = sim::parse_utc(text);
+    return utc >= 0 ? utc - t.origin_epoch_s : seconds_of(text);
+  };
+  auto from_s = bound(from);
+  auto to_s = to.empty() ? INT64_MAX : bound(to);
   if (from_s < 0 || to_s < 0)
     return fail("--from/--to: not a duration");
   t = sim::slice(t, from_s, to_s);
