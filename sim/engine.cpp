@@ -2,9 +2,11 @@
 
 #include "sim/engine_state.hpp"
 
+#include "policy/idle_self_shutdown.hpp"
 #include "policy/pool_scheduler.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <queue>
 #include <set>
@@ -23,7 +25,8 @@ enum class ev_kind {
   finish,
   reclaim,
   outage_start,
-  wake
+  wake,
+  self_check
 };
 
 struct sim_event {
@@ -116,10 +119,13 @@ private:
       if (x.gone)
         break;
       x.booted = true;
-      if (down_ == 0)
+      if (down_ == 0) {
         connect(x);
-      else
+      } else {
         x.leak_since_ms = s_.now_ms;
+        x.idle_since_ms = s_.now_ms;
+        arm_self_check(e.index);
+      }
       break;
     }
     case ev_kind::finish: {
@@ -139,10 +145,19 @@ private:
       }
       break;
     case ev_kind::outage_start:
-      if (down_++ == 0)
-        for (auto& x : s_.instances)
-          if (!x.gone && x.connected && x.idle_since_ms >= 0)
+      if (down_++ == 0) {
+        outage_start_ms_ = s_.now_ms;
+        for (size_t i = 0; i < s_.instances.size(); ++i) {
+          auto& x = s_.instances[i];
+          if (!x.gone && x.connected && x.idle_since_ms >= 0) {
             x.leak_since_ms = s_.now_ms;
+            arm_self_check(i);
+          }
+        }
+      }
+      break;
+    case ev_kind::self_check:
+      self_check(e.index);
       break;
     case ev_kind::outage_end:
       if (--down_ == 0)
@@ -164,10 +179,54 @@ private:
     became_idle(x);
   }
 
+  policy::self_shutdown_input self_view(const detail::sim_instance& x) const {
+    auto at = [](int64_t ms) {
+      return policy::timestamp{} + std::chrono::milliseconds{ms};
+    };
+    policy::self_shutdown_input in;
+    if (x.idle_since_ms >= 0)
+      in.idle_since = at(x.idle_since_ms);
+    if (down_ > 0)
+      in.disconnected_since = at(outage_start_ms_);
+    in.now = at(s_.now_ms);
+    return in;
+  }
+
+  policy::self_shutdown_config self_config() const {
+    policy::self_shutdown_config c;
+    c.max_idle = std::chrono::seconds{s_.policy->self_shutdown_s};
+    return c;
+  }
+
+  // While the master is down, an idle agent may stop its own instance.
+  void arm_self_check(size_t i) {
+    if (s_.policy->self_shutdown_s <= 0 || down_ == 0)
+      return;
+    auto when =
+        policy::self_shutdown_at(self_view(s_.instances[i]), self_config());
+    if (when)
+      push(std::chrono::duration_cast<std::chrono::milliseconds>(
+               when->time_since_epoch())
+               .count(),
+           ev_kind::self_check, i);
+  }
+
+  void self_check(size_t i) {
+    auto& x = s_.instances[i];
+    if (x.gone || down_ == 0 || x.idle_since_ms < 0)
+      return;
+    if (policy::should_self_shutdown(self_view(x), self_config())) {
+      ++s_.result.self_shutdowns;
+      terminate(i);
+    }
+  }
+
   void became_idle(detail::sim_instance& x) {
     x.idle_since_ms = s_.now_ms;
     if (down_ > 0 && x.leak_since_ms < 0)
       x.leak_since_ms = s_.now_ms;
+    if (down_ > 0)
+      arm_self_check(std::stoul(x.id.substr(2)));
     wake_at(s_.now_ms + s_.policy->idle_s * 1000);
     changed();
   }
@@ -438,6 +497,7 @@ private:
   bool decide_wanted_ = false;
   bool submitted_ = false;
   int64_t period_ms_ = 0;
+  int64_t outage_start_ms_ = 0;
   int64_t sample_every_ms_ = 1000;
   int64_t next_sample_ms_ = 0;
 };

@@ -38,6 +38,7 @@ struct run_result {
   int launched = 0;
   int boot_failures = 0;
   int reclaims = 0;
+  int self_shutdowns = 0; ///< instances their idle agent stopped (outages)
   int peak_instances = 0;
   /// Instances still running when nothing is left to happen (min_instances
   /// or leaks); all are known to the simulated master.

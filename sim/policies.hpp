@@ -1,7 +1,9 @@
 #pragma once
 
 // The policies a det-sim run compares, by name: "ours" (the master's
-// policy::decide_scale with the given idle period), "det-20m" and "det-5m"
+// policy::decide_scale with the given idle period), "ours+self-stop" (the
+// same, with agents that stop their idle instance while the master is
+// unreachable: policy/idle_self_shutdown), "det-20m" and "det-5m"
 // (Determined's scale rule with its code default and its documented
 // max_idle_agent_period), "ca" (cluster-autoscaler-like: 10 s scan, empty
 // nodes removed after 10 min unneeded and not within 10 min of a

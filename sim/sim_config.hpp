@@ -24,6 +24,9 @@ struct policy_spec {
   /// ours/determined: max_idle_agent_period; cluster_autoscaler:
   /// scale-down-unneeded-time; karpenter: consolidateAfter.
   int64_t idle_s = 180;
+  /// Agents stop their own instance after this idle period while the
+  /// master is unreachable (policy/idle_self_shutdown); 0 = they never do.
+  int64_t self_shutdown_s = 0;
 };
 
 /// The master down from start_s for length_s: no scheduling, no scale

@@ -145,7 +145,10 @@ void run_trace(const named_trace& nt, const std::string& svg_dir) {
   }
   write_svg(svg_dir, nt.name + "-capped", runs, b);
   // Master outages: 30 min at the peak, then 5 at seeded random times.
-  for (const char* name : {"ours", "det-20m"}) {
+  double idle_leak[3][2] = {};
+  const char* outage_policies[] = {"ours", "ours+self-stop", "det-20m"};
+  for (int k = 0; k < 3; ++k) {
+    const char* name = outage_policies[k];
     auto p = *policy_named(name, 180);
     double w = 0;
     auto calm = timed(nt, c, p, w);
@@ -156,12 +159,30 @@ void run_trace(const named_trace& nt, const std::string& svg_dir) {
       else
         f.random_outages = 5;
       auto r = timed(nt, f, p, w);
+      idle_leak[k][variant] = r.outage_idle_instance_hours;
       emit(nt, variant == 0 ? "outage-30m-at-peak" : "outage-5-random", r, b, w,
            {{"billed_minus_calm_h",
              std::round((r.instance_hours - calm.instance_hours) * 100) / 100},
             {"outage_at_s", variant == 0 ? peak_at : -1}});
     }
   }
+  for (int variant = 0; variant < 2; ++variant)
+    for (int k = 0; k < 2; ++k) {
+      double det = idle_leak[2][variant];
+      std::cout << nlohmann::json{{"bench", "sim"},
+                                  {"trace", nt.name},
+                                  {"scenario", variant == 0
+                                                   ? "outage-30m-at-peak"
+                                                   : "outage-5-random"},
+                                  {"policy", outage_policies[k]},
+                                  {"outage_idle_pct_of_det_20m",
+                                   det > 0 ? std::round(idle_leak[k][variant]
+                                                        / det * 1000)
+                                                 / 10
+                                           : 0.0}}
+                       .dump()
+                << std::endl;
+    }
 }
 
 bool load_named(const std::string& spec, trace_format f, named_trace& out) {

@@ -42,6 +42,24 @@ TEST(sim_faults, a_master_outage_bills_idle_instances_until_it_returns) {
   EXPECT_DOUBLE_EQ(calm_ours.outage_idle_instance_hours, 0);
 }
 
+// With agents that stop themselves, the idle instance goes 180 s after
+// its job ended (1180 + 180), though the master is still down.
+TEST(sim_faults, an_idle_agent_cut_off_from_the_master_stops_its_instance) {
+  std::vector<job> jobs{{0, 1000, 1, ""}};
+  auto c = fault_config();
+  c.outages.push_back({1000, 1800});
+  auto r = simulate(jobs, c, *policy_named("ours+self-stop", 180));
+  EXPECT_EQ(r.self_shutdowns, 1);
+  EXPECT_DOUBLE_EQ(r.instance_hours, 1360.0 / 3600);
+  EXPECT_DOUBLE_EQ(r.outage_idle_instance_hours, 180.0 / 3600);
+  EXPECT_EQ(r.instances_at_end, 0);
+  // A later job gets a new instance once the master is back.
+  jobs.push_back({2000, 100, 1, ""});
+  auto again = simulate(jobs, c, *policy_named("ours+self-stop", 180));
+  EXPECT_EQ(again.launched, 2);
+  EXPECT_EQ(again.waits[1], 2800 - 2000 + 180);
+}
+
 // A job submitted during the outage waits for the master.
 TEST(sim_faults, a_job_submitted_during_an_outage_starts_after_it) {
   auto c = fault_config();
