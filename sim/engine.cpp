@@ -322,36 +322,13 @@ private:
     bool can_preempt =
         c.scheduler.policy == policy::scheduling_policy::fair_share
         || c.scheduler.preemption;
-    policy::pool_snapshot snap;
     size_t free_total = 0;
-    for (const auto& x : s_.instances)
-      if (!x.gone && x.connected) {
-        free_total += x.free.size();
-        snap.agents.push_back({x.id, c.gpus_per_instance, x.free, true, false});
-      }
+    auto snap = detail::pool_snapshot_of(s_, running_, free_total);
     // Exact shortcut: with no free slot and no preemption no pass can
     // place anything; new jobs still get one (it reports never-fits).
     if (free_total == 0 && !can_preempt && !submitted_)
       return;
     submitted_ = false;
-    for (auto j : s_.waiting) {
-      policy::pending_allocation p;
-      p.id = s_.state[j].id;
-      p.experiment_id = group_of(j);
-      p.slots = (*s_.jobs)[j].gpus;
-      p.order = j;
-      snap.pending.push_back(std::move(p));
-    }
-    for (auto j : running_) {
-      policy::running_allocation r;
-      r.id = s_.state[j].id;
-      r.experiment_id = group_of(j);
-      r.order = j;
-      r.resources = s_.state[j].resources;
-      snap.running.push_back(std::move(r));
-    }
-    snap.capacity.max_slots = c.max_instances * c.gpus_per_instance;
-    snap.capacity.slots_per_instance = c.gpus_per_instance;
     ++s_.result.scheduler_passes;
     auto r = policy::schedule_pool(snap, c.scheduler);
     for (const auto& p : r.placements)
@@ -368,11 +345,6 @@ private:
                                              != job_phase::waiting;
                                     }),
                      s_.waiting.end());
-  }
-
-  std::string group_of(size_t j) const {
-    const auto& g = (*s_.jobs)[j].group;
-    return g.empty() ? s_.state[j].id : g;
   }
 
   void start(size_t j, const std::vector<policy::agent_slots>& where) {

@@ -9,6 +9,7 @@
 #include "policy/rng.hpp"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,14 @@ struct sim_state {
   [[nodiscard]] int alive() const;
   [[nodiscard]] int starting() const;
 };
+
+/// The pool as the scheduler sees it: connected agents, waiting jobs (in
+/// submit order), running jobs (`running`); jobs of a group share an
+/// "experiment" (the fair-share unit), others are their own. Sets
+/// `free_total` to the free slots of the agents. (sim/pool_view.cpp)
+[[nodiscard]] policy::pool_snapshot
+pool_snapshot_of(const sim_state& s, const std::set<size_t>& running,
+                 size_t& free_total);
 
 /// The decision of `s.policy`'s rule at s.now_ms (the master is up).
 [[nodiscard]] fleet_change decide_fleet(sim_state& s);
