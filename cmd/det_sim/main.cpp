@@ -28,6 +28,9 @@ using namespace det;
 
 // "30m", "14d" or "1800" (seconds) to seconds; -1 when malformed.
 int64_t seconds_of(const std::string& text) {
+  if (!text.empty()
+      && text.find_first_not_of("0123456789") == std::string::npos)
+    return text.size() > 15 ? -1 : std::stoll(text);
   if (!text.empty() && text.back() == 'd') {
     auto days = seconds_of(text.substr(0, text.size() - 1));
     return days < 0 ? -1 : days * 86400;
