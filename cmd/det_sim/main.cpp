@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 namespace {
 
@@ -50,9 +51,10 @@ bool parse_outage(const std::string& text, sim::outage& out) {
   return out.start_s >= 0 && out.length_s > 0;
 }
 
-int fail(const std::string& why) {
+// Exit 1 for what could not be read, 2 for a bad argument (util/cli).
+int fail(const std::string& why, int code = 1) {
   std::cerr << "det-sim: " << why << "\n";
-  return 1;
+  return code;
 }
 
 } // namespace
@@ -140,27 +142,28 @@ int main(int argc, char** argv) {
     c.max_instances = max_instances;
   if (price >= 0)
     c.price_per_hour = price;
-  for (auto [text, field] : {std::pair{&idle, &ours.idle_s},
-                             std::pair{&checkpoint, &c.checkpoint_s}}) {
+  for (auto [flag, text, field] :
+       {std::tuple{"--idle", &idle, &ours.idle_s},
+        std::tuple{"--checkpoint", &checkpoint, &c.checkpoint_s}}) {
     if (text->empty())
       continue;
     *field = seconds_of(*text);
     if (*field < 0)
-      return fail("'" + *text + "' is not a duration");
+      return fail(std::string{flag} + ": '" + *text + "' is not a duration", 2);
   }
   if ((c.boot_s = static_cast<double>(seconds_of(boot))) < 0)
-    return fail("--boot: '" + boot + "' is not a duration");
+    return fail("--boot: '" + boot + "' is not a duration", 2);
   for (const auto& o : outages) {
     sim::outage x;
     if (!parse_outage(o, x))
-      return fail("--outage: '" + o + "' is not START+LENGTH");
+      return fail("--outage: '" + o + "' is not START+LENGTH", 2);
     c.outages.push_back(x);
   }
   std::vector<sim::policy_spec> specs;
   for (const auto& name : policies) {
     auto p = sim::policy_named(name, ours.idle_s);
     if (!p)
-      return fail("--policies: unknown policy " + name);
+      return fail("--policies: unknown policy " + name, 2);
     specs.push_back(*p);
   }
 
@@ -180,7 +183,7 @@ int main(int argc, char** argv) {
   auto from_s = bound(from);
   auto to_s = to.empty() ? INT64_MAX : bound(to);
   if (from_s < 0 || to_s < 0)
-    return fail("--from/--to: not a duration");
+    return fail("--from/--to: not a duration", 2);
   t = sim::slice(t, from_s, to_s);
 
   // Step 3: bounds, the runs, the picture.
