@@ -7,6 +7,7 @@
 #include "sim/bounds.hpp"
 #include "sim/engine.hpp"
 #include "sim/figures.hpp"
+#include "sim/log_trace.hpp"
 #include "sim/master_yaml.hpp"
 #include "sim/policies.hpp"
 #include "sim/svg_report.hpp"
@@ -15,6 +16,8 @@
 #include "conf/duration.hpp"
 #include "conf/master_config.hpp"
 #include "conf/reader.hpp"
+#include "messages/errc.hpp"
+#include "store/pg_event_store.hpp"
 #include "util/cli.hpp"
 
 #include <chrono>
@@ -73,10 +76,16 @@ int main(int argc, char** argv) {
                "decision in virtual time under each policy, and prints the "
                "cost and queue waits of each as one JSON line.",
                "det-sim"};
-  app.add_option("--trace", trace_spec,
-                 "the jobs: a CSV, a .gz, or ARCHIVE.tar.gz:MEMBER")
-      ->type_name("FILE")
-      ->required();
+  std::string log_url;
+  auto* trace_opt =
+      app.add_option("--trace", trace_spec,
+                     "the jobs: a CSV, a .gz, or ARCHIVE.tar.gz:MEMBER")
+          ->type_name("FILE");
+  auto* log_opt = app.add_option("--from-log", log_url,
+                                 "the jobs this cluster ran, from its event "
+                                 "log (PostgreSQL URL; read only)")
+                      ->type_name("URL");
+  trace_opt->excludes(log_opt);
   app.add_option("--format", format, "generic | itp | philly")
       ->check(CLI::IsMember({"generic", "itp", "philly"}));
   app.add_option("--from", from,
@@ -173,8 +182,21 @@ int main(int argc, char** argv) {
   auto fmt = format == "itp"      ? sim::trace_format::itp
              : format == "philly" ? sim::trace_format::philly
                                   : sim::trace_format::generic;
-  if (!sim::load_trace(trace_spec, fmt, t, error))
+  if (trace_spec.empty() == log_url.empty())
+    return fail("one of --trace and --from-log is required", 2);
+  if (!log_url.empty()) {
+    pg_store_options o;
+    o.url = log_url;
+    o.lock = lock_policy::reader;
+    auto log = pg_event_store::open(o);
+    if (!log)
+      return fail(render(log.error()));
+    if (auto err = sim::jobs_from_log(**log, pool, t))
+      return fail(render(err));
+    trace_spec = "event log";
+  } else if (!sim::load_trace(trace_spec, fmt, t, error)) {
     return fail(error);
+  }
   // A bound is a duration from the trace's start or a UTC date and time.
   auto bound = [&t](const std::string& text) {
     auto utc = sim::parse_utc(text);

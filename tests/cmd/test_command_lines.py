@@ -44,7 +44,7 @@ BAD = [
     ("det-deploy", ["aws", "list", "--bogus"], "unknown argument --bogus"),
     ("det-deploy", ["aws", "sideways"], "unknown command 'aws sideways'; allowed: up, down, list"),
     ("det-deploy", ["gcp"], "unknown provider 'gcp'; allowed: aws"),
-    ("det-sim", [], "--trace is required"),
+    ("det-sim", [], "--trace"),
     ("det-sim", ["--trace", "x.csv", "--idle", "soon"], "--idle: 'soon'"),
     ("det-sim", ["--trace", "x.csv", "--policies", "ours,magic"], "unknown policy magic"),
     ("det-sim", ["--trace", "x.csv", "--outage", "5d"], "--outage: '5d'"),
