@@ -67,6 +67,7 @@ public:
     int64_t horizon = last_submit;
     for (const auto& j : jobs)
       horizon = std::max(horizon, j.submit_s + j.duration_s);
+    horizon_ms_ = horizon * 1000;
     sample_every_ms_ =
         std::max<int64_t>(1000, horizon * 1000 / std::max(1, c.series_points));
   }
@@ -74,6 +75,13 @@ public:
   run_result run() {
     while (!queue_.empty()) {
       int64_t t = queue_.top().t_ms;
+      // A policy that never settles (work that never ends, or decisions
+      // that undo each other at one instant) stops the run, reported.
+      same_time_ = t == s_.now_ms ? same_time_ + 1 : 0;
+      if (t > horizon_ms_ + stall_after_ms || same_time_ > 100000) {
+        s_.result.stalled = true;
+        break;
+      }
       sample_until(t);
       s_.now_ms = t;
       while (!queue_.empty() && queue_.top().t_ms == t) {
@@ -470,6 +478,9 @@ private:
   bool submitted_ = false;
   int64_t period_ms_ = 0;
   int64_t outage_start_ms_ = 0;
+  int64_t horizon_ms_ = 0;
+  long long same_time_ = 0;
+  static constexpr int64_t stall_after_ms = 365LL * 86400 * 1000;
   int64_t sample_every_ms_ = 1000;
   int64_t next_sample_ms_ = 0;
 };

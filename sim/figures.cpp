@@ -81,6 +81,7 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["wait_by_gang"] = gangs;
   j["longest_wait_large_gangs_s"] = longest_large;
   j["never_started"] = r.never_started;
+  j["stalled"] = r.stalled;
   j["gpu_hours_lost"] = round_to(r.gpu_hours_lost, 0.01);
   j["outage_idle_instance_hours"] =
       round_to(r.outage_idle_instance_hours, 0.01);
