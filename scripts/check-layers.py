@@ -42,6 +42,10 @@ ALLOWED = {
     # frames they share.
     "rm": {"api", "actors", "provision", "k8s", "aws", "net", "conf", "core",
            "store", "state", "policy", "read", "metrics", "messages", "util"},
+    # det-sim: the master's pure decisions (policy/) driven in virtual
+    # time, its fleet read from master.yaml (conf/), a cluster's jobs read
+    # from its event log (store/); no actors.
+    "sim": {"policy", "conf", "store", "state", "messages", "util"},
 }
 TOP = {"cmd", "tests", "bench", "fuzz"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')

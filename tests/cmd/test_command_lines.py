@@ -44,6 +44,10 @@ BAD = [
     ("det-deploy", ["aws", "list", "--bogus"], "unknown argument --bogus"),
     ("det-deploy", ["aws", "sideways"], "unknown command 'aws sideways'; allowed: up, down, list"),
     ("det-deploy", ["gcp"], "unknown provider 'gcp'; allowed: aws"),
+    ("det-sim", [], "--trace"),
+    ("det-sim", ["--trace", "x.csv", "--idle", "soon"], "--idle: 'soon'"),
+    ("det-sim", ["--trace", "x.csv", "--policies", "ours,magic"], "unknown policy magic"),
+    ("det-sim", ["--trace", "x.csv", "--outage", "5d"], "--outage: '5d'"),
 ]  # fmt: skip
 
 
@@ -64,6 +68,7 @@ HELP = [
     ("det-replay", [], ["--db", "--to", "--verify-snapshots", "--json"]),
     ("det-inspect", [], ["--master", "--db", "--follow", "--at"]),
     ("det-deploy", ["aws", "up"], ["--cluster-id", "--deployment-type", "--dry-run"]),
+    ("det-sim", [], ["--trace", "--config", "--policies", "--outage", "--svg"]),
 ]  # fmt: skip
 
 

@@ -1,0 +1,87 @@
+#pragma once
+
+// The simulation's state, shared by the event loop (sim/engine.cpp) and
+// the fleet rules (sim/fleet_rules.cpp). Internal to det_sim; times are
+// virtual milliseconds from the start of the trace.
+
+#include "sim/engine.hpp"
+
+#include "policy/rng.hpp"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace det::sim::detail {
+
+struct sim_instance {
+  std::string id;
+  int64_t launched_ms = 0;
+  bool fails_boot = false;
+  bool booted = false;    ///< its agent is up (connected once the master is)
+  bool connected = false; ///< the master knows its agent
+  bool gone = false;
+  int64_t ended_ms = 0;
+  std::vector<int> free; ///< free slot indices while connected
+  int64_t idle_since_ms = -1;
+  /// Idle since then with the master down, or not yet reaped after it came
+  /// back: the instance-hours an outage leaks.
+  int64_t leak_since_ms = -1;
+};
+
+enum class job_phase { future, waiting, running, done, never };
+
+struct sim_job {
+  std::string id;
+  job_phase phase = job_phase::future;
+  int64_t remaining_ms = 0;
+  int64_t started_ms = -1;
+  int64_t first_start_ms = -1;
+  uint64_t generation = 0; ///< invalidates finish events of earlier runs
+  std::vector<policy::agent_slots> resources;
+};
+
+/// What a fleet rule changes: launch count and instances to terminate.
+struct fleet_change {
+  int launch = 0;
+  std::vector<size_t> terminate;
+};
+
+struct sim_state {
+  const std::vector<job>* jobs = nullptr;
+  const sim_config* config = nullptr;
+  const policy_spec* policy = nullptr;
+  std::vector<sim_job> state;
+  std::vector<sim_instance> instances;
+  std::vector<size_t> waiting; ///< indices of waiting jobs, submit order
+  int64_t now_ms = 0;
+  int64_t last_launch_ms = -1;
+  policy::rng rng{1};
+  run_result result;
+
+  [[nodiscard]] int alive() const;
+  [[nodiscard]] int starting() const;
+};
+
+/// The pool as the scheduler sees it: connected agents, waiting jobs (in
+/// submit order), running jobs (`running`); jobs of a group share an
+/// "experiment" (the fair-share unit), others are their own. Sets
+/// `free_total` to the free slots of the agents. (sim/pool_view.cpp)
+[[nodiscard]] policy::pool_snapshot
+pool_snapshot_of(const sim_state& s, const std::set<size_t>& running,
+                 size_t& free_total);
+
+/// The decision of `s.policy`'s rule at s.now_ms (the master is up).
+[[nodiscard]] fleet_change decide_fleet(sim_state& s);
+
+/// How often the rule's loop looks (0 = on every change).
+[[nodiscard]] int64_t decision_period_ms(fleet_rule r);
+
+/// Instances of `g` GPUs that pending gangs need beyond `room` (free GPUs
+/// of instances still starting): first-fit decreasing, a gang larger than
+/// an instance takes whole instances. Shared by the baselines.
+[[nodiscard]] int instances_needed(std::vector<int> pending,
+                                   std::vector<int> room, int g);
+
+} // namespace det::sim::detail

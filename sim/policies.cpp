@@ -1,0 +1,29 @@
+#include "sim/policies.hpp"
+
+namespace det::sim {
+
+std::optional<policy_spec> policy_named(const std::string& name,
+                                        int64_t ours_idle_s) {
+  if (name == "ours")
+    return policy_spec{name, fleet_rule::ours, ours_idle_s, 0};
+  if (name == "ours+self-stop")
+    return policy_spec{name, fleet_rule::ours, ours_idle_s, ours_idle_s};
+  if (name == "det-20m")
+    return policy_spec{name, fleet_rule::determined, 20 * 60, 0};
+  if (name == "det-5m")
+    return policy_spec{name, fleet_rule::determined, 5 * 60, 0};
+  if (name == "ca")
+    return policy_spec{name, fleet_rule::cluster_autoscaler, 10 * 60, 0};
+  if (name == "karpenter")
+    return policy_spec{name, fleet_rule::karpenter, 0, 0};
+  return std::nullopt;
+}
+
+std::vector<policy_spec> standard_policies(int64_t ours_idle_s) {
+  std::vector<policy_spec> out;
+  for (const char* n : {"ours", "det-20m", "det-5m", "ca", "karpenter"})
+    out.push_back(*policy_named(n, ours_idle_s));
+  return out;
+}
+
+} // namespace det::sim

@@ -1,0 +1,28 @@
+#pragma once
+
+// The policies a det-sim run compares, by name: "ours" (the master's
+// policy::decide_scale with the given idle period), "ours+self-stop" (the
+// same, with agents that stop their idle instance while the master is
+// unreachable: policy/idle_self_shutdown), "det-20m" and "det-5m"
+// (Determined's scale rule with its code default and its documented
+// max_idle_agent_period), "ca" (cluster-autoscaler-like: 10 s scan, empty
+// nodes removed after 10 min unneeded and not within 10 min of a
+// scale-up), "karpenter" (1 s batching, empty nodes removed at once).
+// Pure.
+
+#include "sim/sim_config.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace det::sim {
+
+/// The spec named `name`; nothing for an unknown name.
+[[nodiscard]] std::optional<policy_spec> policy_named(const std::string& name,
+                                                      int64_t ours_idle_s);
+
+/// ours, det-20m, det-5m, ca, karpenter.
+[[nodiscard]] std::vector<policy_spec> standard_policies(int64_t ours_idle_s);
+
+} // namespace det::sim

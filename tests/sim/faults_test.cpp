@@ -1,0 +1,100 @@
+// Faults with a known answer: a master outage, a spot reclaim, an instance
+// that never boots.
+#include "sim/engine.hpp"
+#include "sim/policies.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace det::sim;
+
+namespace {
+
+sim_config fault_config() {
+  sim_config c;
+  c.gpus_per_instance = 8;
+  c.boot_s = 180;
+  return c;
+}
+
+} // namespace
+
+// The job runs 180..1180; the master is down 1000..2800. The idle
+// instance is found idle when its agent reconnects at 2800 and goes at
+// 2800 + 180 with our policy, 2800 + 1200 with Determined's.
+TEST(sim_faults, a_master_outage_bills_idle_instances_until_it_returns) {
+  std::vector<job> jobs{{0, 1000, 1, ""}};
+  auto c = fault_config();
+  auto ours = *policy_named("ours", 180);
+  auto det = *policy_named("det-20m", 180);
+  auto calm_ours = simulate(jobs, c, ours);
+  auto calm_det = simulate(jobs, c, det);
+  c.outages.push_back({1000, 1800});
+  auto down_ours = simulate(jobs, c, ours);
+  auto down_det = simulate(jobs, c, det);
+  EXPECT_DOUBLE_EQ(calm_ours.instance_hours, 1360.0 / 3600);
+  EXPECT_DOUBLE_EQ(down_ours.instance_hours, 2980.0 / 3600);
+  EXPECT_DOUBLE_EQ(calm_det.instance_hours, 2380.0 / 3600);
+  EXPECT_DOUBLE_EQ(down_det.instance_hours, 4000.0 / 3600);
+  EXPECT_EQ(down_ours.instances_at_end, 0);
+  // Idle from 1180 until reaped: at 2980 (ours), at 4000 (Determined).
+  EXPECT_DOUBLE_EQ(down_ours.outage_idle_instance_hours, 1800.0 / 3600);
+  EXPECT_DOUBLE_EQ(down_det.outage_idle_instance_hours, 2820.0 / 3600);
+  EXPECT_DOUBLE_EQ(calm_ours.outage_idle_instance_hours, 0);
+}
+
+// With agents that stop themselves, the idle instance goes 180 s after
+// its job ended (1180 + 180), though the master is still down.
+TEST(sim_faults, an_idle_agent_cut_off_from_the_master_stops_its_instance) {
+  std::vector<job> jobs{{0, 1000, 1, ""}};
+  auto c = fault_config();
+  c.outages.push_back({1000, 1800});
+  auto r = simulate(jobs, c, *policy_named("ours+self-stop", 180));
+  EXPECT_EQ(r.self_shutdowns, 1);
+  EXPECT_DOUBLE_EQ(r.instance_hours, 1360.0 / 3600);
+  EXPECT_DOUBLE_EQ(r.outage_idle_instance_hours, 180.0 / 3600);
+  EXPECT_EQ(r.instances_at_end, 0);
+  // A later job gets a new instance once the master is back.
+  jobs.push_back({2000, 100, 1, ""});
+  auto again = simulate(jobs, c, *policy_named("ours+self-stop", 180));
+  EXPECT_EQ(again.launched, 2);
+  EXPECT_EQ(again.waits[1], 2800 - 2000 + 180);
+}
+
+// A job submitted during the outage waits for the master.
+TEST(sim_faults, a_job_submitted_during_an_outage_starts_after_it) {
+  auto c = fault_config();
+  c.outages.push_back({0, 600});
+  std::vector<job> jobs{{10, 100, 1, ""}};
+  auto r = simulate(jobs, c, *policy_named("ours", 180));
+  EXPECT_EQ(r.waits[0], 600 - 10 + 180);
+}
+
+TEST(sim_faults, a_reclaimed_instance_loses_work_since_the_last_checkpoint) {
+  auto c = fault_config();
+  c.reclaims_per_instance_hour = 1;
+  c.checkpoint_s = 600;
+  std::vector<job> jobs{{0, 20000, 8, ""}};
+  auto r = simulate(jobs, c, *policy_named("ours", 180));
+  ASSERT_GT(r.reclaims, 0);
+  EXPECT_GT(r.restarts, 0);
+  EXPECT_GT(r.gpu_hours_lost, 0);
+  // Each restart loses less than one checkpoint period of 8 GPUs.
+  EXPECT_LT(r.gpu_hours_lost, r.restarts * 8 * 600.0 / 3600 + 1e-9);
+  EXPECT_EQ(r.never_started, 0);
+}
+
+// Every launch fails to boot until max_agent_starting_period replaces it;
+// with a failure rate below one the job eventually runs.
+TEST(sim_faults, instances_that_never_boot_are_replaced) {
+  auto c = fault_config();
+  c.boot_failure_rate = 0.5;
+  c.max_agent_starting_s = 600;
+  std::vector<job> jobs;
+  for (int i = 0; i < 20; ++i)
+    jobs.push_back({i * 5000, 1000, 8, ""});
+  auto r = simulate(jobs, c, *policy_named("ours", 180));
+  EXPECT_GT(r.boot_failures, 0);
+  EXPECT_EQ(r.never_started, 0);
+  EXPECT_EQ(r.instances_at_end, 0);
+  EXPECT_EQ(r.launched, 20 + r.boot_failures);
+}
