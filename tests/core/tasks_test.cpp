@@ -26,14 +26,15 @@ struct tasks : ::testing::Test {
 
   decision launch(const std::string& id, int32_t slots = 1,
                   const std::string& user = "alice",
-                  const std::string& pool = "default", int64_t workspace = 1) {
+                  const std::string& pool = "default", int64_t workspace = 1,
+                  int32_t priority = 42) {
     json args{{"task_id", id},
               {"task_type", slots == 0 ? "TENSORBOARD" : "COMMAND"},
               {"description", "Command (able-ant)"},
               {"config", {{"entrypoint", json::array({"echo hello"})}}},
               {"pool", pool},
               {"slots", slots},
-              {"priority", 42},
+              {"priority", priority},
               {"workspace_id", workspace}};
     return c.run(c.core->records({"task.launch", args, user}, c.now));
   }
@@ -76,7 +77,8 @@ TEST_F(tasks, a_command_is_placed_started_runs_and_exits_freeing_its_slot) {
 TEST_F(tasks, a_task_waits_for_a_slot_and_is_never_preempted_by_a_trial) {
   c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
   launch(task_a);
-  auto d = launch(task_b);
+  // More urgent than the trial below (a smaller priority goes first).
+  auto d = launch(task_b, 1, "alice", "default", 1, 10);
   EXPECT_EQ(task(task_b).state, tst::queued);
   EXPECT_TRUE(effects_of<task_start_order>(d).empty());
   // An experiment's trial waits too: the command holds the only slot.
@@ -85,7 +87,7 @@ TEST_F(tasks, a_task_waits_for_a_slot_and_is_never_preempted_by_a_trial) {
   EXPECT_TRUE(effects_of<preempt_order>(sub).empty());
   EXPECT_TRUE(effects_of<start_order>(sub).empty());
   EXPECT_EQ(c.core->state().agents.at("a1").slots[0], task_a + ".1");
-  // Once the first exits, the queued one gets the slot.
+  // Once the first exits, the queued one gets the slot before the trial.
   d = c.run(c.core->allocation_exited(task_a + ".1", 1, c.now));
   EXPECT_EQ(task(task_a).exit_reason, "failed");
   EXPECT_EQ(task(task_a).exit_message,
