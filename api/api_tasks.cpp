@@ -163,10 +163,16 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
   return out;
 }
 
-/// The `command_id` path parameter as a task id, or answers 400.
+/// The `command_id` path parameter as a task id, or answers 400; a
+/// trial's allocation token reaches no task (403).
 std::optional<std::string> task_param(const http::http_request& req,
                                       const responder& res, const char* name,
                                       const char* field) {
+  if (!req.principal.allocation_id.empty()) {
+    res.send_error(grpc_code::permission_denied,
+                   "a trial's allocation token reaches no task");
+    return std::nullopt;
+  }
   auto id = task_id_text(req.param(name));
   if (!id)
     res.send_error(grpc_code::invalid_argument,

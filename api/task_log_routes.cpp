@@ -106,6 +106,9 @@ void follow_task_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
 
 void task_logs_route(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res, const std::string& task_id) {
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial's allocation token reaches no task");
   auto p = page_of(req, res);
   if (!p)
     return;

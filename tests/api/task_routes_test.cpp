@@ -125,6 +125,18 @@ TEST_F(task_routes, bad_ids_unknown_tasks_and_other_users_are_refused) {
             200);
 }
 
+TEST_F(task_routes, a_trials_allocation_token_reaches_no_task) {
+  auto id = launch(echo_config())["command"]["id"].get<std::string>();
+  run_trial_1();
+  auto trial = ctx->tokens->token_for("1.1");
+  for (auto path : {"/api/v1/tasks/" + id, "/api/v1/tasks/" + id + "/logs",
+                    "/api/v1/commands/" + id}) {
+    auto body = refused("GET", path, nullptr, 403, trial);
+    EXPECT_NE(body.find("allocation token"), std::string::npos) << body;
+  }
+  refused("POST", "/api/v1/commands", echo_config(), 403, trial);
+}
+
 TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
   struct bad_case {
     json body;
