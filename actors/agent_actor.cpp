@@ -29,6 +29,9 @@ agent_behavior(agent_actor::stateful_pointer<agent_state> self,
       [self](start_atom, start_order& o) {
         caf::anon_send(self->state.connection, start_atom::value, std::move(o));
       },
+      [self](start_atom, task_start_order& o) {
+        caf::anon_send(self->state.connection, start_atom::value, std::move(o));
+      },
       [self](preempt_atom, std::string& alloc, std::string& reason) {
         caf::anon_send(self->state.connection, preempt_atom::value,
                        std::move(alloc), std::move(reason));

@@ -18,6 +18,7 @@ namespace det {
 using agent_actor = caf::typed_actor<
     // Orders from the master, passed on to the connection.
     caf::reacts_to<start_atom, start_order>,
+    caf::reacts_to<start_atom, task_start_order>,
     caf::reacts_to<preempt_atom, std::string, std::string>,
     caf::reacts_to<kill_atom, std::string>,
     // Reports from the connection, passed on to the master.

@@ -68,6 +68,10 @@ int64_t trial_of_allocation_id(const std::string& alloc) {
   auto dot = alloc.find('.');
   if (dot == 0 || dot == std::string::npos)
     return 0;
+  // A task's allocation ("<uuid>.1") may start with digits: not a trial's.
+  for (size_t i = 0; i < dot; ++i)
+    if (alloc[i] < '0' || alloc[i] > '9')
+      return 0;
   try {
     return std::stoll(alloc.substr(0, dot));
   } catch (const std::exception&) {
@@ -96,6 +100,9 @@ void perform(master_self self, const decision& d) {
       auto tid = trial_of_allocation_id(p->allocation_id);
       if (auto a = to(p->agent_id); a && tid != 0)
         self->send(trial_actor_of(self, tid), preempt_atom::value, *p, a);
+    } else if (auto ts = std::get_if<task_start_order>(&e)) {
+      if (auto a = to(ts->agent_id))
+        caf::anon_send(a, start_atom::value, *ts);
     } else if (auto k = std::get_if<kill_order>(&e)) {
       auto a = to(k->agent_id);
       if (!a)

@@ -28,6 +28,7 @@ using settle_atom = caf::atom_constant<caf::atom("settle")>;
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::start_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::preempt_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::kill_order)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::task_start_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::trial_facts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::trial_step)
 

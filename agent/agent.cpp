@@ -289,14 +289,18 @@ void agent::handle_start(const start_request& s) {
                "start for known allocation " + s.allocation_id + " ignored");
     return;
   }
-  log::write(log::level::info, "starting allocation " + s.allocation_id
-                                   + " (trial " + std::to_string(s.trial_id)
-                                   + ")");
+  log::write(log::level::info,
+             "starting allocation " + s.allocation_id
+                 + (s.task_id.empty()
+                        ? " (trial " + std::to_string(s.trial_id) + ")"
+                        : " (task " + s.task_id + ")"));
   allocs_[s.allocation_id].trial_id = s.trial_id;
   workers_.emplace_back([this, s] { prepare_and_spawn(s); });
 }
 
 void agent::prepare_and_spawn(start_request s) {
+  if (!s.task_id.empty())
+    return spawn_task(std::move(s));
   auto master_url = s_.cfg.master.to_url();
   auto cluster = s.env.find("DET_CLUSTER_ID");
   auto made = prepare_allocation_dir(
@@ -365,6 +369,51 @@ void agent::prepare_and_spawn(start_request s) {
     return fail("cannot start the trial process: " + render(proc.error()), 1);
   a.proc = std::move(*proc);
   log::write(log::level::info, "allocation " + id + " running as process group "
+                                   + std::to_string(a.proc->pid()));
+  send_locked({running_frame(id), frame_kind::control});
+}
+
+void agent::spawn_task(start_request s) {
+  auto master_url = s_.cfg.master.to_url();
+  auto cluster = s.env.find("DET_CLUSTER_ID");
+  auto made = prepare_allocation_dir(
+      s_.cfg.work_dir, cluster != s.env.end() ? cluster->second : "",
+      master_url, s.allocation_id);
+  std::lock_guard<std::mutex> guard{mu_};
+  auto& a = allocs_[s.allocation_id];
+  auto fail = [&](const std::string& why, int code) {
+    log::write(log::level::error, "allocation " + s.allocation_id + ": " + why);
+    send_locked({log_frame(s.allocation_id, 0, {"det-agent: " + why}),
+                 frame_kind::log});
+    exit_locked(s.allocation_id, code);
+  };
+  if (a.kill_requested)
+    return fail("killed before it started", 128 + 9);
+  if (!made)
+    return fail("cannot prepare the task's folder: " + render(made.error()), 1);
+  process_spec spec;
+  spec.work_dir = *made;
+  spec.env = task_environment(s, master_url, s_.agent_id);
+  if (s_.cfg.tls.skip_verify)
+    spec.env.emplace("DET_MASTER_CERT_FILE", "noverify");
+  else if (!s_.cfg.tls.master_cert.empty())
+    spec.env.emplace("DET_MASTER_CERT_FILE", s_.cfg.tls.master_cert);
+  spec.command = s.entrypoint;
+  process_options popts;
+  popts.kill_grace = s_.kill_grace;
+  auto id = s.allocation_id;
+  auto proc =
+      trial_process::start(spec,
+                           {[this, id](std::vector<std::string> lines) {
+                              on_lines(id, std::move(lines));
+                            },
+                            [this, id](int code) { on_exit(id, code); }},
+                           popts);
+  if (!proc)
+    return fail("cannot start the task's process: " + render(proc.error()), 1);
+  a.proc = std::move(*proc);
+  log::write(log::level::info, "task allocation " + id
+                                   + " running as process group "
                                    + std::to_string(a.proc->pid()));
   send_locked({running_frame(id), frame_kind::control});
 }

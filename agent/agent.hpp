@@ -84,6 +84,9 @@ private:
   void handle(const master_frame& f);
   void handle_start(const start_request& s);
   void prepare_and_spawn(start_request s);
+  /// A task's allocation: its folder, its environment, its entrypoint as
+  /// it is (no model definition, no harness files); on a worker thread.
+  void spawn_task(start_request s);
   void on_lines(const std::string& alloc, std::vector<std::string> lines);
   void on_exit(const std::string& alloc, int code);
   /// Keeps the exit and sends it when welcomed. Requires mu_.

@@ -1,5 +1,6 @@
 #include "api/agent_ws.hpp"
 #include "api/spot_notice.hpp"
+#include "api/task_views.hpp"
 
 #include "actors/agent_actor.hpp"
 #include "http/grpc_error.hpp"
@@ -38,6 +39,7 @@ struct session {
   std::string agent_id;
   agent_actor agent;
   caf::actor conn;
+  std::string slot_type = "cpu";
   bool hello_seen = false;
   bool closed = false;
   bool disconnected = false; ///< disconn sent to `agent`
@@ -79,6 +81,15 @@ caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
                                << ": " << render(err);
                 });
       },
+      [ctx, ws, sess](start_atom, task_start_order& o) {
+        std::string slot_type;
+        {
+          std::lock_guard<std::mutex> guard{sess->mu};
+          slot_type = sess->slot_type;
+        }
+        auto token = ctx->tokens->token_for(o.allocation_id);
+        (void)ws.send(task_start_frame(o, slot_type, ctx->start, token).dump());
+      },
       [ws](preempt_atom, std::string& alloc, std::string& reason) {
         (void)ws.send(
             frame("preempt", {{"allocation_id", alloc}, {"reason", reason}}));
@@ -90,7 +101,7 @@ caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
         (void)ws.send(
             frame("exit_ack", {{"allocation_ids", json::array({alloc})}}));
       },
-      [self, ctx, ws, s = std::move(sess)](hb_atom) {
+      [self, ctx, ws, s = sess](hb_atom) {
         if (!ws.is_open())
           return;
         {
@@ -216,6 +227,7 @@ void on_frame(const ws_ctx_ptr& ctx, const std::shared_ptr<session>& s,
         return (void)ws.send(frame("error", {{"message", "hello twice"}}));
       s->hello_seen = true;
       s->agent_id = hello.agent_id;
+      s->slot_type = hello.slot_type;
     }
     return on_hello(ctx, s, ws, std::move(hello));
   }
@@ -226,6 +238,14 @@ void on_frame(const ws_ctx_ptr& ctx, const std::shared_ptr<session>& s,
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
     std::lock_guard<std::mutex> guard{s->mu};
+    // A task's lines (no trial) go to its log by its allocation's task id.
+    if (auto dot = f.allocation_id.rfind('.');
+        f.trial_id == 0 && dot != std::string::npos && dot > 0) {
+      if (ctx->task_log_book)
+        ctx->task_log_book->add(f.allocation_id.substr(0, dot), s->agent_id,
+                                f.lines, now);
+      return;
+    }
     ctx->logs->add(f.trial_id, s->agent_id, f.lines, now);
     return;
   }

@@ -12,6 +12,7 @@
 
 #include "actors/master_actor.hpp"
 #include "api/codec.hpp"
+#include "api/task_logs.hpp"
 #include "api/trial_logs.hpp"
 #include "api/views.hpp"
 #include "http/http_server.hpp"
@@ -27,6 +28,8 @@ struct agent_ws_context {
   caf::actor_system* sys = nullptr;
   master_actor master;
   std::shared_ptr<trial_logs> logs;
+  /// Tasks' output (commands, notebooks ...); null: dropped.
+  std::shared_ptr<task_logs> task_log_book;
   std::shared_ptr<const session_tokens> tokens;
   start_context start;
   std::string agent_token; ///< "" = no token required

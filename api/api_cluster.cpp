@@ -2,6 +2,7 @@
 
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
+#include "api/api_tasks.hpp"
 #include "api/experiment_query.hpp"
 #include "api/node_agents.hpp"
 #include "api/route_util.hpp"
@@ -487,6 +488,10 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
   // `det task logs`: a trial's task id names the trial.
   r.get("/api/v1/tasks/{task_id}/logs", [ctx](http_request req, responder res) {
     auto id = state::trial_of_task_id(req.param("task_id"));
+    // Not a trial's: a command's, notebook's ... (api_tasks.cpp).
+    if (!id)
+      if (auto task = task_id_text(req.param("task_id")))
+        return task_logs_route(ctx, req, res, *task);
     if (!id)
       res.send_error(grpc_code::not_found,
                      "task " + req.param("task_id").substr(0, 64)

@@ -12,6 +12,7 @@
 #include "api/api_project_experiments.hpp"
 #include "api/api_records.hpp"
 #include "api/api_runs.hpp"
+#include "api/api_tasks.hpp"
 #include "api/api_unmanaged.hpp"
 #include "api/durable_feed.hpp"
 #include "api/pool_views.hpp"
@@ -454,6 +455,7 @@ void follow_trial_ends(master_options& mo, std::shared_ptr<trial_logs> logs) {
 
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
+  add_task_routes(r, ctx);
   add_auth_routes(r, ctx);
   add_cluster_routes(r, ctx);
   add_metric_routes(r, ctx);

@@ -14,6 +14,7 @@
 #include "api/auth_crypto.hpp"
 #include "api/auth_directory.hpp"
 #include "api/codec.hpp"
+#include "api/task_logs.hpp"
 #include "api/trial_logs.hpp"
 #include "api/trial_progress.hpp"
 #include "conf/capacity.hpp"
@@ -51,6 +52,8 @@ struct api_context {
   caf::actor bridge;
   caf::actor model_defs;
   std::shared_ptr<trial_logs> logs;
+  /// Tasks' output and the master's lines about them (api/task_logs.hpp).
+  std::shared_ptr<task_logs> task_log_book = std::make_shared<task_logs>();
   std::shared_ptr<const session_tokens> tokens;
   /// Users and live sessions (api_auth.hpp).
   std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();
@@ -149,5 +152,13 @@ std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo);
 /// into a trial's logs when it errors (why it is not restarted), as
 /// upstream's trial logs show it.
 void follow_trial_ends(master_options& mo, std::shared_ptr<trial_logs> logs);
+
+/// Follows the master's durable events and writes the master's own lines
+/// into a task's logs as upstream's show them: "Scheduling <name> (id:
+/// <allocation>)", "<name> was assigned to an agent", and on exit
+/// "resources exited successfully with a zero exit code", "crashed:
+/// resources failed with non-zero exit code: N" or "killed: ...", then
+/// "<name> was terminated: <reason>".
+std::shared_ptr<task_logs> follow_task_events(master_options& mo);
 
 } // namespace det::api

@@ -1,5 +1,6 @@
 #include "api/views_cluster.hpp"
 #include "api/pool_views.hpp"
+#include "api/task_views.hpp"
 #include "api/views.hpp"
 #include "messages/priority.hpp"
 #include "state/queries.hpp"
@@ -45,6 +46,8 @@ json agent_json(const state::cluster_state& s, const state::agent_info& a) {
       ++used;
       auto t = state::trial_of_allocation(s, a.slots[i]);
       bool running = t != nullptr && t->status != state::trial_status::assigned;
+      if (auto task = state::task_of_allocation(s, a.slots[i]))
+        running = task->state != state::task_state::starting;
       json c{{"id", a.slots[i]},
              {"state", running ? "STATE_RUNNING" : "STATE_STARTING"},
              {"permissionDenied", false},
@@ -311,6 +314,10 @@ json tasks_response(const state::cluster_state& s) {
                   {"priority", e != nullptr ? e->priority : default_priority},
                   {"proxyPorts", json::array()}};
   }
+  // Commands, notebooks, shells, TensorBoards holding their allocation.
+  for (const auto& [id, t] : s.tasks)
+    if (state::holds_allocation(t))
+      out[t.allocation_id] = task_summary_json(t);
   // The checkpoint collector at work for an experiment (checkpoints being
   // deleted, files being removed), as upstream lists its GC tasks.
   std::map<int64_t, int64_t> collecting; // experiment -> since

@@ -198,9 +198,11 @@ decision master_core::agent_connected(
     if (emit(d, ex))
       after_trial_exit(d, trial_id, now_us);
   }
+  reconcile_tasks_on(d, id, running, now_us);
   for (const auto& r : running)
     if (!r.exit_code
-        && state::trial_of_allocation(st_, r.allocation_id) == nullptr)
+        && state::trial_of_allocation(st_, r.allocation_id) == nullptr
+        && state::task_of_allocation(st_, r.allocation_id) == nullptr)
       d.effects.push_back(kill_order{id, r.allocation_id});
   schedule_pool(d, pool, now_us);
   return drive(std::move(d), now_us);
@@ -225,6 +227,8 @@ decision master_core::agent_disconnected(const std::string& id,
 decision master_core::allocation_running(const std::string& allocation_id,
                                          int64_t now_us) {
   decision d;
+  if (task_running_reported(d, allocation_id, now_us))
+    return d;
   auto t = state::trial_of_allocation(st_, allocation_id);
   if (t == nullptr || t->status != state::trial_status::assigned)
     return d; // stale or repeated report
@@ -239,6 +243,8 @@ decision master_core::allocation_running(const std::string& allocation_id,
 decision master_core::allocation_exited(const std::string& allocation_id,
                                         int32_t exit_code, int64_t now_us) {
   decision d;
+  if (task_exit_reported(d, allocation_id, exit_code, now_us))
+    return d;
   auto t = state::trial_of_allocation(st_, allocation_id);
   if (t == nullptr)
     return d; // already ended (agent lost, killed, a repeated report)
@@ -250,6 +256,8 @@ decision master_core::allocation_exited(const std::string& allocation_id,
 
 bool master_core::exit_allocation(decision& d, const std::string& allocation_id,
                                   int32_t exit_code, int64_t now_us) {
+  if (task_exit_reported(d, allocation_id, exit_code, now_us))
+    return true;
   auto t = state::trial_of_allocation(st_, allocation_id);
   if (t == nullptr)
     return false;
@@ -376,6 +384,7 @@ decision master_core::tick(int64_t now_us) {
       d.effects.push_back(kill_order{as.agent_id, alloc});
   }
   sweep_lost_unmanaged(d, now_us);
+  sweep_old_tasks(d, now_us);
   for (const auto& [name, pool] : st_.pools)
     schedule_pool(d, name, now_us);
   return drive(std::move(d), now_us);

@@ -72,7 +72,39 @@ struct kill_order {
   std::string allocation_id;
 };
 
-using effect = std::variant<start_order, preempt_order, kill_order>;
+/// Start task `task_id`'s allocation on the agent: its process (the
+/// command's entrypoint, a notebook's server ...) with the task's config.
+struct task_start_order {
+  std::string agent_id;
+  std::string task_id;
+  std::string allocation_id;
+  std::string task_type;
+  std::vector<int64_t> slots;
+  nlohmann::json config = nlohmann::json::object();
+  std::string owner;
+};
+
+using effect =
+    std::variant<start_order, preempt_order, kill_order, task_start_order>;
+
+/// A task to launch, checked by the API (id drawn there: the core draws
+/// nothing; pool resolved, config merged).
+struct task_launch {
+  std::string task_id;
+  std::string task_type;
+  std::string owner;
+  std::string description;
+  nlohmann::json config = nlohmann::json::object();
+  std::string pool;
+  int32_t slots = 1;
+  int32_t priority = 42;
+  double weight = 1.0;
+  int64_t workspace_id = 1;
+};
+
+/// The id the pool scheduler knows a task's allocation by ("task:<id>";
+/// trials are numbers).
+std::string scheduler_id_of_task(const std::string& task_id);
 
 /// What a command decided.
 struct decision {
@@ -131,6 +163,8 @@ struct core_config {
   /// A RUNNING unmanaged trial not heard from (heartbeat or state) for
   /// this long is given up: ERROR.
   int64_t unmanaged_lost_after_us = 5 * 60 * 1000000LL;
+  /// How long a terminated task stays listed (upstream: 24 h).
+  int64_t task_retention_us = 24 * 3600 * 1000000LL;
   /// Whether a smaller resources.priority is scheduled first (det-agents;
   /// false under Kubernetes): the side a config policy's priority_limit
   /// bounds.
@@ -281,6 +315,36 @@ public:
   ///   unmanaged.checkpoint {trialId, uuid, steps, metadata}
   /// A trial of a managed experiment is refused (failed_precondition).
   decision unmanaged(const record_command& c, int64_t now_us);
+
+  // -- tasks (core/master_core_tasks.cpp) ---------------------------------
+
+  /// task_launched (QUEUED), then a scheduling pass of its pool. An unknown
+  /// pool is errc::invalid_argument naming resources.resource_pool, an id
+  /// in use errc::conflict. Replies {"task_id"}.
+  decision launch_task(const task_launch& req, int64_t now_us);
+  /// Kills a task: a queued one exits at once (killed), a placed one is
+  /// asked to stop (task_kill_requested, a kill order to its agent) and
+  /// exits when its agent reports it; one ending or ended is left alone.
+  /// An unknown task is errc::not_found. Replies {"task_id"}.
+  decision kill_task(const std::string& id, const std::string& username,
+                     int64_t now_us);
+  /// The task's service answers (POST /allocations/{id}/ready): task_ready
+  /// once. An allocation no live task holds is errc::not_found.
+  decision task_became_ready(const std::string& allocation_id, int64_t now_us);
+  /// task_priority_set (1..99, else errc::invalid_argument), then a pass.
+  decision set_task_priority(const std::string& id, int32_t priority,
+                             const std::string& username, int64_t now_us);
+  /// task_forgotten for every task terminated at or before
+  /// `older_than_us`.
+  decision forget_tasks(int64_t older_than_us, int64_t now_us);
+  /// The task commands as record commands that records() hands over
+  /// (args checked by the API; the user is c.username):
+  ///   task.launch {task_id, task_type, description, config, pool, slots,
+  ///       priority, weight, workspace_id}     reply {task_id}
+  ///   task.kill {task_id}                     reply {task_id}
+  ///   task.ready {allocation_id}
+  ///   task.priority {task_id, priority}
+  decision task_command(const record_command& c, int64_t now_us);
 
   // -- agents -------------------------------------------------------------
 
@@ -446,6 +510,34 @@ private:
   /// RUNNING unmanaged trials not heard from for unmanaged_lost_after_us
   /// end in ERROR (upstream's 5 minutes).
   void sweep_lost_unmanaged(decision& d, int64_t now_us);
+  /// Terminated tasks past core_config::task_retention_us leave the state
+  /// (task_forgotten): upstream lists them for 24 h.
+  void sweep_old_tasks(decision& d, int64_t now_us);
+  void forget_ended_before(decision& d, int64_t older_than_us, int64_t now_us);
+
+  // Tasks (core/master_core_tasks.cpp). The agent reported a task's
+  // allocation running / exited: its events; false when no live task holds
+  // `alloc` (then it may be a trial's).
+  bool task_running_reported(decision& d, const std::string& alloc,
+                             int64_t now_us);
+  bool task_exit_reported(decision& d, const std::string& alloc,
+                          int32_t exit_code, int64_t now_us);
+  void task_start_effect(decision& d, const std::string& task_id);
+  // Queued tasks with slots (pending) and placed ones (running, never
+  // preemptible) of `pool`, for its scheduling pass.
+  void add_tasks_to(policy::pool_snapshot& snap, const std::string& pool) const;
+  bool has_queued_tasks(const std::string& pool) const;
+  // A pass's placement of a task: task_placed and its start order; false
+  // when `p` places a trial.
+  bool place_task(decision& d, const policy::placement& p, int64_t now_us);
+  // Zero-slot tasks take no slot: the pool's first schedulable agent.
+  void place_zero_slot_tasks(decision& d, const std::string& pool,
+                             int64_t now_us);
+  // A (re)connecting agent that does not report a task placed on it: the
+  // start order again (never started), or the task lost.
+  void reconcile_tasks_on(decision& d, const std::string& agent_id,
+                          const std::vector<reported_allocation>& reported,
+                          int64_t now_us);
 
   state::cluster_state st_;
   core_config cfg_;

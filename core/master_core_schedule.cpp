@@ -18,7 +18,7 @@ policy::pool_snapshot
 master_core::pool_snapshot_of(const std::string& pool) const {
   policy::pool_snapshot snap;
   auto pending = state::pending_trials(st_, pool);
-  if (pending.empty())
+  if (pending.empty() && !has_queued_tasks(pool))
     return snap;
   for (auto a : state::agents_of_pool(st_, pool)) {
     // An agent whose instance the provisioner is terminating (it found it
@@ -63,6 +63,7 @@ master_core::pool_snapshot_of(const std::string& pool) const {
     }
     snap.running.push_back(std::move(r));
   }
+  add_tasks_to(snap, pool);
   // A provisioned pool's largest possible capacity is known; a static
   // pool's is not (agents may still join), so nothing "never fits" there.
   const auto& cfg = st_.pools.at(pool).config;
@@ -90,6 +91,7 @@ void master_core::schedule_pool(decision& d, const std::string& pool,
                                 int64_t now_us) {
   if (state::find_pool(st_, pool) == nullptr)
     return;
+  place_zero_slot_tasks(d, pool, now_us);
   if (!cfg_.inline_scheduling) {
     d.schedule.insert(pool);
     return;
@@ -133,6 +135,8 @@ void master_core::apply_pass(decision& d, const std::string& pool,
                              const policy::schedule_result& result,
                              int64_t now_us) {
   for (const auto& p : result.placements) {
+    if (place_task(d, p, now_us))
+      continue;
     if (!placement_still_valid(p))
       continue;
     auto trial_id = std::stoll(p.allocation_id);
@@ -151,6 +155,8 @@ void master_core::apply_pass(decision& d, const std::string& pool,
       start_effect(d, trial_id);
   }
   for (const auto& id : result.preemptions) {
+    if (id.rfind("task:", 0) == 0)
+      continue; // tasks are not preemptible: never asked
     auto t = state::find_trial(st_, std::stoll(id));
     if (t != nullptr && t->allocation && !t->allocation->preemption_requested)
       stop_trial(d, t->id, "preempted by a more urgent trial", false, now_us);
@@ -163,6 +169,8 @@ void master_core::apply_pass(decision& d, const std::string& pool,
       !cfg.provider.empty() && cfg.slots_per_instance > 0 && cfg_.launch_error;
   for (const auto& nf :
        provisioned ? result.unschedulable : std::vector<policy::never_fits>{}) {
+    if (nf.allocation_id.rfind("task:", 0) == 0)
+      continue; // a task that never fits waits (the API refuses it first)
     auto trial_id = std::stoll(nf.allocation_id);
     auto t = state::find_trial(st_, trial_id);
     if (t == nullptr || t->status != state::trial_status::pending)

@@ -61,6 +61,8 @@ caf::expected<start_request> parse_start(const json& j) {
   if (auto i = j.find("env"); i != j.end() && i->is_object())
     for (auto& [k, v] : i->items())
       s.env[k] = env_value(v);
+  s.task_id = str_field(j, "task_id");
+  s.task_type = str_field(j, "task_type");
   return s;
 }
 
@@ -292,6 +294,9 @@ caf::error parse_agent_frame(const std::string& text, agent_frame& out) {
     if (!whole_at<int64_t>(j, "trial_id", out.trial_id, 0, 0,
                            std::numeric_limits<int64_t>::max(), type, what))
       return bad(what);
+    // A task's lines (trial_id 0) are known by their allocation.
+    if (!text_at(j, "allocation_id", out.allocation_id, "", type, what))
+      return bad(what);
     if (auto l = j.find("lines"); l != j.end() && l->is_array())
       for (const auto& line : *l)
         if (line.is_string())
@@ -321,6 +326,23 @@ trial_environment(const start_request& s, const std::string& master_url,
       std::to_string(s.resume_from ? s.resume_from->steps_completed : 0);
   env["DET_CHECKPOINT_DIR"] = checkpoint_dir;
   env["DET_SLOT_IDS"] = json(s.slots).dump(); // "[0,1]", as upstream
+  for (auto& [k, v] : s.env)
+    env[k] = v;
+  return env;
+}
+
+std::map<std::string, std::string>
+task_environment(const start_request& s, const std::string& master_url,
+                 const std::string& agent_id) {
+  std::map<std::string, std::string> env;
+  env["DET_MASTER"] = master_url;
+  env["DET_AGENT_ID"] = agent_id;
+  env["DET_TASK_ID"] = s.task_id;
+  env["DET_TASK_TYPE"] = s.task_type;
+  env["DET_CONTAINER_ID"] = s.allocation_id;
+  env["DET_RESOURCES_ID"] = s.allocation_id;
+  env["DET_ALLOCATION_ID"] = s.allocation_id;
+  env["DET_SLOT_IDS"] = json(s.slots).dump();
   for (auto& [k, v] : s.env)
     env[k] = v;
   return env;

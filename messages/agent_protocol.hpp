@@ -65,6 +65,11 @@ struct start_request {
   std::optional<checkpoint_ref> resume_from;
   std::string entrypoint;
   std::map<std::string, std::string> env;
+  /// Set for a task's allocation (a command, notebook, shell, TensorBoard
+  /// or generic task; trial_id is 0 then): it runs `entrypoint` as it is,
+  /// with no model definition and no harness files.
+  std::string task_id;
+  std::string task_type;
 };
 
 /// One frame from the master. `type` is as sent (unknown types included);
@@ -91,7 +96,7 @@ parse_master_frame(const std::string& text);
 struct agent_frame {
   std::string type;
   hello_info hello;               ///< hello
-  std::string allocation_id;      ///< running, exited
+  std::string allocation_id;      ///< running, exited, log
   int32_t exit_code = -1;         ///< exited; -1 when not sent
   int64_t trial_id = 0;           ///< log
   std::vector<std::string> lines; ///< log; entries that are not text dropped
@@ -113,5 +118,11 @@ std::map<std::string, std::string>
 trial_environment(const start_request& start, const std::string& master_url,
                   const std::string& checkpoint_dir,
                   const std::string& agent_id = "");
+
+/// A task's environment for `start` (task_id set): where the master is,
+/// which allocation and slots it runs on; `start.env` is applied last.
+std::map<std::string, std::string>
+task_environment(const start_request& start, const std::string& master_url,
+                 const std::string& agent_id);
 
 } // namespace det::agent

@@ -6,7 +6,7 @@
 // each event's own definition (messages/event_definition.hpp shows its
 // shape). Payloads are documented in docs/events.md. Streams: "cluster",
 // "pool/<name>", "agent/<id>", "experiment/<id>", "trial/<id>",
-// "instance/<id>" (EC2 instance ids and spot request ids alike);
+// "instance/<id>" (EC2 instance ids and spot request ids alike), "task/<id>";
 // "user/<name>" is reserved for users and auth tokens.
 //
 // Instants are microseconds since the Unix epoch taken from the deciding
@@ -34,6 +34,7 @@
 #include "messages/events_instances.hpp"
 #include "messages/events_records.hpp"
 #include "messages/events_runs.hpp"
+#include "messages/events_tasks.hpp"
 #include "messages/events_trials.hpp"
 #include "messages/events_unmanaged.hpp"
 #include "messages/events_webhooks.hpp"
@@ -58,7 +59,7 @@ using domain_event = event_variant_t<
     experiment_event_family, trial_event_family, account_event_family,
     checkpoint_event_family, record_event_family, webhook_event_family,
     capacity_event_family, continue_event_family, run_event_family,
-    unmanaged_event_family>;
+    unmanaged_event_family, task_event_family>;
 
 /// The type name of the alternative `ev` holds.
 const char* type_name_of(const domain_event& ev);

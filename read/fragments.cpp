@@ -31,6 +31,11 @@ struct has_allocation_id<T,
                          std::void_t<decltype(std::declval<T>().allocation_id)>>
     : std::true_type {};
 
+template <class T, class = void> struct has_task_id : std::false_type {};
+template <class T>
+struct has_task_id<T, std::void_t<decltype(std::declval<T>().task_id)>>
+    : std::true_type {};
+
 template <class T, class = void> struct has_assignments : std::false_type {};
 template <class T>
 struct has_assignments<T, std::void_t<decltype(std::declval<T>().assignments)>>
@@ -112,6 +117,14 @@ void touched_records(const state::cluster_state& s, const domain_event& ev,
           }
           if constexpr (has_agent_id<T>::value) {
             add_agent(s, x.agent_id, out);
+            named = true;
+          }
+          if constexpr (has_task_id<T>::value) {
+            // A task's events change the agent row its allocation is on
+            // (the task keeps its agent after it ends).
+            if (auto t = s.tasks.find(x.task_id);
+                t != s.tasks.end() && !t->second.agent_id.empty())
+              add_agent(s, t->second.agent_id, out);
             named = true;
           }
           if constexpr (has_assignments<T>::value)

@@ -4,6 +4,7 @@
 // losing it ends every allocation that holds one of its slots.
 
 #include "state/apply_detail.hpp"
+#include "state/queries.hpp"
 
 #include <algorithm>
 
@@ -105,7 +106,7 @@ verdict apply_one(cluster_state& s, const agent_lost& ev) {
     return "unknown " + agent_name(ev.agent_id);
   std::set<trial_info*> holders;
   for (const auto& used_by : i->second.slots) {
-    if (used_by.empty())
+    if (used_by.empty() || task_of_allocation(s, used_by) != nullptr)
       continue;
     auto k = s.allocations.find(used_by);
     auto t =
@@ -118,6 +119,11 @@ verdict apply_one(cluster_state& s, const agent_lost& ev) {
   auto reason = ev.reason == "spot_reclaimed" ? "spot_reclaimed" : "agent_lost";
   for (auto* t : holders)
     end_allocation(s, *t, reason, -1, ev.at_us);
+  // Tasks on it end too, zero-slot ones included.
+  for (auto& [id, task] : s.tasks)
+    if (holds_allocation(task) && task.agent_id == ev.agent_id)
+      end_task_allocation(s, task, "agent_lost", -1, "agent lost: " + ev.reason,
+                          ev.at_us);
   auto inst = s.instances.find(i->second.instance_id);
   if (inst != s.instances.end() && inst->second.agent_id == ev.agent_id) {
     inst->second.agent_id.clear();

@@ -109,6 +109,21 @@ verdict apply_one(cluster_state& s, const trial_log_policy_matched& ev);
 // apply_unmanaged.cpp
 verdict apply_one(cluster_state& s, const unmanaged_trial_created& ev);
 verdict apply_one(cluster_state& s, const unmanaged_trial_state_set& ev);
+// apply_tasks.cpp
+verdict apply_one(cluster_state& s, const task_launched& ev);
+verdict apply_one(cluster_state& s, const task_placed& ev);
+verdict apply_one(cluster_state& s, const task_running& ev);
+verdict apply_one(cluster_state& s, const task_ready& ev);
+verdict apply_one(cluster_state& s, const task_kill_requested& ev);
+verdict apply_one(cluster_state& s, const task_exited& ev);
+verdict apply_one(cluster_state& s, const task_priority_set& ev);
+verdict apply_one(cluster_state& s, const task_forgotten& ev);
+/// Ends task `t`: frees the agent slots its allocation holds (an agent left
+/// with none used becomes idle at `at_us`) and makes it terminated with
+/// `reason`, `exit_code` and `message`.
+void end_task_allocation(cluster_state& s, task_info& t,
+                         const std::string& reason, int32_t exit_code,
+                         const std::string& message, int64_t at_us);
 
 /// Ends trial `t`'s allocation: frees its slots (agents left with no used
 /// slot become idle at `at_us`), drops it from the index, and moves the trial

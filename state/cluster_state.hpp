@@ -13,6 +13,7 @@
 #include "messages/events.hpp"
 #include "state/model.hpp"
 #include "state/model_records.hpp"
+#include "state/model_tasks.hpp"
 #include "state/model_webhooks.hpp"
 
 #include <caf/error.hpp>
@@ -91,6 +92,9 @@ struct cluster_state {
   /// Every allocation since this record was added, live and ended, by id
   /// (resource accounting; see allocation_record).
   std::map<std::string, allocation_record> allocation_history;
+  /// Tasks (commands, notebooks, shells, TensorBoards, generic tasks) by
+  /// id, until task_forgotten.
+  std::map<std::string, task_info> tasks;
 };
 
 bool operator==(const cluster_state& a, const cluster_state& b);

@@ -86,6 +86,14 @@ struct checker {
   /// trial must list it.
   void slot_user(const agent_info& a, int64_t slot, const std::string& alloc) {
     auto where = "slot " + std::to_string(slot) + " of agent '" + a.id + "'";
+    if (const auto* task = task_of_allocation(s, alloc)) {
+      if (task->agent_id != a.id
+          || std::find(task->agent_slots.begin(), task->agent_slots.end(), slot)
+                 == task->agent_slots.end())
+        fail(where + " is used by allocation '" + alloc + "' of task '"
+             + task->id + "', which does not list it");
+      return;
+    }
     const auto* t = trial_of_allocation(s, alloc);
     if (t == nullptr || !t->allocation) {
       fail(where + " is used by allocation '" + alloc
@@ -258,6 +266,36 @@ struct checker {
              + " is filed wrongly or in an unknown workspace");
   }
 
+  void tasks() {
+    for (const auto& [id, t] : s.tasks) {
+      auto name = "task '" + id + "'";
+      if (t.id != id || s.pools.count(t.pool) == 0)
+        fail(name + " is filed wrongly or in an unknown pool");
+      if (holds_allocation(t)) {
+        auto a = s.agents.find(t.agent_id);
+        if (a == s.agents.end()) {
+          fail(name + " runs on unknown agent '" + t.agent_id + "'");
+          continue;
+        }
+        if (static_cast<int64_t>(t.agent_slots.size()) != t.slots)
+          fail(name + " holds " + std::to_string(t.agent_slots.size())
+               + " slots, not " + std::to_string(t.slots));
+        for (auto slot : t.agent_slots)
+          if (slot < 0 || slot >= static_cast<int64_t>(a->second.slots.size())
+              || a->second.slots[static_cast<size_t>(slot)] != t.allocation_id)
+            fail(name + " lists slot " + std::to_string(slot) + " of agent '"
+                 + t.agent_id + "', which its allocation does not use");
+      } else if (!t.agent_slots.empty()) {
+        fail(name + " is " + to_string(t.state) + " but lists slots");
+      }
+      if (t.state == task_state::queued
+              ? !t.allocation_id.empty()
+              : t.state != task_state::terminated && t.allocation_id.empty())
+        fail(name + " is " + to_string(t.state)
+             + " but its allocation says otherwise");
+    }
+  }
+
   void allocation_index() {
     for (const auto& [alloc, tid] : s.allocations) {
       auto t = s.trials.find(tid);
@@ -280,6 +318,7 @@ std::vector<std::string> check_invariants(const cluster_state& s) {
   c.experiments();
   c.trials();
   c.allocation_index();
+  c.tasks();
   c.users();
   c.records();
   return std::move(c.out);

@@ -60,6 +60,14 @@ const std::pair<trial_status, const char*> trial_names[] = {
     {trial_status::canceled, "canceled"},
 };
 
+const std::pair<task_state, const char*> task_state_names[] = {
+    {task_state::queued, "STATE_QUEUED"},
+    {task_state::starting, "STATE_STARTING"},
+    {task_state::running, "STATE_RUNNING"},
+    {task_state::terminating, "STATE_TERMINATING"},
+    {task_state::terminated, "STATE_TERMINATED"},
+};
+
 } // namespace
 
 const char* to_string(agent_status x) {
@@ -86,6 +94,12 @@ bool from_string(const std::string& name, experiment_status& out) {
 }
 bool from_string(const std::string& name, trial_status& out) {
   return parse(name, out, trial_names);
+}
+const char* to_string(task_state x) {
+  return name_of(x, task_state_names);
+}
+bool from_string(const std::string& name, task_state& out) {
+  return parse(name, out, task_state_names);
 }
 
 bool is_terminal(experiment_status x) {
@@ -187,6 +201,9 @@ bool operator==(const orphan_checkpoints_info& a,
   return record_equal::equal(a, b);
 }
 bool operator==(const allocation_record& a, const allocation_record& b) {
+  return record_equal::equal(a, b);
+}
+bool operator==(const task_info& a, const task_info& b) {
   return record_equal::equal(a, b);
 }
 bool operator==(const cluster_state& a, const cluster_state& b) {

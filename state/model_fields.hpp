@@ -283,6 +283,35 @@ template <class F> void fields(F& f, cluster_state& x) {
   f.opt("allocation_history", x.allocation_history);
   // Snapshots older than config policies have none.
   f.opt("global_config_policies", x.global_config_policies);
+  // Snapshots older than tasks have none.
+  f.opt("tasks", x.tasks);
+}
+
+template <class F> void fields(F& f, task_info& x) {
+  f.req("id", x.id);
+  f.req("task_type", x.task_type);
+  f.req("owner", x.owner);
+  f.req("description", x.description);
+  f.req("config", x.config);
+  f.req("pool", x.pool);
+  f.req("slots", x.slots);
+  f.req("priority", x.priority);
+  f.req("weight", x.weight);
+  f.req("workspace_id", x.workspace_id);
+  f.req("state", x.state);
+  f.req("allocation_id", x.allocation_id);
+  f.req("agent_id", x.agent_id);
+  f.req("agent_slots", x.agent_slots);
+  f.req("ready", x.ready);
+  f.req("kill_requested_by", x.kill_requested_by);
+  f.req("kill_reason", x.kill_reason);
+  f.req("launched_at_us", x.launched_at_us);
+  f.req("placed_at_us", x.placed_at_us);
+  f.req("running_at_us", x.running_at_us);
+  f.req("ended_at_us", x.ended_at_us);
+  f.req("exit_reason", x.exit_reason);
+  f.req("exit_code", x.exit_code);
+  f.req("exit_message", x.exit_message);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {
@@ -439,6 +468,9 @@ inline int64_t key_of(const orphan_checkpoints_info& x) {
   return x.experiment_id;
 }
 inline const std::string& key_of(const allocation_record& x) {
+  return x.id;
+}
+inline const std::string& key_of(const task_info& x) {
   return x.id;
 }
 

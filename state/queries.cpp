@@ -174,6 +174,18 @@ const trial_info* trial_of_allocation(const cluster_state& s,
   return i == s.allocations.end() ? nullptr : find_trial(s, i->second);
 }
 
+const task_info* task_of_allocation(const cluster_state& s,
+                                    const std::string& allocation_id) {
+  auto dot = allocation_id.rfind('.');
+  if (dot == std::string::npos)
+    return nullptr;
+  auto t = s.tasks.find(allocation_id.substr(0, dot));
+  if (t == s.tasks.end() || !holds_allocation(t->second)
+      || t->second.allocation_id != allocation_id)
+    return nullptr;
+  return &t->second;
+}
+
 int32_t used_slots(const agent_info& a) {
   return static_cast<int32_t>(
       std::count_if(a.slots.begin(), a.slots.end(),

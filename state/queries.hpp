@@ -85,6 +85,11 @@ const trial_info* find_unmanaged_trial(const cluster_state& s,
 const trial_info* trial_of_allocation(const cluster_state& s,
                                       const std::string& allocation_id);
 
+/// The task holding live allocation `allocation_id` ("<task id>.<n>"),
+/// or nullptr.
+const task_info* task_of_allocation(const cluster_state& s,
+                                    const std::string& allocation_id);
+
 // -- agents and slots ---------------------------------------------------------
 
 int32_t used_slots(const agent_info& a);

@@ -182,6 +182,7 @@ struct master_process {
   std::shared_ptr<api::auth_directory> auth;
   std::unique_ptr<telemetry::cloudwatch_telemetry> cloudwatch;
   std::shared_ptr<api::trial_logs> logs;
+  std::shared_ptr<api::task_logs> task_logs;
   std::shared_ptr<const api::session_tokens> tokens;
   std::shared_ptr<api::api_context> ctx;
   std::shared_ptr<api::agent_ws_context> ws_ctx;
@@ -316,6 +317,7 @@ failure start_actors(master_process& m) {
   m.log_policies = api::follow_log_policies(mo, *m.st);
   m.logs = std::make_shared<api::trial_logs>(1000);
   api::follow_trial_ends(mo, m.logs);
+  m.task_logs = api::follow_task_events(mo);
   auto cloudwatch = telemetry::start_master_cloudwatch(m.cfg.cloudwatch,
                                                        m.cluster_id, m.reads);
   if (!cloudwatch)
@@ -356,6 +358,7 @@ failure build_api_context(master_process& m) {
   ctx.bridge = api::spawn_api_bridge(*m.sys);
   ctx.model_defs = spawn_model_def_actor(*m.sys, std::move(m.defs));
   ctx.logs = m.logs;
+  ctx.task_log_book = m.task_logs;
   ctx.tokens = m.tokens;
   ctx.auth = m.auth;
   ctx.config = std::make_shared<conf::master_config>(cfg);
@@ -389,6 +392,7 @@ failure build_api_context(master_process& m) {
   ws.sys = m.sys.get();
   ws.master = m.master;
   ws.logs = m.logs;
+  ws.task_log_book = m.task_logs;
   ws.tokens = m.tokens;
   ws.start = {local_url, rm::checkpoint_dir(cfg), m.cluster_id, m.cluster_uuid};
   ws.agent_token = cfg.agent_token;

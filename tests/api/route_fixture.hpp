@@ -56,6 +56,7 @@ inline std::string create_body(const std::string& config) {
 inline caf::behavior order_sink(caf::event_based_actor*, int) {
   return {
       [](start_atom, const start_order&) {},
+      [](start_atom, const task_start_order&) {},
       [](preempt_atom, const std::string&, const std::string&) {},
       [](kill_atom, const std::string&) {},
       [](exitack_atom, const std::string&) {},

@@ -12,7 +12,7 @@ namespace det::state::test {
 
 namespace {
 
-constexpr int kinds = 45;
+constexpr int kinds = 47;
 
 // Failures weighted up so that restarts run out now and then.
 const std::vector<std::string> exit_reasons{
@@ -547,6 +547,9 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     return records(s);
   case 42:
     return webhooks(s);
+  case 45:
+  case 46:
+    return tasks(s);
   case 31: {
     auto pending = where(s.experiments, [](const experiment_info& e) {
       return e.model_definition_pending;

@@ -53,6 +53,8 @@ private:
   std::optional<domain_event> records(const cluster_state& s);
   /// Webhooks, their deliveries and outcomes.
   std::optional<domain_event> webhooks(const cluster_state& s);
+  /// Tasks: launched, placed, running, ready, stopped, exited, forgotten.
+  std::optional<domain_event> tasks(const cluster_state& s);
 
   std::mt19937_64 rng_;
   int64_t now_ = 1'000'000;
@@ -60,6 +62,7 @@ private:
   int64_t next_instance_ = 1;
   int64_t next_request_ = 1;
   int64_t next_checkpoint_ = 1;
+  int64_t next_task_ = 1;
 };
 
 } // namespace det::state::test

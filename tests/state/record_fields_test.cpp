@@ -184,7 +184,7 @@ using records = ::testing::Types<
     metrics_summary, trial_info, user_info, workspace_info, project_info,
     template_info, pool_binding_info, model_version_info, config_policy_info,
     model_info, webhook_info, webhook_delivery_info, orphan_checkpoints_info,
-    allocation_record, cluster_state>;
+    allocation_record, task_info, cluster_state>;
 TYPED_TEST_SUITE(record_fields, records, );
 
 TYPED_TEST(record_fields, every_member_of_the_record_is_in_its_field_list) {

@@ -239,6 +239,31 @@ cluster_state every_field_set() {
       4, {"c-old"}, {{"type", "shared_fs"}, {"host_path", "/mnt/ck"}}};
   s.allocation_history["7.1"] = allocation_record{
       "7.1", 7, 3, "alice", "ws-a", "gpu", {"x", "y"}, 2, 1040, 1041};
+  task_info task;
+  task.id = "0f1e2d3c-aaaa-bbbb-cccc-000000000001";
+  task.task_type = "COMMAND";
+  task.owner = "alice";
+  task.description = "Command (able-ant)";
+  task.config = {{"entrypoint", nlohmann::json::array({"echo hi"})}};
+  task.pool = "gpu";
+  task.slots = 1;
+  task.priority = 7;
+  task.weight = 2.5;
+  task.workspace_id = 2;
+  task.state = task_state::terminated;
+  task.allocation_id = task.id + ".1";
+  task.agent_id = "a1";
+  task.ready = true;
+  task.kill_requested_by = "alice";
+  task.kill_reason = "killed by user";
+  task.launched_at_us = 1050;
+  task.placed_at_us = 1051;
+  task.running_at_us = 1052;
+  task.ended_at_us = 1053;
+  task.exit_reason = "killed";
+  task.exit_code = 137;
+  task.exit_message = "killed: by alice";
+  s.tasks[task.id] = task;
   return s;
 }
 

@@ -1,0 +1,382 @@
+// Tasks in upstream's shapes: commands (launch, list, get, kill, set
+// priority), a task by id and its logs. A command runs as a process on a
+// det-agent (agent/agent.cpp's spawn_task); its output and the master's
+// own lines are its task logs. Every client value is checked here and
+// refused with a 400 naming the field; the master checks again what only
+// its state can tell (pool, workspace, task state).
+
+#include "api/api_tasks.hpp"
+
+#include "api/api_auth.hpp"
+#include "api/api_bridge.hpp"
+#include "api/api_records.hpp"
+#include "api/auth_crypto.hpp"
+#include "api/task_views.hpp"
+#include "api/views_cluster.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/json_fields.hpp"
+#include "state/queries.hpp"
+#include "util/text.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace det::api {
+
+using json = nlohmann::json;
+
+namespace {
+
+using http::grpc_code;
+using http::responder;
+
+/// The keys of upstream's CommandConfig; any other is refused.
+const std::set<std::string> command_config_keys{
+    "description",  "bind_mounts",
+    "environment",  "resources",
+    "entrypoint",   "tensorboard_args",
+    "idle_timeout", "notebook_idle_type",
+    "work_dir",     "debug",
+    "pbs",          "slurm"};
+
+/// A name for a description, from the task id (upstream draws pet names).
+std::string pet_name(const std::string& id) {
+  static const char* const first[] = {
+      "able",  "brave", "calm",  "eager", "fair", "glad", "keen",  "lucid",
+      "merry", "noble", "proud", "quick", "sage", "tidy", "vivid", "witty"};
+  static const char* const second[] = {
+      "ant",  "bee", "cat",  "doe",  "eel",  "fox",  "gnu", "hen",
+      "ibis", "jay", "kiwi", "lynx", "mole", "newt", "owl", "pika"};
+  auto hex = [&id](size_t i) {
+    auto c = i < id.size() ? id[i] : '0';
+    return static_cast<size_t>(c >= 'a' ? c - 'a' + 10 : c - '0') % 16;
+  };
+  return std::string{first[hex(0)]} + "-" + second[hex(1)];
+}
+
+/// Why `ep` is no entrypoint (a string, or a list of strings), or "".
+std::string entrypoint_problem(const json& ep) {
+  if (ep.is_null() || ep.is_string())
+    return {};
+  if (!ep.is_array())
+    return "entrypoint: expected a string or a list of strings";
+  for (const auto& w : ep)
+    if (!w.is_string())
+      return "entrypoint: expected a list of strings";
+  return {};
+}
+
+struct launch_args {
+  json config;
+  std::string pool;
+  int32_t slots = 1;
+  int32_t priority = 42;
+  int64_t workspace_id = 1;
+};
+
+/// The body of POST /api/v1/commands checked and the config filled in
+/// (description, resources), or answers 400 naming the field.
+std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
+                                          const std::string& id,
+                                          const responder& res) {
+  auto bad = [&res](const std::string& why) {
+    res.send_error(grpc_code::invalid_argument, why);
+    return std::nullopt;
+  };
+  for (const auto& [k, v] : body.items())
+    if (k != "config" && k != "template_name" && k != "templateName"
+        && k != "files" && k != "data" && k != "workspaceId" && k != "preview")
+      return bad("unknown field '" + util::fit_text(k, {64, false, true})
+                 + "' in the launch request");
+  launch_args out;
+  auto cfg = body.value("config", json::object());
+  if (cfg.is_null())
+    cfg = json::object();
+  if (!cfg.is_object())
+    return bad("config: expected an object");
+  for (const auto& [k, v] : cfg.items())
+    if (command_config_keys.count(k) == 0)
+      return bad("config: unknown field '"
+                 + util::fit_text(k, {64, false, true}) + "'");
+  for (const char* t : {"template_name", "templateName"})
+    if (auto i = body.find(t); i != body.end() && !i->is_null())
+      return bad(std::string{t}
+                 + ": templates are not supported for tasks yet");
+  if (auto f = body.find("files");
+      f != body.end() && !f->is_null() && !(f->is_array() && f->empty()))
+    return bad("files: context directories are not supported for tasks yet");
+  if (auto w = body.find("workspaceId"); w != body.end() && !w->is_null()) {
+    if (!w->is_number_integer() || w->get<int64_t>() < 1)
+      return bad("workspaceId: expected a positive integer");
+    out.workspace_id = w->get<int64_t>();
+  }
+  auto ep = cfg.value("entrypoint", json());
+  if (auto why = entrypoint_problem(ep); !why.empty())
+    return bad("config." + why);
+  if (ep.is_string())
+    cfg["entrypoint"] = json::array({ep});
+  auto desc = cfg.value("description", json());
+  if (!desc.is_null() && !desc.is_string())
+    return bad("config.description: expected a string");
+  if (desc.is_null() || desc.get<std::string>().empty())
+    cfg["description"] = "Command (" + pet_name(id) + ")";
+  if (auto why = util::text_problem(cfg["description"].get<std::string>(),
+                                    {1024, false, false});
+      !why.empty())
+    return bad("config.description " + why);
+  auto resources = cfg.value("resources", json::object());
+  if (resources.is_null())
+    resources = json::object();
+  if (!resources.is_object())
+    return bad("config.resources: expected an object");
+  auto slots = resources.value("slots", json(1));
+  if (!slots.is_number_integer() || slots.get<int64_t>() < 0
+      || slots.get<int64_t>() > 4096)
+    return bad("config.resources.slots: expected a whole number from 0 to "
+               "4096");
+  out.slots = slots.get<int32_t>();
+  auto prio = resources.value("priority", json());
+  if (!prio.is_null()
+      && (!prio.is_number_integer() || prio.get<int64_t>() < 1
+          || prio.get<int64_t>() > 99))
+    return bad("config.resources.priority: expected a whole number from 1 "
+               "to 99");
+  if (!prio.is_null())
+    out.priority = prio.get<int32_t>();
+  auto pool = resources.value("resource_pool", json());
+  if (!pool.is_null() && !pool.is_string())
+    return bad("config.resources.resource_pool: expected a string");
+  out.pool =
+      pool.is_string() && !pool.get<std::string>().empty()
+          ? pool.get<std::string>()
+          : (out.slots == 0 ? ctx->config->default_aux_resource_pool
+                            : ctx->config->default_compute_resource_pool);
+  if (auto why = util::text_problem(out.pool, {255, false, true}); !why.empty())
+    return bad("config.resources.resource_pool " + why);
+  resources["slots"] = out.slots;
+  resources["priority"] = out.priority;
+  resources["resource_pool"] = out.pool;
+  cfg["resources"] = resources;
+  out.config = std::move(cfg);
+  return out;
+}
+
+/// The `command_id` path parameter as a task id, or answers 400; a
+/// trial's allocation token reaches no task (403).
+std::optional<std::string> task_param(const http::http_request& req,
+                                      const responder& res, const char* name,
+                                      const char* field) {
+  if (!req.principal.allocation_id.empty()) {
+    res.send_error(grpc_code::permission_denied,
+                   "a trial's allocation token reaches no task");
+    return std::nullopt;
+  }
+  auto id = task_id_text(req.param(name));
+  if (!id)
+    res.send_error(grpc_code::invalid_argument,
+                   std::string{field} + ": expected a task id (a UUID)");
+  return id;
+}
+
+/// A view of task `id` of `type` ("" any type) through `fn`; null when the
+/// state has no such task.
+render_fn task_view(
+    std::string id, std::string type,
+    std::function<json(const state::cluster_state&, const state::task_info&)>
+        fn) {
+  return [id = std::move(id), type = std::move(type),
+          fn = std::move(fn)](const state::cluster_state& s, int64_t) -> json {
+    auto t = s.tasks.find(id);
+    if (t == s.tasks.end() || (!type.empty() && t->second.task_type != type))
+      return nullptr;
+    return fn(s, t->second);
+  };
+}
+
+/// {command, config}, as launch and get answer.
+json command_response(const state::cluster_state& s,
+                      const state::task_info& t) {
+  return {{"command", ntsc_json(s, t)}, {"config", t.config}};
+}
+
+/// Calls `then` when the request's user owns task `id` of `type` or is an
+/// admin; else answers 404 (no such task) or 403.
+void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res, const std::string& id,
+                     const std::string& type, std::function<void()> then) {
+  auto user = req.principal.username;
+  bool admin = req.principal.admin;
+  auto kind = task_kind_of(type);
+  post(ctx->bridge, [=](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        task_view(id, type,
+                  [](const state::cluster_state&, const state::task_info& t) {
+                    return json{{"owner", t.owner}};
+                  }),
+        res, [=](json j) {
+          if (j.is_null())
+            return res.send_error(grpc_code::not_found,
+                                  kind + " not found: " + id);
+          if (!admin && j.value("owner", "") != user)
+            return res.send_error(grpc_code::permission_denied,
+                                  "only its owner or an admin may change "
+                                      + kind + " " + id);
+          then();
+        });
+  });
+}
+
+void launch_command(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial's allocation token cannot launch tasks");
+  auto id = new_uuid();
+  auto args = command_launch(ctx, *body, id, res);
+  if (!args)
+    return;
+  json cmd{{"task_id", id},
+           {"task_type", "COMMAND"},
+           {"description", args->config["description"]},
+           {"config", args->config},
+           {"pool", args->pool},
+           {"slots", args->slots},
+           {"priority", args->priority},
+           {"workspace_id", args->workspace_id}};
+  record_write_then_view(ctx, req, res, "task.launch", std::move(cmd),
+                         [id](const json&) {
+                           return task_view(id, "COMMAND",
+                                            [](const state::cluster_state& s,
+                                               const state::task_info& t) {
+                                              auto j = command_response(s, t);
+                                              j["warnings"] = json::array();
+                                              return j;
+                                            });
+                         });
+}
+
+void list_commands(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  auto users = req.query.get_all("users");
+  std::optional<int64_t> ws;
+  if (auto w = req.query.get("workspaceId")) {
+    ws = positive_id(*w);
+    if (!ws)
+      return res.send_error(grpc_code::invalid_argument,
+                            "workspaceId: expected a positive integer");
+  }
+  answer_view(
+      ctx, req, res,
+      [users, ws](const state::cluster_state& s, int64_t) {
+        json list = json::array();
+        for (const auto& [id, t] : s.tasks) {
+          if (t.task_type != "COMMAND" || (ws && t.workspace_id != *ws))
+            continue;
+          if (!users.empty()
+              && std::find(users.begin(), users.end(), t.owner) == users.end())
+            continue;
+          list.push_back(ntsc_json(s, t));
+        }
+        auto n = static_cast<int64_t>(list.size());
+        return json{{"commands", std::move(list)},
+                    {"pagination",
+                     {{"offset", 0},
+                      {"limit", n},
+                      {"startIndex", 0},
+                      {"endIndex", n},
+                      {"total", n}}}};
+      },
+      "");
+}
+
+} // namespace
+
+std::optional<std::string> task_id_text(const std::string& text) {
+  bool ok =
+      !text.empty() && text.size() <= 64
+      && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+         });
+  if (!ok)
+    return std::nullopt;
+  return text;
+}
+
+void add_task_routes(http::router& r, ctx_ptr ctx) {
+  r.post("/api/v1/commands", [ctx](http::http_request req, responder res) {
+    launch_command(ctx, req, res);
+  });
+  r.get("/api/v1/commands", [ctx](http::http_request req, responder res) {
+    list_commands(ctx, req, res);
+  });
+  r.get("/api/v1/commands/{command_id}", [ctx](http::http_request req,
+                                               responder res) {
+    auto id = task_param(req, res, "command_id", "commandId");
+    if (!id)
+      return;
+    answer_view(ctx, req, res, task_view(*id, "COMMAND", &command_response),
+                "command not found: " + *id);
+  });
+  r.post("/api/v1/commands/{command_id}/kill",
+         [ctx](http::http_request req, responder res) {
+           auto id = task_param(req, res, "command_id", "commandId");
+           if (!id)
+             return;
+           with_owned_task(ctx, req, res, *id, "COMMAND", [=] {
+             record_write_then_view(
+                 ctx, req, res, "task.kill", {{"task_id", *id}},
+                 [id = *id](const json&) {
+                   return task_view(id, "COMMAND",
+                                    [](const state::cluster_state& s,
+                                       const state::task_info& t) {
+                                      return json{{"command", ntsc_json(s, t)}};
+                                    });
+                 });
+           });
+         });
+  r.post("/api/v1/commands/{command_id}/set_priority",
+         [ctx](http::http_request req, responder res) {
+           auto id = task_param(req, res, "command_id", "commandId");
+           auto body = id ? json_body(req, res) : std::nullopt;
+           if (!body)
+             return;
+           auto p = body->value("priority", json());
+           if (!p.is_number_integer() || p.get<int64_t>() < 1
+               || p.get<int64_t>() > 99)
+             return res.send_error(grpc_code::invalid_argument,
+                                   "priority: expected a whole number from 1 "
+                                   "to 99");
+           with_owned_task(ctx, req, res, *id, "COMMAND", [=] {
+             record_write_then_view(
+                 ctx, req, res, "task.priority",
+                 {{"task_id", *id}, {"priority", p}}, [id = *id](const json&) {
+                   return task_view(id, "COMMAND",
+                                    [](const state::cluster_state& s,
+                                       const state::task_info& t) {
+                                      return json{{"command", ntsc_json(s, t)}};
+                                    });
+                 });
+           });
+         });
+  r.get("/api/v1/tasks/{task_id}", [ctx](http::http_request req,
+                                         responder res) {
+    auto id = task_param(req, res, "task_id", "taskId");
+    if (!id)
+      return;
+    answer_view(
+        ctx, req, res,
+        task_view(*id, "",
+                  [](const state::cluster_state&, const state::task_info& t) {
+                    return json{{"task", task_json(t)}};
+                  }),
+        "task not found: " + *id);
+  });
+}
+
+} // namespace det::api

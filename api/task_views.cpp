@@ -1,0 +1,145 @@
+#include "api/task_views.hpp"
+
+#include "conf/task_env.hpp"
+#include "state/queries.hpp"
+#include "util/text.hpp"
+
+#include <cctype>
+
+namespace det::api {
+
+using json = nlohmann::json;
+
+std::string task_kind_of(const std::string& task_type) {
+  std::string out;
+  for (char c : task_type)
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+namespace {
+
+/// Upstream's exitStatus: "" while the task lives.
+std::string exit_status_of(const state::task_info& t) {
+  return t.state == state::task_state::terminated ? t.exit_message : "";
+}
+
+int64_t task_user_id(const state::cluster_state& s, const std::string& name) {
+  auto u = s.users.find(name);
+  return u == s.users.end() ? 0 : u->second.id;
+}
+
+} // namespace
+
+json ntsc_json(const state::cluster_state& s, const state::task_info& t) {
+  json j{{"id", t.id},
+         {"description", t.description},
+         {"state", to_string(t.state)},
+         {"startTime", rfc3339(t.launched_at_us)},
+         {"displayName", t.owner},
+         {"userId", task_user_id(s, t.owner)},
+         {"username", t.owner},
+         {"resourcePool", t.pool},
+         {"exitStatus", exit_status_of(t)},
+         {"jobId", t.id},
+         {"workspaceId", t.workspace_id}};
+  if (t.task_type == "NOTEBOOK" || t.task_type == "TENSORBOARD")
+    j["serviceAddress"] = "/proxy/" + t.id + "/";
+  if (t.task_type == "TENSORBOARD") {
+    j["experimentIds"] = json::array();
+    j["trialIds"] = json::array();
+  }
+  return j;
+}
+
+json task_json(const state::task_info& t) {
+  json alloc{
+      {"taskId", t.id},
+      {"allocationId", t.allocation_id.empty() ? t.id + ".1" : t.allocation_id},
+      {"state", to_string(t.state)},
+      {"isReady", t.ready},
+      {"slots", t.slots}};
+  if (t.placed_at_us > 0)
+    alloc["startTime"] = rfc3339(t.placed_at_us);
+  if (t.state == state::task_state::terminated) {
+    alloc["endTime"] = rfc3339(t.ended_at_us);
+    alloc["exitReason"] = t.exit_message;
+    alloc["statusCode"] = t.exit_code;
+  }
+  json j{{"taskId", t.id},
+         {"taskType", "TASK_TYPE_" + t.task_type},
+         {"allocations", json::array({alloc})},
+         {"startTime", rfc3339(t.launched_at_us)}};
+  if (t.state == state::task_state::terminated)
+    j["endTime"] = rfc3339(t.ended_at_us);
+  return j;
+}
+
+json task_summary_json(const state::task_info& t) {
+  json devices = json::array();
+  for (auto slot : t.agent_slots)
+    devices.push_back({{"id", slot}, {"type", "TYPE_CPU"}});
+  json resources = json::array();
+  resources.push_back(
+      {{"allocationId", t.allocation_id},
+       {"resourcesId", t.allocation_id + "." + t.agent_id},
+       {"resourcesType", "RESOURCES_TYPE_DOCKER_CONTAINER"},
+       {"containerId", t.allocation_id},
+       {"agentDevices", {{t.agent_id, {{"devices", devices}}}}}});
+  return {{"taskId", t.id},
+          {"allocationId", t.allocation_id},
+          {"name", t.description},
+          {"registeredTime", rfc3339(t.placed_at_us)},
+          {"resourcePool", t.pool},
+          {"slotsNeeded", t.slots},
+          {"resources", std::move(resources)},
+          {"schedulerType", "priority"},
+          {"priority", t.priority},
+          {"proxyPorts", json::array()}};
+}
+
+std::string task_shell_command(const json& config) {
+  auto ep = config.find("entrypoint");
+  if (ep == config.end() || ep->is_null())
+    return "true";
+  if (ep->is_string())
+    return ep->get<std::string>().empty() ? "true" : ep->get<std::string>();
+  if (!ep->is_array() || ep->empty())
+    return "true";
+  if (ep->size() == 1 && ep->front().is_string())
+    return ep->front().get<std::string>().empty()
+               ? "true"
+               : ep->front().get<std::string>();
+  std::string out = "exec";
+  for (const auto& w : *ep)
+    out += " "
+           + util::shell_quote(w.is_string() ? w.get<std::string>() : w.dump());
+  return out;
+}
+
+json task_start_frame(const task_start_order& o, const std::string& slot_type,
+                      const start_context& ctx, const std::string& token) {
+  json env = json::object();
+  auto vars =
+      conf::env_for_slot_type(o.config.value("environment", json::object())
+                                  .value("environment_variables", json()),
+                              slot_type);
+  for (const auto& text : vars)
+    if (auto eq = text.find('='); eq != std::string::npos && eq > 0)
+      env[text.substr(0, eq)] = text.substr(eq + 1);
+  env["DET_MASTER"] = ctx.master_url;
+  env["DET_CLUSTER_ID"] = ctx.cluster_id;
+  env["DET_USER"] = o.owner;
+  env["DET_SESSION_TOKEN"] = token;
+  return {{"v", 1},
+          {"type", "start"},
+          {"allocation_id", o.allocation_id},
+          {"trial_id", 0},
+          {"task_id", o.task_id},
+          {"task_type", o.task_type},
+          {"slots", o.slots},
+          {"entrypoint", task_shell_command(o.config)},
+          {"env", env}};
+}
+
+} // namespace det::api

@@ -1,0 +1,52 @@
+#pragma once
+
+// JSON views of tasks (commands, notebooks, shells, TensorBoards, generic
+// tasks) in upstream's shapes, rendered from the state (read model or the
+// master's), and the `start` frame that runs a task's allocation on its
+// det-agent (docs/agent_protocol.md). Pure functions of their inputs.
+
+#include "api/views.hpp"
+#include "core/master_core.hpp"
+#include "state/cluster_state.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace det::api {
+
+/// "command", "notebook", "shell", "tensorboard" by task type
+/// (COMMAND ...), as upstream's routes and messages name them.
+std::string task_kind_of(const std::string& task_type);
+
+/// Upstream's Command / Notebook / Shell / Tensorboard object (camelCase):
+/// id, description, state (STATE_*), startTime, displayName, userId,
+/// username, resourcePool, exitStatus, jobId, workspaceId.
+nlohmann::json ntsc_json(const state::cluster_state& s,
+                         const state::task_info& t);
+
+/// Upstream's v1Task for GET /api/v1/tasks/{id}: taskId, taskType,
+/// allocations [{taskId, allocationId, state, isReady, startTime, endTime,
+/// slots, exitReason}], startTime, endTime (once terminated).
+nlohmann::json task_json(const state::task_info& t);
+
+/// The allocation summary of a placed task for GET /api/v1/tasks
+/// (allocationIdToSummary's value).
+nlohmann::json task_summary_json(const state::task_info& t);
+
+/// The shell command that runs a task's `config.entrypoint`: one string is
+/// run by /bin/sh -c as it is, a list of several words is quoted word by
+/// word (upstream's command-entrypoint.sh: `sh -c "$1"` or `exec "$@"`);
+/// none is `true` (the command exits 0).
+std::string task_shell_command(const nlohmann::json& config);
+
+/// The `start` frame of a task's allocation: its entrypoint, and its
+/// environment (config.environment.environment_variables for the agent's
+/// slot type `slot_type`, then DET_MASTER, DET_CLUSTER_ID, DET_USER,
+/// DET_SESSION_TOKEN: the allocation's token and nothing more).
+nlohmann::json task_start_frame(const task_start_order& o,
+                                const std::string& slot_type,
+                                const start_context& ctx,
+                                const std::string& token);
+
+} // namespace det::api

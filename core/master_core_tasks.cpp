@@ -1,0 +1,357 @@
+// master_core: tasks (commands, notebooks, shells, TensorBoards, generic
+// tasks; messages/events_tasks.hpp). A task is one job with one allocation
+// "<task id>.1" on one agent. Tasks holding slots enter the pool's
+// scheduling pass beside trials (pool_snapshot_of) and are never
+// preempted; zero-slot tasks (TensorBoards) take no slot and are placed on
+// the first schedulable agent of their pool. The agent's reports of a
+// task's allocation come through allocation_running / allocation_exited
+// like a trial's.
+
+#include "core/master_core.hpp"
+
+#include "state/queries.hpp"
+#include "state/records_queries.hpp"
+
+namespace det {
+
+namespace {
+
+/// The id the scheduler knows a task's allocation by (trials are numbers).
+constexpr const char* task_prefix = "task:";
+
+bool is_task_entry(const std::string& id) {
+  return id.rfind(task_prefix, 0) == 0;
+}
+
+} // namespace
+
+std::string scheduler_id_of_task(const std::string& task_id) {
+  return task_prefix + task_id;
+}
+
+decision master_core::launch_task(const task_launch& req, int64_t now_us) {
+  decision d;
+  if (state::find_pool(st_, req.pool) == nullptr)
+    return with_refusal(d, errc::invalid_argument,
+                        "resources.resource_pool: pool '" + req.pool
+                            + "' does not exist");
+  auto ws = state::find_workspace(st_, req.workspace_id);
+  if (!ws || ws->archived)
+    return with_refusal(d, errc::not_found,
+                        "workspace not found: "
+                            + std::to_string(req.workspace_id));
+  if (st_.tasks.count(req.task_id) != 0)
+    return with_refusal(d, errc::conflict,
+                        "task '" + req.task_id + "' already exists");
+  task_launched ev;
+  ev.task_id = req.task_id;
+  ev.task_type = req.task_type;
+  ev.owner = req.owner;
+  ev.description = req.description;
+  ev.config = req.config;
+  ev.pool = req.pool;
+  ev.slots = req.slots;
+  ev.priority = req.priority;
+  ev.weight = req.weight;
+  ev.workspace_id = req.workspace_id;
+  ev.at_us = now_us;
+  if (!emit(d, ev))
+    return d;
+  d.reply = {{"task_id", req.task_id}};
+  schedule_pool(d, req.pool, now_us);
+  return d;
+}
+
+decision master_core::kill_task(const std::string& id,
+                                const std::string& username, int64_t now_us) {
+  decision d;
+  auto i = st_.tasks.find(id);
+  if (i == st_.tasks.end())
+    return with_refusal(d, errc::not_found, "task not found: " + id);
+  const auto& t = i->second;
+  d.reply = {{"task_id", id}};
+  switch (t.state) {
+  case state::task_state::terminated:
+  case state::task_state::terminating:
+    return d; // as upstream: killing what is ending is a no-op
+  case state::task_state::queued:
+    emit(d, task_exited{id, "", "killed", 0, "killed: by " + username, now_us});
+    return d;
+  default:
+    break;
+  }
+  auto agent = t.agent_id;
+  auto alloc = t.allocation_id;
+  if (emit(d,
+           task_kill_requested{id, alloc, username, "killed by user", now_us}))
+    d.effects.push_back(kill_order{agent, alloc});
+  return d;
+}
+
+decision master_core::task_became_ready(const std::string& allocation_id,
+                                        int64_t now_us) {
+  decision d;
+  auto t = state::task_of_allocation(st_, allocation_id);
+  if (t == nullptr)
+    return with_refusal(d, errc::not_found,
+                        "allocation not found: " + allocation_id);
+  if (!t->ready)
+    emit(d, task_ready{t->id, allocation_id, now_us});
+  return d;
+}
+
+decision master_core::set_task_priority(const std::string& id, int32_t priority,
+                                        const std::string& username,
+                                        int64_t now_us) {
+  decision d;
+  auto i = st_.tasks.find(id);
+  if (i == st_.tasks.end())
+    return with_refusal(d, errc::not_found, "task not found: " + id);
+  if (priority < 1 || priority > 99)
+    return with_refusal(d, errc::invalid_argument,
+                        "priority: must be between 1 and 99");
+  if (i->second.state == state::task_state::terminated)
+    return with_refusal(d, errc::failed_precondition,
+                        "task " + id + " has exited");
+  auto pool = i->second.pool;
+  if (emit(d, task_priority_set{id, priority, username, now_us}))
+    schedule_pool(d, pool, now_us);
+  return d;
+}
+
+decision master_core::forget_tasks(int64_t older_than_us, int64_t now_us) {
+  decision d;
+  forget_ended_before(d, older_than_us, now_us);
+  return d;
+}
+
+void master_core::sweep_old_tasks(decision& d, int64_t now_us) {
+  forget_ended_before(d, now_us - cfg_.task_retention_us, now_us);
+}
+
+void master_core::forget_ended_before(decision& d, int64_t older_than_us,
+                                      int64_t now_us) {
+  std::vector<std::string> old;
+  for (const auto& [id, t] : st_.tasks)
+    if (t.state == state::task_state::terminated
+        && t.ended_at_us <= older_than_us)
+      old.push_back(id);
+  for (const auto& id : old)
+    emit(d, task_forgotten{id, now_us});
+}
+
+bool master_core::task_running_reported(decision& d, const std::string& alloc,
+                                        int64_t now_us) {
+  auto t = state::task_of_allocation(st_, alloc);
+  if (t == nullptr)
+    return false;
+  if (t->state == state::task_state::starting)
+    emit(d, task_running{t->id, alloc, now_us});
+  return true;
+}
+
+bool master_core::task_exit_reported(decision& d, const std::string& alloc,
+                                     int32_t exit_code, int64_t now_us) {
+  auto t = state::task_of_allocation(st_, alloc);
+  if (t == nullptr)
+    return false;
+  task_exited ev;
+  ev.task_id = t->id;
+  ev.allocation_id = alloc;
+  ev.exit_code = exit_code;
+  ev.at_us = now_us;
+  if (t->state == state::task_state::terminating) {
+    ev.reason = "killed";
+    ev.message =
+        "killed: "
+        + (t->kill_reason.empty() ? std::string{"by user"} : t->kill_reason);
+  } else if (exit_code == 0) {
+    ev.reason = "completed";
+    ev.message = "allocation exited successfully";
+  } else {
+    ev.reason = "failed";
+    ev.message = "resources failed with non-zero exit code: "
+                 + std::to_string(exit_code);
+  }
+  auto pool = t->pool;
+  if (emit(d, ev))
+    schedule_pool(d, pool, now_us);
+  return true;
+}
+
+void master_core::task_start_effect(decision& d, const std::string& task_id) {
+  auto i = st_.tasks.find(task_id);
+  if (i == st_.tasks.end() || !state::holds_allocation(i->second))
+    return;
+  const auto& t = i->second;
+  task_start_order o;
+  o.agent_id = t.agent_id;
+  o.task_id = t.id;
+  o.allocation_id = t.allocation_id;
+  o.task_type = t.task_type;
+  o.slots = t.agent_slots;
+  o.config = t.config;
+  o.owner = t.owner;
+  d.effects.push_back(std::move(o));
+}
+
+void master_core::add_tasks_to(policy::pool_snapshot& snap,
+                               const std::string& pool) const {
+  for (const auto& [id, t] : st_.tasks) {
+    if (t.pool != pool || t.slots == 0)
+      continue;
+    if (t.state == state::task_state::queued) {
+      policy::pending_allocation p;
+      p.id = scheduler_id_of_task(id);
+      p.experiment_id = p.id;
+      p.slots = t.slots;
+      p.priority = t.priority;
+      p.order = static_cast<uint64_t>(t.launched_at_us);
+      p.weight = t.weight;
+      snap.pending.push_back(std::move(p));
+    } else if (state::holds_allocation(t)) {
+      policy::running_allocation r;
+      r.id = scheduler_id_of_task(id);
+      r.experiment_id = r.id;
+      r.priority = t.priority;
+      r.order = static_cast<uint64_t>(t.launched_at_us);
+      r.weight = t.weight;
+      r.preemptible = false;
+      policy::agent_slots as{t.agent_id, {}};
+      for (auto s : t.agent_slots)
+        as.slots.push_back(static_cast<int>(s));
+      r.resources.push_back(std::move(as));
+      snap.running.push_back(std::move(r));
+    }
+  }
+}
+
+bool master_core::place_task(decision& d, const policy::placement& p,
+                             int64_t now_us) {
+  if (!is_task_entry(p.allocation_id))
+    return false;
+  auto id = p.allocation_id.substr(std::char_traits<char>::length(task_prefix));
+  auto i = st_.tasks.find(id);
+  // A task is one agent's: a placement over several is left to wait.
+  if (i == st_.tasks.end() || i->second.state != state::task_state::queued
+      || p.resources.size() != 1)
+    return true;
+  task_placed ev;
+  ev.task_id = id;
+  ev.allocation_id = id + ".1";
+  ev.agent_id = p.resources.front().agent_id;
+  for (auto s : p.resources.front().slots)
+    ev.slots.push_back(s);
+  ev.at_us = now_us;
+  // A pass computed on an older snapshot may be stale (slot taken, agent
+  // gone): skipped, the next pass sees the task again.
+  auto a = state::find_agent(st_, ev.agent_id);
+  if (a == nullptr || !state::schedulable(*a)
+      || static_cast<int64_t>(ev.slots.size()) != i->second.slots)
+    return true;
+  for (auto s : ev.slots)
+    if (s < 0 || s >= state::slot_capacity(*a)
+        || !a->slots[static_cast<size_t>(s)].empty())
+      return true;
+  if (emit(d, ev))
+    task_start_effect(d, id);
+  return true;
+}
+
+bool master_core::has_queued_tasks(const std::string& pool) const {
+  for (const auto& [id, t] : st_.tasks)
+    if (t.pool == pool && t.slots > 0 && t.state == state::task_state::queued)
+      return true;
+  return false;
+}
+
+void master_core::reconcile_tasks_on(
+    decision& d, const std::string& agent_id,
+    const std::vector<reported_allocation>& reported, int64_t now_us) {
+  std::vector<std::string> lost;
+  for (const auto& [id, t] : st_.tasks) {
+    if (!state::holds_allocation(t) || t.agent_id != agent_id)
+      continue;
+    bool known = false;
+    for (const auto& r : reported)
+      known = known || r.allocation_id == t.allocation_id;
+    if (known)
+      continue;
+    // Placed but never reported running: the order never reached the
+    // agent. Send it again; otherwise the agent lost the task (it
+    // restarted).
+    if (t.state == state::task_state::starting)
+      task_start_effect(d, id);
+    else
+      lost.push_back(id);
+  }
+  for (const auto& id : lost) {
+    auto alloc = st_.tasks.at(id).allocation_id;
+    emit(d, task_exited{id, alloc, "agent_lost", -1,
+                        "agent lost: it no longer runs the task", now_us});
+  }
+}
+
+void master_core::place_zero_slot_tasks(decision& d, const std::string& pool,
+                                        int64_t now_us) {
+  std::vector<std::string> queued;
+  for (const auto& [id, t] : st_.tasks)
+    if (t.pool == pool && t.slots == 0 && t.state == state::task_state::queued)
+      queued.push_back(id);
+  if (queued.empty())
+    return;
+  const state::agent_info* target = nullptr;
+  for (auto a : state::agents_of_pool(st_, pool))
+    if (state::schedulable(*a) && !state::on_terminating_instance(st_, *a)) {
+      target = a;
+      break;
+    }
+  if (target == nullptr)
+    return;
+  auto agent = target->id;
+  for (const auto& id : queued)
+    if (emit(d, task_placed{id, id + ".1", agent, {}, now_us}))
+      task_start_effect(d, id);
+}
+
+decision master_core::task_command(const record_command& c, int64_t now_us) {
+  const auto& a = c.args;
+  auto text = [&a](const char* key) {
+    auto i = a.find(key);
+    return i != a.end() && i->is_string() ? i->get<std::string>()
+                                          : std::string{};
+  };
+  auto number = [&a](const char* key, int64_t dflt) {
+    auto i = a.find(key);
+    return i != a.end() && i->is_number_integer() ? i->get<int64_t>() : dflt;
+  };
+  if (c.op == "task.launch") {
+    task_launch req;
+    req.task_id = text("task_id");
+    req.task_type = text("task_type");
+    req.owner = c.username;
+    req.description = text("description");
+    if (auto i = a.find("config"); i != a.end() && i->is_object())
+      req.config = *i;
+    req.pool = text("pool");
+    req.slots = static_cast<int32_t>(number("slots", 1));
+    req.priority = static_cast<int32_t>(number("priority", 42));
+    if (auto i = a.find("weight"); i != a.end() && i->is_number())
+      req.weight = i->get<double>();
+    req.workspace_id = number("workspace_id", 1);
+    return launch_task(req, now_us);
+  }
+  if (c.op == "task.kill")
+    return kill_task(text("task_id"), c.username, now_us);
+  if (c.op == "task.ready")
+    return task_became_ready(text("allocation_id"), now_us);
+  if (c.op == "task.priority")
+    return set_task_priority(text("task_id"),
+                             static_cast<int32_t>(number("priority", 0)),
+                             c.username, now_us);
+  decision d;
+  return with_refusal(d, errc::invalid_argument,
+                      "unknown task command '" + c.op + "'");
+}
+
+} // namespace det

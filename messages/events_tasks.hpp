@@ -1,0 +1,278 @@
+#pragma once
+
+// Persisted events of tasks: commands, notebooks, shells, TensorBoards and
+// generic tasks (upstream's NTSC). Each task is a job with one allocation
+// ("<task id>.1") on one agent, scheduled like a trial but never preempted.
+// A task is launched (QUEUED), placed on an agent (its slots held), runs,
+// may become ready (its service answers), may be asked to stop, exits
+// (TERMINATED, slots freed) and is forgotten a while later. Included by
+// messages/events.hpp (the catalogue); the rules there apply (past tense,
+// never renamed, new fields at the end). All of them belong to stream
+// "task/<id>".
+
+#include "messages/event_definition.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace det {
+
+/// Upstream's task types (DET_TASK_TYPE, JOB_TYPE_*).
+inline const std::vector<std::string>& task_types() {
+  static const std::vector<std::string> xs{"COMMAND", "NOTEBOOK", "SHELL",
+                                           "TENSORBOARD", "GENERIC"};
+  return xs;
+}
+
+/// task_exited reasons: the process exited 0, exited otherwise (or could
+/// not start), was killed, or its agent was lost.
+inline const std::vector<std::string>& task_exit_reasons() {
+  static const std::vector<std::string> xs{"completed", "failed", "killed",
+                                           "agent_lost"};
+  return xs;
+}
+
+/// A task id is a UUID as upstream gives them: 1 to 64 characters of
+/// lower-case hex digits and dashes (it names a stream, a folder on the
+/// agent and a proxy path, so nothing else may enter it).
+inline void require_task_id(const std::string& id) {
+  bool ok =
+      !id.empty() && id.size() <= 64
+      && std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+         });
+  if (!ok)
+    throw field_error("field 'task_id': expected a UUID (hex digits and "
+                      "dashes, at most 64)");
+}
+
+/// The allocation of a task is "<task id>.<n>", n >= 1.
+inline void require_task_allocation(const std::string& task_id,
+                                    const std::string& alloc) {
+  auto prefix = task_id + ".";
+  bool ok =
+      alloc.size() > prefix.size() && alloc.size() <= prefix.size() + 9
+      && alloc.compare(0, prefix.size(), prefix) == 0
+      && alloc[prefix.size()] != '0'
+      && std::all_of(alloc.begin() + static_cast<long>(prefix.size()),
+                     alloc.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!ok)
+    throw field_error("field 'allocation_id': expected '" + prefix + "<n>'");
+}
+
+/// A user launched a task: `config` is the merged config the task runs
+/// with (entrypoint, environment, resources ...), `slots` how many it
+/// holds (0 for a TensorBoard), on one agent of `pool`.
+struct task_launched {
+  static constexpr const char* type_name = "task_launched";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string task_type;
+  std::string owner;
+  std::string description;
+  nlohmann::json config = nlohmann::json::object();
+  std::string pool;
+  int32_t slots = 1;
+  int32_t priority = 42;
+  double weight = 1.0;
+  int64_t workspace_id = 1;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.req("task_type", task_type);
+    f.req("owner", owner);
+    f.opt("description", description);
+    f.opt("config", config);
+    f.req("pool", pool);
+    f.req("slots", slots);
+    f.opt("priority", priority);
+    f.opt("weight", weight);
+    f.opt("workspace_id", workspace_id);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    require_one_of("task_type", task_type, task_types());
+    require_non_empty("owner", owner);
+    require_non_empty("pool", pool);
+    require_object(config, "field 'config'");
+    require_non_negative("slots", slots);
+    require_positive("workspace_id", workspace_id);
+    if (!(weight > 0))
+      throw field_error("field 'weight': must be positive");
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// The scheduler gave the task its allocation: `slots` of agent
+/// `agent_id` (none for a zero-slot task, which still runs there).
+struct task_placed {
+  static constexpr const char* type_name = "task_placed";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string allocation_id;
+  std::string agent_id;
+  std::vector<int64_t> slots;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.req("allocation_id", allocation_id);
+    f.req("agent_id", agent_id);
+    f.opt("slots", slots);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    require_task_allocation(task_id, allocation_id);
+    require_non_empty("agent_id", agent_id);
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// The agent started the task's process (STATE_RUNNING).
+struct task_running {
+  static constexpr const char* type_name = "task_running";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string allocation_id;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.req("allocation_id", allocation_id);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    require_task_allocation(task_id, allocation_id);
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// The task's service answers (POST /api/v1/allocations/{id}/ready, or its
+/// readiness line on the agent): `isReady` of its allocation.
+struct task_ready {
+  static constexpr const char* type_name = "task_ready";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string allocation_id;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.req("allocation_id", allocation_id);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    require_task_allocation(task_id, allocation_id);
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// Someone (`username`, or the master for an idle task) asked a placed
+/// task to stop: STATE_TERMINATING until it exits.
+struct task_kill_requested {
+  static constexpr const char* type_name = "task_kill_requested";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string allocation_id;
+  std::string username;
+  std::string reason;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.req("allocation_id", allocation_id);
+    f.opt("username", username);
+    f.opt("reason", reason);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    require_task_allocation(task_id, allocation_id);
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// The task ended (STATE_TERMINATED): its process exited with `exit_code`,
+/// or it was killed (before or after placement: `allocation_id` is empty
+/// for a task killed while queued), or its agent was lost. Frees its
+/// slots. `message` is upstream's exitStatus text.
+struct task_exited {
+  static constexpr const char* type_name = "task_exited";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string allocation_id;
+  std::string reason;
+  int32_t exit_code = 0;
+  std::string message;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.opt("allocation_id", allocation_id);
+    f.req("reason", reason);
+    f.opt("exit_code", exit_code);
+    f.opt("message", message);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    if (!allocation_id.empty())
+      require_task_allocation(task_id, allocation_id);
+    require_one_of("reason", reason, task_exit_reasons());
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// A user set a task's priority (set_priority, det job update).
+struct task_priority_set {
+  static constexpr const char* type_name = "task_priority_set";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  int32_t priority = 42;
+  std::string username;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.req("priority", priority);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_task_id(task_id);
+    if (priority < 1 || priority > 99)
+      throw field_error("field 'priority': must be between 1 and 99");
+  }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+/// A terminated task leaves the listings (24 h after its exit, as
+/// upstream's registry forgets it).
+struct task_forgotten {
+  static constexpr const char* type_name = "task_forgotten";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_task_id(task_id); }
+  std::string stream() const { return "task/" + task_id; }
+};
+
+using task_event_family =
+    event_family<task_launched, task_placed, task_running, task_ready,
+                 task_kill_requested, task_exited, task_priority_set,
+                 task_forgotten>;
+
+} // namespace det

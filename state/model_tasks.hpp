@@ -1,0 +1,67 @@
+#pragma once
+
+// Tasks: commands, notebooks, shells, TensorBoards and generic tasks
+// (messages/events_tasks.hpp). Plain data like state/model.hpp; only
+// apply_tasks.cpp changes them.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace det::state {
+
+/// Upstream's taskv1.State of a task, without PULLING (nothing is pulled:
+/// tasks run as processes). A placed task is STARTING until the agent
+/// reports its process running.
+enum class task_state { queued, starting, running, terminating, terminated };
+
+/// "STATE_QUEUED", "STATE_STARTING", ... as upstream's API spells them.
+const char* to_string(task_state x);
+[[nodiscard]] bool from_string(const std::string& name, task_state& out);
+
+struct task_info {
+  /// A UUID (messages/events_tasks.hpp's require_task_id).
+  std::string id;
+  /// COMMAND, NOTEBOOK, SHELL, TENSORBOARD or GENERIC.
+  std::string task_type;
+  std::string owner;
+  std::string description;
+  /// The merged config it runs with.
+  nlohmann::json config = nlohmann::json::object();
+  std::string pool;
+  int32_t slots = 1;
+  int32_t priority = 42;
+  double weight = 1.0;
+  int64_t workspace_id = 1;
+  task_state state = task_state::queued;
+  /// Set from task_placed on (kept after the exit, for its logs).
+  std::string allocation_id;
+  std::string agent_id;
+  /// The agent's slots it holds; empty once terminated.
+  std::vector<int64_t> agent_slots;
+  bool ready = false;
+  /// Who asked it to stop, and why (task_kill_requested).
+  std::string kill_requested_by;
+  std::string kill_reason;
+  int64_t launched_at_us = 0;
+  int64_t placed_at_us = 0;
+  int64_t running_at_us = 0;
+  int64_t ended_at_us = 0;
+  /// From task_exited: completed, failed, killed, agent_lost.
+  std::string exit_reason;
+  int32_t exit_code = 0;
+  /// Upstream's exitStatus text ("" while it lives).
+  std::string exit_message;
+};
+
+bool operator==(const task_info& a, const task_info& b);
+
+/// Whether `t` holds its allocation (placed and not yet terminated).
+inline bool holds_allocation(const task_info& t) {
+  return !t.allocation_id.empty() && t.state != task_state::queued
+         && t.state != task_state::terminated;
+}
+
+} // namespace det::state

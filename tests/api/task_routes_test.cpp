@@ -1,0 +1,192 @@
+// Commands through their routes (api/api_tasks.cpp): launched, listed,
+// described, placed on an agent, killed; GET /api/v1/tasks/{id}; and every
+// refusal: ids that are no UUID (400), unknown ids (404), another user's
+// command (403), bad bodies (400 naming the field).
+
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace det;
+using namespace det::test;
+
+namespace {
+
+struct task_routes : master_api_test {
+  json launch(const json& body, int status = 200,
+              std::optional<std::string> token = std::nullopt) {
+    auto r = write("POST", "/api/v1/commands", body.dump(), std::move(token));
+    EXPECT_EQ(r.status, status) << r.body;
+    return json::parse(r.body);
+  }
+  json get(const std::string& path) {
+    auto r = call("GET", path);
+    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
+    return json::parse(r.body);
+  }
+  /// The error text of a refused request, checked for `status`.
+  std::string refused(const std::string& method, const std::string& path,
+                      const json& body, int status,
+                      std::optional<std::string> token = std::nullopt) {
+    auto r =
+        call(method, path, body.is_null() ? "" : body.dump(), std::move(token));
+    EXPECT_EQ(r.status, status) << method << " " << path << ": " << r.body;
+    return r.body;
+  }
+};
+
+json echo_config() {
+  return {{"config", {{"entrypoint", json::array({"echo hello"})}}}};
+}
+
+TEST_F(task_routes, a_command_is_launched_listed_described_and_killed) {
+  auto launched = launch(echo_config());
+  auto cmd = launched["command"];
+  auto id = cmd["id"].get<std::string>();
+  EXPECT_EQ(id.size(), 36u);
+  EXPECT_EQ(cmd["state"], "STATE_QUEUED");
+  EXPECT_EQ(cmd["username"], "admin");
+  EXPECT_EQ(cmd["resourcePool"], "default");
+  EXPECT_EQ(cmd["exitStatus"], "");
+  EXPECT_EQ(cmd["workspaceId"], 1);
+  EXPECT_EQ(cmd["description"].get<std::string>().rfind("Command (", 0), 0u);
+  EXPECT_EQ(launched["config"]["entrypoint"], json::array({"echo hello"}));
+  EXPECT_EQ(launched["config"]["resources"]["slots"], 1);
+  EXPECT_EQ(launched["warnings"], json::array());
+
+  auto list = get("/api/v1/commands?users=admin")["commands"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["id"], id);
+  EXPECT_EQ(get("/api/v1/commands?users=someone")["commands"].size(), 0u);
+  EXPECT_EQ(get("/api/v1/commands/" + id)["command"]["id"], id);
+  auto task = get("/api/v1/tasks/" + id)["task"];
+  EXPECT_EQ(task["taskType"], "TASK_TYPE_COMMAND");
+  EXPECT_EQ(task["allocations"][0]["state"], "STATE_QUEUED");
+  EXPECT_EQ(task["allocations"][0]["isReady"], false);
+  EXPECT_FALSE(task.contains("endTime"));
+
+  auto killed = write("POST", "/api/v1/commands/" + id + "/kill");
+  ASSERT_EQ(killed.status, 200) << killed.body;
+  EXPECT_EQ(json::parse(killed.body)["command"]["state"], "STATE_TERMINATED");
+  task = get("/api/v1/tasks/" + id)["task"];
+  EXPECT_TRUE(task.contains("endTime"));
+  // Killing it again is no error (upstream: a no-op).
+  EXPECT_EQ(write("POST", "/api/v1/commands/" + id + "/kill").status, 200);
+}
+
+TEST_F(task_routes, a_command_is_placed_on_an_agent_and_listed_as_a_task) {
+  connect_agent("a1", 1);
+  auto id = launch(echo_config())["command"]["id"].get<std::string>();
+  EXPECT_TRUE(await_read([id](const state::cluster_state& s) {
+    auto t = s.tasks.find(id);
+    return t != s.tasks.end() && t->second.state == state::task_state::starting;
+  }));
+  auto tasks = get("/api/v1/tasks")["allocationIdToSummary"];
+  ASSERT_TRUE(tasks.contains(id + ".1")) << tasks.dump();
+  EXPECT_EQ(tasks[id + ".1"]["taskId"], id);
+  EXPECT_EQ(tasks[id + ".1"]["slotsNeeded"], 1);
+  auto set = write("POST", "/api/v1/commands/" + id + "/set_priority",
+                   json{{"priority", 5}}.dump());
+  EXPECT_EQ(set.status, 200) << set.body;
+  EXPECT_EQ(
+      get("/api/v1/tasks")["allocationIdToSummary"][id + ".1"]["priority"], 5);
+}
+
+TEST_F(task_routes, bad_ids_unknown_tasks_and_other_users_are_refused) {
+  auto body = refused("GET", "/api/v1/commands/not-a-uuid!", nullptr, 400);
+  EXPECT_NE(body.find("commandId"), std::string::npos) << body;
+  body = refused("GET", "/api/v1/tasks/ABC", nullptr, 400);
+  EXPECT_NE(body.find("taskId"), std::string::npos) << body;
+  const std::string unknown = "00000000-0000-4000-8000-000000000000";
+  body = refused("GET", "/api/v1/commands/" + unknown, nullptr, 404);
+  EXPECT_NE(body.find("command not found"), std::string::npos) << body;
+  body = refused("POST", "/api/v1/commands/" + unknown + "/kill", nullptr, 404);
+  body = refused("GET", "/api/v1/tasks/" + unknown, nullptr, 404);
+  body = refused("GET", "/api/v1/tasks/" + unknown + "/logs", nullptr, 404);
+  EXPECT_NE(body.find("task not found"), std::string::npos) << body;
+
+  auto id = launch(echo_config())["command"]["id"].get<std::string>();
+  auto mallory = plain_user_token("mallory");
+  body = refused("POST", "/api/v1/commands/" + id + "/kill", nullptr, 403,
+                 mallory);
+  EXPECT_NE(body.find("owner or an admin"), std::string::npos) << body;
+  refused("POST", "/api/v1/commands/" + id + "/set_priority",
+          json{{"priority", 3}}, 403, mallory);
+  EXPECT_EQ(get("/api/v1/commands/" + id)["command"]["state"], "STATE_QUEUED");
+  // Mallory's own command is hers to kill.
+  auto own = launch(echo_config(), 200, mallory)["command"];
+  EXPECT_EQ(own["username"], "mallory");
+  EXPECT_EQ(call("POST",
+                 "/api/v1/commands/" + own["id"].get<std::string>() + "/kill",
+                 "", mallory)
+                .status,
+            200);
+}
+
+TEST_F(task_routes, a_trials_allocation_token_reaches_no_task) {
+  auto id = launch(echo_config())["command"]["id"].get<std::string>();
+  run_trial_1();
+  auto trial = ctx->tokens->token_for("1.1");
+  for (auto path : {"/api/v1/tasks/" + id, "/api/v1/tasks/" + id + "/logs",
+                    "/api/v1/commands/" + id}) {
+    auto body = refused("GET", path, nullptr, 403, trial);
+    EXPECT_NE(body.find("allocation token"), std::string::npos) << body;
+  }
+  refused("POST", "/api/v1/commands", echo_config(), 403, trial);
+}
+
+TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
+  struct bad_case {
+    json body;
+    int status;
+    std::string names;
+  };
+  std::vector<bad_case> cases{
+      {{{"config", "echo hi"}}, 400, "config: expected an object"},
+      {{{"config", {{"entrypoint", 7}}}}, 400, "config.entrypoint"},
+      {{{"config", {{"entrypoint", json::array({1, 2})}}}},
+       400,
+       "config.entrypoint"},
+      {{{"config", {{"colour", "red"}}}}, 400, "unknown field 'colour'"},
+      {{{"config", {{"resources", {{"slots", -1}}}}}},
+       400,
+       "config.resources.slots"},
+      {{{"config", {{"resources", {{"slots", 99999}}}}}},
+       400,
+       "config.resources.slots"},
+      {{{"config", {{"resources", {{"priority", 100}}}}}},
+       400,
+       "config.resources.priority"},
+      {{{"config", {{"resources", {{"resource_pool", "nowhere"}}}}}},
+       400,
+       "resources.resource_pool"},
+      {{{"config", {{"description", json::array()}}}},
+       400,
+       "config.description"},
+      {{{"config", json::object()}, {"workspaceId", 0}}, 400, "workspaceId"},
+      {{{"config", json::object()}, {"workspaceId", 99}},
+       404,
+       "workspace not found"},
+      {{{"config", json::object()}, {"files", json::array({{{"path", "x"}}})}},
+       400,
+       "files"},
+      {{{"config", json::object()}, {"template_name", "t"}},
+       400,
+       "template_name"},
+      {{{"config", json::object()}, {"sneaky", true}}, 400, "'sneaky'"},
+  };
+  for (const auto& c : cases) {
+    auto body = refused("POST", "/api/v1/commands", c.body, c.status);
+    EXPECT_NE(body.find(c.names), std::string::npos)
+        << c.body.dump() << " -> " << body;
+  }
+  auto body = refused(
+      "POST", "/api/v1/commands/" + std::string(36, 'a') + "/set_priority",
+      json{{"priority", 0}}, 400);
+  EXPECT_NE(body.find("priority"), std::string::npos) << body;
+  EXPECT_EQ(get("/api/v1/commands")["commands"].size(), 0u);
+}
+
+} // namespace

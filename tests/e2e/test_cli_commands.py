@@ -1,0 +1,107 @@
+"""Commands with the real `det` CLI 0.38.1 (issue 30): `det cmd run` runs
+its entrypoint as a process under a det-agent and streams its output and
+the master's exit line; `det cmd list`, `det task list`, `det task logs`,
+`det cmd kill` of a command that runs, another user's kill refused, and a
+command still listed (TERMINATED) after the master restarts."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import Cluster, wait_for
+
+DET = shutil.which("det")
+
+pytestmark = pytest.mark.skipif(DET is None, reason="the det CLI is not installed")
+
+
+@pytest.fixture(scope="module")
+def c(pg_server, tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("cmds"))
+    # One agent always up: the provisioner does not yet count tasks.
+    cl = Cluster(pg_server, tmp, "e2e_cmds", idle="10m", max_instances=1,
+                 min_instances=1)
+    cl.home = os.path.join(tmp, "home")
+    os.makedirs(cl.home)
+    yield cl
+    cl.stop()
+
+
+def det(c, *args, user="admin", password="", timeout=90):
+    e = dict(os.environ, DET_MASTER=c.url, HOME=c.home,
+             XDG_CONFIG_HOME=os.path.join(c.home, ".config"))
+    for k in ("DET_USER", "DET_PASS", "DET_USER_TOKEN", "DET_MASTER_CERT_FILE"):
+        e.pop(k, None)
+    e.update(DET_USER=user, DET_PASS=password)
+    p = subprocess.run([DET] + list(args), env=e, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def ok(c, *args, **kw):
+    rc, out = det(c, *args, **kw)
+    assert rc == 0, "det %s failed:\n%s" % (" ".join(args), out)
+    return out
+
+
+def command(c, cid):
+    return c.get("/api/v1/commands/" + cid)["command"]
+
+
+def test_cmd_run_prints_the_output_and_the_exit_line(c):
+    out = ok(c, "cmd", "run", "echo hello-from-a-command; echo second line")
+    assert "hello-from-a-command" in out
+    assert "second line" in out
+    assert "resources exited successfully with a zero exit code" in out
+    listed = json.loads(ok(c, "cmd", "list", "--json"))
+    assert len(listed) == 1
+    cid = listed[0]["id"]
+    assert listed[0]["state"] == "TERMINATED"
+    assert listed[0]["exitStatus"] == "allocation exited successfully"
+    logs = ok(c, "task", "logs", cid)
+    assert "hello-from-a-command" in logs
+
+
+def test_a_failing_command_shows_its_exit_code(c):
+    out = ok(c, "cmd", "run", "echo about-to-fail; exit 3")
+    assert "about-to-fail" in out
+    assert "resources failed with non-zero exit code: 3" in out
+
+
+def test_a_running_command_is_listed_and_killed(c):
+    cid = ok(c, "cmd", "run", "-d", "echo started; sleep 600").strip()
+    wait_for("the command to run",
+             lambda: command(c, cid)["state"] == "STATE_RUNNING", timeout=60)
+    tasks = ok(c, "task", "list", "--json")
+    assert cid in tasks
+    wait_for("its first line",
+             lambda: "started" in ok(c, "task", "logs", cid), timeout=30)
+    # Another user may not kill it.
+    ok(c, "user", "create", "mallory", "--password", "Mallory12345")
+    rc, out = det(c, "cmd", "kill", cid, user="mallory", password="Mallory12345")
+    assert rc != 0 and "only its owner or an admin" in out
+    assert command(c, cid)["state"] == "STATE_RUNNING"
+    out = ok(c, "cmd", "kill", cid)
+    assert "Killed command " + cid in out
+    wait_for("the command to end",
+             lambda: command(c, cid)["state"] == "STATE_TERMINATED", timeout=60)
+    assert command(c, cid)["exitStatus"].startswith("killed")
+    task = c.get("/api/v1/tasks/" + cid)["task"]
+    assert task["endTime"]
+    assert task["allocations"][0]["state"] == "STATE_TERMINATED"
+    # The process group is gone on the agent.
+    wait_for("the agent to free the slot", lambda: all(
+        s["container"] is None
+        for a in c.get("/api/v1/agents")["agents"] for s in a["slots"].values()),
+        timeout=30)
+
+
+def test_commands_survive_a_master_restart(c):
+    before = json.loads(ok(c, "cmd", "list", "--json"))
+    c.kill_master()
+    c.restart()
+    after = json.loads(ok(c, "cmd", "list", "--json"))
+    assert sorted((x["id"], x["state"]) for x in after) == \
+        sorted((x["id"], x["state"]) for x in before)

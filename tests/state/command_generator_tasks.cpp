@@ -1,0 +1,116 @@
+// The command generator's tasks (messages/events_tasks.hpp): launched,
+// placed on free slots of a schedulable agent of their pool, running,
+// ready, asked to stop, exited for every reason, reprioritised, forgotten.
+
+#include "command_generator.hpp"
+
+#include "state/queries.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace det::state::test {
+
+std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
+  auto holding =
+      where(s.tasks, [](const task_info& t) { return holds_allocation(t); });
+  switch (below(8)) {
+  case 0:
+  case 1: {
+    std::vector<std::string> pools;
+    for (const auto& [name, p] : s.pools)
+      pools.push_back(name);
+    char id[40];
+    std::snprintf(id, sizeof id, "00000000-0000-4000-8000-%012llx",
+                  static_cast<unsigned long long>(next_task_++));
+    task_launched ev;
+    ev.task_id = id;
+    ev.task_type = pick(task_types());
+    ev.owner = "u1";
+    ev.description = "Task " + std::to_string(next_task_);
+    ev.config = {{"description", ev.description}};
+    ev.pool = pick(pools);
+    ev.slots =
+        ev.task_type == "TENSORBOARD" ? 0 : static_cast<int32_t>(below(3));
+    ev.priority = static_cast<int32_t>(1 + below(99));
+    ev.at_us = tick();
+    return ev;
+  }
+  case 2: {
+    auto queued = where(s.tasks, [](const task_info& t) {
+      return t.state == task_state::queued;
+    });
+    if (queued.empty())
+      return std::nullopt;
+    const auto& t = *pick(queued);
+    std::vector<std::pair<std::string, std::vector<int64_t>>> fits;
+    for (const auto* a : agents_of_pool(s, t.pool)) {
+      auto free = free_slot_ids(*a);
+      if (schedulable(*a) && static_cast<int64_t>(free.size()) >= t.slots)
+        fits.emplace_back(a->id, std::move(free));
+    }
+    if (fits.empty())
+      return std::nullopt;
+    auto& [agent, free] = pick(fits);
+    std::shuffle(free.begin(), free.end(), rng_);
+    free.resize(static_cast<size_t>(t.slots));
+    std::sort(free.begin(), free.end());
+    return task_placed{t.id, t.id + ".1", agent, free, tick()};
+  }
+  case 3: {
+    auto xs = where(s.tasks, [](const task_info& t) {
+      return t.state == task_state::starting;
+    });
+    if (xs.empty())
+      return std::nullopt;
+    const auto& t = *pick(xs);
+    return task_running{t.id, t.allocation_id, tick()};
+  }
+  case 4: {
+    if (holding.empty())
+      return std::nullopt;
+    const auto& t = *pick(holding);
+    if (!t.ready && (t.state == task_state::terminating || chance(50)))
+      return task_ready{t.id, t.allocation_id, tick()};
+    if (t.state == task_state::terminating)
+      return std::nullopt;
+    return task_kill_requested{t.id, t.allocation_id, "u1", "killed by user",
+                               tick()};
+  }
+  case 5: {
+    auto xs = where(s.tasks, [](const task_info& t) {
+      return t.state != task_state::terminated;
+    });
+    if (xs.empty())
+      return std::nullopt;
+    const auto& t = *pick(xs);
+    if (t.state == task_state::queued)
+      return task_exited{t.id, "", "killed", 0, "killed while queued", tick()};
+    auto reason = pick(task_exit_reasons());
+    auto code = reason == "completed" ? 0 : 1 + static_cast<int32_t>(below(9));
+    return task_exited{t.id, t.allocation_id, reason,
+                       code, "generated",     tick()};
+  }
+  case 6: {
+    auto xs = where(s.tasks, [](const task_info& t) {
+      return t.state != task_state::terminated;
+    });
+    if (xs.empty())
+      return std::nullopt;
+    return task_priority_set{pick(xs)->id, static_cast<int32_t>(1 + below(99)),
+                             "u1", tick()};
+  }
+  default: {
+    auto xs = where(s.tasks, [](const task_info& t) {
+      return t.state == task_state::terminated;
+    });
+    if (xs.empty())
+      return std::nullopt;
+    return task_forgotten{pick(xs)->id, tick()};
+  }
+  }
+}
+
+} // namespace det::state::test
