@@ -6,6 +6,7 @@
 #include "core/checkpoint_gc.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "state/queries.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -139,9 +140,56 @@ void set_checkpoint_metadata(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
+// GET /checkpoints/{uuid} (`det checkpoint download --mode master`, the
+// SDK's download through the master): the checkpoint's files as a
+// gzipped tar, read from its experiment's storage.
+void download_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  if (!req.principal.allocation_id.empty())
+    return res.send_error(grpc_code::permission_denied,
+                          "a trial may not download checkpoints here");
+  auto uuid = req.param("uuid");
+  if (!uuids_of({{"checkpointUuids", {uuid}}}, res))
+    return;
+  if (!ctx->pack_checkpoint)
+    return res.send_error(grpc_code::unavailable,
+                          "this master cannot pack checkpoints");
+  post(ctx->bridge, [ctx, res, uuid](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [uuid](const state::cluster_state& s, int64_t) -> json {
+          for (const auto& [id, t] : s.trials)
+            for (const auto& c : t.checkpoints)
+              if (c.uuid == uuid && c.state != "deleted")
+                if (auto e = state::find_experiment(s, t.experiment_id))
+                  return e->config.value("checkpoint_storage", json::object());
+          return nullptr;
+        },
+        res,
+        [ctx, res, uuid](json storage) {
+          if (storage.is_null())
+            return res.send_error(grpc_code::not_found,
+                                  "checkpoint " + uuid + " not found");
+          ctx->pack_checkpoint(
+              uuid, std::move(storage), [res](caf::expected<std::string> tgz) {
+                if (!tgz)
+                  return res.send(http::error_response(tgz.error()));
+                http::http_response r;
+                r.status = 200;
+                r.body = std::move(*tgz);
+                r.headers.set("Content-Type", "application/gzip");
+                res.send(std::move(r));
+              });
+        });
+  });
+}
+
 } // namespace
 
 void add_checkpoint_routes(http::router& r, ctx_ptr ctx) {
+  r.get("/checkpoints/{uuid}", [ctx](http::http_request req, responder res) {
+    download_checkpoint(ctx, req, res);
+  });
   r.del("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
     delete_checkpoints(ctx, req, res);
   });

@@ -4,6 +4,7 @@
 #include "api/api_bridge.hpp"
 #include "api/api_tasks.hpp"
 #include "api/experiment_query.hpp"
+#include "api/log_filter.hpp"
 #include "api/node_agents.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
@@ -124,11 +125,11 @@ json log_json(const log_line& l, const std::string& task = {}) {
 /// arrived, or the client left; looks again every preemption_poll.
 void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
                  http::chunk_stream out, int64_t trial_id, int64_t after,
-                 const std::string& task) {
+                 const std::string& task, const log_filter& f) {
   for (const auto& l : ctx->logs->since(trial_id, after)) {
-    if (!out.write_result(log_json(l, task).dump()))
-      return;
     after = l.id;
+    if (f.passes(l) && !out.write_result(log_json(l, task).dump()))
+      return;
   }
   if (out.cancelled())
     return;
@@ -141,18 +142,18 @@ void follow_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
   }};
   self->request(ctx->master, ctx->request_timeout, view_atom::value, v)
       .then(
-          [ctx, self, out, trial_id, after, task](std::string& done) {
+          [ctx, self, out, trial_id, after, task, f](std::string& done) {
             if (done == "true") {
               for (const auto& l : ctx->logs->since(trial_id, after))
-                if (!out.write_result(log_json(l, task).dump()))
+                if (f.passes(l) && !out.write_result(log_json(l, task).dump()))
                   return;
               return out.close();
             }
             self->delayed_send(self, ctx->preemption_poll,
-                               bridge_job{[ctx, out, trial_id, after,
-                                           task](caf::event_based_actor* s) {
-                                 follow_logs(ctx, s, out, trial_id, after,
-                                             task);
+                               bridge_job{[ctx, out, trial_id, after, task,
+                                           f](caf::event_based_actor* s) {
+                                 follow_logs(ctx, s, out, trial_id, after, task,
+                                             f);
                                }});
           },
           [out](caf::error& err) {
@@ -168,7 +169,14 @@ void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
   auto p = page_of(req, res);
   if (!p)
     return;
+  std::string why;
+  auto f = log_filter_of(req.query, why);
+  if (!f)
+    return res.send_error(grpc_code::invalid_argument, why);
   auto lines = ctx->logs->since(*id);
+  lines.erase(std::remove_if(lines.begin(), lines.end(),
+                             [&f](const log_line& l) { return !f->passes(l); }),
+              lines.end());
   bool desc = req.query.get("orderBy").value_or("") == "ORDER_BY_DESC";
   if (desc)
     std::reverse(lines.begin(), lines.end());
@@ -191,8 +199,8 @@ void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
   if (desc) // a tail that follows continues after the newest line
     after = lines.empty() ? 0 : lines.front().id;
   post(ctx->bridge,
-       [ctx, out, id = *id, after, task](caf::event_based_actor* self) {
-         follow_logs(ctx, self, out, id, after, task);
+       [ctx, out, id = *id, after, task, f = *f](caf::event_based_actor* self) {
+         follow_logs(ctx, self, out, id, after, task, f);
        });
 }
 
@@ -498,6 +506,23 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
                          + " not found");
     trial_logs_route(ctx, req, res, id, req.param("task_id"));
   });
+  // The values the logs' filters can take: one result line (with follow
+  // too: the CLI and SDK read the first).
+  r.get("/api/v1/trials/{trial_id}/logs/fields",
+        [ctx](http_request req, responder res) {
+          if (auto id = id_param(req, res, "trial_id"))
+            res.send(http::http_response::json(
+                200, http::result_line(log_fields(ctx->logs->since(*id)).dump())
+                         + "\n"));
+        });
+  r.get("/api/v1/tasks/{task_id}/logs/fields",
+        [ctx](http_request req, responder res) {
+          // A trial's task: its lines; any other task's: none kept here.
+          auto id = state::trial_of_task_id(req.param("task_id"));
+          auto lines = id ? ctx->logs->since(*id) : std::vector<log_line>{};
+          res.send(http::http_response::json(
+              200, http::result_line(log_fields(lines).dump()) + "\n"));
+        });
   r.get("/api/v1/trials/{trial_id}/checkpoints",
         [ctx](http_request req, responder res) {
           answer_checkpoints(ctx, req, res, "trial_id", "trial",

@@ -366,6 +366,19 @@ void add_task_routes(http::router& r, ctx_ptr ctx) {
          });
   r.get("/api/v1/tasks/{task_id}", [ctx](http::http_request req,
                                          responder res) {
+    // A trial's task (a run of it): its times as upstream's tasks table.
+    if (auto run = state::trial_run_of_task_id(req.param("task_id"));
+        run && req.principal.allocation_id.empty())
+      return answer_view(
+          ctx, req, res,
+          [run = *run, id = req.param("task_id")](const state::cluster_state& s,
+                                                  int64_t) -> json {
+            auto t = state::find_listed_trial(s, run.first);
+            if (t == nullptr || run.second > t->continued_at_us.size())
+              return nullptr;
+            return {{"task", trial_task_json(*t, run.second, id)}};
+          },
+          "task not found: " + req.param("task_id"));
     auto id = task_param(req, res, "task_id", "taskId");
     if (!id)
       return;

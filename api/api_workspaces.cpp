@@ -184,6 +184,19 @@ void archive_route(http::router& r, const ctx_ptr& ctx, const char* path,
   });
 }
 
+/// A project's notes changed by `args` (the project.notes command); answers
+/// {"notes": [...]} as they are now.
+void notes_write(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res, json args) {
+  record_write(
+      ctx, req, res, "project.notes", std::move(args),
+      [ctx, res](caf::event_based_actor*, json reply) {
+        send_written(
+            ctx, res,
+            json{{"notes", reply.value("notes", json::array())}}.dump());
+      });
+}
+
 /// POST pin / unpin: for the caller alone.
 void pin_route(http::router& r, const ctx_ptr& ctx, const char* path,
                bool pinned) {
@@ -337,6 +350,22 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
                      send_written(ctx, res, R"({"completed":true})");
                    });
   });
+  // Notes: POST adds one (the body is the note), PUT replaces them all.
+  r.post("/api/v1/projects/{id}/notes",
+         [ctx](http::http_request req, responder res) {
+           auto id = id_param(req, res);
+           auto body = id ? json_body(req, res) : std::nullopt;
+           if (body)
+             notes_write(ctx, req, res, {{"id", *id}, {"add", *body}});
+         });
+  r.put("/api/v1/projects/{id}/notes",
+        [ctx](http::http_request req, responder res) {
+          auto id = id_param(req, res);
+          auto body = id ? json_body(req, res) : std::nullopt;
+          if (body)
+            notes_write(ctx, req, res,
+                        {{"id", *id}, {"notes", body->value("notes", json())}});
+        });
   archive_route(r, ctx, "/api/v1/projects/{id}/archive", "project.archive",
                 true);
   archive_route(r, ctx, "/api/v1/projects/{id}/unarchive", "project.archive",

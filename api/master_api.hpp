@@ -114,6 +114,12 @@ struct api_context {
   std::function<void(int64_t id, nlohmann::json storage,
                      std::function<void(std::string)> done)>
       delete_tensorboard_files;
+  /// Packs checkpoint `uuid` of `storage` as a gzipped tar off the calling
+  /// thread and calls `done` once, on any thread; null: GET
+  /// /checkpoints/{uuid} answers 503.
+  std::function<void(std::string uuid, nlohmann::json storage,
+                     std::function<void(caf::expected<std::string>)> done)>
+      pack_checkpoint;
 };
 
 /// A function of the state whose JSON answer is sent as the response.

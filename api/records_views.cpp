@@ -88,7 +88,7 @@ json project_json(const state::cluster_state& s, const state::project_info& p) {
       {"archived", p.archived || (w && w->archived)},
       {"errorMessage", ""},
       {"immutable", p.id == state::default_project_id},
-      {"notes", json::array()},
+      {"notes", p.notes},
       {"numActiveExperiments", state::active_experiments_in_project(s, p.id)},
       {"numExperiments", state::experiments_in_project(s, p.id)},
       {"numRuns", runs},

@@ -75,6 +75,21 @@ json task_json(const state::task_info& t) {
   return j;
 }
 
+json trial_task_json(const state::trial_info& t, size_t run,
+                     const std::string& id) {
+  auto start = run == 0 ? t.created_at_us : t.continued_at_us[run - 1];
+  // A run ended when the next began, or with the trial for the last one.
+  int64_t end = run < t.continued_at_us.size() ? t.ended_before_continue_us[run]
+                                               : t.ended_at_us;
+  json j{{"taskId", id},
+         {"taskType", "TASK_TYPE_TRIAL"},
+         {"allocations", json::array()},
+         {"startTime", rfc3339(start)}};
+  if (end > 0)
+    j["endTime"] = rfc3339(end);
+  return j;
+}
+
 json task_summary_json(const state::task_info& t) {
   json devices = json::array();
   for (auto slot : t.agent_slots)

@@ -30,6 +30,12 @@ nlohmann::json ntsc_json(const state::cluster_state& s,
 /// slots, exitReason}], startTime, endTime (once terminated).
 nlohmann::json task_json(const state::task_info& t);
 
+/// A trial's run `run` (0: the first, n: after the n-th continue) as a
+/// v1Task named `id`: taskType TASK_TYPE_TRIAL, startTime, and endTime
+/// once that run ended.
+nlohmann::json trial_task_json(const state::trial_info& t, size_t run,
+                               const std::string& id);
+
 /// The allocation summary of a placed task for GET /api/v1/tasks
 /// (allocationIdToSummary's value).
 nlohmann::json task_summary_json(const state::task_info& t);

@@ -213,6 +213,7 @@ nlohmann::json trial_json(const state::trial_info& t) {
       {"state", trial_state_name(t.status)},
       {"totalBatchesProcessed", t.metrics.steps_completed},
       {"taskId", state::task_id_of(t.experiment_id, t.id)},
+      {"taskIds", state::trial_task_ids(t)},
   };
   if (auto w = metrics_workload(t.metrics.latest_validation,
                                 t.metrics.steps_completed);

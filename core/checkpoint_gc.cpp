@@ -120,7 +120,7 @@ pending_checkpoint_deletions(const state::cluster_state& s) {
         d.uuids.push_back(c.uuid);
       }
   for (const auto& [id, o] : s.orphan_checkpoints)
-    by_exp[id] = checkpoint_deletion{id, o.uuids, o.storage};
+    by_exp[id] = checkpoint_deletion{id, o.uuids, o.storage, true};
   std::vector<checkpoint_deletion> out;
   for (auto& [id, d] : by_exp) {
     if (auto e = s.experiments.find(id); e != s.experiments.end())
@@ -154,7 +154,7 @@ user_checkpoint_deletion(const state::cluster_state& s,
     if (found == nullptr)
       return make_error(errc::not_found,
                         "checkpointUuids: no checkpoint '" + uuid + "'");
-    if (found->state != "completed")
+    if (found->state != "completed" && found->state != "partially_deleted")
       return make_error(errc::invalid_argument, "checkpointUuids: checkpoint '"
                                                     + uuid + "' is "
                                                     + found->state);

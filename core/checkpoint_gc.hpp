@@ -54,6 +54,8 @@ struct checkpoint_deletion {
   int64_t experiment_id = 0;
   std::vector<std::string> uuids;
   nlohmann::json storage;
+  /// The experiment itself was deleted: its TensorBoard files go too.
+  bool experiment_deleted = false;
 };
 
 [[nodiscard]] std::vector<checkpoint_deletion>
@@ -61,9 +63,9 @@ pending_checkpoint_deletions(const state::cluster_state& s);
 
 /// The user's `det checkpoint delete`: checkpoints_deletion_requested
 /// (reason "user") per experiment for `uuids`, or errc::not_found naming an
-/// unknown uuid, errc::invalid_argument naming one that is not completed or
-/// is the latest checkpoint of a trial that has not ended (it may resume
-/// from it).
+/// unknown uuid, errc::invalid_argument naming one that is not completed
+/// (or partially deleted) or is the latest checkpoint of a trial that has not
+/// ended (it may resume from it).
 [[nodiscard]] caf::expected<std::vector<checkpoints_deletion_requested>>
 user_checkpoint_deletion(const state::cluster_state& s,
                          const std::vector<std::string>& uuids,

@@ -364,6 +364,40 @@ void project_edit(const cluster_state& s, const record_command& c, int64_t now,
     o.events.push_back(stamped(to_event(p), c, now));
 }
 
+/// {id, notes: [{name, contents}]} replaces the notes; {id, add: {name,
+/// contents}} appends one. Replies {notes}.
+void project_notes(const cluster_state& s, const record_command& c, int64_t now,
+                   record_outcome& o) {
+  constexpr size_t max_notes = 100;
+  auto p = project_or_refuse(s, id_arg(c.args, "id"));
+  auto checked = [](const json& n, const std::string& at) {
+    if (!n.is_object())
+      refuse(errc::invalid_argument, at + ": expected an object");
+    json out{{"name", text(n, "name", "", name_rules)},
+             {"contents", text(n, "contents", "", notes_rules)}};
+    if (out["name"].get_ref<const std::string&>().empty())
+      refuse(errc::invalid_argument, at + ".name: is required");
+    return out;
+  };
+  json notes = json::array();
+  if (auto add = c.args.find("add"); add != c.args.end()) {
+    notes = p.notes;
+    notes.push_back(checked(*add, "note"));
+  } else {
+    auto list = c.args.find("notes");
+    if (list == c.args.end() || !list->is_array())
+      refuse(errc::invalid_argument, "notes: expected an array");
+    for (size_t i = 0; i < list->size(); ++i)
+      notes.push_back(checked((*list)[i], "notes[" + std::to_string(i) + "]"));
+  }
+  if (notes.size() > max_notes)
+    refuse(errc::invalid_argument,
+           "notes: at most " + std::to_string(max_notes) + " per project");
+  o.reply = {{"notes", notes}};
+  if (notes != p.notes)
+    o.events.push_back(stamped(project_notes_set{p.id, notes, {}, 0}, c, now));
+}
+
 void project_archive(const cluster_state& s, const record_command& c,
                      int64_t now, record_outcome& o) {
   auto p = project_or_refuse(s, id_arg(c.args, "id"));
@@ -660,6 +694,7 @@ const std::map<std::string, handler>& handlers() {
       {"workspace.pin", workspace_pin},
       {"workspace.namespaces", workspace_namespaces},
       {"project.create", project_create},
+      {"project.notes", project_notes},
       {"project.edit", project_edit},
       {"project.archive", project_archive},
       {"project.delete", project_delete},

@@ -134,6 +134,37 @@ struct project_saved {
   std::string stream() const { return "project/" + std::to_string(project_id); }
 };
 
+/// A project's notes (the WebUI's notes tab) became `notes`: an array of
+/// {"name", "contents"} strings, in order.
+struct project_notes_set {
+  static constexpr const char* type_name = "project_notes_set";
+  static constexpr int32_t version = 1;
+  int64_t project_id = 0;
+  nlohmann::json notes = nlohmann::json::array();
+  std::string username;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("project_id", project_id);
+    f.req("notes", notes);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const {
+    require_positive("project_id", project_id);
+    if (!notes.is_array())
+      throw field_error("field 'notes' must be an array");
+    for (const auto& n : notes) {
+      require_object(n, "each of field 'notes'");
+      for (const char* key : {"name", "contents"})
+        if (!n.contains(key) || !n[key].is_string())
+          throw field_error(std::string{"field 'notes[]."} + key
+                            + "' must be a string");
+    }
+  }
+  std::string stream() const { return "project/" + std::to_string(project_id); }
+};
+
 /// A project holding no experiment was deleted.
 struct project_deleted {
   static constexpr const char* type_name = "project_deleted";
@@ -419,9 +450,10 @@ struct model_version_deleted {
 
 using record_event_family =
     event_family<workspace_saved, workspace_deleted, workspace_pinned,
-                 project_saved, project_deleted, experiment_moved,
-                 template_saved, template_deleted, pool_bindings_set,
-                 workspace_namespace_bound, config_policies_set, model_saved,
-                 model_deleted, model_version_saved, model_version_deleted>;
+                 project_saved, project_notes_set, project_deleted,
+                 experiment_moved, template_saved, template_deleted,
+                 pool_bindings_set, workspace_namespace_bound,
+                 config_policies_set, model_saved, model_deleted,
+                 model_version_saved, model_version_deleted>;
 
 } // namespace det

@@ -1,11 +1,14 @@
 #include "provision/checkpoint_deleter.hpp"
 
+#include "util/archive.hpp"
+
 #include "aws/aws_error.hpp"
 #include "aws/credential_chain.hpp"
 #include "aws/s3_client.hpp"
 #include "messages/errc.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 namespace det {
 
@@ -116,6 +119,54 @@ std::string shared_fs_checkpoint_dir(const json& storage,
                                    ? std::filesystem::path(sub)
                                    : std::filesystem::path(host) / sub;
   return (base / uuid).string();
+}
+
+caf::expected<std::string> pack_checkpoint(const json& storage,
+                                           const std::string& uuid) {
+  namespace fs = std::filesystem;
+  if (storage_field(storage, "type") != "shared_fs")
+    return make_error(errc::invalid_argument,
+                      "checkpoint storage type '"
+                          + storage_field(storage, "type")
+                          + "': downloads through the master are for "
+                            "shared_fs only; download from the storage");
+  auto dir = shared_fs_checkpoint_dir(storage, uuid);
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(fs::symlink_status(dir, ec)))
+    return make_error(errc::not_found,
+                      "checkpoint " + uuid + ": no files in its storage");
+  std::vector<util::archive_file> files;
+  uint64_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    auto st = it->symlink_status(ec);
+    if (ec)
+      break;
+    auto rel = fs::relative(it->path(), dir, ec).generic_string();
+    if (fs::is_directory(st)) {
+      files.push_back({rel, true, {}, 0755});
+    } else if (fs::is_regular_file(st)) {
+      total += it->file_size(ec);
+      if (total > max_checkpoint_download_bytes)
+        return make_error(
+            errc::invalid_argument,
+            "checkpoint " + uuid + " holds more than "
+                + std::to_string(max_checkpoint_download_bytes >> 20)
+                + " MiB: download it from the storage");
+      std::ifstream in(it->path(), std::ios::binary);
+      std::string content((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+      files.push_back({rel, false, std::move(content), 0644});
+    }
+  }
+  if (ec)
+    return make_error(errc::remote_error,
+                      "cannot read " + dir + ": " + ec.message());
+  std::string why;
+  auto tgz = util::make_tgz(files, why);
+  if (!why.empty())
+    return make_error(errc::remote_error, "packing " + uuid + ": " + why);
+  return tgz;
 }
 
 caf::error delete_tensorboard_files(const json& storage,

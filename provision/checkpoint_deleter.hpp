@@ -59,6 +59,18 @@ std::shared_ptr<aws::s3_client> storage_s3_client(const nlohmann::json& storage,
 std::string shared_fs_checkpoint_dir(const nlohmann::json& storage,
                                      const std::string& uuid);
 
+/// The most a checkpoint packed for download through the master may hold.
+inline constexpr uint64_t max_checkpoint_download_bytes = 256ull << 20;
+
+/// Checkpoint `uuid` of a shared_fs storage packed as a gzipped tar (`det
+/// checkpoint download --mode master`): its regular files and folders,
+/// paths relative to its folder; symlinks are left out (a trial may have
+/// made one point anywhere). errc::not_found when the folder is missing,
+/// errc::invalid_argument for another storage type or past
+/// max_checkpoint_download_bytes. Blocking.
+caf::expected<std::string> pack_checkpoint(const nlohmann::json& storage,
+                                           const std::string& uuid);
+
 /// Deletes experiment `experiment_id`'s TensorBoard files where the
 /// harness syncs them: <cluster_id>/tensorboard/experiment/<id> in the
 /// storage (a folder for shared_fs, a key prefix for s3). Blocking.

@@ -83,9 +83,13 @@ verdict apply_one(cluster_state& s, const checkpoint_files_removed& ev) {
       c->metadata = nlohmann::json::object();
     auto before =
         sizes_as_text(c->metadata.value("resources", nlohmann::json{}));
-    if (ev.resources.empty())
+    // Every file gone: deleted, its list of files kept as it was (as
+    // upstream's; a deleted checkpoint's size counts 0 anyway).
+    if (ev.resources.empty()) {
       c->state = "deleted";
-    else if (!before.empty() && before != sizes_as_text(ev.resources))
+      continue;
+    }
+    if (!before.empty() && before != sizes_as_text(ev.resources))
       c->state = "partially_deleted";
     c->metadata["resources"] = ev.resources;
   }

@@ -33,9 +33,11 @@ std::vector<checkpoint_info*> copies_of(cluster_state& s, int64_t exp,
 
 namespace {
 
+/// Moves each of `uuids` from state `from` (or `also_from`, when given) to
+/// `to`.
 verdict move_all(cluster_state& s, int64_t exp,
                  const std::vector<std::string>& uuids, const char* from,
-                 const char* to) {
+                 const char* to, const char* also_from = nullptr) {
   if (s.experiments.count(exp) == 0)
     return "unknown experiment " + std::to_string(exp);
   std::set<std::string> seen;
@@ -47,9 +49,10 @@ verdict move_all(cluster_state& s, int64_t exp,
     if (copies.empty())
       return "checkpoint " + quote(uuid) + " is not one of experiment "
              + std::to_string(exp);
-    if (copies.front()->state != from)
-      return "checkpoint " + quote(uuid) + " is " + copies.front()->state
-             + ", not " + from;
+    const auto& now = copies.front()->state;
+    if (now != from && (also_from == nullptr || now != also_from))
+      return "checkpoint " + quote(uuid) + " is " + now + ", not " + from
+             + (also_from ? std::string{" or "} + also_from : std::string{});
     found.push_back(std::move(copies));
   }
   for (auto& copies : found)
@@ -61,7 +64,9 @@ verdict move_all(cluster_state& s, int64_t exp,
 } // namespace
 
 verdict apply_one(cluster_state& s, const checkpoints_deletion_requested& ev) {
-  return move_all(s, ev.experiment_id, ev.uuids, "completed", "deleting");
+  // A partially deleted checkpoint may be deleted whole, as upstream's.
+  return move_all(s, ev.experiment_id, ev.uuids, "completed", "deleting",
+                  "partially_deleted");
 }
 
 verdict apply_one(cluster_state& s, const checkpoints_deleted& ev) {

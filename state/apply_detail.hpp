@@ -67,6 +67,7 @@ verdict apply_one(cluster_state& s, const workspace_saved& ev);
 verdict apply_one(cluster_state& s, const workspace_deleted& ev);
 verdict apply_one(cluster_state& s, const workspace_pinned& ev);
 verdict apply_one(cluster_state& s, const project_saved& ev);
+verdict apply_one(cluster_state& s, const project_notes_set& ev);
 verdict apply_one(cluster_state& s, const project_deleted& ev);
 verdict apply_one(cluster_state& s, const experiment_moved& ev);
 verdict apply_one(cluster_state& s, const template_saved& ev);

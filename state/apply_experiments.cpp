@@ -262,6 +262,8 @@ verdict apply_one(cluster_state& s, const experiment_continued& ev) {
   e.progress = ev.progress;
   for (auto id : ev.trial_ids) {
     auto& t = s.trials.at(id);
+    t.continued_at_us.push_back(ev.at_us);
+    t.ended_before_continue_us.push_back(t.ended_at_us);
     t.status = trial_status::pending;
     t.restarts = 0;
     t.end_reason.clear();

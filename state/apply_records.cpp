@@ -80,6 +80,14 @@ verdict apply_one(cluster_state& s, const workspace_pinned& ev) {
   return {};
 }
 
+verdict apply_one(cluster_state& s, const project_notes_set& ev) {
+  auto p = s.projects.find(ev.project_id);
+  if (p == s.projects.end())
+    return "unknown " + id_name("project", ev.project_id);
+  p->second.notes = ev.notes;
+  return {};
+}
+
 verdict apply_one(cluster_state& s, const project_saved& ev) {
   if (!find_workspace(s, ev.workspace_id))
     return "unknown " + id_name("workspace", ev.workspace_id);

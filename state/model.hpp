@@ -355,6 +355,11 @@ struct trial_info {
   /// when its client last set its state.
   std::string external_id;
   int64_t last_activity_us = 0;
+  /// Each `det experiment continue` of it opens a new task (upstream's
+  /// "<task id>-<n>"): when each began, and when the one before it had
+  /// ended (experiment_continued).
+  std::vector<int64_t> continued_at_us;
+  std::vector<int64_t> ended_before_continue_us;
 };
 
 /// A user account. `id` is its creation order (1 = first user).

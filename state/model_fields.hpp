@@ -205,6 +205,8 @@ template <class F> void fields(F& f, trial_info& x) {
   f.opt("excluded_agents", x.excluded_agents);
   f.opt("external_id", x.external_id);
   f.opt("last_activity_us", x.last_activity_us);
+  f.opt("continued_at_us", x.continued_at_us);
+  f.opt("ended_before_continue_us", x.ended_before_continue_us);
 }
 
 template <class F> void fields(F& f, user_info& x) {
@@ -370,6 +372,7 @@ template <class F> void fields(F& f, project_info& x) {
   f.req("archived", x.archived);
   f.req("username", x.username);
   f.req("created_at_us", x.created_at_us);
+  f.opt("notes", x.notes);
 }
 
 template <class F> void fields(F& f, template_info& x) {

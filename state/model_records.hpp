@@ -56,6 +56,8 @@ struct project_info {
   bool archived = false;
   std::string username;
   int64_t created_at_us = 0;
+  /// [{"name", "contents"}] (project_notes_set).
+  nlohmann::json notes = nlohmann::json::array();
 };
 
 struct template_info {

@@ -425,4 +425,26 @@ int64_t checkpoint_bytes(const checkpoint_info& c) {
   return total;
 }
 
+std::vector<std::string> trial_task_ids(const trial_info& t) {
+  std::vector<std::string> out{task_id_of(t.experiment_id, t.id)};
+  for (size_t n = 1; n <= t.continued_at_us.size(); ++n)
+    out.push_back(out.front() + "-" + std::to_string(n));
+  return out;
+}
+
+std::optional<std::pair<int64_t, size_t>>
+trial_run_of_task_id(const std::string& text) {
+  if (auto id = trial_of_task_id(text))
+    return std::pair<int64_t, size_t>{*id, 0};
+  auto dash = text.rfind('-');
+  if (dash == std::string::npos || dash + 1 >= text.size()
+      || text.size() - dash > 10)
+    return std::nullopt;
+  auto n = digits(text, dash + 1, text.size());
+  auto id = trial_of_task_id(text.substr(0, dash));
+  if (!n || *n < 1 || !id)
+    return std::nullopt;
+  return std::pair<int64_t, size_t>{*id, static_cast<size_t>(*n)};
+}
+
 } // namespace det::state

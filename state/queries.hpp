@@ -28,6 +28,15 @@ std::string task_id_of(int64_t experiment_id, int64_t trial_id);
 /// ("7", what this master said before); nullopt for anything else.
 std::optional<int64_t> trial_of_task_id(const std::string& text);
 
+/// Trial `t`'s task ids, one per run of it as upstream counts them: its
+/// task_id_of(), then "<that>-<n>" for the n-th `det experiment continue`.
+std::vector<std::string> trial_task_ids(const trial_info& t);
+
+/// The trial and the run (0: the first; n: after the n-th continue) a task
+/// id of trial_task_ids()'s shapes names; nullopt for another id.
+std::optional<std::pair<int64_t, size_t>>
+trial_run_of_task_id(const std::string& text);
+
 /// The allocation id trial_placed must carry for `t`'s next run.
 std::string next_allocation_id(const trial_info& t);
 

@@ -421,7 +421,7 @@ failure serve(master_process& m) {
   // det experiment delete-tb-files: blocking deletions on a thread of
   // their own.
   auto tb_calls = std::make_shared<aws::async_executor>(1, 256);
-  ctx->delete_tensorboard_files = [tb_calls, cluster_id = m.cluster_id](
+  ctx->delete_tensorboard_files = [tb_calls, cluster_id = m.cluster_uuid](
                                       int64_t id, nlohmann::json storage,
                                       std::function<void(std::string)> done) {
     tb_calls->run<bool>(
@@ -434,6 +434,13 @@ failure serve(master_process& m) {
           done(r ? std::string{} : render(r.error()));
         });
   };
+  ctx->pack_checkpoint =
+      [tb_calls](std::string uuid, nlohmann::json storage,
+                 std::function<void(caf::expected<std::string>)> done) {
+        tb_calls->run<std::string>(
+            [uuid, storage] { return pack_checkpoint(storage, uuid); },
+            std::move(done));
+      };
   api::add_master_routes(routes, ctx);
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
@@ -504,12 +511,19 @@ failure start_checkpoint_gc(master_process& m) {
   checkpoint_gc_options gco;
   if (m.env.checkpoint_gc_interval)
     gco.tick_interval = *m.env.checkpoint_gc_interval;
-  gco.run = [gc_calls = m.gc_calls, del = make_checkpoint_deleter()](
-                checkpoint_deletion d, std::function<void(caf::error)> done) {
+  // A deleted experiment's TensorBoard files go with its checkpoints,
+  // from where the harness syncs them (under the cluster's uuid).
+  gco.run = [gc_calls = m.gc_calls, del = make_checkpoint_deleter(),
+             cluster = m.cluster_uuid](checkpoint_deletion d,
+                                       std::function<void(caf::error)> done) {
     gc_calls->run<bool>(
-        [del, d]() -> caf::expected<bool> {
+        [del, d, cluster]() -> caf::expected<bool> {
           if (auto err = del(d))
             return err;
+          if (d.experiment_deleted)
+            if (auto err = delete_tensorboard_files(d.storage, cluster,
+                                                    d.experiment_id))
+              return err;
           return true;
         },
         [done](caf::expected<bool> r) { done(r ? caf::error{} : r.error()); });

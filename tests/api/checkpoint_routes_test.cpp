@@ -208,4 +208,28 @@ TEST(checkpoint_states, are_named_as_upstream_wherever_a_checkpoint_shows) {
   EXPECT_STREQ(api::checkpoint_state_name(c), "STATE_PARTIALLY_DELETED");
 }
 
+TEST_F(checkpoint_routes, a_checkpoint_downloads_through_the_master) {
+  checkpoint_of_trial_1();
+  std::vector<std::string> asked;
+  ctx->pack_checkpoint =
+      [&asked](std::string uuid, json storage,
+               std::function<void(caf::expected<std::string>)> done) {
+        asked.push_back(uuid + " " + storage.value("type", ""));
+        done(std::string{"\x1f\x8b-tgz"});
+      };
+  auto r = call("GET", "/checkpoints/ck-1");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body, "\x1f\x8b-tgz");
+  EXPECT_EQ(r.headers.get("Content-Type").value_or(""), "application/gzip");
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0].substr(0, 5), "ck-1 ");
+  // Unknown, malformed, or asked with a trial's token: refused.
+  EXPECT_EQ(call("GET", "/checkpoints/ck-404").status, 404);
+  EXPECT_EQ(call("GET", "/checkpoints/..%2F..").status, 400);
+  EXPECT_EQ(call("GET", "/checkpoints/ck-1", "", ctx->tokens->token_for("1.1"))
+                .status,
+            403);
+  EXPECT_EQ(asked.size(), 1u);
+}
+
 } // namespace

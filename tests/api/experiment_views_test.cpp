@@ -3,6 +3,7 @@
 // returns, a trial's log retention.
 
 #include "api/views.hpp"
+#include "state/queries.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -195,6 +196,26 @@ TEST(start_frames, carry_the_configured_cluster_id_and_the_cluster_uuid) {
   EXPECT_EQ(f["env"]["DET_CLUSTER_ID"], "c-1");
   EXPECT_EQ(f["env"]["DET_CLUSTER_UUID"], "uuid-1");
   EXPECT_EQ(f["env"]["DET_SESSION_TOKEN"], "tok");
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(experiment_views, a_trials_task_is_served_by_its_task_id) {
+  run_trial_1();
+  auto t = json::parse(call("GET", "/api/v1/trials/1").body)["trial"];
+  auto base = state::task_id_of(1, 1);
+  EXPECT_EQ(t["taskIds"], json::array({base})) << t.dump();
+  auto r = call("GET", "/api/v1/tasks/" + base);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto task = json::parse(r.body)["task"];
+  EXPECT_EQ(task["taskId"], base);
+  EXPECT_EQ(task["taskType"], "TASK_TYPE_TRIAL");
+  EXPECT_TRUE(task["startTime"].is_string());
+  EXPECT_FALSE(task.contains("endTime")) << task.dump(); // still running
+  // Not continued: no second task.
+  EXPECT_EQ(call("GET", "/api/v1/tasks/" + base + "-1").status, 404);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // event log) and the API bridge, without a network: requests go straight
 // to the router, answers come back through captured responders and are
 // awaited with futures.
+#include "state/queries.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -159,6 +160,37 @@ TEST_F(master_api_test, trial_logs_are_served_as_result_lines) {
   auto nl = r.body.find('\n');
   ASSERT_NE(nl, std::string::npos);
   EXPECT_EQ(json::parse(r.body.substr(0, nl))["result"]["log"], "hello\n");
+}
+
+TEST_F(master_api_test, a_trials_logs_filter_by_their_fields) {
+  ctx->logs->add(5, "a1", {"one", "two"}, 1);
+  ctx->logs->add(5, "a2", {"three"}, 2);
+  auto count = [&](const std::string& query) {
+    auto r = call("GET", "/api/v1/trials/5/logs" + query);
+    EXPECT_EQ(r.status, 200) << query << " " << r.body;
+    return std::count(r.body.begin(), r.body.end(), '\n');
+  };
+  EXPECT_EQ(count(""), 3);
+  EXPECT_EQ(count("?agentIds=a2"), 1);
+  EXPECT_EQ(count("?agentIds=a1&agentIds=a2"), 3);
+  EXPECT_EQ(count("?containerIds=a1"), 2);
+  EXPECT_EQ(count("?rankIds=-1"), 3); // no rank
+  EXPECT_EQ(count("?rankIds=-2"), 0);
+  EXPECT_EQ(count("?stdtypes=stdout&sources=task"), 3);
+  EXPECT_EQ(count("?stdtypes=stderr"), 0);
+  auto bad = call("GET", "/api/v1/trials/5/logs?rankIds=x");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("rankIds:"), std::string::npos) << bad.body;
+  // Every value the fields name passes some line.
+  auto fields = call("GET", "/api/v1/trials/5/logs/fields?follow=true");
+  ASSERT_EQ(fields.status, 200) << fields.body;
+  auto f = json::parse(fields.body.substr(0, fields.body.find('\n')))["result"];
+  EXPECT_EQ(f["agentIds"], json::array({"a1", "a2"})) << f.dump();
+  EXPECT_EQ(f["stdtypes"], json::array({"stdout"}));
+  auto by_task =
+      call("GET", "/api/v1/tasks/" + state::task_id_of(1, 5) + "/logs/fields");
+  ASSERT_EQ(by_task.status, 200) << by_task.body;
+  EXPECT_NE(by_task.body.find("a2"), std::string::npos);
 }
 
 TEST_F(master_api_test,

@@ -188,4 +188,34 @@ TEST_F(workspace_routes, a_workspace_is_pinned_for_its_creator_alone) {
   EXPECT_NE(bad.body.find("pinned:"), std::string::npos) << bad.body;
 }
 
+TEST_F(workspace_routes, a_projects_notes_are_added_and_replaced) {
+  auto p = project(workspace("w"), "p");
+  auto notes = "/api/v1/projects/" + std::to_string(p) + "/notes";
+  json hello{{"name", "Hello"}, {"contents", "Hello World"}};
+  json hello2{{"name", "Hello 2"}, {"contents", "Hello World"}};
+  ASSERT_EQ(write("POST", notes, hello.dump()).status, 200);
+  auto r = write("POST", notes, hello2.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["notes"], json::array({hello, hello2}));
+  r = write("PUT", notes, json{{"notes", json::array({hello})}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["notes"], json::array({hello}));
+  EXPECT_EQ(project_json(p)["notes"], json::array({hello}));
+  // Refused naming the field; nothing changes.
+  for (const auto& [body, field] : std::vector<std::pair<json, std::string>>{
+           {json{{"contents", "x"}}, "note.name"},
+           {json{{"name", std::string(300, 'n')}}, "name"},
+           {json{{"name", "a"}, {"contents", 7}}, "contents"}}) {
+    auto bad = write("POST", notes, body.dump());
+    EXPECT_EQ(bad.status, 400) << body.dump();
+    EXPECT_NE(bad.body.find(field), std::string::npos) << bad.body;
+  }
+  auto bad = write("PUT", notes, R"({"notes": "x"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("notes:"), std::string::npos) << bad.body;
+  EXPECT_EQ(write("POST", "/api/v1/projects/99/notes", hello.dump()).status,
+            404);
+  EXPECT_EQ(project_json(p)["notes"], json::array({hello}));
+}
+
 } // namespace

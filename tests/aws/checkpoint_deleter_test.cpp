@@ -8,12 +8,14 @@
 #include "provision/checkpoint_deleter.hpp"
 #include "provision/checkpoint_file_remover.hpp"
 #include "test_support.hpp"
+#include "util/archive.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 
 using namespace det;
@@ -30,6 +32,39 @@ TEST(checkpoint_deleter, s3_keys_and_folders_follow_the_harness_layout) {
   EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, "u1"), "/mnt/h/abs/u1");
   for (const char* bad : {"", ".", "..", "a/b", "../x"})
     EXPECT_EQ(shared_fs_checkpoint_dir(fs_cfg, bad), "") << bad;
+}
+
+TEST(checkpoint_deleter, a_checkpoint_packs_for_download_without_its_symlinks) {
+  auto root =
+      fs::temp_directory_path() / ("det-ckpt-pack-" + std::to_string(getpid()));
+  fs::create_directories(root / "ck" / "u1" / "sub");
+  std::ofstream(root / "ck" / "u1" / "metadata.json") << "{}";
+  std::ofstream(root / "ck" / "u1" / "sub" / "state") << "weights";
+  std::ofstream(root / "secret") << "not theirs";
+  // A trial's symlink to a file outside its checkpoint is not followed.
+  fs::create_symlink(root / "secret", root / "ck" / "u1" / "leak");
+  nlohmann::json cfg{{"type", "shared_fs"},
+                     {"host_path", root.string()},
+                     {"storage_path", "ck"}};
+  auto tgz = pack_checkpoint(cfg, "u1");
+  ASSERT_TRUE(tgz) << render(tgz.error());
+  std::string why;
+  auto files = util::read_tgz(*tgz, why);
+  ASSERT_EQ(why, "");
+  std::map<std::string, std::string> got;
+  for (const auto& f : files)
+    if (!f.directory)
+      got[f.path] = f.content;
+  EXPECT_EQ(got, (std::map<std::string, std::string>{
+                     {"metadata.json", "{}"}, {"sub/state", "weights"}}));
+  // Missing, or not a shared_fs storage: refused naming why.
+  auto missing = pack_checkpoint(cfg, "u2");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(code_of(missing.error()), errc::not_found);
+  auto s3 = pack_checkpoint({{"type", "s3"}, {"bucket", "b"}}, "u1");
+  ASSERT_FALSE(s3);
+  EXPECT_NE(render(s3.error()).find("shared_fs only"), std::string::npos);
+  fs::remove_all(root);
 }
 
 TEST(checkpoint_deleter, shared_fs_folders_go_and_neighbours_stay) {

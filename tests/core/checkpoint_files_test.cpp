@@ -123,6 +123,8 @@ TEST_F(checkpoint_files_core, a_removal_is_pending_until_its_files_are_gone) {
   ok(*user_checkpoint_file_removal(s, {"c10"}, {"**/*"}, "u", 10)->begin());
   ok(checkpoint_files_removed{1, "c10", json::object(), 11});
   EXPECT_EQ(ck(0).state, "deleted");
+  // Its list of files stays as it was, as upstream's.
+  EXPECT_EQ(ck(0).metadata["resources"], (json{{"model/w.bin", 5}}));
   // Not asked for: refused.
   refused(checkpoint_files_removed{1, "c20", json::object(), 12});
 }

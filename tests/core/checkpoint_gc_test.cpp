@@ -69,6 +69,7 @@ TEST_F(checkpoint_gc_core,
   ASSERT_EQ(pending.size(), 1u);
   EXPECT_EQ(pending[0].uuids, reqs[0].uuids);
   EXPECT_EQ(pending[0].storage["host_path"], "/tmp/x");
+  EXPECT_FALSE(pending[0].experiment_deleted); // its TensorBoard files stay
   ok(checkpoints_deleted{1, reqs[0].uuids, 1200});
   EXPECT_TRUE(pending_checkpoint_deletions(s).empty());
   EXPECT_TRUE(checkpoint_gc_requests(s, 1300).empty());
@@ -156,6 +157,8 @@ TEST_F(checkpoint_gc_core,
   EXPECT_EQ(pending[0].experiment_id, 1);
   EXPECT_EQ(pending[0].uuids.size(), 3u);
   EXPECT_EQ(pending[0].storage["host_path"], "/tmp/x");
+  // Its TensorBoard files go with them.
+  EXPECT_TRUE(pending[0].experiment_deleted);
   EXPECT_FALSE(refused(checkpoints_deleted{1, {"nope"}, 1100}).empty());
   ok(checkpoints_deleted{1, {"t1-10", "t1-20", "t1-30"}, 1100});
   EXPECT_TRUE(pending_checkpoint_deletions(s).empty());

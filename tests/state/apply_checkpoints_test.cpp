@@ -64,6 +64,16 @@ TEST_F(apply_checkpoints, deletion_moves_completed_to_deleting_to_deleted) {
                   "is deleted, not deleting"));
 }
 
+TEST_F(apply_checkpoints, a_partially_deleted_checkpoint_may_be_deleted_whole) {
+  ok(trial_checkpointed{
+      1, "ck-10", 10, {{"resources", {{"a", 1}, {"b", 2}}}}, "1.1", 600});
+  ok(checkpoint_files_removal_requested{1, {"ck-10"}, {"a"}, "admin", 700});
+  ok(checkpoint_files_removed{1, "ck-10", {{"b", 2}}, 710});
+  ASSERT_EQ(ck(1, 0).state, "partially_deleted");
+  ok(checkpoints_deletion_requested{1, {"ck-10"}, "user", "admin", 800});
+  EXPECT_EQ(ck(1, 0).state, "deleting");
+}
+
 TEST_F(apply_checkpoints, uuids_of_another_experiment_or_repeated_are_refused) {
   ok(trial_checkpointed{1, "ck-1", 10, {}, "1.1", 600});
   ok(trial_checkpointed{2, "ck-2", 10, {}, "2.1", 600});

@@ -206,6 +206,13 @@ TEST_F(apply_experiments,
   EXPECT_EQ(s.trials.at(2).status, trial_status::pending);
   EXPECT_EQ(s.trials.at(2).ended_at_us, 0);
   EXPECT_TRUE(s.trials.at(2).end_reason.empty());
+  // A new task of the trial begins; the old one ended when it was canceled.
+  EXPECT_EQ(s.trials.at(2).continued_at_us, std::vector<int64_t>{400});
+  EXPECT_EQ(s.trials.at(2).ended_before_continue_us, std::vector<int64_t>{300});
+  EXPECT_EQ(
+      trial_task_ids(s.trials.at(2)),
+      (std::vector<std::string>{task_id_of(1, 2), task_id_of(1, 2) + "-1"}));
+  EXPECT_TRUE(s.trials.at(1).continued_at_us.empty());
   EXPECT_TRUE(check_invariants(s).empty());
   // Running again: not continued twice.
   EXPECT_TRUE(has(refused(ev), "only an ended experiment is continued"));

@@ -63,6 +63,14 @@ std::optional<domain_event> command_generator::records(const cluster_state& s) {
     });
     if (empty.empty())
       return std::nullopt;
+    if (chance(40)) {
+      auto ps = where(s.projects, [](const project_info&) { return true; });
+      if (!ps.empty())
+        return project_notes_set{pick(ps)->id,
+                                 nlohmann::json::array({nlohmann::json{
+                                     {"name", n("n")}, {"contents", "c"}}}),
+                                 "u1", tick()};
+    }
     return project_deleted{pick(empty)->id, "u1", tick()};
   }
   case 4: {

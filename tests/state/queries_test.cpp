@@ -30,6 +30,17 @@ TEST(task_ids, are_upstream_shaped_and_name_their_trial) {
     EXPECT_FALSE(trial_of_task_id(bad).has_value()) << bad;
 }
 
+TEST(task_ids, a_continued_trials_later_tasks_name_their_run) {
+  auto base = task_id_of(12, 345);
+  using run = std::pair<int64_t, size_t>;
+  EXPECT_EQ(trial_run_of_task_id(base), (run{345, 0}));
+  EXPECT_EQ(trial_run_of_task_id(base + "-1"), (run{345, 1}));
+  EXPECT_EQ(trial_run_of_task_id(base + "-12"), (run{345, 12}));
+  for (const auto& bad : {base + "-", base + "-0", base + "-x", base + "--1",
+                          std::string{"-1"}, base + "-99999999999"})
+    EXPECT_FALSE(trial_run_of_task_id(bad).has_value()) << bad;
+}
+
 TEST_F(queries, pending_trials_come_in_priority_then_submission_order) {
   pool();
   for (int64_t id : {1, 2, 3}) {

@@ -92,6 +92,10 @@ inline std::vector<domain_event> one_of_each() {
                       3000},
       workspace_deleted{2, "alice", 3100},
       workspace_pinned{2, false, "alice", 3050},
+      project_notes_set{2,
+                        nlohmann::json::array(
+                            {nlohmann::json{{"name", "n"}, {"contents", "c"}}}),
+                        "alice", 3060},
       project_saved{2, 2, "vision", "a description", "VIS", true, "alice",
                     3200},
       project_deleted{2, "alice", 3300},
