@@ -355,9 +355,16 @@ void agent::prepare_and_spawn(start_request s) {
                                       pythonpath ? pythonpath : ""))
     return fail("cannot prepare the trial's harness files: " + render(werr), 1);
   spec.command = trial_command(s.entrypoint, spec.env);
+  std::string why;
+  if (!start_process_locked(a, s.allocation_id, spec, "trial", why))
+    return fail(why, 1);
+}
+
+bool agent::start_process_locked(allocation& a, const std::string& id,
+                                 const process_spec& spec, const char* what,
+                                 std::string& why) {
   process_options popts;
   popts.kill_grace = s_.kill_grace;
-  auto id = s.allocation_id;
   auto proc =
       trial_process::start(spec,
                            {[this, id](std::vector<std::string> lines) {
@@ -365,12 +372,17 @@ void agent::prepare_and_spawn(start_request s) {
                             },
                             [this, id](int code) { on_exit(id, code); }},
                            popts);
-  if (!proc)
-    return fail("cannot start the trial process: " + render(proc.error()), 1);
+  if (!proc) {
+    why = std::string{"cannot start the "} + what
+          + " process: " + render(proc.error());
+    return false;
+  }
   a.proc = std::move(*proc);
-  log::write(log::level::info, "allocation " + id + " running as process group "
+  log::write(log::level::info, std::string{what} + " allocation " + id
+                                   + " running as process group "
                                    + std::to_string(a.proc->pid()));
   send_locked({running_frame(id), frame_kind::control});
+  return true;
 }
 
 void agent::spawn_task(start_request s) {
@@ -399,23 +411,9 @@ void agent::spawn_task(start_request s) {
   else if (!s_.cfg.tls.master_cert.empty())
     spec.env.emplace("DET_MASTER_CERT_FILE", s_.cfg.tls.master_cert);
   spec.command = s.entrypoint;
-  process_options popts;
-  popts.kill_grace = s_.kill_grace;
-  auto id = s.allocation_id;
-  auto proc =
-      trial_process::start(spec,
-                           {[this, id](std::vector<std::string> lines) {
-                              on_lines(id, std::move(lines));
-                            },
-                            [this, id](int code) { on_exit(id, code); }},
-                           popts);
-  if (!proc)
-    return fail("cannot start the task's process: " + render(proc.error()), 1);
-  a.proc = std::move(*proc);
-  log::write(log::level::info, "task allocation " + id
-                                   + " running as process group "
-                                   + std::to_string(a.proc->pid()));
-  send_locked({running_frame(id), frame_kind::control});
+  std::string why;
+  if (!start_process_locked(a, s.allocation_id, spec, "task", why))
+    return fail(why, 1);
 }
 
 void agent::on_lines(const std::string& alloc, std::vector<std::string> lines) {

@@ -39,6 +39,7 @@
 namespace det::agent {
 
 class trial_process;
+struct process_spec;
 class ws_client;
 
 class agent {
@@ -87,6 +88,13 @@ private:
   /// A task's allocation: its folder, its environment, its entrypoint as
   /// it is (no model definition, no harness files); on a worker thread.
   void spawn_task(start_request s);
+  /// Starts allocation `a`'s (id `id`) process as `spec` says, its lines
+  /// and exit reported to the master, and sends "running"; false with
+  /// `why` when it cannot start. `what` names it in the log ("trial",
+  /// "task"). Requires mu_.
+  bool start_process_locked(allocation& a, const std::string& id,
+                            const process_spec& spec, const char* what,
+                            std::string& why);
   void on_lines(const std::string& alloc, std::vector<std::string> lines);
   void on_exit(const std::string& alloc, int code);
   /// Keeps the exit and sends it when welcomed. Requires mu_.

@@ -520,8 +520,10 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           // A trial's task: its lines; any other task's: none kept here.
           auto id = state::trial_of_task_id(req.param("task_id"));
           auto lines = id ? ctx->logs->since(*id) : std::vector<log_line>{};
+          auto fields = log_fields(lines);
+          fields["allocationIds"] = nlohmann::json::array(); // no filter
           res.send(http::http_response::json(
-              200, http::result_line(log_fields(lines).dump()) + "\n"));
+              200, http::result_line(fields.dump()) + "\n"));
         });
   r.get("/api/v1/trials/{trial_id}/checkpoints",
         [ctx](http_request req, responder res) {

@@ -458,6 +458,14 @@ void experiment_move(const cluster_state& s, const record_command& c,
            "destinationProjectId: project '" + p.name + "' is archived");
   if (e->project_id == p.id)
     return;
+  // Nor out of an archived project (or one in an archived workspace), as
+  // upstream.
+  if (auto from = state::find_project(s, e->project_id); from) {
+    auto w = state::find_workspace(s, from->workspace_id);
+    if (from->archived || (w && w->archived))
+      refuse(errc::invalid_argument,
+             "experimentId: its project '" + from->name + "' is archived");
+  }
   o.events.push_back(stamped(experiment_moved{id, p.id, {}, 0}, c, now));
 }
 

@@ -133,6 +133,13 @@ TEST_F(experiment_views,
   EXPECT_EQ(ids("?archived=false"), (std::vector<int64_t>{2}));
   // Of the archived project itself, its live experiments are listed.
   EXPECT_EQ(ids("?archived=false&projectId=" + pid), (std::vector<int64_t>{1}));
+  // No experiment moves out of an archived project.
+  auto out = write("POST", "/api/v1/experiments/1/move",
+                   R"({"destinationProjectId": 1})");
+  EXPECT_EQ(out.status, 400) << out.body;
+  EXPECT_NE(out.body.find("experimentId: its project 'p' is archived"),
+            std::string::npos)
+      << out.body;
   EXPECT_EQ(ids(""), (std::vector<int64_t>{1, 2}));
   // So for an archived workspace.
   ASSERT_EQ(write("POST", "/api/v1/projects/" + pid + "/unarchive").status,

@@ -191,6 +191,9 @@ TEST_F(master_api_test, a_trials_logs_filter_by_their_fields) {
       call("GET", "/api/v1/tasks/" + state::task_id_of(1, 5) + "/logs/fields");
   ASSERT_EQ(by_task.status, 200) << by_task.body;
   EXPECT_NE(by_task.body.find("a2"), std::string::npos);
+  // A task's fields name allocations too (upstream's SDK reads every key).
+  EXPECT_NE(by_task.body.find("\"allocationIds\":[]"), std::string::npos)
+      << by_task.body;
 }
 
 TEST_F(master_api_test,
