@@ -108,6 +108,13 @@ labels(const json& a, const char* key, const std::vector<std::string>& fallback,
   return out;
 }
 
+/// Stamps the user and time on a *_saved / *_deleted event.
+template <class E> E stamped(E ev, const record_command& c, int64_t now_us) {
+  ev.username = c.username;
+  ev.at_us = now_us;
+  return ev;
+}
+
 /// One record command through `table` (op -> handler): an unknown op, or
 /// arguments that are not an object, are refused; a handler's `refused`
 /// (or a JSON type error) becomes the refusal, with no events.
