@@ -15,6 +15,8 @@
 
 namespace det::api {
 
+using json = nlohmann::json;
+
 namespace {
 
 using http::grpc_code;
