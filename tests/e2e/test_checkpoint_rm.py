@@ -76,11 +76,13 @@ def test_det_checkpoint_rm_removes_by_glob_and_survives_a_restart(
              lambda: "extra/keep.txt" in checkpoint(cluster, second)["resources"],
              timeout=60)
 
-    # Every file: DELETED, the folder gone.
+    # Every file: DELETED, the folder gone; its list of files stays as it
+    # was (as upstream's), and it counts nothing toward the sizes.
+    before = checkpoint(cluster, first)["resources"]
     rc, out = det(cluster, home, "checkpoint", "rm", "--glob", "**/*", "--yes", first)
     assert rc == 0, out
     c = state_becomes(cluster, first, "STATE_DELETED")
-    assert c["resources"] == {}, c
+    assert c["resources"] == before, c
     assert not os.path.exists(os.path.join(base, first))
 
     # Hostile input: refused naming the field or the uuid, nothing removed.

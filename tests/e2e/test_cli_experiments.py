@@ -220,8 +220,10 @@ def test_delete_tb_files_removes_the_experiments_tensorboard_folder(cluster_fact
         rc, out = det(cluster, home, "experiment", "create", "--paused", str(cfg), EXAMPLE)
         assert rc == 0, out
         ids.append(int(out.split("Created experiment ")[1].split()[0]))
-    # Where the harness syncs them: <storage>/<cluster id>/tensorboard/experiment/<id>.
-    base = os.path.join(cluster.ckpt_dir, "ckpt", "e2e-tb", "tensorboard", "experiment")
+    # Where the harness syncs them: <storage>/<cluster uuid, as /info
+    # answers it>/tensorboard/experiment/<id>.
+    uuid = cluster.get("/info")["cluster_id"]
+    base = os.path.join(cluster.ckpt_dir, "ckpt", uuid, "tensorboard", "experiment")
     for i in ids:
         os.makedirs(os.path.join(base, str(i), "trial", "1"))
         with open(os.path.join(base, str(i), "trial", "1", "events.out"), "w") as f:

@@ -120,7 +120,16 @@ def test_checkpoints_go_to_s3_resume_after_a_killed_agent_and_download_with_det(
         assert got[key.split("/", 2)[2]] == sha, key
     exp_dir = os.path.join(home, "exp")
     out = det(cluster, home, "experiment", "download", str(exp_id), "-o", exp_dir)
-    assert best["uuid"] in out, out
-    got = sha_of_tree(os.path.join(exp_dir, best["uuid"]))
+    # The CLI downloads a checkpoint with the best searcher metric (several
+    # may tie): each checkpoint has the validation of its own step.
+    listed = cluster.get("/api/v1/experiments/%d/checkpoints" % exp_id)["checkpoints"]
+    metric = {c["uuid"]: c["training"].get("searcherMetric") for c in listed}
+    picked = re.search(r"/exp/([0-9a-f-]{36})", out)
+    assert picked, out
+    picked = picked.group(1)
+    assert metric[picked] == min(m for m in metric.values() if m is not None), out
+    got = sha_of_tree(os.path.join(exp_dir, picked))
+    stored = objects(s3, bucket, "exp-ckpts/%s/" % picked)
+    assert stored, picked
     for key, sha in stored.items():
         assert got[key.split("/", 2)[2]] == sha, key
