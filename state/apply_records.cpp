@@ -68,8 +68,14 @@ verdict apply_one(cluster_state& s, const workspace_deleted& ev) {
 
 verdict apply_one(cluster_state& s, const workspace_pinned& ev) {
   auto w = s.workspaces.find(ev.workspace_id);
-  if (w == s.workspaces.end())
-    return "unknown " + id_name("workspace", ev.workspace_id);
+  if (w == s.workspaces.end()) {
+    // The default workspace exists before anyone saved it.
+    auto d = find_workspace(s, ev.workspace_id);
+    if (!d)
+      return "unknown " + id_name("workspace", ev.workspace_id);
+    s.last_workspace_id = std::max(s.last_workspace_id, d->id);
+    w = s.workspaces.emplace(d->id, *d).first;
+  }
   auto& by = w->second.pinned_by;
   auto at = std::lower_bound(by.begin(), by.end(), ev.username);
   bool there = at != by.end() && *at == ev.username;
@@ -82,8 +88,14 @@ verdict apply_one(cluster_state& s, const workspace_pinned& ev) {
 
 verdict apply_one(cluster_state& s, const project_notes_set& ev) {
   auto p = s.projects.find(ev.project_id);
-  if (p == s.projects.end())
-    return "unknown " + id_name("project", ev.project_id);
+  if (p == s.projects.end()) {
+    // The default project exists before anyone saved it.
+    auto d = find_project(s, ev.project_id);
+    if (!d)
+      return "unknown " + id_name("project", ev.project_id);
+    s.last_project_id = std::max(s.last_project_id, d->id);
+    p = s.projects.emplace(d->id, *d).first;
+  }
   p->second.notes = ev.notes;
   return {};
 }

@@ -218,4 +218,21 @@ TEST_F(workspace_routes, a_projects_notes_are_added_and_replaced) {
   EXPECT_EQ(project_json(p)["notes"], json::array({hello}));
 }
 
+TEST_F(workspace_routes,
+       the_default_workspace_is_pinned_and_its_project_noted) {
+  // Neither was ever saved: each exists before anyone wrote it.
+  auto pin = write("POST", "/api/v1/workspaces/1/pin");
+  ASSERT_EQ(pin.status, 200) << pin.body;
+  auto w = json::parse(call("GET", "/api/v1/workspaces/1").body)["workspace"];
+  EXPECT_EQ(w["pinned"], true) << w.dump();
+  EXPECT_EQ(w["name"], "Uncategorized");
+  json note{{"name", "n"}, {"contents", "c"}};
+  auto r = write("POST", "/api/v1/projects/1/notes", note.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(project_json(1)["notes"], json::array({note}));
+  EXPECT_EQ(project_json(1)["name"], "Uncategorized");
+  // A new workspace still gets a new id.
+  EXPECT_EQ(workspace("next"), 2);
+}
+
 } // namespace
