@@ -58,6 +58,8 @@ struct prov_state {
   /// Instances and spot requests a terminate / cancel was sent for, when.
   std::map<std::string, int64_t> sent_at;
   std::string last_wait_reason;
+  /// Since when pending demand has wanted a launch (scale_up_delay).
+  std::optional<caf::actor_clock::time_point> demand_since;
   /// Whether the backoff was resumed from the log (first plan).
   bool resumed = false;
 };
@@ -289,9 +291,37 @@ void handle_unknown(const state_ptr& st, const provisioning_plan& plan,
   cancel_now(st, std::move(cancel), now);
 }
 
+/// How many of the plan's launches to make now: those min_instances asks
+/// for at once; those for pending demand once it has wanted a launch for
+/// scale_up_delay (timed on the actor's clock, which also fires the wake
+/// set for then). Demand that goes away meanwhile (an agent enabled again,
+/// a trial that found a slot) buys nothing.
+int launch_now(caf::event_based_actor* self, const state_ptr& st,
+               const provisioning_plan& plan) {
+  int for_demand = plan.launch - plan.launch_for_minimum;
+  auto delay = st->opts.scale_up_delay;
+  if (for_demand <= 0 || delay.count() <= 0) {
+    st->demand_since.reset();
+    return plan.launch;
+  }
+  auto now = self->clock().now();
+  if (!st->demand_since) {
+    st->demand_since = now;
+    note(st, log::level::info,
+         "pending demand wants " + std::to_string(for_demand)
+             + " instance(s); launching if it still does in "
+             + std::to_string(delay.count()) + " ms (scale_up_delay)");
+    self->delayed_send(self, delay, wake_atom::value);
+  }
+  if (now - *st->demand_since >= delay)
+    return plan.launch;
+  return plan.launch_for_minimum;
+}
+
 void launch_new(caf::event_based_actor* self, const state_ptr& st,
                 const provisioning_plan& plan, int64_t now,
                 std::function<void()> done) {
+  int launch = launch_now(self, st, plan);
   auto type = pick_type(st, now);
   if (type)
     for (const auto& r : plan.reissues)
@@ -305,8 +335,8 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
       }
   int room =
       st->opts.max_launches_in_flight - static_cast<int>(st->in_flight.size());
-  if (plan.launch <= 0 || room <= 0 || !type) {
-    if (plan.launch > 0 && !type) {
+  if (launch <= 0 || room <= 0 || !type) {
+    if (launch > 0 && !type) {
       std::string why = "every instance type backs off after launch errors";
       if (why != st->last_wait_reason)
         note(st, log::level::info, "waiting: " + why);
@@ -321,7 +351,7 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
   req.launch_seq = plan.next_seq;
   req.client_token = state::make_client_token(st->opts.cluster_id,
                                               st->opts.pool, req.launch_seq);
-  req.count = std::min(plan.launch, std::max(1, st->opts.max_per_launch));
+  req.count = std::min(launch, std::max(1, st->opts.max_per_launch));
   req.spot = st->provider->spot();
   req.at_us = now;
   launch_spec spec{st->opts.pool,

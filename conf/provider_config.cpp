@@ -296,6 +296,7 @@ void read_provider(object_reader& r, provider_config& out,
       r.dur("max_idle_agent_period", 20min, "20m", true);
   out.max_agent_starting_period =
       r.dur("max_agent_starting_period", 20min, "20m", true);
+  out.scale_up_delay = r.dur("scale_up_delay", 5s, "5s");
   out.min_instances = r.integer("min_instances", 0, 0);
   out.max_instances = r.integer("max_instances", 5, 1);
   if (out.min_instances > out.max_instances)

@@ -91,6 +91,9 @@ struct provider_config {
   std::chrono::milliseconds agent_reconnect_backoff{std::chrono::seconds{5}};
   std::chrono::milliseconds max_idle_agent_period{std::chrono::minutes{20}};
   std::chrono::milliseconds max_agent_starting_period{std::chrono::minutes{20}};
+  /// How long pending demand must stay unmet before an instance is
+  /// launched for it (upstream's provisioner acts every 5 s).
+  std::chrono::milliseconds scale_up_delay{std::chrono::seconds{5}};
   int64_t min_instances = 0;
   int64_t max_instances = 5;
   std::chrono::milliseconds launch_error_timeout{0}; ///< 0 = never sticky

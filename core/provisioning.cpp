@@ -267,6 +267,7 @@ provisioning_plan plan_provisioning(const state::cluster_state& s,
   input.instances = std::move(kept);
   auto d = policy::decide_scale(input, scale_config_of(*p));
   plan.launch = d.launch;
+  plan.launch_for_minimum = d.for_minimum;
   plan.wanted = d.wanted;
   plan.never_fit = static_cast<int>(d.never_fit.size());
   // Re-issued launches are starting instances already counted above.

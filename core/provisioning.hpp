@@ -70,6 +70,8 @@ struct reissue {
 
 struct provisioning_plan {
   int launch = 0;
+  /// Of `launch`, the instances min_instances asks for.
+  int launch_for_minimum = 0;
   /// The launch_seq of the next launch (next_launch_seq).
   int64_t next_seq = 0;
   /// Instances the demand wants before max_instances caps it.
@@ -136,6 +138,11 @@ struct provisioner_options {
     c.max_delay = std::chrono::minutes{5};
     return c;
   }();
+  /// How long pending demand must stay unmet before the provisioner
+  /// launches for it (instances min_instances asks for never wait): a burst
+  /// of submissions is bought in one launch, and a flap (an agent disabled
+  /// and enabled again, a trial that restarts at once) buys nothing.
+  std::chrono::milliseconds scale_up_delay{0};
   /// At most this many launch calls in flight.
   int max_launches_in_flight = 4;
   /// At most this many instances per launch call.

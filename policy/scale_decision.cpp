@@ -237,6 +237,7 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
   int lo = config.min_instances - alive;
   int hi = config.max_instances - alive;
   out.launch = std::max(0, std::min(std::max(lo, out.wanted), hi));
+  out.for_minimum = std::max(0, std::min(lo, hi));
   return out;
 }
 

@@ -90,6 +90,10 @@ struct termination {
 struct scale_decision {
   /// Instances to launch now.
   int launch = 0;
+  /// Of `launch`, the instances min_instances asks for; the rest is for
+  /// pending demand (which the provisioner may hold back for its
+  /// scale_up_delay).
+  int for_minimum = 0;
   std::vector<termination> terminate;
   /// Instances the demand wants before max_instances caps it.
   int wanted = 0;

@@ -81,6 +81,7 @@ private:
     po.pool = rp.pool_name;
     po.cluster_id = ctx.cluster_id;
     po.slots_per_instance = rp.provider.slots_per_instance();
+    po.scale_up_delay = rp.provider.scale_up_delay;
     provisioners_.push_back(
         spawn_provisioner(*ctx.sys, ctx.master,
                           std::make_shared<provision::local_provider>(lo), po));
@@ -100,6 +101,7 @@ private:
     po.pool = rp.pool_name;
     po.cluster_id = ctx.cluster_id;
     po.slots_per_instance = rp.provider.slots_per_instance();
+    po.scale_up_delay = rp.provider.scale_up_delay;
     provision::tune_from_env(po, env_);
     provisioners_.push_back(spawn_provisioner(*ctx.sys, ctx.master, *prov, po));
     log::info() << "aws provisioner for pool " << rp.pool_name

@@ -108,9 +108,11 @@ struct fixture : master_fixture {
 
   /// The master, then the pool's provisioner: no ticks (tick_interval 0),
   /// so whatever it decides, a wake made it decide.
-  void start_cluster(std::chrono::milliseconds gap = 0ms, int burst = 1) {
+  void start_cluster(std::chrono::milliseconds gap = 0ms, int burst = 1,
+                     std::chrono::milliseconds scale_up_delay = 0ms) {
     start(store);
     provisioner_options po;
+    po.scale_up_delay = scale_up_delay;
     po.pool = "default";
     po.cluster_id = "actor-test";
     po.tick_interval = 0ms;
@@ -129,14 +131,40 @@ struct fixture : master_fixture {
     return id;
   }
 
+  /// Runs what is due now, without firing timers.
+  void run_due() {
+    while (sched.try_run_once()) {
+    }
+  }
+
+  /// Moves both clocks (the master's and the actors') by `d`, then runs
+  /// what became due.
+  void advance(std::chrono::milliseconds d) {
+    now += d.count() * 1000;
+    sched.advance_time(d);
+    run_due();
+  }
+
+  /// submit() without firing timers.
+  void submit_due(int slots = 1) {
+    anon_send(master, submit_atom::value, experiment_config(slots),
+              std::string{"u"});
+    run_due();
+  }
+
   /// Frames the connected agents were sent.
   int frames = 0;
 
   void connect_agent(const std::string& id, int slots) {
+    connect_agent_due(id, slots);
+    run();
+  }
+
+  void connect_agent_due(const std::string& id, int slots) {
     auto conn = sys.spawn(silent_agent, &frames);
     agent_hello h{id, "default", slots, "cpu", "", {}, {}};
     anon_send(master, connect_atom::value, h, conn);
-    run();
+    run_due();
   }
 };
 
@@ -247,6 +275,52 @@ CAF_TEST(a burst of wakes decides at once then at the average rate) {
   sched.advance_time(50ms);
   run_due();
   CAF_CHECK_EQUAL(provider->decisions - before, 4);
+}
+
+// Without the delay, an agent disabled for a moment (or a trial that
+// restarts at once) bought an instance within milliseconds; upstream's
+// provisioner acts every 5 s. These tests run only what is due (run()
+// would fire the delay's timer at once).
+CAF_TEST(demand is launched for once it has waited scale_up_delay) {
+  start_cluster(0ms, 1, 5000ms);
+  submit_due();
+  CAF_CHECK_EQUAL(provider->launches.size(), 0u);
+  advance(4s);
+  CAF_CHECK_EQUAL(provider->launches.size(), 0u);
+  // The wake set for the end of the delay decides without a tick.
+  advance(1s);
+  CAF_REQUIRE_EQUAL(provider->launches.size(), 1u);
+  CAF_CHECK_EQUAL(provider->launches[0].count, 1);
+}
+
+CAF_TEST(demand met within scale_up_delay buys nothing) {
+  start_cluster(0ms, 1, 5000ms);
+  submit_due();
+  advance(2s);
+  connect_agent_due("a1", 1); // the trial is placed there
+  advance(10s);
+  anon_send(prov, wake_atom::value);
+  run_due();
+  CAF_CHECK_EQUAL(provider->launches.size(), 0u);
+  // A later burst waits its own delay, from when it came, and is bought
+  // in one launch.
+  submit_due();
+  advance(1s);
+  submit_due();
+  advance(3s);
+  CAF_CHECK_EQUAL(provider->launches.size(), 0u);
+  advance(1s);
+  CAF_REQUIRE_EQUAL(provider->launches.size(), 1u);
+  CAF_CHECK_EQUAL(provider->launches[0].count, 2);
+}
+
+CAF_TEST(instances min_instances asks for never wait for scale_up_delay) {
+  cluster.pools.front().min_instances = 2;
+  start_cluster(0ms, 1, 5000ms);
+  anon_send(prov, wake_atom::value);
+  run_due();
+  CAF_REQUIRE_EQUAL(provider->launches.size(), 1u);
+  CAF_CHECK_EQUAL(provider->launches[0].count, 2);
 }
 
 // The tick lists the provider and reconciles; a trial that waits while

@@ -24,8 +24,10 @@ class Cluster:
     def __init__(self, pg_url, tmp, name, reconnect_wait="5s", idle="3s",
                  max_instances=2, extra_config="", tls=None, agent_token="",
                  agent_args=(), extra_yaml="", env=None, work_dir=None, extra_pools="",
-                 min_instances=0):
-        """extra_pools: more items of resource_pools (YAML, indented as
+                 min_instances=0, scale_up_delay="0s"):
+        """scale_up_delay: 0s (not the product's 5 s) so tests that scale from
+        zero do not wait for it; tests of the delay pass their own.
+        extra_pools: more items of resource_pools (YAML, indented as
         "  - pool_name: x"). tls: (cert, key, ca) PEM paths: the master serves https/wss and
         local agents trust `ca`. extra_config / extra_yaml: more top-level
         master.yaml. env: more environment for det-master. work_dir: the
@@ -71,11 +73,13 @@ resource_pools:
       max_instances: %d
       max_idle_agent_period: %s
       max_agent_starting_period: 60s
+      scale_up_delay: %s
       agent_args: %s
 %s
 %s
 """ % (self.port, reconnect_wait, self.ckpt_dir, os.path.join(BIN, "det-agent"),
-       self.work_dir, min_instances, max_instances, idle, json.dumps(list(agent_args)),
+       self.work_dir, min_instances, max_instances, idle, scale_up_delay,
+       json.dumps(list(agent_args)),
        extra_pools, extra_config) + extra_yaml)
         self.proc = None
         self.log_path = os.path.join(tmp, "master.log")

@@ -201,6 +201,7 @@ resource_pools:
       max_instances: %d
       max_idle_agent_period: %s
       max_agent_starting_period: %s
+      scale_up_delay: 0s
 """ % (self.port, "c" + tag_value[-8:], reconnect_wait, self.ckpt_dir, endpoint,
        master_url or self.url,
        ", ".join(alternatives), TAG_KEY, tag_value, "true" if spot else "false",
