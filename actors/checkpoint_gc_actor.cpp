@@ -79,9 +79,10 @@ void start_deletions(caf::event_based_actor* self,
       continue;
     st->in_flight.insert(id);
     auto uuids = d.uuids;
+    bool finishes = d.finishes_deletion;
     caf::actor me = caf::actor_cast<caf::actor>(self);
-    st->opts.run(std::move(d), [me, id, uuids](caf::error err) {
-      caf::anon_send(me, gcdone_atom::value, id, uuids,
+    st->opts.run(std::move(d), [me, id, uuids, finishes](caf::error err) {
+      caf::anon_send(me, gcdone_atom::value, id, uuids, finishes,
                      err ? render(err) : std::string{});
     });
   }
@@ -196,7 +197,7 @@ void on_tick(caf::event_based_actor* self,
 }
 
 void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
-             int64_t id, std::vector<std::string> uuids,
+             int64_t id, std::vector<std::string> uuids, bool finishes,
              const std::string& error) {
   st->in_flight.erase(id);
   if (!error.empty()) {
@@ -214,13 +215,22 @@ void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
   auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
-  batch.events.emplace_back(checkpoints_deleted{id, uuids, now_us});
+  if (!uuids.empty())
+    batch.events.emplace_back(checkpoints_deleted{id, uuids, now_us});
+  // A DELETING experiment leaves with its files (experiment_deletion_started).
+  if (finishes)
+    batch.events.emplace_back(experiment_deleted{id, "", now_us});
   self->request(st->master, caf::infinite, record_atom::value, std::move(batch))
       .then(
-          [id, uuids](caf::ok_atom) {
-            log::write(log::level::info, "checkpoint gc: experiment "
-                                             + std::to_string(id) + " deleted "
-                                             + joined(uuids));
+          [id, uuids, finishes](caf::ok_atom) {
+            if (!uuids.empty())
+              log::write(log::level::info, "checkpoint gc: experiment "
+                                               + std::to_string(id)
+                                               + " deleted " + joined(uuids));
+            if (finishes)
+              log::write(log::level::info, "checkpoint gc: experiment "
+                                               + std::to_string(id)
+                                               + " is deleted");
           },
           [](caf::error& err) {
             log::write(log::level::warn, "checkpoint gc: " + render(err));
@@ -241,8 +251,8 @@ caf::behavior gc_behavior(caf::event_based_actor* self, master_actor master,
           self->delayed_send(self, st->opts.tick_interval, tick_atom::value);
       },
       [self, st](gcdone_atom, int64_t id, std::vector<std::string>& uuids,
-                 const std::string& error) {
-        on_done(self, st, id, std::move(uuids), error);
+                 bool finishes, const std::string& error) {
+        on_done(self, st, id, std::move(uuids), finishes, error);
       },
       [self, st](rmdone_atom, int64_t id, const std::string& uuid,
                  const std::string& left, const std::string& error) {

@@ -27,6 +27,8 @@ std::string experiment_state_name(state::experiment_status s) {
 
 std::string experiment_state_name(const state::cluster_state& s,
                                   const state::experiment_info& e) {
+  if (e.deleting)
+    return "STATE_DELETING";
   if (e.status != state::experiment_status::active)
     return experiment_state_name(e.status);
   // An active experiment as upstream shows it: RUNNING once a trial runs,

@@ -120,7 +120,16 @@ pending_checkpoint_deletions(const state::cluster_state& s) {
         d.uuids.push_back(c.uuid);
       }
   for (const auto& [id, o] : s.orphan_checkpoints)
-    by_exp[id] = checkpoint_deletion{id, o.uuids, o.storage, true};
+    by_exp[id] = checkpoint_deletion{id, o.uuids, o.storage, true, false};
+  // A DELETING experiment, with or without checkpoints left: its
+  // TensorBoard files go, then it does.
+  for (const auto& [id, e] : s.experiments)
+    if (e.deleting) {
+      auto& d = by_exp[id];
+      d.experiment_id = id;
+      d.experiment_deleted = true;
+      d.finishes_deletion = true;
+    }
   std::vector<checkpoint_deletion> out;
   for (auto& [id, d] : by_exp) {
     if (auto e = s.experiments.find(id); e != s.experiments.end())

@@ -56,6 +56,9 @@ struct checkpoint_deletion {
   nlohmann::json storage;
   /// The experiment itself was deleted: its TensorBoard files go too.
   bool experiment_deleted = false;
+  /// The experiment is DELETING (experiment_deletion_started): once the
+  /// files are gone the collector records experiment_deleted.
+  bool finishes_deletion = false;
 };
 
 [[nodiscard]] std::vector<checkpoint_deletion>

@@ -7,7 +7,8 @@ namespace det {
 experiment_deletion delete_experiment_events(const state::cluster_state& s,
                                              int64_t id,
                                              const std::string& username,
-                                             int64_t now_us) {
+                                             int64_t now_us,
+                                             deletion_mode mode) {
   experiment_deletion out;
   auto refuse = [&out](errc code, std::string why) {
     out.code = code;
@@ -33,6 +34,14 @@ experiment_deletion delete_experiment_events(const state::cluster_state& s,
                       + state::to_string(e->status)
                       + ": only an ended experiment can be deleted "
                         "(kill it first)");
+  if (e->deleting) {
+    if (mode == deletion_mode::after_files)
+      return refuse(errc::failed_precondition,
+                    "experiment " + std::to_string(id)
+                        + " is being deleted already");
+    out.events.emplace_back(experiment_deleted{id, username, now_us});
+    return out;
+  }
   // Its completed checkpoints go to the collector first; with those
   // already being deleted they outlive the experiment (orphan_checkpoints)
   // until their files are gone.
@@ -54,7 +63,10 @@ experiment_deletion delete_experiment_events(const state::cluster_state& s,
   if (!uuids.empty())
     out.events.emplace_back(checkpoints_deletion_requested{
         id, std::move(uuids), "delete", username, now_us});
-  out.events.emplace_back(experiment_deleted{id, username, now_us});
+  if (mode == deletion_mode::after_files)
+    out.events.emplace_back(experiment_deletion_started{id, username, now_us});
+  else
+    out.events.emplace_back(experiment_deleted{id, username, now_us});
   return out;
 }
 

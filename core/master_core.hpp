@@ -496,7 +496,8 @@ private:
                                   const std::string& owner, int64_t project_id,
                                   int64_t now_us) const;
   /// The experiment a user's command names, or nullptr with d.refusal set:
-  /// not found or, given a `verb`, unmanaged (unmanaged_refusal).
+  /// not found, being deleted or, given a `verb`, unmanaged
+  /// (unmanaged_refusal).
   const state::experiment_info*
   experiment_or_refuse(decision& d, int64_t id,
                        const char* verb = nullptr) const;

@@ -127,7 +127,8 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
 decision master_core::delete_experiment(int64_t id, const std::string& username,
                                         int64_t now_us) {
   decision d;
-  auto del = delete_experiment_events(st_, id, username, now_us);
+  auto del = delete_experiment_events(st_, id, username, now_us,
+                                      deletion_mode::after_files);
   if (del.code != errc::none) {
     d.refusal = make_error(del.code, std::move(del.why));
     return d;

@@ -67,11 +67,18 @@ const state::experiment_info*
 master_core::experiment_or_refuse(decision& d, int64_t id,
                                   const char* verb) const {
   auto e = state::find_experiment(st_, id);
-  if (e == nullptr)
+  if (e == nullptr) {
     d.refusal = make_error(errc::not_found,
                            "experiment " + std::to_string(id) + " not found");
-  else if (verb != nullptr && unmanaged_refusal(d, *e, verb))
+  } else if (e->deleting) {
+    // As upstream: a DELETING experiment takes no command.
+    d.refusal =
+        make_error(errc::failed_precondition,
+                   "experiment " + std::to_string(id) + " is being deleted");
     return nullptr;
+  } else if (verb != nullptr && unmanaged_refusal(d, *e, verb)) {
+    return nullptr;
+  }
   return e;
 }
 

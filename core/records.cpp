@@ -252,7 +252,8 @@ void workspace_delete(const cluster_state& s, const record_command& c,
     for (const auto& [id, e] : s.experiments) {
       if (e.project_id != p.id)
         continue;
-      auto del = delete_experiment_events(s, id, c.username, now);
+      auto del = delete_experiment_events(s, id, c.username, now,
+                                          deletion_mode::at_once);
       if (del.code != errc::none)
         refuse(del.code, "workspace '" + w.name + "', project '" + p.name
                              + "': " + del.why);

@@ -192,8 +192,31 @@ struct experiment_resources_changed {
   }
 };
 
-/// A user deleted an ended experiment (det experiment delete): it and its
-/// trials leave the state; their ids are never given again.
+/// A user asked to delete an ended experiment (det experiment delete): it
+/// shows as DELETING and takes no command until the checkpoint collector
+/// has deleted its checkpoints and TensorBoard files and records
+/// experiment_deleted.
+struct experiment_deletion_started {
+  static constexpr const char* type_name = "experiment_deletion_started";
+  static constexpr int32_t version = 1;
+  int64_t experiment_id = 0;
+  std::string username;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("experiment_id", experiment_id);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  std::string stream() const {
+    return "experiment/" + std::to_string(experiment_id);
+  }
+};
+
+/// An ended experiment is deleted: it and its trials leave the state; their
+/// ids are never given again. After experiment_deletion_started, the
+/// collector records it once the files are gone; a workspace deleted with
+/// its projects deletes its experiments at once.
 struct experiment_deleted {
   static constexpr const char* type_name = "experiment_deleted";
   static constexpr int32_t version = 1;
@@ -328,6 +351,7 @@ using experiment_event_family =
                  experiment_state_changed, experiment_searcher_updated,
                  experiment_resources_changed, experiment_deleted,
                  experiment_edited, experiment_archived,
-                 experiment_gc_policy_changed, log_retention_set>;
+                 experiment_gc_policy_changed, log_retention_set,
+                 experiment_deletion_started>;
 
 } // namespace det

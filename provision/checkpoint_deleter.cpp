@@ -202,6 +202,8 @@ caf::error delete_tensorboard_files(const json& storage,
 
 checkpoint_delete_fn make_checkpoint_deleter(aws::env_lookup env) {
   return [env = std::move(env)](const checkpoint_deletion& d) -> caf::error {
+    if (d.uuids.empty()) // a DELETING experiment without checkpoints
+      return {};
     for (const auto& uuid : d.uuids)
       if (!plain_uuid(uuid))
         return make_error(errc::invalid_argument,

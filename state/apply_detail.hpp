@@ -53,6 +53,7 @@ verdict apply_one(cluster_state& s, const user_password_changed& ev);
 verdict apply_one(cluster_state& s, const user_edited& ev);
 verdict apply_one(cluster_state& s, const slot_disabled& ev);
 verdict apply_one(cluster_state& s, const experiment_deleted& ev);
+verdict apply_one(cluster_state& s, const experiment_deletion_started& ev);
 verdict apply_one(cluster_state& s, const slot_enabled& ev);
 verdict apply_one(cluster_state& s, const access_token_created& ev);
 verdict apply_one(cluster_state& s, const access_token_changed& ev);

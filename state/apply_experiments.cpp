@@ -135,6 +135,24 @@ verdict apply_one(cluster_state& s, const experiment_edited& ev) {
   return {};
 }
 
+verdict apply_one(cluster_state& s, const experiment_deletion_started& ev) {
+  auto i = s.experiments.find(ev.experiment_id);
+  if (i == s.experiments.end())
+    return "unknown " + experiment_name(ev.experiment_id);
+  auto& e = i->second;
+  if (!is_terminal(e.status))
+    return experiment_name(ev.experiment_id) + " has not ended";
+  if (e.deleting)
+    return experiment_name(ev.experiment_id) + " is already being deleted";
+  for (auto id : e.trial_ids) {
+    auto t = s.trials.find(id);
+    if (t != s.trials.end() && t->second.allocation)
+      return "trial " + std::to_string(id) + " still holds slots";
+  }
+  e.deleting = true;
+  return {};
+}
+
 verdict apply_one(cluster_state& s, const experiment_deleted& ev) {
   auto i = s.experiments.find(ev.experiment_id);
   if (i == s.experiments.end())

@@ -222,6 +222,9 @@ struct experiment_info {
   /// scheduled, no searcher. `external_id`: its client's name for it.
   bool unmanaged = false;
   std::string external_id;
+  /// experiment_deletion_started: DELETING until the collector has deleted
+  /// its files (then experiment_deleted); it takes no command meanwhile.
+  bool deleting = false;
 };
 
 /// One run of a trial on its slots.

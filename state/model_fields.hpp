@@ -124,6 +124,7 @@ template <class F> void fields(F& f, experiment_info& x) {
   f.opt("project_id", x.project_id);
   f.opt("unmanaged", x.unmanaged);
   f.opt("external_id", x.external_id);
+  f.opt("deleting", x.deleting);
 }
 
 template <class F> void fields(F& f, allocation_info& x) {

@@ -239,8 +239,32 @@ TEST(experiment_commands,
   EXPECT_TRUE(other.events.empty());
   auto d = c.run(c.core->delete_experiment(1, "ann", c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
+  // As upstream: DELETING until the collector has deleted its files, and
+  // no command meanwhile (a continue would resume from checkpoints being
+  // deleted).
+  ASSERT_NE(state::find_experiment(c.core->state(), 1), nullptr);
+  EXPECT_TRUE(c.experiment(1).deleting);
+  auto again = c.core->delete_experiment(1, "ann", c.now);
+  EXPECT_EQ(code_of(again.refusal), errc::failed_precondition);
+  EXPECT_NE(render(again.refusal).find("being deleted"), std::string::npos);
+  auto cont =
+      c.core->continue_experiment(1, nlohmann::json::object(), "ann", c.now);
+  EXPECT_EQ(code_of(cont.refusal), errc::failed_precondition);
+  EXPECT_TRUE(cont.events.empty());
+  EXPECT_EQ(code_of(c.core->archive_experiment(1, true, "ann", c.now).refusal),
+            errc::failed_precondition);
+  // Without checkpoints, the collector still has its TensorBoard files to
+  // delete, and then the experiment to finish.
+  auto pending = pending_checkpoint_deletions(c.core->state());
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_TRUE(pending[0].uuids.empty());
+  EXPECT_TRUE(pending[0].experiment_deleted);
+  EXPECT_TRUE(pending[0].finishes_deletion);
+  auto gone = c.run(c.core->record({experiment_deleted{1, "", c.now}}));
+  ASSERT_FALSE(gone.refusal) << render(gone.refusal);
   EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);
   EXPECT_EQ(state::find_trial(c.core->state(), 1), nullptr);
+  EXPECT_TRUE(pending_checkpoint_deletions(c.core->state()).empty());
   EXPECT_EQ(code_of(c.core->delete_experiment(1, "ann", c.now).refusal),
             errc::not_found);
   // The next experiment and trial get new ids, also after a restart.
@@ -265,12 +289,20 @@ TEST(experiment_commands,
   auto d = c.run(c.core->delete_experiment(1, "ann", c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(d.reply["checkpointsDeleted"], 2);
-  const auto& orphans = c.core->state().orphan_checkpoints;
-  ASSERT_EQ(orphans.count(1), 1u);
-  EXPECT_EQ(orphans.at(1).uuids, (std::vector<std::string>{"ck-1", "ck-2"}));
+  // One deletion: its checkpoints, its TensorBoard files, then itself.
   auto pending = pending_checkpoint_deletions(c.core->state());
   ASSERT_EQ(pending.size(), 1u);
-  EXPECT_EQ(pending[0].uuids, orphans.at(1).uuids);
+  EXPECT_EQ(pending[0].uuids, (std::vector<std::string>{"ck-1", "ck-2"}));
+  EXPECT_TRUE(pending[0].finishes_deletion);
+  EXPECT_EQ(c.replayed(), c.core->state());
+  // What the collector records once the files are gone.
+  auto done =
+      c.run(c.core->record({checkpoints_deleted{1, pending[0].uuids, c.now},
+                            experiment_deleted{1, "", c.now}}));
+  ASSERT_FALSE(done.refusal) << render(done.refusal);
+  EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);
+  EXPECT_TRUE(c.core->state().orphan_checkpoints.empty());
+  EXPECT_TRUE(pending_checkpoint_deletions(c.core->state()).empty());
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 

@@ -106,21 +106,40 @@ def test_experiment_delete_removes_its_checkpoint_folders(cluster_factory, tmp_p
     base = os.path.join(cluster.ckpt_dir, "del")
     for uuid in cs:
         assert os.path.isdir(os.path.join(base, uuid)), uuid
+    # Its TensorBoard files, where the harness syncs them.
+    uuid = cluster.get("/info")["cluster_id"]
+    tb = os.path.join(base, uuid, "tensorboard", "experiment", str(exp_id))
+    os.makedirs(os.path.join(tb, "trial", "1"), exist_ok=True)
     home = home_of(tmp_path)
     rc, out = det(cluster, home, "experiment", "delete", str(exp_id), "--yes")
     assert rc == 0 and "Deletion of experiment %d is in progress" % exp_id in out, out
-    rc, out = det(cluster, home, "experiment", "describe", str(exp_id))
-    assert rc != 0 and "not found" in out, out
+    # As upstream: DELETING until its files are gone, and no command then.
+    assert cluster.experiment(exp_id)["state"] == "STATE_DELETING"
+    rc, out = det(cluster, home, "experiment", "delete", str(exp_id), "--yes")
+    assert rc != 0 and "being deleted" in out, out
+    rc, out = det(cluster, home, "experiment", "archive", str(exp_id))
+    assert rc != 0 and "being deleted" in out, out
     assert all(os.path.isdir(os.path.join(base, u)) for u in cs), "collector ran early"
 
+    # The next master finishes the deletion it finds in the log.
     cluster.kill_master()
     cluster.env.update(GC_FAST)
     cluster.start()
-    wait_for("the deleted experiment's checkpoint folders to go",
-             lambda: not any(os.path.exists(os.path.join(base, u)) for u in cs),
-             timeout=30)
+    assert cluster.experiment(exp_id)["state"] == "STATE_DELETING"
+
+    def gone():
+        try:
+            cluster.experiment(exp_id)
+            return False
+        except urllib.error.HTTPError as e:
+            return e.code == 404
+    wait_for("the deleted experiment to leave", gone, timeout=30)
+    # It leaves only once its files are gone.
+    assert not any(os.path.exists(os.path.join(base, u)) for u in cs)
+    assert not os.path.exists(tb)
     log = cluster.master_log()
     assert "checkpoint gc: experiment %d deleted" % exp_id in log, log[-3000:]
+    assert "checkpoint gc: experiment %d is deleted" % exp_id in log, log[-3000:]
 
 
 @pytest.mark.parametrize("launch_error", [True, False])

@@ -43,6 +43,8 @@ def test_priority_changes_reorder_the_queue_and_the_scheduler_follows(cluster_fa
     assert [j["priority"] for j in queue] == [42, 42, 42]
 
     out = ok(c, "job", "update", "exp-%d" % third, "--priority", "10")
+    # The experiment's config says what the queue does.
+    assert c.get("/api/v1/experiments/%d" % third)["config"]["resources"]["priority"] == 10
     queue = jobs(c)
     assert [j["jobId"] for j in queue][:2] == ["exp-%d" % third, "exp-%d" % first], queue
     ok(c, "job", "update-batch", "exp-%d.priority=30" % second, "exp-%d.priority=50" % first)
@@ -75,8 +77,9 @@ def test_priority_changes_reorder_the_queue_and_the_scheduler_follows(cluster_fa
     assert jobs(c) == []
     # det experiment delete: only an ended one; it leaves every list.
     ok(c, "experiment", "delete", str(second), "--yes")
-    status, body = http(c, "GET", "/api/v1/experiments/%d" % second, token=c.token)
-    assert status == 404, body
+    # DELETING until the collector has deleted its files, then gone.
+    wait_for("experiment %d to leave" % second, lambda: http(
+        c, "GET", "/api/v1/experiments/%d" % second, token=c.token)[0] == 404, timeout=30)
     listed = ok(c, "experiment", "list", "--all")
     ids = [l.split("|")[0].strip() for l in listed.splitlines()[2:]]
     assert str(second) not in ids and str(third) in ids, listed

@@ -110,7 +110,8 @@ COMMANDS = [
     ("job list", [], r"\b{running}\b|{job}", ""),
     ("job update", ["-p", "20", "{job}"], r"", ""),
     ("job update-batch", ["{job}.priority=30"], r"", ""),
-    ("preview-search", ["{cfg}"], r"[Tt]rials|grid", ""),
+    # The trials the search would create: one, trained for max_length.
+    ("preview-search", ["{cfg}"], r"\b1\s*\|\s*train for 15 batches", ""),
     ("workspace create", ["tally-ws"], r"tally-ws", ""),
     ("workspace list", [], r"tally-ws", ""),
     ("workspace describe", ["tally-ws"], r"tally-ws", ""),

@@ -406,9 +406,11 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     if (all.empty())
       return std::nullopt;
     const auto& e = *pick(all);
+    if (is_terminal(e.status) && !e.deleting && chance(15))
+      return experiment_deletion_started{e.id, "u1", tick()};
     if (is_terminal(e.status) && chance(20))
       return experiment_deleted{e.id, "u1", tick()};
-    if (is_terminal(e.status) && !e.archived && chance(30)) {
+    if (is_terminal(e.status) && !e.archived && !e.deleting && chance(30)) {
       experiment_continued c;
       c.experiment_id = e.id;
       c.config = e.config;

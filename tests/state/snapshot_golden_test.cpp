@@ -190,6 +190,7 @@ cluster_state every_field_set() {
   s.experiments[3].project_id = 2;
   s.experiments[3].unmanaged = true;
   s.experiments[3].external_id = "sweep-1";
+  s.experiments[3].deleting = true;
   s.workspaces[2] = workspace_info{2,
                                    "lab",
                                    true,

@@ -80,6 +80,7 @@ inline std::vector<domain_event> one_of_each() {
       agent_slots_changed{"a1", 6, 3050},
       checkpoints_deletion_requested{3, {"c0ffee"}, "gc", "", 3000},
       checkpoints_deleted{3, {"c0ffee"}, 3100},
+      experiment_deletion_started{3, "alice", 3450},
       experiment_deleted{3, "alice", 3500},
       workspace_saved{2,
                       "research",
