@@ -5,9 +5,10 @@ import * as api from "../api";
 import { Chart, metricNames, seriesOf } from "../chart";
 import { useMetrics, usePoll } from "../hooks";
 import { num, pct, shortState, when } from "../format";
-import { href, linkHandler } from "../router";
+import { href, linkHandler, navigate } from "../router";
 import { toYaml } from "../yaml";
 import { Scatter } from "./scatter";
+import { RegisterVersion } from "./models";
 
 export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
   const [error, setError] = useState<string>();
@@ -243,10 +244,25 @@ export function ExperimentPage(props: { id: number }) {
 }
 
 function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const toggle = (id: number) => {
+    const s2 = new Set(selected);
+    if (s2.has(id)) s2.delete(id);
+    else s2.add(id);
+    setSelected(s2);
+  };
   return (
+    <>
+    <div class="toolbar">
+      <button data-testid="compare-trials" disabled={selected.size < 2} onClick={() => navigate("/compare?trials=" + [...selected].sort((a, b) => a - b).join(","))}>
+        Compare {selected.size || ""} selected trials
+      </button>
+    </div>
+    <div class="scroll">
     <table class="grid" data-testid="trials">
       <thead>
         <tr>
+          <th><span class="sr-only">select</span></th>
           <th>Trial</th>
           <th>State</th>
           <th>Batches</th>
@@ -260,6 +276,9 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
       <tbody>
         {props.trials.map((t) => (
           <tr data-id={t.id} data-state={t.state}>
+            <td>
+              <input type="checkbox" aria-label={"select trial " + t.id} checked={selected.has(t.id)} onChange={() => toggle(t.id)} />
+            </td>
             <td>
               <a href={href("/trials/" + t.id)} onClick={linkHandler}>
                 {t.id}
@@ -278,6 +297,8 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
         ))}
       </tbody>
     </table>
+    </div>
+    </>
   );
 }
 
@@ -357,28 +378,41 @@ function Parallel(props: { trials: api.Trial[]; hps: string[]; metric: string })
 export function CheckpointTable(props: { checkpoints: any[] }) {
   if (props.checkpoints.length === 0) return <p class="muted">No checkpoints.</p>;
   return (
-    <table class="grid" data-testid="checkpoints">
-      <thead>
-        <tr>
-          <th>UUID</th>
-          <th>Trial</th>
-          <th>Batches</th>
-          <th>State</th>
-          <th>Reported</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.checkpoints.map((c) => (
+    <div class="scroll">
+      <table class="grid" data-testid="checkpoints">
+        <thead>
           <tr>
-            <td class="mono">{c.uuid}</td>
-            <td>{c.trialId ?? c.metadata?.trial_id ?? ""}</td>
-            <td>{c.metadata?.steps_completed ?? c.totalBatches ?? ""}</td>
-            <td>{shortState(c.state)}</td>
-            <td>{when(c.reportTime ?? c.endTime)}</td>
+            <th>UUID</th>
+            <th>Trial</th>
+            <th>Batches</th>
+            <th>State</th>
+            <th>Reported</th>
+            <th>Metadata</th>
+            <th>Model registry</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props.checkpoints.map((c) => (
+            <tr data-uuid={c.uuid}>
+              <td class="mono">{c.uuid}</td>
+              <td>{c.trialId ?? c.metadata?.trial_id ?? ""}</td>
+              <td>{c.metadata?.steps_completed ?? c.totalBatches ?? ""}</td>
+              <td>{shortState(c.state)}</td>
+              <td>{when(c.reportTime ?? c.endTime)}</td>
+              <td>
+                {Object.keys(c.metadata ?? {}).length > 0 && (
+                  <details>
+                    <summary>{Object.keys(c.metadata).length} keys</summary>
+                    <pre class="mono">{JSON.stringify(c.metadata, null, 2)}</pre>
+                  </details>
+                )}
+              </td>
+              <td>{shortState(c.state) === "completed" && <RegisterVersion uuid={c.uuid} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

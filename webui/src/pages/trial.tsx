@@ -162,6 +162,13 @@ export function TrialPage(props: { id: number }) {
   const t = trial.data?.trial;
   const active = !!t && !api.terminalStates.has(t.state);
   const metrics = useMetrics([id], active);
+  // The chart opens on the searcher's metric, as upstream's trial page.
+  const expId = t?.experimentId;
+  const exp = usePoll(
+    (signal) => (expId ? api.get<{ experiment: api.Experiment }>(`/api/v1/experiments/${expId}`, signal) : Promise.resolve(undefined)),
+    [expId],
+    0,
+  );
   const cps = usePoll((signal) => api.get<{ checkpoints: any[] }>(`/api/v1/trials/${id}/checkpoints`, signal), [id, active], active ? 5000 : 0);
   if (trial.error && !t) return <main class="error">{trial.error}</main>;
   if (!t) return <main class="muted">Loading…</main>;
@@ -197,7 +204,7 @@ export function TrialPage(props: { id: number }) {
       </div>
       {tab === "overview" && (
         <>
-          <MetricChart reports={metrics.data ?? []} testId="trial-chart" />
+          <MetricChart reports={metrics.data ?? []} preferred={exp.data?.experiment.searcherMetric} testId="trial-chart" />
           <h2>Hyperparameters</h2>
           <table class="grid kv" data-testid="hparams">
             <tbody>
