@@ -272,6 +272,18 @@ try {
   await until("the new config", async () => (await get("/api/v1/templates/tmpl-ui")).template.config.max_restarts === 5, 10000);
   await visit("templates");
 
+  step("historical usage: the experiment's slot-hours by user and pool, as the API aggregates them");
+  await nav("Cluster");
+  await page.click("[data-testid=usage-link]");
+  await page.waitForSelector('[data-testid=usage-users] tr[data-key="admin"]');
+  await page.waitForSelector('[data-testid=usage-pools] tr[data-key="default"]');
+  const shown = Number(await attr("[data-testid=usage-total]", "data-seconds"));
+  const today = new Date().toISOString().slice(0, 10);
+  const agg = await get(`/api/v1/resources/allocation/aggregated?start_date=${today}&end_date=${today}&period=RESOURCE_ALLOCATION_AGGREGATION_PERIOD_DAILY`);
+  const todays = agg.resourceEntries.reduce((x, e) => x + e.seconds, 0);
+  if (!(shown > 0) || shown < todays) throw new Error(`usage shows ${shown} s, the API ${todays} s today`);
+  await visit("cluster-usage");
+
   step("the other pages, for their screenshots and the accessibility check");
   for (const [p, sel, name] of [
     ["/cluster", "[data-testid=pool-default]", "cluster"],

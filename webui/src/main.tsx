@@ -15,6 +15,7 @@ import { ComparePage } from "./pages/compare";
 import { applyTheme, SettingsPage, UsersPage } from "./pages/users";
 import { WebhooksPage } from "./pages/webhooks";
 import { TemplatesPage } from "./pages/templates";
+import { UsagePage } from "./pages/usage";
 import "./style.css";
 
 interface User {
@@ -75,6 +76,7 @@ function Page(props: { path: string; user: User }) {
   if (path === "/settings") return <SettingsPage />;
   if (path === "/webhooks") return <WebhooksPage />;
   if (path === "/templates") return <TemplatesPage />;
+  if (path === "/cluster/usage") return <UsagePage />;
   return (
     <main>
       <h1>Not found</h1>

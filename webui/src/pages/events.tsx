@@ -92,7 +92,7 @@ function StateAt(props: { at: number; onClose: () => void }) {
             {Object.keys(st.data.experiments ?? {}).length} experiments, {Object.keys(st.data.trials ?? {}).length} trials,{" "}
             {Object.keys(st.data.agents ?? {}).length} agents, {Object.keys(st.data.instances ?? {}).length} instances
           </p>
-          <pre>{JSON.stringify(st.data, null, 2)}</pre>
+          <pre tabIndex={0} aria-label="state at this position">{JSON.stringify(st.data, null, 2)}</pre>
         </>
       )}
     </aside>

@@ -238,7 +238,7 @@ export function ExperimentPage(props: { id: number }) {
       {tab === "trials" && <TrialTable trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
       {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
       {tab === "checkpoints" && <Checkpoints id={id} />}
-      {tab === "config" && <pre class="yaml" data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
+      {tab === "config" && <pre class="yaml" tabIndex={0} data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
     </main>
   );
 }

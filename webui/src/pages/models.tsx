@@ -182,13 +182,13 @@ export function ModelPage(props: { name: string }) {
       {m.notes && (
         <>
           <h2>Notes</h2>
-          <pre class="notes" data-testid="model-notes">{m.notes}</pre>
+          <pre class="notes" tabIndex={0} data-testid="model-notes">{m.notes}</pre>
         </>
       )}
       {Object.keys(m.metadata ?? {}).length > 0 && (
         <>
           <h2>Metadata</h2>
-          <pre class="yaml" data-testid="model-metadata">{JSON.stringify(m.metadata, null, 2)}</pre>
+          <pre class="yaml" tabIndex={0} data-testid="model-metadata">{JSON.stringify(m.metadata, null, 2)}</pre>
         </>
       )}
       <h2>Versions</h2>

@@ -24,7 +24,7 @@ function TemplateRow(props: { t: Template; onDone: () => void }) {
         <td>{props.t.name}</td>
         <td>{props.t.workspaceId}</td>
         <td>
-          <pre class="yaml small">{toYaml(props.t.config ?? {})}</pre>
+          <pre class="yaml small" tabIndex={0}>{toYaml(props.t.config ?? {})}</pre>
         </td>
         <td class="actions-cell">
           <button data-testid={"template-edit-" + props.t.name} onClick={() => (setText(JSON.stringify(props.t.config ?? {}, null, 2)), setOpen(!open))}>

@@ -96,7 +96,7 @@ function Logs(props: { id: number }) {
         </span>
       </div>
       {error && <p class="error">{error}</p>}
-      <div class="logs" ref={box} data-testid="logs" data-lines={lines.length}>
+      <div class="logs" tabIndex={0} aria-label="log lines" ref={box} data-testid="logs" data-lines={lines.length}>
         {shown.map((l) => (
           <div class={"line " + levelOf(l.log).toLowerCase()}>
             <span class="ts">{l.timestamp?.slice(11, 19)}</span> {l.log.replace(/\n$/, "")}
