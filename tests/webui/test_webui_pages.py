@@ -53,14 +53,14 @@ def test_upstreams_pages_in_a_browser(c, tmp_path):
     shots = os.path.join(BUILD, "webui-shots", "pages")
     shutil.rmtree(shots, ignore_errors=True)
     os.makedirs(shots)
-    env.update(DET_WEBUI_URL=c.url, DET_WEBUI_EXP=str(exp), DET_WEBUI_SHOTS=shots)
+    env.update(DET_WEBUI_URL=c.url, DET_WEBUI_EXP=str(exp), DET_WEBUI_SHOTS=shots, DET_WEBUI_MODEL_DIR=EXAMPLE)
     p = subprocess.run([NODE, os.path.join(HERE, "ui_pages.mjs")], env=env, capture_output=True, text=True,
                        timeout=600)
     print(p.stdout)
     assert p.returncode == 0, p.stdout + p.stderr + "\nmaster log tail:\n" + c.master_log()[-3000:]
     names = sorted(os.listdir(shots))
     for page in ("sign-in", "workspaces", "workspace-projects", "project-experiments", "compare-trials", "trial",
-                 "model", "models", "users", "settings", "webhooks", "templates", "cluster", "job-queue",
+                 "model", "models", "experiment-code", "trial-logs", "cluster-usage", "users", "settings", "webhooks", "templates", "cluster", "job-queue",
                  "event-log", "settings-dark", "phone-experiment"):
         assert any(n.endswith("-" + page + ".png") for n in names), (page, names)
     # What the UI did, as the API sees it (the script checked each step; the

@@ -8,6 +8,7 @@
 // back from the REST API. Every page visited is screenshot into SHOTS and
 // checked with axe-core (no serious or critical violation), in light and
 // dark mode and at phone width; any console error fails the run.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { axeViolations, openBrowser, until } from "./browser.mjs";
 
@@ -15,6 +16,7 @@ const URL_ = process.env.DET_WEBUI_URL;
 const APP = URL_ + "/det";
 const EXP = Number(process.env.DET_WEBUI_EXP);
 const SHOTS = process.env.DET_WEBUI_SHOTS;
+const TRAIN_PY = readFileSync(path.join(process.env.DET_WEBUI_MODEL_DIR, "train.py"), "utf8");
 
 const b = await openBrowser();
 const page = b.page;
@@ -156,6 +158,29 @@ try {
   await until("the trial chart drawn", async () => (await attr("[data-testid=trial-chart]", "data-drawn")) === "1", 15000);
   await visit("trial");
 
+  step("the trial's logs: all of them, then filtered by search and agent");
+  const logText = await (await fetch(URL_ + `/api/v1/trials/${trials[0].id}/logs`, { headers: { Authorization: "Bearer " + token } })).text();
+  const logLines = logText.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l).result);
+  const checkpointLines = logLines.filter((l) => l.log.toLowerCase().includes("checkpoint ")).length;
+  if (!checkpointLines) throw new Error("no checkpoint line in the trial's log");
+  await page.click("[data-testid=tab-logs]");
+  await until("every log line", async () => Number(await attr("[data-testid=logs]", "data-lines")) === logLines.length, 15000);
+  await page.fill("[data-testid=log-search]", "checkpoint ");
+  await until("only the checkpoint lines", async () => Number(await attr("[data-testid=logs]", "data-shown")) === checkpointLines, 5000);
+  await page.fill("[data-testid=log-search]", "");
+  await page.selectOption("[data-testid=log-agent]", logLines[0].agentId);
+  await until("the agent's lines", async () => Number(await attr("[data-testid=logs]", "data-shown")) === logLines.filter((l) => l.agentId === logLines[0].agentId).length, 5000);
+  await visit("trial-logs");
+
+  step("the experiment's code: the model directory's files, unpacked in the browser");
+  await page.goto(APP + `/experiments/${EXP}`);
+  await page.click("[data-testid=tab-code]");
+  await page.waitForSelector("[data-testid=code]");
+  await page.click('[data-testid=code] button[data-path="train.py"]');
+  const code = await page.textContent('[data-testid=code-file][data-path="train.py"]');
+  if (code !== TRAIN_PY) throw new Error(`train.py shown (${code.length} chars) differs from the example's (${TRAIN_PY.length})`);
+  await visit("experiment-code");
+
   step("the model registry: register a model, edit its notes and metadata");
   await nav("Models");
   await page.fill("input[name=model-name]", "mnist-ui");
@@ -195,7 +220,7 @@ try {
   }, 10000);
   await visit("experiment-checkpoints");
   await page.goto(APP + "/models/mnist-ui");
-  await page.waitForSelector(`[data-testid=versions] tr[data-uuid="${uuid}"]`);
+  await page.waitForSelector(`[data-testid=versions] tr[data-uuid="${uuid}"] a[href$="/trials/${cps[0].training?.trialId ?? cps[0].trialId}"]`);
   await page.click("[data-testid=version-open-1]");
   await page.fill("[data-testid=version-edit-1] textarea[name=version-notes]", "promoted");
   await page.click("[data-testid=version-edit-1-submit]");

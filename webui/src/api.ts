@@ -219,7 +219,12 @@ export interface ModelVersion {
   notes: string;
   labels: string[];
   metadata: Record<string, unknown>;
-  checkpoint: { uuid: string; experimentId?: number; trialId?: number; totalBatches?: number; metadata?: Record<string, unknown> };
+  checkpoint: {
+    uuid: string;
+    training?: { trialId?: number; experimentId?: number };
+    trialId?: number;
+    metadata?: Record<string, unknown>;
+  };
   creationTime: string;
   username: string;
 }

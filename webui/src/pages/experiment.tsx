@@ -9,6 +9,7 @@ import { href, linkHandler, navigate } from "../router";
 import { toYaml } from "../yaml";
 import { Scatter } from "./scatter";
 import { RegisterVersion } from "./models";
+import { CodeView } from "./code";
 
 export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
   const [error, setError] = useState<string>();
@@ -221,7 +222,7 @@ export function ExperimentPage(props: { id: number }) {
       <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
       <Edit exp={e} onDone={() => exp.reload()} />
       <div class="tabs">
-        {["overview", "trials", "hyperparameters", "checkpoints", "config"].map((t) => (
+        {["overview", "trials", "hyperparameters", "checkpoints", "config", "code"].map((t) => (
           <button class={tab === t ? "active" : ""} onClick={() => setTab(t)} data-testid={"tab-" + t}>
             {t}
           </button>
@@ -238,6 +239,7 @@ export function ExperimentPage(props: { id: number }) {
       {tab === "trials" && <TrialTable trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
       {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
       {tab === "checkpoints" && <Checkpoints id={id} />}
+      {tab === "code" && <CodeView id={id} />}
       {tab === "config" && <pre class="yaml" tabIndex={0} data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
     </main>
   );

@@ -126,6 +126,10 @@ function VersionEdit(props: { model: string; v: api.ModelVersion; onDone: () => 
   );
 }
 
+function trialOf(v: api.ModelVersion): number | undefined {
+  return v.checkpoint?.training?.trialId ?? v.checkpoint?.trialId;
+}
+
 export function ModelPage(props: { name: string }) {
   const enc = encodeURIComponent(props.name);
   const [editing, setEditing] = useState(false);
@@ -214,9 +218,9 @@ export function ModelPage(props: { name: string }) {
                   <td>{v.name}</td>
                   <td class="mono">{v.checkpoint?.uuid}</td>
                   <td>
-                    {v.checkpoint?.trialId ? (
-                      <a href={href("/trials/" + v.checkpoint.trialId)} onClick={linkHandler}>
-                        {v.checkpoint.trialId}
+                    {trialOf(v) ? (
+                      <a href={href("/trials/" + trialOf(v))} onClick={linkHandler}>
+                        {trialOf(v)}
                       </a>
                     ) : (
                       ""
