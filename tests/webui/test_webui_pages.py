@@ -23,7 +23,8 @@ CHROMIUM = os.environ.get("DET_CHROMIUM", "/usr/bin/chromium")
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("webui_pages"))
-    cl = Cluster(pg_server, tmp, "e2e_webui_pages", idle="3s", max_instances=2)
+    # One agent always up: the provisioner does not count commands yet.
+    cl = Cluster(pg_server, tmp, "e2e_webui_pages", idle="3s", max_instances=2, min_instances=1)
     yield cl
     cl.stop()
 
@@ -60,7 +61,7 @@ def test_upstreams_pages_in_a_browser(c, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr + "\nmaster log tail:\n" + c.master_log()[-3000:]
     names = sorted(os.listdir(shots))
     for page in ("sign-in", "workspaces", "workspace-projects", "project-experiments", "compare-trials", "trial",
-                 "model", "models", "experiment-code", "trial-logs", "cluster-usage", "users", "settings", "webhooks", "templates", "cluster", "job-queue",
+                 "model", "models", "experiment-code", "trial-logs", "tasks", "task-logs", "cluster-usage", "users", "settings", "webhooks", "templates", "cluster", "job-queue",
                  "event-log", "settings-dark", "phone-experiment"):
         assert any(n.endswith("-" + page + ".png") for n in names), (page, names)
     # What the UI did, as the API sees it (the script checked each step; the

@@ -297,6 +297,24 @@ try {
   await until("the new config", async () => (await get("/api/v1/templates/tmpl-ui")).template.config.max_restarts === 5, 10000);
   await visit("templates");
 
+  step("tasks: launch a command, read its output, kill it");
+  await nav("Tasks");
+  await page.fill("input[name=entrypoint]", "echo hello-from-the-ui && sleep 600");
+  await page.fill("input[name=slots]", "1");
+  await page.click("[data-testid=launch-submit]");
+  const cmd = await until("the command in the API", async () => (await get("/api/v1/commands")).commands.find((x) => x.description.includes("hello-from-the-ui") || x.state), 10000);
+  await page.waitForSelector(`[data-testid=tasks] tr[data-id="${cmd.id}"]`);
+  await until("the command running", async () => (await get(`/api/v1/commands/${cmd.id}`)).command.state === "STATE_RUNNING", 90000);
+  await visit("tasks");
+  await page.click(`[data-testid="logs-${cmd.id}"]`);
+  await page.waitForSelector("[data-testid=task-logs] >> text=hello-from-the-ui", { timeout: 60000 });
+  await visit("task-logs");
+  await nav("Tasks");
+  await page.click(`[data-testid="kill-${cmd.id}"]`);
+  await page.click(`[data-testid="kill-${cmd.id}-confirm"]`);
+  await until("the command ended", async () => ["STATE_TERMINATING", "STATE_TERMINATED"].includes((await get(`/api/v1/commands/${cmd.id}`)).command.state), 30000);
+  await until("the row terminated", async () => (await attr(`[data-testid=tasks] tr[data-id="${cmd.id}"]`, "data-state")) === "STATE_TERMINATED", 60000);
+
   step("historical usage: the experiment's slot-hours by user and pool, as the API aggregates them");
   await nav("Cluster");
   await page.click("[data-testid=usage-link]");

@@ -16,6 +16,7 @@ import { applyTheme, SettingsPage, UsersPage } from "./pages/users";
 import { WebhooksPage } from "./pages/webhooks";
 import { TemplatesPage } from "./pages/templates";
 import { UsagePage } from "./pages/usage";
+import { TaskLogsPage, TasksPage } from "./pages/tasks";
 import "./style.css";
 
 interface User {
@@ -39,6 +40,7 @@ function Nav(props: { user: User; path: string; onSignOut: () => void }) {
         {item("/workspaces", "Workspaces")}
         {item("/experiments", "Experiments")}
         {item("/models", "Models")}
+        {item("/tasks", "Tasks")}
         {item("/cluster", "Cluster")}
         {item("/jobs", "Job queue")}
         {item("/webhooks", "Webhooks")}
@@ -77,6 +79,8 @@ function Page(props: { path: string; user: User }) {
   if (path === "/webhooks") return <WebhooksPage />;
   if (path === "/templates") return <TemplatesPage />;
   if (path === "/cluster/usage") return <UsagePage />;
+  if (path === "/tasks") return <TasksPage />;
+  if ((m = path.match(/^\/tasks\/([\w-]+)\/logs$/))) return <TaskLogsPage id={m[1]} />;
   return (
     <main>
       <h1>Not found</h1>
