@@ -341,6 +341,10 @@ try {
   await page.goto(APP + `/experiments/${EXP}`);
   await page.click("[data-testid=tab-hyperparameters]");
   await page.waitForSelector("[data-testid=parallel]");
+  await until("the curves coloured by learning_rate", async () => (await attr("[data-testid=hp-curves]", "data-drawn")) === "1" && (await attr("[data-testid=hp-curves]", "data-series")) === "2", 15000);
+  if ((await page.inputValue("[data-testid=colour-by]")) !== "learning_rate") throw new Error("the curves are not coloured by the varying hyperparameter");
+  const legend = await page.textContent("[data-testid=hp-curves] .u-legend");
+  if (!legend.includes("learning_rate 0.0500") || !legend.includes("learning_rate 0.2000")) throw new Error("legend: " + legend);
   await visit("experiment-hyperparameters");
 
   step("dark mode, chosen in the settings, kept across pages");

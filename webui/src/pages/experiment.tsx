@@ -237,7 +237,7 @@ export function ExperimentPage(props: { id: number }) {
         </>
       )}
       {tab === "trials" && <TrialTable trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
-      {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
+      {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} reports={metrics.data ?? []} />}
       {tab === "checkpoints" && <Checkpoints id={id} />}
       {tab === "code" && <CodeView id={id} />}
       {tab === "config" && <pre class="yaml" tabIndex={0} data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
@@ -304,7 +304,48 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
   );
 }
 
-function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
+/** Each trial's curve of the searcher's metric, coloured by the value of
+ * one hyperparameter (blue: its least, red: its greatest). */
+function CurvesByHp(props: { trials: api.Trial[]; hps: string[]; metric: string; reports: api.MetricsReport[] }) {
+  const [hp, setHp] = useState<string>();
+  const h = hp && props.hps.includes(hp) ? hp : props.hps[0];
+  const group = useMemo(() => (props.reports.some((r) => r.group === "validation" && typeof api.valuesOf(r)[props.metric] === "number") ? "validation" : "training"), [props.reports, props.metric]);
+  const series = useMemo(() => {
+    if (!h) return [];
+    const vals = props.trials.map((t) => t.hparams?.[h]).filter((v): v is number => typeof v === "number");
+    const lo = Math.min(...vals);
+    const hi = Math.max(...vals);
+    const byId = new Map(props.trials.map((t) => [t.id, t]));
+    return seriesOf(props.reports, group, props.metric).map((s) => {
+      const t = byId.get(Number(s.label.replace(/^trial /, "")));
+      const v = t?.hparams?.[h];
+      const c = typeof v === "number" && hi > lo ? (v - lo) / (hi - lo) : 0.5;
+      return { ...s, label: `${s.label} (${h} ${num(v)})`, color: `hsl(${Math.round(220 - 220 * c)},70%,45%)` };
+    });
+  }, [props.reports, props.trials, h, group, props.metric]);
+  if (!h) return null;
+  return (
+    <section>
+      <h2>Learning curves coloured by a hyperparameter</h2>
+      <div class="toolbar">
+        <label>
+          Colour by
+          <select data-testid="colour-by" value={h} onChange={(e) => setHp((e.target as HTMLSelectElement).value)}>
+            {props.hps.map((x) => (
+              <option value={x}>{x}</option>
+            ))}
+          </select>
+        </label>
+        <span class="muted">
+          {props.metric} ({group}); blue: least {h}, red: greatest
+        </span>
+      </div>
+      <Chart series={series} testId="hp-curves" />
+    </section>
+  );
+}
+
+function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string; reports: api.MetricsReport[] }) {
   const numericAll = props.hpNames.filter((h) => props.trials.some((t) => typeof t.hparams?.[h] === "number"));
   // Hyperparameters that differ between trials say something; constant
   // ones only when nothing varies.
@@ -315,7 +356,9 @@ function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string
   return (
     <section>
       <h2>Parallel coordinates</h2>
-      <Parallel trials={scored} hps={numeric} metric={props.metric} />
+      <div class="scroll">
+        <Parallel trials={scored} hps={numeric} metric={props.metric} />
+      </div>
       <h2>{props.metric} against each hyperparameter</h2>
       <div class="scatters">
         {numeric.map((h) => (
@@ -326,6 +369,7 @@ function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string
           />
         ))}
       </div>
+      <CurvesByHp trials={props.trials} hps={numeric} metric={props.metric} reports={props.reports} />
     </section>
   );
 }
@@ -362,13 +406,13 @@ function Parallel(props: { trials: api.Trial[]; hps: string[]; metric: string })
       {axes.map((a, i) => (
         <g>
           <line x1={x(i)} x2={x(i)} y1={20} y2={H - 20} stroke="#888" />
-          <text x={x(i)} y={12} text-anchor="middle" font-size="11">
+          <text x={x(i)} y={12} text-anchor="middle" font-size="11" fill="currentColor">
             {a}
           </text>
-          <text x={x(i) + 4} y={H - 22} font-size="10">
+          <text x={x(i) + 4} y={H - 22} font-size="10" fill="currentColor">
             {num(ranges[i][0], 3)}
           </text>
-          <text x={x(i) + 4} y={28} font-size="10">
+          <text x={x(i) + 4} y={28} font-size="10" fill="currentColor">
             {num(ranges[i][1], 3)}
           </text>
         </g>
