@@ -181,6 +181,34 @@ try {
   if (code !== TRAIN_PY) throw new Error(`train.py shown (${code.length} chars) differs from the example's (${TRAIN_PY.length})`);
   await visit("experiment-code");
 
+  step("time travel: the experiment as it was when its first trial ran, as the master replays it");
+  const running = (await get("/api/v1/inspect/events?type=trial_running&limit=200")).events;
+  const P = Math.min(...running.map((e) => e.position));
+  const then = await get(`/api/v1/inspect/state?at=${P}`);
+  const expThen = then.experiments.find((e) => e.id === EXP);
+  const trialsThen = then.trials.filter((t) => t.experiment_id === EXP);
+  await page.click("[data-testid=through-time]");
+  await page.waitForSelector("[data-testid=history]");
+  await page.fill("[data-testid=position]", String(P));
+  await page.press("[data-testid=position]", "Enter");
+  await until("the state at P", async () => (await attr("[data-testid=history]", "data-at")) === String(P), 15000);
+  const cells = async (sel) => page.$$eval(sel, (rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
+  const expRow = (await cells("[data-testid=history-experiments] tbody tr"))[0];
+  if (expRow[2] !== expThen.status || expRow[2] === "COMPLETED") throw new Error(`experiment at ${P}: shown ${expRow[2]}, replayed ${expThen.status}`);
+  const shownTrials = (await cells("[data-testid=history-trials] tbody tr")).map((r) => r[0] + ":" + r[2]).sort();
+  const replayed = trialsThen.map((t) => t.id + ":" + t.status).sort();
+  if (JSON.stringify(shownTrials) !== JSON.stringify(replayed)) throw new Error(`trials at ${P}: shown ${shownTrials}, replayed ${replayed}`);
+  if (!replayed.some((x) => x.endsWith(":running"))) throw new Error("no trial running at " + P);
+  await page.waitForSelector(`[data-testid=event-at][data-position="${P}"] >> text=trial_running`);
+  await visit("time-travel-experiment");
+  await page.click("[data-testid=forward]");
+  await until("one event later", async () => (await attr("[data-testid=history]", "data-at")) === String(P + 1), 15000);
+  const last = (await get("/api/v1/inspect/events?limit=1")).last_position;
+  await page.focus("[data-testid=position-slider]");
+  await page.keyboard.press("End");
+  await until("the last position", async () => Number(await attr("[data-testid=history]", "data-at")) >= last, 15000);
+  if ((await cells("[data-testid=history-experiments] tbody tr"))[0][2] !== "COMPLETED") throw new Error("the experiment is not completed at the end");
+
   step("the model registry: register a model, edit its notes and metadata");
   await nav("Models");
   await page.fill("input[name=model-name]", "mnist-ui");

@@ -17,6 +17,7 @@ import { WebhooksPage } from "./pages/webhooks";
 import { TemplatesPage } from "./pages/templates";
 import { UsagePage } from "./pages/usage";
 import { TaskLogsPage, TasksPage } from "./pages/tasks";
+import { HistoryPage } from "./pages/history";
 import "./style.css";
 
 interface User {
@@ -80,6 +81,7 @@ function Page(props: { path: string; user: User }) {
   if (path === "/templates") return <TemplatesPage />;
   if (path === "/cluster/usage") return <UsagePage />;
   if (path === "/tasks") return <TasksPage />;
+  if (path === "/history") return <HistoryPage admin={props.user.admin} />;
   if ((m = path.match(/^\/tasks\/([\w-]+)\/logs$/))) return <TaskLogsPage id={m[1]} />;
   return (
     <main>

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { when } from "../format";
+import { href, linkHandler } from "../router";
 
 export function EventsPage(props: { admin: boolean }) {
   if (!props.admin) return <main class="muted">The event log is for administrators.</main>;
@@ -85,6 +86,11 @@ function StateAt(props: { at: number; onClose: () => void }) {
           close
         </button>
       </h2>
+      <p>
+        <a href={href("/history?at=" + props.at)} onClick={linkHandler} data-testid="time-travel">
+          Step through time from here
+        </a>
+      </p>
       {st.error && <p class="error">{st.error}</p>}
       {st.data && (
         <>

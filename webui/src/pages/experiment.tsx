@@ -219,6 +219,11 @@ export function ExperimentPage(props: { id: number }) {
       </div>
       {e.description && <p data-testid="exp-description">{e.description}</p>}
       {e.archived && <p class="note">archived</p>}
+      <p>
+        <a href={href("/history?experiment=" + e.id)} onClick={linkHandler} data-testid="through-time">
+          This experiment through time (event log)
+        </a>
+      </p>
       <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
       <Edit exp={e} onDone={() => exp.reload()} />
       <div class="tabs">
