@@ -82,7 +82,7 @@ export function HistoryPage(props: { admin: boolean }) {
       </p>
       <div class="toolbar">
         <button onClick={() => go(at - 10)} disabled={at <= 1} aria-label="back 10 events">
-          ⏪
+          −10
         </button>
         <button onClick={() => go(at - 1)} disabled={at <= 1} aria-label="back one event" data-testid="back">
           ◀
@@ -101,7 +101,7 @@ export function HistoryPage(props: { admin: boolean }) {
           ▶
         </button>
         <button onClick={() => go(at + 10)} disabled={at >= last} aria-label="forward 10 events">
-          ⏩
+          +10
         </button>
         <form
           class="inline"
