@@ -180,6 +180,10 @@ try {
   const code = await page.textContent('[data-testid=code-file][data-path="train.py"]');
   if (code !== TRAIN_PY) throw new Error(`train.py shown (${code.length} chars) differs from the example's (${TRAIN_PY.length})`);
   await visit("experiment-code");
+  await page.click("[data-testid=tab-notes]");
+  await page.fill("[data-testid=notes] textarea[name=notes]", "lr 0.2 wins\nnext: try 0.3");
+  await page.click("[data-testid=notes-submit]");
+  await until("the notes in the API", async () => (await get(`/api/v1/experiments/${EXP}`)).experiment.notes === "lr 0.2 wins\nnext: try 0.3", 10000);
 
   step("time travel: the experiment as it was when its first trial ran, as the master replays it");
   const running = (await get("/api/v1/inspect/events?type=trial_running&limit=200")).events;
@@ -253,6 +257,11 @@ try {
   await page.fill("[data-testid=version-edit-1] textarea[name=version-notes]", "promoted");
   await page.click("[data-testid=version-edit-1-submit]");
   await until("the version's notes", async () => (await get("/api/v1/models/mnist-ui/versions/1")).modelVersion.notes === "promoted", 10000);
+  if (cps.length < 2) throw new Error("expected a checkpoint of each trial");
+  await page.fill("input[name=checkpoint-uuid]", cps[1].uuid);
+  await page.click("[data-testid=register-uuid-submit]");
+  await until("version 2 by UUID", async () => (await get("/api/v1/models/mnist-ui/versions/2")).modelVersion.checkpoint.uuid === cps[1].uuid, 10000);
+  await page.waitForSelector('[data-testid=versions] tr[data-version="2"]');
   await visit("model");
   await nav("Models");
   await page.waitForSelector('[data-testid=models] tr[data-name="mnist-ui"]');
@@ -269,6 +278,11 @@ try {
   if (!made.active || made.displayName !== "UI User") throw new Error("created user " + JSON.stringify(made));
   const login = await fetch(URL_ + "/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "ui-user", password: "s3cret-pass", isHashed: false }) });
   if (!login.ok) throw new Error("the new user cannot sign in: " + login.status);
+  await page.click("[data-testid=user-edit-ui-user]");
+  await page.fill('[data-testid=user-form-ui-user] input[name=user-password]', "changed-by-admin");
+  await page.click("[data-testid=user-form-ui-user-submit]");
+  await until("the new password opens a session", async () =>
+    (await fetch(URL_ + "/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "ui-user", password: "changed-by-admin", isHashed: false }) })).ok, 10000);
   await page.click("[data-testid=deactivate-ui-user]");
   await until("ui-user deactivated", async () => (await get("/api/v1/users/ui-user/by-username")).user.active === false, 10000);
   await until("the row deactivated", async () => (await attr('[data-testid=users] tr[data-username="ui-user"]', "data-active")) === "0", 10000);
@@ -300,6 +314,10 @@ try {
   const hook = hooks.find((h) => h.name === "hook-ui");
   if (!hook || hook.url !== "http://127.0.0.1:9/hook-ui" || hook.triggers[0].triggerType !== "TRIGGER_TYPE_EXPERIMENT_STATE_CHANGE")
     throw new Error("webhook " + JSON.stringify(hook));
+  await page.click(`[data-testid=webhook-url-edit-${hook.id}]`);
+  await page.fill("input[name=webhook-url-new]", "http://127.0.0.1:9/moved");
+  await page.click(`[data-testid=webhook-url-save-${hook.id}]`);
+  await until("the new URL", async () => (await get("/api/v1/webhooks")).webhooks.find((h) => h.id === hook.id)?.url === "http://127.0.0.1:9/moved", 10000);
   const gone = hooks.find((h) => h.name === "hook-gone");
   await page.click(`[data-testid=webhook-delete-${gone.id}]`);
   await page.click(`[data-testid=webhook-delete-${gone.id}-confirm]`);

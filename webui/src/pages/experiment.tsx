@@ -10,6 +10,7 @@ import { toYaml } from "../yaml";
 import { Scatter } from "./scatter";
 import { RegisterVersion } from "./models";
 import { CodeView } from "./code";
+import { Field, Form } from "../ui";
 
 export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
   const [error, setError] = useState<string>();
@@ -54,6 +55,28 @@ export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
       )}
       {error && <span class="error">{error}</span>}
     </div>
+  );
+}
+
+/** The experiment's notes (free text, upstream's Notes tab), saved with
+ * PATCH. */
+function Notes(props: { exp: api.Experiment; onDone: () => void }) {
+  const [text, setText] = useState<string>();
+  const [saved, setSaved] = useState(false);
+  return (
+    <Form
+      testId="notes"
+      submit="Save notes"
+      action={() => api.patch(`/api/v1/experiments/${props.exp.id}`, { notes: text ?? props.exp.notes ?? "" })}
+      onDone={() => (setSaved(true), props.onDone())}
+    >
+      <Field label="Notes" name="notes" value={text ?? props.exp.notes ?? ""} onInput={(v) => (setText(v), setSaved(false))} multiline />
+      {saved && (
+        <span class="note" role="status">
+          saved
+        </span>
+      )}
+    </Form>
   );
 }
 
@@ -227,7 +250,7 @@ export function ExperimentPage(props: { id: number }) {
       <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
       <Edit exp={e} onDone={() => exp.reload()} />
       <div class="tabs">
-        {["overview", "trials", "hyperparameters", "checkpoints", "config", "code"].map((t) => (
+        {["overview", "trials", "hyperparameters", "checkpoints", "config", "code", "notes"].map((t) => (
           <button class={tab === t ? "active" : ""} onClick={() => setTab(t)} data-testid={"tab-" + t}>
             {t}
           </button>
@@ -245,6 +268,7 @@ export function ExperimentPage(props: { id: number }) {
       {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} reports={metrics.data ?? []} />}
       {tab === "checkpoints" && <Checkpoints id={id} />}
       {tab === "code" && <CodeView id={id} />}
+      {tab === "notes" && <Notes exp={e} onDone={() => exp.reload()} />}
       {tab === "config" && <pre class="yaml" tabIndex={0} data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
     </main>
   );

@@ -196,7 +196,8 @@ export function ModelPage(props: { name: string }) {
         </>
       )}
       <h2>Versions</h2>
-      <p class="muted">Register a version from a checkpoint of an experiment or trial (its checkpoints tab).</p>
+      <p class="muted">Register a version from a checkpoint of an experiment or trial (its checkpoints tab), or by the checkpoint's UUID:</p>
+      {!m.archived && <RegisterByUuid model={m.name} onDone={() => (versions.reload(), model.reload())} />}
       <div class="scroll">
         <table class="grid" data-testid="versions">
           <thead>
@@ -248,6 +249,20 @@ export function ModelPage(props: { name: string }) {
         </table>
       </div>
     </main>
+  );
+}
+
+function RegisterByUuid(props: { model: string; onDone: () => void }) {
+  const [uuid, setUuid] = useState("");
+  return (
+    <Form
+      testId="register-uuid"
+      submit="Register checkpoint"
+      action={() => api.post(`/api/v1/models/${encodeURIComponent(props.model)}/versions`, { checkpointUuid: uuid.trim() })}
+      onDone={() => (setUuid(""), props.onDone())}
+    >
+      <Field label="Checkpoint UUID" name="checkpoint-uuid" value={uuid} onInput={setUuid} required />
+    </Form>
   );
 }
 

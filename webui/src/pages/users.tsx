@@ -12,6 +12,7 @@ function UserRow(props: { u: api.User; admin: boolean; me: string; onDone: () =>
   const [editing, setEditing] = useState(false);
   const [display, setDisplay] = useState(u.displayName ?? "");
   const [isAdmin, setIsAdmin] = useState(u.admin);
+  const [password, setPassword] = useState("");
   const [error, setError] = useState<string>();
   const patch = async (body: Record<string, unknown>) => {
     setError(undefined);
@@ -47,8 +48,11 @@ function UserRow(props: { u: api.User; admin: boolean; me: string; onDone: () =>
       {editing && (
         <tr>
           <td colSpan={6}>
-            <Form testId={"user-form-" + u.username} submit="Save" action={() => api.patch(`/api/v1/users/${u.id}`, { displayName: display, admin: isAdmin })} onDone={() => (setEditing(false), props.onDone())}>
+            <Form testId={"user-form-" + u.username} submit="Save" action={() =>
+                api.patch(`/api/v1/users/${u.id}`, password ? { displayName: display, admin: isAdmin, password, isHashed: false } : { displayName: display, admin: isAdmin })
+              } onDone={() => (setEditing(false), props.onDone())}>
               <Field label="Display name" name="display-name" value={display} onInput={setDisplay} />
+              <Field label="New password (blank: unchanged)" name="user-password" type="password" value={password} onInput={setPassword} />
               <label>
                 <input type="checkbox" checked={isAdmin} disabled={u.username === props.me} onChange={() => setIsAdmin(!isAdmin)} /> admin
               </label>

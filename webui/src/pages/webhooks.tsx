@@ -95,7 +95,9 @@ export function WebhooksPage() {
             {(list.data?.webhooks ?? []).map((w) => (
               <tr data-id={w.id} data-name={w.name}>
                 <td>{w.name}</td>
-                <td class="mono">{w.url}</td>
+                <td class="mono">
+                  <UrlEdit w={w} onDone={list.reload} />
+                </td>
                 <td>{w.webhookType.replace(/^WEBHOOK_TYPE_/, "").toLowerCase()}</td>
                 <td>
                   {(w.triggers ?? []).map((t) => (
@@ -117,5 +119,45 @@ export function WebhooksPage() {
       </div>
       {list.data && (list.data.webhooks ?? []).length === 0 && <p class="muted">No webhooks.</p>}
     </main>
+  );
+}
+
+/** A webhook's URL, changed in place (PATCH /api/v1/webhooks/{id}). */
+function UrlEdit(props: { w: Webhook; onDone: () => void }) {
+  const [url, setUrl] = useState<string>();
+  const [error, setError] = useState<string>();
+  if (url === undefined)
+    return (
+      <>
+        {props.w.url}{" "}
+        <button class="link" data-testid={"webhook-url-edit-" + props.w.id} onClick={() => setUrl(props.w.url)}>
+          change
+        </button>
+      </>
+    );
+  return (
+    <form
+      class="inline"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          await api.patch(`/api/v1/webhooks/${props.w.id}`, { url });
+          setUrl(undefined);
+          props.onDone();
+        } catch (err: any) {
+          setError(err.message);
+        }
+      }}
+    >
+      <input aria-label="webhook URL" name="webhook-url-new" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+      <button type="submit" data-testid={"webhook-url-save-" + props.w.id}>
+        Save
+      </button>
+      <button type="button" onClick={() => setUrl(undefined)}>
+        Cancel
+      </button>
+      {error && <span class="error">{error}</span>}
+    </form>
   );
 }
