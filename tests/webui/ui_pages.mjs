@@ -104,7 +104,7 @@ try {
   step("a workspace's projects: create two, archive one");
   await page.click(`${row} a`);
   await page.waitForSelector("[data-testid=workspace-name]");
-  for (const name of ["proj-ui", "proj-old"]) {
+  for (const name of ["proj-ui", "proj-old", "proj-move"]) {
     await page.fill("input[name=project-name]", name);
     await page.fill("input[name=project-description]", "made in the browser");
     await page.click("[data-testid=new-project-submit]");
@@ -116,6 +116,15 @@ try {
   await page.waitForSelector(`[data-testid=projects] tr[data-id="${projOld.id}"]`);
   await page.click(`[data-testid=archive-project-${projOld.id}]`);
   await until("proj-old archived", async () => (await get(`/api/v1/projects/${projOld.id}`)).project.archived === true, 10000);
+  step("move a project to another workspace");
+  const two = (await api("POST", "/api/v1/workspaces", { name: "ws-two" })).workspace;
+  const projMove = projects.find((p) => p.name === "proj-move");
+  await page.reload();
+  await until("ws-two offered", async () => (await page.locator(`[data-testid=move-project-${projMove.id}] option[value="${two.id}"]`).count()) === 1, 10000);
+  await page.selectOption(`[data-testid=move-project-${projMove.id}]`, String(two.id));
+  await page.click(`[data-testid=move-project-submit-${projMove.id}]`);
+  await until("proj-move in ws-two", async () => (await get(`/api/v1/projects/${projMove.id}`)).project.workspaceId === two.id, 10000);
+  await until("proj-move off this workspace's list", async () => (await page.locator(`[data-testid=projects] tr[data-id="${projMove.id}"]`).count()) === 0, 10000);
   await visit("workspace-projects");
 
   step("move the experiment into proj-ui from the experiments list");

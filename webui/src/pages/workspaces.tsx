@@ -161,12 +161,13 @@ export function WorkspacePage(props: { id: number }) {
                 <td>{p.description}</td>
                 <td>{p.numExperiments}</td>
                 <td>{p.numActiveExperiments ?? ""}</td>
-                <td>
+                <td class="actions-cell">
                   {!p.immutable && (
                     <button data-testid={"archive-project-" + p.id} onClick={() => act(p, p.archived ? "unarchive" : "archive")}>
                       {p.archived ? "Unarchive" : "Archive"}
                     </button>
                   )}
+                  {!p.immutable && !p.archived && <MoveProject project={p} onDone={() => (projects.reload(), w.reload())} />}
                 </td>
               </tr>
             ))}
@@ -226,4 +227,38 @@ export function useProjects(): { id: number; label: string }[] {
     0,
   );
   return all.data ?? [];
+}
+
+/** Moves a project (with its experiments) to another workspace. */
+function MoveProject(props: { project: api.Project; onDone: () => void }) {
+  const [dest, setDest] = useState("");
+  const [error, setError] = useState<string>();
+  const ws = usePoll((signal) => api.get<{ workspaces: api.Workspace[] }>("/api/v1/workspaces?limit=200&archived=false", signal), [], 0);
+  const choices = (ws.data?.workspaces ?? []).filter((w) => w.id !== props.project.workspaceId && !w.immutable);
+  return (
+    <form
+      class="inline"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          await api.post(`/api/v1/projects/${props.project.id}/move`, { destinationWorkspaceId: Number(dest), projectId: props.project.id });
+          props.onDone();
+        } catch (err: any) {
+          setError(err.message);
+        }
+      }}
+    >
+      <select aria-label={"move " + props.project.name + " to workspace"} data-testid={"move-project-" + props.project.id} value={dest} onChange={(e) => setDest((e.target as HTMLSelectElement).value)}>
+        <option value="">move to…</option>
+        {choices.map((w) => (
+          <option value={String(w.id)}>{w.name}</option>
+        ))}
+      </select>
+      <button type="submit" disabled={!dest} data-testid={"move-project-submit-" + props.project.id}>
+        Move
+      </button>
+      {error && <span class="error">{error}</span>}
+    </form>
+  );
 }
