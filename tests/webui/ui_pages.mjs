@@ -136,6 +136,10 @@ try {
   await page.click("[data-testid=bulk-move]");
   await until("the experiment in proj-ui", async () => (await get(`/api/v1/experiments/${EXP}`)).experiment.projectId === proj.id, 10000);
   await visit("experiments");
+  step("keyboard: / puts the cursor in the list's name filter");
+  await page.locator("h1").first().click();
+  await page.keyboard.press("/");
+  if ((await page.evaluate(() => document.activeElement?.dataset?.testid)) !== "filter-name") throw new Error("/ did not focus the filter");
 
   step("the project's page lists it");
   await page.goto(APP + `/projects/${proj.id}`);

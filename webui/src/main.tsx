@@ -139,5 +139,17 @@ function App() {
   );
 }
 
+// Keyboard: "/" puts the cursor in the page's search or filter field (as
+// upstream's and most web apps' lists do), unless one is typing already.
+window.addEventListener("keydown", (e) => {
+  if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target as HTMLElement | null;
+  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+  const field = document.querySelector<HTMLInputElement>("[data-search], [data-testid=filter-name], [data-testid=log-search]");
+  if (!field) return;
+  e.preventDefault();
+  field.focus();
+});
+
 applyTheme();
 render(<App />, document.getElementById("app")!);
