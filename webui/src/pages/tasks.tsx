@@ -35,6 +35,7 @@ export function TasksPage() {
   const [kind, setKind] = useState(offered[0].route);
   const [entrypoint, setEntrypoint] = useState("");
   const [slots, setSlots] = useState("0");
+  const [expIds, setExpIds] = useState("");
   const [message, setMessage] = useState<string>();
   const list = usePoll(
     async (signal) => {
@@ -57,7 +58,15 @@ export function TasksPage() {
         action={async () => {
           const config: Record<string, unknown> = { resources: { slots: Number(slots) } };
           if (kind === "commands") config.entrypoint = entrypoint;
-          const r = await api.post<Record<string, Task>>(`/api/v1/${kind}`, { config });
+          const body: Record<string, unknown> = { config };
+          // A TensorBoard shows experiments' metrics (upstream's
+          // LaunchTensorboardRequest names them).
+          if (kind === "tensorboards")
+            body.experimentIds = expIds
+              .split(",")
+              .map((x) => Number(x.trim()))
+              .filter((n) => Number.isInteger(n) && n > 0);
+          const r = await api.post<Record<string, Task>>(`/api/v1/${kind}`, body);
           setMessage(`launched ${k.label.toLowerCase()} ${r[k.one]?.id ?? ""}`);
         }}
         onDone={() => (setEntrypoint(""), list.reload())}
@@ -71,6 +80,7 @@ export function TasksPage() {
           </select>
         </label>
         {kind === "commands" && <Field label="Command line" name="entrypoint" value={entrypoint} onInput={setEntrypoint} required />}
+        {kind === "tensorboards" && <Field label="Experiment IDs" name="experiment-ids" value={expIds} onInput={setExpIds} required />}
         <Field label="Slots" name="slots" type="number" value={slots} onInput={setSlots} />
       </Form>
       {KINDS.some((x) => !x.offered) && (
