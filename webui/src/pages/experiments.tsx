@@ -2,7 +2,7 @@
 // (GET /api/v1/experiments limit/offset/sortBy/orderBy/states/users/name/
 // labels); the page polls while visible. Bulk actions post each selected
 // experiment's pause/activate/kill.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { pct, shortState, when } from "../format";
@@ -25,8 +25,13 @@ const states = ["", "STATE_ACTIVE", "STATE_PAUSED", "STATE_COMPLETED", "STATE_CA
 
 export function ExperimentList(props: { projectId?: number; title?: ComponentChildren } = {}) {
   const { path, query } = useLocation();
-  const projects = useProjects();
   const [dest, setDest] = useState("");
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [wantProjects, setWantProjects] = useState(false);
+  useEffect(() => {
+    if (selected.size > 0) setWantProjects(true);
+  }, [selected.size > 0]);
+  const projects = useProjects(wantProjects);
   const sortBy = query.get("sortBy") || "SORT_BY_ID";
   const orderBy = query.get("orderBy") || "ORDER_BY_DESC";
   const limit = Number(query.get("limit") || 50);
@@ -37,7 +42,6 @@ export function ExperimentList(props: { projectId?: number; title?: ComponentChi
   const label = query.get("label") || "";
   // Archived experiments are left out unless asked for, as upstream's list.
   const archived = query.get("archived") === "1";
-  const [selected, setSelected] = useState<Set<number>>(new Set());
   const [message, setMessage] = useState<string>();
 
   const set = (changes: Record<string, string | number>) => {

@@ -209,10 +209,12 @@ export function ProjectPage(props: { id: number }) {
 }
 
 /** Every project the user may move an experiment into (not archived),
- * named "workspace / project". */
-export function useProjects(): { id: number; label: string }[] {
+ * named "workspace / project"; asked for only once `wanted` (the list
+ * does not spend requests on it before something is selected). */
+export function useProjects(wanted = true): { id: number; label: string }[] {
   const all = usePoll(
     async (signal) => {
+      if (!wanted) return undefined;
       const ws = await api.get<{ workspaces: api.Workspace[] }>("/api/v1/workspaces?limit=200&archived=false", signal);
       const lists = await Promise.all(
         ws.workspaces.map((w) =>
@@ -223,7 +225,7 @@ export function useProjects(): { id: number; label: string }[] {
       );
       return lists.flat();
     },
-    [],
+    [wanted],
     0,
   );
   return all.data ?? [];
