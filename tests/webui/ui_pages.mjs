@@ -146,6 +146,21 @@ try {
   await page.waitForSelector("[data-testid=project-name]");
   await page.waitForSelector(`[data-testid=experiments] tr[data-id="${EXP}"]`);
   if ((await attr("[data-testid=experiments]", "data-total")) !== "1") throw new Error("the project lists other experiments");
+  step("the project's notes: add two, remove one");
+  for (const [name, text] of [["Plan", "try lr 0.3"], ["Scratch", "to be removed"]]) {
+    await page.click("[data-testid=note-add-open]");
+    await page.fill("input[name=note-name]", name);
+    await page.fill("textarea[name=note-contents]", text);
+    await page.click("[data-testid=note-add-submit]");
+    await until(`note ${name} in the API`, async () => (await get(`/api/v1/projects/${proj.id}`)).project.notes.some((n) => n.name === name), 10000);
+    await page.waitForSelector(`[data-testid=project-notes] details[data-name="${name}"]`);
+  }
+  await page.click('[data-testid=project-notes] details[data-name="Scratch"] summary');
+  await page.click("[data-testid=note-remove-1]");
+  await until("one note left", async () => {
+    const n = (await get(`/api/v1/projects/${proj.id}`)).project.notes;
+    return n.length === 1 && n[0].name === "Plan" && n[0].contents === "try lr 0.3";
+  }, 10000);
   await visit("project-experiments");
 
   step("compare the experiment's two trials");

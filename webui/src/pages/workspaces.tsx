@@ -202,6 +202,7 @@ export function ProjectPage(props: { id: number }) {
             {pr.name} {pr.archived && <span class="badge">archived</span>}
           </h1>
           {pr.description && <p>{pr.description}</p>}
+          <ProjectNotes project={pr} onDone={p.reload} />
         </>
       }
     />
@@ -262,5 +263,56 @@ function MoveProject(props: { project: api.Project; onDone: () => void }) {
       </button>
       {error && <span class="error">{error}</span>}
     </form>
+  );
+}
+
+/** A project's notes (upstream's Notes tab): each shown folded, one added
+ * (POST /api/v1/projects/{id}/notes), one removed (PUT of the rest). */
+function ProjectNotes(props: { project: api.Project; onDone: () => void }) {
+  const notes = props.project.notes ?? [];
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState("");
+  const [contents, setContents] = useState("");
+  const [error, setError] = useState<string>();
+  return (
+    <section class="notes-section" data-testid="project-notes" data-count={notes.length}>
+      <h2>
+        Notes{" "}
+        <button class="link" data-testid="note-add-open" onClick={() => setOpen(!open)}>
+          {open ? "close" : "add a note"}
+        </button>
+      </h2>
+      {notes.map((n, i) => (
+        <details data-name={n.name}>
+          <summary>{n.name}</summary>
+          <pre class="notes" tabIndex={0}>{n.contents}</pre>
+          <button
+            class="link"
+            data-testid={"note-remove-" + i}
+            onClick={() => {
+              setError(undefined);
+              api
+                .put(`/api/v1/projects/${props.project.id}/notes`, { notes: notes.filter((_, j) => j !== i) })
+                .then(props.onDone)
+                .catch((err) => setError(err.message));
+            }}
+          >
+            remove this note
+          </button>
+        </details>
+      ))}
+      {error && <p class="error">{error}</p>}
+      {open && (
+        <Form
+          testId="note-add"
+          submit="Add note"
+          action={() => api.post(`/api/v1/projects/${props.project.id}/notes`, { name, contents })}
+          onDone={() => (setName(""), setContents(""), setOpen(false), props.onDone())}
+        >
+          <Field label="Title" name="note-name" value={name} onInput={setName} required />
+          <Field label="Text" name="note-contents" value={contents} onInput={setContents} multiline />
+        </Form>
+      )}
+    </section>
   );
 }
