@@ -3,13 +3,14 @@
 // driving it through the API): bench/support's history with T running
 // trials (one slot each, on 4-slot agents) of experiment 1, idle agents up
 // to A in all, paused experiments up to E in all, and C training reports of
-// trial 1 (a learning curve; steps 1..C, after the rest). Prints one JSON
+// trial 1 (a learning curve; steps 1..C, after the rest), or of each of
+// trials 1..K with --curve-trials K (the WebUI's compare view). Prints one JSON
 // object: {"events": N, "allocations": [[trial_id, allocation_id, token]]},
 // the tokens being the session tokens a master started with
 // DET_SESSION_SECRET=SECRET accepts.
 //
 //   api-bench-seed --db URL --secret SECRET [--agents A] [--experiments E]
-//                  [--trials T] [--curve C]
+//                  [--trials T] [--curve C] [--curve-trials K]
 
 #include "api/codec.hpp"
 #include "bench/support/history.hpp"
@@ -58,7 +59,8 @@ private:
 
 int main(int argc, char** argv) {
   std::string url, secret;
-  int64_t agents = 1000, experiments = 10000, trials = 500, curve = 0;
+  int64_t agents = 1000, experiments = 10000, trials = 500, curve = 0,
+          curve_trials = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--db")
@@ -73,6 +75,8 @@ int main(int argc, char** argv) {
       trials = std::stoll(v);
     else if (a == "--curve")
       curve = std::stoll(v);
+    else if (a == "--curve-trials")
+      curve_trials = std::stoll(v);
     else
       die("unknown argument '" + a + "'");
   }
@@ -117,19 +121,21 @@ int main(int argc, char** argv) {
     paused.at_us = t0 + e;
     b.put(paused);
   }
-  if (curve > 0 && trials < 1)
-    die("--curve needs a running trial (--trials 1 or more)");
-  for (int64_t step = 1; step <= curve; ++step) {
-    trial_metrics_reported m;
-    m.trial_id = 1;
-    m.allocation_id = "1.1";
-    m.kind = "training";
-    m.steps_completed = step;
-    m.metrics = {{"loss", 1.0 / static_cast<double>(step)},
-                 {"accuracy", 1.0 - 1.0 / static_cast<double>(step + 1)}};
-    m.at_us = t0 + step;
-    b.put(m);
-  }
+  if (curve > 0 && trials < curve_trials)
+    die("--curve needs as many running trials as --curve-trials");
+  for (int64_t t = 1; t <= curve_trials && curve > 0; ++t)
+    for (int64_t step = 1; step <= curve; ++step) {
+      trial_metrics_reported m;
+      m.trial_id = t;
+      m.allocation_id = std::to_string(t) + ".1";
+      m.kind = "training";
+      m.steps_completed = step;
+      double scale = 1.0 + 0.1 * static_cast<double>(t - 1);
+      m.metrics = {{"loss", scale / static_cast<double>(step)},
+                   {"accuracy", 1.0 - 1.0 / static_cast<double>(step + 1)}};
+      m.at_us = t0 + step;
+      b.put(m);
+    }
   b.flush();
   api::session_tokens tokens{secret};
   nlohmann::json allocs = nlohmann::json::array();

@@ -10,6 +10,10 @@ const RUNS = Number(process.env.DET_WEBUI_RUNS || 5);
 const EXPERIMENTS = Number(process.env.DET_WEBUI_EXPERIMENTS);
 const POINTS = Number(process.env.DET_WEBUI_POINTS);
 const EXP = Number(process.env.DET_WEBUI_EXP);
+// "compare": only the compare view of trials 1..COMPARE_TRIALS, each with
+// POINTS training reports (a master seeded for it by run.py).
+const MODE = process.env.DET_WEBUI_MODE || "list-and-curve";
+const COMPARE_TRIALS = Number(process.env.DET_WEBUI_COMPARE_TRIALS || 10);
 
 const b = await openBrowser({ viewport: { width: 1366, height: 800 } });
 const page = b.page;
@@ -30,6 +34,20 @@ try {
     }
     return samples;
   };
+  if (MODE === "compare") {
+    const ids = Array.from({ length: COMPARE_TRIALS }, (_, i) => i + 1).join(",");
+    // The compare view: one curve per trial, every point of each drawn.
+    const compare = await time(
+      `/compare?trials=${ids}`,
+      ([n, k]) => {
+        const c = document.querySelector('[data-testid=compare-chart][data-drawn="1"]');
+        return !!c && Number(c.dataset.points) === n && Number(c.dataset.series) === k;
+      },
+      [POINTS * COMPARE_TRIALS, COMPARE_TRIALS],
+    );
+    if (b.errors.length) throw new Error(b.errors.join("\n"));
+    console.log(JSON.stringify({ compare }));
+  } else {
   // The list: its first page of rows drawn, the total from the master.
   const list = await time(
     "/experiments",
@@ -50,6 +68,7 @@ try {
   );
   if (b.errors.length) throw new Error(b.errors.join("\n"));
   console.log(JSON.stringify({ list, curve }));
+  }
 } finally {
   await b.close();
 }

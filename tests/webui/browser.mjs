@@ -3,7 +3,7 @@
 // page's console errors and uncaught exceptions are collected, so a test can
 // assert there were none.
 import { createRequire } from "node:module";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,4 +68,27 @@ export async function until(what, fn, ms = 60000, every = 200) {
     if (Date.now() > end) throw new Error(`timed out after ${ms / 1000} s waiting for ${what} (last: ${last})`);
     await new Promise((r) => setTimeout(r, every));
   }
+}
+
+// axe-core (a devDependency of webui/, installed by npm ci), evaluated in
+// the page over the DevTools protocol, which the page's
+// Content-Security-Policy does not govern (a <script> tag would be refused).
+let axeSource;
+function axe() {
+  if (!axeSource) axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  return axeSource;
+}
+
+/** The serious and critical accessibility violations on the page as it is
+ * now, one line each ("rule (impact): target, ..."). */
+export async function axeViolations(page) {
+  const has = await page.evaluate(() => typeof window.axe !== "undefined");
+  if (!has) await page.evaluate(axe());
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.targets.join(", ")}`);
 }

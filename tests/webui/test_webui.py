@@ -16,6 +16,7 @@ import urllib.request
 import pytest
 
 from conftest import EXAMPLE, ROOT, Cluster, experiment_yaml, wait_for
+from harness.paths import BUILD
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DET = shutil.which("det")
@@ -197,8 +198,9 @@ def test_the_app_in_a_browser(c, tmp_path):
                experiment_yaml(max_length=40, trials=2, batch_delay=0.05, checkpoint_every=20))
     b = create(c, home, str(tmp_path), "webui-b",
                experiment_yaml(max_length=100000, trials=1, batch_delay=0.05, checkpoint_every=200))
-    shots = tmp_path / "screenshots"
-    shots.mkdir()
+    shots = os.path.join(BUILD, "webui-shots", "flow")
+    shutil.rmtree(shots, ignore_errors=True)
+    os.makedirs(shots)
     env = dict(os.environ, DET_WEBUI_URL=c.url, DET_WEBUI_EXP_A=str(a), DET_WEBUI_EXP_B=str(b),
                DET_WEBUI_SHOTS=str(shots), DET_MASTER=c.url, HOME=home,
                XDG_CONFIG_HOME=os.path.join(home, ".config"), DET_USER="admin", DET_PASS="")

@@ -10,7 +10,7 @@
 // error or uncaught exception on any page fails the run.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { openBrowser, until } from "./browser.mjs";
+import { axeViolations, openBrowser, until } from "./browser.mjs";
 
 const URL_ = process.env.DET_WEBUI_URL;
 // The app lives under /det/, as upstream's WebUI does.
@@ -50,9 +50,13 @@ async function api(token, p) {
 const b = await openBrowser();
 const page = b.page;
 let shot = 0;
+// Every page screenshot is also checked with axe-core: no serious or
+// critical accessibility violation.
+const a11y = [];
 const snap = async (name) => {
   shot += 1;
   await page.screenshot({ path: path.join(SHOTS, `${String(shot).padStart(2, "0")}-${name}.png`), fullPage: true });
+  if (name !== "failure") for (const v of await axeViolations(page)) a11y.push(`${name}: ${v}`);
 };
 const attr = async (sel, name) => page.locator(sel).first().getAttribute(name, { timeout: 2000 }).catch(() => null);
 
@@ -215,6 +219,11 @@ try {
   await page.waitForSelector(`[data-testid=jobs] tr[data-id="${B}"]`);
   await snap("job-queue");
 
+  step("change B's priority on the job queue page; the API sees it");
+  await page.fill(`[data-testid=priority-${B}]`, "7");
+  await page.click(`[data-testid=priority-set-${B}]`);
+  await until("B at priority 7", async () => JSON.parse(await api(token, "/api/v1/job-queues")).jobs.find((j) => j.entityId === String(B) || Number(j.entityId) === B)?.priority === 7, 10000);
+
   step("kill B with the list's bulk action; the CLI sees it canceled");
   await page.click("nav >> text=Experiments");
   await page.check(`[data-testid=experiments] tr[data-id="${B}"] input[type=checkbox]`);
@@ -245,11 +254,13 @@ try {
   if (await page.evaluate(() => localStorage.getItem("det.token"))) throw new Error("the token outlived sign-out");
 
   if (b.errors.length) throw new Error("errors in the browser:\n" + b.errors.join("\n"));
+  if (a11y.length) throw new Error("accessibility violations (serious or critical):\n" + a11y.join("\n"));
   console.log(`ok: ${shot} screenshots in ${SHOTS}`);
 } catch (e) {
   await snap("failure").catch(() => {});
   console.error(`FAILED: ${e.stack || e}`);
   if (b.errors.length) console.error("browser errors:\n" + b.errors.join("\n"));
+  if (a11y.length) console.error("accessibility:\n" + a11y.join("\n"));
   process.exitCode = 1;
 } finally {
   await b.close();

@@ -70,6 +70,14 @@ export async function patch<T = any>(path: string, body: unknown): Promise<T> {
   return send<T>("PATCH", path, body);
 }
 
+export async function put<T = any>(path: string, body: unknown): Promise<T> {
+  return send<T>("PUT", path, body);
+}
+
+export async function del<T = any>(path: string): Promise<T> {
+  return send<T>("DELETE", path);
+}
+
 async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
   const r = await check(
     await fetch(path, {
@@ -159,6 +167,76 @@ export interface Experiment {
   jobId: string;
   archived?: boolean;
   notes?: string;
+  projectId?: number;
+  workspaceId?: number;
+}
+
+export interface Workspace {
+  id: number;
+  name: string;
+  archived: boolean;
+  pinned: boolean;
+  username: string;
+  numProjects: number;
+  numExperiments: number;
+  immutable?: boolean;
+}
+
+export interface Project {
+  id: number;
+  name: string;
+  description: string;
+  workspaceId: number;
+  workspaceName?: string;
+  archived: boolean;
+  immutable?: boolean;
+  numExperiments: number;
+  numActiveExperiments?: number;
+  username?: string;
+  notes?: { name: string; contents: string }[];
+}
+
+export interface Model {
+  id: number;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  labels: string[];
+  notes: string;
+  archived: boolean;
+  numVersions: number;
+  username: string;
+  workspaceId: number;
+  creationTime: string;
+  lastUpdatedTime: string;
+}
+
+export interface ModelVersion {
+  id: number;
+  version: number;
+  name: string;
+  comment: string;
+  notes: string;
+  labels: string[];
+  metadata: Record<string, unknown>;
+  checkpoint: {
+    uuid: string;
+    training?: { trialId?: number; experimentId?: number };
+    trialId?: number;
+    metadata?: Record<string, unknown>;
+  };
+  creationTime: string;
+  username: string;
+}
+
+export interface User {
+  id: number;
+  username: string;
+  displayName?: string;
+  admin: boolean;
+  active: boolean;
+  remote?: boolean;
+  modifiedAt?: string;
 }
 
 export interface Trial {

@@ -11,6 +11,8 @@ export interface Series {
   label: string;
   x: number[];
   y: number[];
+  /** A stroke colour (else the palette's, by position). */
+  color?: string;
 }
 
 const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
@@ -49,17 +51,25 @@ export function Chart(props: {
     if (series.length === 0) return;
     const usable = log ? series.map((s) => ({ ...s, y: s.y.map((v) => (v > 0 ? v : NaN)) })) : series;
     const data = align(usable, smoothing);
+    const css = getComputedStyle(div);
+    const fg = css.color || "#1d2330";
+    const grid = css.getPropertyValue("--line").trim() || "#dfe3ea";
     const opts: uPlot.Options = {
       width: Math.max(300, div.clientWidth || 800),
       height,
       scales: { x: { time: false }, y: { distr: log ? 3 : 1 } },
-      axes: [{ label: xLabel }, {}],
+      // Axis text and grid in the page's colours (dark mode draws light
+      // text on the canvas).
+      axes: [
+        { label: xLabel, stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+        { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+      ],
       cursor: { drag: { x: true, y: false } },
       series: [
         { label: xLabel },
         ...series.map((s, i) => ({
           label: s.label,
-          stroke: palette[i % palette.length],
+          stroke: s.color ?? palette[i % palette.length],
           width: 1.5,
           spanGaps: true,
           points: { show: s.x.length < 60 },

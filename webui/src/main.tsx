@@ -9,6 +9,15 @@ import { TrialPage } from "./pages/trial";
 import { ClusterPage } from "./pages/cluster";
 import { JobsPage } from "./pages/jobs";
 import { EventsPage } from "./pages/events";
+import { ProjectPage, WorkspaceList, WorkspacePage } from "./pages/workspaces";
+import { ModelList, ModelPage } from "./pages/models";
+import { ComparePage } from "./pages/compare";
+import { applyTheme, SettingsPage, UsersPage } from "./pages/users";
+import { WebhooksPage } from "./pages/webhooks";
+import { TemplatesPage } from "./pages/templates";
+import { UsagePage } from "./pages/usage";
+import { TaskLogsPage, TasksPage } from "./pages/tasks";
+import { HistoryPage } from "./pages/history";
 import "./style.css";
 
 interface User {
@@ -24,17 +33,26 @@ function Nav(props: { user: User; path: string; onSignOut: () => void }) {
   );
   return (
     <header class="nav">
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
       <span class="brand">Determined</span>
-      <nav>
+      <nav aria-label="main">
+        {item("/workspaces", "Workspaces")}
         {item("/experiments", "Experiments")}
+        {item("/models", "Models")}
+        {item("/tasks", "Tasks")}
         {item("/cluster", "Cluster")}
         {item("/jobs", "Job queue")}
+        {item("/webhooks", "Webhooks")}
+        {item("/templates", "Templates")}
+        {item("/users", "Users")}
         {props.user.admin && item("/events", "Event log")}
       </nav>
-      <span class="who" data-testid="who">
+      <a class="who" data-testid="who" href={href("/settings")} onClick={linkHandler} title="your settings">
         {props.user.username}
         {props.user.admin ? " (admin)" : ""}
-      </span>
+      </a>
       <button class="link" data-testid="sign-out" onClick={props.onSignOut}>
         Sign out
       </button>
@@ -51,6 +69,20 @@ function Page(props: { path: string; user: User }) {
   if (path === "/cluster") return <ClusterPage admin={props.user.admin} />;
   if (path === "/jobs") return <JobsPage />;
   if (path === "/events") return <EventsPage admin={props.user.admin} />;
+  if (path === "/workspaces") return <WorkspaceList />;
+  if ((m = path.match(/^\/workspaces\/(\d+)$/))) return <WorkspacePage id={Number(m[1])} />;
+  if ((m = path.match(/^\/projects\/(\d+)$/))) return <ProjectPage id={Number(m[1])} />;
+  if (path === "/models") return <ModelList />;
+  if ((m = path.match(/^\/models\/([^/]+)$/))) return <ModelPage name={decodeURIComponent(m[1])} />;
+  if (path === "/compare") return <ComparePage />;
+  if (path === "/users") return <UsersPage admin={props.user.admin} me={props.user.username} />;
+  if (path === "/settings") return <SettingsPage />;
+  if (path === "/webhooks") return <WebhooksPage />;
+  if (path === "/templates") return <TemplatesPage />;
+  if (path === "/cluster/usage") return <UsagePage />;
+  if (path === "/tasks") return <TasksPage />;
+  if (path === "/history") return <HistoryPage admin={props.user.admin} />;
+  if ((m = path.match(/^\/tasks\/([\w-]+)\/logs$/))) return <TaskLogsPage id={m[1]} />;
   return (
     <main>
       <h1>Not found</h1>
@@ -100,9 +132,24 @@ function App() {
           navigate("/login", true);
         }}
       />
-      <Page path={path} user={user} />
+      <div id="content" tabIndex={-1}>
+        <Page path={path} user={user} />
+      </div>
     </>
   );
 }
 
+// Keyboard: "/" puts the cursor in the page's search or filter field (as
+// upstream's and most web apps' lists do), unless one is typing already.
+window.addEventListener("keydown", (e) => {
+  if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target as HTMLElement | null;
+  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+  const field = document.querySelector<HTMLInputElement>("[data-search], [data-testid=filter-name], [data-testid=log-search]");
+  if (!field) return;
+  e.preventDefault();
+  field.focus();
+});
+
+applyTheme();
 render(<App />, document.getElementById("app")!);

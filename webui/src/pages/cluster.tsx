@@ -14,6 +14,11 @@ export function ClusterPage(_props: { admin: boolean }) {
   return (
     <main>
       <h1>Cluster</h1>
+      <p>
+        <a href={href("/cluster/usage")} onClick={linkHandler} data-testid="usage-link">
+          Historical usage
+        </a>
+      </p>
       {(pools.error || agents.error) && <p class="error">{pools.error ?? agents.error}</p>}
       {(pools.data?.resourcePools ?? []).map((p) => (
         <section class="pool" data-testid={"pool-" + p.name}>

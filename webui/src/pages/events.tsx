@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { when } from "../format";
+import { href, linkHandler } from "../router";
 
 export function EventsPage(props: { admin: boolean }) {
   if (!props.admin) return <main class="muted">The event log is for administrators.</main>;
@@ -85,6 +86,11 @@ function StateAt(props: { at: number; onClose: () => void }) {
           close
         </button>
       </h2>
+      <p>
+        <a href={href("/history?at=" + props.at)} onClick={linkHandler} data-testid="time-travel">
+          Step through time from here
+        </a>
+      </p>
       {st.error && <p class="error">{st.error}</p>}
       {st.data && (
         <>
@@ -92,7 +98,7 @@ function StateAt(props: { at: number; onClose: () => void }) {
             {Object.keys(st.data.experiments ?? {}).length} experiments, {Object.keys(st.data.trials ?? {}).length} trials,{" "}
             {Object.keys(st.data.agents ?? {}).length} agents, {Object.keys(st.data.instances ?? {}).length} instances
           </p>
-          <pre>{JSON.stringify(st.data, null, 2)}</pre>
+          <pre tabIndex={0} aria-label="state at this position">{JSON.stringify(st.data, null, 2)}</pre>
         </>
       )}
     </aside>

@@ -5,9 +5,12 @@ import * as api from "../api";
 import { Chart, metricNames, seriesOf } from "../chart";
 import { useMetrics, usePoll } from "../hooks";
 import { num, pct, shortState, when } from "../format";
-import { href, linkHandler } from "../router";
+import { href, linkHandler, navigate } from "../router";
 import { toYaml } from "../yaml";
 import { Scatter } from "./scatter";
+import { RegisterVersion } from "./models";
+import { CodeView } from "./code";
+import { Field, Form } from "../ui";
 
 export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
   const [error, setError] = useState<string>();
@@ -52,6 +55,28 @@ export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
       )}
       {error && <span class="error">{error}</span>}
     </div>
+  );
+}
+
+/** The experiment's notes (free text, upstream's Notes tab), saved with
+ * PATCH. */
+function Notes(props: { exp: api.Experiment; onDone: () => void }) {
+  const [text, setText] = useState<string>();
+  const [saved, setSaved] = useState(false);
+  return (
+    <Form
+      testId="notes"
+      submit="Save notes"
+      action={() => api.patch(`/api/v1/experiments/${props.exp.id}`, { notes: text ?? props.exp.notes ?? "" })}
+      onDone={() => (setSaved(true), props.onDone())}
+    >
+      <Field label="Notes" name="notes" value={text ?? props.exp.notes ?? ""} onInput={(v) => (setText(v), setSaved(false))} multiline />
+      {saved && (
+        <span class="note" role="status">
+          saved
+        </span>
+      )}
+    </Form>
   );
 }
 
@@ -217,10 +242,15 @@ export function ExperimentPage(props: { id: number }) {
       </div>
       {e.description && <p data-testid="exp-description">{e.description}</p>}
       {e.archived && <p class="note">archived</p>}
+      <p>
+        <a href={href("/history?experiment=" + e.id)} onClick={linkHandler} data-testid="through-time">
+          This experiment through time (event log)
+        </a>
+      </p>
       <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
       <Edit exp={e} onDone={() => exp.reload()} />
       <div class="tabs">
-        {["overview", "trials", "hyperparameters", "checkpoints", "config"].map((t) => (
+        {["overview", "trials", "hyperparameters", "checkpoints", "config", "code", "notes"].map((t) => (
           <button class={tab === t ? "active" : ""} onClick={() => setTab(t)} data-testid={"tab-" + t}>
             {t}
           </button>
@@ -235,18 +265,35 @@ export function ExperimentPage(props: { id: number }) {
         </>
       )}
       {tab === "trials" && <TrialTable trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
-      {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} />}
+      {tab === "hyperparameters" && <HpViews trials={ts} hpNames={hpNames} metric={e.searcherMetric} reports={metrics.data ?? []} />}
       {tab === "checkpoints" && <Checkpoints id={id} />}
-      {tab === "config" && <pre class="yaml" data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
+      {tab === "code" && <CodeView id={id} />}
+      {tab === "notes" && <Notes exp={e} onDone={() => exp.reload()} />}
+      {tab === "config" && <pre class="yaml" tabIndex={0} data-testid="config-yaml">{toYaml(exp.data?.config ?? {})}</pre>}
     </main>
   );
 }
 
 function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const toggle = (id: number) => {
+    const s2 = new Set(selected);
+    if (s2.has(id)) s2.delete(id);
+    else s2.add(id);
+    setSelected(s2);
+  };
   return (
+    <>
+    <div class="toolbar">
+      <button data-testid="compare-trials" disabled={selected.size < 2} onClick={() => navigate("/compare?trials=" + [...selected].sort((a, b) => a - b).join(","))}>
+        Compare {selected.size || ""} selected trials
+      </button>
+    </div>
+    <div class="scroll">
     <table class="grid" data-testid="trials">
       <thead>
         <tr>
+          <th><span class="sr-only">select</span></th>
           <th>Trial</th>
           <th>State</th>
           <th>Batches</th>
@@ -260,6 +307,9 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
       <tbody>
         {props.trials.map((t) => (
           <tr data-id={t.id} data-state={t.state}>
+            <td>
+              <input type="checkbox" aria-label={"select trial " + t.id} checked={selected.has(t.id)} onChange={() => toggle(t.id)} />
+            </td>
             <td>
               <a href={href("/trials/" + t.id)} onClick={linkHandler}>
                 {t.id}
@@ -278,10 +328,53 @@ function TrialTable(props: { trials: api.Trial[]; hpNames: string[]; metric: str
         ))}
       </tbody>
     </table>
+    </div>
+    </>
   );
 }
 
-function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string }) {
+/** Each trial's curve of the searcher's metric, coloured by the value of
+ * one hyperparameter (blue: its least, red: its greatest). */
+function CurvesByHp(props: { trials: api.Trial[]; hps: string[]; metric: string; reports: api.MetricsReport[] }) {
+  const [hp, setHp] = useState<string>();
+  const h = hp && props.hps.includes(hp) ? hp : props.hps[0];
+  const group = useMemo(() => (props.reports.some((r) => r.group === "validation" && typeof api.valuesOf(r)[props.metric] === "number") ? "validation" : "training"), [props.reports, props.metric]);
+  const series = useMemo(() => {
+    if (!h) return [];
+    const vals = props.trials.map((t) => t.hparams?.[h]).filter((v): v is number => typeof v === "number");
+    const lo = Math.min(...vals);
+    const hi = Math.max(...vals);
+    const byId = new Map(props.trials.map((t) => [t.id, t]));
+    return seriesOf(props.reports, group, props.metric).map((s) => {
+      const t = byId.get(Number(s.label.replace(/^trial /, "")));
+      const v = t?.hparams?.[h];
+      const c = typeof v === "number" && hi > lo ? (v - lo) / (hi - lo) : 0.5;
+      return { ...s, label: `${s.label} (${h} ${num(v)})`, color: `hsl(${Math.round(220 - 220 * c)},70%,45%)` };
+    });
+  }, [props.reports, props.trials, h, group, props.metric]);
+  if (!h) return null;
+  return (
+    <section>
+      <h2>Learning curves coloured by a hyperparameter</h2>
+      <div class="toolbar">
+        <label>
+          Colour by
+          <select data-testid="colour-by" value={h} onChange={(e) => setHp((e.target as HTMLSelectElement).value)}>
+            {props.hps.map((x) => (
+              <option value={x}>{x}</option>
+            ))}
+          </select>
+        </label>
+        <span class="muted">
+          {props.metric} ({group}); blue: least {h}, red: greatest
+        </span>
+      </div>
+      <Chart series={series} testId="hp-curves" />
+    </section>
+  );
+}
+
+function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string; reports: api.MetricsReport[] }) {
   const numericAll = props.hpNames.filter((h) => props.trials.some((t) => typeof t.hparams?.[h] === "number"));
   // Hyperparameters that differ between trials say something; constant
   // ones only when nothing varies.
@@ -292,7 +385,9 @@ function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string
   return (
     <section>
       <h2>Parallel coordinates</h2>
-      <Parallel trials={scored} hps={numeric} metric={props.metric} />
+      <div class="scroll">
+        <Parallel trials={scored} hps={numeric} metric={props.metric} />
+      </div>
       <h2>{props.metric} against each hyperparameter</h2>
       <div class="scatters">
         {numeric.map((h) => (
@@ -303,6 +398,7 @@ function HpViews(props: { trials: api.Trial[]; hpNames: string[]; metric: string
           />
         ))}
       </div>
+      <CurvesByHp trials={props.trials} hps={numeric} metric={props.metric} reports={props.reports} />
     </section>
   );
 }
@@ -339,13 +435,13 @@ function Parallel(props: { trials: api.Trial[]; hps: string[]; metric: string })
       {axes.map((a, i) => (
         <g>
           <line x1={x(i)} x2={x(i)} y1={20} y2={H - 20} stroke="#888" />
-          <text x={x(i)} y={12} text-anchor="middle" font-size="11">
+          <text x={x(i)} y={12} text-anchor="middle" font-size="11" fill="currentColor">
             {a}
           </text>
-          <text x={x(i) + 4} y={H - 22} font-size="10">
+          <text x={x(i) + 4} y={H - 22} font-size="10" fill="currentColor">
             {num(ranges[i][0], 3)}
           </text>
-          <text x={x(i) + 4} y={28} font-size="10">
+          <text x={x(i) + 4} y={28} font-size="10" fill="currentColor">
             {num(ranges[i][1], 3)}
           </text>
         </g>
@@ -357,28 +453,41 @@ function Parallel(props: { trials: api.Trial[]; hps: string[]; metric: string })
 export function CheckpointTable(props: { checkpoints: any[] }) {
   if (props.checkpoints.length === 0) return <p class="muted">No checkpoints.</p>;
   return (
-    <table class="grid" data-testid="checkpoints">
-      <thead>
-        <tr>
-          <th>UUID</th>
-          <th>Trial</th>
-          <th>Batches</th>
-          <th>State</th>
-          <th>Reported</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.checkpoints.map((c) => (
+    <div class="scroll">
+      <table class="grid" data-testid="checkpoints">
+        <thead>
           <tr>
-            <td class="mono">{c.uuid}</td>
-            <td>{c.trialId ?? c.metadata?.trial_id ?? ""}</td>
-            <td>{c.metadata?.steps_completed ?? c.totalBatches ?? ""}</td>
-            <td>{shortState(c.state)}</td>
-            <td>{when(c.reportTime ?? c.endTime)}</td>
+            <th>UUID</th>
+            <th>Trial</th>
+            <th>Batches</th>
+            <th>State</th>
+            <th>Reported</th>
+            <th>Metadata</th>
+            <th>Model registry</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props.checkpoints.map((c) => (
+            <tr data-uuid={c.uuid}>
+              <td class="mono">{c.uuid}</td>
+              <td>{c.trialId ?? c.metadata?.trial_id ?? ""}</td>
+              <td>{c.metadata?.steps_completed ?? c.totalBatches ?? ""}</td>
+              <td>{shortState(c.state)}</td>
+              <td>{when(c.reportTime ?? c.endTime)}</td>
+              <td>
+                {Object.keys(c.metadata ?? {}).length > 0 && (
+                  <details>
+                    <summary>{Object.keys(c.metadata).length} keys</summary>
+                    <pre class="mono">{JSON.stringify(c.metadata, null, 2)}</pre>
+                  </details>
+                )}
+              </td>
+              <td>{shortState(c.state) === "completed" && <RegisterVersion uuid={c.uuid} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

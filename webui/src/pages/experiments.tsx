@@ -2,11 +2,13 @@
 // (GET /api/v1/experiments limit/offset/sortBy/orderBy/states/users/name/
 // labels); the page polls while visible. Bulk actions post each selected
 // experiment's pause/activate/kill.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { pct, shortState, when } from "../format";
 import { href, linkHandler, navigate, useLocation } from "../router";
+import { ComponentChildren } from "preact";
+import { useProjects } from "./workspaces";
 
 const columns: [string, string][] = [
   ["SORT_BY_ID", "ID"],
@@ -21,8 +23,15 @@ const columns: [string, string][] = [
 
 const states = ["", "STATE_ACTIVE", "STATE_PAUSED", "STATE_COMPLETED", "STATE_CANCELED", "STATE_ERROR"];
 
-export function ExperimentList() {
-  const { query } = useLocation();
+export function ExperimentList(props: { projectId?: number; title?: ComponentChildren } = {}) {
+  const { path, query } = useLocation();
+  const [dest, setDest] = useState("");
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [wantProjects, setWantProjects] = useState(false);
+  useEffect(() => {
+    if (selected.size > 0) setWantProjects(true);
+  }, [selected.size > 0]);
+  const projects = useProjects(wantProjects);
   const sortBy = query.get("sortBy") || "SORT_BY_ID";
   const orderBy = query.get("orderBy") || "ORDER_BY_DESC";
   const limit = Number(query.get("limit") || 50);
@@ -33,7 +42,6 @@ export function ExperimentList() {
   const label = query.get("label") || "";
   // Archived experiments are left out unless asked for, as upstream's list.
   const archived = query.get("archived") === "1";
-  const [selected, setSelected] = useState<Set<number>>(new Set());
   const [message, setMessage] = useState<string>();
 
   const set = (changes: Record<string, string | number>) => {
@@ -43,7 +51,7 @@ export function ExperimentList() {
       else q.set(k, String(v));
     }
     if (!("offset" in changes)) q.delete("offset");
-    navigate("/experiments?" + q.toString(), true);
+    navigate(path + "?" + q.toString(), true);
   };
 
   const params = new URLSearchParams({ limit: String(limit), offset: String(offset), sortBy, orderBy });
@@ -52,16 +60,21 @@ export function ExperimentList() {
   if (name) params.set("name", name);
   if (!archived) params.set("archived", "false");
   if (label) params.append("labels", label);
+  if (props.projectId !== undefined) params.set("projectId", String(props.projectId));
   const list = usePoll((signal) => api.get<{ experiments: api.Experiment[]; pagination: api.Pagination }>("/api/v1/experiments?" + params, signal), [params.toString()]);
   const exps = list.data?.experiments ?? [];
   const total = list.data?.pagination?.total ?? 0;
 
-  const bulk = async (action: "pause" | "activate" | "kill" | "archive" | "unarchive") => {
+  const bulk = async (action: "pause" | "activate" | "kill" | "archive" | "unarchive" | "move") => {
     const ids = [...selected];
     const failed: string[] = [];
+    if (action === "move" && !dest) return;
     await Promise.all(
       ids.map((id) =>
-        api.post(`/api/v1/experiments/${id}/${action}`).catch((e) => {
+        (action === "move"
+          ? api.post(`/api/v1/experiments/${id}/move`, { destinationProjectId: Number(dest), experimentId: id })
+          : api.post(`/api/v1/experiments/${id}/${action}`)
+        ).catch((e) => {
           failed.push(`${id}: ${e.message}`);
         }),
       ),
@@ -81,7 +94,7 @@ export function ExperimentList() {
 
   return (
     <main>
-      <h1>Experiments</h1>
+      {props.title ?? <h1>Experiments</h1>}
       <div class="toolbar">
         <label>
           State
@@ -113,9 +126,27 @@ export function ExperimentList() {
         <button class="danger" disabled={!selected.size} onClick={() => bulk("kill")} data-testid="bulk-kill">
           Kill
         </button>
+        <button disabled={selected.size < 2} onClick={() => navigate("/compare?experiments=" + [...selected].join(","))} data-testid="bulk-compare">
+          Compare
+        </button>
+        <label>
+          Move to
+          <select data-testid="move-dest" value={dest} onChange={(e) => setDest((e.target as HTMLSelectElement).value)}>
+            <option value="">project…</option>
+            {projects
+              .filter((p) => p.id !== props.projectId)
+              .map((p) => (
+                <option value={String(p.id)}>{p.label}</option>
+              ))}
+          </select>
+        </label>
+        <button disabled={!selected.size || !dest} onClick={() => bulk("move")} data-testid="bulk-move">
+          Move
+        </button>
       </div>
       {message && <p class="note">{message}</p>}
       {list.error && <p class="error">{list.error}</p>}
+      <div class="scroll">
       <table class="grid" data-testid="experiments" data-total={total} data-loaded={list.data ? "1" : "0"}>
         <thead>
           <tr>
@@ -167,6 +198,7 @@ export function ExperimentList() {
           ))}
         </tbody>
       </table>
+      </div>
       {list.data && exps.length === 0 && <p class="muted">No experiments match.</p>}
       <div class="pager">
         <button disabled={offset === 0} onClick={() => set({ offset: Math.max(0, offset - limit) })}>

@@ -1,5 +1,7 @@
 // The job queue (GET /api/v1/job-queues): order, priority, slots, why a
-// job waits.
+// job waits; a job's priority changed in place (POST /api/v1/job-queues,
+// as `det job update --priority`).
+import { useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { pct, shortState, when } from "../format";
@@ -12,8 +14,7 @@ export function JobsPage() {
     <main>
       <h1>Job queue</h1>
       <p class="muted">
-        Jobs in the order the scheduler considers them in each pool: lower priority numbers first, then by submission. Changing a job's priority is not offered by
-        this master's API yet.
+        Jobs in the order the scheduler considers them in each pool: lower priority numbers first (1-99), then by submission.
       </p>
       {jobs.error && <p class="error">{jobs.error}</p>}
       <table class="grid" data-testid="jobs">
@@ -41,7 +42,9 @@ export function JobsPage() {
                 </a>
               </td>
               <td>{j.resourcePool}</td>
-              <td>{j.priority}</td>
+              <td>
+                <Priority job={j} onDone={jobs.reload} />
+              </td>
               <td>{shortState(j.summary?.state)}</td>
               <td>
                 {j.allocatedSlots} / {j.requestedSlots}
@@ -56,5 +59,41 @@ export function JobsPage() {
       </table>
       {jobs.data && list.length === 0 && <p class="muted">The queue is empty.</p>}
     </main>
+  );
+}
+
+function Priority(props: { job: any; onDone: () => void }) {
+  const [v, setV] = useState<string>();
+  const [error, setError] = useState<string>();
+  const id = props.job.entityId;
+  return (
+    <form
+      class="inline"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setError(undefined);
+        try {
+          await api.post("/api/v1/job-queues", { updates: [{ jobId: props.job.jobId, priority: Number(v ?? props.job.priority) }] });
+          setV(undefined);
+          props.onDone();
+        } catch (err: any) {
+          setError(err.message);
+        }
+      }}
+    >
+      <input
+        type="number"
+        min={1}
+        max={99}
+        aria-label={"priority of job " + id}
+        data-testid={"priority-" + id}
+        value={v ?? String(props.job.priority ?? "")}
+        onInput={(e) => setV((e.target as HTMLInputElement).value)}
+      />
+      <button type="submit" data-testid={"priority-set-" + id} disabled={v === undefined}>
+        Set
+      </button>
+      {error && <span class="error">{error}</span>}
+    </form>
   );
 }

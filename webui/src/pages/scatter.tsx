@@ -23,16 +23,16 @@ export function Scatter(props: { title: string; points: { x: number; y: number; 
             </title>
           </circle>
         ))}
-        <text x={40} y={H - 14} font-size="10">
+        <text x={40} y={H - 14} font-size="10" fill="currentColor">
           {num(x0, 3)}
         </text>
-        <text x={W - 10} y={H - 14} font-size="10" text-anchor="end">
+        <text x={W - 10} y={H - 14} font-size="10" text-anchor="end" fill="currentColor">
           {num(x1, 3)}
         </text>
-        <text x={2} y={16} font-size="10">
+        <text x={2} y={16} font-size="10" fill="currentColor">
           {num(y1, 3)}
         </text>
-        <text x={2} y={H - 32} font-size="10">
+        <text x={2} y={H - 32} font-size="10" fill="currentColor">
           {num(y0, 3)}
         </text>
       </svg>

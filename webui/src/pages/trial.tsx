@@ -11,6 +11,15 @@ interface LogLine {
   id: string;
   log: string;
   timestamp: string;
+  agentId?: string;
+}
+
+// A distributed launch prefixes each worker's lines with its rank, as
+// upstream's launchers do ("[rank=1] ...").
+const rankRe = /^\[rank=(\d+)\]/;
+
+function rankOf(text: string): string {
+  return text.match(rankRe)?.[1] ?? "";
 }
 
 const levelRe = /\b(CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\b/;
@@ -27,6 +36,8 @@ function Logs(props: { id: number }) {
   const [error, setError] = useState<string>();
   const [search, setSearch] = useState("");
   const [level, setLevel] = useState("");
+  const [rank, setRank] = useState("");
+  const [agent, setAgent] = useState("");
   const [stick, setStick] = useState(true);
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -67,8 +78,16 @@ function Logs(props: { id: number }) {
   }, [props.id]);
   const shown = useMemo(() => {
     const s = search.toLowerCase();
-    return lines.filter((l) => (!s || l.log.toLowerCase().includes(s)) && (!level || levelOf(l.log) === level));
-  }, [lines, search, level]);
+    return lines.filter(
+      (l) =>
+        (!s || l.log.toLowerCase().includes(s)) &&
+        (!level || levelOf(l.log) === level) &&
+        (!rank || rankOf(l.log) === rank) &&
+        (!agent || l.agentId === agent),
+    );
+  }, [lines, search, level, rank, agent]);
+  const ranks = useMemo(() => [...new Set(lines.map((l) => rankOf(l.log)).filter(Boolean))].sort((a, b) => Number(a) - Number(b)), [lines]);
+  const agents = useMemo(() => [...new Set(lines.map((l) => l.agentId ?? "").filter(Boolean))].sort(), [lines]);
   useEffect(() => {
     if (stick && box.current) box.current.scrollTop = box.current.scrollHeight;
   }, [shown, stick]);
@@ -89,6 +108,24 @@ function Logs(props: { id: number }) {
           </select>
         </label>
         <label>
+          Rank
+          <select value={rank} onChange={(e) => setRank((e.target as HTMLSelectElement).value)} data-testid="log-rank">
+            <option value="">any</option>
+            {ranks.map((r) => (
+              <option value={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Agent
+          <select value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value)} data-testid="log-agent">
+            <option value="">any</option>
+            {agents.map((a) => (
+              <option value={a}>{a}</option>
+            ))}
+          </select>
+        </label>
+        <label>
           <input type="checkbox" checked={stick} onChange={() => setStick(!stick)} /> follow
         </label>
         <span class="muted">
@@ -96,7 +133,7 @@ function Logs(props: { id: number }) {
         </span>
       </div>
       {error && <p class="error">{error}</p>}
-      <div class="logs" ref={box} data-testid="logs" data-lines={lines.length}>
+      <div class="logs" tabIndex={0} aria-label="log lines" ref={box} data-testid="logs" data-lines={lines.length} data-shown={shown.length}>
         {shown.map((l) => (
           <div class={"line " + levelOf(l.log).toLowerCase()}>
             <span class="ts">{l.timestamp?.slice(11, 19)}</span> {l.log.replace(/\n$/, "")}
@@ -162,6 +199,13 @@ export function TrialPage(props: { id: number }) {
   const t = trial.data?.trial;
   const active = !!t && !api.terminalStates.has(t.state);
   const metrics = useMetrics([id], active);
+  // The chart opens on the searcher's metric, as upstream's trial page.
+  const expId = t?.experimentId;
+  const exp = usePoll(
+    (signal) => (expId ? api.get<{ experiment: api.Experiment }>(`/api/v1/experiments/${expId}`, signal) : Promise.resolve(undefined)),
+    [expId],
+    0,
+  );
   const cps = usePoll((signal) => api.get<{ checkpoints: any[] }>(`/api/v1/trials/${id}/checkpoints`, signal), [id, active], active ? 5000 : 0);
   if (trial.error && !t) return <main class="error">{trial.error}</main>;
   if (!t) return <main class="muted">Loading…</main>;
@@ -197,7 +241,7 @@ export function TrialPage(props: { id: number }) {
       </div>
       {tab === "overview" && (
         <>
-          <MetricChart reports={metrics.data ?? []} testId="trial-chart" />
+          <MetricChart reports={metrics.data ?? []} preferred={exp.data?.experiment.searcherMetric} testId="trial-chart" />
           <h2>Hyperparameters</h2>
           <table class="grid kv" data-testid="hparams">
             <tbody>
