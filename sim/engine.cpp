@@ -68,6 +68,10 @@ public:
     for (const auto& j : jobs)
       horizon = std::max(horizon, j.submit_s + j.duration_s);
     horizon_ms_ = horizon * 1000;
+    int64_t longest = 0;
+    for (const auto& j : jobs)
+      longest = std::max(longest, j.duration_s);
+    no_progress_ms_ = stall_without_progress_ms + longest * 1000;
     sample_every_ms_ =
         std::max<int64_t>(1000, horizon * 1000 / std::max(1, c.series_points));
   }
@@ -75,10 +79,13 @@ public:
   run_result run() {
     while (!queue_.empty()) {
       int64_t t = queue_.top().t_ms;
-      // A policy that never settles (work that never ends, or decisions
-      // that undo each other at one instant) stops the run, reported.
+      // A policy that never settles (work that never ends, decisions that
+      // undo each other at one instant, or jobs waiting while nothing
+      // starts or ends for longer than the longest job plus 30 days)
+      // stops the run, reported.
       same_time_ = t == s_.now_ms ? same_time_ + 1 : 0;
-      if (t > horizon_ms_ + stall_after_ms || same_time_ > 100000) {
+      bool stuck = !s_.waiting.empty() && t - progress_ms_ > no_progress_ms_;
+      if (t > horizon_ms_ + stall_after_ms || same_time_ > 100000 || stuck) {
         s_.result.stalled = true;
         break;
       }
@@ -120,6 +127,7 @@ private:
       s_.state[e.index].phase = job_phase::waiting;
       s_.waiting.push_back(e.index);
       submitted_ = true;
+      progress_ms_ = s_.now_ms;
       changed();
       break;
     case ev_kind::ready: {
@@ -144,6 +152,7 @@ private:
       release(e.index);
       j.phase = job_phase::done;
       j.remaining_ms = 0;
+      progress_ms_ = s_.now_ms;
       break;
     }
     case ev_kind::reclaim:
@@ -155,9 +164,9 @@ private:
     case ev_kind::outage_start:
       if (down_++ == 0) {
         outage_start_ms_ = s_.now_ms;
-        for (size_t i = 0; i < s_.instances.size(); ++i) {
+        for (auto i : s_.live) {
           auto& x = s_.instances[i];
-          if (!x.gone && x.connected && x.idle_since_ms >= 0) {
+          if (x.connected && x.idle_since_ms >= 0) {
             x.leak_since_ms = s_.now_ms;
             arm_self_check(i);
           }
@@ -242,9 +251,8 @@ private:
   // A restarted master replays its log; agents reconnect and report what
   // they hold, so every idle agent is idle from its reconnection on.
   void restart_master() {
-    for (auto& x : s_.instances) {
-      if (x.gone)
-        continue;
+    for (auto i : s_.live) {
+      auto& x = s_.instances[i];
       if (x.booted && !x.connected)
         connect(x);
       else if (x.connected
@@ -316,6 +324,7 @@ private:
       interrupt(j, kept);
     }
     x.gone = true;
+    s_.live.erase(std::lower_bound(s_.live.begin(), s_.live.end(), i));
     x.free.clear();
     x.idle_since_ms = -1;
     changed();
@@ -367,8 +376,10 @@ private:
     sj.resources = where;
     sj.phase = job_phase::running;
     sj.started_ms = s_.now_ms;
-    if (sj.first_start_ms < 0)
+    if (sj.first_start_ms < 0) {
       sj.first_start_ms = s_.now_ms;
+      progress_ms_ = s_.now_ms;
+    }
     running_.insert(j);
     push(s_.now_ms + sj.remaining_ms, ev_kind::finish, j, sj.generation);
   }
@@ -402,6 +413,7 @@ private:
           c.boot_failure_rate > 0 && s_.rng.uniform() < c.boot_failure_rate;
       double boot = c.boot_s + c.boot_jitter_s * (2 * s_.rng.uniform() - 1);
       s_.instances.push_back(std::move(x));
+      s_.live.push_back(i);
       if (s_.instances[i].fails_boot) {
         ++s_.result.boot_failures;
         wake_at(s_.now_ms + c.max_agent_starting_s * 1000);
@@ -480,7 +492,10 @@ private:
   int64_t outage_start_ms_ = 0;
   int64_t horizon_ms_ = 0;
   long long same_time_ = 0;
+  int64_t progress_ms_ = 0; ///< last submission, first start or finish
+  int64_t no_progress_ms_ = 0;
   static constexpr int64_t stall_after_ms = 365LL * 86400 * 1000;
+  static constexpr int64_t stall_without_progress_ms = 30LL * 86400 * 1000;
   int64_t sample_every_ms_ = 1000;
   int64_t next_sample_ms_ = 0;
 };

@@ -98,3 +98,58 @@ TEST(sim_faults, instances_that_never_boot_are_replaced) {
   EXPECT_EQ(r.instances_at_end, 0);
   EXPECT_EQ(r.launched, 20 + r.boot_failures);
 }
+
+// Karpenter removes empty nodes at once. A 16-GPU gang needs two nodes;
+// with boot jitter they come up apart, and the first one up used to be
+// removed before the second arrived, then replaced, forever (the run with
+// every fault at once never finished). Karpenter does not disrupt a node
+// that pending pods are nominated to, so the gang starts.
+TEST(sim_faults, karpenter_keeps_the_empty_nodes_a_waiting_gang_needs) {
+  auto c = fault_config();
+  c.boot_jitter_s = 60;
+  std::vector<job> jobs{{0, 1000, 16, ""}, {10, 500, 32, ""}};
+  auto r = simulate(jobs, c, *policy_named("karpenter", 180));
+  EXPECT_FALSE(r.stalled);
+  EXPECT_EQ(r.never_started, 0);
+  EXPECT_EQ(r.instances_at_end, 0);
+  // Two nodes for the first gang and four for the second, no more.
+  EXPECT_EQ(r.launched, 6);
+  EXPECT_LE(r.waits[0], 240);
+}
+
+// Every policy, every fault at once, gangs under a cap: each run ends, no
+// job is left behind, and nothing is left running.
+TEST(sim_faults, every_policy_finishes_with_every_fault_at_once) {
+  auto c = fault_config();
+  c.boot_jitter_s = 60;
+  c.boot_failure_rate = 0.1;
+  c.reclaims_per_instance_hour = 0.2;
+  c.random_outages = 3;
+  c.max_instances = 6;
+  c.scheduler.policy = det::policy::scheduling_policy::fair_share;
+  std::vector<job> jobs;
+  for (int i = 0; i < 60; ++i)
+    jobs.push_back({i * 600, 3000 + (i % 7) * 900,
+                    i % 5 == 0 ? 32 : 1 << (i % 4),
+                    "g" + std::to_string(i % 3)});
+  for (const char* p :
+       {"ours", "ours+self-stop", "det-20m", "det-5m", "ca", "karpenter"}) {
+    auto r = simulate(jobs, c, *policy_named(p, 180));
+    EXPECT_FALSE(r.stalled) << p;
+    EXPECT_EQ(r.never_started, 0) << p;
+    EXPECT_EQ(r.instances_at_end, 0) << p;
+  }
+}
+
+// A policy that can never start the work (every boot fails) is cut 30
+// days plus the longest job after the last progress, and says so.
+TEST(sim_faults, a_run_without_progress_stops_and_says_it_stalled) {
+  auto c = fault_config();
+  c.boot_failure_rate = 1;
+  std::vector<job> jobs{{0, 1000, 8, ""}};
+  auto r = simulate(jobs, c, *policy_named("ours", 180));
+  EXPECT_TRUE(r.stalled);
+  EXPECT_EQ(r.never_started, 1);
+  EXPECT_LE(r.end_s, 30 * 86400 + 1000 + 1200);
+  EXPECT_GT(r.end_s, 30 * 86400);
+}
