@@ -217,7 +217,8 @@ private:
 
   // While the master is down, an idle agent may stop its own instance.
   void arm_self_check(size_t i) {
-    if (s_.policy->self_shutdown_s <= 0 || down_ == 0)
+    if (s_.policy->self_shutdown_s <= 0 || down_ == 0
+        || (s_.instances[i].holds_exit && !s_.policy->self_stop_drops_exits))
       return;
     auto when =
         policy::self_shutdown_at(self_view(s_.instances[i]), self_config());
@@ -230,7 +231,8 @@ private:
 
   void self_check(size_t i) {
     auto& x = s_.instances[i];
-    if (x.gone || down_ == 0 || x.idle_since_ms < 0)
+    if (x.gone || down_ == 0 || x.idle_since_ms < 0
+        || (x.holds_exit && !s_.policy->self_stop_drops_exits))
       return;
     if (policy::should_self_shutdown(self_view(x), self_config())) {
       ++s_.result.self_shutdowns;
@@ -249,16 +251,28 @@ private:
   }
 
   // A restarted master replays its log; agents reconnect and report what
-  // they hold, so every idle agent is idle from its reconnection on.
+  // they hold. Ours keeps an agent's idle_since through the restart (it is
+  // in the log, and a reconnection keeps it): an agent idle since before
+  // the outage stays idle since then; one whose jobs ended meanwhile is
+  // idle from its reconnection (its exits come with it). Determined keeps
+  // idle times in memory only, and the Kubernetes-like ones are not
+  // modelled further: for them every agent is idle from its reconnection.
   void restart_master() {
+    bool keeps = s_.policy->rule == fleet_rule::ours;
     for (auto i : s_.live) {
       auto& x = s_.instances[i];
-      if (x.booted && !x.connected)
+      x.holds_exit = false; // acknowledged after the welcome
+      if (x.booted && !x.connected) {
         connect(x);
-      else if (x.connected
-               && static_cast<int>(x.free.size())
-                      == s_.config->gpus_per_instance)
-        became_idle(x);
+      } else if (x.connected
+                 && static_cast<int>(x.free.size())
+                        == s_.config->gpus_per_instance) {
+        if (keeps && x.idle_since_ms >= 0 && x.idle_since_ms < outage_start_ms_)
+          wake_at(
+              std::max(s_.now_ms, x.idle_since_ms + s_.policy->idle_s * 1000));
+        else
+          became_idle(x);
+      }
     }
     changed();
   }
@@ -270,6 +284,8 @@ private:
       auto& x = s_.instances[std::stoul(r.agent_id.substr(2))];
       if (x.gone)
         continue;
+      if (down_ > 0)
+        x.holds_exit = true;
       x.free.insert(x.free.end(), r.slots.begin(), r.slots.end());
       if (static_cast<int>(x.free.size()) == s_.config->gpus_per_instance)
         became_idle(x);

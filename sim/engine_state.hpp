@@ -25,6 +25,9 @@ struct sim_instance {
   int64_t ended_ms = 0;
   std::vector<int> free; ///< free slot indices while connected
   int64_t idle_since_ms = -1;
+  /// A job ended here while the master was down: its agent keeps the exit
+  /// until the master acknowledges it, and does not stop itself meanwhile.
+  bool holds_exit = false;
   /// Idle since then with the master down, or not yet reaped after it came
   /// back: the instance-hours an outage leaks.
   int64_t leak_since_ms = -1;
