@@ -139,8 +139,7 @@ void run_fair_share(const pool_snapshot& snapshot, slot_index& index,
     for (const auto& g : groups)
       demand += g.demand;
     pool_slots = std::max(
-        pool_slots,
-        std::min<long long>(snapshot.capacity.max_slots, demand));
+        pool_slots, std::min<long long>(snapshot.capacity.max_slots, demand));
   }
   offer_shares(groups, pool_slots);
 
