@@ -72,6 +72,11 @@ std::vector<exit_report> agent::unacknowledged_exits() const {
   return out;
 }
 
+bool agent::welcomed() const {
+  std::lock_guard<std::mutex> guard{mu_};
+  return welcomed_;
+}
+
 std::vector<std::string> agent::allocations() const {
   std::lock_guard<std::mutex> guard{mu_};
   std::vector<std::string> out;

@@ -66,6 +66,9 @@ public:
   /// The exits the master has not acknowledged yet.
   [[nodiscard]] std::vector<exit_report> unacknowledged_exits() const;
 
+  /// Welcomed by the master on the current connection.
+  [[nodiscard]] bool welcomed() const;
+
 private:
   struct allocation {
     int64_t trial_id = 0;

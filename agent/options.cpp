@@ -64,6 +64,10 @@ void add_options(CLI::App& app, agent_args& out) {
                  "DET_CHECKPOINT_DIR when the master sends none (default "
                  "/tmp/determined-checkpoint)")
       ->type_name("DIR");
+  app.add_option("--idle-shutdown-after", out.flags.idle_shutdown_after,
+                 "stop (exit 75) once idle this long while the master is "
+                 "unreachable (idle_shutdown.after; 0 = never)")
+      ->type_name("DURATION");
   app.add_flag("--spot-notice", out.spot_notice,
                "on a spot instance: poll IMDSv2 spot/instance-action every "
                "5 s (DET_SPOT_NOTICE_INTERVAL_MS) and tell the master when "

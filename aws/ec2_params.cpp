@@ -136,6 +136,8 @@ run_instances_params(const run_instances_request& req) {
     p.emplace_back("MetadataOptions.HttpTokens", "required");
     p.emplace_back("MetadataOptions.HttpEndpoint", "enabled");
   }
+  if (req.terminate_on_shutdown)
+    p.emplace_back("InstanceInitiatedShutdownBehavior", "terminate");
   if (req.spot) {
     p.emplace_back("InstanceMarketOptions.MarketType", "spot");
     p.emplace_back("InstanceMarketOptions.SpotOptions.SpotInstanceType",

@@ -51,6 +51,9 @@ struct run_instances_request {
   std::string user_data;
   /// MetadataOptions.HttpTokens=required (IMDSv2 only).
   bool require_imdsv2 = true;
+  /// InstanceInitiatedShutdownBehavior=terminate: a shutdown from inside
+  /// the instance terminates it (det-agent's idle self-stop).
+  bool terminate_on_shutdown = false;
   /// Launch as one-time spot instances (InstanceMarketOptions).
   bool spot = false;
   /// Spot price cap in USD per hour, e.g. "0.50"; empty caps at on-demand.

@@ -1,5 +1,6 @@
 #include "conf/agent_config.hpp"
 
+#include "conf/duration.hpp"
 #include "conf/reader.hpp"
 #include "conf/yaml_tree.hpp"
 
@@ -81,6 +82,16 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
     auto hooks = r.child("hooks");
     cfg.on_connection_lost = hooks.str_list("on_connection_lost");
     hooks.finish();
+  }
+  {
+    auto idle = r.child("idle_shutdown");
+    cfg.idle_shutdown_after =
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            idle.dur("after", 0s, "0s"));
+    cfg.idle_shutdown_grace =
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            idle.dur("grace", 60s, "60s", true));
+    idle.finish();
   }
   {
     auto log = r.child("log");
@@ -166,6 +177,15 @@ caf::expected<agent_config> apply_overrides(agent_config cfg,
   if (o.cluster_id) {
     cfg.cloudwatch.cluster_id = *o.cluster_id;
     cfg.effective["cloudwatch"]["cluster_id"] = *o.cluster_id;
+  }
+  if (o.idle_shutdown_after) {
+    auto d = parse_duration(*o.idle_shutdown_after);
+    if (!d)
+      return bad("idle_shutdown.after", message_of(d.error()));
+    if (d->count() < 0)
+      return bad("idle_shutdown.after", "must not be negative");
+    cfg.idle_shutdown_after = *d;
+    cfg.effective["idle_shutdown"]["after"] = format_duration(*d);
   }
   return cfg;
 }

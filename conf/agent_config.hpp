@@ -57,6 +57,13 @@ struct agent_config {
   agent_tls_config tls;
   /// Command run when the master stays unreachable (e.g. shutdown now).
   std::vector<std::string> on_connection_lost;
+  /// idle_shutdown.after: an agent with no trial running, cut off from the
+  /// master for idle_shutdown.grace, stops (exit code 75, which the
+  /// provisioned instance's launch script turns into a shutdown) once idle
+  /// this long (policy/idle_self_shutdown); zero = never. The master's
+  /// launch passes its pool's max_idle_agent_period.
+  std::chrono::milliseconds idle_shutdown_after{0};
+  std::chrono::milliseconds idle_shutdown_grace{std::chrono::seconds{60}};
   /// log.level: a name util/log's set_level() accepts.
   std::string log_level = "info";
   cloudwatch_config cloudwatch;
@@ -83,6 +90,8 @@ struct agent_overrides {
   /// Set: cloudwatch.enabled with this log_group.
   std::optional<std::string> cloudwatch_log_group;
   std::optional<std::string> cluster_id; ///< cloudwatch.cluster_id
+  /// idle_shutdown.after, as a duration ("3m", "180s"; "0" = off).
+  std::optional<std::string> idle_shutdown_after;
 };
 
 /// `cfg` with every set override applied. Fails with errc::invalid_argument

@@ -129,6 +129,18 @@ void run_fair_share(const pool_snapshot& snapshot, slot_index& index,
   for (const auto& a : snapshot.agents)
     if (a.enabled && !a.draining)
       pool_slots += a.total_slots;
+  // A provisioned pool grows for its demand up to its maximum: shares are
+  // of what it is growing to, not of the agents connected so far.
+  // Otherwise, while instances boot, an experiment over its share of the
+  // few connected slots is preempted only for its trials to wait for the
+  // new instances: a checkpoint and a restart for nothing.
+  if (snapshot.capacity.slots_per_instance > 0) {
+    long long demand = 0;
+    for (const auto& g : groups)
+      demand += g.demand;
+    pool_slots = std::max(
+        pool_slots, std::min<long long>(snapshot.capacity.max_slots, demand));
+  }
   offer_shares(groups, pool_slots);
 
   // Experiments within their share start allocations in queue order.

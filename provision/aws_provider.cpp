@@ -1,5 +1,7 @@
 #include "provision/aws_provider.hpp"
 
+#include "conf/duration.hpp"
+
 #include "util/text.hpp"
 
 #include "aws/aws_error.hpp"
@@ -68,12 +70,17 @@ std::string agent_user_data(const aws_provider_options& o) {
                      + " --agent-id \"$INSTANCE_ID\"";
   if (o.aws.spot)
     args += " --spot-notice";
+  // Idle this long while the master is unreachable, det-agent exits 75 and
+  // the instance shuts down, which terminates it (launched so).
+  args += " --idle-shutdown-after "
+          + conf::format_duration(o.max_idle_agent_period);
   if (!o.agent_docker_image.empty())
-    s += "exec docker run --rm --network host -e DET_AGENT_TOKEN " + cw_env
+    s += "docker run --rm --network host -e DET_AGENT_TOKEN " + cw_env
          + util::shell_quote(o.agent_docker_image) + " det-agent " + args
          + "\n";
   else
-    s += "exec det-agent " + args + "\n";
+    s += "det-agent " + args + "\n";
+  s += "if [ $? -eq 75 ]; then shutdown -h now; fi\n";
   return s;
 }
 
@@ -203,6 +210,7 @@ void aws_provider::launch(const launch_spec& spec,
   r.root_volume_size_gb = static_cast<int>(a.root_volume_size);
   r.user_data = agent_user_data(opts_);
   r.require_imdsv2 = true;
+  r.terminate_on_shutdown = true;
   ec2_->run_instances(
       std::move(r),
       [self, done](caf::expected<std::vector<aws::instance>> res) {

@@ -49,6 +49,9 @@ struct aws_provider_options {
   std::string agent_token; ///< secret: only in user data, never logged
   std::string agent_docker_image;
   std::string startup_script;
+  /// The pool's max_idle_agent_period: the agent stops its own instance
+  /// after it, idle while the master is unreachable (agent/idle_shutdown).
+  std::chrono::milliseconds max_idle_agent_period{std::chrono::minutes{20}};
   std::chrono::milliseconds list_interval{std::chrono::seconds{10}};
   std::chrono::milliseconds orphan_grace{std::chrono::minutes{2}};
   std::chrono::milliseconds consistency_grace{std::chrono::seconds{60}};

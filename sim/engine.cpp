@@ -68,6 +68,10 @@ public:
     for (const auto& j : jobs)
       horizon = std::max(horizon, j.submit_s + j.duration_s);
     horizon_ms_ = horizon * 1000;
+    int64_t longest = 0;
+    for (const auto& j : jobs)
+      longest = std::max(longest, j.duration_s);
+    no_progress_ms_ = stall_without_progress_ms + longest * 1000;
     sample_every_ms_ =
         std::max<int64_t>(1000, horizon * 1000 / std::max(1, c.series_points));
   }
@@ -75,10 +79,13 @@ public:
   run_result run() {
     while (!queue_.empty()) {
       int64_t t = queue_.top().t_ms;
-      // A policy that never settles (work that never ends, or decisions
-      // that undo each other at one instant) stops the run, reported.
+      // A policy that never settles (work that never ends, decisions that
+      // undo each other at one instant, or jobs waiting while nothing
+      // starts or ends for longer than the longest job plus 30 days)
+      // stops the run, reported.
       same_time_ = t == s_.now_ms ? same_time_ + 1 : 0;
-      if (t > horizon_ms_ + stall_after_ms || same_time_ > 100000) {
+      bool stuck = !s_.waiting.empty() && t - progress_ms_ > no_progress_ms_;
+      if (t > horizon_ms_ + stall_after_ms || same_time_ > 100000 || stuck) {
         s_.result.stalled = true;
         break;
       }
@@ -120,6 +127,7 @@ private:
       s_.state[e.index].phase = job_phase::waiting;
       s_.waiting.push_back(e.index);
       submitted_ = true;
+      progress_ms_ = s_.now_ms;
       changed();
       break;
     case ev_kind::ready: {
@@ -144,6 +152,7 @@ private:
       release(e.index);
       j.phase = job_phase::done;
       j.remaining_ms = 0;
+      progress_ms_ = s_.now_ms;
       break;
     }
     case ev_kind::reclaim:
@@ -155,9 +164,9 @@ private:
     case ev_kind::outage_start:
       if (down_++ == 0) {
         outage_start_ms_ = s_.now_ms;
-        for (size_t i = 0; i < s_.instances.size(); ++i) {
+        for (auto i : s_.live) {
           auto& x = s_.instances[i];
-          if (!x.gone && x.connected && x.idle_since_ms >= 0) {
+          if (x.connected && x.idle_since_ms >= 0) {
             x.leak_since_ms = s_.now_ms;
             arm_self_check(i);
           }
@@ -208,7 +217,8 @@ private:
 
   // While the master is down, an idle agent may stop its own instance.
   void arm_self_check(size_t i) {
-    if (s_.policy->self_shutdown_s <= 0 || down_ == 0)
+    if (s_.policy->self_shutdown_s <= 0 || down_ == 0
+        || (s_.instances[i].holds_exit && !s_.policy->self_stop_drops_exits))
       return;
     auto when =
         policy::self_shutdown_at(self_view(s_.instances[i]), self_config());
@@ -221,7 +231,8 @@ private:
 
   void self_check(size_t i) {
     auto& x = s_.instances[i];
-    if (x.gone || down_ == 0 || x.idle_since_ms < 0)
+    if (x.gone || down_ == 0 || x.idle_since_ms < 0
+        || (x.holds_exit && !s_.policy->self_stop_drops_exits))
       return;
     if (policy::should_self_shutdown(self_view(x), self_config())) {
       ++s_.result.self_shutdowns;
@@ -240,17 +251,28 @@ private:
   }
 
   // A restarted master replays its log; agents reconnect and report what
-  // they hold, so every idle agent is idle from its reconnection on.
+  // they hold. Ours keeps an agent's idle_since through the restart (it is
+  // in the log, and a reconnection keeps it): an agent idle since before
+  // the outage stays idle since then; one whose jobs ended meanwhile is
+  // idle from its reconnection (its exits come with it). Determined keeps
+  // idle times in memory only, and the Kubernetes-like ones are not
+  // modelled further: for them every agent is idle from its reconnection.
   void restart_master() {
-    for (auto& x : s_.instances) {
-      if (x.gone)
-        continue;
-      if (x.booted && !x.connected)
+    bool keeps = s_.policy->rule == fleet_rule::ours;
+    for (auto i : s_.live) {
+      auto& x = s_.instances[i];
+      x.holds_exit = false; // acknowledged after the welcome
+      if (x.booted && !x.connected) {
         connect(x);
-      else if (x.connected
-               && static_cast<int>(x.free.size())
-                      == s_.config->gpus_per_instance)
-        became_idle(x);
+      } else if (x.connected
+                 && static_cast<int>(x.free.size())
+                        == s_.config->gpus_per_instance) {
+        if (keeps && x.idle_since_ms >= 0 && x.idle_since_ms < outage_start_ms_)
+          wake_at(
+              std::max(s_.now_ms, x.idle_since_ms + s_.policy->idle_s * 1000));
+        else
+          became_idle(x);
+      }
     }
     changed();
   }
@@ -262,6 +284,8 @@ private:
       auto& x = s_.instances[std::stoul(r.agent_id.substr(2))];
       if (x.gone)
         continue;
+      if (down_ > 0)
+        x.holds_exit = true;
       x.free.insert(x.free.end(), r.slots.begin(), r.slots.end());
       if (static_cast<int>(x.free.size()) == s_.config->gpus_per_instance)
         became_idle(x);
@@ -316,6 +340,7 @@ private:
       interrupt(j, kept);
     }
     x.gone = true;
+    s_.live.erase(std::lower_bound(s_.live.begin(), s_.live.end(), i));
     x.free.clear();
     x.idle_since_ms = -1;
     changed();
@@ -367,8 +392,10 @@ private:
     sj.resources = where;
     sj.phase = job_phase::running;
     sj.started_ms = s_.now_ms;
-    if (sj.first_start_ms < 0)
+    if (sj.first_start_ms < 0) {
       sj.first_start_ms = s_.now_ms;
+      progress_ms_ = s_.now_ms;
+    }
     running_.insert(j);
     push(s_.now_ms + sj.remaining_ms, ev_kind::finish, j, sj.generation);
   }
@@ -402,6 +429,7 @@ private:
           c.boot_failure_rate > 0 && s_.rng.uniform() < c.boot_failure_rate;
       double boot = c.boot_s + c.boot_jitter_s * (2 * s_.rng.uniform() - 1);
       s_.instances.push_back(std::move(x));
+      s_.live.push_back(i);
       if (s_.instances[i].fails_boot) {
         ++s_.result.boot_failures;
         wake_at(s_.now_ms + c.max_agent_starting_s * 1000);
@@ -480,7 +508,10 @@ private:
   int64_t outage_start_ms_ = 0;
   int64_t horizon_ms_ = 0;
   long long same_time_ = 0;
+  int64_t progress_ms_ = 0; ///< last submission, first start or finish
+  int64_t no_progress_ms_ = 0;
   static constexpr int64_t stall_after_ms = 365LL * 86400 * 1000;
+  static constexpr int64_t stall_without_progress_ms = 30LL * 86400 * 1000;
   int64_t sample_every_ms_ = 1000;
   int64_t next_sample_ms_ = 0;
 };

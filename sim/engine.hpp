@@ -44,8 +44,10 @@ struct run_result {
   /// or leaks); all are known to the simulated master.
   int instances_at_end = 0;
   int64_t end_s = 0; ///< time of the last event
-  /// The run was cut: a year past the zero-wait end of the trace, or
-  /// 100,000 rounds of events at one instant (a policy that never settles).
+  /// The run was cut: a year past the zero-wait end of the trace, 100,000
+  /// rounds of events at one instant, or jobs waiting while no job started
+  /// for the first time or ended for 30 days plus the longest job (a
+  /// policy that never settles).
   bool stalled = false;
   long long scheduler_passes = 0;
   long long scale_decisions = 0;

@@ -25,6 +25,9 @@ struct sim_instance {
   int64_t ended_ms = 0;
   std::vector<int> free; ///< free slot indices while connected
   int64_t idle_since_ms = -1;
+  /// A job ended here while the master was down: its agent keeps the exit
+  /// until the master acknowledges it, and does not stop itself meanwhile.
+  bool holds_exit = false;
   /// Idle since then with the master down, or not yet reaped after it came
   /// back: the instance-hours an outage leaks.
   int64_t leak_since_ms = -1;
@@ -53,7 +56,11 @@ struct sim_state {
   const sim_config* config = nullptr;
   const policy_spec* policy = nullptr;
   std::vector<sim_job> state;
+  /// Every instance ever launched; its index is its id's number.
   std::vector<sim_instance> instances;
+  /// Indices of the instances not gone, ascending: what every pass walks,
+  /// so a pass costs the live fleet, not every instance ever launched.
+  std::vector<size_t> live;
   std::vector<size_t> waiting; ///< indices of waiting jobs, submit order
   int64_t now_ms = 0;
   int64_t last_launch_ms = -1;
@@ -79,9 +86,12 @@ pool_snapshot_of(const sim_state& s, const std::set<size_t>& running,
 [[nodiscard]] int64_t decision_period_ms(fleet_rule r);
 
 /// Instances of `g` GPUs that pending gangs need beyond `room` (free GPUs
-/// of instances still starting): first-fit decreasing, a gang larger than
-/// an instance takes whole instances. Shared by the baselines.
+/// of nodes already there: starting, or empty for Karpenter): first-fit
+/// decreasing, a gang of an instance or more takes whole empty nodes, then
+/// new ones. Sets `used[b]` when the demand took room `b`. Shared by the
+/// baselines.
 [[nodiscard]] int instances_needed(std::vector<int> pending,
-                                   std::vector<int> room, int g);
+                                   std::vector<int> room, int g,
+                                   std::vector<bool>* used = nullptr);
 
 } // namespace det::sim::detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <set>
 
 namespace det::sim::detail {
 
@@ -26,10 +27,8 @@ fleet_change decide_ours(sim_state& s) {
   for (auto j : s.waiting)
     in.pending_slots.push_back((*s.jobs)[j].gpus);
   std::vector<size_t> index;
-  for (size_t i = 0; i < s.instances.size(); ++i) {
+  for (auto i : s.live) {
     const auto& x = s.instances[i];
-    if (x.gone)
-      continue;
     if (x.connected) {
       policy::scale_agent a;
       a.id = x.id;
@@ -61,20 +60,20 @@ fleet_change decide_ours(sim_state& s) {
 }
 
 // Terminations shared by the baselines: idle longer than `idle_ms` (while
-// above min_instances and `may_scale_down`), no agent after `starting_ms`.
+// above min_instances and `may_scale_down`, and not `kept`), no agent
+// after `starting_ms`.
 void idle_and_stuck(const sim_state& s, int64_t idle_ms, int64_t starting_ms,
-                    bool may_scale_down, fleet_change& out) {
+                    bool may_scale_down, fleet_change& out,
+                    const std::set<size_t>& kept = {}) {
   int alive = s.alive();
-  for (size_t i = 0; i < s.instances.size(); ++i) {
+  for (auto i : s.live) {
     const auto& x = s.instances[i];
-    if (x.gone)
-      continue;
     if (!x.connected && s.now_ms - x.launched_ms >= starting_ms) {
       out.terminate.push_back(i);
       --alive;
     } else if (x.connected && may_scale_down && x.idle_since_ms >= 0
                && s.now_ms - x.idle_since_ms >= idle_ms
-               && alive > s.config->min_instances) {
+               && alive > s.config->min_instances && kept.count(i) == 0) {
       out.terminate.push_back(i);
       --alive;
     }
@@ -104,30 +103,66 @@ fleet_change decide_determined(sim_state& s) {
   return out;
 }
 
+// Both launch for the pending pods beyond the room of nodes still
+// starting. Karpenter also nominates pending pods to empty nodes that can
+// hold them, and never disrupts a nominated node: without that, a gang
+// whose nodes come up one by one would lose each to consolidateAfter 0
+// before the last arrived, forever.
 fleet_change decide_packing(sim_state& s, bool ca) {
   const auto& c = *s.config;
   std::vector<int> pending;
   for (auto j : s.waiting)
     pending.push_back((*s.jobs)[j].gpus);
-  std::vector<int> room(static_cast<size_t>(s.starting()), c.gpus_per_instance);
+  std::vector<int> room;
+  std::vector<size_t> owner;
+  for (auto i : s.live) {
+    const auto& x = s.instances[i];
+    if (!x.connected || (!ca && x.idle_since_ms >= 0)) {
+      room.push_back(c.gpus_per_instance);
+      owner.push_back(i);
+    }
+  }
+  std::vector<bool> used;
   fleet_change out;
-  out.launch = std::clamp(instances_needed(pending, room, c.gpus_per_instance),
-                          0, std::max(0, c.max_instances - s.alive()));
+  out.launch =
+      std::clamp(instances_needed(pending, room, c.gpus_per_instance, &used), 0,
+                 std::max(0, c.max_instances - s.alive()));
+  std::set<size_t> nominated;
+  for (size_t b = 0; b < used.size(); ++b)
+    if (used[b])
+      nominated.insert(owner[b]);
   bool may_scale_down = !ca || s.last_launch_ms < 0
                         || s.now_ms - s.last_launch_ms >= ca_delay_after_add_ms;
   idle_and_stuck(s, s.policy->idle_s * 1000, node_registration_ttl_ms,
-                 may_scale_down, out);
+                 may_scale_down, out, nominated);
   return out;
 }
 
 } // namespace
 
-int instances_needed(std::vector<int> pending, std::vector<int> room, int g) {
+int instances_needed(std::vector<int> pending, std::vector<int> room, int g,
+                     std::vector<bool>* used) {
   std::sort(pending.begin(), pending.end(), std::greater<>{});
+  const size_t given = room.size();
+  std::vector<bool> took(given, false);
   int launch = 0;
+  auto take = [&](std::vector<int>::iterator it, int n) {
+    auto b = static_cast<size_t>(it - room.begin());
+    if (b < given)
+      took[b] = true;
+    *it -= n;
+  };
   for (int n : pending) {
     if (n >= g) {
-      launch += (n + g - 1) / g;
+      // A gang takes whole empty nodes, then new ones.
+      for (int k = (n + g - 1) / g; k > 0; --k) {
+        auto it = std::find(room.begin(), room.end(), g);
+        if (it == room.end()) {
+          ++launch;
+          continue;
+        }
+        take(it, g);
+      }
       continue;
     }
     auto it = std::find_if(room.begin(), room.end(),
@@ -137,8 +172,10 @@ int instances_needed(std::vector<int> pending, std::vector<int> room, int g) {
       ++launch;
       it = room.end() - 1;
     }
-    *it -= n;
+    take(it, n);
   }
+  if (used != nullptr)
+    *used = std::move(took);
   return launch;
 }
 
@@ -171,16 +208,13 @@ fleet_change decide_fleet(sim_state& s) {
 }
 
 int sim_state::alive() const {
-  int n = 0;
-  for (const auto& x : instances)
-    n += x.gone ? 0 : 1;
-  return n;
+  return static_cast<int>(live.size());
 }
 
 int sim_state::starting() const {
   int n = 0;
-  for (const auto& x : instances)
-    n += !x.gone && !x.connected ? 1 : 0;
+  for (auto i : live)
+    n += instances[i].connected ? 0 : 1;
   return n;
 }
 

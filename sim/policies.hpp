@@ -3,7 +3,11 @@
 // The policies a det-sim run compares, by name: "ours" (the master's
 // policy::decide_scale with the given idle period), "ours+self-stop" (the
 // same, with agents that stop their idle instance while the master is
-// unreachable: policy/idle_self_shutdown), "det-20m" and "det-5m"
+// unreachable: policy/idle_self_shutdown; an agent holding an exit the
+// master has not recorded waits for it, as det-agent does),
+// "ours+self-stop-drop-exits" (the same, but such an agent stops anyway
+// and the exit is lost: not what det-agent does, measured for comparison),
+// "det-20m" and "det-5m"
 // (Determined's scale rule with its code default and its documented
 // max_idle_agent_period), "ca" (cluster-autoscaler-like: 10 s scan, empty
 // nodes removed after 10 min unneeded and not within 10 min of a

@@ -17,8 +17,8 @@ policy::pool_snapshot pool_snapshot_of(const sim_state& s,
   const auto& c = *s.config;
   policy::pool_snapshot snap;
   free_total = 0;
-  for (const auto& x : s.instances)
-    if (!x.gone && x.connected) {
+  for (auto i : s.live)
+    if (const auto& x = s.instances[i]; x.connected) {
       free_total += x.free.size();
       snap.agents.push_back({x.id, c.gpus_per_instance, x.free, true, false});
     }

@@ -27,6 +27,9 @@ struct policy_spec {
   /// Agents stop their own instance after this idle period while the
   /// master is unreachable (policy/idle_self_shutdown); 0 = they never do.
   int64_t self_shutdown_s = 0;
+  /// An agent holding an exit the master has not recorded stops anyway
+  /// (the exit is lost with the instance; det-agent does not do this).
+  bool self_stop_drops_exits = false;
 };
 
 /// The master down from start_s for length_s: no scheduling, no scale

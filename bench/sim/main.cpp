@@ -145,9 +145,11 @@ void run_trace(const named_trace& nt, const std::string& svg_dir) {
   }
   write_svg(svg_dir, nt.name + "-capped", runs, b);
   // Master outages: 30 min at the peak, then 5 at seeded random times.
-  double idle_leak[3][2] = {};
-  const char* outage_policies[] = {"ours", "ours+self-stop", "det-20m"};
-  for (int k = 0; k < 3; ++k) {
+  constexpr int n_outage = 4; // the last one is the reference
+  double idle_leak[n_outage][2] = {};
+  const char* outage_policies[n_outage] = {
+      "ours", "ours+self-stop", "ours+self-stop-drop-exits", "det-20m"};
+  for (int k = 0; k < n_outage; ++k) {
     const char* name = outage_policies[k];
     auto p = *policy_named(name, 180);
     double w = 0;
@@ -167,8 +169,8 @@ void run_trace(const named_trace& nt, const std::string& svg_dir) {
     }
   }
   for (int variant = 0; variant < 2; ++variant)
-    for (int k = 0; k < 2; ++k) {
-      double det = idle_leak[2][variant];
+    for (int k = 0; k + 1 < n_outage; ++k) {
+      double det = idle_leak[n_outage - 1][variant];
       std::cout << nlohmann::json{{"bench", "sim"},
                                   {"trace", nt.name},
                                   {"scenario", variant == 0

@@ -11,6 +11,7 @@
 // agent (and its trials) cleanly.
 
 #include "agent/agent.hpp"
+#include "agent/idle_shutdown.hpp"
 #include "agent/options.hpp"
 #include "agent/run_allocation.hpp"
 #include "agent/spot_notice.hpp"
@@ -19,12 +20,14 @@
 #include "telemetry/cloudwatch_telemetry.hpp"
 #include "util/log.hpp"
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
 
 #include <pthread.h>
+#include <unistd.h>
 
 int main(int argc, char** argv) {
   using namespace det::agent;
@@ -107,6 +110,8 @@ int main(int argc, char** argv) {
     }
     cloudwatch = std::move(*cw);
   }
+  auto idle_after = settings->cfg.idle_shutdown_after;
+  auto idle_grace = settings->cfg.idle_shutdown_grace;
   det::agent::agent a{std::move(*settings)};
   std::unique_ptr<spot_notice_watcher> watcher;
   if (parsed->spot_notice) {
@@ -127,11 +132,33 @@ int main(int argc, char** argv) {
     if (sig != 0)
       a.stop();
   }};
+  // idle_shutdown.after: idle and cut off from the master that long, the
+  // agent stops with idle_shutdown_exit_code (the launch script shuts the
+  // instance down); SIGTERM to itself ends the signal waiter.
+  std::atomic<bool> idle_stop{false};
+  std::unique_ptr<idle_shutdown_monitor> idle;
+  if (idle_after.count() > 0) {
+    det::policy::self_shutdown_config sc;
+    sc.max_idle = idle_after;
+    sc.grace = idle_grace;
+    idle = std::make_unique<idle_shutdown_monitor>(
+        sc, std::chrono::seconds{5},
+        [&a] {
+          return idle_observation{a.welcomed(), a.allocations().empty()};
+        },
+        [&a, &idle_stop] {
+          idle_stop = true;
+          a.stop();
+          kill(getpid(), SIGTERM);
+        });
+  }
   a.run();
-  // run() returned because of a signal; the waiter has already fired.
+  // run() returned because of a signal (or the idle stop's own); the
+  // waiter has fired.
   signals.join();
+  idle.reset();
   watcher.reset();
   if (cloudwatch)
     cloudwatch->stop();
-  return 0;
+  return idle_stop ? idle_shutdown_exit_code : 0;
 }

@@ -96,7 +96,9 @@ int main(int argc, char** argv) {
                  "idle period, scheduler)")
       ->type_name("FILE");
   app.add_option("--pool", pool, "resource pool of master.yaml");
-  app.add_option("--policies", policies, "ours, det-20m, det-5m, ca, karpenter")
+  app.add_option("--policies", policies,
+                 "ours, ours+self-stop, ours+self-stop-drop-exits, det-20m, "
+                 "det-5m, ca, karpenter")
       ->delimiter(',');
   app.add_option("--gpus-per-instance", gpus, "GPUs of one instance")
       ->check(cli::at_least(1));

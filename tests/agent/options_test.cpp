@@ -44,6 +44,19 @@ std::string error_of(const std::vector<std::string>& argv) {
 
 } // namespace
 
+TEST(agent_options, idle_shutdown_after_comes_from_its_flag) {
+  auto off = resolve({"--master-url", "http://10.0.0.5:9090"});
+  ASSERT_TRUE(off) << det::render(off.error());
+  EXPECT_EQ(off->cfg.idle_shutdown_after.count(), 0);
+  auto on = resolve({"--idle-shutdown-after", "3m"});
+  ASSERT_TRUE(on) << det::render(on.error());
+  EXPECT_EQ(on->cfg.idle_shutdown_after, std::chrono::minutes{3});
+  auto bad = resolve({"--idle-shutdown-after", "3 parsecs"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(det::render(bad.error()).find("idle_shutdown.after"),
+            std::string::npos);
+}
+
 TEST(agent_options, flags_override_the_defaults) {
   auto s = resolve({"--master-url", "http://10.0.0.5:9090", "--resource-pool",
                     "gpu", "--slots=4", "--token", "sekrit", "--agent-id", "a1",

@@ -95,6 +95,11 @@ TEST(ec2_params, run_instances_without_interface_uses_top_level_network) {
   EXPECT_EQ(m.count("MetadataOptions.HttpTokens"), 0u);
   EXPECT_EQ(m.count("NetworkInterface.1.DeviceIndex"), 0u);
   EXPECT_EQ(m.count("ClientToken"), 0u);
+  EXPECT_EQ(m.count("InstanceInitiatedShutdownBehavior"), 0u);
+  req.terminate_on_shutdown = true;
+  EXPECT_EQ(
+      as_map(*run_instances_params(req))["InstanceInitiatedShutdownBehavior"],
+      "terminate");
 }
 
 TEST(ec2_params, bad_launch_requests_are_rejected_naming_the_field) {

@@ -122,6 +122,28 @@ TEST(agent_config, malformed_overrides_are_refused_naming_their_source) {
             std::string::npos);
 }
 
+// idle_shutdown: off unless set; the file sets it, a flag overrides it.
+TEST(agent_config, idle_shutdown_is_off_by_default_and_set_by_file_or_flag) {
+  auto none = parse_agent_config("");
+  ASSERT_TRUE(none) << det::render(none.error());
+  EXPECT_EQ(none->idle_shutdown_after, 0ms);
+  EXPECT_EQ(none->idle_shutdown_grace, 60s);
+  auto file = parse_agent_config("idle_shutdown: {after: 3m, grace: 30s}\n");
+  ASSERT_TRUE(file) << det::render(file.error());
+  EXPECT_EQ(file->idle_shutdown_after, 180s);
+  EXPECT_EQ(file->idle_shutdown_grace, 30s);
+  agent_overrides o;
+  o.idle_shutdown_after = "20m";
+  auto flagged = apply_overrides(*file, o, "flag");
+  ASSERT_TRUE(flagged) << det::render(flagged.error());
+  EXPECT_EQ(flagged->idle_shutdown_after, 20min);
+  o.idle_shutdown_after = "soon";
+  auto bad = apply_overrides(*file, o, "flag");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(message_of(bad.error()).find("idle_shutdown.after (from flag)"),
+            std::string::npos);
+}
+
 class agent_errors : public testing::TestWithParam<det::test::error_case> {};
 
 TEST_P(agent_errors, error_names_the_field_path) {
@@ -150,6 +172,10 @@ const det::test::error_case agent_error_cases[] = {
      "security.tls: unknown field 'enable' (did you mean 'enabled'?)"},
     {"hooks_shape", "hooks: {on_connection_lost: shutdown}\n",
      "hooks.on_connection_lost: expected a list of strings"},
+    {"idle_grace", "idle_shutdown: {grace: 0s}\n",
+     "idle_shutdown.grace: must be a positive duration"},
+    {"idle_typo", "idle_shutdown: {afer: 3m}\n",
+     "idle_shutdown: unknown field 'afer' (did you mean 'after'?)"},
 };
 
 INSTANTIATE_TEST_SUITE_P(table, agent_errors,

@@ -82,6 +82,25 @@ TEST(fair_share, an_over_served_experiment_gives_slots_back_to_a_starved_one) {
   EXPECT_TRUE(r.placements.empty());
 }
 
+// A provisioned pool grows for B's trials: their share is of the slots it
+// grows to (16 of at most 80), so nothing of A's is stopped for B to wait
+// on new instances anyway. At its maximum (8 slots) the pool cannot grow,
+// and A gives back B's share as in a static pool.
+TEST(fair_share, a_pool_that_can_grow_shares_what_it_grows_to) {
+  std::vector<running_allocation> run;
+  for (int i = 0; i < 8; ++i)
+    run.push_back(running("A-r" + std::to_string(i), {{"a", {i}}}, 42,
+                          static_cast<uint64_t>(i), "A"));
+  auto s = static_pool({agent("a", 8, 8)}, many("B", 8, 1, 100), run);
+  s.capacity.slots_per_instance = 8;
+  s.capacity.max_slots = 80;
+  auto r = schedule_pool(s, fair_share());
+  EXPECT_TRUE(r.preemptions.empty());
+  EXPECT_TRUE(r.placements.empty());
+  s.capacity.max_slots = 8;
+  EXPECT_EQ(schedule_pool(s, fair_share()).preemptions.size(), 4u);
+}
+
 TEST(fair_share,
      does_not_preempt_a_gang_that_would_leave_it_further_from_fair) {
   // A holds one 8-slot gang, B wants 2 slots: its fair share is 6/2, but

@@ -230,6 +230,14 @@ def test_user_data_starts_det_agent_with_the_imds_resolved_master_url(aws_cluste
         assert '--agent-id "$INSTANCE_ID"' in script and "meta-data/instance-id" in script
         assert "X-aws-ec2-metadata-token" in script and "export DET_AGENT_TOKEN=" in script
         assert inst["KeyName"] == "det-test-key"
+        # Idle for the pool's max_idle_agent_period while the master is
+        # unreachable, det-agent exits 75 and the instance shuts down,
+        # which terminates it.
+        assert " --idle-shutdown-after " in script, script
+        assert "if [ $? -eq 75 ]; then shutdown -h now; fi" in script
+        shutdown = ec2.describe_instance_attribute(
+            InstanceId=inst["InstanceId"], Attribute="instanceInitiatedShutdownBehavior")
+        assert shutdown["InstanceInitiatedShutdownBehavior"]["Value"] == "terminate"
     finally:
         imds.kill()
         imds.wait(timeout=10)
@@ -246,7 +254,7 @@ def test_a_pools_log_group_makes_its_agents_ship_to_cloudwatch(aws_cluster, ec2)
     script = base64.b64decode(data["UserData"]["Value"]).decode()
     assert "export DET_CLOUDWATCH_LOG_GROUP='/determined/t/journald'\n" in script, script
     assert "export DET_CLUSTER_ID='c%s'\n" % c.tag_value[-8:] in script, script
-    assert script.index("DET_CLOUDWATCH_LOG_GROUP") < script.index("exec det-agent")
+    assert script.index("DET_CLOUDWATCH_LOG_GROUP") < script.index("det-agent --master-url")
 
 
 def test_security_group_given_by_name_launches_into_that_group(aws_cluster, ec2, network, proxy):
