@@ -84,6 +84,17 @@ def test_shared_fs_gc_keeps_best_and_latest_and_det_checkpoint_delete_removes_mo
 
     home = str(tmp_path / "home")
     os.makedirs(home)
+    # A trial's list keeps what the collector deleted, as STATE_DELETED (the
+    # CLI's `trial download --latest` picks from it), newest first.
+    trial_id = cluster.trials(exp_id)[0]["id"]
+    listed = cluster.get("/api/v1/trials/%d/checkpoints" % trial_id)["checkpoints"]
+    assert {c["uuid"]: c["state"] for c in listed} == {u: s for u, (s, _) in cs.items()}
+    assert [c["metadata"]["steps_completed"] for c in listed] == [20, 16, 12, 8, 4]
+    out_dir = os.path.join(home, "latest")
+    rc, out = det(cluster, home, "trial", "download", "--latest", "-o", out_dir, str(trial_id))
+    assert rc == 0, out
+    latest = next(u for u in kept if cs[u][1] == 20)
+    assert sorted(os.listdir(out_dir)) == sorted(os.listdir(os.path.join(base, latest))), out
     older = next(u for u in kept if cs[u][1] == 16)
     rc, out = det(cluster, home, "checkpoint", "delete", older, "--yes")
     assert rc == 0, out

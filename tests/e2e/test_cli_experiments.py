@@ -278,6 +278,9 @@ def test_log_retention_drops_an_ended_trials_logs_and_forever_keeps_them(
     assert rc == 0, out
     rc, out = det(cluster, home, "experiment", "set", "log-retention", "1", "--days", "0")
     assert rc == 0, out
+    # What each command set is what the trials show.
+    assert cluster.get("/api/v1/trials/%d" % t1)["trial"]["logRetentionDays"] == 0
+    assert cluster.get("/api/v1/trials/%d" % t2)["trial"]["logRetentionDays"] == -1
     # Zero days after the end: the next pass of the collector drops them.
     wait_for("trial %d's logs to go" % t1, lambda: "done at step" not in det(
         cluster, home, "trial", "logs", str(t1))[1], timeout=30)

@@ -47,6 +47,8 @@ def test_priority_changes_reorder_the_queue_and_the_scheduler_follows(cluster_fa
     assert c.get("/api/v1/experiments/%d" % third)["config"]["resources"]["priority"] == 10
     queue = jobs(c)
     assert [j["jobId"] for j in queue][:2] == ["exp-%d" % third, "exp-%d" % first], queue
+    ok(c, "experiment", "set", "priority", str(second), "35")
+    assert c.get("/api/v1/experiments/%d" % second)["config"]["resources"]["priority"] == 35
     ok(c, "job", "update-batch", "exp-%d.priority=30" % second, "exp-%d.priority=50" % first)
     by_id = {j["jobId"]: j["priority"] for j in jobs(c)}
     assert by_id == {"exp-%d" % first: 50, "exp-%d" % second: 30, "exp-%d" % third: 10}

@@ -287,6 +287,9 @@ def test_every_det_command(c):
     assert set(NOT_YET) <= {cmd for cmd, *_ in COMMANDS}
     for name in set(working) & set(NOT_YET):
         print("[ tally ] det %s works now: take it out of NOT_YET" % name)
+    # `master config set --log.level DEBUG` changed the level the master
+    # shows (nothing later sets it again).
+    assert c.get("/api/v1/master/config")["config"]["log"]["level"] == "debug"
     # The Enterprise features are refused as upstream's open-source master
     # refuses them (unimplemented), with a reason the user can read.
     assert "RBAC" in outs["workspace list-members"], outs["workspace list-members"]
