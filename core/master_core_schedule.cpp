@@ -121,7 +121,9 @@ bool master_core::placement_still_valid(const policy::placement& p) const {
     return false;
   for (const auto& r : p.resources) {
     auto a = state::find_agent(st_, r.agent_id);
-    if (a == nullptr || !state::schedulable(*a))
+    // The pass may predate the provisioner's termination of its instance.
+    if (a == nullptr || !state::schedulable(*a)
+        || state::on_terminating_instance(st_, *a))
       return false;
     for (auto s : r.slots)
       if (s < 0 || s >= state::slot_capacity(*a)

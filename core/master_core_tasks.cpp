@@ -247,6 +247,7 @@ bool master_core::place_task(decision& d, const policy::placement& p,
   // gone): skipped, the next pass sees the task again.
   auto a = state::find_agent(st_, ev.agent_id);
   if (a == nullptr || !state::schedulable(*a)
+      || state::on_terminating_instance(st_, *a)
       || static_cast<int64_t>(ev.slots.size()) != i->second.slots)
     return true;
   for (auto s : ev.slots)

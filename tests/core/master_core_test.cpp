@@ -465,6 +465,14 @@ TEST(scheduling, no_trial_is_placed_on_an_agent_whose_instance_is_terminating) {
   c.run(c.core->submit_experiment(test::experiment(), "alice", c.now));
   EXPECT_FALSE(c.trial(1).allocation) << "placed on a terminating instance";
   EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
+  // Found by the chaos suite again: a pass the pool actor computed before
+  // the termination was recorded still named the agent; its placement is
+  // checked again when it comes back, and refused.
+  policy::schedule_result stale;
+  stale.placements.push_back({"1", {{"ag-1", {0}}}});
+  c.run(c.core->apply_schedule("default", stale, c.now));
+  EXPECT_FALSE(c.trial(1).allocation) << "a stale pass placed it";
+  EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
 }
 
 } // namespace
