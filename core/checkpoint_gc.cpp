@@ -3,6 +3,7 @@
 #include "messages/errc.hpp"
 #include "policy/checkpoint_gc.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <set>
@@ -103,6 +104,11 @@ checkpoint_gc_requests(const state::cluster_state& s, int64_t now_us) {
   std::vector<checkpoints_deletion_requested> out;
   for (const auto& [id, e] : s.experiments) {
     auto doomed = checkpoints_policy_deletes(s, e, gc_policy_of(e));
+    // Logs written before reports were idempotent may list a checkpoint
+    // twice; the request names each once (the state refuses a repeat, which
+    // held up every experiment's GC).
+    std::sort(doomed.begin(), doomed.end());
+    doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
     if (!doomed.empty())
       out.push_back({id, std::move(doomed), "gc", "", now_us});
   }

@@ -313,6 +313,11 @@ decision master_core::checkpoint_reported(const std::string& allocation_id,
   auto t = live_trial(d, allocation_id);
   if (t == nullptr)
     return d;
+  // A report sent again (the harness retries one the master did not
+  // acknowledge before it was killed) changes nothing.
+  for (const auto& c : t->checkpoints)
+    if (c.uuid == uuid)
+      return d;
   // A trial's checkpoints only move forward (state::apply refuses one
   // older than the latest): a report that would go back is the caller's
   // error, not the master's.

@@ -283,6 +283,13 @@ TEST(experiment_commands,
   c.run(c.core->allocation_running("1.1", c.now));
   c.run(c.core->checkpoint_reported("1.1", "ck-1", 10, {}, c.now));
   c.run(c.core->checkpoint_reported("1.1", "ck-2", 20, {}, c.now));
+  // Found by the chaos suite: a report the harness sent again after a
+  // master kill listed the checkpoint twice, and the GC's request naming it
+  // twice was refused on every tick.
+  auto again = c.run(c.core->checkpoint_reported("1.1", "ck-2", 20, {}, c.now));
+  EXPECT_FALSE(again.refusal) << render(again.refusal);
+  EXPECT_TRUE(again.events.empty());
+  EXPECT_EQ(c.trial(1).checkpoints.size(), 2u);
   c.run(c.core->kill_experiment(1, c.now));
   c.run(c.core->allocation_exited("1.1", 137, c.now));
   ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
