@@ -476,6 +476,9 @@ private:
     if (auto* res = std::get_if<http_response>(&d))
       return refuse(std::move(*res));
     auto target = std::get<proxy_target>(std::move(d));
+    if (target.tcp && (!upgrade || buffer_.size() > 0))
+      return refuse(error_response(grpc_code::invalid_argument,
+                                   "a WebSocket upgrade is expected"));
     if (!shared_->proxy_acquire(target.key))
       return refuse(error_response(grpc_code::resource_exhausted,
                                    "too many connections to " + target.key,
@@ -484,6 +487,11 @@ private:
     phase_ = phase::closed;
     closed_ = true;
     shared_->remove(this);
+    if (target.tcp) {
+      auto keep = std::move(hold_);
+      return start_tcp_over_ws(shared_, std::move(stream_), msg,
+                               std::move(target));
+    }
     std::string early{static_cast<const char*>(buffer_.data().data()),
                       buffer_.size()};
     buffer_.consume(buffer_.size());

@@ -13,6 +13,9 @@
 // (ws_frames.hpp): a frame declaring more than max_frame bytes closes both
 // sides before any of it is forwarded.
 //
+// TCP over WebSocket (proxy_target::tcp) carries a raw TCP service such as
+// sshd instead.
+//
 // Bounds: connections per key (the task) at once, idle time (no byte
 // either way), connect time to the backend.
 
@@ -33,6 +36,11 @@ struct proxy_target {
   uint16_t port = 0;
   /// Connections are counted per key (the task id).
   std::string key;
+  /// TCP over WebSocket (a shell's sshd, `python -m
+  /// determined.cli.tunnel`): the proxy accepts the client's WebSocket
+  /// itself and carries its binary messages to a plain TCP service
+  /// (http/proxy_tcp.cpp). A request that is no upgrade is refused (400).
+  bool tcp = false;
 };
 
 struct proxy_limits {

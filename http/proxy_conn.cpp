@@ -192,6 +192,7 @@ private:
   void read_client() {
     if (closed_)
       return;
+    c2b_reading_ = true;
     client_.async_read_some(net::buffer(c2b_),
                             [self = self()](beast::error_code ec, size_t n) {
                               self->on_client(ec, n);
@@ -199,8 +200,11 @@ private:
   }
 
   void on_client(beast::error_code ec, size_t n) {
+    c2b_reading_ = false;
     if (closed_)
       return;
+    if (stopping_)
+      return ec ? close_all() : drain();
     if (ec) {
       if (ec != net::error::eof || is_tls)
         return close_all();
@@ -213,7 +217,7 @@ private:
     if (websocket_
         && !c2b_frames_.feed(
             reinterpret_cast<const unsigned char*>(c2b_.data()), n))
-      return close_all();
+      return close_ws(1009);
     net::async_write(backend_, net::buffer(c2b_.data(), n),
                      [self = self()](beast::error_code wec, size_t) {
                        if (wec)
@@ -235,16 +239,18 @@ private:
   }
 
   void on_backend(beast::error_code ec, size_t n) {
-    if (closed_)
+    if (closed_ || stopping_)
       return;
     if (ec) // the answer is complete (Connection: close) or the service left
       return close_all();
     touch();
     if (websocket_ && !b2c_checked(n))
       return close_all();
+    b2c_writing_ = true;
     net::async_write(client_, net::buffer(b2c_.data(), n),
                      [self = self()](beast::error_code wec, size_t) {
-                       if (wec)
+                       self->b2c_writing_ = false;
+                       if (wec || self->stopping_)
                          return self->close_all();
                        self->touch();
                        self->read_backend();
@@ -277,9 +283,55 @@ private:
         return;
       if (std::chrono::steady_clock::now() - self->last_
           >= self->limits().idle_timeout)
-        return self->close_all();
+        return self->close_ws(1001);
       self->arm_idle();
     });
+  }
+
+  /// Ends a WebSocket with a close frame (`code`) to the client when
+  /// one fits between the service's frames, then closes both sides.
+  void close_ws(uint16_t code) {
+    if (closed_ || stopping_)
+      return;
+    if (!websocket_ || !head_.done() || !head_.switching() || b2c_writing_
+        || !b2c_frames_.at_boundary())
+      return close_all();
+    stopping_ = true;
+    out_ = {'\x88', '\x02', static_cast<char>(code >> 8),
+            static_cast<char>(code & 0xff)};
+    beast::error_code ignored;
+    backend_.socket().close(ignored);
+    net::async_write(client_, net::buffer(out_),
+                     [self = self()](beast::error_code ec, size_t) {
+                       if (ec)
+                         return self->close_all();
+                       self->linger();
+                     });
+  }
+
+  /// After our close frame: the client's answer is read and dropped for
+  /// a second at most, so it is not cut off before it reads ours.
+  void linger() {
+    if constexpr (!is_tls) {
+      beast::error_code ignored;
+      client_tcp().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    }
+    idle_.cancel();
+    idle_.expires_after(std::chrono::seconds{1});
+    idle_.async_wait([self = self()](beast::error_code) { self->close_all(); });
+    if (!c2b_reading_)
+      drain();
+  }
+
+  void drain() {
+    c2b_reading_ = true;
+    client_.async_read_some(net::buffer(c2b_),
+                            [self = self()](beast::error_code ec, size_t) {
+                              self->c2b_reading_ = false;
+                              if (ec || self->closed_)
+                                return self->close_all();
+                              self->drain();
+                            });
   }
 
   void close_all() {
@@ -313,6 +365,9 @@ private:
   std::chrono::steady_clock::time_point last_ =
       std::chrono::steady_clock::now();
   bool closed_ = false;
+  bool stopping_ = false;    ///< a close frame is on its way
+  bool b2c_writing_ = false; ///< a write to the client is in flight
+  bool c2b_reading_ = false; ///< a read from the client is in flight
   bool counted_ = true;
 };
 

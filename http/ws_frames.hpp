@@ -20,6 +20,10 @@ public:
   bool feed(const unsigned char* p, size_t n);
 
   [[nodiscard]] bool ok() const { return ok_; }
+  /// Between two frames (nothing of one read but not all of it).
+  [[nodiscard]] bool at_boundary() const {
+    return remaining_ == 0 && hdr_len_ == 0;
+  }
   /// Frames whose header was read whole.
   [[nodiscard]] uint64_t frames() const { return frames_; }
 

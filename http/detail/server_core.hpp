@@ -224,4 +224,12 @@ void start_proxy_conn(std::shared_ptr<server_shared> shared, tls_stream stream,
                       std::string first, std::string early, bool websocket,
                       proxy_target target);
 
+/// Accepts the client's WebSocket `upgrade` and carries its messages to a
+/// TCP service (proxy_target::tcp). Defined in proxy_tcp.cpp.
+void start_tcp_over_ws(std::shared_ptr<server_shared> shared,
+                       plain_stream stream, raw_request upgrade,
+                       proxy_target target);
+void start_tcp_over_ws(std::shared_ptr<server_shared> shared, tls_stream stream,
+                       raw_request upgrade, proxy_target target);
+
 } // namespace det::http::detail

@@ -168,6 +168,7 @@ TEST(proxy_ws, an_oversized_frame_closes_the_connection_unforwarded) {
   EXPECT_EQ(ws.read(), "echo:small");
   ws.send(std::string(4096, 'x'));
   EXPECT_EQ(ws.read(), std::nullopt);
+  EXPECT_EQ(ws.close_code(), 1009); // message too big
   std::lock_guard<std::mutex> guard{box.mu};
   ASSERT_EQ(box.messages.size(), 1u);
   EXPECT_EQ(box.messages[0], "small");
@@ -201,6 +202,7 @@ TEST(proxy_ws, an_idle_connection_is_closed) {
   ws_test_client ws{f->port(), "/proxy/t1/ws", false, allow};
   // No byte either way: read() returns once the proxy closes.
   EXPECT_EQ(ws.read(), std::nullopt);
+  EXPECT_EQ(ws.close_code(), 1001); // going away
   EXPECT_TRUE(eventually([&] { return f->connection_count() == 0; }));
 }
 
