@@ -241,8 +241,10 @@ private:
   void on_backend(beast::error_code ec, size_t n) {
     if (closed_ || stopping_)
       return;
-    if (ec) // the answer is complete (Connection: close) or the service left
-      return close_all();
+    // The answer is complete (Connection: close), or the service left:
+    // a WebSocket client is told (1001) when a close frame fits.
+    if (ec)
+      return websocket_ ? close_ws(1001) : close_all();
     touch();
     if (websocket_ && !b2c_checked(n))
       return close_all();

@@ -86,6 +86,10 @@ TEST_F(task_proxy, only_the_allocations_own_token_reports_it_ready) {
 
   auto r = write("POST", path, json{{"proxyPort", 3000}}.dump(), own);
   ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(await_read([a](const state::cluster_state& s) {
+    auto t = s.tasks.find(a);
+    return t != s.tasks.end() && t->second.ready;
+  }));
   task = json::parse(call("GET", "/api/v1/tasks/" + a).body)["task"];
   EXPECT_EQ(task["allocations"][0]["isReady"], true);
   EXPECT_EQ(task["taskType"], "TASK_TYPE_NOTEBOOK");
@@ -122,6 +126,10 @@ TEST_F(task_proxy, the_proxy_lets_only_the_owner_admins_and_the_token_through) {
                   json{{"proxyPort", 3000}}.dump(), own)
                 .status,
             200);
+  EXPECT_TRUE(await_read([id](const state::cluster_state& s) {
+    auto t = s.tasks.find(id);
+    return t != s.tasks.end() && t->second.ready;
+  }));
 
   for (auto h : {bearer(mallory), bearer(admin_token_)}) {
     auto d = resolve("/proxy/" + id + "/lab", h);

@@ -157,6 +157,18 @@ TEST(proxy_ws, carries_messages_both_ways) {
   }
 }
 
+TEST(proxy_ws, a_service_that_goes_away_mid_traffic_closes_the_client) {
+  backend_box box;
+  auto b = backend(box);
+  auto f = front(b->port(), {});
+  ws_test_client ws{f->port(), "/proxy/t1/ws", false, allow};
+  ws.send("a");
+  EXPECT_EQ(ws.read(), "echo:a");
+  b->stop(std::chrono::milliseconds{0}); // the task is killed
+  EXPECT_EQ(ws.read(), std::nullopt);
+  EXPECT_TRUE(eventually([&] { return f->connection_count() == 0; }));
+}
+
 TEST(proxy_ws, an_oversized_frame_closes_the_connection_unforwarded) {
   backend_box box;
   auto b = backend(box);
