@@ -21,6 +21,7 @@ cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
        "--ServerApp.ip=" + bind, "--ServerApp.base_url=/proxy/%s/" % tid,
        "--IdentityProvider.token=" + tok, "--ServerApp.allow_origin=*",
        "--ServerApp.allow_remote_access=True", "--ServerApp.trust_xheaders=True",
+       "--ServerApp.allow_root=True",
        "--ServerApp.root_dir=" + os.getcwd()]
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                      text=True, errors="replace", env=env)
