@@ -1,5 +1,6 @@
 #include "api/agent_ws.hpp"
 #include "api/spot_notice.hpp"
+#include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
 
 #include "actors/agent_actor.hpp"
@@ -88,7 +89,11 @@ caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
           slot_type = sess->slot_type;
         }
         auto token = ctx->tokens->token_for(o.allocation_id);
-        (void)ws.send(task_start_frame(o, slot_type, ctx->start, token).dump());
+        auto nb = o.task_type == "NOTEBOOK"
+                      ? notebook_token(*ctx->tokens, o.task_id)
+                      : std::string{};
+        (void)ws.send(
+            task_start_frame(o, slot_type, ctx->start, token, nb).dump());
       },
       [ws](preempt_atom, std::string& alloc, std::string& reason) {
         (void)ws.send(

@@ -9,6 +9,7 @@
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 #include "read/read_model.hpp"
+#include "state/queries.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
@@ -141,16 +142,31 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
               alloc, trial, e == s.experiments.end() ? "" : e->second.owner,
               e == s.experiments.end() ? 0 : e->first};
         };
+        // A task's allocation acts as the task's owner, with no trial or
+        // experiment of its own.
+        auto task_identity = [&s](const std::string& alloc)
+            -> std::optional<allocation_identity> {
+          auto t = state::task_of_allocation(s, alloc);
+          if (t == nullptr || !state::holds_allocation(*t))
+            return std::nullopt;
+          return allocation_identity{alloc, 0, t->owner, 0};
+        };
         if (cached) {
           auto a = s.allocations.find(cached->allocation_id);
           if (a != s.allocations.end())
             id = identity(a->first, a->second);
+          else
+            id = task_identity(cached->allocation_id);
         } else {
           for (const auto& [alloc, trial] : s.allocations)
             if (ctx->tokens->valid(alloc, token)) {
               id = identity(alloc, trial);
               break;
             }
+          for (const auto& [tid, t] : s.tasks)
+            if (!id && state::holds_allocation(t)
+                && ctx->tokens->valid(t.allocation_id, token))
+              id = task_identity(t.allocation_id);
         }
         if (!id) {
           ctx->auth->forget_allocation(token);

@@ -11,6 +11,7 @@
 #include "api/api_bridge.hpp"
 #include "api/api_records.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
 #include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"
@@ -68,6 +69,21 @@ std::string entrypoint_problem(const json& ep) {
   return {};
 }
 
+/// One kind of upstream's NTSC as its routes name it.
+struct ntsc_kind {
+  std::string type;   ///< COMMAND
+  std::string plural; ///< commands (the route)
+  std::string key;    ///< command (the JSON key)
+  std::string param;  ///< command_id (the path parameter)
+  std::string field;  ///< commandId (in a 400)
+  std::string title;  ///< Command (the description's default)
+};
+
+const ntsc_kind command_kind{"COMMAND",    "commands",  "command",
+                             "command_id", "commandId", "Command"};
+const ntsc_kind notebook_kind{"NOTEBOOK",    "notebooks",  "notebook",
+                              "notebook_id", "notebookId", "JupyterLab"};
+
 struct launch_args {
   json config;
   std::string pool;
@@ -80,7 +96,8 @@ struct launch_args {
 /// (description, resources), or answers 400 naming the field.
 std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
                                           const std::string& id,
-                                          const responder& res) {
+                                          const responder& res,
+                                          const ntsc_kind& kind) {
   auto bad = [&res](const std::string& why) {
     res.send_error(grpc_code::invalid_argument, why);
     return std::nullopt;
@@ -117,11 +134,13 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
     return bad("config." + why);
   if (ep.is_string())
     cfg["entrypoint"] = json::array({ep});
+  if (kind.type != "COMMAND") // the master chooses what a service runs
+    cfg.erase("entrypoint");
   auto desc = cfg.value("description", json());
   if (!desc.is_null() && !desc.is_string())
     return bad("config.description: expected a string");
   if (desc.is_null() || desc.get<std::string>().empty())
-    cfg["description"] = "Command (" + pet_name(id) + ")";
+    cfg["description"] = kind.title + " (" + pet_name(id) + ")";
   if (auto why = util::text_problem(cfg["description"].get<std::string>(),
                                     {1024, false, false});
       !why.empty())
@@ -195,10 +214,31 @@ render_fn task_view(
   };
 }
 
-/// {command, config}, as launch and get answer.
-json command_response(const state::cluster_state& s,
-                      const state::task_info& t) {
-  return {{"command", ntsc_json(s, t)}, {"config", t.config}};
+/// The task in its kind's shape; a notebook's serviceAddress carries its
+/// token for its owner and admins only.
+json ntsc_entry(const ctx_ptr& ctx, const state::cluster_state& s,
+                const state::task_info& t, const std::string& viewer,
+                bool admin) {
+  auto j = ntsc_json(s, t);
+  if (t.task_type == "NOTEBOOK" && ctx->tokens && (admin || viewer == t.owner))
+    j["serviceAddress"] =
+        "/proxy/" + t.id + "/?token=" + notebook_token(*ctx->tokens, t.id);
+  return j;
+}
+
+/// The view {<kind>: task, config}, as launch and get answer; with
+/// `config` false, {<kind>: task} (kill, set priority).
+render_fn ntsc_view(const ctx_ptr& ctx, const ntsc_kind& kind, std::string id,
+                    std::string viewer, bool admin, bool config) {
+  return task_view(
+      std::move(id), kind.type,
+      [ctx, key = kind.key, viewer = std::move(viewer), admin,
+       config](const state::cluster_state& s, const state::task_info& t) {
+        json j{{key, ntsc_entry(ctx, s, t, viewer, admin)}};
+        if (config)
+          j["config"] = t.config;
+        return j;
+      });
 }
 
 /// Calls `then` when the request's user owns task `id` of `type` or is an
@@ -230,7 +270,7 @@ void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 void launch_command(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res) {
+                    const responder& res, const ntsc_kind& kind) {
   auto body = json_body(req, res);
   if (!body)
     return;
@@ -238,31 +278,34 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
     return res.send_error(grpc_code::permission_denied,
                           "a trial's allocation token cannot launch tasks");
   auto id = new_uuid();
-  auto args = command_launch(ctx, *body, id, res);
+  auto args = command_launch(ctx, *body, id, res, kind);
   if (!args)
     return;
   json cmd{{"task_id", id},
-           {"task_type", "COMMAND"},
+           {"task_type", kind.type},
            {"description", args->config["description"]},
            {"config", args->config},
            {"pool", args->pool},
            {"slots", args->slots},
            {"priority", args->priority},
            {"workspace_id", args->workspace_id}};
-  record_write_then_view(ctx, req, res, "task.launch", std::move(cmd),
-                         [id](const json&) {
-                           return task_view(id, "COMMAND",
-                                            [](const state::cluster_state& s,
-                                               const state::task_info& t) {
-                                              auto j = command_response(s, t);
-                                              j["warnings"] = json::array();
-                                              return j;
-                                            });
-                         });
+  auto viewer = req.principal.username;
+  bool admin = req.principal.admin;
+  record_write_then_view(
+      ctx, req, res, "task.launch", std::move(cmd),
+      [ctx, kind, id, viewer, admin](const json&) -> render_fn {
+        auto view = ntsc_view(ctx, kind, id, viewer, admin, true);
+        return [view](const state::cluster_state& s, int64_t now) {
+          auto j = view(s, now);
+          if (j.is_object())
+            j["warnings"] = json::array();
+          return j;
+        };
+      });
 }
 
 void list_commands(const ctx_ptr& ctx, const http::http_request& req,
-                   const responder& res) {
+                   const responder& res, const ntsc_kind& kind) {
   auto users = req.query.get_all("users");
   std::optional<int64_t> ws;
   if (auto w = req.query.get("workspaceId")) {
@@ -273,18 +316,19 @@ void list_commands(const ctx_ptr& ctx, const http::http_request& req,
   }
   answer_view(
       ctx, req, res,
-      [users, ws](const state::cluster_state& s, int64_t) {
+      [ctx, kind, users, ws, viewer = req.principal.username,
+       admin = req.principal.admin](const state::cluster_state& s, int64_t) {
         json list = json::array();
         for (const auto& [id, t] : s.tasks) {
-          if (t.task_type != "COMMAND" || (ws && t.workspace_id != *ws))
+          if (t.task_type != kind.type || (ws && t.workspace_id != *ws))
             continue;
           if (!users.empty()
               && std::find(users.begin(), users.end(), t.owner) == users.end())
             continue;
-          list.push_back(ntsc_json(s, t));
+          list.push_back(ntsc_entry(ctx, s, t, viewer, admin));
         }
         auto n = static_cast<int64_t>(list.size());
-        return json{{"commands", std::move(list)},
+        return json{{kind.plural, std::move(list)},
                     {"pagination",
                      {{"offset", 0},
                       {"limit", n},
@@ -308,61 +352,117 @@ std::optional<std::string> task_id_text(const std::string& text) {
   return text;
 }
 
-void add_task_routes(http::router& r, ctx_ptr ctx) {
-  r.post("/api/v1/commands", [ctx](http::http_request req, responder res) {
-    launch_command(ctx, req, res);
+namespace {
+
+void add_ntsc_routes(http::router& r, const ctx_ptr& ctx,
+                     const ntsc_kind& kind) {
+  auto base = "/api/v1/" + kind.plural;
+  auto one = base + "/{" + kind.param + "}";
+  r.post(base, [ctx, kind](http::http_request req, responder res) {
+    launch_command(ctx, req, res, kind);
   });
-  r.get("/api/v1/commands", [ctx](http::http_request req, responder res) {
-    list_commands(ctx, req, res);
+  r.get(base, [ctx, kind](http::http_request req, responder res) {
+    list_commands(ctx, req, res, kind);
   });
-  r.get("/api/v1/commands/{command_id}", [ctx](http::http_request req,
-                                               responder res) {
-    auto id = task_param(req, res, "command_id", "commandId");
+  r.get(one, [ctx, kind](http::http_request req, responder res) {
+    auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
     if (!id)
       return;
-    answer_view(ctx, req, res, task_view(*id, "COMMAND", &command_response),
-                "command not found: " + *id);
+    answer_view(ctx, req, res,
+                ntsc_view(ctx, kind, *id, req.principal.username,
+                          req.principal.admin, true),
+                kind.key + " not found: " + *id);
   });
-  r.post("/api/v1/commands/{command_id}/kill",
+  r.post(one + "/kill", [ctx, kind](http::http_request req, responder res) {
+    auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
+    if (!id)
+      return;
+    with_owned_task(ctx, req, res, *id, kind.type, [=] {
+      record_write_then_view(
+          ctx, req, res, "task.kill", {{"task_id", *id}}, [=](const json&) {
+            return ntsc_view(ctx, kind, *id, req.principal.username,
+                             req.principal.admin, false);
+          });
+    });
+  });
+  r.post(one + "/set_priority", [ctx, kind](http::http_request req,
+                                            responder res) {
+    auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
+    auto body = id ? json_body(req, res) : std::nullopt;
+    if (!body)
+      return;
+    auto p = body->value("priority", json());
+    if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
+      return res.send_error(grpc_code::invalid_argument,
+                            "priority: expected a whole number from 1 to 99");
+    with_owned_task(ctx, req, res, *id, kind.type, [=] {
+      record_write_then_view(
+          ctx, req, res, "task.priority", {{"task_id", *id}, {"priority", p}},
+          [=](const json&) {
+            return ntsc_view(ctx, kind, *id, req.principal.username,
+                             req.principal.admin, false);
+          });
+    });
+  });
+}
+
+/// POST /api/v1/allocations/{id}/ready from the task itself (its
+/// allocation token; an admin may too). `proxyPort` (ours): where its
+/// service listens, on the address the call came from.
+void report_ready(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  auto alloc = req.param("allocation_id");
+  auto dot = alloc.rfind('.');
+  if (dot == std::string::npos || !task_id_text(alloc.substr(0, dot)))
+    return res.send_error(grpc_code::invalid_argument,
+                          "allocationId: expected a task's allocation id");
+  if (req.principal.allocation_id != alloc && !req.principal.admin)
+    return res.send_error(grpc_code::permission_denied,
+                          "only the allocation's own token reports it ready");
+  json body = json::object();
+  if (!req.body.empty()) {
+    auto b = json_body(req, res);
+    if (!b)
+      return;
+    body = std::move(*b);
+  }
+  for (const auto& [k, v] : body.items())
+    if (k != "allocationId" && k != "proxyPort")
+      return res.send_error(grpc_code::invalid_argument,
+                            "unknown field '"
+                                + util::fit_text(k, {64, false, true})
+                                + "' in the ready request");
+  auto port = body.value("proxyPort", json());
+  if (!port.is_null()
+      && (!port.is_number_integer() || port.get<int64_t>() < 1
+          || port.get<int64_t>() > 65535))
+    return res.send_error(grpc_code::invalid_argument,
+                          "proxyPort: expected a whole number from 1 to 65535");
+  std::string host;
+  if (!port.is_null()) {
+    host = req.remote_address;
+    if (host.rfind("::ffff:", 0) == 0 && host.find('.') != std::string::npos)
+      host = host.substr(7);
+    if (host.empty())
+      return res.send_error(grpc_code::invalid_argument,
+                            "proxyPort: the address of the call is unknown");
+  }
+  record_write(
+      ctx, req, res, "task.ready",
+      {{"allocation_id", alloc},
+       {"proxy_host", host},
+       {"proxy_port", port.is_null() ? 0 : port.get<int64_t>()}},
+      [res](caf::event_based_actor*, const json&) { res.send_json("{}"); });
+}
+
+} // namespace
+
+void add_task_routes(http::router& r, ctx_ptr ctx) {
+  add_ntsc_routes(r, ctx, command_kind);
+  add_ntsc_routes(r, ctx, notebook_kind);
+  r.post("/api/v1/allocations/{allocation_id}/ready",
          [ctx](http::http_request req, responder res) {
-           auto id = task_param(req, res, "command_id", "commandId");
-           if (!id)
-             return;
-           with_owned_task(ctx, req, res, *id, "COMMAND", [=] {
-             record_write_then_view(
-                 ctx, req, res, "task.kill", {{"task_id", *id}},
-                 [id = *id](const json&) {
-                   return task_view(id, "COMMAND",
-                                    [](const state::cluster_state& s,
-                                       const state::task_info& t) {
-                                      return json{{"command", ntsc_json(s, t)}};
-                                    });
-                 });
-           });
-         });
-  r.post("/api/v1/commands/{command_id}/set_priority",
-         [ctx](http::http_request req, responder res) {
-           auto id = task_param(req, res, "command_id", "commandId");
-           auto body = id ? json_body(req, res) : std::nullopt;
-           if (!body)
-             return;
-           auto p = body->value("priority", json());
-           if (!p.is_number_integer() || p.get<int64_t>() < 1
-               || p.get<int64_t>() > 99)
-             return res.send_error(grpc_code::invalid_argument,
-                                   "priority: expected a whole number from 1 "
-                                   "to 99");
-           with_owned_task(ctx, req, res, *id, "COMMAND", [=] {
-             record_write_then_view(
-                 ctx, req, res, "task.priority",
-                 {{"task_id", *id}, {"priority", p}}, [id = *id](const json&) {
-                   return task_view(id, "COMMAND",
-                                    [](const state::cluster_state& s,
-                                       const state::task_info& t) {
-                                      return json{{"command", ntsc_json(s, t)}};
-                                    });
-                 });
-           });
+           report_ready(ctx, req, res);
          });
   r.get("/api/v1/tasks/{task_id}", [ctx](http::http_request req,
                                          responder res) {

@@ -137,7 +137,8 @@ void answer_view(const std::shared_ptr<const api_context>& ctx,
 /// Body limits (http::server_config::body_limit_for): a request without
 /// an Authorization header may send 64 KiB (login); an experiment's
 /// creation room for a model directory of `model_bytes`, base64-encoded
-/// in JSON; every other authenticated request 8 MiB.
+/// in JSON; every other authenticated request, and every request to the
+/// proxy (/proxy/..., api/task_proxy.hpp), 8 MiB.
 size_t request_body_limit(std::string_view method, std::string_view path,
                           bool authorized, size_t model_bytes);
 

@@ -1,5 +1,6 @@
 #include "api/task_views.hpp"
 
+#include "api/ntsc_entrypoints.hpp"
 #include "conf/task_env.hpp"
 #include "state/queries.hpp"
 #include "util/text.hpp"
@@ -133,7 +134,8 @@ std::string task_shell_command(const json& config) {
 }
 
 json task_start_frame(const task_start_order& o, const std::string& slot_type,
-                      const start_context& ctx, const std::string& token) {
+                      const start_context& ctx, const std::string& token,
+                      const std::string& notebook_tok) {
   json env = json::object();
   auto vars =
       conf::env_for_slot_type(o.config.value("environment", json::object())
@@ -146,6 +148,9 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
   env["DET_CLUSTER_ID"] = ctx.cluster_id;
   env["DET_USER"] = o.owner;
   env["DET_SESSION_TOKEN"] = token;
+  bool notebook = o.task_type == "NOTEBOOK";
+  if (notebook)
+    env["DET_NOTEBOOK_TOKEN"] = notebook_tok;
   return {{"v", 1},
           {"type", "start"},
           {"allocation_id", o.allocation_id},
@@ -153,7 +158,8 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
           {"task_id", o.task_id},
           {"task_type", o.task_type},
           {"slots", o.slots},
-          {"entrypoint", task_shell_command(o.config)},
+          {"entrypoint",
+           notebook ? notebook_entrypoint() : task_shell_command(o.config)},
           {"env", env}};
 }
 

@@ -49,10 +49,13 @@ std::string task_shell_command(const nlohmann::json& config);
 /// The `start` frame of a task's allocation: its entrypoint, and its
 /// environment (config.environment.environment_variables for the agent's
 /// slot type `slot_type`, then DET_MASTER, DET_CLUSTER_ID, DET_USER,
-/// DET_SESSION_TOKEN: the allocation's token and nothing more).
+/// DET_SESSION_TOKEN: the allocation's token and nothing more). A
+/// notebook runs api/ntsc_entrypoints.hpp's launcher, with
+/// DET_NOTEBOOK_TOKEN = `notebook_tok`.
 nlohmann::json task_start_frame(const task_start_order& o,
                                 const std::string& slot_type,
                                 const start_context& ctx,
-                                const std::string& token);
+                                const std::string& token,
+                                const std::string& notebook_tok = "");
 
 } // namespace det::api

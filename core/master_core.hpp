@@ -330,7 +330,9 @@ public:
                      int64_t now_us);
   /// The task's service answers (POST /allocations/{id}/ready): task_ready
   /// once. An allocation no live task holds is errc::not_found.
-  decision task_became_ready(const std::string& allocation_id, int64_t now_us);
+  decision task_became_ready(const std::string& allocation_id,
+                             const std::string& proxy_host, int32_t proxy_port,
+                             int64_t now_us);
   /// task_priority_set (1..99, else errc::invalid_argument), then a pass.
   decision set_task_priority(const std::string& id, int32_t priority,
                              const std::string& username, int64_t now_us);

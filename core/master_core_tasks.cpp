@@ -89,14 +89,15 @@ decision master_core::kill_task(const std::string& id,
 }
 
 decision master_core::task_became_ready(const std::string& allocation_id,
-                                        int64_t now_us) {
+                                        const std::string& proxy_host,
+                                        int32_t proxy_port, int64_t now_us) {
   decision d;
   auto t = state::task_of_allocation(st_, allocation_id);
   if (t == nullptr)
     return with_refusal(d, errc::not_found,
                         "allocation not found: " + allocation_id);
   if (!t->ready)
-    emit(d, task_ready{t->id, allocation_id, now_us});
+    emit(d, task_ready{t->id, allocation_id, now_us, proxy_host, proxy_port});
   return d;
 }
 
@@ -345,7 +346,9 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
   if (c.op == "task.kill")
     return kill_task(text("task_id"), c.username, now_us);
   if (c.op == "task.ready")
-    return task_became_ready(text("allocation_id"), now_us);
+    return task_became_ready(text("allocation_id"), text("proxy_host"),
+                             static_cast<int32_t>(number("proxy_port", 0)),
+                             now_us);
   if (c.op == "task.priority")
     return set_task_priority(text("task_id"),
                              static_cast<int32_t>(number("priority", 0)),

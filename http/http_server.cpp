@@ -62,6 +62,12 @@ http_server::~http_server() {
   stop(std::chrono::milliseconds{0});
 }
 
+void http_server::add_proxy(std::string prefix, proxy_resolver resolve,
+                            proxy_limits limits) {
+  impl_->shared->proxy =
+      proxy_route{std::move(prefix), std::move(resolve), limits};
+}
+
 void http_server::add_websocket(std::string path, ws_accept_handler on_accept,
                                 ws_authorizer authorize) {
   impl_->shared->ws_routes.push_back(

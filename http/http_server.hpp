@@ -13,6 +13,7 @@
 // the server: their calls then do nothing.
 
 #include "http/http_message.hpp"
+#include "http/proxy.hpp"
 #include "http/router.hpp"
 #include "http/ws_session.hpp"
 
@@ -90,6 +91,12 @@ public:
   /// requests on it go to the router. Call before start().
   void add_websocket(std::string path, ws_accept_handler on_accept,
                      ws_authorizer authorize = {});
+
+  /// Sends requests under `prefix` ("/proxy/") to the proxy
+  /// (http/proxy.hpp): they reach neither the router nor its guard. Call
+  /// before start().
+  void add_proxy(std::string prefix, proxy_resolver resolve,
+                 proxy_limits limits = {});
 
   /// Binds, listens and starts the I/O threads. Returns the bound port.
   /// Fails with errc::invalid_argument (bad address, router error, TLS

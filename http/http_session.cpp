@@ -27,6 +27,7 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
+#include <variant>
 
 namespace det::http::detail {
 
@@ -388,6 +389,8 @@ private:
     std::string path;
     query_params query;
     split_target(msg.target(), path, query);
+    if (shared_->proxied(path))
+      return start_proxy(std::move(msg), upgrade);
     if (const auto* route = shared_->find_ws(path)) {
       if (upgrade)
         return start_upgrade(std::move(msg), *route);
@@ -430,6 +433,72 @@ private:
     shared_->remove(this);
     start_ws_session(shared_, std::move(stream_), std::move(msg),
                      std::move(req), route);
+  }
+
+  // -- the proxy (http/proxy.hpp) -------------------------------------
+
+  /// Asks the resolver; the connection waits (read_timeout at most) and
+  /// reads nothing more until it answers.
+  void start_proxy(raw_request msg, bool upgrade) {
+    phase_ = phase::handling;
+    keep_alive_ = false;
+    raw_request copy = msg;
+    auto req = to_http_request(std::move(copy), lowest().socket(), is_tls);
+    auto remote = req.remote_address;
+    hold_ = self();
+    arm(cfg().read_timeout);
+    auto pending = std::make_shared<raw_request>(std::move(msg));
+    std::weak_ptr<http_session> weak = self();
+    auto gate = shared_->gate;
+    auto done = [weak, gate, pending, upgrade,
+                 remote](proxy_decision d) mutable {
+      auto dp = std::make_shared<proxy_decision>(std::move(d));
+      gate->post([weak, pending, dp, upgrade, remote] {
+        auto s = weak.lock();
+        if (!s)
+          return;
+        net::dispatch(s->executor(), [s, pending, dp, upgrade, remote] {
+          s->on_proxy_decision(*pending, std::move(*dp), upgrade, remote);
+        });
+      });
+    };
+    try {
+      shared_->proxy->resolve(req, std::move(done));
+    } catch (...) {
+      refuse(error_response(grpc_code::internal, "the proxy failed"));
+    }
+  }
+
+  void on_proxy_decision(const raw_request& msg, proxy_decision d, bool upgrade,
+                         const std::string& remote) {
+    if (closed_ || phase_ != phase::handling)
+      return;
+    if (auto* res = std::get_if<http_response>(&d))
+      return refuse(std::move(*res));
+    auto target = std::get<proxy_target>(std::move(d));
+    if (target.tcp && (!upgrade || buffer_.size() > 0))
+      return refuse(error_response(grpc_code::invalid_argument,
+                                   "a WebSocket upgrade is expected"));
+    if (!shared_->proxy_acquire(target.key))
+      return refuse(error_response(grpc_code::resource_exhausted,
+                                   "too many connections to " + target.key,
+                                   429));
+    disarm();
+    phase_ = phase::closed;
+    closed_ = true;
+    shared_->remove(this);
+    if (target.tcp) {
+      auto keep = std::move(hold_);
+      return start_tcp_over_ws(shared_, std::move(stream_), msg,
+                               std::move(target));
+    }
+    std::string early{static_cast<const char*>(buffer_.data().data()),
+                      buffer_.size()};
+    buffer_.consume(buffer_.size());
+    auto first = proxy_request_bytes(msg, remote, is_tls, upgrade);
+    auto keep = std::move(hold_);
+    start_proxy_conn(shared_, std::move(stream_), std::move(first),
+                     std::move(early), upgrade, std::move(target));
   }
 
   // -- writing --------------------------------------------------------

@@ -155,22 +155,37 @@ struct task_running {
 };
 
 /// The task's service answers (POST /api/v1/allocations/{id}/ready, or its
-/// readiness line on the agent): `isReady` of its allocation.
+/// readiness line on the agent): `isReady` of its allocation. A service
+/// the master proxies to (`/proxy/{task id}/`) names where it listens:
+/// `proxy_host` (an IP address) and `proxy_port` (0: nothing to proxy).
 struct task_ready {
   static constexpr const char* type_name = "task_ready";
   static constexpr int32_t version = 1;
   std::string task_id;
   std::string allocation_id;
   int64_t at_us = 0;
+  std::string proxy_host;
+  int32_t proxy_port = 0;
 
   template <class F> void fields(F& f) {
     f.req("task_id", task_id);
     f.req("allocation_id", allocation_id);
     f.opt("at_us", at_us);
+    f.opt("proxy_host", proxy_host);
+    f.opt("proxy_port", proxy_port);
   }
   void validate() const {
     require_task_id(task_id);
     require_task_allocation(task_id, allocation_id);
+    if (proxy_port < 0 || proxy_port > 65535)
+      throw field_error("field 'proxy_port': expected 0 to 65535");
+    if (proxy_host.size() > 64
+        || proxy_host.find_first_not_of("0123456789abcdefABCDEF.:")
+               != std::string::npos)
+      throw field_error("field 'proxy_host': expected an IP address");
+    if ((proxy_port == 0) != proxy_host.empty())
+      throw field_error(
+          "fields 'proxy_host' and 'proxy_port': both or neither");
   }
   std::string stream() const { return "task/" + task_id; }
 };

@@ -148,6 +148,8 @@ verdict apply_one(cluster_state& s, const task_ready& ev) {
   if (t->ready)
     return task_name(t->id) + " is already ready";
   t->ready = true;
+  t->proxy_host = ev.proxy_host;
+  t->proxy_port = ev.proxy_port;
   return {};
 }
 

@@ -315,6 +315,8 @@ template <class F> void fields(F& f, task_info& x) {
   f.req("exit_reason", x.exit_reason);
   f.req("exit_code", x.exit_code);
   f.req("exit_message", x.exit_message);
+  f.opt("proxy_host", x.proxy_host);
+  f.opt("proxy_port", x.proxy_port);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {

@@ -42,6 +42,9 @@ struct task_info {
   /// The agent's slots it holds; empty once terminated.
   std::vector<int64_t> agent_slots;
   bool ready = false;
+  /// Where its service listens, from task_ready (port 0: none).
+  std::string proxy_host;
+  int32_t proxy_port = 0;
   /// Who asked it to stop, and why (task_kill_requested).
   std::string kill_requested_by;
   std::string kill_reason;

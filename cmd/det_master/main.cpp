@@ -23,6 +23,7 @@
 #include "api/auth_crypto.hpp"
 #include "api/log_policy_runtime.hpp"
 #include "api/master_api.hpp"
+#include "api/task_proxy.hpp"
 #include "api/webhook_runtime.hpp"
 #include "api/webui_files.hpp"
 #include "aws/async_executor.hpp"
@@ -477,6 +478,7 @@ failure serve(master_process& m) {
   m.server = std::make_unique<http::http_server>(sc, std::move(routes));
   m.server->add_websocket("/agents/ws", api::agent_ws_handler(m.ws_ctx),
                           api::agent_ws_authorizer(m.ws_ctx));
+  m.server->add_proxy("/proxy/", api::task_proxy_resolver(m.ctx));
   auto port = m.server->start();
   if (!port)
     return "cannot serve on " + m.a.listen + ":" + std::to_string(cfg.port)

@@ -5,6 +5,7 @@
 // Beast include this header.
 
 #include "http/http_server.hpp"
+#include "http/proxy.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/io_context.hpp>
@@ -80,6 +81,12 @@ struct ws_route {
   ws_authorizer authorize;
 };
 
+struct proxy_route {
+  std::string prefix; ///< "/proxy/"
+  proxy_resolver resolve;
+  proxy_limits limits;
+};
+
 /// What every connection shares with the server. Created by start();
 /// immutable afterwards except the registry and `stopping`.
 struct server_shared {
@@ -91,6 +98,7 @@ struct server_shared {
   server_config cfg;
   router routes;
   std::vector<ws_route> ws_routes;
+  std::optional<proxy_route> proxy;
   std::shared_ptr<io_gate> gate;
   std::unique_ptr<net::ssl::context> tls;
   std::atomic<bool> stopping{false};
@@ -125,8 +133,30 @@ struct server_shared {
     return conns.size();
   }
 
+  /// Whether `path` goes to the proxy.
+  bool proxied(const std::string& path) const {
+    return proxy && path.compare(0, proxy->prefix.size(), proxy->prefix) == 0;
+  }
+
+  /// Counts one more proxied connection for `key`; false at the limit.
+  bool proxy_acquire(const std::string& key) {
+    std::lock_guard<std::mutex> guard{mu};
+    auto& n = proxy_conns[key];
+    if (n >= proxy->limits.max_conns_per_key)
+      return false;
+    ++n;
+    return true;
+  }
+  void proxy_release(const std::string& key) {
+    std::lock_guard<std::mutex> guard{mu};
+    auto i = proxy_conns.find(key);
+    if (i != proxy_conns.end() && --i->second == 0)
+      proxy_conns.erase(i);
+  }
+
   std::mutex mu;
   std::condition_variable cv;
+  std::unordered_map<std::string, size_t> proxy_conns;
   std::unordered_map<conn_base*, std::weak_ptr<conn_base>> conns;
 };
 
@@ -173,5 +203,33 @@ void start_ws_session(std::shared_ptr<server_shared> shared,
 void start_ws_session(std::shared_ptr<server_shared> shared, tls_stream stream,
                       raw_request upgrade, http_request req,
                       const ws_route& route);
+
+/// The bytes sent to a proxy's backend for `msg`: its request line and
+/// path unchanged; Authorization only when it is not "Bearer" (the
+/// master's session), the `auth` cookie removed; hop-by-hop headers
+/// replaced ("Connection: close", or the upgrade's); X-Real-IP,
+/// X-Forwarded-For and X-Forwarded-Proto set; the body with its length.
+std::string proxy_request_bytes(const raw_request& msg,
+                                const std::string& remote_address, bool tls,
+                                bool websocket);
+
+/// Takes over a stream whose request was accepted by the proxy's
+/// resolver (counted under target.key already). `first` is sent to the
+/// backend before anything else, then `early` (client bytes read past the
+/// request). Defined in proxy_conn.cpp.
+void start_proxy_conn(std::shared_ptr<server_shared> shared,
+                      plain_stream stream, std::string first, std::string early,
+                      bool websocket, proxy_target target);
+void start_proxy_conn(std::shared_ptr<server_shared> shared, tls_stream stream,
+                      std::string first, std::string early, bool websocket,
+                      proxy_target target);
+
+/// Accepts the client's WebSocket `upgrade` and carries its messages to a
+/// TCP service (proxy_target::tcp). Defined in proxy_tcp.cpp.
+void start_tcp_over_ws(std::shared_ptr<server_shared> shared,
+                       plain_stream stream, raw_request upgrade,
+                       proxy_target target);
+void start_tcp_over_ws(std::shared_ptr<server_shared> shared, tls_stream stream,
+                       raw_request upgrade, proxy_target target);
 
 } // namespace det::http::detail

@@ -106,6 +106,8 @@ struct master_api_test : ::testing::Test {
 
   /// Sent with every request (besides the token).
   std::map<std::string, std::string> extra_headers;
+  /// The peer address of every request.
+  std::string remote_address;
 
   /// Sends as admin unless `token` is given ("" sends none).
   http::http_response call(std::string method, std::string path,
@@ -129,6 +131,7 @@ struct master_api_test : ::testing::Test {
     }
     req.target = path;
     req.body = std::move(body);
+    req.remote_address = remote_address;
     if (!token->empty())
       req.headers.set(token_header, "Bearer " + *token);
     for (const auto& [k, v] : extra_headers)

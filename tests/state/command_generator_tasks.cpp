@@ -75,7 +75,9 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
     // Most tasks report ready before they are asked to stop (every run
     // must show task_ready: the coverage test counts on it).
     if (!t.ready && (t.state == task_state::terminating || chance(80)))
-      return task_ready{t.id, t.allocation_id, tick()};
+      return chance(50)
+                 ? task_ready{t.id, t.allocation_id, tick()}
+                 : task_ready{t.id, t.allocation_id, tick(), "127.0.0.1", 2900};
     if (t.state == task_state::terminating)
       return std::nullopt;
     return task_kill_requested{t.id, t.allocation_id, "u1", "killed by user",

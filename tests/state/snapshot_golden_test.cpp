@@ -255,6 +255,8 @@ cluster_state every_field_set() {
   task.allocation_id = task.id + ".1";
   task.agent_id = "a1";
   task.ready = true;
+  task.proxy_host = "127.0.0.1";
+  task.proxy_port = 2901;
   task.kill_requested_by = "alice";
   task.kill_reason = "killed by user";
   task.launched_at_us = 1050;

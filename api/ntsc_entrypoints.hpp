@@ -1,0 +1,19 @@
+#pragma once
+
+// What det-agent runs for a task whose program the master chooses (a
+// notebook): a shell command line. The process finds a free port, starts
+// the service on it, copies its output to the task's logs (the notebook
+// token masked), and once the service's readiness line appears posts
+// POST /api/v1/allocations/{id}/ready {proxyPort} with its allocation
+// token (DET_SESSION_TOKEN), so the master proxies /proxy/{task id}/ to it.
+
+#include <string>
+
+namespace det::api {
+
+/// JupyterLab with base_url /proxy/$DET_TASK_ID/ and $DET_NOTEBOOK_TOKEN,
+/// listening on $DET_PROXY_BIND (default 127.0.0.1), run by
+/// ${DET_PYTHON_EXECUTABLE:-python3}.
+std::string notebook_entrypoint();
+
+} // namespace det::api

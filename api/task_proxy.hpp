@@ -1,0 +1,42 @@
+#pragma once
+
+// The master's proxy to tasks' services, `/proxy/{task id}/...`: who may
+// pass and where to (the bytes are moved by http/proxy.hpp).
+//
+// Credentials, in order: the master's session ("Authorization: Bearer
+// <token>" or the `auth` cookie the WebUI's login sets), else the task's
+// notebook token (`?token=` or "Authorization: token <t>", valid for its
+// own notebook only). Neither: 303 to the login page for a plain GET
+// (browsers), 401 otherwise. Closed where upstream is open: only the
+// task's owner and admins pass; anyone else, like a task that does not
+// exist, is not ready or has no service, gets 404 "service not found",
+// so nothing tells them the task exists. The backend is where the task's
+// ready call said its service listens (task_ready's proxy_host and
+// proxy_port).
+
+#include "api/master_api.hpp"
+#include "http/proxy.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace det::api {
+
+/// The resolver to install with http_server::add_proxy("/proxy/", ...).
+http::proxy_resolver
+task_proxy_resolver(std::shared_ptr<const api_context> ctx);
+
+/// The task id of a proxy path "/proxy/<id>[/...]", or nullopt.
+std::optional<std::string> proxy_task_id(const std::string& path);
+
+/// Task `task_id`'s notebook token: Jupyter's token, and a credential for
+/// /proxy/<task_id>/ alone. Derived from the master's secret, so it
+/// survives a restart and is stored nowhere.
+std::string notebook_token(const session_tokens& tokens,
+                           const std::string& task_id);
+
+/// The value of cookie `name` in a Cookie header, or "".
+std::string cookie_value(const std::string& header, const std::string& name);
+
+} // namespace det::api

@@ -1,0 +1,175 @@
+// Readiness (POST /api/v1/allocations/{id}/ready), notebooks' routes and
+// who the proxy lets through (api/task_proxy.cpp): the task's own
+// allocation token only, the owner's session or the notebook's token;
+// another user, a forged token, another task's token are refused.
+
+#include "api/task_proxy.hpp"
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <string>
+
+using namespace det;
+using namespace det::test;
+
+namespace {
+
+struct task_proxy : master_api_test {
+  /// A notebook (or command) placed on agent a1: its id.
+  std::string placed(const std::string& route, const json& body,
+                     std::optional<std::string> token = std::nullopt) {
+    auto r = write("POST", route, body.dump(), std::move(token));
+    EXPECT_EQ(r.status, 200) << r.body;
+    auto j = json::parse(r.body);
+    auto key = route == "/api/v1/notebooks" ? "notebook" : "command";
+    auto id = j[key]["id"].get<std::string>();
+    EXPECT_TRUE(await_read([id](const state::cluster_state& s) {
+      auto t = s.tasks.find(id);
+      return t != s.tasks.end() && state::holds_allocation(t->second);
+    }));
+    return id;
+  }
+
+  http::proxy_decision resolve(const std::string& target,
+                               http::header_map headers = {}) {
+    http::http_request req;
+    req.method = "GET";
+    req.target = target;
+    auto q = target.find('?');
+    req.path = target.substr(0, q);
+    if (q != std::string::npos) {
+      auto kv = target.substr(q + 1);
+      auto eq = kv.find('=');
+      req.query.add(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    req.headers = std::move(headers);
+    auto p = std::make_shared<std::promise<http::proxy_decision>>();
+    auto f = p->get_future();
+    api::task_proxy_resolver(ctx)(
+        req, [p](http::proxy_decision d) { p->set_value(std::move(d)); });
+    EXPECT_EQ(f.wait_for(std::chrono::seconds{10}), std::future_status::ready);
+    return f.get();
+  }
+
+  static http::header_map bearer(const std::string& token) {
+    http::header_map h;
+    h.set("Authorization", "Bearer " + token);
+    return h;
+  }
+
+  static int status_of(const http::proxy_decision& d) {
+    if (const auto* r = std::get_if<http::http_response>(&d))
+      return r->status;
+    return 0;
+  }
+};
+
+TEST_F(task_proxy, only_the_allocations_own_token_reports_it_ready) {
+  connect_agent("a1", 2);
+  remote_address = "127.0.0.1";
+  auto a = placed("/api/v1/notebooks", json::object());
+  auto b = placed("/api/v1/commands",
+                  {{"config", {{"entrypoint", json::array({"sleep 60"})}}}});
+  auto path = "/api/v1/allocations/" + a + ".1/ready";
+  auto own = ctx->tokens->token_for(a + ".1");
+  auto other = ctx->tokens->token_for(b + ".1");
+  EXPECT_EQ(call("POST", path, "{}", other).status, 403);
+  EXPECT_EQ(call("POST", path, "{}", plain_user_token("mallory")).status, 403);
+  EXPECT_EQ(call("POST", path, "{}", "f" + own.substr(1)).status, 401);
+  auto bad = call("POST", path, json{{"proxyPort", 70000}}.dump(), own);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("proxyPort"), std::string::npos) << bad.body;
+  auto task = json::parse(call("GET", "/api/v1/tasks/" + a).body)["task"];
+  EXPECT_EQ(task["allocations"][0]["isReady"], false);
+
+  auto r = write("POST", path, json{{"proxyPort", 3000}}.dump(), own);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(await_read([a](const state::cluster_state& s) {
+    auto t = s.tasks.find(a);
+    return t != s.tasks.end() && t->second.ready;
+  }));
+  task = json::parse(call("GET", "/api/v1/tasks/" + a).body)["task"];
+  EXPECT_EQ(task["allocations"][0]["isReady"], true);
+  EXPECT_EQ(task["taskType"], "TASK_TYPE_NOTEBOOK");
+}
+
+TEST_F(task_proxy, a_notebooks_address_carries_its_token_for_its_owner_only) {
+  connect_agent("a1", 2);
+  auto id = placed("/api/v1/notebooks", json::object());
+  auto nb =
+      json::parse(call("GET", "/api/v1/notebooks/" + id).body)["notebook"];
+  auto token = api::notebook_token(*ctx->tokens, id);
+  EXPECT_EQ(nb["serviceAddress"], "/proxy/" + id + "/?token=" + token);
+  EXPECT_EQ(nb["description"].get<std::string>().rfind("JupyterLab (", 0), 0u);
+  auto mallory = plain_user_token("mallory");
+  auto listed = call("GET", "/api/v1/notebooks", "", mallory);
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(listed.body.find(token), std::string::npos);
+  EXPECT_NE(listed.body.find(id), std::string::npos);
+  EXPECT_EQ(
+      call("POST", "/api/v1/notebooks/" + id + "/kill", "", mallory).status,
+      403);
+}
+
+TEST_F(task_proxy, the_proxy_lets_only_the_owner_admins_and_the_token_through) {
+  connect_agent("a1", 2);
+  remote_address = "127.0.0.1";
+  auto mallory = plain_user_token("mallory");
+  auto id = placed("/api/v1/notebooks", json::object(), mallory);
+  auto other = placed("/api/v1/notebooks", json::object());
+  // Not ready yet: nothing to reach.
+  EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab", bearer(mallory))), 404);
+  auto own = ctx->tokens->token_for(id + ".1");
+  ASSERT_EQ(write("POST", "/api/v1/allocations/" + id + ".1/ready",
+                  json{{"proxyPort", 3000}}.dump(), own)
+                .status,
+            200);
+  EXPECT_TRUE(await_read([id](const state::cluster_state& s) {
+    auto t = s.tasks.find(id);
+    return t != s.tasks.end() && t->second.ready;
+  }));
+
+  for (auto h : {bearer(mallory), bearer(admin_token_)}) {
+    auto d = resolve("/proxy/" + id + "/lab", h);
+    const auto* t = std::get_if<http::proxy_target>(&d);
+    ASSERT_NE(t, nullptr) << status_of(d);
+    EXPECT_EQ(t->host, "127.0.0.1");
+    EXPECT_EQ(t->port, 3000);
+    EXPECT_EQ(t->key, id);
+  }
+  http::header_map cookie;
+  cookie.set("Cookie", "x=1; auth=" + mallory);
+  EXPECT_TRUE(std::holds_alternative<http::proxy_target>(
+      resolve("/proxy/" + id + "/", cookie)));
+  auto nb = api::notebook_token(*ctx->tokens, id);
+  EXPECT_TRUE(std::holds_alternative<http::proxy_target>(
+      resolve("/proxy/" + id + "/api/status?token=" + nb)));
+
+  // Another user: as if there were no such task.
+  auto eve = plain_user_token("eve");
+  EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab", bearer(eve))), 404);
+  // Forged session, no credentials, another notebook's token, a task's
+  // allocation token (not a credential for the proxy).
+  EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab", bearer("f" + mallory))),
+            303);
+  EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab")), 303);
+  auto theirs = api::notebook_token(*ctx->tokens, other);
+  EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab?token=" + theirs)), 303);
+  EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab", bearer(own))), 303);
+  EXPECT_EQ(status_of(resolve("/proxy/not-a-task!/x", bearer(mallory))), 404);
+}
+
+TEST(task_proxy_paths, task_ids_and_cookies_are_read_strictly) {
+  EXPECT_EQ(api::proxy_task_id("/proxy/abc-1/lab/x"), "abc-1");
+  EXPECT_EQ(api::proxy_task_id("/proxy/abc"), "abc");
+  EXPECT_EQ(api::proxy_task_id("/proxy/"), std::nullopt);
+  EXPECT_EQ(api::proxy_task_id("/proxy/ABC/"), std::nullopt);
+  EXPECT_EQ(api::proxy_task_id("/proxy/../etc"), std::nullopt);
+  EXPECT_EQ(api::cookie_value("a=1; auth=tok; b=2", "auth"), "tok");
+  EXPECT_EQ(api::cookie_value("xauth=1", "auth"), "");
+  EXPECT_EQ(api::cookie_value("", "auth"), "");
+}
+
+} // namespace

@@ -1,0 +1,176 @@
+"""Notebooks with the real `det` CLI 0.38.1 (issue 30): `det notebook start`
+runs JupyterLab as a process under a det-agent and waits until it reports
+itself ready; Python then runs in a kernel over a WebSocket through the
+master's proxy (`/proxy/<task id>/`); the proxy refuses another user, a
+forged session and no credentials; `det notebook kill` ends it and the
+proxy forgets it."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+
+from conftest import Cluster, wait_for
+
+DET = shutil.which("det")
+try:
+    import jupyterlab  # noqa: F401
+    import websocket  # websocket-client
+    HAVE = True
+except ImportError:
+    HAVE = False
+
+pytestmark = pytest.mark.skipif(DET is None or not HAVE,
+                                reason="needs det, jupyterlab, websocket-client")
+
+
+@pytest.fixture(scope="module")
+def c(pg_server, tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("nbs"))
+    cl = Cluster(pg_server, tmp, "e2e_nbs", idle="10m", max_instances=1,
+                 min_instances=1)
+    cl.home = os.path.join(tmp, "home")
+    os.makedirs(cl.home)
+    yield cl
+    cl.stop()
+
+
+def det(c, *args, user="admin", password="", timeout=90):
+    e = dict(os.environ, DET_MASTER=c.url, HOME=c.home,
+             XDG_CONFIG_HOME=os.path.join(c.home, ".config"))
+    for k in ("DET_USER", "DET_PASS", "DET_USER_TOKEN", "DET_MASTER_CERT_FILE"):
+        e.pop(k, None)
+    e.update(DET_USER=user, DET_PASS=password)
+    p = subprocess.run([DET] + list(args), env=e, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def ok(c, *args, **kw):
+    rc, out = det(c, *args, **kw)
+    assert rc == 0, "det %s failed:\n%s" % (" ".join(args), out)
+    return out
+
+
+def proxied(c, path, token=None, headers=None, method="GET", body=None):
+    """(status, body) of a request to the master's proxy, no redirects."""
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **kw):
+            return None
+    req = urllib.request.Request(c.url + path, method=method, data=body)
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    try:
+        with urllib.request.build_opener(NoRedirect).open(req, timeout=30) as r:
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+
+
+def login(c, user, password):
+    req = urllib.request.Request(
+        c.url + "/api/v1/auth/login", method="POST",
+        data=json.dumps({"username": user, "password": password}).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())["token"]
+
+
+def run_in_kernel(c, nid, nb_token, code):
+    """Runs `code` in a new kernel over the proxied WebSocket; its stdout."""
+    status, text = proxied(c, "/proxy/%s/api/kernels?token=%s" % (nid, nb_token),
+                           token=c.token, method="POST", body=b"{}",
+                           headers={"Content-Type": "application/json"})
+    assert status == 201, (status, text)
+    kid = json.loads(text)["id"]
+    ws_url = c.url.replace("http", "ws", 1) + \
+        "/proxy/%s/api/kernels/%s/channels?token=%s" % (nid, kid, nb_token)
+    ws = websocket.create_connection(
+        ws_url, timeout=60, header=["Authorization: Bearer " + c.token])
+    try:
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "username": "t", "session": uuid.uuid4().hex,
+                       "msg_type": "execute_request", "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": False,
+                        "user_expressions": {}, "allow_stdin": False}}))
+        out = ""
+        for _ in range(200):  # bounded: a kernel sends a handful of messages
+            m = json.loads(ws.recv())
+            if m.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            if m["msg_type"] == "stream":
+                out += m["content"]["text"]
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                return out
+        raise AssertionError("no idle status from the kernel")
+    finally:
+        ws.close()
+
+
+def test_notebook_start_runs_python_in_a_kernel_through_the_proxy(c):
+    out = ok(c, "notebook", "start", "--no-browser", timeout=300)
+    assert "Jupyter Notebook is running at" in out
+    m = re.search(r"/proxy/([0-9a-f-]+)/\?token=([0-9a-f]+)", out)
+    assert m, out
+    nid, nb_token = m.group(1), m.group(2)
+    assert c.get("/api/v1/tasks/" + nid)["task"]["allocations"][0]["isReady"]
+
+    assert run_in_kernel(c, nid, nb_token, "print(6 * 7)").strip() == "42"
+
+    # JupyterLab's page, with the session alone (the proxy strips it).
+    status, _ = proxied(c, "/proxy/%s/api/status?token=%s" % (nid, nb_token),
+                        token=c.token)
+    assert status == 200
+    # Refusals: no credentials (a browser goes to the login page), a
+    # forged session, another user, another task's token.
+    assert proxied(c, "/proxy/%s/lab" % nid)[0] == 303
+    assert proxied(c, "/proxy/%s/api/status" % nid, token="f" * 64,
+                   method="POST", body=b"{}")[0] == 401
+    ok(c, "user", "create", "eve", "--password", "Eve12345678")
+    eve = login(c, "eve", "Eve12345678")
+    # eve's session names her: not the owner, refused even with the token.
+    for path in ("/proxy/%s/api/status" % nid,
+                 "/proxy/%s/api/status?token=%s" % (nid, nb_token)):
+        status, text = proxied(c, path, token=eve)
+        assert status == 404 and "service not found" in text
+        assert nb_token not in text
+    listed = c.get("/api/v1/notebooks")["notebooks"]
+    assert any(n["id"] == nid for n in listed)
+    # eve sees no token in the listing.
+    req = urllib.request.Request(c.url + "/api/v1/notebooks?users=admin")
+    req.add_header("Authorization", "Bearer " + eve)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert nb_token not in r.read().decode()
+    # eve may not report its allocation ready either.
+    alloc = c.get("/api/v1/tasks/" + nid)["task"]["allocations"][0]["allocationId"]
+    assert proxied(c, "/api/v1/allocations/%s/ready" % alloc, token=eve,
+                   method="POST", body=b"{}")[0] == 403
+
+    out = ok(c, "notebook", "kill", nid)
+    wait_for("the notebook to end", lambda: c.get("/api/v1/notebooks/" + nid)
+             ["notebook"]["state"] == "STATE_TERMINATED", timeout=60)
+    status, text = proxied(c, "/proxy/%s/api/status?token=%s" % (nid, nb_token),
+                           token=c.token)
+    assert status == 404 and "service not found" in text
+
+
+def test_a_notebook_stays_reachable_after_the_master_is_killed(c):
+    nid = ok(c, "notebook", "start", "--no-browser", "-d").strip()
+    wait_for("the notebook to be ready", lambda: c.get("/api/v1/tasks/" + nid)
+             ["task"]["allocations"][0]["isReady"], timeout=240)
+    addr = c.get("/api/v1/notebooks/" + nid)["notebook"]["serviceAddress"]
+    nb_token = addr.split("token=")[1]
+    c.kill_master()
+    c.restart()
+    assert c.get("/api/v1/tasks/" + nid)["task"]["allocations"][0]["isReady"]
+    assert run_in_kernel(c, nid, nb_token, "print('after', 1 + 1)").strip() == "after 2"
+    ok(c, "notebook", "kill", nid)
