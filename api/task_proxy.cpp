@@ -11,6 +11,8 @@
 
 #include <caf/event_based_actor.hpp>
 
+#include <atomic>
+
 namespace det::api {
 
 using json = nlohmann::json;
@@ -21,15 +23,21 @@ using http::grpc_code;
 using http::http_response;
 using http::proxy_decision;
 
-/// A responder whose answer becomes the proxy's refusal.
+/// A responder whose answer becomes the proxy's refusal. The decision is
+/// made once: whichever of a refusal and `decide` comes first wins (a
+/// responder dropped unanswered after a decision answers 500, ignored).
 class refusal_sink final : public http::detail::reply_sink {
 public:
   explicit refusal_sink(std::function<void(proxy_decision)> done)
       : done_(std::move(done)) {}
-  void send_response(http_response res) override { done_(std::move(res)); }
+  void decide(proxy_decision d) {
+    if (!decided_.exchange(true))
+      done_(std::move(d));
+  }
+  void send_response(http_response res) override { decide(std::move(res)); }
   void start_stream(int, http::header_map,
                     std::shared_ptr<http::detail::stream_flags>) override {
-    done_(http::error_response(grpc_code::internal, "unexpected stream"));
+    decide(http::error_response(grpc_code::internal, "unexpected stream"));
   }
   void stream_data(std::string) override {}
   void end_stream() override {}
@@ -37,6 +45,7 @@ public:
 
 private:
   std::function<void(proxy_decision)> done_;
+  std::atomic<bool> decided_{false};
 };
 
 http_response not_found(const std::string& id) {
@@ -147,16 +156,20 @@ task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
         return nullptr;
       return {{"host", t.proxy_host}, {"port", t.proxy_port}};
     };
-    http::responder res{std::make_shared<refusal_sink>(done)};
-    post(ctx->bridge, [ctx, view, res, done,
-                       id = *id](caf::event_based_actor* self) {
-      ask_view(ctx, self, view, res, [done, id](json j) {
-        if (!j.is_object())
-          return done(not_found(id));
-        done(http::proxy_target{j.value("host", ""),
-                                static_cast<uint16_t>(j.value("port", 0)), id});
-      });
-    });
+    auto sink = std::make_shared<refusal_sink>(done);
+    http::responder res{sink};
+    post(ctx->bridge,
+         [ctx, view, res, sink, id = *id](caf::event_based_actor* self) {
+           // `res` rides along so that it is not dropped unanswered (a 500)
+           // before the view comes back.
+           ask_view(ctx, self, view, res, [sink, res, id](json j) {
+             if (!j.is_object())
+               return sink->decide(not_found(id));
+             sink->decide(http::proxy_target{
+                 j.value("host", ""), static_cast<uint16_t>(j.value("port", 0)),
+                 id});
+           });
+         });
   };
 }
 

@@ -76,7 +76,7 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
     // must show task_ready: the coverage test counts on it).
     if (!t.ready && (t.state == task_state::terminating || chance(80)))
       return chance(50)
-                 ? task_ready{t.id, t.allocation_id, tick()}
+                 ? task_ready{t.id, t.allocation_id, tick(), "", 0}
                  : task_ready{t.id, t.allocation_id, tick(), "127.0.0.1", 2900};
     if (t.state == task_state::terminating)
       return std::nullopt;
