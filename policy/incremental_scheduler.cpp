@@ -321,6 +321,52 @@ void incremental_scheduler::sync(const pool_snapshot& snap) {
            &incremental_scheduler::remove_running);
 }
 
+void incremental_scheduler::apply(const pool_delta& delta) {
+  if (delta.resync) {
+    sync(delta.full);
+    return;
+  }
+  set_capacity(delta.capacity);
+  for (const auto& id : delta.running_gone)
+    remove_running(id);
+  for (const auto& id : delta.pending_gone)
+    remove_pending(id);
+  for (const auto& id : delta.agents_gone)
+    remove_agent(id);
+  for (const auto& a : delta.agents)
+    upsert_agent(a);
+  for (const auto& p : delta.pending)
+    upsert_pending(p);
+  for (const auto& r : delta.running)
+    upsert_running(r);
+}
+
+bool same_view(const pool_snapshot& a, const pool_snapshot& b) {
+  if (a.capacity.max_slots != b.capacity.max_slots
+      || a.capacity.slots_per_instance != b.capacity.slots_per_instance
+      || a.agents.size() != b.agents.size()
+      || a.pending.size() != b.pending.size()
+      || a.running.size() != b.running.size())
+    return false;
+  auto same_list = [](const auto& x, const auto& y) {
+    using entry = typename std::decay_t<decltype(x)>::value_type;
+    std::vector<const entry*> xs, ys;
+    for (const auto& e : x)
+      xs.push_back(&e);
+    for (const auto& e : y)
+      ys.push_back(&e);
+    auto by_id = [](const entry* p, const entry* q) { return p->id < q->id; };
+    std::sort(xs.begin(), xs.end(), by_id);
+    std::sort(ys.begin(), ys.end(), by_id);
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!same_entry(*xs[i], *ys[i]))
+        return false;
+    return true;
+  };
+  return same_list(a.agents, b.agents) && same_list(a.pending, b.pending)
+         && same_list(a.running, b.running);
+}
+
 pool_snapshot incremental_scheduler::snapshot() const {
   pool_snapshot s;
   s.capacity = capacity_;

@@ -35,6 +35,25 @@ namespace det::policy {
 
 class capacity_check;
 
+/// What changed in a pool's view since the last delta: entries to add or
+/// replace, ids that left; or, with `resync`, the whole view in `full`.
+struct pool_delta {
+  bool resync = false;
+  pool_snapshot full;
+  pool_capacity capacity;
+  std::vector<agent_view> agents;
+  std::vector<std::string> agents_gone;
+  std::vector<pending_allocation> pending;
+  std::vector<std::string> pending_gone;
+  std::vector<running_allocation> running;
+  std::vector<std::string> running_gone;
+
+  [[nodiscard]] size_t size() const {
+    return agents.size() + agents_gone.size() + pending.size()
+           + pending_gone.size() + running.size() + running_gone.size();
+  }
+};
+
 class incremental_scheduler {
 public:
   explicit incremental_scheduler(scheduler_config config);
@@ -56,6 +75,10 @@ public:
   /// Makes the view equal to `snap`, touching only what differs. Linear in
   /// the snapshot; for a caller that cannot say what changed.
   void sync(const pool_snapshot& snap);
+
+  /// Applies a delta: removals first, then additions and replacements
+  /// (a resync is sync(full)).
+  void apply(const pool_delta& delta);
 
   /// One scheduling pass over the view. The view itself is unchanged: the
   /// caller reports the placements and preemptions back once they happen.
@@ -135,5 +158,9 @@ private:
   long long repeated_orders_ = 0;
   long long odd_priorities_ = 0;
 };
+
+/// Whether two snapshots hold the same agents, allocations and capacity,
+/// in whatever order each lists them.
+[[nodiscard]] bool same_view(const pool_snapshot& a, const pool_snapshot& b);
 
 } // namespace det::policy
