@@ -5,6 +5,7 @@
 #include "core/provisioning_wake.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
+#include "util/log.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/event_based_actor.hpp>
@@ -241,6 +242,8 @@ void request_pass(master_self self, const std::string& pool) {
   if (!slot.actor) {
     slot.actor =
         spawn_pool_actor(self->home_system(), pool, s.core->scheduler_of(pool));
+    // A new actor has no view yet: its first delta is the whole pool.
+    s.core->forget_pool_view(pool);
     self->link_to(slot.actor);
   }
   if (slot.in_flight) {
@@ -248,9 +251,14 @@ void request_pass(master_self self, const std::string& pool) {
     return;
   }
   pool_pass_request req;
-  req.snapshot = s.core->pool_snapshot_of(pool);
-  if (req.snapshot.pending.empty())
+  req.delta = s.core->pool_delta_of(pool);
+  auto pending = s.core->pending_in_view(pool);
+  if (pending == 0 && req.delta.size() == 0 && !req.delta.resync)
     return;
+  // The incremental pass is checked against the full pass on every pass
+  // of a small pool and every 64th of a large one.
+  if (pending <= 1000 || slot.generation % 64 == 0)
+    req.check = s.core->pool_view_snapshot(pool);
   req.pool = pool;
   req.generation = ++slot.generation;
   slot.in_flight = true;
@@ -261,6 +269,12 @@ void request_pass(master_self self, const std::string& pool) {
             auto& st = self->state;
             auto& sl = st.passes[r.pool];
             sl.in_flight = false;
+            if (r.mismatches > 0)
+              log::warn() << "pool " << r.pool
+                          << ": the incremental scheduling pass differed "
+                             "from the full pass; the full pass's result "
+                             "was used (mismatches: "
+                          << r.mismatches << ")";
             auto d =
                 st.core->apply_schedule(r.pool, r.result, st.opts.now_us());
             persist(self, std::move(d), [](const decision&) {});

@@ -2,6 +2,8 @@
 
 #include "policy/pool_scheduler.hpp"
 
+#include <memory>
+
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
@@ -13,20 +15,63 @@ struct pool_state {
   static inline const char* name = "pool";
   std::string pool;
   policy::scheduler_config config;
+  std::unique_ptr<policy::incremental_scheduler> scheduler;
 };
+
+bool same_decisions(const policy::schedule_result& a,
+                    const policy::schedule_result& b) {
+  if (a.placements.size() != b.placements.size()
+      || a.preemptions != b.preemptions
+      || a.unschedulable.size() != b.unschedulable.size())
+    return false;
+  for (size_t i = 0; i < a.placements.size(); ++i)
+    if (a.placements[i].allocation_id != b.placements[i].allocation_id
+        || a.placements[i].resources != b.placements[i].resources)
+      return false;
+  for (size_t i = 0; i < a.unschedulable.size(); ++i)
+    if (a.unschedulable[i].allocation_id != b.unschedulable[i].allocation_id
+        || a.unschedulable[i].reason != b.unschedulable[i].reason)
+      return false;
+  return true;
+}
+
+/// Runs one pass: the delta applied, the incremental pass, and when the
+/// request carries the whole view, the check against the full pass.
+pool_pass_result run_pass(pool_state& st, pool_pass_request& req) {
+  pool_pass_result out;
+  auto& sched = *st.scheduler;
+  sched.apply(req.delta);
+  if (req.check && !policy::same_view(sched.snapshot(), *req.check)) {
+    ++out.mismatches;
+    sched.sync(*req.check);
+  }
+  out.checked = req.check.has_value();
+  if (sched.pending_count() == 0)
+    return out;
+  out.result = sched.pass();
+  if (req.check) {
+    auto full = policy::schedule_pool(sched.snapshot(), st.config);
+    if (!same_decisions(full, out.result)) {
+      ++out.mismatches;
+      out.result = std::move(full);
+    }
+  }
+  return out;
+}
 
 pool_actor::behavior_type
 pool_behavior(pool_actor::stateful_pointer<pool_state> self, std::string pool,
               policy::scheduler_config config) {
   self->state.pool = std::move(pool);
   self->state.config = config;
+  self->state.scheduler =
+      std::make_unique<policy::incremental_scheduler>(config);
   return {
       [self](pass_atom, pool_pass_request& req) {
         auto t0 = std::chrono::steady_clock::now();
-        pool_pass_result out;
+        auto out = run_pass(self->state, req);
         out.pool = std::move(req.pool);
         out.generation = req.generation;
-        out.result = policy::schedule_pool(req.snapshot, self->state.config);
         out.took = std::chrono::duration_cast<std::chrono::microseconds>(
             std::chrono::steady_clock::now() - t0);
         return out;

@@ -1,17 +1,24 @@
 #pragma once
 
 // The actor of one resource pool: it holds the pool's scheduler and runs its
-// scheduling passes off the master's thread. The master sends a snapshot of
-// the pool (policy::pool_snapshot, built from its state) tagged with a
-// generation; the pool actor runs policy::schedule_pool and answers the
-// result with the same generation. The master turns the result into events
-// through master_core::apply_schedule, which checks every placement against
-// the state as it is then (the state may have moved on while the pass ran),
-// and appends them write-ahead like any other decision.
+// scheduling passes off the master's thread. The scheduler is incremental
+// (policy::incremental_scheduler): the master sends what changed in the
+// pool since its last request (policy::pool_delta, core/pool_views.hpp)
+// tagged with a generation; the pool actor applies it, runs a pass and
+// answers the result with the same generation. Now and then (every pass
+// of a small pool, every 64th of a large one) the request carries the
+// whole view as well: the actor checks its view and its pass against it
+// and the full pass (policy::schedule_pool), and on any difference takes
+// the full pass's result and the whole view, and reports the mismatch. The
+// master turns the result into events through master_core::apply_schedule,
+// which checks every placement against the state as it is then (the state may
+// have moved on while the pass ran), and appends them write-ahead like any
+// other decision.
 //
 // One pass per pool is in flight at a time; the master coalesces the
 // requests that arrive meanwhile into one more pass.
 
+#include "policy/incremental_scheduler.hpp"
 #include "policy/scheduler_types.hpp"
 
 #include <caf/actor_system.hpp>
@@ -19,6 +26,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace det {
@@ -28,7 +36,9 @@ using pass_atom = caf::atom_constant<caf::atom("pass")>;
 struct pool_pass_request {
   std::string pool;
   uint64_t generation = 0;
-  policy::pool_snapshot snapshot;
+  policy::pool_delta delta;
+  /// The whole view, to check the incremental pass against (see above).
+  std::optional<policy::pool_snapshot> check;
 };
 
 struct pool_pass_result {
@@ -37,6 +47,10 @@ struct pool_pass_result {
   policy::schedule_result result;
   /// Wall time the pass took, for the master's metrics.
   std::chrono::microseconds took{0};
+  /// The pass was checked against the full pass on the whole view.
+  bool checked = false;
+  /// What the check found different: 1 for the view, 1 for the result.
+  int mismatches = 0;
 };
 
 } // namespace det

@@ -62,6 +62,7 @@ bool master_core::emit(decision& d, domain_event ev) {
                              "master decided an invalid event: " + render(err));
     return false;
   }
+  views_.note(meta.stream);
   if (auto tid = searcher_input_trial(ev)) {
     auto exp_id = st_.trials.at(tid).experiment_id;
     if (!st_.experiments.at(exp_id).searcher_inbox.empty())

@@ -24,6 +24,7 @@
 // Owned by the master actor; not thread-safe.
 
 #include "core/experiment_searcher.hpp"
+#include "core/pool_views.hpp"
 #include "core/records.hpp"
 #include "core/trial_lifecycle.hpp"
 #include "messages/errc.hpp"
@@ -413,6 +414,17 @@ public:
 
   /// The pool as the scheduler sees it now; empty if nothing is pending.
   policy::pool_snapshot pool_snapshot_of(const std::string& pool) const;
+  /// The same whether or not anything is pending.
+  policy::pool_snapshot pool_view_snapshot(const std::string& pool) const;
+  /// What changed in the pool's view since the last call for it, for an
+  /// incremental scheduler (core/pool_views.hpp); a resync the first time.
+  policy::pool_delta pool_delta_of(const std::string& pool);
+  /// Pending entries in the pool's view as of its last delta.
+  size_t pending_in_view(const std::string& pool) const {
+    return views_.pending_in(pool);
+  }
+  /// The next delta of `pool` is a resync.
+  void forget_pool_view(const std::string& pool) { views_.forget(pool); }
   /// The pool's scheduler settings (config overrides, then the pool's).
   policy::scheduler_config scheduler_of(const std::string& pool) const;
   /// Turns a pass computed on an earlier snapshot into events. Placements,
@@ -544,6 +556,8 @@ private:
 
   state::cluster_state st_;
   core_config cfg_;
+  /// What each pool's incremental scheduler has seen (pool_delta_of).
+  pool_views views_;
   /// Inline searchers by experiment (config::inline_searchers only).
   std::map<int64_t, experiment_searcher> searchers_;
   /// Allocations past their preemption deadline already sent a kill.

@@ -16,64 +16,38 @@ namespace det {
 
 policy::pool_snapshot
 master_core::pool_snapshot_of(const std::string& pool) const {
+  auto snap = pool_view_snapshot(pool);
+  if (snap.pending.empty())
+    return {};
+  return snap;
+}
+
+policy::pool_snapshot
+master_core::pool_view_snapshot(const std::string& pool) const {
   policy::pool_snapshot snap;
-  auto pending = state::pending_trials(st_, pool);
-  if (pending.empty() && !has_queued_tasks(pool))
-    return snap;
   for (auto a : state::agents_of_pool(st_, pool)) {
     // An agent whose instance the provisioner is terminating (it found it
     // idle a moment ago) takes no new trial: it is about to go.
     if (!state::schedulable(*a) || state::on_terminating_instance(st_, *a))
       continue;
-    policy::agent_view v;
-    v.id = a->id;
-    v.total_slots = static_cast<int>(state::slot_capacity(*a));
-    for (auto i : state::free_slot_ids(*a))
-      v.free_slots.push_back(static_cast<int>(i));
-    v.draining = a->draining;
-    snap.agents.push_back(std::move(v));
+    snap.agents.push_back(agent_view_of(*a));
   }
+  auto pending = state::pending_trials(st_, pool);
   snap.pending.reserve(pending.size());
-  for (auto t : pending) {
-    const auto& e = st_.experiments.at(t->experiment_id);
-    policy::pending_allocation p;
-    p.id = std::to_string(t->id);
-    p.experiment_id = std::to_string(e.id);
-    p.slots = e.slots_per_trial;
-    p.priority = e.priority;
-    p.order = static_cast<uint64_t>(t->id);
-    p.weight = e.weight;
-    p.avoid_agents = t->excluded_agents;
-    snap.pending.push_back(std::move(p));
-  }
-  for (auto t : state::allocated_trials(st_, pool)) {
-    const auto& e = st_.experiments.at(t->experiment_id);
-    policy::running_allocation r;
-    r.id = std::to_string(t->id);
-    r.experiment_id = std::to_string(e.id);
-    r.priority = e.priority;
-    r.order = static_cast<uint64_t>(t->id);
-    r.weight = e.weight;
-    r.preempting = t->allocation->preemption_requested;
-    for (const auto& a : t->allocation->assignments) {
-      policy::agent_slots as{a.agent_id, {}};
-      for (auto s : a.slots)
-        as.slots.push_back(static_cast<int>(s));
-      r.resources.push_back(std::move(as));
-    }
-    snap.running.push_back(std::move(r));
-  }
+  for (auto t : pending)
+    snap.pending.push_back(
+        pending_view_of(*t, st_.experiments.at(t->experiment_id)));
+  for (auto t : state::allocated_trials(st_, pool))
+    snap.running.push_back(
+        running_view_of(*t, st_.experiments.at(t->experiment_id)));
   add_tasks_to(snap, pool);
-  // A provisioned pool's largest possible capacity is known; a static
-  // pool's is not (agents may still join), so nothing "never fits" there.
-  const auto& cfg = st_.pools.at(pool).config;
-  if (!cfg.provider.empty() && cfg.slots_per_instance > 0) {
-    snap.capacity.max_slots = cfg.max_instances * cfg.slots_per_instance;
-    snap.capacity.slots_per_instance = cfg.slots_per_instance;
-  } else {
-    snap.capacity.max_slots = INT_MAX;
-  }
+  if (auto p = state::find_pool(st_, pool))
+    snap.capacity = capacity_view_of(*p);
   return snap;
+}
+
+policy::pool_delta master_core::pool_delta_of(const std::string& pool) {
+  return views_.take(st_, pool, [&] { return pool_view_snapshot(pool); });
 }
 
 policy::scheduler_config

@@ -11,13 +11,26 @@ constexpr int max_cached_slots = 1 << 16;
 
 } // namespace
 
-capacity_check::capacity_check(const pool_capacity& cap,
-                               const std::vector<agent_view>& agents)
-    : cap_(cap) {
+namespace {
+
+std::map<int, long long, std::greater<>>
+count_sizes(const std::vector<agent_view>& agents) {
   std::map<int, long long, std::greater<>> counts;
   for (const auto& a : agents)
     if (a.total_slots > 0)
       ++counts[a.total_slots];
+  return counts;
+}
+
+} // namespace
+
+capacity_check::capacity_check(const pool_capacity& cap,
+                               const std::vector<agent_view>& agents)
+    : capacity_check(cap, count_sizes(agents)) {}
+
+capacity_check::capacity_check(const pool_capacity& cap,
+                               std::map<int, long long, std::greater<>> counts)
+    : cap_(cap) {
   if (cap.slots_per_instance > 0) {
     auto& n = counts[cap.slots_per_instance];
     n = std::max(

@@ -7,6 +7,8 @@
 
 #include "policy/scheduler_types.hpp"
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +22,11 @@ public:
   /// `cap.slots_per_instance`.
   capacity_check(const pool_capacity& cap,
                  const std::vector<agent_view>& agents);
+
+  /// The same from the number of agents of each size (total_slots > 0),
+  /// as a scheduler that keeps them between passes counts them.
+  capacity_check(const pool_capacity& cap,
+                 std::map<int, long long, std::greater<>> agents_by_size);
 
   /// Why an allocation of `slots` slots can never be placed in this pool, or
   /// nothing when some set of agents could hold it.

@@ -8,34 +8,56 @@ preemption_planner::preemption_planner(
     const std::vector<running_allocation>& running, slot_index& index,
     long long budget)
     : index_(index), budget_(budget) {
-  std::vector<candidate> preempting;
+  std::vector<const running_allocation*> regular;
   for (const auto& r : running) {
     if (!r.preempting && !r.preemptible)
       continue;
-    candidate c{&r, {}, 0, false};
-    for (const auto& res : r.resources) {
-      auto a = index_.lookup(res.agent_id);
-      if (a == slot_index::npos)
-        continue;
-      c.parts.push_back(part{a, &res.slots});
-      c.slots += static_cast<int>(res.slots.size());
-    }
-    unconsumed_slots_ += c.slots;
-    (r.preempting ? preempting : candidates_).push_back(std::move(c));
+    unconsumed_slots_ += make_candidate(r).slots;
+    (r.preempting ? sorted_ : regular).push_back(&r);
   }
-  std::sort(candidates_.begin(), candidates_.end(),
-            [](const candidate& x, const candidate& y) {
-              if (x.run->priority != y.run->priority)
-                return x.run->priority > y.run->priority;
-              return x.run->order > y.run->order;
+  std::sort(regular.begin(), regular.end(),
+            [](const running_allocation* x, const running_allocation* y) {
+              if (x->priority != y->priority)
+                return x->priority > y->priority;
+              return x->order > y->order;
             });
-  first_regular_ = preempting.size();
-  candidates_.insert(candidates_.begin(),
-                     std::make_move_iterator(preempting.begin()),
-                     std::make_move_iterator(preempting.end()));
-  skip_.resize(candidates_.size() + 1);
-  for (size_t i = 0; i < skip_.size(); ++i)
-    skip_[i] = i;
+  sorted_.insert(sorted_.end(), regular.begin(), regular.end());
+  next_ = [this, i = size_t{0}]() mutable -> const running_allocation* {
+    return i < sorted_.size() ? sorted_[i++] : nullptr;
+  };
+  skip_.push_back(0);
+}
+
+preemption_planner::preemption_planner(source next, long long candidate_slots,
+                                       slot_index& index, long long budget)
+    : index_(index), next_(std::move(next)), unconsumed_slots_(candidate_slots),
+      budget_(budget) {
+  skip_.push_back(0);
+}
+
+preemption_planner::candidate
+preemption_planner::make_candidate(const running_allocation& r) {
+  candidate c{&r, {}, 0, false};
+  for (const auto& res : r.resources) {
+    auto a = index_.lookup(res.agent_id);
+    if (a == slot_index::npos)
+      continue;
+    c.parts.push_back(part{a, &res.slots});
+    c.slots += static_cast<int>(res.slots.size());
+  }
+  return c;
+}
+
+bool preemption_planner::have(size_t i) {
+  while (candidates_.size() <= i) {
+    const auto* r = next_();
+    if (r == nullptr)
+      return false;
+    candidates_.push_back(make_candidate(*r));
+    // The old sentinel (itself) becomes the new candidate's entry.
+    skip_.push_back(candidates_.size());
+  }
+  return true;
 }
 
 size_t preemption_planner::next_unconsumed(size_t i) {
@@ -75,10 +97,10 @@ bool preemption_planner::make_room(const pending_allocation& p,
   std::vector<size_t> released;
   bool fits = false;
   bool out_of_budget = false;
-  for (size_t i = next_unconsumed(0); i < candidates_.size() && !fits;
+  for (size_t i = next_unconsumed(0); have(i) && !fits;
        i = next_unconsumed(i + 1)) {
     auto& c = candidates_[i];
-    if (i >= first_regular_ && !eligible(c, p))
+    if (!c.run->preempting && !eligible(c, p))
       break; // sorted: every later candidate is at least as urgent
     if (--budget_ < 0) {
       out_of_budget = true;

@@ -9,10 +9,15 @@
 // (priority 99, newest order) up to the waiting allocation's own level (only
 // newer ones at its own level). After a fit is found, victims are spared
 // again, most urgent first, whenever the fit survives without them.
+//
+// The candidates come from a source, pulled only as far as the search
+// goes: the full pass sorts the running list once; the incremental
+// scheduler walks the ordered sets it keeps between passes.
 
 #include "policy/scheduler_types.hpp"
 #include "policy/slot_index.hpp"
 
+#include <functional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -21,10 +26,20 @@ namespace det::policy::detail {
 
 class preemption_planner {
 public:
-  /// `budget`: candidates examined over the planner's life (see
-  /// scheduler_config::preemption_budget); make_room fails once it is spent.
+  /// Yields the candidates in the order above (every preempting one, then
+  /// every preemptible one, least urgent first), nullptr after the last.
+  using source = std::function<const running_allocation*()>;
+
+  /// Candidates from `running`, sorted here. `budget`: candidates examined
+  /// over the planner's life (see scheduler_config::preemption_budget);
+  /// make_room fails once it is spent.
   preemption_planner(const std::vector<running_allocation>& running,
                      slot_index& index, long long budget);
+
+  /// Candidates from `next`; `candidate_slots` is the number of their
+  /// slots on agents the index knows.
+  preemption_planner(source next, long long candidate_slots, slot_index& index,
+                     long long budget);
 
   /// Makes room for `p`: on success appends the newly chosen victims' ids
   /// to `preemptions`, reserves the room and returns true.
@@ -43,6 +58,9 @@ private:
     bool consumed = false;
   };
 
+  [[nodiscard]] candidate make_candidate(const running_allocation& r);
+  /// Whether candidate i exists, pulling it from the source if needed.
+  [[nodiscard]] bool have(size_t i);
   void release(const candidate& c);
   void restore(const candidate& c);
   /// The first unconsumed candidate at or after i (path-compressed).
@@ -51,8 +69,9 @@ private:
                                      const pending_allocation& p);
 
   slot_index& index_;
+  source next_;
+  std::vector<const running_allocation*> sorted_; // first constructor only
   std::vector<candidate> candidates_;
-  size_t first_regular_ = 0;
   std::vector<size_t> skip_; // skip_[i] == i unless i was consumed
   long long unconsumed_slots_ = 0;
   long long budget_;

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """bench/e2e: time from submitting an experiment of 100 one-slot trials with
 tiny workloads to all completed, on 4 local agents, and the master's CPU time
-and peak memory over that run. One JSON line per result.
+and peak memory over that run. Per trial, from the event log: start order
+(trial_placed) to first metric received (the first trial_metrics_reported),
+split at trial_running (the agent started the process) -- the agent's start
+path and spawn before it, the process's start-up and first report's round
+trip after it. One JSON line per result.
 
     bench/e2e/run.py BUILD_DIR   (DET_BENCH_PG_URL: a server URL)
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +36,36 @@ def proc_stats(pid):
             if line.startswith("VmHWM:"):
                 peak_kb = int(line.split()[1])
     return cpu, peak_kb
+
+
+def start_to_first_metric(db_url):
+    """Per trial, in ms: (placed -> running, running -> first metric,
+    placed -> first metric), from the at_us of the first of each event."""
+    sql = """
+      SELECT (payload->>'trial_id')::bigint, type,
+             min((payload->>'at_us')::bigint)
+      FROM events
+      WHERE type IN ('trial_placed', 'trial_running', 'trial_metrics_reported')
+      GROUP BY 1, 2"""
+    out = subprocess.check_output(["psql", db_url, "-At", "-F", ",", "-c", sql],
+                                  text=True)
+    first = {}
+    for line in out.splitlines():
+        trial, kind, at = line.split(",")
+        first.setdefault(int(trial), {})[kind] = int(at)
+    rows = []
+    for t in first.values():
+        if all(k in t for k in ("trial_placed", "trial_running",
+                                "trial_metrics_reported")):
+            rows.append(((t["trial_running"] - t["trial_placed"]) / 1000.0,
+                         (t["trial_metrics_reported"] - t["trial_running"]) / 1000.0,
+                         (t["trial_metrics_reported"] - t["trial_placed"]) / 1000.0))
+    return rows
+
+
+def pct(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(round(q * len(v) + 0.5)) - 1))] if v else 0
 
 
 def main():
@@ -71,6 +106,14 @@ def main():
                               value=cpu1 - cpu0, unit="s")))
         print(json.dumps(dict(common, metric="master_peak_rss",
                               value=peak_kb / 1024.0, unit="MiB")))
+        rows = start_to_first_metric(c.db)
+        for i, name in enumerate(("placed_to_running", "running_to_first_metric",
+                                  "start_order_to_first_metric")):
+            col = [r[i] for r in rows]
+            print(json.dumps(dict(common, metric="per_trial_" + name,
+                                  value=pct(col, 0.5), p90=pct(col, 0.9),
+                                  max=max(col) if col else 0, unit="ms",
+                                  stat="p50", trials_measured=len(col))))
         return 0
     finally:
         c.stop()

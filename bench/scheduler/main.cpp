@@ -3,7 +3,13 @@
 // no pass can beat on the same input in the same run: sorting the queue's
 // (priority, order) keys plus one read of every agent's free slots.
 //
-//   bench_scheduler [--quick]
+// Then the incremental scheduler on a pool that changes between passes
+// (incremental_history.cpp), with the full pass on the same view as its
+// reference.
+//
+//   bench_scheduler [--quick] [--incremental-only] [--policy NAME]
+
+#include "incremental_history.hpp"
 
 #include "policy/pool_scheduler.hpp"
 
@@ -110,7 +116,16 @@ void emit(nlohmann::json j) {
 } // namespace
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  bool incremental_only = false;
+  std::string only_policy;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc)
+      only_policy = argv[++i];
+    quick = quick || std::strcmp(argv[i], "--quick") == 0;
+    incremental_only =
+        incremental_only || std::strcmp(argv[i], "--incremental-only") == 0;
+  }
   std::vector<scale> scales{{"100x1k", 100, 1000, quick ? 20 : 200},
                             {"1kx10k", 1000, 10000, quick ? 10 : 60},
                             {"10kx100k", 10000, 100000, quick ? 5 : 25}};
@@ -125,7 +140,22 @@ int main(int argc, char** argv) {
   std::vector<policy_case> policies{{"priority", scheduler_config{}},
                                     {"priority_preemption", pre},
                                     {"fair_share", fair}};
+  std::vector<det::bench::history_scale> history_scales;
+  std::vector<det::bench::history_policy> history_policies;
+  for (const auto& sc : scales)
+    history_scales.push_back(
+        {sc.name, sc.agents, sc.pending, sc.runs, make_pool});
+  if (!only_policy.empty())
+    policies.erase(std::remove_if(policies.begin(), policies.end(),
+                                  [&](const policy_case& pc) {
+                                    return pc.name != only_policy;
+                                  }),
+                   policies.end());
+  for (const auto& pc : policies)
+    history_policies.push_back({pc.name, pc.config});
   for (const auto& pc : policies) {
+    if (incremental_only)
+      break;
     std::vector<double> xs, ys;
     for (const auto& sc : scales) {
       auto snap = make_pool(sc.agents, sc.pending, 42);
@@ -180,5 +210,6 @@ int main(int argc, char** argv) {
           {"unit", "1"},
           {"note", "slope of log(p50) vs log(agents + pending); 1 = linear"}});
   }
+  det::bench::run_incremental_history(history_scales, history_policies);
   return 0;
 }
