@@ -338,8 +338,9 @@ TEST_P(incremental_matches_full, on_random_histories) {
   // The histories exercise what they are meant to.
   EXPECT_GT(placed, 100u);
   if (GetParam().config.preemption
-      || GetParam().config.policy == scheduling_policy::fair_share)
+      || GetParam().config.policy == scheduling_policy::fair_share) {
     EXPECT_GT(preempted, 0u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
