@@ -226,6 +226,14 @@ def test_warm_start_from_a_trial_and_refusals_naming_the_field(cluster_factory, 
     # The trial names that checkpoint, as upstream's warmStartCheckpointUuid.
     source_latest = cluster.get("/api/v1/trials/%d" % source)["trial"]["bestCheckpoint"]
     assert cluster.trials(exp_id)[0]["warmStartCheckpointUuid"] == source_latest["uuid"]
+    # Named by its uuid instead of its trial.
+    older = source_latest["uuid"]
+    rc, out = create("source_checkpoint_uuid: %s" % older)
+    assert rc == 0 and "Created experiment" in out, out
+    by_uuid = int(out.split("Created experiment ")[1].split()[0])
+    wait_for("the experiment started from a checkpoint uuid to have its trial",
+             lambda: cluster.trials(by_uuid), timeout=60)
+    assert cluster.trials(by_uuid)[0]["warmStartCheckpointUuid"] == older
 
 
 def test_delete_tb_files_removes_the_experiments_tensorboard_folder(cluster_factory, tmp_path):
