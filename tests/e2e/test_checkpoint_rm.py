@@ -104,3 +104,50 @@ def test_det_checkpoint_rm_removes_by_glob_and_survives_a_restart(
              for u in uuids}
     assert after == before
     assert after[first][0] == "STATE_DELETED"
+
+
+def test_sdk_checkpoint_metadata_remove_files_and_delete(cluster_factory, tmp_path):
+    """The SDK's Checkpoint calls, as a user script makes them: metadata
+    added (merged, nested kept) and removed by key, files removed by glob,
+    the checkpoint deleted, a download of the metadata's files."""
+    from determined.experimental import client
+
+    cluster = cluster_factory(env={"DET_CHECKPOINT_GC_INTERVAL_MS": "300"})
+    storage = ("checkpoint_storage:\n  type: shared_fs\n  host_path: %s\n"
+               "  storage_path: sdk\n  save_trial_best: 10\n  save_trial_latest: 10\n"
+               % cluster.ckpt_dir)
+    exp_id = run_to_completion(cluster, config("ck-sdk", storage, max_batches=8))
+    uuids = sorted((c["uuid"] for c in cluster.get(
+        "/api/v1/experiments/%d/checkpoints" % exp_id)["checkpoints"]),
+        key=lambda u: checkpoint(cluster, u)["metadata"]["steps_completed"])
+    assert len(uuids) == 2
+    first, second = uuids
+    base = os.path.join(cluster.ckpt_dir, "sdk")
+    d = client.Determined(master=cluster.url, user="admin", password="")
+
+    ck = d.get_checkpoint(first)
+    steps = ck.metadata["steps_completed"]
+    ck.add_metadata({"note": "best so far", "nested": {"a": 1, "b": [1, 2]}})
+    md = checkpoint(cluster, first)["metadata"]
+    assert md["note"] == "best so far" and md["nested"] == {"a": 1, "b": [1, 2]}, md
+    assert md["steps_completed"] == steps, md
+    ck.add_metadata({"note": "changed"})
+    assert checkpoint(cluster, first)["metadata"]["nested"] == {"a": 1, "b": [1, 2]}
+    ck.remove_metadata(["note", "nested"])
+    md = checkpoint(cluster, first)["metadata"]
+    assert "note" not in md and "nested" not in md and md["steps_completed"] == steps, md
+    ck.reload()
+    assert "note" not in ck.metadata
+
+    out = ck.download(str(tmp_path / "dl"))
+    assert os.path.exists(os.path.join(out, "state.json")), os.listdir(out)
+
+    ck.remove_files(["state*"])
+    c = state_becomes(cluster, first, "STATE_PARTIALLY_DELETED")
+    assert list(c["resources"]) == ["metadata.json"], c
+    assert os.listdir(os.path.join(base, first)) == ["metadata.json"]
+    assert not os.path.exists(os.path.join(base, first, "state.json"))
+
+    d.get_checkpoint(second).delete()
+    state_becomes(cluster, second, "STATE_DELETED")
+    assert not os.path.exists(os.path.join(base, second))

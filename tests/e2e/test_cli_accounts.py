@@ -274,3 +274,32 @@ def test_a_cluster_message_scheduled_later_is_not_in_master_info_yet(c):
     info = json_of(ok(c, "master", "info", "--json"))
     assert info.get("clusterMessage") is None, info
     ok(c, "master", "cluster-message", "clear")
+
+
+def test_a_non_admin_gathers_a_support_bundle_of_their_own_trial(c, tmp_path):
+    """`det trial support-bundle` as the trial's owner, not an admin: the
+    bundle holds the trial's logs, the master's log and both API views."""
+    import tarfile
+    from conftest import EXAMPLE, experiment_yaml, wait_for
+
+    ok(c, "user", "create", "bundler", "--password", "Bundler1234")
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(experiment_yaml(max_length=10, checkpoint_every=5))
+    out = ok(c, "experiment", "create", str(cfg), EXAMPLE,
+             user="bundler", password="Bundler1234")
+    exp_id = int(out.split("Created experiment ")[1].split()[0])
+    wait_for("the experiment to end", lambda: c.experiment(exp_id)["state"] in (
+        "STATE_COMPLETED", "STATE_ERROR"), timeout=120)
+    trial = c.trials(exp_id)[0]["id"]
+    out = ok(c, "trial", "support-bundle", "-o", str(tmp_path), str(trial),
+             user="bundler", password="Bundler1234")
+    path = out.split("bundle path: ")[1].split()[0]
+    with tarfile.open(path) as tar:
+        files = {os.path.basename(m.name): m for m in tar.getmembers() if m.isfile()}
+        assert set(files) == {"trial_logs.txt", "master_logs.txt",
+                              "api_experiment_call.json", "api_trial_call.json"}, files
+        logs = tar.extractfile(files["trial_logs.txt"]).read().decode()
+        assert "step" in logs, logs[-2000:]
+        trial_view = json.loads(tar.extractfile(files["api_trial_call.json"]).read())
+        assert trial_view["id"] == trial and trial_view["experimentId"] == exp_id, trial_view
+        assert tar.extractfile(files["master_logs.txt"]).read().strip()

@@ -226,6 +226,14 @@ def test_warm_start_from_a_trial_and_refusals_naming_the_field(cluster_factory, 
     # The trial names that checkpoint, as upstream's warmStartCheckpointUuid.
     source_latest = cluster.get("/api/v1/trials/%d" % source)["trial"]["bestCheckpoint"]
     assert cluster.trials(exp_id)[0]["warmStartCheckpointUuid"] == source_latest["uuid"]
+    # Named by its uuid instead of its trial.
+    older = source_latest["uuid"]
+    rc, out = create("source_checkpoint_uuid: %s" % older)
+    assert rc == 0 and "Created experiment" in out, out
+    by_uuid = int(out.split("Created experiment ")[1].split()[0])
+    wait_for("the experiment started from a checkpoint uuid to have its trial",
+             lambda: cluster.trials(by_uuid), timeout=60)
+    assert cluster.trials(by_uuid)[0]["warmStartCheckpointUuid"] == older
 
 
 def test_delete_tb_files_removes_the_experiments_tensorboard_folder(cluster_factory, tmp_path):
@@ -296,3 +304,27 @@ def test_log_retention_drops_an_ended_trials_logs_and_forever_keeps_them(
     except urllib.error.HTTPError as e:
         status, body = e.code, e.read().decode()
     assert status == 400 and "numDays" in body, (status, body)
+
+
+def test_a_94_mib_model_definition_runs_to_completion(cluster_factory, tmp_path):
+    """As upstream's large model definition test: 94 MiB of incompressible
+    bytes beside the code are accepted, stored, fetched by the agent and
+    unpacked, and the trial completes with the file in its folder."""
+    from conftest import EXAMPLE, experiment_yaml
+    cluster = cluster_factory()
+    home = home_of(tmp_path)
+    model = tmp_path / "model"
+    shutil.copytree(EXAMPLE, model)
+    junk = os.urandom(94 * 1024 * 1024)
+    (model / "junk.bin").write_bytes(junk)
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(experiment_yaml(max_length=10, checkpoint_every=5).replace(
+        "entrypoint: python3 train.py",
+        "entrypoint: test $(stat -c %%s junk.bin) = %d && python3 train.py" % len(junk)))
+    rc, out = det(cluster, home, "experiment", "create", str(cfg), str(model))
+    assert rc == 0 and "Created experiment" in out, out
+    exp_id = int(out.split("Created experiment ")[1].split()[0])
+    wait_for("the experiment to end", lambda: cluster.experiment(exp_id)["state"] in (
+        "STATE_COMPLETED", "STATE_ERROR"), timeout=240)
+    assert cluster.experiment(exp_id)["state"] == "STATE_COMPLETED", \
+        cluster.get_text("/api/v1/trials/%d/logs" % cluster.trials(exp_id)[0]["id"])[-3000:]

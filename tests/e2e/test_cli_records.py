@@ -174,7 +174,16 @@ def test_templates_with_the_real_cli(c):
     assert config["max_restarts"] == 2, config
     ok(c, "experiment", "kill", str(exp_id))
 
-    for name in ("base", "other"):
+    # A template written for older masters (resources.slots, a legacy
+    # field) still serves: its other resources reach the experiment.
+    legacy = write(c, "legacy.yaml", "resources:\n  slots: 1\n  priority: 30\n")
+    ok(c, "template", "create", "legacy", legacy)
+    exp_id = create_experiment(c, "--template", "legacy", "--paused")
+    resources = c.experiment(exp_id)["config"]["resources"]
+    assert resources["priority"] == 30 and resources["slots_per_trial"] == 1, resources
+    ok(c, "experiment", "kill", str(exp_id))
+
+    for name in ("base", "other", "legacy"):
         assert "Removed template %s" % name in ok(c, "template", "remove", name)
     rc, out = det(c, "template", "describe", "base")
     assert rc != 0 and "not found" in out, out

@@ -141,3 +141,61 @@ def test_core_api_adaptive_asha_stops_trials_early(cluster_factory):
     assert any("preempted at step" in trial_log(cluster, t["id"])
                for t in stopped)
     assert_every_call_was_served(cluster)
+
+
+HPARAMS_SCRIPT = """
+import json
+import determined as det
+
+info = det.get_cluster_info()
+with det.core.init(tensorboard_mode=det.core.TensorboardMode.MANUAL) as core:
+    print("HPARAMS " + json.dumps(info.trial.hparams, sort_keys=True))
+    core.train.report_metrics(group="group_b", steps_completed=1,
+                              metrics={"x": float(len(info.trial.hparams["actions"]))})
+"""
+
+
+def test_nested_and_empty_hyperparameters_reach_the_trial_as_written(
+        cluster_factory, tmp_path):
+    """Upstream's noop fixture carries `actions: {}`: an empty nested
+    hyperparameter reaches `info.trial.hparams` as {} (a KeyError there
+    ends the trial in ERROR), nested ones keep their shape, and a metric
+    group of the trial's own naming is kept."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "hp.py").write_text(HPARAMS_SCRIPT)
+    cluster = cluster_factory(max_instances=1)
+    config = """
+name: nested-hparams
+entrypoint: python3 hp.py
+max_restarts: 0
+hyperparameters:
+  actions: {}
+  optimizer:
+    name: sgd
+    momentum:
+      type: const
+      val: 0.9
+  lr: 0.5
+searcher:
+  name: single
+  metric: x
+  max_length: 1
+"""
+    status, body = cluster.submit(config, model_dir=str(model))
+    assert status == 200, body
+    exp_id = body["experiment"]["id"]
+    wait_for("the experiment to end", lambda: state_of(cluster, exp_id) in (
+        "STATE_COMPLETED", "STATE_ERROR"), timeout=120)
+    trial_id = cluster.trials(exp_id)[0]["id"]
+    log = trial_log(cluster, trial_id)
+    assert state_of(cluster, exp_id) == "STATE_COMPLETED", log[-3000:]
+    lines = [json.loads(l)["result"]["log"] for l in log.splitlines() if l.strip()]
+    line = next(l for l in lines if l.startswith("HPARAMS "))
+    hparams = json.loads(line.split("HPARAMS ", 1)[1])
+    assert hparams == {"actions": {}, "optimizer": {"name": "sgd", "momentum": 0.9},
+                       "lr": 0.5}, hparams
+    assert cluster.trials(exp_id)[0]["hparams"]["actions"] == {}
+    # The trial reported len(actions) under a group of its own naming.
+    summary = cluster.get("/api/v1/trials/%d" % trial_id)["trial"]["summaryMetrics"]
+    assert summary["group_b"]["x"]["last"] == 0, summary

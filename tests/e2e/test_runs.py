@@ -308,3 +308,19 @@ def test_filters_choose_the_runs_that_search_kill_and_pause_act_on(cluster_facto
         runIds=[], projectId=1, filter=json.dumps({"filterGroup": group(of_grid)}))).results
     assert by_id(paused) == {
         r: "Cannot pause/unpause run '%d' (part of multi-trial)." % r for r in runs}
+
+    # Pause and resume by filter: the single-trial experiment alone.
+    (single_run,) = [t["id"] for t in c.trials(grid + 1)]
+    only_single = json.dumps({"filterGroup": group(
+        field("LOCATION_TYPE_RUN", "experimentId", "=", grid + 1))})
+    paused = b.post_PauseRuns(sess, body=b.v1PauseRunsRequest(
+        runIds=[], projectId=1, filter=only_single)).results
+    assert by_id(paused) == {single_run: ""}
+    wait_for("the single experiment paused by filter",
+             lambda: c.experiment(grid + 1)["state"] == "STATE_PAUSED")
+    resumed = b.post_ResumeRuns(sess, body=b.v1ResumeRunsRequest(
+        runIds=[], projectId=1, filter=only_single)).results
+    assert by_id(resumed) == {single_run: ""}
+    wait_for("the single experiment resumed by filter",
+             lambda: c.experiment(grid + 1)["state"] in ("STATE_ACTIVE", "STATE_RUNNING",
+                                                         "STATE_QUEUED"))

@@ -95,6 +95,20 @@ TEST_F(local_provider_test, an_agent_binary_given_relative_to_the_master_runs) {
 }
 
 TEST_F(local_provider_test,
+       a_bare_agent_name_is_found_beside_a_master_started_by_relative_path) {
+  // det-master started as ./build/bin/det-master with the default
+  // agent_binary (a bare name): the agent beside the master runs, though
+  // it is not in PATH and the agent starts in a folder of its own.
+  auto o = options("c-bare", "owner-a");
+  o.local.agent_binary = "agent.sh";
+  o.bin_dir = "./" + fs::relative(base, fs::current_path()).string();
+  local_provider p{o};
+  ASSERT_FALSE(p.start("local-default-1", 1, "tok-1"));
+  ASSERT_GT(pid_of(p, "local-default-1"), 0);
+  EXPECT_EQ(p.alive(), std::set<std::string>{"local-default-1"});
+}
+
+TEST_F(local_provider_test,
        a_cluster_keeps_its_agents_in_a_private_folder_named_by_its_cluster_id) {
   local_provider p{options("c-1", "owner-a")};
   EXPECT_EQ(p.cluster_dir(), (base / "agents" / "c-1").string());
