@@ -105,7 +105,17 @@ schedule_result incremental_scheduler::fair_share_pass() {
     v.running = &g.running;
     groups.push_back(std::move(v));
   }
-  detail::offer_shares(groups, pool_slots_);
+  // As the full pass: a provisioned pool's shares are of the slots it
+  // grows to for the demand, up to its maximum.
+  long long offered = pool_slots_;
+  if (capacity_.slots_per_instance > 0) {
+    long long demand = 0;
+    for (const auto& g : groups)
+      demand += g.demand;
+    offered =
+        std::max(offered, std::min<long long>(capacity_.max_slots, demand));
+  }
+  detail::offer_shares(groups, offered);
 
   // Experiments within their share start allocations in queue order.
   std::sort(groups.begin(), groups.end(),
