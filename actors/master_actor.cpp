@@ -274,7 +274,7 @@ void request_pass(master_self self, const std::string& pool) {
                           << ": the incremental scheduling pass differed "
                              "from the full pass; the full pass's result "
                              "was used (mismatches: "
-                          << r.mismatches << ")";
+                          << r.mismatches << ": " << r.mismatch_kinds << ")";
             auto d =
                 st.core->apply_schedule(r.pool, r.result, st.opts.now_us());
             persist(self, std::move(d), [](const decision&) {});

@@ -43,6 +43,8 @@ pool_pass_result run_pass(pool_state& st, pool_pass_request& req) {
   sched.apply(req.delta);
   if (req.check && !policy::same_view(sched.snapshot(), *req.check)) {
     ++out.mismatches;
+    out.mismatch_kinds =
+        "view (" + policy::view_difference(sched.snapshot(), *req.check) + ")";
     sched.sync(*req.check);
   }
   out.checked = req.check.has_value();
@@ -61,6 +63,8 @@ pool_pass_result run_pass(pool_state& st, pool_pass_request& req) {
     auto full = policy::schedule_pool(sched.snapshot(), st.config);
     if (!same_decisions(full, out.result)) {
       ++out.mismatches;
+      out.mismatch_kinds +=
+          out.mismatch_kinds.empty() ? "decisions" : ", decisions";
       out.result = std::move(full);
     }
   }

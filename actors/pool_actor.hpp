@@ -51,6 +51,9 @@ struct pool_pass_result {
   bool checked = false;
   /// What the check found different: 1 for the view, 1 for the result.
   int mismatches = 0;
+  /// Which: "view" (the deltas' view was not the master's) and/or
+  /// "decisions" (placements, preemptions or reasons differed).
+  std::string mismatch_kinds;
 };
 
 } // namespace det

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace det::policy {
 
@@ -365,6 +366,38 @@ bool same_view(const pool_snapshot& a, const pool_snapshot& b) {
   };
   return same_list(a.agents, b.agents) && same_list(a.pending, b.pending)
          && same_list(a.running, b.running);
+}
+
+std::string view_difference(const pool_snapshot& a, const pool_snapshot& b) {
+  if (a.capacity.max_slots != b.capacity.max_slots
+      || a.capacity.slots_per_instance != b.capacity.slots_per_instance)
+    return "capacity";
+  auto differ = [](const char* what, const auto& x, const auto& y) {
+    using entry = typename std::decay_t<decltype(x)>::value_type;
+    std::map<std::string_view, const entry*> xs, ys;
+    for (const auto& e : x)
+      xs.emplace(e.id, &e);
+    for (const auto& e : y)
+      ys.emplace(e.id, &e);
+    for (const auto& [id, e] : xs) {
+      auto o = ys.find(id);
+      if (o == ys.end())
+        return std::string{what} + " " + std::string{id} + " only in the first";
+      if (!same_entry(*e, *o->second))
+        return std::string{what} + " " + std::string{id} + " differs";
+    }
+    for (const auto& [id, e] : ys)
+      if (xs.count(id) == 0)
+        return std::string{what} + " " + std::string{id}
+               + " only in the second";
+    return std::string{};
+  };
+  for (auto d : {differ("agent", a.agents, b.agents),
+                 differ("pending", a.pending, b.pending),
+                 differ("running", a.running, b.running)})
+    if (!d.empty())
+      return d;
+  return {};
 }
 
 pool_snapshot incremental_scheduler::snapshot() const {
