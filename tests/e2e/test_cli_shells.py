@@ -8,7 +8,9 @@ still opens; `det shell kill` ends it and the proxy forgets it."""
 import json
 import os
 import pwd
+import re
 import shutil
+import signal
 import subprocess
 import urllib.request
 
@@ -42,6 +44,14 @@ def c(pg_server, tmp_path_factory):
            "--agent-gid", str(me.pw_gid), "--agent-user", me.pw_name,
            "--agent-group", me.pw_name)
     yield cl
+    # A shell a failed test left running: its launcher ends its sshd and
+    # sessions on SIGTERM (the agents are killed outright by stop()).
+    for agent in cl.agent_pids():
+        for pgid in cl.trial_groups(agent).values():
+            try:
+                os.killpg(pgid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
     cl.stop()
 
 
@@ -100,7 +110,8 @@ def tunnel_status(c, sid):
 
 
 def test_shell_open_runs_commands_with_the_task_environment(c):
-    sid = ok(c, "shell", "start", "-d").strip()
+    out = ok(c, "shell", "start", "-d")
+    sid = re.search(r"^([0-9a-f-]{36})$", out, re.M).group(1)
     wait_for("the shell to be ready", lambda: ready(c, sid), timeout=120)
     out = ok(c, "shell", "open", sid, "--", "echo", "hello-$((6*7))")
     assert "hello-42" in out, out
