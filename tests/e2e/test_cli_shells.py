@@ -2,9 +2,10 @@
 runs sshd as a process under a det-agent with the shell's own key, and
 `det shell open ID -- CMD` runs CMD over ssh through the tunnel
 (`python -m determined.cli.tunnel`: raw TCP over a WebSocket to the
-master's proxy); each session has the task's environment; another user
-can neither open it nor read its private key; after a master SIGKILL it
-still opens; `det shell kill` ends it and the proxy forgets it."""
+master's proxy); each session has the task's environment; sftp works
+through the same tunnel; another user can neither open it nor read its
+private key; after a master SIGKILL it still opens; `det shell kill` ends
+it and the proxy forgets it; `det shell start -- CMD` waits and runs CMD."""
 import json
 import os
 import pwd
@@ -12,6 +13,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import urllib.request
 
 import pytest
@@ -123,6 +125,23 @@ def test_shell_open_runs_commands_with_the_task_environment(c):
     assert shell["addresses"] and shell["addresses"][0]["host_port"] > 0
     # The master's proxy carries raw TCP to sshd for the tunnel.
     assert tunnel_status(c, sid) == 101
+    # sftp through the same tunnel (the agent runs on this host, so the
+    # file lands here).
+    key = os.path.join(c.home, "shell-key")
+    with open(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write(shell["privateKey"])
+    src, dst = os.path.join(c.home, "up.txt"), os.path.join(c.home, "landed.txt")
+    with open(src, "w") as f:
+        f.write("sent by sftp\n")
+    p = subprocess.run(
+        ["sftp", "-b", "-", "-o", "StrictHostKeyChecking=no",
+         "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes", "-i", key,
+         "-o", "ProxyCommand=%s -m determined.cli.tunnel %s %%h" % (sys.executable, c.url),
+         "%s@%s" % (shell["agentUserGroup"]["user"], sid)],
+        input="put %s %s\n" % (src, dst), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    with open(dst) as f:
+        assert f.read() == "sent by sftp\n"
 
     # Another user: no private key by id or in a list, and `det shell
     # open` cannot log in.
@@ -150,3 +169,10 @@ def test_shell_open_runs_commands_with_the_task_environment(c):
     wait_for("the shell to end", lambda: c.get("/api/v1/shells/" + sid)
              ["shell"]["state"] == "STATE_TERMINATED", timeout=60)
     assert tunnel_status(c, sid) == 401
+
+    # `det shell start` without -d waits and runs the command at once (the
+    # agent's one slot is free again).
+    out = ok(c, "shell", "start", "--", "echo", "started-$((2*3))", timeout=120)
+    assert "started-6" in out, out
+    other = re.search(r"det shell open ([0-9a-f-]{36})", out).group(1)
+    ok(c, "shell", "kill", other)
