@@ -94,6 +94,25 @@ def ready(c, sid):
     return c.get("/api/v1/tasks/" + sid)["task"]["allocations"][0]["isReady"]
 
 
+def session_pids(sid):
+    """The processes of this host running `sleep 617` in shell `sid`'s
+    sessions (the agent runs here)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read()
+            with open("/proc/%s/environ" % d, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if cmd == b"sleep\x00617\x00" and ("DET_TASK_ID=" + sid).encode() in env:
+            out.append(int(d))
+    return out
+
+
 def tunnel_status(c, sid):
     """The status of a bare WebSocket upgrade to the shell's proxy path, as
     the tunnel sends it (no credentials): 101 when it reaches sshd."""
@@ -165,9 +184,25 @@ def test_shell_open_runs_commands_with_the_task_environment(c):
 
     rc, out = det(c, "shell", "kill", sid, user="eve", password="Eve12345678")
     assert rc != 0, out
-    ok(c, "shell", "kill", sid)
-    wait_for("the shell to end", lambda: c.get("/api/v1/shells/" + sid)
-             ["shell"]["state"] == "STATE_TERMINATED", timeout=60)
+    # Killed while a session is open: the session's processes end too
+    # (sshd runs each outside the agent's process group), and so does the
+    # client's `det shell open`.
+    e = dict(os.environ, DET_MASTER=c.url, HOME=c.home, DET_USER="admin", DET_PASS="",
+             XDG_CONFIG_HOME=os.path.join(c.home, ".config"))
+    e.pop("DET_USER_TOKEN", None)
+    session = subprocess.Popen([DET, "shell", "open", sid, "--", "sleep", "617"], env=e,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        wait_for("the session's sleep", lambda: session_pids(sid), timeout=60)
+        ok(c, "shell", "kill", sid)
+        wait_for("the shell to end", lambda: c.get("/api/v1/shells/" + sid)
+                 ["shell"]["state"] == "STATE_TERMINATED", timeout=60)
+        session.wait(timeout=60)
+        assert session_pids(sid) == []
+    finally:
+        session.kill()
+        session.wait()
     assert tunnel_status(c, sid) == 401
 
     # `det shell start` without -d waits and runs the command at once (the
