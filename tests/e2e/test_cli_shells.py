@@ -204,6 +204,11 @@ def test_shell_open_runs_commands_with_the_task_environment(c):
         session.kill()
         session.wait()
     assert tunnel_status(c, sid) == 401
+    # The private key is in no log of the master or the agents.
+    secret = shell["privateKey"].splitlines()[2]
+    assert secret not in c.master_log()
+    for agent in c.agent_pids():
+        assert secret not in c.agent_log(agent)
 
     # `det shell start` without -d waits and runs the command at once (the
     # agent's one slot is free again).
