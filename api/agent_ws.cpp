@@ -1,4 +1,5 @@
 #include "api/agent_ws.hpp"
+#include "api/shell_keys.hpp"
 #include "api/spot_notice.hpp"
 #include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
@@ -92,8 +93,11 @@ caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
         auto nb = o.task_type == "NOTEBOOK"
                       ? notebook_token(*ctx->tokens, o.task_id)
                       : std::string{};
+        auto pub = o.task_type == "SHELL"
+                       ? shell_keys(*ctx->tokens, o.task_id).public_key
+                       : std::string{};
         (void)ws.send(
-            task_start_frame(o, slot_type, ctx->start, token, nb).dump());
+            task_start_frame(o, slot_type, ctx->start, token, nb, pub).dump());
       },
       [ws](preempt_atom, std::string& alloc, std::string& reason) {
         (void)ws.send(

@@ -1,9 +1,9 @@
-// Tasks in upstream's shapes: commands (launch, list, get, kill, set
-// priority), a task by id and its logs. A command runs as a process on a
-// det-agent (agent/agent.cpp's spawn_task); its output and the master's
-// own lines are its task logs. Every client value is checked here and
-// refused with a 400 naming the field; the master checks again what only
-// its state can tell (pool, workspace, task state).
+// Tasks in upstream's shapes: commands, notebooks and shells (launch,
+// list, get, kill, set priority), a task by id and its logs. A command
+// runs as a process on a det-agent (agent/agent.cpp's spawn_task); its
+// output and the master's own lines are its task logs. Every client value is
+// checked here and refused with a 400 naming the field; the master checks again
+// what only its state can tell (pool, workspace, task state).
 
 #include "api/api_tasks.hpp"
 
@@ -11,6 +11,7 @@
 #include "api/api_bridge.hpp"
 #include "api/api_records.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/shell_keys.hpp"
 #include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
 #include "api/views_cluster.hpp"
@@ -83,6 +84,8 @@ const ntsc_kind command_kind{"COMMAND",    "commands",  "command",
                              "command_id", "commandId", "Command"};
 const ntsc_kind notebook_kind{"NOTEBOOK",    "notebooks",  "notebook",
                               "notebook_id", "notebookId", "JupyterLab"};
+const ntsc_kind shell_kind{"SHELL",    "shells",  "shell",
+                           "shell_id", "shellId", "Shell"};
 
 struct launch_args {
   json config;
@@ -215,14 +218,19 @@ render_fn task_view(
 }
 
 /// The task in its kind's shape; a notebook's serviceAddress carries its
-/// token for its owner and admins only.
+/// token, a shell its private key, for its owner and admins only.
 json ntsc_entry(const ctx_ptr& ctx, const state::cluster_state& s,
                 const state::task_info& t, const std::string& viewer,
                 bool admin) {
   auto j = ntsc_json(s, t);
-  if (t.task_type == "NOTEBOOK" && ctx->tokens && (admin || viewer == t.owner))
+  bool own = admin || viewer == t.owner;
+  if (t.task_type == "NOTEBOOK" && ctx->tokens && own)
     j["serviceAddress"] =
         "/proxy/" + t.id + "/?token=" + notebook_token(*ctx->tokens, t.id);
+  if (t.task_type == "SHELL") {
+    auto keys = ctx->tokens ? shell_keys(*ctx->tokens, t.id) : shell_key_pair{};
+    add_shell_fields(j, s, t, keys.public_key, own ? keys.private_key : "");
+  }
   return j;
 }
 
@@ -460,6 +468,7 @@ void report_ready(const ctx_ptr& ctx, const http::http_request& req,
 void add_task_routes(http::router& r, ctx_ptr ctx) {
   add_ntsc_routes(r, ctx, command_kind);
   add_ntsc_routes(r, ctx, notebook_kind);
+  add_ntsc_routes(r, ctx, shell_kind);
   r.post("/api/v1/allocations/{allocation_id}/ready",
          [ctx](http::http_request req, responder res) {
            report_ready(ctx, req, res);

@@ -137,39 +137,49 @@ task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
       by_notebook_token =
           !t.empty() && equal_secret(notebook_token(*ctx->tokens, *id), t);
     }
-    if (!user && !by_notebook_token)
+    // A shell's sshd authenticates by its key (as upstream, whose tunnel
+    // sends no credentials): a WebSocket upgrade to a ready shell passes
+    // whoever asks. Nothing else is reachable without credentials, and an
+    // anonymous request learns nothing of what exists.
+    bool upgrade = req.headers.get("Upgrade").has_value();
+    bool anonymous = !user && !by_notebook_token;
+    if (anonymous && !upgrade)
       return done(unauthenticated(req));
     if (user && !user->active)
       return done(http::error_response(grpc_code::permission_denied,
                                        "user is not active"));
     std::string name = user ? user->username : "";
     bool admin = user && user->admin;
-    render_fn view = [id = *id, name, admin, by_notebook_token](
-                         const state::cluster_state& s, int64_t) -> json {
+    render_fn view = [id = *id, name, admin, by_notebook_token,
+                      upgrade](const state::cluster_state& s, int64_t) -> json {
       auto i = s.tasks.find(id);
       if (i == s.tasks.end())
         return nullptr;
       const auto& t = i->second;
-      bool may = by_notebook_token ? t.task_type == "NOTEBOOK"
-                                   : (admin || t.owner == name);
+      bool shell = t.task_type == "SHELL";
+      bool may = (shell && upgrade)
+                 || (by_notebook_token
+                         ? t.task_type == "NOTEBOOK"
+                         : (!name.empty() && (admin || t.owner == name)));
       if (!may || !t.ready || t.proxy_port <= 0 || !state::holds_allocation(t))
         return nullptr;
-      return {{"host", t.proxy_host}, {"port", t.proxy_port}};
+      return {{"host", t.proxy_host}, {"port", t.proxy_port}, {"tcp", shell}};
     };
     auto sink = std::make_shared<refusal_sink>(done);
     http::responder res{sink};
-    post(ctx->bridge,
-         [ctx, view, res, sink, id = *id](caf::event_based_actor* self) {
-           // `res` rides along so that it is not dropped unanswered (a 500)
-           // before the view comes back.
-           ask_view(ctx, self, view, res, [sink, res, id](json j) {
-             if (!j.is_object())
-               return sink->decide(not_found(id));
-             sink->decide(http::proxy_target{
-                 j.value("host", ""), static_cast<uint16_t>(j.value("port", 0)),
-                 id});
-           });
-         });
+    auto refusal = anonymous ? unauthenticated(req) : not_found(*id);
+    post(ctx->bridge, [ctx, view, res, sink, id = *id,
+                       refusal](caf::event_based_actor* self) {
+      // `res` rides along so that it is not dropped unanswered (a 500)
+      // before the view comes back.
+      ask_view(ctx, self, view, res, [sink, res, id, refusal](json j) {
+        if (!j.is_object())
+          return sink->decide(refusal);
+        sink->decide(http::proxy_target{
+            j.value("host", ""), static_cast<uint16_t>(j.value("port", 0)), id,
+            j.value("tcp", false)});
+      });
+    });
   };
 }
 

@@ -13,6 +13,13 @@
 // so nothing tells them the task exists. The backend is where the task's
 // ready call said its service listens (task_ready's proxy_host and
 // proxy_port).
+//
+// Shells are upstream's exception: their sshd is reached by TCP over
+// WebSocket (`python -m determined.cli.tunnel`, which sends no
+// credentials) and authenticates by the shell's key itself, so a
+// WebSocket upgrade to a ready shell passes without credentials; an
+// anonymous request to anything else, existing or not, is answered 401
+// (303 for a browser's GET) alike. Only shells are carried as raw TCP.
 
 #include "api/master_api.hpp"
 #include "http/proxy.hpp"

@@ -3,6 +3,7 @@
 #include "api/ntsc_entrypoints.hpp"
 #include "conf/task_env.hpp"
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 #include "util/text.hpp"
 
 #include <cctype>
@@ -51,6 +52,50 @@ json ntsc_json(const state::cluster_state& s, const state::task_info& t) {
     j["trialIds"] = json::array();
   }
   return j;
+}
+
+json shell_agent_user_group(const state::cluster_state& s,
+                            const state::task_info& t) {
+  json g{{"user", "root"}, {"uid", 0}, {"group", "root"}, {"gid", 0}};
+  if (auto u = s.users.find(t.owner); u != s.users.end()) {
+    const auto& info = u->second;
+    g["id"] = info.id;
+    g["user_id"] = info.id;
+    if (!info.agent_user.empty())
+      g["user"] = info.agent_user;
+    if (info.agent_uid >= 0)
+      g["uid"] = info.agent_uid;
+    if (!info.agent_group.empty())
+      g["group"] = info.agent_group;
+    if (info.agent_gid >= 0)
+      g["gid"] = info.agent_gid;
+  }
+  if (auto w = state::find_workspace(s, t.workspace_id)) {
+    const auto& wg = w->agent_user_group;
+    for (const auto& [from, to] :
+         {std::pair<const char*, const char*>{"agentUser", "user"},
+          {"agentUid", "uid"},
+          {"agentGroup", "group"},
+          {"agentGid", "gid"}})
+      if (auto v = wg.find(from); v != wg.end() && !v->is_null())
+        g[to] = *v;
+  }
+  return g;
+}
+
+void add_shell_fields(json& j, const state::cluster_state& s,
+                      const state::task_info& t, const std::string& public_key,
+                      const std::string& private_key) {
+  j["privateKey"] = private_key;
+  j["publicKey"] = public_key;
+  json addresses = json::array();
+  if (t.ready && t.proxy_port > 0 && state::holds_allocation(t))
+    addresses.push_back({{"container_ip", t.proxy_host},
+                         {"container_port", t.proxy_port},
+                         {"host_ip", t.proxy_host},
+                         {"host_port", t.proxy_port}});
+  j["addresses"] = std::move(addresses);
+  j["agentUserGroup"] = shell_agent_user_group(s, t);
 }
 
 json task_json(const state::task_info& t) {
@@ -135,7 +180,8 @@ std::string task_shell_command(const json& config) {
 
 json task_start_frame(const task_start_order& o, const std::string& slot_type,
                       const start_context& ctx, const std::string& token,
-                      const std::string& notebook_tok) {
+                      const std::string& notebook_tok,
+                      const std::string& shell_public_key) {
   json env = json::object();
   auto vars =
       conf::env_for_slot_type(o.config.value("environment", json::object())
@@ -151,6 +197,12 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
   bool notebook = o.task_type == "NOTEBOOK";
   if (notebook)
     env["DET_NOTEBOOK_TOKEN"] = notebook_tok;
+  bool shell = o.task_type == "SHELL";
+  if (shell)
+    env["DET_SHELL_PUBLIC_KEY"] = shell_public_key;
+  auto entrypoint = notebook ? notebook_entrypoint()
+                    : shell  ? shell_entrypoint()
+                             : task_shell_command(o.config);
   return {{"v", 1},
           {"type", "start"},
           {"allocation_id", o.allocation_id},
@@ -158,8 +210,7 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
           {"task_id", o.task_id},
           {"task_type", o.task_type},
           {"slots", o.slots},
-          {"entrypoint",
-           notebook ? notebook_entrypoint() : task_shell_command(o.config)},
+          {"entrypoint", entrypoint},
           {"env", env}};
 }
 

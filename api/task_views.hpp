@@ -25,6 +25,22 @@ std::string task_kind_of(const std::string& task_type);
 nlohmann::json ntsc_json(const state::cluster_state& s,
                          const state::task_info& t);
 
+/// The POSIX identity a shell's sessions log in as (upstream's
+/// agentUserGroup: user, uid, group, gid, id, user_id): the owner's
+/// linked agent user (`det user link-with-agent-user`), overridden field by
+/// field by the workspace's, else upstream's default task identity root
+/// (0). A det-agent that is not root runs an unprivileged sshd that logs
+/// in only its own user: link the users to it.
+nlohmann::json shell_agent_user_group(const state::cluster_state& s,
+                                      const state::task_info& t);
+
+/// A Shell's own fields added to `j` (ntsc_json's): privateKey (as given:
+/// "" for a viewer who may not see it), publicKey, addresses (where its
+/// sshd listens, once ready) and agentUserGroup.
+void add_shell_fields(nlohmann::json& j, const state::cluster_state& s,
+                      const state::task_info& t, const std::string& public_key,
+                      const std::string& private_key);
+
 /// Upstream's v1Task for GET /api/v1/tasks/{id}: taskId, taskType,
 /// allocations [{taskId, allocationId, state, isReady, startTime, endTime,
 /// slots, exitReason}], startTime, endTime (once terminated).
@@ -51,11 +67,13 @@ std::string task_shell_command(const nlohmann::json& config);
 /// slot type `slot_type`, then DET_MASTER, DET_CLUSTER_ID, DET_USER,
 /// DET_SESSION_TOKEN: the allocation's token and nothing more). A
 /// notebook runs api/ntsc_entrypoints.hpp's launcher, with
-/// DET_NOTEBOOK_TOKEN = `notebook_tok`.
+/// DET_NOTEBOOK_TOKEN = `notebook_tok`; a shell runs its sshd launcher
+/// with DET_SHELL_PUBLIC_KEY = `shell_public_key` (api/shell_keys.hpp).
 nlohmann::json task_start_frame(const task_start_order& o,
                                 const std::string& slot_type,
                                 const start_context& ctx,
                                 const std::string& token,
-                                const std::string& notebook_tok = "");
+                                const std::string& notebook_tok = "",
+                                const std::string& shell_public_key = "");
 
 } // namespace det::api

@@ -23,6 +23,10 @@ apt_pkgs+=(chromium)
 # programs are built from the Go module proxy by tests/k8s/bed/build.sh
 # with the machine's Go (1.24 or later, preinstalled on this kind of machine).
 apt_pkgs+=(etcd-server)
+# openssh-server and openssh-client: `det shell` runs /usr/sbin/sshd (and
+# its sftp-server) under det-agent, and the CLI connects with ssh through
+# the master's proxy (tests/e2e/test_cli_shells.py).
+apt_pkgs+=(openssh-server openssh-client)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 // Readiness (POST /api/v1/allocations/{id}/ready), notebooks' routes and
 // who the proxy lets through (api/task_proxy.cpp): the task's own
 // allocation token only, the owner's session or the notebook's token;
-// another user, a forged token, another task's token are refused.
+// another user, a forged token, another task's token are refused; a
+// shell's sshd (raw TCP over a WebSocket) alone passes without credentials.
 
 #include "api/task_proxy.hpp"
 #include "tests/api/route_fixture.hpp"
@@ -23,7 +24,9 @@ struct task_proxy : master_api_test {
     auto r = write("POST", route, body.dump(), std::move(token));
     EXPECT_EQ(r.status, 200) << r.body;
     auto j = json::parse(r.body);
-    auto key = route == "/api/v1/notebooks" ? "notebook" : "command";
+    auto key = route == "/api/v1/notebooks" ? "notebook"
+               : route == "/api/v1/shells"  ? "shell"
+                                            : "command";
     auto id = j[key]["id"].get<std::string>();
     EXPECT_TRUE(await_read([id](const state::cluster_state& s) {
       auto t = s.tasks.find(id);
@@ -159,6 +162,56 @@ TEST_F(task_proxy, the_proxy_lets_only_the_owner_admins_and_the_token_through) {
   EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab?token=" + theirs)), 303);
   EXPECT_EQ(status_of(resolve("/proxy/" + id + "/lab", bearer(own))), 303);
   EXPECT_EQ(status_of(resolve("/proxy/not-a-task!/x", bearer(mallory))), 404);
+}
+
+TEST_F(task_proxy, a_shell_is_reached_by_a_websocket_without_credentials) {
+  connect_agent("a1", 3);
+  remote_address = "127.0.0.1";
+  auto mallory = plain_user_token("mallory");
+  auto shell = placed("/api/v1/shells", json::object(), mallory);
+  auto nb = placed("/api/v1/notebooks", json::object(), mallory);
+  http::header_map upgrade;
+  upgrade.set("Upgrade", "websocket");
+  upgrade.set("Connection", "Upgrade");
+  // Not ready yet: an anonymous upgrade learns nothing (401 as for any).
+  EXPECT_EQ(status_of(resolve("/proxy/" + shell + "/", upgrade)), 401);
+  for (const auto& id : {shell, nb})
+    ASSERT_EQ(write("POST", "/api/v1/allocations/" + id + ".1/ready",
+                    json{{"proxyPort", 2222}}.dump(),
+                    ctx->tokens->token_for(id + ".1"))
+                  .status,
+              200);
+  EXPECT_TRUE(await_read([shell, nb](const state::cluster_state& s) {
+    return s.tasks.at(shell).ready && s.tasks.at(nb).ready;
+  }));
+
+  auto d = resolve("/proxy/" + shell + "/", upgrade);
+  const auto* t = std::get_if<http::proxy_target>(&d);
+  ASSERT_NE(t, nullptr) << status_of(d);
+  EXPECT_TRUE(t->tcp);
+  EXPECT_EQ(t->port, 2222);
+  EXPECT_EQ(t->key, shell);
+  // Another user's session or a forged one changes nothing for a shell.
+  auto eve = plain_user_token("eve");
+  auto with_eve = upgrade;
+  with_eve.set("Authorization", "Bearer " + eve);
+  d = resolve("/proxy/" + shell + "/", with_eve);
+  ASSERT_TRUE(std::holds_alternative<http::proxy_target>(d));
+  EXPECT_TRUE(std::get<http::proxy_target>(d).tcp);
+
+  // Nothing else passes that way: the notebook, an unknown task, a plain
+  // request to the shell.
+  EXPECT_EQ(status_of(resolve("/proxy/" + nb + "/api/kernels", upgrade)), 401);
+  EXPECT_EQ(status_of(resolve("/proxy/" + nb + "/", with_eve)), 404);
+  const std::string unknown = "00000000-0000-4000-8000-000000000000";
+  EXPECT_EQ(status_of(resolve("/proxy/" + unknown + "/", upgrade)), 401);
+  EXPECT_EQ(status_of(resolve("/proxy/" + shell + "/")), 303);
+  // The notebook's owner reaches it as HTTP/WebSocket, never as raw TCP.
+  auto own = upgrade;
+  own.set("Authorization", "Bearer " + mallory);
+  d = resolve("/proxy/" + nb + "/api/kernels", own);
+  ASSERT_TRUE(std::holds_alternative<http::proxy_target>(d));
+  EXPECT_FALSE(std::get<http::proxy_target>(d).tcp);
 }
 
 TEST(task_proxy_paths, task_ids_and_cookies_are_read_strictly) {
