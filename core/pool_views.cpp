@@ -155,6 +155,9 @@ void pool_views::reset_from(tracked& t, const policy::pool_snapshot& snap) {
       auto& agents = t.running[id];
       for (const auto& res : r.resources)
         agents.push_back(res.agent_id);
+    } else {
+      for (const auto& res : r.resources)
+        t.task_agents.insert(res.agent_id);
     }
 }
 
@@ -168,6 +171,9 @@ pool_views::take(const state::cluster_state& st, const std::string& pool,
   for (auto id : tr.experiments)
     if (state::find_experiment(st, id) == nullptr)
       tr.resync = true;
+  for (const auto& a : tr.agents)
+    if (tr.task_agents.count(a) != 0)
+      tr.resync = true;
   if (tr.resync) {
     d.resync = true;
     d.full = full();
@@ -176,6 +182,14 @@ pool_views::take(const state::cluster_state& st, const std::string& pool,
   }
   if (auto p = state::find_pool(st, pool))
     d.capacity = capacity_view_of(*p);
+  // The trials running on a touched agent: its loss ended them.
+  if (!tr.agents.empty())
+    for (const auto& [id, agents] : tr.running)
+      for (const auto& a : agents)
+        if (tr.agents.count(a) != 0) {
+          tr.trials.insert(id);
+          break;
+        }
   for (auto id : tr.trials)
     if (auto t = state::find_trial(st, id))
       if (auto e = state::find_experiment(st, t->experiment_id);

@@ -8,7 +8,9 @@
 // trial/<id> touches that trial (and the agents its allocation held and
 // holds; with a max_slots limit, every trial of its experiment, whose
 // offer depends on what the others hold); experiment/<id> every trial of
-// the experiment; agent/<id> that agent. Streams that cannot change a
+// the experiment; agent/<id> that agent and the trials running on it (an
+// agent_lost ends their allocations with no event of their own), and a
+// resync when a task ran on it. Streams that cannot change a
 // pool's view (user/, model/, template/, webhook/, workspace/, project/)
 // are ignored; any other (cluster, pool/, instance/, task/, or one this
 // file does not know) makes the next delta a resync: the whole snapshot.
@@ -68,6 +70,9 @@ private:
     // What the consumer holds.
     std::unordered_set<int64_t> pending;
     size_t task_pending = 0; // tasks change only by resync
+    /// Agents a running task held at the last resync: an event of one of
+    /// them (agent_lost ends its tasks) makes the next delta a resync.
+    std::unordered_set<std::string> task_agents;
     std::unordered_map<int64_t, std::vector<std::string>> running;
     std::unordered_set<std::string> known_agents;
   };

@@ -129,6 +129,31 @@ TEST(pool_views, deltas_keep_an_incremental_view_equal_to_the_state) {
     ASSERT_NO_FATAL_FAILURE(run_history(seed));
 }
 
+TEST(pool_views, a_lost_agents_trials_leave_the_running_view) {
+  // agent_lost ends the allocations on the agent with no trial event: the
+  // agent's stream must bring its trials along (found in the chaos suite:
+  // after a master restart, an agent that never came back left its trial
+  // in the pool actor's view, and every check found it there).
+  cluster h(deferred());
+  policy::incremental_scheduler inc{h.core->scheduler_of("default")};
+  h.run(h.core->agent_connected("a", "default", 2, "cpu", "", {}, h.now));
+  h.run(h.core->submit_experiment(experiment(), "determined", h.now));
+  inc.apply(h.core->pool_delta_of("default"));
+  h.run(h.core->apply_schedule("default", inc.pass(), h.now));
+  inc.apply(h.core->pool_delta_of("default"));
+  ASSERT_EQ(inc.running_count(), 1u);
+  h.run(h.core->agent_disconnected("a", "gone", h.now));
+  h.now += 3600 * sec;
+  h.run(h.core->tick(h.now));
+  for (const auto& [id, t] : h.core->state().trials)
+    ASSERT_FALSE(t.allocation.has_value()) << "the agent was not lost";
+  inc.apply(h.core->pool_delta_of("default"));
+  auto view = h.core->pool_view_snapshot("default");
+  EXPECT_TRUE(policy::same_view(inc.snapshot(), view))
+      << policy::view_difference(inc.snapshot(), view);
+  EXPECT_EQ(inc.running_count(), 0u);
+}
+
 TEST(pool_views, the_first_delta_and_one_after_forget_are_resyncs) {
   cluster h(deferred());
   h.run(h.core->agent_connected("a", "default", 2, "cpu", "", {}, h.now));

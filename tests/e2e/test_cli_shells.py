@@ -11,7 +11,6 @@ import os
 import pwd
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -46,15 +45,7 @@ def c(pg_server, tmp_path_factory):
            "--agent-gid", str(me.pw_gid), "--agent-user", me.pw_name,
            "--agent-group", me.pw_name)
     yield cl
-    # A shell a failed test left running: its launcher ends its sshd and
-    # sessions on SIGTERM (the agents are killed outright by stop()).
-    for agent in cl.agent_pids():
-        for pgid in cl.trial_groups(agent).values():
-            try:
-                os.killpg(pgid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    cl.stop()
+    cl.stop()  # also ends a shell a failed test left running
 
 
 def det(c, *args, user="admin", password="", timeout=120):

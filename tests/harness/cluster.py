@@ -214,6 +214,15 @@ resource_pools:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        # What the agents started (trials, notebooks, shells): a task's
+        # launcher ends its service and sessions on SIGTERM; the agents
+        # themselves are killed outright.
+        for agent in self.agent_pids():
+            for pgid in self.trial_groups(agent).values():
+                try:
+                    os.killpg(pgid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
         for pid in self.agent_pids().values():
             try:
                 os.kill(pid, signal.SIGKILL)
