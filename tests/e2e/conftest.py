@@ -13,3 +13,17 @@ from harness.cluster import (Cluster, alive, cluster_factory, experiment_yaml,  
 from harness.paths import BIN, BUILD, EXAMPLE, ROOT  # noqa: E402,F401
 from harness.pg import pg_server  # noqa: E402,F401
 from harness.wait import free_port, wait_for  # noqa: E402,F401
+
+
+def cli_cluster(pg_server, tmp_path_factory, name, **kw):
+    """A module's cluster for the real `det` CLI: one agent always up (the
+    interactive tasks' suites), and a HOME of its own (`c.home`) so the
+    CLI's token cache is the module's."""
+    tmp = str(tmp_path_factory.mktemp(name))
+    kw.setdefault("idle", "10m")
+    kw.setdefault("max_instances", 1)
+    kw.setdefault("min_instances", 1)
+    cl = Cluster(pg_server, tmp, "e2e_" + name, **kw)
+    cl.home = os.path.join(tmp, "home")
+    os.makedirs(cl.home)
+    return cl

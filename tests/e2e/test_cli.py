@@ -39,7 +39,7 @@ def c(pg_server, tmp_path_factory):
     cl.stop()
 
 
-def det(c, *args, user="admin", password="", stdin="", env=None):
+def det(c, *args, user="admin", password="", stdin="", env=None, timeout=90):
     """Runs det; returns (exit code, stdout + stderr). user=None leaves
     DET_USER/DET_PASS unset (the CLI then uses its token cache)."""
     e = dict(os.environ, DET_MASTER=c.url, HOME=c.home,
@@ -50,7 +50,7 @@ def det(c, *args, user="admin", password="", stdin="", env=None):
         e.update(DET_USER=user, DET_PASS=password)
     e.update(env or {})
     p = subprocess.run([DET] + list(args), env=e, input=stdin, capture_output=True,
-                       text=True, timeout=90)
+                       text=True, timeout=timeout)
     return p.returncode, p.stdout + p.stderr
 
 

@@ -4,13 +4,12 @@ the master's exit line; `det cmd list`, `det task list`, `det task logs`,
 `det cmd kill` of a command that runs, another user's kill refused, and a
 command still listed (TERMINATED) after the master restarts."""
 import json
-import os
 import shutil
-import subprocess
 
 import pytest
 
-from conftest import Cluster, wait_for
+from conftest import cli_cluster, wait_for
+from test_cli import det, ok
 
 DET = shutil.which("det")
 
@@ -19,31 +18,11 @@ pytestmark = pytest.mark.skipif(DET is None, reason="the det CLI is not installe
 
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
-    tmp = str(tmp_path_factory.mktemp("cmds"))
-    # One agent always up: the provisioner does not yet count tasks.
-    cl = Cluster(pg_server, tmp, "e2e_cmds", idle="10m", max_instances=1,
-                 min_instances=1)
-    cl.home = os.path.join(tmp, "home")
-    os.makedirs(cl.home)
+    cl = cli_cluster(pg_server, tmp_path_factory, "cmds")
     yield cl
     cl.stop()
 
 
-def det(c, *args, user="admin", password="", timeout=90):
-    e = dict(os.environ, DET_MASTER=c.url, HOME=c.home,
-             XDG_CONFIG_HOME=os.path.join(c.home, ".config"))
-    for k in ("DET_USER", "DET_PASS", "DET_USER_TOKEN", "DET_MASTER_CERT_FILE"):
-        e.pop(k, None)
-    e.update(DET_USER=user, DET_PASS=password)
-    p = subprocess.run([DET] + list(args), env=e, capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, p.stdout + p.stderr
-
-
-def ok(c, *args, **kw):
-    rc, out = det(c, *args, **kw)
-    assert rc == 0, "det %s failed:\n%s" % (" ".join(args), out)
-    return out
 
 
 def command(c, cid):

@@ -5,17 +5,16 @@ master's proxy (`/proxy/<task id>/`); the proxy refuses another user, a
 forged session and no credentials; `det notebook kill` ends it and the
 proxy forgets it."""
 import json
-import os
 import re
 import shutil
-import subprocess
 import urllib.error
 import urllib.request
 import uuid
 
 import pytest
 
-from conftest import Cluster, wait_for
+from conftest import cli_cluster, wait_for
+from test_cli import det, ok
 
 DET = shutil.which("det")
 try:
@@ -31,30 +30,11 @@ pytestmark = pytest.mark.skipif(DET is None or not HAVE,
 
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
-    tmp = str(tmp_path_factory.mktemp("nbs"))
-    cl = Cluster(pg_server, tmp, "e2e_nbs", idle="10m", max_instances=1,
-                 min_instances=1)
-    cl.home = os.path.join(tmp, "home")
-    os.makedirs(cl.home)
+    cl = cli_cluster(pg_server, tmp_path_factory, "nbs")
     yield cl
     cl.stop()
 
 
-def det(c, *args, user="admin", password="", timeout=90):
-    e = dict(os.environ, DET_MASTER=c.url, HOME=c.home,
-             XDG_CONFIG_HOME=os.path.join(c.home, ".config"))
-    for k in ("DET_USER", "DET_PASS", "DET_USER_TOKEN", "DET_MASTER_CERT_FILE"):
-        e.pop(k, None)
-    e.update(DET_USER=user, DET_PASS=password)
-    p = subprocess.run([DET] + list(args), env=e, capture_output=True, text=True,
-                       timeout=timeout)
-    return p.returncode, p.stdout + p.stderr
-
-
-def ok(c, *args, **kw):
-    rc, out = det(c, *args, **kw)
-    assert rc == 0, "det %s failed:\n%s" % (" ".join(args), out)
-    return out
 
 
 def proxied(c, path, token=None, headers=None, method="GET", body=None):

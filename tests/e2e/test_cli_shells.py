@@ -17,7 +17,8 @@ import urllib.request
 
 import pytest
 
-from conftest import Cluster, wait_for
+from conftest import cli_cluster, wait_for
+from test_cli import det, ok
 
 DET = shutil.which("det")
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
@@ -33,11 +34,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def c(pg_server, tmp_path_factory):
-    tmp = str(tmp_path_factory.mktemp("shells"))
-    cl = Cluster(pg_server, tmp, "e2e_shells", idle="10m", max_instances=1,
-                 min_instances=1)
-    cl.home = os.path.join(tmp, "home")
-    os.makedirs(cl.home)
+    cl = cli_cluster(pg_server, tmp_path_factory, "shells")
     if os.geteuid() != 0:
         # An unprivileged det-agent's sshd logs in only its own user.
         me = pwd.getpwuid(os.getuid())
@@ -48,21 +45,6 @@ def c(pg_server, tmp_path_factory):
     cl.stop()  # also ends a shell a failed test left running
 
 
-def det(c, *args, user="admin", password="", timeout=120):
-    e = dict(os.environ, DET_MASTER=c.url, HOME=c.home,
-             XDG_CONFIG_HOME=os.path.join(c.home, ".config"))
-    for k in ("DET_USER", "DET_PASS", "DET_USER_TOKEN", "DET_MASTER_CERT_FILE"):
-        e.pop(k, None)
-    e.update(DET_USER=user, DET_PASS=password)
-    p = subprocess.run([DET] + list(args), env=e, capture_output=True, text=True,
-                       stdin=subprocess.DEVNULL, timeout=timeout)
-    return p.returncode, p.stdout + p.stderr
-
-
-def ok(c, *args, **kw):
-    rc, out = det(c, *args, **kw)
-    assert rc == 0, "det %s failed:\n%s" % (" ".join(args), out)
-    return out
 
 
 def login(c, user, password):
