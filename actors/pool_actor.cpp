@@ -18,23 +18,6 @@ struct pool_state {
   std::unique_ptr<policy::incremental_scheduler> scheduler;
 };
 
-bool same_decisions(const policy::schedule_result& a,
-                    const policy::schedule_result& b) {
-  if (a.placements.size() != b.placements.size()
-      || a.preemptions != b.preemptions
-      || a.unschedulable.size() != b.unschedulable.size())
-    return false;
-  for (size_t i = 0; i < a.placements.size(); ++i)
-    if (a.placements[i].allocation_id != b.placements[i].allocation_id
-        || a.placements[i].resources != b.placements[i].resources)
-      return false;
-  for (size_t i = 0; i < a.unschedulable.size(); ++i)
-    if (a.unschedulable[i].allocation_id != b.unschedulable[i].allocation_id
-        || a.unschedulable[i].reason != b.unschedulable[i].reason)
-      return false;
-  return true;
-}
-
 /// Runs one pass: the delta applied, the incremental pass, and when the
 /// request carries the whole view, the check against the full pass.
 pool_pass_result run_pass(pool_state& st, pool_pass_request& req) {
@@ -61,7 +44,7 @@ pool_pass_result run_pass(pool_state& st, pool_pass_request& req) {
   out.result = sched.pass();
   if (req.check) {
     auto full = policy::schedule_pool(sched.snapshot(), st.config);
-    if (!same_decisions(full, out.result)) {
+    if (!policy::same_decisions(full, out.result)) {
       ++out.mismatches;
       out.mismatch_kinds +=
           out.mismatch_kinds.empty() ? "decisions" : ", decisions";

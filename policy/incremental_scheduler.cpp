@@ -368,6 +368,22 @@ bool same_view(const pool_snapshot& a, const pool_snapshot& b) {
          && same_list(a.running, b.running);
 }
 
+bool same_decisions(const schedule_result& a, const schedule_result& b) {
+  if (a.placements.size() != b.placements.size()
+      || a.preemptions != b.preemptions
+      || a.unschedulable.size() != b.unschedulable.size())
+    return false;
+  for (size_t i = 0; i < a.placements.size(); ++i)
+    if (a.placements[i].allocation_id != b.placements[i].allocation_id
+        || a.placements[i].resources != b.placements[i].resources)
+      return false;
+  for (size_t i = 0; i < a.unschedulable.size(); ++i)
+    if (a.unschedulable[i].allocation_id != b.unschedulable[i].allocation_id
+        || a.unschedulable[i].reason != b.unschedulable[i].reason)
+      return false;
+  return true;
+}
+
 std::string view_difference(const pool_snapshot& a, const pool_snapshot& b) {
   if (a.capacity.max_slots != b.capacity.max_slots
       || a.capacity.slots_per_instance != b.capacity.slots_per_instance)

@@ -162,6 +162,10 @@ private:
 /// Whether two snapshots hold the same agents, allocations and capacity,
 /// in whatever order each lists them.
 [[nodiscard]] bool same_view(const pool_snapshot& a, const pool_snapshot& b);
+/// The same placements (allocations, agents and slots, in order), the
+/// same preemptions and the same "never fits" allocations and reasons.
+[[nodiscard]] bool same_decisions(const schedule_result& a,
+                                  const schedule_result& b);
 /// The first difference between two views ("agent a1 differs", ...), or
 /// "" when they are the same: for the log when a check finds one.
 [[nodiscard]] std::string view_difference(const pool_snapshot& a,

@@ -41,21 +41,6 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-bool same_result(const schedule_result& a, const schedule_result& b) {
-  if (a.placements.size() != b.placements.size()
-      || a.preemptions != b.preemptions
-      || a.unschedulable.size() != b.unschedulable.size())
-    return false;
-  for (size_t i = 0; i < a.placements.size(); ++i)
-    if (a.placements[i].allocation_id != b.placements[i].allocation_id
-        || a.placements[i].resources != b.placements[i].resources)
-      return false;
-  for (size_t i = 0; i < a.unschedulable.size(); ++i)
-    if (a.unschedulable[i].allocation_id != b.unschedulable[i].allocation_id)
-      return false;
-  return true;
-}
-
 /// The pool as the master would see it, kept in step with the scheduler.
 class living_pool {
 public:
@@ -186,7 +171,7 @@ void run_incremental_history(const std::vector<history_scale>& scales,
         auto t1 = clock_type::now();
         auto full = schedule_pool(view, pc.config);
         full_ms.push_back(ms_since(t1));
-        mismatches += same_result(last, full) ? 0 : 1;
+        mismatches += same_decisions(last, full) ? 0 : 1;
         placed += last.placements.size();
         preempted += last.preemptions.size();
       }

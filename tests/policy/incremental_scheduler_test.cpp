@@ -308,8 +308,9 @@ struct config_case {
   scheduler_config config;
 };
 
-scheduler_config make(scheduling_policy policy, fitting_policy fitting,
-                      bool preemption, long long budget = 100000) {
+scheduler_config scheduler_config_of(scheduling_policy policy,
+                                     fitting_policy fitting, bool preemption,
+                                     long long budget = 100000) {
   scheduler_config c;
   c.policy = policy;
   c.fitting = fitting;
@@ -346,19 +347,24 @@ TEST_P(incremental_matches_full, on_random_histories) {
 INSTANTIATE_TEST_SUITE_P(
     policies, incremental_matches_full,
     ::testing::Values(
-        config_case{"priority_best", make(scheduling_policy::priority,
-                                          fitting_policy::best, false)},
-        config_case{"priority_worst", make(scheduling_policy::priority,
-                                           fitting_policy::worst, false)},
-        config_case{"preemption_best", make(scheduling_policy::priority,
-                                            fitting_policy::best, true)},
-        config_case{
-            "preemption_small_budget",
-            make(scheduling_policy::priority, fitting_policy::best, true, 6)},
-        config_case{"fair_share_best", make(scheduling_policy::fair_share,
-                                            fitting_policy::best, false)},
-        config_case{"fair_share_worst", make(scheduling_policy::fair_share,
-                                             fitting_policy::worst, false)}),
+        config_case{"priority_best",
+                    scheduler_config_of(scheduling_policy::priority,
+                                        fitting_policy::best, false)},
+        config_case{"priority_worst",
+                    scheduler_config_of(scheduling_policy::priority,
+                                        fitting_policy::worst, false)},
+        config_case{"preemption_best",
+                    scheduler_config_of(scheduling_policy::priority,
+                                        fitting_policy::best, true)},
+        config_case{"preemption_small_budget",
+                    scheduler_config_of(scheduling_policy::priority,
+                                        fitting_policy::best, true, 6)},
+        config_case{"fair_share_best",
+                    scheduler_config_of(scheduling_policy::fair_share,
+                                        fitting_policy::best, false)},
+        config_case{"fair_share_worst",
+                    scheduler_config_of(scheduling_policy::fair_share,
+                                        fitting_policy::worst, false)}),
     [](const auto& tc) { return std::string{tc.param.name}; });
 
 TEST(incremental_scheduler, repeated_orders_fall_back_to_the_full_pass) {
