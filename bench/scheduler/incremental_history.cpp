@@ -135,8 +135,8 @@ private:
       std::sort(a.free_slots.begin(), a.free_slots.end());
       inc_.upsert_agent(a);
     }
+    inc_.remove_running(id); // before `id` (maybe the key) is erased
     running_.erase(it);
-    inc_.remove_running(id);
   }
 
   std::mt19937_64 rng_;

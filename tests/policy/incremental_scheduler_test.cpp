@@ -289,8 +289,9 @@ private:
       std::sort(a->second.free_slots.begin(), a->second.free_slots.end());
       inc_.upsert_agent(a->second);
     }
-    running_.erase(it);
+    // `id` may be the key erased here: tell the scheduler first.
     inc_.remove_running(id);
+    running_.erase(it);
   }
 
   scheduler_config config_;
