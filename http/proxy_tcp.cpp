@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <algorithm>
 #include <vector>
 
 namespace det::http::detail {
@@ -38,7 +39,7 @@ public:
     opt.idle_timeout = websocket::stream_base::none();
     opt.keep_alive_pings = false;
     ws_.set_option(opt);
-    ws_.read_message_max(limits().max_frame);
+    ws_.read_message_max(0);
     ws_.binary(true);
     auto req = std::make_shared<raw_request>(std::move(upgrade));
     net::dispatch(ws_.get_executor(),
@@ -87,22 +88,43 @@ private:
                            });
   }
 
+  /// One client message at a time, whole before any of it goes to the
+  /// service. Beast's own read_message_max would fail the connection on
+  /// its own, and Boost 1.74's teardown then closes after one read,
+  /// leaving the client's bytes unread (the client sees a reset, not the
+  /// close frame's 1009). So the size is counted here, and an oversized
+  /// message gets a closing handshake: close 1009, then the client's close
+  /// (its remaining frames read and dropped, bounded by the handshake
+  /// timeout), then both sides closed.
   void read_client() {
     if (closed_)
       return;
-    ws_.async_read(in_, [self = self()](beast::error_code ec, size_t) {
-      if (ec || self->closed_)
-        return self->close_all();
-      self->touch();
-      net::async_write(self->backend_, self->in_.data(),
-                       [self](beast::error_code wec, size_t) {
-                         self->in_.consume(self->in_.size());
-                         if (wec)
-                           return self->close_all();
-                         self->touch();
-                         self->read_client();
-                       });
-    });
+    auto room = limits().max_frame - std::min(in_.size(), limits().max_frame);
+    if (room == 0)
+      return refuse_oversized();
+    ws_.async_read_some(in_, std::min<size_t>(room, read_chunk),
+                        [self = self()](beast::error_code ec, size_t) {
+                          if (ec || self->closed_)
+                            return self->close_all();
+                          self->touch();
+                          if (!self->ws_.is_message_done())
+                            return self->read_client();
+                          net::async_write(
+                              self->backend_, self->in_.data(),
+                              [self](beast::error_code wec, size_t) {
+                                self->in_.consume(self->in_.size());
+                                if (wec)
+                                  return self->close_all();
+                                self->touch();
+                                self->read_client();
+                              });
+                        });
+  }
+
+  void refuse_oversized() {
+    in_.consume(in_.size());
+    ws_.async_close(websocket::close_code::too_big,
+                    [self = self()](beast::error_code) { self->close_all(); });
   }
 
   void read_backend() {
@@ -163,6 +185,7 @@ private:
       std::chrono::steady_clock::now();
   bool closed_ = false;
   bool counted_ = true;
+  static constexpr size_t read_chunk = 64 * 1024;
 };
 
 } // namespace

@@ -30,9 +30,12 @@ void read_model::publish(std::vector<domain_event> events,
                          int64_t last_position) {
   auto shared =
       std::make_shared<const std::vector<domain_event>>(std::move(events));
+  // The position first: whoever sees this batch on a replica then finds
+  // published_position() at least this far, so a read there waits for it
+  // on any other replica instead of being served the state before it.
+  published_ = last_position;
   for (auto& r : replicas_)
     r->publish(shared, last_position);
-  published_ = last_position;
 }
 
 void read_model::read(int64_t min_position,

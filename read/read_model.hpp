@@ -77,7 +77,8 @@ public:
             refuse_fn refuse);
 
   /// The last position published (a write answered after its publish may
-  /// name it as the position to read at).
+  /// name it as the position to read at). Set before any replica gets the
+  /// batch: a read at this position never misses what another read saw.
   [[nodiscard]] int64_t published_position() const { return published_.load(); }
 
 private:

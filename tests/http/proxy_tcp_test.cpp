@@ -105,6 +105,7 @@ TEST(proxy_tcp, an_oversized_message_closes_both_sides_unforwarded) {
   EXPECT_EQ(ws.read(), "hi");
   ws.send(std::string(5000, 'z'));
   EXPECT_EQ(ws.read(), std::nullopt);
+  EXPECT_EQ(ws.close_code(), 1009);
   EXPECT_EQ(svc.received(), 2u);
 }
 

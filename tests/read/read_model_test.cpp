@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 
@@ -239,4 +240,42 @@ TEST(read_model, the_last_owner_may_let_go_from_inside_a_read) {
       [](int64_t, const std::string&) {});
   EXPECT_EQ(at.get(), 0);
   EXPECT_EQ(gone.wait_for(10s), std::future_status::ready);
+}
+
+// Whoever sees a batch on any replica must find published_position() at
+// least that far: a request that learned of an allocation from one replica
+// and then reads another at published_position() would otherwise be served
+// a state from before it (the allocation token refused as unknown). Reads
+// wait on every replica for the next position, so each sees the batch the
+// moment its replica applies it, racing the publisher.
+TEST(read_model,
+     a_batch_seen_on_any_replica_is_already_the_published_position) {
+  log_writer master;
+  read::read_options four;
+  four.replicas = 4;
+  read::read_model model{master.st, four};
+  std::atomic<int> behind{0};
+  for (int round = 0; round < 300; ++round) {
+    auto next = master.st.position + 1;
+    std::vector<std::future<answer>> seen;
+    for (size_t r = 0; r < four.replicas; ++r) {
+      auto p = std::make_shared<std::promise<answer>>();
+      seen.push_back(p->get_future());
+      model.read(
+          next, std::chrono::steady_clock::now() + 10s,
+          [p, &model, &behind](const read::read_view& v) {
+            if (model.published_position() < v.position)
+              ++behind;
+            p->set_value({true, v.position, ""});
+          },
+          [p](int64_t pos, const std::string& why) {
+            p->set_value({false, pos, why});
+          });
+    }
+    publish(model, master, 1);
+    for (auto& f : seen)
+      ASSERT_TRUE(f.get().served);
+  }
+  EXPECT_EQ(behind.load(), 0)
+      << "reads saw a batch before it was the published position";
 }
