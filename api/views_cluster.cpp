@@ -1,7 +1,9 @@
 #include "api/views_cluster.hpp"
+
 #include "api/pool_views.hpp"
 #include "api/task_views.hpp"
 #include "api/views.hpp"
+#include "conf/redact.hpp"
 #include "messages/priority.hpp"
 #include "state/queries.hpp"
 
@@ -120,7 +122,9 @@ json checkpoint_json(const state::cluster_state& s, const state::trial_info& t,
                 {"validationMetrics", nullptr}};
   json storage_id = nullptr;
   if (auto e = state::find_experiment(s, t.experiment_id)) {
-    training["experimentConfig"] = e->config;
+    // Anyone who may list the checkpoint sees this: the storage's keys
+    // stay with the trials (conf/redact.hpp).
+    training["experimentConfig"] = conf::without_secrets(e->config);
     storage_id =
         storage_id_of(e->config.value("checkpoint_storage", json::object()));
     auto metric =

@@ -31,24 +31,32 @@ bool is_url_key(const std::string& key) {
          || (key.size() > 4 && key.compare(key.size() - 4, 4, "_url") == 0);
 }
 
-void walk(json& node) {
+/// Replaces (or, with `drop`, erases) each set secret under `node`.
+void walk(json& node, bool drop) {
   if (node.is_array()) {
     for (auto& x : node)
-      walk(x);
+      walk(x, drop);
     return;
   }
   if (!node.is_object())
     return;
-  for (auto& kv : node.items()) {
-    auto& v = kv.value();
-    if (is_secret_key(kv.key())) {
-      if (!(v.is_null() || (v.is_string() && v.get<std::string>().empty())))
+  for (auto it = node.begin(); it != node.end();) {
+    auto& v = it.value();
+    if (is_secret_key(it.key())) {
+      bool set =
+          !(v.is_null() || (v.is_string() && v.get<std::string>().empty()));
+      if (set && drop) {
+        it = node.erase(it);
+        continue;
+      }
+      if (set)
         v = redacted_text;
-    } else if (v.is_string() && is_url_key(kv.key())) {
+    } else if (v.is_string() && is_url_key(it.key())) {
       v = redact_url(v.get<std::string>());
     } else {
-      walk(v);
+      walk(v, drop);
     }
+    ++it;
   }
 }
 
@@ -71,7 +79,13 @@ std::string redact_url(const std::string& url) {
 
 json redact(const json& tree) {
   json out = tree;
-  walk(out);
+  walk(out, false);
+  return out;
+}
+
+json without_secrets(const json& tree) {
+  json out = tree;
+  walk(out, true);
   return out;
 }
 

@@ -24,6 +24,13 @@ inline constexpr const char* redacted_text = "********";
 /// empty, so a reader can still tell "not set").
 nlohmann::json redact(const nlohmann::json& tree);
 
+/// `tree` with every set secret removed, its key too (URL passwords are
+/// replaced, as by redact). For a config a client acts on: the SDK builds
+/// a storage client from a checkpoint's experiment config, and with the
+/// keys absent it uses the caller's own credentials (or, refused, falls
+/// back to the master's download) instead of signing with a placeholder.
+nlohmann::json without_secrets(const nlohmann::json& tree);
+
 /// The effective master config, redacted: the body of
 /// GET /api/v1/master/config.
 nlohmann::json redacted_config(const master_config& cfg);

@@ -232,4 +232,57 @@ TEST_F(checkpoint_routes, a_checkpoint_downloads_through_the_master) {
   EXPECT_EQ(asked.size(), 1u);
 }
 
+// The experiment's storage keys are for its trials: a checkpoint, listed or
+// fetched by anyone who may read it, shows the storage without them (the
+// SDK then downloads with the reader's own credentials, or through the
+// master), while the master's own download still gets the whole config.
+TEST_F(checkpoint_routes,
+       a_checkpoints_experiment_config_carries_no_storage_keys) {
+  auto config = std::string{good_config}
+                + "checkpoint_storage:\n  type: s3\n  bucket: ckpts\n"
+                  "  access_key: AKIAEXAMPLEKEY\n"
+                  "  secret_key: s3cr3t-do-not-show\n";
+  auto created = call("POST", "/api/v1/experiments", create_body(config));
+  ASSERT_EQ(created.status, 200) << created.body;
+  connect_agent("a1", 1);
+  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
+    return s.allocations.count("1.1") != 0;
+  }));
+  auto r = write("POST", "/api/v1/checkpoints",
+                 json{{"uuid", "ck-1"},
+                      {"allocationId", "1.1"},
+                      {"resources", {{"model.pt", 100}}},
+                      {"metadata", {{"steps_completed", 5}}}}
+                     .dump(),
+                 ctx->tokens->token_for("1.1"));
+  ASSERT_EQ(r.status, 200) << r.body;
+
+  auto mallory = plain_user_token("mallory");
+  for (auto path :
+       {"/api/v1/checkpoints/ck-1", "/api/v1/experiments/1/checkpoints",
+        "/api/v1/trials/1/checkpoints"})
+    for (const auto& who :
+         {std::optional<std::string>{}, std::optional{mallory}}) {
+      auto got = call("GET", path, "", who);
+      ASSERT_EQ(got.status, 200) << path << ": " << got.body;
+      EXPECT_EQ(got.body.find("s3cr3t"), std::string::npos) << path;
+      EXPECT_EQ(got.body.find("AKIAEXAMPLEKEY"), std::string::npos) << path;
+    }
+  auto storage =
+      checkpoint()["training"]["experimentConfig"]["checkpoint_storage"];
+  EXPECT_EQ(storage["type"], "s3");
+  EXPECT_EQ(storage["bucket"], "ckpts");
+  EXPECT_FALSE(storage.contains("secret_key")) << storage.dump();
+
+  std::string secret_seen;
+  ctx->pack_checkpoint =
+      [&secret_seen](std::string, json storage,
+                     std::function<void(caf::expected<std::string>)> done) {
+        secret_seen = storage.value("secret_key", "");
+        done(std::string{"\x1f\x8b-tgz"});
+      };
+  ASSERT_EQ(call("GET", "/checkpoints/ck-1").status, 200);
+  EXPECT_EQ(secret_seen, "s3cr3t-do-not-show");
+}
+
 } // namespace

@@ -63,4 +63,25 @@ TEST(redact, passwords_inside_urls_are_hidden) {
   EXPECT_EQ(redacted_config(*cfg)["db"]["url"], "postgresql://u:********@h/d");
 }
 
+TEST(redact, without_secrets_removes_set_keys_everywhere_and_keeps_the_rest) {
+  auto tree = nlohmann::json::parse(R"({
+    "checkpoint_storage": {"type": "s3", "bucket": "b", "access_key": "AKIA1",
+                           "secret_key": "s3cr3t", "endpoint_url":
+                           "http://u:pw@127.0.0.1:9000"},
+    "environment": {"variables": ["A=1"], "token": ""},
+    "hooks": [{"password": "p", "name": "n"}]
+  })");
+  auto out = without_secrets(tree);
+  EXPECT_EQ(
+      out["checkpoint_storage"],
+      (nlohmann::json{{"type", "s3"},
+                      {"bucket", "b"},
+                      {"endpoint_url", "http://u:********@127.0.0.1:9000"}}));
+  // Unset stays visible as unset; a secret inside an array goes too.
+  EXPECT_EQ(out["environment"]["token"], "");
+  EXPECT_EQ(out["hooks"][0], (nlohmann::json{{"name", "n"}}));
+  EXPECT_EQ(out.dump().find("s3cr3t"), std::string::npos);
+  EXPECT_EQ(tree["checkpoint_storage"]["secret_key"], "s3cr3t"); // a copy
+}
+
 } // namespace
