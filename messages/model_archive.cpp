@@ -37,7 +37,7 @@ caf::error check_one(const nlohmann::json& f, size_t i) {
     return {};
   auto c = f.find("content");
   if (c != f.end() && !c->is_null()
-      && (!c->is_string() || !base64_decode(c->get<std::string>())))
+      && (!c->is_string() || !is_base64(c->get_ref<const std::string&>())))
     return make_error(errc::invalid_argument,
                       where + ".content: must be base64 text");
   return {};
@@ -83,7 +83,8 @@ caf::expected<std::string> make_model_archive(const nlohmann::json& files) {
       a.path = f.at("path").get<std::string>();
       a.directory = is_directory_entry(f);
       if (!a.directory)
-        a.content = *base64_decode(f.value("content", std::string{}));
+        if (auto c = f.find("content"); c != f.end() && c->is_string())
+          a.content = *base64_decode(c->get_ref<const std::string&>());
       auto m = f.find("mode");
       if (m != f.end() && m->is_number_integer())
         a.mode = m->get<int>();

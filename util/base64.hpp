@@ -16,4 +16,7 @@ std::string base64_encode(std::string_view bytes);
 /// ignored. nullopt on another character or a bad length.
 std::optional<std::string> base64_decode(std::string_view text);
 
+/// Whether base64_decode would accept `text`, without decoding it.
+bool is_base64(std::string_view text);
+
 } // namespace det

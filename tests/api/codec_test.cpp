@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace det::api;
 
 TEST(session_tokens, a_token_opens_only_its_own_allocation) {
@@ -27,6 +29,46 @@ TEST(base64, round_trips_every_length) {
     s += static_cast<char>(i * 37);
   }
   EXPECT_FALSE(base64_decode("a$b=").has_value());
+}
+
+// RFC 4648's vectors, the forms the decoder also takes (URL-safe, no
+// padding, line breaks anywhere), what it refuses, and is_base64 agreeing
+// with it on every one of them and on random text.
+TEST(base64, rfc_vectors_accepted_forms_and_refusals) {
+  const std::pair<const char*, const char*> rfc[] = {{"", ""},
+                                                     {"f", "Zg=="},
+                                                     {"fo", "Zm8="},
+                                                     {"foo", "Zm9v"},
+                                                     {"foob", "Zm9vYg=="},
+                                                     {"fooba", "Zm9vYmE="},
+                                                     {"foobar", "Zm9vYmFy"}};
+  for (const auto& [plain, coded] : rfc) {
+    EXPECT_EQ(base64_encode(plain), coded);
+    EXPECT_EQ(base64_decode(coded).value_or("?"), plain);
+  }
+  EXPECT_EQ(base64_decode("Zm9v\r\nYmFy").value_or("?"), "foobar");
+  EXPECT_EQ(base64_decode("Zm\n9vYg").value_or("?"), "foob");
+  EXPECT_EQ(base64_decode("-_-_").value_or("?"), base64_decode("+/+/").value());
+  for (const char* bad :
+       {"Zg=a", "Z", "Zm9vY", "Zg===", "Zm 9v", "\xff\xfe\xfd\xfc"}) {
+    EXPECT_FALSE(base64_decode(bad).has_value()) << bad;
+    EXPECT_FALSE(det::is_base64(bad)) << bad;
+  }
+  const std::string with_nul{"Zm9v\0AAA", 8};
+  EXPECT_FALSE(base64_decode(with_nul).has_value());
+  EXPECT_FALSE(det::is_base64(with_nul));
+  std::mt19937 rng{7};
+  const std::string chars = "AZaz09+/=\n-_$ ";
+  for (int i = 0; i < 2000; ++i) {
+    std::string t;
+    for (size_t n = rng() % 12; n > 0; --n)
+      t += chars[rng() % chars.size()];
+    EXPECT_EQ(det::is_base64(t), base64_decode(t).has_value()) << t;
+  }
+  std::string big;
+  for (int i = 0; i < 100000; ++i)
+    big += static_cast<char>(rng());
+  EXPECT_EQ(base64_decode(base64_encode(big)).value_or(""), big);
 }
 
 TEST(bearer_token, reads_only_the_bearer_scheme) {

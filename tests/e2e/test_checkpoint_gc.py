@@ -39,11 +39,11 @@ def checkpoints(cluster, exp_id):
             for c in body["checkpoints"]}
 
 
-def det(cluster, home, *args):
+def det(cluster, home, *args, timeout=120):
     env = dict(os.environ, DET_MASTER=cluster.url, DET_USER="admin", DET_PASS="",
                HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"))
     p = subprocess.run([DET] + list(args), env=env, capture_output=True, text=True,
-                       timeout=120, cwd=home)
+                       timeout=timeout, cwd=home)
     return p.returncode, p.stdout + p.stderr
 
 
