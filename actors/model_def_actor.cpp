@@ -15,12 +15,10 @@ caf::behavior model_defs(caf::event_based_actor*,
                          std::shared_ptr<model_def_store> store) {
   return {
       [store](put_atom, int64_t id,
-              const std::string& files) -> caf::result<caf::ok_atom> {
-        auto j = nlohmann::json::parse(files, nullptr, false);
-        if (j.is_discarded())
-          return make_error(errc::invalid_argument,
-                            "modelDefinition: not JSON");
-        auto tgz = make_model_archive(j);
+              const model_files& files) -> caf::result<caf::ok_atom> {
+        if (!files.list)
+          return make_error(errc::invalid_argument, "modelDefinition: missing");
+        auto tgz = make_model_archive(*files.list);
         if (!tgz)
           return std::move(tgz.error());
         if (auto err = store->put(id, *tgz))

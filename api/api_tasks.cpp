@@ -473,6 +473,31 @@ void add_task_routes(http::router& r, ctx_ptr ctx) {
          [ctx](http::http_request req, responder res) {
            report_ready(ctx, req, res);
          });
+  // The WebUI's cluster overview: the interactive tasks not yet
+  // terminated, by kind, the whole cluster's (upstream's shape).
+  r.get("/api/v1/tasks/count", [ctx](http::http_request req, responder res) {
+    answer_view(
+        ctx, req, res,
+        [](const state::cluster_state& s, int64_t) -> json {
+          json counts{{"commands", 0},
+                      {"notebooks", 0},
+                      {"shells", 0},
+                      {"tensorboards", 0}};
+          for (const auto& [id, t] : s.tasks) {
+            if (t.state == state::task_state::terminated)
+              continue;
+            const char* key = t.task_type == "COMMAND"       ? "commands"
+                              : t.task_type == "NOTEBOOK"    ? "notebooks"
+                              : t.task_type == "SHELL"       ? "shells"
+                              : t.task_type == "TENSORBOARD" ? "tensorboards"
+                                                             : nullptr;
+            if (key != nullptr)
+              counts[key] = counts[key].get<int64_t>() + 1;
+          }
+          return counts;
+        },
+        "");
+  });
   r.get("/api/v1/tasks/{task_id}", [ctx](http::http_request req,
                                          responder res) {
     // A trial's task (a run of it): its times as upstream's tasks table.

@@ -177,12 +177,16 @@ void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
         return fail(res, err);
       warnings.push_back("LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED");
     }
-  auto files = body->value("modelDefinition", json::array());
-  if (auto err = check_model_files(files))
+  // Moved out of the body, not copied: it may be 95 MiB of base64.
+  auto listed = std::make_shared<json>(json::array());
+  if (auto m = body->find("modelDefinition"); m != body->end() && !m->is_null())
+    *listed = std::move(*m);
+  if (auto err = check_model_files(*listed))
     return fail(res, err);
   if (auto err =
-          check_model_size(files, ctx->config->max_model_definition_bytes))
+          check_model_size(*listed, ctx->config->max_model_definition_bytes))
     return fail(res, err);
+  model_files files{std::move(listed)};
   bool activate = act == body->end() || act->is_null() || act->get<bool>();
   auto filled = cfg->filled.dump();
   auto owner = req.principal.username.empty() ? std::string{"determined"}
@@ -192,8 +196,9 @@ void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
   // stored a second command lets its trials be placed. A crash in between
   // leaves a pending experiment that start-up settles (stored, or ERROR),
   // never a running one without its model.
-  post(ctx->bridge, [ctx, res, filled, files = files.dump(), activate, owner,
-                     project_id, warnings](caf::event_based_actor* self) {
+  post(ctx->bridge, [ctx, res, filled, files = std::move(files), activate,
+                     owner, project_id,
+                     warnings](caf::event_based_actor* self) {
     self->request(ctx->master, ctx->request_timeout, create_atom::value, filled,
                   owner, activate, project_id)
         .then(

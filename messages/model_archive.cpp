@@ -3,8 +3,11 @@
 #include "messages/errc.hpp"
 #include "util/archive.hpp"
 #include "util/base64.hpp"
+#include "util/text.hpp"
 
 #include <filesystem>
+#include <unordered_map>
+#include <vector>
 
 namespace det {
 
@@ -12,10 +15,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// v1File.type is the tar type flag: '0' (48) a file (0, the old tar's
+// NUL flag, too), '5' (53) a directory.
+constexpr int64_t regular_type = 48;
+constexpr int64_t old_regular_type = 0;
+constexpr int64_t directory_type = 53;
+constexpr size_t max_path_bytes = 1024;
+constexpr size_t max_name_bytes = 255;
+
 bool is_directory_entry(const nlohmann::json& f) {
-  // v1File.type is the tar type flag: '5' (53) for a directory.
   auto t = f.find("type");
-  return t != f.end() && t->is_number_integer() && t->get<int>() == 53;
+  return t != f.end() && t->is_number_integer()
+         && t->get<int64_t>() == directory_type;
+}
+
+/// The parts of a relative path that name something ("a//b/" is a, b).
+std::vector<std::string> parts_of(const std::string& path) {
+  std::vector<std::string> out;
+  for (const auto& part : fs::path{path})
+    if (!part.empty())
+      out.push_back(part.string());
+  return out;
 }
 
 caf::error check_one(const nlohmann::json& f, size_t i) {
@@ -25,14 +45,43 @@ caf::error check_one(const nlohmann::json& f, size_t i) {
   auto p = f.find("path");
   if (p == f.end() || !p->is_string() || p->get<std::string>().empty())
     return make_error(errc::invalid_argument, where + ".path: required");
-  fs::path path{p->get<std::string>()};
-  if (path.is_absolute())
+  const auto& text = p->get_ref<const std::string&>();
+  // A path the agent's file system can hold: PATH_MAX and NAME_MAX bound
+  // it, and no byte that is not text.
+  static const util::text_rules path_rules{max_path_bytes, false, false};
+  if (auto why = util::text_problem(text, path_rules); !why.empty())
+    return make_error(errc::invalid_argument, where + ".path " + why);
+  if (fs::path{text}.is_absolute())
     return make_error(errc::invalid_argument,
                       where + ".path: must be relative");
-  for (const auto& part : path)
+  auto parts = parts_of(text);
+  if (parts.empty())
+    return make_error(errc::invalid_argument, where + ".path: names no file");
+  for (const auto& part : parts) {
     if (part == "..")
       return make_error(errc::invalid_argument,
                         where + ".path: must not contain '..'");
+    if (part == ".")
+      return make_error(errc::invalid_argument,
+                        where + ".path: must not contain '.'");
+    if (part.size() > max_name_bytes)
+      return make_error(
+          errc::invalid_argument,
+          where + ".path: a name is " + std::to_string(part.size())
+              + " bytes long, more than " + std::to_string(max_name_bytes));
+  }
+  // Only files and directories: a link, device or FIFO could send what is
+  // written later anywhere the agent's user can write.
+  if (auto t = f.find("type"); t != f.end() && !t->is_null()) {
+    auto n = t->is_number_integer() ? t->get<int64_t>() : -1;
+    bool known =
+        n == regular_type || n == old_regular_type || n == directory_type;
+    if (!known)
+      return make_error(errc::invalid_argument,
+                        where + ".type: "
+                            + util::fit_text(t->dump(), {32, false, true})
+                            + " is not a file (48) or a directory (53)");
+  }
   if (is_directory_entry(f))
     return {};
   auto c = f.find("content");
@@ -40,6 +89,37 @@ caf::error check_one(const nlohmann::json& f, size_t i) {
       && (!c->is_string() || !is_base64(c->get_ref<const std::string&>())))
     return make_error(errc::invalid_argument,
                       where + ".content: must be base64 text");
+  return {};
+}
+
+/// No entry lies under a file, and no directory has a file's name: the
+/// archive unpacks whole, as listed.
+caf::error check_tree(const nlohmann::json& files) {
+  std::unordered_map<std::string, size_t> file_at;
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!is_directory_entry(files[i])) {
+      auto parts = parts_of(files[i].at("path").get<std::string>());
+      std::string joined;
+      for (const auto& part : parts)
+        joined += (joined.empty() ? "" : "/") + part;
+      file_at.emplace(joined, i);
+    }
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto parts = parts_of(files[i].at("path").get<std::string>());
+    std::string prefix;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      prefix += (prefix.empty() ? "" : "/") + parts[k];
+      bool last = k + 1 == parts.size();
+      if (last && !is_directory_entry(files[i]))
+        break;
+      if (auto hit = file_at.find(prefix); hit != file_at.end())
+        return make_error(errc::invalid_argument,
+                          "modelDefinition[" + std::to_string(i) + "].path: '"
+                              + prefix + "' is a file (modelDefinition["
+                              + std::to_string(hit->second)
+                              + "]), not a directory");
+    }
+  }
   return {};
 }
 
@@ -54,7 +134,7 @@ caf::error check_model_files(const nlohmann::json& files) {
   for (size_t i = 0; i < files.size(); ++i)
     if (auto err = check_one(files[i], i))
       return err;
-  return {};
+  return check_tree(files);
 }
 
 caf::error check_model_size(const nlohmann::json& files, int64_t limit) {

@@ -5,8 +5,13 @@
 // ...}); agents download one .tar.gz. make_model_archive() builds it in
 // memory (util/archive.hpp); for a large model it takes a while, so the
 // master calls it on the detached model-def actor.
-// Paths that are absolute or climb out with ".." are refused
-// (errc::invalid_argument naming modelDefinition[i].path).
+// Refused (errc::invalid_argument naming modelDefinition[i] and the
+// field): a path that is absolute, climbs out with "..", holds "." or
+// names nothing, is not text (NUL, control characters, invalid UTF-8),
+// is over 1,024 bytes or has a name over 255; an entry that is neither a
+// file (type 48, or 0) nor a directory (53), such as a link; an entry
+// under a file's path (what a link followed by a file written through it
+// becomes); content that is not base64.
 
 #include <caf/expected.hpp>
 

@@ -276,9 +276,9 @@ TEST_F(checkpoint_routes,
 
   std::string secret_seen;
   ctx->pack_checkpoint =
-      [&secret_seen](std::string, json storage,
+      [&secret_seen](std::string, json given,
                      std::function<void(caf::expected<std::string>)> done) {
-        secret_seen = storage.value("secret_key", "");
+        secret_seen = given.value("secret_key", "");
         done(std::string{"\x1f\x8b-tgz"});
       };
   ASSERT_EQ(call("GET", "/checkpoints/ck-1").status, 200);

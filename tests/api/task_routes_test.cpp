@@ -125,6 +125,20 @@ TEST_F(task_routes, bad_ids_unknown_tasks_and_other_users_are_refused) {
             200);
 }
 
+TEST_F(task_routes, the_count_is_of_tasks_not_yet_terminated_by_kind) {
+  EXPECT_EQ(get("/api/v1/tasks/count"), (json{{"commands", 0},
+                                              {"notebooks", 0},
+                                              {"shells", 0},
+                                              {"tensorboards", 0}}));
+  auto first = launch(echo_config())["command"]["id"].get<std::string>();
+  launch(echo_config(), 200, plain_user_token("mallory"));
+  EXPECT_EQ(get("/api/v1/tasks/count")["commands"], 2);
+  ASSERT_EQ(write("POST", "/api/v1/commands/" + first + "/kill").status, 200);
+  auto after = get("/api/v1/tasks/count");
+  EXPECT_EQ(after["commands"], 1) << after.dump();
+  EXPECT_EQ(after["notebooks"], 0);
+}
+
 TEST_F(task_routes, a_trials_allocation_token_reaches_no_task) {
   auto id = launch(echo_config())["command"]["id"].get<std::string>();
   run_trial_1();

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import cli_cluster, wait_for
 from test_cli import det, ok
+from test_cli import login as rest_login
 
 DET = shutil.which("det")
 try:
@@ -55,12 +56,9 @@ def proxied(c, path, token=None, headers=None, method="GET", body=None):
 
 
 def login(c, user, password):
-    req = urllib.request.Request(
-        c.url + "/api/v1/auth/login", method="POST",
-        data=json.dumps({"username": user, "password": password}).encode(),
-        headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())["token"]
+    status, token = rest_login(c, user, password)
+    assert status == 200 and token, (user, status)
+    return token
 
 
 def run_in_kernel(c, nid, nb_token, code):

@@ -19,6 +19,7 @@ import pytest
 
 from conftest import cli_cluster, wait_for
 from test_cli import det, ok
+from test_cli import login as rest_login
 
 DET = shutil.which("det")
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
@@ -48,12 +49,9 @@ def c(pg_server, tmp_path_factory):
 
 
 def login(c, user, password):
-    req = urllib.request.Request(
-        c.url + "/api/v1/auth/login", method="POST",
-        data=json.dumps({"username": user, "password": password}).encode(),
-        headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())["token"]
+    status, token = rest_login(c, user, password)
+    assert status == 200 and token, (user, status)
+    return token
 
 
 def get_as(c, token, path):
