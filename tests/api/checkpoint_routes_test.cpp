@@ -16,9 +16,10 @@ using namespace det::test;
 namespace {
 
 struct checkpoint_routes : master_api_test {
-  /// Runs trial 1 and has it report checkpoint "ck-1" with two files.
-  void checkpoint_of_trial_1() {
-    run_trial_1();
+  /// Runs trial 1 of an experiment of `config` and has it report
+  /// checkpoint "ck-1" with two files.
+  void checkpoint_of_trial_1(const std::string& config = good_config) {
+    run_trial_1(config);
     auto r = write(
         "POST", "/api/v1/checkpoints",
         json{{"uuid", "ck-1"},
@@ -242,20 +243,7 @@ TEST_F(checkpoint_routes,
                 + "checkpoint_storage:\n  type: s3\n  bucket: ckpts\n"
                   "  access_key: AKIAEXAMPLEKEY\n"
                   "  secret_key: s3cr3t-do-not-show\n";
-  auto created = call("POST", "/api/v1/experiments", create_body(config));
-  ASSERT_EQ(created.status, 200) << created.body;
-  connect_agent("a1", 1);
-  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
-    return s.allocations.count("1.1") != 0;
-  }));
-  auto r = write("POST", "/api/v1/checkpoints",
-                 json{{"uuid", "ck-1"},
-                      {"allocationId", "1.1"},
-                      {"resources", {{"model.pt", 100}}},
-                      {"metadata", {{"steps_completed", 5}}}}
-                     .dump(),
-                 ctx->tokens->token_for("1.1"));
-  ASSERT_EQ(r.status, 200) << r.body;
+  checkpoint_of_trial_1(config);
 
   auto mallory = plain_user_token("mallory");
   for (auto path :

@@ -177,9 +177,8 @@ struct master_api_test : ::testing::Test {
   /// Submits an experiment and joins a one-slot agent, so that trial 1
   /// runs as allocation "1.1" (the guard knows only live allocations'
   /// tokens). Waits, bounded, for the pool's pass to place it.
-  void run_trial_1() {
-    auto created =
-        call("POST", "/api/v1/experiments", create_body(good_config));
+  void run_trial_1(const std::string& config = good_config) {
+    auto created = call("POST", "/api/v1/experiments", create_body(config));
     ASSERT_EQ(created.status, 200) << created.body;
     connect_agent("a1", 1);
     EXPECT_TRUE(await_read([](const state::cluster_state& s) {
