@@ -80,31 +80,6 @@ int64_t trial_of(const std::string& id) {
   return std::stoll(id);
 }
 
-/// The trials of `e` that state::pending_trials offers (its max_slots
-/// limit counted against the slots its trials hold).
-std::unordered_set<int64_t> offered_trials(const state::cluster_state& st,
-                                           const state::experiment_info& e) {
-  std::unordered_set<int64_t> out;
-  auto trials = state::trials_of_experiment(st, e.id);
-  int64_t held = 0;
-  if (e.max_slots > 0)
-    for (const auto* t : trials)
-      if (t->allocation)
-        for (const auto& a : t->allocation->assignments)
-          held += static_cast<int64_t>(a.slots.size());
-  for (const auto* t : trials) {
-    if (t->status != state::trial_status::pending)
-      continue;
-    if (e.max_slots > 0) {
-      if (held + e.slots_per_trial > e.max_slots)
-        break;
-      held += e.slots_per_trial;
-    }
-    out.insert(t->id);
-  }
-  return out;
-}
-
 } // namespace
 
 void pool_views::note(const std::string& stream) {
@@ -200,8 +175,11 @@ pool_views::take(const state::cluster_state& st, const std::string& pool,
     const auto& e = *state::find_experiment(st, id);
     for (auto tid : e.trial_ids)
       tr.trials.insert(tid);
-    if (e.max_slots > 0)
-      offered.emplace(id, offered_trials(st, e));
+    if (e.max_slots > 0) {
+      auto& ids = offered[id];
+      for (const auto* t : state::offered_trials(st, e))
+        ids.insert(t->id);
+    }
   }
   for (auto id : tr.trials) {
     auto t = state::find_trial(st, id);

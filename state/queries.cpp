@@ -281,6 +281,31 @@ std::vector<const trial_info*> listed_trials_of(const cluster_state& s,
   return out;
 }
 
+std::vector<const trial_info*> offered_trials(const cluster_state& s,
+                                              const experiment_info& e) {
+  std::vector<const trial_info*> out;
+  auto trials = trials_of_experiment(s, e.id);
+  // With a max_slots limit, no more pending trials than fit under it
+  // beside those holding slots.
+  int64_t held = 0;
+  if (e.max_slots > 0)
+    for (const auto* t : trials)
+      if (t->allocation)
+        for (const auto& a : t->allocation->assignments)
+          held += static_cast<int64_t>(a.slots.size());
+  for (const auto* t : trials) {
+    if (t->status != trial_status::pending)
+      continue;
+    if (e.max_slots > 0) {
+      if (held + e.slots_per_trial > e.max_slots)
+        break;
+      held += e.slots_per_trial;
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
 std::vector<const trial_info*> pending_trials(const cluster_state& s,
                                               const std::string& pool) {
   std::vector<std::pair<int32_t, const trial_info*>> keyed;
@@ -288,25 +313,8 @@ std::vector<const trial_info*> pending_trials(const cluster_state& s,
     if (e.pool != pool || e.status != experiment_status::active
         || e.model_definition_pending || e.unmanaged)
       continue;
-    auto trials = trials_of_experiment(s, id);
-    // An experiment with a max_slots limit offers no more pending trials
-    // than fit under it beside those holding slots.
-    int64_t held = 0;
-    if (e.max_slots > 0)
-      for (const auto* t : trials)
-        if (t->allocation)
-          for (const auto& a : t->allocation->assignments)
-            held += static_cast<int64_t>(a.slots.size());
-    for (const auto* t : trials) {
-      if (t->status != trial_status::pending)
-        continue;
-      if (e.max_slots > 0) {
-        if (held + e.slots_per_trial > e.max_slots)
-          break;
-        held += e.slots_per_trial;
-      }
+    for (const auto* t : offered_trials(s, e))
       keyed.emplace_back(e.priority, t);
-    }
   }
   // Experiments and their trials are visited in id order already.
   std::stable_sort(

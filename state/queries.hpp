@@ -140,6 +140,12 @@ std::vector<int64_t> listed_trial_ids(const cluster_state& s,
 std::vector<const trial_info*> listed_trials_of(const cluster_state& s,
                                                 int64_t experiment_id);
 
+/// The pending trials of `e` a scheduling pass may place, in trial id
+/// order: all of them, or with a max_slots limit only those that fit under
+/// it beside its trials holding slots (whatever the experiment's state).
+std::vector<const trial_info*> offered_trials(const cluster_state& s,
+                                              const experiment_info& e);
+
 /// Pending trials of ACTIVE experiments of `pool`, in scheduling order:
 /// priority (lower number first), then experiment id, then trial id. An
 /// experiment with a max_slots limit offers only the pending trials that
