@@ -11,6 +11,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 
+#include <algorithm>
 #include <deque>
 
 namespace det::http::detail {
@@ -192,7 +193,9 @@ public:
     opt.idle_timeout = shared_->cfg.ws_idle_timeout;
     opt.keep_alive_pings = true;
     ws_.set_option(opt);
-    ws_.read_message_max(shared_->cfg.body_limit);
+    // The size is counted in on_read (Boost 1.74's own limit resets the
+    // connection instead of closing it).
+    ws_.read_message_max(0);
     ws_.set_option(websocket::stream_base::decorator(
         [name = shared_->cfg.server_name](websocket::response_type& res) {
           if (!name.empty())
@@ -261,20 +264,46 @@ private:
     pump();
   }
 
+  /// A message at a time, read in parts into a buffer that never holds
+  /// more than the body limit. An oversized message is refused with a
+  /// closing handshake (1009); what the peer sends until its close is read
+  /// and dropped.
   void do_read() {
-    ws_.async_read(rbuf_, [self = self_ptr()](beast::error_code ec, size_t) {
-      self->on_read(ec);
-    });
+    auto limit = shared_->cfg.body_limit;
+    auto room = limit - std::min(rbuf_.size(), limit);
+    if (room == 0 && !refusing_) {
+      refusing_ = true;
+      rbuf_.consume(rbuf_.size());
+      if (!close_wanted_) {
+        close_wanted_ = true;
+        close_reason_ = websocket::close_reason{websocket::close_code::too_big,
+                                                "message too big"};
+      }
+      do_write();
+      room = read_chunk;
+    }
+    ws_.async_read_some(rbuf_, std::min(room, read_chunk),
+                        [self = self_ptr()](beast::error_code ec, size_t) {
+                          self->on_read(ec);
+                        });
   }
 
   void on_read(beast::error_code ec) {
     if (ec) {
       if (ec == websocket::error::closed) {
         auto r = ws_.reason();
-        return finish(ws_close_info{r.code, std::string{r.reason.c_str()}});
+        return finish(ws_close_info{refusing_ ? close_reason_.code : r.code,
+                                    refusing_ ? "message too big"
+                                              : std::string{r.reason.c_str()}});
       }
       return finish(ws_close_info{1006, ec.message()});
     }
+    if (refusing_) {
+      rbuf_.consume(rbuf_.size());
+      return do_read();
+    }
+    if (!ws_.is_message_done())
+      return do_read();
     auto text = beast::buffers_to_string(rbuf_.data());
     rbuf_.consume(rbuf_.size());
     try {
@@ -305,10 +334,13 @@ private:
       writing_ = true;
       ws_.async_close(close_reason_, [self = self_ptr()](beast::error_code ec) {
         self->writing_ = false;
-        // The pending read completes with `closed` once the
-        // peer answers; force it if the close failed.
+        // Our close was answered (the pending read is then aborted), or
+        // the close failed.
         if (ec)
-          self->finish(ws_close_info{1006, ec.message()});
+          return self->finish(ws_close_info{1006, ec.message()});
+        self->finish(
+            ws_close_info{self->close_reason_.code,
+                          std::string{self->close_reason_.reason.c_str()}});
       });
     }
   }
@@ -346,7 +378,10 @@ private:
   bool finished_ = false;
   bool close_wanted_ = false;
   bool close_sent_ = false;
+  /// An oversized message was refused: reads are dropped until the close.
+  bool refusing_ = false;
   websocket::close_reason close_reason_;
+  static constexpr size_t read_chunk = 64 * 1024;
 };
 
 template <class Stream>

@@ -121,15 +121,69 @@ std::string shared_fs_checkpoint_dir(const json& storage,
   return (base / uuid).string();
 }
 
+namespace {
+
+/// Checkpoint `uuid`'s objects in an s3 storage, packed: each key under
+/// <prefix>/<uuid>/ as a file at the rest of its key. A key that would
+/// climb out (a ".." part) or names a folder is left out.
+caf::expected<std::string> pack_s3_checkpoint(const json& storage,
+                                              const std::string& uuid,
+                                              const aws::env_lookup& env) {
+  if (!plain_uuid(uuid))
+    return make_error(errc::invalid_argument,
+                      "checkpoint " + uuid + ": not a checkpoint uuid");
+  auto s3 = storage_s3_client(storage, env);
+  auto bucket = storage_field(storage, "bucket");
+  auto under = s3_checkpoint_prefix(storage_field(storage, "prefix"), uuid);
+  auto objects = s3->list_all(bucket, under);
+  if (!objects)
+    return objects.error();
+  if (objects->empty())
+    return make_error(errc::not_found,
+                      "checkpoint " + uuid + ": no files in its storage");
+  std::vector<util::archive_file> files;
+  uint64_t total = 0;
+  for (const auto& o : *objects) {
+    auto rel = o.key.substr(under.size());
+    std::filesystem::path p{rel};
+    bool climbs = false;
+    for (const auto& part : p)
+      climbs = climbs || part == "..";
+    if (rel.empty() || rel.back() == '/' || p.is_absolute() || climbs)
+      continue;
+    total += o.size;
+    if (total > max_checkpoint_download_bytes)
+      return make_error(
+          errc::invalid_argument,
+          "checkpoint " + uuid + " holds more than "
+              + std::to_string(max_checkpoint_download_bytes >> 20)
+              + " MiB: download it from the storage");
+    auto body = s3->get_object(bucket, o.key);
+    if (!body)
+      return body.error();
+    files.push_back({rel, false, std::move(*body), 0644});
+  }
+  std::string why;
+  auto tgz = util::make_tgz(files, why);
+  if (!why.empty())
+    return make_error(errc::remote_error, "packing " + uuid + ": " + why);
+  return tgz;
+}
+
+} // namespace
+
 caf::expected<std::string> pack_checkpoint(const json& storage,
-                                           const std::string& uuid) {
+                                           const std::string& uuid,
+                                           const aws::env_lookup& env) {
   namespace fs = std::filesystem;
+  if (storage_field(storage, "type") == "s3")
+    return pack_s3_checkpoint(storage, uuid, env);
   if (storage_field(storage, "type") != "shared_fs")
     return make_error(errc::invalid_argument,
                       "checkpoint storage type '"
                           + storage_field(storage, "type")
                           + "': downloads through the master are for "
-                            "shared_fs only; download from the storage");
+                            "shared_fs and s3; download from the storage");
   auto dir = shared_fs_checkpoint_dir(storage, uuid);
   std::error_code ec;
   if (dir.empty() || !fs::is_directory(fs::symlink_status(dir, ec)))

@@ -62,14 +62,18 @@ std::string shared_fs_checkpoint_dir(const nlohmann::json& storage,
 /// The most a checkpoint packed for download through the master may hold.
 inline constexpr uint64_t max_checkpoint_download_bytes = 256ull << 20;
 
-/// Checkpoint `uuid` of a shared_fs storage packed as a gzipped tar (`det
-/// checkpoint download --mode master`): its regular files and folders,
-/// paths relative to its folder; symlinks are left out (a trial may have
-/// made one point anywhere). errc::not_found when the folder is missing,
-/// errc::invalid_argument for another storage type or past
+/// Checkpoint `uuid` packed as a gzipped tar (`det checkpoint download
+/// --mode master`, and the SDK's fallback when it cannot read the storage
+/// itself). shared_fs: its regular files and folders, paths relative to
+/// its folder; symlinks are left out (a trial may have made one point
+/// anywhere). s3: the objects under <prefix>/<uuid>/, read with the
+/// storage's keys (or the master's own credentials), paths relative to
+/// that; a key with a ".." part is left out. errc::not_found when nothing
+/// is there, errc::invalid_argument for another storage type or past
 /// max_checkpoint_download_bytes. Blocking.
-caf::expected<std::string> pack_checkpoint(const nlohmann::json& storage,
-                                           const std::string& uuid);
+caf::expected<std::string>
+pack_checkpoint(const nlohmann::json& storage, const std::string& uuid,
+                const aws::env_lookup& env = aws::process_environment());
 
 /// Deletes experiment `experiment_id`'s TensorBoard files where the
 /// harness syncs them: <cluster_id>/tensorboard/experiment/<id> in the

@@ -61,10 +61,51 @@ TEST(checkpoint_deleter, a_checkpoint_packs_for_download_without_its_symlinks) {
   auto missing = pack_checkpoint(cfg, "u2");
   ASSERT_FALSE(missing);
   EXPECT_EQ(code_of(missing.error()), errc::not_found);
-  auto s3 = pack_checkpoint({{"type", "s3"}, {"bucket", "b"}}, "u1");
-  ASSERT_FALSE(s3);
-  EXPECT_NE(render(s3.error()).find("shared_fs only"), std::string::npos);
+  auto gcs = pack_checkpoint({{"type", "gcs"}, {"bucket", "b"}}, "u1");
+  ASSERT_FALSE(gcs);
+  EXPECT_NE(render(gcs.error()).find("shared_fs and s3"), std::string::npos);
   fs::remove_all(root);
+}
+
+// The master's download of an s3 checkpoint (the SDK's fallback when the
+// reader has no keys of their own): the objects under <prefix>/<uuid>/ at
+// the rest of their keys, none of a neighbour's, no folder marker.
+TEST(checkpoint_deleter, an_s3_checkpoint_packs_its_own_objects) {
+  auto url = det::aws::test::moto_url();
+  ASSERT_FALSE(url.empty()) << "no moto server (fixture moto_server)";
+  aws::s3_client_config cfg;
+  cfg.endpoint_url = url;
+  auto s3 = aws::make_curl_s3_client(
+      cfg, aws::make_static_credentials(
+               {"testing", "testing", "", std::nullopt, "test"}));
+  std::string bucket = "det-ckpt-pack-" + std::to_string(getpid());
+  ASSERT_FALSE(s3->create_bucket(bucket));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u1/metadata.json", "{}"));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u1/sub/state", "weights"));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u1/sub/", ""));
+  ASSERT_TRUE(s3->put_object(bucket, "p/u10/neighbour", "no"));
+  auto env = [](const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  nlohmann::json storage{{"type", "s3"},
+                         {"bucket", bucket},
+                         {"prefix", "p"},
+                         {"endpoint_url", url},
+                         {"access_key", "testing"},
+                         {"secret_key", "testing"}};
+  auto tgz = pack_checkpoint(storage, "u1", env);
+  ASSERT_TRUE(tgz) << render(tgz.error());
+  std::string why;
+  auto files = util::read_tgz(*tgz, why);
+  ASSERT_EQ(why, "");
+  std::map<std::string, std::string> got;
+  for (const auto& f : files)
+    got[f.path] = f.content;
+  EXPECT_EQ(got, (std::map<std::string, std::string>{
+                     {"metadata.json", "{}"}, {"sub/state", "weights"}}));
+  auto missing = pack_checkpoint(storage, "u2", env);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(code_of(missing.error()), errc::not_found);
 }
 
 TEST(checkpoint_deleter, shared_fs_folders_go_and_neighbours_stay) {

@@ -2,7 +2,9 @@
 API script (examples/core_api) checkpoints through the determined harness
 into a bucket (the experiment's checkpoint_storage, endpoint and keys reach
 the trial as upstream passes them), resumes from an S3 checkpoint after its
-agent is SIGKILLed, and the real `det` CLI downloads checkpoints from S3."""
+agent is SIGKILLed, and the real `det` CLI downloads checkpoints: directly
+from S3 with the reader's own credentials (the checkpoint's config shows
+none), and through the master without them."""
 import hashlib
 import os
 import re
@@ -52,13 +54,23 @@ def objects(s3, bucket, prefix=""):
     return out
 
 
-def det(cluster, home, *args):
-    env = dict(os.environ, DET_MASTER=cluster.url, DET_USER="admin", DET_PASS="",
-               HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"))
+def det(cluster, home, *args, aws_keys=None, ok=True):
+    """The real CLI as a user with no AWS credentials of their own, or with
+    `aws_keys` (id, secret) in the environment. No request leaves loopback:
+    the instance metadata lookup is off."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(DET_MASTER=cluster.url, DET_USER="admin", DET_PASS="",
+               HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
+               AWS_EC2_METADATA_DISABLED="true",
+               AWS_CONFIG_FILE=os.path.join(home, "no-aws-config"),
+               AWS_SHARED_CREDENTIALS_FILE=os.path.join(home, "no-aws-credentials"))
+    if aws_keys:
+        env.update(AWS_ACCESS_KEY_ID=aws_keys[0], AWS_SECRET_ACCESS_KEY=aws_keys[1])
     p = subprocess.run([DET] + list(args), env=env, capture_output=True, text=True,
                        timeout=120, cwd=home)
-    assert p.returncode == 0, "det %s:\n%s" % (" ".join(args), p.stdout + p.stderr)
-    return p.stdout
+    if ok:
+        assert p.returncode == 0, "det %s:\n%s" % (" ".join(args), p.stdout + p.stderr)
+    return p.stdout if ok else (p.returncode, p.stdout + p.stderr)
 
 
 def sha_of_tree(root):
@@ -113,11 +125,22 @@ def test_checkpoints_go_to_s3_resume_after_a_killed_agent_and_download_with_det(
     home = str(tmp_path / "home")
     os.makedirs(home)
     out_dir = os.path.join(home, "one")
+    # The checkpoint's config carries no storage keys: a direct download
+    # needs the reader's own credentials...
+    rc, out = det(cluster, home, "checkpoint", "download", best["uuid"], "-o", out_dir,
+                  "--mode", "direct", ok=False)
+    assert rc != 0 and "credentials" in out, out
+    listed = cluster.get("/api/v1/checkpoints/%s" % best["uuid"])["checkpoint"]
+    shown = listed["training"]["experimentConfig"]["checkpoint_storage"]
+    assert "secret_key" not in shown and "access_key" not in shown, shown
+    assert shown["endpoint_url"] == moto_s3, shown
     det(cluster, home, "checkpoint", "download", best["uuid"], "-o", out_dir,
-        "--mode", "direct")
+        "--mode", "direct", aws_keys=("testing", "testing"))
     got = sha_of_tree(out_dir)
     for key, sha in stored.items():
         assert got[key.split("/", 2)[2]] == sha, key
+    # ... and without them the default mode falls back to the master, which
+    # reads the bucket with the experiment's keys.
     exp_dir = os.path.join(home, "exp")
     out = det(cluster, home, "experiment", "download", str(exp_id), "-o", exp_dir)
     # The CLI downloads a checkpoint with the best searcher metric (several

@@ -161,6 +161,29 @@ TEST(websocket, the_server_can_close_with_a_code) {
   ASSERT_TRUE(info);
 }
 
+// Over the body limit: a closing handshake with 1009 (Boost 1.74's own
+// read_message_max failure reset the connection instead), and the message
+// never reaches the session.
+TEST(websocket, an_oversized_message_is_refused_with_1009_undelivered) {
+  session_box box;
+  server_config cfg;
+  cfg.body_limit = 1000;
+  auto s = ws_server(box, true, {}, cfg);
+  for (int round = 0; round < 20; ++round) {
+    ws_test_client c{s->port(), "/agents/ws"};
+    c.send("hi");
+    EXPECT_EQ(c.read(), "hi");
+    c.send(std::string(1000, 'a')); // at the limit: delivered
+    EXPECT_EQ(c.read(), std::string(1000, 'a'));
+    c.send(std::string(5000, 'z'));
+    EXPECT_EQ(c.read(), std::nullopt);
+    EXPECT_EQ(c.close_code(), 1009) << "round " << round;
+  }
+  auto info = box.wait_close();
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->code, 1009) << info->reason;
+}
+
 TEST(websocket, a_session_handle_outliving_the_server_is_harmless) {
   session_box box;
   std::optional<ws_session> session;
