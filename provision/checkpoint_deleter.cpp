@@ -123,6 +123,13 @@ std::string shared_fs_checkpoint_dir(const json& storage,
 
 namespace {
 
+caf::error too_big_to_pack(const std::string& uuid) {
+  return make_error(errc::invalid_argument,
+                    "checkpoint " + uuid + " holds more than "
+                        + std::to_string(max_checkpoint_download_bytes >> 20)
+                        + " MiB: download it from the storage");
+}
+
 /// Checkpoint `uuid`'s objects in an s3 storage, packed: each key under
 /// <prefix>/<uuid>/ as a file at the rest of its key. A key that would
 /// climb out (a ".." part) or names a folder is left out.
@@ -153,11 +160,7 @@ caf::expected<std::string> pack_s3_checkpoint(const json& storage,
       continue;
     total += o.size;
     if (total > max_checkpoint_download_bytes)
-      return make_error(
-          errc::invalid_argument,
-          "checkpoint " + uuid + " holds more than "
-              + std::to_string(max_checkpoint_download_bytes >> 20)
-              + " MiB: download it from the storage");
+      return too_big_to_pack(uuid);
     auto body = s3->get_object(bucket, o.key);
     if (!body)
       return body.error();
@@ -202,11 +205,7 @@ caf::expected<std::string> pack_checkpoint(const json& storage,
     } else if (fs::is_regular_file(st)) {
       total += it->file_size(ec);
       if (total > max_checkpoint_download_bytes)
-        return make_error(
-            errc::invalid_argument,
-            "checkpoint " + uuid + " holds more than "
-                + std::to_string(max_checkpoint_download_bytes >> 20)
-                + " MiB: download it from the storage");
+        return too_big_to_pack(uuid);
       std::ifstream in(it->path(), std::ios::binary);
       std::string content((std::istreambuf_iterator<char>(in)),
                           std::istreambuf_iterator<char>());
