@@ -82,13 +82,25 @@ stage "pytest suites (the Kubernetes bed builds beside them)"
 # a module per worker, one worker a core (pytest-xdist): their tests mostly
 # wait on processes, and run side by side they take about half the time.
 xdist_dirs=" tests/e2e tests/deploy "
+# A passing test's tmp_path is removed when it ends (a failing one's is
+# kept to read): the suites copy binaries, model definitions and
+# checkpoints, and a CI machine's disk is shared and sometimes nearly full.
+pytest_opts=(-q -p no:cacheprovider --durations=8 -o tmp_path_retention_policy=failed)
 for d in $pytest_dirs; do
   echo "== pytest $d"
   par=()
   [[ $xdist_dirs == *" $d "* ]] && par=(-n "$jobs" --dist loadfile)
   ASAN_OPTIONS=detect_leaks=0 DET_BUILD_DIR=$san \
-    timed "pytest $d" python3 -m pytest -q -p no:cacheprovider --durations=8 \
-    "${par[@]}" "$src/$d"
+    timed "pytest $d" python3 -m pytest "${pytest_opts[@]}" "${par[@]}" "$src/$d"
+  # In CI, once the packaging tests (whose cpack links every target) are
+  # done, the C++ test programs that have run are only weight: about 12 GB
+  # of a sanitized tree, and the suites after this one start clusters,
+  # databases and checkpoints on a shared disk. The Kubernetes ones run
+  # later and stay.
+  if [ -n "${CI:-}" ] && [ "$d" = tests/deploy ]; then
+    find "$san/tests" -maxdepth 1 -type f -name '*_test' ! -name 'k8s_*' -delete
+    df -h "$san" | tail -n 1 | awk '{print "== make test: disk: " $4 " free"}'
+  fi
 done
 
 stage "kubernetes"
@@ -96,7 +108,7 @@ await "$bed" "the Kubernetes bed's build" "$logs/k8s-bed-build.log"
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 timed "ctest kubernetes" \
   ctest --output-on-failure -L k8s ${CTEST_ARGS:-})
 ASAN_OPTIONS=detect_leaks=0 DET_BUILD_DIR=$san \
-  timed "pytest tests/k8s" python3 -m pytest -q -p no:cacheprovider --durations=8 "$src/tests/k8s"
+  timed "pytest tests/k8s" python3 -m pytest "${pytest_opts[@]}" "$src/tests/k8s"
 
 stage "fuzzing"
 FUZZ_FRESH=1 FUZZ_SEED=${FUZZ_SEED:-1} FUZZ_JOBS=$jobs \
