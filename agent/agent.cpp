@@ -370,6 +370,10 @@ bool agent::start_process_locked(allocation& a, const std::string& id,
                                  std::string& why) {
   process_options popts;
   popts.kill_grace = s_.kill_grace;
+  // A task's background output is kept a while (DET_LOG_WAIT_TIME); a
+  // trial's group goes when its entrypoint does.
+  if (std::string_view{what} == "task")
+    popts.log_wait = log_wait_of(spec.env);
   auto proc =
       trial_process::start(spec,
                            {[this, id](std::vector<std::string> lines) {

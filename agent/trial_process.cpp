@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
@@ -120,6 +121,20 @@ trial_process::start(const process_spec& spec, process_callbacks cb,
       new trial_process(pid, fds[0], std::move(cb), opts)};
 }
 
+std::chrono::milliseconds
+log_wait_of(const std::map<std::string, std::string>& env) {
+  auto i = env.find("DET_LOG_WAIT_TIME");
+  if (i != env.end()) {
+    char* end = nullptr;
+    errno = 0;
+    auto secs = std::strtol(i->second.c_str(), &end, 10);
+    if (errno == 0 && end != i->second.c_str() && *end == '\0' && secs >= 0
+        && secs <= 3600)
+      return std::chrono::seconds{secs};
+  }
+  return std::chrono::seconds{30};
+}
+
 trial_process::trial_process(pid_t pid, int out_fd, process_callbacks cb,
                              process_options opts)
     : pid_(pid), out_fd_(out_fd), cb_(std::move(cb)), opts_(opts) {
@@ -184,13 +199,24 @@ void trial_process::read_output() {
     batch.push_back(std::move(partial));
   flush();
   close(out_fd_);
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    output_done_ = true;
+  }
+  cv_.notify_all();
 }
 
 void trial_process::wait_exit() {
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
-  // Leftovers of the group would keep the pipe open: the trial is over.
+  // Leftovers of the group keep the pipe open: what they write within
+  // log_wait is kept (unless a kill was asked), then they are killed.
+  {
+    std::unique_lock<std::mutex> lock{mu_};
+    cv_.wait_for(lock, opts_.log_wait,
+                 [this] { return output_done_ || kill_requested_; });
+  }
   ::kill(-pid_, SIGKILL);
   reader_.join();
   auto code = decode_status(status);

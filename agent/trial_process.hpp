@@ -50,7 +50,17 @@ struct process_options {
   size_t batch_lines = 100;
   std::chrono::milliseconds flush_interval{200};
   std::chrono::milliseconds kill_grace{std::chrono::seconds{10}};
+  /// After the entrypoint exits, how long what it left running in its
+  /// group may still write before the group is killed (upstream's
+  /// DET_LOG_WAIT_TIME: a command's background output is kept). The exit
+  /// is reported after that, so its output comes first. 0: at once.
+  std::chrono::milliseconds log_wait{0};
 };
+
+/// A task's log_wait: DET_LOG_WAIT_TIME of its environment in seconds (0 to
+/// 3600), else upstream's 30 s.
+[[nodiscard]] std::chrono::milliseconds
+log_wait_of(const std::map<std::string, std::string>& env);
 
 struct process_callbacks {
   std::function<void(std::vector<std::string> lines)> on_lines;
@@ -96,6 +106,7 @@ private:
   std::optional<int> exit_code_;
   bool exited_ = false; ///< on_exit has returned
   bool kill_requested_ = false;
+  bool output_done_ = false; ///< the pipe closed: nobody writes any more
   std::thread reader_;
   std::thread waiter_;
   std::thread killer_;

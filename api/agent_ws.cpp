@@ -89,15 +89,16 @@ caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
           std::lock_guard<std::mutex> guard{sess->mu};
           slot_type = sess->slot_type;
         }
-        auto token = ctx->tokens->token_for(o.allocation_id);
-        auto nb = o.task_type == "NOTEBOOK"
-                      ? notebook_token(*ctx->tokens, o.task_id)
-                      : std::string{};
-        auto pub = o.task_type == "SHELL"
-                       ? shell_keys(*ctx->tokens, o.task_id).public_key
-                       : std::string{};
+        task_secrets secrets;
+        secrets.token = ctx->tokens->token_for(o.allocation_id);
+        secrets.user_token = ctx->tokens->user_token_for(o.allocation_id);
+        if (o.task_type == "NOTEBOOK")
+          secrets.notebook_token = notebook_token(*ctx->tokens, o.task_id);
+        if (o.task_type == "SHELL")
+          secrets.shell_public_key =
+              shell_keys(*ctx->tokens, o.task_id).public_key;
         (void)ws.send(
-            task_start_frame(o, slot_type, ctx->start, token, nb, pub).dump());
+            task_start_frame(o, slot_type, ctx->start, secrets).dump());
       },
       [ws](preempt_atom, std::string& alloc, std::string& reason) {
         (void)ws.send(

@@ -110,6 +110,11 @@ void pass(http_request req, responder res, const http::handler* next,
 void via_allocation(const ctx_ptr& ctx, http_request req, responder res,
                     const http::handler* next, const allocation_identity& id) {
   auto owner = ctx->auth->find(id.owner);
+  if (id.as_owner) {
+    if (!owner)
+      return res.send_error(grpc_code::unauthenticated, "invalid credentials");
+    return pass(std::move(req), std::move(res), next, *owner, nullptr);
+  }
   if (!owner)
     owner = ctx->auth->find("determined");
   if (!owner)
@@ -144,29 +149,34 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
         };
         // A task's allocation acts as the task's owner, with no trial or
         // experiment of its own.
-        auto task_identity = [&s](const std::string& alloc)
-            -> std::optional<allocation_identity> {
+        auto task_identity =
+            [&s](const std::string& alloc,
+                 bool as_owner) -> std::optional<allocation_identity> {
           auto t = state::task_of_allocation(s, alloc);
           if (t == nullptr || !state::holds_allocation(*t))
             return std::nullopt;
-          return allocation_identity{alloc, 0, t->owner, 0};
+          return allocation_identity{alloc, 0, t->owner, 0, as_owner};
         };
         if (cached) {
           auto a = s.allocations.find(cached->allocation_id);
           if (a != s.allocations.end())
             id = identity(a->first, a->second);
           else
-            id = task_identity(cached->allocation_id);
+            id = task_identity(cached->allocation_id, cached->as_owner);
         } else {
           for (const auto& [alloc, trial] : s.allocations)
             if (ctx->tokens->valid(alloc, token)) {
               id = identity(alloc, trial);
               break;
             }
-          for (const auto& [tid, t] : s.tasks)
-            if (!id && state::holds_allocation(t)
-                && ctx->tokens->valid(t.allocation_id, token))
-              id = task_identity(t.allocation_id);
+          for (const auto& [tid, t] : s.tasks) {
+            if (id || !state::holds_allocation(t))
+              continue;
+            if (ctx->tokens->valid(t.allocation_id, token))
+              id = task_identity(t.allocation_id, false);
+            else if (ctx->tokens->valid_user(t.allocation_id, token))
+              id = task_identity(t.allocation_id, true);
+          }
         }
         if (!id) {
           ctx->auth->forget_allocation(token);

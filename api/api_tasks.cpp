@@ -14,10 +14,14 @@
 #include "api/shell_keys.hpp"
 #include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
+#include "api/templates.hpp"
 #include "api/views_cluster.hpp"
+#include "conf/duration.hpp"
 #include "http/grpc_error.hpp"
+#include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 #include "state/queries.hpp"
+#include "util/log.hpp"
 #include "util/text.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -120,10 +124,6 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
     if (command_config_keys.count(k) == 0)
       return bad("config: unknown field '"
                  + util::fit_text(k, {64, false, true}) + "'");
-  for (const char* t : {"template_name", "templateName"})
-    if (auto i = body.find(t); i != body.end() && !i->is_null())
-      return bad(std::string{t}
-                 + ": templates are not supported for tasks yet");
   if (auto f = body.find("files");
       f != body.end() && !f->is_null() && !(f->is_array() && f->empty()))
     return bad("files: context directories are not supported for tasks yet");
@@ -148,6 +148,27 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
                                     {1024, false, false});
       !why.empty())
     return bad("config.description " + why);
+  if (auto t = cfg.find("idle_timeout"); t != cfg.end() && !t->is_null()) {
+    auto d = t->is_string()
+                 ? conf::parse_duration(t->get<std::string>())
+                 : caf::expected<std::chrono::milliseconds>{caf::make_error(
+                     errc::invalid_argument, "expected a string")};
+    if (!d)
+      return bad("config.idle_timeout: " + render(d.error())
+                 + " (a duration: \"30m\", \"1h\")");
+    if (d->count() <= 0)
+      return bad("config.idle_timeout: expected a duration above 0");
+  }
+  if (auto t = cfg.find("notebook_idle_type"); t != cfg.end() && !t->is_null())
+    if (!t->is_string()
+        || !std::set<std::string>{"kernels_or_terminals", "kernel_connections",
+                                  "activity"}
+                .count(t->get<std::string>()))
+      return bad("config.notebook_idle_type: expected kernels_or_terminals, "
+                 "kernel_connections or activity");
+  if (kind.type == "NOTEBOOK" && cfg.value("idle_timeout", json()).is_null()
+      && ctx->config->notebook_timeout_s > 0)
+    cfg["idle_timeout"] = std::to_string(ctx->config->notebook_timeout_s) + "s";
   auto resources = cfg.value("resources", json::object());
   if (resources.is_null())
     resources = json::object();
@@ -277,6 +298,24 @@ void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
+void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res, const ntsc_kind& kind,
+                    const json& body);
+
+/// The template `body` names (`template_name`, or the WebUI's
+/// `templateName`): its config under the request's (api/templates.hpp),
+/// with only the keys a task's config has (a template written for
+/// experiments also serves a notebook: its searcher is left out, as
+/// upstream's decoding leaves it). Null: no template.
+json template_name_of(const json& body) {
+  for (const char* t : {"template_name", "templateName"})
+    if (auto i = body.find(t);
+        i != body.end() && !i->is_null()
+        && !(i->is_string() && i->get<std::string>().empty()))
+      return *i;
+  return nullptr;
+}
+
 void launch_command(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res, const ntsc_kind& kind) {
   auto body = json_body(req, res);
@@ -285,8 +324,34 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
   if (!req.principal.allocation_id.empty())
     return res.send_error(grpc_code::permission_denied,
                           "a trial's allocation token cannot launch tasks");
+  auto name = template_name_of(*body);
+  if (name.is_null())
+    return launch_checked(ctx, req, res, kind, *body);
+  with_template(ctx, res, name,
+                body->contains("template_name") ? "template_name"
+                                                : "templateName",
+                [ctx, req, res, kind, b = std::move(*body)](json tpl) mutable {
+                  b.erase("template_name");
+                  b.erase("templateName");
+                  auto own = b.value("config", json::object());
+                  if (own.is_null())
+                    own = json::object();
+                  if (own.is_object()) {
+                    json known = json::object();
+                    for (const auto& [k, v] : tpl.items())
+                      if (command_config_keys.count(k) != 0)
+                        known[k] = v;
+                    b["config"] = merge_template(own, known);
+                  }
+                  launch_checked(ctx, req, res, kind, b);
+                });
+}
+
+void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res, const ntsc_kind& kind,
+                    const json& body) {
   auto id = new_uuid();
-  auto args = command_launch(ctx, *body, id, res, kind);
+  auto args = command_launch(ctx, body, id, res, kind);
   if (!args)
     return;
   json cmd{{"task_id", id},
@@ -463,9 +528,75 @@ void report_ready(const ctx_ptr& ctx, const http::http_request& req,
       [res](caf::event_based_actor*, const json&) { res.send_json("{}"); });
 }
 
+/// PUT /api/v1/notebooks/{id}/report_idle {"idle": bool} from the
+/// notebook's launcher (its owner's DET_USER_TOKEN) or its owner: `false`
+/// is activity, which puts off the idle timeout (api/idle_watch.hpp).
+void report_idle(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  auto id = task_param(req, res, "notebook_id", "notebookId");
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  for (const auto& [k, v] : body->items())
+    if (k != "notebookId" && k != "idle")
+      return res.send_error(grpc_code::invalid_argument,
+                            "unknown field '"
+                                + util::fit_text(k, {64, false, true})
+                                + "' in the idle report");
+  auto idle = body->value("idle", json(false));
+  if (!idle.is_boolean())
+    return res.send_error(grpc_code::invalid_argument,
+                          "idle: expected true or false");
+  with_owned_task(ctx, req, res, *id, "NOTEBOOK",
+                  [ctx, res, id = *id, busy = !idle.get<bool>()] {
+                    if (busy)
+                      ctx->idle->record(id, ctx->wall_clock_us());
+                    res.send_json("{}");
+                  });
+}
+
+/// One look of the idle watch at the published state, then the next one
+/// after idle_check_interval: each notebook idle too long is killed, as
+/// its owner would (task.kill), with the reason in its exit status.
+void watch_idle(const ctx_ptr& ctx, caf::event_based_actor* self) {
+  if (ctx->reads)
+    ctx->reads->read(
+        ctx->reads->published_position(),
+        std::chrono::steady_clock::now() + ctx->request_timeout,
+        [ctx](const read::read_view& v) {
+          for (auto& k : ctx->idle->due(v.state, ctx->wall_clock_us())) {
+            auto t = v.state.tasks.find(k.task_id);
+            auto owner = t == v.state.tasks.end() ? "" : t->second.owner;
+            log::info() << "killing notebook " << k.task_id << ": " << k.reason;
+            post(ctx->bridge, [ctx, k, owner](caf::event_based_actor* s) {
+              s->request(
+                   ctx->master, ctx->request_timeout, records_atom::value,
+                   std::string{"task.kill"},
+                   json{{"task_id", k.task_id}, {"reason", k.reason}}.dump(),
+                   owner)
+                  .then([](const std::string&) {},
+                        [k](caf::error& err) {
+                          log::warn() << "idle notebook " << k.task_id
+                                      << " not killed: " << render(err);
+                        });
+            });
+          }
+        },
+        [](int64_t, const std::string&) {});
+  self->delayed_send(
+      self, ctx->idle_check_interval,
+      bridge_job{[ctx](caf::event_based_actor* s) { watch_idle(ctx, s); }});
+}
+
 } // namespace
 
 void add_task_routes(http::router& r, ctx_ptr ctx) {
+  r.put("/api/v1/notebooks/{notebook_id}/report_idle",
+        [ctx](http::http_request req, responder res) {
+          report_idle(ctx, req, res);
+        });
+  post(ctx->bridge,
+       [ctx](caf::event_based_actor* self) { watch_idle(ctx, self); });
   add_ntsc_routes(r, ctx, command_kind);
   add_ntsc_routes(r, ctx, notebook_kind);
   add_ntsc_routes(r, ctx, shell_kind);

@@ -31,25 +31,17 @@ json merge_template(json config, const json& tpl) {
   return config;
 }
 
-void apply_template(const ctx_ptr& ctx, const http::http_request& /*req*/,
-                    const responder& res, json body,
-                    std::function<void(json)> then) {
-  const auto& t = body["template"];
-  if (!t.is_string())
+void with_template(const ctx_ptr& ctx, const responder& res,
+                   const json& name_field, const char* field,
+                   std::function<void(json)> then) {
+  if (!name_field.is_string())
     return res.send_error(grpc_code::invalid_argument,
-                          "template: expected a template's name");
-  auto name = t.get<std::string>();
+                          std::string{field} + ": expected a template's name");
+  auto name = name_field.get<std::string>();
   if (auto why = util::text_problem(name, {255, false, false}); !why.empty())
-    return res.send_error(grpc_code::invalid_argument, "template " + why);
-  auto cfg_field = body.find("config");
-  auto text = cfg_field != body.end() && cfg_field->is_string()
-                  ? cfg_field->get<std::string>()
-                  : std::string{};
-  auto tree = conf::parse_tree(text);
-  if (!tree)
-    return fail(res, tree.error());
-  post(ctx->bridge, [ctx, res, name, tree = std::move(*tree),
-                     body = std::move(body),
+    return res.send_error(grpc_code::invalid_argument,
+                          std::string{field} + " " + why);
+  post(ctx->bridge, [ctx, res, name, field = std::string{field},
                      then = std::move(then)](caf::event_based_actor* self) {
     ask_view(
         ctx, self,
@@ -57,18 +49,33 @@ void apply_template(const ctx_ptr& ctx, const http::http_request& /*req*/,
           return template_response(s, name);
         },
         res,
-        [res, name, tree, body, then](json found) mutable {
+        [res, name, field, then](json found) {
           if (found.is_null())
             return res.send_error(grpc_code::not_found,
-                                  "template: '" + name + "' not found");
-          body["config"] =
-              merge_template(tree,
-                             found["template"].value("config", json::object()))
-                  .dump();
-          body.erase("template");
-          then(std::move(body));
+                                  field + ": '" + name + "' not found");
+          then(found["template"].value("config", json::object()));
         });
   });
+}
+
+void apply_template(const ctx_ptr& ctx, const http::http_request& /*req*/,
+                    const responder& res, json body,
+                    std::function<void(json)> then) {
+  auto cfg_field = body.find("config");
+  auto text = cfg_field != body.end() && cfg_field->is_string()
+                  ? cfg_field->get<std::string>()
+                  : std::string{};
+  auto tree = conf::parse_tree(text);
+  if (!tree)
+    return fail(res, tree.error());
+  auto name = body["template"];
+  with_template(ctx, res, name, "template",
+                [tree = std::move(*tree), body = std::move(body),
+                 then = std::move(then)](json tpl) mutable {
+                  body["config"] = merge_template(tree, tpl).dump();
+                  body.erase("template");
+                  then(std::move(body));
+                });
 }
 
 namespace {

@@ -31,6 +31,9 @@ struct allocation_identity {
   int64_t trial_id = 0;
   std::string owner;
   int64_t experiment_id = 0;
+  /// The task's DET_USER_TOKEN (session_tokens::user_token_for): the owner
+  /// with the owner's rights, not the allocation's scope.
+  bool as_owner = false;
 };
 
 class auth_directory {

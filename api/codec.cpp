@@ -26,6 +26,16 @@ bool session_tokens::valid(std::string_view allocation_id,
   return equal_secret(token_for(allocation_id), token);
 }
 
+std::string
+session_tokens::user_token_for(std::string_view allocation_id) const {
+  return token_for("user:" + std::string{allocation_id});
+}
+
+bool session_tokens::valid_user(std::string_view allocation_id,
+                                std::string_view token) const {
+  return equal_secret(user_token_for(allocation_id), token);
+}
+
 bool equal_secret(std::string_view a, std::string_view b) {
   return a.size() == b.size()
          && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;

@@ -28,6 +28,13 @@ public:
   /// Constant-time comparison of `token` with token_for(allocation_id).
   bool valid(std::string_view allocation_id, std::string_view token) const;
 
+  /// A task's DET_USER_TOKEN (commands, notebooks, shells: not trials): it
+  /// signs in as the task's owner with the owner's own rights, so `det`
+  /// inside the task works without a login, and only while the allocation
+  /// lives (the token of `"user:" + allocation_id`).
+  std::string user_token_for(std::string_view allocation_id) const;
+  bool valid_user(std::string_view allocation_id, std::string_view token) const;
+
 private:
   std::string secret_;
 };

@@ -14,6 +14,7 @@
 #include "api/auth_crypto.hpp"
 #include "api/auth_directory.hpp"
 #include "api/codec.hpp"
+#include "api/idle_watch.hpp"
 #include "api/task_logs.hpp"
 #include "api/trial_logs.hpp"
 #include "api/trial_progress.hpp"
@@ -106,6 +107,10 @@ struct api_context {
   /// workspace-namespace bindings are refused as upstream refuses them.
   std::function<void(std::string ns, std::function<void(std::string)> done)>
       check_namespace;
+  /// Notebooks' activity and idle timeout (api/idle_watch.hpp), looked at
+  /// every idle_check_interval (upstream: 5 s).
+  std::shared_ptr<idle_watch> idle = std::make_shared<idle_watch>();
+  std::chrono::milliseconds idle_check_interval{std::chrono::seconds{5}};
   /// Shared by bridge jobs only.
   std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
   /// Deletes experiment `id`'s TensorBoard files from checkpoint storage

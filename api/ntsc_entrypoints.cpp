@@ -6,7 +6,7 @@ namespace {
 
 // No single quote inside: the script goes into '...' for /bin/sh.
 const char* const notebook_script = R"PY(
-import json, os, re, socket, ssl, subprocess, sys, urllib.request
+import json, os, re, socket, ssl, subprocess, sys, threading, time, urllib.request
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 port = s.getsockname()[1]
@@ -25,18 +25,50 @@ cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
        "--ServerApp.root_dir=" + os.getcwd()]
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                      text=True, errors="replace", env=env)
-def ready():
-    url = "%s/api/v1/allocations/%s/ready" % (os.environ["DET_MASTER"].rstrip("/"),
-                                              os.environ["DET_ALLOCATION_ID"])
-    req = urllib.request.Request(url, data=json.dumps({"proxyPort": port}).encode(),
-                                 method="POST")
+def call(path, body, method, token):
+    url = os.environ["DET_MASTER"].rstrip("/") + path
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method=method)
     req.add_header("Content-Type", "application/json")
-    req.add_header("Authorization", "Bearer " + os.environ.get("DET_SESSION_TOKEN", ""))
+    req.add_header("Authorization", "Bearer " + token)
     cert = os.environ.get("DET_MASTER_CERT_FILE", "")
     ctx = None
     if url.startswith("https"):
         ctx = ssl._create_unverified_context() if cert == "noverify" else ssl.create_default_context(cafile=cert or None)
     urllib.request.urlopen(req, timeout=30, context=ctx).read()
+def ready():
+    call("/api/v1/allocations/%s/ready" % os.environ["DET_ALLOCATION_ID"],
+         {"proxyPort": port}, "POST", os.environ.get("DET_SESSION_TOKEN", ""))
+seen_activity = [None]
+def idle():
+    host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+    got = {}
+    for what in ("kernels", "terminals", "sessions"):
+        r = urllib.request.Request("http://%s:%d/proxy/%s/api/%s" % (host, port, tid, what),
+                                   headers={"Authorization": "token " + tok})
+        got[what] = json.loads(urllib.request.urlopen(r, timeout=30).read() or b"[]")
+    mode = os.environ.get("NOTEBOOK_IDLE_TYPE", "kernels_or_terminals")
+    if mode == "kernel_connections":
+        return all(k.get("connections", 0) == 0 for k in got["kernels"])
+    if mode == "activity":
+        last = max([x.get("last_activity", "") for x in got["kernels"] + got["terminals"]] or [None])
+        moved = last != seen_activity[0]
+        seen_activity[0] = last
+        return not moved and all(k.get("execution_state") != "busy" for k in got["kernels"])
+    return not got["kernels"] and not got["terminals"] and not got["sessions"]
+def report_idle():
+    every = float(os.environ.get("DET_IDLE_REPORT_SECONDS", "30"))
+    first = True
+    while True:
+        try:
+            call("/api/v1/notebooks/%s/report_idle" % tid, {"idle": idle()}, "PUT",
+                 os.environ.get("DET_USER_TOKEN", ""))
+            if first:
+                print("det: reporting to the master whether Jupyter is idle, every %g s"
+                      % every, flush=True)
+                first = False
+        except Exception as e:
+            print("det: cannot report the notebook busy or idle: %s" % e, flush=True)
+        time.sleep(every)
 said = False
 for line in p.stdout:
     sys.stdout.write(line.replace(tok, "...") if tok else line)
@@ -48,6 +80,7 @@ for line in p.stdout:
             print("det: the notebook is ready", flush=True)
         except Exception as e:
             print("det: cannot report the notebook ready: %s" % e, flush=True)
+        threading.Thread(target=report_idle, daemon=True).start()
 sys.exit(p.wait())
 )PY";
 

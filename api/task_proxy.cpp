@@ -172,9 +172,10 @@ task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
                        refusal](caf::event_based_actor* self) {
       // `res` rides along so that it is not dropped unanswered (a 500)
       // before the view comes back.
-      ask_view(ctx, self, view, res, [sink, res, id, refusal](json j) {
+      ask_view(ctx, self, view, res, [ctx, sink, res, id, refusal](json j) {
         if (!j.is_object())
           return sink->decide(refusal);
+        ctx->idle->record(id, wall_now_us(*ctx));
         sink->decide(http::proxy_target{
             j.value("host", ""), static_cast<uint16_t>(j.value("port", 0)), id,
             j.value("tcp", false)});

@@ -179,9 +179,7 @@ std::string task_shell_command(const json& config) {
 }
 
 json task_start_frame(const task_start_order& o, const std::string& slot_type,
-                      const start_context& ctx, const std::string& token,
-                      const std::string& notebook_tok,
-                      const std::string& shell_public_key) {
+                      const start_context& ctx, const task_secrets& secrets) {
   json env = json::object();
   auto vars =
       conf::env_for_slot_type(o.config.value("environment", json::object())
@@ -193,13 +191,20 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
   env["DET_MASTER"] = ctx.master_url;
   env["DET_CLUSTER_ID"] = ctx.cluster_id;
   env["DET_USER"] = o.owner;
-  env["DET_SESSION_TOKEN"] = token;
+  env["DET_SESSION_TOKEN"] = secrets.token;
+  if (!secrets.user_token.empty())
+    env["DET_USER_TOKEN"] = secrets.user_token;
   bool notebook = o.task_type == "NOTEBOOK";
-  if (notebook)
-    env["DET_NOTEBOOK_TOKEN"] = notebook_tok;
+  if (notebook) {
+    env["DET_NOTEBOOK_TOKEN"] = secrets.notebook_token;
+    auto idle_type = o.config.value("notebook_idle_type", json());
+    env["NOTEBOOK_IDLE_TYPE"] = idle_type.is_string()
+                                    ? idle_type.get<std::string>()
+                                    : std::string{"kernels_or_terminals"};
+  }
   bool shell = o.task_type == "SHELL";
   if (shell)
-    env["DET_SHELL_PUBLIC_KEY"] = shell_public_key;
+    env["DET_SHELL_PUBLIC_KEY"] = secrets.shell_public_key;
   auto entrypoint = notebook ? notebook_entrypoint()
                     : shell  ? shell_entrypoint()
                              : task_shell_command(o.config);

@@ -62,18 +62,26 @@ nlohmann::json task_summary_json(const state::task_info& t);
 /// none is `true` (the command exits 0).
 std::string task_shell_command(const nlohmann::json& config);
 
+/// What a task's process is given to prove itself: the allocation's token
+/// (DET_SESSION_TOKEN: its own routes and nothing more), the owner's
+/// (DET_USER_TOKEN: session_tokens::user_token_for), a notebook's Jupyter
+/// token (DET_NOTEBOOK_TOKEN) and a shell's public key
+/// (DET_SHELL_PUBLIC_KEY, api/shell_keys.hpp); empty ones are not set.
+struct task_secrets {
+  std::string token;
+  std::string user_token;
+  std::string notebook_token;
+  std::string shell_public_key;
+};
+
 /// The `start` frame of a task's allocation: its entrypoint, and its
 /// environment (config.environment.environment_variables for the agent's
-/// slot type `slot_type`, then DET_MASTER, DET_CLUSTER_ID, DET_USER,
-/// DET_SESSION_TOKEN: the allocation's token and nothing more). A
-/// notebook runs api/ntsc_entrypoints.hpp's launcher, with
-/// DET_NOTEBOOK_TOKEN = `notebook_tok`; a shell runs its sshd launcher
-/// with DET_SHELL_PUBLIC_KEY = `shell_public_key` (api/shell_keys.hpp).
+/// slot type `slot_type`, then DET_MASTER, DET_CLUSTER_ID, DET_USER and
+/// the secrets). A notebook runs api/ntsc_entrypoints.hpp's launcher, a
+/// shell its sshd launcher.
 nlohmann::json task_start_frame(const task_start_order& o,
                                 const std::string& slot_type,
                                 const start_context& ctx,
-                                const std::string& token,
-                                const std::string& notebook_tok = "",
-                                const std::string& shell_public_key = "");
+                                const task_secrets& secrets);
 
 } // namespace det::api

@@ -242,6 +242,8 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
     read_cloudwatch(cw, cfg.cloudwatch);
   }
   cfg.launch_error = r.boolean("launch_error", true);
+  cfg.notebook_timeout_s =
+      r.opt_integer("notebook_timeout", 1, int64_t{1} << 31).value_or(0);
 
   json cluster_scheduler;
   std::optional<std::string> compute_given;
@@ -345,7 +347,6 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
            "feature_switches",
            "webhooks",
            "tensorboard_timeout",
-           "notebook_timeout",
            "cache",
            "enable_cors",
            "integrations",

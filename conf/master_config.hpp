@@ -112,6 +112,9 @@ struct master_config {
   std::string default_aux_resource_pool = "default";
   /// Refuse a job that can never fit instead of warning.
   bool launch_error = true;
+  /// A notebook's idle timeout when its config sets none (upstream's
+  /// `notebook_timeout`, seconds); 0: never.
+  int64_t notebook_timeout_s = 0;
   /// resource_manager.type: agent (det-agents, the default) or kubernetes.
   std::string resource_manager_type = "agent";
   kubernetes_rm_config kubernetes; ///< with type kubernetes

@@ -326,9 +326,11 @@ public:
   /// Kills a task: a queued one exits at once (killed), a placed one is
   /// asked to stop (task_kill_requested, a kill order to its agent) and
   /// exits when its agent reports it; one ending or ended is left alone.
-  /// An unknown task is errc::not_found. Replies {"task_id"}.
+  /// `reason` is why (task_kill_requested, and the exit status "killed:
+  /// <reason>"); empty is "killed by user". An unknown task is
+  /// errc::not_found. Replies {"task_id"}.
   decision kill_task(const std::string& id, const std::string& username,
-                     int64_t now_us);
+                     const std::string& reason, int64_t now_us);
   /// The task's service answers (POST /allocations/{id}/ready): task_ready
   /// once. An allocation no live task holds is errc::not_found.
   decision task_became_ready(const std::string& allocation_id,

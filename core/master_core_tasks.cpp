@@ -63,7 +63,8 @@ decision master_core::launch_task(const task_launch& req, int64_t now_us) {
 }
 
 decision master_core::kill_task(const std::string& id,
-                                const std::string& username, int64_t now_us) {
+                                const std::string& username,
+                                const std::string& reason, int64_t now_us) {
   decision d;
   auto i = st_.tasks.find(id);
   if (i == st_.tasks.end())
@@ -82,8 +83,9 @@ decision master_core::kill_task(const std::string& id,
   }
   auto agent = t.agent_id;
   auto alloc = t.allocation_id;
-  if (emit(d,
-           task_kill_requested{id, alloc, username, "killed by user", now_us}))
+  if (emit(d, task_kill_requested{id, alloc, username,
+                                  reason.empty() ? "killed by user" : reason,
+                                  now_us}))
     d.effects.push_back(kill_order{agent, alloc});
   return d;
 }
@@ -344,7 +346,7 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
     return launch_task(req, now_us);
   }
   if (c.op == "task.kill")
-    return kill_task(text("task_id"), c.username, now_us);
+    return kill_task(text("task_id"), c.username, text("reason"), now_us);
   if (c.op == "task.ready")
     return task_became_ready(text("allocation_id"), text("proxy_host"),
                              static_cast<int32_t>(number("proxy_port", 0)),

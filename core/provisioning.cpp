@@ -178,6 +178,11 @@ policy::scale_input scale_input_of(const state::cluster_state& s,
     auto e = state::find_experiment(s, t->experiment_id);
     in.pending_slots.push_back(e ? e->slots_per_trial : 1);
   }
+  // Queued commands, notebooks and shells are demand as trials are (one
+  // of no slots needs no instance bought for it, as upstream).
+  for (const auto& [id, t] : s.tasks)
+    if (t.pool == pool && t.state == state::task_state::queued)
+      in.pending_slots.push_back(t.slots);
   for (auto a : state::agents_of_pool(s, pool)) {
     if (a->status != state::agent_status::connected)
       continue;

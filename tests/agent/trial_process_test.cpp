@@ -72,6 +72,19 @@ bool alive(pid_t pid) {
 
 using det::test::dead_or_zombie;
 
+/// Whether `pid`, a grandchild in a killed group, is gone within 5 s. It
+/// closes its files (the pipe's end of file) a moment before it becomes a
+/// zombie, and a process that is not our child cannot be waited for: it
+/// is looked at every 10 ms.
+bool gone_soon(pid_t pid) {
+  for (int i = 0; i < 500; ++i) {
+    if (dead_or_zombie(pid))
+      return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
 } // namespace
 
 TEST(trial_process, output_of_stdout_and_stderr_arrives_as_lines) {
@@ -179,16 +192,7 @@ TEST(trial_process, kill_terminates_the_whole_process_group) {
   p->kill();
   ASSERT_TRUE(p->wait_for(10s));
   EXPECT_EQ(r.code, 128 + SIGTERM);
-  // The grandchild was in the group. It closes its files (the pipe's end
-  // of file) a moment before it becomes a zombie, and a process that is
-  // not our child cannot be waited for: check for up to 5 s.
-  bool gone = false;
-  for (int i = 0; i < 500 && !gone; ++i) {
-    gone = dead_or_zombie(child);
-    if (!gone)
-      std::this_thread::sleep_for(10ms);
-  }
-  EXPECT_TRUE(gone);
+  EXPECT_TRUE(gone_soon(child));
 }
 
 TEST(trial_process, kill_escalates_to_sigkill_after_the_grace_period) {
@@ -208,4 +212,35 @@ TEST(trial_process, command_that_does_not_exist_exits_127) {
   auto p = start("/nonexistent/program", r);
   ASSERT_TRUE(p->wait_for(10s));
   EXPECT_EQ(r.code, 127);
+}
+
+TEST(trial_process, what_the_entrypoint_leaves_may_write_for_log_wait) {
+  recorder r;
+  process_options opts;
+  opts.log_wait = 30s;
+  auto p = start("(sleep 0.3; echo late) & echo main", r, opts);
+  ASSERT_TRUE(p->wait_for(10s));
+  // Kept, and before the exit: its pipe closed long before log_wait.
+  EXPECT_EQ(r.lines, (std::vector<std::string>{"main", "late"}));
+  EXPECT_EQ(r.code, 0);
+}
+
+TEST(trial_process, what_writes_past_log_wait_is_killed_unheard) {
+  recorder r;
+  process_options opts;
+  opts.log_wait = 200ms;
+  auto p = start("(sleep 30; echo too-late) & echo child=$!", r, opts);
+  ASSERT_TRUE(p->wait_for(10s));
+  ASSERT_EQ(r.lines.size(), 1u);
+  auto child = static_cast<pid_t>(std::stol(r.lines[0].substr(6)));
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(gone_soon(child));
+}
+
+TEST(trial_process, log_wait_is_det_log_wait_time_else_30_seconds) {
+  EXPECT_EQ(log_wait_of({{"DET_LOG_WAIT_TIME", "10"}}), 10s);
+  EXPECT_EQ(log_wait_of({{"DET_LOG_WAIT_TIME", "0"}}), 0s);
+  EXPECT_EQ(log_wait_of({}), 30s);
+  for (const char* bad : {"-1", "ten", "10s", "", "99999"})
+    EXPECT_EQ(log_wait_of({{"DET_LOG_WAIT_TIME", bad}}), 30s) << bad;
 }

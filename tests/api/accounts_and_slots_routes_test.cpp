@@ -162,8 +162,8 @@ TEST_F(master_api_test, a_non_admin_cannot_go_by_admin_in_any_case) {
 
 TEST_F(master_api_test,
        a_cluster_message_scheduled_later_shows_in_master_info_from_its_start) {
-  auto clock = std::make_shared<std::atomic<int64_t>>(1'800'000'000'000'000);
-  ctx->wall_clock_us = [clock] { return clock->load(); };
+  auto clock = clock_us;
+  clock->store(1'800'000'000'000'000);
   constexpr int64_t hour_us = 3'600'000'000;
   auto start = clock->load() + hour_us;
   auto set = call("PUT", "/api/v1/master/cluster_message",

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <functional>
 #include <future>
@@ -64,6 +65,9 @@ inline caf::behavior order_sink(caf::event_based_actor*, int) {
 }
 
 struct master_api_test : ::testing::Test {
+  /// The API's wall clock in microseconds; 0: the real one.
+  std::shared_ptr<std::atomic<int64_t>> clock_us =
+      std::make_shared<std::atomic<int64_t>>(0);
   memory_event_store log;
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
@@ -87,6 +91,16 @@ struct master_api_test : ::testing::Test {
     ctx->logs = std::make_shared<api::trial_logs>();
     ctx->tokens = std::make_shared<api::session_tokens>("s");
     ctx->preemption_poll = std::chrono::milliseconds{20};
+    // The API's wall clock: the real one until a test sets `clock_us`
+    // (set, never reassigned: the bridge reads it all the while).
+    ctx->wall_clock_us = [c = clock_us] {
+      auto at = c->load();
+      return at != 0 ? at
+                     : std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    };
+    ctx->idle_check_interval = std::chrono::milliseconds{20};
     api::add_master_routes(routes, ctx);
     writer_ = writer;
     auto err = api::ensure_default_users(sys, *ctx, "");

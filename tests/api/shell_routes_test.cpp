@@ -130,7 +130,10 @@ TEST_F(shell_routes, the_agent_gets_the_public_key_and_never_the_private) {
   o.task_type = "SHELL";
   o.owner = "admin";
   auto keys = api::shell_keys(*ctx->tokens, o.task_id);
-  auto frame = api::task_start_frame(o, "cpu", {}, "tok", "", keys.public_key);
+  auto frame = api::task_start_frame(o, "cpu", {},
+                                     {"tok", "user-tok", "", keys.public_key});
+  EXPECT_EQ(frame["env"]["DET_SESSION_TOKEN"], "tok");
+  EXPECT_EQ(frame["env"]["DET_USER_TOKEN"], "user-tok");
   EXPECT_EQ(frame["env"]["DET_SHELL_PUBLIC_KEY"], keys.public_key);
   EXPECT_EQ(frame["entrypoint"], api::shell_entrypoint());
   auto text = frame.dump();

@@ -4,6 +4,7 @@
 // another user, a forged token, another task's token are refused; a
 // shell's sshd (raw TCP over a WebSocket) alone passes without credentials.
 
+#include "api/idle_watch.hpp"
 #include "api/task_proxy.hpp"
 #include "tests/api/route_fixture.hpp"
 
@@ -212,6 +213,152 @@ TEST_F(task_proxy, a_shell_is_reached_by_a_websocket_without_credentials) {
   d = resolve("/proxy/" + nb + "/api/kernels", own);
   ASSERT_TRUE(std::holds_alternative<http::proxy_target>(d));
   EXPECT_FALSE(std::get<http::proxy_target>(d).tcp);
+}
+
+TEST_F(task_proxy,
+       a_notebook_idle_past_its_timeout_is_killed_activity_puts_it_off) {
+  connect_agent("a1", 3);
+  remote_address = "127.0.0.1";
+  json timed{{"config", {{"idle_timeout", "10m"}}}};
+  auto idle = placed("/api/v1/notebooks", timed);
+  auto busy = placed("/api/v1/notebooks", timed);
+  auto never = placed("/api/v1/notebooks", json::object());
+  for (const auto& id : {idle, busy, never})
+    caf::anon_send(ctx->master, running_atom::value, id + ".1");
+  auto state_of = [this](const std::string& id) {
+    state::task_state out{};
+    EXPECT_TRUE(await_read([&](const state::cluster_state& s) {
+      out = s.tasks.at(id).state;
+      return true;
+    }));
+    return out;
+  };
+  ASSERT_TRUE(await_read([&](const state::cluster_state& s) {
+    for (const auto& id : {idle, busy, never})
+      if (s.tasks.at(id).state != state::task_state::running)
+        return false;
+    return true;
+  }));
+  constexpr int64_t minute_us = 60'000'000;
+  auto start = ctx->wall_clock_us();
+  // Nine minutes on: none is due. One reports Jupyter busy (activity), the
+  // other idle (no activity).
+  clock_us->store(start + 9 * minute_us);
+  auto report = [this](const std::string& id, bool is_idle) {
+    return call("PUT", "/api/v1/notebooks/" + id + "/report_idle",
+                json{{"idle", is_idle}}.dump())
+        .status;
+  };
+  ASSERT_EQ(report(busy, false), 200);
+  ASSERT_EQ(report(idle, true), 200);
+  // Eleven minutes on: only the idle one is past its timeout.
+  clock_us->store(start + 11 * minute_us);
+  ASSERT_TRUE(await_read([&](const state::cluster_state& s) {
+    return s.tasks.at(idle).state == state::task_state::terminating;
+  }));
+  EXPECT_TRUE(await_read([&](const state::cluster_state& s) {
+    return s.tasks.at(idle).kill_reason
+           == "idle for more than 10m: service is inactive";
+  }));
+  EXPECT_EQ(state_of(busy), state::task_state::running);
+  EXPECT_EQ(state_of(never), state::task_state::running);
+  // A request through the proxy is activity too.
+  ASSERT_EQ(write("POST", "/api/v1/allocations/" + busy + ".1/ready",
+                  json{{"proxyPort", 3000}}.dump(),
+                  ctx->tokens->token_for(busy + ".1"))
+                .status,
+            200);
+  ASSERT_TRUE(await_read(
+      [&](const state::cluster_state& s) { return s.tasks.at(busy).ready; }));
+  clock_us->store(start + 18 * minute_us);
+  ASSERT_TRUE(std::holds_alternative<http::proxy_target>(
+      resolve("/proxy/" + busy + "/lab", bearer(admin_token_))));
+  clock_us->store(start + 27 * minute_us);
+  EXPECT_EQ(state_of(busy), state::task_state::running);
+  clock_us->store(start + 29 * minute_us);
+  EXPECT_TRUE(await_read([&](const state::cluster_state& s) {
+    return s.tasks.at(busy).state == state::task_state::terminating;
+  }));
+}
+
+TEST_F(task_proxy, idle_reports_and_timeouts_are_checked_naming_the_field) {
+  connect_agent("a1", 1);
+  auto mallory = plain_user_token("mallory");
+  auto id = placed("/api/v1/notebooks", json::object(), mallory);
+  auto path = "/api/v1/notebooks/" + id + "/report_idle";
+  EXPECT_EQ(call("PUT", path, json{{"idle", false}}.dump(), mallory).status,
+            200);
+  auto r = call("PUT", path, json{{"idle", "no"}}.dump(), mallory);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("idle: expected true or false"), std::string::npos);
+  r = call("PUT", path, json{{"busy", true}}.dump(), mallory);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("busy"), std::string::npos) << r.body;
+  EXPECT_EQ(
+      call("PUT", path, json{{"idle", false}}.dump(), plain_user_token("eve"))
+          .status,
+      403);
+  r = call("PUT",
+           "/api/v1/notebooks/00000000-0000-4000-8000-000000000000/report_idle",
+           json{{"idle", false}}.dump());
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(r.body.find("notebook not found"), std::string::npos) << r.body;
+  for (const auto& [cfg, field] : std::vector<std::pair<json, std::string>>{
+           {{{"idle_timeout", "soon"}}, "config.idle_timeout"},
+           {{{"idle_timeout", 30}}, "config.idle_timeout"},
+           {{{"idle_timeout", "0s"}}, "config.idle_timeout"},
+           {{{"notebook_idle_type", "sometimes"}},
+            "config.notebook_idle_type"}}) {
+    r = call("POST", "/api/v1/notebooks", json{{"config", cfg}}.dump());
+    EXPECT_EQ(r.status, 400) << cfg.dump();
+    EXPECT_NE(r.body.find(field), std::string::npos) << r.body;
+  }
+  // master.yaml's notebook_timeout is a notebook's default, not a
+  // command's; a notebook's own idle_timeout wins. (Set while no request
+  // is under way: only the routes read it.)
+  auto cfg = std::make_shared<conf::master_config>(*ctx->config);
+  cfg->notebook_timeout_s = 600;
+  ctx->config = cfg;
+  auto idle_timeout = [this](const std::string& route, const json& config) {
+    auto launched = call("POST", route, json{{"config", config}}.dump());
+    EXPECT_EQ(launched.status, 200) << launched.body;
+    return json::parse(launched.body)["config"].value("idle_timeout", json());
+  };
+  EXPECT_EQ(idle_timeout("/api/v1/notebooks", json::object()), "600s");
+  EXPECT_EQ(idle_timeout("/api/v1/notebooks", {{"idle_timeout", "1h"}}), "1h");
+  EXPECT_EQ(idle_timeout("/api/v1/commands", json::object()), json());
+}
+
+TEST(idle_watch, a_restarted_master_counts_from_its_first_look_and_asks_once) {
+  state::cluster_state s;
+  state::task_info t;
+  t.id = "0123abcd-0000-4000-8000-000000000000";
+  t.task_type = "NOTEBOOK";
+  t.allocation_id = t.id + ".1";
+  t.state = state::task_state::running;
+  t.running_at_us = 1'000'000;
+  t.config = {{"idle_timeout", "1m"}};
+  s.tasks[t.id] = t;
+  api::idle_watch w;
+  constexpr int64_t minute_us = 60'000'000;
+  const int64_t first = 100 * minute_us; // long after it started
+  EXPECT_TRUE(w.due(s, first).empty());
+  EXPECT_TRUE(w.due(s, first + minute_us).empty());
+  auto due = w.due(s, first + minute_us + 1);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].task_id, t.id);
+  EXPECT_TRUE(w.due(s, first + 5 * minute_us).empty()); // asked once
+  // A command, or a notebook without a timeout, never is.
+  s.tasks[t.id].config = json::object();
+  s.tasks[t.id].state = state::task_state::terminated;
+  EXPECT_TRUE(w.due(s, first + 9 * minute_us).empty());
+  s.tasks[t.id].state = state::task_state::running;
+  s.tasks[t.id].config = {{"idle_timeout", "1m"}};
+  s.tasks[t.id].task_type = "COMMAND";
+  EXPECT_TRUE(w.due(s, first + 9 * minute_us).empty());
+  EXPECT_EQ(api::idle_timeout_us(json{{"idle_timeout", "1h30m"}}),
+            90 * minute_us);
+  EXPECT_EQ(api::idle_timeout_us(json{{"idle_timeout", nullptr}}), 0);
 }
 
 TEST(task_proxy_paths, task_ids_and_cookies_are_read_strictly) {

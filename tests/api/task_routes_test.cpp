@@ -151,6 +151,68 @@ TEST_F(task_routes, a_trials_allocation_token_reaches_no_task) {
   refused("POST", "/api/v1/commands", echo_config(), 403, trial);
 }
 
+TEST_F(task_routes, a_tasks_user_token_is_its_owner_until_the_task_ends) {
+  auto mallory = plain_user_token("mallory");
+  connect_agent("a1", 1);
+  auto id = launch(echo_config(), 200, mallory)["command"]["id"];
+  auto alloc = id.get<std::string>() + ".1";
+  // Queued, it holds no allocation, and the token is no token yet.
+  ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
+    auto t = s.tasks.find(id.get<std::string>());
+    return t != s.tasks.end() && state::holds_allocation(t->second);
+  }));
+  auto user = ctx->tokens->user_token_for(alloc);
+  auto own = ctx->tokens->token_for(alloc);
+  EXPECT_NE(user, own);
+  // The owner's rights, beyond the allocation token's scope (the cluster's
+  // agents), and no more than the owner's (no admin route).
+  auto me = call("GET", "/api/v1/me", "", user);
+  ASSERT_EQ(me.status, 200) << me.body;
+  EXPECT_EQ(json::parse(me.body)["user"]["username"], "mallory");
+  EXPECT_EQ(call("GET", "/api/v1/agents", "", user).status, 200);
+  refused("GET", "/api/v1/agents", nullptr, 403, own);
+  refused("POST", "/api/v1/users",
+          json{{"user", {{"username", "eve"}, {"admin", true}}}}, 403, user);
+  // Another task's, or a trial's, user token is no token.
+  refused(
+      "GET", "/api/v1/me", nullptr, 401,
+      ctx->tokens->user_token_for("00000000-0000-4000-8000-000000000000.1"));
+  ASSERT_EQ(call("POST", "/api/v1/commands/" + id.get<std::string>() + "/kill",
+                 "", user)
+                .status,
+            200);
+  // Asked to stop, it lives until its process exits; then it is no token.
+  EXPECT_EQ(call("GET", "/api/v1/me", "", user).status, 200);
+  caf::anon_send(ctx->master, exited_atom::value, alloc, int32_t{137});
+  ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
+    return s.tasks.at(id.get<std::string>()).state
+           == state::task_state::terminated;
+  }));
+  refused("GET", "/api/v1/me", nullptr, 401, user);
+}
+
+TEST_F(task_routes, a_template_goes_under_the_tasks_config_keys_it_knows) {
+  json tpl{{"description", "from the template"},
+           {"resources", {{"priority", 7}}},
+           {"environment", {{"environment_variables", {"A=1"}}}},
+           {"searcher", {{"name", "single"}}}};
+  auto made =
+      write("POST", "/api/v1/templates/gpu", json{{"config", tpl}}.dump());
+  ASSERT_EQ(made.status, 200) << made.body;
+  auto launched =
+      launch({{"config", {{"description", "mine"}}}, {"template_name", "gpu"}});
+  auto cfg = launched["config"];
+  EXPECT_EQ(cfg["description"], "mine"); // the request's own wins
+  EXPECT_EQ(cfg["resources"]["priority"], 7);
+  EXPECT_EQ(cfg["environment"]["environment_variables"], json::array({"A=1"}));
+  EXPECT_FALSE(cfg.contains("searcher")) << cfg.dump();
+  // The request's own unknown keys are still refused.
+  auto body =
+      refused("POST", "/api/v1/commands",
+              {{"config", {{"searcher", 1}}}, {"template_name", "gpu"}}, 400);
+  EXPECT_NE(body.find("'searcher'"), std::string::npos) << body;
+}
+
 TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
   struct bad_case {
     json body;
@@ -187,8 +249,11 @@ TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
        400,
        "files"},
       {{{"config", json::object()}, {"template_name", "t"}},
+       404,
+       "template_name: 't' not found"},
+      {{{"config", json::object()}, {"templateName", 7}},
        400,
-       "template_name"},
+       "templateName: expected a template's name"},
       {{{"config", json::object()}, {"sneaky", true}}, 400, "'sneaky'"},
   };
   for (const auto& c : cases) {

@@ -21,6 +21,38 @@
 using namespace det;
 namespace fs = std::filesystem;
 
+namespace {
+
+/// A bucket of its own on the moto server (fixture moto_server), a client
+/// for it, and the checkpoint storage (prefix "p") that names it.
+struct moto_bucket {
+  explicit moto_bucket(const std::string& name)
+      : url{det::aws::test::moto_url()}, bucket{name
+                                                + std::to_string(getpid())} {
+    aws::s3_client_config cfg;
+    cfg.endpoint_url = url;
+    s3 = aws::make_curl_s3_client(
+        cfg, aws::make_static_credentials(
+                 {"testing", "testing", "", std::nullopt, "test"}));
+    created = !url.empty() && !s3->create_bucket(bucket);
+  }
+  bool ready() const { return created; }
+  nlohmann::json storage() const {
+    return {{"type", "s3"},
+            {"bucket", bucket},
+            {"prefix", "p"},
+            {"endpoint_url", url},
+            {"access_key", "testing"},
+            {"secret_key", "testing"}};
+  }
+  std::string url;
+  std::string bucket;
+  std::shared_ptr<aws::s3_client> s3;
+  bool created = false;
+};
+
+} // namespace
+
 TEST(checkpoint_deleter, s3_keys_and_folders_follow_the_harness_layout) {
   EXPECT_EQ(s3_checkpoint_prefix("", "u1"), "u1/");
   EXPECT_EQ(s3_checkpoint_prefix("/runs/./a/", "u1"), "runs/a/u1/");
@@ -71,15 +103,10 @@ TEST(checkpoint_deleter, a_checkpoint_packs_for_download_without_its_symlinks) {
 // reader has no keys of their own): the objects under <prefix>/<uuid>/ at
 // the rest of their keys, none of a neighbour's, no folder marker.
 TEST(checkpoint_deleter, an_s3_checkpoint_packs_its_own_objects) {
-  auto url = det::aws::test::moto_url();
-  ASSERT_FALSE(url.empty()) << "no moto server (fixture moto_server)";
-  aws::s3_client_config cfg;
-  cfg.endpoint_url = url;
-  auto s3 = aws::make_curl_s3_client(
-      cfg, aws::make_static_credentials(
-               {"testing", "testing", "", std::nullopt, "test"}));
-  std::string bucket = "det-ckpt-pack-" + std::to_string(getpid());
-  ASSERT_FALSE(s3->create_bucket(bucket));
+  moto_bucket m{"det-ckpt-pack-"};
+  ASSERT_TRUE(m.ready()) << "no moto server (fixture moto_server)";
+  auto& s3 = m.s3;
+  const auto& bucket = m.bucket;
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/metadata.json", "{}"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/sub/state", "weights"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/sub/", ""));
@@ -87,12 +114,7 @@ TEST(checkpoint_deleter, an_s3_checkpoint_packs_its_own_objects) {
   auto env = [](const std::string&) -> std::optional<std::string> {
     return std::nullopt;
   };
-  nlohmann::json storage{{"type", "s3"},
-                         {"bucket", bucket},
-                         {"prefix", "p"},
-                         {"endpoint_url", url},
-                         {"access_key", "testing"},
-                         {"secret_key", "testing"}};
+  auto storage = m.storage();
   auto tgz = pack_checkpoint(storage, "u1", env);
   ASSERT_TRUE(tgz) << render(tgz.error());
   std::string why;
@@ -133,15 +155,10 @@ TEST(checkpoint_deleter, shared_fs_folders_go_and_neighbours_stay) {
 }
 
 TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
-  auto url = det::aws::test::moto_url();
-  ASSERT_FALSE(url.empty()) << "no moto server (fixture moto_server)";
-  aws::s3_client_config cfg;
-  cfg.endpoint_url = url;
-  auto s3 = aws::make_curl_s3_client(
-      cfg, aws::make_static_credentials(
-               {"testing", "testing", "", std::nullopt, "test"}));
-  std::string bucket = "det-ckpt-del-" + std::to_string(getpid());
-  ASSERT_FALSE(s3->create_bucket(bucket));
+  moto_bucket m{"det-ckpt-del-"};
+  ASSERT_TRUE(m.ready()) << "no moto server (fixture moto_server)";
+  auto& s3 = m.s3;
+  const auto& bucket = m.bucket;
   // 1100 files in one checkpoint: two DeleteObjects batches.
   for (int i = 0; i < 1100; ++i)
     ASSERT_TRUE(s3->put_object(bucket, "p/u1/f" + std::to_string(i), "x"));
@@ -151,14 +168,7 @@ TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
     return std::nullopt;
   };
   auto del = make_checkpoint_deleter(env);
-  checkpoint_deletion d{1,
-                        {"u1"},
-                        {{"type", "s3"},
-                         {"bucket", bucket},
-                         {"prefix", "p"},
-                         {"endpoint_url", url},
-                         {"access_key", "testing"},
-                         {"secret_key", "testing"}}};
+  checkpoint_deletion d{1, {"u1"}, m.storage()};
   auto err = del(d);
   EXPECT_FALSE(err) << render(err);
   auto left = s3->list_all(bucket, "");
@@ -220,15 +230,10 @@ TEST(checkpoint_file_remover,
 }
 
 TEST(checkpoint_file_remover, s3_removes_matching_keys_under_the_uuid_only) {
-  auto url = det::aws::test::moto_url();
-  ASSERT_FALSE(url.empty()) << "no moto server (fixture moto_server)";
-  aws::s3_client_config cfg;
-  cfg.endpoint_url = url;
-  auto s3 = aws::make_curl_s3_client(
-      cfg, aws::make_static_credentials(
-               {"testing", "testing", "", std::nullopt, "test"}));
-  std::string bucket = "det-ckpt-rm-" + std::to_string(getpid());
-  ASSERT_FALSE(s3->create_bucket(bucket));
+  moto_bucket m{"det-ckpt-rm-"};
+  ASSERT_TRUE(m.ready()) << "no moto server (fixture moto_server)";
+  auto& s3 = m.s3;
+  const auto& bucket = m.bucket;
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/state", "abc"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/model/state", "abcd"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/model/w.bin", "12345"));
@@ -237,15 +242,7 @@ TEST(checkpoint_file_remover, s3_removes_matching_keys_under_the_uuid_only) {
     return std::nullopt;
   };
   auto rm = make_checkpoint_file_remover(env);
-  checkpoint_file_removal r{1,
-                            "u1",
-                            {"state*"},
-                            {{"type", "s3"},
-                             {"bucket", bucket},
-                             {"prefix", "p"},
-                             {"endpoint_url", url},
-                             {"access_key", "testing"},
-                             {"secret_key", "testing"}}};
+  checkpoint_file_removal r{1, "u1", {"state*"}, m.storage()};
   auto left = rm(r);
   ASSERT_TRUE(left) << render(left.error());
   EXPECT_EQ(*left, (nlohmann::json{{"model/state", 4}, {"model/w.bin", 5}}));

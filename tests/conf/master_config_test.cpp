@@ -56,6 +56,23 @@ TEST(master_config, every_log_level_it_accepts_is_one_the_log_can_set) {
             std::string::npos);
 }
 
+TEST(master_config, notebook_timeout_is_whole_seconds_and_off_by_default) {
+  auto none = parse_master_config("");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->notebook_timeout_s, 0);
+  auto null = parse_master_config("notebook_timeout: null\n");
+  ASSERT_TRUE(null);
+  EXPECT_EQ(null->notebook_timeout_s, 0);
+  auto set = parse_master_config("notebook_timeout: 1800\n");
+  ASSERT_TRUE(set) << det::render(set.error());
+  EXPECT_EQ(set->notebook_timeout_s, 1800);
+  for (auto bad : {"notebook_timeout: 0\n", "notebook_timeout: -5\n",
+                   "notebook_timeout: soon\n"})
+    EXPECT_NE(det::test::master_error_of(bad).find("notebook_timeout"),
+              std::string::npos)
+        << bad;
+}
+
 TEST(master_config, aws_example_file_loads_two_pools) {
   auto cfg = load_master_config(DET_CONF_DIR "/master-aws.yaml");
   ASSERT_TRUE(cfg) << det::render(cfg.error());

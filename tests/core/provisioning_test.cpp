@@ -215,6 +215,37 @@ TEST(provisioning,
   EXPECT_EQ(plan.launch, 1);
 }
 
+TEST_F(fixture, a_queued_task_launches_an_instance_as_a_trial_does) {
+  task_launched t;
+  t.task_id = "0123abcd-0000-4000-8000-000000000000";
+  t.task_type = "NOTEBOOK";
+  t.owner = "admin";
+  t.pool = "default";
+  t.slots = 1;
+  t.at_us = 5 * s_;
+  apply(t);
+  auto plan = plan_provisioning(s, "default", 20 * s_, provisioning_input{});
+  EXPECT_EQ(plan.launch, 1);
+  // Another pool's task, or one of no slots, buys nothing here.
+  pool_configured other = s.pools.at("default").config;
+  other.pool = "other";
+  apply(other);
+  t.task_id = "0123abcd-0000-4000-8000-000000000001";
+  t.pool = "other";
+  apply(t);
+  t.task_id = "0123abcd-0000-4000-8000-000000000002";
+  t.pool = "default";
+  t.slots = 0;
+  t.task_type = "TENSORBOARD";
+  apply(t);
+  plan = plan_provisioning(s, "default", 20 * s_, provisioning_input{});
+  EXPECT_EQ(plan.launch, 1);
+  apply(task_exited{"0123abcd-0000-4000-8000-000000000000", "", "killed", 0,
+                    "killed: by admin", 21 * s_});
+  plan = plan_provisioning(s, "default", 22 * s_, provisioning_input{});
+  EXPECT_EQ(plan.launch, 0);
+}
+
 TEST_F(fixture,
        an_agent_that_connected_once_is_never_starting_again_when_it_drops) {
   launch(1, 1);

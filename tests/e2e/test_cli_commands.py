@@ -43,6 +43,29 @@ def test_cmd_run_prints_the_output_and_the_exit_line(c):
     assert "hello-from-a-command" in logs
 
 
+def test_det_inside_a_command_is_its_owner_without_a_login(c):
+    # DET_MASTER, DET_USER and DET_USER_TOKEN come from the master; a HOME
+    # of its own, so no cached login of this machine's can stand in.
+    out = ok(c, "cmd", "run", "export HOME=$(mktemp -d); det user whoami; "
+             "det agent list >/dev/null && echo agents-listed; "
+             "test -z \"$DET_PASS\" && echo no-password")
+    assert "You are logged in as user 'admin'" in out, out
+    assert "agents-listed" in out and "no-password" in out, out
+
+
+def test_a_template_gives_a_command_its_environment(c, tmp_path):
+    # Written for experiments: its searcher is no key of a command's.
+    tpl = tmp_path / "t.yaml"
+    tpl.write_text("environment:\n  environment_variables:\n"
+                   "    - FROM_TEMPLATE=yes-it-is\n"
+                   "searcher:\n  name: single\n  metric: loss\n")
+    ok(c, "template", "set", "cmd-env", str(tpl))
+    out = ok(c, "cmd", "run", "--template", "cmd-env", "echo value=$FROM_TEMPLATE")
+    assert "value=yes-it-is" in out, out
+    rc, out = det(c, "cmd", "run", "--template", "no-such", "true")
+    assert rc != 0 and "no-such" in out, out
+
+
 def test_a_failing_command_shows_its_exit_code(c):
     out = ok(c, "cmd", "run", "echo about-to-fail; exit 3")
     assert "about-to-fail" in out

@@ -152,3 +152,24 @@ def test_a_notebook_stays_reachable_after_the_master_is_killed(c):
     assert c.get("/api/v1/tasks/" + nid)["task"]["allocations"][0]["isReady"]
     assert run_in_kernel(c, nid, nb_token, "print('after', 1 + 1)").strip() == "after 2"
     ok(c, "notebook", "kill", nid)
+
+
+def test_an_idle_notebook_is_killed_after_its_idle_timeout(c, tmp_path):
+    # Its launcher asks Jupyter every 2 s and reports with the owner's
+    # DET_USER_TOKEN; no kernel is open, so nothing puts the timeout off.
+    cfg = tmp_path / "nb.yaml"
+    cfg.write_text("idle_timeout: 30s\nenvironment:\n  environment_variables:\n"
+                   "    - DET_IDLE_REPORT_SECONDS=2\n")
+    out = ok(c, "notebook", "start", "--no-browser", "--config-file", str(cfg),
+             timeout=300)
+    nid = re.search(r"/proxy/([0-9a-f-]+)/", out).group(1)
+    wait_for("the idle notebook to be killed", lambda: c.get(
+        "/api/v1/notebooks/" + nid)["notebook"]["state"] == "STATE_TERMINATED",
+        timeout=180)
+    nb = c.get("/api/v1/notebooks/" + nid)["notebook"]
+    assert nb["exitStatus"] == \
+        "killed: idle for more than 30s: service is inactive", nb
+    logs = ok(c, "task", "logs", nid)
+    assert "reporting to the master whether Jupyter is idle, every 2 s" in logs, logs
+    assert "cannot report" not in logs, logs
+

@@ -110,6 +110,10 @@ def test_shell_open_runs_commands_with_the_task_environment(c):
     out = ok(c, "shell", "open", sid, "--", "echo", "task=$DET_TASK_ID",
              "type=$DET_TASK_TYPE")
     assert "task=%s" % sid in out and "type=SHELL" in out, out
+    # As upstream's test_open_shell: `det` in the session is its owner,
+    # by DET_USER_TOKEN, with no login (a HOME of its own: no cached one).
+    out = ok(c, "shell", "open", sid, "--", "HOME=$(mktemp -d)", "det", "user", "whoami")
+    assert "You are logged in as user 'admin'" in out, out
     shell = c.get("/api/v1/shells/" + sid)["shell"]
     assert shell["privateKey"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
     assert shell["addresses"] and shell["addresses"][0]["host_port"] > 0
