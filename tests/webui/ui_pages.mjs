@@ -236,9 +236,15 @@ try {
   await page.click("[data-testid=forward]");
   await until("one event later", async () => (await attr("[data-testid=history]", "data-at")) === String(P + 1), 15000);
   const last = (await get("/api/v1/inspect/events?limit=1")).last_position;
-  await page.focus("[data-testid=position-slider]");
-  await page.keyboard.press("End");
-  await until("the last position", async () => Number(await attr("[data-testid=history]", "data-at")) >= last, 15000);
+  // The slider's end is the log's last position as the page last polled
+  // it (every 5 s): what the master appended since (an idle agent's
+  // instance stopped, a checkpoint collected) is reached by pressing End
+  // again once the poll has caught up.
+  await until("the last position", async () => {
+    await page.focus("[data-testid=position-slider]");
+    await page.keyboard.press("End");
+    return Number(await attr("[data-testid=history]", "data-at")) >= last;
+  }, 15000);
   if ((await cells("[data-testid=history-experiments] tbody tr"))[0][2] !== "COMPLETED") throw new Error("the experiment is not completed at the end");
 
   step("the model registry: register a model, edit its notes and metadata");
