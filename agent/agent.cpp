@@ -361,19 +361,19 @@ void agent::prepare_and_spawn(start_request s) {
     return fail("cannot prepare the trial's harness files: " + render(werr), 1);
   spec.command = trial_command(s.entrypoint, spec.env);
   std::string why;
-  if (!start_process_locked(a, s.allocation_id, spec, "trial", why))
+  // A trial's group goes when its entrypoint does.
+  if (!start_process_locked(a, s.allocation_id, spec, "trial",
+                            std::chrono::milliseconds{0}, why))
     return fail(why, 1);
 }
 
 bool agent::start_process_locked(allocation& a, const std::string& id,
                                  const process_spec& spec, const char* what,
+                                 std::chrono::milliseconds log_wait,
                                  std::string& why) {
   process_options popts;
   popts.kill_grace = s_.kill_grace;
-  // A task's background output is kept a while (DET_LOG_WAIT_TIME); a
-  // trial's group goes when its entrypoint does.
-  if (std::string_view{what} == "task")
-    popts.log_wait = log_wait_of(spec.env);
+  popts.log_wait = log_wait;
   auto proc =
       trial_process::start(spec,
                            {[this, id](std::vector<std::string> lines) {
@@ -421,7 +421,9 @@ void agent::spawn_task(start_request s) {
     spec.env.emplace("DET_MASTER_CERT_FILE", s_.cfg.tls.master_cert);
   spec.command = s.entrypoint;
   std::string why;
-  if (!start_process_locked(a, s.allocation_id, spec, "task", why))
+  // A task's background output is kept a while (DET_LOG_WAIT_TIME).
+  if (!start_process_locked(a, s.allocation_id, spec, "task",
+                            log_wait_of(spec.env), why))
     return fail(why, 1);
 }
 

@@ -25,6 +25,7 @@
 #include "messages/agent_protocol.hpp"
 #include "policy/heartbeat_monitor.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -95,8 +96,10 @@ private:
   /// and exit reported to the master, and sends "running"; false with
   /// `why` when it cannot start. `what` names it in the log ("trial",
   /// "task"). Requires mu_.
+  /// `log_wait`: process_options::log_wait (a task's, 0 for a trial).
   bool start_process_locked(allocation& a, const std::string& id,
                             const process_spec& spec, const char* what,
+                            std::chrono::milliseconds log_wait,
                             std::string& why);
   void on_lines(const std::string& alloc, std::vector<std::string> lines);
   void on_exit(const std::string& alloc, int code);

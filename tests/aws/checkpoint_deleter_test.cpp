@@ -23,6 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// An environment without AWS variables: the storage's own keys count.
+std::optional<std::string> no_env(const std::string&) {
+  return std::nullopt;
+}
+
 /// A bucket of its own on the moto server (fixture moto_server), a client
 /// for it, and the checkpoint storage (prefix "p") that names it.
 struct moto_bucket {
@@ -111,11 +116,8 @@ TEST(checkpoint_deleter, an_s3_checkpoint_packs_its_own_objects) {
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/sub/state", "weights"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/sub/", ""));
   ASSERT_TRUE(s3->put_object(bucket, "p/u10/neighbour", "no"));
-  auto env = [](const std::string&) -> std::optional<std::string> {
-    return std::nullopt;
-  };
   auto storage = m.storage();
-  auto tgz = pack_checkpoint(storage, "u1", env);
+  auto tgz = pack_checkpoint(storage, "u1", no_env);
   ASSERT_TRUE(tgz) << render(tgz.error());
   std::string why;
   auto files = util::read_tgz(*tgz, why);
@@ -125,7 +127,7 @@ TEST(checkpoint_deleter, an_s3_checkpoint_packs_its_own_objects) {
     got[f.path] = f.content;
   EXPECT_EQ(got, (std::map<std::string, std::string>{
                      {"metadata.json", "{}"}, {"sub/state", "weights"}}));
-  auto missing = pack_checkpoint(storage, "u2", env);
+  auto missing = pack_checkpoint(storage, "u2", no_env);
   ASSERT_FALSE(missing);
   EXPECT_EQ(code_of(missing.error()), errc::not_found);
 }
@@ -164,10 +166,7 @@ TEST(checkpoint_deleter, s3_objects_under_the_uuid_go_in_batches) {
     ASSERT_TRUE(s3->put_object(bucket, "p/u1/f" + std::to_string(i), "x"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u10/keep", "x"));
   ASSERT_TRUE(s3->put_object(bucket, "u1/other-prefix", "x"));
-  auto env = [](const std::string&) -> std::optional<std::string> {
-    return std::nullopt;
-  };
-  auto del = make_checkpoint_deleter(env);
+  auto del = make_checkpoint_deleter(no_env);
   checkpoint_deletion d{1, {"u1"}, m.storage()};
   auto err = del(d);
   EXPECT_FALSE(err) << render(err);
@@ -238,10 +237,7 @@ TEST(checkpoint_file_remover, s3_removes_matching_keys_under_the_uuid_only) {
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/model/state", "abcd"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u1/model/w.bin", "12345"));
   ASSERT_TRUE(s3->put_object(bucket, "p/u10/state", "x"));
-  auto env = [](const std::string&) -> std::optional<std::string> {
-    return std::nullopt;
-  };
-  auto rm = make_checkpoint_file_remover(env);
+  auto rm = make_checkpoint_file_remover(no_env);
   checkpoint_file_removal r{1, "u1", {"state*"}, m.storage()};
   auto left = rm(r);
   ASSERT_TRUE(left) << render(left.error());
