@@ -7,6 +7,8 @@
 //     store. The list is handed over as the request parsed it (a model
 //     definition reaches 95 MiB: never printed and parsed again).
 //   (get_atom, experiment_id) -> base64 .tar.gz text; errc::not_found.
+//   (put_atom, task_id, model_files), (get_atom, task_id): the same for a
+//     task's context directory.
 
 #include "store/model_def_store.hpp"
 

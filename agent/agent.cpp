@@ -313,22 +313,8 @@ void agent::prepare_and_spawn(start_request s) {
       master_url, s.allocation_id);
   auto dir = made ? *made : std::string{};
   http_options http;
-  auto token = s.env.find("DET_SESSION_TOKEN");
-  http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
-  http.ca_cert = s_.cfg.tls.master_cert;
-  http.skip_verify = s_.cfg.tls.skip_verify;
-  // A master that restarts meanwhile is waited out; a kill or the agent's
-  // own shutdown ends the wait.
   fetch_retry retry;
-  retry.stop = [this, id = s.allocation_id] {
-    std::lock_guard<std::mutex> guard{mu_};
-    auto i = allocs_.find(id);
-    return stopping_ || i == allocs_.end() || i->second.kill_requested;
-  };
-  retry.sleep = [this](std::chrono::milliseconds d) {
-    std::unique_lock<std::mutex> lock{mu_};
-    cv_.wait_for(lock, d, [this] { return stopping_; });
-  };
+  fetch_setup(s, http, retry);
   auto err =
       made ? fetch_model_def(master_url, s.experiment_id, http, dir, retry)
            : made.error();
@@ -367,6 +353,23 @@ void agent::prepare_and_spawn(start_request s) {
     return fail(why, 1);
 }
 
+void agent::fetch_setup(const start_request& s, http_options& http,
+                        fetch_retry& retry) {
+  auto token = s.env.find("DET_SESSION_TOKEN");
+  http.bearer_token = token != s.env.end() ? token->second : s_.cfg.token;
+  http.ca_cert = s_.cfg.tls.master_cert;
+  http.skip_verify = s_.cfg.tls.skip_verify;
+  retry.stop = [this, id = s.allocation_id] {
+    std::lock_guard<std::mutex> guard{mu_};
+    auto i = allocs_.find(id);
+    return stopping_ || i == allocs_.end() || i->second.kill_requested;
+  };
+  retry.sleep = [this](std::chrono::milliseconds d) {
+    std::unique_lock<std::mutex> lock{mu_};
+    cv_.wait_for(lock, d, [this] { return stopping_; });
+  };
+}
+
 bool agent::start_process_locked(allocation& a, const std::string& id,
                                  const process_spec& spec, const char* what,
                                  std::chrono::milliseconds log_wait,
@@ -400,6 +403,13 @@ void agent::spawn_task(start_request s) {
   auto made = prepare_allocation_dir(
       s_.cfg.work_dir, cluster != s.env.end() ? cluster->second : "",
       master_url, s.allocation_id);
+  caf::error err;
+  if (made) {
+    http_options http;
+    fetch_retry retry;
+    fetch_setup(s, http, retry);
+    err = fetch_task_context(master_url, s.task_id, http, *made, retry);
+  }
   std::lock_guard<std::mutex> guard{mu_};
   auto& a = allocs_[s.allocation_id];
   auto fail = [&](const std::string& why, int code) {
@@ -412,6 +422,8 @@ void agent::spawn_task(start_request s) {
     return fail("killed before it started", 128 + 9);
   if (!made)
     return fail("cannot prepare the task's folder: " + render(made.error()), 1);
+  if (err)
+    return fail("cannot fetch the task's context: " + render(err), 1);
   process_spec spec;
   spec.work_dir = *made;
   spec.env = task_environment(s, master_url, s_.agent_id);

@@ -21,6 +21,7 @@
 // One mutex guards the state; nothing blocks while holding it. Destroying
 // the agent kills every trial (SIGKILL to its group).
 
+#include "agent/model_fetch.hpp"
 #include "agent/options.hpp"
 #include "messages/agent_protocol.hpp"
 #include "policy/heartbeat_monitor.hpp"
@@ -89,8 +90,14 @@ private:
   void handle(const master_frame& f);
   void handle_start(const start_request& s);
   void prepare_and_spawn(start_request s);
-  /// A task's allocation: its folder, its environment, its entrypoint as
-  /// it is (no model definition, no harness files); on a worker thread.
+  /// How a download for allocation `s` authenticates (its
+  /// DET_SESSION_TOKEN, else the agent's) and waits out a master that
+  /// restarts; a kill or the agent's shutdown ends the wait.
+  void fetch_setup(const start_request& s, http_options& http,
+                   fetch_retry& retry);
+  /// A task's allocation: its folder with its context (if it was launched
+  /// with one), its environment, its entrypoint as it is (no model
+  /// definition, no harness files); on a worker thread.
   void spawn_task(start_request s);
   /// Starts allocation `a`'s (id `id`) process as `spec` says, its lines
   /// and exit reported to the master, and sends "running"; false with

@@ -52,14 +52,28 @@ caf::error unpack_tgz(const std::string& tgz, const std::string& dir) {
   if (why.empty())
     return {};
   return make_error(errc::remote_error,
-                    "unpacking the model definition into " + dir + ": " + why);
+                    "unpacking the archive into " + dir + ": " + why);
 }
 
 caf::error fetch_model_def(const std::string& master_url, int64_t experiment_id,
                            const http_options& opts, const std::string& dir,
                            const fetch_retry& retry) {
-  auto url = master_url + "/api/v1/experiments/" + std::to_string(experiment_id)
-             + "/model_def";
+  return fetch_tgz(master_url + "/api/v1/experiments/"
+                       + std::to_string(experiment_id) + "/model_def",
+                   opts, dir, retry);
+}
+
+caf::error fetch_task_context(const std::string& master_url,
+                              const std::string& task_id,
+                              const http_options& opts, const std::string& dir,
+                              const fetch_retry& retry) {
+  return fetch_tgz(master_url + "/api/v1/tasks/" + task_id
+                       + "/context_directory",
+                   opts, dir, retry);
+}
+
+caf::error fetch_tgz(const std::string& url, const http_options& opts,
+                     const std::string& dir, const fetch_retry& retry) {
   using std::chrono::milliseconds;
   milliseconds delay{250}, waited{0};
   bool away = false;

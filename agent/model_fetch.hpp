@@ -52,6 +52,21 @@ struct fetch_retry {
   std::function<void(std::chrono::milliseconds)> sleep;
 };
 
+/// GET `url` answering {"b64Tgz": "..."}, its archive unpacked into `dir`
+/// (an empty one: `dir` is only created).
+[[nodiscard]] caf::error fetch_tgz(const std::string& url,
+                                   const http_options& opts,
+                                   const std::string& dir,
+                                   const fetch_retry& retry = {});
+
+/// A task's context directory (GET /api/v1/tasks/{id}/context_directory)
+/// unpacked into `dir`.
+[[nodiscard]] caf::error fetch_task_context(const std::string& master_url,
+                                            const std::string& task_id,
+                                            const http_options& opts,
+                                            const std::string& dir,
+                                            const fetch_retry& retry = {});
+
 /// The whole download: model_def of `experiment_id` from `master_url`
 /// ("http://host:port") unpacked into `dir`.
 [[nodiscard]] caf::error fetch_model_def(const std::string& master_url,

@@ -8,6 +8,7 @@
 
 #include "api/api_tasks.hpp"
 
+#include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
 #include "api/api_records.hpp"
@@ -22,6 +23,7 @@
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
+#include "messages/model_archive.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -140,8 +142,7 @@ void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res, const ntsc_kind& kind,
-                    const json& body);
+                    const responder& res, const ntsc_kind& kind, json body);
 
 /// The template `body` names (`template_name`, or the WebUI's
 /// `templateName`): its config under the request's (api/templates.hpp),
@@ -167,7 +168,7 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
                           "a trial's allocation token cannot launch tasks");
   auto name = template_name_of(*body);
   if (name.is_null())
-    return launch_checked(ctx, req, res, kind, *body);
+    return launch_checked(ctx, req, res, kind, std::move(*body));
   with_template(ctx, res, name,
                 body->contains("template_name") ? "template_name"
                                                 : "templateName",
@@ -184,25 +185,23 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
                         known[k] = v;
                     b["config"] = merge_template(own, known);
                   }
-                  launch_checked(ctx, req, res, kind, b);
+                  launch_checked(ctx, req, res, kind, std::move(b));
                 });
 }
 
-void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res, const ntsc_kind& kind,
-                    const json& body) {
-  auto id = new_uuid();
-  auto args = command_launch(ctx, body, id, res, kind);
-  if (!args)
-    return;
+/// Records the launch of `id` (its body checked into `args`) and answers
+/// the task's view.
+void record_launch(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res, const ntsc_kind& kind,
+                   const std::string& id, const launch_args& args) {
   json cmd{{"task_id", id},
            {"task_type", kind.type},
-           {"description", args->config["description"]},
-           {"config", args->config},
-           {"pool", args->pool},
-           {"slots", args->slots},
-           {"priority", args->priority},
-           {"workspace_id", args->workspace_id}};
+           {"description", args.config["description"]},
+           {"config", args.config},
+           {"pool", args.pool},
+           {"slots", args.slots},
+           {"priority", args.priority},
+           {"workspace_id", args.workspace_id}};
   auto viewer = req.principal.username;
   bool admin = req.principal.admin;
   record_write_then_view(
@@ -216,6 +215,49 @@ void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
           return j;
         };
       });
+}
+
+void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res, const ntsc_kind& kind, json body) {
+  auto id = new_uuid();
+  // The context (`files`) is moved out, not copied: it may be 95 MiB of
+  // base64. It is checked as an experiment's model definition is.
+  auto files = std::make_shared<json>(json::array());
+  if (auto f = body.find("files"); f != body.end() && !f->is_null()) {
+    *files = std::move(*f);
+    body.erase("files");
+  }
+  if (auto err = check_model_files(*files, "files"))
+    return fail(res, err);
+  if (auto err = check_model_size(
+          *files, ctx->config->max_model_definition_bytes, "files"))
+    return fail(res, err);
+  auto args = command_launch(ctx, body, id, res, kind);
+  if (!args)
+    return;
+  if (files->empty())
+    return record_launch(ctx, req, res, kind, id, *args);
+  // Stored before the launch is recorded: an agent that starts the task
+  // finds it. A crash in between leaves a context no task names. Only
+  // the principal goes along (the request's body holds the files).
+  http::http_request who;
+  who.principal = req.principal;
+  post(ctx->bridge,
+       [ctx, req = std::move(who), res, kind, id, args = std::move(*args),
+        files = model_files{std::move(files)}](caf::event_based_actor* self) {
+         self->request(ctx->model_defs, caf::infinite, put_atom::value, id,
+                       files)
+             .then(
+                 [ctx, req, res, kind, id, args](caf::ok_atom) {
+                   record_launch(ctx, req, res, kind, id, args);
+                 },
+                 [res, id](caf::error& err) {
+                   log::error()
+                       << "task " << id
+                       << ": storing its context failed: " << render(err);
+                   fail(res, err);
+                 });
+       });
 }
 
 void list_commands(const ctx_ptr& ctx, const http::http_request& req,

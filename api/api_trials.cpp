@@ -5,10 +5,12 @@
 // allocation token of the trial it names (docs/agent_protocol.md).
 
 #include "actors/model_def_actor.hpp"
+#include "api/api_tasks.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"
+#include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
@@ -110,14 +112,54 @@ void report_progress(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
+/// A task's context (`det cmd run -c DIR`): for the task's own allocation
+/// token, its owner and admins (anyone else: 404, as for a task that does
+/// not exist). A task launched without one answers an empty archive.
+void task_context_directory(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res, const std::string& id) {
+  post(ctx->bridge,
+       [ctx, res, id, who = req.principal](caf::event_based_actor* self) {
+         ask_view(
+             ctx, self,
+             [id, who](const state::cluster_state& s, int64_t) {
+               auto t = s.tasks.find(id);
+               if (t == s.tasks.end())
+                 return false;
+               if (!who.allocation_id.empty())
+                 return who.allocation_id.rfind(id + ".", 0) == 0;
+               return who.admin || who.username == t->second.owner;
+             },
+             res,
+             [ctx, res, self, id](json allowed) {
+               if (!allowed.get<bool>())
+                 return res.send_error(grpc_code::not_found,
+                                       "task not found: " + id);
+               self->request(ctx->model_defs, ctx->request_timeout,
+                             get_atom::value, id)
+                   .then(
+                       [res](std::string& b64) {
+                         res.send_json(json{{"b64Tgz", b64}}.dump());
+                       },
+                       [res](caf::error& err) {
+                         if (err == errc::not_found)
+                           return res.send_json(R"({"b64Tgz":""})");
+                         fail(res, err);
+                       });
+             });
+       });
+}
+
 void context_directory(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
-  // A trial's task id (DET_TASK_ID) names the trial.
+  // A trial's task id (DET_TASK_ID) names the trial; a UUID names a task.
   auto id = state::trial_of_task_id(req.param("task_id"));
-  if (!id)
+  if (!id) {
+    if (auto task = task_id_text(req.param("task_id")))
+      return task_context_directory(ctx, req, res, *task);
     return res.send_error(grpc_code::invalid_argument,
                           "task_id: not a task id of this master: '"
                               + req.param("task_id").substr(0, 64) + "'");
+  }
   with_trial_allocation(
       ctx, req, res, *id,
       [ctx, res, id = *id](caf::event_based_actor* self, const std::string&) {

@@ -79,9 +79,6 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
     if (config_keys.count(k) == 0)
       return bad("config: unknown field '"
                  + util::fit_text(k, {64, false, true}) + "'");
-  if (auto f = body.find("files");
-      f != body.end() && !f->is_null() && !(f->is_array() && f->empty()))
-    return bad("files: context directories are not supported for tasks yet");
   if (auto w = body.find("workspaceId"); w != body.end() && !w->is_null()) {
     if (!w->is_number_integer() || w->get<int64_t>() < 1)
       return bad("workspaceId: expected a positive integer");

@@ -205,9 +205,14 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
   bool shell = o.task_type == "SHELL";
   if (shell)
     env["DET_SHELL_PUBLIC_KEY"] = secrets.shell_public_key;
-  auto entrypoint = notebook ? notebook_entrypoint()
-                    : shell  ? shell_entrypoint()
-                             : task_shell_command(o.config);
+  // As upstream, the context's startup-hook.sh (`--include
+  // startup-hook.sh`) is sourced first; its failure ends the task.
+  auto entrypoint =
+      std::string{"if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh "
+                  "|| exit $?; fi\n"}
+      + (notebook ? notebook_entrypoint()
+         : shell  ? shell_entrypoint()
+                  : task_shell_command(o.config));
   return {{"v", 1},
           {"type", "start"},
           {"allocation_id", o.allocation_id},

@@ -38,8 +38,9 @@ std::vector<std::string> parts_of(const std::string& path) {
   return out;
 }
 
-caf::error check_one(const nlohmann::json& f, size_t i) {
-  auto where = "modelDefinition[" + std::to_string(i) + "]";
+caf::error check_one(const nlohmann::json& f, size_t i,
+                     const std::string& field) {
+  auto where = field + "[" + std::to_string(i) + "]";
   if (!f.is_object())
     return make_error(errc::invalid_argument, where + ": must be an object");
   auto p = f.find("path");
@@ -94,7 +95,7 @@ caf::error check_one(const nlohmann::json& f, size_t i) {
 
 /// No entry lies under a file, and no directory has a file's name: the
 /// archive unpacks whole, as listed.
-caf::error check_tree(const nlohmann::json& files) {
+caf::error check_tree(const nlohmann::json& files, const std::string& field) {
   std::unordered_map<std::string, size_t> file_at;
   for (size_t i = 0; i < files.size(); ++i)
     if (!is_directory_entry(files[i])) {
@@ -114,8 +115,8 @@ caf::error check_tree(const nlohmann::json& files) {
         break;
       if (auto hit = file_at.find(prefix); hit != file_at.end())
         return make_error(errc::invalid_argument,
-                          "modelDefinition[" + std::to_string(i) + "].path: '"
-                              + prefix + "' is a file (modelDefinition["
+                          field + "[" + std::to_string(i) + "].path: '" + prefix
+                              + "' is a file (" + field + "["
                               + std::to_string(hit->second)
                               + "]), not a directory");
     }
@@ -125,19 +126,21 @@ caf::error check_tree(const nlohmann::json& files) {
 
 } // namespace
 
-caf::error check_model_files(const nlohmann::json& files) {
+caf::error check_model_files(const nlohmann::json& files,
+                             const std::string& field) {
   if (files.is_null())
     return {};
   if (!files.is_array())
     return make_error(errc::invalid_argument,
-                      "modelDefinition: must be a list of files");
+                      field + ": must be a list of files");
   for (size_t i = 0; i < files.size(); ++i)
-    if (auto err = check_one(files[i], i))
+    if (auto err = check_one(files[i], i, field))
       return err;
-  return check_tree(files);
+  return check_tree(files, field);
 }
 
-caf::error check_model_size(const nlohmann::json& files, int64_t limit) {
+caf::error check_model_size(const nlohmann::json& files, int64_t limit,
+                            const std::string& field) {
   if (!files.is_array())
     return {};
   int64_t total = 0;
@@ -148,9 +151,9 @@ caf::error check_model_size(const nlohmann::json& files, int64_t limit) {
   if (total <= limit)
     return {};
   return make_error(errc::invalid_argument,
-                    "modelDefinition: the model directory is about "
-                        + std::to_string(total) + " bytes, over the limit of "
-                        + std::to_string(limit) + " bytes");
+                    field + ": the files are about " + std::to_string(total)
+                        + " bytes, over the limit of " + std::to_string(limit)
+                        + " bytes");
 }
 
 caf::expected<std::string> make_model_archive(const nlohmann::json& files) {

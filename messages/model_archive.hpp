@@ -1,6 +1,7 @@
 #pragma once
 
-// The model definition of a submitted experiment: upstream sends its files
+// The model definition of a submitted experiment (and a task's context
+// directory, the same list): upstream sends its files
 // as a list of v1File objects ({"path", "type", "content" (base64), "mode",
 // ...}); agents download one .tar.gz. make_model_archive() builds it in
 // memory (util/archive.hpp); for a large model it takes a while, so the
@@ -25,12 +26,16 @@ namespace det {
 [[nodiscard]] caf::expected<std::string>
 make_model_archive(const nlohmann::json& files);
 
-/// Checks `files` without writing anything (the same errors).
-[[nodiscard]] caf::error check_model_files(const nlohmann::json& files);
+/// Checks `files` without writing anything (the same errors), naming
+/// `field` (a task's context is sent as `files`).
+[[nodiscard]] caf::error
+check_model_files(const nlohmann::json& files,
+                  const std::string& field = "modelDefinition");
 
-/// errc::invalid_argument naming modelDefinition when the files' decoded
-/// contents add up to more than `limit` bytes.
-[[nodiscard]] caf::error check_model_size(const nlohmann::json& files,
-                                          int64_t limit);
+/// errc::invalid_argument naming `field` when the files' decoded contents
+/// add up to more than `limit` bytes.
+[[nodiscard]] caf::error
+check_model_size(const nlohmann::json& files, int64_t limit,
+                 const std::string& field = "modelDefinition");
 
 } // namespace det

@@ -6,6 +6,8 @@
 // once, right after. put() of an id that already has one is accepted when
 // the bytes are equal (a retried submit) and refused with errc::conflict
 // otherwise. get() of an unknown id fails with errc::not_found.
+// A task's context directory is kept the same way under its task id
+// (put_context, get_context), stored before its task_launched event.
 //
 // Not thread-safe: one owner (the master's model_def actor, a detached
 // thread, because the PostgreSQL store blocks).
@@ -27,6 +29,10 @@ public:
                                        const std::string& tgz_b64) = 0;
   [[nodiscard]] virtual caf::expected<std::string>
   get(int64_t experiment_id) = 0;
+  [[nodiscard]] virtual caf::error put_context(const std::string& task_id,
+                                               const std::string& tgz_b64) = 0;
+  [[nodiscard]] virtual caf::expected<std::string>
+  get_context(const std::string& task_id) = 0;
 };
 
 /// For tests and for a master without a database.
@@ -34,9 +40,13 @@ class memory_model_def_store : public model_def_store {
 public:
   caf::error put(int64_t experiment_id, const std::string& tgz_b64) override;
   caf::expected<std::string> get(int64_t experiment_id) override;
+  caf::error put_context(const std::string& task_id,
+                         const std::string& tgz_b64) override;
+  caf::expected<std::string> get_context(const std::string& task_id) override;
 
 private:
   std::map<int64_t, std::string> defs_;
+  std::map<std::string, std::string> contexts_;
 };
 
 /// Opens its own connection to `url` (the schema must already be migrated:

@@ -135,7 +135,12 @@ TEST_F(shell_routes, the_agent_gets_the_public_key_and_never_the_private) {
   EXPECT_EQ(frame["env"]["DET_SESSION_TOKEN"], "tok");
   EXPECT_EQ(frame["env"]["DET_USER_TOKEN"], "user-tok");
   EXPECT_EQ(frame["env"]["DET_SHELL_PUBLIC_KEY"], keys.public_key);
-  EXPECT_EQ(frame["entrypoint"], api::shell_entrypoint());
+  // The context's startup hook first, then sshd's script.
+  auto ep = frame["entrypoint"].get<std::string>();
+  auto sshd = api::shell_entrypoint();
+  ASSERT_GT(ep.size(), sshd.size());
+  EXPECT_EQ(ep.substr(ep.size() - sshd.size()), sshd);
+  EXPECT_EQ(ep.rfind("if [ -f ./startup-hook.sh ]", 0), 0u) << ep;
   auto text = frame.dump();
   EXPECT_EQ(text.find("PRIVATE KEY"), std::string::npos);
   EXPECT_EQ(text.find(keys.private_key.substr(pem_begin.size(), 40)),

@@ -82,7 +82,7 @@ TEST_F(task_proxy, only_the_allocations_own_token_reports_it_ready) {
   EXPECT_EQ(call("POST", path, "{}", other).status, 403);
   EXPECT_EQ(call("POST", path, "{}", plain_user_token("mallory")).status, 403);
   auto forged = own;
-  forged[0] = forged[0] == 'f' ? 'e' : 'f';  // never the token itself
+  forged[0] = forged[0] == 'f' ? 'e' : 'f'; // never the token itself
   EXPECT_EQ(call("POST", path, "{}", forged).status, 401);
   auto bad = call("POST", path, json{{"proxyPort", 70000}}.dump(), own);
   EXPECT_EQ(bad.status, 400);

@@ -5,8 +5,16 @@
 
 #include "tests/api/route_fixture.hpp"
 
+#include "util/archive.hpp"
+#include "util/base64.hpp"
+
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace det;
@@ -245,9 +253,29 @@ TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
       {{{"config", json::object()}, {"workspaceId", 99}},
        404,
        "workspace not found"},
-      {{{"config", json::object()}, {"files", json::array({{{"path", "x"}}})}},
+      {{{"config", json::object()}, {"files", "hello.py"}},
        400,
-       "files"},
+       "files: must be a list of files"},
+      // What an experiment's model definition refuses, a context refuses:
+      // a link, "." as a name, a path no file system holds, and a file
+      // written through a link (an entry under a file's path).
+      {{{"config", json::object()},
+        {"files", json::array({{{"path", "up"}, {"type", 50}}})}},
+       400,
+       "files[0].type"},
+      {{{"config", json::object()},
+        {"files", json::array({{{"path", "a/./b"}, {"type", 48}}})}},
+       400,
+       "files[0].path: must not contain '.'"},
+      {{{"config", json::object()},
+        {"files", json::array({{{"path", std::string(4000, 'p')}}})}},
+       400,
+       "files[0].path"},
+      {{{"config", json::object()},
+        {"files", json::array({{{"path", "out"}, {"type", 48}},
+                               {{"path", "out/evil.sh"}, {"type", 48}}})}},
+       400,
+       "files[1].path: 'out' is a file (files[0])"},
       {{{"config", json::object()}, {"template_name", "t"}},
        404,
        "template_name: 't' not found"},
@@ -265,6 +293,62 @@ TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
       "POST", "/api/v1/commands/" + std::string(36, 'a') + "/set_priority",
       json{{"priority", 0}}, 400);
   EXPECT_NE(body.find("priority"), std::string::npos) << body;
+  EXPECT_EQ(get("/api/v1/commands")["commands"].size(), 0u);
+}
+
+TEST_F(task_routes, a_context_is_kept_for_the_task_its_owner_and_no_one_else) {
+  auto content = base64_encode("print('hello')\n");
+  json files = json::array({{{"path", "sub"}, {"type", 53}},
+                            {{"path", "sub/hello.py"},
+                             {"type", 48},
+                             {"content", content},
+                             {"mode", 0644}}});
+  auto mallory = plain_user_token("mallory");
+  auto id = launch({{"config", echo_config()["config"]}, {"files", files}}, 200,
+                   mallory)["command"]["id"]
+                .get<std::string>();
+  auto path = "/api/v1/tasks/" + id + "/context_directory";
+  auto got = call("GET", path, "", mallory);
+  ASSERT_EQ(got.status, 200) << got.body;
+  auto tgz = base64_decode(json::parse(got.body)["b64Tgz"].get<std::string>());
+  ASSERT_TRUE(tgz && !tgz->empty());
+  auto dir = std::filesystem::temp_directory_path()
+             / ("ctx-" + id.substr(0, 8) + std::to_string(::getpid()));
+  ASSERT_EQ(util::unpack_tgz(*tgz, dir.string()), "");
+  std::ifstream in{dir / "sub" / "hello.py"};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  EXPECT_EQ(text, "print('hello')\n");
+  std::filesystem::remove_all(dir);
+  // The admin may read it; another user, or another task's allocation,
+  // finds no such task.
+  EXPECT_EQ(call("GET", path).status, 200);
+  refused("GET", path, nullptr, 404, plain_user_token("eve"));
+  auto other = launch(echo_config())["command"]["id"].get<std::string>();
+  connect_agent("a1", 2);
+  ASSERT_TRUE(await_read([other](const state::cluster_state& s) {
+    return state::holds_allocation(s.tasks.at(other));
+  }));
+  refused("GET", path, nullptr, 404, ctx->tokens->token_for(other + ".1"));
+  // A task launched without one gets an empty archive, with its own token.
+  auto none = call("GET", "/api/v1/tasks/" + other + "/context_directory", "",
+                   ctx->tokens->token_for(other + ".1"));
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(json::parse(none.body)["b64Tgz"], "");
+}
+
+TEST_F(task_routes, a_context_over_the_limit_is_refused_naming_files) {
+  auto small = std::make_shared<conf::master_config>(*ctx->config);
+  small->max_model_definition_bytes = 30;
+  ctx->config = small;
+  json files =
+      json::array({{{"path", "big.bin"},
+                    {"content", base64_encode(std::string(64, 'x'))}}});
+  auto body = refused("POST", "/api/v1/commands",
+                      {{"config", json::object()}, {"files", files}}, 400);
+  EXPECT_NE(body.find("files: the files are about 66 bytes, over the limit "
+                      "of 30 bytes"),
+            std::string::npos)
+      << body;
   EXPECT_EQ(get("/api/v1/commands")["commands"].size(), 0u);
 }
 

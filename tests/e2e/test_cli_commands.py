@@ -1,6 +1,7 @@
 """Commands with the real `det` CLI 0.38.1 (issue 30): `det cmd run` runs
 its entrypoint as a process under a det-agent and streams its output and
-the master's exit line; `det cmd list`, `det task list`, `det task logs`,
+the master's exit line; a context (`-c`, `--include`, `.detignore`) and its
+`startup-hook.sh`; `det cmd list`, `det task list`, `det task logs`,
 `det cmd kill` of a command that runs, another user's kill refused, and a
 command still listed (TERMINATED) after the master restarts."""
 import json
@@ -98,6 +99,36 @@ def test_a_running_command_is_listed_and_killed(c):
         s["container"] is None
         for a in c.get("/api/v1/agents")["agents"] for s in a["slots"].values()),
         timeout=30)
+
+
+def test_a_context_and_an_include_reach_the_command_and_its_startup_hook(
+        c, tmp_path):
+    ctx = tmp_path / "ctx"
+    (ctx / "sub").mkdir(parents=True)
+    (ctx / "hello.py").write_text("print('hello from the context')\n")
+    (ctx / "sub" / "data.txt").write_text("nested-data\n")
+    (ctx / "hello-link.py").symlink_to(ctx / "hello.py")
+    (ctx / "skip.bin").write_bytes(b"\0" * 4096)
+    (ctx / ".detignore").write_text("*.bin\n")
+    hook = tmp_path / "startup-hook.sh"
+    hook.write_text("touch startup-hook-ran\nexport FROM_HOOK=hooked\n")
+    out = ok(c, "cmd", "run", "-c", str(ctx), "--include", str(hook),
+             "python3 hello-link.py; cat sub/data.txt; "
+             "test -e startup-hook-ran && echo hook=$FROM_HOOK; "
+             "test -e skip.bin || echo ignored-file-absent")
+    assert "hello from the context" in out, out
+    assert "nested-data" in out and "hook=hooked" in out, out
+    assert "ignored-file-absent" in out, out
+    assert "resources exited successfully" in out, out
+    rc, out = det(c, "cmd", "run", "-c", str(tmp_path / "missing"), "true")
+    assert rc != 0 and "doesn't exist" in out, out
+    # A hook that fails ends the command before its entrypoint.
+    bad = tmp_path / "bad" / "startup-hook.sh"
+    bad.parent.mkdir()
+    bad.write_text("echo hook-failing; exit 4\n")
+    out = ok(c, "cmd", "run", "--include", str(bad), "echo never-printed")
+    assert "hook-failing" in out and "never-printed" not in out, out
+    assert "non-zero exit code: 4" in out, out
 
 
 def test_commands_survive_a_master_restart(c):

@@ -4,6 +4,7 @@
 #include "messages/errc.hpp"
 #include "messages/events.hpp"
 #include "state/cluster_state.hpp"
+#include "store/model_def_store.hpp"
 #include "store/pg_event_store.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/test_pg.hpp"
@@ -72,6 +73,26 @@ TEST_F(pg_store, a_schema_newer_than_the_binary_is_refused_with_both_versions) {
   auto r = pg_event_store::open(o);
   ASSERT_FALSE(r);
   EXPECT_EQ(code_of(r.error()), errc::schema_too_new);
+}
+
+TEST_F(pg_store, model_definitions_and_task_contexts_are_kept_once_each) {
+  { auto s = open(); } // migrates
+  const std::string task = "0123abcd-0000-4000-8000-000000000000";
+  {
+    auto defs = open_pg_model_def_store(url);
+    ASSERT_TRUE(defs) << render(defs.error());
+    EXPECT_EQ(code_of((*defs)->get_context(task).error()), errc::not_found);
+    ASSERT_FALSE((*defs)->put_context(task, "dGd6"));
+    ASSERT_FALSE((*defs)->put(7, "bW9kZWw="));
+    EXPECT_FALSE((*defs)->put_context(task, "dGd6")); // a retried launch
+    EXPECT_EQ(code_of((*defs)->put_context(task, "b3RoZXI=")), errc::conflict);
+  }
+  // Another process (a restarted master) reads both back.
+  auto defs = open_pg_model_def_store(url);
+  ASSERT_TRUE(defs);
+  EXPECT_EQ(*(*defs)->get_context(task), "dGd6");
+  EXPECT_EQ(*(*defs)->get(7), "bW9kZWw=");
+  EXPECT_EQ(code_of((*defs)->get(8).error()), errc::not_found);
 }
 
 TEST_F(pg_store, a_reader_on_a_database_without_a_log_says_so) {
