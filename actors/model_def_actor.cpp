@@ -45,6 +45,12 @@ caf::behavior model_defs(caf::event_based_actor*,
           return store->put_context(task_id, tgz);
         });
       },
+      [store](put_atom, const std::string& task_id,
+              const std::string& tgz_b64) -> caf::result<caf::ok_atom> {
+        if (auto err = store->put_context(task_id, tgz_b64))
+          return err;
+        return caf::ok_atom::value;
+      },
       [store](get_atom,
               const std::string& task_id) -> caf::result<std::string> {
         auto r = store->get_context(task_id);

@@ -8,7 +8,8 @@
 //     definition reaches 95 MiB: never printed and parsed again).
 //   (get_atom, experiment_id) -> base64 .tar.gz text; errc::not_found.
 //   (put_atom, task_id, model_files), (get_atom, task_id): the same for a
-//     task's context directory.
+//     task's context directory; (put_atom, task_id, base64 .tar.gz text)
+//     stores an archive as it is (a forked task's copy of its parent's).
 
 #include "store/model_def_store.hpp"
 

@@ -49,23 +49,6 @@ const ntsc_kind notebook_kind{"NOTEBOOK",    "notebooks",  "notebook",
 const ntsc_kind shell_kind{"SHELL",    "shells",  "shell",
                            "shell_id", "shellId", "Shell"};
 
-/// The `command_id` path parameter as a task id, or answers 400; a
-/// trial's allocation token reaches no task (403).
-std::optional<std::string> task_param(const http::http_request& req,
-                                      const responder& res, const char* name,
-                                      const char* field) {
-  if (!req.principal.allocation_id.empty()) {
-    res.send_error(grpc_code::permission_denied,
-                   "a trial's allocation token reaches no task");
-    return std::nullopt;
-  }
-  auto id = task_id_text(req.param(name));
-  if (!id)
-    res.send_error(grpc_code::invalid_argument,
-                   std::string{field} + ": expected a task id (a UUID)");
-  return id;
-}
-
 /// A view of task `id` of `type` ("" any type) through `fn`; null when the
 /// state has no such task.
 render_fn task_view(
@@ -111,34 +94,6 @@ render_fn ntsc_view(const ctx_ptr& ctx, const ntsc_kind& kind, std::string id,
           j["config"] = t.config;
         return j;
       });
-}
-
-/// Calls `then` when the request's user owns task `id` of `type` or is an
-/// admin; else answers 404 (no such task) or 403.
-void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
-                     const responder& res, const std::string& id,
-                     const std::string& type, std::function<void()> then) {
-  auto user = req.principal.username;
-  bool admin = req.principal.admin;
-  auto kind = task_kind_of(type);
-  post(ctx->bridge, [=](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        task_view(id, type,
-                  [](const state::cluster_state&, const state::task_info& t) {
-                    return json{{"owner", t.owner}};
-                  }),
-        res, [=](json j) {
-          if (j.is_null())
-            return res.send_error(grpc_code::not_found,
-                                  kind + " not found: " + id);
-          if (!admin && j.value("owner", "") != user)
-            return res.send_error(grpc_code::permission_denied,
-                                  "only its owner or an admin may change "
-                                      + kind + " " + id);
-          then();
-        });
-  });
 }
 
 void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
@@ -220,44 +175,18 @@ void record_launch(const ctx_ptr& ctx, const http::http_request& req,
 void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res, const ntsc_kind& kind, json body) {
   auto id = new_uuid();
-  // The context (`files`) is moved out, not copied: it may be 95 MiB of
-  // base64. It is checked as an experiment's model definition is.
-  auto files = std::make_shared<json>(json::array());
-  if (auto f = body.find("files"); f != body.end() && !f->is_null()) {
-    *files = std::move(*f);
-    body.erase("files");
-  }
-  if (auto err = check_model_files(*files, "files"))
-    return fail(res, err);
-  if (auto err = check_model_size(
-          *files, ctx->config->max_model_definition_bytes, "files"))
-    return fail(res, err);
+  auto files = take_files(ctx, body, "files", res);
+  if (!files)
+    return;
   auto args = command_launch(ctx, body, id, res, kind);
   if (!args)
     return;
-  if (files->empty())
-    return record_launch(ctx, req, res, kind, id, *args);
-  // Stored before the launch is recorded: an agent that starts the task
-  // finds it. A crash in between leaves a context no task names. Only
-  // the principal goes along (the request's body holds the files).
   http::http_request who;
   who.principal = req.principal;
-  post(ctx->bridge,
-       [ctx, req = std::move(who), res, kind, id, args = std::move(*args),
-        files = model_files{std::move(files)}](caf::event_based_actor* self) {
-         self->request(ctx->model_defs, caf::infinite, put_atom::value, id,
-                       files)
-             .then(
-                 [ctx, req, res, kind, id, args](caf::ok_atom) {
-                   record_launch(ctx, req, res, kind, id, args);
-                 },
-                 [res, id](caf::error& err) {
-                   log::error()
-                       << "task " << id
-                       << ": storing its context failed: " << render(err);
-                   fail(res, err);
-                 });
-       });
+  with_stored_context(ctx, res, id, std::move(files),
+                      [ctx, who, res, kind, id, args = std::move(*args)] {
+                        record_launch(ctx, who, res, kind, id, args);
+                      });
 }
 
 void list_commands(const ctx_ptr& ctx, const http::http_request& req,
@@ -296,6 +225,79 @@ void list_commands(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 } // namespace
+
+std::optional<std::string> task_param(const http::http_request& req,
+                                      const responder& res, const char* name,
+                                      const char* field) {
+  if (!req.principal.allocation_id.empty()) {
+    res.send_error(grpc_code::permission_denied,
+                   "a trial's allocation token reaches no task");
+    return std::nullopt;
+  }
+  auto id = task_id_text(req.param(name));
+  if (!id)
+    res.send_error(grpc_code::invalid_argument,
+                   std::string{field} + ": expected a task id (a UUID)");
+  return id;
+}
+
+void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res, const std::string& id,
+                     const std::string& type, std::function<void()> then) {
+  auto user = req.principal.username;
+  bool admin = req.principal.admin;
+  auto kind = task_kind_of(type);
+  post(ctx->bridge, [=](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        task_view(id, type,
+                  [](const state::cluster_state&, const state::task_info& t) {
+                    return json{{"owner", t.owner}};
+                  }),
+        res, [=](json j) {
+          if (j.is_null())
+            return res.send_error(grpc_code::not_found,
+                                  kind + " not found: " + id);
+          if (!admin && j.value("owner", "") != user)
+            return res.send_error(grpc_code::permission_denied,
+                                  "only its owner or an admin may change "
+                                      + kind + " " + id);
+          then();
+        });
+  });
+}
+
+std::shared_ptr<json> take_files(const ctx_ptr& ctx, json& body,
+                                 const char* key, const responder& res) {
+  auto files = std::make_shared<json>(json::array());
+  if (auto f = body.find(key); f != body.end() && !f->is_null()) {
+    *files = std::move(*f);
+    body.erase(key);
+  }
+  if (auto err = check_model_files(*files, key))
+    return fail(res, err), nullptr;
+  if (auto err = check_model_size(*files,
+                                  ctx->config->max_model_definition_bytes, key))
+    return fail(res, err), nullptr;
+  return files;
+}
+
+void with_stored_context(const ctx_ptr& ctx, const responder& res,
+                         const std::string& id, std::shared_ptr<json> files,
+                         std::function<void()> then) {
+  if (files->empty())
+    return then();
+  post(ctx->bridge, [ctx, res, id, files = model_files{std::move(files)},
+                     then = std::move(then)](caf::event_based_actor* self) {
+    self->request(ctx->model_defs, caf::infinite, put_atom::value, id, files)
+        .then([then](caf::ok_atom) { then(); },
+              [res, id](caf::error& err) {
+                log::error() << "task " << id
+                             << ": storing its context failed: " << render(err);
+                fail(res, err);
+              });
+  });
+}
 
 std::optional<std::string> task_id_text(const std::string& text) {
   bool ok =
@@ -538,6 +540,7 @@ void add_task_routes(http::router& r, ctx_ptr ctx) {
                   }),
         "task not found: " + *id);
   });
+  add_generic_task_routes(r, ctx);
 }
 
 } // namespace det::api

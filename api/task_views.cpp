@@ -98,6 +98,18 @@ void add_shell_fields(json& j, const state::cluster_state& s,
   j["agentUserGroup"] = shell_agent_user_group(s, t);
 }
 
+std::string generic_task_state(const state::task_info& t) {
+  std::string state = "ACTIVE";
+  if (t.state == state::task_state::terminating)
+    state = t.pausing ? "STOPPING_PAUSED" : "STOPPING_CANCELED";
+  else if (t.state == state::task_state::terminated)
+    state = t.exit_reason == "completed" ? "COMPLETED"
+            : t.exit_reason == "paused"  ? "PAUSED"
+            : t.exit_reason == "killed"  ? "CANCELED"
+                                         : "ERROR";
+  return "GENERIC_TASK_STATE_" + state;
+}
+
 json task_json(const state::task_info& t) {
   json alloc{
       {"taskId", t.id},
@@ -116,8 +128,15 @@ json task_json(const state::task_info& t) {
          {"taskType", "TASK_TYPE_" + t.task_type},
          {"allocations", json::array({alloc})},
          {"startTime", rfc3339(t.launched_at_us)}};
-  if (t.state == state::task_state::terminated)
+  // A paused generic task has not ended: it waits to be unpaused.
+  if (t.state == state::task_state::terminated && !state::is_paused(t))
     j["endTime"] = rfc3339(t.ended_at_us);
+  if (t.task_type == "GENERIC") {
+    j["taskState"] = generic_task_state(t);
+    j["config"] = t.config.dump();
+    if (!t.forked_from.empty())
+      j["forkedFrom"] = t.forked_from;
+  }
   return j;
 }
 

@@ -41,9 +41,16 @@ void add_shell_fields(nlohmann::json& j, const state::cluster_state& s,
                       const state::task_info& t, const std::string& public_key,
                       const std::string& private_key);
 
+/// Upstream's GenericTaskState of a generic task: ACTIVE while it lives,
+/// STOPPING_PAUSED or STOPPING_CANCELED while it is asked to stop, then
+/// PAUSED, COMPLETED, CANCELED or ERROR ("GENERIC_TASK_STATE_<x>").
+std::string generic_task_state(const state::task_info& t);
+
 /// Upstream's v1Task for GET /api/v1/tasks/{id}: taskId, taskType,
 /// allocations [{taskId, allocationId, state, isReady, startTime, endTime,
-/// slots, exitReason}], startTime, endTime (once terminated).
+/// slots, exitReason}], startTime, endTime (once terminated; a paused
+/// generic task has none); a generic task's taskState, config (JSON text)
+/// and forkedFrom.
 nlohmann::json task_json(const state::task_info& t);
 
 /// A trial's run `run` (0: the first, n: after the n-th continue) as a

@@ -101,6 +101,7 @@ struct task_launch {
   int32_t priority = 42;
   double weight = 1.0;
   int64_t workspace_id = 1;
+  std::string forked_from;
 };
 
 /// The id the pool scheduler knows a task's allocation by ("task:<id>";
@@ -331,6 +332,18 @@ public:
   /// errc::not_found. Replies {"task_id"}.
   decision kill_task(const std::string& id, const std::string& username,
                      const std::string& reason, int64_t now_us);
+  /// Pauses a generic task (any other is errc::invalid_argument): a
+  /// queued one exits "paused" at once, a placed one is asked to stop
+  /// (task_kill_requested with pause) and exits "paused" when its agent
+  /// reports it. One that ended otherwise is errc::failed_precondition;
+  /// one paused or pausing is left alone. Replies {"task_id"}.
+  decision pause_task(const std::string& id, const std::string& username,
+                      int64_t now_us);
+  /// task_unpaused for a paused generic task (QUEUED again, its next
+  /// allocation), then a pass; a task that is not paused is
+  /// errc::failed_precondition. Replies {"task_id"}.
+  decision unpause_task(const std::string& id, const std::string& username,
+                        int64_t now_us);
   /// The task's service answers (POST /allocations/{id}/ready): task_ready
   /// once. An allocation no live task holds is errc::not_found.
   decision task_became_ready(const std::string& allocation_id,

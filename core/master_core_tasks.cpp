@@ -29,6 +29,14 @@ std::string scheduler_id_of_task(const std::string& task_id) {
   return task_prefix + task_id;
 }
 
+namespace {
+
+decision unknown_task(decision& d, const std::string& id) {
+  return with_refusal(d, errc::not_found, "task not found: " + id);
+}
+
+} // namespace
+
 decision master_core::launch_task(const task_launch& req, int64_t now_us) {
   decision d;
   if (state::find_pool(st_, req.pool) == nullptr)
@@ -55,6 +63,7 @@ decision master_core::launch_task(const task_launch& req, int64_t now_us) {
   ev.weight = req.weight;
   ev.workspace_id = req.workspace_id;
   ev.at_us = now_us;
+  ev.forked_from = req.forked_from;
   if (!emit(d, ev))
     return d;
   d.reply = {{"task_id", req.task_id}};
@@ -68,9 +77,15 @@ decision master_core::kill_task(const std::string& id,
   decision d;
   auto i = st_.tasks.find(id);
   if (i == st_.tasks.end())
-    return with_refusal(d, errc::not_found, "task not found: " + id);
+    return unknown_task(d, id);
   const auto& t = i->second;
   d.reply = {{"task_id", id}};
+  if (state::is_paused(t)) { // canceled: queued again, then killed there
+    if (emit(d, task_unpaused{id, username, now_us}))
+      emit(d,
+           task_exited{id, "", "killed", 0, "killed: by " + username, now_us});
+    return d;
+  }
   switch (t.state) {
   case state::task_state::terminated:
   case state::task_state::terminating:
@@ -87,6 +102,60 @@ decision master_core::kill_task(const std::string& id,
                                   reason.empty() ? "killed by user" : reason,
                                   now_us}))
     d.effects.push_back(kill_order{agent, alloc});
+  return d;
+}
+
+decision master_core::pause_task(const std::string& id,
+                                 const std::string& username, int64_t now_us) {
+  decision d;
+  auto i = st_.tasks.find(id);
+  if (i == st_.tasks.end())
+    return unknown_task(d, id);
+  const auto& t = i->second;
+  if (t.task_type != "GENERIC")
+    return with_refusal(d, errc::invalid_argument,
+                        "task " + id + " is a " + t.task_type
+                            + ": only a generic task pauses");
+  d.reply = {{"task_id", id}};
+  if (state::is_paused(t) || t.pausing)
+    return d;
+  switch (t.state) {
+  case state::task_state::terminated:
+    return with_refusal(d, errc::failed_precondition,
+                        "task " + id + " has ended (" + t.exit_reason
+                            + "): it cannot pause");
+  case state::task_state::terminating:
+    return with_refusal(d, errc::failed_precondition,
+                        "task " + id + " is being killed: it cannot pause");
+  case state::task_state::queued:
+    emit(d, task_exited{id, "", "paused", 0, "paused by " + username, now_us});
+    return d;
+  default:
+    break;
+  }
+  task_kill_requested ev{id, t.allocation_id, username, "paused", now_us};
+  ev.pause = true;
+  auto agent = t.agent_id;
+  auto alloc = t.allocation_id;
+  if (emit(d, ev))
+    d.effects.push_back(kill_order{agent, alloc});
+  return d;
+}
+
+decision master_core::unpause_task(const std::string& id,
+                                   const std::string& username,
+                                   int64_t now_us) {
+  decision d;
+  auto i = st_.tasks.find(id);
+  if (i == st_.tasks.end())
+    return unknown_task(d, id);
+  if (!state::is_paused(i->second))
+    return with_refusal(d, errc::failed_precondition,
+                        "task " + id + " is not paused");
+  auto pool = i->second.pool;
+  d.reply = {{"task_id", id}};
+  if (emit(d, task_unpaused{id, username, now_us}))
+    schedule_pool(d, pool, now_us);
   return d;
 }
 
@@ -109,7 +178,7 @@ decision master_core::set_task_priority(const std::string& id, int32_t priority,
   decision d;
   auto i = st_.tasks.find(id);
   if (i == st_.tasks.end())
-    return with_refusal(d, errc::not_found, "task not found: " + id);
+    return unknown_task(d, id);
   if (priority < 1 || priority > 99)
     return with_refusal(d, errc::invalid_argument,
                         "priority: must be between 1 and 99");
@@ -136,7 +205,7 @@ void master_core::forget_ended_before(decision& d, int64_t older_than_us,
                                       int64_t now_us) {
   std::vector<std::string> old;
   for (const auto& [id, t] : st_.tasks)
-    if (t.state == state::task_state::terminated
+    if (t.state == state::task_state::terminated && !state::is_paused(t)
         && t.ended_at_us <= older_than_us)
       old.push_back(id);
   for (const auto& id : old)
@@ -163,7 +232,10 @@ bool master_core::task_exit_reported(decision& d, const std::string& alloc,
   ev.allocation_id = alloc;
   ev.exit_code = exit_code;
   ev.at_us = now_us;
-  if (t->state == state::task_state::terminating) {
+  if (t->state == state::task_state::terminating && t->pausing) {
+    ev.reason = "paused";
+    ev.message = "paused by " + t->kill_requested_by;
+  } else if (t->state == state::task_state::terminating) {
     ev.reason = "killed";
     ev.message =
         "killed: "
@@ -241,7 +313,7 @@ bool master_core::place_task(decision& d, const policy::placement& p,
     return true;
   task_placed ev;
   ev.task_id = id;
-  ev.allocation_id = id + ".1";
+  ev.allocation_id = state::next_allocation_id(i->second);
   ev.agent_id = p.resources.front().agent_id;
   for (auto s : p.resources.front().slots)
     ev.slots.push_back(s);
@@ -314,7 +386,11 @@ void master_core::place_zero_slot_tasks(decision& d, const std::string& pool,
     return;
   auto agent = target->id;
   for (const auto& id : queued)
-    if (emit(d, task_placed{id, id + ".1", agent, {}, now_us}))
+    if (emit(d, task_placed{id,
+                            state::next_allocation_id(st_.tasks.at(id)),
+                            agent,
+                            {},
+                            now_us}))
       task_start_effect(d, id);
 }
 
@@ -343,8 +419,13 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
     if (auto i = a.find("weight"); i != a.end() && i->is_number())
       req.weight = i->get<double>();
     req.workspace_id = number("workspace_id", 1);
+    req.forked_from = text("forked_from");
     return launch_task(req, now_us);
   }
+  if (c.op == "task.pause")
+    return pause_task(text("task_id"), c.username, now_us);
+  if (c.op == "task.unpause")
+    return unpause_task(text("task_id"), c.username, now_us);
   if (c.op == "task.kill")
     return kill_task(text("task_id"), c.username, text("reason"), now_us);
   if (c.op == "task.ready")

@@ -2,7 +2,9 @@
 
 // Persisted events of tasks: commands, notebooks, shells, TensorBoards and
 // generic tasks (upstream's NTSC). Each task is a job with one allocation
-// ("<task id>.1") on one agent, scheduled like a trial but never preempted.
+// at a time ("<task id>.<n>", n counting from 1: a generic task that is
+// paused and unpaused gets the next) on one agent, scheduled like a trial
+// but never preempted.
 // A task is launched (QUEUED), placed on an agent (its slots held), runs,
 // may become ready (its service answers), may be asked to stop, exits
 // (TERMINATED, slots freed) and is forgotten a while later. Included by
@@ -28,10 +30,11 @@ inline const std::vector<std::string>& task_types() {
 }
 
 /// task_exited reasons: the process exited 0, exited otherwise (or could
-/// not start), was killed, or its agent was lost.
+/// not start), was killed, its agent was lost, or (a generic task) it was
+/// paused: it waits, holding nothing, to be unpaused.
 inline const std::vector<std::string>& task_exit_reasons() {
   static const std::vector<std::string> xs{"completed", "failed", "killed",
-                                           "agent_lost"};
+                                           "agent_lost", "paused"};
   return xs;
 }
 
@@ -80,6 +83,8 @@ struct task_launched {
   double weight = 1.0;
   int64_t workspace_id = 1;
   int64_t at_us = 0;
+  /// A generic task forked from another (its config and context).
+  std::string forked_from;
 
   template <class F> void fields(F& f) {
     f.req("task_id", task_id);
@@ -93,9 +98,12 @@ struct task_launched {
     f.opt("weight", weight);
     f.opt("workspace_id", workspace_id);
     f.opt("at_us", at_us);
+    f.opt("forked_from", forked_from);
   }
   void validate() const {
     require_task_id(task_id);
+    if (!forked_from.empty())
+      require_task_id(forked_from);
     require_one_of("task_type", task_type, task_types());
     require_non_empty("owner", owner);
     require_non_empty("pool", pool);
@@ -191,7 +199,8 @@ struct task_ready {
 };
 
 /// Someone (`username`, or the master for an idle task) asked a placed
-/// task to stop: STATE_TERMINATING until it exits.
+/// task to stop: STATE_TERMINATING until it exits. `pause`: a generic
+/// task asked to pause (it exits "paused", to be unpaused later).
 struct task_kill_requested {
   static constexpr const char* type_name = "task_kill_requested";
   static constexpr int32_t version = 1;
@@ -200,6 +209,7 @@ struct task_kill_requested {
   std::string username;
   std::string reason;
   int64_t at_us = 0;
+  bool pause = false;
 
   template <class F> void fields(F& f) {
     f.req("task_id", task_id);
@@ -207,6 +217,7 @@ struct task_kill_requested {
     f.opt("username", username);
     f.opt("reason", reason);
     f.opt("at_us", at_us);
+    f.opt("pause", pause);
   }
   void validate() const {
     require_task_id(task_id);
@@ -285,9 +296,27 @@ struct task_forgotten {
   std::string stream() const { return "task/" + task_id; }
 };
 
+/// A user unpaused a paused generic task: QUEUED again, for its next
+/// allocation.
+struct task_unpaused {
+  static constexpr const char* type_name = "task_unpaused";
+  static constexpr int32_t version = 1;
+  std::string task_id;
+  std::string username;
+  int64_t at_us = 0;
+
+  template <class F> void fields(F& f) {
+    f.req("task_id", task_id);
+    f.opt("username", username);
+    f.opt("at_us", at_us);
+  }
+  void validate() const { require_task_id(task_id); }
+  std::string stream() const { return "task/" + task_id; }
+};
+
 using task_event_family =
     event_family<task_launched, task_placed, task_running, task_ready,
                  task_kill_requested, task_exited, task_priority_set,
-                 task_forgotten>;
+                 task_forgotten, task_unpaused>;
 
 } // namespace det

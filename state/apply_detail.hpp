@@ -120,6 +120,7 @@ verdict apply_one(cluster_state& s, const task_kill_requested& ev);
 verdict apply_one(cluster_state& s, const task_exited& ev);
 verdict apply_one(cluster_state& s, const task_priority_set& ev);
 verdict apply_one(cluster_state& s, const task_forgotten& ev);
+verdict apply_one(cluster_state& s, const task_unpaused& ev);
 /// Ends task `t`: frees the agent slots its allocation holds (an agent left
 /// with none used becomes idle at `at_us`) and makes it terminated with
 /// `reason`, `exit_code` and `message`.

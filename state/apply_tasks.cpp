@@ -103,6 +103,7 @@ verdict apply_one(cluster_state& s, const task_launched& ev) {
   t.weight = ev.weight;
   t.workspace_id = ev.workspace_id;
   t.launched_at_us = ev.at_us;
+  t.forked_from = ev.forked_from;
   s.tasks.emplace(t.id, std::move(t));
   return {};
 }
@@ -115,12 +116,17 @@ verdict apply_one(cluster_state& s, const task_placed& ev) {
     return task_name(t->id) + " is " + to_string(t->state) + ", not queued";
   if (auto why = check_task_placement(s, *t, ev); !why.empty())
     return why;
+  auto next = t->id + "." + std::to_string(t->allocations + 1);
+  if (ev.allocation_id != next)
+    return task_name(t->id) + "'s next allocation is " + quote(next) + ", not "
+           + quote(ev.allocation_id);
   auto& agent = s.agents.at(ev.agent_id);
   for (auto slot : ev.slots)
     agent.slots[static_cast<size_t>(slot)] = ev.allocation_id;
   if (!ev.slots.empty())
     agent.idle_since_us.reset();
   t->state = task_state::starting;
+  t->allocations += 1;
   t->allocation_id = ev.allocation_id;
   t->agent_id = ev.agent_id;
   t->agent_slots = ev.slots;
@@ -160,9 +166,13 @@ verdict apply_one(cluster_state& s, const task_kill_requested& ev) {
     return why;
   if (t->state == task_state::terminating)
     return task_name(t->id) + " was already asked to stop";
+  if (ev.pause && t->task_type != "GENERIC")
+    return task_name(t->id) + " is a " + t->task_type
+           + ", and only a generic task pauses";
   t->state = task_state::terminating;
   t->kill_requested_by = ev.username;
   t->kill_reason = ev.reason;
+  t->pausing = ev.pause;
   return {};
 }
 
@@ -173,15 +183,22 @@ verdict apply_one(cluster_state& s, const task_exited& ev) {
   if (t->state == task_state::terminated)
     return task_name(t->id) + " has already exited";
   if (ev.allocation_id.empty()) {
-    // Only a task that never ran ends without its allocation: killed while
-    // queued.
-    if (t->state != task_state::queued || ev.reason != "killed")
+    // Only a task that never ran ends without its allocation: killed (or
+    // paused) while queued.
+    if (t->state != task_state::queued
+        || (ev.reason != "killed" && ev.reason != "paused"))
       return task_name(t->id) + " is " + to_string(t->state)
              + ": only a queued task is killed without its allocation";
   } else if (!holds_allocation(*t) || t->allocation_id != ev.allocation_id) {
     return task_name(t->id) + " does not hold allocation "
            + quote(ev.allocation_id);
+  } else if (ev.reason == "paused" && !t->pausing) {
+    return task_name(t->id) + " was not asked to pause";
   }
+  if (ev.reason == "paused" && t->task_type != "GENERIC")
+    return task_name(t->id) + " is a " + t->task_type
+           + ", and only a generic task pauses";
+  t->pausing = false;
   end_task_allocation(s, *t, ev.reason, ev.exit_code, ev.message, ev.at_us);
   return {};
 }
@@ -203,6 +220,30 @@ verdict apply_one(cluster_state& s, const task_forgotten& ev) {
   if (t->state != task_state::terminated)
     return task_name(t->id) + " is " + to_string(t->state) + ", not terminated";
   s.tasks.erase(ev.task_id);
+  return {};
+}
+
+verdict apply_one(cluster_state& s, const task_unpaused& ev) {
+  task_info* t = nullptr;
+  if (auto why = find_task_of(s, ev.task_id, t); !why.empty())
+    return why;
+  if (!is_paused(*t))
+    return task_name(t->id) + " is not paused";
+  // Queued again; its last allocation's traces go (the next is counted).
+  t->state = task_state::queued;
+  t->allocation_id.clear();
+  t->agent_id.clear();
+  t->ready = false;
+  t->proxy_host.clear();
+  t->proxy_port = 0;
+  t->kill_requested_by.clear();
+  t->kill_reason.clear();
+  t->placed_at_us = 0;
+  t->running_at_us = 0;
+  t->ended_at_us = 0;
+  t->exit_reason.clear();
+  t->exit_code = 0;
+  t->exit_message.clear();
   return {};
 }
 

@@ -317,6 +317,9 @@ template <class F> void fields(F& f, task_info& x) {
   f.req("exit_message", x.exit_message);
   f.opt("proxy_host", x.proxy_host);
   f.opt("proxy_port", x.proxy_port);
+  f.opt("allocations", x.allocations);
+  f.opt("pausing", x.pausing);
+  f.opt("forked_from", x.forked_from);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {

@@ -57,7 +57,26 @@ struct task_info {
   int32_t exit_code = 0;
   /// Upstream's exitStatus text ("" while it lives).
   std::string exit_message;
+  /// How many allocations it was placed with (the next is
+  /// "<id>.<allocations + 1>"): more than 1 only for a generic task that
+  /// was paused and unpaused.
+  int32_t allocations = 0;
+  /// Asked to pause (a generic task): it exits "paused".
+  bool pausing = false;
+  /// The generic task it was forked from, if any.
+  std::string forked_from;
 };
+
+/// The allocation `t` is placed with next: "<id>.<n>".
+inline std::string next_allocation_id(const task_info& t) {
+  return t.id + "." + std::to_string(t.allocations + 1);
+}
+
+/// Whether `t` is a paused generic task: ended, holding nothing, never
+/// forgotten until it is unpaused (task_unpaused) and ends for good.
+inline bool is_paused(const task_info& t) {
+  return t.state == task_state::terminated && t.exit_reason == "paused";
+}
 
 bool operator==(const task_info& a, const task_info& b);
 

@@ -27,9 +27,11 @@ struct tasks : ::testing::Test {
   decision launch(const std::string& id, int32_t slots = 1,
                   const std::string& user = "alice",
                   const std::string& pool = "default", int64_t workspace = 1,
-                  int32_t priority = 42) {
+                  int32_t priority = 42, const std::string& type = "") {
     json args{{"task_id", id},
-              {"task_type", slots == 0 ? "TENSORBOARD" : "COMMAND"},
+              {"task_type", !type.empty() ? type
+                            : slots == 0  ? "TENSORBOARD"
+                                          : "COMMAND"},
               {"description", "Command (able-ant)"},
               {"config", {{"entrypoint", json::array({"echo hello"})}}},
               {"pool", pool},
@@ -203,6 +205,42 @@ TEST_F(tasks, terminated_tasks_are_forgotten_after_their_time) {
   c.now += 1;
   c.run(c.core->tick(c.now));
   EXPECT_EQ(c.core->state().tasks.count(task_b), 0u);
+  expect_sound();
+}
+
+TEST_F(tasks, a_paused_generic_task_frees_its_slot_is_kept_and_runs_again) {
+  c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  launch(task_a, 1, "alice", "default", 1, 42, "GENERIC");
+  c.run(c.core->allocation_running(task_a + ".1", c.now));
+  auto d = c.run(
+      c.core->records({"task.pause", {{"task_id", task_a}}, "alice"}, c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  ASSERT_EQ(effects_of<kill_order>(d).size(), 1u);
+  EXPECT_TRUE(task(task_a).pausing);
+  c.run(c.core->allocation_exited(task_a + ".1", 137, c.now));
+  EXPECT_TRUE(state::is_paused(task(task_a)));
+  EXPECT_EQ(task(task_a).exit_message, "paused by alice");
+  EXPECT_TRUE(c.core->state().agents.at("a1").slots[0].empty());
+  // Kept a day later while the ended ones go.
+  c.now += 25 * 3600 * sec;
+  c.run(c.core->tick(c.now));
+  ASSERT_EQ(c.core->state().tasks.count(task_a), 1u);
+  d = c.run(
+      c.core->records({"task.unpause", {{"task_id", task_a}}, "alice"}, c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(task(task_a).state, tst::starting);
+  EXPECT_EQ(task(task_a).allocation_id, task_a + ".2");
+  EXPECT_EQ(task(task_a).allocations, 2);
+  EXPECT_EQ(effects_of<task_start_order>(d).at(0).allocation_id, task_a + ".2");
+  // A command does not pause, and a task that is not paused does not
+  // unpause.
+  launch(task_b);
+  auto refused =
+      c.core->records({"task.pause", {{"task_id", task_b}}, "alice"}, c.now);
+  EXPECT_EQ(code_of(refused.refusal), errc::invalid_argument);
+  refused =
+      c.core->records({"task.unpause", {{"task_id", task_a}}, "alice"}, c.now);
+  EXPECT_EQ(code_of(refused.refusal), errc::failed_precondition);
   expect_sound();
 }
 

@@ -1,7 +1,8 @@
 """Commands with the real `det` CLI 0.38.1 (issue 30): `det cmd run` runs
 its entrypoint as a process under a det-agent and streams its output and
 the master's exit line; a context (`-c`, `--include`, `.detignore`) and its
-`startup-hook.sh`; `det cmd list`, `det task list`, `det task logs`,
+`startup-hook.sh`; generic tasks (`det task create|config|fork|pause|
+unpause|kill`); `det cmd list`, `det task list`, `det task logs`,
 `det cmd kill` of a command that runs, another user's kill refused, and a
 command still listed (TERMINATED) after the master restarts."""
 import json
@@ -129,6 +130,63 @@ def test_a_context_and_an_include_reach_the_command_and_its_startup_hook(
     out = ok(c, "cmd", "run", "--include", str(bad), "echo never-printed")
     assert "hook-failing" in out and "never-printed" not in out, out
     assert "non-zero exit code: 4" in out, out
+
+
+def generic_state(c, tid):
+    return c.get("/api/v1/tasks/" + tid)["task"]["taskState"]
+
+
+def created_id(out):
+    assert "Created task " in out, out
+    return out.split("Created task ", 1)[1].split()[0]
+
+
+def test_generic_tasks_run_fork_pause_unpause_and_are_killed(c, tmp_path):
+    import yaml
+    ctx = tmp_path / "gctx"
+    ctx.mkdir()
+    (ctx / "data.txt").write_text("from-the-generic-context\n")
+    cfg = tmp_path / "task.yaml"
+    cfg.write_text('entrypoint: ["sh", "-c", "cat data.txt"]\n')
+    tid = created_id(ok(c, "task", "create", str(cfg), "--context", str(ctx)))
+    wait_for("the task to complete", lambda: generic_state(c, tid)
+             == "GENERIC_TASK_STATE_COMPLETED", timeout=60)
+    wait_for("its output", lambda: "from-the-generic-context"
+             in ok(c, "task", "logs", tid), timeout=30)
+    assert yaml.safe_load(ok(c, "task", "config", tid)) == \
+        {"entrypoint": ["sh", "-c", "cat data.txt"]}
+    # A fork takes its parent's config and context.
+    fork = created_id(ok(c, "task", "fork", tid))
+    wait_for("the fork to complete", lambda: generic_state(c, fork)
+             == "GENERIC_TASK_STATE_COMPLETED", timeout=60)
+    wait_for("the fork's output", lambda: "from-the-generic-context"
+             in ok(c, "task", "logs", fork), timeout=30)
+    assert c.get("/api/v1/tasks/" + fork)["task"]["forkedFrom"] == tid
+    # Paused, its process ends and its slot is free; unpaused, it runs
+    # again as its next allocation; killed, it is CANCELED.
+    slow = tmp_path / "slow.yaml"
+    slow.write_text('entrypoint: ["sleep", "600"]\n')
+    sid = created_id(ok(c, "task", "create", str(slow)))
+
+    def alloc(): return c.get("/api/v1/tasks/" + sid)["task"]["allocations"][0]
+    wait_for("it to run", lambda: alloc()["state"] == "STATE_RUNNING", timeout=60)
+    assert "Paused task" in ok(c, "task", "pause", sid)
+    wait_for("it to pause", lambda: generic_state(c, sid)
+             == "GENERIC_TASK_STATE_PAUSED", timeout=60)
+    assert alloc()["allocationId"] == sid + ".1"
+    assert "Unpaused task" in ok(c, "task", "unpause", sid)
+    wait_for("it to run again", lambda: alloc()["state"] == "STATE_RUNNING"
+             and alloc()["allocationId"] == sid + ".2", timeout=60)
+    assert generic_state(c, sid) == "GENERIC_TASK_STATE_ACTIVE"
+    ok(c, "task", "kill", sid)
+    wait_for("it to be canceled", lambda: generic_state(c, sid)
+             == "GENERIC_TASK_STATE_CANCELED", timeout=60)
+    # A failing entrypoint is an ERROR.
+    bad = tmp_path / "bad.yaml"
+    bad.write_text('entrypoint: ["sh", "-c", "exit 1"]\n')
+    bid = created_id(ok(c, "task", "create", str(bad)))
+    wait_for("it to fail", lambda: generic_state(c, bid)
+             == "GENERIC_TASK_STATE_ERROR", timeout=60)
 
 
 def test_commands_survive_a_master_restart(c):

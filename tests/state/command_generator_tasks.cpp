@@ -1,6 +1,7 @@
 // The command generator's tasks (messages/events_tasks.hpp): launched,
 // placed on free slots of a schedulable agent of their pool, running,
-// ready, asked to stop, exited for every reason, reprioritised, forgotten.
+// ready, asked to stop (or, a generic task, to pause), exited for every
+// reason, unpaused, reprioritised, forgotten.
 
 #include "command_generator.hpp"
 
@@ -57,7 +58,7 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
     std::shuffle(free.begin(), free.end(), rng_);
     free.resize(static_cast<size_t>(t.slots));
     std::sort(free.begin(), free.end());
-    return task_placed{t.id, t.id + ".1", agent, free, tick()};
+    return task_placed{t.id, next_allocation_id(t), agent, free, tick()};
   }
   case 3: {
     auto xs = where(s.tasks, [](const task_info& t) {
@@ -80,8 +81,10 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
                  : task_ready{t.id, t.allocation_id, tick(), "127.0.0.1", 2900};
     if (t.state == task_state::terminating)
       return std::nullopt;
-    return task_kill_requested{t.id, t.allocation_id, "u1", "killed by user",
-                               tick()};
+    task_kill_requested ev{t.id, t.allocation_id, "u1", "killed by user",
+                           tick()};
+    ev.pause = t.task_type == "GENERIC" && chance(50);
+    return ev;
   }
   case 5: {
     auto xs = where(s.tasks, [](const task_info& t) {
@@ -91,13 +94,25 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
       return std::nullopt;
     const auto& t = *pick(xs);
     if (t.state == task_state::queued)
-      return task_exited{t.id, "", "killed", 0, "killed while queued", tick()};
-    auto reason = pick(task_exit_reasons());
+      return task_exited{t.id,
+                         "",
+                         t.task_type == "GENERIC" && chance(30) ? "paused"
+                                                                : "killed",
+                         0,
+                         "ended while queued",
+                         tick()};
+    std::vector<std::string> reasons{"completed", "failed", "killed",
+                                     "agent_lost"};
+    auto reason = t.pausing ? std::string{"paused"} : pick(reasons);
     auto code = reason == "completed" ? 0 : 1 + static_cast<int32_t>(below(9));
     return task_exited{t.id, t.allocation_id, reason,
                        code, "generated",     tick()};
   }
   case 6: {
+    auto paused =
+        where(s.tasks, [](const task_info& t) { return is_paused(t); });
+    if (!paused.empty() && chance(50))
+      return task_unpaused{pick(paused)->id, "u1", tick()};
     auto xs = where(s.tasks, [](const task_info& t) {
       return t.state != task_state::terminated;
     });
@@ -108,7 +123,7 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
   }
   default: {
     auto xs = where(s.tasks, [](const task_info& t) {
-      return t.state == task_state::terminated;
+      return t.state == task_state::terminated && !is_paused(t);
     });
     if (xs.empty())
       return std::nullopt;

@@ -266,6 +266,9 @@ cluster_state every_field_set() {
   task.exit_reason = "killed";
   task.exit_code = 137;
   task.exit_message = "killed: by alice";
+  task.allocations = 1;
+  task.pausing = true;
+  task.forked_from = "0f1e2d3c-aaaa-bbbb-cccc-000000000000";
   s.tasks[task.id] = task;
   return s;
 }

@@ -202,6 +202,7 @@ inline std::vector<domain_event> one_of_each() {
       task_priority_set{"0f1e2d3c-aaaa-bbbb-cccc-000000000001", 12, "alice",
                         5600},
       task_forgotten{"0f1e2d3c-aaaa-bbbb-cccc-000000000001", 5700},
+      task_unpaused{"0f1e2d3c-aaaa-bbbb-cccc-000000000002", "alice", 5800},
   };
 }
 
