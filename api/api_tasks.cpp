@@ -18,6 +18,7 @@
 #include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
 #include "api/templates.hpp"
+#include "api/tensorboard_launch.hpp"
 #include "api/views_cluster.hpp"
 #include "conf/duration.hpp"
 #include "http/grpc_error.hpp"
@@ -46,6 +47,9 @@ const ntsc_kind command_kind{"COMMAND",    "commands",  "command",
                              "command_id", "commandId", "Command"};
 const ntsc_kind notebook_kind{"NOTEBOOK",    "notebooks",  "notebook",
                               "notebook_id", "notebookId", "JupyterLab"};
+const ntsc_kind tensorboard_kind{"TENSORBOARD",   "tensorboards",
+                                 "tensorboard",   "tensorboard_id",
+                                 "tensorboardId", "TensorBoard"};
 const ntsc_kind shell_kind{"SHELL",    "shells",  "shell",
                            "shell_id", "shellId", "Shell"};
 
@@ -74,6 +78,15 @@ json ntsc_entry(const ctx_ptr& ctx, const state::cluster_state& s,
   if (t.task_type == "NOTEBOOK" && ctx->tokens && own)
     j["serviceAddress"] =
         "/proxy/" + t.id + "/?token=" + notebook_token(*ctx->tokens, t.id);
+  if (t.task_type == "TENSORBOARD") {
+    j["serviceAddress"] = "/proxy/" + t.id + "/";
+    j["experimentIds"] = t.tensorboard.value("experiments", json::array());
+    json trials = json::array();
+    for (const auto& pair : t.tensorboard.value("trials", json::array()))
+      if (pair.is_array() && pair.size() == 2)
+        trials.push_back(pair[1]);
+    j["trialIds"] = std::move(trials);
+  }
   if (t.task_type == "SHELL") {
     auto keys = ctx->tokens ? shell_keys(*ctx->tokens, t.id) : shell_key_pair{};
     add_shell_fields(j, s, t, keys.public_key, own ? keys.private_key : "");
@@ -157,6 +170,8 @@ void record_launch(const ctx_ptr& ctx, const http::http_request& req,
            {"slots", args.slots},
            {"priority", args.priority},
            {"workspace_id", args.workspace_id}};
+  if (!args.tensorboard.is_null())
+    cmd["tensorboard"] = args.tensorboard;
   auto viewer = req.principal.username;
   bool admin = req.principal.admin;
   record_write_then_view(
@@ -178,15 +193,43 @@ void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
   auto files = take_files(ctx, body, "files", res);
   if (!files)
     return;
+  std::optional<tensorboard_ids> shown;
+  if (kind.type == "TENSORBOARD" && !(shown = take_tensorboard_ids(body, res)))
+    return;
   auto args = command_launch(ctx, body, id, res, kind);
   if (!args)
     return;
   http::http_request who;
   who.principal = req.principal;
-  with_stored_context(ctx, res, id, std::move(files),
-                      [ctx, who, res, kind, id, args = std::move(*args)] {
-                        record_launch(ctx, who, res, kind, id, args);
-                      });
+  auto launch = [ctx, who, res, kind, id,
+                 files = std::move(files)](launch_args a) {
+    with_stored_context(ctx, res, id, files,
+                        [ctx, who, res, kind, id, a = std::move(a)] {
+                          record_launch(ctx, who, res, kind, id, a);
+                        });
+  };
+  if (!shown)
+    return launch(std::move(*args));
+  // A TensorBoard's experiments and trials, resolved on the read model.
+  post(ctx->bridge, [ctx, res, ids = std::move(*shown), args = std::move(*args),
+                     launch](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [ids](const state::cluster_state& s, int64_t) {
+          return resolve_tensorboard(s, ids);
+        },
+        res,
+        [res, args, launch](json tb) {
+          if (tb.contains("error"))
+            return res.send_error(tb["code"] == 404
+                                      ? grpc_code::not_found
+                                      : grpc_code::invalid_argument,
+                                  tb["error"].get<std::string>());
+          auto a = args;
+          a.tensorboard = std::move(tb);
+          launch(std::move(a));
+        });
+  });
 }
 
 void list_commands(const ctx_ptr& ctx, const http::http_request& req,
@@ -485,6 +528,7 @@ void add_task_routes(http::router& r, ctx_ptr ctx) {
   add_ntsc_routes(r, ctx, command_kind);
   add_ntsc_routes(r, ctx, notebook_kind);
   add_ntsc_routes(r, ctx, shell_kind);
+  add_ntsc_routes(r, ctx, tensorboard_kind);
   r.post("/api/v1/allocations/{allocation_id}/ready",
          [ctx](http::http_request req, responder res) {
            report_ready(ctx, req, res);

@@ -25,19 +25,9 @@ cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
        "--ServerApp.root_dir=" + os.getcwd()]
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                      text=True, errors="replace", env=env)
-def call(path, body, method, token):
-    url = os.environ["DET_MASTER"].rstrip("/") + path
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method=method)
-    req.add_header("Content-Type", "application/json")
-    req.add_header("Authorization", "Bearer " + token)
-    cert = os.environ.get("DET_MASTER_CERT_FILE", "")
-    ctx = None
-    if url.startswith("https"):
-        ctx = ssl._create_unverified_context() if cert == "noverify" else ssl.create_default_context(cafile=cert or None)
-    urllib.request.urlopen(req, timeout=30, context=ctx).read()
+call = det_call
 def ready():
-    call("/api/v1/allocations/%s/ready" % os.environ["DET_ALLOCATION_ID"],
-         {"proxyPort": port}, "POST", os.environ.get("DET_SESSION_TOKEN", ""))
+    det_ready(port)
 seen_activity = [None]
 def idle():
     host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
@@ -134,18 +124,7 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
-def ready(port):
-    url = "%s/api/v1/allocations/%s/ready" % (os.environ["DET_MASTER"].rstrip("/"),
-                                              os.environ["DET_ALLOCATION_ID"])
-    req = urllib.request.Request(url, data=json.dumps({"proxyPort": port}).encode(),
-                                 method="POST")
-    req.add_header("Content-Type", "application/json")
-    req.add_header("Authorization", "Bearer " + os.environ.get("DET_SESSION_TOKEN", ""))
-    cert = os.environ.get("DET_MASTER_CERT_FILE", "")
-    ctx = None
-    if url.startswith("https"):
-        ctx = ssl._create_unverified_context() if cert == "noverify" else ssl.create_default_context(cafile=cert or None)
-    urllib.request.urlopen(req, timeout=30, context=ctx).read()
+ready = det_ready
 proc = None
 # sshd puts each connection in a session of its own, out of the process
 # group the agent kills; as a subreaper this launcher inherits them when
@@ -217,20 +196,40 @@ kill_all()
 sys.exit(code)
 )PY";
 
+// What every launcher starts with: det_call(path, body, method, token)
+// calls the master (trusting its certificate as det-agent does), and
+// det_ready(port) reports the allocation's service ready there with the
+// allocation's own token. No single quote inside.
+const char* const master_calls = R"PY(
+import json, os, ssl, urllib.request
+def det_call(path, body, method, token):
+    url = os.environ["DET_MASTER"].rstrip("/") + path
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method=method)
+    req.add_header("Content-Type", "application/json")
+    req.add_header("Authorization", "Bearer " + token)
+    cert = os.environ.get("DET_MASTER_CERT_FILE", "")
+    ctx = None
+    if url.startswith("https"):
+        ctx = ssl._create_unverified_context() if cert == "noverify" else ssl.create_default_context(cafile=cert or None)
+    urllib.request.urlopen(req, timeout=30, context=ctx).read()
+def det_ready(port):
+    det_call("/api/v1/allocations/%s/ready" % os.environ["DET_ALLOCATION_ID"],
+             {"proxyPort": port}, "POST", os.environ.get("DET_SESSION_TOKEN", ""))
+)PY";
+
 } // namespace
 
-std::string notebook_entrypoint() {
+std::string python_entrypoint(const char* script) {
   return std::string{"exec \"${DET_PYTHON_EXECUTABLE:-python3}\" -c '"}
-         + notebook_script + "'";
+         + master_calls + script + "'";
 }
 
-} // namespace det::api
-
-namespace det::api {
+std::string notebook_entrypoint() {
+  return python_entrypoint(notebook_script);
+}
 
 std::string shell_entrypoint() {
-  return std::string{"exec \"${DET_PYTHON_EXECUTABLE:-python3}\" -c '"}
-         + shell_script + "'";
+  return python_entrypoint(shell_script);
 }
 
 } // namespace det::api

@@ -48,6 +48,26 @@ std::string entrypoint_problem(const json& ep) {
   return {};
 }
 
+/// Why `args` are no TensorBoard arguments a user may add, or "": a list
+/// of strings, none of them one the launcher sets (where TensorBoard
+/// listens stays behind the master's proxy).
+std::string tensorboard_args_problem(const json& args) {
+  if (args.is_null())
+    return {};
+  if (!args.is_array() || args.size() > 64)
+    return "expected a list of at most 64 strings";
+  for (const auto& a : args) {
+    if (!a.is_string() || a.get<std::string>().size() > 1024)
+      return "expected a list of strings";
+    const auto& text = a.get_ref<const std::string&>();
+    for (const char* owned :
+         {"--host", "--bind_all", "--port", "--path_prefix", "--logdir"})
+      if (text.rfind(owned, 0) == 0)
+        return "'" + std::string{owned} + "' is the master's to set";
+  }
+  return {};
+}
+
 } // namespace
 
 const std::set<std::string>& command_config_keys() {
@@ -91,6 +111,10 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
     cfg["entrypoint"] = json::array({ep});
   if (kind.type != "COMMAND") // the master chooses what a service runs
     cfg.erase("entrypoint");
+  if (auto why =
+          tensorboard_args_problem(cfg.value("tensorboard_args", json()));
+      !why.empty())
+    return bad("config.tensorboard_args: " + why);
   auto desc = cfg.value("description", json());
   if (!desc.is_null() && !desc.is_string())
     return bad("config.description: expected a string");
@@ -126,7 +150,9 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
     resources = json::object();
   if (!resources.is_object())
     return bad("config.resources: expected an object");
-  auto slots = resources.value("slots", json(1));
+  // A TensorBoard holds no slot unless asked to.
+  auto slots =
+      resources.value("slots", json(kind.type == "TENSORBOARD" ? 0 : 1));
   if (!slots.is_number_integer() || slots.get<int64_t>() < 0
       || slots.get<int64_t>() > 4096)
     return bad("config.resources.slots: expected a whole number from 0 to "

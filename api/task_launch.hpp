@@ -36,6 +36,8 @@ struct launch_args {
   int32_t slots = 1;
   int32_t priority = 42;
   int64_t workspace_id = 1;
+  /// A TensorBoard's resolved experiments and storage (null otherwise).
+  nlohmann::json tensorboard;
 };
 
 /// The body of a launch of `kind` checked and its config filled in, with

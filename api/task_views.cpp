@@ -209,6 +209,8 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
       env[text.substr(0, eq)] = text.substr(eq + 1);
   env["DET_MASTER"] = ctx.master_url;
   env["DET_CLUSTER_ID"] = ctx.cluster_id;
+  if (!ctx.cluster_uuid.empty()) // where TensorBoard files go
+    env["DET_CLUSTER_UUID"] = ctx.cluster_uuid;
   env["DET_USER"] = o.owner;
   env["DET_SESSION_TOKEN"] = secrets.token;
   if (!secrets.user_token.empty())
@@ -224,14 +226,23 @@ json task_start_frame(const task_start_order& o, const std::string& slot_type,
   bool shell = o.task_type == "SHELL";
   if (shell)
     env["DET_SHELL_PUBLIC_KEY"] = secrets.shell_public_key;
+  bool tensorboard = o.task_type == "TENSORBOARD";
+  if (tensorboard) {
+    env["DET_TENSORBOARD"] = o.tensorboard.dump();
+    if (auto a = o.config.find("tensorboard_args");
+        a != o.config.end() && a->is_array())
+      env["DET_TB_ARGS"] = a->dump();
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3";
+  }
   // As upstream, the context's startup-hook.sh (`--include
   // startup-hook.sh`) is sourced first; its failure ends the task.
   auto entrypoint =
       std::string{"if [ -f ./startup-hook.sh ]; then . ./startup-hook.sh "
                   "|| exit $?; fi\n"}
-      + (notebook ? notebook_entrypoint()
-         : shell  ? shell_entrypoint()
-                  : task_shell_command(o.config));
+      + (notebook      ? notebook_entrypoint()
+         : shell       ? shell_entrypoint()
+         : tensorboard ? tensorboard_entrypoint()
+                       : task_shell_command(o.config));
   return {{"v", 1},
           {"type", "start"},
           {"allocation_id", o.allocation_id},

@@ -83,6 +83,8 @@ struct task_start_order {
   std::vector<int64_t> slots;
   nlohmann::json config = nlohmann::json::object();
   std::string owner;
+  /// A TensorBoard's storage, experiments and trials (null otherwise).
+  nlohmann::json tensorboard;
 };
 
 using effect =
@@ -102,6 +104,7 @@ struct task_launch {
   double weight = 1.0;
   int64_t workspace_id = 1;
   std::string forked_from;
+  nlohmann::json tensorboard;
 };
 
 /// The id the pool scheduler knows a task's allocation by ("task:<id>";

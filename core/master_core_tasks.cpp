@@ -64,6 +64,7 @@ decision master_core::launch_task(const task_launch& req, int64_t now_us) {
   ev.workspace_id = req.workspace_id;
   ev.at_us = now_us;
   ev.forked_from = req.forked_from;
+  ev.tensorboard = req.tensorboard;
   if (!emit(d, ev))
     return d;
   d.reply = {{"task_id", req.task_id}};
@@ -267,6 +268,7 @@ void master_core::task_start_effect(decision& d, const std::string& task_id) {
   o.slots = t.agent_slots;
   o.config = t.config;
   o.owner = t.owner;
+  o.tensorboard = t.tensorboard;
   d.effects.push_back(std::move(o));
 }
 
@@ -420,6 +422,8 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
       req.weight = i->get<double>();
     req.workspace_id = number("workspace_id", 1);
     req.forked_from = text("forked_from");
+    if (auto i = a.find("tensorboard"); i != a.end() && i->is_object())
+      req.tensorboard = *i;
     return launch_task(req, now_us);
   }
   if (c.op == "task.pause")

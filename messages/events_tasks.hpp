@@ -85,6 +85,10 @@ struct task_launched {
   int64_t at_us = 0;
   /// A generic task forked from another (its config and context).
   std::string forked_from;
+  /// A TensorBoard's data: {"storage": the checkpoint storage its
+  /// experiments write to, "experiments": [id...], "trials": [[experiment
+  /// id, trial id]...]}; null for any other task.
+  nlohmann::json tensorboard;
 
   template <class F> void fields(F& f) {
     f.req("task_id", task_id);
@@ -99,11 +103,14 @@ struct task_launched {
     f.opt("workspace_id", workspace_id);
     f.opt("at_us", at_us);
     f.opt("forked_from", forked_from);
+    f.opt("tensorboard", tensorboard);
   }
   void validate() const {
     require_task_id(task_id);
     if (!forked_from.empty())
       require_task_id(forked_from);
+    if (!tensorboard.is_null())
+      require_object(tensorboard, "field 'tensorboard'");
     require_one_of("task_type", task_type, task_types());
     require_non_empty("owner", owner);
     require_non_empty("pool", pool);

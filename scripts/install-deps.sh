@@ -58,13 +58,14 @@ fi
 
 # jupyterlab: notebooks run it under det-agent (about 35 s to install);
 # websocket-client: the notebook e2e test talks to a kernel through the proxy.
-py_pkgs=(pytest pytest-xdist "moto[server]>=5" boto3 botocore cfn-lint "determined==0.38.1" prometheus_client jupyterlab websocket-client)
+# tensorboard: TensorBoard tasks run it under det-agent.
+py_pkgs=(pytest pytest-xdist "moto[server]>=5" boto3 botocore cfn-lint "determined==0.38.1" prometheus_client jupyterlab websocket-client "tensorboard==2.21.0")
 need_pip=0
-python3 -c 'import pytest, xdist, moto, boto3, botocore, cfnlint, flask, prometheus_client, jupyterlab, websocket' 2>/dev/null || need_pip=1
+python3 -c 'import pytest, xdist, moto, boto3, botocore, cfnlint, flask, prometheus_client, jupyterlab, websocket, tensorboard' 2>/dev/null || need_pip=1
 python3 -c 'import determined, sys; sys.exit(0 if determined.__version__ == "0.38.1" else 1)' 2>/dev/null || need_pip=1
 if [ $need_pip = 1 ]; then
   echo "install-deps: pip install ${py_pkgs[*]}"
   python3 -m pip install -q --disable-pip-version-check "${py_pkgs[@]}" 2>&1 | grep -v "^\(WARNING\|DEPRECATION\)" || true
-  python3 -c 'import pytest, moto, boto3, determined, jupyterlab, websocket' || { echo "install-deps: pip packages failed to import" >&2; exit 1; }
+  python3 -c 'import pytest, moto, boto3, determined, jupyterlab, websocket, tensorboard' || { echo "install-deps: pip packages failed to import" >&2; exit 1; }
 fi
 echo "install-deps: ok"

@@ -104,6 +104,7 @@ verdict apply_one(cluster_state& s, const task_launched& ev) {
   t.workspace_id = ev.workspace_id;
   t.launched_at_us = ev.at_us;
   t.forked_from = ev.forked_from;
+  t.tensorboard = ev.tensorboard;
   s.tasks.emplace(t.id, std::move(t));
   return {};
 }

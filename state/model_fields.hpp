@@ -320,6 +320,7 @@ template <class F> void fields(F& f, task_info& x) {
   f.opt("allocations", x.allocations);
   f.opt("pausing", x.pausing);
   f.opt("forked_from", x.forked_from);
+  f.opt("tensorboard", x.tensorboard);
 }
 
 template <class F> void fields(F& f, webhook_info& x) {

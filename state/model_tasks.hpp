@@ -65,6 +65,8 @@ struct task_info {
   bool pausing = false;
   /// The generic task it was forked from, if any.
   std::string forked_from;
+  /// A TensorBoard's storage, experiments and trials (task_launched).
+  nlohmann::json tensorboard;
 };
 
 /// The allocation `t` is placed with next: "<id>.<n>".

@@ -269,6 +269,9 @@ cluster_state every_field_set() {
   task.allocations = 1;
   task.pausing = true;
   task.forked_from = "0f1e2d3c-aaaa-bbbb-cccc-000000000000";
+  task.tensorboard = {{"storage", {{"type", "shared_fs"}}},
+                      {"experiments", {1}},
+                      {"trials", nlohmann::json::array()}};
   s.tasks[task.id] = task;
   return s;
 }

@@ -1,0 +1,108 @@
+// TensorBoards through their routes (api/api_tasks.cpp,
+// api/tensorboard_launch.cpp): the experiments and trials a launch names
+// are resolved into the task's storage and ids (shown as experimentIds and
+// trialIds, handed to the agent as DET_TENSORBOARD), a TensorBoard holds no
+// slot, and a launch naming what does not exist, mixing storages or
+// setting where TensorBoard listens is refused naming why.
+
+#include "api/task_views.hpp"
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace det;
+using namespace det::test;
+
+namespace {
+
+struct tensorboards : master_api_test {
+  int64_t experiment(const std::string& storage) {
+    auto cfg = std::string{good_config} + "checkpoint_storage:\n" + storage;
+    auto r = call("POST", "/api/v1/experiments", create_body(cfg));
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body)["experiment"]["id"].get<int64_t>();
+  }
+};
+
+const char* shared = "  type: shared_fs\n  host_path: /tmp/tb-a\n";
+
+TEST_F(tensorboards, a_launch_resolves_its_experiments_and_trials) {
+  auto a = experiment(shared);
+  connect_agent("a1", 1);
+  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
+    return s.allocations.count("1.1") != 0;
+  }));
+  auto r = write("POST", "/api/v1/tensorboards",
+                 json{{"experimentIds", {a}}, {"trialIds", {1}}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto tb = json::parse(r.body)["tensorboard"];
+  auto id = tb["id"].get<std::string>();
+  EXPECT_EQ(tb["experimentIds"], json::array({a}));
+  EXPECT_EQ(tb["trialIds"], json::array({1}));
+  EXPECT_EQ(tb["serviceAddress"], "/proxy/" + id + "/");
+  EXPECT_EQ(json::parse(r.body)["config"]["resources"]["slots"], 0);
+  // What the agent is told: the storage and which experiment each trial
+  // is of; no slot of the agent's is taken.
+  state::task_info t;
+  ASSERT_TRUE(await_read([id, &t](const state::cluster_state& s) {
+    auto i = s.tasks.find(id);
+    if (i == s.tasks.end() || !state::holds_allocation(i->second))
+      return false;
+    t = i->second;
+    return true;
+  }));
+  EXPECT_TRUE(t.agent_slots.empty());
+  task_start_order o;
+  o.task_id = id;
+  o.allocation_id = id + ".1";
+  o.task_type = "TENSORBOARD";
+  o.tensorboard = t.tensorboard;
+  auto frame = api::task_start_frame(o, "cpu", {"", "", "c", "uuid-1"}, {});
+  auto spec = json::parse(frame["env"]["DET_TENSORBOARD"].get<std::string>());
+  EXPECT_EQ(spec["storage"]["host_path"], "/tmp/tb-a");
+  EXPECT_EQ(spec["experiments"], json::array({a}));
+  EXPECT_EQ(spec["trials"], json::array({json::array({a, 1})}));
+  EXPECT_EQ(frame["env"]["DET_CLUSTER_UUID"], "uuid-1");
+  auto listed = json::parse(call("GET", "/api/v1/tensorboards").body);
+  EXPECT_EQ(listed["tensorboards"].size(), 1u);
+}
+
+TEST_F(tensorboards, bad_launches_are_refused_naming_why) {
+  auto a = experiment(shared);
+  auto b = experiment("  type: shared_fs\n  host_path: /tmp/tb-b\n");
+  struct bad_case {
+    json body;
+    int status;
+    std::string names;
+  };
+  std::vector<bad_case> cases{
+      {json::object(), 400, "experimentIds: name at least one"},
+      {{{"experimentIds", {0}}}, 400, "experimentIds: expected a list"},
+      {{{"experimentIds", "1"}}, 400, "experimentIds: expected a list"},
+      {{{"trialIds", {-3}}}, 400, "trialIds: expected a list"},
+      {{{"experimentIds", {999}}}, 404, "experiment 999 not found"},
+      {{{"trialIds", {999}}}, 404, "trial 999 not found"},
+      {{{"experimentIds", {a, b}}}, 400, "different checkpoint storage"},
+      {{{"experimentIds", {a}},
+        {"config", {{"tensorboard_args", {"--bind_all"}}}}},
+       400,
+       "'--bind_all' is the master's to set"},
+      {{{"experimentIds", {a}}, {"config", {{"tensorboard_args", "x"}}}},
+       400,
+       "config.tensorboard_args: expected a list"},
+  };
+  for (const auto& c : cases) {
+    auto r = call("POST", "/api/v1/tensorboards", c.body.dump());
+    EXPECT_EQ(r.status, c.status) << c.body.dump() << " -> " << r.body;
+    EXPECT_NE(r.body.find(c.names), std::string::npos)
+        << c.body.dump() << " -> " << r.body;
+  }
+  EXPECT_EQ(
+      json::parse(call("GET", "/api/v1/tensorboards").body)["tensorboards"]
+          .size(),
+      0u);
+}
+
+} // namespace

@@ -1,0 +1,109 @@
+"""TensorBoards with the real `det` CLI 0.38.1 (issue 30): `det tensorboard
+start EXP` runs TensorBoard as a process under a det-agent; it fetches the
+experiment's TensorBoard files from its shared_fs checkpoint storage
+(<host_path>/<storage_path>/<cluster uuid>/tensorboard/experiment/<id>, where
+the harness syncs them), reports itself ready once it holds them, and
+TensorBoard's own scalars API answers the trial's metrics through the
+master's proxy; `det tensorboard list|config|kill`, and what the launch
+refuses."""
+import json
+import os
+import shutil
+import time
+import urllib.request
+
+import pytest
+
+from conftest import cli_cluster, wait_for
+from test_cli import det, ok
+
+DET = shutil.which("det")
+try:
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    HAVE = True
+except ImportError:
+    HAVE = False
+
+pytestmark = pytest.mark.skipif(DET is None or not HAVE,
+                                reason="needs det and tensorboard")
+
+
+@pytest.fixture(scope="module")
+def c(pg_server, tmp_path_factory):
+    cl = cli_cluster(pg_server, tmp_path_factory, "tbs")
+    yield cl
+    cl.stop()
+
+
+def experiment(c, host_path):
+    text = ("name: tb-source\nentrypoint: python3 train.py\n"
+            "searcher:\n  name: single\n  metric: loss\n"
+            "checkpoint_storage:\n  type: shared_fs\n  host_path: %s\n"
+            "  storage_path: ckpts\n" % host_path)
+    status, body = c.post("/api/v1/experiments",
+                          {"config": text, "modelDefinition": [], "activate": False})
+    assert status == 200, body
+    return body["experiment"]["id"]
+
+
+def write_losses(logdir, losses):
+    """tfevents as the harness writes them (one scalar per step)."""
+    os.makedirs(logdir, exist_ok=True)
+    w = EventFileWriter(logdir)
+    for step, loss in enumerate(losses):
+        w.add_event(event_pb2.Event(
+            wall_time=time.time(), step=step,
+            summary=summary_pb2.Summary(
+                value=[summary_pb2.Summary.Value(tag="loss", simple_value=loss)])))
+    w.close()
+
+
+def proxied(c, path):
+    req = urllib.request.Request(c.url + path,
+                                 headers={"Authorization": "Bearer " + c.token})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def test_a_tensorboard_shows_the_trials_metrics_through_the_proxy(c, tmp_path):
+    exp = experiment(c, str(tmp_path))
+    cluster_id = c.get("/api/v1/master")["clusterId"]
+    base = tmp_path / "ckpts" / cluster_id / "tensorboard" / "experiment" / str(exp)
+    write_losses(str(base / "trial" / "1"), [0.9, 0.5, 0.25])
+    tid = ok(c, "tensorboard", "start", str(exp), "-d").strip().splitlines()[0]
+    deadline = time.time() + 120
+    while not c.get("/api/v1/tasks/" + tid)["task"]["allocations"][0]["isReady"]:
+        assert time.time() < deadline, \
+            "not ready within 120 s; its logs:\n" + ok(c, "task", "logs", tid)
+        time.sleep(0.2)
+    tb = c.get("/api/v1/tensorboards/" + tid)["tensorboard"]
+    assert tb["experimentIds"] == [exp]
+    assert tb["serviceAddress"] == "/proxy/%s/" % tid
+    assert tb["state"] == "STATE_RUNNING"
+    # TensorBoard's own API, through the master's proxy.
+    prefix = "/proxy/%s" % tid
+    runs = wait_for("TensorBoard to load the run", lambda: [
+        r for r in proxied(c, prefix + "/data/runs") if r.endswith("trial/1")],
+        timeout=60)
+    scalars = proxied(c, prefix + "/data/plugin/scalars/scalars?tag=loss&run="
+                      + urllib.request.quote(runs[0]))
+    assert [(s[1], round(s[2], 2)) for s in scalars] == \
+        [(0, 0.9), (1, 0.5), (2, 0.25)]
+    assert tid in ok(c, "tensorboard", "list")
+    assert "tensorboard_args" not in ok(c, "tensorboard", "config", tid)
+    logs = ok(c, "task", "logs", tid)
+    assert "TensorBoard contains metrics" in logs, logs
+    ok(c, "tensorboard", "kill", tid)
+    wait_for("it to end", lambda: c.get("/api/v1/tensorboards/" + tid)
+             ["tensorboard"]["state"] == "STATE_TERMINATED", timeout=60)
+
+
+def test_a_launch_names_experiments_that_exist_and_args_it_may_set(c):
+    rc, out = det(c, "tensorboard", "start", "987654", "-d")
+    assert rc != 0 and "experiment 987654 not found" in out, out
+    status, body = c.post("/api/v1/tensorboards", {"experimentIds": []})
+    assert status == 400 and "experimentIds" in json.dumps(body), body
+    status, body = c.post("/api/v1/tensorboards", {
+        "experimentIds": [1], "config": {"tensorboard_args": ["--host=0.0.0.0"]}})
+    assert status == 400 and "'--host' is the master's to set" in json.dumps(body), body
