@@ -495,7 +495,11 @@ void watch_idle(const ctx_ptr& ctx, caf::event_based_actor* self) {
           for (auto& k : ctx->idle->due(v.state, ctx->wall_clock_us())) {
             auto t = v.state.tasks.find(k.task_id);
             auto owner = t == v.state.tasks.end() ? "" : t->second.owner;
-            log::info() << "killing notebook " << k.task_id << ": " << k.reason;
+            log::info() << "killing "
+                        << (t == v.state.tasks.end()
+                                ? std::string{"task"}
+                                : task_kind_of(t->second.task_type))
+                        << " " << k.task_id << ": " << k.reason;
             post(ctx->bridge, [ctx, k, owner](caf::event_based_actor* s) {
               s->request(
                    ctx->master, ctx->request_timeout, records_atom::value,
@@ -504,7 +508,7 @@ void watch_idle(const ctx_ptr& ctx, caf::event_based_actor* self) {
                    owner)
                   .then([](const std::string&) {},
                         [k](caf::error& err) {
-                          log::warn() << "idle notebook " << k.task_id
+                          log::warn() << "idle task " << k.task_id
                                       << " not killed: " << render(err);
                         });
             });

@@ -27,7 +27,8 @@ std::vector<idle_kill> idle_watch::due(const state::cluster_state& s,
     first_look_us_ = now_us;
   std::vector<idle_kill> out;
   for (const auto& [id, t] : s.tasks) {
-    if (t.task_type != "NOTEBOOK" || t.state != state::task_state::running)
+    if ((t.task_type != "NOTEBOOK" && t.task_type != "TENSORBOARD")
+        || t.state != state::task_state::running)
       continue;
     auto timeout = idle_timeout_us(t.config);
     if (timeout == 0 || asked_.count(id) != 0)

@@ -142,9 +142,12 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
                 .count(t->get<std::string>()))
       return bad("config.notebook_idle_type: expected kernels_or_terminals, "
                  "kernel_connections or activity");
-  if (kind.type == "NOTEBOOK" && cfg.value("idle_timeout", json()).is_null()
-      && ctx->config->notebook_timeout_s > 0)
-    cfg["idle_timeout"] = std::to_string(ctx->config->notebook_timeout_s) + "s";
+  auto default_idle = kind.type == "NOTEBOOK" ? ctx->config->notebook_timeout_s
+                      : kind.type == "TENSORBOARD"
+                          ? ctx->config->tensorboard_timeout_s
+                          : 0;
+  if (default_idle > 0 && cfg.value("idle_timeout", json()).is_null())
+    cfg["idle_timeout"] = std::to_string(default_idle) + "s";
   auto resources = cfg.value("resources", json::object());
   if (resources.is_null())
     resources = json::object();

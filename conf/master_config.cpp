@@ -244,6 +244,8 @@ caf::expected<master_config> parse_master_config(std::string_view text) {
   cfg.launch_error = r.boolean("launch_error", true);
   cfg.notebook_timeout_s =
       r.opt_integer("notebook_timeout", 1, int64_t{1} << 31).value_or(0);
+  cfg.tensorboard_timeout_s =
+      r.opt_integer("tensorboard_timeout", 1, int64_t{1} << 31).value_or(300);
 
   json cluster_scheduler;
   std::optional<std::string> compute_given;

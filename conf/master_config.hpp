@@ -115,6 +115,9 @@ struct master_config {
   /// A notebook's idle timeout when its config sets none (upstream's
   /// `notebook_timeout`, seconds); 0: never.
   int64_t notebook_timeout_s = 0;
+  /// A TensorBoard's idle timeout when its config sets none (upstream's
+  /// `tensorboard_timeout`, seconds; 300 as upstream's default).
+  int64_t tensorboard_timeout_s = 300;
   /// resource_manager.type: agent (det-agents, the default) or kubernetes.
   std::string resource_manager_type = "agent";
   kubernetes_rm_config kubernetes; ///< with type kubernetes

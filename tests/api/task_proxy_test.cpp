@@ -329,6 +329,17 @@ TEST_F(task_proxy, idle_reports_and_timeouts_are_checked_naming_the_field) {
   EXPECT_EQ(idle_timeout("/api/v1/notebooks", json::object()), "600s");
   EXPECT_EQ(idle_timeout("/api/v1/notebooks", {{"idle_timeout", "1h"}}), "1h");
   EXPECT_EQ(idle_timeout("/api/v1/commands", json::object()), json());
+  // A TensorBoard's default is tensorboard_timeout (300 s); its own wins.
+  auto exp = call("POST", "/api/v1/experiments", create_body(good_config));
+  ASSERT_EQ(exp.status, 200) << exp.body;
+  auto tb = [&](const json& config) {
+    auto r = call("POST", "/api/v1/tensorboards",
+                  json{{"config", config}, {"experimentIds", {1}}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body)["config"].value("idle_timeout", json());
+  };
+  EXPECT_EQ(tb(json::object()), "300s");
+  EXPECT_EQ(tb({{"idle_timeout", "2m"}}), "2m");
 }
 
 TEST(idle_watch, a_restarted_master_counts_from_its_first_look_and_asks_once) {
@@ -358,6 +369,11 @@ TEST(idle_watch, a_restarted_master_counts_from_its_first_look_and_asks_once) {
   s.tasks[t.id].config = {{"idle_timeout", "1m"}};
   s.tasks[t.id].task_type = "COMMAND";
   EXPECT_TRUE(w.due(s, first + 9 * minute_us).empty());
+  // A TensorBoard times out as a notebook does; activity puts it off.
+  s.tasks[t.id].task_type = "TENSORBOARD";
+  w.record(t.id, first + 9 * minute_us);
+  EXPECT_TRUE(w.due(s, first + 10 * minute_us).empty());
+  EXPECT_EQ(w.due(s, first + 10 * minute_us + 1).size(), 1u);
   EXPECT_EQ(api::idle_timeout_us(json{{"idle_timeout", "1h30m"}}),
             90 * minute_us);
   EXPECT_EQ(api::idle_timeout_us(json{{"idle_timeout", nullptr}}), 0);

@@ -73,6 +73,18 @@ TEST(master_config, notebook_timeout_is_whole_seconds_and_off_by_default) {
         << bad;
 }
 
+TEST(master_config, tensorboard_timeout_is_whole_seconds_300_by_default) {
+  auto none = parse_master_config("");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->tensorboard_timeout_s, 300);
+  auto set = parse_master_config("tensorboard_timeout: 60\n");
+  ASSERT_TRUE(set) << det::render(set.error());
+  EXPECT_EQ(set->tensorboard_timeout_s, 60);
+  EXPECT_NE(det::test::master_error_of("tensorboard_timeout: 0\n")
+                .find("tensorboard_timeout"),
+            std::string::npos);
+}
+
 TEST(master_config, aws_example_file_loads_two_pools) {
   auto cfg = load_master_config(DET_CONF_DIR "/master-aws.yaml");
   ASSERT_TRUE(cfg) << det::render(cfg.error());
