@@ -515,16 +515,23 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
                 200, http::result_line(log_fields(ctx->logs->since(*id)).dump())
                          + "\n"));
         });
-  r.get("/api/v1/tasks/{task_id}/logs/fields",
-        [ctx](http_request req, responder res) {
-          // A trial's task: its lines; any other task's: none kept here.
-          auto id = state::trial_of_task_id(req.param("task_id"));
-          auto lines = id ? ctx->logs->since(*id) : std::vector<log_line>{};
-          auto fields = log_fields(lines);
-          fields["allocationIds"] = nlohmann::json::array(); // no filter
-          res.send(http::http_response::json(
-              200, http::result_line(fields.dump()) + "\n"));
-        });
+  r.get("/api/v1/tasks/{task_id}/logs/fields", [ctx](http_request req,
+                                                     responder res) {
+    // A trial's task: its lines; another task's: its own.
+    auto id = state::trial_of_task_id(req.param("task_id"));
+    nlohmann::json fields;
+    if (id) {
+      fields = log_fields(ctx->logs->since(*id));
+      fields["allocationIds"] = nlohmann::json::array(); // no filter
+    } else if (auto task = task_id_text(req.param("task_id"))) {
+      fields = task_log_fields(ctx->task_log_book->since(*task), *task + ".1");
+    } else {
+      fields = log_fields({});
+      fields["allocationIds"] = nlohmann::json::array();
+    }
+    res.send(http::http_response::json(200, http::result_line(fields.dump())
+                                                + "\n"));
+  });
   r.get("/api/v1/trials/{trial_id}/checkpoints",
         [ctx](http_request req, responder res) {
           answer_checkpoints(ctx, req, res, "trial_id", "trial",

@@ -16,14 +16,31 @@ bool listed(const std::vector<std::string>& xs, const std::string& x) {
   return xs.empty() || std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
+/// The filters other than allocations for a line of `agent` from
+/// `source` (no rank, stdout).
+bool passes_common(const log_filter& f, const std::string& agent,
+                   const std::string& source) {
+  if (!f.ranks.empty()
+      && std::find(f.ranks.begin(), f.ranks.end(), -1) == f.ranks.end())
+    return false;
+  return listed(f.agents, agent) && listed(f.containers, agent)
+         && listed(f.stdtypes, line_stdtype) && listed(f.sources, source);
+}
+
 } // namespace
 
 bool log_filter::passes(const log_line& l) const {
-  if (!ranks.empty()
-      && std::find(ranks.begin(), ranks.end(), -1) == ranks.end())
-    return false;
-  return listed(agents, l.agent_id) && listed(containers, l.agent_id)
-         && listed(stdtypes, line_stdtype) && listed(sources, line_source);
+  return passes_common(*this, l.agent_id, line_source);
+}
+
+bool log_filter::passes(const task_log_line& l,
+                        const std::string& allocation) const {
+  return passes_common(*this, l.agent_id, task_line_source(l))
+         && listed(allocations, allocation);
+}
+
+std::string task_line_source(const task_log_line& l) {
+  return l.source.empty() ? line_source : l.source;
 }
 
 std::optional<log_filter> log_filter_of(const http::query_params& query,
@@ -33,6 +50,7 @@ std::optional<log_filter> log_filter_of(const http::query_params& query,
   f.containers = query.get_all("containerIds");
   f.stdtypes = query.get_all("stdtypes");
   f.sources = query.get_all("sources");
+  f.allocations = query.get_all("allocationIds");
   for (const auto& text : query.get_all("rankIds")) {
     size_t used = 0;
     int64_t rank = 0;
@@ -62,6 +80,24 @@ nlohmann::json log_fields(const std::vector<log_line>& lines) {
           {"stdtypes", any},
           {"sources", lines.empty() ? nlohmann::json::array()
                                     : nlohmann::json::array({line_source})}};
+}
+
+nlohmann::json task_log_fields(const std::vector<task_log_line>& lines,
+                               const std::string& allocation) {
+  std::set<std::string> agents, sources;
+  for (const auto& l : lines) {
+    agents.insert(l.agent_id);
+    sources.insert(task_line_source(l));
+  }
+  auto none = nlohmann::json::array();
+  return {{"agentIds", agents},
+          {"containerIds", agents},
+          {"allocationIds",
+           lines.empty() ? none : nlohmann::json::array({allocation})},
+          {"rankIds", none},
+          {"stdtypes",
+           lines.empty() ? none : nlohmann::json::array({line_stdtype})},
+          {"sources", sources}};
 }
 
 } // namespace det::api

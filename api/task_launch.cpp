@@ -1,5 +1,6 @@
 #include "api/task_launch.hpp"
 
+#include "conf/capacity.hpp"
 #include "conf/duration.hpp"
 #include "conf/master_config.hpp"
 #include "http/grpc_error.hpp"
@@ -13,6 +14,9 @@ using http::grpc_code;
 using http::responder;
 
 namespace {
+
+/// A sanity bound: the pool's agents bound a task's slots (below).
+constexpr int64_t max_task_slots = int64_t{1} << 20;
 
 const std::set<std::string> config_keys{"description",  "bind_mounts",
                                         "environment",  "resources",
@@ -157,9 +161,9 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
   auto slots =
       resources.value("slots", json(kind.type == "TENSORBOARD" ? 0 : 1));
   if (!slots.is_number_integer() || slots.get<int64_t>() < 0
-      || slots.get<int64_t>() > 4096)
+      || slots.get<int64_t>() > max_task_slots)
     return bad("config.resources.slots: expected a whole number from 0 to "
-               "4096");
+               + std::to_string(max_task_slots));
   out.slots = slots.get<int32_t>();
   auto prio = resources.value("priority", json());
   if (!prio.is_null()
@@ -179,6 +183,16 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
                             : ctx->config->default_compute_resource_pool);
   if (auto why = util::text_problem(out.pool, {255, false, true}); !why.empty())
     return bad("config.resources.resource_pool " + why);
+  // A task runs on one agent: more slots than any agent of its pool can
+  // have is refused whatever launch_error says (as upstream).
+  if (auto cap = ctx->pool_capacities.find(out.pool);
+      out.slots > 0 && cap != ctx->pool_capacities.end()
+      && conf::check_slots_fit(out.slots, true, cap->second))
+    return bad("config.resources.slots: request unfulfillable, please try "
+               "requesting less slots ("
+               + std::to_string(out.slots)
+               + " can never fit on one agent of resource pool \"" + out.pool
+               + "\")");
   resources["slots"] = out.slots;
   resources["priority"] = out.priority;
   resources["resource_pool"] = out.pool;

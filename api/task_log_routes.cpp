@@ -6,6 +6,7 @@
 #include "api/api_bridge.hpp"
 #include "api/api_tasks.hpp"
 #include "api/durable_feed.hpp"
+#include "api/log_filter.hpp"
 #include "api/route_util.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
@@ -51,9 +52,10 @@ json task_log_json(const task_log_line& l, const std::string& task_id) {
 /// preemption_poll.
 void follow_task_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
                       http::chunk_stream out, std::string task_id,
-                      int64_t after) {
+                      int64_t after, log_filter filter) {
   for (const auto& l : ctx->task_log_book->since(task_id, after)) {
-    if (!out.write_result(task_log_json(l, task_id).dump()))
+    if (filter.passes(l, task_id + ".1")
+        && !out.write_result(task_log_json(l, task_id).dump()))
       return;
     after = l.id;
   }
@@ -62,20 +64,22 @@ void follow_task_logs(const ctx_ptr& ctx, caf::event_based_actor* self,
   // Asked of the read model: the master's follower has written its lines
   // about an event before any replica applies it (follow_durable's order),
   // so a task seen terminated there has its exit lines in the book.
-  auto finish = [ctx, out, task_id, after](bool done) {
-    post(ctx->bridge, [ctx, out, task_id, after,
+  auto finish = [ctx, out, task_id, after, filter](bool done) {
+    post(ctx->bridge, [ctx, out, task_id, after, filter,
                        done](caf::event_based_actor* bridge) {
       if (done) {
         for (const auto& l : ctx->task_log_book->since(task_id, after))
-          if (!out.write_result(task_log_json(l, task_id).dump()))
+          if (filter.passes(l, task_id + ".1")
+              && !out.write_result(task_log_json(l, task_id).dump()))
             return;
         return out.close();
       }
-      bridge->delayed_send(
-          bridge, ctx->preemption_poll,
-          bridge_job{[ctx, out, task_id, after](caf::event_based_actor* s) {
-            follow_task_logs(ctx, s, out, task_id, after);
-          }});
+      bridge->delayed_send(bridge, ctx->preemption_poll,
+                           bridge_job{[ctx, out, task_id, after,
+                                       filter](caf::event_based_actor* s) {
+                             follow_task_logs(ctx, s, out, task_id, after,
+                                              filter);
+                           }});
     });
   };
   auto ended = [task_id](const state::cluster_state& s) {
@@ -114,8 +118,13 @@ void task_logs_route(const ctx_ptr& ctx, const http::http_request& req,
     return;
   bool desc = req.query.get("orderBy").value_or("") == "ORDER_BY_DESC";
   bool follow = req.query.get("follow").value_or("false") == "true";
+  std::string why;
+  auto filter = log_filter_of(req.query, why);
+  if (!filter)
+    return res.send_error(grpc_code::invalid_argument, why);
   // Known to the state (or at least to the log book): else 404.
-  post(ctx->bridge, [=, page = *p](caf::event_based_actor* self) {
+  post(ctx->bridge, [=, page = *p,
+                     filter = *filter](caf::event_based_actor* self) {
     ask_view(
         ctx, self,
         [task_id](const state::cluster_state& s, int64_t) -> json {
@@ -123,10 +132,14 @@ void task_logs_route(const ctx_ptr& ctx, const http::http_request& req,
         },
         res,
         [=](json known) {
-          auto lines = ctx->task_log_book->since(task_id);
-          if (known.is_null() && lines.empty())
+          auto all = ctx->task_log_book->since(task_id);
+          if (known.is_null() && all.empty())
             return res.send_error(grpc_code::not_found,
                                   "task not found: " + task_id);
+          std::vector<task_log_line> lines;
+          for (auto& l : all)
+            if (filter.passes(l, task_id + ".1"))
+              lines.push_back(std::move(l));
           if (desc)
             std::reverse(lines.begin(), lines.end());
           if (page.limit > 0 && lines.size() > static_cast<size_t>(page.limit))
@@ -148,7 +161,7 @@ void task_logs_route(const ctx_ptr& ctx, const http::http_request& req,
           if (desc)
             after = lines.empty() ? 0 : lines.front().id;
           post(ctx->bridge, [=](caf::event_based_actor* s) {
-            follow_task_logs(ctx, s, out, task_id, after);
+            follow_task_logs(ctx, s, out, task_id, after, filter);
           });
         });
   });

@@ -237,7 +237,7 @@ TEST_F(task_routes, bad_launch_bodies_are_refused_naming_the_field) {
       {{{"config", {{"resources", {{"slots", -1}}}}}},
        400,
        "config.resources.slots"},
-      {{{"config", {{"resources", {{"slots", 99999}}}}}},
+      {{{"config", {{"resources", {{"slots", 99999999}}}}}},
        400,
        "config.resources.slots"},
       {{{"config", {{"resources", {{"priority", 100}}}}}},
@@ -334,6 +334,18 @@ TEST_F(task_routes, a_context_is_kept_for_the_task_its_owner_and_no_one_else) {
                    ctx->tokens->token_for(other + ".1"));
   ASSERT_EQ(none.status, 200) << none.body;
   EXPECT_EQ(json::parse(none.body)["b64Tgz"], "");
+}
+
+TEST_F(task_routes, more_slots_than_one_agent_can_have_is_unfulfillable) {
+  ctx->pool_capacities["default"] = {"default", 4, 8};
+  auto body = refused("POST", "/api/v1/commands",
+                      {{"config", {{"resources", {{"slots", 10485}}}}}}, 400);
+  EXPECT_NE(body.find("config.resources.slots: request unfulfillable, please "
+                      "try requesting less slots"),
+            std::string::npos)
+      << body;
+  // Eight fit on the largest agent (none is up: it waits for one).
+  launch({{"config", {{"resources", {{"slots", 8}}}}}});
 }
 
 TEST_F(task_routes, a_context_over_the_limit_is_refused_naming_files) {

@@ -7,6 +7,7 @@ unpause|kill`); `det cmd list`, `det task list`, `det task logs`,
 command still listed (TERMINATED) after the master restarts."""
 import json
 import shutil
+import urllib.request
 
 import pytest
 
@@ -27,6 +28,15 @@ def c(pg_server, tmp_path_factory):
 
 
 
+def task_logs(c, path):
+    """The results of GET /api/v1/tasks/<path> (one JSON line each)."""
+    req = urllib.request.Request(c.url + "/api/v1/tasks/" + path,
+                                 headers={"Authorization": "Bearer " + c.token})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return [json.loads(line)["result"] for line in r.read().splitlines()
+                if line.strip()]
+
+
 def command(c, cid):
     return c.get("/api/v1/commands/" + cid)["command"]
 
@@ -43,6 +53,18 @@ def test_cmd_run_prints_the_output_and_the_exit_line(c):
     assert listed[0]["exitStatus"] == "allocation exited successfully"
     logs = ok(c, "task", "logs", cid)
     assert "hello-from-a-command" in logs
+    # Its log fields, each a filter that keeps some lines (as upstream's
+    # test_task_logs checks), and a rank no line has keeps none.
+    fields = task_logs(c, cid + "/logs/fields")[0]
+    assert fields["sources"] == ["master", "task"], fields
+    assert fields["allocationIds"] == [cid + ".1"], fields
+    for key, values in fields.items():
+        for v in values:
+            assert task_logs(c, "%s/logs?%s=%s" % (cid, key, v)), (key, v)
+    only_master = task_logs(c, cid + "/logs?sources=master")
+    assert only_master and all(x["source"] == "master" for x in only_master)
+    assert task_logs(c, cid + "/logs?rankIds=-1")
+    assert not task_logs(c, cid + "/logs?rankIds=-2")
 
 
 def test_det_inside_a_command_is_its_owner_without_a_login(c):
