@@ -1,6 +1,7 @@
 #include "api/allocation_views.hpp"
 
 #include "api/views_cluster.hpp"
+#include "state/records_queries.hpp"
 #include "util/time_text.hpp"
 
 #include <algorithm>
@@ -308,6 +309,26 @@ std::string allocations_csv(const state::cluster_state& s, time_window w,
          std::to_string(r->slots), util::format_rfc3339(r->started_at_us),
          util::format_rfc3339(r->ended_at_us), "0.0",
          hours == 0 ? "0.0" : fixed6(hours), r->pool});
+  }
+  // Tasks (commands, notebooks, ...) placed on an agent, while the state
+  // keeps them (24 h after they end): their current allocation.
+  for (const auto& [id, t] : s.tasks) {
+    if (t.placed_at_us == 0)
+      continue;
+    auto end = t.ended_at_us > 0 ? t.ended_at_us : now_us;
+    if (t.placed_at_us > w.before_us || end < w.after_us)
+      continue;
+    auto lo = std::max(t.placed_at_us, w.after_us);
+    auto hi = std::min(end, w.before_us);
+    auto hours = hi > lo ? static_cast<double>(hi - lo) / 1e6
+                               * static_cast<double>(t.slots) / 3600.0
+                         : 0.0;
+    auto ws = state::find_workspace(s, t.workspace_id);
+    out += csv_row({t.allocation_id, t.task_type, t.owner,
+                    ws ? ws->name : std::string{}, "", std::to_string(t.slots),
+                    util::format_rfc3339(t.placed_at_us),
+                    util::format_rfc3339(t.ended_at_us), "0.0",
+                    hours == 0 ? "0.0" : fixed6(hours), t.pool});
   }
   return out;
 }

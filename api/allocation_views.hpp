@@ -66,7 +66,9 @@ std::string raw_allocation_csv(const state::cluster_state& s, time_window w,
 /// GET /resources/allocation/allocations-csv: one row per allocation
 /// (allocation_id, task_type, username, workspace_name, experiment_id,
 /// slots, start_time, end_time, imagepulling_time, slot_hours,
-/// resource_pool), the slot hours counted inside the window.
+/// resource_pool), the slot hours counted inside the window: trials', then
+/// tasks' (task_type COMMAND, NOTEBOOK, ...; no experiment) while the
+/// state keeps them.
 std::string allocations_csv(const state::cluster_state& s, time_window w,
                             int64_t now_us);
 

@@ -163,6 +163,34 @@ TEST(allocation_views, the_allocations_csv_has_a_row_per_allocation_in_range) {
   EXPECT_EQ(lines(allocations_csv(s, none, now)).size(), 1u);
 }
 
+TEST(allocation_views, a_tasks_allocation_is_a_row_of_its_type) {
+  auto s = accounting_state();
+  state::task_info t;
+  t.id = "0123abcd-0000-4000-8000-000000000000";
+  t.task_type = "NOTEBOOK";
+  t.owner = "carol";
+  t.slots = 1;
+  t.pool = "default";
+  t.allocation_id = t.id + ".1";
+  t.state = state::task_state::running;
+  t.placed_at_us = at("2024-05-02T00:00:00Z");
+  s.tasks[t.id] = t;
+  state::task_info queued = t; // never placed: no row
+  queued.id = "0123abcd-0000-4000-8000-000000000001";
+  queued.placed_at_us = 0;
+  queued.state = state::task_state::queued;
+  s.tasks[queued.id] = queued;
+  time_window w{at("2024-05-01T00:00:00Z"), at("2024-07-01T00:00:00Z")};
+  auto csv = lines(allocations_csv(s, w, now));
+  ASSERT_EQ(csv.size(), 5u);
+  // Running since the 2nd, until now (the 3rd, 13:00): 37 slot-hours.
+  EXPECT_EQ(csv[4], t.id
+                        + ".1,NOTEBOOK,carol,Default,,1,"
+                          "2024-05-02T00:00:00.000000Z,,0.0,37.000000,default");
+  time_window before{at("2024-04-01T00:00:00Z"), at("2024-04-02T00:00:00Z")};
+  EXPECT_EQ(lines(allocations_csv(s, before, now)).size(), 1u);
+}
+
 TEST(allocation_views, aggregates_are_slot_seconds_per_day_by_user_label_pool) {
   auto s = accounting_state();
   aggregation daily{false, 0, 100000};
