@@ -185,7 +185,7 @@ TEST(allocation_views, a_tasks_allocation_is_a_row_of_its_type) {
   ASSERT_EQ(csv.size(), 5u);
   // Running since the 2nd, until now (the 3rd, 13:00): 37 slot-hours.
   EXPECT_EQ(csv[4], t.id
-                        + ".1,NOTEBOOK,carol,Default,,1,"
+                        + ".1,NOTEBOOK,carol,Uncategorized,,1,"
                           "2024-05-02T00:00:00.000000Z,,0.0,37.000000,default");
   time_window before{at("2024-04-01T00:00:00Z"), at("2024-04-02T00:00:00Z")};
   EXPECT_EQ(lines(allocations_csv(s, before, now)).size(), 1u);
