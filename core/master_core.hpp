@@ -133,6 +133,9 @@ struct decision {
   std::map<int64_t, trial_facts> trials;
 };
 
+/// Appends what `more` decided (after `d`'s own events) to `d`.
+void absorb(decision& d, decision more);
+
 /// `d` with its refusal set to `code` and `why`: a command's early return.
 decision with_refusal(decision& d, errc code, std::string why);
 

@@ -132,9 +132,6 @@ decision master_core::create_experiment(const nlohmann::json& config,
   return drive(std::move(d), now_us);
 }
 
-namespace {
-
-/// Appends what `more` decided (after `d`'s own events) to `d`.
 void absorb(decision& d, decision more) {
   for (auto& ev : more.events)
     d.events.push_back(std::move(ev));
@@ -145,8 +142,6 @@ void absorb(decision& d, decision more) {
   if (more.refusal && !d.refusal)
     d.refusal = std::move(more.refusal);
 }
-
-} // namespace
 
 decision master_core::drive(decision d, int64_t now_us) {
   if (!cfg_.inline_searchers)

@@ -24,6 +24,18 @@ decision master_core::records(const record_command& c, int64_t now_us) {
     if (!emit(d, std::move(ev)))
       return d;
   d.reply = std::move(out.reply);
+  // As upstream: a deleted workspace's tasks are killed with it.
+  if (c.op == "workspace.delete")
+    if (auto id = c.args.find("id"); id != c.args.end() && id->is_number()) {
+      std::vector<std::string> live;
+      for (const auto& [tid, t] : st_.tasks)
+        if (t.workspace_id == id->get<int64_t>()
+            && t.state != state::task_state::terminated)
+          live.push_back(tid);
+      for (const auto& tid : live)
+        absorb(d,
+               kill_task(tid, c.username, "its workspace was deleted", now_us));
+    }
   return d;
 }
 

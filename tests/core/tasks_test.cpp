@@ -244,5 +244,25 @@ TEST_F(tasks, a_paused_generic_task_frees_its_slot_is_kept_and_runs_again) {
   expect_sound();
 }
 
+TEST_F(tasks, deleting_a_workspace_kills_its_tasks_and_no_others) {
+  c.run(c.core->agent_connected("a1", "default", 2, "cpu", "", {}, c.now));
+  auto made = c.run(c.core->records(
+      {"workspace.create", {{"name", "scratch"}}, "alice"}, c.now));
+  ASSERT_FALSE(made.refusal) << render(made.refusal);
+  auto ws = made.reply.value("id", int64_t{0});
+  ASSERT_GT(ws, 1) << made.reply.dump();
+  launch(task_a, 1, "alice", "default", ws);
+  launch(task_b, 1, "alice", "default", 1);
+  c.run(c.core->allocation_running(task_a + ".1", c.now));
+  auto d = c.run(
+      c.core->records({"workspace.delete", {{"id", ws}}, "alice"}, c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(task(task_a).state, tst::terminating);
+  EXPECT_EQ(task(task_a).kill_reason, "its workspace was deleted");
+  ASSERT_EQ(effects_of<kill_order>(d).size(), 1u);
+  EXPECT_EQ(task(task_b).state, tst::starting);
+  expect_sound();
+}
+
 } // namespace
 } // namespace det
