@@ -226,6 +226,18 @@ void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
                                       : grpc_code::invalid_argument,
                                   tb["error"].get<std::string>());
           auto a = args;
+          auto inherited = tb["inherited"];
+          tb.erase("inherited");
+          auto& env = a.config["environment"];
+          if (!env.is_object())
+            env = json::object();
+          if (!env.contains("image") && inherited.contains("image")) {
+            env["image"] = inherited["image"];
+            if (!normalize_image(env).empty())
+              env.erase("image");
+          }
+          if (!env.contains("pod_spec") && inherited.contains("pod_spec"))
+            env["pod_spec"] = inherited["pod_spec"];
           a.tensorboard = std::move(tb);
           launch(std::move(a));
         });

@@ -74,6 +74,24 @@ std::string tensorboard_args_problem(const json& args) {
 
 } // namespace
 
+std::string normalize_image(json& environment) {
+  auto i = environment.find("image");
+  if (i == environment.end() || i->is_null())
+    return {};
+  if (i->is_string()) {
+    auto name = i->get<std::string>();
+    *i = json{{"cpu", name}, {"cuda", name}, {"rocm", name}};
+  }
+  if (!i->is_object())
+    return "expected an image name or {cpu, cuda, rocm}";
+  for (const auto& [k, v] : i->items())
+    if ((k != "cpu" && k != "cuda" && k != "rocm") || !v.is_string()
+        || util::fit_text(v.get<std::string>(), {1024, false, false})
+               != v.get<std::string>())
+      return "expected an image name or {cpu, cuda, rocm}";
+  return {};
+}
+
 const std::set<std::string>& command_config_keys() {
   return config_keys;
 }
@@ -119,6 +137,12 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
           tensorboard_args_problem(cfg.value("tensorboard_args", json()));
       !why.empty())
     return bad("config.tensorboard_args: " + why);
+  if (auto env = cfg.find("environment"); env != cfg.end() && !env->is_null()) {
+    if (!env->is_object())
+      return bad("config.environment: expected an object");
+    if (auto why = normalize_image(*env); !why.empty())
+      return bad("config.environment.image: " + why);
+  }
   auto desc = cfg.value("description", json());
   if (!desc.is_null() && !desc.is_string())
     return bad("config.description: expected a string");

@@ -27,6 +27,10 @@ struct ntsc_kind {
   std::string title;  ///< Command (the description's default)
 };
 
+/// `environment.image` as upstream's config holds it: a name becomes
+/// {cpu, cuda, rocm} with that name each; why it is neither, or "".
+std::string normalize_image(nlohmann::json& environment);
+
 /// The keys of upstream's CommandConfig; any other is refused.
 const std::set<std::string>& command_config_keys();
 

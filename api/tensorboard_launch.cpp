@@ -111,8 +111,37 @@ json resolve_tensorboard(const state::cluster_state& s,
   if (!storage.is_object() || !storage.contains("type"))
     return refusal(400, "experiment " + std::to_string(storage_of)
                             + " has no checkpoint_storage to read");
-  return {
-      {"storage", storage}, {"experiments", experiments}, {"trials", trials}};
+  // The newest experiment's image and pull secrets, for the TensorBoard's
+  // config (as upstream inherits them).
+  json env = json::object();
+  int64_t newest = 0;
+  auto consider = [&](int64_t id) {
+    auto e = state::find_experiment(s, id);
+    if (e == nullptr || id < newest)
+      return;
+    newest = id;
+    env = e->config.value("environment", json::object());
+  };
+  for (auto id : ids.experiments)
+    consider(id);
+  for (const auto& pair : trials)
+    consider(pair[0].get<int64_t>());
+  json inherited = json::object();
+  if (env.is_object()) {
+    if (auto i = env.find("image"); i != env.end() && !i->is_null())
+      inherited["image"] = *i;
+    auto secrets = env.value("pod_spec", json::object());
+    if (secrets.is_object())
+      secrets = secrets.value("spec", json::object());
+    if (secrets.is_object())
+      if (auto p = secrets.find("imagePullSecrets");
+          p != secrets.end() && p->is_array())
+        inherited["pod_spec"] = {{"spec", {{"imagePullSecrets", *p}}}};
+  }
+  return {{"storage", storage},
+          {"experiments", experiments},
+          {"trials", trials},
+          {"inherited", inherited}};
 }
 
 } // namespace det::api

@@ -30,7 +30,10 @@ struct tensorboard_ids {
 std::optional<tensorboard_ids> take_tensorboard_ids(nlohmann::json& body,
                                                     const http::responder& res);
 
-/// {"storage", "experiments", "trials"} for `ids`, or {"code": 404 or
+/// {"storage", "experiments", "trials", "inherited"} for `ids` (inherited:
+/// the newest experiment's environment.image and pod_spec's
+/// imagePullSecrets, which a TensorBoard's config takes unless it sets
+/// them), or {"code": 404 or
 /// 400, "error": why} for an experiment or trial that does not exist or
 /// experiments whose files are in different storage.
 nlohmann::json resolve_tensorboard(const state::cluster_state& s,

@@ -105,4 +105,35 @@ TEST_F(tensorboards, bad_launches_are_refused_naming_why) {
       0u);
 }
 
+TEST_F(tensorboards,
+       the_newest_experiments_image_and_pull_secrets_are_inherited) {
+  experiment(shared);
+  auto b = experiment(std::string{shared}
+                      + "environment:\n  image: img:1\n  pod_spec:\n"
+                        "    spec:\n      imagePullSecrets: [{name: ips}]\n");
+  auto r = call("POST", "/api/v1/tensorboards",
+                json{{"experimentIds", {1, b}}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto env = json::parse(r.body)["config"]["environment"];
+  EXPECT_EQ(env["image"],
+            (json{{"cpu", "img:1"}, {"cuda", "img:1"}, {"rocm", "img:1"}}));
+  EXPECT_EQ(env["pod_spec"]["spec"]["imagePullSecrets"],
+            json::parse(R"([{"name": "ips"}])"));
+  // Its own image wins, a name given for every device type.
+  r = call("POST", "/api/v1/tensorboards",
+           json{{"experimentIds", {b}},
+                {"config", {{"environment", {{"image", "mine:2"}}}}}}
+               .dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["config"]["environment"]["image"]["rocm"],
+            "mine:2");
+  r = call("POST", "/api/v1/tensorboards",
+           json{{"experimentIds", {b}},
+                {"config", {{"environment", {{"image", 7}}}}}}
+               .dump());
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("config.environment.image"), std::string::npos)
+      << r.body;
+}
+
 } // namespace
