@@ -173,8 +173,16 @@ decision master_core::set_agent_enabled(const std::string& agent_id,
   if ((a->enabled || a->draining != drain)
       && !emit(d, agent_disabled{agent_id, drain}))
     return d;
-  if (!drain)
+  if (!drain) {
     stop_trials_on(d, agent_id, "agent_disabled", true, now_us);
+    // Its tasks, never preempted, are killed (zero-slot ones too).
+    std::vector<std::string> tasks;
+    for (const auto& [id, t] : st_.tasks)
+      if (t.agent_id == agent_id && state::holds_allocation(t))
+        tasks.push_back(id);
+    for (const auto& id : tasks)
+      absorb(d, kill_task(id, "admin", "its agent was disabled", now_us));
+  }
   return d;
 }
 

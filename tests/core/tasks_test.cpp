@@ -264,5 +264,18 @@ TEST_F(tasks, deleting_a_workspace_kills_its_tasks_and_no_others) {
   expect_sound();
 }
 
+TEST_F(tasks, disabling_an_agent_kills_its_tasks_but_draining_does_not) {
+  c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
+  launch(task_a, 0); // a zero-slot task runs there too
+  c.run(c.core->allocation_running(task_a + ".1", c.now));
+  c.run(c.core->set_agent_enabled("a1", false, true, c.now)); // drain
+  EXPECT_EQ(task(task_a).state, tst::running);
+  auto d = c.run(c.core->set_agent_enabled("a1", false, false, c.now));
+  EXPECT_EQ(task(task_a).state, tst::terminating);
+  EXPECT_EQ(task(task_a).kill_reason, "its agent was disabled");
+  EXPECT_EQ(effects_of<kill_order>(d).size(), 1u);
+  expect_sound();
+}
+
 } // namespace
 } // namespace det
