@@ -6,6 +6,8 @@ imported here so test modules keep `from conftest import ...`."""
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from harness.cluster import (Cluster, alive, cluster_factory, experiment_yaml,  # noqa: E402,F401
@@ -27,3 +29,14 @@ def cli_cluster(pg_server, tmp_path_factory, name, **kw):
     cl.home = os.path.join(tmp, "home")
     os.makedirs(cl.home)
     return cl
+
+
+def cli_cluster_fixture(name, **kw):
+    """The module-scoped fixture of a cli_cluster named `name`:
+    `c = cli_cluster_fixture("cmds")` in a test module."""
+    @pytest.fixture(scope="module")
+    def c(pg_server, tmp_path_factory):
+        cl = cli_cluster(pg_server, tmp_path_factory, name, **kw)
+        yield cl
+        cl.stop()
+    return c

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from conftest import cli_cluster, wait_for
+from conftest import cli_cluster_fixture, wait_for
 from test_cli import det, ok
 
 DET = shutil.which("det")
@@ -19,13 +19,7 @@ DET = shutil.which("det")
 pytestmark = pytest.mark.skipif(DET is None, reason="the det CLI is not installed")
 
 
-@pytest.fixture(scope="module")
-def c(pg_server, tmp_path_factory):
-    cl = cli_cluster(pg_server, tmp_path_factory, "cmds")
-    yield cl
-    cl.stop()
-
-
+c = cli_cluster_fixture("cmds")
 
 
 def task_logs(c, path):

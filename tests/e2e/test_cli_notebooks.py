@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from conftest import cli_cluster, wait_for
+from conftest import cli_cluster_fixture, wait_for
 from test_cli import det, ok
 from test_cli import login as rest_login
 
@@ -29,13 +29,7 @@ pytestmark = pytest.mark.skipif(DET is None or not HAVE,
                                 reason="needs det, jupyterlab, websocket-client")
 
 
-@pytest.fixture(scope="module")
-def c(pg_server, tmp_path_factory):
-    cl = cli_cluster(pg_server, tmp_path_factory, "nbs")
-    yield cl
-    cl.stop()
-
-
+c = cli_cluster_fixture("nbs")
 
 
 def proxied(c, path, token=None, headers=None, method="GET", body=None):

@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from conftest import cli_cluster, wait_for
+from conftest import cli_cluster_fixture, wait_for
 from test_cli import det, ok
 
 DET = shutil.which("det")
@@ -29,11 +29,7 @@ pytestmark = pytest.mark.skipif(DET is None or not HAVE,
                                 reason="needs det and tensorboard")
 
 
-@pytest.fixture(scope="module")
-def c(pg_server, tmp_path_factory):
-    cl = cli_cluster(pg_server, tmp_path_factory, "tbs")
-    yield cl
-    cl.stop()
+c = cli_cluster_fixture("tbs")
 
 
 def experiment(c, host_path):
