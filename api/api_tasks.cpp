@@ -26,6 +26,7 @@
 #include "messages/json_fields.hpp"
 #include "messages/model_archive.hpp"
 #include "state/queries.hpp"
+#include "state/records_queries.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
@@ -151,6 +152,13 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
                     for (const auto& [k, v] : tpl.items())
                       if (command_config_keys().count(k) != 0)
                         known[k] = v;
+                    // As upstream: a task's slots and pool are the
+                    // request's own, never a template's.
+                    if (auto r = known.find("resources");
+                        r != known.end() && r->is_object()) {
+                      r->erase("slots");
+                      r->erase("resource_pool");
+                    }
                     b["config"] = merge_template(own, known);
                   }
                   launch_checked(ctx, req, res, kind, std::move(b));
@@ -257,10 +265,15 @@ void list_commands(const ctx_ptr& ctx, const http::http_request& req,
   answer_view(
       ctx, req, res,
       [ctx, kind, users, ws, viewer = req.principal.username,
-       admin = req.principal.admin](const state::cluster_state& s, int64_t) {
+       admin = req.principal.admin](const state::cluster_state& s,
+                                    int64_t) -> json {
+        // A deleted workspace's tasks are listed no more (as upstream).
+        if (ws && !state::find_workspace(s, *ws))
+          return nullptr;
         json list = json::array();
         for (const auto& [id, t] : s.tasks) {
-          if (t.task_type != kind.type || (ws && t.workspace_id != *ws))
+          if (t.task_type != kind.type || (ws && t.workspace_id != *ws)
+              || !state::find_workspace(s, t.workspace_id))
             continue;
           if (!users.empty()
               && std::find(users.begin(), users.end(), t.owner) == users.end())
@@ -276,7 +289,7 @@ void list_commands(const ctx_ptr& ctx, const http::http_request& req,
                       {"endIndex", n},
                       {"total", n}}}};
       },
-      "");
+      "workspace not found: " + (ws ? std::to_string(*ws) : std::string{}));
 }
 
 } // namespace

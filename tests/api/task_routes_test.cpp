@@ -201,7 +201,7 @@ TEST_F(task_routes, a_tasks_user_token_is_its_owner_until_the_task_ends) {
 
 TEST_F(task_routes, a_template_goes_under_the_tasks_config_keys_it_knows) {
   json tpl{{"description", "from the template"},
-           {"resources", {{"priority", 7}}},
+           {"resources", {{"priority", 7}, {"slots", 100}}},
            {"environment", {{"environment_variables", {"A=1"}}}},
            {"searcher", {{"name", "single"}}}};
   auto made =
@@ -212,6 +212,7 @@ TEST_F(task_routes, a_template_goes_under_the_tasks_config_keys_it_knows) {
   auto cfg = launched["config"];
   EXPECT_EQ(cfg["description"], "mine"); // the request's own wins
   EXPECT_EQ(cfg["resources"]["priority"], 7);
+  EXPECT_EQ(cfg["resources"]["slots"], 1); // never the template's
   EXPECT_EQ(cfg["environment"]["environment_variables"], json::array({"A=1"}));
   EXPECT_FALSE(cfg.contains("searcher")) << cfg.dump();
   // The request's own unknown keys are still refused.
@@ -334,6 +335,30 @@ TEST_F(task_routes, a_context_is_kept_for_the_task_its_owner_and_no_one_else) {
                    ctx->tokens->token_for(other + ".1"));
   ASSERT_EQ(none.status, 200) << none.body;
   EXPECT_EQ(json::parse(none.body)["b64Tgz"], "");
+}
+
+TEST_F(task_routes, a_deleted_workspaces_tasks_are_killed_and_listed_no_more) {
+  auto made =
+      write("POST", "/api/v1/workspaces", json{{"name", "scratch"}}.dump());
+  ASSERT_EQ(made.status, 200) << made.body;
+  auto ws = json::parse(made.body)["workspace"]["id"].get<int64_t>();
+  auto inside = launch({{"config", json::object()}, {"workspaceId", ws}});
+  auto outside = launch(echo_config());
+  auto path = "/api/v1/commands?workspaceId=" + std::to_string(ws);
+  EXPECT_EQ(get(path)["commands"].size(), 1u);
+  auto del = write("DELETE", "/api/v1/workspaces/" + std::to_string(ws));
+  ASSERT_EQ(del.status, 200) << del.body;
+  ASSERT_TRUE(
+      await_read([id = inside["command"]["id"]](const state::cluster_state& s) {
+        auto t = s.tasks.find(id.get<std::string>());
+        return t != s.tasks.end()
+               && t->second.state == state::task_state::terminated;
+      }));
+  auto listed = get("/api/v1/commands")["commands"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["id"], outside["command"]["id"]);
+  auto gone = refused("GET", path, nullptr, 404);
+  EXPECT_NE(gone.find("workspace not found"), std::string::npos) << gone;
 }
 
 TEST_F(task_routes, more_slots_than_one_agent_can_have_is_unfulfillable) {
