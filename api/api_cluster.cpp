@@ -7,6 +7,7 @@
 #include "api/log_filter.hpp"
 #include "api/node_agents.hpp"
 #include "api/route_util.hpp"
+#include "api/task_access.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
 #include "conf/redact.hpp"

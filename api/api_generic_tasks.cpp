@@ -10,6 +10,7 @@
 #include "api/api_bridge.hpp"
 #include "api/api_records.hpp"
 #include "api/api_tasks.hpp"
+#include "api/task_access.hpp"
 #include "api/task_launch.hpp"
 #include "api/templates.hpp"
 #include "conf/reader.hpp"

@@ -7,6 +7,7 @@
 // (pool, workspace, task state).
 
 #include "api/api_tasks.hpp"
+#include "api/task_access.hpp"
 
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
@@ -219,37 +220,39 @@ void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
   if (!shown)
     return launch(std::move(*args));
   // A TensorBoard's experiments and trials, resolved on the read model.
-  post(ctx->bridge, [ctx, res, ids = std::move(*shown), args = std::move(*args),
-                     launch](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        [ids](const state::cluster_state& s, int64_t) {
-          return resolve_tensorboard(s, ids);
-        },
-        res,
-        [res, args, launch](json tb) {
-          if (tb.contains("error"))
-            return res.send_error(tb["code"] == 404
-                                      ? grpc_code::not_found
-                                      : grpc_code::invalid_argument,
-                                  tb["error"].get<std::string>());
-          auto a = args;
-          auto inherited = tb["inherited"];
-          tb.erase("inherited");
-          auto& env = a.config["environment"];
-          if (!env.is_object())
-            env = json::object();
-          if (!env.contains("image") && inherited.contains("image")) {
-            env["image"] = inherited["image"];
-            if (!normalize_image(env).empty())
-              env.erase("image");
-          }
-          if (!env.contains("pod_spec") && inherited.contains("pod_spec"))
-            env["pod_spec"] = inherited["pod_spec"];
-          a.tensorboard = std::move(tb);
-          launch(std::move(a));
-        });
-  });
+  post(ctx->bridge,
+       [ctx, res, ids = std::move(*shown), args = std::move(*args), launch,
+        viewer = req.principal.username,
+        admin = req.principal.admin](caf::event_based_actor* self) {
+         ask_view(
+             ctx, self,
+             [ids, viewer, admin](const state::cluster_state& s, int64_t) {
+               return resolve_tensorboard(s, ids, viewer, admin);
+             },
+             res,
+             [res, args, launch](json tb) {
+               if (tb.contains("error"))
+                 return res.send_error(tb["code"] == 404
+                                           ? grpc_code::not_found
+                                           : grpc_code::invalid_argument,
+                                       tb["error"].get<std::string>());
+               auto a = args;
+               auto inherited = tb["inherited"];
+               tb.erase("inherited");
+               auto& env = a.config["environment"];
+               if (!env.is_object())
+                 env = json::object();
+               if (!env.contains("image") && inherited.contains("image")) {
+                 env["image"] = inherited["image"];
+                 if (!normalize_image(env).empty())
+                   env.erase("image");
+               }
+               if (!env.contains("pod_spec") && inherited.contains("pod_spec"))
+                 env["pod_spec"] = inherited["pod_spec"];
+               a.tensorboard = std::move(tb);
+               launch(std::move(a));
+             });
+       });
 }
 
 void list_commands(const ctx_ptr& ctx, const http::http_request& req,
@@ -291,94 +294,6 @@ void list_commands(const ctx_ptr& ctx, const http::http_request& req,
       },
       "workspace not found: " + (ws ? std::to_string(*ws) : std::string{}));
 }
-
-} // namespace
-
-std::optional<std::string> task_param(const http::http_request& req,
-                                      const responder& res, const char* name,
-                                      const char* field) {
-  if (!req.principal.allocation_id.empty()) {
-    res.send_error(grpc_code::permission_denied,
-                   "a trial's allocation token reaches no task");
-    return std::nullopt;
-  }
-  auto id = task_id_text(req.param(name));
-  if (!id)
-    res.send_error(grpc_code::invalid_argument,
-                   std::string{field} + ": expected a task id (a UUID)");
-  return id;
-}
-
-void with_owned_task(const ctx_ptr& ctx, const http::http_request& req,
-                     const responder& res, const std::string& id,
-                     const std::string& type, std::function<void()> then) {
-  auto user = req.principal.username;
-  bool admin = req.principal.admin;
-  auto kind = task_kind_of(type);
-  post(ctx->bridge, [=](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        task_view(id, type,
-                  [](const state::cluster_state&, const state::task_info& t) {
-                    return json{{"owner", t.owner}};
-                  }),
-        res, [=](json j) {
-          if (j.is_null())
-            return res.send_error(grpc_code::not_found,
-                                  kind + " not found: " + id);
-          if (!admin && j.value("owner", "") != user)
-            return res.send_error(grpc_code::permission_denied,
-                                  "only its owner or an admin may change "
-                                      + kind + " " + id);
-          then();
-        });
-  });
-}
-
-std::shared_ptr<json> take_files(const ctx_ptr& ctx, json& body,
-                                 const char* key, const responder& res) {
-  auto files = std::make_shared<json>(json::array());
-  if (auto f = body.find(key); f != body.end() && !f->is_null()) {
-    *files = std::move(*f);
-    body.erase(key);
-  }
-  if (auto err = check_model_files(*files, key))
-    return fail(res, err), nullptr;
-  if (auto err = check_model_size(*files,
-                                  ctx->config->max_model_definition_bytes, key))
-    return fail(res, err), nullptr;
-  return files;
-}
-
-void with_stored_context(const ctx_ptr& ctx, const responder& res,
-                         const std::string& id, std::shared_ptr<json> files,
-                         std::function<void()> then) {
-  if (files->empty())
-    return then();
-  post(ctx->bridge, [ctx, res, id, files = model_files{std::move(files)},
-                     then = std::move(then)](caf::event_based_actor* self) {
-    self->request(ctx->model_defs, caf::infinite, put_atom::value, id, files)
-        .then([then](caf::ok_atom) { then(); },
-              [res, id](caf::error& err) {
-                log::error() << "task " << id
-                             << ": storing its context failed: " << render(err);
-                fail(res, err);
-              });
-  });
-}
-
-std::optional<std::string> task_id_text(const std::string& text) {
-  bool ok =
-      !text.empty() && text.size() <= 64
-      && std::all_of(text.begin(), text.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
-         });
-  if (!ok)
-    return std::nullopt;
-  return text;
-}
-
-namespace {
 
 void add_ntsc_routes(http::router& r, const ctx_ptr& ctx,
                      const ntsc_kind& kind) {

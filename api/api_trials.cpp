@@ -5,8 +5,8 @@
 // allocation token of the trial it names (docs/agent_protocol.md).
 
 #include "actors/model_def_actor.hpp"
-#include "api/api_tasks.hpp"
 #include "api/route_util.hpp"
+#include "api/task_access.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"

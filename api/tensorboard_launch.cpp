@@ -1,5 +1,6 @@
 #include "api/tensorboard_launch.hpp"
 
+#include "conf/redact.hpp"
 #include "http/grpc_error.hpp"
 #include "state/queries.hpp"
 
@@ -66,14 +67,20 @@ take_tensorboard_ids(json& body, const http::responder& res) {
 }
 
 json resolve_tensorboard(const state::cluster_state& s,
-                         const tensorboard_ids& ids) {
+                         const tensorboard_ids& ids, const std::string& viewer,
+                         bool admin) {
   json storage;
   int64_t storage_of = 0;
+  // The storage's keys go only to a TensorBoard whose launcher owns every
+  // experiment it shows (or is an admin): its process runs the launcher's
+  // code (a context's startup-hook.sh), which can read them.
+  bool all_owned = true;
   json experiments = json::array();
   json trials = json::array();
   // Every experiment's files must be where the first one's are: one
   // TensorBoard reads one storage.
   auto same_storage = [&](const state::experiment_info& e) -> std::string {
+    all_owned = all_owned && (admin || e.owner == viewer);
     auto st = e.config.value("checkpoint_storage", json::object());
     if (storage.is_null()) {
       storage = st;
@@ -138,7 +145,7 @@ json resolve_tensorboard(const state::cluster_state& s,
           p != secrets.end() && p->is_array())
         inherited["pod_spec"] = {{"spec", {{"imagePullSecrets", *p}}}};
   }
-  return {{"storage", storage},
+  return {{"storage", all_owned ? storage : conf::without_secrets(storage)},
           {"experiments", experiments},
           {"trials", trials},
           {"inherited", inherited}};

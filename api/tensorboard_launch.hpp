@@ -35,8 +35,12 @@ std::optional<tensorboard_ids> take_tensorboard_ids(nlohmann::json& body,
 /// imagePullSecrets, which a TensorBoard's config takes unless it sets
 /// them), or {"code": 404 or
 /// 400, "error": why} for an experiment or trial that does not exist or
-/// experiments whose files are in different storage.
+/// experiments whose files are in different storage. The storage keeps
+/// its keys (conf/redact.hpp's secrets) only for an admin or a `viewer`
+/// who owns every experiment shown; for anyone else they are left out and
+/// the TensorBoard reads the files with the agent's own credentials.
 nlohmann::json resolve_tensorboard(const state::cluster_state& s,
-                                   const tensorboard_ids& ids);
+                                   const tensorboard_ids& ids,
+                                   const std::string& viewer, bool admin);
 
 } // namespace det::api

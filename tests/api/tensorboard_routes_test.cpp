@@ -69,6 +69,62 @@ TEST_F(tensorboards, a_launch_resolves_its_experiments_and_trials) {
   EXPECT_EQ(listed["tensorboards"].size(), 1u);
 }
 
+// A TensorBoard runs its launcher's code (a context's startup-hook.sh can
+// print its environment), so the storage keys of an experiment reach only a
+// TensorBoard launched by the experiment's owner or an admin. Another user's
+// TensorBoard over the same experiment gets the storage without them and
+// reads the files with the agent's own credentials.
+TEST_F(tensorboards,
+       storage_keys_reach_only_the_owners_or_an_admins_start_frame) {
+  auto eve = plain_user_token("eve");
+  auto mallory = plain_user_token("mallory");
+  auto cfg = std::string{good_config}
+             + "checkpoint_storage:\n  type: s3\n  bucket: tb-bucket\n"
+               "  access_key: AKIAOWNERSKEY\n"
+               "  secret_key: s3cr3t-of-the-owner\n";
+  auto made = write("POST", "/api/v1/experiments", create_body(cfg), eve);
+  ASSERT_EQ(made.status, 200) << made.body;
+  auto spec_of = [this](std::optional<std::string> token) {
+    auto r =
+        write("POST", "/api/v1/tensorboards",
+              json{{"trialIds", {1}}, {"experimentIds", {1}}}.dump(), token);
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.body.find("s3cr3t"), std::string::npos) << r.body;
+    auto id = json::parse(r.body)["tensorboard"]["id"].get<std::string>();
+    state::task_info t;
+    EXPECT_TRUE(await_read([id, &t](const state::cluster_state& s) {
+      auto i = s.tasks.find(id);
+      if (i == s.tasks.end())
+        return false;
+      t = i->second;
+      return true;
+    }));
+    task_start_order o;
+    o.task_id = id;
+    o.allocation_id = id + ".1";
+    o.task_type = "TENSORBOARD";
+    o.tensorboard = t.tensorboard;
+    auto frame = api::task_start_frame(o, "cpu", {"", "", "c", "u"}, {});
+    return json::parse(frame["env"]["DET_TENSORBOARD"].get<std::string>());
+  };
+  connect_agent("a1", 1);
+  ASSERT_TRUE(await_read([](const state::cluster_state& s) {
+    return s.allocations.count("1.1") != 0;
+  }));
+  auto theirs = spec_of(mallory);
+  EXPECT_EQ(theirs["storage"]["bucket"], "tb-bucket");
+  EXPECT_EQ(theirs["storage"]["type"], "s3");
+  EXPECT_FALSE(theirs["storage"].contains("access_key")) << theirs.dump();
+  EXPECT_FALSE(theirs["storage"].contains("secret_key")) << theirs.dump();
+  EXPECT_EQ(theirs["trials"], json::array({json::array({1, 1})}));
+  // The owner and an admin get them: the agent may have no credentials.
+  for (const auto& who : {eve, std::string{}}) {
+    auto own = who.empty() ? spec_of(std::nullopt) : spec_of(who);
+    EXPECT_EQ(own["storage"]["secret_key"], "s3cr3t-of-the-owner");
+    EXPECT_EQ(own["storage"]["access_key"], "AKIAOWNERSKEY");
+  }
+}
+
 TEST_F(tensorboards, bad_launches_are_refused_naming_why) {
   auto a = experiment(shared);
   auto b = experiment("  type: shared_fs\n  host_path: /tmp/tb-b\n");
