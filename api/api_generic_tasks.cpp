@@ -37,6 +37,11 @@ const ntsc_kind generic_kind{"GENERIC", "generic-tasks", "task",
 struct create_request {
   json config = json::object();
   std::string forked_from;
+  std::string parent_id;
+  bool inherit_context = false;
+  /// `noPause`: unset, true or false (a child pauses with its parent only
+  /// when it says false).
+  std::optional<bool> no_pause;
   std::optional<int64_t> project_id;
 };
 
@@ -71,12 +76,18 @@ std::optional<create_request> check_create(const json& body,
       continue;
     if (!v.is_string() || !task_id_text(v.get<std::string>()))
       return bad(std::string{k} + ": expected a task id (a UUID)");
-    if (std::string{k} == "forkedFrom")
-      out.forked_from = v.get<std::string>();
+    (std::string{k} == "forkedFrom" ? out.forked_from : out.parent_id) =
+        v.get<std::string>();
   }
   for (const char* k : {"inheritContext", "noPause"})
     if (auto v = body.value(k, json()); !v.is_null() && !v.is_boolean())
       return bad(std::string{k} + ": expected true or false");
+  out.inherit_context = body.value("inheritContext", json(false)) == true;
+  if (auto v = body.value("noPause", json()); v.is_boolean())
+    out.no_pause = v.get<bool>();
+  if (out.inherit_context && out.parent_id.empty())
+    return bad("inheritContext: there is no parentId to inherit the context "
+               "directory from");
   if (auto p = body.value("projectId", json()); !p.is_null()) {
     if (!p.is_number_integer() || p.get<int64_t>() < 1)
       return bad("projectId: expected a positive integer");
@@ -132,12 +143,18 @@ void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
     ask_view(
         ctx, self,
         [c, viewer](const state::cluster_state& s, int64_t) {
-          json facts{{"parent", nullptr}, {"workspace", 1}};
+          json facts{{"parent", nullptr}, {"workspace", 1}, {"owns", false}};
+          auto mine = [&](const std::string& id) -> const state::task_info* {
+            auto t = s.tasks.find(id);
+            if (t == s.tasks.end() || t->second.task_type != "GENERIC"
+                || !(viewer.admin || viewer.username == t->second.owner))
+              return nullptr;
+            return &t->second;
+          };
           if (!c.forked_from.empty())
-            if (auto t = s.tasks.find(c.forked_from);
-                t != s.tasks.end() && t->second.task_type == "GENERIC"
-                && (viewer.admin || viewer.username == t->second.owner))
-              facts["parent"] = t->second.config;
+            if (const auto* t = mine(c.forked_from))
+              facts["parent"] = t->config;
+          facts["owns"] = !c.parent_id.empty() && mine(c.parent_id) != nullptr;
           if (c.project_id) {
             auto p = s.projects.find(*c.project_id);
             facts["workspace"] =
@@ -150,6 +167,11 @@ void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
           if (!c.forked_from.empty() && facts["parent"].is_null())
             return res.send_error(grpc_code::not_found,
                                   "task not found: " + c.forked_from);
+          // A child of a task the caller does not own would be killed and
+          // paused with it: only the parent's owner (or an admin) adds one.
+          if (!c.parent_id.empty() && facts["owns"] != true)
+            return res.send_error(grpc_code::not_found,
+                                  "parentId: task not found: " + c.parent_id);
           auto ws = facts["workspace"].get<int64_t>();
           if (ws == 0)
             return res.send_error(grpc_code::not_found,
@@ -173,7 +195,11 @@ void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
                    {"slots", args->slots},
                    {"priority", args->priority},
                    {"workspace_id", args->workspace_id},
-                   {"forked_from", c.forked_from}};
+                   {"forked_from", c.forked_from},
+                   {"parent_id", c.parent_id},
+                   {"no_pause", c.no_pause.value_or(false)},
+                   {"pauses_with_parent",
+                    !c.parent_id.empty() && c.no_pause == false}};
           auto record = [ctx, who, res, id, cmd] {
             record_write(
                 ctx, who, res, "task.launch", cmd,
@@ -183,6 +209,10 @@ void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
                       json{{"taskId", id}, {"warnings", json::array()}}.dump());
                 });
           };
+          // As upstream: an inherited context replaces one sent, a fork's
+          // parent's comes only when none is sent.
+          if (c.inherit_context)
+            return copy_context(ctx, self, res, c.parent_id, id, record);
           if (files->empty() && !c.forked_from.empty())
             return copy_context(ctx, self, res, c.forked_from, id, record);
           with_stored_context(ctx, res, id, files, record);
@@ -197,12 +227,26 @@ void task_action(const ctx_ptr& ctx, const http::http_request& req,
   auto id = task_param(req, res, "task_id", "taskId");
   if (!id)
     return;
-  with_owned_task(ctx, req, res, *id, "", [ctx, req, res, op, id = *id] {
-    record_write(ctx, req, res, "task." + op, {{"task_id", id}},
-                 [ctx, res](caf::event_based_actor*, json) {
-                   send_written(ctx, res, "{}");
-                 });
-  });
+  // `killFromRoot`: the whole tree from the task's topmost ancestor.
+  bool from_root = false;
+  if (op == "kill" && !req.body.empty()) {
+    auto body = json_body(req, res);
+    if (!body)
+      return;
+    auto f = body->value("killFromRoot", json());
+    if (!f.is_null() && !f.is_boolean())
+      return res.send_error(grpc_code::invalid_argument,
+                            "killFromRoot: expected true or false");
+    from_root = f == true;
+  }
+  with_owned_task(
+      ctx, req, res, *id, "", [ctx, req, res, op, from_root, id = *id] {
+        record_write(ctx, req, res, "task." + op,
+                     {{"task_id", id}, {"kill_from_root", from_root}},
+                     [ctx, res](caf::event_based_actor*, json) {
+                       send_written(ctx, res, "{}");
+                     });
+      });
 }
 
 } // namespace

@@ -136,6 +136,9 @@ json task_json(const state::task_info& t) {
     j["config"] = t.config.dump();
     if (!t.forked_from.empty())
       j["forkedFrom"] = t.forked_from;
+    if (!t.parent_id.empty())
+      j["parentId"] = t.parent_id;
+    j["noPause"] = t.no_pause;
   }
   return j;
 }

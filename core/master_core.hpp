@@ -105,6 +105,9 @@ struct task_launch {
   int64_t workspace_id = 1;
   std::string forked_from;
   nlohmann::json tensorboard;
+  std::string parent_id;
+  bool no_pause = false;
+  bool pauses_with_parent = false;
 };
 
 /// The id the pool scheduler knows a task's allocation by ("task:<id>";
@@ -338,16 +341,23 @@ public:
   /// errc::not_found. Replies {"task_id"}.
   decision kill_task(const std::string& id, const std::string& username,
                      const std::string& reason, int64_t now_us);
-  /// Pauses a generic task (any other is errc::invalid_argument): a
-  /// queued one exits "paused" at once, a placed one is asked to stop
-  /// (task_kill_requested with pause) and exits "paused" when its agent
-  /// reports it. One that ended otherwise is errc::failed_precondition;
-  /// one paused or pausing is left alone. Replies {"task_id"}.
+  /// A user's kill (POST /tasks/{id}/kill): kill_task for the task and
+  /// every task under it (parent_id), or, `from_root`, for the whole tree
+  /// from its topmost ancestor. An unknown task is errc::not_found.
+  decision kill_task_tree(const std::string& id, const std::string& username,
+                          bool from_root, int64_t now_us);
+  /// Pauses a generic task (any other is errc::invalid_argument; one
+  /// launched with no_pause errc::failed_precondition): a queued one exits
+  /// "paused" at once, a placed one is asked to stop (task_kill_requested
+  /// with pause) and exits "paused" when its agent reports it. One that
+  /// ended otherwise is errc::failed_precondition; one paused or pausing
+  /// is left alone. The tasks under it launched with pauses_with_parent
+  /// pause with it. Replies {"task_id"}.
   decision pause_task(const std::string& id, const std::string& username,
                       int64_t now_us);
-  /// task_unpaused for a paused generic task (QUEUED again, its next
-  /// allocation), then a pass; a task that is not paused is
-  /// errc::failed_precondition. Replies {"task_id"}.
+  /// task_unpaused for a paused generic task and each paused task under it
+  /// (QUEUED again, its next allocation), then a pass; a task that is not
+  /// paused is errc::failed_precondition. Replies {"task_id"}.
   decision unpause_task(const std::string& id, const std::string& username,
                         int64_t now_us);
   /// The task's service answers (POST /allocations/{id}/ready): task_ready
@@ -485,6 +495,10 @@ private:
                          const std::string& reason, bool kill, int64_t now_us);
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
+  /// Pauses one task as pause_task says, without its children; false
+  /// after a refusal (or a failed emit) in `d`.
+  bool pause_one(decision& d, const state::task_info& t,
+                 const std::string& username, int64_t now_us);
   // Inline searchers: feeds each experiment d.searchers names (until none
   // is left) and returns d. Otherwise returns d as it is.
   decision drive(decision d, int64_t now_us);

@@ -12,6 +12,8 @@
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
 
+#include <set>
+
 namespace det {
 
 namespace {
@@ -51,6 +53,12 @@ decision master_core::launch_task(const task_launch& req, int64_t now_us) {
   if (st_.tasks.count(req.task_id) != 0)
     return with_refusal(d, errc::conflict,
                         "task '" + req.task_id + "' already exists");
+  if (!req.parent_id.empty()) {
+    auto p = st_.tasks.find(req.parent_id);
+    if (p == st_.tasks.end() || p->second.task_type != "GENERIC")
+      return with_refusal(d, errc::not_found,
+                          "parentId: task not found: " + req.parent_id);
+  }
   task_launched ev;
   ev.task_id = req.task_id;
   ev.task_type = req.task_type;
@@ -65,6 +73,9 @@ decision master_core::launch_task(const task_launch& req, int64_t now_us) {
   ev.at_us = now_us;
   ev.forked_from = req.forked_from;
   ev.tensorboard = req.tensorboard;
+  ev.parent_id = req.parent_id;
+  ev.no_pause = req.no_pause;
+  ev.pauses_with_parent = req.pauses_with_parent;
   if (!emit(d, ev))
     return d;
   d.reply = {{"task_id", req.task_id}};
@@ -106,40 +117,77 @@ decision master_core::kill_task(const std::string& id,
   return d;
 }
 
+decision master_core::kill_task_tree(const std::string& id,
+                                     const std::string& username,
+                                     bool from_root, int64_t now_us) {
+  decision d;
+  if (st_.tasks.count(id) == 0)
+    return unknown_task(d, id);
+  auto root = from_root ? state::task_root(st_, id) : id;
+  for (const auto& each : state::task_subtree(st_, root))
+    absorb(d, kill_task(each, username, "", now_us));
+  d.reply = {{"task_id", id}};
+  return d;
+}
+
+bool master_core::pause_one(decision& d, const state::task_info& t,
+                            const std::string& username, int64_t now_us) {
+  if (state::is_paused(t) || t.pausing)
+    return true;
+  switch (t.state) {
+  case state::task_state::terminated:
+    with_refusal(d, errc::failed_precondition,
+                 "task " + t.id + " has ended (" + t.exit_reason
+                     + "): it cannot pause");
+    return false;
+  case state::task_state::terminating:
+    with_refusal(d, errc::failed_precondition,
+                 "task " + t.id + " is being killed: it cannot pause");
+    return false;
+  case state::task_state::queued:
+    return emit(
+        d, task_exited{t.id, "", "paused", 0, "paused by " + username, now_us});
+  default:
+    break;
+  }
+  task_kill_requested ev{t.id, t.allocation_id, username, "paused", now_us};
+  ev.pause = true;
+  auto agent = t.agent_id;
+  auto alloc = t.allocation_id;
+  if (!emit(d, ev))
+    return false;
+  d.effects.push_back(kill_order{agent, alloc});
+  return true;
+}
+
 decision master_core::pause_task(const std::string& id,
                                  const std::string& username, int64_t now_us) {
   decision d;
   auto i = st_.tasks.find(id);
   if (i == st_.tasks.end())
     return unknown_task(d, id);
-  const auto& t = i->second;
-  if (t.task_type != "GENERIC")
+  if (i->second.task_type != "GENERIC")
     return with_refusal(d, errc::invalid_argument,
-                        "task " + id + " is a " + t.task_type
+                        "task " + id + " is a " + i->second.task_type
                             + ": only a generic task pauses");
-  d.reply = {{"task_id", id}};
-  if (state::is_paused(t) || t.pausing)
-    return d;
-  switch (t.state) {
-  case state::task_state::terminated:
+  if (i->second.no_pause)
     return with_refusal(d, errc::failed_precondition,
-                        "task " + id + " has ended (" + t.exit_reason
-                            + "): it cannot pause");
-  case state::task_state::terminating:
-    return with_refusal(d, errc::failed_precondition,
-                        "task " + id + " is being killed: it cannot pause");
-  case state::task_state::queued:
-    emit(d, task_exited{id, "", "paused", 0, "paused by " + username, now_us});
+                        "task " + id
+                            + " was created with noPause: it cannot pause");
+  if (!pause_one(d, i->second, username, now_us))
     return d;
-  default:
-    break;
+  // Its children that asked to pause with it (noPause: false), and
+  // theirs; one that ended or is ending is left as it is.
+  for (const auto& each : state::task_subtree(st_, id)) {
+    auto c = st_.tasks.find(each);
+    if (each == id || c == st_.tasks.end() || !c->second.pauses_with_parent
+        || c->second.state == state::task_state::terminated
+        || c->second.state == state::task_state::terminating)
+      continue;
+    if (!pause_one(d, c->second, username, now_us))
+      return d;
   }
-  task_kill_requested ev{id, t.allocation_id, username, "paused", now_us};
-  ev.pause = true;
-  auto agent = t.agent_id;
-  auto alloc = t.allocation_id;
-  if (emit(d, ev))
-    d.effects.push_back(kill_order{agent, alloc});
+  d.reply = {{"task_id", id}};
   return d;
 }
 
@@ -153,10 +201,20 @@ decision master_core::unpause_task(const std::string& id,
   if (!state::is_paused(i->second))
     return with_refusal(d, errc::failed_precondition,
                         "task " + id + " is not paused");
-  auto pool = i->second.pool;
-  d.reply = {{"task_id", id}};
-  if (emit(d, task_unpaused{id, username, now_us}))
+  // It and its paused children, each queued for its next allocation.
+  std::set<std::string> pools;
+  for (const auto& each : state::task_subtree(st_, id)) {
+    auto c = st_.tasks.find(each);
+    if (c == st_.tasks.end() || !state::is_paused(c->second))
+      continue;
+    auto pool = c->second.pool;
+    if (!emit(d, task_unpaused{each, username, now_us}))
+      return d;
+    pools.insert(pool);
+  }
+  for (const auto& pool : pools)
     schedule_pool(d, pool, now_us);
+  d.reply = {{"task_id", id}};
   return d;
 }
 
@@ -407,6 +465,10 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
     auto i = a.find(key);
     return i != a.end() && i->is_number_integer() ? i->get<int64_t>() : dflt;
   };
+  auto flag = [&a](const char* key) {
+    auto i = a.find(key);
+    return i != a.end() && i->is_boolean() && i->get<bool>();
+  };
   if (c.op == "task.launch") {
     task_launch req;
     req.task_id = text("task_id");
@@ -422,6 +484,9 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
       req.weight = i->get<double>();
     req.workspace_id = number("workspace_id", 1);
     req.forked_from = text("forked_from");
+    req.parent_id = text("parent_id");
+    req.no_pause = flag("no_pause");
+    req.pauses_with_parent = flag("pauses_with_parent");
     if (auto i = a.find("tensorboard"); i != a.end() && i->is_object())
       req.tensorboard = *i;
     return launch_task(req, now_us);
@@ -431,7 +496,8 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
   if (c.op == "task.unpause")
     return unpause_task(text("task_id"), c.username, now_us);
   if (c.op == "task.kill")
-    return kill_task(text("task_id"), c.username, text("reason"), now_us);
+    return kill_task_tree(text("task_id"), c.username, flag("kill_from_root"),
+                          now_us);
   if (c.op == "task.ready")
     return task_became_ready(text("allocation_id"), text("proxy_host"),
                              static_cast<int32_t>(number("proxy_port", 0)),

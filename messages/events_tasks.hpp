@@ -89,6 +89,14 @@ struct task_launched {
   /// experiments write to, "experiments": [id...], "trials": [[experiment
   /// id, trial id]...]}; null for any other task.
   nlohmann::json tensorboard;
+  /// A generic task's parent (`parentId`): killing a task kills its
+  /// children, pausing it pauses those with pauses_with_parent.
+  std::string parent_id;
+  /// `noPause: true`: pausing this task itself is refused.
+  bool no_pause = false;
+  /// `noPause: false` given for a child: its parent's pause pauses it
+  /// (a child that says nothing is left running, as upstream).
+  bool pauses_with_parent = false;
 
   template <class F> void fields(F& f) {
     f.req("task_id", task_id);
@@ -104,11 +112,16 @@ struct task_launched {
     f.opt("at_us", at_us);
     f.opt("forked_from", forked_from);
     f.opt("tensorboard", tensorboard);
+    f.opt("parent_id", parent_id);
+    f.opt("no_pause", no_pause);
+    f.opt("pauses_with_parent", pauses_with_parent);
   }
   void validate() const {
     require_task_id(task_id);
     if (!forked_from.empty())
       require_task_id(forked_from);
+    if (!parent_id.empty())
+      require_task_id(parent_id);
     if (!tensorboard.is_null())
       require_object(tensorboard, "field 'tensorboard'");
     require_one_of("task_type", task_type, task_types());

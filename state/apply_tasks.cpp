@@ -105,6 +105,9 @@ verdict apply_one(cluster_state& s, const task_launched& ev) {
   t.launched_at_us = ev.at_us;
   t.forked_from = ev.forked_from;
   t.tensorboard = ev.tensorboard;
+  t.parent_id = ev.parent_id;
+  t.no_pause = ev.no_pause;
+  t.pauses_with_parent = ev.pauses_with_parent;
   s.tasks.emplace(t.id, std::move(t));
   return {};
 }

@@ -320,6 +320,9 @@ template <class F> void fields(F& f, task_info& x) {
   f.opt("allocations", x.allocations);
   f.opt("pausing", x.pausing);
   f.opt("forked_from", x.forked_from);
+  f.opt("parent_id", x.parent_id);
+  f.opt("no_pause", x.no_pause);
+  f.opt("pauses_with_parent", x.pauses_with_parent);
   f.opt("tensorboard", x.tensorboard);
 }
 

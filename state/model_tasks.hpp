@@ -67,6 +67,10 @@ struct task_info {
   std::string forked_from;
   /// A TensorBoard's storage, experiments and trials (task_launched).
   nlohmann::json tensorboard;
+  /// A generic task's parent, and how its pauses go (task_launched).
+  std::string parent_id;
+  bool no_pause = false;
+  bool pauses_with_parent = false;
 };
 
 /// The allocation `t` is placed with next: "<id>.<n>".

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <set>
 
 namespace det::state {
 
@@ -453,6 +454,35 @@ trial_run_of_task_id(const std::string& text) {
   if (!n || *n < 1 || !id)
     return std::nullopt;
   return std::pair<int64_t, size_t>{*id, static_cast<size_t>(*n)};
+}
+
+std::vector<std::string> task_subtree(const cluster_state& s,
+                                      const std::string& id) {
+  if (s.tasks.count(id) == 0)
+    return {};
+  // A child names a parent that existed when it was launched, so the links
+  // hold no cycle; `seen` keeps even a bad log from looping.
+  std::vector<std::string> out{id};
+  std::set<std::string> seen{id};
+  for (size_t i = 0; i < out.size(); ++i)
+    for (const auto& [tid, t] : s.tasks)
+      if (t.parent_id == out[i] && seen.insert(tid).second)
+        out.push_back(tid);
+  return out;
+}
+
+std::string task_root(const cluster_state& s, const std::string& id) {
+  auto root = id;
+  std::set<std::string> seen{id};
+  for (auto t = s.tasks.find(root); t != s.tasks.end();
+       t = s.tasks.find(root)) {
+    const auto& parent = t->second.parent_id;
+    if (parent.empty() || s.tasks.count(parent) == 0
+        || !seen.insert(parent).second)
+      break;
+    root = parent;
+  }
+  return root;
 }
 
 } // namespace det::state

@@ -188,4 +188,13 @@ std::vector<const instance_info*>
 instances_past_starting_period(const cluster_state& s, const std::string& pool,
                                int64_t now_us);
 
+/// Task `id` and every task under it (parent_id links, generic tasks),
+/// parents before their children; empty for an unknown task.
+std::vector<std::string> task_subtree(const cluster_state& s,
+                                      const std::string& id);
+
+/// The topmost ancestor of task `id` that the state still knows (`id`
+/// itself when it has no known parent).
+std::string task_root(const cluster_state& s, const std::string& id);
+
 } // namespace det::state

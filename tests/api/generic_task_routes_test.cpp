@@ -192,6 +192,14 @@ TEST_F(generic_tasks, bad_requests_are_refused_naming_the_field) {
       {{{"config", echo_yaml}, {"forkedFrom", "../x"}}, 400, "forkedFrom"},
       {{{"config", echo_yaml}, {"projectId", 0}}, 400, "projectId"},
       {{{"config", echo_yaml}, {"noPause", "yes"}}, 400, "noPause"},
+      {{{"config", echo_yaml}, {"inheritContext", true}},
+       400,
+       "inheritContext: there is no parentId"},
+      {{{"config", echo_yaml}, {"parentId", "x/y"}}, 400, "parentId"},
+      {{{"config", echo_yaml},
+        {"parentId", "00000000-0000-4000-8000-000000000000"}},
+       404,
+       "parentId: task not found"},
       {{{"config", echo_yaml},
         {"contextDirectory", json::array({{{"path", "."}}})}},
        400,
@@ -213,11 +221,79 @@ TEST_F(generic_tasks, bad_requests_are_refused_naming_the_field) {
   auto mine = create({{"config", echo_yaml}});
   auto eve = plain_user_token("eve");
   create({{"config", echo_yaml}, {"forkedFrom", mine}}, 404, eve);
+  create({{"config", echo_yaml}, {"parentId", mine}}, 404, eve);
   EXPECT_EQ(post_action(mine, "kill", eve), 403);
   EXPECT_EQ(post_action(mine, "pause", eve), 403);
   EXPECT_EQ(state_of(mine), "GENERIC_TASK_STATE_ACTIVE");
   EXPECT_EQ(post_action("not-a-uuid!", "kill"), 400);
   EXPECT_EQ(post_action("00000000-0000-4000-8000-000000000000", "kill"), 404);
+}
+
+// A tree of tasks (parentId): killing a task kills those under it, and
+// killFromRoot the whole tree; pausing one pauses the children that said
+// noPause: false (one that said nothing keeps running, as upstream), and
+// unpausing resumes them; noPause: true refuses the task's own pause; an
+// inherited context is the parent's.
+TEST_F(generic_tasks, children_die_with_their_parent_and_pause_as_they_asked) {
+  connect_agent("a1", 8);
+  json files = json::array({{{"path", "p.txt"},
+                             {"type", 48},
+                             {"content", base64_encode("the parent's")}}});
+  auto sleeper = "entrypoint: [\"sleep\", \"60\"]\n";
+  auto root = create({{"config", sleeper}, {"contextDirectory", files}});
+  auto follows = create({{"config", sleeper},
+                         {"parentId", root},
+                         {"noPause", false},
+                         {"inheritContext", true}});
+  auto stays = create({{"config", sleeper}, {"parentId", follows}});
+  auto fixed =
+      create({{"config", sleeper}, {"parentId", root}, {"noPause", true}});
+  EXPECT_EQ(task(follows)["parentId"], root);
+  EXPECT_EQ(task(fixed)["noPause"], true);
+  EXPECT_EQ(task(root).value("parentId", ""), "");
+  auto context_of = [this](const std::string& id) {
+    auto got = call("GET", "/api/v1/tasks/" + id + "/context_directory");
+    EXPECT_EQ(got.status, 200) << got.body;
+    return json::parse(got.body).value("b64Tgz", "");
+  };
+  EXPECT_EQ(context_of(follows), context_of(root));
+  for (const auto& id : {root, follows, stays, fixed})
+    run(id, id + ".1");
+
+  // Its own pause refused; the root's pauses it and `follows`, not the
+  // others.
+  auto refused = write("POST", "/api/v1/tasks/" + fixed + "/pause", "{}");
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_NE(refused.body.find("noPause"), std::string::npos) << refused.body;
+  ASSERT_EQ(post_action(root, "pause"), 200);
+  for (const auto& id : {root, follows})
+    EXPECT_EQ(state_of(id), "GENERIC_TASK_STATE_STOPPING_PAUSED") << id;
+  for (const auto& id : {stays, fixed})
+    EXPECT_EQ(state_of(id), "GENERIC_TASK_STATE_ACTIVE") << id;
+  exit(root + ".1", 137);
+  exit(follows + ".1", 137);
+  ASSERT_TRUE(await_state(follows, state::task_state::terminated));
+  ASSERT_EQ(post_action(root, "unpause"), 200);
+  for (const auto& id : {root, follows})
+    run(id, id + ".2");
+
+  // Killing `follows` kills `stays` under it, not its parent or sibling.
+  ASSERT_EQ(post_action(follows, "kill"), 200);
+  for (const auto& id : {follows, stays})
+    EXPECT_EQ(state_of(id), "GENERIC_TASK_STATE_STOPPING_CANCELED") << id;
+  for (const auto& id : {root, fixed})
+    EXPECT_EQ(state_of(id), "GENERIC_TASK_STATE_ACTIVE") << id;
+  // From the root: the whole tree.
+  auto bad = write("POST", "/api/v1/tasks/" + fixed + "/kill",
+                   R"({"killFromRoot": "yes"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("killFromRoot"), std::string::npos) << bad.body;
+  ASSERT_EQ(write("POST", "/api/v1/tasks/" + fixed + "/kill",
+                  R"({"killFromRoot": true})")
+                .status,
+            200);
+  EXPECT_EQ(state_of(root), "GENERIC_TASK_STATE_STOPPING_CANCELED");
+  EXPECT_EQ(state_of(fixed), "GENERIC_TASK_STATE_STOPPING_CANCELED");
 }
 
 } // namespace

@@ -37,6 +37,16 @@ std::optional<domain_event> command_generator::tasks(const cluster_state& s) {
         ev.task_type == "TENSORBOARD" ? 0 : static_cast<int32_t>(below(3));
     ev.priority = static_cast<int32_t>(1 + below(99));
     ev.at_us = tick();
+    // Some generic tasks are children of another generic task.
+    if (ev.task_type == "GENERIC") {
+      auto parents = where(
+          s.tasks, [](const task_info& t) { return t.task_type == "GENERIC"; });
+      if (!parents.empty() && chance(40)) {
+        ev.parent_id = pick(parents)->id;
+        ev.pauses_with_parent = chance(50);
+      }
+      ev.no_pause = chance(20);
+    }
     return ev;
   }
   case 2: {

@@ -269,6 +269,9 @@ cluster_state every_field_set() {
   task.allocations = 1;
   task.pausing = true;
   task.forked_from = "0f1e2d3c-aaaa-bbbb-cccc-000000000000";
+  task.parent_id = "0f1e2d3c-aaaa-bbbb-cccc-000000000000";
+  task.no_pause = true;
+  task.pauses_with_parent = true;
   task.tensorboard = {{"storage", {{"type", "shared_fs"}}},
                       {"experiments", {1}},
                       {"trials", nlohmann::json::array()}};

@@ -184,11 +184,15 @@ inline std::vector<domain_event> one_of_each() {
           2.5,
           2,
           5000,
-          // forked_from and tensorboard: every field is encoded.
+          // forked_from, tensorboard, parent_id and the pause flags: every
+          // field is encoded.
           "0f1e2d3c-aaaa-bbbb-cccc-000000000000",
           {{"storage", {{"type", "shared_fs"}, {"host_path", "/tmp"}}},
            {"experiments", {1}},
-           {"trials", nlohmann::json::array()}}},
+           {"trials", nlohmann::json::array()}},
+          "0f1e2d3c-aaaa-bbbb-cccc-000000000000",
+          true,
+          true},
       task_placed{"0f1e2d3c-aaaa-bbbb-cccc-000000000001",
                   "0f1e2d3c-aaaa-bbbb-cccc-000000000001.1",
                   "a1",
