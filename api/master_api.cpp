@@ -452,15 +452,6 @@ std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo) {
   return history;
 }
 
-void follow_trial_ends(master_options& mo, std::shared_ptr<trial_logs> logs) {
-  follow_durable(mo, [logs](const std::vector<domain_event>& events, int64_t) {
-    for (const auto& ev : events)
-      if (const auto* e = std::get_if<trial_errored>(&ev);
-          e != nullptr && !e->reason.empty())
-        logs->add(e->trial_id, "master", {e->reason}, e->at_us);
-  });
-}
-
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
   add_task_routes(r, ctx);

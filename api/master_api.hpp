@@ -160,17 +160,4 @@ std::shared_ptr<read::read_model> follow_master(master_options& mo,
 /// onto `mo.on_durable`): what api_context::history holds.
 std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo);
 
-/// Follows the master's durable events and writes the master's own line
-/// into a trial's logs when it errors (why it is not restarted), as
-/// upstream's trial logs show it.
-void follow_trial_ends(master_options& mo, std::shared_ptr<trial_logs> logs);
-
-/// Follows the master's durable events and writes the master's own lines
-/// into a task's logs as upstream's show them: "Scheduling <name> (id:
-/// <allocation>)", "<name> was assigned to an agent", and on exit
-/// "resources exited successfully with a zero exit code", "crashed:
-/// resources failed with non-zero exit code: N" or "killed: ...", then
-/// "<name> was terminated: <reason>".
-std::shared_ptr<task_logs> follow_task_events(master_options& mo);
-
 } // namespace det::api

@@ -167,48 +167,4 @@ void task_logs_route(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
-std::shared_ptr<task_logs> follow_task_events(master_options& mo) {
-  auto logs = std::make_shared<task_logs>();
-  // Descriptions by task id, kept from the launch until the exit line.
-  auto names = std::make_shared<std::map<std::string, std::string>>();
-  follow_durable(mo, [logs, names](const std::vector<domain_event>& events,
-                                   int64_t) {
-    auto line = [&logs](const std::string& id, std::string text,
-                        int64_t at_us) {
-      logs->add(id, "master", {std::move(text)}, at_us, "master");
-    };
-    for (const auto& ev : events) {
-      if (const auto* l = std::get_if<task_launched>(&ev)) {
-        (*names)[l->task_id] = l->description;
-        line(l->task_id,
-             "Scheduling " + l->description + " (id: " + l->task_id + ".1)",
-             l->at_us);
-      } else if (const auto* p = std::get_if<task_placed>(&ev)) {
-        line(p->task_id, (*names)[p->task_id] + " was assigned to an agent",
-             p->at_us);
-      } else if (const auto* r = std::get_if<task_ready>(&ev)) {
-        line(r->task_id, "Service of " + (*names)[r->task_id] + " is available",
-             r->at_us);
-      } else if (const auto* x = std::get_if<task_exited>(&ev)) {
-        std::string what =
-            x->reason == "completed" ? "resources exited successfully with a "
-                                       "zero exit code"
-            : x->reason == "failed"
-                ? "crashed: resources failed with non-zero exit code: "
-                      + std::to_string(x->exit_code)
-                : x->message;
-        line(x->task_id, what, x->at_us);
-        line(x->task_id,
-             (*names)[x->task_id] + " was terminated: "
-                 + (x->reason == "completed" ? std::string{"allocation exited "
-                                                           "successfully"}
-                                             : x->message),
-             x->at_us);
-        names->erase(x->task_id);
-      }
-    }
-  });
-  return logs;
-}
-
 } // namespace det::api

@@ -1,15 +1,19 @@
 #pragma once
 
 // The last lines of output of each task (command, notebook, shell,
-// TensorBoard, generic task), in memory only as trial logs are
-// (api/trial_logs.hpp): the process's output from its agent and the
-// master's own lines ("resources exited successfully ..."). Written by the
-// agent WebSocket sessions and the durable-event follower, read by the
-// REST handlers: thread-safe.
+// TensorBoard, generic task), kept as trial logs are (api/trial_logs.hpp:
+// in memory and, with an archive set, in PostgreSQL under "task:<id>"):
+// the process's output from its agent and the master's own lines
+// ("resources exited successfully ..."). Written by the agent WebSocket
+// sessions and the durable-event follower, read by the REST handlers:
+// thread-safe.
+
+#include "store/log_archive.hpp"
 
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -36,6 +40,13 @@ public:
            const std::vector<std::string>& lines, int64_t at_us,
            const std::string& source = "");
 
+  /// Every line kept from now on is also saved there.
+  void set_archive(std::shared_ptr<log_archive> a);
+  /// Takes the archive's lines of keys "task:<id>" (load()'s order).
+  void restore(const std::vector<archived_line>& lines);
+  /// Drops the task's lines, here and in the archive (it was forgotten).
+  void forget(const std::string& task_id);
+
   /// Lines of the task with id > after_id, oldest first.
   std::vector<task_log_line> since(const std::string& task_id,
                                    int64_t after_id = 0) const;
@@ -49,6 +60,7 @@ private:
   size_t keep_;
   mutable std::mutex mu_;
   std::map<std::string, per_task> tasks_;
+  std::shared_ptr<log_archive> archive_;
 };
 
 } // namespace det::api

@@ -1,13 +1,18 @@
 #pragma once
 
-// The last lines of output of each trial, in memory only (the log stream of
-// `det trial logs`; lost on restart). Written by the agent WebSocket
-// sessions (server I/O threads) and read by the REST handlers: thread-safe.
+// The last lines of output of each trial (the log stream of `det trial
+// logs`), in memory and, with an archive set, kept in PostgreSQL
+// (store/log_archive.hpp, key "trial:<id>") so that a restarted master
+// restores them. Written by the agent WebSocket sessions (server I/O
+// threads) and read by the REST handlers: thread-safe.
+
+#include "store/log_archive.hpp"
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,6 +44,11 @@ public:
       std::function<void(int64_t trial_id, const std::string& agent_id,
                          const std::vector<std::string>& lines)>;
   void set_observer(observer o);
+  /// Every line kept from now on is also saved there; erase() forgets.
+  void set_archive(std::shared_ptr<log_archive> a);
+  /// Takes the archive's lines of keys "trial:<id>" (load()'s order): each
+  /// trial's next line continues after its last.
+  void restore(const std::vector<archived_line>& lines);
   /// Drops every line of these trials (their log retention ran out);
   /// returns how many lines went.
   size_t erase(const std::vector<int64_t>& trial_ids);
@@ -54,6 +64,7 @@ private:
   size_t keep_;
   mutable std::mutex mu_;
   observer observer_;
+  std::shared_ptr<log_archive> archive_;
   std::map<int64_t, per_trial> trials_;
 };
 

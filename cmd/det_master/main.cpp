@@ -21,6 +21,7 @@
 #include "api/agent_ws.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/log_books.hpp"
 #include "api/log_policy_runtime.hpp"
 #include "api/master_api.hpp"
 #include "api/task_proxy.hpp"
@@ -39,6 +40,7 @@
 #include "rm/resource_manager.hpp"
 #include "state/queries.hpp"
 #include "store/cluster_secrets.hpp"
+#include "store/log_archive.hpp"
 #include "store/model_def_store.hpp"
 #include "store/pg_event_store.hpp"
 #include "store/recovery.hpp"
@@ -167,6 +169,7 @@ struct master_process {
   std::unique_ptr<pg_event_store> store;
   std::optional<state::cluster_state> st;
   std::unique_ptr<model_def_store> defs;
+  std::shared_ptr<log_archive> kept_logs;
   std::string session_secret;
   std::string webhook_key;
   caf::actor_system_config sys_cfg;
@@ -248,6 +251,10 @@ failure read_cluster_secrets(master_process& m) {
   if (!defs)
     return "cannot open the model definitions: " + render(defs.error());
   m.defs = std::move(*defs);
+  auto archive = open_pg_log_archive(m.url);
+  if (!archive)
+    return "cannot open the log lines: " + render(archive.error());
+  m.kept_logs = std::move(*archive);
   // Agents always authenticate: without an agent_token in master.yaml the
   // cluster uses the one it generated on its first start (docs/security.md
   // says how an operator reads it).
@@ -316,9 +323,8 @@ failure start_actors(master_process& m) {
   m.history = api::follow_metrics(mo);
   m.webhooks = api::follow_webhooks(mo, *m.st, m.webhook_key);
   m.log_policies = api::follow_log_policies(mo, *m.st);
-  m.logs = std::make_shared<api::trial_logs>(1000);
-  api::follow_trial_ends(mo, m.logs);
-  m.task_logs = api::follow_task_events(mo);
+  m.logs = api::follow_trial_logs(mo, m.kept_logs);
+  m.task_logs = api::follow_task_events(mo, *m.st, m.kept_logs);
   auto cloudwatch = telemetry::start_master_cloudwatch(m.cfg.cloudwatch,
                                                        m.cluster_id, m.reads);
   if (!cloudwatch)
@@ -587,6 +593,8 @@ void stop_master(master_process& m, bool log_stopped) {
     caf::anon_send_exit(m.writer, caf::exit_reason::user_shutdown);
   m.ctx.reset();
   m.ws_ctx.reset();
+  if (m.kept_logs) // the last lines the processes printed
+    m.kept_logs->flush();
   if (log_stopped)
     log::info() << "stopped";
   if (m.cloudwatch)

@@ -386,7 +386,10 @@ def test_a_running_experiment_tasks_slots_agents_pools_pause_activate_and_kills(
 
 # -- sessions across a restart (last: it restarts the master) ---------------------------
 
-def test_sessions_survive_a_master_restart_and_logout_revokes(c):
+def test_sessions_and_trial_logs_survive_a_master_restart_and_logout_revokes(c, completed):
+    tid = str(completed[1]["id"])
+    logs_before = ok(c, "trial", "logs", tid)
+    assert logs_before.count("||") >= 3, logs_before
     status, _ = http(c, "POST", "/api/v1/users", token=c.token, body={
         "user": {"username": "erin", "admin": False}, "password": hashed("Erin12345"),
         "isHashed": True})
@@ -399,6 +402,7 @@ def test_sessions_survive_a_master_restart_and_logout_revokes(c):
     c.start()
     status, body = http(c, "GET", "/api/v1/me", token=token)
     assert status == 200 and body["user"]["username"] == "erin"
+    assert ok(c, "trial", "logs", tid) == logs_before
     # The CLI's cached session (its active user's) still works too: no new
     # login. (Agents reconnecting append other events meanwhile.)
     before = event_count(c, "session_started")

@@ -205,10 +205,19 @@ def test_generic_tasks_run_fork_pause_unpause_and_are_killed(c, tmp_path):
              == "GENERIC_TASK_STATE_ERROR", timeout=60)
 
 
-def test_commands_survive_a_master_restart(c):
+def test_commands_and_their_logs_survive_a_master_restart(c):
+    assert "kept-across-restarts" in ok(c, "cmd", "run", "echo", "kept-across-restarts")
     before = json.loads(ok(c, "cmd", "list", "--json"))
+    ended = [x["id"] for x in before if x["state"].endswith("TERMINATED")]
+    assert ended, before
+    logs_before = {i: ok(c, "task", "logs", i) for i in ended}
+    assert any("resources exited successfully" in t for t in logs_before.values())
     c.kill_master()
     c.restart()
     after = json.loads(ok(c, "cmd", "list", "--json"))
     assert sorted((x["id"], x["state"]) for x in after) == \
         sorted((x["id"], x["state"]) for x in before)
+    # What they printed, and the master's lines, are still there (kept in
+    # PostgreSQL, not only in the killed master's memory).
+    for i in ended:
+        assert ok(c, "task", "logs", i) == logs_before[i], i
