@@ -26,9 +26,13 @@ export async function taskSteps(t) {
   const row = `[data-testid=tasks] tr[data-id="${nb.id}"]`;
   await page.waitForSelector(row);
   if ((await page.textContent(`${row} td:nth-child(2)`)).trim() !== "JupyterLab") throw new Error("the notebook's row does not say JupyterLab");
-  // No link to a service that does not answer yet.
-  if ((await attr(row, "data-ready")) !== "1" && (await page.locator(`[data-testid="open-${nb.id}"]`).count()))
-    throw new Error("an Open link before the notebook is ready");
+  // No link to a service that does not answer yet: as soon as the row
+  // says running (Jupyter takes seconds more to answer), what the row
+  // shows, then the API (readiness only grows while the task runs).
+  await until("the row running", async () => (await attr(row, "data-state")) === "STATE_RUNNING", 90000, 100);
+  const shownReady = (await attr(row, "data-ready")) === "1" || (await page.locator(`[data-testid="open-${nb.id}"]`).count()) > 0;
+  const apiReady = (await get(`/api/v1/tasks/${nb.id}`)).task.allocations.some((a) => a.isReady);
+  if (shownReady && !apiReady) throw new Error("the row offers the notebook before the API says it is ready");
 
   step("tasks: the notebook becomes ready; the row says so and offers Open");
   await until("the notebook ready in the API", async () => (await get(`/api/v1/tasks/${nb.id}`)).task.allocations.some((a) => a.isReady), 120000, 500);
