@@ -4,13 +4,15 @@
 // experiment, comparing two trials, the trial page on the searcher's
 // metric, the model registry (a checkpoint registered as a version, notes
 // and metadata), users (create, deactivate), one's own settings, webhooks
-// and templates. Each action goes through the UI and its effect is read
+// and templates; commands, a JupyterLab notebook and TensorBoards
+// (ui_tasks.mjs). Each action goes through the UI and its effect is read
 // back from the REST API. Every page visited is screenshot into SHOTS and
 // checked with axe-core (no serious or critical violation), in light and
 // dark mode and at phone width; any console error fails the run.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { axeViolations, openBrowser, until } from "./browser.mjs";
+import { taskSteps } from "./ui_tasks.mjs";
 
 const URL_ = process.env.DET_WEBUI_URL;
 const APP = URL_ + "/det";
@@ -394,6 +396,8 @@ try {
   await page.click(`[data-testid="kill-${cmd.id}-confirm"]`);
   await until("the command ended", async () => ["STATE_TERMINATING", "STATE_TERMINATED"].includes((await get(`/api/v1/commands/${cmd.id}`)).command.state), 30000);
   await until("the row terminated", async () => (await attr(`[data-testid=tasks] tr[data-id="${cmd.id}"]`, "data-state")) === "STATE_TERMINATED", 60000);
+
+  await taskSteps({ page, errors: b.errors, url: URL_, exp: EXP, get, api, visit, attr, nav, step });
 
   step("historical usage: the experiment's slot-hours by user and pool, as the API aggregates them");
   await nav("Cluster");

@@ -11,6 +11,7 @@ import { Scatter } from "./scatter";
 import { RegisterVersion } from "./models";
 import { CodeView } from "./code";
 import { Field, Form } from "../ui";
+import { TensorBoardButton } from "./tensorboard";
 
 export function Actions(props: { exp: api.Experiment; onDone: () => void }) {
   const [error, setError] = useState<string>();
@@ -248,6 +249,9 @@ export function ExperimentPage(props: { id: number }) {
         </a>
       </p>
       <Actions exp={e} onDone={() => (exp.reload(), trials.reload())} />
+      <div class="actions">
+        <TensorBoardButton experimentId={e.id} />
+      </div>
       <Edit exp={e} onDone={() => exp.reload()} />
       <div class="tabs">
         {["overview", "trials", "hyperparameters", "checkpoints", "config", "code", "notes"].map((t) => (
