@@ -1,6 +1,8 @@
 #include "api/queue_routes.hpp"
 
+#include "api/api_records.hpp"
 #include "api/route_util.hpp"
+#include "api/task_access.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"
@@ -45,9 +47,51 @@ std::string wait_reason(const state::cluster_state& s,
          + " trial(s) wait for the scheduler's next pass";
 }
 
+/// A live task's job (commands, notebooks, shells, TensorBoards, generic
+/// tasks): one allocation of its slots, never preempted.
+json task_job(const state::cluster_state& s, const state::task_info& t,
+              int64_t ahead) {
+  bool holds = state::holds_allocation(t);
+  std::string why;
+  if (!holds) {
+    auto free = state::free_slots_of_pool(s, t.pool);
+    why = free < t.slots
+              ? "it waits for " + std::to_string(t.slots)
+                    + " slot(s); the pool has " + std::to_string(free) + " free"
+              : "it waits for the scheduler's next pass";
+  }
+  return {{"jobId", t.id},
+          {"type", "TYPE_" + t.task_type},
+          {"entityId", t.id},
+          {"name", t.description},
+          {"username", t.owner},
+          {"resourcePool", t.pool},
+          {"priority", t.priority},
+          {"weight", t.weight},
+          {"isPreemptible", false},
+          {"workspaceId", t.workspace_id},
+          {"submissionTime", rfc3339(t.launched_at_us)},
+          {"progress", 0},
+          {"allocatedSlots", holds ? t.slots : 0},
+          {"requestedSlots", t.slots},
+          {"summary",
+           {{"state", holds ? "STATE_SCHEDULED" : "STATE_QUEUED"},
+            {"jobsAhead", ahead}}},
+          {"waitReason", why}};
+}
+
 json jobs_response(const state::cluster_state& s, const std::string& pool,
                    page pg) {
-  std::vector<const state::experiment_info*> live;
+  // Experiments and tasks in one queue per pool, as the scheduler orders
+  // them: by priority, then submission.
+  struct entry {
+    const std::string* pool;
+    int64_t priority;
+    int64_t at_us;
+    const state::experiment_info* experiment;
+    const state::task_info* task;
+  };
+  std::vector<entry> jobs;
   // A paused experiment asks for no slots, so it is not in the queue (as
   // upstream's job list leaves it out); its job is back when it resumes.
   // An unmanaged one never asks for any.
@@ -55,17 +99,28 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
     if (!state::is_terminal(e.status) && !e.unmanaged
         && e.status != state::experiment_status::paused
         && (pool.empty() || e.pool == pool))
-      live.push_back(&e);
-  std::stable_sort(live.begin(), live.end(), [](auto a, auto b) {
-    if (a->pool != b->pool)
-      return a->pool < b->pool;
-    if (a->priority != b->priority)
-      return a->priority < b->priority;
-    return a->submitted_at_us < b->submitted_at_us;
+      jobs.push_back({&e.pool, e.priority, e.submitted_at_us, &e, nullptr});
+  // A paused generic task holds and asks for nothing, as a paused
+  // experiment.
+  for (const auto& [id, t] : s.tasks)
+    if (t.state != state::task_state::terminated
+        && (pool.empty() || t.pool == pool))
+      jobs.push_back({&t.pool, t.priority, t.launched_at_us, nullptr, &t});
+  std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
+    if (*a.pool != *b.pool)
+      return *a.pool < *b.pool;
+    if (a.priority != b.priority)
+      return a.priority < b.priority;
+    return a.at_us < b.at_us;
   });
   json list = json::array();
   std::map<std::string, int64_t> ahead;
-  for (auto e : live) {
+  for (const auto& job : jobs) {
+    if (job.task != nullptr) {
+      list.push_back(task_job(s, *job.task, ahead[*job.pool]++));
+      continue;
+    }
+    const auto* e = job.experiment;
     int64_t allocated = 0;
     int64_t pending = 0;
     int64_t live_trials = 0;
@@ -105,11 +160,19 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
   return paginate("jobs", std::move(list), pg);
 }
 
-/// One update of POST /api/v1/job-queues: `exp-N` and the fields to
-/// change, as the PATCH of experiment N's resources. Queue moves
-/// (aheadOf/behindOf) and pool changes are refused naming the field.
-std::optional<std::pair<int64_t, json>>
-queue_update(const json& u, size_t i, const http::responder& res) {
+/// One update of POST /api/v1/job-queues: experiment N's (`exp-N`)
+/// resources patch, or a task's (its id) new priority.
+struct job_update {
+  int64_t experiment = 0;
+  std::string task;
+  json patch;
+};
+
+/// `u` checked: `exp-N` or a task id and the fields to change. Queue
+/// moves (aheadOf/behindOf) and pool changes are refused naming the
+/// field, and a task's weight (it has no way to change).
+std::optional<job_update> queue_update(const json& u, size_t i,
+                                       const http::responder& res) {
   auto at = "updates[" + std::to_string(i) + "]";
   auto refuse = [&](const std::string& why) {
     res.send_error(http::grpc_code::invalid_argument, at + "." + why);
@@ -120,13 +183,17 @@ queue_update(const json& u, size_t i, const http::responder& res) {
   auto job = u.value("jobId", json{});
   std::string id = job.is_string() ? job.get<std::string>() : "";
   auto n = id.rfind("exp-", 0) == 0 ? positive_id(id.substr(4)) : std::nullopt;
-  if (!n)
+  auto task = n ? std::nullopt : task_id_text(id);
+  if (!n && !task)
     return refuse("jobId: '" + util::fit_text(id, {64, false, true})
-                  + "' is not a job of this master (exp-<experiment id>)");
+                  + "' is not a job of this master (exp-<experiment id> or "
+                    "a task id)");
   json resources = json::object();
   for (const auto& [k, v] : u.items()) {
     if (k == "jobId" || v.is_null())
       continue;
+    if (k == "weight" && task)
+      return refuse("weight: a task's weight does not change; give priority");
     if (k == "priority" || k == "weight")
       resources[k] = v;
     else if (k == "aheadOf" || k == "behindOf" || k == "resourcePool")
@@ -138,25 +205,38 @@ queue_update(const json& u, size_t i, const http::responder& res) {
   }
   if (resources.empty())
     return refuse("nothing to change: give priority or weight");
-  return std::pair{*n, json{{"resources", resources}}};
+  if (task) {
+    auto p = resources["priority"];
+    if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
+      return refuse("priority: expected a whole number from 1 to 99");
+    return job_update{0, *task, p};
+  }
+  return job_update{*n, "", json{{"resources", resources}}};
 }
 
 /// Runs `updates` one after the other (each durable before the next);
 /// the first refusal answers and stops.
 void run_updates(const std::shared_ptr<const api_context>& ctx,
-                 std::shared_ptr<std::vector<std::pair<int64_t, json>>> updates,
-                 size_t i, std::string user, http::responder res) {
+                 std::shared_ptr<std::vector<job_update>> updates, size_t i,
+                 http::http_request req, http::responder res) {
   if (i == updates->size())
     return res.send_json("{}");
-  post(ctx->bridge, [ctx, updates, i, user, res](caf::event_based_actor* self) {
-    const auto& [id, patch] = (*updates)[i];
-    self->request(ctx->master, ctx->request_timeout, edit_atom::value, id,
-                  patch.dump(), user)
-        .then(
-            [ctx, updates, i, user, res](caf::ok_atom) {
-              run_updates(ctx, updates, i + 1, user, res);
-            },
-            [res](caf::error& err) { res.send(http::error_response(err)); });
+  const auto& u = (*updates)[i];
+  auto next = [ctx, updates, i, req, res] {
+    run_updates(ctx, updates, i + 1, req, res);
+  };
+  if (!u.task.empty()) // its owner or an admin, as its set_priority
+    return with_owned_task(ctx, req, res, u.task, "", [=] {
+      record_write(ctx, req, res, "task.priority",
+                   {{"task_id", u.task}, {"priority", u.patch}},
+                   [next](caf::event_based_actor*, json) { next(); });
+    });
+  post(ctx->bridge, [ctx, u, next, user = req.principal.username,
+                     res](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, edit_atom::value,
+                  u.experiment, u.patch.dump(), user)
+        .then([next](caf::ok_atom) { next(); },
+              [res](caf::error& err) { res.send(http::error_response(err)); });
   });
 }
 
@@ -196,14 +276,16 @@ void add_job_routes(http::router& r, std::shared_ptr<const api_context> ctx) {
       return res.send_error(http::grpc_code::invalid_argument,
                             "updates: expected a list of 1 to 1000 "
                             "queue updates");
-    auto updates = std::make_shared<std::vector<std::pair<int64_t, json>>>();
+    auto updates = std::make_shared<std::vector<job_update>>();
     for (size_t i = 0; i < u->size(); ++i) {
       auto one = queue_update((*u)[i], i, res);
       if (!one)
         return;
       updates->push_back(std::move(*one));
     }
-    run_updates(ctx, updates, 0, req.principal.username, res);
+    http::http_request who;
+    who.principal = req.principal;
+    run_updates(ctx, updates, 0, who, res);
   });
 }
 

@@ -389,4 +389,71 @@ TEST_F(task_routes, a_context_over_the_limit_is_refused_naming_files) {
   EXPECT_EQ(get("/api/v1/commands")["commands"].size(), 0u);
 }
 
+// Tasks wait in the job queue beside experiments, in the scheduler's
+// order (priority, then launch), with their type and why they wait; their
+// priority changes through POST /api/v1/job-queues as through their own
+// set_priority: their owner or an admin, 1..99, never their weight.
+TEST_F(task_routes, tasks_are_jobs_in_the_queue_and_their_priority_moves_them) {
+  auto with_priority = [](int p) {
+    auto b = echo_config();
+    b["config"]["resources"] = {{"priority", p}};
+    return b;
+  };
+  auto later = launch(with_priority(50))["command"]["id"].get<std::string>();
+  auto first = launch(with_priority(10))["command"]["id"].get<std::string>();
+  auto queue = [this] { return get("/api/v1/job-queues")["jobs"]; };
+  auto jobs = queue();
+  ASSERT_EQ(jobs.size(), 2u) << jobs.dump();
+  EXPECT_EQ(jobs[0]["jobId"], first);
+  EXPECT_EQ(jobs[0]["type"], "TYPE_COMMAND");
+  EXPECT_EQ(jobs[0]["summary"]["state"], "STATE_QUEUED");
+  EXPECT_EQ(jobs[0]["summary"]["jobsAhead"], 0);
+  EXPECT_EQ(jobs[0]["requestedSlots"], 1);
+  EXPECT_EQ(jobs[0]["isPreemptible"], false);
+  EXPECT_NE(jobs[0]["waitReason"].get<std::string>().find("waits for 1 slot"),
+            std::string::npos)
+      << jobs[0].dump();
+  EXPECT_EQ(jobs[1]["jobId"], later);
+  EXPECT_EQ(jobs[1]["summary"]["jobsAhead"], 1);
+
+  auto update = [](const std::string& id, const json& fields) {
+    json u = fields;
+    u["jobId"] = id;
+    return json{{"updates", {u}}};
+  };
+  auto mallory = plain_user_token("mallory");
+  refused("POST", "/api/v1/job-queues", update(later, {{"priority", 1}}), 403,
+          mallory);
+  EXPECT_NE(
+      refused("POST", "/api/v1/job-queues", update(later, {{"weight", 2}}), 400)
+          .find("weight: a task's weight does not change"),
+      std::string::npos);
+  EXPECT_NE(refused("POST", "/api/v1/job-queues",
+                    update(later, {{"priority", 100}}), 400)
+                .find("priority: expected a whole number from 1 to 99"),
+            std::string::npos);
+  refused("POST", "/api/v1/job-queues",
+          update("00000000-0000-4000-8000-00000000abcd", {{"priority", 5}}),
+          404);
+  auto moved = write("POST", "/api/v1/job-queues",
+                     update(later, {{"priority", 5}}).dump());
+  ASSERT_EQ(moved.status, 200) << moved.body;
+  jobs = queue();
+  EXPECT_EQ(jobs[0]["jobId"], later);
+  EXPECT_EQ(jobs[0]["priority"], 5);
+
+  // Placed: scheduled, holding its slot; ended: out of the queue.
+  connect_agent("a1", 1);
+  ASSERT_TRUE(await_read([later](const state::cluster_state& s) {
+    return state::holds_allocation(s.tasks.at(later));
+  }));
+  jobs = queue();
+  EXPECT_EQ(jobs[0]["summary"]["state"], "STATE_SCHEDULED");
+  EXPECT_EQ(jobs[0]["allocatedSlots"], 1);
+  ASSERT_EQ(write("POST", "/api/v1/commands/" + first + "/kill").status, 200);
+  jobs = queue();
+  ASSERT_EQ(jobs.size(), 1u) << jobs.dump();
+  EXPECT_EQ(jobs[0]["jobId"], later);
+}
+
 } // namespace

@@ -67,14 +67,18 @@ export async function taskSteps(t) {
   const status = await fetch(`${url}/proxy/${nb.id}/api/status?token=${encodeURIComponent(token)}`);
   if (status.status !== 200 || !("started" in (await status.json()))) throw new Error("Jupyter's /api/status through the proxy: " + status.status);
 
-  step("job queue: the running notebook is there with its type and name");
+  step("job queue: the running notebook is there with its type and name; its priority set there");
   await nav("Job queue");
   const job = `[data-testid=jobs] tr[data-id="${nb.id}"]`;
   await page.waitForSelector(job);
   if ((await attr(job, "data-type")) !== "TYPE_NOTEBOOK") throw new Error("the notebook's job type: " + (await attr(job, "data-type")));
   const jobText = await page.textContent(job);
-  if (!jobText.includes("JupyterLab") || !jobText.includes("nb-ui") || !jobText.includes("running")) throw new Error("the notebook's job row: " + jobText);
+  if (!jobText.includes("JupyterLab") || !jobText.includes("nb-ui") || !jobText.includes("scheduled")) throw new Error("the notebook's job row: " + jobText);
   await visit("job-queue-tasks");
+  // Its priority changes from the page, through the queue's route.
+  await page.fill(`[data-testid="priority-${nb.id}"]`, "7");
+  await page.click(`[data-testid="priority-set-${nb.id}"]`);
+  await until("the notebook's priority is 7", async () => (await get("/api/v1/job-queues")).jobs.find((j) => j.jobId === nb.id)?.priority === 7, 15000, 300);
   // Its link leads to the task on the tasks page.
   await page.click(`${job} a`);
   await page.waitForSelector(`[data-testid=tasks] tr[data-id="${nb.id}"][aria-current=true]`);

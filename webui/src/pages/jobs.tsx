@@ -1,15 +1,14 @@
-// The job queue (GET /api/v1/job-queues): order, type, priority, slots,
-// why a job waits; a job's priority changed in place (an experiment's by
-// POST /api/v1/job-queues, as `det job update --priority`; a task's by
-// its kind's set_priority route). Commands, notebooks, TensorBoards and
-// shells the master's queue does not list are shown after it, from their
-// own lists, so every live job is on the page.
+// The job queue (GET /api/v1/job-queues): experiments and tasks
+// (commands, notebooks, TensorBoards, shells, generic tasks) in the order
+// the scheduler considers them, with type, priority, slots and why a job
+// waits; a job's priority changed in place (POST /api/v1/job-queues, as
+// `det job update --priority`).
 import { useState } from "preact/hooks";
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { pct, shortState, when } from "../format";
 import { href, linkHandler } from "../router";
-import { Kind, kindOfJobType, listTasks, live } from "../tasks";
+import { kindOfJobType } from "../tasks";
 
 interface Job {
   jobId: string;
@@ -25,30 +24,10 @@ interface Job {
   requestedSlots?: number;
   waitReason?: string;
   summary?: { state?: string; jobsAhead?: number };
-  /** Not from the queue: a live task from its kind's list. */
-  fromTasks?: boolean;
-  taskState?: string;
 }
 
 async function loadJobs(signal: AbortSignal): Promise<Job[]> {
-  const [queue, tasks] = await Promise.all([api.get<{ jobs: Job[] }>("/api/v1/job-queues", signal), listTasks(signal)]);
-  const jobs = queue.jobs ?? [];
-  const listed = new Set(jobs.flatMap((j) => [j.entityId, j.jobId]));
-  const extra: Job[] = tasks
-    .filter((t) => live(t) && !listed.has(t.id) && !(t.jobId && listed.has(t.jobId)))
-    .reverse() // oldest first, as the queue orders a priority's jobs
-    .map((t) => ({
-      jobId: t.jobId ?? t.id,
-      type: t.kind.jobType,
-      entityId: t.id,
-      name: t.description,
-      resourcePool: t.resourcePool,
-      username: t.username,
-      submissionTime: t.startTime,
-      fromTasks: true,
-      taskState: t.state,
-    }));
-  return jobs.concat(extra);
+  return (await api.get<{ jobs: Job[] }>("/api/v1/job-queues", signal)).jobs ?? [];
 }
 
 const typeLabel = (j: Job) => (j.type === "TYPE_EXPERIMENT" ? "Experiment" : kindOfJobType(j.type)?.label ?? j.type.replace(/^TYPE_/, "").toLowerCase());
@@ -62,12 +41,6 @@ export function JobsPage() {
       <p class="muted">
         Jobs in the order the scheduler considers them in each pool: lower priority numbers first (1-99), then by submission.
       </p>
-      {list.some((j) => j.fromTasks) && (
-        <p class="muted" data-testid="tasks-note">
-          Rows without a position are tasks (commands, notebooks, TensorBoards, shells) that this master's queue does not list; they are
-          shown from their own lists with their state.
-        </p>
-      )}
       {jobs.error && <p class="error">{jobs.error}</p>}
       <div class="scroll">
         <table class="grid" data-testid="jobs">
@@ -88,22 +61,22 @@ export function JobsPage() {
           </thead>
           <tbody>
             {list.map((j) => {
-              const kind = kindOfJobType(j.type);
+              const task = j.type !== "TYPE_EXPERIMENT";
               return (
-                <tr data-id={j.entityId} data-type={j.type} data-source={j.fromTasks ? "tasks" : "queue"}>
+                <tr data-id={j.entityId} data-type={j.type}>
                   <td>{j.summary?.jobsAhead}</td>
                   <td>{typeLabel(j)}</td>
                   <td>
-                    <a href={href(kind ? "/tasks?task=" + encodeURIComponent(j.entityId) : "/experiments/" + j.entityId)} onClick={linkHandler}>
+                    <a href={href(task ? "/tasks?task=" + encodeURIComponent(j.entityId) : "/experiments/" + j.entityId)} onClick={linkHandler}>
                       {j.name} ({j.entityId})
                     </a>
                   </td>
                   <td>{j.resourcePool}</td>
                   <td>
-                    <Priority job={j} kind={kind} onDone={jobs.reload} />
+                    <Priority job={j} onDone={jobs.reload} />
                   </td>
-                  <td>{shortState(j.fromTasks ? j.taskState : j.summary?.state)}</td>
-                  <td>{j.fromTasks ? "" : `${j.allocatedSlots ?? 0} / ${j.requestedSlots ?? 0}`}</td>
+                  <td>{shortState(j.summary?.state)}</td>
+                  <td>{`${j.allocatedSlots ?? 0} / ${j.requestedSlots ?? 0}`}</td>
                   <td>{j.progress === undefined ? "" : pct(j.progress)}</td>
                   <td>{j.username}</td>
                   <td>{when(j.submissionTime)}</td>
@@ -119,13 +92,11 @@ export function JobsPage() {
   );
 }
 
-/** A job's priority, set in place: an experiment through the queue's
- * route, a task (command, notebook, ...) through its kind's
- * set_priority. */
-function Priority(props: { job: Job; kind?: Kind; onDone: () => void }) {
+/** A job's priority, set in place through the queue's route. */
+function Priority(props: { job: Job; onDone: () => void }) {
   const [v, setV] = useState<string>();
   const [error, setError] = useState<string>();
-  const { job, kind } = props;
+  const { job } = props;
   const id = job.entityId;
   const shown = job.priority === undefined ? "" : String(job.priority);
   return (
@@ -136,8 +107,7 @@ function Priority(props: { job: Job; kind?: Kind; onDone: () => void }) {
         setError(undefined);
         try {
           const priority = Number(v ?? shown);
-          if (kind) await api.post(`/api/v1/${kind.route}/${encodeURIComponent(id)}/set_priority`, { priority });
-          else await api.post("/api/v1/job-queues", { updates: [{ jobId: job.jobId, priority }] });
+          await api.post("/api/v1/job-queues", { updates: [{ jobId: job.jobId, priority }] });
           setV(undefined);
           props.onDone();
         } catch (err: any) {
