@@ -27,6 +27,9 @@ using ctx_ptr = std::shared_ptr<const api_context>;
 
 namespace {
 
+/// How long a browser keeps the `auth` cookie: 30 days.
+constexpr int64_t cookie_max_age_s = 30 * 24 * 3600;
+
 using http::grpc_code;
 using http::http_request;
 using http::responder;
@@ -273,7 +276,11 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
           res, [res, token, user] {
             auto r = http::http_response::json(
                 200, json{{"token", token}, {"user", user_json(user)}}.dump());
-            r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; HttpOnly");
+            // The browser keeps it across its restarts (a session lives
+            // until logout), for what only a cookie reaches: the proxy.
+            r.headers.set("Set-Cookie", "auth=" + token + "; Path=/; Max-Age="
+                                            + std::to_string(cookie_max_age_s)
+                                            + "; HttpOnly; SameSite=Lax");
             res.send(std::move(r));
           });
     };
@@ -291,10 +298,16 @@ void login(const ctx_ptr& ctx, const http_request& req, const responder& res) {
 void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
   auto token = bearer_token(req.headers.get("Authorization"));
   auto u = ctx->auth->user_of_token(token, now_us(ctx));
+  auto ended = [res] {
+    auto r = http::http_response::json(200, "{}");
+    r.headers.set("Set-Cookie", "auth=; Path=/; Max-Age=0; HttpOnly; "
+                                "SameSite=Lax");
+    res.send(std::move(r));
+  };
   if (!u) // an allocation token has no session to end
-    return res.send_json("{}");
+    return ended();
   record(ctx, session_ended{u->username, token_hash(token), now_us(ctx)}, res,
-         [res] { res.send_json("{}"); });
+         ended);
 }
 
 } // namespace

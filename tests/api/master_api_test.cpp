@@ -404,7 +404,28 @@ TEST_F(master_api_test, login_me_and_logout_with_the_clis_hashed_password) {
   EXPECT_EQ(me["user"]["username"], "admin");
   EXPECT_EQ(me["user"]["admin"], true);
   EXPECT_EQ(call("GET", "/api/v1/me", "", "not-a-token").status, 401);
-  EXPECT_EQ(call("POST", "/api/v1/auth/logout").status, 200);
+  // The cookie the proxy reads outlives a browser restart; logout clears
+  // it.
+  auto good = call(
+      "POST", "/api/v1/auth/login",
+      json{{"username", "admin"}, {"password", ""}, {"isHashed", true}}.dump(),
+      "");
+  ASSERT_EQ(good.status, 200) << good.body;
+  auto cookie = good.headers.get("Set-Cookie").value_or("");
+  EXPECT_EQ(
+      cookie.rfind("auth=" + json::parse(good.body)["token"].get<std::string>()
+                       + ";",
+                   0),
+      0u)
+      << cookie;
+  EXPECT_NE(cookie.find("Max-Age=2592000"), std::string::npos) << cookie;
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos) << cookie;
+  auto out = call("POST", "/api/v1/auth/logout");
+  EXPECT_EQ(out.status, 200);
+  EXPECT_NE(out.headers.get("Set-Cookie")
+                .value_or("")
+                .find("auth=; Path=/; Max-Age=0"),
+            std::string::npos);
   EXPECT_EQ(call("GET", "/api/v1/me").status, 401);
 }
 
