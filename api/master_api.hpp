@@ -150,14 +150,4 @@ size_t request_body_limit(std::string_view method, std::string_view path,
 /// Registers every route on `r`.
 void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);
 
-/// A read model that starts from `st` and follows every event the master
-/// makes durable (it sets `mo.on_durable`): what api_context::reads holds.
-std::shared_ptr<read::read_model> follow_master(master_options& mo,
-                                                state::cluster_state st,
-                                                read::read_options ro = {});
-
-/// A metric history fed the events the master makes durable (it chains
-/// onto `mo.on_durable`): what api_context::history holds.
-std::shared_ptr<read::metrics_history> follow_metrics(master_options& mo);
-
 } // namespace det::api

@@ -2,6 +2,7 @@
 
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
+#include "util/log.hpp"
 #include "util/text.hpp"
 
 #include <filesystem>
@@ -162,6 +163,25 @@ void add_webui_routes(http::router& r,
   r.set_fallback([bundle](http::http_request req, http::responder res) {
     res.send(bundle->answer(req.path, req.target));
   });
+}
+
+caf::error add_webui_from(http::router& r, std::string dir) {
+  if (dir.empty()) {
+    std::error_code ec;
+    dir = default_webui_dir(
+        std::filesystem::read_symlink("/proc/self/exe", ec).string());
+  }
+  if (dir.empty()) {
+    log::warn() << "WebUI: no built bundle found (make builds it); "
+                   "GET /det/ answers 404";
+    return {};
+  }
+  auto bundle = webui_bundle::load(dir);
+  if (!bundle)
+    return std::move(bundle.error());
+  log::info() << "WebUI: " << bundle->file_count() << " files from " << dir;
+  add_webui_routes(r, std::make_shared<const webui_bundle>(std::move(*bundle)));
+  return {};
 }
 
 } // namespace det::api

@@ -71,4 +71,9 @@ private:
 void add_webui_routes(http::router& r,
                       std::shared_ptr<const webui_bundle> bundle);
 
+/// Serves the bundle in `dir` (empty: default_webui_dir of this process's
+/// executable). No bundle there is only a warning in the master's log
+/// (GET /det/ answers 404); a bundle that cannot be read is the error.
+[[nodiscard]] caf::error add_webui_from(http::router& r, std::string dir);
+
 } // namespace det::api

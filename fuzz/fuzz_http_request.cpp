@@ -24,6 +24,7 @@
 #include "actors/master_actor.hpp"
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
+#include "api/durable_feed.hpp"
 #include "api/master_api.hpp"
 #include "http/request_reader.hpp"
 #include "read/read_model.hpp"

@@ -2,6 +2,7 @@
 
 #include "util/archive.hpp"
 
+#include "aws/async_executor.hpp"
 #include "aws/aws_error.hpp"
 #include "aws/credential_chain.hpp"
 #include "aws/s3_client.hpp"
@@ -265,6 +266,32 @@ checkpoint_delete_fn make_checkpoint_deleter(aws::env_lookup env) {
         d.storage, "deleting", [&] { return delete_shared_fs(d); },
         [&] { return delete_s3(d, env); });
   };
+}
+
+storage_calls make_storage_calls(std::string cluster_id) {
+  auto calls = std::make_shared<aws::async_executor>(1, 256);
+  storage_calls out;
+  out.delete_tensorboard_files =
+      [calls, cluster_id](int64_t id, nlohmann::json storage,
+                          std::function<void(std::string)> done) {
+        calls->run<bool>(
+            [id, storage, cluster_id]() -> caf::expected<bool> {
+              if (auto err = delete_tensorboard_files(storage, cluster_id, id))
+                return err;
+              return true;
+            },
+            [done](caf::expected<bool> r) {
+              done(r ? std::string{} : render(r.error()));
+            });
+      };
+  out.pack_checkpoint =
+      [calls](std::string uuid, nlohmann::json storage,
+              std::function<void(caf::expected<std::string>)> done) {
+        calls->run<std::string>(
+            [uuid, storage] { return pack_checkpoint(storage, uuid); },
+            std::move(done));
+      };
+  return out;
 }
 
 } // namespace det

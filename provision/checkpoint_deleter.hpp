@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,20 @@ caf::error
 delete_tensorboard_files(const nlohmann::json& storage,
                          const std::string& cluster_id, int64_t experiment_id,
                          aws::env_lookup env = aws::process_environment());
+
+/// The routes' storage work, each call run on one thread of its own (it
+/// blocks: S3 calls, folder walks), its result given to `done` there:
+/// delete_tensorboard_files for the cluster `cluster_id` ("" on success,
+/// else why), and pack_checkpoint.
+struct storage_calls {
+  std::function<void(int64_t experiment_id, nlohmann::json storage,
+                     std::function<void(std::string)> done)>
+      delete_tensorboard_files;
+  std::function<void(std::string uuid, nlohmann::json storage,
+                     std::function<void(caf::expected<std::string>)> done)>
+      pack_checkpoint;
+};
+storage_calls make_storage_calls(std::string cluster_id);
 
 /// The deleter for every storage type, with `env` for regions and
 /// endpoints (AWS_REGION, AWS_ENDPOINT_URL_S3, ...).

@@ -21,6 +21,7 @@
 #include "api/agent_ws.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/durable_feed.hpp"
 #include "api/log_books.hpp"
 #include "api/log_policy_runtime.hpp"
 #include "api/master_api.hpp"
@@ -425,44 +426,14 @@ failure serve(master_process& m) {
   const auto& cfg = m.cfg;
   auto ctx = m.ctx;
   http::router routes;
-  // det experiment delete-tb-files: blocking deletions on a thread of
-  // their own.
-  auto tb_calls = std::make_shared<aws::async_executor>(1, 256);
-  ctx->delete_tensorboard_files = [tb_calls, cluster_id = m.cluster_uuid](
-                                      int64_t id, nlohmann::json storage,
-                                      std::function<void(std::string)> done) {
-    tb_calls->run<bool>(
-        [id, storage, cluster_id]() -> caf::expected<bool> {
-          if (auto err = delete_tensorboard_files(storage, cluster_id, id))
-            return err;
-          return true;
-        },
-        [done](caf::expected<bool> r) {
-          done(r ? std::string{} : render(r.error()));
-        });
-  };
-  ctx->pack_checkpoint =
-      [tb_calls](std::string uuid, nlohmann::json storage,
-                 std::function<void(caf::expected<std::string>)> done) {
-        tb_calls->run<std::string>(
-            [uuid, storage] { return pack_checkpoint(storage, uuid); },
-            std::move(done));
-      };
+  // det experiment delete-tb-files and checkpoint downloads: blocking
+  // storage calls on a thread of their own.
+  auto calls = make_storage_calls(m.cluster_uuid);
+  ctx->delete_tensorboard_files = std::move(calls.delete_tensorboard_files);
+  ctx->pack_checkpoint = std::move(calls.pack_checkpoint);
   api::add_master_routes(routes, ctx);
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  auto dir =
-      m.a.webui_dir.empty() ? api::default_webui_dir(exe) : m.a.webui_dir;
-  if (dir.empty()) {
-    log::warn() << "WebUI: no built bundle found (make builds it); "
-                   "GET /det/ answers 404";
-  } else if (auto bundle = api::webui_bundle::load(dir)) {
-    log::info() << "WebUI: " << bundle->file_count() << " files from " << dir;
-    api::add_webui_routes(
-        routes, std::make_shared<const api::webui_bundle>(std::move(*bundle)));
-  } else {
-    return render(bundle.error());
-  }
+  if (auto err = api::add_webui_from(routes, m.a.webui_dir))
+    return render(err);
   http::server_config sc;
   sc.address = m.a.listen;
   sc.port = cfg.port;

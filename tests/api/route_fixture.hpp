@@ -11,6 +11,7 @@
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/auth_crypto.hpp"
+#include "api/durable_feed.hpp"
 #include "api/master_api.hpp"
 #include "read/read_model.hpp"
 #include "store/memory_event_store.hpp"
