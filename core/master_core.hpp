@@ -341,11 +341,13 @@ public:
   /// errc::not_found. Replies {"task_id"}.
   decision kill_task(const std::string& id, const std::string& username,
                      const std::string& reason, int64_t now_us);
-  /// A user's kill (POST /tasks/{id}/kill): kill_task for the task and
-  /// every task under it (parent_id), or, `from_root`, for the whole tree
-  /// from its topmost ancestor. An unknown task is errc::not_found.
+  /// The record command task.kill (a user's kill, an idle timeout):
+  /// kill_task with `reason` for the task and every task under it
+  /// (parent_id), or, `from_root`, for the whole tree from its topmost
+  /// ancestor. An unknown task is errc::not_found.
   decision kill_task_tree(const std::string& id, const std::string& username,
-                          bool from_root, int64_t now_us);
+                          const std::string& reason, bool from_root,
+                          int64_t now_us);
   /// Pauses a generic task (any other is errc::invalid_argument; one
   /// launched with no_pause errc::failed_precondition): a queued one exits
   /// "paused" at once, a placed one is asked to stop (task_kill_requested

@@ -119,13 +119,14 @@ decision master_core::kill_task(const std::string& id,
 
 decision master_core::kill_task_tree(const std::string& id,
                                      const std::string& username,
-                                     bool from_root, int64_t now_us) {
+                                     const std::string& reason, bool from_root,
+                                     int64_t now_us) {
   decision d;
   if (st_.tasks.count(id) == 0)
     return unknown_task(d, id);
   auto root = from_root ? state::task_root(st_, id) : id;
   for (const auto& each : state::task_subtree(st_, root))
-    absorb(d, kill_task(each, username, "", now_us));
+    absorb(d, kill_task(each, username, reason, now_us));
   d.reply = {{"task_id", id}};
   return d;
 }
@@ -496,8 +497,8 @@ decision master_core::task_command(const record_command& c, int64_t now_us) {
   if (c.op == "task.unpause")
     return unpause_task(text("task_id"), c.username, now_us);
   if (c.op == "task.kill")
-    return kill_task_tree(text("task_id"), c.username, flag("kill_from_root"),
-                          now_us);
+    return kill_task_tree(text("task_id"), c.username, text("reason"),
+                          flag("kill_from_root"), now_us);
   if (c.op == "task.ready")
     return task_became_ready(text("allocation_id"), text("proxy_host"),
                              static_cast<int32_t>(number("proxy_port", 0)),
