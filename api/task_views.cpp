@@ -162,6 +162,14 @@ json task_summary_json(const state::task_info& t) {
   json devices = json::array();
   for (auto slot : t.agent_slots)
     devices.push_back({{"id", slot}, {"type", "TYPE_CPU"}});
+  // Its service once it answers (det task list's "Ports"): what the
+  // proxy reaches at /proxy/<task id>/, raw TCP for a shell's sshd.
+  json ports = json::array();
+  if (t.ready && t.proxy_port > 0)
+    ports.push_back({{"serviceId", t.id},
+                     {"port", t.proxy_port},
+                     {"proxyTcp", t.task_type == "SHELL"},
+                     {"unauthenticated", false}});
   json resources = json::array();
   resources.push_back(
       {{"allocationId", t.allocation_id},
@@ -178,7 +186,7 @@ json task_summary_json(const state::task_info& t) {
           {"resources", std::move(resources)},
           {"schedulerType", "priority"},
           {"priority", t.priority},
-          {"proxyPorts", json::array()}};
+          {"proxyPorts", std::move(ports)}};
 }
 
 std::string task_shell_command(const json& config) {

@@ -60,7 +60,8 @@ nlohmann::json trial_task_json(const state::trial_info& t, size_t run,
                                const std::string& id);
 
 /// The allocation summary of a placed task for GET /api/v1/tasks
-/// (allocationIdToSummary's value).
+/// (allocationIdToSummary's value); `proxyPorts` holds its service once
+/// ready.
 nlohmann::json task_summary_json(const state::task_info& t);
 
 /// The shell command that runs a task's `config.entrypoint`: one string is

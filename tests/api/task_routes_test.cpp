@@ -100,6 +100,23 @@ TEST_F(task_routes, a_command_is_placed_on_an_agent_and_listed_as_a_task) {
   EXPECT_EQ(set.status, 200) << set.body;
   EXPECT_EQ(
       get("/api/v1/tasks")["allocationIdToSummary"][id + ".1"]["priority"], 5);
+  // Its service is a port of `det task list` once it answers.
+  EXPECT_EQ(tasks[id + ".1"]["proxyPorts"], json::array());
+  caf::anon_send(ctx->master, running_atom::value, id + ".1");
+  ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
+    return s.tasks.at(id).state == state::task_state::running;
+  }));
+  remote_address = "127.0.0.1"; // where its agent is
+  ASSERT_EQ(write("POST", "/api/v1/allocations/" + id + ".1/ready",
+                  json{{"proxyPort", 3000}}.dump(),
+                  ctx->tokens->token_for(id + ".1"))
+                .status,
+            200);
+  EXPECT_EQ(
+      get("/api/v1/tasks")["allocationIdToSummary"][id + ".1"]["proxyPorts"],
+      json::parse(R"([{"serviceId": ")" + id
+                  + R"(", "port": 3000, "proxyTcp": false,
+                           "unauthenticated": false}])"));
 }
 
 TEST_F(task_routes, bad_ids_unknown_tasks_and_other_users_are_refused) {
