@@ -24,6 +24,28 @@ struct tensorboards : master_api_test {
     EXPECT_EQ(r.status, 200) << r.body;
     return json::parse(r.body)["experiment"]["id"].get<int64_t>();
   }
+  /// The start frame det-agent gets for TensorBoard `id` once it holds an
+  /// allocation.
+  json start_frame(const std::string& id) {
+    state::task_info t;
+    EXPECT_TRUE(await_read([id, &t](const state::cluster_state& s) {
+      auto i = s.tasks.find(id);
+      if (i == s.tasks.end() || !state::holds_allocation(i->second))
+        return false;
+      t = i->second;
+      return true;
+    }));
+    EXPECT_TRUE(t.agent_slots.empty()); // it takes no slot
+    task_start_order o;
+    o.task_id = id;
+    o.allocation_id = id + ".1";
+    o.task_type = "TENSORBOARD";
+    o.tensorboard = t.tensorboard;
+    return api::task_start_frame(o, "cpu", {"", "", "c", "uuid-1"}, {});
+  }
+  static json spec_in(const json& frame) {
+    return json::parse(frame["env"]["DET_TENSORBOARD"].get<std::string>());
+  }
 };
 
 const char* shared = "  type: shared_fs\n  host_path: /tmp/tb-a\n";
@@ -45,22 +67,8 @@ TEST_F(tensorboards, a_launch_resolves_its_experiments_and_trials) {
   EXPECT_EQ(json::parse(r.body)["config"]["resources"]["slots"], 0);
   // What the agent is told: the storage and which experiment each trial
   // is of; no slot of the agent's is taken.
-  state::task_info t;
-  ASSERT_TRUE(await_read([id, &t](const state::cluster_state& s) {
-    auto i = s.tasks.find(id);
-    if (i == s.tasks.end() || !state::holds_allocation(i->second))
-      return false;
-    t = i->second;
-    return true;
-  }));
-  EXPECT_TRUE(t.agent_slots.empty());
-  task_start_order o;
-  o.task_id = id;
-  o.allocation_id = id + ".1";
-  o.task_type = "TENSORBOARD";
-  o.tensorboard = t.tensorboard;
-  auto frame = api::task_start_frame(o, "cpu", {"", "", "c", "uuid-1"}, {});
-  auto spec = json::parse(frame["env"]["DET_TENSORBOARD"].get<std::string>());
+  auto frame = start_frame(id);
+  auto spec = spec_in(frame);
   EXPECT_EQ(spec["storage"]["host_path"], "/tmp/tb-a");
   EXPECT_EQ(spec["experiments"], json::array({a}));
   EXPECT_EQ(spec["trials"], json::array({json::array({a, 1})}));
@@ -90,22 +98,8 @@ TEST_F(tensorboards,
               json{{"trialIds", {1}}, {"experimentIds", {1}}}.dump(), token);
     EXPECT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.body.find("s3cr3t"), std::string::npos) << r.body;
-    auto id = json::parse(r.body)["tensorboard"]["id"].get<std::string>();
-    state::task_info t;
-    EXPECT_TRUE(await_read([id, &t](const state::cluster_state& s) {
-      auto i = s.tasks.find(id);
-      if (i == s.tasks.end())
-        return false;
-      t = i->second;
-      return true;
-    }));
-    task_start_order o;
-    o.task_id = id;
-    o.allocation_id = id + ".1";
-    o.task_type = "TENSORBOARD";
-    o.tensorboard = t.tensorboard;
-    auto frame = api::task_start_frame(o, "cpu", {"", "", "c", "u"}, {});
-    return json::parse(frame["env"]["DET_TENSORBOARD"].get<std::string>());
+    return spec_in(start_frame(
+        json::parse(r.body)["tensorboard"]["id"].get<std::string>()));
   };
   connect_agent("a1", 1);
   ASSERT_TRUE(await_read([](const state::cluster_state& s) {
