@@ -114,3 +114,16 @@ def test_max_slots_holds_trials_back_until_raised(cluster_factory, tmp_path):
     ok(c, "experiment", "set", "weight", str(exp_id), "2.5")
     assert jobs(c)[0]["weight"] == 2.5
     ok(c, "experiment", "kill", str(exp_id))
+
+    # A command is a job too: listed with its type, its priority set with
+    # det job update.
+    cid = ok(c, "command", "run", "-d", "sleep", "300").strip().splitlines()[-1].strip()
+    wait_for("the command in the queue", lambda: any(j["jobId"] == cid for j in jobs(c)),
+             timeout=30)
+    [cmd] = [j for j in jobs(c) if j["jobId"] == cid]
+    assert cmd["type"] == "TYPE_COMMAND" and cmd["isPreemptible"] is False, cmd
+    ok(c, "job", "update", cid, "--priority", "7")
+    assert [j["priority"] for j in jobs(c) if j["jobId"] == cid] == [7]
+    ok(c, "command", "kill", cid)
+    wait_for("the killed command to leave the queue",
+             lambda: all(j["jobId"] != cid for j in jobs(c)), timeout=60)
