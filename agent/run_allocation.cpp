@@ -45,23 +45,36 @@ int run_allocation(const run_allocation_options& o) {
   if (token != s.env.end())
     http.bearer_token = token->second;
   fetch_retry retry;
-  if (auto err =
-          fetch_model_def(o.master_url, s.experiment_id, http, *dir, retry))
-    return fail("cannot fetch the model definition: " + render(err));
   process_spec spec;
   spec.work_dir = *dir;
-  spec.env = trial_environment(s, o.master_url, o.checkpoint_dir, o.pod_name);
-  // A pod of a multi-pod allocation: its rank and the pod count (from the
-  // Job's completion index and the pod spec; k8s/job_spec.cpp).
-  if (!o.pod_rank.empty())
-    spec.env["DET_POD_RANK"] = o.pod_rank;
-  if (!o.num_pods.empty())
-    spec.env["DET_NUM_PODS"] = o.num_pods;
-  const char* pythonpath = std::getenv("PYTHONPATH");
-  if (auto err = write_harness_files(*dir + ".run", spec.env,
-                                     pythonpath ? pythonpath : ""))
-    return fail("cannot prepare the trial's harness files: " + render(err));
-  spec.command = trial_command(s.entrypoint, spec.env);
+  process_options popts;
+  if (!s.task_id.empty()) {
+    // A task (command, notebook, shell, TensorBoard, generic task): its
+    // context, its environment, its entrypoint as it is; its background
+    // output is kept a while after the entrypoint ends (DET_LOG_WAIT_TIME).
+    if (auto err =
+            fetch_task_context(o.master_url, s.task_id, http, *dir, retry))
+      return fail("cannot fetch the task's context: " + render(err));
+    spec.env = task_environment(s, o.master_url, o.pod_name);
+    spec.command = s.entrypoint;
+    popts.log_wait = log_wait_of(spec.env);
+  } else {
+    if (auto err =
+            fetch_model_def(o.master_url, s.experiment_id, http, *dir, retry))
+      return fail("cannot fetch the model definition: " + render(err));
+    spec.env = trial_environment(s, o.master_url, o.checkpoint_dir, o.pod_name);
+    // A pod of a multi-pod allocation: its rank and the pod count (from the
+    // Job's completion index and the pod spec; k8s/job_spec.cpp).
+    if (!o.pod_rank.empty())
+      spec.env["DET_POD_RANK"] = o.pod_rank;
+    if (!o.num_pods.empty())
+      spec.env["DET_NUM_PODS"] = o.num_pods;
+    const char* pythonpath = std::getenv("PYTHONPATH");
+    if (auto err = write_harness_files(*dir + ".run", spec.env,
+                                       pythonpath ? pythonpath : ""))
+      return fail("cannot prepare the trial's harness files: " + render(err));
+    spec.command = trial_command(s.entrypoint, spec.env);
+  }
 
   // SIGTERM/SIGINT (the pod deleted) are taken by one thread and passed on.
   sigset_t stop_signals;
@@ -87,9 +100,11 @@ int run_allocation(const run_allocation_options& o) {
                                       }
                                       cv.notify_all();
                                     }},
-                                   process_options{});
+                                   popts);
   if (!proc)
-    return fail("cannot start the trial process: " + render(proc.error()));
+    return fail(std::string{"cannot start the "}
+                + (s.task_id.empty() ? "trial" : "task")
+                + " process: " + render(proc.error()));
   std::thread signals{[&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);

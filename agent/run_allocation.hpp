@@ -1,16 +1,22 @@
 #pragma once
 
-// det-agent's trial runner for one allocation outside an agent: what a
+// det-agent's runner for one allocation outside an agent: what a
 // Kubernetes pod of the kubernetes resource manager runs
 // (`det-agent --run-allocation FILE`). FILE holds the `start` frame the
 // master would have sent an agent (docs/agent_protocol.md), written by the
 // master into the allocation's ConfigMap. The same steps as a det-agent
-// start: the model definition from the master (with the allocation's
-// session token), the harness files, the entrypoint as a process group
-// under the supervisor; its output goes to stdout (the pod's log, which
-// the master follows) and its exit code becomes ours (128+N for signal N),
-// which the master reads from the pod's status. SIGTERM (the pod deleted)
-// is passed on to the trial with the kill grace.
+// start: for a trial, the model definition from the master (with the
+// allocation's session token) and the harness files; for a task (the frame
+// names a task_id: a command, notebook, shell, TensorBoard or generic
+// task), its context directory and the task's environment, and its output
+// kept DET_LOG_WAIT_TIME after the entrypoint ends. The entrypoint runs as
+// a process group under the supervisor; its output goes to stdout (the
+// pod's log, which the master follows) and its exit code becomes ours
+// (128+N for signal N), which the master reads from the pod's status.
+// SIGTERM (the pod deleted) is passed on to the process with the kill
+// grace. A task's service reports itself ready to the master from the pod
+// (POST /api/v1/allocations/{id}/ready), whose address the master proxies
+// to.
 
 #include <string>
 

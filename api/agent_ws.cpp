@@ -1,5 +1,4 @@
 #include "api/agent_ws.hpp"
-#include "api/shell_keys.hpp"
 #include "api/spot_notice.hpp"
 #include "api/task_proxy.hpp"
 #include "api/task_views.hpp"
@@ -89,16 +88,9 @@ caf::behavior connection(caf::event_based_actor* self, ws_ctx_ptr ctx,
           std::lock_guard<std::mutex> guard{sess->mu};
           slot_type = sess->slot_type;
         }
-        task_secrets secrets;
-        secrets.token = ctx->tokens->token_for(o.allocation_id);
-        secrets.user_token = ctx->tokens->user_token_for(o.allocation_id);
-        if (o.task_type == "NOTEBOOK")
-          secrets.notebook_token = notebook_token(*ctx->tokens, o.task_id);
-        if (o.task_type == "SHELL")
-          secrets.shell_public_key =
-              shell_keys(*ctx->tokens, o.task_id).public_key;
-        (void)ws.send(
-            task_start_frame(o, slot_type, ctx->start, secrets).dump());
+        (void)ws.send(task_start_frame(o, slot_type, ctx->start,
+                                       task_secrets_for(*ctx->tokens, o))
+                          .dump());
       },
       [ws](preempt_atom, std::string& alloc, std::string& reason) {
         (void)ws.send(

@@ -5,6 +5,7 @@
 #include "api/auth_directory.hpp"
 #include "api/codec.hpp"
 #include "api/route_util.hpp"
+#include "api/shell_keys.hpp"
 #include "http/grpc_error.hpp"
 #include "state/model_tasks.hpp"
 #include "util/text.hpp"
@@ -90,6 +91,18 @@ std::optional<std::string> proxy_task_id(const std::string& path) {
   if (!ok)
     return std::nullopt;
   return id;
+}
+
+task_secrets task_secrets_for(const session_tokens& tokens,
+                              const task_start_order& o) {
+  task_secrets out;
+  out.token = tokens.token_for(o.allocation_id);
+  out.user_token = tokens.user_token_for(o.allocation_id);
+  if (o.task_type == "NOTEBOOK")
+    out.notebook_token = notebook_token(tokens, o.task_id);
+  if (o.task_type == "SHELL")
+    out.shell_public_key = shell_keys(tokens, o.task_id).public_key;
+  return out;
 }
 
 std::string notebook_token(const session_tokens& tokens,

@@ -22,6 +22,7 @@
 // (303 for a browser's GET) alike. Only shells are carried as raw TCP.
 
 #include "api/master_api.hpp"
+#include "api/task_views.hpp"
 #include "http/proxy.hpp"
 
 #include <memory>
@@ -42,6 +43,13 @@ std::optional<std::string> proxy_task_id(const std::string& path);
 /// survives a restart and is stored nowhere.
 std::string notebook_token(const session_tokens& tokens,
                            const std::string& task_id);
+
+/// What task allocation `o`'s process is given (api/task_views.hpp): its
+/// allocation's token, its owner's, a notebook's token and a shell's
+/// public key. The same for a det-agent's start frame and a Kubernetes
+/// Job's.
+task_secrets task_secrets_for(const session_tokens& tokens,
+                              const task_start_order& o);
 
 /// The value of cookie `name` in a Cookie header, or "".
 std::string cookie_value(const std::string& header, const std::string& name);

@@ -144,14 +144,19 @@ json priority_class(int priority) {
 
 std::map<std::string, std::string> allocation_labels(const job_settings& s,
                                                      const job_request& r) {
-  return {{"determined", label_value(r.allocation_id)},
-          {cluster_label, label_value(s.cluster_id)},
-          {allocation_label, label_value(r.allocation_id)},
-          {trial_label, std::to_string(r.trial_id)},
-          {experiment_label, std::to_string(r.experiment_id)},
-          {user_label, label_value(r.user)},
-          {pool_label, label_value(r.pool)},
-          {task_type_label, "TRIAL"}};
+  std::map<std::string, std::string> out{
+      {"determined", label_value(r.allocation_id)},
+      {cluster_label, label_value(s.cluster_id)},
+      {allocation_label, label_value(r.allocation_id)},
+      {trial_label, std::to_string(r.trial_id)},
+      {experiment_label, std::to_string(r.experiment_id)},
+      {user_label, label_value(r.user)},
+      {pool_label, label_value(r.pool)},
+      {task_type_label,
+       r.task_type.empty() ? std::string{"TRIAL"} : label_value(r.task_type)}};
+  if (!r.task_id.empty())
+    out[task_id_label] = label_value(r.task_id);
+  return out;
 }
 
 json merge_pod_specs(const json& base, const json& over) {

@@ -28,6 +28,7 @@ inline constexpr const char* experiment_label = "determined.ai/experiment_id";
 inline constexpr const char* user_label = "determined.ai/user";
 inline constexpr const char* pool_label = "determined.ai/resource_pool";
 inline constexpr const char* task_type_label = "determined.ai/task_type";
+inline constexpr const char* task_id_label = "determined.ai/task_id";
 inline constexpr const char* disabled_node_label =
     "determined.ai/disabled"; ///< on a node: keep new pods off it
 inline constexpr const char* container_name = "determined-container";
@@ -57,6 +58,10 @@ struct job_request {
   std::string allocation_id; ///< unique per allocation, e.g. "7.1"
   int64_t trial_id = 0;
   int64_t experiment_id = 0;
+  /// A task's allocation (trial_id and experiment_id 0): its id and type
+  /// (COMMAND, NOTEBOOK, SHELL, TENSORBOARD, GENERIC); "" for a trial.
+  std::string task_id;
+  std::string task_type;
   std::string user;
   std::string pool = "default";
   int64_t slots = 1;
@@ -105,7 +110,8 @@ std::string job_name(const std::string& cluster_id,
 std::string priority_class_name(int priority);
 nlohmann::json priority_class(int priority);
 
-/// The labels every object of this allocation carries.
+/// The labels every object of this allocation carries (a task's: its
+/// task_type and task_id; a trial's task_type is TRIAL).
 std::map<std::string, std::string> allocation_labels(const job_settings& s,
                                                      const job_request& r);
 

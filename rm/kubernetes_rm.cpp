@@ -1,12 +1,8 @@
 #include "rm/kubernetes_rm.hpp"
 
-#include "actors/agent_actor.hpp"
-#include "api/master_api.hpp"
 #include "api/views.hpp"
-#include "k8s/job_runner.hpp"
-#include "messages/priority.hpp"
 #include "rm/core_settings.hpp"
-#include "rm/k8s_nodes.hpp"
+#include "rm/k8s_pool_agent.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
 #include "util/log.hpp"
@@ -24,39 +20,7 @@ namespace det::rm {
 
 using nlohmann::json;
 
-struct kubernetes_rm_options {
-  caf::actor_system* sys = nullptr;
-  master_actor master;
-  std::shared_ptr<api::trial_logs> logs;
-  std::shared_ptr<const api::session_tokens> tokens;
-  /// master_url here is the one pods reach (task_master_url).
-  api::start_context start;
-  std::string cluster_id;
-  /// DET_K8S_SA_DIR (conf/env_overrides.hpp); "" = the default folder.
-  std::string sa_dir;
-  /// Bound to the node watch once started (the API's nodes as agents).
-  std::shared_ptr<node_agents_handle> nodes;
-};
-
 namespace {
-
-/// The image a trial's pods name: environment.image (a string, or
-/// {cpu, cuda} by slot type); a default otherwise.
-std::string image_of(const json& config, const std::string& slot_type) {
-  static const std::string fallback = "determinedai/det-task:0.38.1";
-  auto env = config.value("environment", json::object());
-  if (!env.is_object())
-    return fallback;
-  auto img = env.value("image", json());
-  if (img.is_string())
-    return img.get<std::string>();
-  if (img.is_object()) {
-    auto v = img.value(slot_type == "gpu" ? "cuda" : "cpu", json());
-    if (v.is_string())
-      return v.get<std::string>();
-  }
-  return fallback;
-}
 
 int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -87,6 +51,8 @@ known_agents ask_known_agents(const kubernetes_rm_options& opts) {
           for (const auto& as : t->allocation->assignments)
             n += static_cast<int64_t>(as.slots.size());
           j["allocations"][alloc] = n;
+        } else if (auto k = state::task_of_allocation(s, alloc)) {
+          j["allocations"][alloc] = static_cast<int64_t>(k->agent_slots.size());
         }
     }
     return j.dump();
@@ -112,135 +78,12 @@ known_agents ask_known_agents(const kubernetes_rm_options& opts) {
 
 } // namespace
 
-/// One pool's virtual agent: the runner and the agent actor it reports to.
-struct pool_bridge {
-  std::string pool;
-  std::string agent_id;
-  std::unique_ptr<k8s::job_runner> runner;
-  std::mutex mu;
-  agent_actor agent;
-  /// The agent actor's connection (it holds this bridge, which holds the
-  /// agent, which holds it: only an exit ends the three).
-  caf::actor connection;
-  std::set<std::string> running_sent;
-  /// Allocation -> trial, for scheduler messages in the trial's logs.
-  std::map<std::string, int64_t> trials;
-  std::weak_ptr<node_watch> nodes;
-  int64_t max_slots_per_pod = 1;
-};
-
-namespace {
-
-/// The slots each pod of an allocation of `slots` asks for.
-int64_t slots_per_pod(int64_t slots, int64_t max_slots_per_pod) {
-  auto pods = k8s::num_pods(slots, max_slots_per_pod);
-  return pods && *pods > 0 ? slots / *pods : slots;
-}
-
-} // namespace
-
 /// What a started manager runs: the pools' virtual agents and the watch.
 class kubernetes_pools {
 public:
   std::vector<std::shared_ptr<pool_bridge>> pools;
   std::shared_ptr<node_watch> nodes;
 };
-
-namespace {
-
-/// The agent actor's connection: orders -> Kubernetes calls (through the
-/// runner, which never blocks this actor).
-caf::behavior connection(caf::event_based_actor* self,
-                         std::shared_ptr<pool_bridge> b,
-                         kubernetes_rm_options opts, std::string slot_type,
-                         std::string cluster_name) {
-  return {
-      [self, b, opts, slot_type, cluster_name](start_atom, start_order& o) {
-        state_view v{[o, cluster_name](const state::cluster_state& s, int64_t) {
-          json out{{"info", api::start_environment(s, o)}};
-          if (const auto* t = state::find_trial(s, o.trial_id))
-            if (const auto* e = state::find_experiment(s, t->experiment_id)) {
-              out["priority"] = e->priority;
-              out["owner"] = e->owner;
-              out["config"] = e->config;
-              // Its workspace's namespace binding, as it is at the start
-              // of this allocation (det workspace bindings set).
-              if (auto p = state::find_project(s, e->project_id))
-                if (auto w = state::find_workspace(s, p->workspace_id))
-                  if (auto n = w->namespaces.find(cluster_name);
-                      n != w->namespaces.end())
-                    out["namespace"] = n->second;
-            }
-          return out.dump();
-        }};
-        self->request(opts.master, std::chrono::seconds{30}, view_atom::value,
-                      v)
-            .await(
-                [b, opts, o, slot_type](std::string& text) {
-                  auto j = json::parse(text, nullptr, false);
-                  if (j.is_discarded() || j["info"].is_null()) {
-                    log::warn() << "kubernetes: allocation " << o.allocation_id
-                                << ": its trial is gone; not started";
-                    return;
-                  }
-                  auto token = opts.tokens->token_for(o.allocation_id);
-                  auto frame =
-                      api::start_frame(o, j["info"], opts.start, token);
-                  k8s::job_request r;
-                  r.allocation_id = o.allocation_id;
-                  r.trial_id = o.trial_id;
-                  r.experiment_id = o.experiment_id;
-                  r.user = j.value("owner", std::string{"admin"});
-                  r.pool = b->pool;
-                  r.slots = static_cast<int64_t>(o.slots.size());
-                  r.priority = j.value("priority", default_priority);
-                  const auto& config = j.value("config", json::object());
-                  r.image = image_of(config, slot_type);
-                  auto env = config.value("environment", json::object());
-                  if (env.is_object())
-                    r.user_pod_spec = env.value("pod_spec", json());
-                  r.command = {"det-agent",
-                               "--run-allocation",
-                               "/run/determined/config/start.json",
-                               "--master-url",
-                               opts.start.master_url,
-                               "--checkpoint-dir",
-                               opts.start.checkpoint_dir.empty()
-                                   ? "/tmp/determined-checkpoint"
-                                   : opts.start.checkpoint_dir};
-                  r.files = {{"start.json", frame.dump()}};
-                  r.ns = j.value("namespace", std::string{});
-                  {
-                    std::lock_guard<std::mutex> g(b->mu);
-                    b->trials[o.allocation_id] = o.trial_id;
-                  }
-                  if (auto nw = b->nodes.lock())
-                    nw->allocation_slots(
-                        o.allocation_id,
-                        slots_per_pod(r.slots, b->max_slots_per_pod));
-                  log::info() << "kubernetes: starting allocation "
-                              << o.allocation_id << " (trial " << o.trial_id
-                              << ", " << r.slots << " slots) as a Job"
-                              << (r.ns.empty() ? "" : " in namespace " + r.ns);
-                  b->runner->launch(r);
-                },
-                [o](caf::error& err) {
-                  log::error() << "kubernetes: cannot start allocation "
-                               << o.allocation_id << ": " << render(err);
-                });
-      },
-      [](preempt_atom, std::string&, std::string&) {
-        // The trial learns of its preemption by polling the master.
-      },
-      [b](kill_atom, std::string& alloc) {
-        log::info() << "kubernetes: deleting the Job of allocation " << alloc;
-        b->runner->kill(alloc);
-      },
-      [](exitack_atom, std::string&) {},
-  };
-}
-
-} // namespace
 
 namespace {
 
@@ -352,27 +195,35 @@ start_kubernetes_pools(const conf::master_config& cfg,
     cb.on_note = [pool = pool.pool_name](const std::string& text) {
       log::warn() << "kubernetes: pool " << pool << ": " << text;
     };
-    cb.on_log = [logs, id = b->agent_id](const std::string&, int64_t trial,
-                                         std::vector<std::string> lines) {
+    cb.on_log = [logs, task_logs = opts.task_logs,
+                 id = b->agent_id](const std::string& alloc, int64_t trial,
+                                   std::vector<std::string> lines) {
       if (trial > 0)
         logs->add(trial, id, lines, now_us());
+      else if (auto task = task_of(alloc); !task.empty() && task_logs)
+        task_logs->add(task, id, lines, now_us());
     };
-    cb.on_message = [weak, logs, id = b->agent_id](const std::string& alloc,
-                                                   const std::string& text) {
+    cb.on_message = [weak, logs, task_logs = opts.task_logs, id = b->agent_id](
+                        const std::string& alloc, const std::string& text) {
       log::info() << "kubernetes: allocation " << alloc << ": " << text;
       auto p = weak.lock();
       if (!p)
         return;
       int64_t trial = 0;
+      std::string task;
       {
         std::lock_guard<std::mutex> g(p->mu);
         auto it = p->trials.find(alloc);
         trial = it == p->trials.end() ? 0 : it->second;
+        auto k = p->tasks.find(alloc);
+        task = k == p->tasks.end() ? "" : k->second;
       }
       // Scheduling messages ("FailedScheduling: 0/3 nodes are available:
-      // ...") belong in the trial's logs, where its owner looks.
+      // ...") belong in the trial's or task's logs, where its owner looks.
       if (trial > 0)
         logs->add(trial, id, {"kubernetes: " + text}, now_us());
+      else if (!task.empty() && task_logs)
+        task_logs->add(task, id, {"kubernetes: " + text}, now_us());
     };
     b->runner = std::make_unique<k8s::job_runner>(client, s, cb);
     auto running = b->runner->list_allocations();
@@ -385,8 +236,8 @@ start_kubernetes_pools(const conf::master_config& cfg,
     hello.slots = static_cast<int32_t>(std::min<int64_t>(hello_slots, 1 << 20));
     hello.slot_type = kc.slot_type == "gpu" ? "cuda" : "cpu";
     hello.running_allocations.assign(running->begin(), running->end());
-    auto conn =
-        opts.sys->spawn(connection, b, opts, kc.slot_type, kc.cluster_name);
+    auto conn = opts.sys->spawn(pool_connection, b, opts, kc.slot_type,
+                                kc.cluster_name);
     {
       std::lock_guard<std::mutex> g(b->mu);
       b->agent = spawn_agent_actor(*opts.sys, opts.master, hello, conn);
@@ -484,6 +335,7 @@ public:
     ko.sys = ctx.sys;
     ko.master = ctx.master;
     ko.logs = ctx.logs;
+    ko.task_logs = ctx.task_logs;
     ko.tokens = ctx.tokens;
     ko.start = {cfg_.kubernetes.task_master_url(ctx.port), checkpoint_dir(cfg_),
                 ctx.cluster_id, ctx.cluster_uuid};

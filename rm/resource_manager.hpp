@@ -18,6 +18,7 @@
 
 #include "actors/master_actor.hpp"
 #include "api/codec.hpp"
+#include "api/task_logs.hpp"
 #include "api/trial_logs.hpp"
 #include "conf/env_overrides.hpp"
 #include "conf/master_config.hpp"
@@ -40,6 +41,8 @@ struct rm_context {
   caf::actor_system* sys = nullptr;
   master_actor master;
   std::shared_ptr<api::trial_logs> logs;
+  /// Tasks' output (a Kubernetes task pod's log goes there).
+  std::shared_ptr<api::task_logs> task_logs;
   std::shared_ptr<const api::session_tokens> tokens;
   std::string cluster_id;
   /// The cluster's uuid (GET /info's cluster_id).

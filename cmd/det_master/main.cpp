@@ -471,6 +471,7 @@ failure start_resource_manager(master_process& m) {
   rc.sys = m.sys.get();
   rc.master = m.master;
   rc.logs = m.logs;
+  rc.task_logs = m.task_logs;
   rc.tokens = m.tokens;
   rc.cluster_id = m.cluster_id;
   rc.cluster_uuid = m.cluster_uuid;

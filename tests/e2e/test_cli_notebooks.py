@@ -4,16 +4,14 @@ itself ready; Python then runs in a kernel over a WebSocket through the
 master's proxy (`/proxy/<task id>/`); the proxy refuses another user, a
 forged session and no credentials; `det notebook kill` ends it and the
 proxy forgets it."""
-import json
 import re
 import shutil
-import urllib.error
 import urllib.request
-import uuid
 
 import pytest
 
 from conftest import cli_cluster_fixture, wait_for
+from harness import jupyter
 from test_cli import det, ok
 from test_cli import login as rest_login
 
@@ -34,19 +32,7 @@ c = cli_cluster_fixture("nbs")
 
 def proxied(c, path, token=None, headers=None, method="GET", body=None):
     """(status, body) of a request to the master's proxy, no redirects."""
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *a, **kw):
-            return None
-    req = urllib.request.Request(c.url + path, method=method, data=body)
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    for k, v in (headers or {}).items():
-        req.add_header(k, v)
-    try:
-        with urllib.request.build_opener(NoRedirect).open(req, timeout=30) as r:
-            return r.status, r.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode("utf-8", "replace")
+    return jupyter.proxied(c.url, path, token, headers, method, body)
 
 
 def login(c, user, password):
@@ -57,35 +43,7 @@ def login(c, user, password):
 
 def run_in_kernel(c, nid, nb_token, code):
     """Runs `code` in a new kernel over the proxied WebSocket; its stdout."""
-    status, text = proxied(c, "/proxy/%s/api/kernels?token=%s" % (nid, nb_token),
-                           token=c.token, method="POST", body=b"{}",
-                           headers={"Content-Type": "application/json"})
-    assert status == 201, (status, text)
-    kid = json.loads(text)["id"]
-    ws_url = c.url.replace("http", "ws", 1) + \
-        "/proxy/%s/api/kernels/%s/channels?token=%s" % (nid, kid, nb_token)
-    ws = websocket.create_connection(
-        ws_url, timeout=60, header=["Authorization: Bearer " + c.token])
-    try:
-        msg_id = uuid.uuid4().hex
-        ws.send(json.dumps({
-            "header": {"msg_id": msg_id, "username": "t", "session": uuid.uuid4().hex,
-                       "msg_type": "execute_request", "version": "5.3"},
-            "parent_header": {}, "metadata": {}, "channel": "shell",
-            "content": {"code": code, "silent": False, "store_history": False,
-                        "user_expressions": {}, "allow_stdin": False}}))
-        out = ""
-        for _ in range(200):  # bounded: a kernel sends a handful of messages
-            m = json.loads(ws.recv())
-            if m.get("parent_header", {}).get("msg_id") != msg_id:
-                continue
-            if m["msg_type"] == "stream":
-                out += m["content"]["text"]
-            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
-                return out
-        raise AssertionError("no idle status from the kernel")
-    finally:
-        ws.close()
+    return jupyter.run_in_kernel(c.url, c.token, nid, nb_token, code)
 
 
 def test_notebook_start_runs_python_in_a_kernel_through_the_proxy(c):

@@ -14,6 +14,7 @@ so a master, a database or a wait is started and bounded one way.
                     and `moto_s3` fixtures; experiment_yaml(); process checks
   harness.k8s_bed   the Kubernetes test bed (tests/k8s/bed/bed.sh)
   harness.rm_master det-master with the kubernetes resource manager on a bed
+  harness.jupyter   a notebook through the proxy: proxied(), run_in_kernel()
 """
 from harness.paths import BIN, BUILD, EXAMPLE, ROOT  # noqa: F401
 from harness.wait import free_port, wait_for, wait_until  # noqa: F401

@@ -98,6 +98,35 @@ TEST(render_job, cpu_slots_request_millicores_and_zero_slots_request_nothing) {
   EXPECT_TRUE(container(*zero)["resources"].empty());
 }
 
+TEST(render_job, a_task_is_labelled_with_its_type_and_id_and_a_trial_as_trial) {
+  job_settings s;
+  s.cluster_id = "c1";
+  auto trial = render_job(s, trial_request(1));
+  ASSERT_TRUE(trial);
+  EXPECT_EQ(trial->job["metadata"]["labels"]["determined.ai/task_type"],
+            "TRIAL");
+  EXPECT_FALSE(
+      trial->job["metadata"]["labels"].contains("determined.ai/task_id"));
+  auto r = trial_request(0);
+  r.trial_id = 0;
+  r.experiment_id = 0;
+  r.allocation_id = "0f3c2a8e-1b2d-4c5e-9f00-a1b2c3d4e5f6.1";
+  r.task_id = "0f3c2a8e-1b2d-4c5e-9f00-a1b2c3d4e5f6";
+  r.task_type = "NOTEBOOK";
+  auto task = render_job(s, r);
+  ASSERT_TRUE(task);
+  const auto& labels = task->job["metadata"]["labels"];
+  EXPECT_EQ(labels["determined.ai/task_type"], "NOTEBOOK");
+  EXPECT_EQ(labels["determined.ai/task_id"], r.task_id);
+  EXPECT_EQ(labels["determined.ai/trial_id"], "0");
+  // The pods carry them too (the runner finds a task's pods by them).
+  EXPECT_EQ(task->job["spec"]["template"]["metadata"]["labels"]
+                     ["determined.ai/task_id"],
+            r.task_id);
+  // A TensorBoard's zero slots ask for nothing.
+  EXPECT_TRUE(container(*task)["resources"].empty());
+}
+
 TEST(render_job, coscheduler_sets_scheduler_name_and_pod_group_labels) {
   job_settings s;
   s.cluster_id = "c1";

@@ -5,7 +5,10 @@ Jobs whose pods the bed's process kubelet runs as local processes
 (`det-agent --run-allocation`, the same trial runner as det-agent's), to
 completion with metrics, checkpoints and logs; then the master SIGKILLed
 mid-trial and restarted (the Job re-attached, no second Job, a labelled
-leftover deleted, an unlabelled Job untouched).
+leftover deleted, an unlabelled Job untouched). Commands, shells and
+notebooks run the same way: a Job per task whose pod runs the task's
+start frame, its service reported ready from the pod and proxied to by
+the master, across a master SIGKILL.
 
 The bed and the master come from the shared harness (tests/harness/:
 k8s_bed, rm_master).
@@ -20,7 +23,7 @@ import urllib.request
 
 import pytest
 
-from harness import k8s_bed
+from harness import jupyter, k8s_bed
 from harness.paths import BIN, EXAMPLE
 from harness.pg import start_pg
 from harness.rm_master import DET, RmMaster
@@ -82,12 +85,15 @@ class Master(RmMaster):
     def det(self, *args):
         return super().det(*args).stdout
 
-    def api(self, path):
-        token = json.loads(urllib.request.urlopen(urllib.request.Request(
+    def login(self):
+        return json.loads(urllib.request.urlopen(urllib.request.Request(
             self.url + "/api/v1/auth/login", method="POST",
             data=json.dumps({"username": "admin", "password": ""}).encode(),
             headers={"Content-Type": "application/json"}), timeout=10).read())["token"]
-        req = urllib.request.Request(self.url + path, headers={"Authorization": "Bearer " + token})
+
+    def api(self, path):
+        req = urllib.request.Request(self.url + path,
+                                     headers={"Authorization": "Bearer " + self.login()})
         return json.loads(urllib.request.urlopen(req, timeout=10).read())
 
     def jobs(self):
@@ -435,3 +441,60 @@ def test_a_workspace_bound_to_a_namespace_runs_its_trials_there(master, tmp_path
         assert team in master.det("workspace", "bindings", "list", "team-ws")
     finally:
         master.bed.kubectl("delete", "namespace", team, "--wait=false", check=False)
+
+
+def task_jobs(m, task_id):
+    return [j for j in m.jobs()
+            if j["metadata"]["labels"].get("determined.ai/task_id") == task_id]
+
+
+def task_ready(m, task_id):
+    allocs = m.api("/api/v1/tasks/" + task_id)["task"]["allocations"]
+    return bool(allocs) and allocs[0]["isReady"]
+
+
+def test_commands_shells_and_notebooks_run_as_jobs_and_are_proxied(master):
+    # A command: its Job's pod runs it; the pod's log is the task's log.
+    out = master.det("cmd", "run", "echo hello-from-a-pod; echo type=$DET_TASK_TYPE")
+    assert "hello-from-a-pod" in out and "type=COMMAND" in out, out
+    assert "resources exited successfully with a zero exit code" in out, out
+    assert re.search(r"kubernetes: starting allocation [0-9a-f-]{36}\.1 \(task ",
+                     master.log()), master.log()[-3000:]
+
+    # A shell: sshd in the pod, reached through the master's tunnel.
+    sid = master.det("shell", "start", "-d").strip().splitlines()[-1]
+    wait_until("the shell to be ready", lambda: task_ready(master, sid))
+    [job] = task_jobs(master, sid)
+    assert job["metadata"]["labels"]["determined.ai/task_type"] == "SHELL"
+    out = master.det("shell", "open", sid, "--", "echo", "hello-$((6*7))")
+    assert "hello-42" in out, out
+    master.det("shell", "kill", sid)
+
+    # A notebook: JupyterLab in the pod, Python run in a kernel over the
+    # proxied WebSocket, still reachable after the master is SIGKILLed.
+    nid = master.det("notebook", "start", "--no-browser", "-d").strip().splitlines()[-1]
+    wait_until("the notebook to be ready", lambda: task_ready(master, nid), timeout=240)
+    [job] = task_jobs(master, nid)
+    labels = job["metadata"]["labels"]
+    assert labels["determined.ai/task_type"] == "NOTEBOOK"
+    assert labels["determined.ai/user"] == "admin"
+    assert labels["determined.ai/cluster"] == master.cluster_id
+    nb_token = master.api("/api/v1/notebooks/" + nid)["notebook"]["serviceAddress"] \
+        .split("token=")[1]
+    session = master.login()
+    assert jupyter.run_in_kernel(master.url, session, nid, nb_token,
+                                 "print(6 * 7)").strip() == "42"
+    master.kill()
+    master.start()
+    assert task_ready(master, nid)
+    assert jupyter.run_in_kernel(master.url, master.login(), nid, nb_token,
+                                 "print('after', 1 + 1)").strip() == "after 2"
+    assert len(task_jobs(master, nid)) == 1, "a second Job was created"
+    master.det("notebook", "kill", nid)
+    wait_until("the notebook to end", lambda: master.api("/api/v1/notebooks/" + nid)
+               ["notebook"]["state"] == "STATE_TERMINATED")
+    wait_until("its Job to go", lambda: not task_jobs(master, nid))
+    wait_until("the shell's Job to go", lambda: not task_jobs(master, sid))
+    status, text = jupyter.proxied(master.url, "/proxy/%s/api/status" % nid,
+                                   token=master.login())
+    assert status == 404 and "service not found" in text
