@@ -19,6 +19,7 @@
 #include "api/queue_routes.hpp"
 #include "api/resource_routes.hpp"
 #include "api/route_util.hpp"
+#include "api/simulate_routes.hpp"
 #include "api/templates.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
@@ -579,6 +580,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_run_routes(r, ctx);
   add_job_routes(r, ctx);
   add_resource_routes(r, ctx);
+  add_simulate_routes(r, ctx);
   add_checkpoint_routes(r, ctx);
   add_workspace_routes(r, ctx);
   add_template_routes(r, ctx);

@@ -32,7 +32,9 @@ ALLOWED = {
                   "messages", "util", "metrics"},
     "inspect": {"state", "store", "policy", "messages", "util", "metrics"},
     "api": {"http", "read", "actors", "core", "store", "state", "policy",
-            "conf", "inspect", "metrics", "messages", "util", "net"},
+            "conf", "inspect", "metrics", "messages", "util", "net",
+            # det-sim's comparison, for the "what would it cost" route.
+            "sim"},
     "agent": {"net", "aws", "conf", "policy", "messages", "util"},
     "deployer": {"aws", "net", "conf", "messages", "util"},
     "telemetry": {"aws", "net", "conf", "policy", "state", "read", "inspect",

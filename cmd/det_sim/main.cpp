@@ -4,13 +4,10 @@
 // overrides, run every policy asked for, print one JSON line per run
 // (after one line of lower bounds), write the SVG if asked.
 
-#include "sim/bounds.hpp"
-#include "sim/engine.hpp"
-#include "sim/figures.hpp"
+#include "sim/compare.hpp"
 #include "sim/log_trace.hpp"
 #include "sim/master_yaml.hpp"
 #include "sim/policies.hpp"
-#include "sim/svg_report.hpp"
 #include "sim/trace.hpp"
 
 #include "conf/duration.hpp"
@@ -211,20 +208,13 @@ int main(int argc, char** argv) {
   t = sim::slice(t, from_s, to_s);
 
   // Step 3: bounds, the runs, the picture.
-  auto b = sim::compute_bounds(t.jobs, c.gpus_per_instance, c.boot_s);
-  auto head = sim::bounds_json(b);
-  head["jobs"] = t.jobs.size();
-  head["gpus_per_instance"] = c.gpus_per_instance;
-  head["max_instances"] = c.max_instances;
-  std::cout << head.dump() << "\n";
-  std::vector<sim::run_result> runs;
-  for (const auto& p : specs) {
-    runs.push_back(sim::simulate(t.jobs, c, p));
-    std::cout << sim::figures(t.jobs, runs.back(), b).dump() << "\n";
-  }
+  auto result = sim::compare(t.jobs, c, specs, trace_spec, !svg_path.empty());
+  std::cout << result.head.dump() << "\n";
+  for (const auto& run : result.runs)
+    std::cout << run.dump() << "\n";
   if (!svg_path.empty()) {
     std::ofstream out{svg_path};
-    out << sim::svg_report(trace_spec, runs, b, c.gpus_per_instance);
+    out << result.svg;
     if (!out)
       return fail(svg_path + ": cannot be written");
   }

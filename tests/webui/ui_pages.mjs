@@ -5,7 +5,7 @@
 // metric, the model registry (a checkpoint registered as a version, notes
 // and metadata), users (create, deactivate), one's own settings, webhooks
 // and templates; commands, a JupyterLab notebook and TensorBoards
-// (ui_tasks.mjs). Each action goes through the UI and its effect is read
+// (ui_tasks.mjs); historical usage and "what would it cost". Each action goes through the UI and its effect is read
 // back from the REST API. Every page visited is screenshot into SHOTS and
 // checked with axe-core (no serious or critical violation), in light and
 // dark mode and at phone width; any console error fails the run.
@@ -410,6 +410,31 @@ try {
   const todays = agg.resourceEntries.reduce((x, e) => x + e.seconds, 0);
   if (!(shown > 0) || shown < todays) throw new Error(`usage shows ${shown} s, the API ${todays} s today`);
   await visit("cluster-usage");
+
+  step("what would it cost: the pool's trials simulated again, as the route answers; a bad field named");
+  await nav("Cluster");
+  await page.click("[data-testid=pool-default] [data-testid=cost-link]");
+  await page.waitForSelector("[data-testid=cost-form]");
+  await page.fill("[data-testid=cost-gpusPerInstance]", "0");
+  await page.click("[data-testid=cost-run]");
+  await page.waitForSelector("[data-testid=cost-error]");
+  if (!(await page.textContent("[data-testid=cost-error]")).includes("gpusPerInstance")) throw new Error("the refusal does not name gpusPerInstance");
+  expectRefused(400);
+  await page.fill("[data-testid=cost-gpusPerInstance]", "1");
+  await page.fill("[data-testid=cost-pricePerHour]", "3.06");
+  await page.fill("[data-testid=cost-idleSeconds]", "60");
+  await page.click("[data-testid=cost-run]");
+  await page.waitForSelector("[data-testid=cost-runs] tbody tr");
+  const sim = await api("POST", "/api/v1/resource-pools/default/simulate", { gpusPerInstance: 1, pricePerHour: 3.06, idleSeconds: 60 });
+  if (Number(await attr("[data-testid=cost-result]", "data-jobs")) !== sim.bounds.jobs || sim.bounds.jobs < 2)
+    throw new Error(`the page simulates ${await attr("[data-testid=cost-result]", "data-jobs")} jobs, the route ${sim.bounds.jobs}`);
+  for (const r of sim.runs) {
+    const row = `[data-testid=cost-runs] tr[data-policy="${r.policy}"]`;
+    if (Number(await attr(row, "data-instance-hours")) !== r.instance_hours || Number(await attr(row, "data-cost")) !== r.cost)
+      throw new Error(`${r.policy}: the page and the route disagree`);
+  }
+  await until("the picture drawn", async () => (await page.evaluate(() => document.querySelector("[data-testid=cost-svg]")?.naturalWidth ?? 0)) > 0, 10000);
+  await visit("cluster-cost");
 
   step("the other pages, for their screenshots and the accessibility check");
   for (const [p, sel, name] of [

@@ -7,6 +7,7 @@ import { ExperimentList } from "./pages/experiments";
 import { ExperimentPage } from "./pages/experiment";
 import { TrialPage } from "./pages/trial";
 import { ClusterPage } from "./pages/cluster";
+import { CostPage } from "./pages/cost";
 import { JobsPage } from "./pages/jobs";
 import { EventsPage } from "./pages/events";
 import { ProjectPage, WorkspaceList, WorkspacePage } from "./pages/workspaces";
@@ -80,6 +81,7 @@ function Page(props: { path: string; user: User }) {
   if (path === "/webhooks") return <WebhooksPage />;
   if (path === "/templates") return <TemplatesPage />;
   if (path === "/cluster/usage") return <UsagePage />;
+  if ((m = path.match(/^\/cluster\/cost(?:\/([^/]+))?$/))) return <CostPage admin={props.user.admin} pool={decodeURIComponent(m[1] ?? "")} />;
   if (path === "/tasks") return <TasksPage />;
   if (path === "/history") return <HistoryPage admin={props.user.admin} />;
   if ((m = path.match(/^\/tasks\/([\w-]+)\/logs$/))) return <TaskLogsPage id={m[1]} />;

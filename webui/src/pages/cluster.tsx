@@ -1,12 +1,13 @@
 // The cluster: each pool (provider, slots, instances, spot requests, the
-// last launch error and the failures in a row), its agents and their
-// slots, and why waiting jobs wait.
+// last launch error and the failures in a row, and for admins a link to
+// "what would it cost", pages/cost.tsx), its agents and their slots, and
+// why waiting jobs wait.
 import * as api from "../api";
 import { usePoll } from "../hooks";
 import { shortState, when } from "../format";
 import { href, linkHandler } from "../router";
 
-export function ClusterPage(_props: { admin: boolean }) {
+export function ClusterPage(props: { admin: boolean }) {
   const pools = usePoll((signal) => api.get<{ resourcePools: any[] }>("/api/v1/resource-pools", signal), []);
   const agents = usePoll((signal) => api.get<{ agents: any[] }>("/api/v1/agents", signal), []);
   const jobs = usePoll((signal) => api.get<{ jobs: any[] }>("/api/v1/job-queues", signal), []);
@@ -38,6 +39,11 @@ export function ClusterPage(_props: { admin: boolean }) {
             )}
             <span>pending trials {p.pendingTrials ?? 0}</span>
             <span>idle after {p.maxIdleAgentPeriod}s</span>
+            {props.admin && p.provider !== "static" && (
+              <a href={href("/cluster/cost/" + encodeURIComponent(p.name))} onClick={linkHandler} data-testid="cost-link">
+                What would it cost?
+              </a>
+            )}
           </div>
           {p.launchError?.consecutiveFailures > 0 && (
             <p class="error" data-testid="launch-error">
