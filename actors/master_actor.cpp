@@ -1,11 +1,10 @@
 #include "actors/master_actor.hpp"
 
-#include "actors/pool_actor.hpp"
+#include "actors/master_state.hpp"
 
 #include "core/provisioning_wake.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
-#include "util/log.hpp"
 
 #include <caf/actor_cast.hpp>
 #include <caf/event_based_actor.hpp>
@@ -15,42 +14,15 @@
 #include <caf/typed_response_promise.hpp>
 
 #include <algorithm>
-#include <map>
 #include <memory>
 
 namespace det {
 
 namespace {
 
-struct master_state {
-  static inline const char* name = "master";
-  std::unique_ptr<master_core> core;
-  event_writer_actor writer;
-  master_options opts;
-  std::map<std::string, caf::actor> agents;
-  int64_t last_snapshot = 0;
-  /// The log's durable position, and what waits for it to reach a
-  /// position (answers that must not overtake an append in flight).
-  int64_t durable = 0;
-  std::multimap<int64_t, std::function<void()>> after_durable;
-  /// The pools' actors and their scheduling passes: at most one in flight
-  /// per pool; requests meanwhile set `again` and run as one more pass.
-  struct pass_slot {
-    pool_actor actor;
-    bool in_flight = false;
-    bool again = false;
-    uint64_t generation = 0;
-  };
-  std::map<std::string, pass_slot> passes;
-  /// The live experiments' actors.
-  std::map<int64_t, experiment_actor> experiments;
-  /// Trials' actors, spawned when a trial first has something to do.
-  std::map<int64_t, trial_actor> trials;
-  /// Provisioners by pool (watch_atom).
-  std::multimap<std::string, caf::actor> watchers;
-};
-
-using master_self = master_actor::stateful_pointer<master_state>;
+using detail::master_self;
+using detail::persist;
+using detail::request_pass;
 
 trial_actor trial_actor_of(master_self self, int64_t trial_id) {
   auto& trials = self->state.trials;
@@ -207,9 +179,6 @@ void maybe_snapshot(master_self self, int64_t durable) {
                             s.writer);
 }
 
-void persist(master_self self, decision d,
-             std::function<void(const decision&)> done);
-
 /// Runs `f` once every event the master has decided so far is durable
 /// (at once when nothing is in flight).
 void after_decided_events(master_self self, std::function<void()> f) {
@@ -232,58 +201,6 @@ void when_durable_reached(master_self self, int64_t position) {
   }
 }
 
-/// Sends the pool's state to its actor for a scheduling pass, unless one
-/// is in flight (then it runs once more when that one is back). The pass
-/// works on a snapshot; its result is checked against the state of the
-/// moment it comes back (master_core::apply_schedule).
-void request_pass(master_self self, const std::string& pool) {
-  auto& s = self->state;
-  auto& slot = s.passes[pool];
-  if (!slot.actor) {
-    slot.actor =
-        spawn_pool_actor(self->home_system(), pool, s.core->scheduler_of(pool));
-    // A new actor has no view yet: its first delta is the whole pool.
-    s.core->forget_pool_view(pool);
-    self->link_to(slot.actor);
-  }
-  if (slot.in_flight) {
-    slot.again = true;
-    return;
-  }
-  pool_pass_request req;
-  req.delta = s.core->pool_delta_of(pool);
-  auto pending = s.core->pending_in_view(pool);
-  if (pending == 0 && req.delta.size() == 0 && !req.delta.resync)
-    return;
-  // The incremental pass is checked against the full pass on every pass
-  // of a small pool and every 64th of a large one.
-  if (pending <= 1000 || slot.generation % 64 == 0)
-    req.check = s.core->pool_view_snapshot(pool);
-  req.pool = pool;
-  req.generation = ++slot.generation;
-  slot.in_flight = true;
-  slot.again = false;
-  self->request(slot.actor, caf::infinite, pass_atom::value, std::move(req))
-      .then(
-          [self](pool_pass_result& r) {
-            auto& st = self->state;
-            auto& sl = st.passes[r.pool];
-            sl.in_flight = false;
-            if (r.mismatches > 0)
-              log::warn() << "pool " << r.pool
-                          << ": the incremental scheduling pass differed "
-                             "from the full pass; the full pass's result "
-                             "was used (mismatches: "
-                          << r.mismatches << ": " << r.mismatch_kinds << ")";
-            auto d =
-                st.core->apply_schedule(r.pool, r.result, st.opts.now_us());
-            persist(self, std::move(d), [](const decision&) {});
-            if (sl.again)
-              request_pass(self, r.pool);
-          },
-          [self](caf::error& err) { self->quit(std::move(err)); });
-}
-
 /// Wakes the provisioners of the pools whose demand or capacity `events`
 /// may have changed (durable by now).
 void wake_provisioners(master_self self,
@@ -298,10 +215,12 @@ void wake_provisioners(master_self self,
   }
 }
 
+} // namespace
+
 /// The write-ahead step: append d's events, then (and only then) carry out
 /// its effects and call `done`. Pools the decision named get a pass.
-void persist(master_self self, decision d,
-             std::function<void(const decision&)> done) {
+void detail::persist(master_self self, decision d,
+                     std::function<void(const decision&)> done) {
   for (const auto& pool : d.schedule)
     request_pass(self, pool);
   if (d.events.empty()) {
@@ -344,6 +263,8 @@ void persist(master_self self, decision d,
             self->quit(std::move(err));
           });
 }
+
+namespace {
 
 template <class T> using promise = caf::typed_response_promise<T>;
 

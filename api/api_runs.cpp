@@ -21,6 +21,7 @@
 
 #include "api/api_runs.hpp"
 
+#include "api/run_requests.hpp"
 #include "api/run_rows.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
@@ -33,10 +34,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace det::api {
@@ -48,111 +47,8 @@ namespace {
 using http::grpc_code;
 using http::responder;
 
-/// The most runs one action may name, and sort columns a search may give.
-constexpr size_t max_run_ids = 1000;
+/// The most sort columns a search may give.
 constexpr size_t max_sort_columns = 16;
-
-/// The parts of a run request the actions share.
-struct run_request {
-  std::vector<int64_t> ids; ///< runIds; empty: every run the filter takes
-  bool filtered = false;    ///< a filter was given (runIds then empty)
-  /// The filter's conditions; null: none (every run it may see).
-  std::shared_ptr<const read::run_filter> conditions;
-  bool show_archived = false;
-  int64_t project_id = 0; ///< 0: any project
-};
-
-/// Answers 400 naming `field` and returns false.
-bool refuse(const responder& res, const std::string& field,
-            const std::string& why) {
-  res.send_error(grpc_code::invalid_argument, field + ": " + why);
-  return false;
-}
-
-/// `body[key]` as a positive id; 0 when absent and not `required`.
-bool id_field(const json& body, const char* key, bool required,
-              const responder& res, int64_t& out) {
-  auto it = body.find(key);
-  if (it == body.end() || it->is_null()) {
-    out = 0;
-    return !required || refuse(res, key, "required");
-  }
-  if (!it->is_number_integer() || it->get<int64_t>() < 1)
-    return refuse(res, key, "expected a positive id");
-  out = it->get<int64_t>();
-  return true;
-}
-
-/// The filter text: JSON with an optional filterGroup (conditions, as
-/// read/run_filter.hpp reads them) and showArchived.
-bool parse_filter(const json& body, const responder& res, run_request& r) {
-  auto it = body.find("filter");
-  if (it == body.end() || it->is_null())
-    return true;
-  if (!it->is_string())
-    return refuse(res, "filter", "expected a JSON text");
-  auto f = json::parse(it->get<std::string>(), nullptr, false);
-  if (!f.is_object())
-    return refuse(res, "filter", "not a JSON object");
-  if (auto g = f.find("filterGroup"); g != f.end() && !g->is_null()) {
-    auto parsed = read::run_filter::parse(*g);
-    if (auto* bad = std::get_if<read::filter_error>(&parsed))
-      return refuse(res, bad->field, bad->message);
-    r.conditions = std::make_shared<const read::run_filter>(
-        std::move(std::get<read::run_filter>(parsed)));
-  }
-  if (auto a = f.find("showArchived"); a != f.end() && !a->is_null()) {
-    if (!a->is_boolean())
-      return refuse(res, "filter.showArchived", "expected true or false");
-    r.show_archived = a->get<bool>();
-  }
-  r.filtered = true;
-  return true;
-}
-
-/// The body's runIds, when given: at most max_run_ids positive ids, kept
-/// once each in their order; false once a refusal is sent.
-bool read_run_ids(const json& body, const responder& res, run_request& r) {
-  auto ids = body.find("runIds");
-  if (ids == body.end() || ids->is_null())
-    return true;
-  if (!ids->is_array())
-    return refuse(res, "runIds", "expected a list of run ids");
-  if (ids->size() > max_run_ids)
-    return refuse(res, "runIds",
-                  "at most " + std::to_string(max_run_ids) + " runs");
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < ids->size(); ++i) {
-    const auto& v = (*ids)[i];
-    if (!v.is_number_integer() || v.get<int64_t>() < 1)
-      return refuse(res, "runIds[" + std::to_string(i) + "]",
-                    "expected a positive run id");
-    if (seen.insert(v.get<int64_t>()).second)
-      r.ids.push_back(v.get<int64_t>());
-  }
-  return true;
-}
-
-/// runIds, filter and the project of an action's body.
-std::optional<run_request> parse_action(const std::optional<json>& body,
-                                        const responder& res,
-                                        const char* project_key) {
-  if (!body)
-    return std::nullopt;
-  run_request r;
-  if (!id_field(*body, project_key, false, res, r.project_id)
-      || !parse_filter(*body, res, r) || !read_run_ids(*body, res, r))
-    return std::nullopt;
-  if (!r.ids.empty() && r.filtered) {
-    refuse(res, "filter", "give either runIds or a filter, not both");
-    return std::nullopt;
-  }
-  if (r.ids.empty() && !r.filtered) {
-    refuse(res, "runIds", "required (or a filter)");
-    return std::nullopt;
-  }
-  return r;
-}
 
 // -- search -------------------------------------------------------------------
 
@@ -266,45 +162,6 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 // -- actions ------------------------------------------------------------------
-
-/// What the state says of the runs an action names (or its filter takes):
-/// one entry per run, {"id", "found", "experiment", "archived",
-/// "terminal", "single", "multitrial"}.
-json candidates(const state::cluster_state& s, const run_request& r,
-                int64_t now_us) {
-  json out = json::array();
-  auto entry = [&](int64_t id) {
-    auto t = state::find_listed_trial(s, id);
-    auto e = t ? state::find_experiment(s, t->experiment_id) : nullptr;
-    if (e == nullptr || (r.project_id != 0 && e->project_id != r.project_id))
-      return json{{"id", id}, {"found", false}};
-    auto searcher = e->config.value("searcher", json::object());
-    return json{
-        {"id", id},
-        {"found", true},
-        {"experiment", e->id},
-        {"archived", e->archived || home_of(s, e->project_id).parent_archived},
-        {"runArchived", t->archived},
-        {"experimentEnded", state::is_terminal(e->status)},
-        {"terminal", state::is_terminal(t->status)},
-        {"single", searcher.value("name", std::string{"single"}) == "single"},
-        {"multitrial", e->trial_ids.size() > 1}};
-  };
-  if (!r.filtered) {
-    for (auto id : r.ids)
-      out.push_back(entry(id));
-    return out;
-  }
-  for (const auto& [id, t] : s.trials) {
-    auto e = state::find_experiment(s, t.experiment_id);
-    if (e != nullptr && !t.deleted
-        && (r.project_id == 0 || e->project_id == r.project_id)
-        && (r.show_archived || !(e->archived || t.archived))
-        && (!r.conditions || r.conditions->matches(flat_run(s, t, *e, now_us))))
-      out.push_back(entry(id));
-  }
-  return out;
-}
 
 /// The results of one action, answered once every master request made
 /// for it has come back. Lives on the bridge (one thread).

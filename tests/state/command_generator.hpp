@@ -48,7 +48,14 @@ private:
 
   std::optional<domain_event> try_kind(const cluster_state& s, int kind);
   std::optional<domain_event> place(const cluster_state& s);
+  /// Experiments once submitted (command_generator_experiments.cpp): state
+  /// changes; edits, archiving, continuing, deletion, log retention and GC
+  /// policy; runs deleted, archived, matched by a log policy; unmanaged
+  /// experiments' trials.
   std::optional<domain_event> change_experiment(const cluster_state& s);
+  std::optional<domain_event> experiment_records(const cluster_state& s);
+  std::optional<domain_event> runs(const cluster_state& s);
+  std::optional<domain_event> unmanaged_trials(const cluster_state& s);
   /// Workspaces, projects, moves, templates, pool bindings, models.
   std::optional<domain_event> records(const cluster_state& s);
   /// Webhooks, their deliveries and outcomes.
