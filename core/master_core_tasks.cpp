@@ -122,8 +122,18 @@ decision master_core::kill_task_tree(const std::string& id,
                                      const std::string& reason, bool from_root,
                                      int64_t now_us) {
   decision d;
-  if (st_.tasks.count(id) == 0)
+  auto i = st_.tasks.find(id);
+  if (i == st_.tasks.end())
     return unknown_task(d, id);
+  // As upstream: a generic task that completed or was canceled is not
+  // canceled (again); the caller hears so instead of a silent no-op.
+  if (const auto& t = i->second;
+      t.task_type == "GENERIC" && t.state == state::task_state::terminated
+      && (t.exit_reason == "completed" || t.exit_reason == "killed"))
+    return with_refusal(
+        d, errc::failed_precondition,
+        "cannot cancel task " + id + " as it is in state '"
+            + (t.exit_reason == "completed" ? "COMPLETED" : "CANCELED") + "'");
   auto root = from_root ? state::task_root(st_, id) : id;
   for (const auto& each : state::task_subtree(st_, root))
     absorb(d, kill_task(each, username, reason, now_us));

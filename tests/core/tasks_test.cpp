@@ -244,6 +244,43 @@ TEST_F(tasks, a_paused_generic_task_frees_its_slot_is_kept_and_runs_again) {
   expect_sound();
 }
 
+TEST_F(tasks,
+       an_ended_generic_task_is_not_canceled_but_an_ended_command_is_a_no_op) {
+  c.run(c.core->agent_connected("a1", "default", 2, "cpu", "", {}, c.now));
+  launch(task_a, 1, "alice", "default", 1, 42, "GENERIC");
+  c.run(c.core->allocation_running(task_a + ".1", c.now));
+  c.run(c.core->allocation_exited(task_a + ".1", 0, c.now));
+  ASSERT_EQ(task(task_a).exit_reason, "completed");
+  auto refused =
+      c.core->records({"task.kill", {{"task_id", task_a}}, "alice"}, c.now);
+  EXPECT_EQ(code_of(refused.refusal), errc::failed_precondition);
+  EXPECT_NE(render(refused.refusal)
+                .find("cannot cancel task " + task_a
+                      + " as it is in state 'COMPLETED'"),
+            std::string::npos)
+      << render(refused.refusal);
+  EXPECT_TRUE(refused.events.empty());
+  // A canceled one: refused as CANCELED, with kill_from_root too.
+  launch(task_b, 1, "alice", "default", 1, 42, "GENERIC");
+  c.run(c.core->allocation_running(task_b + ".1", c.now));
+  c.run(c.core->records({"task.kill", {{"task_id", task_b}}, "alice"}, c.now));
+  c.run(c.core->allocation_exited(task_b + ".1", 137, c.now));
+  ASSERT_EQ(task(task_b).exit_reason, "killed");
+  refused = c.core->records(
+      {"task.kill", {{"task_id", task_b}, {"kill_from_root", true}}, "alice"},
+      c.now);
+  EXPECT_NE(render(refused.refusal).find("'CANCELED'"), std::string::npos);
+  // A command that ended: killing it again changes nothing, as upstream.
+  const std::string cmd = "0a1b2c3d-0000-4000-8000-00000000000c";
+  launch(cmd);
+  c.run(c.core->records({"task.kill", {{"task_id", cmd}}, "alice"}, c.now));
+  auto again =
+      c.run(c.core->records({"task.kill", {{"task_id", cmd}}, "alice"}, c.now));
+  EXPECT_FALSE(again.refusal) << render(again.refusal);
+  EXPECT_TRUE(again.events.empty());
+  expect_sound();
+}
+
 TEST_F(tasks, deleting_a_workspace_kills_its_tasks_and_no_others) {
   c.run(c.core->agent_connected("a1", "default", 2, "cpu", "", {}, c.now));
   auto made = c.run(c.core->records(

@@ -482,6 +482,22 @@ try {
     [`/experiments/${EXP}`, "[data-testid=exp-chart][data-drawn]", "phone-experiment"],
     ["/models/mnist-ui", "[data-testid=versions] tbody tr", "phone-model"],
     [`/compare?trials=${trials.map((t) => t.id).join(",")}`, "[data-testid=compare-chart][data-drawn]", "phone-compare"],
+    // Every other page too: readable on a phone means nothing wider than it.
+    ["/experiments", "h1", "phone-experiments"],
+    [`/trials/${trials[0].id}`, "h1", "phone-trial"],
+    [`/workspaces/${ws.id}`, "h1", "phone-workspace"],
+    ["/models", "h1", "phone-models"],
+    ["/tasks", "h1", "phone-tasks"],
+    ["/cluster", "[data-testid=pool-default]", "phone-cluster"],
+    ["/cluster/usage", "h1", "phone-usage"],
+    ["/cluster/cost/default", "[data-testid=cost-form]", "phone-cost"],
+    ["/jobs", "h1", "phone-jobs"],
+    ["/webhooks", "h1", "phone-webhooks"],
+    ["/templates", "h1", "phone-templates"],
+    ["/users", "h1", "phone-users"],
+    ["/settings", "h1", "phone-settings"],
+    ["/events", "h1", "phone-events"],
+    ["/history", "h1", "phone-history"],
   ]) {
     await page.goto(APP + p);
     await page.waitForSelector(sel);
