@@ -153,5 +153,26 @@ window.addEventListener("keydown", (e) => {
   field.focus();
 });
 
+// A table that scrolls inside itself (narrow screens: style.css) can be
+// focused, so the keyboard scrolls it too; one that fits is no tab stop.
+let tablesQueued = false;
+function markScrollingTables() {
+  tablesQueued = false;
+  for (const t of document.querySelectorAll<HTMLTableElement>("table.grid")) {
+    if (t.scrollWidth > t.clientWidth + 1) {
+      if (!t.hasAttribute("tabindex")) t.setAttribute("tabindex", "0");
+    } else if (t.getAttribute("tabindex") === "0") {
+      t.removeAttribute("tabindex");
+    }
+  }
+}
+function queueTables() {
+  if (tablesQueued) return;
+  tablesQueued = true;
+  requestAnimationFrame(markScrollingTables);
+}
+new MutationObserver(queueTables).observe(document.body, { childList: true, subtree: true });
+window.addEventListener("resize", queueTables);
+
 applyTheme();
 render(<App />, document.getElementById("app")!);
