@@ -213,20 +213,26 @@ struct master_api_test : ::testing::Test {
   /// Whether the read model shows a state that passes `seen` within 10 s.
   /// Asked of the read model, as the guard and the routes do: what the
   /// master did is durable and published there (the master's own state is
-  /// ahead). Each try waits for the read's answer; no sleep.
+  /// ahead). Each try waits for the read's answer; no sleep. Once seen, the
+  /// next requests read at least at that position (the model has several
+  /// replicas: one that has not applied it yet would answer from before).
   bool await_read(std::function<bool(const state::cluster_state&)> seen) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
     while (std::chrono::steady_clock::now() < deadline) {
-      auto done = std::make_shared<std::promise<bool>>();
+      auto done = std::make_shared<std::promise<int64_t>>();
       auto answer = done->get_future();
       ctx->reads->read(
           0, deadline,
           [done, seen](const read::read_view& v) {
-            done->set_value(seen(v.state));
+            done->set_value(seen(v.state) ? v.position : -1);
           },
-          [done](int64_t, const std::string&) { done->set_value(false); });
-      if (answer.get())
+          [done](int64_t, const std::string&) { done->set_value(-1); });
+      if (auto at = answer.get(); at >= 0) {
+        auto& min = extra_headers["X-Det-Min-Position"];
+        if (min.empty() || std::stoll(min) < at)
+          min = std::to_string(at);
         return true;
+      }
       std::this_thread::yield();
     }
     return false;
