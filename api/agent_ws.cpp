@@ -172,6 +172,8 @@ void on_hello(const ws_ctx_ptr& context, const std::shared_ptr<session>& s,
                     log::info() << "agent " << id << " reports the exit of "
                                 << x.allocation_id << " (code " << x.exit_code
                                 << ") it still holds";
+                  if (ctx->addresses)
+                    ctx->addresses->set(id, ws.request().remote_address);
                   s->agent = spawn_agent_actor(*ctx->sys, ctx->master,
                                                std::move(hello), s->conn);
                   (void)ws.send(

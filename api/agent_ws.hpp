@@ -11,6 +11,7 @@
 // set).
 
 #include "actors/master_actor.hpp"
+#include "api/agent_addresses.hpp"
 #include "api/codec.hpp"
 #include "api/task_logs.hpp"
 #include "api/trial_logs.hpp"
@@ -30,6 +31,8 @@ struct agent_ws_context {
   std::shared_ptr<trial_logs> logs;
   /// Tasks' output (commands, notebooks ...); null: dropped.
   std::shared_ptr<task_logs> task_log_book;
+  /// Where each agent connected from (its socket's peer); null: not kept.
+  std::shared_ptr<agent_addresses> addresses;
   std::shared_ptr<const session_tokens> tokens;
   start_context start;
   std::string agent_token; ///< "" = no token required

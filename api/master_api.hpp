@@ -10,6 +10,7 @@
 // token -> 401, a token of another allocation -> 403.
 
 #include "actors/master_actor.hpp"
+#include "api/agent_addresses.hpp"
 #include "api/api_bridge.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/auth_directory.hpp"
@@ -55,6 +56,10 @@ struct api_context {
   std::shared_ptr<trial_logs> logs;
   /// Tasks' output and the master's lines about them (api/task_logs.hpp).
   std::shared_ptr<task_logs> task_log_book = std::make_shared<task_logs>();
+  /// Where each det-agent connected from (api/agent_addresses.hpp): the
+  /// proxy reaches a task's environment.proxy_ports there.
+  std::shared_ptr<agent_addresses> agent_addresses =
+      std::make_shared<api::agent_addresses>();
   std::shared_ptr<const session_tokens> tokens;
   /// Users and live sessions (api_auth.hpp).
   std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();

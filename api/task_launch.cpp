@@ -3,6 +3,7 @@
 #include "conf/capacity.hpp"
 #include "conf/duration.hpp"
 #include "conf/master_config.hpp"
+#include "conf/proxy_ports.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "util/text.hpp"
@@ -142,6 +143,9 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
       return bad("config.environment: expected an object");
     if (auto why = normalize_image(*env); !why.empty())
       return bad("config.environment.image: " + why);
+    std::string why;
+    if (!conf::read_proxy_ports(*env, why))
+      return bad("config." + why);
   }
   auto desc = cfg.value("description", json());
   if (!desc.is_null() && !desc.is_string())

@@ -6,6 +6,7 @@
 #include "api/codec.hpp"
 #include "api/route_util.hpp"
 #include "api/shell_keys.hpp"
+#include "conf/proxy_ports.hpp"
 #include "http/grpc_error.hpp"
 #include "state/model_tasks.hpp"
 #include "util/text.hpp"
@@ -80,17 +81,36 @@ std::string offered_notebook_token(const http::http_request& req) {
 
 } // namespace
 
-std::optional<std::string> proxy_task_id(const std::string& path) {
+std::optional<std::pair<std::string, int32_t>>
+proxy_service(const std::string& path) {
   static const std::string prefix = "/proxy/";
   if (path.compare(0, prefix.size(), prefix) != 0)
     return std::nullopt;
   auto rest = path.substr(prefix.size());
-  auto id = rest.substr(0, rest.find('/'));
+  auto service = rest.substr(0, rest.find('/'));
+  auto colon = service.find(':');
+  auto id = service.substr(0, colon);
   bool ok = !id.empty() && id.size() <= 64
             && id.find_first_not_of("0123456789abcdef-") == std::string::npos;
   if (!ok)
     return std::nullopt;
-  return id;
+  if (colon == std::string::npos)
+    return std::pair{id, int32_t{0}};
+  auto digits = service.substr(colon + 1);
+  if (digits.empty() || digits.size() > 5
+      || digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  auto port = std::stoi(digits);
+  if (port < 1 || port > 65535)
+    return std::nullopt;
+  return std::pair{id, static_cast<int32_t>(port)};
+}
+
+std::optional<std::string> proxy_task_id(const std::string& path) {
+  auto s = proxy_service(path);
+  if (!s)
+    return std::nullopt;
+  return s->first;
 }
 
 task_secrets task_secrets_for(const session_tokens& tokens,
@@ -133,9 +153,13 @@ http::proxy_resolver
 task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
   return [ctx](const http::http_request& req,
                std::function<void(proxy_decision)> done) {
-    auto id = proxy_task_id(req.path);
-    if (!id)
+    auto service = proxy_service(req.path);
+    if (!service)
       return done(not_found(util::fit_text(req.path, {80, false, true})));
+    auto id = std::optional<std::string>{service->first};
+    // A port of environment.proxy_ports ("<id>:<port>"), or 0: the task's
+    // own service.
+    auto port = service->second;
     auto now = wall_now_us(*ctx);
     std::optional<user_record> user;
     if (auto t = bearer_token(req.headers.get("Authorization")); !t.empty())
@@ -145,42 +169,59 @@ task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
         if (auto t = cookie_value(*c, "auth"); !t.empty())
           user = ctx->auth->user_of_token(t, now);
     bool by_notebook_token = false;
-    if (!user && ctx->tokens) {
+    if (!user && ctx->tokens && port == 0) {
       auto t = offered_notebook_token(req);
       by_notebook_token =
           !t.empty() && equal_secret(notebook_token(*ctx->tokens, *id), t);
     }
     // A shell's sshd authenticates by its key (as upstream, whose tunnel
     // sends no credentials): a WebSocket upgrade to a ready shell passes
-    // whoever asks. Nothing else is reachable without credentials, and an
-    // anonymous request learns nothing of what exists.
+    // whoever asks; so does a port its task declared `unauthenticated`.
+    // Nothing else is reachable without credentials, and an anonymous
+    // request learns nothing of what exists.
     bool upgrade = req.headers.get("Upgrade").has_value();
     bool anonymous = !user && !by_notebook_token;
-    if (anonymous && !upgrade)
+    if (anonymous && !upgrade && port == 0)
       return done(unauthenticated(req));
     if (user && !user->active)
       return done(http::error_response(grpc_code::permission_denied,
                                        "user is not active"));
     std::string name = user ? user->username : "";
     bool admin = user && user->admin;
-    render_fn view = [id = *id, name, admin, by_notebook_token,
+    render_fn view = [id = *id, port, name, admin, by_notebook_token,
                       upgrade](const state::cluster_state& s, int64_t) -> json {
       auto i = s.tasks.find(id);
       if (i == s.tasks.end())
         return nullptr;
       const auto& t = i->second;
+      bool owner = !name.empty() && (admin || t.owner == name);
+      if (port != 0) {
+        // Only a port the task declared, while its process runs; reached
+        // where the task reported itself from, else on its agent.
+        auto declared = conf::declared_proxy_port(
+            t.config.value("environment", json::object()), port);
+        if (!declared || !(declared->unauthenticated || owner)
+            || t.state != state::task_state::running
+            || !state::holds_allocation(t))
+          return nullptr;
+        return {{"host", t.proxy_host},
+                {"agent", t.agent_id},
+                {"port", port},
+                {"tcp", declared->tcp}};
+      }
       bool shell = t.task_type == "SHELL";
       bool may = (shell && upgrade)
-                 || (by_notebook_token
-                         ? t.task_type == "NOTEBOOK"
-                         : (!name.empty() && (admin || t.owner == name)));
+                 || (by_notebook_token ? t.task_type == "NOTEBOOK" : owner);
       if (!may || !t.ready || t.proxy_port <= 0 || !state::holds_allocation(t))
         return nullptr;
       return {{"host", t.proxy_host}, {"port", t.proxy_port}, {"tcp", shell}};
     };
     auto sink = std::make_shared<refusal_sink>(done);
     http::responder res{sink};
-    auto refusal = anonymous ? unauthenticated(req) : not_found(*id);
+    auto refusal =
+        anonymous
+            ? unauthenticated(req)
+            : not_found(port == 0 ? *id : *id + ":" + std::to_string(port));
     post(ctx->bridge, [ctx, view, res, sink, id = *id,
                        refusal](caf::event_based_actor* self) {
       // `res` rides along so that it is not dropped unanswered (a 500)
@@ -188,10 +229,15 @@ task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
       ask_view(ctx, self, view, res, [ctx, sink, res, id, refusal](json j) {
         if (!j.is_object())
           return sink->decide(refusal);
+        auto host = j.value("host", "");
+        if (host.empty() && ctx->agent_addresses)
+          host = ctx->agent_addresses->get(j.value("agent", ""));
+        if (host.empty())
+          return sink->decide(refusal);
         ctx->idle->record(id, wall_now_us(*ctx));
-        sink->decide(http::proxy_target{
-            j.value("host", ""), static_cast<uint16_t>(j.value("port", 0)), id,
-            j.value("tcp", false)});
+        sink->decide(
+            http::proxy_target{host, static_cast<uint16_t>(j.value("port", 0)),
+                               id, j.value("tcp", false)});
       });
     });
   };

@@ -19,7 +19,14 @@
 // credentials) and authenticates by the shell's key itself, so a
 // WebSocket upgrade to a ready shell passes without credentials; an
 // anonymous request to anything else, existing or not, is answered 401
-// (303 for a browser's GET) alike. Only shells are carried as raw TCP.
+// (303 for a browser's GET) alike.
+//
+// A task's other ports (environment.proxy_ports) are services
+// "/proxy/<id>:<port>/...": only a port the task declared, while it runs,
+// for its owner and admins (anyone, if declared `unauthenticated`), raw TCP
+// if declared `proxy_tcp`; reached where the task reported itself ready
+// from, else on its agent's address (api/agent_addresses.hpp). The
+// notebook token opens the notebook's own service only.
 
 #include "api/master_api.hpp"
 #include "api/task_views.hpp"
@@ -28,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace det::api {
 
@@ -35,7 +43,13 @@ namespace det::api {
 http::proxy_resolver
 task_proxy_resolver(std::shared_ptr<const api_context> ctx);
 
-/// The task id of a proxy path "/proxy/<id>[/...]", or nullopt.
+/// The service of a proxy path: "/proxy/<id>[/...]" is the task's own
+/// (port 0), "/proxy/<id>:<port>[/...]" one of its environment.proxy_ports
+/// (1..65535); nullopt for anything else.
+std::optional<std::pair<std::string, int32_t>>
+proxy_service(const std::string& path);
+
+/// The task id of a proxy path "/proxy/<id>[:<port>][/...]", or nullopt.
 std::optional<std::string> proxy_task_id(const std::string& path);
 
 /// Task `task_id`'s notebook token: Jupyter's token, and a credential for

@@ -1,6 +1,7 @@
 #include "api/task_views.hpp"
 
 #include "api/ntsc_entrypoints.hpp"
+#include "conf/proxy_ports.hpp"
 #include "conf/task_env.hpp"
 #include "state/queries.hpp"
 #include "state/records_queries.hpp"
@@ -170,6 +171,17 @@ json task_summary_json(const state::task_info& t) {
                      {"port", t.proxy_port},
                      {"proxyTcp", t.task_type == "SHELL"},
                      {"unauthenticated", false}});
+  // Its environment.proxy_ports while it runs: /proxy/<task id>:<port>/.
+  std::string why;
+  if (auto declared = conf::read_proxy_ports(
+          t.config.value("environment", json::object()), why);
+      declared && t.state == state::task_state::running
+      && state::holds_allocation(t))
+    for (const auto& p : *declared)
+      ports.push_back({{"serviceId", t.id + ":" + std::to_string(p.port)},
+                       {"port", p.port},
+                       {"proxyTcp", p.tcp},
+                       {"unauthenticated", p.unauthenticated}});
   json resources = json::array();
   resources.push_back(
       {{"allocationId", t.allocation_id},

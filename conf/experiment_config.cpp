@@ -1,6 +1,7 @@
 #include "conf/experiment_config.hpp"
 
 #include "conf/master_config.hpp"
+#include "conf/proxy_ports.hpp"
 #include "conf/reader.hpp"
 #include "conf/yaml_tree.hpp"
 #include "messages/json_fields.hpp"
@@ -156,6 +157,9 @@ void read_environment(object_reader& r, const env_by_slot_type& defaults) {
     env.node()["environment_variables"] = merged_env(defaults, own).to_json();
   else if (vars == nullptr)
     env.node()["environment_variables"] = json::array();
+  std::string why;
+  if (!read_proxy_ports(env.node(), why))
+    env.diag().error("", why);
   env.allow({"ports", "force_pull_image", "registry_auth", "add_capabilities",
              "drop_capabilities", "pod_spec", "proxy_ports", "slurm", "pbs"});
   env.finish();

@@ -401,6 +401,7 @@ failure build_api_context(master_process& m) {
   ws.master = m.master;
   ws.logs = m.logs;
   ws.task_log_book = m.task_logs;
+  ws.addresses = ctx.agent_addresses;
   ws.tokens = m.tokens;
   ws.start = {local_url, rm::checkpoint_dir(cfg), m.cluster_id, m.cluster_uuid};
   ws.agent_token = cfg.agent_token;

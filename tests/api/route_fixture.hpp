@@ -160,6 +160,13 @@ struct master_api_test : ::testing::Test {
     return fut.get();
   }
 
+  /// GET `path` as admin, expecting 200: the parsed answer.
+  json get(const std::string& path) {
+    auto r = call("GET", path);
+    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
+    return json::parse(r.body);
+  }
+
   /// A write whose position the next requests read at (read-your-writes),
   /// sent as `token` (admin's unless given).
   http::http_response write(const std::string& method, const std::string& path,

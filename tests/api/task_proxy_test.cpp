@@ -167,6 +167,103 @@ TEST_F(task_proxy, the_proxy_lets_only_the_owner_admins_and_the_token_through) {
   EXPECT_EQ(status_of(resolve("/proxy/not-a-task!/x", bearer(mallory))), 404);
 }
 
+TEST_F(task_proxy,
+       declared_proxy_ports_are_reached_on_the_agent_while_running) {
+  connect_agent("a1", 2);
+  ctx->agent_addresses->set("a1", "127.0.0.9");
+  auto mallory = plain_user_token("mallory");
+  json cfg{
+      {"config",
+       {{"entrypoint", "python3 -m http.server 8765"},
+        {"environment",
+         {{"proxy_ports",
+           json::array({{{"proxy_port", 8765}},
+                        {{"proxy_port", 8766}, {"unauthenticated", true}},
+                        {{"proxy_port", 8767}, {"proxy_tcp", true}}})}}}}}};
+  auto id = placed("/api/v1/commands", cfg, mallory);
+  auto at = [&](int port) {
+    return "/proxy/" + id + ":" + std::to_string(port) + "/x";
+  };
+  // Placed, not running yet: nothing to reach.
+  EXPECT_EQ(status_of(resolve(at(8765), bearer(mallory))), 404);
+  caf::anon_send(ctx->master, running_atom::value, id + ".1");
+  ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
+    return s.tasks.at(id).state == state::task_state::running;
+  }));
+  for (auto h : {bearer(mallory), bearer(admin_token_)}) {
+    auto d = resolve(at(8765), h);
+    const auto* t = std::get_if<http::proxy_target>(&d);
+    ASSERT_NE(t, nullptr) << status_of(d);
+    EXPECT_EQ(t->host, "127.0.0.9"); // its agent's address
+    EXPECT_EQ(t->port, 8765);
+    EXPECT_EQ(t->key, id);
+    EXPECT_FALSE(t->tcp);
+  }
+  auto tcp = resolve(at(8767), bearer(mallory));
+  ASSERT_TRUE(std::holds_alternative<http::proxy_target>(tcp));
+  EXPECT_TRUE(std::get<http::proxy_target>(tcp).tcp);
+  // Declared unauthenticated: anyone; the others: the owner and admins.
+  EXPECT_TRUE(std::holds_alternative<http::proxy_target>(resolve(at(8766))));
+  EXPECT_EQ(status_of(resolve(at(8765))), 303);
+  auto eve = plain_user_token("eve");
+  EXPECT_EQ(status_of(resolve(at(8765), bearer(eve))), 404);
+  // Undeclared ports, and ports that are no ports.
+  EXPECT_EQ(status_of(resolve(at(9999), bearer(mallory))), 404);
+  for (const std::string bad : {":0", ":65536", ":", ":80a", ":123456"})
+    EXPECT_EQ(status_of(resolve("/proxy/" + id + bad + "/", bearer(mallory))),
+              404)
+        << bad;
+  // det task list's Ports.
+  auto ports =
+      get("/api/v1/tasks")["allocationIdToSummary"][id + ".1"]["proxyPorts"];
+  ASSERT_EQ(ports.size(), 3u) << ports.dump();
+  EXPECT_EQ(ports[1]["serviceId"], id + ":8766");
+  EXPECT_EQ(ports[1]["unauthenticated"], true);
+  EXPECT_EQ(ports[2]["proxyTcp"], true);
+  // A task on an agent whose address is not known (two slots: only a2
+  // has them free): not reachable.
+  connect_agent("a2", 2);
+  auto two = cfg;
+  two["config"]["resources"] = {{"slots", 2}};
+  auto other = placed("/api/v1/commands", two, mallory);
+  caf::anon_send(ctx->master, running_atom::value, other + ".1");
+  ASSERT_TRUE(await_read([other](const state::cluster_state& s) {
+    const auto& t = s.tasks.at(other);
+    return t.state == state::task_state::running && t.agent_id == "a2";
+  }));
+  EXPECT_EQ(status_of(resolve("/proxy/" + other + ":8765/", bearer(mallory))),
+            404);
+}
+
+TEST_F(task_proxy, bad_proxy_ports_are_refused_naming_the_field) {
+  for (const auto& [ports, field] : std::vector<std::pair<json, std::string>>{
+           {json::array({{{"proxy_port", 0}}}), "proxy_ports[0].proxy_port"},
+           {json::array({{{"proxy_port", "80"}}}), "proxy_ports[0].proxy_port"},
+           {json::array({{{"proxy_port", 80}}, {{"proxy_port", 80}}}),
+            "listed twice"},
+           {json::array({{{"proxy_port", 80}, {"proxy_tcp", "yes"}}}),
+            "proxy_ports[0].proxy_tcp"},
+           {json::array({{{"proxy_port", 80}, {"magic", 1}}}), "unknown field"},
+           {json{{"proxy_port", 80}}, "environment.proxy_ports"}}) {
+    auto r = call("POST", "/api/v1/commands",
+                  json{{"config",
+                        {{"entrypoint", "true"},
+                         {"environment", {{"proxy_ports", ports}}}}}}
+                      .dump());
+    EXPECT_EQ(r.status, 400) << ports.dump();
+    EXPECT_NE(r.body.find(field), std::string::npos) << r.body;
+  }
+  // An experiment's too.
+  auto r = call("POST", "/api/v1/experiments",
+                create_body(std::string{good_config}
+                            + "environment:\n  proxy_ports:\n"
+                              "    - proxy_port: 70000\n"));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("environment.proxy_ports[0].proxy_port"),
+            std::string::npos)
+      << r.body;
+}
+
 TEST_F(task_proxy, a_shell_is_reached_by_a_websocket_without_credentials) {
   connect_agent("a1", 3);
   remote_address = "127.0.0.1";

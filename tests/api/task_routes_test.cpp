@@ -29,11 +29,6 @@ struct task_routes : master_api_test {
     EXPECT_EQ(r.status, status) << r.body;
     return json::parse(r.body);
   }
-  json get(const std::string& path) {
-    auto r = call("GET", path);
-    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
-    return json::parse(r.body);
-  }
   /// The error text of a refused request, checked for `status`.
   std::string refused(const std::string& method, const std::string& path,
                       const json& body, int status,

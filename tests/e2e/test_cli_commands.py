@@ -3,16 +3,21 @@ its entrypoint as a process under a det-agent and streams its output and
 the master's exit line; a context (`-c`, `--include`, `.detignore`) and its
 `startup-hook.sh`; generic tasks (`det task create|config|fork|pause|
 unpause|kill`); `det cmd list`, `det task list`, `det task logs`,
-`det cmd kill` of a command that runs, another user's kill refused, and a
-command still listed (TERMINATED) after the master restarts."""
+`det cmd kill` of a command that runs, another user's kill refused, a
+command still listed (TERMINATED) after the master restarts, and a port
+it declared (environment.proxy_ports) reached through the master's proxy
+at /proxy/<id>:<port>/ by its owner alone."""
 import json
+import re
 import shutil
+import urllib.error
 import urllib.request
 
 import pytest
 
 from conftest import cli_cluster_fixture, wait_for
-from test_cli import det, ok
+from harness.wait import free_port
+from test_cli import det, http, login, ok
 
 DET = shutil.which("det")
 
@@ -221,3 +226,53 @@ def test_commands_and_their_logs_survive_a_master_restart(c):
     # PostgreSQL, not only in the killed master's memory).
     for i in ended:
         assert ok(c, "task", "logs", i) == logs_before[i], i
+
+
+SERVER = """import http.server, sys
+class Echo(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("path=" + self.path).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
+"""
+
+
+def test_a_commands_declared_port_is_reached_through_the_proxy(c, tmp_path):
+    port = free_port()
+    ctx = tmp_path / "ctx"
+    ctx.mkdir()
+    (ctx / "server.py").write_text(SERVER)
+    cfg = tmp_path / "ports.yaml"
+    cfg.write_text("environment:\n  proxy_ports:\n    - proxy_port: %d\n" % port)
+    out = ok(c, "cmd", "run", "-d", "-c", str(ctx), "--config-file", str(cfg),
+             "python3 server.py %d" % port)
+    cid = re.search(r"^([0-9a-f-]{36})$", out, re.M).group(1)
+    service = "%s:%d" % (cid, port)
+    wait_for("the port listed", lambda: any(
+        p["serviceId"] == service for s in c.get("/api/v1/tasks")["allocationIdToSummary"]
+        .values() if s["taskId"] == cid for p in s["proxyPorts"]), timeout=60)
+
+    def answered():
+        req = urllib.request.Request(c.url + "/proxy/%s/hello" % service,
+                                     headers={"Authorization": "Bearer " + c.token})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.read().decode()
+        except urllib.error.HTTPError:
+            return None
+    # The path reaches the service unchanged, as upstream's proxy sends it.
+    assert wait_for("the service to answer through the proxy", answered, timeout=60) \
+        == "path=/proxy/%s/hello" % service
+    ok(c, "user", "create", "peggy", "--password", "Peggy12345678")
+    status, token = login(c, "peggy", "Peggy12345678")
+    assert status == 200
+    status, body = http(c, "GET", "/proxy/%s/hello" % service, token=token)
+    assert status == 404 and "service not found" in json.dumps(body)
+    ok(c, "cmd", "kill", cid)
+    wait_for("the command to end",
+             lambda: command(c, cid)["state"] == "STATE_TERMINATED", timeout=60)
+    status, _ = http(c, "GET", "/proxy/%s/hello" % service, token=c.token)
+    assert status == 404
