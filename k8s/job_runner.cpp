@@ -3,6 +3,8 @@
 #include "k8s/watch.hpp"
 #include "util/serial_worker.hpp"
 
+#include <optional>
+
 namespace det::k8s {
 
 using nlohmann::json;
@@ -354,7 +356,20 @@ void job_runner::on_pod_event(const std::string& type, const json& pod) {
   }
   if (st.fatal_wait)
     kill(alloc, 0);
-  if (all_done && cb_.on_exit)
+  if (!all_done)
+    return;
+  // The exit comes after the pods' last lines: a follower still reading a
+  // log reports it when it is done (a command's output before its exit
+  // line, as `det cmd run` shows it).
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (auto f = log_followers_.find(alloc);
+        f != log_followers_.end() && f->second > 0) {
+      held_exits_[alloc] = exit_code;
+      return;
+    }
+  }
+  if (cb_.on_exit)
     cb_.on_exit(alloc, exit_code);
 }
 
@@ -364,6 +379,7 @@ void job_runner::follow_logs(const std::string& ns, const std::string& alloc,
   std::lock_guard<std::mutex> g(mu_);
   if (stop_)
     return;
+  ++log_followers_[alloc];
   threads_.emplace_back([this, ns, alloc, pod, rank, pod_count, trial_id] {
     std::string prefix =
         pod_count > 1 ? "[rank=" + std::to_string(rank) + "] " : "";
@@ -400,6 +416,19 @@ void job_runner::follow_logs(const std::string& ns, const std::string& alloc,
     }
     if (err && !stop_ && cb_.on_message)
       cb_.on_message(alloc, "logs of " + pod + ": " + render(err));
+    std::optional<int> exit_code;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--log_followers_[alloc] <= 0) {
+        log_followers_.erase(alloc);
+        if (auto h = held_exits_.find(alloc); h != held_exits_.end()) {
+          exit_code = h->second;
+          held_exits_.erase(h);
+        }
+      }
+    }
+    if (exit_code && !stop_ && cb_.on_exit)
+      cb_.on_exit(alloc, *exit_code);
   });
 }
 

@@ -39,7 +39,8 @@ struct runner_callbacks {
                      pod_state state, const std::string& node)>
       on_pod_state;
   /// Every pod of the allocation has terminated: the first non-zero exit
-  /// code of its pods (0 when all succeeded).
+  /// code of its pods (0 when all succeeded); after the last lines of
+  /// their logs (on_log), once the followers have read them.
   std::function<void(const std::string& alloc, int exit_code)> on_exit;
   /// Scheduler events and pending reasons ("FailedScheduling: 0/3 nodes
   /// are available: ...") and failures of our own calls.
@@ -124,6 +125,11 @@ private:
   std::map<std::string, int64_t> expected_pods_;
   std::set<std::string> exited_;
   std::set<std::string> following_;
+  /// alloc -> log followers still reading; an allocation whose pods all
+  /// ended while one reads has its exit held (alloc -> code) until the
+  /// last one is done.
+  std::map<std::string, int> log_followers_;
+  std::map<std::string, int> held_exits_;
   /// pod name -> event texts that came before the pod (hold_message).
   std::map<std::string, std::vector<std::string>> held_;
   static constexpr size_t max_held_pods = 256;

@@ -69,9 +69,21 @@ json user_pod_spec(const json& config) {
   return env.is_object() ? env.value("pod_spec", json()) : json();
 }
 
-/// Remembers whose allocation `r` is (for scheduler messages), tells the
-/// node watch its slots and hands it to the runner.
-void launch_job(pool_bridge& b, k8s::job_request r) {
+/// Fills in what every allocation's Job takes alike (the pool, the
+/// priority and namespace the master's `view` gave, the image and pod spec
+/// of `config`, det-agent's command, the start frame), remembers whose
+/// allocation `r` is (for scheduler messages), tells the node watch its
+/// slots and hands it to the runner.
+void launch_job(pool_bridge& b, const kubernetes_rm_options& opts,
+                const std::string& slot_type, k8s::job_request r,
+                const json& config, const json& frame, const json& view) {
+  r.pool = b.pool;
+  r.priority = view.value("priority", default_priority);
+  r.ns = view.value("namespace", std::string{});
+  r.image = image_of(config, slot_type);
+  r.user_pod_spec = user_pod_spec(config);
+  r.command = pod_command(opts);
+  r.files = {{"start.json", frame.dump()}};
   {
     std::lock_guard<std::mutex> g(b.mu);
     if (r.task_id.empty())
@@ -88,6 +100,14 @@ void launch_job(pool_bridge& b, k8s::job_request r) {
               << ", " << r.slots << " slots) as a Job"
               << (r.ns.empty() ? "" : " in namespace " + r.ns);
   b.runner->launch(r);
+}
+
+/// What a start whose state view failed leaves: a line in the log.
+auto start_failed(std::string alloc) {
+  return [alloc = std::move(alloc)](caf::error& err) {
+    log::error() << "kubernetes: cannot start allocation " << alloc << ": "
+                 << render(err);
+  };
 }
 
 /// The namespace workspace `workspace_id` is bound to in cluster
@@ -123,8 +143,8 @@ caf::behavior pool_connection(caf::event_based_actor* self,
             }
           return out.dump();
         }};
-        self->request(opts.master, std::chrono::seconds{30}, view_atom::value,
-                      v)
+        self->request(opts.rm.master, std::chrono::seconds{30},
+                      view_atom::value, v)
             .await(
                 [b, opts, o, slot_type](std::string& text) {
                   auto j = json::parse(text, nullptr, false);
@@ -133,7 +153,7 @@ caf::behavior pool_connection(caf::event_based_actor* self,
                                 << ": its trial is gone; not started";
                     return;
                   }
-                  auto token = opts.tokens->token_for(o.allocation_id);
+                  auto token = opts.rm.tokens->token_for(o.allocation_id);
                   auto frame =
                       api::start_frame(o, j["info"], opts.start, token);
                   k8s::job_request r;
@@ -141,21 +161,11 @@ caf::behavior pool_connection(caf::event_based_actor* self,
                   r.trial_id = o.trial_id;
                   r.experiment_id = o.experiment_id;
                   r.user = j.value("owner", std::string{"admin"});
-                  r.pool = b->pool;
                   r.slots = static_cast<int64_t>(o.slots.size());
-                  r.priority = j.value("priority", default_priority);
-                  const auto& config = j.value("config", json::object());
-                  r.image = image_of(config, slot_type);
-                  r.user_pod_spec = user_pod_spec(config);
-                  r.command = pod_command(opts);
-                  r.files = {{"start.json", frame.dump()}};
-                  r.ns = j.value("namespace", std::string{});
-                  launch_job(*b, std::move(r));
+                  launch_job(*b, opts, slot_type, std::move(r),
+                             j.value("config", json::object()), frame, j);
                 },
-                [o](caf::error& err) {
-                  log::error() << "kubernetes: cannot start allocation "
-                               << o.allocation_id << ": " << render(err);
-                });
+                start_failed(o.allocation_id));
       },
       // A command, notebook, shell, TensorBoard or generic task: the same
       // Job, whose pod runs the task's start frame; its service reports
@@ -173,8 +183,8 @@ caf::behavior pool_connection(caf::event_based_actor* self,
                                                     cluster_name)}}
               .dump();
         }};
-        self->request(opts.master, std::chrono::seconds{30}, view_atom::value,
-                      v)
+        self->request(opts.rm.master, std::chrono::seconds{30},
+                      view_atom::value, v)
             .await(
                 [b, opts, o, slot_type](std::string& text) {
                   auto j = json::parse(text, nullptr, false);
@@ -185,26 +195,17 @@ caf::behavior pool_connection(caf::event_based_actor* self,
                   }
                   auto frame = api::task_start_frame(
                       o, slot_type == "gpu" ? "cuda" : "cpu", opts.start,
-                      api::task_secrets_for(*opts.tokens, o));
+                      api::task_secrets_for(*opts.rm.tokens, o));
                   k8s::job_request r;
                   r.allocation_id = o.allocation_id;
                   r.task_id = o.task_id;
                   r.task_type = o.task_type;
                   r.user = o.owner;
-                  r.pool = b->pool;
                   r.slots = static_cast<int64_t>(o.slots.size());
-                  r.priority = j.value("priority", default_priority);
-                  r.image = image_of(o.config, slot_type);
-                  r.user_pod_spec = user_pod_spec(o.config);
-                  r.command = pod_command(opts);
-                  r.files = {{"start.json", frame.dump()}};
-                  r.ns = j.value("namespace", std::string{});
-                  launch_job(*b, std::move(r));
+                  launch_job(*b, opts, slot_type, std::move(r), o.config, frame,
+                             j);
                 },
-                [o](caf::error& err) {
-                  log::error() << "kubernetes: cannot start allocation "
-                               << o.allocation_id << ": " << render(err);
-                });
+                start_failed(o.allocation_id));
       },
       [](preempt_atom, std::string&, std::string&) {
         // The trial learns of its preemption by polling the master.

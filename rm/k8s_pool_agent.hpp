@@ -13,6 +13,7 @@
 #include "api/views.hpp"
 #include "k8s/job_runner.hpp"
 #include "rm/k8s_nodes.hpp"
+#include "rm/resource_manager.hpp"
 
 #include <caf/event_based_actor.hpp>
 
@@ -26,14 +27,10 @@
 namespace det::rm {
 
 struct kubernetes_rm_options {
-  caf::actor_system* sys = nullptr;
-  master_actor master;
-  std::shared_ptr<api::trial_logs> logs;
-  std::shared_ptr<api::task_logs> task_logs;
-  std::shared_ptr<const api::session_tokens> tokens;
+  /// What the master handed the manager (its actors, logs and tokens).
+  rm_context rm;
   /// master_url here is the one pods reach (task_master_url).
   api::start_context start;
-  std::string cluster_id;
   /// DET_K8S_SA_DIR (conf/env_overrides.hpp); "" = the default folder.
   std::string sa_dir;
   /// Bound to the node watch once started (the API's nodes as agents).

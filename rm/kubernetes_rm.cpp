@@ -57,8 +57,8 @@ known_agents ask_known_agents(const kubernetes_rm_options& opts) {
     }
     return j.dump();
   }};
-  caf::scoped_actor self{*opts.sys};
-  self->request(opts.master, std::chrono::seconds{30}, view_atom::value, v)
+  caf::scoped_actor self{*opts.rm.sys};
+  self->request(opts.rm.master, std::chrono::seconds{30}, view_atom::value, v)
       .receive(
           [&](std::string& text) {
             auto j = json::parse(text, nullptr, false);
@@ -108,7 +108,7 @@ start_kubernetes_pools(const conf::master_config& cfg,
   for (const auto& pool : cfg.resource_pools)
     nwo.pools.push_back(k8s::placement_of(pool.pool_name, pool.pod_spec));
   rm->nodes = std::make_shared<node_watch>(
-      nwo, [sys = opts.sys, rm_weak = std::weak_ptr<kubernetes_pools>(rm)](
+      nwo, [sys = opts.rm.sys, rm_weak = std::weak_ptr<kubernetes_pools>(rm)](
                const std::string& pool, int64_t n) {
         auto r = rm_weak.lock();
         if (!r)
@@ -142,7 +142,7 @@ start_kubernetes_pools(const conf::master_config& cfg,
     b->nodes = rm->nodes;
     b->max_slots_per_pod = kc.max_slots_per_pod;
     k8s::job_settings s;
-    s.cluster_id = opts.cluster_id;
+    s.cluster_id = opts.rm.cluster_id;
     s.ns = kc.default_namespace;
     s.max_slots_per_pod = kc.max_slots_per_pod;
     s.slot_type = kc.slot_type;
@@ -161,7 +161,7 @@ start_kubernetes_pools(const conf::master_config& cfg,
     }
     std::weak_ptr<pool_bridge> weak = b;
     k8s::runner_callbacks cb;
-    auto logs = opts.logs;
+    auto logs = opts.rm.logs;
     cb.on_pod_state = [weak](const std::string& alloc, const std::string& pod,
                              k8s::pod_state st, const std::string& node) {
       auto p = weak.lock();
@@ -195,7 +195,7 @@ start_kubernetes_pools(const conf::master_config& cfg,
     cb.on_note = [pool = pool.pool_name](const std::string& text) {
       log::warn() << "kubernetes: pool " << pool << ": " << text;
     };
-    cb.on_log = [logs, task_logs = opts.task_logs,
+    cb.on_log = [logs, task_logs = opts.rm.task_logs,
                  id = b->agent_id](const std::string& alloc, int64_t trial,
                                    std::vector<std::string> lines) {
       if (trial > 0)
@@ -203,8 +203,9 @@ start_kubernetes_pools(const conf::master_config& cfg,
       else if (auto task = task_of(alloc); !task.empty() && task_logs)
         task_logs->add(task, id, lines, now_us());
     };
-    cb.on_message = [weak, logs, task_logs = opts.task_logs, id = b->agent_id](
-                        const std::string& alloc, const std::string& text) {
+    cb.on_message = [weak, logs, task_logs = opts.rm.task_logs,
+                     id = b->agent_id](const std::string& alloc,
+                                       const std::string& text) {
       log::info() << "kubernetes: allocation " << alloc << ": " << text;
       auto p = weak.lock();
       if (!p)
@@ -236,11 +237,11 @@ start_kubernetes_pools(const conf::master_config& cfg,
     hello.slots = static_cast<int32_t>(std::min<int64_t>(hello_slots, 1 << 20));
     hello.slot_type = kc.slot_type == "gpu" ? "cuda" : "cpu";
     hello.running_allocations.assign(running->begin(), running->end());
-    auto conn = opts.sys->spawn(pool_connection, b, opts, kc.slot_type,
-                                kc.cluster_name);
+    auto conn = opts.rm.sys->spawn(pool_connection, b, opts, kc.slot_type,
+                                   kc.cluster_name);
     {
       std::lock_guard<std::mutex> g(b->mu);
-      b->agent = spawn_agent_actor(*opts.sys, opts.master, hello, conn);
+      b->agent = spawn_agent_actor(*opts.rm.sys, opts.rm.master, hello, conn);
       b->connection = conn;
     }
     log::info() << "kubernetes: pool " << pool.pool_name << " is agent "
@@ -332,14 +333,9 @@ public:
 
   caf::error start(const rm_context& ctx) override {
     kubernetes_rm_options ko;
-    ko.sys = ctx.sys;
-    ko.master = ctx.master;
-    ko.logs = ctx.logs;
-    ko.task_logs = ctx.task_logs;
-    ko.tokens = ctx.tokens;
+    ko.rm = ctx;
     ko.start = {cfg_.kubernetes.task_master_url(ctx.port), checkpoint_dir(cfg_),
                 ctx.cluster_id, ctx.cluster_uuid};
-    ko.cluster_id = ctx.cluster_id;
     ko.sa_dir = sa_dir_;
     ko.nodes = nodes_;
     auto started = start_kubernetes_pools(cfg_, ko);
