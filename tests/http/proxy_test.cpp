@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <vector>
 
 using namespace det::http;
 using namespace det::http::testing;
@@ -216,6 +217,45 @@ TEST(proxy_ws, an_idle_connection_is_closed) {
   EXPECT_EQ(ws.read(), std::nullopt);
   EXPECT_EQ(ws.close_code(), 1001); // going away
   EXPECT_TRUE(eventually([&] { return f->connection_count() == 0; }));
+}
+
+TEST(proxy_ws, a_thousand_idle_connections_are_bounded_and_closed) {
+  backend_box box;
+  auto b = backend(box);
+  // A thousand WebSockets to one task that never send a byte: the first
+  // max_conns_per_key are carried, every other is refused at once (an idle
+  // period longer than the test: none is closed for idleness meanwhile).
+  proxy_limits limits;
+  limits.idle_timeout = std::chrono::minutes{5};
+  auto f = front(b->port(), limits);
+  std::vector<std::unique_ptr<ws_test_client>> held;
+  int refused = 0;
+  for (int i = 0; i < 1000; ++i) {
+    if (held.size() < limits.max_conns_per_key)
+      held.push_back(std::make_unique<ws_test_client>(f->port(), "/proxy/t1/ws",
+                                                      false, allow));
+    else if (ws_upgrade_status(f->port(), "/proxy/t1/ws", allow) == 429)
+      ++refused;
+  }
+  EXPECT_EQ(refused, 1000 - static_cast<int>(limits.max_conns_per_key));
+  EXPECT_EQ(box.sessions.load(), static_cast<int>(limits.max_conns_per_key));
+  held.clear();
+  EXPECT_TRUE(eventually([&] { return f->connection_count() == 0; }));
+  EXPECT_TRUE(eventually([&] { return b->connection_count() == 0; }));
+
+  // With a short idle period, as many idle ones are each closed (going
+  // away) on both sides, and nothing is left open.
+  limits.idle_timeout = std::chrono::milliseconds{300};
+  auto g = front(b->port(), limits);
+  for (size_t i = 0; i < limits.max_conns_per_key; ++i)
+    held.push_back(std::make_unique<ws_test_client>(g->port(), "/proxy/t1/ws",
+                                                    false, allow));
+  for (auto& ws : held) {
+    EXPECT_EQ(ws->read(), std::nullopt);
+    EXPECT_EQ(ws->close_code(), 1001);
+  }
+  EXPECT_TRUE(eventually([&] { return g->connection_count() == 0; }));
+  EXPECT_TRUE(eventually([&] { return b->connection_count() == 0; }));
 }
 
 TEST(proxy_http, many_unauthenticated_connections_leave_nothing_open) {
