@@ -52,6 +52,10 @@ def test_cmd_run_prints_the_output_and_the_exit_line(c):
     assert listed[0]["exitStatus"] == "allocation exited successfully"
     logs = ok(c, "task", "logs", cid)
     assert "hello-from-a-command" in logs
+    # The command group's own views of it.
+    assert "hello-from-a-command" in ok(c, "cmd", "logs", cid)
+    assert json.loads(ok(c, "cmd", "describe", cid, "--json"))["id"] == cid
+    assert "echo hello-from-a-command" in ok(c, "cmd", "config", cid)
     # Its log fields, each a filter that keeps some lines (as upstream's
     # test_task_logs checks), and a rank no line has keeps none.
     fields = task_logs(c, cid + "/logs/fields")[0]

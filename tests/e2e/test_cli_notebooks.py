@@ -85,6 +85,13 @@ def test_notebook_start_runs_python_in_a_kernel_through_the_proxy(c):
     assert proxied(c, "/api/v1/allocations/%s/ready" % alloc, token=eve,
                    method="POST", body=b"{}")[0] == 403
 
+    # The notebook group's views of it; `open` hands the browser its
+    # address (BROWSER: what Python's webbrowser runs).
+    assert nid in ok(c, "notebook", "list")
+    assert "description: JupyterLab (" in ok(c, "notebook", "config", nid)
+    assert "jupyter" in ok(c, "notebook", "logs", nid).lower()
+    out = ok(c, "notebook", "open", nid, env={"BROWSER": "echo"})
+    assert nid in out, out
     out = ok(c, "notebook", "kill", nid)
     wait_for("the notebook to end", lambda: c.get("/api/v1/notebooks/" + nid)
              ["notebook"]["state"] == "STATE_TERMINATED", timeout=60)

@@ -114,6 +114,12 @@ def test_shell_open_runs_commands_with_the_task_environment(c):
     # by DET_USER_TOKEN, with no login (a HOME of its own: no cached one).
     out = ok(c, "shell", "open", sid, "--", "HOME=$(mktemp -d)", "det", "user", "whoami")
     assert "You are logged in as user 'admin'" in out, out
+    # The shell group's views of it.
+    assert sid in ok(c, "shell", "list")
+    assert "resources" in ok(c, "shell", "config", sid)
+    assert "Server listening" in ok(c, "shell", "logs", sid)
+    out = ok(c, "shell", "show-ssh-command", sid)
+    assert "determined.cli.tunnel" in out and sid in out, out
     shell = c.get("/api/v1/shells/" + sid)["shell"]
     assert shell["privateKey"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
     assert shell["addresses"] and shell["addresses"][0]["host_port"] > 0

@@ -90,6 +90,9 @@ def test_a_tensorboard_shows_the_trials_metrics_through_the_proxy(c, tmp_path):
     assert "tensorboard_args" not in ok(c, "tensorboard", "config", tid)
     logs = ok(c, "task", "logs", tid)
     assert "TensorBoard contains metrics" in logs, logs
+    assert "TensorBoard contains metrics" in ok(c, "tensorboard", "logs", tid)
+    out = ok(c, "tensorboard", "open", tid, env={"BROWSER": "echo"})
+    assert tid in out, out
     ok(c, "tensorboard", "kill", tid)
     wait_for("it to end", lambda: c.get("/api/v1/tensorboards/" + tid)
              ["tensorboard"]["state"] == "STATE_TERMINATED", timeout=60)
