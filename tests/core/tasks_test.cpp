@@ -132,6 +132,16 @@ TEST_F(tasks, bad_launches_and_unknown_tasks_are_refused_naming_why) {
                  "resources.resource_pool");
   expect_refused(launch(task_a, 1, "alice", "default", 7), errc::not_found,
                  "workspace not found");
+  // An archived workspace is as good as none (upstream: 404).
+  auto made = c.run(
+      c.core->records({"workspace.create", {{"name", "old"}}, "alice"}, c.now));
+  auto ws = made.reply.value("id", int64_t{0});
+  ASSERT_GT(ws, 1) << made.reply.dump();
+  auto archived = c.run(c.core->records(
+      {"workspace.archive", {{"id", ws}, {"archived", true}}, "alice"}, c.now));
+  ASSERT_FALSE(archived.refusal) << render(archived.refusal);
+  expect_refused(launch(task_a, 1, "alice", "default", ws), errc::not_found,
+                 "workspace not found");
   launch(task_a);
   expect_refused(launch(task_a), errc::conflict, "already exists");
   expect_refused(
