@@ -62,7 +62,7 @@ def test_upstreams_pages_in_a_browser(c, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr + "\nmaster log tail:\n" + c.master_log()[-3000:]
     names = sorted(os.listdir(shots))
     for page in ("sign-in", "workspaces", "workspace-projects", "project-experiments", "compare-trials", "trial",
-                 "model", "models", "experiment-code", "trial-logs", "tasks", "task-logs", "tasks-notebook", "job-queue-tasks", "experiment-tensorboard", "tasks-tensorboards", "time-travel-experiment", "cluster-usage", "cluster-cost", "users", "settings", "webhooks", "templates", "cluster", "job-queue",
+                 "model", "models", "experiment-code", "compare-experiments", "experiment-hyperparameters", "trial-logs", "tasks", "task-logs", "tasks-notebook", "job-queue-tasks", "experiment-tensorboard", "tasks-tensorboards", "time-travel-experiment", "cluster-usage", "cluster-cost", "users", "settings", "webhooks", "templates", "cluster", "job-queue",
                  "event-log", "settings-dark", "phone-experiment"):
         assert any(n.endswith("-" + page + ".png") for n in names), (page, names)
     # What the UI did, as the API sees it (the script checked each step; the

@@ -182,6 +182,13 @@ try {
   await page.waitForSelector('[data-testid=compare-metrics] tr[data-metric="validation_loss"]');
   await visit("compare-trials");
 
+  step("compare by experiment: every trial of the chosen experiments, side by side");
+  await page.goto(APP + `/compare?experiments=${EXP}`);
+  await until("the experiment's curves", async () => (await attr("[data-testid=compare-chart]", "data-drawn")) === "1" && (await attr("[data-testid=compare-chart]", "data-series")) === "2", 30000);
+  const expHeads = await page.$$eval("[data-testid=compare-hparams] thead th[data-trial]", (ths) => ths.map((t) => Number(t.dataset.trial)));
+  if (JSON.stringify(expHeads) !== JSON.stringify(heads)) throw new Error("compare by experiment shows trials " + expHeads);
+  await visit("compare-experiments");
+
   step("the trial page opens on the searcher's metric");
   await page.goto(APP + `/trials/${trials[0].id}`);
   await until("the chart on validation_loss", async () => (await page.inputValue("[data-testid=metric-name]").catch(() => "")) === "validation_loss", 15000);
@@ -318,7 +325,7 @@ try {
   await page.fill('[data-testid=user-form-ui-user] input[name=user-password]', "changed-by-admin");
   await page.click("[data-testid=user-form-ui-user-submit]");
   await until("the new password opens a session", async () =>
-    (await fetch(URL_ + "/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "ui-user", password: "changed-by-admin", isHashed: false }) })).ok, 10000);
+    (await fetch(URL_ + "/api/v1/auth/login", { method: "POST", body: JSON.stringify({ username: "ui-user", password: "changed-by-admin", isHashed: false }) })).ok, 30000);
   await page.click("[data-testid=deactivate-ui-user]");
   await until("ui-user deactivated", async () => (await get("/api/v1/users/ui-user/by-username")).user.active === false, 10000);
   await until("the row deactivated", async () => (await attr('[data-testid=users] tr[data-username="ui-user"]', "data-active")) === "0", 10000);
@@ -454,6 +461,13 @@ try {
   if ((await page.inputValue("[data-testid=colour-by]")) !== "learning_rate") throw new Error("the curves are not coloured by the varying hyperparameter");
   const legend = await page.textContent("[data-testid=hp-curves] .u-legend");
   if (!legend.includes("learning_rate 0.0500") || !legend.includes("learning_rate 0.2000")) throw new Error("legend: " + legend);
+  // The searcher's metric against learning_rate: one point per trial, at
+  // the trial's own value as the API gives it.
+  const points = await page.locator("figure.scatter", { hasText: "learning_rate" }).locator("circle title").allTextContents();
+  const scored = (await get(`/api/v1/experiments/${EXP}/trials`)).trials;
+  if (points.length !== scored.length) throw new Error(`scatter has ${points.length} points for ${scored.length} trials`);
+  for (const t of scored)
+    if (!points.some((x) => x.startsWith(`trial ${t.id}: learning_rate `) && x.includes("validation_loss"))) throw new Error(`no point for trial ${t.id}: ${points}`);
   await visit("experiment-hyperparameters");
 
   step("dark mode, chosen in the settings, kept across pages");
