@@ -13,7 +13,7 @@
 
 namespace det::api {
 
-class agent_addresses {
+class agent_address_book {
 public:
   void set(const std::string& agent_id, const std::string& address) {
     std::lock_guard<std::mutex> g{mu_};

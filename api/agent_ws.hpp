@@ -32,7 +32,7 @@ struct agent_ws_context {
   /// Tasks' output (commands, notebooks ...); null: dropped.
   std::shared_ptr<task_logs> task_log_book;
   /// Where each agent connected from (its socket's peer); null: not kept.
-  std::shared_ptr<agent_addresses> addresses;
+  std::shared_ptr<agent_address_book> addresses;
   std::shared_ptr<const session_tokens> tokens;
   start_context start;
   std::string agent_token; ///< "" = no token required

@@ -58,8 +58,8 @@ struct api_context {
   std::shared_ptr<task_logs> task_log_book = std::make_shared<task_logs>();
   /// Where each det-agent connected from (api/agent_addresses.hpp): the
   /// proxy reaches a task's environment.proxy_ports there.
-  std::shared_ptr<agent_addresses> agent_addresses =
-      std::make_shared<api::agent_addresses>();
+  std::shared_ptr<agent_address_book> agent_addresses =
+      std::make_shared<agent_address_book>();
   std::shared_ptr<const session_tokens> tokens;
   /// Users and live sessions (api_auth.hpp).
   std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();
