@@ -7,6 +7,7 @@
 #include "agent/harness_files.hpp"
 #include "agent/model_fetch.hpp"
 #include "agent/trial_process.hpp"
+#include "agent/warm_launch.hpp"
 #include "agent/ws_client.hpp"
 #include "messages/agent_protocol.hpp"
 #include "util/log.hpp"
@@ -33,6 +34,23 @@ agent::agent(agent_settings s) : s_(std::move(s)) {
       return std::uniform_real_distribution<double>{0.0, 1.0}(*gen);
     };
   }
+  // Started now, so it has imported the harness by the first trial.
+  if (!s_.warm_launch_client.empty())
+    warm_ = warm_launcher::start(trial_base_environment());
+}
+
+std::string agent::warm_command_locked() {
+  if (!warm_)
+    return "";
+  if (!warm_->alive()) {
+    log::info() << "the warm launcher exited (no importable harness, or it "
+                   "failed); trials start their launch layer cold";
+    warm_.reset();
+    return "";
+  }
+  if (!warm_->wait_ready(std::chrono::milliseconds{0}))
+    return "";
+  return warm_trial_command(s_.warm_launch_client, warm_->socket());
 }
 
 agent::~agent() {
@@ -346,6 +364,8 @@ void agent::prepare_and_spawn(start_request s) {
                                       pythonpath ? pythonpath : ""))
     return fail("cannot prepare the trial's harness files: " + render(werr), 1);
   spec.command = trial_command(s.entrypoint, spec.env);
+  if (auto warm = warm_command_locked(); !warm.empty())
+    spec.command = std::move(warm);
   std::string why;
   // A trial's group goes when its entrypoint does.
   if (!start_process_locked(a, s.allocation_id, spec, "trial",

@@ -41,6 +41,7 @@
 namespace det::agent {
 
 class trial_process;
+class warm_launcher;
 struct process_spec;
 class ws_client;
 
@@ -136,6 +137,13 @@ private:
   size_t pending_logs_ = 0;
   std::vector<std::thread> workers_;
   std::vector<std::unique_ptr<trial_process>> graveyard_;
+  /// The warm launcher (agent/warm_launch.hpp) when
+  /// s_.warm_launch_client is set and it still runs.
+  std::unique_ptr<warm_launcher> warm_;
+  /// The command that starts a trial's launch layer through the warm
+  /// launcher; "" while it is not listening (yet, or any more): the trial
+  /// starts cold. Requires mu_.
+  std::string warm_command_locked();
 };
 
 } // namespace det::agent

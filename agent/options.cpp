@@ -68,6 +68,9 @@ void add_options(CLI::App& app, agent_args& out) {
                  "stop (exit 75) once idle this long while the master is "
                  "unreachable (idle_shutdown.after; 0 = never)")
       ->type_name("DURATION");
+  app.add_flag("--cold-launch", out.cold_launch,
+               "start each trial's launch layer in an interpreter of its own "
+               "instead of forking it from the warm launcher");
   app.add_flag("--spot-notice", out.spot_notice,
                "on a spot instance: poll IMDSv2 spot/instance-action every "
                "5 s (DET_SPOT_NOTICE_INTERVAL_MS) and tell the master when "

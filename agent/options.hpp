@@ -23,6 +23,9 @@ struct agent_args {
   bool help = false;
   /// --spot-notice: watch IMDS for the spot interruption notice.
   bool spot_notice = false;
+  /// --cold-launch: every trial starts its own interpreter (no warm
+  /// launcher, agent/warm_launch.hpp).
+  bool cold_launch = false;
   std::string config_path; ///< "" = no file
   conf::agent_overrides flags;
   std::optional<std::string> ca_cert;
@@ -48,6 +51,9 @@ struct agent_settings {
   /// DET_CHECKPOINT_DIR when the start frame's env does not set it.
   std::string checkpoint_dir = "/tmp/determined-checkpoint";
   std::chrono::milliseconds kill_grace{std::chrono::seconds{10}};
+  /// This program's path, for trials started through the warm launcher
+  /// (`det-agent --warm-launch`); "" = every trial starts cold.
+  std::string warm_launch_client;
   policy::backoff_config backoff = agent_reconnect_backoff();
   /// Uniform in [0, 1), for the backoff jitter; default: a seeded PRNG.
   std::function<double()> uniform;

@@ -48,6 +48,16 @@ int decode_status(int status) {
 
 } // namespace
 
+std::map<std::string, std::string> trial_base_environment() {
+  std::map<std::string, std::string> out;
+  for (const auto& kv : merged_environment({})) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos)
+      out.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return out;
+}
+
 bool trial_environment_allowed(std::string_view name) {
   static constexpr std::string_view exact[] = {
       "PATH",        "HOME",

@@ -46,6 +46,10 @@ struct process_spec {
 /// AWS_* credentials and database settings, stays with the agent.
 [[nodiscard]] bool trial_environment_allowed(std::string_view name);
 
+/// The part of this process's environment trial_environment_allowed lets
+/// through: what every trial starts with.
+[[nodiscard]] std::map<std::string, std::string> trial_base_environment();
+
 struct process_options {
   size_t batch_lines = 100;
   std::chrono::milliseconds flush_interval{200};

@@ -7,6 +7,8 @@
 //   det-agent --run-allocation FILE --master-url URL [--work-dir D]
 //     [--checkpoint-dir D]   (in a Kubernetes pod: run the one trial whose
 //     start frame FILE holds, exit with its code; agent/run_allocation.hpp)
+//   det-agent --warm-launch SOCKET   (a trial's command: its launch layer
+//     forked by the agent's warm launcher; agent/warm_launch.hpp)
 // Bad arguments exit 2 with a one-line reason; SIGINT/SIGTERM stop the
 // agent (and its trials) cleanly.
 
@@ -15,6 +17,7 @@
 #include "agent/options.hpp"
 #include "agent/run_allocation.hpp"
 #include "agent/spot_notice.hpp"
+#include "agent/warm_launch.hpp"
 #include "conf/env_overrides.hpp"
 #include "net/http_client.hpp"
 #include "telemetry/cloudwatch_telemetry.hpp"
@@ -23,6 +26,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -38,6 +42,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 2 && args[0] == "--warm-launch")
+    return warm_launch_main(args[1]);
   if (!args.empty() && args[0] == "--run-allocation") {
     run_allocation_options o;
     for (size_t i = 0; i + 1 < args.size(); i += 2) {
@@ -109,6 +115,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     cloudwatch = std::move(*cw);
+  }
+  if (!parsed->cold_launch) {
+    std::error_code ec;
+    auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec)
+      settings->warm_launch_client = self.string();
   }
   auto idle_after = settings->cfg.idle_shutdown_after;
   auto idle_grace = settings->cfg.idle_shutdown_grace;

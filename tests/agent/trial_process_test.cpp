@@ -3,6 +3,7 @@
 
 #include "agent/trial_process.hpp"
 #include "messages/errc.hpp"
+#include "tests/agent/process_recorder.hpp"
 #include "tests/support/proc_state.hpp"
 
 #include <gtest/gtest.h>
@@ -18,72 +19,18 @@
 #include <unistd.h>
 
 using namespace det::agent;
+using det::test::gone_soon;
+using det::test::recorder;
+using det::test::start;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// Collects a process's output and exit code; waits for conditions on them.
-struct recorder {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<std::string> lines;
-  std::vector<size_t> batch_sizes;
-  std::optional<int> code;
-  int exits = 0;
-
-  process_callbacks callbacks() {
-    return {[this](std::vector<std::string> ls) {
-              std::lock_guard<std::mutex> g{mu};
-              batch_sizes.push_back(ls.size());
-              for (auto& l : ls)
-                lines.push_back(l);
-              cv.notify_all();
-            },
-            [this](int c) {
-              std::lock_guard<std::mutex> g{mu};
-              code = c;
-              ++exits;
-              cv.notify_all();
-            }};
-  }
-
-  bool wait_line(const std::string& text) {
-    std::unique_lock<std::mutex> l{mu};
-    return cv.wait_for(l, 10s, [&] {
-      return std::find(lines.begin(), lines.end(), text) != lines.end();
-    });
-  }
-};
-
-std::unique_ptr<trial_process> start(const std::string& cmd, recorder& r,
-                                     process_options opts = {},
-                                     process_spec spec = {}) {
-  spec.command = cmd;
-  if (spec.work_dir.empty())
-    spec.work_dir = std::filesystem::temp_directory_path().string();
-  auto p = trial_process::start(spec, r.callbacks(), opts);
-  EXPECT_TRUE(p) << det::render(p.error());
-  return p ? std::move(*p) : nullptr;
-}
 
 bool alive(pid_t pid) {
   return ::kill(pid, 0) == 0;
 }
 
 using det::test::dead_or_zombie;
-
-/// Whether `pid`, a grandchild in a killed group, is gone within 5 s. It
-/// closes its files (the pipe's end of file) a moment before it becomes a
-/// zombie, and a process that is not our child cannot be waited for: it
-/// is looked at every 10 ms.
-bool gone_soon(pid_t pid) {
-  for (int i = 0; i < 500; ++i) {
-    if (dead_or_zombie(pid))
-      return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return false;
-}
 
 } // namespace
 

@@ -1,0 +1,96 @@
+#pragma once
+
+// A warm start for the harness's launch layer. A trial whose harness
+// imports runs `python3 launch.py` (agent/harness_files.hpp), and that
+// interpreter spends most of its start importing the determined package
+// and what it needs (requests, urllib3, certifi, psutil, ...): about
+// 0.3 s of CPU per trial, more than the rest of a short trial's start.
+//
+// The agent keeps one Python process, the warm launcher, that has
+// imported those modules once and then forgets the determined package
+// itself (it reads its environment when imported, so each trial imports
+// it again, in about 50 ms). A trial's command execs
+// `det-agent --warm-launch SOCKET` (the client), which hands the server
+// its stdin/stdout/stderr, working folder, process group and environment
+// over a Unix socket; the server forks a child that joins the trial's
+// process group, takes those, imports the trial's sitecustomize and runs
+// launch.py as `python3 launch.py` would; the client waits for the
+// child's exit code from the server and exits with it (128+N for signal
+// N). The trial's process group, its kill and its supervisor are as
+// before: the child is in the group.
+//
+// The warm start applies only when it is equivalent: the request's PATH
+// and every PYTHON*, PYENV*, VIRTUAL_ENV and CONDA* variable (but
+// PYTHONPATH, which the child applies) equal the server's. Otherwise, and
+// whenever the server is absent, busy dying or refuses, the client execs
+// the cold command `python3 "$DET_RUN_DIR/launch.py"` itself: a trial
+// never fails for want of a warm launcher.
+//
+// The server gets only the trial-allowed part of the agent's environment
+// (agent/trial_process.hpp trial_environment_allowed): no agent token,
+// cloud credential or database setting. The socket lives in a 0700
+// folder of its own under $TMPDIR (or /tmp).
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <sys/types.h>
+
+namespace det::agent {
+
+/// The server's Python source (written to its folder as warm_launch.py).
+const char* warm_launch_server_source();
+
+/// The client (det-agent --warm-launch SOCKET): the launch layer's exit
+/// code, or nothing when the server cannot take this trial (absent,
+/// refused); the caller then runs the cold command.
+[[nodiscard]] std::optional<int> warm_launch_client(const std::string& socket);
+
+/// The client's whole job as det-agent's main: the exit code of the warm
+/// launch, or (never returning) an exec of the cold command.
+[[nodiscard]] int warm_launch_main(const std::string& socket);
+
+/// The trial command that starts the launch layer through `agent_binary
+/// --warm-launch socket` (the cold command's shape: python3 missing from
+/// PATH runs the entrypoint as a shell command).
+[[nodiscard]] std::string warm_trial_command(const std::string& agent_binary,
+                                             const std::string& socket);
+
+/// One running server, owned by the agent. Not thread-safe: the agent
+/// calls it from its trial-start path under its own lock.
+class warm_launcher {
+public:
+  /// Starts `python3 warm_launch.py SOCKET` (python3 from env's PATH)
+  /// with exactly `env`, in a process group of its own; it is killed when
+  /// the calling thread dies (PR_SET_PDEATHSIG: call it from a thread that
+  /// lives as long as the process). Nothing when python3, the folder, the
+  /// file or the fork cannot be had (the agent then starts trials cold).
+  [[nodiscard]] static std::unique_ptr<warm_launcher>
+  start(const std::map<std::string, std::string>& env);
+
+  ~warm_launcher(); ///< kills the server's group, removes its folder
+  warm_launcher(const warm_launcher&) = delete;
+  warm_launcher& operator=(const warm_launcher&) = delete;
+
+  /// Waits (at most `limit`) until the server listens, or exits: whether
+  /// it listens. A server that cannot import the harness exits at once.
+  [[nodiscard]] bool wait_ready(std::chrono::milliseconds limit);
+
+  /// Whether the server still runs (reaps it when it has exited).
+  [[nodiscard]] bool alive();
+
+  [[nodiscard]] const std::string& socket() const { return socket_; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+private:
+  warm_launcher() = default;
+  std::string dir_, socket_;
+  pid_t pid_ = -1;
+  int ready_fd_ = -1; ///< the server's stdout: "ready\n" once it listens
+  bool ready_ = false, exited_ = false;
+};
+
+} // namespace det::agent

@@ -1,0 +1,260 @@
+// The warm launcher (agent/warm_launch.hpp) with real processes: a Python
+// server over a stand-in determined package, and trials started through
+// det-agent's `--warm-launch` client exactly as the agent starts them.
+// Waits are bounded and await an event (a line, an exit).
+
+#include "agent/harness_files.hpp"
+#include "agent/warm_launch.hpp"
+#include "tests/agent/process_recorder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace det::agent;
+using det::test::gone_soon;
+using det::test::line_after;
+using det::test::recorder;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A stand-in determined package: its launch layer prints who ran it and
+/// under what, then exits $CODE (or sleeps when SLEEP is set).
+void write_fake_harness(const fs::path& root, bool broken = false) {
+  fs::create_directories(root / "determined" / "exec");
+  fs::create_directories(root / "determined" / "common");
+  std::ofstream{root / "determined" / "__init__.py"}
+      << (broken ? "raise ImportError('broken on purpose')\n"
+                 : "import os\nIMPORTED_IN = os.getpid()\n");
+  std::ofstream{root / "determined" / "exec" / "__init__.py"} << "";
+  std::ofstream{root / "determined" / "common" / "__init__.py"} << "";
+  std::ofstream{root / "determined" / "common" / "storage.py"} << "";
+  std::ofstream{root / "determined" / "exec" / "launch.py"}
+      << "import os, sys, time\n"
+         "import determined\n"
+         "if __name__ == '__main__':\n"
+         "    print('pid=%d' % os.getpid())\n"
+         "    print('ppid=%d' % os.getppid())\n"
+         "    print('pgrp=%d' % os.getpgrp())\n"
+         "    print('fresh=%s' % (determined.IMPORTED_IN == os.getpid()))\n"
+         "    print('cwd=' + os.getcwd())\n"
+         "    print('mark=' + os.environ.get('MARK', ''))\n"
+         "    print('token=' + os.environ.get('DET_AGENT_TOKEN', 'none'))\n"
+         "    sys.stdout.flush()\n"
+         "    if os.environ.get('SLEEP'):\n"
+         "        time.sleep(60)\n"
+         "    sys.exit(int(os.environ.get('CODE', '0')))\n";
+}
+
+struct bed {
+  fs::path dir;
+  fs::path fake;
+  std::unique_ptr<warm_launcher> launcher;
+
+  explicit bed(const std::string& name, bool broken = false) {
+    dir = fs::temp_directory_path()
+          / ("warm_launch_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fake = dir / "fake";
+    write_fake_harness(fake, broken);
+    fs::create_directories(dir / "work");
+    // The agent's own secret: the server and the trials must never see it.
+    ::setenv("DET_AGENT_TOKEN", "agent-secret", 1);
+    auto env = trial_base_environment();
+    env["PYTHONPATH"] = fake.string();
+    launcher = warm_launcher::start(env);
+  }
+  ~bed() {
+    launcher.reset();
+    ::unsetenv("DET_AGENT_TOKEN");
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+
+  /// A trial's spec as the agent makes it: harness files, its environment
+  /// (`extra` added), the command through the warm launcher.
+  process_spec trial(const std::map<std::string, std::string>& extra,
+                     const std::string& socket) {
+    process_spec spec;
+    spec.work_dir = (dir / "work").string();
+    spec.env = {{"DET_EXPERIMENT_CONFIG", R"({"entrypoint": "exit 9"})"}};
+    for (const auto& [k, v] : extra)
+      spec.env[k] = v;
+    EXPECT_FALSE(
+        write_harness_files((dir / "run").string(), spec.env, fake.string()));
+    trial_command("exit 9", spec.env); // DET_ENTRYPOINT, as the agent sets it
+    spec.command = warm_trial_command(DET_AGENT_BINARY, socket);
+    return spec;
+  }
+};
+
+/// Runs `spec` to its exit; the exit code (nothing after 30 s).
+std::optional<int> run(recorder& r, const process_spec& spec) {
+  auto p = trial_process::start(spec, r.callbacks(), {});
+  EXPECT_TRUE(p);
+  if (!p || !(*p)->wait_for(30s))
+    return std::nullopt;
+  return (*p)->exit_code();
+}
+
+} // namespace
+
+TEST(warm_launch, a_trial_is_forked_by_the_launcher_under_its_own_environment) {
+  bed b{"forked"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  auto server = std::to_string(b.launcher->pid());
+  for (const char* mark : {"first", "second"}) { // the server is reused
+    recorder r;
+    auto spec = b.trial({{"MARK", mark}, {"CODE", "42"}}, b.launcher->socket());
+    auto p = trial_process::start(spec, r.callbacks(), {});
+    ASSERT_TRUE(p);
+    ASSERT_TRUE((*p)->wait_for(30s));
+    EXPECT_EQ((*p)->exit_code(), 42) << mark;
+    EXPECT_EQ(line_after(r, "ppid="), server) << "not forked by the launcher";
+    EXPECT_EQ(line_after(r, "pgrp="), std::to_string((*p)->pid()))
+        << "the launch layer is outside the trial's process group";
+    EXPECT_EQ(line_after(r, "fresh="), "True")
+        << "the harness was not imported again under the trial's environment";
+    EXPECT_EQ(line_after(r, "cwd="), spec.work_dir);
+    EXPECT_EQ(line_after(r, "mark="), mark);
+    EXPECT_EQ(line_after(r, "token="), "none");
+  }
+}
+
+TEST(warm_launch, other_interpreter_settings_or_no_launcher_start_cold) {
+  bed b{"cold"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  auto server = std::to_string(b.launcher->pid());
+  {
+    // PYTHONHASHSEED changes the interpreter: the server refuses.
+    recorder r;
+    auto code = run(r, b.trial({{"CODE", "5"}, {"PYTHONHASHSEED", "1"}},
+                               b.launcher->socket()));
+    EXPECT_EQ(code, 5);
+    EXPECT_NE(line_after(r, "ppid="), server);
+    EXPECT_EQ(line_after(r, "fresh="), "True");
+  }
+  {
+    // No server at that socket: the client runs the cold command.
+    recorder r;
+    auto code =
+        run(r, b.trial({{"CODE", "6"}}, (b.dir / "nobody.sock").string()));
+    EXPECT_EQ(code, 6);
+    EXPECT_NE(line_after(r, "ppid="), server);
+  }
+}
+
+TEST(warm_launch, a_killed_trial_takes_its_forked_launch_layer_with_it) {
+  bed b{"kill"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  recorder r;
+  auto spec = b.trial({{"SLEEP", "1"}}, b.launcher->socket());
+  auto p = trial_process::start(spec, r.callbacks(), {});
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(r.wait_line("token=none"));
+  auto child = static_cast<pid_t>(std::stol(line_after(r, "pid=")));
+  EXPECT_EQ(line_after(r, "ppid="), std::to_string(b.launcher->pid()));
+  (*p)->kill();
+  ASSERT_TRUE((*p)->wait_for(30s));
+  EXPECT_EQ((*p)->exit_code(), 128 + SIGTERM);
+  EXPECT_TRUE(gone_soon(child));
+  EXPECT_TRUE(b.launcher->alive()) << "one trial's kill took the launcher";
+}
+
+TEST(warm_launch, a_launcher_whose_harness_does_not_import_is_never_ready) {
+  bed b{"broken", true};
+  ASSERT_TRUE(b.launcher);
+  EXPECT_FALSE(b.launcher->wait_ready(30s));
+  // It exited on its own; reaped within the bound.
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i) {
+    gone = !b.launcher->alive();
+    if (!gone)
+      std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(gone);
+}
+
+namespace {
+
+/// The pid of a Python process whose command line holds `text`, or 0 (a
+/// wrapper script on the way to it, such as pyenv's shim and its
+/// subshells, is not it).
+pid_t process_with(const std::string& text) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    auto name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::ifstream in{e.path() / "cmdline", std::ios::binary};
+    std::string cmd{std::istreambuf_iterator<char>(in), {}};
+    std::error_code ec;
+    auto exe = fs::read_symlink(e.path() / "exe", ec).filename().string();
+    if (cmd.find(text) != std::string::npos && exe.rfind("python", 0) == 0)
+      return static_cast<pid_t>(std::stol(name));
+  }
+  return 0;
+}
+
+} // namespace
+
+TEST(warm_launch, the_launcher_goes_with_an_agent_killed_by_sigkill) {
+  bed b{"agent"};
+  auto tmp = b.dir / "tmp";
+  fs::create_directories(tmp);
+  // det-agent itself, with nothing to connect to: it starts its launcher
+  // at once and keeps retrying the master.
+  pid_t agent = ::fork();
+  ASSERT_GE(agent, 0);
+  if (agent == 0) {
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    ::setenv("PYTHONPATH", b.fake.c_str(), 1);
+    ::execl(DET_AGENT_BINARY, DET_AGENT_BINARY, "--master-url",
+            "http://127.0.0.1:1", "--work-dir", (b.dir / "work").c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Whatever an assertion ends, the agent does not outlive the test.
+  std::shared_ptr<void> reap_agent{nullptr, [agent](void*) {
+                                     ::kill(agent, SIGKILL);
+                                     int st = 0;
+                                     ::waitpid(agent, &st, 0);
+                                   }};
+  pid_t launcher = 0;
+  for (int i = 0; i < 1000 && launcher == 0; ++i) { // at most 10 s
+    launcher = process_with(tmp.string() + "/det-warm-");
+    if (launcher == 0)
+      std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_NE(launcher, 0) << "det-agent started no warm launcher";
+  // Listening (its socket made) and waiting in select(): past the start,
+  // where an agent's death would also end it (its "ready" line would
+  // meet a closed pipe).
+  bool listening = false;
+  for (int i = 0; i < 1000 && !listening; ++i) {
+    for (const auto& e : fs::directory_iterator(tmp))
+      listening = listening || fs::exists(e.path() / "launch.sock");
+    listening = listening && det::test::proc_state(launcher) == 'S';
+    if (!listening)
+      std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(listening);
+  reap_agent.reset();
+  if (!gone_soon(launcher)) {
+    ::kill(launcher, SIGKILL); // it holds this test's output open
+    ADD_FAILURE() << "the launcher outlived its agent";
+  }
+}
