@@ -77,8 +77,10 @@ bool parse(const json& body, simulate_request& r, std::string& why) {
     r.price_per_hour = p->get<double>();
   }
   if (auto p = body.find("policies"); p != body.end() && !p->is_null()) {
-    if (!p->is_array() || p->empty() || p->size() > 8) {
-      why = "policies: expected a list of 1 to 8 policy names";
+    if (!p->is_array() || p->empty()
+        || p->size() > sim::policy_names().size()) {
+      why = "policies: expected a list of 1 to "
+            + std::to_string(sim::policy_names().size()) + " policy names";
       return false;
     }
     for (const auto& name : *p) {
@@ -86,8 +88,7 @@ bool parse(const json& body, simulate_request& r, std::string& why) {
         why = "policies: unknown policy "
               + util::printable_excerpt(
                   name.is_string() ? name.get<std::string>() : name.dump(), 64)
-              + "; known: ours, ours+self-stop, det-20m, det-5m, ca, "
-                "karpenter";
+              + "; known: " + sim::joined(sim::policy_names());
         return false;
       }
       r.policies.push_back(name.get<std::string>());

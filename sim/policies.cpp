@@ -21,9 +21,30 @@ std::optional<policy_spec> policy_named(const std::string& name,
   return std::nullopt;
 }
 
+const std::vector<std::string>& policy_names() {
+  static const std::vector<std::string> names{
+      "ours",     "ours+self-stop", "ours+self-stop-drop-exits",
+      "det-20m",  "det-5m",         "ca",
+      "karpenter"};
+  return names;
+}
+
+const std::vector<std::string>& standard_policy_names() {
+  static const std::vector<std::string> names{"ours", "det-20m", "det-5m", "ca",
+                                              "karpenter"};
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::vector<policy_spec> standard_policies(int64_t ours_idle_s) {
   std::vector<policy_spec> out;
-  for (const char* n : {"ours", "det-20m", "det-5m", "ca", "karpenter"})
+  for (const auto& n : standard_policy_names())
     out.push_back(*policy_named(n, ours_idle_s));
   return out;
 }

@@ -26,7 +26,17 @@ namespace det::sim {
 [[nodiscard]] std::optional<policy_spec> policy_named(const std::string& name,
                                                       int64_t ours_idle_s);
 
-/// ours, det-20m, det-5m, ca, karpenter.
+/// Every name policy_named knows, in the order people read them.
+[[nodiscard]] const std::vector<std::string>& policy_names();
+
+/// The names a run compares when none are chosen: ours, det-20m, det-5m,
+/// ca, karpenter.
+[[nodiscard]] const std::vector<std::string>& standard_policy_names();
+
+/// `names` joined with ", " (for help texts and refusals).
+[[nodiscard]] std::string joined(const std::vector<std::string>& names);
+
+/// The specs of standard_policy_names().
 [[nodiscard]] std::vector<policy_spec> standard_policies(int64_t ours_idle_s);
 
 } // namespace det::sim

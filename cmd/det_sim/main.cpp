@@ -62,8 +62,7 @@ int fail(const std::string& why, int code = 1) {
 int main(int argc, char** argv) {
   std::string trace_spec, format = "generic", config_path, pool, svg_path;
   std::string from = "0s", to, idle, boot = "180s", checkpoint = "30m";
-  std::vector<std::string> policies{"ours", "det-20m", "det-5m", "ca",
-                                    "karpenter"};
+  std::vector<std::string> policies = sim::standard_policy_names();
   std::vector<std::string> outages;
   sim::sim_config c;
   sim::policy_spec ours;
@@ -93,9 +92,7 @@ int main(int argc, char** argv) {
                  "idle period, scheduler)")
       ->type_name("FILE");
   app.add_option("--pool", pool, "resource pool of master.yaml");
-  app.add_option("--policies", policies,
-                 "ours, ours+self-stop, ours+self-stop-drop-exits, det-20m, "
-                 "det-5m, ca, karpenter")
+  app.add_option("--policies", policies, sim::joined(sim::policy_names()))
       ->delimiter(',');
   app.add_option("--gpus-per-instance", gpus, "GPUs of one instance")
       ->check(cli::at_least(1));

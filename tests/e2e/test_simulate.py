@@ -51,6 +51,12 @@ def test_a_pools_own_trials_are_simulated_again_under_another_fleet(cluster_fact
                        ({"idle\u0000Seconds": 1}, "NUL")]:
         status, err = c.post(PATH, bad)
         assert status == 400 and field in err["error"]["error"], (bad, status, err)
+    # The refusal lists every policy the route takes, each of which runs.
+    status, err = c.post(PATH, {"policies": ["magic"]})
+    known = err["error"]["error"].split("known: ", 1)[1].split(", ")
+    assert "ours+self-stop-drop-exits" in known and len(known) >= 7, known
+    status, every = c.post(PATH, dict(ask, policies=known))
+    assert status == 200 and [r["policy"] for r in every["runs"]] == known, every
     status, err = c.post("/api/v1/resource-pools/no-such-pool/simulate", {})
     assert status == 404 and "no-such-pool" in err["error"]["error"]
     status, _ = http(c, "POST", "/api/v1/users", token=c.token, body={

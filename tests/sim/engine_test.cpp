@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace det::sim;
 
 namespace {
@@ -109,4 +111,19 @@ TEST(sim_engine, the_same_seed_gives_the_same_run) {
   c.seed = 2;
   auto d = simulate(jobs, c, named("ours"));
   EXPECT_NE(a.instance_hours, d.instance_hours);
+}
+
+TEST(sim_policies, every_listed_name_is_known_and_the_defaults_are_listed) {
+  for (const auto& n : policy_names()) {
+    auto p = policy_named(n, 180);
+    ASSERT_TRUE(p) << n;
+    EXPECT_EQ(p->name, n);
+  }
+  for (const auto& n : standard_policy_names())
+    EXPECT_NE(std::find(policy_names().begin(), policy_names().end(), n),
+              policy_names().end())
+        << n;
+  EXPECT_NE(joined(policy_names()).find("ours+self-stop-drop-exits"),
+            std::string::npos);
+  EXPECT_FALSE(policy_named("magic", 180));
 }
