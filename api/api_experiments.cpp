@@ -3,6 +3,7 @@
 #include "actors/master_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
+#include "api/route_table.hpp"
 #include "api/trial_logs.hpp"
 #include "api/views.hpp"
 #include "conf/yaml_tree.hpp"
@@ -177,13 +178,22 @@ void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
-/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins): drops now
+void retain_experiment_logs(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  retain_logs(ctx, req, res, false);
+}
+
+void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  retain_logs(ctx, req, res, true);
+}
+
+/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins, checked by
+/// the route table): drops now
 /// the logs of every ended trial past its retention, as the collector's
 /// tick would; answers the count of lines dropped.
 void cleanup_logs(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res) {
-  if (!require_admin(req, res))
-    return;
   post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
     ask_view(
         ctx, self,
@@ -313,33 +323,21 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 void add_experiment_more_routes(http::router& r, ctx_ptr ctx) {
-  r.post("/api/v1/experiments/continue",
-         [ctx](http::http_request req, responder res) {
-           continue_experiment(ctx, req, res);
-         });
-  r.put("/api/v1/experiments/{id}/retain_logs",
-        [ctx](http::http_request req, responder res) {
-          retain_logs(ctx, req, res, false);
-        });
-  r.put("/api/v1/trials/{trial_id}/retain_logs",
-        [ctx](http::http_request req, responder res) {
-          retain_logs(ctx, req, res, true);
-        });
-  r.del("/api/v1/experiments/{id}/tensorboard-files",
-        [ctx](http::http_request req, responder res) {
-          delete_tensorboard_files(ctx, req, res);
-        });
-  r.post("/api/v1/preview-hp-search",
-         [ctx](http::http_request req, responder res) {
-           preview_hp_search(ctx, req, res);
-         });
-  r.post("/api/v1/cleanup_logs", [ctx](http::http_request req, responder res) {
-    cleanup_logs(ctx, req, res);
-  });
-  r.get("/experiments/{id}/preview_gc",
-        [ctx](http::http_request req, responder res) {
-          preview_gc(ctx, req, res);
-        });
+  static const std::vector<route_row> rows{
+      {"POST", "/api/v1/experiments/continue", &continue_experiment,
+       access::users_only},
+      {"PUT", "/api/v1/experiments/{id}/retain_logs", &retain_experiment_logs,
+       access::users_only},
+      {"PUT", "/api/v1/trials/{trial_id}/retain_logs", &retain_trial_logs,
+       access::users_only},
+      {"DELETE", "/api/v1/experiments/{id}/tensorboard-files",
+       &delete_tensorboard_files, access::users_only},
+      {"POST", "/api/v1/preview-hp-search", &preview_hp_search,
+       access::signed_in},
+      {"POST", "/api/v1/cleanup_logs", &cleanup_logs, access::admin},
+      {"GET", "/experiments/{id}/preview_gc", &preview_gc, access::signed_in},
+  };
+  add_routes(r, ctx, rows);
 }
 
 } // namespace det::api
