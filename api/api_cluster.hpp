@@ -8,7 +8,7 @@
 // state (views_cluster.hpp), except the config (from api_context) and the
 // log lines (trial_logs).
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "http/router.hpp"
 
 namespace det::api {

@@ -188,11 +188,11 @@ void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
   retain_logs(ctx, req, res, true);
 }
 
-/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins, checked by
-/// the route table): drops now
-/// the logs of every ended trial past its retention, as the collector's
-/// tick would; answers the count of lines dropped.
-void cleanup_logs(const ctx_ptr& ctx, const http::http_request& req,
+/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins: the route
+/// table checks): drops now the logs of every ended trial past its
+/// retention, as the collector's tick would; answers the count of lines
+/// dropped.
+void cleanup_logs(const ctx_ptr& ctx, const http::http_request&,
                   const responder& res) {
   post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
     ask_view(

@@ -21,7 +21,7 @@
 // exist), their reports on the log reader's thread. A trial's allocation
 // token is refused (403): it could name other trials.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "http/router.hpp"
 
 #include <memory>

@@ -12,7 +12,7 @@
 // does; the registration adds only the check its row's access asks the
 // table to enforce.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "http/router.hpp"
 
 #include <memory>
