@@ -379,6 +379,38 @@ void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
+void experiment_checkpoints(const ctx_ptr& ctx, const http_request& req,
+                            const responder& res) {
+  answer_checkpoints(ctx, req, res, "id", "experiment",
+                     &experiment_checkpoints_response);
+}
+
+void list_experiments(const ctx_ptr& ctx, const http_request& req,
+                      const responder& res) {
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  // Filters and orders beyond the CLI's: api/experiment_query.hpp.
+  auto q = experiment_query_of(req, res);
+  if (!q)
+    return;
+  if (!q->cli_list())
+    return answer_experiments_query(ctx, req, res, *q, *p);
+  experiment_filter f{q->users, q->archived};
+  if (ctx->reads)
+    return answer_coded_read(
+        ctx, req, res,
+        [f, p = *p](const read::read_view& v, body_coding coding) {
+          return experiments_page_text(v, f, p, coding);
+        });
+  answer_view(
+      ctx, req, res,
+      [f, p = *p](const state::cluster_state& s, int64_t) {
+        return experiments_page(s, f, p);
+      },
+      "");
+}
+
 void add_cluster_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/agents/{agent_id}/slots/{slot_id}/enable",
          [ctx](http_request req, responder res) {
@@ -538,11 +570,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           answer_checkpoints(ctx, req, res, "trial_id", "trial",
                              &trial_checkpoints_response);
         });
-  r.get("/api/v1/experiments/{id}/checkpoints",
-        [ctx](http_request req, responder res) {
-          answer_checkpoints(ctx, req, res, "id", "experiment",
-                             &experiment_checkpoints_response);
-        });
   r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
     auto uuid = req.param("uuid");
     answer_view(
@@ -551,30 +578,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           return checkpoint_response(s, uuid);
         },
         "checkpoint " + uuid + " not found");
-  });
-  r.get("/api/v1/experiments", [ctx](http_request req, responder res) {
-    auto p = page_of(req, res);
-    if (!p)
-      return;
-    // Filters and orders beyond the CLI's: api/experiment_query.hpp.
-    auto q = experiment_query_of(req, res);
-    if (!q)
-      return;
-    if (!q->cli_list())
-      return answer_experiments_query(ctx, req, res, *q, *p);
-    experiment_filter f{q->users, q->archived};
-    if (ctx->reads)
-      return answer_coded_read(
-          ctx, req, res,
-          [f, p = *p](const read::read_view& v, body_coding coding) {
-            return experiments_page_text(v, f, p, coding);
-          });
-    answer_view(
-        ctx, req, res,
-        [f, p = *p](const state::cluster_state& s, int64_t) {
-          return experiments_page(s, f, p);
-        },
-        "");
   });
 }
 

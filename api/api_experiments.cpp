@@ -48,6 +48,8 @@ json preview_checkpoint(const state::trial_info& t,
   return out;
 }
 
+} // namespace
+
 /// GET /experiments/{id}/preview_gc?save_experiment_best=N&... (a legacy
 /// route, outside /api/v1, as upstream serves it).
 void preview_gc(const ctx_ptr& ctx, const http::http_request& req,
@@ -145,6 +147,8 @@ void delete_tensorboard_files(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
+namespace {
+
 /// PUT /api/v1/experiments/{id}/retain_logs and
 /// /api/v1/trials/{id}/retain_logs, body {"numDays": N}: decided on the
 /// master's state and recorded in the same turn.
@@ -178,38 +182,11 @@ void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
+} // namespace
+
 void retain_experiment_logs(const ctx_ptr& ctx, const http::http_request& req,
                             const responder& res) {
   retain_logs(ctx, req, res, false);
-}
-
-void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
-                       const responder& res) {
-  retain_logs(ctx, req, res, true);
-}
-
-/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins: the route
-/// table checks): drops now the logs of every ended trial past its
-/// retention, as the collector's tick would; answers the count of lines
-/// dropped.
-void cleanup_logs(const ctx_ptr& ctx, const http::http_request&,
-                  const responder& res) {
-  post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        [](const state::cluster_state& s, int64_t now_us) -> json {
-          return trials_with_expired_logs(s, now_us);
-        },
-        res,
-        [ctx, res](json ids) {
-          size_t removed = 0;
-          if (ctx->logs && ids.is_array())
-            removed = ctx->logs->erase(ids.get<std::vector<int64_t>>());
-          log::info() << "cleanup_logs: " << removed << " log lines of "
-                      << ids.size() << " trial(s) past their retention";
-          res.send_json(json{{"removedCount", std::to_string(removed)}}.dump());
-        });
-  });
 }
 
 /// POST /api/v1/preview-hp-search {"config": {...}} (`det preview-search`):
@@ -241,8 +218,6 @@ void preview_hp_search(const ctx_ptr& ctx, const http::http_request& req,
          res.send_json(json{{"summary", std::move(*summary)}}.dump());
        });
 }
-
-} // namespace
 
 /// POST /api/v1/experiments/continue {"id", "overrideConfig": YAML text}
 /// (`det experiment continue`): the override merged over the experiment's
@@ -322,20 +297,44 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
-void add_experiment_more_routes(http::router& r, ctx_ptr ctx) {
+namespace {
+
+void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  retain_logs(ctx, req, res, true);
+}
+
+/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins: the route
+/// table checks): drops now the logs of every ended trial past its
+/// retention, as the collector's tick would; answers the count of lines
+/// dropped.
+void cleanup_logs(const ctx_ptr& ctx, const http::http_request&,
+                  const responder& res) {
+  post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [](const state::cluster_state& s, int64_t now_us) -> json {
+          return trials_with_expired_logs(s, now_us);
+        },
+        res,
+        [ctx, res](json ids) {
+          size_t removed = 0;
+          if (ctx->logs && ids.is_array())
+            removed = ctx->logs->erase(ids.get<std::vector<int64_t>>());
+          log::info() << "cleanup_logs: " << removed << " log lines of "
+                      << ids.size() << " trial(s) past their retention";
+          res.send_json(json{{"removedCount", std::to_string(removed)}}.dump());
+        });
+  });
+}
+
+} // namespace
+
+void add_log_retention_routes(http::router& r, ctx_ptr ctx) {
   static const std::vector<route_row> rows{
-      {"POST", "/api/v1/experiments/continue", &continue_experiment,
-       access::users_only},
-      {"PUT", "/api/v1/experiments/{id}/retain_logs", &retain_experiment_logs,
-       access::users_only},
       {"PUT", "/api/v1/trials/{trial_id}/retain_logs", &retain_trial_logs,
        access::users_only},
-      {"DELETE", "/api/v1/experiments/{id}/tensorboard-files",
-       &delete_tensorboard_files, access::users_only},
-      {"POST", "/api/v1/preview-hp-search", &preview_hp_search,
-       access::signed_in},
       {"POST", "/api/v1/cleanup_logs", &cleanup_logs, access::admin},
-      {"GET", "/experiments/{id}/preview_gc", &preview_gc, access::signed_in},
   };
   add_routes(r, ctx, rows);
 }

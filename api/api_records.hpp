@@ -44,6 +44,11 @@ bool descending_query(const http::http_request& req, const http::responder& res,
 
 void add_workspace_routes(http::router& r, ctx_ptr ctx);
 
+/// POST /api/v1/experiments/{id}/move (a row of api/experiment_routes.cpp):
+/// to `destinationProjectId`, as record command experiment.move.
+void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res);
+
 /// api_namespaces.cpp: a body's clusterNamespaceMeta as {cluster name:
 /// namespace} ("" for the default namespace; with `patch`, a meta without
 /// a namespace unbinds), empty when absent; nothing once answered 400

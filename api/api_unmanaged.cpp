@@ -156,17 +156,18 @@ void create_unmanaged_experiment(const ctx_ptr& ctx,
                          });
 }
 
+void put_experiment_by_external_id(const ctx_ptr& ctx,
+                                   const http::http_request& req,
+                                   const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto ext = external_id(req.param("external_id"), res, "externalExperimentId");
+  if (ext)
+    create_unmanaged_experiment(ctx, req, res, *body, *ext);
+}
+
 void add_unmanaged_routes(http::router& r, ctx_ptr ctx) {
-  r.put("/api/v1/experiments/by-external-id/{external_id}",
-        [ctx](http::http_request req, responder res) {
-          auto body = json_body(req, res);
-          if (!body)
-            return;
-          auto ext = external_id(req.param("external_id"), res,
-                                 "externalExperimentId");
-          if (ext)
-            create_unmanaged_experiment(ctx, req, res, *body, *ext);
-        });
   r.post("/api/v1/trials", [ctx](http::http_request req, responder res) {
     auto body = json_body(req, res);
     if (body && user_session(req, res))

@@ -21,8 +21,13 @@ void create_unmanaged_experiment(const ctx_ptr& ctx,
                                  const nlohmann::json& body,
                                  const std::string& external);
 
-/// PUT /api/v1/experiments/by-external-id/{id}, POST and PUT
-/// /api/v1/trials, POST /api/v1/trials/{id}/start, PATCH
+/// PUT /api/v1/experiments/by-external-id/{external_id} (a row of
+/// api/experiment_routes.cpp): create_unmanaged_experiment named so.
+void put_experiment_by_external_id(const ctx_ptr& ctx,
+                                   const http::http_request& req,
+                                   const http::responder& res);
+
+/// POST and PUT /api/v1/trials, POST /api/v1/trials/{id}/start, PATCH
 /// /api/v1/trials/{id}.
 void add_unmanaged_routes(http::router& r, ctx_ptr ctx);
 

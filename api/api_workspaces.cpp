@@ -254,6 +254,16 @@ void binding_route(http::router& r, const ctx_ptr& ctx, const char* method,
 
 } // namespace
 
+void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  auto body = body_with_id(req, res, "id", "experimentId");
+  if (body)
+    record_write(ctx, req, res, "experiment.move", *body,
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, "{}");
+                 });
+}
+
 void add_workspace_routes(http::router& r, ctx_ptr ctx) {
   r.get("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
     get_workspaces(ctx, req, res);
@@ -374,15 +384,6 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
          [ctx](http::http_request req, responder res) {
            if (auto body = body_with_id(req, res, "projectId", "projectId"))
              record_write(ctx, req, res, "project.move", *body,
-                          [ctx, res](caf::event_based_actor*, json) {
-                            send_written(ctx, res, "{}");
-                          });
-         });
-  r.post("/api/v1/experiments/{id}/move",
-         [ctx](http::http_request req, responder res) {
-           auto body = body_with_id(req, res, "id", "experimentId");
-           if (body)
-             record_write(ctx, req, res, "experiment.move", *body,
                           [ctx, res](caf::event_based_actor*, json) {
                             send_written(ctx, res, "{}");
                           });

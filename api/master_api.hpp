@@ -10,10 +10,12 @@
 // token -> 401, a token of another allocation -> 403.
 
 #include "api/api_context.hpp"
+#include "api/route_table.hpp"
 #include "http/router.hpp"
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 namespace det::api {
 
@@ -24,6 +26,11 @@ namespace det::api {
 /// proxy (/proxy/..., api/task_proxy.hpp), 8 MiB.
 size_t request_body_limit(std::string_view method, std::string_view path,
                           bool authorized, size_t model_bytes);
+
+/// Every resource family's route table (api/route_table.hpp), in the
+/// order add_master_routes registers them; docs/api.md is checked against
+/// them (tests/api/route_table_test.cpp).
+const std::vector<const route_family*>& route_families();
 
 /// Registers every route on `r`.
 void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);
