@@ -26,6 +26,23 @@ void experiment_checkpoints(const std::shared_ptr<const api_context>& ctx,
                             const http::http_request& req,
                             const http::responder& res);
 
+/// The trial routes of this file, rows of api/trial_routes.cpp:
+/// GET /api/v1/trials/{trial_id} (with its latest reported progress),
+/// POST .../kill, GET .../logs (paged, filtered, `follow` streams), GET
+/// .../logs/fields (one result line) and GET .../checkpoints.
+void get_trial(const std::shared_ptr<const api_context>& ctx,
+               const http::http_request& req, const http::responder& res);
+void kill_trial(const std::shared_ptr<const api_context>& ctx,
+                const http::http_request& req, const http::responder& res);
+void get_trial_logs(const std::shared_ptr<const api_context>& ctx,
+                    const http::http_request& req, const http::responder& res);
+void get_trial_log_fields(const std::shared_ptr<const api_context>& ctx,
+                          const http::http_request& req,
+                          const http::responder& res);
+void get_trial_checkpoints(const std::shared_ptr<const api_context>& ctx,
+                           const http::http_request& req,
+                           const http::responder& res);
+
 void add_cluster_routes(http::router& r,
                         std::shared_ptr<const api_context> ctx);
 

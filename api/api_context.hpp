@@ -39,6 +39,7 @@
 
 namespace det::api {
 
+class log_reader;
 class webhook_runtime;
 
 class node_agents;
@@ -100,6 +101,11 @@ struct api_context {
   /// Trials' metric reports, for learning curves (read/metrics_history.hpp);
   /// null: the metric history routes answer 503.
   std::shared_ptr<read::metrics_history> history;
+  /// The metric-history routes' own read-only connection to the event log
+  /// (api/log_reader.hpp), made by det-master from db_url, so a history
+  /// load does not wait behind det-inspect's queries, nor they behind it;
+  /// null: those routes answer 503.
+  std::shared_ptr<log_reader> metric_reader;
   /// Webhooks' sender and log patterns (api/webhook_runtime.hpp); null:
   /// POST /webhooks/{id}/test answers 503.
   std::shared_ptr<webhook_runtime> webhooks;

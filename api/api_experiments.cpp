@@ -184,6 +184,11 @@ void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
 
 } // namespace
 
+void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  retain_logs(ctx, req, res, true);
+}
+
 void retain_experiment_logs(const ctx_ptr& ctx, const http::http_request& req,
                             const responder& res) {
   retain_logs(ctx, req, res, false);
@@ -299,11 +304,6 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
 
 namespace {
 
-void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
-                       const responder& res) {
-  retain_logs(ctx, req, res, true);
-}
-
 /// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins: the route
 /// table checks): drops now the logs of every ended trial past its
 /// retention, as the collector's tick would; answers the count of lines
@@ -330,10 +330,8 @@ void cleanup_logs(const ctx_ptr& ctx, const http::http_request&,
 
 } // namespace
 
-void add_log_retention_routes(http::router& r, ctx_ptr ctx) {
+void add_cleanup_logs_route(http::router& r, ctx_ptr ctx) {
   static const std::vector<route_row> rows{
-      {"PUT", "/api/v1/trials/{trial_id}/retain_logs", &retain_trial_logs,
-       access::users_only},
       {"POST", "/api/v1/cleanup_logs", &cleanup_logs, access::admin},
   };
   add_routes(r, ctx, rows);

@@ -2,9 +2,10 @@
 
 // Experiment routes beside the basic ones (api/experiment_handlers.hpp),
 // each a route_fn of the experiment family's table
-// (api/experiment_routes.cpp), and the log-retention routes of trials and
-// the whole cluster. Each answers through the responder: a bad id, query
-// or body at once (400 naming it), the rest from the bridge.
+// (api/experiment_routes.cpp), a trial's log retention (a row of
+// api/trial_routes.cpp) and the cluster-wide log cleanup. Each answers
+// through the responder: a bad id, query or body at once (400 naming it),
+// the rest from the bridge.
 
 #include "api/route_util.hpp"
 #include "http/router.hpp"
@@ -42,7 +43,11 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
                          const http::responder& res);
 
 /// PUT /api/v1/trials/{trial_id}/retain_logs (`det trial set
-/// log-retention`) and POST /api/v1/cleanup_logs (admins).
-void add_log_retention_routes(http::router& r, ctx_ptr ctx);
+/// log-retention`, a row of api/trial_routes.cpp). A trial's token: 403.
+void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+
+/// POST /api/v1/cleanup_logs (admins; a one-row table).
+void add_cleanup_logs_route(http::router& r, ctx_ptr ctx);
 
 } // namespace det::api

@@ -13,6 +13,7 @@
 #include "api/api_records.hpp"
 #include "api/api_runs.hpp"
 #include "api/api_tasks.hpp"
+#include "api/api_trials.hpp"
 #include "api/api_unmanaged.hpp"
 #include "api/durable_feed.hpp"
 #include "api/experiment_routes.hpp"
@@ -22,6 +23,7 @@
 #include "api/route_util.hpp"
 #include "api/simulate_routes.hpp"
 #include "api/templates.hpp"
+#include "api/trial_routes.hpp"
 #include "api/views.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/json_fields.hpp"
@@ -41,66 +43,6 @@ using http::responder;
 namespace {
 
 // -- trial side --------------------------------------------------------------
-
-void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res) {
-  auto trial_id = id_param(req, res, "trial_id");
-  auto body = trial_id ? json_body(req, res) : std::nullopt;
-  if (!body)
-    return;
-  auto m = get_field_or(*body, "metrics", json::object());
-  require_object(m, "field 'metrics'");
-  // Any group upstream keeps (absent is empty, as in upstream's proto).
-  auto group = get_field_or(*body, "group", std::string{});
-  if (auto why = metric_group_problem(group); !why.empty())
-    return res.send_error(grpc_code::invalid_argument, "group " + why);
-  auto steps = get_field_or(m, "stepsCompleted", int64_t{0});
-  auto inner = get_field_or(m, "metrics", json::object());
-  require_object(inner, "field 'metrics.metrics'");
-  auto avg = get_field_or(inner, "avgMetrics", json::object());
-  require_object(avg, "field 'metrics.metrics.avgMetrics'");
-  post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
-                     avg](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        [trial_id](const state::cluster_state& s, int64_t) {
-          return trial_allocation(s, trial_id);
-        },
-        res,
-        [ctx, req, res, self, trial_id, group, steps, avg](json j) {
-          if (j.is_null())
-            return res.send_error(grpc_code::not_found,
-                                  "trial " + std::to_string(trial_id)
-                                      + " not found");
-          auto alloc = j.value("allocation_id", std::string{});
-          // A user's session reports for an unmanaged trial, and for a
-          // managed one that is not running.
-          bool unmanaged = j.value("unmanaged", false);
-          if ((unmanaged || alloc.empty())
-              && req.principal.allocation_id.empty())
-            return record_write(ctx, req, res,
-                                unmanaged ? "unmanaged.metrics"
-                                          : "trial.user_metrics",
-                                {{"trialId", trial_id},
-                                 {"group", group},
-                                 {"steps", steps},
-                                 {"metrics", avg}},
-                                [ctx, res](caf::event_based_actor*, json) {
-                                  send_written(ctx, res, "{}");
-                                });
-          if (alloc.empty())
-            return res.send_error(grpc_code::failed_precondition,
-                                  "trial " + std::to_string(trial_id)
-                                      + " has no live allocation");
-          if (!authorized(ctx, req, res, alloc))
-            return;
-          self->request(ctx->master, ctx->request_timeout, metrics_atom::value,
-                        alloc, group, steps, avg.dump())
-              .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-                    [res](caf::error& err) { fail(res, err); });
-        });
-  });
-}
 
 void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
@@ -218,7 +160,8 @@ size_t request_body_limit(std::string_view method, std::string_view path,
 }
 
 const std::vector<const route_family*>& route_families() {
-  static const std::vector<const route_family*> families{&experiment_routes()};
+  static const std::vector<const route_family*> families{&experiment_routes(),
+                                                         &trial_routes()};
   return families;
 }
 
@@ -227,7 +170,6 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_task_routes(r, ctx);
   add_auth_routes(r, ctx);
   add_cluster_routes(r, ctx);
-  add_metric_routes(r, ctx);
   // Both answers are fixed for the life of the process: rendered once.
   auto info_text = json{
       {"version", ctx->version},
@@ -270,10 +212,6 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
               },
               "");
         });
-  r.post("/api/v1/trials/{trial_id}/metrics",
-         [ctx](http::http_request req, responder res) {
-           report_metrics(ctx, req, res);
-         });
   r.post("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
     report_checkpoint(ctx, req, res);
   });
@@ -287,7 +225,6 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
              res.send_json("{}");
          });
   add_trial_routes(r, ctx);
-  add_unmanaged_routes(r, ctx);
   add_run_routes(r, ctx);
   add_job_routes(r, ctx);
   add_resource_routes(r, ctx);
@@ -298,7 +235,7 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_model_routes(r, ctx);
   add_webhook_routes(r, ctx);
   add_config_policy_routes(r, ctx);
-  add_log_retention_routes(r, ctx);
+  add_cleanup_logs_route(r, ctx);
   for (const auto* family : route_families())
     add_routes(r, ctx, family->rows);
   add_project_experiment_routes(r, ctx);

@@ -129,7 +129,4 @@ std::string allocation_token(const http::http_request& req);
 bool authorized(const ctx_ptr& ctx, const http::http_request& req,
                 const http::responder& res, const std::string& allocation_id);
 
-/// Registers the trial-side routes of api_trials.cpp.
-void add_trial_routes(http::router& r, ctx_ptr ctx);
-
 } // namespace det::api
