@@ -18,6 +18,7 @@
 #include "api/durable_feed.hpp"
 #include "api/experiment_routes.hpp"
 #include "api/pool_views.hpp"
+#include "api/project_routes.hpp"
 #include "api/queue_routes.hpp"
 #include "api/resource_routes.hpp"
 #include "api/route_util.hpp"
@@ -160,8 +161,8 @@ size_t request_body_limit(std::string_view method, std::string_view path,
 }
 
 const std::vector<const route_family*>& route_families() {
-  static const std::vector<const route_family*> families{&experiment_routes(),
-                                                         &trial_routes()};
+  static const std::vector<const route_family*> families{
+      &experiment_routes(), &trial_routes(), &project_routes()};
   return families;
 }
 
@@ -238,7 +239,6 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_cleanup_logs_route(r, ctx);
   for (const auto* family : route_families())
     add_routes(r, ctx, family->rows);
-  add_project_experiment_routes(r, ctx);
 }
 
 } // namespace det::api
