@@ -24,7 +24,9 @@ namespace det::api {
 /// Who may call a route. The guard (api_auth.cpp) decides `anyone` and
 /// `signed_in` before any route runs; the other two are checked after it.
 enum class access {
-  /// No session needed: the guard's public routes (api_auth.cpp).
+  /// No session needed. The guard's own list makes a route public
+  /// (is_public() in api_auth.cpp: /info, GET /api/v1/master, the login);
+  /// marking a row `anyone` does not, so a row may say it only of those.
   anyone,
   /// Any principal the guard admits: a user's session, a task owner's
   /// token, or a trial's allocation token within its own trial, allocation
