@@ -5,8 +5,8 @@
 // cluster message): writing an account event through the master, and the
 // upstream JSON of a user.
 
+#include "api/api_context.hpp"
 #include "api/auth_directory.hpp"
-#include "api/master_api.hpp"
 #include "http/router.hpp"
 #include "util/text.hpp"
 

@@ -17,7 +17,7 @@
 // waits for the durable acknowledgement before it updates the
 // auth_directory and answers, so a restart keeps everyone logged in.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "http/router.hpp"
 
 #include <caf/actor_system.hpp>

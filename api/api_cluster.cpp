@@ -205,6 +205,8 @@ void trial_logs_route(const ctx_ptr& ctx, const http_request& req,
        });
 }
 
+} // namespace
+
 void kill_trial(const ctx_ptr& ctx, const http_request& req,
                 const responder& res) {
   auto id = id_param(req, res, "trial_id");
@@ -217,6 +219,8 @@ void kill_trial(const ctx_ptr& ctx, const http_request& req,
               [res](caf::error& err) { res.send(http::error_response(err)); });
   });
 }
+
+namespace {
 
 /// POST /api/v1/agents/{agent_id}/enable and .../disable (body
 /// {"drain": bool}): admins only.
@@ -379,6 +383,86 @@ void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
+void experiment_checkpoints(const ctx_ptr& ctx, const http_request& req,
+                            const responder& res) {
+  answer_checkpoints(ctx, req, res, "id", "experiment",
+                     &experiment_checkpoints_response);
+}
+
+void list_experiments(const ctx_ptr& ctx, const http_request& req,
+                      const responder& res) {
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  // Filters and orders beyond the CLI's: api/experiment_query.hpp.
+  auto q = experiment_query_of(req, res);
+  if (!q)
+    return;
+  if (!q->cli_list())
+    return answer_experiments_query(ctx, req, res, *q, *p);
+  experiment_filter f{q->users, q->archived};
+  if (ctx->reads)
+    return answer_coded_read(
+        ctx, req, res,
+        [f, p = *p](const read::read_view& v, body_coding coding) {
+          return experiments_page_text(v, f, p, coding);
+        });
+  answer_view(
+      ctx, req, res,
+      [f, p = *p](const state::cluster_state& s, int64_t) {
+        return experiments_page(s, f, p);
+      },
+      "");
+}
+
+void get_trial(const ctx_ptr& ctx, const http_request& req,
+               const responder& res) {
+  auto id = id_param(req, res, "trial_id");
+  if (!id)
+    return;
+  // The latest progress the trial reported (kept in memory, beside the
+  // state) joins the state's view of it.
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [id](const state::cluster_state& s, int64_t) {
+          return trial_response(s, id);
+        },
+        res,
+        [ctx, res, id](json j) {
+          if (j.is_null()) {
+            res.send_error(grpc_code::not_found,
+                           "trial " + std::to_string(id) + " not found");
+            return;
+          }
+          if (auto p = ctx->progress->get(id))
+            j["trial"]["progress"] = *p;
+          res.send_json(j.dump());
+        });
+  });
+}
+
+void get_trial_logs(const ctx_ptr& ctx, const http_request& req,
+                    const responder& res) {
+  trial_logs_route(ctx, req, res, id_param(req, res, "trial_id"));
+}
+
+// The values the logs' filters can take: one result line (with follow
+// too: the CLI and SDK read the first).
+void get_trial_log_fields(const ctx_ptr& ctx, const http_request& req,
+                          const responder& res) {
+  if (auto id = id_param(req, res, "trial_id"))
+    res.send(http::http_response::json(
+        200,
+        http::result_line(log_fields(ctx->logs->since(*id)).dump()) + "\n"));
+}
+
+void get_trial_checkpoints(const ctx_ptr& ctx, const http_request& req,
+                           const responder& res) {
+  answer_checkpoints(ctx, req, res, "trial_id", "trial",
+                     &trial_checkpoints_response);
+}
+
 void add_cluster_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/agents/{agent_id}/slots/{slot_id}/enable",
          [ctx](http_request req, responder res) {
@@ -463,37 +547,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           },
           "");
   });
-  r.get("/api/v1/trials/{trial_id}", [ctx](http_request req, responder res) {
-    auto id = id_param(req, res, "trial_id");
-    if (!id)
-      return;
-    // The latest progress the trial reported (kept in memory, beside the
-    // state) joins the state's view of it.
-    post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
-      ask_view(
-          ctx, self,
-          [id](const state::cluster_state& s, int64_t) {
-            return trial_response(s, id);
-          },
-          res,
-          [ctx, res, id](json j) {
-            if (j.is_null()) {
-              res.send_error(grpc_code::not_found,
-                             "trial " + std::to_string(id) + " not found");
-              return;
-            }
-            if (auto p = ctx->progress->get(id))
-              j["trial"]["progress"] = *p;
-            res.send_json(j.dump());
-          });
-    });
-  });
-  r.post("/api/v1/trials/{trial_id}/kill",
-         [ctx](http_request req, responder res) { kill_trial(ctx, req, res); });
-  r.get("/api/v1/trials/{trial_id}/logs",
-        [ctx](http_request req, responder res) {
-          trial_logs_route(ctx, req, res, id_param(req, res, "trial_id"));
-        });
   // `det task logs`: a trial's task id names the trial.
   r.get("/api/v1/tasks/{task_id}/logs", [ctx](http_request req, responder res) {
     auto id = state::trial_of_task_id(req.param("task_id"));
@@ -507,15 +560,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
                          + " not found");
     trial_logs_route(ctx, req, res, id, req.param("task_id"));
   });
-  // The values the logs' filters can take: one result line (with follow
-  // too: the CLI and SDK read the first).
-  r.get("/api/v1/trials/{trial_id}/logs/fields",
-        [ctx](http_request req, responder res) {
-          if (auto id = id_param(req, res, "trial_id"))
-            res.send(http::http_response::json(
-                200, http::result_line(log_fields(ctx->logs->since(*id)).dump())
-                         + "\n"));
-        });
   r.get("/api/v1/tasks/{task_id}/logs/fields", [ctx](http_request req,
                                                      responder res) {
     // A trial's task: its lines; another task's: its own.
@@ -533,16 +577,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
     res.send(http::http_response::json(200, http::result_line(fields.dump())
                                                 + "\n"));
   });
-  r.get("/api/v1/trials/{trial_id}/checkpoints",
-        [ctx](http_request req, responder res) {
-          answer_checkpoints(ctx, req, res, "trial_id", "trial",
-                             &trial_checkpoints_response);
-        });
-  r.get("/api/v1/experiments/{id}/checkpoints",
-        [ctx](http_request req, responder res) {
-          answer_checkpoints(ctx, req, res, "id", "experiment",
-                             &experiment_checkpoints_response);
-        });
   r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
     auto uuid = req.param("uuid");
     answer_view(
@@ -551,30 +585,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
           return checkpoint_response(s, uuid);
         },
         "checkpoint " + uuid + " not found");
-  });
-  r.get("/api/v1/experiments", [ctx](http_request req, responder res) {
-    auto p = page_of(req, res);
-    if (!p)
-      return;
-    // Filters and orders beyond the CLI's: api/experiment_query.hpp.
-    auto q = experiment_query_of(req, res);
-    if (!q)
-      return;
-    if (!q->cli_list())
-      return answer_experiments_query(ctx, req, res, *q, *p);
-    experiment_filter f{q->users, q->archived};
-    if (ctx->reads)
-      return answer_coded_read(
-          ctx, req, res,
-          [f, p = *p](const read::read_view& v, body_coding coding) {
-            return experiments_page_text(v, f, p, coding);
-          });
-    answer_view(
-        ctx, req, res,
-        [f, p = *p](const state::cluster_state& s, int64_t) {
-          return experiments_page(s, f, p);
-        },
-        "");
   });
 }
 

@@ -3,6 +3,7 @@
 #include "actors/master_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/api_bridge.hpp"
+#include "api/route_table.hpp"
 #include "api/trial_logs.hpp"
 #include "api/views.hpp"
 #include "conf/yaml_tree.hpp"
@@ -46,6 +47,8 @@ json preview_checkpoint(const state::trial_info& t,
   }
   return out;
 }
+
+} // namespace
 
 /// GET /experiments/{id}/preview_gc?save_experiment_best=N&... (a legacy
 /// route, outside /api/v1, as upstream serves it).
@@ -144,6 +147,8 @@ void delete_tensorboard_files(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
+namespace {
+
 /// PUT /api/v1/experiments/{id}/retain_logs and
 /// /api/v1/trials/{id}/retain_logs, body {"numDays": N}: decided on the
 /// master's state and recorded in the same turn.
@@ -177,29 +182,16 @@ void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
-/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins): drops now
-/// the logs of every ended trial past its retention, as the collector's
-/// tick would; answers the count of lines dropped.
-void cleanup_logs(const ctx_ptr& ctx, const http::http_request& req,
-                  const responder& res) {
-  if (!require_admin(req, res))
-    return;
-  post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        [](const state::cluster_state& s, int64_t now_us) -> json {
-          return trials_with_expired_logs(s, now_us);
-        },
-        res,
-        [ctx, res](json ids) {
-          size_t removed = 0;
-          if (ctx->logs && ids.is_array())
-            removed = ctx->logs->erase(ids.get<std::vector<int64_t>>());
-          log::info() << "cleanup_logs: " << removed << " log lines of "
-                      << ids.size() << " trial(s) past their retention";
-          res.send_json(json{{"removedCount", std::to_string(removed)}}.dump());
-        });
-  });
+} // namespace
+
+void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  retain_logs(ctx, req, res, true);
+}
+
+void retain_experiment_logs(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  retain_logs(ctx, req, res, false);
 }
 
 /// POST /api/v1/preview-hp-search {"config": {...}} (`det preview-search`):
@@ -231,8 +223,6 @@ void preview_hp_search(const ctx_ptr& ctx, const http::http_request& req,
          res.send_json(json{{"summary", std::move(*summary)}}.dump());
        });
 }
-
-} // namespace
 
 /// POST /api/v1/experiments/continue {"id", "overrideConfig": YAML text}
 /// (`det experiment continue`): the override merged over the experiment's
@@ -312,34 +302,39 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
-void add_experiment_more_routes(http::router& r, ctx_ptr ctx) {
-  r.post("/api/v1/experiments/continue",
-         [ctx](http::http_request req, responder res) {
-           continue_experiment(ctx, req, res);
-         });
-  r.put("/api/v1/experiments/{id}/retain_logs",
-        [ctx](http::http_request req, responder res) {
-          retain_logs(ctx, req, res, false);
+namespace {
+
+/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins: the route
+/// table checks): drops now the logs of every ended trial past its
+/// retention, as the collector's tick would; answers the count of lines
+/// dropped.
+void cleanup_logs(const ctx_ptr& ctx, const http::http_request&,
+                  const responder& res) {
+  post(ctx->bridge, [ctx, res](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [](const state::cluster_state& s, int64_t now_us) -> json {
+          return trials_with_expired_logs(s, now_us);
+        },
+        res,
+        [ctx, res](json ids) {
+          size_t removed = 0;
+          if (ctx->logs && ids.is_array())
+            removed = ctx->logs->erase(ids.get<std::vector<int64_t>>());
+          log::info() << "cleanup_logs: " << removed << " log lines of "
+                      << ids.size() << " trial(s) past their retention";
+          res.send_json(json{{"removedCount", std::to_string(removed)}}.dump());
         });
-  r.put("/api/v1/trials/{trial_id}/retain_logs",
-        [ctx](http::http_request req, responder res) {
-          retain_logs(ctx, req, res, true);
-        });
-  r.del("/api/v1/experiments/{id}/tensorboard-files",
-        [ctx](http::http_request req, responder res) {
-          delete_tensorboard_files(ctx, req, res);
-        });
-  r.post("/api/v1/preview-hp-search",
-         [ctx](http::http_request req, responder res) {
-           preview_hp_search(ctx, req, res);
-         });
-  r.post("/api/v1/cleanup_logs", [ctx](http::http_request req, responder res) {
-    cleanup_logs(ctx, req, res);
   });
-  r.get("/experiments/{id}/preview_gc",
-        [ctx](http::http_request req, responder res) {
-          preview_gc(ctx, req, res);
-        });
+}
+
+} // namespace
+
+void add_cleanup_logs_route(http::router& r, ctx_ptr ctx) {
+  static const std::vector<route_row> rows{
+      {"POST", "/api/v1/cleanup_logs", &cleanup_logs, access::admin},
+  };
+  add_routes(r, ctx, rows);
 }
 
 } // namespace det::api

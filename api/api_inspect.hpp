@@ -18,7 +18,8 @@
 // no I/O thread or actor waits on PostgreSQL; at most 32 queries queue,
 // beyond that the answer is 503.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
+#include "http/router.hpp"
 
 namespace det::api {
 

@@ -546,41 +546,40 @@ void timeline_route(const std::shared_ptr<log_reader>& reader,
 
 } // namespace
 
-void add_metric_routes(http::router& r, ctx_ptr ctx) {
-  // Its own connection: a history load does not wait behind det-inspect's
-  // queries, nor they behind it.
-  std::shared_ptr<log_reader> reader;
-  if (!ctx->db_url.empty())
-    reader = std::make_shared<log_reader>(ctx->db_url);
-  r.get("/api/v1/trials/metrics/trial_metrics",
-        [ctx, reader](http_request req, responder res) {
-          if (user_only(req, res))
-            stream_route(ctx, reader, req, res, "");
-        });
-  r.get("/api/v1/trials/metrics/training_metrics",
-        [ctx, reader](http_request req, responder res) {
-          if (user_only(req, res))
-            stream_route(ctx, reader, req, res, "training");
-        });
-  r.get("/api/v1/trials/metrics/validation_metrics",
-        [ctx, reader](http_request req, responder res) {
-          if (user_only(req, res))
-            stream_route(ctx, reader, req, res, "validation");
-        });
-  r.get("/api/v1/trials/{trial_id}/workloads",
-        [ctx, reader](http_request req, responder res) {
-          workloads_route(ctx, reader, req, res);
-        });
-  r.get("/api/v1/trials/{trial_id}/timeline",
-        [reader](http_request req, responder res) {
-          if (user_only(req, res))
-            timeline_route(reader, req, res);
-        });
-  r.get("/api/v1/trials/time-series",
-        [ctx, reader](http_request req, responder res) {
-          if (user_only(req, res))
-            time_series_route(ctx, reader, req, res);
-        });
+void trial_metrics_stream(const ctx_ptr& ctx, const http::http_request& req,
+                          const http::responder& res) {
+  if (user_only(req, res))
+    stream_route(ctx, ctx->metric_reader, req, res, "");
+}
+
+void training_metrics_stream(const ctx_ptr& ctx, const http::http_request& req,
+                             const http::responder& res) {
+  if (user_only(req, res))
+    stream_route(ctx, ctx->metric_reader, req, res, "training");
+}
+
+void validation_metrics_stream(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const http::responder& res) {
+  if (user_only(req, res))
+    stream_route(ctx, ctx->metric_reader, req, res, "validation");
+}
+
+void trial_workloads(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res) {
+  workloads_route(ctx, ctx->metric_reader, req, res);
+}
+
+void trial_timeline(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res) {
+  if (user_only(req, res))
+    timeline_route(ctx->metric_reader, req, res);
+}
+
+void trial_time_series(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res) {
+  if (user_only(req, res))
+    time_series_route(ctx, ctx->metric_reader, req, res);
 }
 
 } // namespace det::api

@@ -21,13 +21,26 @@
 // exist), their reports on the log reader's thread. A trial's allocation
 // token is refused (403): it could name other trials.
 
-#include "api/master_api.hpp"
-#include "http/router.hpp"
+#include "api/route_util.hpp"
 
 #include <memory>
 
 namespace det::api {
 
-void add_metric_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+/// The handlers, rows of the trial family's table
+/// (api/trial_routes.cpp); ctx->metric_reader reads the reports.
+void trial_metrics_stream(const ctx_ptr& ctx, const http::http_request& req,
+                          const http::responder& res);
+void training_metrics_stream(const ctx_ptr& ctx, const http::http_request& req,
+                             const http::responder& res);
+void validation_metrics_stream(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const http::responder& res);
+void trial_workloads(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res);
+void trial_timeline(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void trial_time_series(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
 
 } // namespace det::api

@@ -482,26 +482,56 @@ void project_view(const ctx_ptr& ctx, const http::http_request& req,
 
 } // namespace
 
-void add_project_experiment_routes(http::router& r, ctx_ptr ctx) {
-  for (auto [name, action] : {std::pair{"pause", bulk_action::pause},
-                              std::pair{"activate", bulk_action::activate},
-                              std::pair{"cancel", bulk_action::cancel},
-                              std::pair{"kill", bulk_action::kill},
-                              std::pair{"archive", bulk_action::archive},
-                              std::pair{"unarchive", bulk_action::unarchive},
-                              std::pair{"delete", bulk_action::remove}})
-    r.post(std::string{"/api/v1/projects/{projectId}/experiments/"} + name,
-           [ctx, action = action](http::http_request req, responder res) {
-             bulk_route(ctx, req, res, action);
-           });
-  r.get("/api/v1/projects/{id}/columns",
-        [ctx](http::http_request req, responder res) {
-          project_view(ctx, req, res, project_columns);
-        });
-  r.get("/api/v1/projects/{id}/experiments/metric-ranges",
-        [ctx](http::http_request req, responder res) {
-          project_view(ctx, req, res, metric_ranges);
-        });
+void pause_project_experiments(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::pause);
+}
+
+void activate_project_experiments(const ctx_ptr& ctx,
+                                  const http::http_request& req,
+                                  const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::activate);
+}
+
+void cancel_project_experiments(const ctx_ptr& ctx,
+                                const http::http_request& req,
+                                const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::cancel);
+}
+
+void kill_project_experiments(const ctx_ptr& ctx, const http::http_request& req,
+                              const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::kill);
+}
+
+void archive_project_experiments(const ctx_ptr& ctx,
+                                 const http::http_request& req,
+                                 const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::archive);
+}
+
+void unarchive_project_experiments(const ctx_ptr& ctx,
+                                   const http::http_request& req,
+                                   const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::unarchive);
+}
+
+void delete_project_experiments(const ctx_ptr& ctx,
+                                const http::http_request& req,
+                                const responder& res) {
+  bulk_route(ctx, req, res, bulk_action::remove);
+}
+
+void get_project_columns(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  project_view(ctx, req, res, project_columns);
+}
+
+void get_project_metric_ranges(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const responder& res) {
+  project_view(ctx, req, res, metric_ranges);
 }
 
 } // namespace det::api

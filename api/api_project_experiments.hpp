@@ -26,11 +26,36 @@
 //   training metric name, the least and greatest of the project's trials'
 //   latest values ({"ranges": [{metricsName, min, max}]}).
 
+// Each a row of api/project_routes.cpp.
+
 #include "api/route_util.hpp"
-#include "http/router.hpp"
 
 namespace det::api {
 
-void add_project_experiment_routes(http::router& r, ctx_ptr ctx);
+void pause_project_experiments(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const http::responder& res);
+void activate_project_experiments(const ctx_ptr& ctx,
+                                  const http::http_request& req,
+                                  const http::responder& res);
+void cancel_project_experiments(const ctx_ptr& ctx,
+                                const http::http_request& req,
+                                const http::responder& res);
+void kill_project_experiments(const ctx_ptr& ctx, const http::http_request& req,
+                              const http::responder& res);
+void archive_project_experiments(const ctx_ptr& ctx,
+                                 const http::http_request& req,
+                                 const http::responder& res);
+void unarchive_project_experiments(const ctx_ptr& ctx,
+                                   const http::http_request& req,
+                                   const http::responder& res);
+void delete_project_experiments(const ctx_ptr& ctx,
+                                const http::http_request& req,
+                                const http::responder& res);
+void get_project_columns(const ctx_ptr& ctx, const http::http_request& req,
+                         const http::responder& res);
+void get_project_metric_ranges(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const http::responder& res);
 
 } // namespace det::api

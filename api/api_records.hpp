@@ -44,6 +44,33 @@ bool descending_query(const http::http_request& req, const http::responder& res,
 
 void add_workspace_routes(http::router& r, ctx_ptr ctx);
 
+/// The project routes, rows of api/project_routes.cpp: GET, PATCH and
+/// DELETE /api/v1/projects/{id}, POST (add one) and PUT (replace all)
+/// .../notes, POST .../archive and .../unarchive, POST
+/// /api/v1/projects/{projectId}/move. Deleting, archiving or unarchiving
+/// the default project: 403 for a non-admin (the core refuses admins).
+void get_project(const ctx_ptr& ctx, const http::http_request& req,
+                 const http::responder& res);
+void edit_project(const ctx_ptr& ctx, const http::http_request& req,
+                  const http::responder& res);
+void delete_project(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void add_project_note(const ctx_ptr& ctx, const http::http_request& req,
+                      const http::responder& res);
+void put_project_notes(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+void archive_project(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res);
+void unarchive_project(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+void move_project(const ctx_ptr& ctx, const http::http_request& req,
+                  const http::responder& res);
+
+/// POST /api/v1/experiments/{id}/move (a row of api/experiment_routes.cpp):
+/// to `destinationProjectId`, as record command experiment.move.
+void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res);
+
 /// api_namespaces.cpp: a body's clusterNamespaceMeta as {cluster name:
 /// namespace} ("" for the default namespace; with `patch`, a meta without
 /// a namespace unbinds), empty when absent; nothing once answered 400

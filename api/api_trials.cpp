@@ -1,10 +1,12 @@
 // The trial-side REST routes an unmodified Core API script (determined
-// 0.38.1) calls besides metrics, checkpoints and preemption (master_api.cpp):
-// run start, progress, runner state, early exit, the context directory,
-// task logs. Each is authorized with the
-// allocation token of the trial it names (docs/agent_protocol.md).
+// 0.38.1) calls besides checkpoints and preemption (master_api.cpp):
+// metrics, run start, progress, runner state, early exit, the context
+// directory, task logs. Each is authorized with the allocation token of
+// the trial it names (docs/agent_protocol.md).
+#include "api/api_trials.hpp"
 
 #include "actors/model_def_actor.hpp"
+#include "api/api_records.hpp"
 #include "api/route_util.hpp"
 #include "api/task_access.hpp"
 #include "api/views.hpp"
@@ -12,6 +14,7 @@
 #include "http/grpc_error.hpp"
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
+#include "messages/metric_group.hpp"
 #include "state/queries.hpp"
 #include "util/log.hpp"
 
@@ -91,6 +94,8 @@ void run_start(const ctx_ptr& ctx, const http::http_request& req,
                         });
 }
 
+} // namespace
+
 void report_progress(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
   auto id = id_param(req, res, "trial_id");
@@ -111,6 +116,8 @@ void report_progress(const ctx_ptr& ctx, const http::http_request& req,
         res.send_json("{}");
       });
 }
+
+namespace {
 
 /// A task's context (`det cmd run -c DIR`): for the task's own allocation
 /// token, its owner and admins (anyone else: 404, as for a task that does
@@ -245,22 +252,80 @@ void post_task_logs(const ctx_ptr& ctx, const http::http_request& req,
 
 } // namespace
 
+void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto trial_id = id_param(req, res, "trial_id");
+  auto body = trial_id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  auto m = get_field_or(*body, "metrics", json::object());
+  require_object(m, "field 'metrics'");
+  // Any group upstream keeps (absent is empty, as in upstream's proto).
+  auto group = get_field_or(*body, "group", std::string{});
+  if (auto why = metric_group_problem(group); !why.empty())
+    return res.send_error(grpc_code::invalid_argument, "group " + why);
+  auto steps = get_field_or(m, "stepsCompleted", int64_t{0});
+  auto inner = get_field_or(m, "metrics", json::object());
+  require_object(inner, "field 'metrics.metrics'");
+  auto avg = get_field_or(inner, "avgMetrics", json::object());
+  require_object(avg, "field 'metrics.metrics.avgMetrics'");
+  post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
+                     avg](caf::event_based_actor* self) {
+    ask_view(
+        ctx, self,
+        [trial_id](const state::cluster_state& s, int64_t) {
+          return trial_allocation(s, trial_id);
+        },
+        res,
+        [ctx, req, res, self, trial_id, group, steps, avg](json j) {
+          if (j.is_null())
+            return res.send_error(grpc_code::not_found,
+                                  "trial " + std::to_string(trial_id)
+                                      + " not found");
+          auto alloc = j.value("allocation_id", std::string{});
+          // A user's session reports for an unmanaged trial, and for a
+          // managed one that is not running.
+          bool unmanaged = j.value("unmanaged", false);
+          if ((unmanaged || alloc.empty())
+              && req.principal.allocation_id.empty())
+            return record_write(ctx, req, res,
+                                unmanaged ? "unmanaged.metrics"
+                                          : "trial.user_metrics",
+                                {{"trialId", trial_id},
+                                 {"group", group},
+                                 {"steps", steps},
+                                 {"metrics", avg}},
+                                [ctx, res](caf::event_based_actor*, json) {
+                                  send_written(ctx, res, "{}");
+                                });
+          if (alloc.empty())
+            return res.send_error(grpc_code::failed_precondition,
+                                  "trial " + std::to_string(trial_id)
+                                      + " has no live allocation");
+          if (!authorized(ctx, req, res, alloc))
+            return;
+          self->request(ctx->master, ctx->request_timeout, metrics_atom::value,
+                        alloc, group, steps, avg.dump())
+              .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                    [res](caf::error& err) { fail(res, err); });
+        });
+  });
+}
+
+void report_runner_metadata(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  acknowledge(ctx, req, res, "trial_id", "runner state");
+}
+
+void report_early_exit(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  acknowledge(ctx, req, res, "trial_id", "exits early:");
+}
+
 void add_trial_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/runs/start", [ctx](http::http_request req, responder res) {
     run_start(ctx, req, res);
   });
-  r.post("/api/v1/trials/{trial_id}/progress",
-         [ctx](http::http_request req, responder res) {
-           report_progress(ctx, req, res);
-         });
-  r.post("/api/v1/trials/{trial_id}/runner/metadata",
-         [ctx](http::http_request req, responder res) {
-           acknowledge(ctx, req, res, "trial_id", "runner state");
-         });
-  r.post("/api/v1/trials/{trial_id}/early_exit",
-         [ctx](http::http_request req, responder res) {
-           acknowledge(ctx, req, res, "trial_id", "exits early:");
-         });
   r.get("/api/v1/tasks/{task_id}/context_directory",
         [ctx](http::http_request req, responder res) {
           context_directory(ctx, req, res);

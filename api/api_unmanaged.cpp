@@ -156,62 +156,65 @@ void create_unmanaged_experiment(const ctx_ptr& ctx,
                          });
 }
 
-void add_unmanaged_routes(http::router& r, ctx_ptr ctx) {
-  r.put("/api/v1/experiments/by-external-id/{external_id}",
-        [ctx](http::http_request req, responder res) {
-          auto body = json_body(req, res);
-          if (!body)
-            return;
-          auto ext = external_id(req.param("external_id"), res,
-                                 "externalExperimentId");
-          if (ext)
-            create_unmanaged_experiment(ctx, req, res, *body, *ext);
-        });
-  r.post("/api/v1/trials", [ctx](http::http_request req, responder res) {
-    auto body = json_body(req, res);
-    if (body && user_session(req, res))
-      create_trial(ctx, req, res, *body, "");
-  });
-  r.put("/api/v1/trials", [ctx](http::http_request req, responder res) {
-    auto body = json_body(req, res);
-    if (!body || !user_session(req, res))
-      return;
-    auto ext =
-        external_id(get_field_or(*body, "externalTrialId", std::string{}), res,
-                    "externalTrialId");
-    if (ext)
-      create_trial(ctx, req, res,
-                   get_field_or(*body, "createTrialRequest", json::object()),
-                   *ext);
-  });
-  r.post("/api/v1/trials/{trial_id}/start",
-         [ctx](http::http_request req, responder res) {
-           auto id = id_param(req, res, "trial_id");
-           auto body = id ? json_body(req, res) : std::nullopt;
-           if (!body || !user_session(req, res))
-             return;
-           auto resume = get_field_or(*body, "resume", json(false));
-           if (!resume.is_boolean())
-             return res.send_error(grpc_code::invalid_argument,
-                                   "resume: expected true or false");
-           record_write(ctx, req, res, "unmanaged.start",
-                        {{"trialId", *id}, {"resume", resume}},
-                        [ctx, res](caf::event_based_actor*, json reply) {
-                          send_written(ctx, res, reply.dump());
-                        });
-         });
-  r.patch("/api/v1/trials/{trial_id}", [ctx](http::http_request req,
-                                             responder res) {
-    auto id = id_param(req, res, "trial_id");
-    auto body = id ? json_body(req, res) : std::nullopt;
-    if (!body || !user_session(req, res))
-      return;
-    json args{{"trialId", *id}};
-    if (auto s = body->find("state"); s != body->end() && !s->is_null())
-      args["state"] = *s;
-    record_write_then_view(ctx, req, res, "unmanaged.patch", std::move(args),
-                           [id = *id](const json&) { return trial_view(id); });
-  });
+void put_experiment_by_external_id(const ctx_ptr& ctx,
+                                   const http::http_request& req,
+                                   const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto ext = external_id(req.param("external_id"), res, "externalExperimentId");
+  if (ext)
+    create_unmanaged_experiment(ctx, req, res, *body, *ext);
+}
+
+void create_trial_route(const ctx_ptr& ctx, const http::http_request& req,
+                        const responder& res) {
+  auto body = json_body(req, res);
+  if (body && user_session(req, res))
+    create_trial(ctx, req, res, *body, "");
+}
+
+void put_trial(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res) {
+  auto body = json_body(req, res);
+  if (!body || !user_session(req, res))
+    return;
+  auto ext = external_id(get_field_or(*body, "externalTrialId", std::string{}),
+                         res, "externalTrialId");
+  if (ext)
+    create_trial(ctx, req, res,
+                 get_field_or(*body, "createTrialRequest", json::object()),
+                 *ext);
+}
+
+void start_trial(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  auto id = id_param(req, res, "trial_id");
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (!body || !user_session(req, res))
+    return;
+  auto resume = get_field_or(*body, "resume", json(false));
+  if (!resume.is_boolean())
+    return res.send_error(grpc_code::invalid_argument,
+                          "resume: expected true or false");
+  record_write(ctx, req, res, "unmanaged.start",
+               {{"trialId", *id}, {"resume", resume}},
+               [ctx, res](caf::event_based_actor*, json reply) {
+                 send_written(ctx, res, reply.dump());
+               });
+}
+
+void patch_trial(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  auto id = id_param(req, res, "trial_id");
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (!body || !user_session(req, res))
+    return;
+  json args{{"trialId", *id}};
+  if (auto s = body->find("state"); s != body->end() && !s->is_null())
+    args["state"] = *s;
+  record_write_then_view(ctx, req, res, "unmanaged.patch", std::move(args),
+                         [id = *id](const json&) { return trial_view(id); });
 }
 
 } // namespace det::api

@@ -21,9 +21,24 @@ void create_unmanaged_experiment(const ctx_ptr& ctx,
                                  const nlohmann::json& body,
                                  const std::string& external);
 
-/// PUT /api/v1/experiments/by-external-id/{id}, POST and PUT
-/// /api/v1/trials, POST /api/v1/trials/{id}/start, PATCH
-/// /api/v1/trials/{id}.
-void add_unmanaged_routes(http::router& r, ctx_ptr ctx);
+/// PUT /api/v1/experiments/by-external-id/{external_id} (a row of
+/// api/experiment_routes.cpp): create_unmanaged_experiment named so.
+void put_experiment_by_external_id(const ctx_ptr& ctx,
+                                   const http::http_request& req,
+                                   const http::responder& res);
+
+/// Unmanaged trials, rows of api/trial_routes.cpp: POST /api/v1/trials
+/// (create), PUT /api/v1/trials (by externalTrialId: created the first
+/// time, the same one after), POST /api/v1/trials/{trial_id}/start and
+/// PATCH /api/v1/trials/{trial_id} (its state). A trial's allocation token
+/// is refused (403) after the body is read.
+void create_trial_route(const ctx_ptr& ctx, const http::http_request& req,
+                        const http::responder& res);
+void put_trial(const ctx_ptr& ctx, const http::http_request& req,
+               const http::responder& res);
+void start_trial(const ctx_ptr& ctx, const http::http_request& req,
+                 const http::responder& res);
+void patch_trial(const ctx_ptr& ctx, const http::http_request& req,
+                 const http::responder& res);
 
 } // namespace det::api

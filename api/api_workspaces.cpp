@@ -172,15 +172,21 @@ bool default_record_forbidden(const http::http_request& req,
   return true;
 }
 
+/// Archives or unarchives record `id` (the path's) with command `op`.
+void write_archived(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res, const char* op, bool archived) {
+  auto id = id_param(req, res);
+  if (id && !default_record_forbidden(req, res, *id))
+    record_write(ctx, req, res, op, {{"id", *id}, {"archived", archived}},
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, "{}");
+                 });
+}
+
 void archive_route(http::router& r, const ctx_ptr& ctx, const char* path,
                    const char* op, bool archived) {
   r.post(path, [ctx, op, archived](http::http_request req, responder res) {
-    auto id = id_param(req, res);
-    if (id && !default_record_forbidden(req, res, *id))
-      record_write(ctx, req, res, op, {{"id", *id}, {"archived", archived}},
-                   [ctx, res](caf::event_based_actor*, json) {
-                     send_written(ctx, res, "{}");
-                   });
+    write_archived(ctx, req, res, op, archived);
   });
 }
 
@@ -253,6 +259,77 @@ void binding_route(http::router& r, const ctx_ptr& ctx, const char* method,
 }
 
 } // namespace
+
+void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  auto body = body_with_id(req, res, "id", "experimentId");
+  if (body)
+    record_write(ctx, req, res, "experiment.move", *body,
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, "{}");
+                 });
+}
+
+void get_project(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  if (auto id = id_param(req, res))
+    answer_view(ctx, req, res, project_view(*id),
+                "project " + std::to_string(*id) + " not found");
+}
+
+void edit_project(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  if (auto body = body_with_id(req, res, "id", "id"))
+    record_write_then_view(
+        ctx, req, res, "project.edit", *body,
+        [](const json& reply) { return project_view(reply.value("id", 0)); });
+}
+
+void delete_project(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  if (auto id = id_param(req, res);
+      id && !default_record_forbidden(req, res, *id))
+    record_write(ctx, req, res, "project.delete", {{"id", *id}},
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, R"({"completed":true})");
+                 });
+}
+
+void add_project_note(const ctx_ptr& ctx, const http::http_request& req,
+                      const responder& res) {
+  auto id = id_param(req, res);
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (body)
+    notes_write(ctx, req, res, {{"id", *id}, {"add", *body}});
+}
+
+void put_project_notes(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto id = id_param(req, res);
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (body)
+    notes_write(ctx, req, res,
+                {{"id", *id}, {"notes", body->value("notes", json())}});
+}
+
+void archive_project(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  write_archived(ctx, req, res, "project.archive", true);
+}
+
+void unarchive_project(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  write_archived(ctx, req, res, "project.archive", false);
+}
+
+void move_project(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  if (auto body = body_with_id(req, res, "projectId", "projectId"))
+    record_write(ctx, req, res, "project.move", *body,
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, "{}");
+                 });
+}
 
 void add_workspace_routes(http::router& r, ctx_ptr ctx) {
   r.get("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
@@ -329,64 +406,6 @@ void add_workspace_routes(http::router& r, ctx_ptr ctx) {
                 },
                 "workspace " + std::to_string(*id) + " not found");
         });
-  r.get("/api/v1/projects/{id}", [ctx](http::http_request req, responder res) {
-    if (auto id = id_param(req, res))
-      answer_view(ctx, req, res, project_view(*id),
-                  "project " + std::to_string(*id) + " not found");
-  });
-  r.patch("/api/v1/projects/{id}",
-          [ctx](http::http_request req, responder res) {
-            if (auto body = body_with_id(req, res, "id", "id"))
-              record_write_then_view(
-                  ctx, req, res, "project.edit", *body, [](const json& reply) {
-                    return project_view(reply.value("id", 0));
-                  });
-          });
-  r.del("/api/v1/projects/{id}", [ctx](http::http_request req, responder res) {
-    if (auto id = id_param(req, res);
-        id && !default_record_forbidden(req, res, *id))
-      record_write(ctx, req, res, "project.delete", {{"id", *id}},
-                   [ctx, res](caf::event_based_actor*, json) {
-                     send_written(ctx, res, R"({"completed":true})");
-                   });
-  });
-  // Notes: POST adds one (the body is the note), PUT replaces them all.
-  r.post("/api/v1/projects/{id}/notes",
-         [ctx](http::http_request req, responder res) {
-           auto id = id_param(req, res);
-           auto body = id ? json_body(req, res) : std::nullopt;
-           if (body)
-             notes_write(ctx, req, res, {{"id", *id}, {"add", *body}});
-         });
-  r.put("/api/v1/projects/{id}/notes",
-        [ctx](http::http_request req, responder res) {
-          auto id = id_param(req, res);
-          auto body = id ? json_body(req, res) : std::nullopt;
-          if (body)
-            notes_write(ctx, req, res,
-                        {{"id", *id}, {"notes", body->value("notes", json())}});
-        });
-  archive_route(r, ctx, "/api/v1/projects/{id}/archive", "project.archive",
-                true);
-  archive_route(r, ctx, "/api/v1/projects/{id}/unarchive", "project.archive",
-                false);
-  r.post("/api/v1/projects/{projectId}/move",
-         [ctx](http::http_request req, responder res) {
-           if (auto body = body_with_id(req, res, "projectId", "projectId"))
-             record_write(ctx, req, res, "project.move", *body,
-                          [ctx, res](caf::event_based_actor*, json) {
-                            send_written(ctx, res, "{}");
-                          });
-         });
-  r.post("/api/v1/experiments/{id}/move",
-         [ctx](http::http_request req, responder res) {
-           auto body = body_with_id(req, res, "id", "experimentId");
-           if (body)
-             record_write(ctx, req, res, "experiment.move", *body,
-                          [ctx, res](caf::event_based_actor*, json) {
-                            send_written(ctx, res, "{}");
-                          });
-         });
   r.get("/api/v1/resource-pools/{pool}/workspace-bindings",
         [ctx](http::http_request req, responder res) {
           auto p = page_of(req, res);

@@ -8,10 +8,11 @@
 // orderBy (ORDER_BY_ASC, ORDER_BY_DESC). Without any: every experiment, oldest
 // first (the CLI's list). Pure: the selection runs on a read replica's state.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "api/views_cluster.hpp"
 #include "http/http_message.hpp"
 #include "http/responder.hpp"
+#include "http/router.hpp"
 #include "read/read_model.hpp"
 #include "state/cluster_state.hpp"
 

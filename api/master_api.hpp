@@ -9,140 +9,15 @@
 // Trial endpoints require "Authorization: Bearer <DET_SESSION_TOKEN>": no
 // token -> 401, a token of another allocation -> 403.
 
-#include "actors/master_actor.hpp"
-#include "api/agent_addresses.hpp"
-#include "api/api_bridge.hpp"
-#include "api/auth_crypto.hpp"
-#include "api/auth_directory.hpp"
-#include "api/codec.hpp"
-#include "api/idle_watch.hpp"
-#include "api/task_logs.hpp"
-#include "api/trial_logs.hpp"
-#include "api/trial_progress.hpp"
-#include "conf/capacity.hpp"
-#include "conf/experiment_config.hpp"
-#include "conf/master_config.hpp"
+#include "api/api_context.hpp"
+#include "api/route_table.hpp"
 #include "http/router.hpp"
-#include "policy/login_throttle.hpp"
-#include "read/metrics_history.hpp"
-#include "read/read_model.hpp"
-#include "util/serial_worker.hpp"
 
-#include <caf/actor.hpp>
-
-#include <chrono>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <string>
+#include <string_view>
+#include <vector>
 
 namespace det::api {
-
-class webhook_runtime;
-
-/// The login throttle (policy/login_throttle.hpp) under its lock.
-class node_agents;
-
-struct login_limits {
-  std::mutex mu;
-  policy::login_throttle throttle;
-};
-
-struct api_context {
-  master_actor master;
-  caf::actor bridge;
-  caf::actor model_defs;
-  std::shared_ptr<trial_logs> logs;
-  /// Tasks' output and the master's lines about them (api/task_logs.hpp).
-  std::shared_ptr<task_logs> task_log_book = std::make_shared<task_logs>();
-  /// Where each det-agent connected from (api/agent_addresses.hpp): the
-  /// proxy reaches a task's environment.proxy_ports there.
-  std::shared_ptr<agent_address_book> agent_addresses =
-      std::make_shared<agent_address_book>();
-  std::shared_ptr<const session_tokens> tokens;
-  /// Users and live sessions (api_auth.hpp).
-  std::shared_ptr<auth_directory> auth = std::make_shared<auth_directory>();
-  /// The effective master config (GET /api/v1/master/config, pools).
-  std::shared_ptr<const conf::master_config> config =
-      std::make_shared<conf::master_config>();
-  conf::experiment_defaults experiment_defaults;
-  /// Largest possible capacity of each provisioned pool: a trial that can
-  /// never fit is refused at submission.
-  std::map<std::string, conf::pool_capacity> pool_capacities;
-  std::string cluster_id;
-  std::string cluster_name;
-  /// This master process: a fresh UUID at every start (upstream's masterId).
-  std::string master_id = new_uuid();
-  /// The event log's URL, for det-inspect's read-only log queries.
-  std::string db_url;
-  std::string version = "0.38.1";
-  /// Wall-clock microseconds since the epoch (tests inject their own):
-  /// access-token expiry, cluster-message windows.
-  std::function<int64_t()> wall_clock_us = [] {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
-  std::chrono::milliseconds request_timeout{std::chrono::seconds{30}};
-  /// How often a preemption long poll re-reads the state.
-  std::chrono::milliseconds preemption_poll{std::chrono::milliseconds{250}};
-  /// Failed logins by name and address (POST /api/v1/auth/login).
-  std::shared_ptr<login_limits> logins = std::make_shared<login_limits>();
-  /// Password hashing, off the I/O threads; a full queue answers 503.
-  std::shared_ptr<util::serial_worker> password_work =
-      std::make_shared<util::serial_worker>(64);
-  /// Latest reported progress per trial (in memory).
-  std::shared_ptr<trial_progress> progress = std::make_shared<trial_progress>();
-  /// The read replicas that answer reads (read/read_model.hpp); null:
-  /// reads ask the master (tests of the routes alone).
-  std::shared_ptr<read::read_model> reads;
-  /// Trials' metric reports, for learning curves (read/metrics_history.hpp);
-  /// null: the metric history routes answer 503.
-  std::shared_ptr<read::metrics_history> history;
-  /// Webhooks' sender and log patterns (api/webhook_runtime.hpp); null:
-  /// POST /webhooks/{id}/test answers 503.
-  std::shared_ptr<webhook_runtime> webhooks;
-  /// Nodes shown as agents (resource_manager type kubernetes); null: the
-  /// agent routes show the state's agents (api/node_agents.hpp).
-  std::shared_ptr<node_agents> nodes;
-  /// With resource_manager type kubernetes: checks that namespace `ns`
-  /// exists, off the calling thread, and calls `done` once, on any thread,
-  /// with "" or why not. Null: the master runs det-agents, and
-  /// workspace-namespace bindings are refused as upstream refuses them.
-  std::function<void(std::string ns, std::function<void(std::string)> done)>
-      check_namespace;
-  /// Notebooks' activity and idle timeout (api/idle_watch.hpp), looked at
-  /// every idle_check_interval (upstream: 5 s).
-  std::shared_ptr<idle_watch> idle = std::make_shared<idle_watch>();
-  std::chrono::milliseconds idle_check_interval{std::chrono::seconds{5}};
-  /// Shared by bridge jobs only.
-  std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
-  /// Deletes experiment `id`'s TensorBoard files from checkpoint storage
-  /// `storage` off the calling thread and calls `done` once, on any thread
-  /// ("" or why not); null: DELETE .../tensorboard-files answers 503.
-  std::function<void(int64_t id, nlohmann::json storage,
-                     std::function<void(std::string)> done)>
-      delete_tensorboard_files;
-  /// Packs checkpoint `uuid` of `storage` as a gzipped tar off the calling
-  /// thread and calls `done` once, on any thread; null: GET
-  /// /checkpoints/{uuid} answers 503.
-  std::function<void(std::string uuid, nlohmann::json storage,
-                     std::function<void(caf::expected<std::string>)> done)>
-      pack_checkpoint;
-};
-
-/// A function of the state whose JSON answer is sent as the response.
-using render_fn =
-    std::function<nlohmann::json(const state::cluster_state&, int64_t now_us)>;
-
-/// Answers `res` with fn(state) from the read model (the master when the
-/// context has none), at the position the request asks for
-/// (X-Det-Min-Position) or later; the answer names its position
-/// (X-Det-Position). A null answer is a 404 with the message `missing`.
-void answer_view(const std::shared_ptr<const api_context>& ctx,
-                 const http::http_request& req, http::responder res,
-                 render_fn fn, std::string missing);
 
 /// Body limits (http::server_config::body_limit_for): a request without
 /// an Authorization header may send 64 KiB (login); an experiment's
@@ -151,6 +26,11 @@ void answer_view(const std::shared_ptr<const api_context>& ctx,
 /// proxy (/proxy/..., api/task_proxy.hpp), 8 MiB.
 size_t request_body_limit(std::string_view method, std::string_view path,
                           bool authorized, size_t model_bytes);
+
+/// Every resource family's route table (api/route_table.hpp), in the
+/// order add_master_routes registers them; docs/api.md is checked against
+/// them (tests/api/route_table_test.cpp).
+const std::vector<const route_family*>& route_families();
 
 /// Registers every route on `r`.
 void add_master_routes(http::router& r, std::shared_ptr<const api_context> ctx);

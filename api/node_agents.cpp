@@ -1,6 +1,5 @@
 #include "api/node_agents.hpp"
 
-#include "api/master_api.hpp"
 #include "api/route_util.hpp"
 #include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"

@@ -8,7 +8,8 @@
 // for a job that waits, why (`waitReason`: slots, instances, a failed
 // launch). Query: offset, limit, resourcePool. A read of the read model.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
+#include "http/router.hpp"
 
 namespace det::api {
 

@@ -10,7 +10,8 @@
 // Parameters are checked on the I/O thread (400 naming the parameter);
 // the answer is a view of the read model (api/allocation_views.hpp).
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
+#include "http/router.hpp"
 
 namespace det::api {
 

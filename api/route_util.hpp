@@ -5,8 +5,9 @@
 // allocation-token check of the trial endpoints. They answer the request
 // themselves when they fail (400/401/403) and return nothing then.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "api/views_cluster.hpp"
+#include "http/router.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <nlohmann/json.hpp>
@@ -22,10 +23,16 @@ namespace det::api {
 
 using ctx_ptr = std::shared_ptr<const api_context>;
 
-/// A function of the state whose JSON answer is sent as the response; a
-/// null answer is a 404 with `missing`.
+/// A function of the state whose JSON answer is sent as the response.
 using render_fn =
-    std::function<nlohmann::json(const state::cluster_state&, int64_t)>;
+    std::function<nlohmann::json(const state::cluster_state&, int64_t now_us)>;
+
+/// Answers `res` with fn(state) from the read model (the master when the
+/// context has none), at the position the request asks for
+/// (X-Det-Min-Position) or later; the answer names its position
+/// (X-Det-Position). A null answer is a 404 with the message `missing`.
+void answer_view(const ctx_ptr& ctx, const http::http_request& req,
+                 http::responder res, render_fn fn, std::string missing);
 
 void fail(const http::responder& res, const caf::error& err);
 
@@ -121,8 +128,5 @@ std::string allocation_token(const http::http_request& req);
 /// Checks the session token for `allocation_id`; answers 401/403 if bad.
 bool authorized(const ctx_ptr& ctx, const http::http_request& req,
                 const http::responder& res, const std::string& allocation_id);
-
-/// Registers the trial-side routes of api_trials.cpp.
-void add_trial_routes(http::router& r, ctx_ptr ctx);
 
 } // namespace det::api

@@ -14,7 +14,8 @@
 // on an I/O thread or the master's; a queue of waiting requests is
 // bounded (503 when full).
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
+#include "http/router.hpp"
 
 namespace det::api {
 

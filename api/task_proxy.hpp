@@ -28,9 +28,10 @@
 // from, else on its agent's address (api/agent_addresses.hpp). The
 // notebook token opens the notebook's own service only.
 
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "api/task_views.hpp"
 #include "http/proxy.hpp"
+#include "http/router.hpp"
 
 #include <memory>
 #include <optional>

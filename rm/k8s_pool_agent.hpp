@@ -9,7 +9,7 @@
 // Background delete.
 
 #include "actors/agent_actor.hpp"
-#include "api/master_api.hpp"
+#include "api/api_context.hpp"
 #include "api/views.hpp"
 #include "k8s/job_runner.hpp"
 #include "rm/k8s_nodes.hpp"

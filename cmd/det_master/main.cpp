@@ -24,6 +24,7 @@
 #include "api/durable_feed.hpp"
 #include "api/log_books.hpp"
 #include "api/log_policy_runtime.hpp"
+#include "api/log_reader.hpp"
 #include "api/master_api.hpp"
 #include "api/task_proxy.hpp"
 #include "api/webhook_runtime.hpp"
@@ -379,6 +380,8 @@ failure build_api_context(master_process& m) {
   // Upstream's clusterName: the configured cluster_name, "" when unset.
   ctx.cluster_name = cfg.cluster_name;
   ctx.db_url = m.url;
+  if (!ctx.db_url.empty())
+    ctx.metric_reader = std::make_shared<api::log_reader>(ctx.db_url);
   ctx.webhooks = m.webhooks;
   // Record commands the runtimes decide to send (no answer awaited).
   auto to_master = [master = m.master](std::string op, nlohmann::json args) {

@@ -1,0 +1,33 @@
+#pragma once
+
+// The trial side (api_trials.cpp): what a running trial's harness reports
+// with its allocation token, and the task-side routes it needs. The trial
+// handlers are rows of api/trial_routes.cpp; each answers 400 for a bad id
+// or body, 404 for a trial that does not exist, and 401/403 for a token
+// that is not its live allocation's (route_util.hpp's authorized()).
+
+#include "api/route_util.hpp"
+#include "http/router.hpp"
+
+namespace det::api {
+
+/// POST /api/v1/trials/{trial_id}/metrics: a metric report of `group`. A
+/// user's session reports for an unmanaged trial, and for a managed one
+/// that is not running.
+void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+/// POST /api/v1/trials/{trial_id}/progress: kept in memory (trial_progress).
+void report_progress(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res);
+/// POST /api/v1/trials/{trial_id}/runner/metadata and .../early_exit:
+/// answered {} once authorized (the body logged, nothing recorded).
+void report_runner_metadata(const ctx_ptr& ctx, const http::http_request& req,
+                            const http::responder& res);
+void report_early_exit(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+
+/// POST /api/v1/runs/start, GET /api/v1/tasks/{task_id}/context_directory,
+/// POST /api/v1/task/logs and the legacy POST /task-logs.
+void add_trial_routes(http::router& r, ctx_ptr ctx);
+
+} // namespace det::api

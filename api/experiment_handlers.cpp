@@ -1,0 +1,317 @@
+#include "api/experiment_handlers.hpp"
+
+#include "api/api_project_experiments.hpp"
+#include "api/api_records.hpp"
+#include "api/api_unmanaged.hpp"
+#include "api/templates.hpp"
+#include "api/views.hpp"
+#include "http/grpc_error.hpp"
+#include "messages/model_archive.hpp"
+#include "util/log.hpp"
+
+#include <caf/event_based_actor.hpp>
+
+namespace det::api {
+
+using json = nlohmann::json;
+using http::grpc_code;
+using http::responder;
+
+namespace {
+
+template <class Atom>
+void experiment_command(const ctx_ptr& ctx, const http::http_request& req,
+                        const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, Atom::value, id)
+        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+              [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+/// Answers {"experiment": ...} as the read model has it now (after a
+/// write: it already holds the write).
+void answer_experiment(const ctx_ptr& ctx, caf::event_based_actor* self,
+                       const responder& res, int64_t id) {
+  ask_view(
+      ctx, self,
+      [id](const state::cluster_state& s, int64_t) {
+        auto j = experiment_response(s, id);
+        return j.is_null() ? j : json{{"experiment", j["experiment"]}};
+      },
+      res, [ctx, res](json j) { send_written(ctx, res, j.dump()); });
+}
+
+/// POST /api/v1/experiments/{id}/archive and /unarchive.
+void set_archived(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res, bool archived) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge,
+       [ctx, res, id = *id, archived,
+        user = req.principal.username](caf::event_based_actor* self) {
+         self->request(ctx->master, ctx->request_timeout, archive_atom::value,
+                       id, archived, user)
+             .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                   [res](caf::error& err) { fail(res, err); });
+       });
+}
+
+void finish_model_def(const ctx_ptr& ctx, int64_t id) {
+  auto& b = *ctx->bridge_data;
+  b.storing.erase(id);
+  auto waiting = std::move(b.waiting[id]);
+  b.waiting.erase(id);
+  for (auto& w : waiting)
+    post(ctx->bridge, [ctx, w, id](caf::event_based_actor* self) {
+      reply_model_def(ctx, self, id, w);
+    });
+}
+
+void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res, std::optional<json> body);
+
+void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res, std::optional<json> body) {
+  if (auto u = body->find("unmanaged");
+      u != body->end() && !u->is_null() && (!u->is_boolean() || u->get<bool>()))
+    return create_unmanaged_experiment(ctx, req, res, *body, "");
+  int64_t project_id = 0;
+  if (auto p = body->find("projectId"); p != body->end() && !p->is_null()) {
+    if (!p->is_number_integer() || p->get<int64_t>() < 1)
+      return res.send_error(grpc_code::invalid_argument,
+                            "projectId: expected a positive integer");
+    project_id = p->get<int64_t>();
+  }
+  auto cfg_field = body->find("config");
+  if (cfg_field != body->end() && !cfg_field->is_string()
+      && !cfg_field->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "config: expected the configuration as a YAML "
+                          "string");
+  auto act = body->find("activate");
+  if (act != body->end() && !act->is_boolean() && !act->is_null())
+    return res.send_error(grpc_code::invalid_argument,
+                          "activate: expected true or false");
+  auto cfg_text = cfg_field != body->end() && cfg_field->is_string()
+                      ? cfg_field->get<std::string>()
+                      : std::string{};
+  auto cfg = conf::parse_experiment_config(cfg_text, ctx->experiment_defaults);
+  if (!cfg)
+    return fail(res, cfg.error());
+  // A trial that can never fit: refused, or with launch_error false
+  // created and queued with upstream's warning.
+  auto warnings = json::array();
+  auto cap = ctx->pool_capacities.find(cfg->resources.resource_pool);
+  if (cap != ctx->pool_capacities.end())
+    if (auto err =
+            conf::check_slots_fit(cfg->resources.slots_per_trial,
+                                  cfg->resources.is_single_node, cap->second)) {
+      if (ctx->config == nullptr || ctx->config->launch_error)
+        return fail(res, err);
+      warnings.push_back("LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED");
+    }
+  // Moved out of the body, not copied: it may be 95 MiB of base64.
+  auto listed = std::make_shared<json>(json::array());
+  if (auto m = body->find("modelDefinition"); m != body->end() && !m->is_null())
+    *listed = std::move(*m);
+  if (auto err = check_model_files(*listed))
+    return fail(res, err);
+  if (auto err =
+          check_model_size(*listed, ctx->config->max_model_definition_bytes))
+    return fail(res, err);
+  model_files files{std::move(listed)};
+  bool activate = act == body->end() || act->is_null() || act->get<bool>();
+  auto filled = cfg->filled.dump();
+  auto owner = req.principal.username.empty() ? std::string{"determined"}
+                                              : req.principal.username;
+  // One command creates the experiment as asked (paused when activate is
+  // false) with its model definition pending; once the definition is
+  // stored a second command lets its trials be placed. A crash in between
+  // leaves a pending experiment that start-up settles (stored, or ERROR),
+  // never a running one without its model.
+  post(ctx->bridge, [ctx, res, filled, files = std::move(files), activate,
+                     owner, project_id,
+                     warnings](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, create_atom::value, filled,
+                  owner, activate, project_id)
+        .then(
+            [ctx, res, self, files, warnings](int64_t id) {
+              ctx->bridge_data->storing.insert(id);
+              self->request(ctx->model_defs, caf::infinite, put_atom::value, id,
+                            files)
+                  .then(
+                      [ctx, res, self, id, warnings](caf::ok_atom) {
+                        finish_model_def(ctx, id);
+                        self->request(ctx->master, ctx->request_timeout,
+                                      defstored_atom::value, id)
+                            .then(
+                                [ctx, res, self, id, warnings](caf::ok_atom) {
+                                  ask_view(
+                                      ctx, self,
+                                      [id,
+                                       warnings](const state::cluster_state& s,
+                                                 int64_t) {
+                                        auto j = experiment_response(s, id);
+                                        if (!j.is_null() && !warnings.empty())
+                                          j["warnings"] = warnings;
+                                        return j;
+                                      },
+                                      res,
+                                      [ctx, res](json j) {
+                                        send_written(ctx, res, j.dump());
+                                      });
+                                },
+                                [res](caf::error& err) { fail(res, err); });
+                      },
+                      [ctx, res, self, id](caf::error& err) {
+                        log::error()
+                            << "experiment " << id
+                            << ": storing its model definition failed: "
+                            << render(err);
+                        finish_model_def(ctx, id);
+                        self->request(ctx->master, ctx->request_timeout,
+                                      deflost_atom::value, id,
+                                      "storing its model definition failed: "
+                                          + render(err));
+                        fail(res, err);
+                      });
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+} // namespace
+
+void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  // Invariant configs of config policies go over the template's result.
+  auto with_policies = [ctx, req, res](json b) {
+    if (auto u = b.find("unmanaged");
+        u != b.end() && u->is_boolean() && u->get<bool>())
+      return create_experiment_with(ctx, req, res, std::move(b));
+    with_invariant_config(ctx, res, std::move(b), [ctx, req, res](json m) {
+      create_experiment_with(ctx, req, res, std::move(m));
+    });
+  };
+  auto t = body->find("template");
+  if (t == body->end() || t->is_null())
+    return with_policies(std::move(*body));
+  apply_template(ctx, req, res, std::move(*body), with_policies);
+}
+
+/// PATCH /api/v1/experiments/{id}: name, description, notes, labels
+/// (master_core::edit_experiment checks them).
+void edit_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  post(ctx->bridge,
+       [ctx, res, id = *id, patch = body->dump(),
+        user = req.principal.username](caf::event_based_actor* self) {
+         self->request(ctx->master, ctx->request_timeout, edit_atom::value, id,
+                       patch, user)
+             .then([ctx, res, self, id](
+                       caf::ok_atom) { answer_experiment(ctx, self, res, id); },
+                   [res](caf::error& err) { fail(res, err); });
+       });
+}
+
+void get_model_def(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
+    reply_model_def(ctx, self, id, res);
+  });
+}
+
+/// GET /api/v1/experiments/{id}: the config's secrets redacted unless the
+/// caller is a live allocation of one of its trials (views.hpp).
+void get_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto id = id_param(req, res);
+  if (id)
+    answer_view(
+        ctx, req, res,
+        [id = *id, alloc = req.principal.allocation_id](
+            const state::cluster_state& s, int64_t) {
+          return experiment_response(s, id, alloc);
+        },
+        "experiment " + std::to_string(*id) + " not found");
+}
+
+void get_experiment_trials(const ctx_ptr& ctx, const http::http_request& req,
+                           const responder& res) {
+  auto id = id_param(req, res);
+  if (id)
+    answer_view(
+        ctx, req, res,
+        [id = *id](const state::cluster_state& s, int64_t) {
+          return trials_response(s, id);
+        },
+        "experiment " + std::to_string(*id) + " not found");
+}
+
+void pause_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                      const responder& res) {
+  experiment_command<pause_atom>(ctx, req, res);
+}
+
+void activate_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  experiment_command<activate_atom>(ctx, req, res);
+}
+
+void kill_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  experiment_command<kill_atom>(ctx, req, res);
+}
+
+void cancel_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  experiment_command<cancel_atom>(ctx, req, res);
+}
+
+void delete_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  post(ctx->bridge, [ctx, res, id = *id, user = req.principal.username](
+                        caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, delete_atom::value, id,
+                  user)
+        .then(
+            [ctx, res, id, user](caf::ok_atom) {
+              log::info() << "experiment " << id << " deleted by '" << user
+                          << "'";
+              send_written(ctx, res, "{}");
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+void archive_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                        const responder& res) {
+  set_archived(ctx, req, res, true);
+}
+
+void unarchive_experiment(const ctx_ptr& ctx, const http::http_request& req,
+                          const responder& res) {
+  set_archived(ctx, req, res, false);
+}
+
+} // namespace det::api

@@ -1,0 +1,78 @@
+#pragma once
+
+// A resource family's routes as data: one row per (method, path), naming
+// the handler and who may call it. A family's file (experiment_routes.cpp,
+// ...) holds its table, so a route is found from its URL in one place, and
+// tests/api/route_table_test.cpp checks docs/api.md's route table against
+// every family's rows.
+//
+// add_routes() registers a table on the router before it serves (the
+// router's rules: a duplicate or malformed row is reported by
+// router::error(), not added). Handlers run on an I/O thread as any route
+// does; the registration adds only the check its row's access asks the
+// table to enforce.
+
+#include "api/api_context.hpp"
+#include "http/router.hpp"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace det::api {
+
+/// Who may call a route. The guard (api_auth.cpp) decides `anyone` and
+/// `signed_in` before any route runs; the other two are checked after it.
+enum class access {
+  /// No session needed. The guard's own list makes a route public
+  /// (is_public() in api_auth.cpp: /info, GET /api/v1/master, the login);
+  /// marking a row `anyone` does not, so a row may say it only of those.
+  anyone,
+  /// Any principal the guard admits: a user's session, a task owner's
+  /// token, or a trial's allocation token within its own trial, allocation
+  /// and experiment (the guard answers 401 or 403 otherwise).
+  signed_in,
+  /// As signed_in, but the handler refuses a trial's allocation token with
+  /// 403 in its own words (after its own request checks, so the table does
+  /// not: the order of the answers is the route's).
+  users_only,
+  /// Admins only: add_routes() answers others 403 (require_admin) before
+  /// the handler runs.
+  admin,
+};
+
+/// "anyone", "signed_in", "users_only", "admin".
+std::string_view to_string(access a);
+
+using route_ctx = std::shared_ptr<const api_context>;
+
+/// A route's handler: decodes the request and answers through `res` (now
+/// or later, from the bridge); never blocks.
+using route_fn = void (*)(const route_ctx& ctx, const http::http_request& req,
+                          const http::responder& res);
+
+struct route_row {
+  std::string_view method; ///< "GET", "POST", "PUT", "PATCH", "DELETE"
+  std::string_view path;   ///< a router pattern: "/api/v1/experiments/{id}"
+  route_fn handler;
+  access who;
+};
+
+/// A family's table and where it lives, for the docs check: docs/api.md
+/// names `file` in the "served by" column of each of the family's rows,
+/// and every documented route under one of `prefixes` is in `rows`.
+struct route_family {
+  std::string_view file; ///< "experiment_routes" (api/experiment_routes.cpp)
+  std::vector<std::string_view> prefixes; ///< "/api/v1/experiments", ...
+  std::vector<route_row> rows;
+};
+
+/// Registers every row of `rows` on `r`, each handler called with `ctx`.
+void add_routes(http::router& r, const route_ctx& ctx,
+                const std::vector<route_row>& rows);
+
+/// True when `path` is `prefix` or lies below it ("/a" holds "/a/b", not
+/// "/ab").
+bool under_prefix(std::string_view path, std::string_view prefix);
+
+} // namespace det::api

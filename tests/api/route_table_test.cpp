@@ -1,0 +1,167 @@
+// The route tables (api/route_table.hpp): what a row's access makes the
+// registration check, and (below) docs/api.md's route table checked
+// against every family's rows.
+#include "api/master_api.hpp"
+#include "api/route_table.hpp"
+#include "tests/api/route_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace det;
+using namespace det::test;
+
+TEST_F(master_api_test, an_admin_row_answers_403_to_others_before_its_handler) {
+  auto bob = plain_user_token("bob");
+  auto r = call("POST", "/api/v1/cleanup_logs", "{}", bob);
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(json::parse(r.body)["error"]["error"],
+            "user 'bob' does not have permission: admin only")
+      << r.body;
+  auto a = call("POST", "/api/v1/cleanup_logs", "{}");
+  EXPECT_EQ(a.status, 200) << a.body;
+  EXPECT_TRUE(json::parse(a.body).contains("removedCount")) << a.body;
+}
+
+TEST(route_table, a_prefix_holds_itself_and_the_paths_below_it) {
+  EXPECT_TRUE(api::under_prefix("/api/v1/experiments", "/api/v1/experiments"));
+  EXPECT_TRUE(
+      api::under_prefix("/api/v1/experiments/{id}", "/api/v1/experiments"));
+  EXPECT_FALSE(
+      api::under_prefix("/api/v1/experimentsx", "/api/v1/experiments"));
+  EXPECT_FALSE(api::under_prefix("/api/v1", "/api/v1/experiments"));
+}
+
+namespace det {
+namespace {
+
+struct doc_row {
+  std::string method;
+  std::string path;
+  std::string served_by;
+};
+
+/// The rows "| METHOD | `path` | served by | ..." of docs/api.md's text.
+std::vector<doc_row> doc_rows(const std::string& text) {
+  static const std::regex row(
+      R"(^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \| ([^|]*?) *\|)");
+  std::vector<doc_row> rows;
+  std::istringstream in(text);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, row))
+      rows.push_back({m[1], m[2], m[3]});
+  return rows;
+}
+
+/// What docs/api.md's text gets wrong about the families' tables, one
+/// line each; empty when it lists each family exactly.
+std::vector<std::string>
+route_doc_problems(const std::string& text,
+                   const std::vector<const api::route_family*>& families) {
+  std::vector<std::string> out;
+  auto rows = doc_rows(text);
+  for (const auto* f : families) {
+    auto in_family = [f](std::string_view path) {
+      return std::any_of(
+          f->prefixes.begin(), f->prefixes.end(),
+          [path](std::string_view p) { return api::under_prefix(path, p); });
+    };
+    std::set<std::pair<std::string, std::string>> table;
+    for (const auto& r : f->rows) {
+      auto name = std::string{r.method} + " " + std::string{r.path};
+      table.emplace(r.method, r.path);
+      if (!in_family(r.path))
+        out.push_back(name + " is in the table of " + std::string{f->file}
+                      + " but under none of its prefixes");
+      auto d = std::find_if(rows.begin(), rows.end(), [&r](const doc_row& x) {
+        return x.method == r.method && x.path == r.path;
+      });
+      if (d == rows.end())
+        out.push_back(name + " (" + std::string{f->file}
+                      + ") has no row in docs/api.md");
+      else if (d->served_by != f->file)
+        out.push_back("docs/api.md says " + d->served_by + " serves " + name
+                      + ", not " + std::string{f->file});
+    }
+    for (const auto& d : rows)
+      if (in_family(d.path) && table.count({d.method, d.path}) == 0)
+        out.push_back("docs/api.md lists " + d.method + " " + d.path
+                      + ", which no row of " + std::string{f->file} + " has");
+  }
+  return out;
+}
+
+std::string docs_api_md() {
+  std::ifstream in(std::string(DET_SOURCE_DIR) + "/docs/api.md");
+  EXPECT_TRUE(in.good()) << "docs/api.md not found";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// `text` without the line that holds `needle`.
+std::string without_line(const std::string& text, const std::string& needle) {
+  auto at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  auto begin = text.rfind('\n', at) + 1;
+  auto end = text.find('\n', at);
+  return text.substr(0, begin) + text.substr(end + 1);
+}
+
+} // namespace
+} // namespace det
+
+TEST(route_table, docs_api_md_lists_each_familys_routes_as_its_table_has_them) {
+  const auto& families = api::route_families();
+  ASSERT_FALSE(families.empty());
+  for (const auto& p : route_doc_problems(docs_api_md(), families))
+    ADD_FAILURE() << p;
+}
+
+TEST(route_table, the_docs_check_fails_on_a_missing_or_an_extra_row) {
+  const auto& families = api::route_families();
+  auto docs = docs_api_md();
+  // A table row docs/api.md does not list.
+  auto missing = route_doc_problems(
+      without_line(docs, "| GET | `/api/v1/experiments/{id}` |"), families);
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0], "GET /api/v1/experiments/{id} (experiment_routes) "
+                        "has no row in docs/api.md");
+  // A documented route of the family that no table has.
+  auto extra = route_doc_problems(
+      docs
+          + "| POST | `/api/v1/experiments/{id}/fly` | experiment_routes | "
+            "|\n",
+      families);
+  ASSERT_EQ(extra.size(), 1u);
+  EXPECT_EQ(extra[0], "docs/api.md lists POST /api/v1/experiments/{id}/fly, "
+                      "which no row of experiment_routes has");
+  // A row that names another file.
+  auto moved = route_doc_problems(
+      without_line(docs, "| GET | `/api/v1/experiments` |")
+          + "| GET | `/api/v1/experiments` | api_cluster | |\n",
+      families);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0], "docs/api.md says api_cluster serves GET "
+                      "/api/v1/experiments, not experiment_routes");
+}
+
+TEST(route_table, every_row_of_every_family_registers) {
+  http::router r;
+  for (const auto* f : api::route_families())
+    api::add_routes(r, nullptr, f->rows);
+  EXPECT_FALSE(r.error()) << render(r.error());
+  size_t rows = 0;
+  for (const auto* f : api::route_families())
+    rows += f->rows.size();
+  EXPECT_EQ(r.table().size(), rows);
+}
