@@ -35,6 +35,9 @@ struct run_result {
   /// until they are reaped or given work after it returns.
   double outage_idle_instance_hours = 0;
   int restarts = 0; ///< reclaims and preemptions of running jobs
+  int moves = 0;    ///< jobs moved by consolidation (not in restarts)
+  int consolidated_instances = 0; ///< instances emptied by moves
+  double move_gpu_hours = 0;      ///< GPU time the moves cost (move_cost_s)
   int launched = 0;
   int boot_failures = 0;
   int reclaims = 0;

@@ -86,6 +86,9 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["outage_idle_instance_hours"] =
       round_to(r.outage_idle_instance_hours, 0.01);
   j["restarts"] = r.restarts;
+  j["moves"] = r.moves;
+  j["consolidated_instances"] = r.consolidated_instances;
+  j["move_gpu_hours"] = round_to(r.move_gpu_hours, 0.01);
   j["launched"] = r.launched;
   j["boot_failures"] = r.boot_failures;
   j["reclaims"] = r.reclaims;
