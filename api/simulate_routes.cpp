@@ -86,8 +86,8 @@ bool parse(const json& body, simulate_request& r, std::string& why) {
         why = "policies: unknown policy "
               + util::printable_excerpt(
                   name.is_string() ? name.get<std::string>() : name.dump(), 64)
-              + "; known: ours, ours+self-stop, det-20m, det-5m, ca, "
-                "karpenter";
+              + "; known: ours, ours+self-stop, ours+consolidate, det-20m, "
+                "det-5m, ca, karpenter";
         return false;
       }
       r.policies.push_back(name.get<std::string>());

@@ -302,6 +302,8 @@ private:
   // The job stops running: its slots go back to their agents.
   void release(size_t j) {
     auto& sj = s_.state[j];
+    s_.result.busy_gpu_hours += static_cast<double>(s_.now_ms - sj.started_ms)
+                                / 3.6e6 * (*s_.jobs)[j].gpus;
     for (const auto& r : sj.resources) {
       auto& x = s_.instances[std::stoul(r.agent_id.substr(2))];
       if (x.gone)
@@ -528,29 +530,14 @@ private:
   }
 
   run_result finish_run() {
-    auto& r = s_.result;
-    r.end_s = s_.now_ms / 1000;
-    double ms = 0;
-    for (auto& x : s_.instances) {
+    for (auto& x : s_.instances)
       if (!x.gone) {
-        ++r.instances_at_end;
+        ++s_.result.instances_at_end;
         x.ended_ms = s_.now_ms;
         end_leak(x);
       }
-      ms += static_cast<double>(
-          std::max<int64_t>(60000, x.ended_ms - x.launched_ms));
-    }
-    r.instance_hours = ms / 3.6e6;
-    r.cost = r.instance_hours * s_.config->price_per_hour;
-    for (size_t j = 0; j < s_.state.size(); ++j) {
-      const auto& sj = s_.state[j];
-      r.waits.push_back(
-          sj.first_start_ms < 0
-              ? -1
-              : (sj.first_start_ms - (*s_.jobs)[j].submit_s * 1000) / 1000);
-      r.never_started += sj.first_start_ms < 0 ? 1 : 0;
-    }
-    return std::move(r);
+    detail::total_up(s_);
+    return std::move(s_.result);
   }
 
   sim_state s_;

@@ -31,6 +31,9 @@ struct run_result {
   std::vector<int64_t> waits;
   int never_started = 0;
   double gpu_hours_lost = 0; ///< work redone after reclaims
+  /// GPU-hours jobs held slots: the trace's work, plus work lost and
+  /// the moves' cost, for every job that ended.
+  double busy_gpu_hours = 0;
   /// Instance-hours of instances idle while the master was down, counted
   /// until they are reaped or given work after it returns.
   double outage_idle_instance_hours = 0;

@@ -95,6 +95,11 @@ consolidation_config_of(const sim_state& s);
 [[nodiscard]] policy::consolidation_plan
 consolidation_of(const sim_state& s, const std::set<size_t>& running);
 
+/// Fills s.result's totals at the end of a run (every instance has its
+/// end): end time, instance-hours billed (60 s minimum each), cost, waits
+/// and jobs never started. (sim/run_totals.cpp)
+void total_up(sim_state& s);
+
 /// The decision of `s.policy`'s rule at s.now_ms (the master is up).
 [[nodiscard]] fleet_change decide_fleet(sim_state& s);
 

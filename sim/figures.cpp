@@ -83,6 +83,7 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["never_started"] = r.never_started;
   j["stalled"] = r.stalled;
   j["gpu_hours_lost"] = round_to(r.gpu_hours_lost, 0.01);
+  j["busy_gpu_hours"] = round_to(r.busy_gpu_hours, 0.01);
   j["outage_idle_instance_hours"] =
       round_to(r.outage_idle_instance_hours, 0.01);
   j["restarts"] = r.restarts;

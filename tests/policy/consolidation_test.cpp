@@ -140,6 +140,18 @@ TEST(consolidation, two_nearly_empty_agents_become_one) {
   EXPECT_EQ(plan.emptied_agents, std::vector<std::string>{"a"});
 }
 
+// a's job goes to b (4 free, as c; b first by id); b, under-used as well,
+// would otherwise move its own job to c and leave a's behind.
+TEST(consolidation, an_agent_that_receives_a_move_stays) {
+  auto in = pool({agent("a", 1, 1h), agent("b", 4, 2h), agent("c", 4)},
+                 {run("r1", "a", 0, 1, 2h), run("r2", "b", 0, 4, 3h),
+                  run("r3", "c", 0, 4, 3h)});
+  auto plan = plan_consolidation(in, hand_config());
+  ASSERT_EQ(plan.moves.size(), 1u);
+  EXPECT_EQ(plan.moves[0].to[0], (agent_slots{"b", {4}}));
+  EXPECT_EQ(plan.emptied_agents, std::vector<std::string>{"a"});
+}
+
 TEST(consolidation, moves_per_pass_and_min_instances_bound_the_plan) {
   auto in = pool(
       {agent("a", 1, 1h), agent("c", 1, 1h), agent("d", 1, 1h), agent("b", 4)},

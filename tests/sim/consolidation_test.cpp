@@ -50,6 +50,8 @@ TEST(sim_consolidation, a_job_left_alone_moves_and_its_instance_goes) {
   EXPECT_EQ(r.consolidated_instances, 1);
   EXPECT_EQ(r.restarts, 0);
   EXPECT_DOUBLE_EQ(r.move_gpu_hours, 120.0 / 3600);
+  EXPECT_DOUBLE_EQ(r.busy_gpu_hours,
+                   (7 * 1000.0 + 20000 + 120 + 5 * 20000) / 3600);
   EXPECT_DOUBLE_EQ(r.instance_hours, (1900.0 + 20480) / 3600);
   EXPECT_EQ(r.instances_at_end, 0);
   EXPECT_EQ(r.never_started, 0);
@@ -97,6 +99,12 @@ TEST(sim_consolidation, the_same_inputs_give_the_same_bytes) {
   auto again = figures(jobs, simulate(jobs, c, named("ours+consolidate")), b);
   EXPECT_EQ(once.dump(), again.dump());
   EXPECT_GT(once["moves"].get<int>(), 0);
+  // Every GPU-second is the trace's work or a move's cost.
+  double work_gpu_h = 0;
+  for (const auto& j : jobs)
+    work_gpu_h += static_cast<double>(j.duration_s) * j.gpus / 3600;
+  auto r = simulate(jobs, c, named("ours+consolidate"));
+  EXPECT_NEAR(r.busy_gpu_hours, work_gpu_h + r.move_gpu_hours, 1e-6);
 }
 
 } // namespace det::sim::consolidation_tests
