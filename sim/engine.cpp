@@ -475,6 +475,9 @@ private:
       release(j);
       start(j, m.to);
       ++s_.result.moves;
+      s_.result.jobs_moved += sj.moves == 0 ? 1 : 0;
+      s_.result.most_moves_of_a_job =
+          std::max(s_.result.most_moves_of_a_job, ++sj.moves);
       s_.result.move_gpu_hours +=
           static_cast<double>(cost_ms) / 3.6e6 * (*s_.jobs)[j].gpus;
     }

@@ -41,6 +41,8 @@ struct run_result {
   int moves = 0;    ///< jobs moved by consolidation (not in restarts)
   int consolidated_instances = 0; ///< instances emptied by moves
   double move_gpu_hours = 0;      ///< GPU time the moves cost (move_cost_s)
+  int jobs_moved = 0;             ///< jobs moved at least once
+  int most_moves_of_a_job = 0;    ///< the most times one job was moved
   int launched = 0;
   int boot_failures = 0;
   int reclaims = 0;

@@ -48,6 +48,7 @@ struct sim_job {
   int64_t started_ms = -1;
   int64_t first_start_ms = -1;
   uint64_t generation = 0; ///< invalidates finish events of earlier runs
+  int moves = 0;           ///< times consolidation moved it
   std::vector<policy::agent_slots> resources;
 };
 

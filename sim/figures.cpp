@@ -90,6 +90,8 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["moves"] = r.moves;
   j["consolidated_instances"] = r.consolidated_instances;
   j["move_gpu_hours"] = round_to(r.move_gpu_hours, 0.01);
+  j["jobs_moved"] = r.jobs_moved;
+  j["most_moves_of_a_job"] = r.most_moves_of_a_job;
   j["launched"] = r.launched;
   j["boot_failures"] = r.boot_failures;
   j["reclaims"] = r.reclaims;

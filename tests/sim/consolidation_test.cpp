@@ -47,6 +47,8 @@ TEST(sim_consolidation, a_job_left_alone_moves_and_its_instance_goes) {
   auto r = simulate(jobs, hand_config(), named("ours+consolidate"));
   EXPECT_EQ(r.launched, 2);
   EXPECT_EQ(r.moves, 1);
+  EXPECT_EQ(r.jobs_moved, 1);
+  EXPECT_EQ(r.most_moves_of_a_job, 1);
   EXPECT_EQ(r.consolidated_instances, 1);
   EXPECT_EQ(r.restarts, 0);
   EXPECT_DOUBLE_EQ(r.move_gpu_hours, 120.0 / 3600);
