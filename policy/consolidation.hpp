@@ -21,7 +21,8 @@
 //   slots, some in use) for consolidate_after;
 // - every allocation on it is preemptible, not already preempting, and
 //   held on this agent alone (gangs move whole; a gang spanning agents is
-//   never moved);
+//   never moved), and they hold every slot in use there (an allocation
+//   the caller did not list keeps the agent);
 // - every one of them fits, now, on the free slots of other schedulable
 //   agents that are busy and stay (not idle ones, which the idle rule may
 //   reap, nor agents emptied in the same pass), best fit;
@@ -31,7 +32,7 @@
 //   again), exceeds the cost: move_cost on the source while its
 //   allocations checkpoint, plus move_cost of each moved slot on its
 //   target, in instance time;
-// - the pool keeps more than min_instances agents.
+// - the pool keeps at least min_instances connected agents after it.
 // At most max_moves_per_pass allocations move per call. An agent that
 // receives a move is not emptied in the same call. Fails by returning an
 // empty plan (never throws on well-formed input).
