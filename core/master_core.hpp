@@ -369,8 +369,8 @@ public:
   /// places them again like any preempted trial, and the drained agent,
   /// once empty, is the idle rule's to terminate. An agent's under-use is
   /// observed by these passes (in memory: a restart starts its period
-  /// again). The reply is {"agents": [...], "trials": N}.
-  /// (core/master_core_consolidation.cpp)
+  /// again). The reply is {"agents": [...], "trials": N}. tick() runs it
+  /// for every pool that turned it on. (core/master_core_consolidation.cpp)
   decision consolidate_pool(const std::string& pool, int64_t now_us);
 
   /// An operator enables or disables an agent (`det agent enable/disable`).
@@ -413,8 +413,8 @@ public:
 
   // -- time ---------------------------------------------------------------
 
-  /// Reconnect deadlines, unmanaged trials gone silent, then a scheduling
-  /// pass over every pool.
+  /// Reconnect deadlines, unmanaged trials gone silent, consolidation of
+  /// the pools that turned it on, then a scheduling pass over every pool.
   decision tick(int64_t now_us);
 
   // -- scheduling passes ------------------------------------------------
@@ -501,6 +501,9 @@ private:
   decision stop_experiment(int64_t id, bool kill, int64_t now_us);
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);
+  // consolidate_pool's pass, into d; returns its reply.
+  nlohmann::json consolidate_into(decision& d, const std::string& pool,
+                                  int64_t now_us);
   // The trial holding `alloc`, or nullptr with d.refusal set.
   const state::trial_info* live_trial(decision& d, const std::string& alloc);
   // A user's pause/activate: the experiment after the change, or nullptr

@@ -26,11 +26,19 @@ policy::timestamp time_of_us(int64_t us) {
 decision master_core::consolidate_pool(const std::string& pool,
                                        int64_t now_us) {
   decision d;
+  d.reply = consolidate_into(d, pool, now_us);
+  return d;
+}
+
+nlohmann::json master_core::consolidate_into(decision& d,
+                                             const std::string& pool,
+                                             int64_t now_us) {
+  nlohmann::json none = {{"agents", nlohmann::json::array()}, {"trials", 0}};
   auto setting = cfg_.consolidation.find(pool);
   auto p = state::find_pool(st_, pool);
   if (setting == cfg_.consolidation.end() || p == nullptr
       || p->config.provider.empty() || p->config.slots_per_instance <= 0)
-    return d;
+    return none;
   auto config = setting->second;
   config.slots_per_instance = p->config.slots_per_instance;
   config.min_instances = p->config.min_instances;
@@ -92,8 +100,7 @@ decision master_core::consolidate_pool(const std::string& pool,
         ++asked;
       }
   }
-  d.reply = {{"agents", agents}, {"trials", asked}};
-  return d;
+  return {{"agents", agents}, {"trials", asked}};
 }
 
 } // namespace det

@@ -70,6 +70,18 @@ TEST(consolidation, a_lone_trial_is_asked_to_move_after_the_period) {
   EXPECT_TRUE(state::check_invariants(c.core->state()).empty());
 }
 
+TEST(consolidation, the_master_tick_runs_it_for_pools_that_turned_it_on) {
+  lone_trial c{true};
+  EXPECT_TRUE(c.run(c.core->tick(c.now)).events.empty());
+  c.now += 10 * 60 * sec;
+  auto d = c.run(c.core->tick(c.now));
+  ASSERT_EQ(d.events.size(), 2u);
+  EXPECT_TRUE(std::get<agent_disabled>(d.events[0]).drain);
+  EXPECT_EQ(std::get<trial_preemption_requested>(d.events[1]).reason,
+            "consolidation");
+  EXPECT_TRUE(c.replayed() == c.core->state());
+}
+
 TEST(consolidation, is_off_unless_the_pool_turns_it_on) {
   lone_trial c{false};
   c.run(c.core->consolidate_pool("default", c.now));
@@ -77,6 +89,7 @@ TEST(consolidation, is_off_unless_the_pool_turns_it_on) {
   auto d = c.run(c.core->consolidate_pool("default", c.now));
   EXPECT_TRUE(d.events.empty());
   EXPECT_TRUE(d.effects.empty());
+  EXPECT_TRUE(c.run(c.core->tick(c.now)).events.empty());
 }
 
 TEST(consolidation, a_waiting_trial_keeps_every_agent) {
