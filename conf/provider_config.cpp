@@ -305,6 +305,9 @@ void read_provider(object_reader& r, provider_config& out,
                                 + std::to_string(out.min_instances));
   out.launch_error_timeout = r.dur("launch_error_timeout", 0ms, "0s");
   out.launch_error_retries = r.integer("launch_error_retries", 0, 0);
+  out.consolidate = r.boolean("consolidate", false);
+  out.consolidate_after = r.dur("consolidate_after", 10min, "10m");
+  out.consolidation_move_cost = r.dur("consolidation_move_cost", 2min, "2m");
   if (out.type == provider_type::aws)
     read_aws(r, out, ctx);
   else

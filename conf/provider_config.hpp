@@ -97,6 +97,13 @@ struct provider_config {
   int64_t min_instances = 0;
   int64_t max_instances = 5;
   std::chrono::milliseconds launch_error_timeout{0}; ///< 0 = never sticky
+  /// Consolidation (policy/consolidation): trials on instances under-used
+  /// for consolidate_after are asked to checkpoint and move so those
+  /// instances can go. Off by default.
+  bool consolidate = false;
+  std::chrono::milliseconds consolidate_after{std::chrono::minutes{10}};
+  /// A move's checkpoint plus restore time, weighed against the saving.
+  std::chrono::milliseconds consolidation_move_cost{std::chrono::minutes{2}};
   int64_t launch_error_retries = 0;
   aws_provider_config aws;
   local_provider_config local;

@@ -291,6 +291,8 @@ decision master_core::tick(int64_t now_us) {
   }
   sweep_lost_unmanaged(d, now_us);
   sweep_old_tasks(d, now_us);
+  for (const auto& [name, settings] : cfg_.consolidation)
+    consolidate_into(d, name, now_us);
   for (const auto& [name, pool] : st_.pools)
     schedule_pool(d, name, now_us);
   return drive(std::move(d), now_us);

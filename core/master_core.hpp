@@ -30,6 +30,7 @@
 #include "core/trial_lifecycle.hpp"
 #include "messages/errc.hpp"
 #include "messages/events.hpp"
+#include "policy/consolidation.hpp"
 #include "policy/pool_scheduler.hpp"
 #include "state/cluster_state.hpp"
 
@@ -139,6 +140,11 @@ struct core_config {
   bool priority_smaller_is_higher = true;
   /// Scheduler settings by pool name (default: priority, no preemption).
   std::map<std::string, policy::scheduler_config> schedulers;
+  /// Consolidation settings of the provisioned pools that turned it on
+  /// (master.yaml's provider consolidate: true); a pool not here is
+  /// never consolidated. slots_per_instance and min_instances come from
+  /// the pool's own configuration.
+  std::map<std::string, policy::consolidation_config> consolidation;
   /// True: decisions that may place trials run the pool's scheduling pass
   /// at once (plain-code use: tests, tools). False: they name the pool in
   /// decision::schedule, and the caller runs the pass (on the pool's
@@ -355,6 +361,17 @@ public:
   /// already stopping are left as they are. The reply is {"trials": N},
   /// the trials asked. An unknown agent is errc::not_found.
   decision spot_interruption(const std::string& agent_id, int64_t now_us);
+  /// One consolidation pass of `pool` (policy::plan_consolidation, off
+  /// unless core_config::consolidation names the pool): each agent the
+  /// plan empties is drained (agent_disabled with drain) and each trial
+  /// on it asked to checkpoint (trial_preemption_requested, reason
+  /// "consolidation", plus a preempt order), in one append; the scheduler
+  /// places them again like any preempted trial, and the drained agent,
+  /// once empty, is the idle rule's to terminate. An agent's under-use is
+  /// observed by these passes (in memory: a restart starts its period
+  /// again). The reply is {"agents": [...], "trials": N}. tick() runs it
+  /// for every pool that turned it on. (core/master_core_consolidation.cpp)
+  decision consolidate_pool(const std::string& pool, int64_t now_us);
 
   /// An operator enables or disables an agent (`det agent enable/disable`).
   /// Disabled, it is given no new trials. With `drain` its running trials
@@ -396,8 +413,8 @@ public:
 
   // -- time ---------------------------------------------------------------
 
-  /// Reconnect deadlines, unmanaged trials gone silent, then a scheduling
-  /// pass over every pool.
+  /// Reconnect deadlines, unmanaged trials gone silent, consolidation of
+  /// the pools that turned it on, then a scheduling pass over every pool.
   decision tick(int64_t now_us);
 
   // -- scheduling passes ------------------------------------------------
@@ -484,6 +501,9 @@ private:
   decision stop_experiment(int64_t id, bool kill, int64_t now_us);
   void stop_trial(decision& d, int64_t trial_id, const std::string& reason,
                   bool kill, int64_t now_us);
+  // consolidate_pool's pass, into d; returns its reply.
+  nlohmann::json consolidate_into(decision& d, const std::string& pool,
+                                  int64_t now_us);
   // The trial holding `alloc`, or nullptr with d.refusal set.
   const state::trial_info* live_trial(decision& d, const std::string& alloc);
   // A user's pause/activate: the experiment after the change, or nullptr
@@ -559,6 +579,9 @@ private:
   /// When this master last heard from each unmanaged trial (a heartbeat
   /// writes nothing); none: its last state change or this master's start.
   std::map<int64_t, int64_t> unmanaged_heard_;
+  /// Since when each agent has been under-used, as consolidation passes
+  /// saw it.
+  std::map<std::string, int64_t> underused_since_us_;
   int64_t started_at_us_ = 0;
 };
 

@@ -41,6 +41,12 @@ core_config core_config_from(const conf::master_config& cfg,
           std::chrono::duration_cast<std::chrono::seconds>(
               pc.max_agent_starting_period)
               .count();
+      if (pc.consolidate) {
+        policy::consolidation_config cc;
+        cc.consolidate_after = pc.consolidate_after;
+        cc.move_cost = pc.consolidation_move_cost;
+        c.consolidation[rp.pool_name] = cc;
+      }
     }
     p.agent_reconnect_wait_s = std::chrono::duration_cast<std::chrono::seconds>(
                                    rp.agent_reconnect_wait)

@@ -26,7 +26,8 @@ enum class ev_kind {
   reclaim,
   outage_start,
   wake,
-  self_check
+  self_check,
+  drained
 };
 
 struct sim_event {
@@ -64,6 +65,7 @@ public:
       push((o.start_s + o.length_s) * 1000, ev_kind::outage_end, 0);
     }
     period_ms_ = detail::decision_period_ms(p.rule);
+    consolidation_ = detail::consolidation_config_of(s_);
     int64_t horizon = last_submit;
     for (const auto& j : jobs)
       horizon = std::max(horizon, j.submit_s + j.duration_s);
@@ -184,6 +186,10 @@ private:
       wakes_.erase(e.t_ms);
       decide_wanted_ = true;
       break;
+    case ev_kind::drained:
+      if (!s_.instances[e.index].gone)
+        terminate(e.index);
+      break;
     }
   }
 
@@ -193,7 +199,23 @@ private:
     x.free.clear();
     for (int k = 0; k < s_.config->gpus_per_instance; ++k)
       x.free.push_back(k);
+    note_use(x);
     became_idle(x);
+  }
+
+  // Keeps when the instance turned under-used; with consolidation, a pass
+  // looks at it again once it has been so for consolidate_after.
+  void note_use(detail::sim_instance& x) {
+    int free = static_cast<int>(x.free.size());
+    if (x.draining
+        || !policy::is_underused(s_.config->gpus_per_instance, free,
+                                 consolidation_)) {
+      x.underused_since_ms = -1;
+    } else if (x.underused_since_ms < 0) {
+      x.underused_since_ms = s_.now_ms;
+      if (s_.policy->consolidate)
+        wake_at(s_.now_ms + s_.policy->consolidate_after_s * 1000);
+    }
   }
 
   policy::self_shutdown_input self_view(const detail::sim_instance& x) const {
@@ -280,6 +302,8 @@ private:
   // The job stops running: its slots go back to their agents.
   void release(size_t j) {
     auto& sj = s_.state[j];
+    s_.result.busy_gpu_hours += static_cast<double>(s_.now_ms - sj.started_ms)
+                                / 3.6e6 * (*s_.jobs)[j].gpus;
     for (const auto& r : sj.resources) {
       auto& x = s_.instances[std::stoul(r.agent_id.substr(2))];
       if (x.gone)
@@ -287,6 +311,7 @@ private:
       if (down_ > 0)
         x.holds_exit = true;
       x.free.insert(x.free.end(), r.slots.begin(), r.slots.end());
+      note_use(x);
       if (static_cast<int>(x.free.size()) == s_.config->gpus_per_instance)
         became_idle(x);
       else
@@ -386,6 +411,7 @@ private:
       auto& x = s_.instances[std::stoul(r.agent_id.substr(2))];
       for (int slot : r.slots)
         x.free.erase(std::find(x.free.begin(), x.free.end(), slot));
+      note_use(x);
       x.idle_since_ms = -1;
       end_leak(x);
     }
@@ -410,12 +436,51 @@ private:
         return;
       }
     }
+    if (s_.policy->consolidate)
+      consolidate();
     ++s_.result.scale_decisions;
     auto change = detail::decide_fleet(s_);
     for (auto i : change.terminate)
       if (!s_.instances[i].gone)
         terminate(i);
     launch(change.launch);
+  }
+
+  // Moves jobs off under-used instances: each checkpoints and restarts at
+  // once on its new slots, move_cost_s later than it would have ended; the
+  // instances left empty drain for move_cost_s (billed), then go.
+  void consolidate() {
+    const int64_t after_ms = s_.policy->consolidate_after_s * 1000;
+    if (!s_.waiting.empty()
+        || std::none_of(s_.live.begin(), s_.live.end(), [&](size_t i) {
+             auto since = s_.instances[i].underused_since_ms;
+             return since >= 0 && s_.now_ms - since >= after_ms;
+           }))
+      return;
+    auto plan = detail::consolidation_of(s_, running_);
+    const int64_t cost_ms = s_.config->move_cost_s * 1000;
+    for (const auto& id : plan.emptied_agents) {
+      auto i = std::stoul(id.substr(2));
+      s_.instances[i].draining = true;
+      s_.instances[i].underused_since_ms = -1;
+      push(s_.now_ms + cost_ms, ev_kind::drained, i);
+      ++s_.result.consolidated_instances;
+    }
+    for (const auto& m : plan.moves) {
+      auto j = std::stoul(m.allocation_id.substr(1));
+      auto& sj = s_.state[j];
+      sj.remaining_ms += cost_ms - (s_.now_ms - sj.started_ms);
+      ++sj.generation;
+      running_.erase(j);
+      release(j);
+      start(j, m.to);
+      ++s_.result.moves;
+      s_.result.jobs_moved += sj.moves == 0 ? 1 : 0;
+      s_.result.most_moves_of_a_job =
+          std::max(s_.result.most_moves_of_a_job, ++sj.moves);
+      s_.result.move_gpu_hours +=
+          static_cast<double>(cost_ms) / 3.6e6 * (*s_.jobs)[j].gpus;
+    }
   }
 
   void launch(int n) {
@@ -468,29 +533,14 @@ private:
   }
 
   run_result finish_run() {
-    auto& r = s_.result;
-    r.end_s = s_.now_ms / 1000;
-    double ms = 0;
-    for (auto& x : s_.instances) {
+    for (auto& x : s_.instances)
       if (!x.gone) {
-        ++r.instances_at_end;
+        ++s_.result.instances_at_end;
         x.ended_ms = s_.now_ms;
         end_leak(x);
       }
-      ms += static_cast<double>(
-          std::max<int64_t>(60000, x.ended_ms - x.launched_ms));
-    }
-    r.instance_hours = ms / 3.6e6;
-    r.cost = r.instance_hours * s_.config->price_per_hour;
-    for (size_t j = 0; j < s_.state.size(); ++j) {
-      const auto& sj = s_.state[j];
-      r.waits.push_back(
-          sj.first_start_ms < 0
-              ? -1
-              : (sj.first_start_ms - (*s_.jobs)[j].submit_s * 1000) / 1000);
-      r.never_started += sj.first_start_ms < 0 ? 1 : 0;
-    }
-    return std::move(r);
+    detail::total_up(s_);
+    return std::move(s_.result);
   }
 
   sim_state s_;
@@ -505,6 +555,7 @@ private:
   bool decide_wanted_ = false;
   bool submitted_ = false;
   int64_t period_ms_ = 0;
+  policy::consolidation_config consolidation_;
   int64_t outage_start_ms_ = 0;
   int64_t horizon_ms_ = 0;
   long long same_time_ = 0;

@@ -31,10 +31,18 @@ struct run_result {
   std::vector<int64_t> waits;
   int never_started = 0;
   double gpu_hours_lost = 0; ///< work redone after reclaims
+  /// GPU-hours jobs held slots: the trace's work, plus work lost and
+  /// the moves' cost, for every job that ended.
+  double busy_gpu_hours = 0;
   /// Instance-hours of instances idle while the master was down, counted
   /// until they are reaped or given work after it returns.
   double outage_idle_instance_hours = 0;
   int restarts = 0; ///< reclaims and preemptions of running jobs
+  int moves = 0;    ///< jobs moved by consolidation (not in restarts)
+  int consolidated_instances = 0; ///< instances emptied by moves
+  double move_gpu_hours = 0;      ///< GPU time the moves cost (move_cost_s)
+  int jobs_moved = 0;             ///< jobs moved at least once
+  int most_moves_of_a_job = 0;    ///< the most times one job was moved
   int launched = 0;
   int boot_failures = 0;
   int reclaims = 0;

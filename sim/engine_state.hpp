@@ -6,6 +6,7 @@
 
 #include "sim/engine.hpp"
 
+#include "policy/consolidation.hpp"
 #include "policy/rng.hpp"
 
 #include <cstdint>
@@ -31,6 +32,11 @@ struct sim_instance {
   /// Idle since then with the master down, or not yet reaped after it came
   /// back: the instance-hours an outage leaks.
   int64_t leak_since_ms = -1;
+  /// Under-used (policy::is_underused) since then; -1 while it is not.
+  int64_t underused_since_ms = -1;
+  /// Emptied by consolidation: takes no work and is terminated once its
+  /// moved jobs have checkpointed.
+  bool draining = false;
 };
 
 enum class job_phase { future, waiting, running, done, never };
@@ -42,6 +48,7 @@ struct sim_job {
   int64_t started_ms = -1;
   int64_t first_start_ms = -1;
   uint64_t generation = 0; ///< invalidates finish events of earlier runs
+  int moves = 0;           ///< times consolidation moved it
   std::vector<policy::agent_slots> resources;
 };
 
@@ -78,6 +85,21 @@ struct sim_state {
 [[nodiscard]] policy::pool_snapshot
 pool_snapshot_of(const sim_state& s, const std::set<size_t>& running,
                  size_t& free_total);
+
+/// The consolidation settings of `s`'s policy and config.
+[[nodiscard]] policy::consolidation_config
+consolidation_config_of(const sim_state& s);
+
+/// Which running jobs to move, and where, so that under-used instances
+/// empty (policy::plan_consolidation over the pool as it is now; nothing
+/// while jobs wait). (sim/pool_view.cpp)
+[[nodiscard]] policy::consolidation_plan
+consolidation_of(const sim_state& s, const std::set<size_t>& running);
+
+/// Fills s.result's totals at the end of a run (every instance has its
+/// end): end time, instance-hours billed (60 s minimum each), cost, waits
+/// and jobs never started. (sim/run_totals.cpp)
+void total_up(sim_state& s);
 
 /// The decision of `s.policy`'s rule at s.now_ms (the master is up).
 [[nodiscard]] fleet_change decide_fleet(sim_state& s);

@@ -83,9 +83,15 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["never_started"] = r.never_started;
   j["stalled"] = r.stalled;
   j["gpu_hours_lost"] = round_to(r.gpu_hours_lost, 0.01);
+  j["busy_gpu_hours"] = round_to(r.busy_gpu_hours, 0.01);
   j["outage_idle_instance_hours"] =
       round_to(r.outage_idle_instance_hours, 0.01);
   j["restarts"] = r.restarts;
+  j["moves"] = r.moves;
+  j["consolidated_instances"] = r.consolidated_instances;
+  j["move_gpu_hours"] = round_to(r.move_gpu_hours, 0.01);
+  j["jobs_moved"] = r.jobs_moved;
+  j["most_moves_of_a_job"] = r.most_moves_of_a_job;
   j["launched"] = r.launched;
   j["boot_failures"] = r.boot_failures;
   j["reclaims"] = r.reclaims;

@@ -34,7 +34,9 @@ fleet_change decide_ours(sim_state& s) {
       a.id = x.id;
       a.slots = c.gpus_per_instance;
       a.free_slots = static_cast<int>(x.free.size());
-      if (x.idle_since_ms >= 0)
+      // A draining instance is the consolidation's to terminate.
+      a.schedulable = !x.draining;
+      if (x.idle_since_ms >= 0 && !x.draining)
         a.idle_since = at_ms(x.idle_since_ms);
       in.agents.push_back(std::move(a));
     }
@@ -43,6 +45,7 @@ fleet_change decide_ours(sim_state& s) {
     v.state = x.connected ? policy::instance_state::running
                           : policy::instance_state::starting;
     v.launched = at_ms(x.launched_ms);
+    v.busy = x.draining;
     in.instances.push_back(std::move(v));
   }
   policy::scale_config sc;

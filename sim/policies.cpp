@@ -10,6 +10,11 @@ std::optional<policy_spec> policy_named(const std::string& name,
     return policy_spec{name, fleet_rule::ours, ours_idle_s, ours_idle_s};
   if (name == "ours+self-stop-drop-exits")
     return policy_spec{name, fleet_rule::ours, ours_idle_s, ours_idle_s, true};
+  if (name == "ours+consolidate") {
+    policy_spec p{name, fleet_rule::ours, ours_idle_s, 0};
+    p.consolidate = true;
+    return p;
+  }
   if (name == "det-20m")
     return policy_spec{name, fleet_rule::determined, 20 * 60, 0};
   if (name == "det-5m")
@@ -22,10 +27,14 @@ std::optional<policy_spec> policy_named(const std::string& name,
 }
 
 const std::vector<std::string>& policy_names() {
-  static const std::vector<std::string> names{
-      "ours",     "ours+self-stop", "ours+self-stop-drop-exits",
-      "det-20m",  "det-5m",         "ca",
-      "karpenter"};
+  static const std::vector<std::string> names{"ours",
+                                              "ours+self-stop",
+                                              "ours+self-stop-drop-exits",
+                                              "ours+consolidate",
+                                              "det-20m",
+                                              "det-5m",
+                                              "ca",
+                                              "karpenter"};
   return names;
 }
 

@@ -7,6 +7,8 @@
 // master has not recorded waits for it, as det-agent does),
 // "ours+self-stop-drop-exits" (the same, but such an agent stops anyway
 // and the exit is lost: not what det-agent does, measured for comparison),
+// "ours+consolidate" (ours, and jobs moved off under-used instances so
+// they can be terminated: policy/consolidation),
 // "det-20m" and "det-5m"
 // (Determined's scale rule with its code default and its documented
 // max_idle_agent_period), "ca" (cluster-autoscaler-like: 10 s scan, empty

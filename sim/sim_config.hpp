@@ -30,6 +30,11 @@ struct policy_spec {
   /// An agent holding an exit the master has not recorded stops anyway
   /// (the exit is lost with the instance; det-agent does not do this).
   bool self_stop_drops_exits = false;
+  /// Moves checkpointed jobs off instances under-used for
+  /// consolidate_after_s so they can be terminated
+  /// (policy/consolidation; ours only).
+  bool consolidate = false;
+  int64_t consolidate_after_s = 600;
 };
 
 /// The master down from start_s for length_s: no scheduling, no scale
@@ -63,6 +68,10 @@ struct sim_config {
   /// taken every checkpoint_s of its run; a preempted job checkpoints
   /// when asked and loses nothing.
   int64_t checkpoint_s = 1800;
+  /// What one consolidation move costs: the job checkpoints on its old
+  /// instance, which stays billed (draining) this long before it is
+  /// terminated, and its restart on the new one takes this much longer.
+  int64_t move_cost_s = 120;
   int64_t max_agent_starting_s = 1200;
   policy::scheduler_config scheduler;
   /// Points of the time series (fleet, busy GPUs, queue) over the run.

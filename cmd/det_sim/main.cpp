@@ -62,6 +62,8 @@ int fail(const std::string& why, int code = 1) {
 int main(int argc, char** argv) {
   std::string trace_spec, format = "generic", config_path, pool, svg_path;
   std::string from = "0s", to, idle, boot = "180s", checkpoint = "30m";
+  std::string move_cost, consolidate_after;
+  int64_t consolidate_after_s = 600;
   std::vector<std::string> policies = sim::standard_policy_names();
   std::vector<std::string> outages;
   sim::sim_config c;
@@ -109,6 +111,12 @@ int main(int argc, char** argv) {
                  "spot reclaims per instance-hour");
   app.add_option("--checkpoint", checkpoint,
                  "a reclaimed job resumes from its last checkpoint (30m)");
+  app.add_option("--move-cost", move_cost,
+                 "ours+consolidate: checkpoint and restore time of one move "
+                 "(120s)");
+  app.add_option("--consolidate-after", consolidate_after,
+                 "ours+consolidate: how long an instance is under-used "
+                 "before its jobs move (10m)");
   app.add_option("--outage", outages, "master down: START+LENGTH (5d+30m)");
   app.add_option("--random-outages", c.random_outages,
                  "outages of --random-outage-length at seeded times")
@@ -149,7 +157,10 @@ int main(int argc, char** argv) {
     c.price_per_hour = price;
   for (auto [flag, text, field] :
        {std::tuple{"--idle", &idle, &ours.idle_s},
-        std::tuple{"--checkpoint", &checkpoint, &c.checkpoint_s}}) {
+        std::tuple{"--checkpoint", &checkpoint, &c.checkpoint_s},
+        std::tuple{"--move-cost", &move_cost, &c.move_cost_s},
+        std::tuple{"--consolidate-after", &consolidate_after,
+                   &consolidate_after_s}}) {
     if (text->empty())
       continue;
     *field = seconds_of(*text);
@@ -169,6 +180,7 @@ int main(int argc, char** argv) {
     auto p = sim::policy_named(name, ours.idle_s);
     if (!p)
       return fail("--policies: unknown policy " + name, 2);
+    p->consolidate_after_s = consolidate_after_s;
     specs.push_back(*p);
   }
 

@@ -48,6 +48,7 @@ BAD = [
     ("det-sim", ["--trace", "x.csv", "--idle", "soon"], "--idle: 'soon'"),
     ("det-sim", ["--trace", "x.csv", "--policies", "ours,magic"], "unknown policy magic"),
     ("det-sim", ["--trace", "x.csv", "--outage", "5d"], "--outage: '5d'"),
+    ("det-sim", ["--trace", "x.csv", "--move-cost", "soon"], "--move-cost: 'soon'"),
 ]  # fmt: skip
 
 

@@ -42,3 +42,24 @@ def test_one_job_costs_what_it_costs_by_hand(tmp_path):
     assert ">ours<" in picture and ">det-20m<" in picture
     again = det_sim(*args)
     assert again.stdout == first.stdout
+
+
+def test_consolidation_moves_a_stranded_job_and_charges_the_move(tmp_path):
+    # 7+1 GPUs on instance A, 5 on B, both up at 180; the 7-GPU job ends at
+    # 1180 and leaves the 1-GPU job alone on A. Ten minutes later it moves
+    # to B (ending 120 s later, at 20300) and A, drained for 120 s, goes at
+    # 1900: A bills 1900 s and B 20480 s instead of 20360 s each.
+    trace = tmp_path / "jobs.csv"
+    trace.write_text("submit,duration,gpus\n0,1000,7\n0,20000,1\n0,20000,5\n")
+    args = ["--trace", str(trace), "--gpus-per-instance", "8", "--price", "10",
+            "--policies", "ours,ours+consolidate", "--consolidate-after", "10m",
+            "--move-cost", "120s"]
+    result = det_sim(*args)
+    assert result.returncode == 0, result.stderr
+    ours, moved = [json.loads(l) for l in result.stdout.splitlines()][1:]
+    assert ours["instance_hours"] == pytest.approx(2 * 20360 / 3600, abs=0.01)
+    assert moved["policy"] == "ours+consolidate"
+    assert moved["moves"] == 1 and moved["consolidated_instances"] == 1
+    assert moved["move_gpu_hours"] == pytest.approx(120 / 3600, abs=0.01)
+    assert moved["instance_hours"] == pytest.approx((1900 + 20480) / 3600, abs=0.01)
+    assert det_sim(*args).stdout == result.stdout

@@ -87,6 +87,23 @@ TEST(provider_config, durations_accept_go_strings_and_plain_seconds) {
   EXPECT_EQ(p.launch_error_timeout, 90s);
 }
 
+TEST(provider_config, consolidation_is_off_unless_asked) {
+  auto off = parse(with_provider(minimal_aws));
+  ASSERT_TRUE(off) << det::render(off.error());
+  EXPECT_FALSE(off->resource_pools[0].provider.consolidate);
+  EXPECT_EQ(off->resource_pools[0].provider.consolidate_after, 10min);
+  EXPECT_EQ(off->resource_pools[0].provider.consolidation_move_cost, 2min);
+  auto on = parse(with_provider(std::string{minimal_aws}
+                                + "      consolidate: true\n"
+                                  "      consolidate_after: 30m\n"
+                                  "      consolidation_move_cost: 5m\n"));
+  ASSERT_TRUE(on) << det::render(on.error());
+  const auto& p = on->resource_pools[0].provider;
+  EXPECT_TRUE(p.consolidate);
+  EXPECT_EQ(p.consolidate_after, 30min);
+  EXPECT_EQ(p.consolidation_move_cost, 5min);
+}
+
 TEST(provider_config, spot_price_given_as_a_number_is_kept_as_text) {
   auto cfg =
       parse(with_provider(std::string{minimal_aws}
