@@ -1,5 +1,6 @@
 #include "api/experiment_handlers.hpp"
 
+#include "actors/model_def_actor.hpp"
 #include "api/api_project_experiments.hpp"
 #include "api/api_records.hpp"
 #include "api/api_unmanaged.hpp"

@@ -5,7 +5,9 @@ and peak memory over that run. Per trial, from the event log: start order
 (trial_placed) to first metric received (the first trial_metrics_reported),
 split at trial_running (the agent started the process) -- the agent's start
 path and spawn before it, the process's start-up and first report's round
-trip after it. One JSON line per result.
+trip after it. Twice: with the agents' warm launcher (the default) and
+with --cold-launch (each trial's launch layer in an interpreter of its
+own), the reference. One JSON line per result, each naming its "launch".
 
     bench/e2e/run.py BUILD_DIR   (DET_BENCH_PG_URL: a server URL)
 """
@@ -73,8 +75,27 @@ def main():
     if not server:
         print("bench/e2e: set DET_BENCH_PG_URL (make bench does)", file=sys.stderr)
         return 2
+    # The agents' warm launcher (the product's default) and, as the
+    # reference in the same run, every trial's launch layer started cold.
+    status = 0
+    for launch in ("warm", "cold"):
+        status = status or run_once(server, launch)
+    if "warm" in ELAPSED and "cold" in ELAPSED:
+        print(json.dumps({"bench": "e2e", "trials": TRIALS, "agents": 4,
+                          "metric": "submit_to_all_completed_warm_vs_cold",
+                          "value": round(ELAPSED["warm"] / ELAPSED["cold"], 3),
+                          "unit": "ratio"}))
+    return status
+
+
+ELAPSED = {}
+
+
+def run_once(server, launch):
     tmp = tempfile.mkdtemp(prefix="det-bench-e2e-")
-    c = conftest.Cluster(server, tmp, "bench_e2e", idle="60s", max_instances=4)
+    args = ["--cold-launch"] if launch == "cold" else []
+    c = conftest.Cluster(server, tmp, "bench_e2e_" + launch, idle="60s",
+                         max_instances=4, agent_args=args)
     try:
         cpu0, _ = proc_stats(c.proc.pid)
         config = conftest.experiment_yaml(max_length=5, trials=TRIALS,
@@ -96,10 +117,11 @@ def main():
                 return 1
             time.sleep(0.2)
         elapsed = time.monotonic() - start
+        ELAPSED[launch] = elapsed
         cpu1, peak_kb = proc_stats(c.proc.pid)
         done = sum(1 for t in c.trials(exp_id) if t["state"] == "STATE_COMPLETED")
         common = {"bench": "e2e", "trials": TRIALS, "completed": done,
-                  "agents": 4, "experiment_state": e["state"]}
+                  "agents": 4, "experiment_state": e["state"], "launch": launch}
         print(json.dumps(dict(common, metric="submit_to_all_completed",
                               value=elapsed, unit="s")))
         print(json.dumps(dict(common, metric="master_cpu_time",

@@ -5,6 +5,7 @@
 #include "sim/engine.hpp"
 #include "sim/figures.hpp"
 #include "sim/policies.hpp"
+#include "tests/sim/hand_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +13,7 @@ namespace det::sim::consolidation_tests {
 namespace {
 
 sim_config hand_config() {
-  sim_config c;
-  c.gpus_per_instance = 8;
-  c.boot_s = 180;
-  c.price_per_hour = 10;
+  auto c = test::hand_config();
   c.move_cost_s = 120;
   return c;
 }

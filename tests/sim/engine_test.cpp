@@ -2,6 +2,7 @@
 // boot in exactly 180 s, no faults.
 #include "sim/engine.hpp"
 #include "sim/policies.hpp"
+#include "tests/sim/hand_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,7 @@ using namespace det::sim;
 
 namespace {
 
-sim_config hand_config() {
-  sim_config c;
-  c.gpus_per_instance = 8;
-  c.boot_s = 180;
-  c.price_per_hour = 10;
-  return c;
-}
+using det::sim::test::hand_config;
 
 policy_spec named(const std::string& n, int64_t ours_idle_s = 180) {
   return *policy_named(n, ours_idle_s);
