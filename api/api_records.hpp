@@ -89,7 +89,6 @@ nlohmann::json namespace_bindings_of(const ctx_ptr& ctx,
                                      const state::cluster_state& s, int64_t id);
 void add_namespace_binding_routes(http::router& r, ctx_ptr ctx);
 void add_template_routes(http::router& r, ctx_ptr ctx);
-void add_model_routes(http::router& r, ctx_ptr ctx);
 /// api_webhooks.cpp
 void add_webhook_routes(http::router& r, ctx_ptr ctx);
 /// api_config_policies.cpp

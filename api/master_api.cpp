@@ -17,6 +17,7 @@
 #include "api/api_unmanaged.hpp"
 #include "api/durable_feed.hpp"
 #include "api/experiment_routes.hpp"
+#include "api/model_routes.hpp"
 #include "api/pool_views.hpp"
 #include "api/project_routes.hpp"
 #include "api/queue_routes.hpp"
@@ -162,7 +163,8 @@ size_t request_body_limit(std::string_view method, std::string_view path,
 
 const std::vector<const route_family*>& route_families() {
   static const std::vector<const route_family*> families{
-      &experiment_routes(), &trial_routes(), &project_routes()};
+      &experiment_routes(), &trial_routes(), &project_routes(),
+      &model_routes()};
   return families;
 }
 
@@ -233,7 +235,6 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_checkpoint_routes(r, ctx);
   add_workspace_routes(r, ctx);
   add_template_routes(r, ctx);
-  add_model_routes(r, ctx);
   add_webhook_routes(r, ctx);
   add_config_policy_routes(r, ctx);
   add_cleanup_logs_route(r, ctx);
