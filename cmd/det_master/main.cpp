@@ -17,14 +17,12 @@
 #include "actors/checkpoint_gc_actor.hpp"
 #include "actors/event_writer.hpp"
 #include "actors/master_actor.hpp"
-#include "actors/model_def_actor.hpp"
 #include "api/agent_ws.hpp"
-#include "api/api_auth.hpp"
+#include "api/api_wiring.hpp"
 #include "api/auth_crypto.hpp"
 #include "api/durable_feed.hpp"
 #include "api/log_books.hpp"
 #include "api/log_policy_runtime.hpp"
-#include "api/log_reader.hpp"
 #include "api/master_api.hpp"
 #include "api/task_proxy.hpp"
 #include "api/webhook_runtime.hpp"
@@ -350,70 +348,32 @@ failure start_actors(master_process& m) {
   return {};
 }
 
-/// What the routes and the agents' WebSocket share, and the users every
-/// cluster has.
+/// What the routes and the agents' WebSocket share (api/api_wiring.hpp),
+/// and the users every cluster has.
 failure build_api_context(master_process& m) {
-  const auto& cfg = m.cfg;
-  m.tokens = std::make_shared<const api::session_tokens>(m.session_secret);
-  auto scheme = cfg.tls.enabled() ? "https" : "http";
-  auto local_url =
-      std::string{scheme} + "://127.0.0.1:" + std::to_string(cfg.port);
-
-  m.ctx = std::make_shared<api::api_context>();
-  auto& ctx = *m.ctx;
-  ctx.master = m.master;
-  ctx.reads = m.reads;
-  ctx.history = m.history;
-  ctx.bridge = api::spawn_api_bridge(*m.sys);
-  ctx.model_defs = spawn_model_def_actor(*m.sys, std::move(m.defs));
-  ctx.logs = m.logs;
-  ctx.task_log_book = m.task_logs;
-  ctx.tokens = m.tokens;
-  ctx.auth = m.auth;
-  ctx.config = std::make_shared<conf::master_config>(cfg);
-  ctx.experiment_defaults = conf::experiment_defaults_from(cfg);
-  for (const auto& pool : cfg.resource_pools)
-    if (auto cap = conf::max_capacity(pool))
-      ctx.pool_capacities.emplace(pool.pool_name, *cap);
-  ctx.cluster_id = m.cluster_uuid;
-  ctx.master_id = m.master_uuid;
-  // Upstream's clusterName: the configured cluster_name, "" when unset.
-  ctx.cluster_name = cfg.cluster_name;
-  ctx.db_url = m.url;
-  if (!ctx.db_url.empty())
-    ctx.metric_reader = std::make_shared<api::log_reader>(ctx.db_url);
-  ctx.webhooks = m.webhooks;
-  // Record commands the runtimes decide to send (no answer awaited).
-  auto to_master = [master = m.master](std::string op, nlohmann::json args) {
-    caf::anon_send(master, records_atom::value, std::move(op), args.dump(),
-                   std::string{});
-  };
-  m.webhooks->set_command_sink(to_master);
-  m.log_policies->set_command_sink(to_master);
-  m.logs->set_observer([webhooks = m.webhooks, log_policies = m.log_policies](
-                           int64_t trial, const std::string& agent,
-                           const std::vector<std::string>& lines) {
-    webhooks->scan_log(trial, agent, lines);
-    log_policies->scan_log(trial, agent, lines);
-  });
-  m.webhooks->start();
-
-  m.ws_ctx = std::make_shared<api::agent_ws_context>();
-  auto& ws = *m.ws_ctx;
-  ws.sys = m.sys.get();
-  ws.master = m.master;
-  ws.logs = m.logs;
-  ws.task_log_book = m.task_logs;
-  ws.addresses = ctx.agent_addresses;
-  ws.tokens = m.tokens;
-  ws.start = {local_url, rm::checkpoint_dir(cfg), m.cluster_id, m.cluster_uuid};
-  ws.agent_token = cfg.agent_token;
-  ws.heartbeat_interval = cfg.agent_heartbeat_interval;
-  ws.missed_heartbeats = static_cast<int>(cfg.agent_missed_heartbeats);
-
-  if (auto err =
-          api::ensure_default_users(*m.sys, ctx, cfg.initial_user_password);
-      !err.empty())
+  api::api_sources in;
+  in.master = m.master;
+  in.config = std::make_shared<const conf::master_config>(m.cfg);
+  in.reads = m.reads;
+  in.history = m.history;
+  in.defs = std::move(m.defs);
+  in.logs = m.logs;
+  in.task_log_book = m.task_logs;
+  in.auth = m.auth;
+  in.webhooks = m.webhooks;
+  in.log_policies = m.log_policies;
+  in.session_secret = m.session_secret;
+  in.cluster_id = m.cluster_id;
+  in.cluster_uuid = m.cluster_uuid;
+  in.master_uuid = m.master_uuid;
+  in.db_url = m.url;
+  in.checkpoint_dir = rm::checkpoint_dir(m.cfg);
+  api::api_wiring w;
+  auto err = api::wire_api(*m.sys, std::move(in), w);
+  m.ctx = std::move(w.routes);
+  m.ws_ctx = std::move(w.agents);
+  m.tokens = std::move(w.tokens);
+  if (!err.empty())
     return err;
   return {};
 }
