@@ -26,14 +26,18 @@ namespace det::agent {
 const char* warm_launch_server_source() {
   return R"PY(# Written by det-agent (agent/warm_launch.hpp): the launch layer's
 # imports made once; each trial is a fork that imports the determined
-# package again under the trial's own environment and runs launch.py.
+# package again under the trial's own environment and runs launch.py, and
+# the trial's own `python3 SCRIPT` is a fork too when it can be.
 import os
+import re
 import runpy
 import shutil
 import signal
 import socket
 import struct
+import subprocess
 import sys
+import sysconfig
 import traceback
 
 SAME = ("PATH", "VIRTUAL_ENV")
@@ -100,23 +104,168 @@ def _recv(conn):
     parts = body.split(b"\0")
     if len(fds) != 3 or len(parts) < 2:
         return None
+    # "PGID" (the launch layer), or "PGID N": N argv items follow (a script).
+    head = parts[1].split()
+    argc = int(head[1]) if len(head) > 1 else 0
+    if len(head) > 2 or argc < 0 or len(parts) < 2 + argc:
+        return None
+    argv = [os.fsdecode(a) for a in parts[2:2 + argc]]
     env = {}
-    for kv in parts[2:]:
+    for kv in parts[2 + argc:]:
         k, sep, v = kv.partition(b"=")
         if sep:
             env[os.fsdecode(k)] = os.fsdecode(v)
-    return os.fsdecode(parts[0]), int(parts[1]), env, fds
+    return os.fsdecode(parts[0]), int(head[0]), argv, env, fds
 
 
-def _child(conn, listener, others, cwd, pgid, env, fds, base_path):
+def _send(conn, cwd, pgid, argv, env):
+    """A request as the C++ client makes it, with argv: this process's
+    stdin, stdout and stderr go along."""
+    items = [os.fsencode(cwd), b"%d %d" % (pgid, len(argv))]
+    items += [os.fsencode(a) for a in argv]
+    items += [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    body = b"\0".join(items)
+    socket.send_fds(conn, [struct.pack(">I", len(body))], [0, 1, 2])
+    conn.sendall(body)
+
+
+def _line(conn):
+    out = b""
+    while not out.endswith(b"\n"):
+        c = conn.recv(1)
+        if not c:
+            return ""
+        out += c
+    return out.decode().strip()
+
+
+# A trial entrypoint the launch layer runs as ["sh", "-c", TEXT] that is
+# no more than `python3 SCRIPT.py ARG...` with plain words.
+_PLAIN = re.compile(r"^python3( +[A-Za-z0-9_./=:,+@%-]+)+ *$")
+
+
+class _ForkedScript:
+    """What the launch layer keeps of its entrypoint's process when the
+    server forked it: Popen's pid, wait, poll and signals. The child is the
+    server's, so its end comes over the connection ("exit CODE", negative
+    for a signal as Popen's returncode)."""
+
+    def __init__(self, conn, pid, args):
+        self.pid, self.args, self.returncode, self._conn = pid, args, None, conn
+
+    def wait(self, timeout=None):
+        if self.returncode is None:
+            self._conn.settimeout(timeout)
+            try:
+                last = _line(self._conn)
+            except socket.timeout:
+                raise subprocess.TimeoutExpired(self.args, timeout)
+            self._conn.close()
+            self.returncode = int(last[5:]) if last.startswith("exit ") else 1
+        return self.returncode
+
+    def poll(self):
+        return self.returncode
+
+    def send_signal(self, sig):
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def terminate(self):
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+
+def _fork_through(server, real_popen):
+    """subprocess.Popen for the launch layer: its plain `python3 SCRIPT`
+    entrypoint forked by the server; anything else, or a refusal, started
+    as it would have been. A subclass, so that isinstance and subclasses
+    of Popen made later keep working."""
+
+    def forked(args):
+        if not (isinstance(args, list) and len(args) == 3 and args[:2] == ["sh", "-c"]
+                and _PLAIN.match(args[2])):
+            return None
+        words = args[2].split()
+        if not (words[1].endswith(".py") and os.path.isfile(words[1])):
+            return None
+        sys.stdout.flush()
+        sys.stderr.flush()
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(server)
+            _send(conn, os.getcwd(), os.getpgrp(), words[1:], dict(os.environ))
+            first = _line(conn)
+            if first.startswith("pid "):
+                return _ForkedScript(conn, int(first[4:]), args)
+        except (OSError, ValueError):
+            pass
+        conn.close()
+        return None
+
+    class Popen(real_popen):
+        def __new__(cls, args=None, *rest, **kwargs):
+            if cls is Popen and not rest and not kwargs:
+                script = forked(args)
+                if script is not None:
+                    return script  # not a Popen: __init__ is not called
+            return super().__new__(cls)
+
+    return Popen
+
+
+def _stdlib_module(module):
+    """Whether a loaded module is the interpreter's own (a script cannot
+    have a newer one from its PYTHONPATH), not a site package."""
+    path = getattr(module, "__file__", None)
+    if not path:
+        return True  # built in, or a namespace
+    paths = sysconfig.get_paths()
+    if path.startswith((paths["purelib"], paths["platlib"])):
+        return False
+    return path.startswith((paths["stdlib"], paths["platstdlib"]))
+
+
+def _shadowed(folders):
+    """Whether a folder ahead of the site packages on a script's sys.path
+    holds a module this server has loaded (a cold start would import that
+    file instead)."""
+    loaded = {n for n in sys.modules if "." not in n}
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.partition(".")[0] in loaded:
+                return True
+    return False
+
+
+def _script_paths(cwd, argv, env):
+    """A script's first sys.path entries as `python3 SCRIPT` makes them:
+    its folder, then PYTHONPATH's."""
+    folder = os.path.dirname(os.path.abspath(os.path.join(cwd, argv[0])))
+    extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return [folder] + extra
+
+
+def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server):
     try:
         listener.close()
         conn.close()
         for other in others:
             other.close()
         for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
-                  signal.SIGUSR2, signal.SIGPIPE):
+                  signal.SIGUSR2):
             signal.signal(s, signal.SIG_DFL)
+        # As the interpreter sets them at its start.
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.set_wakeup_fd(-1)
         os.setpgid(0, pgid)
@@ -124,13 +273,24 @@ def _child(conn, listener, others, cwd, pgid, env, fds, base_path):
             os.dup2(fd, target)
             os.close(fd)
         os.chdir(cwd)
+        trial_env = _child_environment(env)  # before the clear: it reads ours
         os.environ.clear()
-        os.environ.update(_child_environment(env))
-        script = os.path.join(env.get("DET_RUN_DIR", cwd), "launch.py")
-        extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-        sys.path[:] = [os.path.dirname(script)] + extra + base_path
+        os.environ.update(trial_env)
+        if argv:
+            # The trial's own script: what it imports beyond the standard
+            # library it imports afresh, as a cold start would.
+            for name, module in list(sys.modules.items()):
+                if not _stdlib_module(module):
+                    del sys.modules[name]
+            script = argv[0]
+            sys.path[:] = _script_paths(cwd, argv, env) + base_path
+        else:
+            script = os.path.join(env.get("DET_RUN_DIR", cwd), "launch.py")
+            extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+            sys.path[:] = [os.path.dirname(script)] + extra + base_path
+            subprocess.Popen = _fork_through(server, subprocess.Popen)
         sys.path_importer_cache.clear()
-        sys.argv = [script]
+        sys.argv = list(argv) if argv else [script]
         try:
             import sitecustomize  # noqa: F401  (the trial's, as at a cold start)
         except ImportError:
@@ -152,11 +312,16 @@ def _child(conn, listener, others, cwd, pgid, env, fds, base_path):
     except BaseException:
         traceback.print_exc()
         code = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        os._exit(code & 0xFF)
+    # The interpreter's own end (threads joined, atexit run, streams
+    # flushed) from the top of main(), as after a cold start.
+    raise _ChildExit(code & 0xFF)
+
+
+class _ChildExit(BaseException):
+    """A forked child's end, raised through the server's loop."""
+
+    def __init__(self, code):
+        self.code = code
 
 
 def main():
@@ -193,9 +358,7 @@ def main():
             if pid == 0:
                 break
             conn = waiting.pop(pid, None)
-            code = os.waitstatus_to_exitcode(status)
-            if code < 0:
-                code = 128 - code
+            code = os.waitstatus_to_exitcode(status)  # -N for signal N
             if conn is not None:
                 try:
                     conn.sendall(b"exit %d\n" % code)
@@ -213,8 +376,12 @@ def main():
         if got is None:
             conn.close()
             continue
-        cwd, pgid, env, fds = got
-        if not _equivalent(env, baseline):
+        cwd, pgid, argv, env, fds = got
+        # The launch layer's request comes with det-agent's environment; a
+        # script's with the launch layer's, whose interpreter settings are
+        # this server's own (_child_environment).
+        same = _equivalent(env, os.environ if argv else baseline)
+        if not same or (argv and _shadowed(_script_paths(cwd, argv, env))):
             for fd in fds:
                 os.close(fd)
             try:
@@ -227,8 +394,8 @@ def main():
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            _child(conn, listener, list(waiting.values()), cwd, pgid, env, fds,
-                   base_path)
+            _child(conn, listener, list(waiting.values()), cwd, pgid, argv, env,
+                   fds, base_path, path)
         for fd in fds:
             os.close(fd)
         waiting[pid] = conn
@@ -239,7 +406,10 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except _ChildExit as end:
+        sys.exit(end.code)
 )PY";
 }
 
@@ -346,8 +516,10 @@ std::optional<int> warm_launch_client(const std::string& socket) {
   }
   auto last = read_line(fd);
   ::close(fd);
-  if (last.rfind("exit ", 0) == 0)
-    return std::atoi(last.c_str() + 5);
+  if (last.rfind("exit ", 0) == 0) { // -N: signal N
+    int code = std::atoi(last.c_str() + 5);
+    return code < 0 ? 128 - code : code;
+  }
   static const char lost[] =
       "det-agent: the warm launcher went away before the trial's launch "
       "layer exited\n";

@@ -19,6 +19,19 @@
 // N). The trial's process group, its kill and its supervisor are as
 // before: the child is in the group.
 //
+// The launch layer then starts the trial's entrypoint. When that is a
+// plain `python3 SCRIPT.py ARG...` (words without shell syntax, the file
+// present), the child's subprocess.Popen asks the server for it too: the
+// server forks the script as a sibling in the trial's group, with what
+// its own loading left of the site packages forgotten (the script imports
+// them afresh, as a cold start would; the standard library stays loaded),
+// and the launch layer waits for it and passes signals to it as Popen
+// would. The script ends through the interpreter's own end (threads
+// joined, atexit run) and the launch layer sees its code as Popen's
+// returncode (-N for signal N). A folder on the script's sys.path that
+// holds a module the server has loaded makes it start cold, as does
+// anything else: `sh -c` as before.
+//
 // The warm start applies only when it is equivalent: the request's PATH
 // and every PYTHON*, PYENV*, VIRTUAL_ENV and CONDA* variable (but
 // PYTHONPATH, which the child applies) equal the server's. Otherwise, and

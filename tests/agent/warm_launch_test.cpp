@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -51,10 +52,44 @@ void write_fake_harness(const fs::path& root, bool broken = false) {
          "    print('cwd=' + os.getcwd())\n"
          "    print('mark=' + os.environ.get('MARK', ''))\n"
          "    print('token=' + os.environ.get('DET_AGENT_TOKEN', 'none'))\n"
+         "    print('path=' + os.environ.get('PATH', ''))\n"
          "    sys.stdout.flush()\n"
+         "    if os.environ.get('ENTRY'):\n" // upstream's way to its entrypoint
+         "        import signal, subprocess\n"
+         "        p = subprocess.Popen(['sh', '-c', os.environ['ENTRY']])\n"
+         "        signal.signal(signal.SIGTERM, lambda n, f: "
+         "p.send_signal(n))\n"
+         "        sys.exit(p.wait())\n"
          "    if os.environ.get('SLEEP'):\n"
          "        time.sleep(60)\n"
          "    sys.exit(int(os.environ.get('CODE', '0')))\n";
+}
+
+/// A trial's own script: who ran it, its argv and sys.path, whether it
+/// imported the harness afresh and sees SIGPIPE as the interpreter leaves
+/// it, then an atexit hook and a thread the interpreter's end waits for.
+void write_script(const fs::path& work) {
+  std::ofstream{work / "train.py"}
+      << "import atexit, os, signal, sys, threading, time\n"
+         "import determined, socket\n"
+         "print('script_pid=%d' % os.getpid())\n"
+         "print('script_ppid=%d' % os.getppid())\n"
+         "print('script_pgrp=%d' % os.getpgrp())\n"
+         "print('argv=' + ' '.join(sys.argv))\n"
+         "print('path0=' + sys.path[0])\n"
+         "print('script_fresh=%s' % (determined.IMPORTED_IN == os.getpid()))\n"
+         "print('sigpipe_ignored=%s' % "
+         "(signal.getsignal(signal.SIGPIPE) == signal.SIG_IGN))\n"
+         "print('shadow_here=%s' % hasattr(socket, 'HERE'))\n"
+         "atexit.register(lambda: print('atexit ran', flush=True))\n"
+         "def late():\n"
+         "    time.sleep(0.2)\n"
+         "    print('thread done', flush=True)\n"
+         "threading.Thread(target=late).start()\n"
+         "sys.stdout.flush()\n"
+         "if os.environ.get('SCRIPT_SLEEP'):\n"
+         "    time.sleep(60)\n"
+         "sys.exit(int(os.environ.get('SCRIPT_CODE', '0')))\n";
 }
 
 struct bed {
@@ -69,6 +104,7 @@ struct bed {
     fake = dir / "fake";
     write_fake_harness(fake, broken);
     fs::create_directories(dir / "work");
+    write_script(dir / "work");
     // The agent's own secret: the server and the trials must never see it.
     ::setenv("DET_AGENT_TOKEN", "agent-secret", 1);
     auto env = trial_base_environment();
@@ -130,6 +166,14 @@ TEST(warm_launch, a_trial_is_forked_by_the_launcher_under_its_own_environment) {
     EXPECT_EQ(line_after(r, "cwd="), spec.work_dir);
     EXPECT_EQ(line_after(r, "mark="), mark);
     EXPECT_EQ(line_after(r, "token="), "none");
+    // The trial's PATH, with what the interpreter's wrapper (pyenv's shim)
+    // put before it, as a cold start has it.
+    std::string path = std::getenv("PATH");
+    auto got = line_after(r, "path=");
+    EXPECT_TRUE(got.size() >= path.size()
+                && got.compare(got.size() - path.size(), path.size(), path)
+                       == 0)
+        << got;
   }
 }
 
@@ -257,4 +301,82 @@ TEST(warm_launch, the_launcher_goes_with_an_agent_killed_by_sigkill) {
     ::kill(launcher, SIGKILL); // it holds this test's output open
     ADD_FAILURE() << "the launcher outlived its agent";
   }
+}
+
+TEST(warm_launch, a_plain_python3_entrypoint_is_forked_as_a_cold_start_runs) {
+  bed b{"script"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  recorder r;
+  auto spec = b.trial({{"ENTRY", "python3 train.py a b"}, {"SCRIPT_CODE", "7"}},
+                      b.launcher->socket());
+  auto p = trial_process::start(spec, r.callbacks(), {});
+  ASSERT_TRUE(p);
+  ASSERT_TRUE((*p)->wait_for(30s));
+  EXPECT_EQ((*p)->exit_code(), 7);
+  EXPECT_EQ(line_after(r, "script_ppid="), std::to_string(b.launcher->pid()))
+      << "the script was not forked by the launcher";
+  EXPECT_EQ(line_after(r, "script_pgrp="), std::to_string((*p)->pid()));
+  EXPECT_EQ(line_after(r, "argv="), "train.py a b");
+  EXPECT_EQ(line_after(r, "path0="), spec.work_dir);
+  EXPECT_EQ(line_after(r, "script_fresh="), "True")
+      << "a site package the launcher had loaded was not imported again";
+  EXPECT_EQ(line_after(r, "sigpipe_ignored="), "True");
+  // The interpreter's own end: the thread joined, then atexit.
+  auto at = [&](const std::string& l) {
+    return std::find(r.lines.begin(), r.lines.end(), l) - r.lines.begin();
+  };
+  ASSERT_TRUE(r.wait_line("atexit ran"));
+  ASSERT_TRUE(r.wait_line("thread done"));
+  EXPECT_LT(at("thread done"), at("atexit ran"));
+}
+
+TEST(warm_launch, a_script_that_would_import_other_files_starts_cold) {
+  bed b{"shadow"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  auto server = std::to_string(b.launcher->pid());
+  {
+    // Its folder holds a module the launcher has loaded: a cold start
+    // imports that file instead, so it runs cold.
+    std::ofstream{b.dir / "work" / "socket.py"} << "HERE = True\n";
+    recorder r;
+    auto code =
+        run(r, b.trial({{"ENTRY", "python3 train.py"}, {"SCRIPT_CODE", "4"}},
+                       b.launcher->socket()));
+    EXPECT_EQ(code, 4);
+    EXPECT_NE(line_after(r, "script_ppid="), server);
+    EXPECT_EQ(line_after(r, "shadow_here="), "True");
+    fs::remove(b.dir / "work" / "socket.py");
+  }
+  {
+    // More than `python3 SCRIPT ARG...`: the shell runs it, as before.
+    recorder r;
+    auto code =
+        run(r, b.trial({{"ENTRY", "python3 -u train.py"}, {"SCRIPT_CODE", "3"}},
+                       b.launcher->socket()));
+    EXPECT_EQ(code, 3);
+    EXPECT_NE(line_after(r, "script_ppid="), server);
+    EXPECT_NE(line_after(r, "script_ppid="), "");
+  }
+}
+
+TEST(warm_launch, the_launch_layer_forwards_a_signal_to_its_forked_script) {
+  bed b{"forward"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  recorder r;
+  auto spec = b.trial({{"ENTRY", "python3 train.py"}, {"SCRIPT_SLEEP", "1"}},
+                      b.launcher->socket());
+  auto p = trial_process::start(spec, r.callbacks(), {});
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(r.wait_line("shadow_here=False"));
+  auto launch = static_cast<pid_t>(std::stol(line_after(r, "pid=")));
+  auto script = static_cast<pid_t>(std::stol(line_after(r, "script_pid=")));
+  // The signal to the launch layer alone, which passes it on: the script
+  // ends by it, and the launch layer exits as after Popen's -15.
+  ASSERT_EQ(::kill(launch, SIGTERM), 0);
+  ASSERT_TRUE((*p)->wait_for(30s));
+  EXPECT_TRUE(gone_soon(script));
+  EXPECT_EQ((*p)->exit_code(), 256 - SIGTERM) << "sys.exit(-15)";
 }
