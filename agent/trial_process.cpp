@@ -183,6 +183,11 @@ void trial_process::read_output() {
     auto rc = poll(&p, 1, static_cast<int>(opts_.flush_interval.count()));
     if (rc < 0 && errno == EINTR)
       continue;
+    {
+      std::lock_guard<std::mutex> guard{mu_};
+      if (output_abandoned_)
+        break;
+    }
     if (rc > 0) {
       auto n = read(out_fd_, buf, sizeof(buf));
       if (n < 0 && errno == EINTR)
@@ -228,6 +233,12 @@ void trial_process::wait_exit() {
                  [this] { return output_done_ || kill_requested_; });
   }
   ::kill(-pid_, SIGKILL);
+  {
+    std::unique_lock<std::mutex> lock{mu_};
+    if (!cv_.wait_for(lock, opts_.orphan_output_wait,
+                      [this] { return output_done_; }))
+      output_abandoned_ = true;
+  }
   reader_.join();
   auto code = decode_status(status);
   {

@@ -7,8 +7,9 @@
 // and stderr share one pipe; output is split into lines and handed to on_lines
 // in batches (at most `batch_lines` lines, at least every `flush_interval`
 // while output is waiting). When the shell exits, whatever is left of its
-// process group is killed, the last lines are delivered, then on_exit runs once
-// with the exit code (128+N for signal N).
+// process group is killed, the last lines are delivered (what a process
+// outside the group keeps writing is given up after orphan_output_wait),
+// then on_exit runs once with the exit code (128+N for signal N).
 //
 // Owns two threads (pipe reader, waiter) and, after kill(), a third;
 // callbacks run on them, never under a lock of this class, and must not
@@ -59,6 +60,11 @@ struct process_options {
   /// DET_LOG_WAIT_TIME: a command's background output is kept). The exit
   /// is reported after that, so its output comes first. 0: at once.
   std::chrono::milliseconds log_wait{0};
+  /// After the group is killed, how long the pipe may stay open before
+  /// the output is given up: a process outside the group (one the trial
+  /// moved to a session of its own, such as a daemon) can hold the pipe
+  /// for ever, and the exit must still be reported.
+  std::chrono::milliseconds orphan_output_wait{std::chrono::seconds{5}};
 };
 
 /// A task's log_wait: DET_LOG_WAIT_TIME of its environment in seconds (0 to
@@ -111,6 +117,9 @@ private:
   bool exited_ = false; ///< on_exit has returned
   bool kill_requested_ = false;
   bool output_done_ = false; ///< the pipe closed: nobody writes any more
+  /// The waiter gave up the output: the reader stops once nothing is
+  /// waiting to be read.
+  bool output_abandoned_ = false;
   std::thread reader_;
   std::thread waiter_;
   std::thread killer_;

@@ -85,8 +85,10 @@ def _child_environment(env):
     return out
 
 
-def _recv(conn):
-    fds = []
+def _recv(conn, fds):
+    """A request, its fds appended to `fds` as they come (the caller closes
+    them when this returns None or raises: a client killed half-way must
+    not leave its trial's pipes open here)."""
     head = b""
     while len(head) < 4:
         data, more, _, _ = socket.recv_fds(conn, 4 - len(head), 3)
@@ -369,11 +371,14 @@ def main():
             continue
         conn, _ = listener.accept()
         conn.settimeout(10)
+        fds = []
         try:
-            got = _recv(conn)
+            got = _recv(conn, fds)
         except (OSError, ValueError):
             got = None
         if got is None:
+            for fd in fds:
+                os.close(fd)
             conn.close()
             continue
         cwd, pgid, argv, env, fds = got

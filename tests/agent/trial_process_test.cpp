@@ -184,6 +184,32 @@ TEST(trial_process, what_writes_past_log_wait_is_killed_unheard) {
   EXPECT_TRUE(gone_soon(child));
 }
 
+TEST(trial_process, a_daemon_holding_the_pipe_does_not_hold_the_exit) {
+  // A process the trial moved out of its group (a session of its own, as
+  // a daemon does) keeps writing to the pipe; the group's kill misses it.
+  // It ends by itself within 10 s; the trial exits once it has started.
+  auto pid_file = std::filesystem::temp_directory_path()
+                  / ("daemon_" + std::to_string(::getpid()));
+  std::filesystem::remove(pid_file);
+  recorder r;
+  process_options opts;
+  opts.orphan_output_wait = 300ms;
+  auto p = start("setsid sh -c 'echo $$ > " + pid_file.string()
+                     + "; for i in $(seq 200); do echo tick; sleep 0.05; "
+                       "done' & while [ ! -s "
+                     + pid_file.string() + " ]; do sleep 0.01; done; exit 3",
+                 r, opts);
+  bool exited = p->wait_for(8s);
+  pid_t daemon = 0;
+  std::ifstream{pid_file} >> daemon;
+  if (daemon > 0)
+    ::kill(daemon, SIGKILL);
+  std::filesystem::remove(pid_file);
+  ASSERT_TRUE(exited) << "the exit waited for the daemon's pipe";
+  EXPECT_EQ(r.code, 3);
+  EXPECT_GT(daemon, 0);
+}
+
 TEST(trial_process, log_wait_is_det_log_wait_time_else_30_seconds) {
   EXPECT_EQ(log_wait_of({{"DET_LOG_WAIT_TIME", "10"}}), 10s);
   EXPECT_EQ(log_wait_of({{"DET_LOG_WAIT_TIME", "0"}}), 0s);

@@ -12,12 +12,16 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <thread>
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -379,4 +383,46 @@ TEST(warm_launch, the_launch_layer_forwards_a_signal_to_its_forked_script) {
   ASSERT_TRUE((*p)->wait_for(30s));
   EXPECT_TRUE(gone_soon(script));
   EXPECT_EQ((*p)->exit_code(), 256 - SIGTERM) << "sys.exit(-15)";
+}
+
+TEST(warm_launch, a_client_gone_half_way_leaves_no_pipe_of_its_trial_open) {
+  bed b{"halfway"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  // A client killed after handing over its fds, before the request's
+  // body (a trial killed as it starts): the launcher must not keep the
+  // trial's output pipe open, or the agent never sees the trial end.
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, b.launcher->socket().c_str(),
+               sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+            0);
+  char head[4] = {0, 0, 0, 100}; // a body of 100 bytes, never sent
+  iovec iov{head, 4};
+  int fds[3] = {out[1], out[1], out[1]};
+  alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(fds))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctrl;
+  msg.msg_controllen = sizeof(ctrl);
+  auto* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(fds));
+  std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
+  ASSERT_EQ(::sendmsg(sock, &msg, 0), 4);
+  ::close(sock);
+  ::close(out[1]);
+  pollfd p{out[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 10000), 1) << "the launcher kept the pipe open";
+  char byte = 0;
+  EXPECT_EQ(::read(out[0], &byte, 1), 0);
+  ::close(out[0]);
+  EXPECT_TRUE(b.launcher->alive());
 }
