@@ -89,7 +89,8 @@ nlohmann::json master_core::consolidate_into(decision& d,
   auto agents = nlohmann::json::array();
   for (const auto& id : plan.emptied_agents) {
     auto a = state::find_agent(st_, id);
-    if (a == nullptr || (a->enabled && !emit(d, agent_disabled{id, true})))
+    if (a == nullptr
+        || (a->enabled && !emit(d, agent_disabled{id, true, true})))
       continue;
     agents.push_back(id);
     underused_since_us_.erase(id);

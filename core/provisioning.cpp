@@ -191,6 +191,7 @@ policy::scale_input scale_input_of(const state::cluster_state& s,
     x.slots = static_cast<int>(a->slots.size());
     x.free_slots = state::free_slots(*a);
     x.schedulable = state::schedulable(*a);
+    x.retiring = a->retiring;
     if (a->idle_since_us)
       x.idle_since = at(*a->idle_since_us);
     in.agents.push_back(std::move(x));

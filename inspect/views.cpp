@@ -61,6 +61,7 @@ json agent_rows(const state::cluster_state& s) {
                     {"status", state::to_string(a.status)},
                     {"enabled", a.enabled},
                     {"draining", a.draining},
+                    {"retiring", a.retiring},
                     {"slot_type", a.slot_type},
                     {"slots", static_cast<int64_t>(a.slots.size())},
                     {"slots_used", state::used_slots(a)},

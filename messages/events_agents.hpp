@@ -109,16 +109,20 @@ struct agent_enabled {
 };
 
 /// An operator disabled an agent: no new work is placed on it. With `drain`
-/// its running trials finish; without, the actor kills them.
+/// its running trials finish; without, the actor kills them. `retire`: the
+/// master emptied it to give its instance back (consolidation), so the
+/// provisioner terminates it once idle, without its idle period.
 struct agent_disabled {
   static constexpr const char* type_name = "agent_disabled";
   static constexpr int32_t version = 1;
   std::string agent_id;
   bool drain = false;
+  bool retire = false;
 
   template <class F> void fields(F& f) {
     f.req("agent_id", agent_id);
     f.opt("drain", drain);
+    f.opt("retire", retire);
   }
   std::string stream() const { return "agent/" + agent_id; }
 };

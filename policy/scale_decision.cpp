@@ -193,11 +193,15 @@ scale_decision decide_scale(const scale_input& in, const scale_config& config) {
         && agent_is_instance[static_cast<size_t>(b.agent)]
         && long_idle(in.agents[static_cast<size_t>(b.agent)]))
       idle_unused.push_back(static_cast<size_t>(b.agent));
-  // Draining or disabled idle agents have no bin but may go as well.
-  for (size_t i = 0; i < in.agents.size(); ++i)
-    if (agent_is_instance[i] && !in.agents[i].schedulable
-        && long_idle(in.agents[i]))
+  // Draining or disabled idle agents have no bin but may go as well; one
+  // retiring goes as soon as it is idle.
+  for (size_t i = 0; i < in.agents.size(); ++i) {
+    const auto& a = in.agents[i];
+    bool empty = a.idle_since && a.free_slots >= a.slots;
+    if (agent_is_instance[i] && !a.schedulable
+        && (long_idle(a) || (a.retiring && empty)))
       idle_unused.push_back(i);
+  }
   std::sort(idle_unused.begin(), idle_unused.end(), [&](size_t x, size_t y) {
     return std::tie(*in.agents[x].idle_since, in.agents[x].id)
            < std::tie(*in.agents[y].idle_since, in.agents[y].id);

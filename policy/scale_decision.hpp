@@ -53,6 +53,9 @@ struct scale_agent {
   int free_slots = 0;
   bool schedulable = true; // enabled and not draining
   std::optional<timestamp> idle_since;
+  /// Emptied to give its instance back: terminated as soon as it is idle
+  /// (not schedulable), without waiting for max_idle_agent_period.
+  bool retiring = false;
 };
 
 struct scale_config {

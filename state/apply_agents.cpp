@@ -143,6 +143,7 @@ verdict apply_one(cluster_state& s, const agent_enabled& ev) {
     return agent_name(ev.agent_id) + " is already enabled";
   a.enabled = true;
   a.draining = false;
+  a.retiring = false;
   return {};
 }
 
@@ -182,6 +183,7 @@ verdict apply_one(cluster_state& s, const agent_disabled& ev) {
   auto& a = *found;
   a.enabled = false;
   a.draining = ev.drain;
+  a.retiring = ev.retire;
   return {};
 }
 

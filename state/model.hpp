@@ -117,6 +117,9 @@ struct agent_info {
   /// trials were left to finish.
   bool enabled = true;
   bool draining = false;
+  /// Disabled to give its instance back (agent_disabled's retire): the
+  /// provisioner terminates it as soon as it is idle.
+  bool retiring = false;
   /// One entry per slot: the allocation using it, empty when free.
   std::vector<std::string> slots;
   /// Slots an operator disabled (det slot disable), ascending: they take

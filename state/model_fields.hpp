@@ -64,6 +64,7 @@ template <class F> void fields(F& f, agent_info& x) {
   f.req("reconnect_deadline_us", x.reconnect_deadline_us);
   f.opt("disabled_slots", x.disabled_slots);
   f.opt("slot_limit", x.slot_limit);
+  f.opt("retiring", x.retiring);
 }
 
 template <class F> void fields(F& f, instance_info& x) {

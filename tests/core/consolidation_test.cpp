@@ -53,6 +53,7 @@ TEST(consolidation, a_lone_trial_is_asked_to_move_after_the_period) {
   ASSERT_NE(drain, nullptr);
   EXPECT_EQ(drain->agent_id, "a1");
   EXPECT_TRUE(drain->drain);
+  EXPECT_TRUE(drain->retire) << "the provisioner would wait its idle period";
   auto p = std::get_if<trial_preemption_requested>(&d.events[1]);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->trial_id, 1);

@@ -25,6 +25,7 @@ struct agt {
   int free;
   std::optional<duration> idle_for = std::nullopt;
   bool schedulable = true;
+  bool retiring = false;
 };
 
 struct scale_case {
@@ -69,7 +70,8 @@ TEST_P(scale_decision_table, decides_launches_and_terminations) {
   in.now = t0;
   in.pending_slots = c.pending;
   for (const auto& a : c.agents) {
-    scale_agent sa{a.id, a.slots, a.free, a.schedulable, std::nullopt};
+    scale_agent sa{a.id,          a.slots,      a.free,
+                   a.schedulable, std::nullopt, a.retiring};
     if (a.idle_for)
       sa.idle_since = t0 - *a.idle_for;
     in.agents.push_back(sa);
@@ -276,6 +278,27 @@ INSTANTIATE_TEST_SUITE_P(
                    {{"i-a", instance_state::running, 2h}},
                    cfg(4),
                    1,
+                   {}},
+        // Emptied by consolidation: it goes the moment it is idle; one an
+        // operator disabled waits for its idle period; a retiring one
+        // still busy stays; min_instances still holds.
+        scale_case{"terminates_a_retiring_agent_as_soon_as_it_is_idle",
+                   {},
+                   {{"i-r", 4, 4, 0s, false, true},
+                    {"i-d", 4, 4, 1min, false, false},
+                    {"i-b", 4, 3, std::nullopt, false, true}},
+                   {{"i-r", instance_state::running, 2h},
+                    {"i-d", instance_state::running, 2h},
+                    {"i-b", instance_state::running, 2h}},
+                   cfg(4),
+                   0,
+                   {"i-r:idle"}},
+        scale_case{"keeps_a_retiring_agent_for_min_instances",
+                   {},
+                   {{"i-r", 4, 4, 0s, false, true}},
+                   {{"i-r", instance_state::running, 2h}},
+                   cfg(4, 1),
+                   0,
                    {}}),
     [](const auto& tc) { return std::string{tc.param.name}; });
 

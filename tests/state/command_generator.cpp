@@ -139,7 +139,7 @@ std::optional<domain_event> command_generator::try_kind(const cluster_state& s,
     const auto& a = *pick(connected);
     if (!a.enabled)
       return agent_enabled{a.id};
-    return agent_disabled{a.id, chance(50)};
+    return agent_disabled{a.id, chance(50), chance(20)};
   }
   case 8: {
     std::vector<std::string> pools;
