@@ -24,26 +24,39 @@ constexpr int polite_signals[] = {SIGTERM, SIGINT, SIGHUP};
 
 void supervise_trial(pid_t agent, char* const argv[], char* const envp[],
                      std::chrono::milliseconds parent_check) {
-  for (int sig : polite_signals)
-    set_handler(sig, SIG_IGN);
-  // SIGCHLD stays pending until sigtimedwait takes it: no handler races.
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, nullptr);
+  // The polite signals are blocked, not ignored: one sent to the group
+  // before the trial exists stays pending here and is passed on to it
+  // (an ignored one would be lost, and a kill right after the start with
+  // it). SIGCHLD stays pending until sigtimedwait takes it: no handler
+  // races.
+  sigset_t polite;
+  sigemptyset(&polite);
+  for (int sig : polite_signals) {
+    set_handler(sig, SIG_DFL);
+    sigaddset(&polite, sig);
+  }
+  sigset_t taken = polite;
+  sigaddset(&taken, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &taken, nullptr);
 
   pid_t trial = fork();
   if (trial < 0)
     _exit(127);
   if (trial == 0) {
-    for (int sig : polite_signals)
-      set_handler(sig, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     execve(argv[0], argv, envp);
     _exit(127);
   }
+  // What reached the group before the trial was in it; later ones reach
+  // the trial directly and are only taken off here.
+  sigset_t early;
+  sigemptyset(&early);
+  sigpending(&early);
+  for (int sig : polite_signals)
+    if (sigismember(&early, sig) == 1)
+      kill(trial, sig);
 
   timespec wait = {};
   wait.tv_sec = static_cast<time_t>(parent_check.count() / 1000);
@@ -65,7 +78,7 @@ void supervise_trial(pid_t agent, char* const argv[], char* const envp[],
       kill(0, SIGKILL);
       _exit(128 + SIGKILL);
     }
-    sigtimedwait(&chld, nullptr, &wait);
+    sigtimedwait(&taken, nullptr, &wait);
   }
 }
 

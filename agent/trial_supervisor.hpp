@@ -9,17 +9,18 @@
 // the trial's status (exit code N, or 128+N for signal N), so the agent
 // sees what it saw before.
 //
-// It ignores SIGTERM, SIGINT and SIGHUP, which the agent's kill() sends to
-// the group for the trial (restored to the defaults in the trial), so the
-// kill grace period still applies; SIGKILL to the group ends it with the
-// trial.
+// It takes SIGTERM, SIGINT and SIGHUP, which the agent's kill() sends to
+// the group for the trial, without dying of them (the trial gets them at
+// their defaults), so the kill grace period still applies; SIGKILL to the
+// group ends it with the trial. One that came before the trial existed
+// (a kill right after the start) is passed on to the trial.
 //
 // PR_SET_PDEATHSIG is not used: it fires when the forking *thread* exits,
 // and the agent forks from short-lived worker threads.
 //
 // Runs between fork() and exec() of a multi-threaded program: only
 // async-signal-safe calls (fork, execve, waitpid, kill, getppid,
-// sigaction, sigprocmask, sigtimedwait, _exit), no allocation.
+// sigaction, sigprocmask, sigpending, sigtimedwait, _exit), no allocation.
 
 #include <chrono>
 

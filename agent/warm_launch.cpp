@@ -141,6 +141,9 @@ def _line(conn):
     return out.decode().strip()
 
 
+_TRIAL_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
+                  signal.SIGUSR2, signal.SIGWINCH}
+
 # A trial entrypoint the launch layer runs as ["sh", "-c", TEXT] that is
 # no more than `python3 SCRIPT.py ARG...` with plain words.
 _PLAIN = re.compile(r"^python3( +[A-Za-z0-9_./=:,+@%-]+)+ *$")
@@ -198,15 +201,24 @@ def _fork_through(server, real_popen):
             return None
         sys.stdout.flush()
         sys.stderr.flush()
+        # A signal to the trial's group before the script is in it would
+        # miss the script: held back until the server has moved it there,
+        # then passed on to it as well as taken here.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _TRIAL_SIGNALS)
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             conn.connect(server)
             _send(conn, os.getcwd(), os.getpgrp(), words[1:], dict(os.environ))
             first = _line(conn)
             if first.startswith("pid "):
-                return _ForkedScript(conn, int(first[4:]), args)
+                script = _ForkedScript(conn, int(first[4:]), args)
+                for sig in signal.sigpending() & _TRIAL_SIGNALS:
+                    script.send_signal(sig)
+                return script
         except (OSError, ValueError):
             pass
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         conn.close()
         return None
 
@@ -405,6 +417,12 @@ def main():
             os.close(fd)
         waiting[pid] = conn
         try:
+            # In the trial's group before the requester hears of it (the
+            # child does the same; whichever runs first wins the race).
+            os.setpgid(pid, pgid)
+        except OSError:
+            pass
+        try:
             conn.sendall(b"pid %d\n" % pid)
         except OSError:
             pass
@@ -498,6 +516,26 @@ std::string read_line(int fd) {
   }
 }
 
+/// Signals that reached this client before the server said which child
+/// it forked (by number; set from the handler).
+volatile std::sig_atomic_t early_signal[NSIG] = {};
+
+void remember_signal(int sig) {
+  if (sig > 0 && sig < NSIG)
+    early_signal[sig] = 1;
+}
+
+constexpr int trial_signals[] = {SIGINT,  SIGTERM, SIGHUP,
+                                 SIGUSR1, SIGUSR2, SIGWINCH};
+
+void set_trial_signals(void (*handler)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  for (int s : trial_signals)
+    ::sigaction(s, &sa, nullptr);
+}
+
 } // namespace
 
 std::optional<int> warm_launch_client(const std::string& socket) {
@@ -508,17 +546,26 @@ std::optional<int> warm_launch_client(const std::string& socket) {
     ::close(fd);
     return std::nullopt;
   }
-  // The trial's group gets its signals; the child is in it. This process
-  // stays to report the child's exit, which the server sends.
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH})
-    std::signal(s, SIG_IGN);
+  // The trial's group gets its signals, and the child is in it once the
+  // server says "pid" (it moves the child before it answers). A signal to
+  // the group before then may have missed the child: this client keeps it
+  // and passes it on. Afterwards the client only stays to report the
+  // child's exit, which the server sends.
+  set_trial_signals(remember_signal);
   auto first = read_line(fd);
   if (first.rfind("pid ", 0) != 0) {
     ::close(fd);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH})
-      std::signal(s, SIG_DFL);
+    set_trial_signals(SIG_DFL);
+    for (int s : trial_signals) // as if no launcher had been asked
+      if (early_signal[s])
+        ::raise(s);
     return std::nullopt; // "cold", or the server went away before forking
   }
+  auto child = static_cast<pid_t>(std::atol(first.c_str() + 4));
+  set_trial_signals(SIG_IGN);
+  for (int s : trial_signals)
+    if (early_signal[s] && child > 0)
+      ::kill(child, s);
   auto last = read_line(fd);
   ::close(fd);
   if (last.rfind("exit ", 0) == 0) { // -N: signal N

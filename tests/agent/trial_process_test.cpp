@@ -154,6 +154,20 @@ TEST(trial_process, kill_escalates_to_sigkill_after_the_grace_period) {
   EXPECT_EQ(r.code, 128 + SIGKILL);
 }
 
+TEST(trial_process, a_kill_right_after_the_start_ends_the_trial) {
+  // The SIGTERM comes before or while the supervisor forks the trial; it
+  // must reach the trial, not wait for the SIGKILL after the grace period.
+  process_options opts;
+  opts.kill_grace = 60s;
+  for (int i = 0; i < 20; ++i) {
+    recorder r;
+    auto p = start("sleep 30", r, opts);
+    p->kill();
+    ASSERT_TRUE(p->wait_for(10s)) << "round " << i;
+    EXPECT_EQ(r.code, 128 + SIGTERM) << "round " << i;
+  }
+}
+
 TEST(trial_process, command_that_does_not_exist_exits_127) {
   recorder r;
   auto p = start("/nonexistent/program", r);

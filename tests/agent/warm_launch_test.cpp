@@ -426,3 +426,25 @@ TEST(warm_launch, a_client_gone_half_way_leaves_no_pipe_of_its_trial_open) {
   ::close(out[0]);
   EXPECT_TRUE(b.launcher->alive());
 }
+
+TEST(warm_launch, a_trial_killed_as_it_starts_ends_at_once) {
+  bed b{"startkill"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  // The kill's SIGTERM lands anywhere in the start: before the request,
+  // while the launcher forks, before the child is in the trial's group.
+  // Wherever it lands, the trial ends by it, not by the SIGKILL a long
+  // grace period later.
+  process_options opts;
+  opts.kill_grace = 60s;
+  for (int i = 0; i < 24; ++i) {
+    recorder r;
+    auto spec = b.trial({{"SLEEP", "1"}}, b.launcher->socket());
+    auto p = trial_process::start(spec, r.callbacks(), opts);
+    ASSERT_TRUE(p);
+    std::this_thread::sleep_for(std::chrono::milliseconds(i * 2));
+    (*p)->kill();
+    ASSERT_TRUE((*p)->wait_for(10s)) << "round " << i;
+    EXPECT_EQ((*p)->exit_code(), 128 + SIGTERM) << "round " << i;
+  }
+}
