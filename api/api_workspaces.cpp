@@ -73,13 +73,6 @@ bool descending_query(const http::http_request& req, const responder& res,
 
 namespace {
 
-/// A view of the record whose id the command's reply (or `id`) names.
-render_fn workspace_view(int64_t id, const std::string& viewer) {
-  return [id, viewer](const state::cluster_state& s, int64_t) {
-    return workspace_response(s, id, viewer);
-  };
-}
-
 /// After a create or an edit: the workspace, and under Kubernetes its
 /// namespace binding when the request set one (the CLI iterates
 /// namespaceBindings, so it is always there).
@@ -262,9 +255,7 @@ void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
 
 void get_project(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res) {
-  if (auto id = id_param(req, res))
-    answer_view(ctx, req, res, project_view(*id),
-                "project " + std::to_string(*id) + " not found");
+  answer_by_id(ctx, req, res, "project", &project_response);
 }
 
 void edit_project(const ctx_ptr& ctx, const http::http_request& req,
@@ -323,9 +314,11 @@ void move_project(const ctx_ptr& ctx, const http::http_request& req,
 
 void get_workspace(const ctx_ptr& ctx, const http::http_request& req,
                    const responder& res) {
-  if (auto id = id_param(req, res))
-    answer_view(ctx, req, res, workspace_view(*id, req.principal.username),
-                "workspace " + std::to_string(*id) + " not found");
+  answer_by_id(ctx, req, res, "workspace",
+               [viewer = req.principal.username](const state::cluster_state& s,
+                                                 int64_t id) {
+                 return workspace_response(s, id, viewer);
+               });
 }
 
 void create_workspace(const ctx_ptr& ctx, const http::http_request& req,
