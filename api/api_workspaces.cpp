@@ -154,6 +154,18 @@ void write_archived(const ctx_ptr& ctx, const http::http_request& req,
                  });
 }
 
+/// Deletes record `id` (the path's) with command `op`; answers
+/// {"completed": true} once durable.
+void write_deleted(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res, const char* op) {
+  auto id = id_param(req, res);
+  if (id && !default_record_forbidden(req, res, *id))
+    record_write(ctx, req, res, op, {{"id", *id}},
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, R"({"completed":true})");
+                 });
+}
+
 /// A project's notes changed by `args` (the project.notes command); answers
 /// {"notes": [...]} as they are now.
 void notes_write(const ctx_ptr& ctx, const http::http_request& req,
@@ -268,12 +280,7 @@ void edit_project(const ctx_ptr& ctx, const http::http_request& req,
 
 void delete_project(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
-  if (auto id = id_param(req, res);
-      id && !default_record_forbidden(req, res, *id))
-    record_write(ctx, req, res, "project.delete", {{"id", *id}},
-                 [ctx, res](caf::event_based_actor*, json) {
-                   send_written(ctx, res, R"({"completed":true})");
-                 });
+  write_deleted(ctx, req, res, "project.delete");
 }
 
 void add_project_note(const ctx_ptr& ctx, const http::http_request& req,
@@ -335,12 +342,7 @@ void edit_workspace(const ctx_ptr& ctx, const http::http_request& req,
 
 void delete_workspace(const ctx_ptr& ctx, const http::http_request& req,
                       const responder& res) {
-  if (auto id = id_param(req, res);
-      id && !default_record_forbidden(req, res, *id))
-    record_write(ctx, req, res, "workspace.delete", {{"id", *id}},
-                 [ctx, res](caf::event_based_actor*, json) {
-                   send_written(ctx, res, R"({"completed":true})");
-                 });
+  write_deleted(ctx, req, res, "workspace.delete");
 }
 
 void archive_workspace(const ctx_ptr& ctx, const http::http_request& req,

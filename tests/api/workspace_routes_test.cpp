@@ -268,4 +268,16 @@ TEST_F(workspace_routes,
   }
 }
 
+TEST_F(workspace_routes, a_project_then_its_workspace_are_deleted_completed) {
+  auto ws = workspace("gone");
+  auto p = project(ws, "p");
+  for (const auto& path : {"/api/v1/projects/" + std::to_string(p),
+                           "/api/v1/workspaces/" + std::to_string(ws)}) {
+    auto r = write("DELETE", path);
+    ASSERT_EQ(r.status, 200) << path << ": " << r.body;
+    EXPECT_EQ(json::parse(r.body), (json{{"completed", true}})) << r.body;
+    EXPECT_EQ(call("GET", path).status, 404) << path;
+  }
+}
+
 } // namespace
