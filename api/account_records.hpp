@@ -63,13 +63,20 @@ void with_stored_password(const std::shared_ptr<const api_context>& ctx,
 nlohmann::json active_cluster_message(const api_context& ctx,
                                       const state::cluster_state& s);
 
-/// Registers the user and access-token routes (api_users.cpp), and with
-/// them the cluster-message ones.
+/// Registers the user and access-token routes (api_users.cpp).
 void add_user_routes(http::router& r, std::shared_ptr<const api_context> ctx);
 
-/// Registers GET/PUT/DELETE /api/v1/master/cluster_message, admins only
-/// (api_cluster_message.cpp).
-void add_cluster_message_routes(http::router& r,
-                                std::shared_ptr<const api_context> ctx);
+/// GET, PUT and DELETE /api/v1/master/cluster_message
+/// (api_cluster_message.cpp), rows of api/cluster_routes.cpp: admins only,
+/// refused 403 in their own words ("user does not have permission").
+void get_cluster_message(const std::shared_ptr<const api_context>& ctx,
+                         const http::http_request& req,
+                         const http::responder& res);
+void set_cluster_message(const std::shared_ptr<const api_context>& ctx,
+                         const http::http_request& req,
+                         const http::responder& res);
+void delete_cluster_message(const std::shared_ptr<const api_context>& ctx,
+                            const http::http_request& req,
+                            const http::responder& res);
 
 } // namespace det::api

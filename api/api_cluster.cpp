@@ -223,11 +223,9 @@ void kill_trial(const ctx_ptr& ctx, const http_request& req,
 namespace {
 
 /// POST /api/v1/agents/{agent_id}/enable and .../disable (body
-/// {"drain": bool}): admins only.
+/// {"drain": bool}): admin rows of api/cluster_routes.cpp.
 void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
                        const responder& res, bool enabled) {
-  if (!require_admin(req, res))
-    return;
   auto body = json_body(req, res);
   if (!body)
     return;
@@ -285,6 +283,8 @@ agent_view(const ctx_ptr& ctx, const std::string& id) {
   };
 }
 
+} // namespace
+
 /// GET /api/v1/agents/{agent_id}/slots: {"slots": [...]}, ordered by id
 /// as text, as upstream orders them.
 void get_slots(const ctx_ptr& ctx, const http_request& req,
@@ -336,15 +336,13 @@ void get_slot(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
-} // namespace
+namespace {
 
 /// POST /api/v1/agents/{agent_id}/slots/{slot_id}/enable and .../disable
-/// (body {"drain": bool}): admins only. Answers {"slot": ...} as the
-/// agents list shows it.
+/// (body {"drain": bool}): admin rows of api/cluster_routes.cpp. Answers
+/// {"slot": ...} as the agents list shows it.
 void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
                       const responder& res, bool enabled) {
-  if (!require_admin(req, res))
-    return;
   // Slots count from 0: "0" is a slot, as is any id positive_id takes.
   if (ctx->nodes)
     return res.send_error(grpc_code::invalid_argument,
@@ -382,6 +380,8 @@ void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
             [res](caf::error& err) { res.send(http::error_response(err)); });
   });
 }
+
+} // namespace
 
 void experiment_checkpoints(const ctx_ptr& ctx, const http_request& req,
                             const responder& res) {
@@ -463,80 +463,113 @@ void get_trial_checkpoints(const ctx_ptr& ctx, const http_request& req,
                      &trial_checkpoints_response);
 }
 
+void get_tasks(const ctx_ptr& ctx, const http_request& req,
+               const responder& res) {
+  answer_view(
+      ctx, req, res,
+      [](const state::cluster_state& s, int64_t) { return tasks_response(s); },
+      "");
+}
+
+// `det task logs`: a trial's task id names the trial.
+void get_task_logs(const ctx_ptr& ctx, const http_request& req,
+                   const responder& res) {
+  auto id = state::trial_of_task_id(req.param("task_id"));
+  // Not a trial's: a command's, notebook's ... (api_tasks.cpp).
+  if (!id)
+    if (auto task = task_id_text(req.param("task_id")))
+      return task_logs_route(ctx, req, res, *task);
+  if (!id)
+    res.send_error(grpc_code::not_found,
+                   "task " + req.param("task_id").substr(0, 64) + " not found");
+  trial_logs_route(ctx, req, res, id, req.param("task_id"));
+}
+
+void get_task_log_fields(const ctx_ptr& ctx, const http_request& req,
+                         const responder& res) {
+  // A trial's task: its lines; another task's: its own.
+  auto id = state::trial_of_task_id(req.param("task_id"));
+  nlohmann::json fields;
+  if (id) {
+    fields = log_fields(ctx->logs->since(*id));
+    fields["allocationIds"] = nlohmann::json::array(); // no filter
+  } else if (auto task = task_id_text(req.param("task_id"))) {
+    fields = task_log_fields(ctx->task_log_book->since(*task), *task + ".1");
+  } else {
+    fields = log_fields({});
+    fields["allocationIds"] = nlohmann::json::array();
+  }
+  res.send(
+      http::http_response::json(200, http::result_line(fields.dump()) + "\n"));
+}
+
+void get_agents(const ctx_ptr& ctx, const http_request& req,
+                const responder& res) {
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  if (ctx->nodes)
+    return node_agents_route(ctx, req, res, *p);
+  if (ctx->reads)
+    return answer_coded_read(
+        ctx, req, res, [p = *p](const read::read_view& v, body_coding coding) {
+          return agents_page_text(v, p, coding);
+        });
+  answer_view(
+      ctx, req, res,
+      [p = *p](const state::cluster_state& s, int64_t) {
+        return agents_response(s, p);
+      },
+      "");
+}
+
+void get_agent(const ctx_ptr& ctx, const http_request& req,
+               const responder& res) {
+  auto id = req.param("agent_id");
+  if (ctx->nodes)
+    return node_agent_route(ctx, req, res, id);
+  answer_view(
+      ctx, req, res,
+      [id](const state::cluster_state& s, int64_t) {
+        auto a = s.agents.find(id);
+        return a == s.agents.end() ? json{}
+                                   : json{{"agent", agent_json(s, a->second)}};
+      },
+      "agent '" + util::fit_text(id, {255, false, true}) + "' not found");
+}
+
+void enable_agent(const ctx_ptr& ctx, const http_request& req,
+                  const responder& res) {
+  set_agent_enabled(ctx, req, res, true);
+}
+
+void disable_agent(const ctx_ptr& ctx, const http_request& req,
+                   const responder& res) {
+  set_agent_enabled(ctx, req, res, false);
+}
+
+void enable_slot(const ctx_ptr& ctx, const http_request& req,
+                 const responder& res) {
+  set_slot_enabled(ctx, req, res, true);
+}
+
+void disable_slot(const ctx_ptr& ctx, const http_request& req,
+                  const responder& res) {
+  set_slot_enabled(ctx, req, res, false);
+}
+
+void get_master_config(const ctx_ptr& ctx, const http_request&,
+                       const responder& res) {
+  auto config = conf::redacted_config(*ctx->config);
+  // The level as it is now: `det master config set --log.level` changes it
+  // at run time.
+  static const char* const names[] = {"trace", "debug", "info",
+                                      "warn",  "error", "critical"};
+  config["log"]["level"] = names[static_cast<int>(log::current_level())];
+  res.send_json(json{{"config", std::move(config)}}.dump());
+}
+
 void add_cluster_routes(http::router& r, ctx_ptr ctx) {
-  r.post("/api/v1/agents/{agent_id}/slots/{slot_id}/enable",
-         [ctx](http_request req, responder res) {
-           set_slot_enabled(ctx, req, res, true);
-         });
-  r.post("/api/v1/agents/{agent_id}/slots/{slot_id}/disable",
-         [ctx](http_request req, responder res) {
-           set_slot_enabled(ctx, req, res, false);
-         });
-  add_master_log_routes(r, ctx);
-  r.post("/api/v1/agents/{agent_id}/enable",
-         [ctx](http_request req, responder res) {
-           set_agent_enabled(ctx, req, res, true);
-         });
-  r.post("/api/v1/agents/{agent_id}/disable",
-         [ctx](http_request req, responder res) {
-           set_agent_enabled(ctx, req, res, false);
-         });
-  r.get("/api/v1/master/config", [ctx](http_request req, responder res) {
-    if (!require_admin(req, res))
-      return;
-    auto config = conf::redacted_config(*ctx->config);
-    // The level as it is now: `det master config set --log.level` changes
-    // it at run time.
-    static const char* const names[] = {"trace", "debug", "info",
-                                        "warn",  "error", "critical"};
-    config["log"]["level"] = names[static_cast<int>(log::current_level())];
-    res.send_json(json{{"config", std::move(config)}}.dump());
-  });
-  r.get("/api/v1/agents", [ctx](http_request req, responder res) {
-    auto p = page_of(req, res);
-    if (!p)
-      return;
-    if (ctx->nodes)
-      return node_agents_route(ctx, req, res, *p);
-    if (ctx->reads)
-      return answer_coded_read(
-          ctx, req, res,
-          [p = *p](const read::read_view& v, body_coding coding) {
-            return agents_page_text(v, p, coding);
-          });
-    answer_view(
-        ctx, req, res,
-        [p = *p](const state::cluster_state& s, int64_t) {
-          return agents_response(s, p);
-        },
-        "");
-  });
-  r.get("/api/v1/agents/{agent_id}", [ctx](http_request req, responder res) {
-    auto id = req.param("agent_id");
-    if (ctx->nodes)
-      return node_agent_route(ctx, req, res, id);
-    answer_view(
-        ctx, req, res,
-        [id](const state::cluster_state& s, int64_t) {
-          auto a = s.agents.find(id);
-          return a == s.agents.end()
-                     ? json{}
-                     : json{{"agent", agent_json(s, a->second)}};
-        },
-        "agent '" + util::fit_text(id, {255, false, true}) + "' not found");
-  });
-  r.get("/api/v1/agents/{agent_id}/slots",
-        [ctx](http_request req, responder res) { get_slots(ctx, req, res); });
-  r.get("/api/v1/agents/{agent_id}/slots/{slot_id}",
-        [ctx](http_request req, responder res) { get_slot(ctx, req, res); });
-  r.get("/api/v1/tasks", [ctx](http_request req, responder res) {
-    answer_view(
-        ctx, req, res,
-        [](const state::cluster_state& s, int64_t) {
-          return tasks_response(s);
-        },
-        "");
-  });
   r.get("/api/v1/resource-pools", [ctx](http_request req, responder res) {
     if (auto p = page_of(req, res))
       answer_view(
@@ -546,36 +579,6 @@ void add_cluster_routes(http::router& r, ctx_ptr ctx) {
             return resource_pools_response(s, def, p);
           },
           "");
-  });
-  // `det task logs`: a trial's task id names the trial.
-  r.get("/api/v1/tasks/{task_id}/logs", [ctx](http_request req, responder res) {
-    auto id = state::trial_of_task_id(req.param("task_id"));
-    // Not a trial's: a command's, notebook's ... (api_tasks.cpp).
-    if (!id)
-      if (auto task = task_id_text(req.param("task_id")))
-        return task_logs_route(ctx, req, res, *task);
-    if (!id)
-      res.send_error(grpc_code::not_found,
-                     "task " + req.param("task_id").substr(0, 64)
-                         + " not found");
-    trial_logs_route(ctx, req, res, id, req.param("task_id"));
-  });
-  r.get("/api/v1/tasks/{task_id}/logs/fields", [ctx](http_request req,
-                                                     responder res) {
-    // A trial's task: its lines; another task's: its own.
-    auto id = state::trial_of_task_id(req.param("task_id"));
-    nlohmann::json fields;
-    if (id) {
-      fields = log_fields(ctx->logs->since(*id));
-      fields["allocationIds"] = nlohmann::json::array(); // no filter
-    } else if (auto task = task_id_text(req.param("task_id"))) {
-      fields = task_log_fields(ctx->task_log_book->since(*task), *task + ".1");
-    } else {
-      fields = log_fields({});
-      fields["allocationIds"] = nlohmann::json::array();
-    }
-    res.send(http::http_response::json(200, http::result_line(fields.dump())
-                                                + "\n"));
   });
   r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
     auto uuid = req.param("uuid");

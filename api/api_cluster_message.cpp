@@ -5,6 +5,7 @@
 // is shown depends on the time: the context's wall clock.
 
 #include "api/account_records.hpp"
+#include "api/route_util.hpp"
 #include "conf/duration.hpp"
 #include "http/grpc_error.hpp"
 #include "util/time_text.hpp"
@@ -68,6 +69,8 @@ bool time_field(const json& body, const char* key, const responder& res,
   return true;
 }
 
+} // namespace
+
 void set_cluster_message(const ctx_ptr& ctx, const http_request& req,
                          const responder& res) {
   if (!may_edit_cluster_message(req, res))
@@ -107,41 +110,33 @@ void set_cluster_message(const ctx_ptr& ctx, const http_request& req,
   record(ctx, ev, res, [res] { res.send_json("{}"); });
 }
 
-} // namespace
-
 json active_cluster_message(const api_context& ctx,
                             const state::cluster_state& s) {
   return cluster_message_json(s.cluster_message, wall_now_us(ctx), true);
 }
 
-void add_cluster_message_routes(http::router& r,
-                                std::shared_ptr<const api_context> ctx) {
-  r.get("/api/v1/master/cluster_message",
-        [ctx](http_request req, responder res) {
-          if (!may_edit_cluster_message(req, res))
-            return;
-          answer_view(
-              ctx, req, res,
-              [ctx](const state::cluster_state& s, int64_t) {
-                return json{{"clusterMessage",
-                             cluster_message_json(s.cluster_message,
-                                                  wall_now_us(*ctx), false)}};
-              },
-              "");
-        });
-  r.put("/api/v1/master/cluster_message",
-        [ctx](http_request req, responder res) {
-          set_cluster_message(ctx, req, res);
-        });
-  r.del("/api/v1/master/cluster_message",
-        [ctx](http_request req, responder res) {
-          if (!may_edit_cluster_message(req, res))
-            return;
-          record(ctx,
-                 cluster_message_set{"", 0, 0, req.principal.username,
-                                     wall_now_us(*ctx)},
-                 res, [res] { res.send_json("{}"); });
-        });
+void get_cluster_message(const ctx_ptr& ctx, const http_request& req,
+                         const responder& res) {
+  if (!may_edit_cluster_message(req, res))
+    return;
+  answer_view(
+      ctx, req, res,
+      [ctx](const state::cluster_state& s, int64_t) {
+        return json{
+            {"clusterMessage", cluster_message_json(s.cluster_message,
+                                                    wall_now_us(*ctx), false)}};
+      },
+      "");
+}
+
+void delete_cluster_message(const ctx_ptr& ctx, const http_request& req,
+                            const responder& res) {
+  if (!may_edit_cluster_message(req, res))
+    return;
+  record(
+      ctx,
+      cluster_message_set{"", 0, 0, req.principal.username, wall_now_us(*ctx)},
+      res, [res] { res.send_json("{}"); });
 }
 
 } // namespace det::api

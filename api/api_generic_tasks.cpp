@@ -121,6 +121,8 @@ void copy_context(const ctx_ptr& ctx, caf::event_based_actor* self,
           });
 }
 
+} // namespace
+
 void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
                          const responder& res) {
   if (!req.principal.allocation_id.empty())
@@ -220,6 +222,8 @@ void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
+namespace {
+
 /// POST /api/v1/tasks/{task_id}/<op>: the record command `task.<op>` for
 /// the task's owner or an admin, answering {}.
 void task_action(const ctx_ptr& ctx, const http::http_request& req,
@@ -251,30 +255,35 @@ void task_action(const ctx_ptr& ctx, const http::http_request& req,
 
 } // namespace
 
-void add_generic_task_routes(http::router& r, const ctx_ptr& ctx) {
-  r.post("/api/v1/generic-tasks", [ctx](http::http_request req, responder res) {
-    create_generic_task(ctx, req, res);
-  });
-  r.get("/api/v1/tasks/{task_id}/config",
-        [ctx](http::http_request req, responder res) {
-          auto id = task_param(req, res, "task_id", "taskId");
-          if (!id)
-            return;
-          answer_view(
-              ctx, req, res,
-              [id = *id](const state::cluster_state& s, int64_t) -> json {
-                auto t = s.tasks.find(id);
-                if (t == s.tasks.end())
-                  return nullptr;
-                return {{"config", t->second.config.dump()}};
-              },
-              "task not found: " + *id);
-        });
-  for (const char* op : {"kill", "pause", "unpause"})
-    r.post(std::string{"/api/v1/tasks/{task_id}/"} + op,
-           [ctx, op](http::http_request req, responder res) {
-             task_action(ctx, req, res, op);
-           });
+void get_task_config(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  auto id = task_param(req, res, "task_id", "taskId");
+  if (!id)
+    return;
+  answer_view(
+      ctx, req, res,
+      [id = *id](const state::cluster_state& s, int64_t) -> json {
+        auto t = s.tasks.find(id);
+        if (t == s.tasks.end())
+          return nullptr;
+        return {{"config", t->second.config.dump()}};
+      },
+      "task not found: " + *id);
+}
+
+void kill_task(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res) {
+  task_action(ctx, req, res, "kill");
+}
+
+void pause_task(const ctx_ptr& ctx, const http::http_request& req,
+                const responder& res) {
+  task_action(ctx, req, res, "pause");
+}
+
+void unpause_task(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  task_action(ctx, req, res, "unpause");
 }
 
 } // namespace det::api

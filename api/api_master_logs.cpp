@@ -75,6 +75,8 @@ void follow(const ctx_ptr& ctx, caf::event_based_actor* self,
                      }});
 }
 
+} // namespace
+
 /// Any signed-in user may read it, as upstream's basic authorization lets
 /// them (`det trial support-bundle` gathers it); the log holds no secret.
 void master_logs(const ctx_ptr& ctx, const http_request& req,
@@ -137,9 +139,9 @@ void master_logs(const ctx_ptr& ctx, const http_request& req,
 /// PATCH /api/v1/master/config: {config: {log: {level, color}}, fieldMask:
 /// {paths: [...]}}; only log.level (and log.color, accepted and ignored:
 /// the master's log is plain text) may change.
-void patch_config(const http_request& req, const responder& res) {
-  if (!require_admin(req, res))
-    return;
+/// An admin row of api/cluster_routes.cpp.
+void patch_master_config(const ctx_ptr&, const http_request& req,
+                         const responder& res) {
   auto body = json_body(req, res);
   if (!body)
     return;
@@ -176,15 +178,6 @@ void patch_config(const http_request& req, const responder& res) {
     (void)log::set_level(name);
   }
   res.send_json("{}");
-}
-
-} // namespace
-
-void add_master_log_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/api/v1/master/logs",
-        [ctx](http_request req, responder res) { master_logs(ctx, req, res); });
-  r.patch("/api/v1/master/config",
-          [](http_request req, responder res) { patch_config(req, res); });
 }
 
 } // namespace det::api

@@ -190,88 +190,87 @@ json namespace_bindings_of(const ctx_ptr& ctx, const state::cluster_state& s,
                      ctx->config->kubernetes.default_namespace, true);
 }
 
-void add_namespace_binding_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/api/v1/workspaces/{id}/list-namespace-bindings",
-        [ctx](http::http_request req, responder res) {
-          auto id = id_param(req, res);
-          if (!id || !kubernetes_only(ctx, res))
-            return;
-          answer_view(
-              ctx, req, res,
-              [ctx, id = *id](const state::cluster_state& s, int64_t) -> json {
-                auto w = state::find_workspace(s, id);
-                if (!w)
-                  return nullptr;
-                return {{"namespaceBindings",
-                         bindings_of(*w, ctx->config->kubernetes.cluster_name,
-                                     ctx->config->kubernetes.default_namespace,
-                                     false)}};
-              },
-              "workspace " + std::to_string(*id) + " not found");
-        });
-  r.post("/api/v1/workspaces/{workspaceId}/namespace-bindings",
-         [ctx](http::http_request req, responder res) {
-           auto id = id_param(req, res, "workspaceId");
-           if (!id || !require_admin(req, res) || !kubernetes_only(ctx, res))
-             return;
-           auto body = json_body(req, res);
-           if (!body)
-             return;
-           auto set = namespace_meta(ctx, *body, res, false);
-           if (!set)
-             return;
-           if (set->empty())
-             return res.send_error(grpc_code::invalid_argument,
-                                   "clusterNamespaceMeta: name a namespace "
-                                   "for the cluster");
-           with_checked_namespaces(
-               ctx, res, *set, [ctx, req, res, id = *id, set = *set] {
-                 record_write_then_view(
-                     ctx, req, res, "workspace.namespaces",
-                     {{"id", id}, {"set", set}}, [ctx, set](const json& reply) {
-                       auto wid = reply.value("id", int64_t{0});
-                       return [ctx, wid, set](const state::cluster_state& s,
-                                              int64_t) -> json {
-                         json all = namespace_bindings_of(ctx, s, wid);
-                         json out = json::object();
-                         for (const auto& [cluster, ns] : set)
-                           if (all.contains(cluster))
-                             out[cluster] = all[cluster];
-                         return {{"namespaceBindings", out}};
-                       };
-                     });
+void list_namespace_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                             const responder& res) {
+  auto id = id_param(req, res);
+  if (!id || !kubernetes_only(ctx, res))
+    return;
+  answer_view(
+      ctx, req, res,
+      [ctx, id = *id](const state::cluster_state& s, int64_t) -> json {
+        auto w = state::find_workspace(s, id);
+        if (!w)
+          return nullptr;
+        return {
+            {"namespaceBindings",
+             bindings_of(*w, ctx->config->kubernetes.cluster_name,
+                         ctx->config->kubernetes.default_namespace, false)}};
+      },
+      "workspace " + std::to_string(*id) + " not found");
+}
+
+void bind_namespace(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto id = id_param(req, res, "workspaceId");
+  if (!id || !require_admin(req, res) || !kubernetes_only(ctx, res))
+    return;
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  auto set = namespace_meta(ctx, *body, res, false);
+  if (!set)
+    return;
+  if (set->empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "clusterNamespaceMeta: name a namespace "
+                          "for the cluster");
+  with_checked_namespaces(
+      ctx, res, *set, [ctx, req, res, id = *id, set = *set] {
+        record_write_then_view(
+            ctx, req, res, "workspace.namespaces", {{"id", id}, {"set", set}},
+            [ctx, set](const json& reply) {
+              auto wid = reply.value("id", int64_t{0});
+              return [ctx, wid, set](const state::cluster_state& s,
+                                     int64_t) -> json {
+                json all = namespace_bindings_of(ctx, s, wid);
+                json out = json::object();
+                for (const auto& [cluster, ns] : set)
+                  if (all.contains(cluster))
+                    out[cluster] = all[cluster];
+                return {{"namespaceBindings", out}};
+              };
+            });
+      });
+}
+
+void unbind_namespaces(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto id = id_param(req, res, "workspaceId");
+  if (!id || !require_admin(req, res) || !kubernetes_only(ctx, res))
+    return;
+  json names = json::array();
+  auto given = req.query.get_all("clusterNames");
+  if (given.empty())
+    given.push_back("");
+  if (given.size() > 16)
+    return res.send_error(grpc_code::invalid_argument,
+                          "clusterNames: at most 16");
+  for (const auto& n : given) {
+    // A stale binding is deleted by its own cluster name.
+    if (!n.empty() && n != ctx->config->kubernetes.cluster_name) {
+      if (auto why = util::text_problem(n, {255, false, false}); !why.empty())
+        return res.send_error(grpc_code::invalid_argument,
+                              "clusterNames[] " + why);
+      names.push_back(n);
+      continue;
+    }
+    names.push_back(ctx->config->kubernetes.cluster_name);
+  }
+  record_write(ctx, req, res, "workspace.namespaces",
+               {{"id", *id}, {"delete", names}},
+               [ctx, res](caf::event_based_actor*, json) {
+                 send_written(ctx, res, "{}");
                });
-         });
-  r.del("/api/v1/workspaces/{workspaceId}/namespace-bindings",
-        [ctx](http::http_request req, responder res) {
-          auto id = id_param(req, res, "workspaceId");
-          if (!id || !require_admin(req, res) || !kubernetes_only(ctx, res))
-            return;
-          json names = json::array();
-          auto given = req.query.get_all("clusterNames");
-          if (given.empty())
-            given.push_back("");
-          if (given.size() > 16)
-            return res.send_error(grpc_code::invalid_argument,
-                                  "clusterNames: at most 16");
-          for (const auto& n : given) {
-            // A stale binding is deleted by its own cluster name.
-            if (!n.empty() && n != ctx->config->kubernetes.cluster_name) {
-              if (auto why = util::text_problem(n, {255, false, false});
-                  !why.empty())
-                return res.send_error(grpc_code::invalid_argument,
-                                      "clusterNames[] " + why);
-              names.push_back(n);
-              continue;
-            }
-            names.push_back(ctx->config->kubernetes.cluster_name);
-          }
-          record_write(ctx, req, res, "workspace.namespaces",
-                       {{"id", *id}, {"delete", names}},
-                       [ctx, res](caf::event_based_actor*, json) {
-                         send_written(ctx, res, "{}");
-                       });
-        });
 }
 
 } // namespace det::api

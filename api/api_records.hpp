@@ -2,7 +2,8 @@
 
 // Routes of the user's records: workspaces, projects, pool bindings and
 // moving experiments (api_workspaces.cpp), config templates
-// (api_templates.cpp), the model registry (api_models.cpp). Reads come from
+// (api_templates.cpp); the model registry's handlers are in
+// api/model_routes.cpp. Reads come from
 // the read model; writes go to the master as record commands
 // (core/records.hpp), which check every value again and decide names and
 // ids on the master's state.
@@ -42,7 +43,49 @@ bool bool_query(const http::http_request& req, const http::responder& res,
 bool descending_query(const http::http_request& req, const http::responder& res,
                       bool& out);
 
-void add_workspace_routes(http::router& r, ctx_ptr ctx);
+/// The workspace routes, rows of api/workspace_routes.cpp: the list,
+/// one workspace (GET, POST, PATCH, DELETE), .../archive, .../unarchive,
+/// .../pin and .../unpin (for the caller), its projects (GET, POST) and
+/// the pools available to it; a pool's workspace bindings (GET, and POST,
+/// PUT, DELETE as pool.bind's add, replace, remove); 501 for role
+/// assignments and quotas. Deleting, archiving or unarchiving the default
+/// workspace: 403 for a non-admin (the core refuses admins).
+void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void get_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                   const http::responder& res);
+void create_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                      const http::responder& res);
+void edit_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void delete_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                      const http::responder& res);
+void archive_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+void unarchive_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                         const http::responder& res);
+void pin_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                   const http::responder& res);
+void unpin_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                     const http::responder& res);
+void get_workspace_projects(const ctx_ptr& ctx, const http::http_request& req,
+                            const http::responder& res);
+void create_project(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void get_available_pools(const ctx_ptr& ctx, const http::http_request& req,
+                         const http::responder& res);
+void get_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+void add_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+void replace_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                           const http::responder& res);
+void remove_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                          const http::responder& res);
+void get_workspace_roles(const ctx_ptr& ctx, const http::http_request& req,
+                         const http::responder& res);
+void set_workspace_quota(const ctx_ptr& ctx, const http::http_request& req,
+                         const http::responder& res);
 
 /// The project routes, rows of api/project_routes.cpp: GET, PATCH and
 /// DELETE /api/v1/projects/{id}, POST (add one) and PUT (replace all)
@@ -87,7 +130,16 @@ void with_checked_namespaces(const ctx_ptr& ctx, const http::responder& res,
 /// namespaceBindings map ({} under det-agents).
 nlohmann::json namespace_bindings_of(const ctx_ptr& ctx,
                                      const state::cluster_state& s, int64_t id);
-void add_namespace_binding_routes(http::router& r, ctx_ptr ctx);
+/// api_namespaces.cpp, rows of api/workspace_routes.cpp: GET
+/// /api/v1/workspaces/{id}/list-namespace-bindings, POST and DELETE
+/// .../{workspaceId}/namespace-bindings (admins, checked after the id;
+/// 400 under det-agents).
+void list_namespace_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                             const http::responder& res);
+void bind_namespace(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void unbind_namespaces(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
 void add_template_routes(http::router& r, ctx_ptr ctx);
 /// api_webhooks.cpp
 void add_webhook_routes(http::router& r, ctx_ptr ctx);

@@ -40,11 +40,7 @@ namespace det::api {
 
 using json = nlohmann::json;
 
-namespace {
-
-using http::grpc_code;
-using http::responder;
-
+// The four kinds, as task_launch.hpp declares them.
 const ntsc_kind command_kind{"COMMAND",    "commands",  "command",
                              "command_id", "commandId", "Command"};
 const ntsc_kind notebook_kind{"NOTEBOOK",    "notebooks",  "notebook",
@@ -54,6 +50,11 @@ const ntsc_kind tensorboard_kind{"TENSORBOARD",   "tensorboards",
                                  "tensorboardId", "TensorBoard"};
 const ntsc_kind shell_kind{"SHELL",    "shells",  "shell",
                            "shell_id", "shellId", "Shell"};
+
+namespace {
+
+using http::grpc_code;
+using http::responder;
 
 /// A view of task `id` of `type` ("" any type) through `fn`; null when the
 /// state has no such task.
@@ -295,57 +296,7 @@ void list_commands(const ctx_ptr& ctx, const http::http_request& req,
       "workspace not found: " + (ws ? std::to_string(*ws) : std::string{}));
 }
 
-void add_ntsc_routes(http::router& r, const ctx_ptr& ctx,
-                     const ntsc_kind& kind) {
-  auto base = "/api/v1/" + kind.plural;
-  auto one = base + "/{" + kind.param + "}";
-  r.post(base, [ctx, kind](http::http_request req, responder res) {
-    launch_command(ctx, req, res, kind);
-  });
-  r.get(base, [ctx, kind](http::http_request req, responder res) {
-    list_commands(ctx, req, res, kind);
-  });
-  r.get(one, [ctx, kind](http::http_request req, responder res) {
-    auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
-    if (!id)
-      return;
-    answer_view(ctx, req, res,
-                ntsc_view(ctx, kind, *id, req.principal.username,
-                          req.principal.admin, true),
-                kind.key + " not found: " + *id);
-  });
-  r.post(one + "/kill", [ctx, kind](http::http_request req, responder res) {
-    auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
-    if (!id)
-      return;
-    with_owned_task(ctx, req, res, *id, kind.type, [=] {
-      record_write_then_view(
-          ctx, req, res, "task.kill", {{"task_id", *id}}, [=](const json&) {
-            return ntsc_view(ctx, kind, *id, req.principal.username,
-                             req.principal.admin, false);
-          });
-    });
-  });
-  r.post(one + "/set_priority", [ctx, kind](http::http_request req,
-                                            responder res) {
-    auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
-    auto body = id ? json_body(req, res) : std::nullopt;
-    if (!body)
-      return;
-    auto p = body->value("priority", json());
-    if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
-      return res.send_error(grpc_code::invalid_argument,
-                            "priority: expected a whole number from 1 to 99");
-    with_owned_task(ctx, req, res, *id, kind.type, [=] {
-      record_write_then_view(
-          ctx, req, res, "task.priority", {{"task_id", *id}, {"priority", p}},
-          [=](const json&) {
-            return ntsc_view(ctx, kind, *id, req.principal.username,
-                             req.principal.admin, false);
-          });
-    });
-  });
-}
+} // namespace
 
 /// POST /api/v1/allocations/{id}/ready from the task itself (its
 /// allocation token; an admin may too). `proxyPort` (ours): where its
@@ -423,6 +374,8 @@ void report_idle(const ctx_ptr& ctx, const http::http_request& req,
                   });
 }
 
+namespace {
+
 /// One look of the idle watch at the published state, then the next one
 /// after idle_check_interval: each notebook idle too long is killed, as
 /// its owner would (task.kill), with the reason in its exit status.
@@ -462,73 +415,117 @@ void watch_idle(const ctx_ptr& ctx, caf::event_based_actor* self) {
 
 } // namespace
 
-void add_task_routes(http::router& r, ctx_ptr ctx) {
-  r.put("/api/v1/notebooks/{notebook_id}/report_idle",
-        [ctx](http::http_request req, responder res) {
-          report_idle(ctx, req, res);
-        });
+void start_idle_watch(const ctx_ptr& ctx) {
   post(ctx->bridge,
        [ctx](caf::event_based_actor* self) { watch_idle(ctx, self); });
-  add_ntsc_routes(r, ctx, command_kind);
-  add_ntsc_routes(r, ctx, notebook_kind);
-  add_ntsc_routes(r, ctx, shell_kind);
-  add_ntsc_routes(r, ctx, tensorboard_kind);
-  r.post("/api/v1/allocations/{allocation_id}/ready",
-         [ctx](http::http_request req, responder res) {
-           report_ready(ctx, req, res);
-         });
-  // The WebUI's cluster overview: the interactive tasks not yet
-  // terminated, by kind, the whole cluster's (upstream's shape).
-  r.get("/api/v1/tasks/count", [ctx](http::http_request req, responder res) {
-    answer_view(
+}
+
+void launch_ntsc(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res, const ntsc_kind& kind) {
+  launch_command(ctx, req, res, kind);
+}
+
+void list_ntsc(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res, const ntsc_kind& kind) {
+  list_commands(ctx, req, res, kind);
+}
+
+void get_ntsc(const ctx_ptr& ctx, const http::http_request& req,
+              const responder& res, const ntsc_kind& kind) {
+  auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
+  if (!id)
+    return;
+  answer_view(ctx, req, res,
+              ntsc_view(ctx, kind, *id, req.principal.username,
+                        req.principal.admin, true),
+              kind.key + " not found: " + *id);
+}
+
+void kill_ntsc(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res, const ntsc_kind& kind) {
+  auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
+  if (!id)
+    return;
+  with_owned_task(ctx, req, res, *id, kind.type, [=, &kind] {
+    record_write_then_view(ctx, req, res, "task.kill", {{"task_id", *id}},
+                           [=, &kind](const json&) {
+                             return ntsc_view(ctx, kind, *id,
+                                              req.principal.username,
+                                              req.principal.admin, false);
+                           });
+  });
+}
+
+void set_ntsc_priority(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res, const ntsc_kind& kind) {
+  auto id = task_param(req, res, kind.param.c_str(), kind.field.c_str());
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  auto p = body->value("priority", json());
+  if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
+    return res.send_error(grpc_code::invalid_argument,
+                          "priority: expected a whole number from 1 to 99");
+  with_owned_task(ctx, req, res, *id, kind.type, [=, &kind] {
+    record_write_then_view(
+        ctx, req, res, "task.priority", {{"task_id", *id}, {"priority", p}},
+        [=, &kind](const json&) {
+          return ntsc_view(ctx, kind, *id, req.principal.username,
+                           req.principal.admin, false);
+        });
+  });
+}
+
+void get_task_count(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  answer_view(
+      ctx, req, res,
+      [](const state::cluster_state& s, int64_t) -> json {
+        json counts{{"commands", 0},
+                    {"notebooks", 0},
+                    {"shells", 0},
+                    {"tensorboards", 0}};
+        for (const auto& [id, t] : s.tasks) {
+          if (t.state == state::task_state::terminated)
+            continue;
+          const char* key = t.task_type == "COMMAND"       ? "commands"
+                            : t.task_type == "NOTEBOOK"    ? "notebooks"
+                            : t.task_type == "SHELL"       ? "shells"
+                            : t.task_type == "TENSORBOARD" ? "tensorboards"
+                                                           : nullptr;
+          if (key != nullptr)
+            counts[key] = counts[key].get<int64_t>() + 1;
+        }
+        return counts;
+      },
+      "");
+}
+
+void get_task(const ctx_ptr& ctx, const http::http_request& req,
+              const responder& res) {
+  // A trial's task (a run of it): its times as upstream's tasks table.
+  if (auto run = state::trial_run_of_task_id(req.param("task_id"));
+      run && req.principal.allocation_id.empty())
+    return answer_view(
         ctx, req, res,
-        [](const state::cluster_state& s, int64_t) -> json {
-          json counts{{"commands", 0},
-                      {"notebooks", 0},
-                      {"shells", 0},
-                      {"tensorboards", 0}};
-          for (const auto& [id, t] : s.tasks) {
-            if (t.state == state::task_state::terminated)
-              continue;
-            const char* key = t.task_type == "COMMAND"       ? "commands"
-                              : t.task_type == "NOTEBOOK"    ? "notebooks"
-                              : t.task_type == "SHELL"       ? "shells"
-                              : t.task_type == "TENSORBOARD" ? "tensorboards"
-                                                             : nullptr;
-            if (key != nullptr)
-              counts[key] = counts[key].get<int64_t>() + 1;
-          }
-          return counts;
+        [run = *run, id = req.param("task_id")](const state::cluster_state& s,
+                                                int64_t) -> json {
+          auto t = state::find_listed_trial(s, run.first);
+          if (t == nullptr || run.second > t->continued_at_us.size())
+            return nullptr;
+          return {{"task", trial_task_json(*t, run.second, id)}};
         },
-        "");
-  });
-  r.get("/api/v1/tasks/{task_id}", [ctx](http::http_request req,
-                                         responder res) {
-    // A trial's task (a run of it): its times as upstream's tasks table.
-    if (auto run = state::trial_run_of_task_id(req.param("task_id"));
-        run && req.principal.allocation_id.empty())
-      return answer_view(
-          ctx, req, res,
-          [run = *run, id = req.param("task_id")](const state::cluster_state& s,
-                                                  int64_t) -> json {
-            auto t = state::find_listed_trial(s, run.first);
-            if (t == nullptr || run.second > t->continued_at_us.size())
-              return nullptr;
-            return {{"task", trial_task_json(*t, run.second, id)}};
-          },
-          "task not found: " + req.param("task_id"));
-    auto id = task_param(req, res, "task_id", "taskId");
-    if (!id)
-      return;
-    answer_view(
-        ctx, req, res,
-        task_view(*id, "",
-                  [](const state::cluster_state&, const state::task_info& t) {
-                    return json{{"task", task_json(t)}};
-                  }),
-        "task not found: " + *id);
-  });
-  add_generic_task_routes(r, ctx);
+        "task not found: " + req.param("task_id"));
+  auto id = task_param(req, res, "task_id", "taskId");
+  if (!id)
+    return;
+  answer_view(
+      ctx, req, res,
+      task_view(*id, "",
+                [](const state::cluster_state&, const state::task_info& t) {
+                  return json{{"task", task_json(t)}};
+                }),
+      "task not found: " + *id);
 }
 
 } // namespace det::api

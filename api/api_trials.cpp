@@ -156,6 +156,8 @@ void task_context_directory(const ctx_ptr& ctx, const http::http_request& req,
        });
 }
 
+} // namespace
+
 void context_directory(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
   // A trial's task id (DET_TASK_ID) names the trial; a UUID names a task.
@@ -182,6 +184,8 @@ void context_directory(const ctx_ptr& ctx, const http::http_request& req,
             });
       });
 }
+
+namespace {
 
 /// POST /api/v1/task/logs: lines a trial ships itself (upstream's
 /// ship_logs.py), kept with the agent-relayed output. POST /task-logs (the
@@ -326,10 +330,6 @@ void add_trial_routes(http::router& r, ctx_ptr ctx) {
   r.post("/api/v1/runs/start", [ctx](http::http_request req, responder res) {
     run_start(ctx, req, res);
   });
-  r.get("/api/v1/tasks/{task_id}/context_directory",
-        [ctx](http::http_request req, responder res) {
-          context_directory(ctx, req, res);
-        });
   r.post("/api/v1/task/logs", [ctx](http::http_request req, responder res) {
     post_task_logs(ctx, req, res, false);
   });

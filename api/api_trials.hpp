@@ -26,8 +26,16 @@ void report_runner_metadata(const ctx_ptr& ctx, const http::http_request& req,
 void report_early_exit(const ctx_ptr& ctx, const http::http_request& req,
                        const http::responder& res);
 
-/// POST /api/v1/runs/start, GET /api/v1/tasks/{task_id}/context_directory,
-/// POST /api/v1/task/logs and the legacy POST /task-logs.
+/// GET /api/v1/tasks/{task_id}/context_directory (a row of
+/// api/task_routes.cpp): `{b64Tgz}`, a trial's model directory for its
+/// task id (the trial's allocation token), a task's context for its UUID
+/// (its own token, its owner, admins; 404 to anyone else); 400 naming
+/// task_id for neither.
+void context_directory(const ctx_ptr& ctx, const http::http_request& req,
+                       const http::responder& res);
+
+/// POST /api/v1/runs/start, POST /api/v1/task/logs and the legacy POST
+/// /task-logs.
 void add_trial_routes(http::router& r, ctx_ptr ctx);
 
 } // namespace det::api

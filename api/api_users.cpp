@@ -546,7 +546,6 @@ void add_user_routes(http::router& r, ctx_ptr ctx) {
   r.patch("/api/v1/tokens/{token_id}", [ctx](http_request req, responder res) {
     patch_token(ctx, req, res);
   });
-  add_cluster_message_routes(r, ctx);
 }
 
 } // namespace det::api

@@ -73,13 +73,6 @@ bool descending_query(const http::http_request& req, const responder& res,
 
 namespace {
 
-/// A view of the record whose id the command's reply (or `id`) names.
-render_fn workspace_view(int64_t id, const std::string& viewer) {
-  return [id, viewer](const state::cluster_state& s, int64_t) {
-    return workspace_response(s, id, viewer);
-  };
-}
-
 /// After a create or an edit: the workspace, and under Kubernetes its
 /// namespace binding when the request set one (the CLI iterates
 /// namespaceBindings, so it is always there).
@@ -137,28 +130,6 @@ std::optional<json> body_with_id(const http::http_request& req,
   return body;
 }
 
-void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res) {
-  auto p = page_of(req, res);
-  if (!p)
-    return;
-  workspace_filter f;
-  f.name_exact = req.query.get("nameCaseSensitive");
-  f.name_nocase = req.query.get("name");
-  f.by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
-  f.viewer = req.principal.username;
-  if (!bool_query(req, res, "archived", f.archived)
-      || !bool_query(req, res, "pinned", f.pinned)
-      || !descending_query(req, res, f.descending))
-    return;
-  answer_view(
-      ctx, req, res,
-      [f, p = *p](const state::cluster_state& s, int64_t) {
-        return workspaces_response(s, f, p);
-      },
-      "");
-}
-
 /// Whether a non-admin asks to archive, unarchive or delete the default
 /// workspace or project (id 1): answered 403, as upstream (an admin is
 /// told why it cannot be done).
@@ -183,11 +154,16 @@ void write_archived(const ctx_ptr& ctx, const http::http_request& req,
                  });
 }
 
-void archive_route(http::router& r, const ctx_ptr& ctx, const char* path,
-                   const char* op, bool archived) {
-  r.post(path, [ctx, op, archived](http::http_request req, responder res) {
-    write_archived(ctx, req, res, op, archived);
-  });
+/// Deletes record `id` (the path's) with command `op`; answers
+/// {"completed": true} once durable.
+void write_deleted(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res, const char* op) {
+  auto id = id_param(req, res);
+  if (id && !default_record_forbidden(req, res, *id))
+    record_write(ctx, req, res, op, {{"id", *id}},
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, R"({"completed":true})");
+                 });
 }
 
 /// A project's notes changed by `args` (the project.notes command); answers
@@ -204,16 +180,14 @@ void notes_write(const ctx_ptr& ctx, const http::http_request& req,
 }
 
 /// POST pin / unpin: for the caller alone.
-void pin_route(http::router& r, const ctx_ptr& ctx, const char* path,
-               bool pinned) {
-  r.post(path, [ctx, pinned](http::http_request req, responder res) {
-    if (auto id = id_param(req, res))
-      record_write(ctx, req, res, "workspace.pin",
-                   {{"id", *id}, {"pinned", pinned}},
-                   [ctx, res](caf::event_based_actor*, json) {
-                     send_written(ctx, res, "{}");
-                   });
-  });
+void write_pinned(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res, bool pinned) {
+  if (auto id = id_param(req, res))
+    record_write(ctx, req, res, "workspace.pin",
+                 {{"id", *id}, {"pinned", pinned}},
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, "{}");
+                 });
 }
 
 /// GET: the pools available to a workspace: those bound to it and those
@@ -234,31 +208,52 @@ json available_pools(const state::cluster_state& s, int64_t id, page p) {
   return out;
 }
 
-void binding_route(http::router& r, const ctx_ptr& ctx, const char* method,
-                   const char* mode) {
-  r.add(method, "/api/v1/resource-pools/{pool}/workspace-bindings",
-        [ctx, mode](http::http_request req, responder res) {
-          auto body = json_body(req, res);
-          if (!body)
-            return;
-          // The cluster's default pools, which no workspace may be bound
-          // to (from the master's config, never from the body).
-          json args{{"pool", req.param("pool")},
-                    {"mode", mode},
-                    {"defaultPools",
-                     {ctx->config->default_compute_resource_pool,
-                      ctx->config->default_aux_resource_pool}}};
-          for (const char* key : {"workspaceIds", "workspaceNames"})
-            if (body->contains(key))
-              args[key] = (*body)[key];
-          record_write(ctx, req, res, "pool.bind", std::move(args),
-                       [ctx, res](caf::event_based_actor*, json) {
-                         send_written(ctx, res, "{}");
-                       });
-        });
+/// POST, PUT or DELETE a pool's workspace bindings: `mode` "add",
+/// "replace" or "remove" for the pool.bind command.
+void write_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res, const char* mode) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  // The cluster's default pools, which no workspace may be bound to (from
+  // the master's config, never from the body).
+  json args{{"pool", req.param("pool")},
+            {"mode", mode},
+            {"defaultPools",
+             {ctx->config->default_compute_resource_pool,
+              ctx->config->default_aux_resource_pool}}};
+  for (const char* key : {"workspaceIds", "workspaceNames"})
+    if (body->contains(key))
+      args[key] = (*body)[key];
+  record_write(ctx, req, res, "pool.bind", std::move(args),
+               [ctx, res](caf::event_based_actor*, json) {
+                 send_written(ctx, res, "{}");
+               });
 }
 
 } // namespace
+
+void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto p = page_of(req, res);
+  if (!p)
+    return;
+  workspace_filter f;
+  f.name_exact = req.query.get("nameCaseSensitive");
+  f.name_nocase = req.query.get("name");
+  f.by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
+  f.viewer = req.principal.username;
+  if (!bool_query(req, res, "archived", f.archived)
+      || !bool_query(req, res, "pinned", f.pinned)
+      || !descending_query(req, res, f.descending))
+    return;
+  answer_view(
+      ctx, req, res,
+      [f, p = *p](const state::cluster_state& s, int64_t) {
+        return workspaces_response(s, f, p);
+      },
+      "");
+}
 
 void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
@@ -272,9 +267,7 @@ void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
 
 void get_project(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res) {
-  if (auto id = id_param(req, res))
-    answer_view(ctx, req, res, project_view(*id),
-                "project " + std::to_string(*id) + " not found");
+  answer_by_id(ctx, req, res, "project", &project_response);
 }
 
 void edit_project(const ctx_ptr& ctx, const http::http_request& req,
@@ -287,12 +280,7 @@ void edit_project(const ctx_ptr& ctx, const http::http_request& req,
 
 void delete_project(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
-  if (auto id = id_param(req, res);
-      id && !default_record_forbidden(req, res, *id))
-    record_write(ctx, req, res, "project.delete", {{"id", *id}},
-                 [ctx, res](caf::event_based_actor*, json) {
-                   send_written(ctx, res, R"({"completed":true})");
-                 });
+  write_deleted(ctx, req, res, "project.delete");
 }
 
 void add_project_note(const ctx_ptr& ctx, const http::http_request& req,
@@ -331,119 +319,144 @@ void move_project(const ctx_ptr& ctx, const http::http_request& req,
                  });
 }
 
-void add_workspace_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
-    get_workspaces(ctx, req, res);
-  });
-  r.get("/api/v1/workspaces/{id}", [ctx](http::http_request req,
-                                         responder res) {
-    if (auto id = id_param(req, res))
-      answer_view(ctx, req, res, workspace_view(*id, req.principal.username),
-                  "workspace " + std::to_string(*id) + " not found");
-  });
-  r.post("/api/v1/workspaces", [ctx](http::http_request req, responder res) {
-    if (auto body = json_body(req, res))
-      write_workspace(ctx, req, res, "workspace.create", std::move(*body),
-                      false);
-  });
-  r.patch("/api/v1/workspaces/{id}", [ctx](http::http_request req,
-                                           responder res) {
-    if (auto body = body_with_id(req, res, "id", "id"))
-      write_workspace(ctx, req, res, "workspace.edit", std::move(*body), true);
-  });
-  add_namespace_binding_routes(r, ctx);
-  r.del("/api/v1/workspaces/{id}",
-        [ctx](http::http_request req, responder res) {
-          if (auto id = id_param(req, res);
-              id && !default_record_forbidden(req, res, *id))
-            record_write(ctx, req, res, "workspace.delete", {{"id", *id}},
-                         [ctx, res](caf::event_based_actor*, json) {
-                           send_written(ctx, res, R"({"completed":true})");
-                         });
-        });
-  archive_route(r, ctx, "/api/v1/workspaces/{id}/archive", "workspace.archive",
-                true);
-  pin_route(r, ctx, "/api/v1/workspaces/{id}/pin", true);
-  pin_route(r, ctx, "/api/v1/workspaces/{id}/unpin", false);
-  archive_route(r, ctx, "/api/v1/workspaces/{id}/unarchive",
-                "workspace.archive", false);
-  r.get("/api/v1/workspaces/{id}/projects",
-        [ctx](http::http_request req, responder res) {
-          auto id = id_param(req, res);
-          auto p = id ? page_of(req, res) : std::nullopt;
-          std::optional<bool> archived;
-          bool descending = false;
-          if (!p || !bool_query(req, res, "archived", archived)
-              || !descending_query(req, res, descending))
-            return;
-          auto by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
-          answer_view(
-              ctx, req, res,
-              [id = *id, p = *p, archived, name = req.query.get("name"),
-               by_name, descending](const state::cluster_state& s, int64_t) {
-                return workspace_projects_response(s, id, name, archived, p,
-                                                   by_name, descending);
-              },
-              "workspace " + std::to_string(*id) + " not found");
-        });
-  r.post("/api/v1/workspaces/{id}/projects",
-         [ctx](http::http_request req, responder res) {
-           if (auto body = body_with_id(req, res, "id", "workspaceId"))
-             record_write_then_view(ctx, req, res, "project.create", *body,
-                                    [](const json& reply) {
-                                      return project_view(reply.value("id", 0));
-                                    });
-         });
-  r.get("/api/v1/workspaces/{id}/available-resource-pools",
-        [ctx](http::http_request req, responder res) {
-          auto id = id_param(req, res);
-          auto p = id ? page_of(req, res) : std::nullopt;
-          if (p)
-            answer_view(
-                ctx, req, res,
-                [id = *id, p = *p](const state::cluster_state& s, int64_t) {
-                  return available_pools(s, id, p);
-                },
-                "workspace " + std::to_string(*id) + " not found");
-        });
-  r.get("/api/v1/resource-pools/{pool}/workspace-bindings",
-        [ctx](http::http_request req, responder res) {
-          auto p = page_of(req, res);
-          if (p)
-            answer_view(
-                ctx, req, res,
-                [pool = req.param("pool"),
-                 p = *p](const state::cluster_state& s, int64_t) -> json {
-                  if (s.pools.count(pool) == 0)
-                    return nullptr;
-                  auto b = s.pool_bindings.find(pool);
-                  json ids = b == s.pool_bindings.end()
-                                 ? json::array()
-                                 : json(b->second.workspace_ids);
-                  return paginate("workspaceIds", std::move(ids), p);
-                },
-                "resource pool '" + req.param("pool") + "' not found");
-        });
-  binding_route(r, ctx, "POST", "add");
-  binding_route(r, ctx, "PUT", "replace");
-  binding_route(r, ctx, "DELETE", "remove");
-  // Role assignments (det workspace list-members) and quotas on a
-  // workspace's auto-created namespace (det workspace resource-quota set)
-  // are upstream Enterprise Edition features; its open-source master
-  // answers them as unimplemented, and so does this one, saying which.
-  r.get("/api/v1/roles/workspace/{workspaceId}",
-        [](http::http_request, responder res) {
-          res.send_error(http::grpc_code::unimplemented,
-                         "role assignments (RBAC) are not part of this "
-                         "master: a workspace has no members to list");
-        });
-  r.post("/api/v1/workspaces/{id}/set-resource-quota",
-         [](http::http_request, responder res) {
-           res.send_error(http::grpc_code::unimplemented,
-                          "resource quotas apply to auto-created "
-                          "Kubernetes namespaces, which this master does "
-                          "not create");
-         });
+void get_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  answer_by_id(ctx, req, res, "workspace",
+               [viewer = req.principal.username](const state::cluster_state& s,
+                                                 int64_t id) {
+                 return workspace_response(s, id, viewer);
+               });
+}
+
+void create_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                      const responder& res) {
+  if (auto body = json_body(req, res))
+    write_workspace(ctx, req, res, "workspace.create", std::move(*body), false);
+}
+
+void edit_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  if (auto body = body_with_id(req, res, "id", "id"))
+    write_workspace(ctx, req, res, "workspace.edit", std::move(*body), true);
+}
+
+void delete_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                      const responder& res) {
+  write_deleted(ctx, req, res, "workspace.delete");
+}
+
+void archive_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  write_archived(ctx, req, res, "workspace.archive", true);
+}
+
+void unarchive_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  write_archived(ctx, req, res, "workspace.archive", false);
+}
+
+void pin_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  write_pinned(ctx, req, res, true);
+}
+
+void unpin_workspace(const ctx_ptr& ctx, const http::http_request& req,
+                     const responder& res) {
+  write_pinned(ctx, req, res, false);
+}
+
+void get_workspace_projects(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  auto id = id_param(req, res);
+  auto p = id ? page_of(req, res) : std::nullopt;
+  std::optional<bool> archived;
+  bool descending = false;
+  if (!p || !bool_query(req, res, "archived", archived)
+      || !descending_query(req, res, descending))
+    return;
+  auto by_name = req.query.get("sortBy").value_or("") == "SORT_BY_NAME";
+  answer_view(
+      ctx, req, res,
+      [id = *id, p = *p, archived, name = req.query.get("name"), by_name,
+       descending](const state::cluster_state& s, int64_t) {
+        return workspace_projects_response(s, id, name, archived, p, by_name,
+                                           descending);
+      },
+      "workspace " + std::to_string(*id) + " not found");
+}
+
+void create_project(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  if (auto body = body_with_id(req, res, "id", "workspaceId"))
+    record_write_then_view(
+        ctx, req, res, "project.create", *body,
+        [](const json& reply) { return project_view(reply.value("id", 0)); });
+}
+
+void get_available_pools(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  auto id = id_param(req, res);
+  auto p = id ? page_of(req, res) : std::nullopt;
+  if (p)
+    answer_view(
+        ctx, req, res,
+        [id = *id, p = *p](const state::cluster_state& s, int64_t) {
+          return available_pools(s, id, p);
+        },
+        "workspace " + std::to_string(*id) + " not found");
+}
+
+void get_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto p = page_of(req, res);
+  if (p)
+    answer_view(
+        ctx, req, res,
+        [pool = req.param("pool"), p = *p](const state::cluster_state& s,
+                                           int64_t) -> json {
+          if (s.pools.count(pool) == 0)
+            return nullptr;
+          auto b = s.pool_bindings.find(pool);
+          json ids = b == s.pool_bindings.end() ? json::array()
+                                                : json(b->second.workspace_ids);
+          return paginate("workspaceIds", std::move(ids), p);
+        },
+        "resource pool '" + req.param("pool") + "' not found");
+}
+
+void add_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  write_bindings(ctx, req, res, "add");
+}
+
+void replace_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                           const responder& res) {
+  write_bindings(ctx, req, res, "replace");
+}
+
+void remove_pool_bindings(const ctx_ptr& ctx, const http::http_request& req,
+                          const responder& res) {
+  write_bindings(ctx, req, res, "remove");
+}
+
+// Role assignments (det workspace list-members) and quotas on a
+// workspace's auto-created namespace (det workspace resource-quota set) are
+// upstream Enterprise Edition features; its open-source master answers them
+// as unimplemented, and so does this one, saying which.
+
+void get_workspace_roles(const ctx_ptr&, const http::http_request&,
+                         const responder& res) {
+  res.send_error(http::grpc_code::unimplemented,
+                 "role assignments (RBAC) are not part of this "
+                 "master: a workspace has no members to list");
+}
+
+void set_workspace_quota(const ctx_ptr&, const http::http_request&,
+                         const responder& res) {
+  res.send_error(http::grpc_code::unimplemented,
+                 "resource quotas apply to auto-created "
+                 "Kubernetes namespaces, which this master does "
+                 "not create");
 }
 
 } // namespace det::api

@@ -243,27 +243,16 @@ void get_model_def(const ctx_ptr& ctx, const http::http_request& req,
 /// caller is a live allocation of one of its trials (views.hpp).
 void get_experiment(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
-  auto id = id_param(req, res);
-  if (id)
-    answer_view(
-        ctx, req, res,
-        [id = *id, alloc = req.principal.allocation_id](
-            const state::cluster_state& s, int64_t) {
-          return experiment_response(s, id, alloc);
-        },
-        "experiment " + std::to_string(*id) + " not found");
+  answer_by_id(ctx, req, res, "experiment",
+               [alloc = req.principal.allocation_id](
+                   const state::cluster_state& s, int64_t id) {
+                 return experiment_response(s, id, alloc);
+               });
 }
 
 void get_experiment_trials(const ctx_ptr& ctx, const http::http_request& req,
                            const responder& res) {
-  auto id = id_param(req, res);
-  if (id)
-    answer_view(
-        ctx, req, res,
-        [id = *id](const state::cluster_state& s, int64_t) {
-          return trials_response(s, id);
-        },
-        "experiment " + std::to_string(*id) + " not found");
+  answer_by_id(ctx, req, res, "experiment", &trials_response);
 }
 
 void pause_experiment(const ctx_ptr& ctx, const http::http_request& req,

@@ -15,6 +15,7 @@
 #include "api/api_tasks.hpp"
 #include "api/api_trials.hpp"
 #include "api/api_unmanaged.hpp"
+#include "api/cluster_routes.hpp"
 #include "api/durable_feed.hpp"
 #include "api/experiment_routes.hpp"
 #include "api/model_routes.hpp"
@@ -24,9 +25,11 @@
 #include "api/resource_routes.hpp"
 #include "api/route_util.hpp"
 #include "api/simulate_routes.hpp"
+#include "api/task_routes.hpp"
 #include "api/templates.hpp"
 #include "api/trial_routes.hpp"
 #include "api/views.hpp"
+#include "api/workspace_routes.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/json_fields.hpp"
 #include "messages/metric_group.hpp"
@@ -102,51 +105,6 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
        });
 }
 
-/// One look at the state; answers when preempting, when the allocation is
-/// gone or at the deadline, otherwise looks again after preemption_poll.
-void poll_preemption(const ctx_ptr& ctx, caf::event_based_actor* self,
-                     responder res, std::string alloc,
-                     std::chrono::steady_clock::time_point deadline) {
-  if (res.client_gone())
-    return res.send_json(R"({"preempt":false})");
-  ask_view(
-      ctx, self,
-      [alloc](const state::cluster_state& s, int64_t) {
-        return preemption_status(s, alloc);
-      },
-      res,
-      [ctx, self, res, alloc, deadline](json j) {
-        bool preempt = j.value("preempt", false);
-        if (preempt || !j.value("live", false)
-            || std::chrono::steady_clock::now() >= deadline)
-          return res.send_json(json{{"preempt", preempt}}.dump());
-        self->delayed_send(
-            self, ctx->preemption_poll,
-            bridge_job{[ctx, res, alloc, deadline](caf::event_based_actor* s) {
-              poll_preemption(ctx, s, res, alloc, deadline);
-            }});
-      });
-}
-
-void preemption_signal(const ctx_ptr& ctx, const http::http_request& req,
-                       const responder& res) {
-  auto alloc = req.param("allocation_id");
-  if (!authorized(ctx, req, res, alloc))
-    return;
-  int64_t secs = 0;
-  if (auto t = req.query.get("timeout_seconds"))
-    try {
-      secs = std::clamp<int64_t>(std::stoll(*t), 0, 600);
-    } catch (const std::exception&) {
-      return res.send_error(grpc_code::invalid_argument,
-                            "timeout_seconds: not a number");
-    }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{secs};
-  post(ctx->bridge, [ctx, res, alloc, deadline](caf::event_based_actor* self) {
-    poll_preemption(ctx, self, res, alloc, deadline);
-  });
-}
-
 } // namespace
 
 size_t request_body_limit(std::string_view method, std::string_view path,
@@ -163,17 +121,17 @@ size_t request_body_limit(std::string_view method, std::string_view path,
 
 const std::vector<const route_family*>& route_families() {
   static const std::vector<const route_family*> families{
-      &experiment_routes(), &trial_routes(), &project_routes(),
-      &model_routes()};
+      &experiment_routes(), &trial_routes(), &project_routes(), &model_routes(),
+      &workspace_routes(),  &task_routes(),  &cluster_routes()};
   return families;
 }
 
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   add_inspect_routes(r, ctx);
-  add_task_routes(r, ctx);
+  start_idle_watch(ctx);
   add_auth_routes(r, ctx);
   add_cluster_routes(r, ctx);
-  // Both answers are fixed for the life of the process: rendered once.
+  // Fixed for the life of the process: rendered once.
   auto info_text = json{
       {"version", ctx->version},
       {"master_id", ctx->master_id},
@@ -186,54 +144,15 @@ void add_master_routes(http::router& r, ctx_ptr ctx) {
   r.get("/info", [info_text](http::http_request, responder res) {
     res.send_json(info_text);
   });
-  // Fixed for the life of the process but for the cluster message.
-  auto master_json =
-      std::make_shared<const json>(json{{"version", ctx->version},
-                                        {"masterId", ctx->master_id},
-                                        {"clusterId", ctx->cluster_id},
-                                        {"clusterName", ctx->cluster_name},
-                                        {"telemetryEnabled", false},
-                                        {"ssoProviders", json::array()},
-                                        {"externalLoginUri", ""},
-                                        {"externalLogoutUri", ""},
-                                        {"branding", "determined"},
-                                        {"rbacEnabled", false},
-                                        {"strictJobQueueControl", false},
-                                        {"product", "PRODUCT_UNSPECIFIED"},
-                                        {"userManagementEnabled", true},
-                                        {"featureSwitches", json::array()},
-                                        {"hasCustomLogo", false}});
-  r.get("/api/v1/master",
-        [ctx, master_json](http::http_request req, responder res) {
-          answer_view(
-              ctx, req, res,
-              [ctx, master_json](const state::cluster_state& s, int64_t) {
-                auto j = *master_json;
-                if (auto m = active_cluster_message(*ctx, s); !m.is_null())
-                  j["clusterMessage"] = std::move(m);
-                return j;
-              },
-              "");
-        });
   r.post("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
     report_checkpoint(ctx, req, res);
   });
-  r.get("/api/v1/allocations/{allocation_id}/signals/preemption",
-        [ctx](http::http_request req, responder res) {
-          preemption_signal(ctx, req, res);
-        });
-  r.post("/api/v1/allocations/{allocation_id}/signals/ack_preemption",
-         [ctx](http::http_request req, responder res) {
-           if (authorized(ctx, req, res, req.param("allocation_id")))
-             res.send_json("{}");
-         });
   add_trial_routes(r, ctx);
   add_run_routes(r, ctx);
   add_job_routes(r, ctx);
   add_resource_routes(r, ctx);
   add_simulate_routes(r, ctx);
   add_checkpoint_routes(r, ctx);
-  add_workspace_routes(r, ctx);
   add_template_routes(r, ctx);
   add_webhook_routes(r, ctx);
   add_config_policy_routes(r, ctx);

@@ -239,6 +239,20 @@ std::optional<int64_t> id_param(const http::http_request& req,
   return std::nullopt;
 }
 
+void answer_by_id(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res, const std::string& what,
+                  id_render_fn fn, const char* param) {
+  auto id = id_param(req, res, param);
+  if (!id)
+    return;
+  answer_view(
+      ctx, req, res,
+      [fn = std::move(fn), id = *id](const state::cluster_state& s, int64_t) {
+        return fn(s, id);
+      },
+      what + " " + std::to_string(*id) + " not found");
+}
+
 std::optional<json> json_body(const http::http_request& req,
                               const responder& res) {
   auto j = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);

@@ -34,6 +34,17 @@ using render_fn =
 void answer_view(const ctx_ptr& ctx, const http::http_request& req,
                  http::responder res, render_fn fn, std::string missing);
 
+/// A function of the state and a record's id, for answer_by_id.
+using id_render_fn =
+    std::function<nlohmann::json(const state::cluster_state&, int64_t id)>;
+
+/// The preamble of a GET of one record: path parameter `param` as a
+/// positive id (else 400 naming it, as id_param), then answer_view of
+/// fn(state, id), a null answer being 404 "<what> <id> not found".
+void answer_by_id(const ctx_ptr& ctx, const http::http_request& req,
+                  const http::responder& res, const std::string& what,
+                  id_render_fn fn, const char* param = "id");
+
 void fail(const http::responder& res, const caf::error& err);
 
 /// Asks the read model (the master when there is none) for a view; calls

@@ -27,6 +27,12 @@ struct ntsc_kind {
   std::string title;  ///< Command (the description's default)
 };
 
+/// The four kinds (api_tasks.cpp).
+extern const ntsc_kind command_kind;
+extern const ntsc_kind notebook_kind;
+extern const ntsc_kind shell_kind;
+extern const ntsc_kind tensorboard_kind;
+
 /// `environment.image` as upstream's config holds it: a name becomes
 /// {cpu, cuda, rocm} with that name each; why it is neither, or "".
 std::string normalize_image(nlohmann::json& environment);

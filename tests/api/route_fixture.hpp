@@ -13,6 +13,7 @@
 #include "api/auth_crypto.hpp"
 #include "api/durable_feed.hpp"
 #include "api/master_api.hpp"
+#include "api/route_table.hpp"
 #include "read/read_model.hpp"
 #include "store/memory_event_store.hpp"
 #include "tests/support/gunzip.hpp"
@@ -32,7 +33,10 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 // At file scope, as the test files that include this have it: an alias in
 // det::test would be shadowed by theirs (clang's -Wshadow).
@@ -243,6 +247,91 @@ struct master_api_test : ::testing::Test {
       std::this_thread::yield();
     }
     return false;
+  }
+
+  /// `pattern` with each {param} replaced by `values`' entry for it, else
+  /// by `other`.
+  static std::string
+  path_of(std::string_view pattern,
+          const std::map<std::string, std::string>& values = {},
+          const std::string& other = "1") {
+    std::string out;
+    for (size_t at = 0; at < pattern.size();) {
+      auto open = pattern.find('{', at);
+      if (open == std::string_view::npos) {
+        out += pattern.substr(at);
+        break;
+      }
+      auto close = pattern.find('}', open);
+      out += pattern.substr(at, open - at);
+      auto v =
+          values.find(std::string{pattern.substr(open + 1, close - open - 1)});
+      out += v == values.end() ? other : v->second;
+      at = close + 1;
+    }
+    return out;
+  }
+
+  /// Every row of `family` but its `anyone` rows answers 401 to a request
+  /// without a session, whatever its path holds.
+  void expect_401_without_a_session(const api::route_family& family) {
+    for (const auto& row : family.rows) {
+      if (row.who == api::access::anyone)
+        continue;
+      auto r =
+          call(std::string{row.method}, path_of(row.path), "{}", std::string{});
+      EXPECT_EQ(r.status, 401)
+          << row.method << " " << row.path << ": " << r.body;
+    }
+  }
+
+  /// Each admin row of `family` answers 403 to `token` (a non-admin's)
+  /// before anything else: the table's check. Answers how many rows.
+  size_t expect_403_on_admin_rows(const api::route_family& family,
+                                  const std::string& token) {
+    size_t checked = 0;
+    for (const auto& row : family.rows) {
+      if (row.who != api::access::admin)
+        continue;
+      auto r =
+          call(std::string{row.method}, path_of(row.path, {}, "x"), "x", token);
+      EXPECT_EQ(r.status, 403)
+          << row.method << " " << row.path << ": " << r.body;
+      EXPECT_NE(r.body.find("admin only"), std::string::npos) << r.body;
+      ++checked;
+    }
+    return checked;
+  }
+
+  /// Each row of `family` whose path has parameter `param` answers 400
+  /// with a message that starts with `why` (naming the field) for each of
+  /// `bad`, as admin; the rows in `except` (method and pattern) are not
+  /// checked. Answers how many rows were checked.
+  size_t expect_400_for_a_bad(
+      const api::route_family& family, const std::string& param,
+      const std::string& why,
+      const std::set<std::pair<std::string, std::string>>& except = {},
+      const std::vector<std::string>& bad_values = {"x1", "0", "-3"}) {
+    size_t checked = 0;
+    for (const auto& row : family.rows) {
+      if (row.path.find("{" + param + "}") == std::string_view::npos
+          || except.count({std::string{row.method}, std::string{row.path}}))
+        continue;
+      for (const auto& bad : bad_values) {
+        auto r = call(std::string{row.method},
+                      path_of(row.path, {{param, bad}}), "{}");
+        EXPECT_EQ(r.status, 400)
+            << row.method << " " << row.path << ": " << r.body;
+        auto j = json::parse(r.body, nullptr, false);
+        std::string said;
+        if (j.is_object() && j.contains("error") && j["error"].is_object())
+          said = j["error"].value("error", "");
+        EXPECT_EQ(said.rfind(why, 0), 0u)
+            << row.method << " " << row.path << ": " << r.body;
+      }
+      ++checked;
+    }
+    return checked;
   }
 
   event_writer_actor writer_;

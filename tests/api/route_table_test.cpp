@@ -30,6 +30,32 @@ TEST_F(master_api_test, an_admin_row_answers_403_to_others_before_its_handler) {
   EXPECT_TRUE(json::parse(a.body).contains("removedCount")) << a.body;
 }
 
+TEST_F(master_api_test, a_record_by_id_is_400_naming_the_id_or_404_naming_it) {
+  // answer_by_id (api/route_util.hpp), the preamble these GETs share.
+  for (const auto& [path, what] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"/api/v1/experiments/", "experiment"},
+           {"/api/v1/projects/", "project"},
+           {"/api/v1/workspaces/", "workspace"}}) {
+    for (const auto& suffix :
+         std::vector<std::string>{"", what == "experiment" ? "/trials" : ""}) {
+      auto bad = call("GET", path + "x7" + suffix);
+      EXPECT_EQ(bad.status, 400) << path << suffix << ": " << bad.body;
+      EXPECT_EQ(json::parse(bad.body)["error"]["error"],
+                "id: not a valid id: 'x7'")
+          << bad.body;
+      auto gone = call("GET", path + "4242" + suffix);
+      EXPECT_EQ(gone.status, 404) << path << suffix << ": " << gone.body;
+      EXPECT_EQ(json::parse(gone.body)["error"]["error"],
+                what + " 4242 not found")
+          << gone.body;
+    }
+  }
+  auto one = call("GET", "/api/v1/workspaces/1");
+  EXPECT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(json::parse(one.body)["workspace"]["name"], "Uncategorized");
+}
+
 TEST(route_table, a_prefix_holds_itself_and_the_paths_below_it) {
   EXPECT_TRUE(api::under_prefix("/api/v1/experiments", "/api/v1/experiments"));
   EXPECT_TRUE(

@@ -1,8 +1,10 @@
-// Commands through their routes (api/api_tasks.cpp): launched, listed,
+// Commands through their routes (api/task_routes.cpp): launched, listed,
 // described, placed on an agent, killed; GET /api/v1/tasks/{id}; and every
-// refusal: ids that are no UUID (400), unknown ids (404), another user's
-// command (403), bad bodies (400 naming the field).
+// refusal: no session (401, each row of the family), ids that are no UUID
+// (400), unknown ids (404), another user's command (403), bad bodies (400
+// naming the field).
 
+#include "api/task_routes.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include "util/archive.hpp"
@@ -16,6 +18,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace det;
 using namespace det::test;
@@ -466,6 +470,62 @@ TEST_F(task_routes, tasks_are_jobs_in_the_queue_and_their_priority_moves_them) {
   jobs = queue();
   ASSERT_EQ(jobs.size(), 1u) << jobs.dump();
   EXPECT_EQ(jobs[0]["jobId"], later);
+}
+
+TEST_F(task_routes, every_row_refuses_no_session_and_a_bad_id_by_name) {
+  const auto& family = api::task_routes();
+  expect_401_without_a_session(family);
+  // A task id is lower-case hex and dashes, at most 64 of them.
+  const std::vector<std::string> bad{"x1", "ABC", std::string(65, 'a')};
+  for (const auto& [param, field, rows] :
+       std::vector<std::tuple<std::string, std::string, size_t>>{
+           {"command_id", "commandId", 3},
+           {"notebook_id", "notebookId", 4},
+           {"shell_id", "shellId", 3},
+           {"tensorboard_id", "tensorboardId", 3}})
+    EXPECT_EQ(expect_400_for_a_bad(family, param,
+                                   field + ": expected a task id (a UUID)", {},
+                                   bad),
+              rows)
+        << param;
+  // A trial's task id is no UUID: these rows look for one first (logs:
+  // 404; fields: empty lists; the context: 400 naming task_id, below).
+  EXPECT_EQ(expect_400_for_a_bad(
+                family, "task_id", "taskId: expected a task id (a UUID)",
+                {{"GET", "/api/v1/tasks/{task_id}/context_directory"},
+                 {"GET", "/api/v1/tasks/{task_id}/logs"},
+                 {"GET", "/api/v1/tasks/{task_id}/logs/fields"}},
+                bad),
+            5u);
+  EXPECT_EQ(expect_400_for_a_bad(
+                family, "task_id", "task_id: not a task id of this master",
+                {{"GET", "/api/v1/tasks/{task_id}"},
+                 {"GET", "/api/v1/tasks/{task_id}/config"},
+                 {"GET", "/api/v1/tasks/{task_id}/logs"},
+                 {"GET", "/api/v1/tasks/{task_id}/logs/fields"},
+                 {"POST", "/api/v1/tasks/{task_id}/kill"},
+                 {"POST", "/api/v1/tasks/{task_id}/pause"},
+                 {"POST", "/api/v1/tasks/{task_id}/unpause"}},
+                bad),
+            1u);
+  auto ready = refused("POST", "/api/v1/allocations/x1/ready", nullptr, 400);
+  EXPECT_NE(ready.find("allocationId"), std::string::npos) << ready;
+}
+
+TEST_F(task_routes, another_users_task_and_a_users_session_on_signals_are_403) {
+  auto id = launch(echo_config())["command"]["id"].get<std::string>();
+  auto mallory = plain_user_token("mallory");
+  for (const char* op : {"kill", "pause", "unpause"}) {
+    auto body = refused("POST", "/api/v1/tasks/" + id + "/" + op, nullptr, 403,
+                        mallory);
+    EXPECT_NE(body.find("owner or an admin"), std::string::npos) << body;
+  }
+  // A preemption signal is its allocation's own: not even an admin's.
+  refused("GET", "/api/v1/allocations/" + id + ".1/signals/preemption", nullptr,
+          403);
+  refused("POST", "/api/v1/allocations/" + id + ".1/signals/ack_preemption",
+          nullptr, 403);
+  EXPECT_EQ(get("/api/v1/commands/" + id)["command"]["state"], "STATE_QUEUED");
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // workspaces and projects and the default ones (403 for a non-admin where
 // upstream forbids, 400 naming why otherwise).
 
+#include "api/workspace_routes.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -233,6 +234,50 @@ TEST_F(workspace_routes,
   EXPECT_EQ(project_json(1)["name"], "Uncategorized");
   // A new workspace still gets a new id.
   EXPECT_EQ(workspace("next"), 2);
+}
+
+TEST_F(workspace_routes, every_row_refuses_no_session_and_a_bad_id_by_name) {
+  const auto& family = api::workspace_routes();
+  expect_401_without_a_session(family);
+  // The two rows answered 501 read nothing of the request.
+  EXPECT_EQ(expect_400_for_a_bad(
+                family, "id", "id: not a valid id",
+                {{"POST", "/api/v1/workspaces/{id}/set-resource-quota"}}),
+            11u);
+  EXPECT_EQ(
+      expect_400_for_a_bad(family, "workspaceId", "workspaceId: not a valid id",
+                           {{"GET", "/api/v1/roles/workspace/{workspaceId}"}}),
+      2u);
+}
+
+TEST_F(workspace_routes,
+       a_namespace_binding_is_for_admins_once_the_id_is_good) {
+  auto bob = plain_user_token("bob");
+  for (const char* method : {"POST", "DELETE"}) {
+    auto path = std::string{"/api/v1/workspaces/1/namespace-bindings"};
+    auto r = call(method, path, "{}", bob);
+    EXPECT_EQ(r.status, 403) << method << ": " << r.body;
+    // The id is checked first, for anyone.
+    auto bad =
+        call(method, "/api/v1/workspaces/x/namespace-bindings", "{}", bob);
+    EXPECT_EQ(bad.status, 400) << method << ": " << bad.body;
+    // An admin gets past the check: this master runs no Kubernetes.
+    auto admin = call(method, path, "{}");
+    EXPECT_EQ(admin.status, 400) << method << ": " << admin.body;
+    EXPECT_NE(admin.body.find("kubernetes"), std::string::npos) << admin.body;
+  }
+}
+
+TEST_F(workspace_routes, a_project_then_its_workspace_are_deleted_completed) {
+  auto ws = workspace("gone");
+  auto p = project(ws, "p");
+  for (const auto& path : {"/api/v1/projects/" + std::to_string(p),
+                           "/api/v1/workspaces/" + std::to_string(ws)}) {
+    auto r = write("DELETE", path);
+    ASSERT_EQ(r.status, 200) << path << ": " << r.body;
+    EXPECT_EQ(json::parse(r.body), (json{{"completed", true}})) << r.body;
+    EXPECT_EQ(call("GET", path).status, 404) << path;
+  }
 }
 
 } // namespace

@@ -1,0 +1,17 @@
+#pragma once
+
+// The cluster family's routes: every path under /api/v1/agents (agents
+// and their slots) and /api/v1/master (the master's info, config, log and
+// cluster message), as one table (api/route_table.hpp) in
+// api/cluster_routes.cpp. The handlers are api_cluster.hpp's (agents,
+// slots, config, log), account_records.hpp's (the cluster message) and
+// GET /api/v1/master beside the table.
+
+#include "api/route_table.hpp"
+
+namespace det::api {
+
+/// The table, built on first use and constant afterwards.
+const route_family& cluster_routes();
+
+} // namespace det::api
