@@ -95,6 +95,7 @@ void group_appender::run() {
   // Requests the last batch acknowledged: the callers that may be on their
   // way back.
   size_t last_acked = 0;
+  clock::duration last_commit{};
   for (;;) {
     std::function<void(event_store&)> task;
     {
@@ -116,7 +117,11 @@ void group_appender::run() {
           take(batch, callbacks);
         }
         if (opts_.fill_gap.count() > 0) {
-          auto deadline = clock::now() + opts_.max_fill_wait;
+          auto share = std::chrono::duration_cast<clock::duration>(
+              last_commit * opts_.max_fill_share);
+          auto deadline =
+              clock::now()
+              + std::min<clock::duration>(opts_.max_fill_wait, share);
           while (batch.size() < last_acked && events < opts_.max_batch_events
                  && !stopping_) {
             auto until = std::min(deadline, clock::now() + opts_.fill_gap);
@@ -136,7 +141,9 @@ void group_appender::run() {
       task(store_);
       continue;
     }
+    auto started = clock::now();
     auto results = store_.append_many(batch);
+    last_commit = clock::now() - started;
     {
       std::lock_guard<std::mutex> guard{mtx_};
       ++stats_.batches;

@@ -45,12 +45,14 @@ public:
     std::chrono::microseconds max_wait{0};
     /// While fewer requests are queued than the last batch acknowledged,
     /// the next batch waits for more as long as each arrives within
-    /// fill_gap of the previous one, and for max_fill_wait at most. Zero
-    /// fill_gap commits at once. The bound is a fraction of a WAL flush on
-    /// a disk (3-4 ms here); a lone caller after a busy batch pays at most
-    /// fill_gap.
+    /// fill_gap of the previous one, and at most max_fill_wait or
+    /// max_fill_share of the last commit's duration, whichever is
+    /// shorter: the store stays idle meanwhile, so the wait is kept to a
+    /// fraction of what a straggler would otherwise wait (a whole commit).
+    /// Zero fill_gap commits at once.
     std::chrono::microseconds fill_gap{200};
     std::chrono::microseconds max_fill_wait{1000};
+    double max_fill_share = 0.25;
   };
 
   struct statistics {
