@@ -131,4 +131,58 @@ caf::error parse_event_line(std::string_view line, recorded_event& out) {
   return {};
 }
 
+namespace {
+
+// Only these four can break a field or a row; the reader undoes them.
+void append_copy_field(std::string& out, const std::string& text) {
+  size_t from = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char esc;
+    switch (text[i]) {
+    case '\\':
+      esc = '\\';
+      break;
+    case '\t':
+      esc = 't';
+      break;
+    case '\n':
+      esc = 'n';
+      break;
+    case '\r':
+      esc = 'r';
+      break;
+    default:
+      continue;
+    }
+    out.append(text, from, i - from);
+    out += '\\';
+    out += esc;
+    from = i + 1;
+  }
+  out.append(text, from, std::string::npos);
+}
+
+void append_copy_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, res.ptr);
+}
+
+} // namespace
+
+void append_copy_row(std::string& out, int64_t position, const new_event& ev,
+                     int64_t stream_version) {
+  append_copy_int(out, position);
+  out += '\t';
+  append_copy_field(out, ev.stream);
+  out += '\t';
+  append_copy_int(out, stream_version);
+  out += '\t';
+  append_copy_field(out, ev.body.type);
+  out += '\t';
+  append_copy_int(out, ev.body.schema_version);
+  out += '\t';
+  append_copy_field(out, ev.body.payload);
+}
+
 } // namespace det

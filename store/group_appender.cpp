@@ -2,8 +2,31 @@
 
 namespace det {
 
+// Where the tickets of all batches wait: one condition variable, woken
+// once a batch, rather than one per ticket.
+struct group_appender::waiters {
+  std::mutex mtx;
+  std::condition_variable cv;
+};
+
+struct group_appender::ticket::state {
+  std::shared_ptr<waiters> wake;
+  std::atomic<bool> ready{false};
+  caf::expected<append_result> result{append_result{}};
+};
+
+caf::expected<append_result> group_appender::ticket::get() {
+  auto& st = *st_;
+  if (!st.ready.load(std::memory_order_acquire)) {
+    std::unique_lock<std::mutex> lock{st.wake->mtx};
+    st.wake->cv.wait(
+        lock, [&st] { return st.ready.load(std::memory_order_acquire); });
+  }
+  return std::move(st.result);
+}
+
 group_appender::group_appender(event_store& store, options opts)
-    : store_(store), opts_(opts) {
+    : store_(store), opts_(opts), waiters_(std::make_shared<waiters>()) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -24,14 +47,15 @@ void group_appender::submit(append_request req, callback done) {
   cv_.notify_one();
 }
 
-std::future<caf::expected<append_result>>
-group_appender::submit(append_request req) {
-  auto promise = std::make_shared<std::promise<caf::expected<append_result>>>();
-  auto fut = promise->get_future();
-  submit(std::move(req), [promise](caf::expected<append_result> res) {
-    promise->set_value(std::move(res));
+group_appender::ticket group_appender::submit(append_request req) {
+  auto st = std::make_shared<ticket::state>();
+  // Shared: a ticket may be waited on after the appender has gone.
+  st->wake = waiters_;
+  submit(std::move(req), [st](caf::expected<append_result> res) {
+    st->result = std::move(res);
+    st->ready.store(true, std::memory_order_release);
   });
-  return fut;
+  return ticket{std::move(st)};
 }
 
 void group_appender::post(std::function<void(event_store&)> fn) {
@@ -47,9 +71,31 @@ group_appender::statistics group_appender::stats() const {
   return stats_;
 }
 
+size_t group_appender::take(std::vector<append_request>& batch,
+                            std::vector<callback>& callbacks) {
+  size_t events = 0;
+  for (auto& r : batch)
+    events += r.events.size();
+  while (!queue_.empty() && !queue_.front().task
+         && (batch.empty()
+             || events + queue_.front().req.events.size()
+                    <= opts_.max_batch_events)) {
+    events += queue_.front().req.events.size();
+    batch.push_back(std::move(queue_.front().req));
+    callbacks.push_back(std::move(queue_.front().done));
+    queue_.pop_front();
+  }
+  return events;
+}
+
 void group_appender::run() {
+  using clock = std::chrono::steady_clock;
   std::vector<append_request> batch;
   std::vector<callback> callbacks;
+  // Requests the last batch acknowledged: the callers that may be on their
+  // way back.
+  size_t last_acked = 0;
+  clock::duration last_commit{};
   for (;;) {
     std::function<void(event_store&)> task;
     {
@@ -61,29 +107,33 @@ void group_appender::run() {
         task = std::move(queue_.front().task);
         queue_.pop_front();
       } else {
-        auto take = [&] {
-          size_t events = 0;
-          for (auto& r : batch)
-            events += r.events.size();
-          while (!queue_.empty() && !queue_.front().task
-                 && (batch.empty()
-                     || events + queue_.front().req.events.size()
-                            <= opts_.max_batch_events)) {
-            events += queue_.front().req.events.size();
-            batch.push_back(std::move(queue_.front().req));
-            callbacks.push_back(std::move(queue_.front().done));
-            queue_.pop_front();
-          }
-          return events;
-        };
-        auto events = take();
+        auto events = take(batch, callbacks);
         if (opts_.max_wait.count() > 0 && events < opts_.max_batch_events
             && !stopping_) {
-          auto deadline = std::chrono::steady_clock::now() + opts_.max_wait;
+          auto deadline = clock::now() + opts_.max_wait;
           while (events < opts_.max_batch_events && !stopping_
                  && cv_.wait_until(lock, deadline) != std::cv_status::timeout)
-            events = take();
-          take();
+            events = take(batch, callbacks);
+          take(batch, callbacks);
+        }
+        if (opts_.fill_gap.count() > 0) {
+          auto share = std::chrono::duration_cast<clock::duration>(
+              last_commit * opts_.max_fill_share);
+          auto deadline =
+              clock::now()
+              + std::min<clock::duration>(opts_.max_fill_wait, share);
+          while (batch.size() < last_acked && events < opts_.max_batch_events
+                 && !stopping_) {
+            auto until = std::min(deadline, clock::now() + opts_.fill_gap);
+            if (!cv_.wait_until(lock, until, [this] {
+                  return stopping_ || !queue_.empty();
+                }))
+              break; // nobody came within the gap
+            auto before = batch.size();
+            events = take(batch, callbacks);
+            if (batch.size() == before)
+              break; // a posted task or a request too big waits next
+          }
         }
       }
     }
@@ -91,7 +141,9 @@ void group_appender::run() {
       task(store_);
       continue;
     }
+    auto started = clock::now();
     auto results = store_.append_many(batch);
+    last_commit = clock::now() - started;
     {
       std::lock_guard<std::mutex> guard{mtx_};
       ++stats_.batches;
@@ -101,6 +153,13 @@ void group_appender::run() {
     }
     for (size_t i = 0; i < callbacks.size(); ++i)
       callbacks[i](std::move(results[i]));
+    {
+      // Taken so that a ticket between its check and its wait is not
+      // missed.
+      std::lock_guard<std::mutex> guard{waiters_->mtx};
+    }
+    waiters_->cv.notify_all();
+    last_acked = batch.size();
     batch.clear();
     callbacks.clear();
   }

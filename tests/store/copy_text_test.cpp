@@ -40,5 +40,22 @@ TEST(copy_text, a_row_with_a_bad_number_or_too_few_fields_is_refused) {
   EXPECT_EQ(code_of(parse_event_line("1\ts\t1", rec)), errc::invalid_event);
 }
 
+TEST(copy_text, a_written_row_reads_back_field_for_field) {
+  new_event ev{"trial/\\7\tx",
+               {"trial_created", 2, "{\"a\":\"l1\\nl2\ttab\r\\\\\"}\n"}};
+  std::string line;
+  append_copy_row(line, 42, ev, 3);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << "a row is one line";
+  recorded_event rec;
+  auto err = parse_event_line(line + "\t0", rec);
+  ASSERT_FALSE(err) << render(err);
+  EXPECT_EQ(rec.position, 42);
+  EXPECT_EQ(rec.stream, ev.stream);
+  EXPECT_EQ(rec.stream_version, 3);
+  EXPECT_EQ(rec.body.type, ev.body.type);
+  EXPECT_EQ(rec.body.schema_version, 2);
+  EXPECT_EQ(rec.body.payload, ev.body.payload);
+}
+
 } // namespace
 } // namespace det
