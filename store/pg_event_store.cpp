@@ -88,6 +88,9 @@ pg_event_store::impl::batch_status pg_event_store::impl::append_batch(
     static const std::vector<std::string> columns{"position",       "stream_id",
                                                   "stream_version", "type",
                                                   "schema_version", "payload"};
+    // From the COPY's start on, a failure may still end it into a commit
+    // (tablewriter's destructor ends it): the log decides what happened.
+    sent = true;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     // stream_to keeps its raw-line writer private; tablewriter takes the
@@ -95,7 +98,6 @@ pg_event_store::impl::batch_status pg_event_store::impl::append_batch(
     pqxx::tablewriter copy{tx, "events", columns.begin(), columns.end()};
     copy.write_raw_line(rows);
 #pragma GCC diagnostic pop
-    sent = true;
     copy.complete();
   } catch (const std::exception& e) {
     if (sent) {
