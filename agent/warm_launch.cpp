@@ -436,15 +436,7 @@ if __name__ == "__main__":
 )PY";
 }
 
-namespace {
-
-/// `s` in single quotes for /bin/sh.
-std::string sh_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
-  return out + "'";
-}
+namespace wire {
 
 int connect_to(const std::string& path) {
   sockaddr_un addr{};
@@ -462,20 +454,11 @@ int connect_to(const std::string& path) {
   return fd;
 }
 
-/// The request: length, then "cwd\0pgid\0K=V\0...", with fds 0, 1, 2.
-bool send_request(int fd) {
-  std::vector<char> cwd(4096);
-  if (::getcwd(cwd.data(), cwd.size()) == nullptr)
-    return false;
-  std::string body =
-      std::string{cwd.data()} + '\0' + std::to_string(::getpgrp());
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    body += std::string{"\0", 1} + *e;
-  uint32_t n = htonl(static_cast<uint32_t>(body.size()));
+bool send_header(int sock, uint32_t body_size, const int (&fds)[3]) {
+  uint32_t n = htonl(body_size);
   char head[4];
   std::memcpy(head, &n, 4);
   iovec iov{head, 4};
-  int fds[3] = {0, 1, 2};
   alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(fds))] = {};
   msghdr msg{};
   msg.msg_iov = &iov;
@@ -487,7 +470,31 @@ bool send_request(int fd) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(fds));
   std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
-  if (::sendmsg(fd, &msg, MSG_NOSIGNAL) != 4)
+  return ::sendmsg(sock, &msg, MSG_NOSIGNAL) == 4;
+}
+
+} // namespace wire
+
+namespace {
+
+/// `s` in single quotes for /bin/sh.
+std::string sh_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
+  return out + "'";
+}
+
+/// The request: length, then "cwd\0pgid\0K=V\0...", with fds 0, 1, 2.
+bool send_request(int fd) {
+  std::vector<char> cwd(4096);
+  if (::getcwd(cwd.data(), cwd.size()) == nullptr)
+    return false;
+  std::string body =
+      std::string{cwd.data()} + '\0' + std::to_string(::getpgrp());
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    body += std::string{"\0", 1} + *e;
+  if (!wire::send_header(fd, static_cast<uint32_t>(body.size()), {0, 1, 2}))
     return false;
   size_t sent = 0;
   while (sent < body.size()) {
@@ -539,7 +546,7 @@ void set_trial_signals(void (*handler)(int)) {
 } // namespace
 
 std::optional<int> warm_launch_client(const std::string& socket) {
-  int fd = connect_to(socket);
+  int fd = wire::connect_to(socket);
   if (fd < 0)
     return std::nullopt;
   if (!send_request(fd)) {

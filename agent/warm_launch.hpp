@@ -45,6 +45,7 @@
 // folder of its own under $TMPDIR (or /tmp).
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -71,6 +72,16 @@ const char* warm_launch_server_source();
 /// PATH runs the entrypoint as a shell command).
 [[nodiscard]] std::string warm_trial_command(const std::string& agent_binary,
                                              const std::string& socket);
+
+/// The client's side of the socket (also for tests of the server).
+namespace wire {
+/// A connection to the launcher's socket, or -1.
+[[nodiscard]] int connect_to(const std::string& socket);
+/// A request's header, the body's size, with `fds` attached (SCM_RIGHTS):
+/// the trial's stdin, stdout and stderr. Whether it went.
+[[nodiscard]] bool send_header(int sock, uint32_t body_size,
+                               const int (&fds)[3]);
+} // namespace wire
 
 /// One running server, owned by the agent. Not thread-safe: the agent
 /// calls it from its trial-start path under its own lock.

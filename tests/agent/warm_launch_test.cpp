@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -20,8 +19,6 @@
 #include <thread>
 
 #include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -394,29 +391,10 @@ TEST(warm_launch, a_client_gone_half_way_leaves_no_pipe_of_its_trial_open) {
   // trial's output pipe open, or the agent never sees the trial end.
   int out[2];
   ASSERT_EQ(::pipe(out), 0);
-  int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int sock = wire::connect_to(b.launcher->socket());
   ASSERT_GE(sock, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, b.launcher->socket().c_str(),
-               sizeof(addr.sun_path) - 1);
-  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
-            0);
-  char head[4] = {0, 0, 0, 100}; // a body of 100 bytes, never sent
-  iovec iov{head, 4};
-  int fds[3] = {out[1], out[1], out[1]};
-  alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(fds))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctrl;
-  msg.msg_controllen = sizeof(ctrl);
-  auto* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(fds));
-  std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
-  ASSERT_EQ(::sendmsg(sock, &msg, 0), 4);
+  // A body of 100 bytes, never sent.
+  ASSERT_TRUE(wire::send_header(sock, 100, {out[1], out[1], out[1]}));
   ::close(sock);
   ::close(out[1]);
   pollfd p{out[0], POLLIN, 0};
