@@ -326,16 +326,24 @@ def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server)
     except BaseException:
         traceback.print_exc()
         code = 1
-    # The interpreter's own end (threads joined, atexit run, streams
-    # flushed) from the top of main(), as after a cold start.
-    raise _ChildExit(code & 0xFF)
-
-
-class _ChildExit(BaseException):
-    """A forked child's end, raised through the server's loop."""
-
-    def __init__(self, code):
-        self.code = code
+    # The interpreter's own end, less its teardown of every module (which
+    # a forked copy of this server pays dearly for and nobody sees):
+    # non-daemon threads joined, atexit run, streams flushed.
+    try:
+        import atexit
+        import threading
+        me = threading.current_thread()
+        for thread in threading.enumerate():
+            if thread is not me and not thread.daemon:
+                thread.join()
+        atexit._run_exitfuncs()
+    except BaseException:
+        traceback.print_exc()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code & 0xFF)
 
 
 def main():
@@ -398,7 +406,13 @@ def main():
         # script's with the launch layer's, whose interpreter settings are
         # this server's own (_child_environment).
         same = _equivalent(env, os.environ if argv else baseline)
-        if not same or (argv and _shadowed(_script_paths(cwd, argv, env))):
+        shadowed = same and argv and _shadowed(_script_paths(cwd, argv, env))
+        if not same or shadowed:
+            if argv:  # the launch layer's cold start is the documented rule
+                print("warm launcher: %s starts cold (%s)" % (
+                    argv[0], "a module on its path has a loaded module's name"
+                    if shadowed else "its interpreter settings differ"),
+                    file=sys.stderr, flush=True)
             for fd in fds:
                 os.close(fd)
             try:
@@ -429,10 +443,7 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except _ChildExit as end:
-        sys.exit(end.code)
+    sys.exit(main())
 )PY";
 }
 
