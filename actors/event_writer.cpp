@@ -79,7 +79,7 @@ event_writer(event_writer_actor::stateful_pointer<event_writer_state> self,
                      version](event_store& log) {
           // A failed snapshot costs only start-up time: the log is the truth.
           std::ignore = log.save_snapshot({position, version, text, 0});
-          std::ignore = log.prune_snapshots(3);
+          std::ignore = log.prune_snapshots(snapshots_kept);
         };
         if (self->state.appender)
           self->state.appender->post(std::move(save));

@@ -50,6 +50,11 @@ caf::expected<master_env> read_master_env(const env_lookup& env) {
     return std::move(replicas.error());
   if (*replicas)
     out.read_replicas = static_cast<size_t>(clamp_int(**replicas, 1));
+  auto every = env_int(env, "DET_SNAPSHOT_EVERY");
+  if (!every)
+    return std::move(every.error());
+  if (*every)
+    out.snapshot_every = std::max<int64_t>(**every, 0);
   auto gc = env_int(env, "DET_CHECKPOINT_GC_INTERVAL_MS");
   if (!gc)
     return std::move(gc.error());

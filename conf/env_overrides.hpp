@@ -52,6 +52,9 @@ struct master_env {
   std::string session_secret;
   /// DET_READ_REPLICAS: read-model replicas, at least 1.
   std::optional<size_t> read_replicas;
+  /// DET_SNAPSHOT_EVERY: events between snapshots of the state, at least
+  /// 0 (0 = none).
+  std::optional<int64_t> snapshot_every;
   /// DET_CHECKPOINT_GC_INTERVAL_MS: the checkpoint GC's tick, at least 50.
   std::optional<std::chrono::milliseconds> checkpoint_gc_interval;
   /// DET_K8S_SA_DIR: the service-account folder of in-cluster access

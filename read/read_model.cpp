@@ -19,11 +19,21 @@ read_model::read_model(const state::cluster_state& initial, read_options opts) {
     replicas_.push_back(std::make_shared<replica>(initial, opts.now_us));
     replicas_.back()->start();
   }
+  if (opts.snapshot_every > 0 && opts.snapshot) {
+    snapshot_every_ = opts.snapshot_every;
+    last_snapshot_ = initial.position;
+    snapshot_ = std::move(opts.snapshot);
+    snapshot_refused_ = std::move(opts.snapshot_refused);
+    snapshots_ = std::make_shared<replica>(initial, opts.now_us);
+    snapshots_->start();
+  }
 }
 
 read_model::~read_model() {
   for (auto& r : replicas_)
     r->stop();
+  if (snapshots_)
+    snapshots_->stop();
 }
 
 void read_model::publish(std::vector<domain_event> events,
@@ -36,6 +46,21 @@ void read_model::publish(std::vector<domain_event> events,
   published_ = last_position;
   for (auto& r : replicas_)
     r->publish(shared, last_position);
+  if (!snapshots_)
+    return;
+  snapshots_->publish(shared, last_position);
+  if (last_position - last_snapshot_ < snapshot_every_)
+    return;
+  last_snapshot_ = last_position;
+  // Queued behind the batch: served at exactly last_position, at once (the
+  // deadline is never reached).
+  snapshots_->read(
+      last_position, std::chrono::steady_clock::now() + std::chrono::hours{1},
+      [fn = snapshot_](const read_view& v) { fn(v.state); },
+      [refused = snapshot_refused_](int64_t, const std::string& why) {
+        if (refused)
+          refused(why);
+      });
 }
 
 void read_model::read(int64_t min_position,

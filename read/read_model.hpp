@@ -13,8 +13,16 @@
 // X-Det-Min-Position header): it waits on its replica, without holding any
 // thread, until the replica has applied that far, or until its deadline.
 //
+// Snapshots (read_options::snapshot): a replica that serves no reads
+// follows the same batches and, every snapshot_every events, hands its
+// state to the snapshot function on its own thread. Rendering a large
+// state's snapshot takes long (a copy of 10,000 experiments alone held the
+// master's thread for most of a second); here it holds up neither the
+// master nor a read. The price is one state copy more in memory.
+//
 // Thread-safety: publish() and read() may be called from any thread and
-// never block on a replica's work. The functions a read runs get the state
+// never block on a replica's work; publish() calls come one at a time, in
+// log order (the master's thread). The functions a read runs get the state
 // and the replica's fragments on the replica's thread: they must not keep
 // references past their return.
 
@@ -53,6 +61,15 @@ struct read_options {
   size_t replicas = 2;
   /// Wall clock in microseconds since the epoch (views that show ages).
   std::function<int64_t()> now_us;
+  /// Called, on the snapshot replica's thread, with the state at the end
+  /// of the first batch that brings the log snapshot_every events or more
+  /// past the last snapshot (or past the initial state). Zero or no
+  /// function: no snapshot replica. Must not keep the reference.
+  int64_t snapshot_every = 0;
+  std::function<void(const state::cluster_state&)> snapshot;
+  /// Called instead when the snapshot replica cannot give its state (it
+  /// could not apply an event, or the model stopped first).
+  std::function<void(const std::string& why)> snapshot_refused;
 };
 
 class replica;
@@ -83,6 +100,12 @@ public:
 
 private:
   std::vector<std::shared_ptr<replica>> replicas_;
+  /// Serves no reads: the snapshots' replica (null without snapshots).
+  std::shared_ptr<replica> snapshots_;
+  int64_t snapshot_every_ = 0;
+  int64_t last_snapshot_ = 0; ///< publish()'s own
+  std::function<void(const state::cluster_state&)> snapshot_;
+  std::function<void(const std::string&)> snapshot_refused_;
   std::atomic<size_t> next_{0};
   std::atomic<int64_t> published_{0};
 };

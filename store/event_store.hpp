@@ -35,6 +35,9 @@ struct read_options {
 };
 
 /// A serialized state and the position of the last event it reflects.
+/// How many snapshots a writer keeps (the newest).
+constexpr size_t snapshots_kept = 3;
+
 struct snapshot {
   int64_t position = 0;
   int32_t schema_version = 1;

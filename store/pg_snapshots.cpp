@@ -1,10 +1,37 @@
 #include "store/append_plan.hpp"
+#include "store/pg_snapshot_writer.hpp"
 #include "store/pg_store_impl.hpp"
 
 // pg_event_store's snapshots: saved beside the log, the latest at or
-// before a position loaded for replay, old ones pruned.
+// before a position loaded for replay, old ones pruned. Also
+// pg_snapshot_writer, which saves them over a connection of its own.
 
 namespace det {
+
+namespace {
+
+// The state goes as a parameter, not quoted into the statement: the
+// server then need not lex megabytes of text.
+void insert_snapshot(pqxx::connection& c, const snapshot& snap) {
+  pqxx::work tx{c};
+  tx.exec_params(
+      "INSERT INTO snapshots (position, schema_version, state, checksum)"
+      " VALUES ($1, $2, $3, $4) ON CONFLICT (position) DO UPDATE SET"
+      " schema_version = excluded.schema_version, state = excluded.state,"
+      " checksum = excluded.checksum, created_at = now()",
+      snap.position, snap.schema_version, snap.state, checksum(snap.state));
+  tx.commit();
+}
+
+void delete_old_snapshots(pqxx::connection& c, size_t keep) {
+  pqxx::work tx{c};
+  tx.exec("DELETE FROM snapshots WHERE position NOT IN (SELECT position "
+          "FROM snapshots ORDER BY position DESC LIMIT "
+          + std::to_string(keep) + ")");
+  tx.commit();
+}
+
+} // namespace
 
 caf::error pg_event_store::save_snapshot(const snapshot& snap) {
   auto& d = *impl_;
@@ -14,16 +41,7 @@ caf::error pg_event_store::save_snapshot(const snapshot& snap) {
   if (auto err = d.ensure_connected())
     return err;
   try {
-    pqxx::work tx{*d.conn};
-    tx.exec("INSERT INTO snapshots (position, schema_version, state, checksum)"
-            " VALUES ("
-            + std::to_string(snap.position) + ", "
-            + std::to_string(snap.schema_version) + ", " + tx.quote(snap.state)
-            + ", " + tx.quote(checksum(snap.state))
-            + ") ON CONFLICT (position) DO UPDATE SET schema_version = "
-              "excluded.schema_version, state = excluded.state, checksum = "
-              "excluded.checksum, created_at = now()");
-    tx.commit();
+    insert_snapshot(*d.conn, snap);
   } catch (const std::exception& e) {
     d.need_resync = true;
     return db_error(
@@ -86,14 +104,41 @@ caf::error pg_event_store::prune_snapshots(size_t keep) {
   if (auto err = d.ensure_connected())
     return err;
   try {
-    pqxx::work tx{*d.conn};
-    tx.exec("DELETE FROM snapshots WHERE position NOT IN (SELECT position "
-            "FROM snapshots ORDER BY position DESC LIMIT "
-            + std::to_string(keep) + ")");
-    tx.commit();
+    delete_old_snapshots(*d.conn, keep);
   } catch (const std::exception& e) {
     d.need_resync = true;
     return db_error("pruning snapshots", e);
+  }
+  return {};
+}
+
+struct pg_snapshot_writer::connection {
+  pqxx::connection c;
+};
+
+pg_snapshot_writer::pg_snapshot_writer(std::string url)
+    : url_(std::move(url)) {}
+
+pg_snapshot_writer::~pg_snapshot_writer() = default;
+
+caf::error pg_snapshot_writer::save(const snapshot& snap, size_t keep) {
+  const char* step = "connecting to save a snapshot";
+  try {
+    if (!conn_ || !conn_->c.is_open()) {
+      conn_.reset(new connection{pqxx::connection{url_}});
+      // Named for whoever reads pg_stat_activity.
+      pqxx::nontransaction tx{conn_->c};
+      tx.exec("SET application_name = '" + std::string{snapshot_session_name}
+              + "'");
+    }
+    step = "saving the snapshot";
+    insert_snapshot(conn_->c, snap);
+    step = "pruning snapshots";
+    delete_old_snapshots(conn_->c, keep);
+  } catch (const std::exception& e) {
+    conn_.reset();
+    return db_error(
+        std::string{step} + " at position " + std::to_string(snap.position), e);
   }
   return {};
 }

@@ -11,7 +11,10 @@ loopback, one JSON line per result:
   durably appended (the count of trial_metrics_reported events in the log
   is checked against the 200 answers afterwards): alone, while the lists
   above are read as fast as they answer, and while they are read at a
-  fixed rate.
+  fixed rate,
+- the same reports at a fixed mean rate per trial (1 and 4 a second, from
+  wrk with bench/api/paced_metrics.lua), alone and beside the paced reads:
+  the latency a reporting trial sees (p50/p90/p99/p99.9).
 
 Read figures carry "ratio": requests/s against GET /info in the same run.
 The lists are read both as plain JSON and gzip-coded (Accept-Encoding:
@@ -134,6 +137,22 @@ def wrk(port, path, headers, seconds, conns=4):
     if "Non-2xx" in out:
         non2xx = int(out.split("Non-2xx or 3xx responses:")[1].split()[0])
     return rps, p99, non2xx
+
+
+def paced_metrics(port, trials_file, trials, per_trial, seconds):
+    """wrk with bench/api/paced_metrics.lua: `trials` trials (one keep-alive
+    connection each) posting training metrics, each `per_trial` times a
+    second on average; returns the script's counts and latencies (µs)."""
+    gap_ms = max(1, int(1000 / per_trial))
+    script = os.path.join(ROOT, "bench", "api", "paced_metrics.lua")
+    out = subprocess.run(
+        ["wrk", "-t2", "-c%d" % trials, "-d%ds" % max(1, int(seconds)), "--timeout", "10s",
+         "--script", script, "http://127.0.0.1:%d" % port, "--", trials_file, str(gap_ms), "2"],
+        capture_output=True, text=True, timeout=seconds + 60).stdout
+    line = next((l for l in out.splitlines() if l.startswith("paced_metrics ")), None)
+    if line is None:
+        raise SystemExit("wrk gave no paced_metrics line:\n" + out)
+    return json.loads(line.split(" ", 1)[1])
 
 
 def report(name, lat, statuses, elapsed, reference=None, **extra):
@@ -368,6 +387,54 @@ def main():
              reads_p99_ms={"experiments_page": round(p99(pages[0]) * 1000, 2),
                            "agents": round(p99(agents[0]) * 1000, 2),
                            "experiments_all": round(p99(whole[0]) * 1000, 2)})
+
+        # Trials as they report in training: each at a fixed mean rate, not
+        # back to back. A closed loop of 500 connections always has 500
+        # requests queued, so its latency is connections / throughput
+        # whatever the master does (Little's law); these figures are the
+        # latency a trial sees. The client is wrk (C), so the load client's
+        # own speed does not show in them.
+        if shutil.which("wrk"):
+            trials_file = os.path.join(tmp, "trials.txt")
+            with open(trials_file, "w") as f:
+                for trial_id, _, token in allocs:
+                    f.write("%d %s\n" % (trial_id, token))
+            count = "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"
+
+            def paced_ingest(per_trial, name, **extra):
+                before = int(psql(db, count))
+                r = paced_metrics(port, trials_file, len(allocs), per_trial, seconds)
+                after = int(psql(db, count))
+                ok = r["requests"] - r["non_2xx"]
+                rps = ok / (r["duration_us"] / 1e6)
+                emit(metric=name + "_p99", value=round(r["p99_us"] / 1000, 2), unit="ms",
+                     p50_ms=round(r["p50_us"] / 1000, 2), p90_ms=round(r["p90_us"] / 1000, 2),
+                     p999_ms=round(r["p999_us"] / 1000, 2), max_ms=round(r["max_us"] / 1000, 2),
+                     rps=round(rps, 1), offered_rps=len(allocs) * per_trial, trials=len(allocs),
+                     non_2xx=r["non_2xx"], socket_errors=r["socket_errors"],
+                     appended=after - before, durable_check=(after - before >= ok),
+                     client="wrk", **extra)
+                return rps
+
+            for per_trial in (1, 4):
+                paced_ingest(per_trial, "post_trial_metrics_paced_%d_per_s" % per_trial)
+
+            # The slower rate again, while the lists are read at the fixed
+            # rates above.
+            async def reads_beside():
+                loop = asyncio.get_running_loop()
+                ingest = loop.run_in_executor(
+                    None, lambda: paced_ingest(1, "post_trial_metrics_paced_1_per_s_under_paced_reads",
+                                               reads_per_s=paced))
+                reads = asyncio.gather(
+                    load(port, 2, seconds, get("/api/v1/experiments?limit=100&offset=5000"),
+                         100000, rate=paced["experiments_page"] / 2),
+                    load(port, 1, seconds, get("/api/v1/agents"), 100000, rate=paced["agents"]),
+                    load(port, 1, seconds, get("/api/v1/experiments"), 100000,
+                         rate=paced["experiments_all"]))
+                return await asyncio.gather(ingest, reads)
+
+            asyncio.run(reads_beside())
     finally:
         if master and master.poll() is None:
             master.terminate()

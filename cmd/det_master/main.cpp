@@ -43,6 +43,7 @@
 #include "store/log_archive.hpp"
 #include "store/model_def_store.hpp"
 #include "store/pg_event_store.hpp"
+#include "store/pg_snapshot_writer.hpp"
 #include "store/recovery.hpp"
 #include "telemetry/master_cloudwatch.hpp"
 #include "util/cli.hpp"
@@ -319,6 +320,24 @@ failure start_actors(master_process& m) {
   read::read_options ro;
   if (m.env.read_replicas)
     ro.replicas = *m.env.read_replicas;
+  // Snapshots are rendered on a replica of their own, not on the master's
+  // thread (read/read_model.hpp), and saved over a connection of their
+  // own, not between the log's appends (store/pg_snapshot_writer.hpp). A
+  // failed one costs only start-up time: the log is the truth.
+  ro.snapshot_every = m.env.snapshot_every.value_or(mo.snapshot_every);
+  mo.snapshot_every = 0;
+  ro.snapshot = [saver = std::make_shared<pg_snapshot_writer>(m.url)](
+                    const state::cluster_state& s) {
+    snapshot snap;
+    snap.position = s.position;
+    snap.schema_version = state::snapshot_version;
+    snap.state = state::to_snapshot(s).dump();
+    if (auto err = saver->save(snap, snapshots_kept))
+      log::warn() << "no snapshot at " << s.position << ": " << render(err);
+  };
+  ro.snapshot_refused = [](const std::string& why) {
+    log::warn() << "no snapshot taken: " << why;
+  };
   m.reads = api::follow_master(mo, *m.st, ro);
   m.history = api::follow_metrics(mo);
   m.webhooks = api::follow_webhooks(mo, *m.st, m.webhook_key);

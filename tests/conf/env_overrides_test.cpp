@@ -30,6 +30,7 @@ TEST(env_overrides, an_empty_environment_leaves_every_default) {
   ASSERT_TRUE(m) << det::render(m.error());
   EXPECT_EQ(m->session_secret, "");
   EXPECT_FALSE(m->read_replicas);
+  EXPECT_FALSE(m->snapshot_every);
   EXPECT_FALSE(m->checkpoint_gc_interval);
   EXPECT_EQ(m->k8s_sa_dir, "");
   EXPECT_FALSE(m->provisioner.tick);
@@ -48,6 +49,7 @@ TEST(env_overrides, an_empty_environment_leaves_every_default) {
 TEST(env_overrides, set_variables_reach_their_fields_and_empty_ones_do_not) {
   fake_env e{{{"DET_SESSION_SECRET", "s3cret"},
               {"DET_READ_REPLICAS", "3"},
+              {"DET_SNAPSHOT_EVERY", "25"},
               {"DET_CHECKPOINT_GC_INTERVAL_MS", "300"},
               {"DET_K8S_SA_DIR", "/sa"},
               {"DET_PROVISIONER_TICK_MS", "250"},
@@ -60,6 +62,7 @@ TEST(env_overrides, set_variables_reach_their_fields_and_empty_ones_do_not) {
   ASSERT_TRUE(m) << det::render(m.error());
   EXPECT_EQ(m->session_secret, "s3cret");
   EXPECT_EQ(m->read_replicas, 3u);
+  EXPECT_EQ(m->snapshot_every, 25);
   EXPECT_EQ(m->checkpoint_gc_interval, milliseconds{300});
   EXPECT_EQ(m->k8s_sa_dir, "/sa");
   EXPECT_EQ(m->provisioner.tick, milliseconds{250});
@@ -89,11 +92,13 @@ TEST(env_overrides, set_variables_reach_their_fields_and_empty_ones_do_not) {
 
 TEST(env_overrides, small_values_are_clamped_as_the_programs_always_did) {
   fake_env e{{{"DET_READ_REPLICAS", "0"},
+              {"DET_SNAPSHOT_EVERY", "-5"},
               {"DET_CHECKPOINT_GC_INTERVAL_MS", "1"},
               {"DET_PROVISIONER_MAX_PER_LAUNCH", "-4"}}};
   auto m = read_master_env(e.lookup());
   ASSERT_TRUE(m) << det::render(m.error());
   EXPECT_EQ(m->read_replicas, 1u);
+  EXPECT_EQ(m->snapshot_every, 0);
   EXPECT_EQ(m->checkpoint_gc_interval, milliseconds{50});
   EXPECT_EQ(m->provisioner.max_per_launch, 1);
 }

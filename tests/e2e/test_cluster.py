@@ -108,17 +108,35 @@ def test_a_failing_trial_is_restarted_up_to_max_restarts_then_errors(cluster_fac
     assert "failing at step 3 as asked" in trial_logs(c, trial["id"])
 
 
+def snapshot_positions(c):
+    out = subprocess.check_output(["psql", c.db, "-qAtc",
+                                   "SELECT position FROM snapshots ORDER BY position"], text=True)
+    return [int(p) for p in out.split()]
+
+
 def test_a_killed_master_replays_and_its_agents_keep_their_trials(cluster_factory):
-    c = cluster_factory(reconnect_wait="20s", idle="30s")
+    # A snapshot every 10 events: the restart below starts from one, taken
+    # on the read model's snapshot replica and saved over its own
+    # connection while the trial reported.
+    c = cluster_factory(reconnect_wait="20s", idle="30s", env={"DET_SNAPSHOT_EVERY": "10"})
     status, body = c.submit(experiment_yaml(max_length=150, batch_delay=0.05))
     assert status == 200, body
     exp_id = int(body["experiment"]["id"])
     wait_for("the trial to run",
              lambda: any(t["state"] == "STATE_RUNNING" and t["totalBatchesProcessed"] >= 10
                          for t in c.trials(exp_id)), timeout=90)
+    taken = wait_for("a snapshot in the database", lambda: snapshot_positions(c), timeout=30)
+    assert len(taken) <= 3, taken  # older ones pruned
     agents_before = dict(c.agent_pids())
     c.kill_master()
     c.start()
+    recovered = [l for l in c.master_log().splitlines() if "recovered state at position" in l]
+    assert len(recovered) == 2, recovered
+    from_snapshot = int(recovered[-1].split("(snapshot ")[1].split(",")[0])
+    assert from_snapshot >= taken[-1] > 0, (recovered[-1], taken)
+    verified = subprocess.run([os.path.join(BIN, "det-replay"), "--db", c.db,
+                               "--verify-snapshots"], capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
     e = ended(c, exp_id, timeout=180)
     assert e["state"] == "STATE_COMPLETED"
     trial = c.trials(exp_id)[0]

@@ -8,7 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <mutex>
+#include <thread>
 
 using namespace det;
 using namespace std::chrono_literals;
@@ -59,6 +62,12 @@ answer read_at(read::read_model& m, int64_t min_position,
   return f.get();
 }
 
+read::read_options replicas(size_t n) {
+  read::read_options ro;
+  ro.replicas = n;
+  return ro;
+}
+
 /// The next batch of `n` events, published once "durable" (the position is
 /// read after the batch is made).
 void publish(read::read_model& model, log_writer& master, size_t n) {
@@ -71,7 +80,7 @@ void publish(read::read_model& model, log_writer& master, size_t n) {
 TEST(read_model,
      a_replica_fed_the_durable_events_equals_the_master_at_each_position) {
   log_writer master;
-  read::read_model model{master.st, read::read_options{1, {}}};
+  read::read_model model{master.st, replicas(1)};
   for (int round = 0; round < 60; ++round) {
     auto batch = master.next_batch(1 + static_cast<size_t>(round % 5));
     model.publish(batch, master.st.position);
@@ -120,7 +129,7 @@ TEST(read_model,
 
 TEST(read_model, a_read_whose_position_never_comes_is_refused_at_its_deadline) {
   log_writer master;
-  read::read_model model{master.st, read::read_options{2, {}}};
+  read::read_model model{master.st, replicas(2)};
   publish(model, master, 2);
   auto got = read_at(
       model, master.st.position + 100,
@@ -137,7 +146,7 @@ TEST(read_model, stopping_the_model_refuses_the_reads_still_waiting) {
   std::promise<answer> p;
   auto f = p.get_future();
   {
-    read::read_model model{master.st, read::read_options{1, {}}};
+    read::read_model model{master.st, replicas(1)};
     model.read(
         5, std::chrono::steady_clock::now() + 1h,
         [&p](const read::read_view&) {
@@ -156,7 +165,7 @@ TEST(read_model, rendered_rows_equal_fresh_renders_after_random_events) {
   for (uint64_t seed : {1u, 2u, 3u}) {
     log_writer master;
     master.gen = state::test::command_generator{seed};
-    read::read_model model{master.st, read::read_options{1, {}}};
+    read::read_model model{master.st, replicas(1)};
     for (int round = 0; round < 150; ++round) {
       publish(model, master, 1 + static_cast<size_t>(round % 3));
       api::page all;
@@ -197,7 +206,7 @@ TEST(read_model, rendered_rows_equal_fresh_renders_after_random_events) {
 
 TEST(read_model, a_row_is_rendered_once_until_its_record_changes) {
   log_writer master;
-  read::read_model model{master.st, read::read_options{1, {}}};
+  read::read_model model{master.st, replicas(1)};
   while (master.st.experiments.size() < 3)
     publish(model, master, 1);
   int renders = 0;
@@ -224,7 +233,7 @@ TEST(read_model, the_last_owner_may_let_go_from_inside_a_read) {
   std::promise<void> destroyed;
   auto gone = destroyed.get_future();
   std::shared_ptr<read::read_model> model{
-      new read::read_model{master.st, read::read_options{2, {}}},
+      new read::read_model{master.st, replicas(2)},
       [&destroyed](read::read_model* m) {
         delete m;
         destroyed.set_value();
@@ -278,4 +287,98 @@ TEST(read_model,
   }
   EXPECT_EQ(behind.load(), 0)
       << "reads saw a batch before it was the published position";
+}
+
+namespace {
+
+/// What the snapshot function saw, in order, and on which thread.
+struct snapshots_seen {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<int64_t, std::string>> states; ///< position, text
+  std::vector<std::thread::id> threads;
+
+  void wait_for(size_t n) {
+    std::unique_lock<std::mutex> lock{mu};
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return states.size() >= n; }))
+        << "only " << states.size() << " snapshots of " << n;
+  }
+};
+
+} // namespace
+
+TEST(
+    read_model,
+    snapshots_come_every_n_events_from_a_thread_of_their_own_at_the_batch_end) {
+  log_writer master;
+  auto seen = std::make_shared<snapshots_seen>();
+  auto ro = replicas(1);
+  ro.snapshot_every = 3;
+  ro.snapshot = [seen](const state::cluster_state& s) {
+    std::lock_guard<std::mutex> guard{seen->mu};
+    seen->states.emplace_back(s.position, state::to_snapshot(s).dump());
+    seen->threads.push_back(std::this_thread::get_id());
+    seen->cv.notify_all();
+  };
+  read::read_model model{master.st, std::move(ro)};
+  // Batches ending at 2, 4, 5, 7, 8, 12: snapshots due at 4 (4 past 0), 7
+  // (3 past 4) and 12 (5 past 7), each of the whole batch's end.
+  std::vector<std::string> expected;
+  for (size_t n : {2, 2, 1, 2, 1, 4}) {
+    publish(model, master, n);
+    auto p = master.st.position;
+    if (p == 4 || p == 7 || p == 12)
+      expected.push_back(state::to_snapshot(master.st).dump());
+  }
+  seen->wait_for(3);
+  std::lock_guard<std::mutex> guard{seen->mu};
+  ASSERT_EQ(seen->states.size(), 3u);
+  EXPECT_EQ(seen->states[0].first, 4);
+  EXPECT_EQ(seen->states[1].first, 7);
+  EXPECT_EQ(seen->states[2].first, 12);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(seen->states[i].second, expected[i]) << "snapshot " << i;
+    EXPECT_NE(seen->threads[i], std::this_thread::get_id());
+  }
+}
+
+TEST(read_model, a_slow_snapshot_holds_up_no_read) {
+  log_writer master;
+  // The snapshot function blocks until the read below was answered: with
+  // the snapshot taken on a replica that serves reads, the read would wait
+  // behind it and this test would time out.
+  auto release = std::make_shared<std::promise<void>>();
+  auto released = release->get_future().share();
+  auto started = std::make_shared<std::promise<void>>();
+  auto ro = replicas(1);
+  ro.snapshot_every = 1;
+  ro.snapshot = [released, started, once = std::make_shared<std::once_flag>()](
+                    const state::cluster_state&) {
+    std::call_once(*once, [&] { started->set_value(); });
+    released.wait();
+  };
+  read::read_model model{master.st, std::move(ro)};
+  // Lets the snapshot go on however the test ends (before the model stops).
+  struct releaser {
+    std::shared_ptr<std::promise<void>> p;
+    bool done = false;
+    void operator()() {
+      if (!std::exchange(done, true))
+        p->set_value();
+    }
+    ~releaser() { (*this)(); }
+  } let_go{release};
+  publish(model, master, 3);
+  ASSERT_EQ(started->get_future().wait_for(10s), std::future_status::ready);
+  auto answered = std::make_shared<std::promise<int64_t>>();
+  auto got = answered->get_future();
+  model.read(
+      master.st.position, std::chrono::steady_clock::now() + 10s,
+      [answered](const read::read_view& v) { answered->set_value(v.position); },
+      [answered](int64_t, const std::string&) { answered->set_value(-1); });
+  auto status = got.wait_for(5s);
+  let_go();
+  ASSERT_EQ(status, std::future_status::ready)
+      << "the read waited behind the snapshot";
+  EXPECT_EQ(got.get(), master.st.position);
 }
