@@ -214,6 +214,8 @@ void guard(const ctx_ptr& ctx, http_request req, responder res,
 
 // -- routes -------------------------------------------------------------------
 
+} // namespace
+
 /// A login: throttled by name and address (429 with Retry-After), checked
 /// on the password worker (never on an I/O thread), with the same hashing
 /// work for unknown names; a stored hash of fewer iterations than today's
@@ -310,8 +312,6 @@ void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
          ended);
 }
 
-} // namespace
-
 bool require_admin(const http::http_request& req, const http::responder& res) {
   if (req.principal.admin)
     return true;
@@ -321,22 +321,11 @@ bool require_admin(const http::http_request& req, const http::responder& res) {
   return false;
 }
 
-void add_auth_routes(http::router& r, ctx_ptr ctx) {
+void add_auth_guard(http::router& r, ctx_ptr ctx) {
   r.set_guard(
       [ctx](http_request req, responder res, const http::handler& next) {
         guard(ctx, std::move(req), std::move(res), next);
       });
-  r.post("/api/v1/auth/login",
-         [ctx](http_request req, responder res) { login(ctx, req, res); });
-  r.post("/api/v1/auth/logout",
-         [ctx](http_request req, responder res) { logout(ctx, req, res); });
-  r.get("/api/v1/me", [ctx](http_request req, responder res) {
-    auto u = ctx->auth->find(req.principal.username);
-    if (!u)
-      return res.send_error(grpc_code::not_found, "user not found");
-    res.send_json(json{{"user", user_json(*u)}}.dump());
-  });
-  add_user_routes(r, ctx);
 }
 
 std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,

@@ -26,8 +26,16 @@
 
 namespace det::api {
 
-/// Registers the auth and user routes and installs the guard on `r`.
-void add_auth_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+/// Installs the guard on `r` (the auth routes are rows of
+/// api/user_routes.cpp).
+void add_auth_guard(http::router& r, std::shared_ptr<const api_context> ctx);
+
+/// POST /api/v1/auth/login (public: the guard's list) and POST
+/// /api/v1/auth/logout, rows of api/user_routes.cpp.
+void login(const std::shared_ptr<const api_context>& ctx,
+           const http::http_request& req, const http::responder& res);
+void logout(const std::shared_ptr<const api_context>& ctx,
+            const http::http_request& req, const http::responder& res);
 
 /// True for an admin principal; otherwise answers 403 and returns false.
 bool require_admin(const http::http_request& req, const http::responder& res);
