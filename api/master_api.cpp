@@ -48,7 +48,7 @@ const std::vector<const route_family*>& route_families() {
 
 void add_master_routes(http::router& r, ctx_ptr ctx) {
   start_idle_watch(ctx);
-  add_auth_guard(r, ctx);
+  add_auth_guard(r, ctx, route_families());
   for (const auto* family : route_families())
     add_routes(r, ctx, family->rows);
 }

@@ -194,7 +194,7 @@ const route_family& user_routes() {
       {
           // One line a row, past 80 columns, so the table reads as one.
           // clang-format off
-          // Public: the guard's list (is_public() in api_auth.cpp).
+          // Public: the guard lets an `anyone` row through.
           {"POST",   "/api/v1/auth/login", &login, access::anyone},
           {"POST",   "/api/v1/auth/logout", &logout, access::signed_in},
           {"GET",    "/api/v1/me", &get_me, access::signed_in},

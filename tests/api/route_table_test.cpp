@@ -235,3 +235,50 @@ TEST_F(master_api_test, every_route_the_master_registers_is_a_row_of_a_family) {
         << method << " " << path << " is registered outside the tables";
   EXPECT_EQ(registered.size(), rows.size());
 }
+
+TEST(route_table, the_public_rows_are_the_info_the_master_and_the_login) {
+  std::set<std::pair<std::string, std::string>> open;
+  for (const auto* f : api::route_families())
+    for (const auto& r : f->rows)
+      if (r.who == api::access::anyone)
+        open.emplace(r.method, r.path);
+  EXPECT_EQ(open, (std::set<std::pair<std::string, std::string>>{
+                      {"GET", "/info"},
+                      {"GET", "/api/v1/master"},
+                      {"POST", "/api/v1/auth/login"}}));
+}
+
+namespace {
+
+/// A test route: answers who called it ("" without a session).
+void whoami(const api::route_ctx&, const http::http_request& req,
+            const http::responder& res) {
+  res.send_json(json{{"user", req.principal.username}}.dump());
+}
+
+} // namespace
+
+TEST_F(master_api_test, the_guard_passes_the_anyone_rows_and_only_them) {
+  // A family of our own: the guard's public routes are its `anyone` rows,
+  // matched as the router matches (a parameter).
+  const api::route_family family{
+      "test_routes",
+      {"/t"},
+      {{"GET", "/t/open/{id}", &whoami, api::access::anyone},
+       {"POST", "/t/open/{id}", &whoami, api::access::signed_in},
+       {"GET", "/t/closed", &whoami, api::access::signed_in}}};
+  routes = http::router{};
+  api::add_auth_guard(routes, ctx, {&family});
+  api::add_routes(routes, ctx, family.rows);
+  auto open = call("GET", "/t/open/7", "", std::string{});
+  ASSERT_EQ(open.status, 200) << open.body;
+  EXPECT_EQ(json::parse(open.body)["user"], "");
+  // The same path by another method is not public; nor is another path.
+  EXPECT_EQ(call("POST", "/t/open/7", "{}", std::string{}).status, 401);
+  EXPECT_EQ(call("GET", "/t/closed", "", std::string{}).status, 401);
+  auto signed_in = call("GET", "/t/closed");
+  ASSERT_EQ(signed_in.status, 200) << signed_in.body;
+  EXPECT_EQ(json::parse(signed_in.body)["user"], "admin");
+  // A session on a public row is not looked at: no principal.
+  EXPECT_EQ(json::parse(call("GET", "/t/open/7").body)["user"], "");
+}
