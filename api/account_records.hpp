@@ -1,9 +1,9 @@
 #pragma once
 
 // What the account routes share (api_auth.cpp: login and the guard;
-// api_users.cpp: users, access tokens; api_cluster_message.cpp: the
-// cluster message): writing an account event through the master, and the
-// upstream JSON of a user.
+// api_users.cpp: users; user_routes.cpp: access tokens;
+// api_cluster_message.cpp: the cluster message): writing an account event
+// through the master, and the upstream JSON of a user.
 
 #include "api/api_context.hpp"
 #include "api/auth_directory.hpp"
