@@ -1,9 +1,9 @@
 #pragma once
 
 // What the account routes share (api_auth.cpp: login and the guard;
-// api_users.cpp: users, access tokens; api_cluster_message.cpp: the
-// cluster message): writing an account event through the master, and the
-// upstream JSON of a user.
+// api_users.cpp: users; user_routes.cpp: access tokens;
+// api_cluster_message.cpp: the cluster message): writing an account event
+// through the master, and the upstream JSON of a user.
 
 #include "api/api_context.hpp"
 #include "api/auth_directory.hpp"
@@ -63,8 +63,25 @@ void with_stored_password(const std::shared_ptr<const api_context>& ctx,
 nlohmann::json active_cluster_message(const api_context& ctx,
                                       const state::cluster_state& s);
 
-/// Registers the user and access-token routes (api_users.cpp).
-void add_user_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+/// Checks a text field; answers 400 naming `field` and returns false.
+bool text_ok(const http::responder& res, const std::string& field,
+             const std::string& value, const util::text_rules& rules);
+
+/// The user routes (api_users.cpp), rows of api/user_routes.cpp:
+/// GET and POST /api/v1/users (creating: admins, refused in the
+/// handler's words), GET and PATCH /api/v1/users/{user_id} (400 naming
+/// userId for a bad id), GET /api/v1/users/{username}/by-username.
+void list_users(const std::shared_ptr<const api_context>& ctx,
+                const http::http_request& req, const http::responder& res);
+void create_user(const std::shared_ptr<const api_context>& ctx,
+                 const http::http_request& req, const http::responder& res);
+void get_user(const std::shared_ptr<const api_context>& ctx,
+              const http::http_request& req, const http::responder& res);
+void patch_user(const std::shared_ptr<const api_context>& ctx,
+                const http::http_request& req, const http::responder& res);
+void get_user_by_name(const std::shared_ptr<const api_context>& ctx,
+                      const http::http_request& req,
+                      const http::responder& res);
 
 /// GET, PUT and DELETE /api/v1/master/cluster_message
 /// (api_cluster_message.cpp), rows of api/cluster_routes.cpp: admins only,

@@ -40,9 +40,12 @@ int64_t now_us(const ctx_ptr& ctx) {
 
 // -- the guard ----------------------------------------------------------------
 
-bool is_public(const http_request& req) {
-  return req.path == "/info" || req.path == "/api/v1/master"
-         || (req.path == "/api/v1/auth/login" && req.method == "POST");
+/// The routes that pass without a session, as the router matches them:
+/// the `anyone` rows of the tables.
+using public_routes = std::shared_ptr<const http::router>;
+
+bool is_public(const public_routes& open, const http_request& req) {
+  return open->match(req.method, req.path).h != nullptr;
 }
 
 /// What a trial's allocation token may call: the routes of its own trial,
@@ -194,9 +197,9 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
       });
 }
 
-void guard(const ctx_ptr& ctx, http_request req, responder res,
-           const http::handler& next) {
-  if (is_public(req))
+void guard(const ctx_ptr& ctx, const public_routes& open, http_request req,
+           responder res, const http::handler& next) {
+  if (is_public(open, req))
     return call_route(next, std::move(req), res);
   auto user_token = bearer_token(req.headers.get("Authorization"));
   if (auto u = ctx->auth->user_of_token(user_token, now_us(ctx)))
@@ -213,6 +216,8 @@ void guard(const ctx_ptr& ctx, http_request req, responder res,
 }
 
 // -- routes -------------------------------------------------------------------
+
+} // namespace
 
 /// A login: throttled by name and address (429 with Retry-After), checked
 /// on the password worker (never on an I/O thread), with the same hashing
@@ -310,8 +315,6 @@ void logout(const ctx_ptr& ctx, const http_request& req, const responder& res) {
          ended);
 }
 
-} // namespace
-
 bool require_admin(const http::http_request& req, const http::responder& res) {
   if (req.principal.admin)
     return true;
@@ -321,22 +324,17 @@ bool require_admin(const http::http_request& req, const http::responder& res) {
   return false;
 }
 
-void add_auth_routes(http::router& r, ctx_ptr ctx) {
-  r.set_guard(
-      [ctx](http_request req, responder res, const http::handler& next) {
-        guard(ctx, std::move(req), std::move(res), next);
-      });
-  r.post("/api/v1/auth/login",
-         [ctx](http_request req, responder res) { login(ctx, req, res); });
-  r.post("/api/v1/auth/logout",
-         [ctx](http_request req, responder res) { logout(ctx, req, res); });
-  r.get("/api/v1/me", [ctx](http_request req, responder res) {
-    auto u = ctx->auth->find(req.principal.username);
-    if (!u)
-      return res.send_error(grpc_code::not_found, "user not found");
-    res.send_json(json{{"user", user_json(*u)}}.dump());
+void add_auth_guard(http::router& r, ctx_ptr ctx,
+                    const std::vector<const route_family*>& families) {
+  auto open = std::make_shared<http::router>();
+  for (const auto* f : families)
+    for (const auto& row : f->rows)
+      if (row.who == access::anyone)
+        open->add(row.method, row.path, [](http_request, responder) {});
+  r.set_guard([ctx, open = public_routes{open}](http_request req, responder res,
+                                                const http::handler& next) {
+    guard(ctx, open, std::move(req), std::move(res), next);
   });
-  add_user_routes(r, ctx);
 }
 
 std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,

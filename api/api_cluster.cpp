@@ -569,26 +569,4 @@ void get_master_config(const ctx_ptr& ctx, const http_request&,
   res.send_json(json{{"config", std::move(config)}}.dump());
 }
 
-void add_cluster_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/api/v1/resource-pools", [ctx](http_request req, responder res) {
-    if (auto p = page_of(req, res))
-      answer_view(
-          ctx, req, res,
-          [p = *p, def = ctx->config->default_compute_resource_pool](
-              const state::cluster_state& s, int64_t) {
-            return resource_pools_response(s, def, p);
-          },
-          "");
-  });
-  r.get("/api/v1/checkpoints/{uuid}", [ctx](http_request req, responder res) {
-    auto uuid = req.param("uuid");
-    answer_view(
-        ctx, req, res,
-        [uuid](const state::cluster_state& s, int64_t) {
-          return checkpoint_response(s, uuid);
-        },
-        "checkpoint " + uuid + " not found");
-  });
-}
-
 } // namespace det::api

@@ -3,10 +3,10 @@
 // The user-facing read routes the det CLI needs beyond experiments:
 // master config (admin only, secrets redacted), agents, slots (through
 // agents), tasks, trials (describe, workloads, kill, logs with follow,
-// head and tail), checkpoints and resource pools; plus the handlers of the
-// paginated, user-filtered experiment list and an experiment's checkpoints
-// (rows of api/experiment_routes.cpp). Most are handlers of a family's
-// table (api/*_routes.cpp); add_cluster_routes registers the rest. Each
+// head and tail); plus the handlers of the paginated, user-filtered
+// experiment list and an experiment's checkpoints (rows of
+// api/experiment_routes.cpp). Each is a handler of a family's table
+// (api/*_routes.cpp). Each
 // answer is a view of the master's state (views_cluster.hpp), except the
 // config (from api_context) and the log lines (trial_logs).
 
@@ -80,10 +80,6 @@ void disable_slot(const std::shared_ptr<const api_context>& ctx,
 void get_master_config(const std::shared_ptr<const api_context>& ctx,
                        const http::http_request& req,
                        const http::responder& res);
-
-/// GET /api/v1/resource-pools and GET /api/v1/checkpoints/{uuid}.
-void add_cluster_routes(http::router& r,
-                        std::shared_ptr<const api_context> ctx);
 
 /// GET /api/v1/master/logs (any signed-in user; `follow` streams) and
 /// PATCH /api/v1/master/config (an admin row: log.level), rows of

@@ -106,6 +106,12 @@ struct api_context {
   /// load does not wait behind det-inspect's queries, nor they behind it;
   /// null: those routes answer 503.
   std::shared_ptr<log_reader> metric_reader;
+  /// det-inspect's event-log queries (api/inspect_routes.cpp) and the
+  /// pools' simulations (api/pool_routes.cpp), each on a read-only
+  /// connection of its own to db_url (api/log_reader.hpp), made by
+  /// det-master; null: those routes answer 503.
+  std::shared_ptr<log_reader> inspect_reader;
+  std::shared_ptr<log_reader> simulate_reader;
   /// Webhooks' sender and log patterns (api/webhook_runtime.hpp); null:
   /// POST /webhooks/{id}/test answers 503.
   std::shared_ptr<webhook_runtime> webhooks;

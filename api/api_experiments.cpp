@@ -302,8 +302,6 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
-namespace {
-
 /// POST /api/v1/cleanup_logs (`det task cleanup-logs`, admins: the route
 /// table checks): drops now the logs of every ended trial past its
 /// retention, as the collector's tick would; answers the count of lines
@@ -326,15 +324,6 @@ void cleanup_logs(const ctx_ptr& ctx, const http::http_request&,
           res.send_json(json{{"removedCount", std::to_string(removed)}}.dump());
         });
   });
-}
-
-} // namespace
-
-void add_cleanup_logs_route(http::router& r, ctx_ptr ctx) {
-  static const std::vector<route_row> rows{
-      {"POST", "/api/v1/cleanup_logs", &cleanup_logs, access::admin},
-  };
-  add_routes(r, ctx, rows);
 }
 
 } // namespace det::api

@@ -3,7 +3,8 @@
 // Experiment routes beside the basic ones (api/experiment_handlers.hpp),
 // each a route_fn of the experiment family's table
 // (api/experiment_routes.cpp), a trial's log retention (a row of
-// api/trial_routes.cpp) and the cluster-wide log cleanup. Each answers
+// api/trial_routes.cpp) and the cluster-wide log cleanup (a row of
+// api/log_routes.cpp). Each answers
 // through the responder: a bad id, query or body at once (400 naming it),
 // the rest from the bridge.
 
@@ -47,7 +48,10 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
 void retain_trial_logs(const ctx_ptr& ctx, const http::http_request& req,
                        const http::responder& res);
 
-/// POST /api/v1/cleanup_logs (admins; a one-row table).
-void add_cleanup_logs_route(http::router& r, ctx_ptr ctx);
+/// POST /api/v1/cleanup_logs (`det task cleanup-logs`, an admin row of
+/// api/log_routes.cpp): drops now the logs of every ended trial past its
+/// retention; answers {removedCount}.
+void cleanup_logs(const ctx_ptr& ctx, const http::http_request& req,
+                  const http::responder& res);
 
 } // namespace det::api

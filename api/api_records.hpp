@@ -2,7 +2,7 @@
 
 // Routes of the user's records: workspaces, projects, pool bindings and
 // moving experiments (api_workspaces.cpp), config templates
-// (api_templates.cpp); the model registry's handlers are in
+// (api/template_routes.cpp); the model registry's handlers are in
 // api/model_routes.cpp. Reads come from
 // the read model; writes go to the master as record commands
 // (core/records.hpp), which check every value again and decide names and
@@ -140,11 +140,6 @@ void bind_namespace(const ctx_ptr& ctx, const http::http_request& req,
                     const http::responder& res);
 void unbind_namespaces(const ctx_ptr& ctx, const http::http_request& req,
                        const http::responder& res);
-void add_template_routes(http::router& r, ctx_ptr ctx);
-/// api_webhooks.cpp
-void add_webhook_routes(http::router& r, ctx_ptr ctx);
-/// api_config_policies.cpp
-void add_config_policy_routes(http::router& r, ctx_ptr ctx);
 /// An experiment creation's body with the invariant configs of the
 /// workspace it goes to (core/config_policies.hpp) merged over its
 /// `config` text, from the read model; the body unchanged when there are

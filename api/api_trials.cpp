@@ -78,6 +78,8 @@ void acknowledge(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
+} // namespace
+
 void run_start(const ctx_ptr& ctx, const http::http_request& req,
                const responder& res) {
   auto body = json_body(req, res);
@@ -93,8 +95,6 @@ void run_start(const ctx_ptr& ctx, const http::http_request& req,
                           res.send_json("{}");
                         });
 }
-
-} // namespace
 
 void report_progress(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
@@ -326,16 +326,14 @@ void report_early_exit(const ctx_ptr& ctx, const http::http_request& req,
   acknowledge(ctx, req, res, "trial_id", "exits early:");
 }
 
-void add_trial_routes(http::router& r, ctx_ptr ctx) {
-  r.post("/api/v1/runs/start", [ctx](http::http_request req, responder res) {
-    run_start(ctx, req, res);
-  });
-  r.post("/api/v1/task/logs", [ctx](http::http_request req, responder res) {
-    post_task_logs(ctx, req, res, false);
-  });
-  r.post("/task-logs", [ctx](http::http_request req, responder res) {
-    post_task_logs(ctx, req, res, true);
-  });
+void ship_task_logs(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  post_task_logs(ctx, req, res, false);
+}
+
+void ship_bare_task_logs(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  post_task_logs(ctx, req, res, true);
 }
 
 } // namespace det::api

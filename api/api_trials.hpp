@@ -34,8 +34,19 @@ void report_early_exit(const ctx_ptr& ctx, const http::http_request& req,
 void context_directory(const ctx_ptr& ctx, const http::http_request& req,
                        const http::responder& res);
 
-/// POST /api/v1/runs/start, POST /api/v1/task/logs and the legacy POST
-/// /task-logs.
-void add_trial_routes(http::router& r, ctx_ptr ctx);
+/// POST /api/v1/runs/start (a row of api/run_routes.cpp): the harness
+/// starts run `runId` (400 naming it unless a positive id) with its
+/// trial's allocation token; answers {}.
+void run_start(const ctx_ptr& ctx, const http::http_request& req,
+               const http::responder& res);
+
+/// POST /api/v1/task/logs: lines a trial ships itself, with its
+/// allocation token; the legacy POST /task-logs, the same as a bare list
+/// (the SDK's unmanaged trials, with the user's session). Rows of
+/// api/log_routes.cpp.
+void ship_task_logs(const ctx_ptr& ctx, const http::http_request& req,
+                    const http::responder& res);
+void ship_bare_task_logs(const ctx_ptr& ctx, const http::http_request& req,
+                         const http::responder& res);
 
 } // namespace det::api

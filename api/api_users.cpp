@@ -1,5 +1,6 @@
-// Users (det user ...) and long-lived access tokens (det token ...); the
-// cluster-wide message is in api_cluster_message.cpp. Every change is an
+// Users (det user ...), rows of api/user_routes.cpp's table; the access
+// tokens are beside the table, the cluster-wide message in
+// api_cluster_message.cpp. Every change is an
 // account event the master decides against its own state
 // (master_core::change_users); the route answers once it is durable.
 
@@ -31,14 +32,8 @@ using http::responder;
 
 /// A display name or token description: one line, no control characters.
 const util::text_rules display_rules{128, false, true};
-const util::text_rules description_rules{1024, false, true};
 /// An agent user or group name: a POSIX name.
 const util::text_rules posix_name_rules{32, false, false};
-
-/// Access tokens live 30 days unless asked otherwise; at most a year.
-constexpr int64_t day_us = 24LL * 3600 * 1000000;
-constexpr int64_t default_token_life_us = 30 * day_us;
-constexpr int64_t max_token_life_us = 365 * day_us;
 
 std::optional<user_record>
 user_param(const ctx_ptr& ctx, const http_request& req, const responder& res) {
@@ -72,6 +67,8 @@ struct user_filter {
   }
 };
 
+} // namespace
+
 /// `det user ls` asks for active=true (with --all, for no filter).
 void list_users(const ctx_ptr& ctx, const http_request& req,
                 const responder& res) {
@@ -90,7 +87,6 @@ void list_users(const ctx_ptr& ctx, const http_request& req,
   res.send_json(paginate("users", std::move(users), *p).dump());
 }
 
-/// Checks a text field; answers 400 naming `field` and returns false.
 bool text_ok(const responder& res, const std::string& field,
              const std::string& value, const util::text_rules& rules) {
   auto why = util::text_problem(value, rules);
@@ -99,6 +95,8 @@ bool text_ok(const responder& res, const std::string& field,
   res.send_error(grpc_code::invalid_argument, field + " " + why);
   return false;
 }
+
+namespace {
 
 /// Checks a username or display name `name` for account `username` (an
 /// admin or not) against upstream's reserved names; answers 400 naming
@@ -173,10 +171,11 @@ const json& object_field(const json& j, const char* camel, const char* snake) {
   return none;
 }
 
+} // namespace
+
 void create_user(const ctx_ptr& ctx, const http_request& req,
                  const responder& res) {
-  if (!require_admin(req, res))
-    return;
+  // Admins only: the table's row checks it first.
   auto body = json_body(req, res);
   if (!body)
     return;
@@ -236,6 +235,8 @@ void create_user(const ctx_ptr& ctx, const http_request& req,
            });
   });
 }
+
+namespace {
 
 /// Applies PATCH /api/v1/users/{id}'s account fields to `ev` (which holds
 /// the user as it is). Answers 400/403 and returns false on a bad field.
@@ -309,6 +310,8 @@ bool patch_fields(const http_request& req, const responder& res,
   return true;
 }
 
+} // namespace
+
 void patch_user(const ctx_ptr& ctx, const http_request& req,
                 const responder& res) {
   auto target = user_param(ctx, req, res);
@@ -368,184 +371,18 @@ void patch_user(const ctx_ptr& ctx, const http_request& req,
   });
 }
 
-// -- access tokens
-// -------------------------------------------------------------
-
-json token_json(const api_context& ctx, const state::access_token_info& t) {
-  auto u = ctx.auth->find(t.username);
-  return {{"id", t.id},
-          {"userId", u ? u->id : 0},
-          {"description", t.description},
-          {"createdAt", rfc3339(t.created_at_us)},
-          {"expiry", t.expires_at_us == 0 ? json(nullptr)
-                                          : json(rfc3339(t.expires_at_us))},
-          {"revoked", t.revoked},
-          {"tokenType", "TOKEN_TYPE_ACCESS_TOKEN"}};
+void get_user(const ctx_ptr& ctx, const http_request& req,
+              const responder& res) {
+  if (auto u = user_param(ctx, req, res))
+    res.send_json(json{{"user", user_json(*u)}}.dump());
 }
 
-/// A token's lifespan: a Go duration ("720h"), "-1" for the longest; none
-/// for the default.
-std::optional<int64_t> lifespan_us(const json& body, const responder& res) {
-  auto v = body.find("lifespan");
-  if (v == body.end() || v->is_null())
-    return default_token_life_us;
-  if (!v->is_string()) {
-    res.send_error(grpc_code::invalid_argument,
-                   "lifespan: expected a duration such as \"720h\"");
-    return std::nullopt;
-  }
-  auto text = v->get<std::string>();
-  if (text == "-1")
-    return max_token_life_us;
-  auto d = conf::parse_duration(text);
-  if (!d || d->count() <= 0 || d->count() * 1000 > max_token_life_us) {
-    res.send_error(grpc_code::invalid_argument,
-                   "lifespan: '" + util::fit_text(text, {64, false, true})
-                       + "' is not a duration from 1ms to 8760h");
-    return std::nullopt;
-  }
-  return d->count() * 1000;
-}
-
-void create_token(const ctx_ptr& ctx, const http_request& req,
-                  const responder& res) {
-  auto body = json_body(req, res);
-  if (!body)
-    return;
-  auto uid = body->find("userId");
-  if (uid == body->end() || !uid->is_number_integer())
-    return res.send_error(grpc_code::invalid_argument,
-                          "userId: required (a user id)");
-  auto u = ctx->auth->find_id(uid->get<int64_t>());
-  if (!u)
-    return res.send_error(grpc_code::not_found,
-                          "user " + std::to_string(uid->get<int64_t>())
-                              + " not found");
-  if (u->username != req.principal.username && !req.principal.admin)
-    return res.send_error(grpc_code::permission_denied,
-                          "only an admin may create another user's token");
-  auto description = str_field(*body, "description", "description");
-  if (!text_ok(res, "description", description, description_rules))
-    return;
-  auto life = lifespan_us(*body, res);
-  if (!life)
-    return;
-  auto token = new_token();
-  auto now = wall_now_us(*ctx);
-  access_token_created ev{0,           u->username, token_hash(token),
-                          description, now + *life, req.principal.username,
-                          now};
-  record_account(ctx, ev, res, [res, token](const domain_event& written) {
-    auto id = std::get<access_token_created>(written).token_id;
-    log::info() << "access token " << id << " created";
-    res.send_json(json{{"token", token}, {"tokenId", id}}.dump());
-  });
-}
-
-void list_tokens(const ctx_ptr& ctx, const http_request& req,
-                 const responder& res) {
-  auto username = req.query.get("username").value_or("");
-  auto inactive = req.query.get("showInactive").value_or("") == "true";
-  std::vector<int64_t> ids;
-  for (const auto& v : req.query.get_all("tokenIds")) {
-    auto id = positive_id(v);
-    if (!id)
-      return res.send_error(grpc_code::invalid_argument,
-                            "tokenIds: not a valid id: '"
-                                + util::fit_text(v, {64, false, true}) + "'");
-    ids.push_back(*id);
-  }
-  auto now = wall_now_us(*ctx);
-  json list = json::array();
-  for (const auto& t : ctx->auth->access_tokens()) {
-    if (!req.principal.admin && t.username != req.principal.username)
-      continue;
-    if (!username.empty() && t.username != username)
-      continue;
-    if (!ids.empty() && std::find(ids.begin(), ids.end(), t.id) == ids.end())
-      continue;
-    bool live = !t.revoked && (t.expires_at_us == 0 || now < t.expires_at_us);
-    if (!live && !inactive && ids.empty())
-      continue;
-    list.push_back(token_json(*ctx, t));
-  }
-  auto p = page_of(req, res);
-  if (!p)
-    return;
-  res.send_json(paginate("tokenInfo", std::move(list), *p).dump());
-}
-
-void patch_token(const ctx_ptr& ctx, const http_request& req,
-                 const responder& res) {
-  auto text = req.param("token_id");
-  auto id = positive_id(text);
-  if (!id)
-    return res.send_error(grpc_code::invalid_argument,
-                          "tokenId: not a valid id: '"
-                              + util::fit_text(text, {64, false, true}) + "'");
-  auto t = ctx->auth->access_token(*id);
-  if (!t || (t->username != req.principal.username && !req.principal.admin))
-    return res.send_error(grpc_code::not_found, "token " + text + " not found");
-  auto body = json_body(req, res);
-  if (!body)
-    return;
-  access_token_changed ev{*id,
-                          t->username,
-                          t->description,
-                          t->revoked,
-                          req.principal.username,
-                          wall_now_us(*ctx)};
-  if (auto d = body->find("description"); d != body->end() && !d->is_null()) {
-    if (!d->is_string())
-      return res.send_error(grpc_code::invalid_argument,
-                            "description: expected a string");
-    ev.description = d->get<std::string>();
-    if (!text_ok(res, "description", ev.description, description_rules))
-      return;
-  }
-  if (auto r = body->find("setRevoked"); r != body->end() && !r->is_null()) {
-    if (!r->is_boolean())
-      return res.send_error(grpc_code::invalid_argument,
-                            "setRevoked: expected true or false");
-    ev.revoked = ev.revoked || r->get<bool>();
-  }
-  record(ctx, ev, res, [ctx, res, id = *id] {
-    res.send_json(
-        json{{"tokenInfo", token_json(*ctx, *ctx->auth->access_token(id))}}
-            .dump());
-  });
-}
-
-} // namespace
-
-void add_user_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/api/v1/users",
-        [ctx](http_request req, responder res) { list_users(ctx, req, res); });
-  r.post("/api/v1/users", [ctx](http_request req, responder res) {
-    create_user(ctx, req, res);
-  });
-  r.get("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
-    if (auto u = user_param(ctx, req, res))
-      res.send_json(json{{"user", user_json(*u)}}.dump());
-  });
-  r.patch("/api/v1/users/{user_id}", [ctx](http_request req, responder res) {
-    patch_user(ctx, req, res);
-  });
-  r.get("/api/v1/users/{username}/by-username",
-        [ctx](http_request req, responder res) {
-          auto name = req.param("username");
-          if (auto u = ctx->auth->find(name))
-            return res.send_json(json{{"user", user_json(*u)}}.dump());
-          res.send_error(grpc_code::not_found, "user '" + name + "' not found");
-        });
-  r.post("/api/v1/tokens", [ctx](http_request req, responder res) {
-    create_token(ctx, req, res);
-  });
-  r.get("/api/v1/tokens",
-        [ctx](http_request req, responder res) { list_tokens(ctx, req, res); });
-  r.patch("/api/v1/tokens/{token_id}", [ctx](http_request req, responder res) {
-    patch_token(ctx, req, res);
-  });
+void get_user_by_name(const ctx_ptr& ctx, const http_request& req,
+                      const responder& res) {
+  auto name = req.param("username");
+  if (auto u = ctx->auth->find(name))
+    return res.send_json(json{{"user", user_json(*u)}}.dump());
+  res.send_error(http::grpc_code::not_found, "user '" + name + "' not found");
 }
 
 } // namespace det::api

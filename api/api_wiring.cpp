@@ -38,6 +38,8 @@ std::shared_ptr<api_context> routes_context(caf::actor_system& sys,
   ctx->db_url = in.db_url;
   if (!ctx->db_url.empty())
     ctx->metric_reader = std::make_shared<log_reader>(ctx->db_url);
+  ctx->inspect_reader = std::make_shared<log_reader>(ctx->db_url);
+  ctx->simulate_reader = std::make_shared<log_reader>(ctx->db_url);
   ctx->webhooks = in.webhooks;
   return ctx;
 }

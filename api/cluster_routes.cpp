@@ -1,5 +1,5 @@
-// GET /api/v1/master (who this master is, public: the CLI asks it before
-// signing in) and the cluster family's table at the end.
+// GET /api/v1/master and GET /info (who this master is, public: the CLI
+// asks before signing in) and the cluster family's table at the end.
 
 #include "api/cluster_routes.hpp"
 
@@ -40,12 +40,26 @@ void get_master(const route_ctx& ctx, const http::http_request& req,
       "");
 }
 
+/// Upstream's legacy info: cluster id and version, no session needed.
+void get_info(const route_ctx& ctx, const http::http_request&,
+              const http::responder& res) {
+  res.send_json(json{
+      {"version", ctx->version},
+      {"master_id", ctx->master_id},
+      {"cluster_id", ctx->cluster_id},
+      {"cluster_name", ctx->cluster_name},
+      {"telemetry",
+       {{"enabled", false}, {"otel_enabled", false}, {"otel_endpoint", ""}}},
+      {"sso_providers",
+       nullptr}}.dump());
+}
+
 } // namespace
 
 const route_family& cluster_routes() {
   static const route_family family{
       "cluster_routes",
-      {"/api/v1/agents", "/api/v1/master"},
+      {"/api/v1/agents", "/api/v1/master", "/info"},
       {
           // One line a row, past 80 columns, so the table reads as one.
           // clang-format off
@@ -57,6 +71,7 @@ const route_family& cluster_routes() {
           {"GET",    "/api/v1/agents/{agent_id}/slots/{slot_id}", &get_slot, access::signed_in},
           {"POST",   "/api/v1/agents/{agent_id}/slots/{slot_id}/enable", &enable_slot, access::admin},
           {"POST",   "/api/v1/agents/{agent_id}/slots/{slot_id}/disable", &disable_slot, access::admin},
+          {"GET",    "/info", &get_info, access::anyone},
           {"GET",    "/api/v1/master", &get_master, access::anyone},
           {"GET",    "/api/v1/master/config", &get_master_config, access::admin},
           {"PATCH",  "/api/v1/master/config", &patch_master_config, access::admin},

@@ -7,12 +7,15 @@
 // first), then submission. Each job says what it holds and asks for, and
 // for a job that waits, why (`waitReason`: slots, instances, a failed
 // launch). Query: offset, limit, resourcePool. A read of the read model.
+// GET /api/v1/job-queues-v2 answers the same, each job under "full"; POST
+// /api/v1/job-queues changes jobs' priority or weight. The three are the
+// queue family's table (api/route_table.hpp) in api/queue_routes.cpp.
 
-#include "api/api_context.hpp"
-#include "http/router.hpp"
+#include "api/route_table.hpp"
 
 namespace det::api {
 
-void add_job_routes(http::router& r, std::shared_ptr<const api_context> ctx);
+/// The table, built on first use and constant afterwards.
+const route_family& queue_routes();
 
 } // namespace det::api

@@ -8,14 +8,15 @@
 // upstream's e2e harness polls). Any signed-in user may call them, as with
 // upstream's basic authorization; a trial's allocation token may not.
 // Parameters are checked on the I/O thread (400 naming the parameter);
-// the answer is a view of the read model (api/allocation_views.hpp).
+// the answer is a view of the read model (api/allocation_views.hpp). The
+// routes are the resource family's table (api/route_table.hpp) in
+// api/resource_routes.cpp.
 
-#include "api/api_context.hpp"
-#include "http/router.hpp"
+#include "api/route_table.hpp"
 
 namespace det::api {
 
-void add_resource_routes(http::router& r,
-                         std::shared_ptr<const api_context> ctx);
+/// The table, built on first use and constant afterwards.
+const route_family& resource_routes();
 
 } // namespace det::api

@@ -1,7 +1,8 @@
 #pragma once
 
 // A resource family's routes as data: one row per (method, path), naming
-// the handler and who may call it. A family's file (experiment_routes.cpp,
+// the handler and who may call it (the guard's public routes are the rows
+// marked `anyone`). A family's file (experiment_routes.cpp,
 // ...) holds its table, so a route is found from its URL in one place, and
 // tests/api/route_table_test.cpp checks docs/api.md's route table against
 // every family's rows.
@@ -24,9 +25,9 @@ namespace det::api {
 /// Who may call a route. The guard (api_auth.cpp) decides `anyone` and
 /// `signed_in` before any route runs; the other two are checked after it.
 enum class access {
-  /// No session needed. The guard's own list makes a route public
-  /// (is_public() in api_auth.cpp: /info, GET /api/v1/master, the login);
-  /// marking a row `anyone` does not, so a row may say it only of those.
+  /// No session needed: the guard (add_auth_guard in api_auth.hpp) lets
+  /// a request to an `anyone` row through as it is (no principal). Today
+  /// /info, GET /api/v1/master and the login.
   anyone,
   /// Any principal the guard admits: a user's session, a task owner's
   /// token, or a trial's allocation token within its own trial, allocation

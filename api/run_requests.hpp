@@ -1,7 +1,7 @@
 #pragma once
 
-// Internal to the Runs API (api_runs.cpp): what a request says of the runs
-// it acts on, read and checked (a refusal is answered 400 naming the
+// Internal to the Runs API (api/run_routes.cpp): what a request says of the
+// runs it acts on, read and checked (a refusal is answered 400 naming the
 // field): its runIds, its filter (JSON text: conditions as
 // read/run_filter.hpp reads them, and showArchived) and its project; and
 // the candidates, what the state says of each run that request takes.

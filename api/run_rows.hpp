@@ -2,7 +2,7 @@
 
 // A run (a trial) as upstream 0.38's Runs API shows it: one v1FlatRun row,
 // rendered from the state; the search, the filter (read/run_filter.hpp)
-// and the actions of api/api_runs.cpp all read this one form. Pure; any
+// and the actions of api/run_routes.cpp all read this one form. Pure; any
 // thread.
 
 #include "state/cluster_state.hpp"

@@ -19,7 +19,7 @@
 //                       (a TASK_LOG regex matched; once per trial)
 //   webhook.ended       {deliveryId, webhookId, delivered, attempts,
 //                        status, reason}  (the sender's outcome)
-// Who may call them is the API's check (api/api_webhooks.cpp: admins
+// Who may call them is the API's check (api/webhook_routes.cpp: admins
 // create, patch and delete); refusals name the field.
 
 #include "core/records.hpp"

@@ -4,7 +4,7 @@
 // and the filter it sends: `{"filterGroup": {...}, "showArchived": bool}`,
 // a tree of groups ("and"/"or" over children) and fields (a column at a
 // location, an operator and a value). Both read a run as its flat JSON
-// (upstream's v1FlatRun, rendered by api/api_runs.cpp), so what a filter
+// (upstream's v1FlatRun, rendered by api/run_routes.cpp), so what a filter
 // takes is what the table shows.
 //
 // Semantics follow upstream's SQL, row by row:

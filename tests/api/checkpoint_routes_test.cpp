@@ -3,6 +3,7 @@
 // refused naming the field when the request makes no sense, and never by
 // a trial's token.
 
+#include "api/checkpoint_routes.hpp"
 #include "api/views_cluster.hpp"
 #include "tests/api/route_fixture.hpp"
 
@@ -271,6 +272,40 @@ TEST_F(checkpoint_routes,
       };
   ASSERT_EQ(call("GET", "/checkpoints/ck-1").status, 200);
   EXPECT_EQ(secret_seen, "s3cr3t-do-not-show");
+}
+
+// The family's table (api/checkpoint_routes.cpp): no session is 401 on
+// every row; an unknown checkpoint is 404 naming it; a trial reports its
+// checkpoint only with its own allocation's token.
+TEST_F(checkpoint_routes, every_row_refuses_no_session) {
+  expect_401_without_a_session(api::checkpoint_routes());
+  auto gone = call("GET", "/api/v1/checkpoints/nope");
+  EXPECT_EQ(gone.status, 404) << gone.body;
+  EXPECT_EQ(json::parse(gone.body)["error"]["error"],
+            "checkpoint nope not found");
+}
+
+TEST_F(checkpoint_routes, a_report_needs_its_allocation_and_uuid) {
+  run_trial_1();
+  auto tok = ctx->tokens->token_for("1.1");
+  auto bare =
+      call("POST", "/api/v1/checkpoints", json{{"uuid", "ck-2"}}.dump(), tok);
+  EXPECT_EQ(bare.status, 400) << bare.body;
+  EXPECT_EQ(json::parse(bare.body)["error"]["error"],
+            "checkpoint.allocationId and checkpoint.uuid: required");
+  auto theirs =
+      call("POST", "/api/v1/checkpoints",
+           json{{"uuid", "ck-2"}, {"allocationId", "9.1"}}.dump(), tok);
+  EXPECT_EQ(theirs.status, 403) << theirs.body;
+  auto mine = write("POST", "/api/v1/checkpoints",
+                    json{{"checkpoint",
+                          {{"uuid", "ck-2"},
+                           {"allocationId", "1.1"},
+                           {"metadata", {{"steps_completed", 3}}}}}}
+                        .dump(),
+                    tok);
+  ASSERT_EQ(mine.status, 200) << mine.body;
+  EXPECT_EQ(get("/api/v1/checkpoints/ck-2")["checkpoint"]["uuid"], "ck-2");
 }
 
 } // namespace

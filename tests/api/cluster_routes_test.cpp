@@ -1,7 +1,7 @@
 // The cluster family's table (api/cluster_routes.cpp) as a caller meets
-// it: no session is 401 on every row but the master's info, a non-admin
-// is 403 on its admin rows before any check of the request, and a slot
-// that is no number is 400 naming slotId.
+// it: no session is 401 on every row but the master's info (and /info), a
+// non-admin is 403 on its admin rows before any check of the request, and a
+// slot that is no number is 400 naming slotId.
 
 #include "api/cluster_routes.hpp"
 #include "tests/api/route_fixture.hpp"
@@ -24,6 +24,13 @@ TEST_F(cluster_routes, every_row_but_the_info_refuses_no_session) {
   EXPECT_EQ(info.status, 200) << info.body;
   EXPECT_EQ(json::parse(info.body).value("branding", ""), "determined")
       << info.body;
+  // Upstream's legacy /info too, rendered from the context.
+  auto legacy = call("GET", "/info", "", std::string{});
+  ASSERT_EQ(legacy.status, 200) << legacy.body;
+  auto j = json::parse(legacy.body);
+  EXPECT_EQ(j["version"], ctx->version) << legacy.body;
+  EXPECT_TRUE(j["sso_providers"].is_null()) << legacy.body;
+  EXPECT_FALSE(j["telemetry"]["enabled"].get<bool>()) << legacy.body;
 }
 
 TEST_F(cluster_routes, a_non_admin_is_refused_on_admin_rows_first) {

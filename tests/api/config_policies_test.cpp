@@ -1,8 +1,9 @@
-// The config-policies routes (api/api_config_policies.cpp) over a real
+// The config-policies routes (api/config_policy_routes.cpp) over a real
 // master: PUT/GET/DELETE, global and per workspace, in upstream's shapes;
 // refusals naming the field; who may write; experiment creation merging
 // the invariant config and refused past the constraints.
 
+#include "api/config_policy_routes.hpp"
 #include "tests/api/route_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -146,6 +147,19 @@ TEST_F(config_policy_routes, experiments_get_the_invariant_config_and_limits) {
   r = call("GET", "/api/v1/experiments/" + std::to_string(id));
   EXPECT_EQ(json::parse(r.body)["config"]["description"], "by policy")
       << r.body;
+}
+
+// The family's table (api/config_policy_routes.cpp): no session is 401 on
+// every row, and a workspace that is no positive id is 400 naming
+// workspaceId before anything else of the request.
+TEST_F(config_policy_routes, every_row_refuses_no_session) {
+  expect_401_without_a_session(api::config_policy_routes());
+}
+
+TEST_F(config_policy_routes, a_bad_workspace_id_is_refused_naming_it) {
+  EXPECT_EQ(expect_400_for_a_bad(api::config_policy_routes(), "workspaceId",
+                                 "workspaceId: not a valid id"),
+            3u);
 }
 
 } // namespace

@@ -88,8 +88,21 @@ std::vector<doc_row> doc_rows(const std::string& text) {
   return rows;
 }
 
+/// The length of the longest of `f`'s prefixes that holds `path`; 0 for
+/// none.
+size_t held_by(const api::route_family& f, std::string_view path) {
+  size_t longest = 0;
+  for (auto p : f.prefixes)
+    if (api::under_prefix(path, p))
+      longest = std::max(longest, p.size());
+  return longest;
+}
+
 /// What docs/api.md's text gets wrong about the families' tables, one
-/// line each; empty when it lists each family exactly.
+/// line each; empty when it lists each family exactly. A documented path
+/// under prefixes of several families is the one's with the longest
+/// (a pool's workspace bindings are the workspace family's, not the
+/// pools').
 std::vector<std::string>
 route_doc_problems(const std::string& text,
                    const std::vector<const api::route_family*>& families) {
@@ -97,9 +110,15 @@ route_doc_problems(const std::string& text,
   auto rows = doc_rows(text);
   for (const auto* f : families) {
     auto in_family = [f](std::string_view path) {
-      return std::any_of(
-          f->prefixes.begin(), f->prefixes.end(),
-          [path](std::string_view p) { return api::under_prefix(path, p); });
+      return held_by(*f, path) > 0;
+    };
+    auto claims = [f, &families](std::string_view path) {
+      auto mine = held_by(*f, path);
+      return mine > 0
+             && std::none_of(families.begin(), families.end(),
+                             [mine, path](const api::route_family* g) {
+                               return held_by(*g, path) > mine;
+                             });
     };
     std::set<std::pair<std::string, std::string>> table;
     for (const auto& r : f->rows) {
@@ -119,7 +138,7 @@ route_doc_problems(const std::string& text,
                       + ", not " + std::string{f->file});
     }
     for (const auto& d : rows)
-      if (in_family(d.path) && table.count({d.method, d.path}) == 0)
+      if (claims(d.path) && table.count({d.method, d.path}) == 0)
         out.push_back("docs/api.md lists " + d.method + " " + d.path
                       + ", which no row of " + std::string{f->file} + " has");
   }
@@ -171,6 +190,19 @@ TEST(route_table, the_docs_check_fails_on_a_missing_or_an_extra_row) {
   ASSERT_EQ(extra.size(), 1u);
   EXPECT_EQ(extra[0], "docs/api.md lists POST /api/v1/experiments/{id}/fly, "
                       "which no row of experiment_routes has");
+  // Under the longer of two families' prefixes: that family's.
+  auto deeper = route_doc_problems(
+      docs + "| POST | `/api/v1/resource-pools/{pool}/fly` | pool_routes | |\n"
+          + "| GET | `/api/v1/resource-pools/{pool}/workspace-bindings/x` | "
+            "workspace_routes | |\n",
+      families);
+  ASSERT_EQ(deeper.size(), 2u);
+  EXPECT_EQ(deeper[0], "docs/api.md lists GET "
+                       "/api/v1/resource-pools/{pool}/workspace-bindings/x, "
+                       "which no row of workspace_routes has");
+  EXPECT_EQ(deeper[1], "docs/api.md lists POST "
+                       "/api/v1/resource-pools/{pool}/fly, which no row of "
+                       "pool_routes has");
   // A row that names another file.
   auto moved = route_doc_problems(
       without_line(docs, "| GET | `/api/v1/experiments` |")
@@ -190,4 +222,63 @@ TEST(route_table, every_row_of_every_family_registers) {
   for (const auto* f : api::route_families())
     rows += f->rows.size();
   EXPECT_EQ(r.table().size(), rows);
+}
+
+TEST_F(master_api_test, every_route_the_master_registers_is_a_row_of_a_family) {
+  std::set<std::pair<std::string, std::string>> rows;
+  for (const auto* f : api::route_families())
+    for (const auto& r : f->rows)
+      rows.emplace(r.method, r.path);
+  auto registered = routes.table();
+  for (const auto& [method, path] : registered)
+    EXPECT_EQ(rows.count({method, path}), 1u)
+        << method << " " << path << " is registered outside the tables";
+  EXPECT_EQ(registered.size(), rows.size());
+}
+
+TEST(route_table, the_public_rows_are_the_info_the_master_and_the_login) {
+  std::set<std::pair<std::string, std::string>> open;
+  for (const auto* f : api::route_families())
+    for (const auto& r : f->rows)
+      if (r.who == api::access::anyone)
+        open.emplace(r.method, r.path);
+  EXPECT_EQ(open, (std::set<std::pair<std::string, std::string>>{
+                      {"GET", "/info"},
+                      {"GET", "/api/v1/master"},
+                      {"POST", "/api/v1/auth/login"}}));
+}
+
+namespace {
+
+/// A test route: answers who called it ("" without a session).
+void whoami(const api::route_ctx&, const http::http_request& req,
+            const http::responder& res) {
+  res.send_json(json{{"user", req.principal.username}}.dump());
+}
+
+} // namespace
+
+TEST_F(master_api_test, the_guard_passes_the_anyone_rows_and_only_them) {
+  // A family of our own: the guard's public routes are its `anyone` rows,
+  // matched as the router matches (a parameter).
+  const api::route_family family{
+      "test_routes",
+      {"/t"},
+      {{"GET", "/t/open/{id}", &whoami, api::access::anyone},
+       {"POST", "/t/open/{id}", &whoami, api::access::signed_in},
+       {"GET", "/t/closed", &whoami, api::access::signed_in}}};
+  routes = http::router{};
+  api::add_auth_guard(routes, ctx, {&family});
+  api::add_routes(routes, ctx, family.rows);
+  auto open = call("GET", "/t/open/7", "", std::string{});
+  ASSERT_EQ(open.status, 200) << open.body;
+  EXPECT_EQ(json::parse(open.body)["user"], "");
+  // The same path by another method is not public; nor is another path.
+  EXPECT_EQ(call("POST", "/t/open/7", "{}", std::string{}).status, 401);
+  EXPECT_EQ(call("GET", "/t/closed", "", std::string{}).status, 401);
+  auto signed_in = call("GET", "/t/closed");
+  ASSERT_EQ(signed_in.status, 200) << signed_in.body;
+  EXPECT_EQ(json::parse(signed_in.body)["user"], "admin");
+  // A session on a public row is not looked at: no principal.
+  EXPECT_EQ(json::parse(call("GET", "/t/open/7").body)["user"], "");
 }

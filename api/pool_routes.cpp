@@ -1,8 +1,13 @@
-#include "api/simulate_routes.hpp"
+// The pools' routes: the list (GET /api/v1/resource-pools) and "what would
+// it cost" (POST /api/v1/resource-pools/{pool}/simulate), and the pool
+// family's table at the end (api/pool_routes.hpp).
+
+#include "api/pool_routes.hpp"
 
 #include "api/api_auth.hpp"
 #include "api/log_reader.hpp"
 #include "api/route_util.hpp"
+#include "api/views_cluster.hpp"
 #include "http/grpc_error.hpp"
 #include "sim/compare.hpp"
 #include "sim/log_trace.hpp"
@@ -130,41 +135,66 @@ caf::expected<json> run(event_store& log, const conf::master_config& cfg,
               {"svg", out.svg}};
 }
 
+void get_pools(const ctx_ptr& ctx, const http_request& req,
+               const responder& res) {
+  if (auto p = page_of(req, res))
+    answer_view(
+        ctx, req, res,
+        [p = *p, def = ctx->config->default_compute_resource_pool](
+            const state::cluster_state& s, int64_t) {
+          return resource_pools_response(s, def, p);
+        },
+        "");
+}
+
+/// Admins only: the table's row checks it first.
+void simulate_pool(const ctx_ptr& ctx, const http_request& req,
+                   const responder& res) {
+  auto pool = req.param("pool");
+  if (ctx->config->find_pool(pool) == nullptr)
+    return res.send_error(grpc_code::not_found,
+                          "resource pool " + util::printable_excerpt(pool, 64)
+                              + " not found");
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  simulate_request sr;
+  std::string why;
+  if (!parse(*body, sr, why))
+    return res.send_error(grpc_code::invalid_argument, why);
+  if (!ctx->simulate_reader)
+    return res.send_error(grpc_code::unavailable, "no event log to read");
+  bool queued = ctx->simulate_reader->submit(
+      [res, cfg = ctx->config, pool, sr](event_store* log,
+                                         const caf::error& err) {
+        if (log == nullptr)
+          return res.send(http::error_response(err));
+        auto out = run(*log, *cfg, pool, sr);
+        if (!out)
+          return res.send(http::error_response(out.error()));
+        res.send_json(out->dump());
+      });
+  if (!queued)
+    res.send_error(grpc_code::unavailable,
+                   "too many simulations waiting; try again");
+}
+
 } // namespace
 
-void add_simulate_routes(http::router& r, ctx_ptr ctx) {
-  auto reader = std::make_shared<log_reader>(ctx->db_url);
-  r.post("/api/v1/resource-pools/{pool}/simulate",
-         [ctx, reader](http_request req, responder res) {
-           if (!require_admin(req, res))
-             return;
-           auto pool = req.param("pool");
-           if (ctx->config->find_pool(pool) == nullptr)
-             return res.send_error(grpc_code::not_found,
-                                   "resource pool "
-                                       + util::printable_excerpt(pool, 64)
-                                       + " not found");
-           auto body = json_body(req, res);
-           if (!body)
-             return;
-           simulate_request sr;
-           std::string why;
-           if (!parse(*body, sr, why))
-             return res.send_error(grpc_code::invalid_argument, why);
-           bool queued =
-               reader->submit([res, cfg = ctx->config, pool,
-                               sr](event_store* log, const caf::error& err) {
-                 if (log == nullptr)
-                   return res.send(http::error_response(err));
-                 auto out = run(*log, *cfg, pool, sr);
-                 if (!out)
-                   return res.send(http::error_response(out.error()));
-                 res.send_json(out->dump());
-               });
-           if (!queued)
-             res.send_error(grpc_code::unavailable,
-                            "too many simulations waiting; try again");
-         });
+const route_family& pool_routes() {
+  static const route_family family{
+      "pool_routes",
+      {"/api/v1/resource-pools"},
+      {
+          // One line a row, past 80 columns, so the table reads as one.
+          // A pool's workspace bindings are the workspace family's
+          // (its prefix is the longer).
+          // clang-format off
+          {"GET",    "/api/v1/resource-pools", &get_pools, access::signed_in},
+          {"POST",   "/api/v1/resource-pools/{pool}/simulate", &simulate_pool, access::admin},
+          // clang-format on
+      }};
+  return family;
 }
 
 } // namespace det::api

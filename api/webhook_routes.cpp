@@ -4,7 +4,10 @@
 // (core/webhooks.hpp); deliveries happen in api/webhook_runtime.hpp.
 // Creating, editing and deleting need an admin, or for a workspace's
 // webhook that workspace's owner (core/webhooks.cpp decides); testing one
-// needs an admin.
+// needs an admin. The webhook family's table is at the end
+// (api/webhook_routes.hpp).
+
+#include "api/webhook_routes.hpp"
 
 #include "api/api_records.hpp"
 #include "api/webhook_runtime.hpp"
@@ -92,64 +95,79 @@ void test_webhook(const ctx_ptr& ctx, const http::http_request& req,
     res.send_error(grpc_code::unavailable, "too many webhook tests waiting");
 }
 
+void list_webhooks(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  answer_view(
+      ctx, req, res,
+      [user = req.principal.username,
+       admin = req.principal.admin](const state::cluster_state& s, int64_t) {
+        return webhooks_view(s, user, admin);
+      },
+      "");
+}
+
+void delete_webhook(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  if (auto id = id_param(req, res))
+    record_write(ctx, req, res, "webhook.delete",
+                 {{"id", *id}, {"asAdmin", req.principal.admin}},
+                 [ctx, res](caf::event_based_actor*, json) {
+                   send_written(ctx, res, "{}");
+                 });
+}
+
+void patch_webhook(const ctx_ptr& ctx, const http::http_request& req,
+                   const responder& res) {
+  auto id = id_param(req, res);
+  auto body = id ? json_body(req, res) : std::nullopt;
+  if (!body)
+    return;
+  json args{{"id", *id},
+            {"url", body->value("url", json{})},
+            {"asAdmin", req.principal.admin}};
+  record_write(ctx, req, res, "webhook.patch", std::move(args),
+               [ctx, res](caf::event_based_actor*, json) {
+                 send_written(ctx, res, "{}");
+               });
+}
+
+/// core_context.alert(): the experiment's owner (a trial's token acts as
+/// the owner) or an admin; core checks the experiment and trial.
+void custom_alert(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  json args{{"experimentId", body->value("experimentId", json{})},
+            {"trialId", body->value("trialId", json{})},
+            {"data", body->value("data", json::object())},
+            {"asAdmin", req.principal.admin}};
+  record_write(ctx, req, res, "webhook.custom", std::move(args),
+               [ctx, res](caf::event_based_actor*, json) {
+                 send_written(ctx, res, "{}");
+               });
+}
+
 } // namespace
 
-void add_webhook_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/api/v1/webhooks", [ctx](http::http_request req, responder res) {
-    answer_view(
-        ctx, req, res,
-        [user = req.principal.username,
-         admin = req.principal.admin](const state::cluster_state& s, int64_t) {
-          return webhooks_view(s, user, admin);
-        },
-        "");
-  });
-  r.post("/api/v1/webhooks", [ctx](http::http_request req, responder res) {
-    post_webhook(ctx, req, res);
-  });
-  r.add("DELETE", "/api/v1/webhooks/{id}",
-        [ctx](http::http_request req, responder res) {
-          if (auto id = id_param(req, res))
-            record_write(ctx, req, res, "webhook.delete",
-                         {{"id", *id}, {"asAdmin", req.principal.admin}},
-                         [ctx, res](caf::event_based_actor*, json) {
-                           send_written(ctx, res, "{}");
-                         });
-        });
-  r.patch("/api/v1/webhooks/{id}",
-          [ctx](http::http_request req, responder res) {
-            auto id = id_param(req, res);
-            auto body = id ? json_body(req, res) : std::nullopt;
-            if (!body)
-              return;
-            json args{{"id", *id},
-                      {"url", body->value("url", json{})},
-                      {"asAdmin", req.principal.admin}};
-            record_write(ctx, req, res, "webhook.patch", std::move(args),
-                         [ctx, res](caf::event_based_actor*, json) {
-                           send_written(ctx, res, "{}");
-                         });
-          });
-  r.post("/api/v1/webhooks/{id}/test",
-         [ctx](http::http_request req, responder res) {
-           test_webhook(ctx, req, res);
-         });
-  // core_context.alert(): the experiment's owner (a trial's token acts as
-  // the owner) or an admin; core checks the experiment and trial.
-  r.post("/api/v1/webhooks/custom",
-         [ctx](http::http_request req, responder res) {
-           auto body = json_body(req, res);
-           if (!body)
-             return;
-           json args{{"experimentId", body->value("experimentId", json{})},
-                     {"trialId", body->value("trialId", json{})},
-                     {"data", body->value("data", json::object())},
-                     {"asAdmin", req.principal.admin}};
-           record_write(ctx, req, res, "webhook.custom", std::move(args),
-                        [ctx, res](caf::event_based_actor*, json) {
-                          send_written(ctx, res, "{}");
-                        });
-         });
+const route_family& webhook_routes() {
+  static const route_family family{
+      "webhook_routes",
+      {"/api/v1/webhooks"},
+      {
+          // One line a row, past 80 columns, so the table reads as one.
+          // clang-format off
+          {"GET",    "/api/v1/webhooks", &list_webhooks, access::signed_in},
+          // Admins, or a workspace's owner: core decides, after the body.
+          {"POST",   "/api/v1/webhooks", &post_webhook, access::signed_in},
+          {"DELETE", "/api/v1/webhooks/{id}", &delete_webhook, access::signed_in},
+          {"PATCH",  "/api/v1/webhooks/{id}", &patch_webhook, access::signed_in},
+          // Admins, refused in the handler's own words.
+          {"POST",   "/api/v1/webhooks/{id}/test", &test_webhook, access::signed_in},
+          {"POST",   "/api/v1/webhooks/custom", &custom_alert, access::signed_in},
+          // clang-format on
+      }};
+  return family;
 }
 
 } // namespace det::api

@@ -1,5 +1,10 @@
 #pragma once
 
+// The pool family's routes, as one table (api/route_table.hpp) in
+// api/pool_routes.cpp: GET /api/v1/resource-pools (the pools: provider,
+// instances, slots, launch error; a page) and the simulation below. A
+// pool's workspace bindings are the workspace family's.
+//
 // "What would it cost": POST /api/v1/resource-pools/{pool}/simulate (ours;
 // upstream has no such route). Runs the jobs this cluster really ran in
 // `pool` (its own event log, read as det-sim --from-log reads it:
@@ -12,14 +17,13 @@
 // log is everyone's work. The log is read and the runs simulated on one
 // thread of their own (api/log_reader.hpp), one request at a time, never
 // on an I/O thread or the master's; a queue of waiting requests is
-// bounded (503 when full).
+// bounded (503 when full; 503 too without ctx->simulate_reader).
 
-#include "api/api_context.hpp"
-#include "http/router.hpp"
+#include "api/route_table.hpp"
 
 namespace det::api {
 
-void add_simulate_routes(http::router& r,
-                         std::shared_ptr<const api_context> ctx);
+/// The table, built on first use and constant afterwards.
+const route_family& pool_routes();
 
 } // namespace det::api

@@ -17,13 +17,19 @@
 // one reader thread with its own read-only connection to ctx->db_url, so
 // no I/O thread or actor waits on PostgreSQL; at most 32 queries queue,
 // beyond that the answer is 503.
+//
+// The four are the inspect family's table (api/route_table.hpp) in
+// api/inspect_routes.cpp: the inspect rows are admins' (the event log and
+// the state are the whole cluster), /metrics any signed-in caller's. The
+// log queries run on ctx->inspect_reader (503 without one).
 
-#include "api/api_context.hpp"
-#include "http/router.hpp"
+#include "api/route_table.hpp"
 
 namespace det::api {
 
-void add_inspect_routes(http::router& r,
-                        std::shared_ptr<const api_context> ctx);
+/// The table, built on first use and constant afterwards; registers the
+/// master's metric families first (idempotent), so /metrics shows them
+/// before their first update.
+const route_family& inspect_routes();
 
 } // namespace det::api

@@ -7,7 +7,10 @@
 // master decides the rest (core/config_policies.hpp: who may, the
 // constraints, conflicts). Reads are open to every user, as upstream's.
 // with_invariant_config merges the policies into an experiment's config
-// before it is parsed.
+// before it is parsed. The config-policy family's table is at the end
+// (api/config_policy_routes.hpp).
+
+#include "api/config_policy_routes.hpp"
 
 #include "api/api_records.hpp"
 #include "conf/experiment_config.hpp"
@@ -201,31 +204,62 @@ void with_invariant_config(const ctx_ptr& ctx, const responder& res, json body,
   });
 }
 
-void add_config_policy_routes(http::router& r, ctx_ptr ctx) {
-  const std::string global = "/api/v1/config-policies/global/{workloadType}";
-  const std::string workspace =
-      "/api/v1/config-policies/workspaces/{workspaceId}/{workloadType}";
-  r.put(global, [ctx](http::http_request req, responder res) {
-    put_policies(ctx, req, res, 0);
-  });
-  r.get(global, [ctx](http::http_request req, responder res) {
-    get_policies(ctx, req, res, 0);
-  });
-  r.del(global, [ctx](http::http_request req, responder res) {
-    delete_policies(ctx, req, res, 0);
-  });
-  r.put(workspace, [ctx](http::http_request req, responder res) {
-    if (auto id = id_param(req, res, "workspaceId"))
-      put_policies(ctx, req, res, *id);
-  });
-  r.get(workspace, [ctx](http::http_request req, responder res) {
-    if (auto id = id_param(req, res, "workspaceId"))
-      get_policies(ctx, req, res, *id);
-  });
-  r.del(workspace, [ctx](http::http_request req, responder res) {
-    if (auto id = id_param(req, res, "workspaceId"))
-      delete_policies(ctx, req, res, *id);
-  });
+namespace {
+
+void put_global_policies(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  put_policies(ctx, req, res, 0);
+}
+
+void get_global_policies(const ctx_ptr& ctx, const http::http_request& req,
+                         const responder& res) {
+  get_policies(ctx, req, res, 0);
+}
+
+void delete_global_policies(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  delete_policies(ctx, req, res, 0);
+}
+
+void put_workspace_policies(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  if (auto id = id_param(req, res, "workspaceId"))
+    put_policies(ctx, req, res, *id);
+}
+
+void get_workspace_policies(const ctx_ptr& ctx, const http::http_request& req,
+                            const responder& res) {
+  if (auto id = id_param(req, res, "workspaceId"))
+    get_policies(ctx, req, res, *id);
+}
+
+void delete_workspace_policies(const ctx_ptr& ctx,
+                               const http::http_request& req,
+                               const responder& res) {
+  if (auto id = id_param(req, res, "workspaceId"))
+    delete_policies(ctx, req, res, *id);
+}
+
+} // namespace
+
+const route_family& config_policy_routes() {
+  static const route_family family{
+      "config_policy_routes",
+      {"/api/v1/config-policies"},
+      {
+          // One line a row, past 80 columns, so the table reads as one.
+          // Who may change them is core's decision (admins; a workspace's
+          // also its owner), after the request's own checks.
+          // clang-format off
+          {"PUT",    "/api/v1/config-policies/global/{workloadType}", &put_global_policies, access::signed_in},
+          {"GET",    "/api/v1/config-policies/global/{workloadType}", &get_global_policies, access::signed_in},
+          {"DELETE", "/api/v1/config-policies/global/{workloadType}", &delete_global_policies, access::signed_in},
+          {"PUT",    "/api/v1/config-policies/workspaces/{workspaceId}/{workloadType}", &put_workspace_policies, access::signed_in},
+          {"GET",    "/api/v1/config-policies/workspaces/{workspaceId}/{workloadType}", &get_workspace_policies, access::signed_in},
+          {"DELETE", "/api/v1/config-policies/workspaces/{workspaceId}/{workloadType}", &delete_workspace_policies, access::signed_in},
+          // clang-format on
+      }};
+  return family;
 }
 
 } // namespace det::api

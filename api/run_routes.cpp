@@ -19,7 +19,9 @@
 // keeps an archived flag and deletes rows per run; here a trial lives and
 // goes with its experiment, and `det experiment archive/delete` do that.
 
-#include "api/api_runs.hpp"
+#include "api/run_routes.hpp"
+
+#include "api/api_trials.hpp"
 
 #include "api/run_requests.hpp"
 #include "api/run_rows.hpp"
@@ -464,34 +466,49 @@ void delete_runs(const ctx_ptr& ctx, const http::http_request& req,
       });
 }
 
+void post_archive(const ctx_ptr& ctx, const http::http_request& req,
+                  const responder& res) {
+  archive_runs(ctx, req, res, true);
+}
+
+void post_unarchive(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  archive_runs(ctx, req, res, false);
+}
+
+void post_pause(const ctx_ptr& ctx, const http::http_request& req,
+                const responder& res) {
+  pause_runs(ctx, req, res, true);
+}
+
+void post_resume(const ctx_ptr& ctx, const http::http_request& req,
+                 const responder& res) {
+  pause_runs(ctx, req, res, false);
+}
+
 } // namespace
 
-void add_run_routes(http::router& r, ctx_ptr ctx) {
-  r.post("/api/v1/runs/archive", [ctx](http::http_request req, responder res) {
-    archive_runs(ctx, req, res, true);
-  });
-  r.post("/api/v1/runs/unarchive",
-         [ctx](http::http_request req, responder res) {
-           archive_runs(ctx, req, res, false);
-         });
-  r.post("/api/v1/runs/delete", [ctx](http::http_request req, responder res) {
-    delete_runs(ctx, req, res);
-  });
-  r.post("/api/v1/runs", [ctx](http::http_request req, responder res) {
-    search_runs(ctx, req, res);
-  });
-  r.post("/api/v1/runs/kill", [ctx](http::http_request req, responder res) {
-    kill_runs(ctx, req, res);
-  });
-  r.post("/api/v1/runs/pause", [ctx](http::http_request req, responder res) {
-    pause_runs(ctx, req, res, true);
-  });
-  r.post("/api/v1/runs/resume", [ctx](http::http_request req, responder res) {
-    pause_runs(ctx, req, res, false);
-  });
-  r.post("/api/v1/runs/move", [ctx](http::http_request req, responder res) {
-    move_runs(ctx, req, res);
-  });
+const route_family& run_routes() {
+  static const route_family family{
+      "run_routes",
+      {"/api/v1/runs"},
+      {
+          // One line a row, past 80 columns, so the table reads as one.
+          // clang-format off
+          {"POST",   "/api/v1/runs", &search_runs, access::signed_in},
+          {"POST",   "/api/v1/runs/kill", &kill_runs, access::signed_in},
+          {"POST",   "/api/v1/runs/pause", &post_pause, access::signed_in},
+          {"POST",   "/api/v1/runs/resume", &post_resume, access::signed_in},
+          {"POST",   "/api/v1/runs/move", &move_runs, access::signed_in},
+          {"POST",   "/api/v1/runs/archive", &post_archive, access::signed_in},
+          {"POST",   "/api/v1/runs/unarchive", &post_unarchive, access::signed_in},
+          {"POST",   "/api/v1/runs/delete", &delete_runs, access::signed_in},
+          // The harness starts its run (api_trials.cpp), with its
+          // allocation token.
+          {"POST",   "/api/v1/runs/start", &run_start, access::signed_in},
+          // clang-format on
+      }};
+  return family;
 }
 
 } // namespace det::api

@@ -1,4 +1,7 @@
-#include "api/api_inspect.hpp"
+// det-inspect's routes and GET /metrics, and the inspect family's table at
+// the end (api/inspect_routes.hpp).
+
+#include "api/inspect_routes.hpp"
 
 #include "api/api_auth.hpp"
 #include "api/log_reader.hpp"
@@ -63,6 +66,8 @@ bool int_param(const http::http_request& req, const responder& res,
 
 void on_reader(const std::shared_ptr<log_reader>& reader, const responder& res,
                std::function<caf::expected<json>(event_store&)> fn) {
+  if (!reader)
+    return res.send_error(grpc_code::unavailable, "no event log to read");
   auto ok = reader->submit(
       [res, fn = std::move(fn)](event_store* log, const caf::error& err) {
         if (log == nullptr)
@@ -113,45 +118,58 @@ void state_route(const ctx_ptr& ctx, const std::shared_ptr<log_reader>& reader,
   });
 }
 
+void get_events(const ctx_ptr& ctx, const http::http_request& req,
+                const responder& res) {
+  events_route(ctx->inspect_reader, req, res);
+}
+
+void get_state(const ctx_ptr& ctx, const http::http_request& req,
+               const responder& res) {
+  state_route(ctx, ctx->inspect_reader, req, res);
+}
+
+void get_view(const ctx_ptr& ctx, const http::http_request& req,
+              const responder& res) {
+  auto kind = inspection::view_kind_from(req.param("kind"));
+  if (!kind)
+    return res.send_error(grpc_code::not_found,
+                          "no inspect view '" + req.param("kind")
+                              + "'; known: " + inspection::view_kind_names()
+                              + ", events, state");
+  answer_with(ctx, res, [k = *kind](const state::cluster_state& s) {
+    return http::http_response::json(200, inspection::view(s, k).dump());
+  });
+}
+
+void get_metrics(const ctx_ptr& ctx, const http::http_request&,
+                 const responder& res) {
+  answer_with(ctx, res, [](const state::cluster_state& s) {
+    auto text = metrics::encode(inspection::state_families(s))
+                + metrics::global_registry().text();
+    auto out = http::http_response::text(200, std::move(text));
+    out.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    return out;
+  });
+}
+
 } // namespace
 
-void add_inspect_routes(http::router& r, ctx_ptr ctx) {
+const route_family& inspect_routes() {
   metrics::register_master_metrics();
-  auto reader = std::make_shared<log_reader>(ctx->db_url);
-  // The event log and the state are the whole cluster: admins only.
-  r.get("/api/v1/inspect/events",
-        [reader](http::http_request req, responder res) {
-          if (require_admin(req, res))
-            events_route(reader, req, res);
-        });
-  r.get("/api/v1/inspect/state",
-        [ctx, reader](http::http_request req, responder res) {
-          if (require_admin(req, res))
-            state_route(ctx, reader, req, res);
-        });
-  r.get("/api/v1/inspect/{kind}", [ctx](http::http_request req, responder res) {
-    if (!require_admin(req, res))
-      return;
-    auto kind = inspection::view_kind_from(req.param("kind"));
-    if (!kind)
-      return res.send_error(grpc_code::not_found,
-                            "no inspect view '" + req.param("kind")
-                                + "'; known: " + inspection::view_kind_names()
-                                + ", events, state");
-    answer_with(ctx, res, [k = *kind](const state::cluster_state& s) {
-      return http::http_response::json(200, inspection::view(s, k).dump());
-    });
-  });
-  r.get("/metrics", [ctx](http::http_request, responder res) {
-    answer_with(ctx, res, [](const state::cluster_state& s) {
-      auto text = metrics::encode(inspection::state_families(s))
-                  + metrics::global_registry().text();
-      auto out = http::http_response::text(200, std::move(text));
-      out.headers.set("Content-Type",
-                      "text/plain; version=0.0.4; charset=utf-8");
-      return out;
-    });
-  });
+  static const route_family family{
+      "inspect_routes",
+      {"/api/v1/inspect", "/metrics"},
+      {
+          // One line a row, past 80 columns, so the table reads as one.
+          // The event log and the state are the whole cluster: admins.
+          // clang-format off
+          {"GET",    "/api/v1/inspect/events", &get_events, access::admin},
+          {"GET",    "/api/v1/inspect/state", &get_state, access::admin},
+          {"GET",    "/api/v1/inspect/{kind}", &get_view, access::admin},
+          {"GET",    "/metrics", &get_metrics, access::signed_in},
+          // clang-format on
+      }};
+  return family;
 }
 
 } // namespace det::api

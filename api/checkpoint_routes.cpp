@@ -1,4 +1,14 @@
-#include "api/api_checkpoints.hpp"
+// Checkpoints: a trial's report (POST /api/v1/checkpoints), one
+// checkpoint's description, deletion, file removal and metadata, the
+// download through the master, and the checkpoint family's table at the
+// end (api/checkpoint_routes.hpp).
+
+#include "api/checkpoint_routes.hpp"
+
+#include "api/api_records.hpp"
+#include "api/route_util.hpp"
+#include "api/views_cluster.hpp"
+#include "messages/json_fields.hpp"
 
 #include "actors/master_actor.hpp"
 #include "api/api_bridge.hpp"
@@ -186,23 +196,94 @@ void download_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
   });
 }
 
+void get_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
+                    const responder& res) {
+  auto uuid = req.param("uuid");
+  answer_view(
+      ctx, req, res,
+      [uuid](const state::cluster_state& s, int64_t) {
+        return checkpoint_response(s, uuid);
+      },
+      "checkpoint " + uuid + " not found");
+}
+
+void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
+                       const responder& res) {
+  auto body = json_body(req, res);
+  if (!body)
+    return;
+  // Upstream's body is the v1Checkpoint itself; {"checkpoint": {...}} too.
+  auto c = body->contains("checkpoint")
+               ? get_field_or(*body, "checkpoint", json::object())
+               : *body;
+  require_object(c, "field 'checkpoint'");
+  auto alloc = get_field_or(c, "allocationId", std::string{});
+  auto uuid = get_field_or(c, "uuid", std::string{});
+  auto meta = get_field_or(c, "metadata", json::object());
+  require_object(meta, "field 'checkpoint.metadata'");
+  // The files the harness lists ({path: size}) live beside the metadata.
+  if (auto r = c.find("resources");
+      r != c.end() && !r->is_null() && !meta.contains("resources")) {
+    if (!r->is_object())
+      return res.send_error(grpc_code::invalid_argument,
+                            "checkpoint.resources: expected an object");
+    meta["resources"] = *r;
+  }
+  auto steps = get_field_or(meta, "steps_completed", int64_t{0});
+  // An unmanaged trial has no allocation: its task id names it, and its
+  // user's session reports for it.
+  if (alloc.empty() && !uuid.empty() && req.principal.allocation_id.empty()) {
+    auto trial =
+        state::trial_of_task_id(get_field_or(c, "taskId", std::string{}));
+    if (!trial)
+      return res.send_error(grpc_code::invalid_argument,
+                            "checkpoint.taskId: required without an "
+                            "allocationId, an unmanaged trial's task id");
+    return record_write(ctx, req, res, "unmanaged.checkpoint",
+                        {{"trialId", *trial},
+                         {"uuid", uuid},
+                         {"steps", steps},
+                         {"metadata", meta}},
+                        [ctx, res](caf::event_based_actor*, json) {
+                          send_written(ctx, res, "{}");
+                        });
+  }
+  if (alloc.empty() || uuid.empty())
+    return res.send_error(grpc_code::invalid_argument,
+                          "checkpoint.allocationId and checkpoint.uuid: "
+                          "required");
+  if (!authorized(ctx, req, res, alloc))
+    return;
+  post(ctx->bridge,
+       [ctx, res, alloc, uuid, steps, meta](caf::event_based_actor* self) {
+         self->request(ctx->master, ctx->request_timeout, ckpt_atom::value,
+                       alloc, uuid, steps, meta.dump())
+             .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+                   [res](caf::error& err) { fail(res, err); });
+       });
+}
+
 } // namespace
 
-void add_checkpoint_routes(http::router& r, ctx_ptr ctx) {
-  r.get("/checkpoints/{uuid}", [ctx](http::http_request req, responder res) {
-    download_checkpoint(ctx, req, res);
-  });
-  r.del("/api/v1/checkpoints", [ctx](http::http_request req, responder res) {
-    delete_checkpoints(ctx, req, res);
-  });
-  r.post("/api/v1/checkpoints/rm",
-         [ctx](http::http_request req, responder res) {
-           remove_checkpoint_files(ctx, req, res);
-         });
-  r.post("/api/v1/checkpoints/{uuid}/metadata",
-         [ctx](http::http_request req, responder res) {
-           set_checkpoint_metadata(ctx, req, res);
-         });
+const route_family& checkpoint_routes() {
+  static const route_family family{
+      "checkpoint_routes",
+      {"/api/v1/checkpoints", "/checkpoints"},
+      {
+          // One line a row, past 80 columns, so the table reads as one.
+          // clang-format off
+          {"GET",    "/api/v1/checkpoints/{uuid}", &get_checkpoint, access::signed_in},
+          // A trial reports one with its allocation token (checked in
+          // the handler); an unmanaged trial's user with a session.
+          {"POST",   "/api/v1/checkpoints", &report_checkpoint, access::signed_in},
+          // A trial's allocation token is refused in the handlers' words.
+          {"DELETE", "/api/v1/checkpoints", &delete_checkpoints, access::signed_in},
+          {"POST",   "/api/v1/checkpoints/rm", &remove_checkpoint_files, access::signed_in},
+          {"POST",   "/api/v1/checkpoints/{uuid}/metadata", &set_checkpoint_metadata, access::signed_in},
+          {"GET",    "/checkpoints/{uuid}", &download_checkpoint, access::signed_in},
+          // clang-format on
+      }};
+  return family;
 }
 
 } // namespace det::api
