@@ -2,6 +2,7 @@
 
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
+#include "messages/payload_scan.hpp"
 
 #include "util/text.hpp"
 
@@ -89,6 +90,49 @@ struct field_walker {
   template <class T> void walk(const char*, T&) {}
 };
 
+// Reads the fields from a payload's members as raw text
+// (messages/payload_scan.hpp); `ok` turns false at the first field it
+// does not take, and the tree decoder then decodes the payload instead.
+struct scan_reader {
+  payload_scan::members& in;
+  bool ok = true;
+  template <class T> void req(const char* key, T& value) {
+    if (!ok)
+      return;
+    auto* m = in.take(key);
+    ok = m != nullptr && payload_scan::read(m->value, value);
+  }
+  template <class T> void opt(const char* key, T& value) {
+    if (!ok)
+      return;
+    auto* m = in.take(key);
+    if (m != nullptr && !payload_scan::is_null(m->value))
+      ok = payload_scan::read(m->value, value);
+  }
+  void req(const char* key, std::vector<slot_assignment>& xs) {
+    auto* m = ok ? in.take(key) : nullptr;
+    std::vector<std::string_view> items;
+    if (m == nullptr || !payload_scan::split_array(m->value, items)) {
+      ok = false;
+      return;
+    }
+    for (auto item : items) {
+      payload_scan::members a;
+      slot_assignment x;
+      auto* id =
+          payload_scan::split_object(item, a) ? a.take("agent_id") : nullptr;
+      auto* slots = id != nullptr ? a.take("slots") : nullptr;
+      if (slots == nullptr || !a.all_used()
+          || !payload_scan::read(id->value, x.agent_id)
+          || !payload_scan::read(slots->value, x.slots)) {
+        ok = false;
+        return;
+      }
+      xs.push_back(std::move(x));
+    }
+  }
+};
+
 template <class T> json write_payload(const T& x) {
   json out = json::object();
   payload_writer w{out};
@@ -137,6 +181,8 @@ const std::unordered_map<std::string, std::vector<upcaster>>& upcasters() {
 struct type_entry {
   int32_t version;
   domain_event (*decode)(const json&);
+  /// Without the tree; false when it does not take the payload.
+  bool (*scan)(std::string_view, domain_event&);
 };
 
 template <class T> domain_event decode_as(const json& j) {
@@ -147,6 +193,26 @@ template <class T> domain_event decode_as(const json& j) {
   return x;
 }
 
+template <class T> bool scan_as(std::string_view text, domain_event& out) {
+  payload_scan::members m;
+  if (!payload_scan::split_object(text, m))
+    return false;
+  T x;
+  scan_reader r{m};
+  x.fields(r);
+  if (!r.ok || !m.all_used())
+    return false;
+  try {
+    check_payload(x);
+  } catch (const field_error&) {
+    return false; // the tree decoder says why
+  } catch (const json::exception&) {
+    return false;
+  }
+  out = std::move(x);
+  return true;
+}
+
 template <size_t... Is>
 std::unordered_map<std::string, type_entry>
 make_table(std::index_sequence<Is...>) {
@@ -154,7 +220,8 @@ make_table(std::index_sequence<Is...>) {
   (out.emplace(
        std::variant_alternative_t<Is, domain_event>::type_name,
        type_entry{std::variant_alternative_t<Is, domain_event>::version,
-                  &decode_as<std::variant_alternative_t<Is, domain_event>>}),
+                  &decode_as<std::variant_alternative_t<Is, domain_event>>,
+                  &scan_as<std::variant_alternative_t<Is, domain_event>>}),
    ...);
   return out;
 }
@@ -166,11 +233,12 @@ const std::unordered_map<std::string, type_entry>& table() {
 }
 
 // `where` names the event in errors; built only when one occurs. `parsed`,
-// when not null, is the payload already parsed.
+// when not null, is the payload already parsed. A payload at the current
+// version is first read without a tree (`scan`), when it can be.
 template <class Where>
-caf::expected<domain_event> decode_impl(const event_envelope& env,
-                                        const Where& where,
-                                        const json* parsed = nullptr) {
+caf::expected<domain_event>
+decode_impl(const event_envelope& env, const Where& where,
+            const json* parsed = nullptr, bool scan = true) {
   auto i = table().find(env.type);
   if (i == table().end())
     return make_error(errc::unknown_event_type,
@@ -183,8 +251,14 @@ caf::expected<domain_event> decode_impl(const event_envelope& env,
   if (env.schema_version < 1 || env.schema_version > i->second.version)
     return fail("schema version not supported (this binary knows 1.."
                 + std::to_string(i->second.version) + ")");
+  bool unparsed = parsed == nullptr || parsed->is_null();
+  if (scan && unparsed && env.schema_version == i->second.version) {
+    domain_event out;
+    if (i->second.scan(env.payload, out))
+      return out;
+  }
   json local;
-  if (parsed == nullptr || parsed->is_null()) {
+  if (unparsed) {
     try {
       local = json::parse(env.payload);
     } catch (const json::exception& e) {
@@ -243,6 +317,23 @@ caf::expected<domain_event> decode(const recorded_event& rec) {
 caf::expected<domain_event> decode(const event_envelope& env,
                                    const std::string& where) {
   return decode_impl(env, [&where] { return where; });
+}
+
+caf::expected<domain_event> decode_with_tree(const recorded_event& rec) {
+  auto where = [&rec] {
+    return "event at position " + std::to_string(rec.position) + " (stream "
+           + rec.stream + ")";
+  };
+  return decode_impl(rec.body, where, &rec.parsed, false);
+}
+
+std::optional<domain_event> decode_without_tree(const event_envelope& env) {
+  auto i = table().find(env.type);
+  domain_event out;
+  if (i == table().end() || env.schema_version != i->second.version
+      || !i->second.scan(env.payload, out))
+    return std::nullopt;
+  return out;
 }
 
 caf::error validate(const domain_event& ev) {

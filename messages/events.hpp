@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -77,6 +78,15 @@ new_event to_new_event(const domain_event& ev);
 /// schema version, and checks every field. Errors (invalid_event,
 /// unknown_event_type) name the position, the type and the field.
 caf::expected<domain_event> decode(const recorded_event& rec);
+
+/// decode() reads a payload at the current version without building its
+/// JSON tree when it can (messages/payload_scan.hpp) and with the tree
+/// otherwise; the two give the same event, or the tree's error. Both are
+/// exposed for the tests that compare them: decode_with_tree is decode()
+/// with the tree alone; decode_without_tree gives nothing when the reader
+/// without a tree does not take the payload.
+caf::expected<domain_event> decode_with_tree(const recorded_event& rec);
+std::optional<domain_event> decode_without_tree(const event_envelope& env);
 
 /// Decodes an envelope that is not (yet) in the log; `where` names it in
 /// errors.

@@ -44,6 +44,8 @@ verdict apply_one(cluster_state& s, const trial_running& ev);
 verdict apply_one(cluster_state& s, const trial_preemption_requested& ev);
 verdict apply_one(cluster_state& s, const trial_checkpointed& ev);
 verdict apply_one(cluster_state& s, const trial_metrics_reported& ev);
+/// The same, keeping the report's metrics instead of copying them.
+verdict apply_one(cluster_state& s, trial_metrics_reported&& ev);
 verdict apply_one(cluster_state& s, const trial_exited& ev);
 verdict apply_one(cluster_state& s, const trial_restarted& ev);
 verdict apply_one(cluster_state& s, const trial_errored& ev);

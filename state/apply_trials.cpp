@@ -340,7 +340,12 @@ verdict apply_one(cluster_state& s, const trial_checkpointed& ev) {
   return {};
 }
 
-verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
+namespace {
+
+// `owned`, when set, is ev.metrics, which the state may keep instead of a
+// copy once nothing else reads it.
+verdict apply_metrics(cluster_state& s, const trial_metrics_reported& ev,
+                      nlohmann::json* owned) {
   trial_info* t = nullptr;
   if (ev.allocation_id.empty()) {
     if (auto why = find(s, ev.trial_id, t); !why.empty())
@@ -372,7 +377,10 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
     fold_metric_summary(m.summaries[ev.kind], ev.metrics);
   if (ev.kind == "training") {
     ++m.training_reports;
-    m.latest_training = ev.metrics;
+    if (owned != nullptr)
+      m.latest_training = std::move(*owned);
+    else
+      m.latest_training = ev.metrics;
     return {};
   }
   // Any other group is kept as reported: only validation feeds the
@@ -411,6 +419,16 @@ verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
     m.best_validation_steps = ev.steps_completed;
   }
   return {};
+}
+
+} // namespace
+
+verdict apply_one(cluster_state& s, const trial_metrics_reported& ev) {
+  return apply_metrics(s, ev, nullptr);
+}
+
+verdict apply_one(cluster_state& s, trial_metrics_reported&& ev) {
+  return apply_metrics(s, ev, &ev.metrics);
 }
 
 verdict apply_one(cluster_state& s, const trial_exited& ev) {

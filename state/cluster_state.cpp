@@ -55,8 +55,13 @@ std::string apply_account(cluster_state& s, const domain_event& ev) {
       ev);
 }
 
-caf::error apply(cluster_state& s, const recorded_event& meta,
-                 const domain_event& ev) {
+namespace {
+
+// Event is const domain_event& or domain_event&&: an event apply may take
+// its documents from (detail::apply_one's overloads for rvalues).
+template <class Event>
+caf::error apply_event(cluster_state& s, const recorded_event& meta,
+                       Event&& ev) {
   auto where = [&] {
     return "event at position " + std::to_string(meta.position) + " ("
            + type_name_of(ev) + ")";
@@ -73,8 +78,11 @@ caf::error apply(cluster_state& s, const recorded_event& meta,
     return make_error(errc::invalid_event, where() + ": " + render(err));
   detail::verdict why;
   try {
-    why =
-        std::visit([&](const auto& x) { return detail::apply_one(s, x); }, ev);
+    why = std::visit(
+        [&](auto&& x) {
+          return detail::apply_one(s, std::forward<decltype(x)>(x));
+        },
+        std::forward<Event>(ev));
   } catch (const std::exception& e) {
     // Only a state that breaks its invariants gets here (apply_one checks
     // before it looks up); refuse rather than crash.
@@ -83,15 +91,31 @@ caf::error apply(cluster_state& s, const recorded_event& meta,
   if (!why.empty())
     return make_error(errc::invalid_event, where() + ": " + why);
   s.position = meta.position;
-  ++s.applied_by_type[type_name_of(ev)];
+  // The key's text is kept between events: most type names are longer
+  // than a string holds without allocating.
+  thread_local std::string type_key;
+  type_key.assign(type_name_of(ev));
+  ++s.applied_by_type[type_key];
   return {};
+}
+
+} // namespace
+
+caf::error apply(cluster_state& s, const recorded_event& meta,
+                 const domain_event& ev) {
+  return apply_event(s, meta, ev);
+}
+
+caf::error apply(cluster_state& s, const recorded_event& meta,
+                 domain_event&& ev) {
+  return apply_event(s, meta, std::move(ev));
 }
 
 caf::error apply(cluster_state& s, const recorded_event& rec) {
   auto ev = decode(rec);
   if (!ev)
     return std::move(ev.error());
-  return apply(s, rec, *ev);
+  return apply(s, rec, std::move(*ev));
 }
 
 } // namespace det::state

@@ -110,6 +110,10 @@ inline bool operator!=(const cluster_state& a, const cluster_state& b) {
 /// stream other than stream_of(ev).
 [[nodiscard]] caf::error apply(cluster_state& s, const recorded_event& meta,
                                const domain_event& ev);
+/// The same, free to keep the event's documents (a metric report's
+/// metrics) instead of copying them; `ev` is left valid but unspecified.
+[[nodiscard]] caf::error apply(cluster_state& s, const recorded_event& meta,
+                               domain_event&& ev);
 
 /// Applies an account event (user_created, user_password_changed,
 /// user_edited, session_started, session_ended, access_token_created,

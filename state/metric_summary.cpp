@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -113,18 +115,80 @@ const char* summary_type_of(const json& v, double& number) {
 
 } // namespace
 
+namespace {
+
+/// Whether `m`, a metric's summary, has type `type`. A "type" that is not a
+/// string throws as json::value() does (apply refuses the event).
+bool has_type(const json& m, const char* type) {
+  auto t = m.find("type");
+  if (t == m.end())
+    return false;
+  if (!t->is_string())
+    return m.value("type", std::string{}) == type;
+  return t->get_ref<const std::string&>() == type;
+}
+
+/// `j` = stored_number(x), in place when it already holds a double.
+void put_number(json& j, double x) {
+  if (j.is_number_float() && std::isfinite(x))
+    j.get_ref<double&>() = x;
+  else
+    j = stored_number(x);
+}
+
+/// Folds number `x` (reported as `value`) into `fields`, a number's summary
+/// as fold_metric_summary leaves it after its first report: exactly its
+/// seven keys, which the map keeps in this order. False, changing nothing,
+/// for any other summary; the general path then folds it. The same
+/// arithmetic as the general path, with one walk instead of a lookup per
+/// key.
+bool fold_number_in_place(json::object_t& fields, const json& value, double x) {
+  static constexpr std::string_view keys[] = {"count", "last", "max", "mean",
+                                              "min",   "sum",  "type"};
+  if (fields.size() != std::size(keys))
+    return false;
+  json* at[std::size(keys)];
+  size_t k = 0;
+  for (auto& [key, v] : fields) {
+    if (key != keys[k])
+      return false;
+    at[k++] = &v;
+  }
+  auto& [count_j, last_j, max_j, mean_j, min_j, sum_j, type_j] = at;
+  if (!type_j->is_string() || type_j->get_ref<const std::string&>() != "number")
+    return false;
+  auto count = static_cast<int64_t>(summary_number_of(*count_j)) + 1;
+  auto sum = summary_number_of(*sum_j) + x;
+  *last_j = value;
+  if (count_j->is_number_integer() && !count_j->is_number_unsigned())
+    count_j->get_ref<int64_t&>() = count;
+  else
+    *count_j = count;
+  put_number(*sum_j, sum);
+  put_number(*min_j, nan_min(summary_number_of(*min_j), x));
+  put_number(*max_j, -nan_min(-summary_number_of(*max_j), -x));
+  put_number(*mean_j, sum / static_cast<double>(count));
+  return true;
+}
+
+} // namespace
+
 void fold_metric_summary(json& summary, const json& metrics) {
   if (!summary.is_object())
     summary = json::object();
   if (!metrics.is_object())
     return;
-  for (const auto& [name, value] : metrics.items()) {
+  auto& by_name = summary.get_ref<json::object_t&>();
+  for (const auto& [name, value] : metrics.get_ref<const json::object_t&>()) {
     double x = 0;
-    std::string type = summary_type_of(value, x);
-    auto& m = summary[name];
+    const char* type = summary_type_of(value, x);
+    auto& m = by_name[name];
+    if (m.is_object() && std::strcmp(type, "number") == 0
+        && fold_number_in_place(m.get_ref<json::object_t&>(), value, x))
+      continue;
     if (!m.is_object()) {
       m = json{{"type", type}};
-    } else if (m.value("type", std::string{}) != type) {
+    } else if (!has_type(m, type)) {
       // Reports disagree on the type: a string from now on, as upstream.
       type = "string";
       m = json{{"type", type}};
@@ -132,7 +196,7 @@ void fold_metric_summary(json& summary, const json& metrics) {
     // Each key looked up once (replay folds every report of the log).
     auto& fields = m.get_ref<json::object_t&>();
     fields["last"] = value;
-    if (type != "number")
+    if (std::strcmp(type, "number") != 0)
       continue;
     auto count_at = fields.find("count");
     if (count_at == fields.end()) {

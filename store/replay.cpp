@@ -118,7 +118,7 @@ report run(event_store& log, event_store& snapshots, const options& opts) {
     ++rep.counts_by_type[rec.body.type];
     if (opts.stream)
       return {}; // one stream alone is not a state; decoding checks it
-    if (auto e = state::apply(st, rec, *ev))
+    if (auto e = state::apply(st, rec, std::move(*ev)))
       return e;
     if (opts.check_each) {
       auto broken = state::check_invariants(st);
