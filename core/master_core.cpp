@@ -313,6 +313,8 @@ namespace det {
 
 decision master_core::record(std::vector<domain_event> events) {
   decision d;
+  if (events.empty())
+    return d;
   auto before = st_;
   for (auto& ev : events) {
     if (!emit(d, std::move(ev))) {

@@ -408,7 +408,10 @@ public:
   // -- provisioners ------------------------------------------------------
 
   /// Events decided outside the core (instance records). All or nothing:
-  /// if state::apply refuses one, none is kept and d.refusal says why.
+  /// if state::apply refuses one, none is kept and d.refusal says why (the
+  /// state is copied first to roll back to, so an empty batch, the
+  /// checkpoint GC's usual one every tick, returns before any copy: with
+  /// 10,000 experiments the copy held the master's thread for ~150 ms).
   decision record(std::vector<domain_event> events);
 
   // -- time ---------------------------------------------------------------
