@@ -126,15 +126,11 @@ void on_removed(caf::event_based_actor* self,
     return;
   }
   st->remove_backoff.succeeded(uuid);
-  auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  event_batch batch;
-  batch.events.emplace_back(checkpoint_files_removed{
-      id, uuid, nlohmann::json::parse(left, nullptr, false), now_us});
-  self->request(st->master, caf::infinite, record_atom::value, std::move(batch))
+  command c = checkpoint_files_cleared{
+      id, uuid, nlohmann::json::parse(left, nullptr, false)};
+  self->request(st->master, caf::infinite, std::move(c))
       .then(
-          [uuid](caf::ok_atom) {
+          [uuid](const std::string&) {
             log::write(log::level::info,
                        "checkpoint rm: " + uuid + ": files removed");
           },
@@ -164,26 +160,25 @@ void on_tick(caf::event_based_actor* self,
               st->opts.expire_logs(std::move(plan->expired_logs));
             start_deletions(self, st, std::move(plan->pending));
             start_removals(self, st, std::move(plan->removals));
-            // The GC's requests are decided and recorded in one turn of
-            // the master; recorded, they are pending at the next tick.
-            auto requested =
-                std::make_shared<std::vector<checkpoints_deletion_requested>>();
-            state_decision decide{
-                [requested](const state::cluster_state& s, int64_t now_us) {
-                  *requested = checkpoint_gc_requests(s, now_us);
-                  return caf::expected<std::vector<domain_event>>{
-                      std::vector<domain_event>(requested->begin(),
-                                                requested->end())};
-                }};
-            self->request(st->master, caf::infinite, decide_atom::value,
-                          std::move(decide))
+            // The experiments' GC policies are applied by the master, on
+            // its own state; recorded, the requests are pending at the
+            // next tick.
+            self->request(st->master, caf::infinite,
+                          command{collect_checkpoints{}})
                 .then(
-                    [requested](caf::ok_atom) {
-                      for (const auto& r : *requested)
-                        log::write(log::level::info,
-                                   "checkpoint gc: experiment "
-                                       + std::to_string(r.experiment_id)
-                                       + " deletes " + joined(r.uuids));
+                    [](const std::string& reply) {
+                      auto r = nlohmann::json::parse(reply, nullptr, false);
+                      if (!r.is_object() || !r.contains("requested"))
+                        return;
+                      for (const auto& x : r["requested"])
+                        log::write(
+                            log::level::info,
+                            "checkpoint gc: experiment "
+                                + x.value("experimentId", nlohmann::json{})
+                                      .dump()
+                                + " deletes "
+                                + joined(x.value("uuids",
+                                                 std::vector<std::string>{})));
                     },
                     [](caf::error& err) {
                       log::write(log::level::warn,
@@ -211,18 +206,10 @@ void on_done(caf::event_based_actor* self, const std::shared_ptr<gc_state>& st,
     return;
   }
   st->backoff.succeeded(id);
-  event_batch batch;
-  auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  if (!uuids.empty())
-    batch.events.emplace_back(checkpoints_deleted{id, uuids, now_us});
-  // A DELETING experiment leaves with its files (experiment_deletion_started).
-  if (finishes)
-    batch.events.emplace_back(experiment_deleted{id, "", now_us});
-  self->request(st->master, caf::infinite, record_atom::value, std::move(batch))
+  command c = checkpoints_removed{id, uuids, finishes};
+  self->request(st->master, caf::infinite, std::move(c))
       .then(
-          [id, uuids, finishes](caf::ok_atom) {
+          [id, uuids, finishes](const std::string&) {
             if (!uuids.empty())
               log::write(log::level::info, "checkpoint gc: experiment "
                                                + std::to_string(id)

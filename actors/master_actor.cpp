@@ -306,6 +306,17 @@ master_behavior(master_self self, event_writer_actor writer,
     persist(self, std::move(d), [rp](const decision& x) { answer_ok(rp, x); });
     return rp;
   };
+  // A command answered with its reply as JSON text.
+  auto json_command = [self](decision d) {
+    auto rp = self->make_response_promise<std::string>();
+    persist(self, std::move(d), [rp](const decision& x) mutable {
+      if (x.refusal)
+        rp.deliver(x.refusal);
+      else
+        rp.deliver(x.reply.dump());
+    });
+    return rp;
+  };
   // Experiment creation; the reply is the new experiment's id.
   auto create = [self, now](const std::string& config, const std::string& owner,
                             bool activate, bool pending,
@@ -339,18 +350,11 @@ master_behavior(master_self self, event_writer_actor writer,
                bool activate, int64_t project_id) {
         return create(config, owner, activate, true, project_id);
       },
-      [self, now](records_atom, const std::string& op, const std::string& args,
-                  const std::string& user) {
-        auto rp = self->make_response_promise<std::string>();
+      [self, now, json_command](records_atom, const std::string& op,
+                                const std::string& args,
+                                const std::string& user) {
         auto c = record_command{op, parse_or_null(args), user};
-        persist(self, self->state.core->records(c, now()),
-                [rp](const decision& d) mutable {
-                  if (d.refusal)
-                    rp.deliver(d.refusal);
-                  else
-                    rp.deliver(d.reply.dump());
-                });
-        return rp;
+        return json_command(self->state.core->records(c, now()));
       },
       [self](create_atom, const user_change& c) {
         // The answer is the event written (the core numbers access
@@ -517,17 +521,8 @@ master_behavior(master_self self, event_writer_actor writer,
       [self, now](view_atom, const state_view& v) -> std::string {
         return v.fn(self->state.core->state(), now());
       },
-      [self, ok_command](record_atom, event_batch& b) {
-        return ok_command(self->state.core->record(std::move(b.events)));
-      },
-      [self, now, ok_command](decide_atom, const state_decision& v) {
-        auto events = v.fn(self->state.core->state(), now());
-        if (!events) {
-          decision refused;
-          refused.refusal = std::move(events.error());
-          return ok_command(std::move(refused));
-        }
-        return ok_command(self->state.core->record(std::move(*events)));
+      [self, now, json_command](const command& c) {
+        return json_command(self->state.core->decide(c, now()));
       },
       [self](watch_atom, const std::string& pool, caf::actor& who) {
         self->state.watchers.emplace(pool, std::move(who));

@@ -35,37 +35,17 @@ struct state_view {
   std::function<std::string(const state::cluster_state&, int64_t now_us)> fn;
 };
 
-/// A decision made from the master's state and recorded in the same turn of
-/// its handler, so nothing changes the state in between: the function
-/// returns the events to append (refused whole if state::apply refuses
-/// one), or why not. Quick and pure, as a state_view's.
-struct state_decision {
-  std::function<caf::expected<std::vector<domain_event>>(
-      const state::cluster_state&, int64_t now_us)>
-      fn;
-};
-
-/// Events decided outside the core (the provisioners' instance records),
-/// appended in order by the master. The master refuses the batch (and
-/// writes none of it) if state::apply refuses any of them.
-struct event_batch {
-  std::vector<domain_event> events;
-};
-
 /// A change to users and sessions for master_core::change_users.
 struct user_change {
   domain_event event;
 };
 
 using view_atom = caf::atom_constant<caf::atom("view")>;
-using record_atom = caf::atom_constant<caf::atom("record")>;
-using decide_atom = caf::atom_constant<caf::atom("decide")>;
 
 } // namespace det
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_decision)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::event_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::user_change)
 
 namespace det {
@@ -166,12 +146,9 @@ using master_actor = caf::typed_actor<
     caf::replies_to<state_atom>::with<std::string>,
     // A read-only view of the state (the REST API, provisioners).
     caf::replies_to<view_atom, state_view>::with<std::string>,
-    // Facts that happened outside the master (provisioners' instance
-    // events, files a collector removed).
-    caf::replies_to<record_atom, event_batch>::with<caf::ok_atom>,
-    // A decision from the state, recorded in the same turn (the REST API's
-    // checkpoint deletions and log retention, the checkpoint GC's plan).
-    caf::replies_to<decide_atom, state_decision>::with<caf::ok_atom>,
+    // A command (core/commands.hpp), decided by master_core::decide; the
+    // answer is its reply as JSON text once its events are durable.
+    caf::replies_to<command>::with<std::string>,
     // A provisioner (the actor) of a pool: sent wake_atom once events that
     // may change the pool's demand or capacity are durable
     // (core/provisioning_wake.hpp).

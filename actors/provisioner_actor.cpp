@@ -147,20 +147,19 @@ void decision_done(caf::event_based_actor* self, const state_ptr& st) {
   }
 }
 
-/// Appends `events` through the master, then runs `then(ok)`.
-void record(caf::event_based_actor* self, const state_ptr& st,
-            std::vector<domain_event> events, std::function<void(bool)> then) {
-  if (events.empty()) {
-    then(true);
-    return;
-  }
-  self->request(st->master, std::chrono::seconds{30}, record_atom::value,
-                event_batch{std::move(events)})
-      .then([then](caf::ok_atom) { then(true); },
-            [st, then](caf::error& err) {
-              note(st, log::level::error, "recording failed: " + render(err));
-              then(false);
-            });
+/// Sends `c` to the master (master_core::decide), then runs `then` with
+/// its reply, or nothing when it was refused.
+void tell(caf::event_based_actor* self, const state_ptr& st, command c,
+          std::function<void(std::optional<nlohmann::json>)> then) {
+  self->request(st->master, std::chrono::seconds{30}, std::move(c))
+      .then(
+          [then](const std::string& reply) {
+            then(nlohmann::json::parse(reply, nullptr, false));
+          },
+          [st, then](caf::error& err) {
+            note(st, log::level::error, "recording failed: " + render(err));
+            then(std::nullopt);
+          });
 }
 
 /// The instance type to launch now, or nullopt while every type backs off.
@@ -177,26 +176,21 @@ std::optional<std::string> pick_type(const state_ptr& st, int64_t now) {
 void on_launched(caf::event_based_actor* self, const state_ptr& st,
                  const launch_spec& spec, caf::expected<launch_result>& res) {
   auto now = st->opts.now_us();
-  std::vector<domain_event> events;
+  launch_answered answer;
+  answer.pool = spec.pool;
+  answer.launch_seq = spec.launch_seq;
+  answer.count = spec.count;
+  answer.at_us = now;
   auto& bo = st->backoff[spec.instance_type];
   if (res) {
-    for (const auto& id : res->instance_ids) {
+    for (const auto& id : res->instance_ids)
       note(st, log::level::info,
            "launched instance " + id + " (launch "
                + std::to_string(spec.launch_seq) + ")");
-      events.push_back(instance_pending{id, spec.pool, spec.launch_seq, now});
-    }
-    for (const auto& id : res->spot_request_ids) {
+    for (const auto& id : res->spot_request_ids)
       note(st, log::level::info, "opened spot request " + id);
-      events.push_back(
-          spot_request_opened{id, spec.pool, spec.launch_seq, now});
-    }
-    auto got = static_cast<int>(res->instance_ids.size()
-                                + res->spot_request_ids.size());
-    if (got < spec.count)
-      events.push_back(instance_launch_failed{
-          spec.pool, spec.launch_seq, "partial",
-          std::to_string(got) + " of " + std::to_string(spec.count), now});
+    answer.instance_ids = res->instance_ids;
+    answer.spot_request_ids = res->spot_request_ids;
     bo = policy::after_success(bo);
   } else {
     auto kind = st->provider->launch_error_kind(res.error());
@@ -213,12 +207,12 @@ void on_launched(caf::event_based_actor* self, const state_ptr& st,
                  std::chrono::duration_cast<std::chrono::milliseconds>(wait)
                      .count())
              + " ms");
-    events.push_back(instance_launch_failed{spec.pool, spec.launch_seq, kind,
-                                            render(res.error()), now});
+    answer.error_kind = kind;
+    answer.error = render(res.error());
   }
   auto seq = spec.launch_seq;
-  record(self, st, std::move(events),
-         [st, seq](bool) { st->in_flight.erase(seq); });
+  tell(self, st, std::move(answer),
+       [st, seq](const auto&) { st->in_flight.erase(seq); });
 }
 
 void start_launch(caf::event_based_actor* self, const state_ptr& st,
@@ -346,7 +340,7 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
     return;
   }
   st->last_wait_reason.clear();
-  instance_launch_requested req;
+  begin_launch req;
   req.pool = st->opts.pool;
   req.launch_seq = plan.next_seq;
   req.client_token = state::make_client_token(st->opts.cluster_id,
@@ -361,11 +355,12 @@ void launch_new(caf::event_based_actor* self, const state_ptr& st,
                    st->opts.slots_per_instance,
                    *type,
                    req.spot};
-  record(self, st, {req}, [self, st, spec, done](bool ok) {
-    if (ok)
-      start_launch(self, st, spec);
-    done();
-  });
+  tell(self, st, std::move(req),
+       [self, st, spec, done](const std::optional<nlohmann::json>& ok) {
+         if (ok)
+           start_launch(self, st, spec);
+         done();
+       });
 }
 
 /// After a restart: failed launches recorded in the log keep backing off
@@ -397,76 +392,54 @@ void act(caf::event_based_actor* self, const state_ptr& st,
          const provisioning_plan& plan, bool reconciled) {
   auto now = st->opts.now_us();
   resume_backoff(st, plan);
-  std::vector<domain_event> events;
   for (const auto& [id, why] : plan.gone) {
     note(st, log::level::info, "instance " + id + " is gone (" + why + ")");
-    events.push_back(instance_terminated{id, why, now});
     st->sent_at.erase(id);
   }
-  for (const auto& a : plan.reclaimed_agents)
-    events.push_back(agent_lost{a, "spot_reclaimed", now});
-  for (const auto& id : plan.now_running)
-    events.push_back(instance_running{id, now});
-  for (const auto& [req, inst] : plan.fulfilled) {
+  for (const auto& [req, inst] : plan.fulfilled)
     note(st, log::level::info, "spot request " + req + " fulfilled by " + inst);
-    events.push_back(spot_request_fulfilled{req, inst, now});
-  }
-  for (const auto& [req, why] : plan.spot_closed) {
+  for (const auto& [req, why] : plan.spot_closed)
     note(st, log::level::info, "spot request " + req + " closed (" + why + ")");
-    events.push_back(spot_request_cancelled{req, why, now});
-  }
-  for (const auto& a : plan.adopt) {
+  for (const auto& a : plan.adopt)
     note(st, log::level::info,
          "adopting instance " + a.id + " of launch "
              + std::to_string(a.launch_seq));
-    events.push_back(instance_pending{a.id, st->opts.pool, a.launch_seq, now});
-    if (a.running)
-      events.push_back(instance_running{a.id, now});
-  }
-  for (const auto& [seq, missing] : plan.partial_launches) {
+  for (const auto& [seq, missing] : plan.partial_launches)
     note(st, log::level::warn,
          "launch " + std::to_string(seq) + ": " + std::to_string(missing)
              + " instance(s) never appeared; closing it as partial");
-    events.push_back(instance_launch_failed{
-        st->opts.pool, seq, "partial",
-        std::to_string(missing) + " instance(s) of the launch never appeared",
-        now});
-  }
-  for (const auto& a : plan.adopt_spot) {
+  for (const auto& a : plan.adopt_spot)
     note(st, log::level::info, "adopting spot request " + a.id);
-    events.push_back(
-        spot_request_opened{a.id, st->opts.pool, a.launch_seq, now});
-  }
-  std::vector<std::string> to_stop;
-  for (const auto& [id, why] : plan.terminate) {
+  for (const auto& [id, why] : plan.terminate)
     note(st, log::level::info, "terminating instance " + id + " (" + why + ")");
-    events.push_back(instance_terminate_requested{id, why, now});
-    to_stop.push_back(id);
-  }
-  for (const auto& id : plan.still_terminating)
-    if (due(st, id, now))
-      to_stop.push_back(id);
-  std::vector<std::string> to_cancel;
-  for (const auto& id : plan.cancel_spot) {
+  for (const auto& id : plan.cancel_spot)
     note(st, log::level::info,
          "cancelling spot request " + id + " (no demand)");
-    events.push_back(spot_request_cancelled{id, "no_demand", now});
-    to_cancel.push_back(id);
-  }
-  record(self, st, std::move(events),
-         [self, st, plan, to_stop, to_cancel, now, reconciled](bool ok) {
-           if (!ok) {
-             decision_done(self, st);
-             return;
-           }
-           terminate_now(st, to_stop, now);
-           cancel_now(st, to_cancel, now);
-           // Orphans are only known from a listing.
-           if (reconciled)
-             handle_unknown(st, plan, now);
-           launch_new(self, st, plan, now,
-                      [self, st] { decision_done(self, st); });
-         });
+  tell(self, st, provisioning_cycle{st->opts.pool, plan, now},
+       [self, st, plan, now,
+        reconciled](const std::optional<nlohmann::json>& reply) {
+         if (!reply || !reply->is_object()) {
+           decision_done(self, st);
+           return;
+         }
+         auto ids = [&reply](const char* key) {
+           return reply->value(key, std::vector<std::string>{});
+         };
+         for (const auto& why : ids("skipped"))
+           note(st, log::level::warn, "left out (the state moved on): " + why);
+         // Only what the master recorded is carried out.
+         auto to_stop = ids("terminate");
+         for (const auto& id : plan.still_terminating)
+           if (due(st, id, now))
+             to_stop.push_back(id);
+         terminate_now(st, to_stop, now);
+         cancel_now(st, ids("cancel"), now);
+         // Orphans are only known from a listing.
+         if (reconciled)
+           handle_unknown(st, plan, now);
+         launch_new(self, st, plan, now,
+                    [self, st] { decision_done(self, st); });
+       });
 }
 
 void decide(caf::event_based_actor* self, const state_ptr& st,

@@ -169,17 +169,9 @@ void retain_logs(const ctx_ptr& ctx, const http::http_request& req,
   std::optional<int64_t> trial_id;
   if (trial)
     trial_id = *id;
-  decide_and_answer(
-      ctx, res,
-      [id = *id, trial_id, n = days->get<int64_t>(),
-       user = req.principal.username](
-          const state::cluster_state& s,
-          int64_t now_us) -> caf::expected<std::vector<domain_event>> {
-        auto set = log_retention_change(s, id, trial_id, n, user, now_us);
-        if (!set)
-          return std::move(set.error());
-        return std::vector<domain_event>{std::move(*set)};
-      });
+  command_and_answer(ctx, res,
+                     det::retain_logs{*id, trial_id, days->get<int64_t>(),
+                                      req.principal.username});
 }
 
 } // namespace

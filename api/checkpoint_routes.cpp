@@ -80,12 +80,8 @@ void delete_checkpoints(const ctx_ptr& ctx, const http::http_request& req,
   auto uuids = uuids_of(*body, res);
   if (!uuids)
     return;
-  decide_and_answer(ctx, res,
-                    [uuids = *uuids, user = req.principal.username](
-                        const state::cluster_state& s, int64_t now_us) {
-                      return as_events(
-                          user_checkpoint_deletion(s, uuids, user, now_us));
-                    });
+  command_and_answer(ctx, res,
+                     det::delete_checkpoints{*uuids, req.principal.username});
 }
 
 // POST /api/v1/checkpoints/rm (`det checkpoint rm`): removes the files
@@ -106,13 +102,9 @@ void remove_checkpoint_files(const ctx_ptr& ctx, const http::http_request& req,
       body->value("checkpointGlobs", nlohmann::json::array()));
   if (!globs)
     return fail(res, globs.error());
-  decide_and_answer(
+  command_and_answer(
       ctx, res,
-      [uuids = *uuids, globs = *globs, user = req.principal.username](
-          const state::cluster_state& s, int64_t now_us) {
-        return as_events(
-            user_checkpoint_file_removal(s, uuids, globs, user, now_us));
-      });
+      det::remove_checkpoint_files{*uuids, *globs, req.principal.username});
 }
 
 // POST /api/v1/checkpoints/{uuid}/metadata (the SDK's add_metadata and
@@ -140,16 +132,8 @@ void set_checkpoint_metadata(const ctx_ptr& ctx, const http::http_request& req,
   if (m == c->end())
     return res.send_error(grpc_code::invalid_argument,
                           "checkpoint.metadata: required");
-  decide_and_answer(
-      ctx, res,
-      [uuid, meta = *m, user = req.principal.username](
-          const state::cluster_state& s,
-          int64_t now_us) -> caf::expected<std::vector<domain_event>> {
-        auto ev = user_checkpoint_metadata(s, uuid, meta, user, now_us);
-        if (!ev)
-          return std::move(ev.error());
-        return std::vector<domain_event>{std::move(*ev)};
-      });
+  command_and_answer(
+      ctx, res, det::set_checkpoint_metadata{uuid, *m, req.principal.username});
 }
 
 // GET /checkpoints/{uuid} (`det checkpoint download --mode master`, the

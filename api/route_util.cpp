@@ -57,11 +57,10 @@ void send_written(const ctx_ptr& ctx, const responder& res, std::string body) {
   res.send(std::move(r));
 }
 
-void decide_and_answer(const ctx_ptr& ctx, const responder& res, decide_fn fn) {
-  post(ctx->bridge, [ctx, res, v = state_decision{std::move(fn)}](
-                        caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, decide_atom::value, v)
-        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+void command_and_answer(const ctx_ptr& ctx, const responder& res, command c) {
+  post(ctx->bridge, [ctx, res, c = std::move(c)](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, c)
+        .then([ctx, res](const std::string&) { send_written(ctx, res, "{}"); },
               [res](caf::error& err) { fail(res, err); });
   });
 }

@@ -94,26 +94,10 @@ void send_written(const ctx_ptr& ctx, const http::responder& res,
 void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
                      int64_t id, const http::responder& res);
 
-/// Decides from the master's state and records the events in the same
-/// turn of its handler (decide_atom): answers {} once they are durable,
-/// else the refusal.
-using decide_fn = std::function<caf::expected<std::vector<domain_event>>(
-    const state::cluster_state&, int64_t now_us)>;
-void decide_and_answer(const ctx_ptr& ctx, const http::responder& res,
-                       decide_fn fn);
-
-/// `decided` as events for a decide_fn.
-template <class Event>
-caf::expected<std::vector<domain_event>>
-as_events(caf::expected<std::vector<Event>> decided) {
-  if (!decided)
-    return std::move(decided.error());
-  std::vector<domain_event> out;
-  out.reserve(decided->size());
-  for (auto& ev : *decided)
-    out.emplace_back(std::move(ev));
-  return out;
-}
+/// Sends `c` to the master (master_core::decide): answers {} once its
+/// events are durable, else the refusal.
+void command_and_answer(const ctx_ptr& ctx, const http::responder& res,
+                        command c);
 
 /// offset and limit from the query, or answers 400 and returns nothing.
 std::optional<page> page_of(const http::http_request& req,

@@ -264,21 +264,8 @@ decision master_core::metrics_reported(const std::string& allocation_id,
 
 decision master_core::tick(int64_t now_us) {
   decision d;
-  for (const auto& id : state::agents_past_reconnect_deadline(st_, now_us)) {
-    // Trials on it end with it (agent_lost); they resume elsewhere.
-    std::vector<int64_t> trials;
-    for (const auto& alloc : state::allocations_on_agent(st_, id))
-      if (auto t = state::trial_of_allocation(st_, alloc))
-        trials.push_back(t->id);
-    agent_lost ev;
-    ev.agent_id = id;
-    ev.reason = "reconnect_timeout";
-    ev.at_us = now_us;
-    if (!emit(d, ev))
-      continue;
-    for (auto t : trials)
-      after_trial_exit(d, t, now_us);
-  }
+  for (const auto& id : state::agents_past_reconnect_deadline(st_, now_us))
+    lose_agent(d, id, "reconnect_timeout", now_us);
   // Trials asked to stop that did not: killed (once per allocation).
   for (const auto& [alloc, trial_id] : st_.allocations) {
     const auto& a = *st_.trials.at(trial_id).allocation;
@@ -310,21 +297,6 @@ int64_t master_core::target_length(int64_t trial_id) const {
 } // namespace det
 
 namespace det {
-
-decision master_core::record(std::vector<domain_event> events) {
-  decision d;
-  if (events.empty())
-    return d;
-  auto before = st_;
-  for (auto& ev : events) {
-    if (!emit(d, std::move(ev))) {
-      st_ = std::move(before);
-      d.events.clear();
-      return d;
-    }
-  }
-  return d;
-}
 
 decision with_refusal(decision& d, errc code, std::string why) {
   d.refusal = make_error(code, std::move(why));

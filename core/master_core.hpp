@@ -23,6 +23,7 @@
 //
 // Owned by the master actor; not thread-safe.
 
+#include "core/commands.hpp"
 #include "core/effects.hpp"
 #include "core/experiment_searcher.hpp"
 #include "core/pool_views.hpp"
@@ -405,14 +406,10 @@ public:
                             const std::string& kind, int64_t steps,
                             const nlohmann::json& metrics, int64_t now_us);
 
-  // -- provisioners ------------------------------------------------------
+  // -- commands (core/commands.hpp) ------------------------------------
 
-  /// Events decided outside the core (instance records). All or nothing:
-  /// if state::apply refuses one, none is kept and d.refusal says why (the
-  /// state is copied first to roll back to, so an empty batch, the
-  /// checkpoint GC's usual one every tick, returns before any copy: with
-  /// 10,000 experiments the copy held the master's thread for ~150 ms).
-  decision record(std::vector<domain_event> events);
+  /// Decides `c` by the decider of its aggregate (master_core_commands.cpp).
+  decision decide(const command& c, int64_t now_us);
 
   // -- time ---------------------------------------------------------------
 
@@ -474,6 +471,26 @@ private:
                          const std::string& reason, bool kill, int64_t now_us);
   // Applies `ev` and records it; false (and d.refusal) if refused.
   bool emit(decision& d, domain_event ev);
+  // A fact reported from outside (a provisioner's cycle): applied and
+  // recorded if it still follows from the state, else left out with why
+  // in `skipped` (no refusal).
+  bool emit_if_it_follows(decision& d, domain_event ev,
+                          std::vector<std::string>& skipped);
+  // agent_lost for `agent_id`, then the exits of the trials it ran. With
+  // `skipped`, an agent already gone is noted there instead of refused.
+  void lose_agent(decision& d, const std::string& agent_id,
+                  const std::string& reason, int64_t now_us,
+                  std::vector<std::string>* skipped = nullptr);
+  // The aggregates' deciders of decide() (master_core_commands.cpp).
+  decision checkpoints(const delete_checkpoints& c, int64_t now_us);
+  decision checkpoints(const remove_checkpoint_files& c, int64_t now_us);
+  decision checkpoints(const set_checkpoint_metadata& c, int64_t now_us);
+  decision checkpoints(const collect_checkpoints& c, int64_t now_us);
+  decision checkpoints(const checkpoints_removed& c, int64_t now_us);
+  decision checkpoints(const checkpoint_files_cleared& c, int64_t now_us);
+  decision provisioning(const begin_launch& c);
+  decision provisioning(const launch_answered& c);
+  decision provisioning(const provisioning_cycle& c);
   /// Pauses one task as pause_task says, without its children; false
   /// after a refusal (or a failed emit) in `d`.
   bool pause_one(decision& d, const state::task_info& t,

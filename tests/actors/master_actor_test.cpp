@@ -4,7 +4,6 @@
 #include "actors/agent_actor.hpp"
 #include "tests/actors/master_fixture.hpp"
 
-#include "core/log_retention.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 #include "store/pg_event_store.hpp"
@@ -76,28 +75,6 @@ struct fixture : master_fixture {
     return agent;
   }
 };
-
-} // namespace
-
-namespace {
-
-// A decision of `days` of log retention for experiment 1's trials, made
-// only when their retention is `expected` now (-2: none set).
-state_decision retention_if(int64_t expected, int64_t days) {
-  return state_decision{[expected, days](const state::cluster_state& s,
-                                         int64_t now_us)
-                            -> caf::expected<std::vector<domain_event>> {
-    auto trials = state::trials_of_experiment(s, 1);
-    if (trials.empty())
-      return make_error(errc::not_found, "no trial");
-    if (trials.front()->log_retention_days.value_or(-2) != expected)
-      return make_error(errc::failed_precondition, "retention moved on");
-    auto ev = log_retention_change(s, 1, std::nullopt, days, "admin", now_us);
-    if (!ev)
-      return std::move(ev.error());
-    return std::vector<domain_event>{std::move(*ev)};
-  }};
-}
 
 } // namespace
 
@@ -273,31 +250,38 @@ CAF_TEST(overlapping scheduling passes never place a trial twice) {
   stop_master();
 }
 
-CAF_TEST(a decision sees every change recorded before it and is recorded in the
+CAF_TEST(a command sees every change recorded before it and is recorded in the
              same turn) {
   memory_event_store store;
   probe_log plog;
   one_trial_running(store, plog);
+  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
+                        std::string{"ck-100"}, int64_t{100}, std::string{"{}"});
   auto before = replay(store).position;
-  // Two decisions sent back to back: the second is made from the state
-  // the first recorded (with a read, then a separate record, both reads
-  // would see "none" and the second would overwrite the first).
-  auto first = self->request(master, caf::infinite, decide_atom::value,
-                             retention_if(-2, 7));
-  auto second = self->request(master, caf::infinite, decide_atom::value,
-                              retention_if(-2, 30));
-  auto third = self->request(master, caf::infinite, decide_atom::value,
-                             retention_if(7, 14));
+  // Sent back to back: the second is decided on the state the first
+  // recorded, so the checkpoint's removal is already under way (decided
+  // on a read, then recorded separately, both would pass).
+  auto rm = command{remove_checkpoint_files{{"ck-100"}, {"*.bin"}, "admin"}};
+  auto first = self->request(master, caf::infinite, rm);
+  auto second = self->request(master, caf::infinite, rm);
+  auto third =
+      self->request(master, caf::infinite,
+                    command{retain_logs{1, std::nullopt, 14, "admin"}});
+  auto unknown =
+      self->request(master, caf::infinite,
+                    command{retain_logs{7, std::nullopt, 14, "admin"}});
   run();
   std::vector<std::string> answers;
-  for (auto* f : {&first, &second, &third})
-    f->receive([&](caf::ok_atom) { answers.push_back("ok"); },
+  for (auto* f : {&first, &second, &third, &unknown})
+    f->receive([&](const std::string& reply) { answers.push_back(reply); },
                [&](caf::error& err) { answers.push_back(render(err)); });
-  CAF_REQUIRE_EQUAL(answers.size(), 3u);
-  CAF_CHECK_EQUAL(answers[0], "ok");
-  CAF_CHECK(answers[1].find("retention moved on") != std::string::npos);
-  CAF_CHECK_EQUAL(answers[2], "ok");
-  // Two events in the log, none for the refused decision.
+  CAF_REQUIRE_EQUAL(answers.size(), 4u);
+  CAF_CHECK_EQUAL(answers[0], "{}");
+  CAF_CHECK(answers[1].find("ck-100") != std::string::npos);
+  CAF_CHECK(answers[1] != "{}");
+  CAF_CHECK_EQUAL(answers[2], "{}");
+  CAF_CHECK(answers[3].find("7") != std::string::npos);
+  // Two events in the log, none for the refused commands.
   auto after = replay(store);
   CAF_CHECK_EQUAL(after.position, before + 2);
   CAF_CHECK_EQUAL(

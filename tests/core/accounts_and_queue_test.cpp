@@ -260,7 +260,7 @@ TEST(experiment_commands,
   EXPECT_TRUE(pending[0].uuids.empty());
   EXPECT_TRUE(pending[0].experiment_deleted);
   EXPECT_TRUE(pending[0].finishes_deletion);
-  auto gone = c.run(c.core->record({experiment_deleted{1, "", c.now}}));
+  auto gone = c.run(c.core->decide(checkpoints_removed{1, {}, true}, c.now));
   ASSERT_FALSE(gone.refusal) << render(gone.refusal);
   EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);
   EXPECT_EQ(state::find_trial(c.core->state(), 1), nullptr);
@@ -303,9 +303,8 @@ TEST(experiment_commands,
   EXPECT_TRUE(pending[0].finishes_deletion);
   EXPECT_EQ(c.replayed(), c.core->state());
   // What the collector records once the files are gone.
-  auto done =
-      c.run(c.core->record({checkpoints_deleted{1, pending[0].uuids, c.now},
-                            experiment_deleted{1, "", c.now}}));
+  auto done = c.run(
+      c.core->decide(checkpoints_removed{1, pending[0].uuids, true}, c.now));
   ASSERT_FALSE(done.refusal) << render(done.refusal);
   EXPECT_EQ(state::find_experiment(c.core->state(), 1), nullptr);
   EXPECT_TRUE(c.core->state().orphan_checkpoints.empty());

@@ -454,14 +454,20 @@ namespace {
 // it. An agent on a terminating instance takes no new trial.
 TEST(scheduling, no_trial_is_placed_on_an_agent_whose_instance_is_terminating) {
   test::cluster c{test::config("local", 2, 1)};
-  c.run(c.core->record(
-      {instance_launch_requested{"default", 1, "tok-1", 1, false, c.now},
-       instance_pending{"ag-1", "default", 1, c.now},
-       instance_running{"ag-1", c.now}}));
+  c.run(c.core->decide(begin_launch{"default", 1, "tok-1", 1, false, c.now},
+                       c.now));
+  c.run(c.core->decide(
+      launch_answered{"default", 1, 1, {"ag-1"}, {}, "", "", c.now}, c.now));
+  provisioning_plan up;
+  up.now_running = {"ag-1"};
+  c.run(c.core->decide(provisioning_cycle{"default", up, c.now}, c.now));
   c.run(c.core->agent_connected("ag-1", "default", 1, "cpu", "", {}, c.now));
-  auto d = c.run(
-      c.core->record({instance_terminate_requested{"ag-1", "idle", c.now}}));
+  provisioning_plan idle;
+  idle.terminate = {{"ag-1", "idle"}};
+  auto d =
+      c.run(c.core->decide(provisioning_cycle{"default", idle, c.now}, c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(d.reply["terminate"], nlohmann::json::array({"ag-1"}));
   c.run(c.core->submit_experiment(test::experiment(), "alice", c.now));
   EXPECT_FALSE(c.trial(1).allocation) << "placed on a terminating instance";
   EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
@@ -473,6 +479,85 @@ TEST(scheduling, no_trial_is_placed_on_an_agent_whose_instance_is_terminating) {
   c.run(c.core->apply_schedule("default", stale, c.now));
   EXPECT_FALSE(c.trial(1).allocation) << "a stale pass placed it";
   EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
+}
+
+} // namespace
+} // namespace det
+
+namespace det {
+namespace {
+
+// A provisioner's cycle is planned on a view of the state that may be
+// stale by the time it arrives: what still follows is recorded, what no
+// longer does is left out and named, and only the terminations recorded
+// are handed back to be carried out.
+TEST(provisioning, a_cycle_records_what_still_follows_and_names_what_not) {
+  test::cluster c{test::config("local", 2, 1)};
+  c.run(c.core->decide(begin_launch{"default", 1, "tok-1", 2, false, c.now},
+                       c.now));
+  c.run(c.core->decide(
+      launch_answered{"default", 1, 2, {"i-1", "i-2"}, {}, "", "", c.now},
+      c.now));
+  auto before = c.core->state().position;
+  provisioning_plan p;
+  p.now_running = {"i-1", "i-9"};
+  p.terminate = {{"i-2", "idle"}, {"i-8", "idle"}};
+  auto d =
+      c.run(c.core->decide(provisioning_cycle{"default", p, c.now}, c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  EXPECT_EQ(d.events.size(), 2u);
+  EXPECT_EQ(c.core->state().position, before + 2);
+  EXPECT_EQ(d.reply["terminate"], nlohmann::json::array({"i-2"}));
+  ASSERT_EQ(d.reply["skipped"].size(), 2u);
+  EXPECT_NE(d.reply["skipped"][0].get<std::string>().find("i-9"),
+            std::string::npos);
+  EXPECT_NE(d.reply["skipped"][1].get<std::string>().find("i-8"),
+            std::string::npos);
+  // The same termination again is left out: it is under way.
+  auto again =
+      c.run(c.core->decide(provisioning_cycle{"default", p, c.now}, c.now));
+  EXPECT_EQ(again.reply["terminate"], nlohmann::json::array());
+  EXPECT_EQ(c.replayed(), c.core->state());
+}
+
+// A launch the cloud answered with fewer instances than asked closes as
+// partial; one it refused is recorded failed (the backoff resumes from it).
+TEST(provisioning, a_launch_answer_records_its_instances_or_its_failure) {
+  test::cluster c{test::config("local", 2, 1)};
+  c.run(c.core->decide(begin_launch{"default", 1, "tok-1", 3, false, c.now},
+                       c.now));
+  auto d = c.run(c.core->decide(
+      launch_answered{"default", 1, 3, {"i-1", "i-2"}, {}, "", "", c.now},
+      c.now));
+  ASSERT_FALSE(d.refusal) << render(d.refusal);
+  ASSERT_EQ(d.events.size(), 3u);
+  EXPECT_TRUE(std::holds_alternative<instance_pending>(d.events[0]));
+  EXPECT_TRUE(std::holds_alternative<instance_pending>(d.events[1]));
+  auto partial = std::get_if<instance_launch_failed>(&d.events[2]);
+  ASSERT_NE(partial, nullptr);
+  EXPECT_EQ(partial->error_kind, "partial");
+  EXPECT_EQ(partial->message, "2 of 3");
+  // A spot request for a launch that was not a spot launch is the
+  // provider's lie: refused, and nothing of the answer is written.
+  c.run(c.core->decide(begin_launch{"default", 2, "tok-2", 1, false, c.now},
+                       c.now));
+  auto lie = c.core->decide(
+      launch_answered{"default", 2, 1, {}, {"sir-1"}, "", "", c.now}, c.now);
+  EXPECT_TRUE(lie.refusal);
+  EXPECT_TRUE(lie.events.empty());
+  c.run(c.core->decide(begin_launch{"default", 3, "tok-3", 1, false, c.now},
+                       c.now));
+  auto failed = c.run(c.core->decide(
+      launch_answered{
+          "default", 3, 1, {}, {}, "insufficient_capacity", "no room", c.now},
+      c.now));
+  ASSERT_EQ(failed.events.size(), 1u);
+  EXPECT_EQ(std::get<instance_launch_failed>(failed.events[0]).error_kind,
+            "insufficient_capacity");
+  auto unknown =
+      c.core->decide(begin_launch{"gpu", 1, "tok-3", 1, false, c.now}, c.now);
+  EXPECT_EQ(code_of(unknown.refusal), errc::not_found);
+  EXPECT_EQ(c.replayed(), c.core->state());
 }
 
 } // namespace

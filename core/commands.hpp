@@ -1,0 +1,132 @@
+#pragma once
+
+// The commands the master decides: plain structs, one per kind of request,
+// sent to the master actor as one `command` and decided in one place,
+// master_core::decide (core/master_core_commands.cpp), by the decider of
+// the aggregate the command belongs to. A command carries what its sender
+// knows (ids, names, what it observed and when), never events: the core
+// turns it into events against its own state, so the one writer checks
+// everything written.
+//
+// The answer is the decision's reply (a JSON object, {} when the command
+// answers nothing) once its events are durable, or the refusal.
+//
+// Senders: the API's routes (checkpoints, log retention), the checkpoint
+// collector (actors/checkpoint_gc_actor.cpp) and the pools' provisioners
+// (actors/provisioner_actor.cpp).
+
+#include "core/provisioning.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace det {
+
+// -- checkpoints: the user's requests (core/checkpoint_gc.hpp,
+//    core/checkpoint_files.hpp) -----------------------------------------
+
+/// `det checkpoint delete`.
+struct delete_checkpoints {
+  std::vector<std::string> uuids;
+  std::string username;
+};
+
+/// `det checkpoint rm`: the files matching `globs` (none: only list them).
+struct remove_checkpoint_files {
+  std::vector<std::string> uuids;
+  std::vector<std::string> globs;
+  std::string username;
+};
+
+/// The SDK's add_metadata/remove_metadata: the whole of the new metadata.
+struct set_checkpoint_metadata {
+  std::string uuid;
+  nlohmann::json metadata;
+  std::string username;
+};
+
+// -- checkpoints: the collector's reports ---------------------------------
+
+/// The collector's tick: the experiments' GC policies decide which
+/// checkpoints go. Reply {"requested": [{"experimentId", "uuids"}]}.
+struct collect_checkpoints {};
+
+/// The collector deleted `uuids` of `experiment_id` from their storage;
+/// `finishes_deletion`: the experiment was DELETING and now is deleted.
+struct checkpoints_removed {
+  int64_t experiment_id = 0;
+  std::vector<std::string> uuids;
+  bool finishes_deletion = false;
+};
+
+/// The collector removed files of checkpoint `uuid`; `left` are the files
+/// still there ({path: size}).
+struct checkpoint_files_cleared {
+  int64_t experiment_id = 0;
+  std::string uuid;
+  nlohmann::json left = nlohmann::json::object();
+};
+
+// -- logs (core/log_retention.hpp) ----------------------------------------
+
+/// `det experiment set log-retention` (no trial_id), `det trial set
+/// log-retention`: `days` (-1 = for ever).
+struct retain_logs {
+  int64_t experiment_id = 0;
+  std::optional<int64_t> trial_id;
+  int64_t days = 0;
+  std::string username;
+};
+
+// -- provisioning (core/provisioning.hpp) --------------------------------
+
+/// A provisioner is about to launch: its launch `launch_seq` (the plan's
+/// next_seq) of `count` instances under `client_token`.
+struct begin_launch {
+  std::string pool;
+  int64_t launch_seq = 0;
+  std::string client_token;
+  int32_t count = 0;
+  bool spot = false;
+  int64_t at_us = 0;
+};
+
+/// What the cloud answered to launch `launch_seq`: the instances and spot
+/// requests it made (fewer than `count` closes the launch as partial), or
+/// the error (`error_kind` non-empty: the launch failed).
+struct launch_answered {
+  std::string pool;
+  int64_t launch_seq = 0;
+  int32_t count = 0;
+  std::vector<std::string> instance_ids;
+  std::vector<std::string> spot_request_ids;
+  std::string error_kind;
+  std::string error;
+  int64_t at_us = 0;
+};
+
+/// A provisioner's cycle: what the cloud said of the pool's instances and
+/// what the plan does about it. Each fact that still follows from the
+/// state is recorded; one that no longer does (the state moved on since
+/// the plan was made) is left out. Reply {"terminate": [instance ids],
+/// "cancel": [spot request ids]}: the ones recorded, which the provisioner
+/// then terminates or cancels.
+struct provisioning_cycle {
+  std::string pool;
+  provisioning_plan plan;
+  int64_t at_us = 0;
+};
+
+/// Every command, grouped by the aggregate that decides it.
+using command =
+    std::variant<delete_checkpoints, remove_checkpoint_files,
+                 set_checkpoint_metadata, collect_checkpoints,
+                 checkpoints_removed, checkpoint_files_cleared, retain_logs,
+                 begin_launch, launch_answered, provisioning_cycle>;
+
+} // namespace det
