@@ -481,16 +481,19 @@ private:
   void lose_agent(decision& d, const std::string& agent_id,
                   const std::string& reason, int64_t now_us,
                   std::vector<std::string>* skipped = nullptr);
-  // The aggregates' deciders of decide() (master_core_commands.cpp).
-  decision checkpoints(const delete_checkpoints& c, int64_t now_us);
-  decision checkpoints(const remove_checkpoint_files& c, int64_t now_us);
-  decision checkpoints(const set_checkpoint_metadata& c, int64_t now_us);
-  decision checkpoints(const collect_checkpoints& c, int64_t now_us);
-  decision checkpoints(const checkpoints_removed& c, int64_t now_us);
-  decision checkpoints(const checkpoint_files_cleared& c, int64_t now_us);
-  decision provisioning(const begin_launch& c);
-  decision provisioning(const launch_answered& c);
-  decision provisioning(const provisioning_cycle& c);
+  // The deciders of decide(), one overload per command, grouped by
+  // aggregate: checkpoints, logs and provisioning in
+  // master_core_commands.cpp.
+  decision on(const delete_checkpoints& c, int64_t now_us);
+  decision on(const remove_checkpoint_files& c, int64_t now_us);
+  decision on(const set_checkpoint_metadata& c, int64_t now_us);
+  decision on(const collect_checkpoints& c, int64_t now_us);
+  decision on(const checkpoints_removed& c, int64_t now_us);
+  decision on(const checkpoint_files_cleared& c, int64_t now_us);
+  decision on(const retain_logs& c, int64_t now_us);
+  decision on(const begin_launch& c, int64_t now_us);
+  decision on(const launch_answered& c, int64_t now_us);
+  decision on(const provisioning_cycle& c, int64_t now_us);
   /// Pauses one task as pause_task says, without its children; false
   /// after a refusal (or a failed emit) in `d`.
   bool pause_one(decision& d, const state::task_info& t,

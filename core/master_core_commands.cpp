@@ -1,5 +1,6 @@
 // master_core::decide: every `command` (core/commands.hpp) decided in one
-// place, by the decider of its aggregate: checkpoints, logs, provisioning.
+// place, by its overload of master_core::on. Here the deciders of the
+// checkpoints, logs and provisioning commands.
 
 #include "core/master_core.hpp"
 
@@ -10,43 +11,8 @@
 
 namespace det {
 
-namespace {
-
-template <class... Fs> struct overloaded : Fs... { using Fs::operator()...; };
-template <class... Fs> overloaded(Fs...) -> overloaded<Fs...>;
-
-} // namespace
-
 decision master_core::decide(const command& c, int64_t now_us) {
-  auto d = std::visit(
-      overloaded{
-          [&](const delete_checkpoints& x) { return checkpoints(x, now_us); },
-          [&](const remove_checkpoint_files& x) {
-            return checkpoints(x, now_us);
-          },
-          [&](const set_checkpoint_metadata& x) {
-            return checkpoints(x, now_us);
-          },
-          [&](const collect_checkpoints& x) { return checkpoints(x, now_us); },
-          [&](const checkpoints_removed& x) { return checkpoints(x, now_us); },
-          [&](const checkpoint_files_cleared& x) {
-            return checkpoints(x, now_us);
-          },
-          [&](const retain_logs& x) {
-            decision d;
-            auto ev = log_retention_change(st_, x.experiment_id, x.trial_id,
-                                           x.days, x.username, now_us);
-            if (!ev)
-              d.refusal = std::move(ev.error());
-            else
-              emit(d, std::move(*ev));
-            return d;
-          },
-          [&](const begin_launch& x) { return provisioning(x); },
-          [&](const launch_answered& x) { return provisioning(x); },
-          [&](const provisioning_cycle& x) { return provisioning(x); },
-      },
-      c);
+  auto d = std::visit([&](const auto& x) { return on(x, now_us); }, c);
   if (d.reply.is_null())
     d.reply = nlohmann::json::object();
   return d;
@@ -72,21 +38,19 @@ decision all_or_refusal(caf::expected<std::vector<Event>> decided, Emit emit) {
 
 } // namespace
 
-decision master_core::checkpoints(const delete_checkpoints& c, int64_t now_us) {
+decision master_core::on(const delete_checkpoints& c, int64_t now_us) {
   return all_or_refusal(
       user_checkpoint_deletion(st_, c.uuids, c.username, now_us),
       [this](decision& d, domain_event ev) { return emit(d, std::move(ev)); });
 }
 
-decision master_core::checkpoints(const remove_checkpoint_files& c,
-                                  int64_t now_us) {
+decision master_core::on(const remove_checkpoint_files& c, int64_t now_us) {
   return all_or_refusal(
       user_checkpoint_file_removal(st_, c.uuids, c.globs, c.username, now_us),
       [this](decision& d, domain_event ev) { return emit(d, std::move(ev)); });
 }
 
-decision master_core::checkpoints(const set_checkpoint_metadata& c,
-                                  int64_t now_us) {
+decision master_core::on(const set_checkpoint_metadata& c, int64_t now_us) {
   decision d;
   auto ev =
       user_checkpoint_metadata(st_, c.uuid, c.metadata, c.username, now_us);
@@ -97,7 +61,7 @@ decision master_core::checkpoints(const set_checkpoint_metadata& c,
   return d;
 }
 
-decision master_core::checkpoints(const collect_checkpoints&, int64_t now_us) {
+decision master_core::on(const collect_checkpoints&, int64_t now_us) {
   decision d;
   auto requested = nlohmann::json::array();
   for (auto& r : checkpoint_gc_requests(st_, now_us)) {
@@ -111,8 +75,7 @@ decision master_core::checkpoints(const collect_checkpoints&, int64_t now_us) {
   return d;
 }
 
-decision master_core::checkpoints(const checkpoints_removed& c,
-                                  int64_t now_us) {
+decision master_core::on(const checkpoints_removed& c, int64_t now_us) {
   decision d;
   if (!c.uuids.empty()
       && !emit(d, checkpoints_deleted{c.experiment_id, c.uuids, now_us}))
@@ -123,16 +86,28 @@ decision master_core::checkpoints(const checkpoints_removed& c,
   return d;
 }
 
-decision master_core::checkpoints(const checkpoint_files_cleared& c,
-                                  int64_t now_us) {
+decision master_core::on(const checkpoint_files_cleared& c, int64_t now_us) {
   decision d;
   emit(d, checkpoint_files_removed{c.experiment_id, c.uuid, c.left, now_us});
   return d;
 }
 
+// -- logs -----------------------------------------------------------------
+
+decision master_core::on(const retain_logs& c, int64_t now_us) {
+  decision d;
+  auto ev = log_retention_change(st_, c.experiment_id, c.trial_id, c.days,
+                                 c.username, now_us);
+  if (!ev)
+    d.refusal = std::move(ev.error());
+  else
+    emit(d, std::move(*ev));
+  return d;
+}
+
 // -- provisioning -----------------------------------------------------------
 
-decision master_core::provisioning(const begin_launch& c) {
+decision master_core::on(const begin_launch& c, int64_t) {
   decision d;
   if (state::find_pool(st_, c.pool) == nullptr)
     return with_refusal(d, errc::not_found,
@@ -148,7 +123,7 @@ decision master_core::provisioning(const begin_launch& c) {
   return d;
 }
 
-decision master_core::provisioning(const launch_answered& c) {
+decision master_core::on(const launch_answered& c, int64_t) {
   decision d;
   if (!c.error_kind.empty()) {
     emit(d, instance_launch_failed{c.pool, c.launch_seq, c.error_kind, c.error,
@@ -202,7 +177,7 @@ void master_core::lose_agent(decision& d, const std::string& agent_id,
     after_trial_exit(d, t, now_us);
 }
 
-decision master_core::provisioning(const provisioning_cycle& c) {
+decision master_core::on(const provisioning_cycle& c, int64_t) {
   decision d;
   const auto& plan = c.plan;
   auto now = c.at_us;
