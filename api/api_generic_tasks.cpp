@@ -189,23 +189,15 @@ void create_generic_task(const ctx_ptr& ctx, const http::http_request& req,
                              id, res, generic_kind);
           if (!args)
             return;
-          json cmd{{"task_id", id},
-                   {"task_type", "GENERIC"},
-                   {"description", args->config["description"]},
-                   {"config", config},
-                   {"pool", args->pool},
-                   {"slots", args->slots},
-                   {"priority", args->priority},
-                   {"workspace_id", args->workspace_id},
-                   {"forked_from", c.forked_from},
-                   {"parent_id", c.parent_id},
-                   {"no_pause", c.no_pause.value_or(false)},
-                   {"pauses_with_parent",
-                    !c.parent_id.empty() && c.no_pause == false}};
+          auto cmd = to_launch(*args, id, "GENERIC", who.principal.username);
+          cmd.config = config;
+          cmd.forked_from = c.forked_from;
+          cmd.parent_id = c.parent_id;
+          cmd.no_pause = c.no_pause.value_or(false);
+          cmd.pauses_with_parent = !c.parent_id.empty() && c.no_pause == false;
           auto record = [ctx, who, res, id, cmd] {
-            record_write(
-                ctx, who, res, "task.launch", cmd,
-                [ctx, res, id](caf::event_based_actor*, json) {
+            send_command(
+                ctx, res, cmd, [ctx, res, id](caf::event_based_actor*, json) {
                   send_written(
                       ctx, res,
                       json{{"taskId", id}, {"warnings", json::array()}}.dump());
@@ -243,14 +235,16 @@ void task_action(const ctx_ptr& ctx, const http::http_request& req,
                             "killFromRoot: expected true or false");
     from_root = f == true;
   }
-  with_owned_task(
-      ctx, req, res, *id, "", [ctx, req, res, op, from_root, id = *id] {
-        record_write(ctx, req, res, "task." + op,
-                     {{"task_id", id}, {"kill_from_root", from_root}},
-                     [ctx, res](caf::event_based_actor*, json) {
-                       send_written(ctx, res, "{}");
-                     });
-      });
+  with_owned_task(ctx, req, res, *id, "",
+                  [ctx, req, res, op, from_root, id = *id] {
+                    const auto& user = req.principal.username;
+                    command c = task_unpause{id, user};
+                    if (op == "kill")
+                      c = task_kill{id, user, "", from_root};
+                    else if (op == "pause")
+                      c = task_pause{id, user};
+                    command_and_answer(ctx, res, std::move(c));
+                  });
 }
 
 } // namespace

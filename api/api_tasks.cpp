@@ -172,29 +172,20 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
 void record_launch(const ctx_ptr& ctx, const http::http_request& req,
                    const responder& res, const ntsc_kind& kind,
                    const std::string& id, const launch_args& args) {
-  json cmd{{"task_id", id},
-           {"task_type", kind.type},
-           {"description", args.config["description"]},
-           {"config", args.config},
-           {"pool", args.pool},
-           {"slots", args.slots},
-           {"priority", args.priority},
-           {"workspace_id", args.workspace_id}};
-  if (!args.tensorboard.is_null())
-    cmd["tensorboard"] = args.tensorboard;
+  auto cmd = to_launch(args, id, kind.type, req.principal.username);
   auto viewer = req.principal.username;
   bool admin = req.principal.admin;
-  record_write_then_view(
-      ctx, req, res, "task.launch", std::move(cmd),
-      [ctx, kind, id, viewer, admin](const json&) -> render_fn {
-        auto view = ntsc_view(ctx, kind, id, viewer, admin, true);
-        return [view](const state::cluster_state& s, int64_t now) {
-          auto j = view(s, now);
-          if (j.is_object())
-            j["warnings"] = json::array();
-          return j;
-        };
-      });
+  command_then_view(ctx, res, std::move(cmd),
+                    [ctx, kind, id, viewer, admin](const json&) -> render_fn {
+                      auto view = ntsc_view(ctx, kind, id, viewer, admin, true);
+                      return
+                          [view](const state::cluster_state& s, int64_t now) {
+                            auto j = view(s, now);
+                            if (j.is_object())
+                              j["warnings"] = json::array();
+                            return j;
+                          };
+                    });
 }
 
 void launch_checked(const ctx_ptr& ctx, const http::http_request& req,
@@ -339,11 +330,11 @@ void report_ready(const ctx_ptr& ctx, const http::http_request& req,
       return res.send_error(grpc_code::invalid_argument,
                             "proxyPort: the address of the call is unknown");
   }
-  record_write(
-      ctx, req, res, "task.ready",
-      {{"allocation_id", alloc},
-       {"proxy_host", host},
-       {"proxy_port", port.is_null() ? 0 : port.get<int64_t>()}},
+  send_command(
+      ctx, res,
+      task_ready_report{
+          alloc, host,
+          static_cast<int32_t>(port.is_null() ? 0 : port.get<int64_t>())},
       [res](caf::event_based_actor*, const json&) { res.send_json("{}"); });
 }
 
@@ -394,11 +385,8 @@ void watch_idle(const ctx_ptr& ctx, caf::event_based_actor* self) {
                                 : task_kind_of(t->second.task_type))
                         << " " << k.task_id << ": " << k.reason;
             post(ctx->bridge, [ctx, k, owner](caf::event_based_actor* s) {
-              s->request(
-                   ctx->master, ctx->request_timeout, records_atom::value,
-                   std::string{"task.kill"},
-                   json{{"task_id", k.task_id}, {"reason", k.reason}}.dump(),
-                   owner)
+              s->request(ctx->master, ctx->request_timeout,
+                         command{task_kill{k.task_id, owner, k.reason}})
                   .then([](const std::string&) {},
                         [k](caf::error& err) {
                           log::warn() << "idle task " << k.task_id
@@ -447,12 +435,11 @@ void kill_ntsc(const ctx_ptr& ctx, const http::http_request& req,
   if (!id)
     return;
   with_owned_task(ctx, req, res, *id, kind.type, [=, &kind] {
-    record_write_then_view(ctx, req, res, "task.kill", {{"task_id", *id}},
-                           [=, &kind](const json&) {
-                             return ntsc_view(ctx, kind, *id,
-                                              req.principal.username,
-                                              req.principal.admin, false);
-                           });
+    command_then_view(ctx, res, task_kill{*id, req.principal.username},
+                      [=, &kind](const json&) {
+                        return ntsc_view(ctx, kind, *id, req.principal.username,
+                                         req.principal.admin, false);
+                      });
   });
 }
 
@@ -467,8 +454,10 @@ void set_ntsc_priority(const ctx_ptr& ctx, const http::http_request& req,
     return res.send_error(grpc_code::invalid_argument,
                           "priority: expected a whole number from 1 to 99");
   with_owned_task(ctx, req, res, *id, kind.type, [=, &kind] {
-    record_write_then_view(
-        ctx, req, res, "task.priority", {{"task_id", *id}, {"priority", p}},
+    command_then_view(
+        ctx, res,
+        task_priority_change{*id, static_cast<int32_t>(p.get<int64_t>()),
+                             req.principal.username},
         [=, &kind](const json&) {
           return ntsc_view(ctx, kind, *id, req.principal.username,
                            req.principal.admin, false);

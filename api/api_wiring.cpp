@@ -75,9 +75,8 @@ std::string wire_api(caf::actor_system& sys, api_sources in, api_wiring& out) {
   out.routes->tokens = out.tokens;
   out.agents = agents_context(sys, in, *out.routes);
   // Record commands the runtimes decide to send (no answer awaited).
-  auto to_master = [master = in.master](std::string op, nlohmann::json args) {
-    caf::anon_send(master, records_atom::value, std::move(op), args.dump(),
-                   std::string{});
+  auto to_master = [master = in.master](command c) {
+    caf::anon_send(master, std::move(c));
   };
   in.webhooks->set_command_sink(to_master);
   in.log_policies->set_command_sink(to_master);

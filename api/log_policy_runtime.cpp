@@ -85,10 +85,7 @@ void log_policy_runtime::scan_log(int64_t trial_id, const std::string& node,
   scan_once<compiled, std::string>(
       trial_id, lines, patterns, policy::echoes_log_policies, mu_, reported_,
       &compiled::key, [&](const compiled& p, const std::string& line) {
-        sink("trial.log_policy_matched", {{"trialId", trial_id},
-                                          {"policy", p.key},
-                                          {"line", line},
-                                          {"node", node}});
+        sink(log_policy_match{trial_id, p.key, line, node});
       });
 }
 

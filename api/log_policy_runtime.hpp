@@ -12,6 +12,7 @@
 // patterns) are skipped, as upstream skips them. Thread-safe.
 
 #include "actors/master_actor.hpp"
+#include "core/commands.hpp"
 #include "state/cluster_state.hpp"
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,8 @@ namespace det::api {
 
 class log_policy_runtime {
 public:
-  /// Sends record command `op` with `args` to the master (no answer).
-  using command_sink = std::function<void(std::string op, nlohmann::json)>;
+  /// Sends a command to the master (no answer awaited).
+  using command_sink = std::function<void(command)>;
 
   void set_command_sink(command_sink sink);
   /// The live experiments' policies and their trials, from the recovered

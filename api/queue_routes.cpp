@@ -214,6 +214,14 @@ std::optional<job_update> queue_update(const json& u, size_t i,
   return job_update{*n, "", json{{"resources", resources}}};
 }
 
+/// A task's new priority from a job update: 0 (which the core refuses,
+/// naming the range) unless a whole number from 1 to 99.
+int32_t priority_of(const json& p) {
+  if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
+    return 0;
+  return static_cast<int32_t>(p.get<int64_t>());
+}
+
 /// Runs `updates` one after the other (each durable before the next);
 /// the first refusal answers and stops.
 void run_updates(const std::shared_ptr<const api_context>& ctx,
@@ -227,8 +235,9 @@ void run_updates(const std::shared_ptr<const api_context>& ctx,
   };
   if (!u.task.empty()) // its owner or an admin, as its set_priority
     return with_owned_task(ctx, req, res, u.task, "", [=] {
-      record_write(ctx, req, res, "task.priority",
-                   {{"task_id", u.task}, {"priority", u.patch}},
+      send_command(ctx, res,
+                   task_priority_change{u.task, priority_of(u.patch),
+                                        req.principal.username},
                    [next](caf::event_based_actor*, json) { next(); });
     });
   post(ctx->bridge, [ctx, u, next, user = req.principal.username,

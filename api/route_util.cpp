@@ -57,12 +57,34 @@ void send_written(const ctx_ptr& ctx, const responder& res, std::string body) {
   res.send(std::move(r));
 }
 
-void command_and_answer(const ctx_ptr& ctx, const responder& res, command c) {
-  post(ctx->bridge, [ctx, res, c = std::move(c)](caf::event_based_actor* self) {
+void send_command(const ctx_ptr& ctx, const responder& res, command c,
+                  std::function<void(caf::event_based_actor*, json)> then) {
+  post(ctx->bridge, [ctx, res, c = std::move(c),
+                     then = std::move(then)](caf::event_based_actor* self) {
     self->request(ctx->master, ctx->request_timeout, c)
-        .then([ctx, res](const std::string&) { send_written(ctx, res, "{}"); },
-              [res](caf::error& err) { fail(res, err); });
+        .then(
+            [self, then](const std::string& reply) {
+              then(self, json::parse(reply, nullptr, false));
+            },
+            [res](caf::error& err) { fail(res, err); });
   });
+}
+
+void command_and_answer(const ctx_ptr& ctx, const responder& res, command c) {
+  send_command(ctx, res, std::move(c),
+               [ctx, res](caf::event_based_actor*, const json&) {
+                 send_written(ctx, res, "{}");
+               });
+}
+
+void command_then_view(const ctx_ptr& ctx, const responder& res, command c,
+                       std::function<render_fn(const json&)> fn) {
+  send_command(ctx, res, std::move(c),
+               [ctx, res, fn](caf::event_based_actor* self, const json& reply) {
+                 ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
+                   send_written(ctx, res, j.is_null() ? "{}" : j.dump());
+                 });
+               });
 }
 
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,

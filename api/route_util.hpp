@@ -94,10 +94,22 @@ void send_written(const ctx_ptr& ctx, const http::responder& res,
 void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
                      int64_t id, const http::responder& res);
 
-/// Sends `c` to the master (master_core::decide): answers {} once its
-/// events are durable, else the refusal.
+/// Sends `c` to the master (master_core::decide); once its events are
+/// durable, runs `then` on the bridge with the reply; a refusal is
+/// answered as the error.
+void send_command(
+    const ctx_ptr& ctx, const http::responder& res, command c,
+    std::function<void(caf::event_based_actor*, nlohmann::json)> then);
+
+/// send_command answering {}.
 void command_and_answer(const ctx_ptr& ctx, const http::responder& res,
                         command c);
+
+/// send_command answering the view that `fn` makes of the reply (a view
+/// rendered after the write, at its position or later).
+void command_then_view(const ctx_ptr& ctx, const http::responder& res,
+                       command c,
+                       std::function<render_fn(const nlohmann::json&)> fn);
 
 /// offset and limit from the query, or answers 400 and returns nothing.
 std::optional<page> page_of(const http::http_request& req,

@@ -229,4 +229,23 @@ std::optional<launch_args> command_launch(const ctx_ptr& ctx, const json& body,
   return out;
 }
 
+task_launch to_launch(const launch_args& a, const std::string& id,
+                      const std::string& type, const std::string& owner) {
+  task_launch t;
+  t.task_id = id;
+  t.task_type = type;
+  t.owner = owner;
+  if (auto d = a.config.find("description");
+      d != a.config.end() && d->is_string())
+    t.description = d->get<std::string>();
+  t.config = a.config;
+  t.pool = a.pool;
+  t.slots = a.slots;
+  t.priority = a.priority;
+  t.workspace_id = a.workspace_id;
+  if (a.tensorboard.is_object())
+    t.tensorboard = a.tensorboard;
+  return t;
+}
+
 } // namespace det::api

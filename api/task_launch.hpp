@@ -50,6 +50,11 @@ struct launch_args {
   nlohmann::json tensorboard;
 };
 
+/// The command that launches task `id` of `type` for `owner` as `a` says
+/// (its description is the config's).
+task_launch to_launch(const launch_args& a, const std::string& id,
+                      const std::string& type, const std::string& owner);
+
 /// The body of a launch of `kind` checked and its config filled in, with
 /// `id` for the description's default name, or answers 400 naming the
 /// field.

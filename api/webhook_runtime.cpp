@@ -129,11 +129,8 @@ void webhook_runtime::scan_log(int64_t trial_id, const std::string& node,
   scan_once<pattern, int64_t>(
       trial_id, lines, patterns, echoes_config, mu_, reported_,
       &pattern::trigger_id, [&](const pattern& p, const std::string& line) {
-        sink("webhook.log_matched", {{"webhookId", p.webhook_id},
-                                     {"triggerId", p.trigger_id},
-                                     {"trialId", trial_id},
-                                     {"line", line},
-                                     {"node", node}});
+        sink(webhook_log_match{p.webhook_id, p.trigger_id, trial_id, line,
+                               node});
       });
 }
 
@@ -148,12 +145,9 @@ void webhook_runtime::report(const net::webhook_outcome& o) {
     sink = sink_;
   }
   if (sink)
-    sink("webhook.ended", {{"deliveryId", o.id},
-                           {"webhookId", o.webhook_id},
-                           {"delivered", o.delivered},
-                           {"attempts", o.attempts},
-                           {"status", o.status},
-                           {"reason", o.reason}});
+    sink(webhook_delivery_report{o.id, o.delivered,
+                                 static_cast<int32_t>(o.attempts),
+                                 static_cast<int32_t>(o.status), o.reason});
 }
 
 net::webhook_outcome webhook_runtime::test(int64_t webhook_id, int64_t now_us) {

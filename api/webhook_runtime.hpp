@@ -16,6 +16,7 @@
 // Thread-safe.
 
 #include "actors/master_actor.hpp"
+#include "core/commands.hpp"
 #include "net/webhook_sender.hpp"
 #include "state/cluster_state.hpp"
 #include "util/serial_worker.hpp"
@@ -39,8 +40,8 @@ namespace det::api {
 
 class webhook_runtime {
 public:
-  /// Sends record command `op` with `args` to the master (no answer).
-  using command_sink = std::function<void(std::string op, nlohmann::json)>;
+  /// Sends a command to the master (no answer awaited).
+  using command_sink = std::function<void(command)>;
 
   webhook_runtime(std::shared_ptr<net::http_client> http,
                   std::string signing_key, net::webhook_sender_options opts);

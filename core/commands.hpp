@@ -15,6 +15,7 @@
 // collector (actors/checkpoint_gc_actor.cpp) and the pools' provisioners
 // (actors/provisioner_actor.cpp).
 
+#include "core/commands_tasks.hpp"
 #include "core/provisioning.hpp"
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,38 @@ struct retain_logs {
   std::string username;
 };
 
+/// A line of trial `trial_id`'s logs matched its experiment's log policy
+/// `policy` (its name, or its pattern when unnamed): api/log_policy_runtime.
+/// The line and node are the trial's words, fitted, never refused.
+struct log_policy_match {
+  int64_t trial_id = 0;
+  std::string policy;
+  std::string line;
+  std::string node;
+};
+
+// -- webhooks (core/webhooks.hpp), what api/webhook_runtime found ----------
+
+/// A line of trial `trial_id`'s logs matched TASK_LOG trigger `trigger_id`
+/// of webhook `webhook_id`: a delivery, once per trial and trigger.
+struct webhook_log_match {
+  int64_t webhook_id = 0;
+  int64_t trigger_id = 0;
+  int64_t trial_id = 0;
+  std::string line;
+  std::string node;
+};
+
+/// Delivery `delivery_id` ended: delivered, or given up after `attempts`
+/// (`status` the last HTTP status, `reason` why).
+struct webhook_delivery_report {
+  int64_t delivery_id = 0;
+  bool delivered = false;
+  int32_t attempts = 0;
+  int32_t status = 0;
+  std::string reason;
+};
+
 // -- provisioning (core/provisioning.hpp) --------------------------------
 
 /// A provisioner is about to launch: its launch `launch_seq` (the plan's
@@ -123,10 +156,18 @@ struct provisioning_cycle {
 };
 
 /// Every command, grouped by the aggregate that decides it.
-using command =
-    std::variant<delete_checkpoints, remove_checkpoint_files,
-                 set_checkpoint_metadata, collect_checkpoints,
-                 checkpoints_removed, checkpoint_files_cleared, retain_logs,
-                 begin_launch, launch_answered, provisioning_cycle>;
+using command = std::variant<
+    // checkpoints
+    delete_checkpoints, remove_checkpoint_files, set_checkpoint_metadata,
+    collect_checkpoints, checkpoints_removed, checkpoint_files_cleared,
+    // logs
+    retain_logs, log_policy_match,
+    // webhooks
+    webhook_log_match, webhook_delivery_report,
+    // provisioning
+    begin_launch, launch_answered, provisioning_cycle,
+    // tasks (core/commands_tasks.hpp)
+    task_launch, task_kill, task_pause, task_unpause, task_ready_report,
+    task_priority_change>;
 
 } // namespace det

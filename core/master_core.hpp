@@ -49,26 +49,6 @@
 
 namespace det {
 
-/// A task to launch, checked by the API (id drawn there: the core draws
-/// nothing; pool resolved, config merged).
-struct task_launch {
-  std::string task_id;
-  std::string task_type;
-  std::string owner;
-  std::string description;
-  nlohmann::json config = nlohmann::json::object();
-  std::string pool;
-  int32_t slots = 1;
-  int32_t priority = 42;
-  double weight = 1.0;
-  int64_t workspace_id = 1;
-  std::string forked_from;
-  nlohmann::json tensorboard;
-  std::string parent_id;
-  bool no_pause = false;
-  bool pauses_with_parent = false;
-};
-
 /// The id the pool scheduler knows a task's allocation by ("task:<id>";
 /// trials are numbers).
 std::string scheduler_id_of_task(const std::string& task_id);
@@ -305,7 +285,7 @@ public:
   /// errc::not_found. Replies {"task_id"}.
   decision kill_task(const std::string& id, const std::string& username,
                      const std::string& reason, int64_t now_us);
-  /// The record command task.kill (a user's kill, an idle timeout):
+  /// The command task_kill (a user's kill, an idle timeout):
   /// kill_task with `reason` for the task and every task under it
   /// (parent_id), or, `from_root`, for the whole tree from its topmost
   /// ancestor. An unknown task is errc::not_found.
@@ -337,14 +317,6 @@ public:
   /// task_forgotten for every task terminated at or before
   /// `older_than_us`.
   decision forget_tasks(int64_t older_than_us, int64_t now_us);
-  /// The task commands as record commands that records() hands over
-  /// (args checked by the API; the user is c.username):
-  ///   task.launch {task_id, task_type, description, config, pool, slots,
-  ///       priority, weight, workspace_id}     reply {task_id}
-  ///   task.kill {task_id}                     reply {task_id}
-  ///   task.ready {allocation_id}
-  ///   task.priority {task_id, priority}
-  decision task_command(const record_command& c, int64_t now_us);
 
   // -- agents -------------------------------------------------------------
 
@@ -491,9 +463,19 @@ private:
   decision on(const checkpoints_removed& c, int64_t now_us);
   decision on(const checkpoint_files_cleared& c, int64_t now_us);
   decision on(const retain_logs& c, int64_t now_us);
+  decision on(const log_policy_match& c, int64_t now_us);
+  decision on(const webhook_log_match& c, int64_t now_us);
+  decision on(const webhook_delivery_report& c, int64_t now_us);
   decision on(const begin_launch& c, int64_t now_us);
   decision on(const launch_answered& c, int64_t now_us);
   decision on(const provisioning_cycle& c, int64_t now_us);
+  // Tasks, in master_core_tasks.cpp.
+  decision on(const task_launch& c, int64_t now_us);
+  decision on(const task_kill& c, int64_t now_us);
+  decision on(const task_pause& c, int64_t now_us);
+  decision on(const task_unpause& c, int64_t now_us);
+  decision on(const task_ready_report& c, int64_t now_us);
+  decision on(const task_priority_change& c, int64_t now_us);
   /// Pauses one task as pause_task says, without its children; false
   /// after a refusal (or a failed emit) in `d`.
   bool pause_one(decision& d, const state::task_info& t,

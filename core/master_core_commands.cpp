@@ -7,6 +7,8 @@
 #include "core/checkpoint_files.hpp"
 #include "core/checkpoint_gc.hpp"
 #include "core/log_retention.hpp"
+#include "core/runs.hpp"
+#include "core/webhooks.hpp"
 #include "state/queries.hpp"
 
 namespace det {
@@ -101,6 +103,29 @@ decision master_core::on(const retain_logs& c, int64_t now_us) {
   if (!ev)
     d.refusal = std::move(ev.error());
   else
+    emit(d, std::move(*ev));
+  return d;
+}
+
+decision master_core::on(const log_policy_match& c, int64_t now_us) {
+  decision d;
+  if (auto ev = log_policy_event(st_, c, now_us))
+    emit(d, std::move(*ev));
+  return d;
+}
+
+// -- webhooks ---------------------------------------------------------------
+
+decision master_core::on(const webhook_log_match& c, int64_t now_us) {
+  decision d;
+  if (auto ev = log_match_delivery(st_, c, now_us))
+    emit(d, std::move(*ev));
+  return d;
+}
+
+decision master_core::on(const webhook_delivery_report& c, int64_t now_us) {
+  decision d;
+  if (auto ev = delivery_end(st_, c, now_us))
     emit(d, std::move(*ev));
   return d;
 }

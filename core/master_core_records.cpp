@@ -12,8 +12,6 @@ namespace det {
 decision master_core::records(const record_command& c, int64_t now_us) {
   if (c.op.rfind("unmanaged.", 0) == 0)
     return unmanaged(c, now_us);
-  if (c.op.rfind("task.", 0) == 0)
-    return task_command(c, now_us);
   decision d;
   auto out = decide_record(st_, c, now_us);
   if (out.refusal) {

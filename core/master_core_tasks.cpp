@@ -465,61 +465,28 @@ void master_core::place_zero_slot_tasks(decision& d, const std::string& pool,
       task_start_effect(d, id);
 }
 
-decision master_core::task_command(const record_command& c, int64_t now_us) {
-  const auto& a = c.args;
-  auto text = [&a](const char* key) {
-    auto i = a.find(key);
-    return i != a.end() && i->is_string() ? i->get<std::string>()
-                                          : std::string{};
-  };
-  auto number = [&a](const char* key, int64_t dflt) {
-    auto i = a.find(key);
-    return i != a.end() && i->is_number_integer() ? i->get<int64_t>() : dflt;
-  };
-  auto flag = [&a](const char* key) {
-    auto i = a.find(key);
-    return i != a.end() && i->is_boolean() && i->get<bool>();
-  };
-  if (c.op == "task.launch") {
-    task_launch req;
-    req.task_id = text("task_id");
-    req.task_type = text("task_type");
-    req.owner = c.username;
-    req.description = text("description");
-    if (auto i = a.find("config"); i != a.end() && i->is_object())
-      req.config = *i;
-    req.pool = text("pool");
-    req.slots = static_cast<int32_t>(number("slots", 1));
-    req.priority = static_cast<int32_t>(number("priority", 42));
-    if (auto i = a.find("weight"); i != a.end() && i->is_number())
-      req.weight = i->get<double>();
-    req.workspace_id = number("workspace_id", 1);
-    req.forked_from = text("forked_from");
-    req.parent_id = text("parent_id");
-    req.no_pause = flag("no_pause");
-    req.pauses_with_parent = flag("pauses_with_parent");
-    if (auto i = a.find("tensorboard"); i != a.end() && i->is_object())
-      req.tensorboard = *i;
-    return launch_task(req, now_us);
-  }
-  if (c.op == "task.pause")
-    return pause_task(text("task_id"), c.username, now_us);
-  if (c.op == "task.unpause")
-    return unpause_task(text("task_id"), c.username, now_us);
-  if (c.op == "task.kill")
-    return kill_task_tree(text("task_id"), c.username, text("reason"),
-                          flag("kill_from_root"), now_us);
-  if (c.op == "task.ready")
-    return task_became_ready(text("allocation_id"), text("proxy_host"),
-                             static_cast<int32_t>(number("proxy_port", 0)),
-                             now_us);
-  if (c.op == "task.priority")
-    return set_task_priority(text("task_id"),
-                             static_cast<int32_t>(number("priority", 0)),
-                             c.username, now_us);
-  decision d;
-  return with_refusal(d, errc::invalid_argument,
-                      "unknown task command '" + c.op + "'");
+decision master_core::on(const task_launch& c, int64_t now_us) {
+  return launch_task(c, now_us);
+}
+
+decision master_core::on(const task_kill& c, int64_t now_us) {
+  return kill_task_tree(c.task_id, c.username, c.reason, c.from_root, now_us);
+}
+
+decision master_core::on(const task_pause& c, int64_t now_us) {
+  return pause_task(c.task_id, c.username, now_us);
+}
+
+decision master_core::on(const task_unpause& c, int64_t now_us) {
+  return unpause_task(c.task_id, c.username, now_us);
+}
+
+decision master_core::on(const task_ready_report& c, int64_t now_us) {
+  return task_became_ready(c.allocation_id, c.proxy_host, c.proxy_port, now_us);
+}
+
+decision master_core::on(const task_priority_change& c, int64_t now_us) {
+  return set_task_priority(c.task_id, c.priority, c.username, now_us);
 }
 
 } // namespace det

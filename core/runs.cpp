@@ -92,35 +92,6 @@ void remove(const cluster_state& s, const record_command& c, int64_t now,
   o.events.push_back(std::move(ev));
 }
 
-void log_policy_matched(const cluster_state& s, const record_command& c,
-                        int64_t now, record_outcome& o) {
-  auto t = state::find_listed_trial(s, id_arg(c.args, "trialId"));
-  if (t == nullptr)
-    return; // deleted meanwhile
-  auto e = state::find_experiment(s, t->experiment_id);
-  auto key = text(c.args, "policy", "", {4096, true, true});
-  if (e == nullptr || key.empty()
-      || std::find(t->log_policies_fired.begin(), t->log_policies_fired.end(),
-                   key)
-             != t->log_policies_fired.end())
-    return;
-  for (const auto& p : policy::effective_log_policies(e->config)) {
-    if ((p.name.empty() ? p.pattern : p.name) != key || p.pattern.empty())
-      continue;
-    // A trial prints what it likes: its line and the agent's name are
-    // fitted, never refused.
-    auto node =
-        util::fit_text(c.args.value("node", std::string{}), {255, false, true});
-    auto action = p.action == "exclude_node" && node.empty() ? "" : p.action;
-    o.events.push_back(trial_log_policy_matched{
-        t->id, e->id, p.name, util::fit_text(p.pattern, {4096, true, true}),
-        action, node,
-        util::fit_text(c.args.value("line", std::string{}), {4096, true, true}),
-        now});
-    return;
-  }
-}
-
 /// {trialId, group, steps, metrics}: a user session reports metrics for a
 /// trial that is not running (upstream's ReportTrialMetrics from a user):
 /// only its experiment's owner or an admin, never while an allocation of
@@ -162,12 +133,44 @@ void user_metrics(const cluster_state& s, const record_command& c, int64_t now,
 
 } // namespace
 
+std::optional<trial_log_policy_matched>
+log_policy_event(const cluster_state& s, const log_policy_match& c,
+                 int64_t now_us) {
+  auto t = state::find_listed_trial(s, c.trial_id);
+  if (t == nullptr)
+    return std::nullopt; // deleted meanwhile
+  auto e = state::find_experiment(s, t->experiment_id);
+  const auto& key = c.policy;
+  if (e == nullptr || key.empty() || key.size() > 4096
+      || std::find(t->log_policies_fired.begin(), t->log_policies_fired.end(),
+                   key)
+             != t->log_policies_fired.end())
+    return std::nullopt;
+  for (const auto& p : policy::effective_log_policies(e->config)) {
+    if ((p.name.empty() ? p.pattern : p.name) != key || p.pattern.empty())
+      continue;
+    // A trial prints what it likes: its line and the agent's name are
+    // fitted, never refused.
+    auto node = util::fit_text(c.node, {255, false, true});
+    auto action = p.action == "exclude_node" && node.empty() ? "" : p.action;
+    return trial_log_policy_matched{
+        t->id,
+        e->id,
+        p.name,
+        util::fit_text(p.pattern, {4096, true, true}),
+        action,
+        node,
+        util::fit_text(c.line, {4096, true, true}),
+        now_us};
+  }
+  return std::nullopt;
+}
+
 record_outcome decide_runs(const cluster_state& s, const record_command& c,
                            int64_t now_us) {
   static const std::map<std::string, run_handler> table{
       {"runs.archive", archive},
       {"runs.delete", remove},
-      {"trial.log_policy_matched", log_policy_matched},
       {"trial.user_metrics", user_metrics}};
   return record_args::run_command(table, s, c, now_us);
 }

@@ -8,20 +8,24 @@
 //                 left out; none left: nothing is written
 //   runs.delete   {experimentId, runIds}            ended runs of an ended
 //                 experiment
-//   trial.log_policy_matched {trialId, policy, line, node}
-//                 a line of the trial's logs matched its experiment's log
-//                 policy `policy` (its name, or its pattern when unnamed):
-//                 trial_log_policy_matched with the policy as the config
-//                 has it, once per trial and policy; a policy the config
-//                 does not have (any more) writes nothing
 // Every refusal names the run and why, in upstream's words where it has
 // them.
 
+#include "core/commands.hpp"
 #include "core/records.hpp"
+
+#include <optional>
 
 namespace det {
 
 record_outcome decide_runs(const state::cluster_state& s,
                            const record_command& c, int64_t now_us);
+
+/// The command log_policy_match: trial_log_policy_matched with the policy
+/// as the config has it, once per trial and policy; nothing for a trial
+/// deleted meanwhile or a policy the config does not have (any more).
+std::optional<trial_log_policy_matched>
+log_policy_event(const state::cluster_state& s, const log_policy_match& c,
+                 int64_t now_us);
 
 } // namespace det

@@ -320,59 +320,60 @@ void custom(const cluster_state& s, const record_command& c, int64_t now,
   }
 }
 
-void log_matched(const cluster_state& s, const record_command& c, int64_t now,
-                 record_outcome& o) {
-  auto wi = s.webhooks.find(id_arg(c.args, "webhookId"));
-  auto trial_id = id_arg(c.args, "trialId");
-  const auto* t = state::find_trial(s, trial_id);
+} // namespace
+
+std::optional<webhook_delivery_due>
+log_match_delivery(const cluster_state& s, const webhook_log_match& c,
+                   int64_t now) {
+  auto wi = s.webhooks.find(c.webhook_id);
+  const auto* t = state::find_trial(s, c.trial_id);
   if (wi == s.webhooks.end() || t == nullptr)
-    return; // deleted meanwhile: nothing to send
+    return std::nullopt; // deleted meanwhile: nothing to send
   const auto& w = wi->second;
-  auto trigger_id = id_arg(c.args, "triggerId");
   auto trig =
       std::find_if(w.triggers.begin(), w.triggers.end(), [&](const json& x) {
-        return int_of(x, "id") == trigger_id;
+        return int_of(x, "id") == c.trigger_id;
       });
   if (trig == w.triggers.end() || str_of(*trig, "trigger_type") != "TASK_LOG")
-    return;
-  auto key = std::to_string(trigger_id) + "/" + std::to_string(trial_id);
+    return std::nullopt;
+  auto key = std::to_string(c.trigger_id) + "/" + std::to_string(c.trial_id);
   if (std::find(w.log_fired.begin(), w.log_fired.end(), key)
       != w.log_fired.end())
-    return;
+    return std::nullopt;
   const auto* e = state::find_experiment(s, t->experiment_id);
   if (e == nullptr || !webhook_applies(s, w, *e))
-    return;
+    return std::nullopt;
   // A trial prints what it likes: its line is fitted, never refused.
-  auto line = util::fit_text(str_of(c.args, "line"), {16384, true, true});
-  auto node = util::fit_text(str_of(c.args, "node"), {255, false, true});
+  auto line = util::fit_text(c.line, {16384, true, true});
+  auto node = util::fit_text(c.node, {255, false, true});
   auto regex = str_of(condition_of(*trig), "regex");
   auto id = s.last_webhook_delivery_id + 1;
-  json body =
-      w.webhook_type == "SLACK"
-          ? slack_log_payload(e->id, trial_id, node, line, regex)
-          : default_payload(delivery_event_id(id, s.cluster_uuid), "TASK_LOG",
-                            now, {{"regex", regex}},
-                            {{"task_log",
-                              {{"task_id", state::task_id_of(e->id, trial_id)},
-                               {"node_name", node},
-                               {"triggering_log", line}}}});
-  o.events.push_back(due(w, *trig, id, e->id, trial_id, std::move(body), now));
+  json body = w.webhook_type == "SLACK"
+                  ? slack_log_payload(e->id, c.trial_id, node, line, regex)
+                  : default_payload(
+                      delivery_event_id(id, s.cluster_uuid), "TASK_LOG", now,
+                      {{"regex", regex}},
+                      {{"task_log",
+                        {{"task_id", state::task_id_of(e->id, c.trial_id)},
+                         {"node_name", node},
+                         {"triggering_log", line}}}});
+  return due(w, *trig, id, e->id, c.trial_id, std::move(body), now);
 }
 
-void ended(const cluster_state& s, const record_command& c, int64_t now,
-           record_outcome& o) {
-  auto id = id_arg(c.args, "deliveryId");
-  auto d = s.webhook_deliveries.find(id);
+std::optional<webhook_delivery_ended>
+delivery_end(const cluster_state& s, const webhook_delivery_report& c,
+             int64_t now) {
+  auto d = s.webhook_deliveries.find(c.delivery_id);
   if (d == s.webhook_deliveries.end())
-    return; // its webhook was deleted meanwhile
-  auto status = static_cast<int32_t>(int_of(c.args, "status"));
-  auto attempts = static_cast<int32_t>(int_of(c.args, "attempts"));
-  o.events.push_back(webhook_delivery_ended{
-      id, d->second.webhook_id, flag(c.args, "delivered"), attempts, status,
-      util::fit_text(str_of(c.args, "reason"), {4096, true, true}), now});
+    return std::nullopt; // its webhook was deleted meanwhile
+  return webhook_delivery_ended{c.delivery_id,
+                                d->second.webhook_id,
+                                c.delivered,
+                                c.attempts,
+                                c.status,
+                                util::fit_text(c.reason, {4096, true, true}),
+                                now};
 }
-
-} // namespace
 
 bool webhook_applies(const cluster_state& s, const state::webhook_info& w,
                      const state::experiment_info& e) {
@@ -443,9 +444,11 @@ record_outcome decide_webhook(const cluster_state& s, const record_command& c,
   using webhook_handler = void (*)(const cluster_state&, const record_command&,
                                    int64_t, record_outcome&);
   static const std::map<std::string, webhook_handler> table{
-      {"webhook.create", create},           {"webhook.patch", patch},
-      {"webhook.delete", remove_webhook},   {"webhook.custom", custom},
-      {"webhook.log_matched", log_matched}, {"webhook.ended", ended}};
+      {"webhook.create", create},
+      {"webhook.patch", patch},
+      {"webhook.delete", remove_webhook},
+      {"webhook.custom", custom},
+  };
   return run_command(table, s, c, now_us);
 }
 

@@ -22,6 +22,7 @@
 // Who may call them is the API's check (api/webhook_routes.cpp: admins
 // create, patch and delete); refusals name the field.
 
+#include "core/commands.hpp"
 #include "core/records.hpp"
 #include "messages/events.hpp"
 #include "state/cluster_state.hpp"
@@ -29,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,19 @@ constexpr size_t max_webhook_regex = 1024;
 /// decide_record() for ops starting with "webhook.".
 record_outcome decide_webhook(const state::cluster_state& s,
                               const record_command& c, int64_t now_us);
+
+/// The command webhook_log_match: the delivery it causes, once per trial
+/// and trigger; nothing for a webhook, trigger or trial gone meanwhile, or
+/// a webhook that does not apply to the trial's experiment.
+std::optional<webhook_delivery_due>
+log_match_delivery(const state::cluster_state& s, const webhook_log_match& c,
+                   int64_t now_us);
+
+/// The command webhook_delivery_report: webhook_delivery_ended, or nothing
+/// for a delivery whose webhook was deleted meanwhile.
+std::optional<webhook_delivery_ended>
+delivery_end(const state::cluster_state& s, const webhook_delivery_report& c,
+             int64_t now_us);
 
 /// The deliveries experiment `experiment_id` moving to `state` causes
 /// (EXPERIMENT_STATE_CHANGE triggers whose condition names it), with ids

@@ -38,30 +38,31 @@ state::cluster_state with_pattern(const std::string& regex) {
 TEST(webhook_runtime, a_hostile_pattern_scans_a_long_line_in_linear_time) {
   webhook_runtime rt{std::make_shared<no_http>(), "k", {}};
   rt.load(with_pattern("(a+)+$"));
-  std::vector<std::pair<std::string, json>> sent;
-  rt.set_command_sink(
-      [&](std::string op, json args) { sent.emplace_back(op, args); });
+  std::vector<webhook_log_match> sent;
+  rt.set_command_sink([&](command c) {
+    ASSERT_TRUE(std::holds_alternative<webhook_log_match>(c));
+    sent.push_back(std::get<webhook_log_match>(c));
+  });
   // Backtracking engines take ~2^n steps on this line; RE2 is linear.
   rt.scan_log(7, "agent-1", {std::string(16000, 'a') + "!"});
   EXPECT_TRUE(sent.empty());
   rt.scan_log(7, "agent-1", {"no", std::string(100, 'a')});
   ASSERT_EQ(sent.size(), 1u);
-  EXPECT_EQ(sent[0].first, "webhook.log_matched");
-  EXPECT_EQ(sent[0].second["trialId"], 7);
-  EXPECT_EQ(sent[0].second["triggerId"], 4);
-  EXPECT_EQ(sent[0].second["node"], "agent-1");
+  EXPECT_EQ(sent[0].trial_id, 7);
+  EXPECT_EQ(sent[0].trigger_id, 4);
+  EXPECT_EQ(sent[0].node, "agent-1");
   // Once per trial and trigger; another trial fires on its own.
   rt.scan_log(7, "agent-1", {"aaa"});
   rt.scan_log(8, "agent-1", {"aaa"});
   ASSERT_EQ(sent.size(), 2u);
-  EXPECT_EQ(sent[1].second["trialId"], 8);
+  EXPECT_EQ(sent[1].trial_id, 8);
 }
 
 TEST(webhook_runtime, a_deleted_webhooks_pattern_no_longer_matches) {
   webhook_runtime rt{std::make_shared<no_http>(), "k", {}};
   rt.load(with_pattern("error"));
   int sent = 0;
-  rt.set_command_sink([&](std::string, json) { ++sent; });
+  rt.set_command_sink([&](command) { ++sent; });
   rt.on_durable({webhook_deleted{1, "admin", 0}});
   rt.scan_log(7, "a", {"an error"});
   EXPECT_EQ(sent, 0);

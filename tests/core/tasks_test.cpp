@@ -28,17 +28,17 @@ struct tasks : ::testing::Test {
                   const std::string& user = "alice",
                   const std::string& pool = "default", int64_t workspace = 1,
                   int32_t priority = 42, const std::string& type = "") {
-    json args{{"task_id", id},
-              {"task_type", !type.empty() ? type
-                            : slots == 0  ? "TENSORBOARD"
-                                          : "COMMAND"},
-              {"description", "Command (able-ant)"},
-              {"config", {{"entrypoint", json::array({"echo hello"})}}},
-              {"pool", pool},
-              {"slots", slots},
-              {"priority", priority},
-              {"workspace_id", workspace}};
-    return c.run(c.core->records({"task.launch", args, user}, c.now));
+    task_launch t;
+    t.task_id = id;
+    t.task_type = !type.empty() ? type : slots == 0 ? "TENSORBOARD" : "COMMAND";
+    t.owner = user;
+    t.description = "Command (able-ant)";
+    t.config = {{"entrypoint", json::array({"echo hello"})}};
+    t.pool = pool;
+    t.slots = slots;
+    t.priority = priority;
+    t.workspace_id = workspace;
+    return c.run(c.core->decide(t, c.now));
   }
 
   const state::task_info& task(const std::string& id) {
@@ -102,8 +102,7 @@ TEST_F(tasks, a_task_waits_for_a_slot_and_is_never_preempted_by_a_trial) {
 TEST_F(tasks, killing_a_queued_task_ends_it_and_a_running_one_is_asked_first) {
   auto d = launch(task_a);
   EXPECT_EQ(task(task_a).state, tst::queued);
-  d = c.run(
-      c.core->records({"task.kill", {{"task_id", task_a}}, "alice"}, c.now));
+  d = c.run(c.core->decide(task_kill{task_a, "alice"}, c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(task(task_a).state, tst::terminated);
   EXPECT_EQ(task(task_a).exit_reason, "killed");
@@ -111,15 +110,13 @@ TEST_F(tasks, killing_a_queued_task_ends_it_and_a_running_one_is_asked_first) {
   c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
   launch(task_b);
   c.run(c.core->allocation_running(task_b + ".1", c.now));
-  d = c.run(
-      c.core->records({"task.kill", {{"task_id", task_b}}, "bob"}, c.now));
+  d = c.run(c.core->decide(task_kill{task_b, "bob"}, c.now));
   EXPECT_EQ(task(task_b).state, tst::terminating);
   auto kills = effects_of<kill_order>(d);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].allocation_id, task_b + ".1");
   // A second kill while it ends changes nothing.
-  d = c.run(
-      c.core->records({"task.kill", {{"task_id", task_b}}, "bob"}, c.now));
+  d = c.run(c.core->decide(task_kill{task_b, "bob"}, c.now));
   EXPECT_TRUE(d.events.empty());
   c.run(c.core->allocation_exited(task_b + ".1", 137, c.now));
   EXPECT_EQ(task(task_b).exit_reason, "killed");
@@ -144,13 +141,10 @@ TEST_F(tasks, bad_launches_and_unknown_tasks_are_refused_naming_why) {
                  "workspace not found");
   launch(task_a);
   expect_refused(launch(task_a), errc::conflict, "already exists");
+  expect_refused(c.core->decide(task_kill{task_b, "alice"}, c.now),
+                 errc::not_found, "task not found");
   expect_refused(
-      c.core->records({"task.kill", {{"task_id", task_b}}, "alice"}, c.now),
-      errc::not_found, "task not found");
-  expect_refused(
-      c.core->records(
-          {"task.priority", {{"task_id", task_a}, {"priority", 0}}, "alice"},
-          c.now),
+      c.core->decide(task_priority_change{task_a, 0, "alice"}, c.now),
       errc::invalid_argument, "priority");
   expect_sound();
 }
@@ -200,7 +194,7 @@ TEST_F(tasks, an_agent_that_comes_back_without_a_running_task_loses_it) {
 
 TEST_F(tasks, terminated_tasks_are_forgotten_after_their_time) {
   launch(task_a);
-  c.run(c.core->records({"task.kill", {{"task_id", task_a}}, "alice"}, c.now));
+  c.run(c.core->decide(task_kill{task_a, "alice"}, c.now));
   auto ended = task(task_a).ended_at_us;
   c.run(c.core->forget_tasks(ended - 1, c.now));
   EXPECT_EQ(c.core->state().tasks.count(task_a), 1u);
@@ -208,7 +202,7 @@ TEST_F(tasks, terminated_tasks_are_forgotten_after_their_time) {
   EXPECT_EQ(c.core->state().tasks.count(task_a), 0u);
   // The tick forgets what ended 24 h ago, and nothing younger.
   launch(task_b);
-  c.run(c.core->records({"task.kill", {{"task_id", task_b}}, "alice"}, c.now));
+  c.run(c.core->decide(task_kill{task_b, "alice"}, c.now));
   c.now += 24 * 3600 * sec - 1;
   c.run(c.core->tick(c.now));
   EXPECT_EQ(c.core->state().tasks.count(task_b), 1u);
@@ -222,8 +216,7 @@ TEST_F(tasks, a_paused_generic_task_frees_its_slot_is_kept_and_runs_again) {
   c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
   launch(task_a, 1, "alice", "default", 1, 42, "GENERIC");
   c.run(c.core->allocation_running(task_a + ".1", c.now));
-  auto d = c.run(
-      c.core->records({"task.pause", {{"task_id", task_a}}, "alice"}, c.now));
+  auto d = c.run(c.core->decide(task_pause{task_a, "alice"}, c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   ASSERT_EQ(effects_of<kill_order>(d).size(), 1u);
   EXPECT_TRUE(task(task_a).pausing);
@@ -235,8 +228,7 @@ TEST_F(tasks, a_paused_generic_task_frees_its_slot_is_kept_and_runs_again) {
   c.now += 25 * 3600 * sec;
   c.run(c.core->tick(c.now));
   ASSERT_EQ(c.core->state().tasks.count(task_a), 1u);
-  d = c.run(
-      c.core->records({"task.unpause", {{"task_id", task_a}}, "alice"}, c.now));
+  d = c.run(c.core->decide(task_unpause{task_a, "alice"}, c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(task(task_a).state, tst::starting);
   EXPECT_EQ(task(task_a).allocation_id, task_a + ".2");
@@ -245,11 +237,9 @@ TEST_F(tasks, a_paused_generic_task_frees_its_slot_is_kept_and_runs_again) {
   // A command does not pause, and a task that is not paused does not
   // unpause.
   launch(task_b);
-  auto refused =
-      c.core->records({"task.pause", {{"task_id", task_b}}, "alice"}, c.now);
+  auto refused = c.core->decide(task_pause{task_b, "alice"}, c.now);
   EXPECT_EQ(code_of(refused.refusal), errc::invalid_argument);
-  refused =
-      c.core->records({"task.unpause", {{"task_id", task_a}}, "alice"}, c.now);
+  refused = c.core->decide(task_unpause{task_a, "alice"}, c.now);
   EXPECT_EQ(code_of(refused.refusal), errc::failed_precondition);
   expect_sound();
 }
@@ -261,8 +251,7 @@ TEST_F(tasks,
   c.run(c.core->allocation_running(task_a + ".1", c.now));
   c.run(c.core->allocation_exited(task_a + ".1", 0, c.now));
   ASSERT_EQ(task(task_a).exit_reason, "completed");
-  auto refused =
-      c.core->records({"task.kill", {{"task_id", task_a}}, "alice"}, c.now);
+  auto refused = c.core->decide(task_kill{task_a, "alice"}, c.now);
   EXPECT_EQ(code_of(refused.refusal), errc::failed_precondition);
   EXPECT_NE(render(refused.refusal)
                 .find("cannot cancel task " + task_a
@@ -273,19 +262,16 @@ TEST_F(tasks,
   // A canceled one: refused as CANCELED, with kill_from_root too.
   launch(task_b, 1, "alice", "default", 1, 42, "GENERIC");
   c.run(c.core->allocation_running(task_b + ".1", c.now));
-  c.run(c.core->records({"task.kill", {{"task_id", task_b}}, "alice"}, c.now));
+  c.run(c.core->decide(task_kill{task_b, "alice"}, c.now));
   c.run(c.core->allocation_exited(task_b + ".1", 137, c.now));
   ASSERT_EQ(task(task_b).exit_reason, "killed");
-  refused = c.core->records(
-      {"task.kill", {{"task_id", task_b}, {"kill_from_root", true}}, "alice"},
-      c.now);
+  refused = c.core->decide(task_kill{task_b, "alice", "", true}, c.now);
   EXPECT_NE(render(refused.refusal).find("'CANCELED'"), std::string::npos);
   // A command that ended: killing it again changes nothing, as upstream.
   const std::string cmd = "0a1b2c3d-0000-4000-8000-00000000000c";
   launch(cmd);
-  c.run(c.core->records({"task.kill", {{"task_id", cmd}}, "alice"}, c.now));
-  auto again =
-      c.run(c.core->records({"task.kill", {{"task_id", cmd}}, "alice"}, c.now));
+  c.run(c.core->decide(task_kill{cmd, "alice"}, c.now));
+  auto again = c.run(c.core->decide(task_kill{cmd, "alice"}, c.now));
   EXPECT_FALSE(again.refusal) << render(again.refusal);
   EXPECT_TRUE(again.events.empty());
   expect_sound();

@@ -199,12 +199,8 @@ TEST_F(webhooks, a_log_pattern_fires_once_per_trial) {
   auto id = experiment_1();
   ASSERT_FALSE(c.experiment(id).trial_ids.empty());
   auto trial = c.experiment(id).trial_ids.front();
-  json match{{"webhookId", 1},
-             {"triggerId", 1},
-             {"trialId", trial},
-             {"line", "process exit with code 7"},
-             {"node", "agent-1"}};
-  auto d = rec("webhook.log_matched", match);
+  webhook_log_match match{1, 1, trial, "process exit with code 7", "agent-1"};
+  auto d = c.run(c.core->decide(match, c.now));
   auto due = dues(d);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].payload["event_type"], "TASK_LOG");
@@ -212,7 +208,7 @@ TEST_F(webhooks, a_log_pattern_fires_once_per_trial) {
   EXPECT_EQ(due[0].payload["event_data"]["task_log"]["triggering_log"],
             "process exit with code 7");
   EXPECT_EQ(due[0].payload["event_data"]["task_log"]["node_name"], "agent-1");
-  EXPECT_TRUE(rec("webhook.log_matched", match).events.empty());
+  EXPECT_TRUE(c.run(c.core->decide(match, c.now)).events.empty());
 }
 
 TEST_F(webhooks, a_restart_keeps_webhooks_and_deliveries_still_due) {
@@ -222,11 +218,8 @@ TEST_F(webhooks, a_restart_keeps_webhooks_and_deliveries_still_due) {
   c.run(c.core->activate_experiment(id, c.now));
   c.run(c.core->pause_experiment(id, c.now));
   ASSERT_EQ(c.core->state().webhook_deliveries.size(), 2u);
-  auto ended = rec("webhook.ended", {{"deliveryId", 1},
-                                     {"webhookId", 1},
-                                     {"delivered", true},
-                                     {"attempts", 2},
-                                     {"status", 200}});
+  auto ended = c.run(
+      c.core->decide(webhook_delivery_report{1, true, 2, 200, ""}, c.now));
   ASSERT_EQ(ended.events.size(), 1u);
   c.restart({});
   const auto& s = c.core->state();
@@ -247,9 +240,9 @@ TEST_F(webhooks, delete_drops_due_deliveries_and_stops_new_ones) {
   c.run(c.core->activate_experiment(id, c.now));
   EXPECT_TRUE(dues(c.run(c.core->pause_experiment(id, c.now))).empty());
   EXPECT_TRUE(has(refusal("webhook.delete", {{"id", 1}}), "not found"));
-  EXPECT_TRUE(rec("webhook.ended",
-                  {{"deliveryId", 1}, {"webhookId", 1}, {"delivered", true}})
-                  .events.empty());
+  EXPECT_TRUE(
+      c.run(c.core->decide(webhook_delivery_report{1, true, 1, 0, ""}, c.now))
+          .events.empty());
 }
 
 TEST_F(webhooks, patch_changes_only_the_url_and_checks_it) {
