@@ -7,6 +7,8 @@
 // provider (det-agent processes, provision/local_provider) and the aws
 // provider (EC2 through aws/async_ec2, provision/aws_provider).
 
+#include "messages/agent_protocol.hpp"
+
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
@@ -25,6 +27,12 @@ struct provider_instance {
   /// The client token of the launch that made it ("" = unknown).
   std::string launch_token;
   std::string spot_request_id;
+  /// The exits its agent wrote into its tags before stopping itself
+  /// (messages/exit_tags.hpp), decoded but not verified: claims that
+  /// plan_provisioning checks against the state.
+  std::vector<agent::exit_report> exit_claims;
+  /// One line per exit tag the decoder refused.
+  std::vector<std::string> refused_exit_tags;
 };
 
 /// A spot request the provider has, tagged as this pool's.
