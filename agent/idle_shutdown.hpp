@@ -103,11 +103,6 @@ public:
   /// connected, the rule off, or the attempts spent).
   [[nodiscard]] std::optional<policy::timestamp> due_at() const;
 
-  /// Exits written into the tags so far.
-  [[nodiscard]] const std::set<std::string>& written() const {
-    return written_;
-  }
-
 private:
   [[nodiscard]] policy::self_shutdown_input input(policy::timestamp now) const;
 
