@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,6 @@ struct provider_instance {
   /// The client token of the launch that made it ("" = unknown).
   std::string launch_token;
   std::string spot_request_id;
-  /// The exits its agent wrote into its tags before stopping itself
-  /// (messages/exit_tags.hpp), decoded but not verified: claims that
-  /// plan_provisioning checks against the state.
-  std::vector<agent::exit_report> exit_claims;
-  /// One line per exit tag the decoder refused.
-  std::vector<std::string> refused_exit_tags;
 };
 
 /// A spot request the provider has, tagged as this pool's.
@@ -50,6 +45,12 @@ struct provider_inventory {
   int64_t taken_at_us = 0;
   std::vector<provider_instance> instances;
   std::vector<provider_spot_request> spot_requests;
+  /// By instance id: the exits its agent wrote into its tags before
+  /// stopping itself (messages/exit_tags.hpp), decoded but not verified:
+  /// claims that plan_provisioning checks against the state.
+  std::map<std::string, std::vector<agent::exit_report>> exit_claims;
+  /// By instance id: one line per exit tag the decoder refused.
+  std::map<std::string, std::vector<std::string>> refused_exit_tags;
 };
 
 struct launch_spec {

@@ -45,19 +45,23 @@ const state::launch_info* launch_of(const state::pool_info& p,
   return nullptr;
 }
 
-/// The exits gone instance `i`'s tags claim (`h`: its listing) that hold
-/// up: each names a live allocation on a slot of the agent linked to `i`.
+/// The exits gone instance `i`'s tags claim (in `inv`) that hold up:
+/// each names a live allocation on a slot of the agent linked to `i`.
 void verify_exit_claims(const state::cluster_state& s,
                         const state::instance_info& i,
-                        const provider_instance& h, provisioning_plan& plan) {
-  for (const auto& why : h.refused_exit_tags)
-    plan.refused_exit_tags.push_back("instance " + i.id + ": " + why);
-  if (h.exit_claims.empty())
+                        const provider_inventory& inv,
+                        provisioning_plan& plan) {
+  if (auto r = inv.refused_exit_tags.find(i.id);
+      r != inv.refused_exit_tags.end())
+    for (const auto& why : r->second)
+      plan.refused_exit_tags.push_back("instance " + i.id + ": " + why);
+  auto claims = inv.exit_claims.find(i.id);
+  if (claims == inv.exit_claims.end() || claims->second.empty())
     return;
   auto a = state::find_agent(s, i.agent_id.empty() ? i.id : i.agent_id);
   bool linked = a != nullptr && (a->instance_id == i.id || a->id == i.id);
   std::set<std::string> seen;
-  for (const auto& e : h.exit_claims) {
+  for (const auto& e : claims->second) {
     auto refuse = [&](const std::string& why) {
       plan.refused_exit_tags.push_back("instance " + i.id
                                        + ": exit tag for allocation "
@@ -104,7 +108,7 @@ void reconcile(const state::cluster_state& s, const state::pool_info& p,
       continue; // too young to be missing
     if (missing || gone_state(h->second->state)) {
       if (!missing)
-        verify_exit_claims(s, *i, *h->second, plan);
+        verify_exit_claims(s, *i, inv, plan);
       bool spot = !i->spot_request_id.empty();
       plan.gone.emplace_back(i->id, ours   ? "terminated"
                                     : spot ? "spot_reclaimed"

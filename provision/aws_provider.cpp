@@ -348,8 +348,10 @@ void aws_provider::refresh(
           for (const auto& t : i.tags)
             tags.emplace_back(t.key, t.value);
           auto claims = agent::exit_claims_of(tags);
-          x.exit_claims = std::move(claims.exits);
-          x.refused_exit_tags = std::move(claims.refused);
+          if (!claims.exits.empty())
+            inv.exit_claims[x.id] = std::move(claims.exits);
+          if (!claims.refused.empty())
+            inv.refused_exit_tags[x.id] = std::move(claims.refused);
           inv.instances.push_back(std::move(x));
         }
         if (!self->opts_.aws.spot) {

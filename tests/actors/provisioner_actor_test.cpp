@@ -62,11 +62,10 @@ struct fake_provider : instance_provider {
     provider_inventory inv;
     for (const auto& l : launches)
       for (int k = 0; k < l.count; ++k) {
-        provider_instance x{"i-" + std::to_string(l.launch_seq) + "-"
-                                + std::to_string(k),
-                            listed_state, l.client_token, ""};
-        x.exit_claims = exit_claims;
-        inv.instances.push_back(std::move(x));
+        auto id = "i-" + std::to_string(l.launch_seq) + "-" + std::to_string(k);
+        inv.instances.push_back({id, listed_state, l.client_token, ""});
+        if (!exit_claims.empty())
+          inv.exit_claims[id] = exit_claims;
       }
     done(inv);
   }

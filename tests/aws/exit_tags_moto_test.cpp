@@ -179,7 +179,7 @@ TEST(exit_tags_against_moto,
       mine = &x;
   ASSERT_NE(mine, nullptr) << "the terminated instance is not listed";
   EXPECT_EQ(mine->state, "terminated");
-  ASSERT_EQ(mine->exit_claims.size(), 2u);
+  ASSERT_EQ(inv->exit_claims[id].size(), 2u);
 
   provisioning_input in;
   in.inventory = *inv;

@@ -33,7 +33,11 @@ struct fixture : ::testing::Test, test::applied_state {
                           std::vector<provider_spot_request> rs = {},
                           int64_t taken = 100 * s_) {
     provisioning_input in;
-    in.inventory = provider_inventory{taken, std::move(xs), std::move(rs)};
+    provider_inventory inv;
+    inv.taken_at_us = taken;
+    inv.instances = std::move(xs);
+    inv.spot_requests = std::move(rs);
+    in.inventory = std::move(inv);
     in.consistency_grace_us = 30 * s_;
     return in;
   }
@@ -283,14 +287,15 @@ TEST_F(fixture, exits_in_a_gone_instances_tags_count_only_for_its_allocations) {
   apply(task_placed{a, a + ".1", "i-1", {0}, 15 * s_});
   apply(task_placed{b, b + ".1", "i-2", {0}, 15 * s_});
   apply(agent_disconnected{"i-1", "closed", 900 * s_, 50 * s_});
-  provider_instance gone{"i-1", "terminated", "tok-1", ""};
-  gone.exit_claims = {
+  // i-1 is gone; i-2 still runs (its claims are not read).
+  auto in = with(
+      {{"i-1", "terminated", "tok-1", ""}, {"i-2", "running", "tok-1", ""}});
+  in.inventory->exit_claims["i-1"] = {
       {a + ".1", 0, 60 * s_}, {b + ".1", 1, 60 * s_}, {"ghost.1", 2, 60 * s_}};
-  gone.refused_exit_tags = {"exit tag: value of det:exit:x.1: not <exit "
-                            "code>@<time>"};
-  provider_instance running{"i-2", "running", "tok-1", ""};
-  running.exit_claims = {{b + ".1", 0, 60 * s_}};
-  auto plan = plan_provisioning(s, "default", 100 * s_, with({gone, running}));
+  in.inventory->refused_exit_tags["i-1"] = {
+      "exit tag: value of det:exit:x.1: not <exit code>@<time>"};
+  in.inventory->exit_claims["i-2"] = {{b + ".1", 0, 60 * s_}};
+  auto plan = plan_provisioning(s, "default", 100 * s_, in);
   ASSERT_EQ(plan.tagged_exits.size(), 1u);
   EXPECT_EQ(plan.tagged_exits[0].first, "i-1");
   EXPECT_EQ(plan.tagged_exits[0].second.allocation_id, a + ".1");
@@ -307,9 +312,9 @@ TEST_F(fixture, exits_in_a_gone_instances_tags_count_only_for_its_allocations) {
   // Once the allocation has ended (the exit recorded), the same tag is
   // refused: it is no longer live.
   apply(task_exited{a, a + ".1", "completed", 0, "", 101 * s_});
-  gone.refused_exit_tags.clear();
-  gone.exit_claims = {{a + ".1", 0, 60 * s_}};
-  plan = plan_provisioning(s, "default", 102 * s_, with({gone, running}));
+  in.inventory->refused_exit_tags.clear();
+  in.inventory->exit_claims["i-1"] = {{a + ".1", 0, 60 * s_}};
+  plan = plan_provisioning(s, "default", 102 * s_, in);
   EXPECT_TRUE(plan.tagged_exits.empty());
   ASSERT_EQ(plan.refused_exit_tags.size(), 1u);
 }
