@@ -68,6 +68,15 @@ void add_options(CLI::App& app, agent_args& out) {
                  "stop (exit 75) once idle this long while the master is "
                  "unreachable (idle_shutdown.after; 0 = never)")
       ->type_name("DURATION");
+  app.add_option("--idle-shutdown-unreachable",
+                 out.flags.idle_shutdown_unreachable,
+                 "the idle period while the master is unreachable, when "
+                 "shorter (idle_shutdown.unreachable; 0 = the same)")
+      ->type_name("DURATION");
+  app.add_flag("--exit-tags", out.flags.idle_shutdown_exit_tags,
+               "on a provisioned EC2 instance: write exits the master has "
+               "not recorded into the instance's tags, then stop "
+               "(idle_shutdown.exit_tags)");
   app.add_flag("--cold-launch", out.cold_launch,
                "start each trial's launch layer in an interpreter of its own "
                "instead of forking it from the warm launcher");

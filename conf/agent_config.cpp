@@ -91,6 +91,10 @@ caf::expected<agent_config> parse_agent_config(std::string_view text) {
     cfg.idle_shutdown_grace =
         std::chrono::duration_cast<std::chrono::milliseconds>(
             idle.dur("grace", 60s, "60s", true));
+    cfg.idle_shutdown_unreachable =
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            idle.dur("unreachable", 0s, "0s"));
+    cfg.idle_shutdown_exit_tags = idle.boolean("exit_tags", false);
     idle.finish();
   }
   {
@@ -178,14 +182,29 @@ caf::expected<agent_config> apply_overrides(agent_config cfg,
     cfg.cloudwatch.cluster_id = *o.cluster_id;
     cfg.effective["cloudwatch"]["cluster_id"] = *o.cluster_id;
   }
-  if (o.idle_shutdown_after) {
-    auto d = parse_duration(*o.idle_shutdown_after);
+  struct idle_flag {
+    const char* name;
+    const std::optional<std::string>& text;
+    std::chrono::milliseconds& out;
+  };
+  for (const auto& f :
+       {idle_flag{"after", o.idle_shutdown_after, cfg.idle_shutdown_after},
+        idle_flag{"unreachable", o.idle_shutdown_unreachable,
+                  cfg.idle_shutdown_unreachable}}) {
+    if (!f.text)
+      continue;
+    auto field = std::string{"idle_shutdown."} + f.name;
+    auto d = parse_duration(*f.text);
     if (!d)
-      return bad("idle_shutdown.after", message_of(d.error()));
+      return bad(field.c_str(), message_of(d.error()));
     if (d->count() < 0)
-      return bad("idle_shutdown.after", "must not be negative");
-    cfg.idle_shutdown_after = *d;
-    cfg.effective["idle_shutdown"]["after"] = format_duration(*d);
+      return bad(field.c_str(), "must not be negative");
+    f.out = *d;
+    cfg.effective["idle_shutdown"][f.name] = format_duration(*d);
+  }
+  if (o.idle_shutdown_exit_tags) {
+    cfg.idle_shutdown_exit_tags = true;
+    cfg.effective["idle_shutdown"]["exit_tags"] = true;
   }
   return cfg;
 }

@@ -64,6 +64,14 @@ struct agent_config {
   /// launch passes its pool's max_idle_agent_period.
   std::chrono::milliseconds idle_shutdown_after{0};
   std::chrono::milliseconds idle_shutdown_grace{std::chrono::seconds{60}};
+  /// idle_shutdown.unreachable: the idle period while the master is
+  /// unreachable, when shorter than idle_shutdown.after; zero = the same.
+  /// The master's launch passes its pool's unreachable_idle_agent_period.
+  std::chrono::milliseconds idle_shutdown_unreachable{0};
+  /// idle_shutdown.exit_tags: on a provisioned EC2 instance, exits the
+  /// master has not recorded are written into the instance's tags before
+  /// it stops (messages/exit_tags.hpp) instead of keeping it up.
+  bool idle_shutdown_exit_tags = false;
   /// log.level: a name util/log's set_level() accepts.
   std::string log_level = "info";
   cloudwatch_config cloudwatch;
@@ -92,6 +100,10 @@ struct agent_overrides {
   std::optional<std::string> cluster_id; ///< cloudwatch.cluster_id
   /// idle_shutdown.after, as a duration ("3m", "180s"; "0" = off).
   std::optional<std::string> idle_shutdown_after;
+  /// idle_shutdown.unreachable, as a duration.
+  std::optional<std::string> idle_shutdown_unreachable;
+  /// idle_shutdown.exit_tags turned on.
+  bool idle_shutdown_exit_tags = false;
 };
 
 /// `cfg` with every set override applied. Fails with errc::invalid_argument

@@ -294,6 +294,9 @@ void read_provider(object_reader& r, provider_config& out,
       r.dur("agent_reconnect_backoff", 5s, "5s", true);
   out.max_idle_agent_period =
       r.dur("max_idle_agent_period", 20min, "20m", true);
+  out.unreachable_idle_agent_period =
+      r.dur("unreachable_idle_agent_period",
+            default_unreachable_idle_agent_period, "1m");
   out.max_agent_starting_period =
       r.dur("max_agent_starting_period", 20min, "20m", true);
   out.scale_up_delay = r.dur("scale_up_delay", 5s, "5s");

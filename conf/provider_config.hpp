@@ -18,6 +18,13 @@
 
 namespace det::conf {
 
+/// unreachable_idle_agent_period's default: a master restart that takes
+/// less than the agent's 60 s grace stops nothing; an outage longer than
+/// that leaks at most this long per instance whose last job ended in it
+/// (docs/det-sim.md has the figures).
+inline constexpr std::chrono::milliseconds
+    default_unreachable_idle_agent_period{std::chrono::seconds{60}};
+
 enum class provider_type {
   none, ///< static agents: no provisioner
   aws,
@@ -90,6 +97,11 @@ struct provider_config {
   int64_t agent_reconnect_attempts = 5;
   std::chrono::milliseconds agent_reconnect_backoff{std::chrono::seconds{5}};
   std::chrono::milliseconds max_idle_agent_period{std::chrono::minutes{20}};
+  /// The idle period after which an agent stops its own instance while
+  /// the master is unreachable (policy/idle_self_shutdown), when shorter
+  /// than max_idle_agent_period; zero = max_idle_agent_period.
+  std::chrono::milliseconds unreachable_idle_agent_period{
+      default_unreachable_idle_agent_period};
   std::chrono::milliseconds max_agent_starting_period{std::chrono::minutes{20}};
   /// How long pending demand must stay unmet before an instance is
   /// launched for it (upstream's provisioner acts every 5 s).

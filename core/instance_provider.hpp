@@ -7,11 +7,14 @@
 // provider (det-agent processes, provision/local_provider) and the aws
 // provider (EC2 through aws/async_ec2, provision/aws_provider).
 
+#include "messages/agent_protocol.hpp"
+
 #include <caf/error.hpp>
 #include <caf/expected.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,12 @@ struct provider_inventory {
   int64_t taken_at_us = 0;
   std::vector<provider_instance> instances;
   std::vector<provider_spot_request> spot_requests;
+  /// By instance id: the exits its agent wrote into its tags before
+  /// stopping itself (messages/exit_tags.hpp), decoded but not verified:
+  /// claims that plan_provisioning checks against the state.
+  std::map<std::string, std::vector<agent::exit_report>> exit_claims;
+  /// By instance id: one line per exit tag the decoder refused.
+  std::map<std::string, std::vector<std::string>> refused_exit_tags;
 };
 
 struct launch_spec {

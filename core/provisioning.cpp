@@ -45,6 +45,48 @@ const state::launch_info* launch_of(const state::pool_info& p,
   return nullptr;
 }
 
+/// The exits gone instance `i`'s tags claim (in `inv`) that hold up:
+/// each names a live allocation on a slot of the agent linked to `i`.
+void verify_exit_claims(const state::cluster_state& s,
+                        const state::instance_info& i,
+                        const provider_inventory& inv,
+                        provisioning_plan& plan) {
+  if (auto r = inv.refused_exit_tags.find(i.id);
+      r != inv.refused_exit_tags.end())
+    for (const auto& why : r->second)
+      plan.refused_exit_tags.push_back("instance " + i.id + ": " + why);
+  auto claims = inv.exit_claims.find(i.id);
+  if (claims == inv.exit_claims.end() || claims->second.empty())
+    return;
+  auto a = state::find_agent(s, i.agent_id.empty() ? i.id : i.agent_id);
+  bool linked = a != nullptr && (a->instance_id == i.id || a->id == i.id);
+  std::set<std::string> seen;
+  for (const auto& e : claims->second) {
+    auto refuse = [&](const std::string& why) {
+      plan.refused_exit_tags.push_back("instance " + i.id
+                                       + ": exit tag for allocation "
+                                       + e.allocation_id + ": " + why);
+    };
+    if (!linked) {
+      refuse("no agent of this instance is known");
+      continue;
+    }
+    if (std::find(a->slots.begin(), a->slots.end(), e.allocation_id)
+        == a->slots.end()) {
+      refuse("not an allocation on this instance's agent");
+      continue;
+    }
+    if (state::trial_of_allocation(s, e.allocation_id) == nullptr
+        && state::task_of_allocation(s, e.allocation_id) == nullptr) {
+      refuse("not a live allocation");
+      continue;
+    }
+    if (!seen.insert(e.allocation_id).second)
+      continue; // one tag per key: cannot happen on EC2, harmless anyway
+    plan.tagged_exits.emplace_back(i.id, e);
+  }
+}
+
 void reconcile(const state::cluster_state& s, const state::pool_info& p,
                const provisioning_input& in, provisioning_plan& plan) {
   const auto& inv = *in.inventory;
@@ -65,6 +107,8 @@ void reconcile(const state::cluster_state& s, const state::pool_info& p,
         && i->launched_at_us > inv.taken_at_us - in.consistency_grace_us)
       continue; // too young to be missing
     if (missing || gone_state(h->second->state)) {
+      if (!missing)
+        verify_exit_claims(s, *i, inv, plan);
       bool spot = !i->spot_request_id.empty();
       plan.gone.emplace_back(i->id, ours   ? "terminated"
                                     : spot ? "spot_reclaimed"

@@ -12,6 +12,12 @@
 //   grace) or shutting down / terminated there is gone; if it was a spot
 //   instance whose agent is disconnected, the agent is lost as
 //   spot_reclaimed (its trials resume elsewhere without counting a restart);
+// - the exits a gone instance's agent wrote into its tags before stopping
+//   itself (messages/exit_tags.hpp) are recorded first, as that agent's
+//   reports, but only for allocations still live that hold slots of the
+//   agent linked to that instance: a tag is a claim from a machine that
+//   runs other people's code, and it may only speak for itself. Any other
+//   claim is refused (logged), and the instance reconciled as usual;
 // - a state instance pending here but running there becomes running;
 // - an inventory instance or spot request the state does not know is
 //   adopted when its launch token names an outstanding launch that no call
@@ -84,6 +90,11 @@ struct provisioning_plan {
   std::vector<std::string> still_terminating;
   /// State instances the provider no longer has, with the reason.
   std::vector<std::pair<std::string, std::string>> gone;
+  /// Exits read from gone instances' tags and verified: instance id,
+  /// exit. Recorded (allocation_exited) before anything else of the plan.
+  std::vector<std::pair<std::string, agent::exit_report>> tagged_exits;
+  /// Exit tags not recorded, one line each (logged).
+  std::vector<std::string> refused_exit_tags;
   /// Agents to record lost as spot_reclaimed.
   std::vector<std::string> reclaimed_agents;
   std::vector<std::string> now_running;

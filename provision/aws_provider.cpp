@@ -1,5 +1,7 @@
 #include "provision/aws_provider.hpp"
 
+#include "messages/exit_tags.hpp"
+
 #include "conf/duration.hpp"
 
 #include "util/text.hpp"
@@ -74,6 +76,13 @@ std::string agent_user_data(const aws_provider_options& o) {
   // the instance shuts down, which terminates it (launched so).
   args += " --idle-shutdown-after "
           + conf::format_duration(o.max_idle_agent_period);
+  // While the master is unreachable the idle period is the pool's shorter
+  // one, and exits the master has not recorded go into the instance's
+  // tags before it stops (the returning master reads them: list()).
+  if (o.unreachable_idle_agent_period.count() > 0)
+    args += " --idle-shutdown-unreachable "
+            + conf::format_duration(o.unreachable_idle_agent_period);
+  args += " --exit-tags";
   if (!o.agent_docker_image.empty())
     s += "docker run --rm --network host -e DET_AGENT_TOKEN " + cw_env
          + util::shell_quote(o.agent_docker_image) + " det-agent " + args
@@ -312,8 +321,10 @@ void aws_provider::refresh(
   aws::describe_instances_request req;
   req.filters = {aws::tag_filter(opts_.aws.tag_key, opts_.aws.tag_value),
                  aws::tag_filter(pool_tag_key, opts_.pool),
+                 // terminated: EC2 lists them for about an hour, with the
+                 // exits their agent wrote into their tags before stopping.
                  aws::state_filter({"pending", "running", "stopping", "stopped",
-                                    "shutting-down"})};
+                                    "shutting-down", "terminated"})};
   req.page_size = opts_.page_size;
   ec2_->describe_instances(
       std::move(req),
@@ -333,6 +344,14 @@ void aws_provider::refresh(
           x.state = i.state;
           x.launch_token = i.tag(launch_tag_key).value_or("");
           x.spot_request_id = i.spot_instance_request_id;
+          std::vector<agent::tag_pair> tags;
+          for (const auto& t : i.tags)
+            tags.emplace_back(t.key, t.value);
+          auto claims = agent::exit_claims_of(tags);
+          if (!claims.exits.empty())
+            inv.exit_claims[x.id] = std::move(claims.exits);
+          if (!claims.refused.empty())
+            inv.refused_exit_tags[x.id] = std::move(claims.refused);
           inv.instances.push_back(std::move(x));
         }
         if (!self->opts_.aws.spot) {

@@ -52,6 +52,9 @@ struct aws_provider_options {
   /// The pool's max_idle_agent_period: the agent stops its own instance
   /// after it, idle while the master is unreachable (agent/idle_shutdown).
   std::chrono::milliseconds max_idle_agent_period{std::chrono::minutes{20}};
+  /// The pool's unreachable_idle_agent_period: the shorter idle period
+  /// while the master is unreachable (zero: max_idle_agent_period).
+  std::chrono::milliseconds unreachable_idle_agent_period{0};
   std::chrono::milliseconds list_interval{std::chrono::seconds{10}};
   std::chrono::milliseconds orphan_grace{std::chrono::minutes{2}};
   std::chrono::milliseconds consistency_grace{std::chrono::seconds{60}};

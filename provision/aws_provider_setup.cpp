@@ -62,6 +62,7 @@ make_aws_provider(const conf::resource_pool_config& rp,
   o.agent_docker_image = pc.agent_docker_image;
   o.startup_script = pc.startup_script;
   o.max_idle_agent_period = pc.max_idle_agent_period;
+  o.unreachable_idle_agent_period = pc.unreachable_idle_agent_period;
   o.list_interval = env.list_interval.value_or(o.list_interval);
   o.orphan_grace = env.orphan_grace.value_or(o.orphan_grace);
   o.page_size = env.page_size.value_or(o.page_size);

@@ -234,13 +234,22 @@ private:
   policy::self_shutdown_config self_config() const {
     policy::self_shutdown_config c;
     c.max_idle = std::chrono::seconds{s_.policy->self_shutdown_s};
+    c.unreachable_idle =
+        std::chrono::seconds{s_.policy->self_shutdown_unreachable_s};
     return c;
+  }
+
+  // An agent holding an exit waits for the master, unless it may drop the
+  // exit or write it into its instance's tags.
+  bool waits_for_master(const detail::sim_instance& x) const {
+    return x.holds_exit && !s_.policy->self_stop_drops_exits
+           && !s_.policy->self_stop_tags_exits;
   }
 
   // While the master is down, an idle agent may stop its own instance.
   void arm_self_check(size_t i) {
     if (s_.policy->self_shutdown_s <= 0 || down_ == 0
-        || (s_.instances[i].holds_exit && !s_.policy->self_stop_drops_exits))
+        || waits_for_master(s_.instances[i]))
       return;
     auto when =
         policy::self_shutdown_at(self_view(s_.instances[i]), self_config());
@@ -253,12 +262,27 @@ private:
 
   void self_check(size_t i) {
     auto& x = s_.instances[i];
-    if (x.gone || down_ == 0 || x.idle_since_ms < 0
-        || (x.holds_exit && !s_.policy->self_stop_drops_exits))
+    if (x.gone || down_ == 0 || x.idle_since_ms < 0 || waits_for_master(x))
       return;
-    if (policy::should_self_shutdown(self_view(x), self_config())) {
+    if (!policy::should_self_shutdown(self_view(x), self_config()))
+      return;
+    // det-agent's next step (policy/idle_self_shutdown): with an exit the
+    // master has not recorded, it writes the exit into its instance's
+    // tags first (one CreateTags call), and stops once that is done.
+    bool unrecorded = x.holds_exit && !s_.policy->self_stop_drops_exits;
+    switch (policy::next_self_stop_step(unrecorded ? 1 : 0,
+                                        s_.policy->self_stop_tags_exits)) {
+    case policy::self_stop_step::stop:
       ++s_.result.self_shutdowns;
       terminate(i);
+      break;
+    case policy::self_stop_step::record_exits:
+      x.holds_exit = false; // in the tags now: the master reads it there
+      ++s_.result.exits_tagged;
+      push(s_.now_ms + exit_tag_write_ms, ev_kind::self_check, i);
+      break;
+    case policy::self_stop_step::stay:
+      break;
     }
   }
 
@@ -562,6 +586,8 @@ private:
   int64_t progress_ms_ = 0; ///< last submission, first start or finish
   int64_t no_progress_ms_ = 0;
   static constexpr int64_t stall_after_ms = 365LL * 86400 * 1000;
+  /// How long det-agent's CreateTags of its exits takes (one API call).
+  static constexpr int64_t exit_tag_write_ms = 1000;
   static constexpr int64_t stall_without_progress_ms = 30LL * 86400 * 1000;
   int64_t sample_every_ms_ = 1000;
   int64_t next_sample_ms_ = 0;

@@ -47,6 +47,9 @@ struct run_result {
   int boot_failures = 0;
   int reclaims = 0;
   int self_shutdowns = 0; ///< instances their idle agent stopped (outages)
+  /// Self-stops that wrote their agent's unrecorded exits into the
+  /// instance's tags first (ours+self-stop-tag-exits).
+  int exits_tagged = 0;
   int peak_instances = 0;
   /// Instances still running when nothing is left to happen (min_instances
   /// or leaks); all are known to the simulated master.

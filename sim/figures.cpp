@@ -96,6 +96,7 @@ nlohmann::json figures(const std::vector<job>& jobs, const run_result& r,
   j["boot_failures"] = r.boot_failures;
   j["reclaims"] = r.reclaims;
   j["self_shutdowns"] = r.self_shutdowns;
+  j["exits_tagged"] = r.exits_tagged;
   j["peak_instances"] = r.peak_instances;
   j["instances_at_end"] = r.instances_at_end;
   j["end_s"] = r.end_s;

@@ -1,5 +1,9 @@
 #include "sim/policies.hpp"
 
+#include "conf/provider_config.hpp"
+
+#include <chrono>
+
 namespace det::sim {
 
 std::optional<policy_spec> policy_named(const std::string& name,
@@ -10,6 +14,15 @@ std::optional<policy_spec> policy_named(const std::string& name,
     return policy_spec{name, fleet_rule::ours, ours_idle_s, ours_idle_s};
   if (name == "ours+self-stop-drop-exits")
     return policy_spec{name, fleet_rule::ours, ours_idle_s, ours_idle_s, true};
+  if (name == "ours+self-stop-tag-exits") {
+    policy_spec p{name, fleet_rule::ours, ours_idle_s, ours_idle_s};
+    p.self_shutdown_unreachable_s =
+        std::chrono::duration_cast<std::chrono::seconds>(
+            conf::default_unreachable_idle_agent_period)
+            .count();
+    p.self_stop_tags_exits = true;
+    return p;
+  }
   if (name == "ours+consolidate") {
     policy_spec p{name, fleet_rule::ours, ours_idle_s, 0};
     p.consolidate = true;
@@ -30,6 +43,7 @@ const std::vector<std::string>& policy_names() {
   static const std::vector<std::string> names{"ours",
                                               "ours+self-stop",
                                               "ours+self-stop-drop-exits",
+                                              "ours+self-stop-tag-exits",
                                               "ours+consolidate",
                                               "det-20m",
                                               "det-5m",

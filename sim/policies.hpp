@@ -7,6 +7,10 @@
 // master has not recorded waits for it, as det-agent does),
 // "ours+self-stop-drop-exits" (the same, but such an agent stops anyway
 // and the exit is lost: not what det-agent does, measured for comparison),
+// "ours+self-stop-tag-exits" (what det-agent does on a provisioned EC2
+// instance: the pool's shorter unreachable_idle_agent_period while the
+// master is unreachable, and an agent holding exits writes them into its
+// instance's tags, then stops; the returning master records them),
 // "ours+consolidate" (ours, and jobs moved off under-used instances so
 // they can be terminated: policy/consolidation),
 // "det-20m" and "det-5m"

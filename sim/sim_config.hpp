@@ -30,6 +30,12 @@ struct policy_spec {
   /// An agent holding an exit the master has not recorded stops anyway
   /// (the exit is lost with the instance; det-agent does not do this).
   bool self_stop_drops_exits = false;
+  /// The idle period of that rule while the master is unreachable when
+  /// shorter (the pool's unreachable_idle_agent_period); 0 = the same.
+  int64_t self_shutdown_unreachable_s = 0;
+  /// Such an agent writes its exits into its instance's tags, then stops;
+  /// the returning master reads them (messages/exit_tags.hpp).
+  bool self_stop_tags_exits = false;
   /// Moves checkpointed jobs off instances under-used for
   /// consolidate_after_s so they can be terminated
   /// (policy/consolidation; ours only).

@@ -150,10 +150,11 @@ void run_trace(const named_trace& nt, const std::string& svg_dir) {
   }
   write_svg(svg_dir, nt.name + "-capped", runs, b);
   // Master outages: 30 min at the peak, then 5 at seeded random times.
-  constexpr int n_outage = 4; // the last one is the reference
+  constexpr int n_outage = 5; // the last one is the reference
   double idle_leak[n_outage][2] = {};
   const char* outage_policies[n_outage] = {
-      "ours", "ours+self-stop", "ours+self-stop-drop-exits", "det-20m"};
+      "ours", "ours+self-stop", "ours+self-stop-drop-exits",
+      "ours+self-stop-tag-exits", "det-20m"};
   for (int k = 0; k < n_outage; ++k) {
     const char* name = outage_policies[k];
     auto p = *policy_named(name, 180);

@@ -13,6 +13,7 @@
 // agent (and its trials) cleanly.
 
 #include "agent/agent.hpp"
+#include "agent/exit_tag_writer.hpp"
 #include "agent/idle_shutdown.hpp"
 #include "agent/options.hpp"
 #include "agent/run_allocation.hpp"
@@ -124,6 +125,8 @@ int main(int argc, char** argv) {
   }
   auto idle_after = settings->cfg.idle_shutdown_after;
   auto idle_grace = settings->cfg.idle_shutdown_grace;
+  auto idle_unreachable = settings->cfg.idle_shutdown_unreachable;
+  bool exit_tags = settings->cfg.idle_shutdown_exit_tags;
   det::agent::agent a{std::move(*settings)};
   std::unique_ptr<spot_notice_watcher> watcher;
   if (parsed->spot_notice) {
@@ -153,16 +156,34 @@ int main(int argc, char** argv) {
     det::policy::self_shutdown_config sc;
     sc.max_idle = idle_after;
     sc.grace = idle_grace;
+    sc.unreachable_idle = idle_unreachable;
+    // --exit-tags: exits the master has not recorded go into this
+    // instance's tags before it stops (agent/exit_tag_writer.hpp).
+    det::agent::exit_recorder record;
+    if (exit_tags) {
+      auto writer = std::make_shared<det::agent::exit_tag_writer>(
+          det::aws::process_environment());
+      record = [writer](const std::vector<det::agent::exit_report>& exits) {
+        return writer->write(exits);
+      };
+    }
     idle = std::make_unique<idle_shutdown_monitor>(
         sc, std::chrono::seconds{5},
         [&a] {
-          return idle_observation{a.welcomed(), a.allocations().empty()};
+          idle_observation o;
+          o.connected = a.welcomed();
+          auto allocs = a.allocations();
+          o.exits = a.unacknowledged_exits();
+          o.idle = allocs.empty();
+          o.only_exits = allocs.size() == o.exits.size();
+          return o;
         },
         [&a, &idle_stop] {
           idle_stop = true;
           a.stop();
           kill(getpid(), SIGTERM);
-        });
+        },
+        [] { return std::chrono::system_clock::now(); }, std::move(record));
   }
   a.run();
   // run() returned because of a signal (or the idle stop's own); the

@@ -44,6 +44,11 @@ struct fake_provider : instance_provider {
     return 0;
   }
 
+  /// The state every launched instance is listed in, and the exits its
+  /// tags claim.
+  std::string listed_state = "running";
+  std::vector<agent::exit_report> exit_claims;
+
   /// Listings kept unanswered (a slow cloud) while set.
   bool hold_lists = false;
   std::vector<provider_done<caf::expected<provider_inventory>>> held;
@@ -56,10 +61,12 @@ struct fake_provider : instance_provider {
     }
     provider_inventory inv;
     for (const auto& l : launches)
-      for (int k = 0; k < l.count; ++k)
-        inv.instances.push_back(
-            {"i-" + std::to_string(l.launch_seq) + "-" + std::to_string(k),
-             "running", l.client_token, ""});
+      for (int k = 0; k < l.count; ++k) {
+        auto id = "i-" + std::to_string(l.launch_seq) + "-" + std::to_string(k);
+        inv.instances.push_back({id, listed_state, l.client_token, ""});
+        if (!exit_claims.empty())
+          inv.exit_claims[id] = exit_claims;
+      }
     done(inv);
   }
 };
@@ -344,6 +351,45 @@ CAF_TEST(the tick lists the provider and a wake does not wait for it) {
   run();
   CAF_CHECK_EQUAL(provider->decisions - decided, 1); // on the listing
   CAF_CHECK_EQUAL(provider->launches.size(), 1u);
+}
+
+// The master was down when the trial ended; the agent wrote the exit into
+// its instance's tags and stopped the instance. The provisioner finds it
+// terminated: the trial ends as it really did (its exit code, not
+// agent_lost), then the instance is reconciled as gone. A claim about an
+// allocation that was never on that instance records nothing.
+CAF_TEST(
+    exits in the tags of a terminated instance end its trials as they ended) {
+  start_cluster();
+  submit();
+  CAF_REQUIRE_EQUAL(provider->launches.size(), 1u);
+  auto conn = sys.spawn(silent_agent, &frames);
+  agent_hello h{"i-1-0", "default", 1, "cpu", "i-1-0", {}, {}};
+  anon_send(master, connect_atom::value, h, conn);
+  run();
+  auto st = live_state();
+  std::string alloc;
+  int64_t trial = 0;
+  for (const auto& [id, t] : st.trials)
+    if (t.allocation) {
+      alloc = t.allocation->id;
+      trial = id;
+    }
+  CAF_REQUIRE(!alloc.empty());
+  // The master restarts after the outage: the agent never reconnects.
+  anon_send(master, disconn_atom::value, std::string{"i-1-0"},
+            std::string{"closed"});
+  run();
+  provider->listed_state = "terminated";
+  provider->exit_claims = {{alloc, 3, now}, {"999.1", 0, now}};
+  anon_send(prov, tick_atom::value);
+  run();
+  st = live_state();
+  const auto& t = st.trials.at(trial);
+  CAF_CHECK(!t.allocation);
+  CAF_CHECK_EQUAL(t.last_exit_code, 3);
+  CAF_CHECK_NOT_EQUAL(t.last_exit_reason, "agent_lost");
+  CAF_CHECK_EQUAL(st.instances.count("i-1-0"), 0u);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

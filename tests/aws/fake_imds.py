@@ -11,7 +11,8 @@ protocol, for tests on machines that are not EC2 instances.
   PUT /_expire_tokens -> every token issued so far expires now (tests)
 
 Usage: fake_imds.py [--role NAME | --no-role] [--expires-in SECONDS]
-                    [--spot-action terminate]
+                    [--spot-action terminate] [--instance-id ID]
+                    [--region REGION]
 Binds 127.0.0.1 on a free port and prints the port on the first line.
 Each credentials GET returns new keys (ASIAFAKE0001, ASIAFAKE0002, ...).
 """
@@ -32,13 +33,13 @@ stats = {"token_puts": 0, "credential_gets": 0, "unauthorized": 0, "gets": 0}
 
 def metadata():
     m = {
-        "instance-id": "i-0fake1234567890abc",
+        "instance-id": args.instance_id,
         "local-ipv4": "10.0.0.12",
         "public-ipv4": "54.0.0.12",
         "local-hostname": "ip-10-0-0-12.ec2.internal",
         "public-hostname": "ec2-54-0-0-12.compute-1.amazonaws.com",
-        "placement/region": "eu-central-1",
-        "placement/availability-zone": "eu-central-1b",
+        "placement/region": args.region,
+        "placement/availability-zone": args.region + "b",
     }
     if args.spot_action:
         m["spot/instance-action"] = json.dumps(
@@ -135,6 +136,8 @@ def main():
     p.add_argument("--no-role", dest="role", action="store_const", const="")
     p.add_argument("--expires-in", type=int, default=3600)
     p.add_argument("--spot-action", default="")
+    p.add_argument("--instance-id", default="i-0fake1234567890abc")
+    p.add_argument("--region", default="eu-central-1")
     args = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     print(server.server_address[1], flush=True)

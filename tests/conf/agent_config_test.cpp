@@ -144,6 +144,34 @@ TEST(agent_config, idle_shutdown_is_off_by_default_and_set_by_file_or_flag) {
             std::string::npos);
 }
 
+// idle_shutdown.unreachable and exit_tags: off by default; from the file,
+// or from --idle-shutdown-unreachable and --exit-tags.
+TEST(agent_config,
+     the_unreachable_period_and_exit_tags_come_from_file_or_flag) {
+  auto none = parse_agent_config("");
+  ASSERT_TRUE(none) << det::render(none.error());
+  EXPECT_EQ(none->idle_shutdown_unreachable, 0ms);
+  EXPECT_FALSE(none->idle_shutdown_exit_tags);
+  auto file = parse_agent_config(
+      "idle_shutdown: {after: 20m, unreachable: 1m, exit_tags: true}\n");
+  ASSERT_TRUE(file) << det::render(file.error());
+  EXPECT_EQ(file->idle_shutdown_unreachable, 60s);
+  EXPECT_TRUE(file->idle_shutdown_exit_tags);
+  agent_overrides o;
+  o.idle_shutdown_unreachable = "2m";
+  o.idle_shutdown_exit_tags = true;
+  auto flagged = apply_overrides(*none, o, "flag");
+  ASSERT_TRUE(flagged) << det::render(flagged.error());
+  EXPECT_EQ(flagged->idle_shutdown_unreachable, 120s);
+  EXPECT_TRUE(flagged->idle_shutdown_exit_tags);
+  o.idle_shutdown_unreachable = "-1m";
+  auto bad = apply_overrides(*none, o, "flag");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(
+      message_of(bad.error()).find("idle_shutdown.unreachable (from flag)"),
+      std::string::npos);
+}
+
 class agent_errors : public testing::TestWithParam<det::test::error_case> {};
 
 TEST_P(agent_errors, error_names_the_field_path) {

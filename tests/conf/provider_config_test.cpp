@@ -39,6 +39,8 @@ TEST(provider_config, aws_defaults_follow_upstream) {
   EXPECT_EQ(p.min_instances, 0);
   EXPECT_EQ(p.max_instances, 5);
   EXPECT_EQ(p.max_idle_agent_period, 20min);
+  // Ours: the idle period while the master is unreachable.
+  EXPECT_EQ(p.unreachable_idle_agent_period, 1min);
   EXPECT_EQ(p.max_agent_starting_period, 20min);
   EXPECT_EQ(p.scale_up_delay, 5s); // upstream's provisioner cadence
   EXPECT_EQ(p.agent_reconnect_attempts, 5);
@@ -58,6 +60,7 @@ TEST(provider_config, aws_defaults_follow_upstream) {
   // Defaults are written into the effective tree.
   const auto& eff = cfg->effective["resource_pools"][0]["provider"];
   EXPECT_EQ(eff["max_idle_agent_period"], "20m");
+  EXPECT_EQ(eff["unreachable_idle_agent_period"], "1m");
   EXPECT_EQ(eff["scale_up_delay"], "5s");
   EXPECT_EQ(eff["tag_value"], "determined-ai-c1");
   EXPECT_EQ(eff["network_interface"]["public_ip"], true);
@@ -78,6 +81,7 @@ TEST(provider_config, durations_accept_go_strings_and_plain_seconds) {
                                  + "      max_idle_agent_period: 1h30m\n"
                                    "      max_agent_starting_period: 300\n"
                                    "      launch_error_timeout: 90s\n"
+                                   "      unreachable_idle_agent_period: 2m\n"
                                    "      scale_up_delay: 0s\n"));
   ASSERT_TRUE(cfg) << det::render(cfg.error());
   const auto& p = cfg->resource_pools[0].provider;
@@ -85,6 +89,7 @@ TEST(provider_config, durations_accept_go_strings_and_plain_seconds) {
   EXPECT_EQ(p.max_idle_agent_period, 90min);
   EXPECT_EQ(p.max_agent_starting_period, 5min);
   EXPECT_EQ(p.launch_error_timeout, 90s);
+  EXPECT_EQ(p.unreachable_idle_agent_period, 2min);
 }
 
 TEST(provider_config, consolidation_is_off_unless_asked) {

@@ -4,6 +4,7 @@
 #include "core/provisioning.hpp"
 #include "messages/errc.hpp"
 #include "state/cluster_state.hpp"
+#include "tests/support/applied_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,16 +13,7 @@ namespace {
 
 constexpr int64_t s_ = 1'000'000;
 
-struct fixture : ::testing::Test {
-  state::cluster_state s;
-  int64_t pos = 0;
-
-  void apply(const domain_event& ev) {
-    recorded_event meta;
-    meta.position = ++pos;
-    auto err = state::apply(s, meta, ev);
-    ASSERT_FALSE(err) << render(err);
-  }
+struct fixture : ::testing::Test, test::applied_state {
 
   void SetUp() override {
     pool_configured p;
@@ -41,7 +33,11 @@ struct fixture : ::testing::Test {
                           std::vector<provider_spot_request> rs = {},
                           int64_t taken = 100 * s_) {
     provisioning_input in;
-    in.inventory = provider_inventory{taken, std::move(xs), std::move(rs)};
+    provider_inventory inv;
+    inv.taken_at_us = taken;
+    inv.instances = std::move(xs);
+    inv.spot_requests = std::move(rs);
+    in.inventory = std::move(inv);
     in.consistency_grace_us = 30 * s_;
     return in;
   }
@@ -264,6 +260,63 @@ TEST_F(fixture,
   for (const auto& [id, why] : plan.terminate)
     EXPECT_NE(why, "starting_timeout") << id;
   EXPECT_TRUE(plan.terminate.empty());
+}
+
+// An agent wrote exits into its instance's tags before stopping it: the
+// returning master records only those of live allocations on that
+// instance's agent. A claim about an allocation on another instance, one
+// that does not exist, or a tag the decoder refused is reported, not
+// recorded; claims of an instance that is still running are not read.
+TEST_F(fixture, exits_in_a_gone_instances_tags_count_only_for_its_allocations) {
+  const std::string a = "0123abcd-0000-4000-8000-00000000000a";
+  const std::string b = "0123abcd-0000-4000-8000-00000000000b";
+  launch(1, 2);
+  apply(instance_pending{"i-1", "default", 1, 11 * s_});
+  apply(instance_pending{"i-2", "default", 1, 11 * s_});
+  apply(agent_connected{"i-1", "default", 1, "cpu", "i-1", 13 * s_});
+  apply(agent_connected{"i-2", "default", 1, "cpu", "i-2", 13 * s_});
+  for (const auto& id : {a, b}) {
+    task_launched t;
+    t.task_id = id;
+    t.task_type = "COMMAND";
+    t.owner = "admin";
+    t.pool = "default";
+    t.at_us = 14 * s_;
+    apply(t);
+  }
+  apply(task_placed{a, a + ".1", "i-1", {0}, 15 * s_});
+  apply(task_placed{b, b + ".1", "i-2", {0}, 15 * s_});
+  apply(agent_disconnected{"i-1", "closed", 900 * s_, 50 * s_});
+  // i-1 is gone; i-2 still runs (its claims are not read).
+  auto in = with(
+      {{"i-1", "terminated", "tok-1", ""}, {"i-2", "running", "tok-1", ""}});
+  in.inventory->exit_claims["i-1"] = {
+      {a + ".1", 0, 60 * s_}, {b + ".1", 1, 60 * s_}, {"ghost.1", 2, 60 * s_}};
+  in.inventory->refused_exit_tags["i-1"] = {
+      "exit tag: value of det:exit:x.1: not <exit code>@<time>"};
+  in.inventory->exit_claims["i-2"] = {{b + ".1", 0, 60 * s_}};
+  auto plan = plan_provisioning(s, "default", 100 * s_, in);
+  ASSERT_EQ(plan.tagged_exits.size(), 1u);
+  EXPECT_EQ(plan.tagged_exits[0].first, "i-1");
+  EXPECT_EQ(plan.tagged_exits[0].second.allocation_id, a + ".1");
+  EXPECT_EQ(plan.tagged_exits[0].second.exit_code, 0);
+  ASSERT_EQ(plan.refused_exit_tags.size(), 3u);
+  EXPECT_NE(plan.refused_exit_tags[0].find("det:exit:x.1"), std::string::npos);
+  EXPECT_NE(plan.refused_exit_tags[1].find(b
+                                           + ".1: not an allocation on "
+                                             "this instance's agent"),
+            std::string::npos);
+  EXPECT_NE(plan.refused_exit_tags[2].find("ghost.1"), std::string::npos);
+  ASSERT_EQ(plan.gone.size(), 1u);
+  EXPECT_EQ(plan.gone[0].first, "i-1");
+  // Once the allocation has ended (the exit recorded), the same tag is
+  // refused: it is no longer live.
+  apply(task_exited{a, a + ".1", "completed", 0, "", 101 * s_});
+  in.inventory->refused_exit_tags.clear();
+  in.inventory->exit_claims["i-1"] = {{a + ".1", 0, 60 * s_}};
+  plan = plan_provisioning(s, "default", 102 * s_, in);
+  EXPECT_TRUE(plan.tagged_exits.empty());
+  ASSERT_EQ(plan.refused_exit_tags.size(), 1u);
 }
 
 } // namespace

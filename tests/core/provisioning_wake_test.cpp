@@ -2,6 +2,7 @@
 
 #include "core/provisioning_wake.hpp"
 #include "messages/errc.hpp"
+#include "tests/support/applied_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,16 +11,7 @@ namespace {
 
 using pools = std::set<std::string>;
 
-struct wake_fixture : ::testing::Test {
-  state::cluster_state s;
-  int64_t pos = 0;
-
-  void apply(const domain_event& ev) {
-    recorded_event meta;
-    meta.position = ++pos;
-    auto err = state::apply(s, meta, ev);
-    ASSERT_FALSE(err) << render(err);
-  }
+struct wake_fixture : ::testing::Test, test::applied_state {
 
   void SetUp() override {
     for (const char* name : {"gpu", "cpu"}) {

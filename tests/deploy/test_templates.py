@@ -301,7 +301,7 @@ def test_master_role_can_provision_agents_and_pass_only_the_agent_role():
     for st in _statements(res["AgentRole"]):
         acts = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
         agent_actions |= set(acts)
-    assert agent_actions == {"s3:*", "ec2:DescribeInstances"}
+    assert agent_actions == {"s3:*", "ec2:DescribeInstances", "ec2:CreateTags"}
     # Reading the .deb from S3: that object only, and only when it is on S3.
     package = res["MasterPackagePolicy"]
     assert package["Condition"] == "PackageOnS3"
@@ -309,6 +309,22 @@ def test_master_role_can_provision_agents_and_pass_only_the_agent_role():
     (statement,) = package["Properties"]["PolicyDocument"]["Statement"]
     assert statement["Action"] == ["s3:GetObject"]
     assert res["AgentInstanceProfile"]["Properties"]["Roles"] == [{"Ref": "AgentRole"}]
+
+
+@pytest.mark.parametrize("kind", DEPLOYMENT_TYPES)
+def test_the_agent_role_tags_only_its_own_instance_with_exit_tags(kind):
+    res = TEMPLATES[kind]["Resources"]
+    tagging = [st for st in _statements(res["AgentRole"])
+               if "ec2:CreateTags" in st["Action"]]  # fmt: skip
+    assert len(tagging) == 1
+    (st,) = tagging
+    assert st["Action"] == ["ec2:CreateTags"]
+    cond = st["Condition"]
+    # The tagged instance is the one the request comes from.
+    assert cond["StringEquals"] == {"aws:ARN": "${ec2:SourceInstanceARN}"}
+    # Only det:exit: keys, and a request without tags is not let through.
+    assert cond["ForAllValues:StringLike"] == {"aws:TagKeys": ["det:exit:*"]}
+    assert cond["Null"] == {"aws:TagKeys": "false"}
 
 
 def test_cloudwatch_permissions_follow_seed_000_and_are_optional():

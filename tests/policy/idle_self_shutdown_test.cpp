@@ -46,3 +46,29 @@ TEST(idle_self_shutdown,
   EXPECT_FALSE(should_self_shutdown(idle_cut, self_shutdown_config{}));
   EXPECT_FALSE(self_shutdown_at(idle_cut, self_shutdown_config{}));
 }
+
+// While the master is unreachable the pool's shorter period applies; a
+// longer one (or none) leaves max_idle.
+TEST(idle_self_shutdown, the_unreachable_period_shortens_the_idle_period) {
+  auto c = three_minutes();
+  c.unreachable_idle = 60s;
+  EXPECT_EQ(self_shutdown_idle_period(c), 60s);
+  self_shutdown_input in{at_s(1000), at_s(900), at_s(1059)};
+  EXPECT_FALSE(should_self_shutdown(in, c));
+  EXPECT_EQ(self_shutdown_at(in, c), at_s(1060));
+  c.unreachable_idle = 600s;
+  EXPECT_EQ(self_shutdown_idle_period(c), 180s);
+  c.unreachable_idle = 0s;
+  EXPECT_EQ(self_shutdown_idle_period(c), 180s);
+  // The rule stays off with max_idle zero, whatever the shorter period.
+  self_shutdown_config off;
+  off.unreachable_idle = 60s;
+  EXPECT_FALSE(self_shutdown_at(in, off));
+}
+
+TEST(idle_self_shutdown, exits_are_written_before_the_stop_or_kept) {
+  EXPECT_EQ(next_self_stop_step(0, false), self_stop_step::stop);
+  EXPECT_EQ(next_self_stop_step(0, true), self_stop_step::stop);
+  EXPECT_EQ(next_self_stop_step(2, true), self_stop_step::record_exits);
+  EXPECT_EQ(next_self_stop_step(2, false), self_stop_step::stay);
+}

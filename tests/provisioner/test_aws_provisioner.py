@@ -234,6 +234,10 @@ def test_user_data_starts_det_agent_with_the_imds_resolved_master_url(aws_cluste
         # unreachable, det-agent exits 75 and the instance shuts down,
         # which terminates it.
         assert " --idle-shutdown-after " in script, script
+        # While the master is unreachable: the pool's shorter period
+        # (default 1m), and exits written into the instance's tags first.
+        assert " --idle-shutdown-unreachable 1m" in script, script
+        assert " --exit-tags" in script, script
         assert "if [ $? -eq 75 ]; then shutdown -h now; fi" in script
         shutdown = ec2.describe_instance_attribute(
             InstanceId=inst["InstanceId"], Attribute="instanceInitiatedShutdownBehavior")

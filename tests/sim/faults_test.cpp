@@ -75,6 +75,32 @@ TEST(sim_faults, an_agent_holding_an_unrecorded_exit_does_not_stop_itself) {
   EXPECT_DOUBLE_EQ(r.outage_idle_instance_hours, 1800.0 / 3600);
 }
 
+// The same job, with det-agent writing the exit into its instance's tags:
+// the job ends at 1180 with the master down since 1000; the stop is due
+// at max(1180 + 60, 1000 + 60) (the pool's 60 s unreachable idle period,
+// the 60 s grace), the CreateTags call takes 1 s, and the instance stops
+// at 1241: it leaks 61 s instead of the whole outage, and the master
+// finds no instance it does not know when it returns.
+TEST(sim_faults, an_agent_writes_its_exit_into_its_tags_then_stops) {
+  std::vector<job> jobs{{0, 1000, 1, ""}};
+  auto c = fault_config();
+  c.outages.push_back({1000, 1800});
+  auto r = simulate(jobs, c, *policy_named("ours+self-stop-tag-exits", 180));
+  EXPECT_EQ(r.exits_tagged, 1);
+  EXPECT_EQ(r.self_shutdowns, 1);
+  EXPECT_DOUBLE_EQ(r.instance_hours, 1241.0 / 3600);
+  EXPECT_DOUBLE_EQ(r.outage_idle_instance_hours, 61.0 / 3600);
+  EXPECT_EQ(r.instances_at_end, 0);
+  // An instance idle since before the outage holds no exit: it stops once
+  // the grace is over (1000 + 60), its idle period long past.
+  std::vector<job> early{{0, 500, 1, ""}};
+  auto e = simulate(early, c, *policy_named("ours+self-stop-tag-exits", 600));
+  EXPECT_EQ(e.exits_tagged, 0);
+  EXPECT_EQ(e.self_shutdowns, 1);
+  EXPECT_DOUBLE_EQ(e.instance_hours, 1060.0 / 3600);
+  EXPECT_DOUBLE_EQ(e.outage_idle_instance_hours, 60.0 / 3600);
+}
+
 // Our master keeps an agent's idle_since in its log: an instance idle
 // since before the outage (1180; the master is down 1300..3100) is reaped
 // as soon as the master is back, not one more idle period later.
