@@ -388,56 +388,16 @@ void resume_backoff(const state_ptr& st, const provisioning_plan& plan) {
            + " failed launch(es) in the log");
 }
 
-/// Records the exits of `plan.tagged_exits` from index `k` on, one at a
-/// time, as the agent's reports would have been (allocation_exited), then
-/// calls `then`. A failed one is logged and skipped: the instance's
-/// reconciliation follows either way (its agent is lost later, as before).
-void record_tagged_exits(caf::event_based_actor* self, const state_ptr& st,
-                         std::shared_ptr<const provisioning_plan> plan,
-                         size_t k, std::function<void()> then) {
-  if (k >= plan->tagged_exits.size()) {
-    then();
-    return;
-  }
-  const auto& [inst, e] = plan->tagged_exits[k];
-  note(st, log::level::info,
-       "instance " + inst + " is gone; its tags say allocation "
-           + e.allocation_id + " exited with " + std::to_string(e.exit_code));
-  auto next = [self, st, plan, k, then] {
-    record_tagged_exits(self, st, plan, k + 1, then);
-  };
-  self->request(st->master, std::chrono::seconds{30}, exited_atom::value,
-                e.allocation_id, static_cast<int32_t>(e.exit_code))
-      .then([next](caf::ok_atom) { next(); },
-            [st, next, id = e.allocation_id](caf::error& err) {
-              note(st, log::level::warn,
-                   "cannot record the tagged exit of " + id + ": "
-                       + render(err));
-              next();
-            });
-}
-
-void act_on_plan(caf::event_based_actor* self, const state_ptr& st,
-                 const provisioning_plan& plan, bool reconciled);
-
 void act(caf::event_based_actor* self, const state_ptr& st,
          const provisioning_plan& plan, bool reconciled) {
-  for (const auto& why : plan.refused_exit_tags)
-    note(st, log::level::warn, "exit tag not recorded: " + why);
-  if (plan.tagged_exits.empty()) {
-    act_on_plan(self, st, plan, reconciled);
-    return;
-  }
-  auto shared = std::make_shared<const provisioning_plan>(plan);
-  record_tagged_exits(self, st, shared, 0, [self, st, shared, reconciled] {
-    act_on_plan(self, st, *shared, reconciled);
-  });
-}
-
-void act_on_plan(caf::event_based_actor* self, const state_ptr& st,
-                 const provisioning_plan& plan, bool reconciled) {
   auto now = st->opts.now_us();
   resume_backoff(st, plan);
+  for (const auto& why : plan.refused_exit_tags)
+    note(st, log::level::warn, "exit tag not recorded: " + why);
+  for (const auto& [inst, e] : plan.tagged_exits)
+    note(st, log::level::info,
+         "instance " + inst + " is gone; its tags say allocation "
+             + e.allocation_id + " exited with " + std::to_string(e.exit_code));
   for (const auto& [id, why] : plan.gone) {
     note(st, log::level::info, "instance " + id + " is gone (" + why + ")");
     st->sent_at.erase(id);

@@ -144,7 +144,10 @@ struct launch_answered {
 };
 
 /// A provisioner's cycle: what the cloud said of the pool's instances and
-/// what the plan does about it. Each fact that still follows from the
+/// what the plan does about it. First the exits that gone instances left
+/// in their tags (plan.tagged_exits, checked by the plan against the
+/// allocations on each instance's agent), as their agents' reports. Each
+/// fact that still follows from the
 /// state is recorded; one that no longer does (the state moved on since
 /// the plan was made) is left out. Reply {"terminate": [instance ids],
 /// "cancel": [spot request ids]}: the ones recorded, which the provisioner

@@ -210,6 +210,17 @@ decision master_core::on(const provisioning_cycle& c, int64_t) {
   auto fact = [&](domain_event ev) {
     return emit_if_it_follows(d, std::move(ev), skipped);
   };
+  // Exits a gone instance's agent left in its tags, as that agent's
+  // reports (the plan kept only those of allocations on its agent): before
+  // the instance and its agent go, so the trials end as they did.
+  for (const auto& [inst, e] : plan.tagged_exits) {
+    auto x = allocation_exited(e.allocation_id, e.exit_code, now);
+    if (x.refusal)
+      skipped.push_back("the tagged exit of " + e.allocation_id + ": "
+                        + render(x.refusal));
+    x.refusal = {};
+    absorb(d, std::move(x));
+  }
   for (const auto& [id, why] : plan.gone)
     fact(instance_terminated{id, why, now});
   for (const auto& a : plan.reclaimed_agents)
