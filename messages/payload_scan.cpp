@@ -1,5 +1,7 @@
 #include "messages/payload_scan.hpp"
 
+#include "util/text.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -17,16 +19,6 @@ bool is_ws(char c) {
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
 }
 
 struct number {
@@ -113,7 +105,7 @@ struct cursor {
           return false;
         int cp = 0;
         for (int k = 0; k < 4; ++k) {
-          int h = hex_value(p[k]);
+          int h = util::hex_value(p[k]);
           if (h < 0)
             return false;
           cp = cp * 16 + h;
