@@ -68,9 +68,10 @@ void answer_text_view(const ctx_ptr& ctx, const http::http_request& req,
                       std::string content_type);
 
 /// A list from the read model, its text gzip-coded when the request's
-/// Accept-Encoding admits gzip (and Vary: Accept-Encoding either way).
-using coded_text_fn =
-    std::function<std::string(const read::read_view&, body_coding)>;
+/// Accept-Encoding admits gzip (and Vary: Accept-Encoding either way). The
+/// text is the replica's kept answer, sent without a copy.
+using coded_text_fn = std::function<std::shared_ptr<const std::string>(
+    const read::read_view&, body_coding)>;
 void answer_coded_read(const ctx_ptr& ctx, const http::http_request& req,
                        http::responder res, coded_text_fn fn);
 

@@ -270,8 +270,8 @@ json agents_response(const state::cluster_state& s, page p) {
       [&s](const state::agent_info& a) { return agent_json(s, a); });
 }
 
-std::string agents_page_text(const read::read_view& v, page p,
-                             body_coding coding) {
+std::shared_ptr<const std::string>
+agents_page_text(const read::read_view& v, page p, body_coding coding) {
   const auto& s = v.state;
   auto key = answer_key(p, coding, {});
   return v.rows.answer(read::fragments::rows_of::agents, key, [&] {
@@ -563,9 +563,9 @@ experiment_rows_text(const read::read_view& v,
       });
 }
 
-std::string experiments_page_text(const read::read_view& v,
-                                  const experiment_filter& f, page p,
-                                  body_coding coding) {
+std::shared_ptr<const std::string>
+experiments_page_text(const read::read_view& v, const experiment_filter& f,
+                      page p, body_coding coding) {
   auto key = answer_key(p, coding, f.users)
              + (f.archived ? *f.archived ? " archived" : " live" : "");
   return v.rows.answer(read::fragments::rows_of::experiments, key, [&] {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -113,17 +114,19 @@ enum class body_coding { identity, gzip };
 /// The same pages as text, each row taken from the replica's fragments
 /// (rendered once per change of its record): byte for byte the dump() of
 /// experiments_page / agents_response, or, with body_coding::gzip, that
-/// text as one gzip member.
-std::string experiments_page_text(const read::read_view& v,
-                                  const experiment_filter& f, page p,
-                                  body_coding coding = body_coding::identity);
+/// text as one gzip member. The text is the one the fragments keep,
+/// shared (read::fragments::answer).
+std::shared_ptr<const std::string>
+experiments_page_text(const read::read_view& v, const experiment_filter& f,
+                      page p, body_coding coding = body_coding::identity);
 /// {"experiments":[...],"pagination":...} of page `p` of `items`, each
 /// row from the replica's fragments.
 std::string
 experiment_rows_text(const read::read_view& v,
                      const std::vector<const state::experiment_info*>& items,
                      page p, body_coding coding = body_coding::identity);
-std::string agents_page_text(const read::read_view& v, page p,
-                             body_coding coding = body_coding::identity);
+std::shared_ptr<const std::string>
+agents_page_text(const read::read_view& v, page p,
+                 body_coding coding = body_coding::identity);
 
 } // namespace det::api

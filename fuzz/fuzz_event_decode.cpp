@@ -7,7 +7,8 @@
 // (a missing line is empty; a version that is not a number is 0). An event
 // that decodes must also survive what the master does next with it:
 // encode -> decode -> encode gives the same envelope, and validate()
-// accepts it (state::apply calls validate).
+// accepts it (state::apply calls validate). A payload the reader without
+// a JSON tree takes must decode as the tree decodes it.
 
 #include "messages/events.hpp"
 
@@ -48,6 +49,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   env.schema_version =
       static_cast<int32_t>(version.substr(0, 1) == "-" ? -v : v);
   env.payload = std::string{rest};
+  // The reader without a tree (messages/payload_scan) takes a payload only
+  // to give the tree's event.
+  if (auto fast = det::decode_without_tree(env)) {
+    det::recorded_event rec;
+    rec.body = env;
+    auto tree = det::decode_with_tree(rec);
+    if (!tree)
+      fail("the reader without a tree took what the tree refuses", env);
+    if (det::to_envelope(*fast).payload != det::to_envelope(*tree).payload)
+      fail("the reader without a tree and the tree disagree", env);
+  }
   auto ev = det::decode(env, "fuzz");
   if (!ev)
     return 0;

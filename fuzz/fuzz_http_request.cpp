@@ -64,7 +64,7 @@ public:
   void send_response(http::http_response res) override {
     std::lock_guard<std::mutex> guard{mu_};
     status_ = res.status;
-    body_ = std::move(res.body);
+    body_ = std::string{res.body_text()}; // owned or shared
     done_ = true;
     cv_.notify_all();
   }

@@ -83,6 +83,15 @@ http_response http_response::json(int status, std::string body) {
   return r;
 }
 
+http_response http_response::json(int status,
+                                  std::shared_ptr<const std::string> body) {
+  http_response r;
+  r.status = status;
+  r.headers.set("Content-Type", "application/json");
+  r.shared_body = std::move(body);
+  return r;
+}
+
 http_response http_response::text(int status, std::string body) {
   http_response r;
   r.status = status;

@@ -6,6 +6,7 @@
 // server's I/O threads and whatever thread a handler answers from; none of
 // them is shared or synchronised.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,13 +83,28 @@ struct http_request {
 /// One complete (non-streamed) HTTP response. Content-Type defaults to
 /// application/json when the handler sets none; Content-Length, Connection
 /// and Date are the server's business.
+///
+/// The body is `body`, or, when set, `shared_body`: text someone else keeps
+/// too (a read replica's kept list answer, read/fragments.hpp), written to
+/// the socket from where it lies and held until written. It must not change
+/// once shared; `body` is then empty.
 struct http_response {
   int status = 200;
   header_map headers;
   std::string body;
+  std::shared_ptr<const std::string> shared_body;
+
+  /// The body's bytes, whichever member holds them.
+  [[nodiscard]] std::string_view body_text() const {
+    return shared_body ? std::string_view{*shared_body}
+                       : std::string_view{body};
+  }
 
   /// A response with `body` and Content-Type application/json.
   [[nodiscard]] static http_response json(int status, std::string body);
+  /// The same with a shared body (not copied).
+  [[nodiscard]] static http_response
+  json(int status, std::shared_ptr<const std::string> body);
   /// A response with `body` and Content-Type text/plain.
   [[nodiscard]] static http_response text(int status, std::string body);
 };

@@ -146,7 +146,10 @@ private:
 
   struct out_item {
     std::string bytes;
+    std::shared_ptr<const std::string> shared; // instead of bytes, when set
     size_t accounted; // stream bytes to release from the producer's quota
+
+    const std::string& text() const { return shared ? *shared : bytes; }
   };
 
   std::shared_ptr<http_session> self() {
@@ -404,24 +407,29 @@ private:
   }
 
   /// A small answer goes out as one buffer; a large one as its head and
-  /// its body, moved, not copied behind the head (lists run to megabytes).
+  /// its body, moved, not copied behind the head (lists run to megabytes),
+  /// or, when shared, written from where it is kept.
   void enqueue_response(http_response res, bool keep_alive) {
     constexpr size_t copy_below = 16 * 1024;
-    if (res.body.size() < copy_below) {
+    auto size = res.body_text().size();
+    if (size < copy_below) {
       enqueue(serialize_response(res, keep_alive, cfg().server_name), 0);
       return;
     }
     head_options opts;
     opts.keep_alive = keep_alive;
-    opts.content_length = res.body.size();
+    opts.content_length = size;
     opts.server_name = cfg().server_name;
     enqueue(serialize_head(res.status, res.headers, opts), 0);
-    enqueue(std::move(res.body), 0);
+    if (res.shared_body)
+      out_.push_back(out_item{{}, std::move(res.shared_body), 0});
+    else
+      enqueue(std::move(res.body), 0);
   }
 
   void enqueue(std::string bytes, size_t accounted) {
     if (!bytes.empty())
-      out_.push_back(out_item{std::move(bytes), accounted});
+      out_.push_back(out_item{std::move(bytes), nullptr, accounted});
   }
 
   void do_write() {
@@ -437,7 +445,7 @@ private:
     bufs_.clear();
     in_flight_ = std::min<size_t>(out_.size(), 64);
     for (size_t i = 0; i < in_flight_; ++i)
-      bufs_.push_back(net::buffer(out_[i].bytes));
+      bufs_.push_back(net::buffer(out_[i].text()));
     net::async_write(
         stream_, bufs_,
         [self = self()](beast::error_code ec, size_t) { self->on_write(ec); });

@@ -94,7 +94,14 @@ class capture_sink : public reply_sink {
 public:
   explicit capture_sink(std::function<void(http_response)> fn)
       : fn_(std::move(fn)) {}
-  void send_response(http_response res) override { fn_(std::move(res)); }
+  void send_response(http_response res) override {
+    // Tests read `body`: a shared body is copied into it here.
+    if (res.shared_body) {
+      res.body = *res.shared_body;
+      res.shared_body.reset();
+    }
+    fn_(std::move(res));
+  }
   void start_stream(int, header_map,
                     std::shared_ptr<stream_flags> flags) override {
     flags->cancel();

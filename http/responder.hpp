@@ -120,7 +120,8 @@ public:
 
   /// A responder that hands the response to `fn` on the answering thread,
   /// for testing handlers without a server. Streams are not supported
-  /// (their writes return false).
+  /// (their writes return false). A shared body arrives copied into
+  /// `body`.
   [[nodiscard]] static responder capture(std::function<void(http_response)> fn);
 
 private:

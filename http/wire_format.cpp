@@ -62,10 +62,11 @@ std::string serialize_response(const http_response& res, bool keep_alive,
                                std::string_view server_name) {
   head_options opts;
   opts.keep_alive = keep_alive;
-  opts.content_length = res.body.size();
+  auto body = res.body_text();
+  opts.content_length = body.size();
   opts.server_name = server_name;
   auto out = serialize_head(res.status, res.headers, opts);
-  out += res.body;
+  out += body;
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "messages/payload_scan.hpp"
 
+#include "util/text.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -19,14 +21,24 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
+// Code point `cp` (not a surrogate, at most U+10FFFF) as UTF-8.
+void append_utf8(std::string& out, unsigned cp) {
+  auto byte = [&](unsigned b) { out.push_back(static_cast<char>(b)); };
+  if (cp < 0x80) {
+    byte(cp);
+  } else if (cp < 0x800) {
+    byte(0xC0 | (cp >> 6));
+    byte(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    byte(0xE0 | (cp >> 12));
+    byte(0x80 | ((cp >> 6) & 0x3F));
+    byte(0x80 | (cp & 0x3F));
+  } else {
+    byte(0xF0 | (cp >> 18));
+    byte(0x80 | ((cp >> 12) & 0x3F));
+    byte(0x80 | ((cp >> 6) & 0x3F));
+    byte(0x80 | (cp & 0x3F));
+  }
 }
 
 struct number {
@@ -63,17 +75,43 @@ struct cursor {
     return true;
   }
 
-  // A string; only ASCII text and escapes of ASCII characters.
+  // Four hex digits of a \u escape.
+  bool hex4(unsigned& out) {
+    if (end - p < 4)
+      return false;
+    out = 0;
+    for (int k = 0; k < 4; ++k) {
+      int h = util::hex_value(p[k]);
+      if (h < 0)
+        return false;
+      out = out * 16 + static_cast<unsigned>(h);
+    }
+    p += 4;
+    return true;
+  }
+
+  // A string: text that is UTF-8 as util::utf8_char_length counts it (the
+  // tree's lexer checks the same ranges) and escapes, a surrogate pair
+  // included. Anything else is left to the tree, which refuses it.
   bool string(std::string& out) {
     if (!eat('"'))
       return false;
     out.clear();
     for (;;) {
       const char* run = p;
-      while (p != end && *p != '"' && *p != '\\'
-             && static_cast<unsigned char>(*p) >= 0x20
-             && static_cast<unsigned char>(*p) < 0x80)
-        ++p;
+      for (;;) {
+        while (p != end && *p != '"' && *p != '\\'
+               && static_cast<unsigned char>(*p) >= 0x20
+               && static_cast<unsigned char>(*p) < 0x80)
+          ++p;
+        if (p == end || static_cast<unsigned char>(*p) < 0x80)
+          break;
+        auto n = util::utf8_char_length(
+            std::string_view{p, static_cast<size_t>(end - p)}, 0);
+        if (n == 0)
+          return false; // not UTF-8
+        p += n;
+      }
       out.append(run, static_cast<size_t>(p - run));
       if (p == end)
         return false;
@@ -82,7 +120,7 @@ struct cursor {
         return true;
       }
       if (*p != '\\')
-        return false; // a control character or a byte above 0x7F
+        return false; // a control character
       ++p;
       if (p == end)
         return false;
@@ -109,19 +147,19 @@ struct cursor {
         out.push_back('\t');
         break;
       case 'u': {
-        if (end - p < 4)
+        unsigned cp = 0;
+        if (!hex4(cp))
           return false;
-        int cp = 0;
-        for (int k = 0; k < 4; ++k) {
-          int h = hex_value(p[k]);
-          if (h < 0)
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          // Only as the first half of a pair, as the tree takes it.
+          unsigned low = 0;
+          if (!literal("\\u") || !hex4(low) || low < 0xDC00 || low > 0xDFFF)
             return false;
-          cp = cp * 16 + h;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          return false; // a second half alone
         }
-        p += 4;
-        if (cp >= 0x80)
-          return false; // UTF-8 encoding and surrogates: the tree's
-        out.push_back(static_cast<char>(cp));
+        append_utf8(out, cp);
         break;
       }
       default:

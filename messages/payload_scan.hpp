@@ -10,12 +10,15 @@
 // Every function returns false ("not taken") for anything it does not
 // read exactly as nlohmann::json::parse plus messages/json_fields.hpp
 // would: malformed JSON, a wrong type, a duplicate or unknown top-level
-// key, text with bytes above 0x7F or \u escapes above U+007F, numbers
-// that do not fit 64 bits or overflow a double, nesting deeper than
-// max_depth, a UTF-8 byte order mark. The caller then decodes with the
-// tree, which accepts or refuses with its own error. When it returns true
-// the value is the one the tree decoder gives, to the number's type
-// (unsigned, signed, floating) inside documents.
+// key, text that is not UTF-8 (overlong forms, surrogates, beyond
+// U+10FFFF) or a \u escape of half a surrogate pair, numbers that do not
+// fit 64 bits or overflow a double, nesting deeper than max_depth, a
+// UTF-8 byte order mark. UTF-8 text and \u escapes of any other code
+// point (a pair for one above U+FFFF) are read as the tree reads them.
+// The caller then decodes with the tree, which accepts or refuses with
+// its own error. When it returns true the value is the one the tree
+// decoder gives, to the number's type (unsigned, signed, floating) inside
+// documents.
 
 #include <nlohmann/json.hpp>
 

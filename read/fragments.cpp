@@ -153,7 +153,7 @@ row& fragments::agent(const std::string& id,
   return i->second;
 }
 
-const std::string&
+std::shared_ptr<const std::string>
 fragments::answer(rows_of kind, const std::string& key,
                   const std::function<std::string()>& build) {
   // Kept answers are few (a page size or filter a client repeats) and
@@ -164,14 +164,15 @@ fragments::answer(rows_of kind, const std::string& key,
   auto& kept = answers_[k];
   if (auto i = kept.find(key); i != kept.end())
     return i->second;
-  auto text = build();
-  if (answer_bytes_[k] + text.size() > max_bytes
+  auto text = std::make_shared<const std::string>(build());
+  if (answer_bytes_[k] + text->size() > max_bytes
       || kept.size() >= max_answers) {
     kept.clear();
     answer_bytes_[k] = 0;
   }
-  answer_bytes_[k] += text.size();
-  return kept.emplace(key, std::move(text)).first->second;
+  answer_bytes_[k] += text->size();
+  kept.emplace(key, text);
+  return text;
 }
 
 void fragments::drop(const touched& t) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,9 +60,12 @@ public:
 
   /// The answer kept under `key`, or the one `build` makes (and is kept)
   /// when no row of its kind changed since it was kept. A list read again
-  /// while nothing in it changed is one copy.
-  const std::string& answer(rows_of kind, const std::string& key,
-                            const std::function<std::string()>& build);
+  /// while nothing in it changed costs no copy: the text is shared with
+  /// the responses that carry it (http_response::shared_body), and lives
+  /// on in them after it is dropped here.
+  std::shared_ptr<const std::string>
+  answer(rows_of kind, const std::string& key,
+         const std::function<std::string()>& build);
 
   /// Forgets what `t` names, and the answers made of such rows.
   void drop(const touched& t);
@@ -74,7 +78,8 @@ private:
   std::unordered_map<int64_t, row> experiments_;
   std::unordered_map<std::string, row> agents_;
   /// Whole answers by key, per kind, and the bytes they hold (bounded).
-  std::unordered_map<std::string, std::string> answers_[2];
+  std::unordered_map<std::string, std::shared_ptr<const std::string>>
+      answers_[2];
   size_t answer_bytes_[2] = {0, 0};
 };
 

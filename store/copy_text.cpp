@@ -3,6 +3,7 @@
 #include "messages/errc.hpp"
 #include "util/text.hpp"
 
+#include <array>
 #include <charconv>
 
 namespace det {
@@ -68,66 +69,97 @@ void unescape(std::string_view in, std::string& out) {
   }
 }
 
-bool to_int(const std::string& s, int64_t& out) {
+bool to_int(std::string_view s, int64_t& out) {
   auto res = std::from_chars(s.data(), s.data() + s.size(), out);
   return res.ec == std::errc{} && res.ptr == s.data() + s.size();
+}
+
+constexpr std::string_view null_field = "\\N";
+
+// One field's unescaped text into `out` (a NULL one as ""), in the storage
+// `out` already has, unless that is large (a reader reusing its rows keeps
+// no big payload's storage for the rest of the log).
+void field_text(std::string_view raw, std::string& out) {
+  constexpr size_t kept_capacity = 64 << 10;
+  if (out.capacity() > kept_capacity && raw.size() < kept_capacity)
+    std::string{}.swap(out);
+  if (raw == null_field)
+    out.clear();
+  else
+    unescape(raw, out);
+}
+
+// Calls fn(raw text, index) for each tab-separated field of `line` (its
+// newline dropped); returns how many there are.
+template <class Fn> size_t each_field(std::string_view line, Fn&& fn) {
+  if (!line.empty() && line.back() == '\n')
+    line.remove_suffix(1);
+  size_t n = 0;
+  for (size_t start = 0;;) {
+    auto tab = line.find('\t', start);
+    fn(line.substr(start, tab == std::string_view::npos ? std::string_view::npos
+                                                        : tab - start),
+       n++);
+    if (tab == std::string_view::npos)
+      return n;
+    start = tab + 1;
+  }
+}
+
+// One field as an integer; a NULL one is "", not an integer.
+bool field_int(std::string_view raw, int64_t& out) {
+  if (raw.find('\\') == std::string_view::npos)
+    return to_int(raw, out);
+  std::string text;
+  field_text(raw, text);
+  return to_int(text, out);
 }
 
 } // namespace
 
 void split_copy_line(std::string_view line, std::vector<std::string>& fields,
                      std::vector<bool>& nulls) {
-  if (!line.empty() && line.back() == '\n')
-    line.remove_suffix(1);
-  size_t n = 0;
-  size_t start = 0;
-  while (true) {
-    auto tab = line.find('\t', start);
-    auto raw = line.substr(start, tab == std::string_view::npos
-                                      ? std::string_view::npos
-                                      : tab - start);
-    if (fields.size() <= n) {
+  auto n = each_field(line, [&](std::string_view raw, size_t k) {
+    if (fields.size() <= k) {
       fields.emplace_back();
       nulls.push_back(false);
     }
-    nulls[n] = raw == "\\N";
-    if (nulls[n])
-      fields[n].clear();
-    else
-      unescape(raw, fields[n]);
-    ++n;
-    if (tab == std::string_view::npos)
-      break;
-    start = tab + 1;
-  }
+    nulls[k] = raw == null_field;
+    field_text(raw, fields[k]);
+  });
   fields.resize(n);
   nulls.resize(n);
 }
 
 caf::error parse_event_line(std::string_view line, recorded_event& out) {
-  thread_local std::vector<std::string> f;
-  thread_local std::vector<bool> nulls;
-  split_copy_line(line, f, nulls);
+  // Split as split_copy_line splits, but each text field is unescaped
+  // straight into `out`'s strings: a reader that hands the same
+  // recorded_event back row after row allocates nothing for them.
+  std::array<std::string_view, 7> f;
+  auto n = each_field(line, [&](std::string_view raw, size_t k) {
+    if (k < f.size())
+      f[k] = raw;
+  });
   auto bad = [&](const std::string& why) {
     return make_error(errc::invalid_event, "unreadable event row '"
                                                + std::string{line.substr(0, 80)}
                                                + "': " + why);
   };
-  if (f.size() != 7)
-    return bad("expected 7 fields, got " + std::to_string(f.size()));
+  if (n != 7)
+    return bad("expected 7 fields, got " + std::to_string(n));
   int64_t schema = 0;
-  if (!to_int(f[0], out.position))
+  if (!field_int(f[0], out.position))
     return bad("position is not an integer");
-  if (!to_int(f[2], out.stream_version))
+  if (!field_int(f[2], out.stream_version))
     return bad("stream_version is not an integer");
-  if (!to_int(f[4], schema))
+  if (!field_int(f[4], schema))
     return bad("schema_version is not an integer");
-  if (!to_int(f[6], out.recorded_at_us))
+  if (!field_int(f[6], out.recorded_at_us))
     out.recorded_at_us = 0;
-  out.stream = std::move(f[1]);
-  out.body.type = std::move(f[3]);
+  field_text(f[1], out.stream);
+  field_text(f[3], out.body.type);
   out.body.schema_version = static_cast<int32_t>(schema);
-  out.body.payload = std::move(f[5]);
+  field_text(f[5], out.body.payload);
   return {};
 }
 

@@ -243,6 +243,8 @@ caf::error pg_event_store::read(const read_options& opts,
         rec.parsed = nlohmann::json::parse(rec.body.payload, nullptr, false);
         if (rec.parsed.is_discarded())
           rec.parsed = nullptr;
+      } else {
+        rec.parsed = nullptr; // `rec` may be one visited before
       }
       return {};
     };

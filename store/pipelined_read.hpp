@@ -18,8 +18,10 @@
 namespace det {
 
 /// Fills `out` with the next event; sets `done` (leaving `out` unused) at
-/// the end. Runs on the producer thread. May throw; the exception is
-/// rethrown on the caller's thread.
+/// the end. Runs on the producer thread. `out` may be an event visited
+/// before (what the visitor left of it): every member must be set, and a
+/// string assigned in place reuses its storage. May throw; the exception
+/// is rethrown on the caller's thread.
 using event_producer =
     std::function<caf::error(recorded_event& out, bool& done)>;
 
@@ -32,7 +34,8 @@ using event_producer =
                                         const std::function<void()>& on_stop);
 
 /// The same for any item type: `produce(Item& out, bool& done)` on the
-/// producer thread, `visit(Item&&)` on the caller's.
+/// producer thread (`out` possibly a visited item, as above),
+/// `visit(Item&&)` on the caller's.
 template <class Item, class Produce, class Visit>
 caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
                                 const std::function<void()>& on_stop) {
@@ -41,9 +44,9 @@ caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
   std::mutex mtx;
   std::condition_variable cv;
   std::deque<chunk> ready;
-  // Visited chunks go back to the producer, which destroys their items
-  // (what it allocated is freed on its own thread, not contended for by
-  // the visitor) and reuses their storage.
+  // Visited chunks go back to the producer, which fills their items again
+  // in place: a row's strings reuse the storage of one a few chunks back
+  // instead of being allocated on one thread and freed on the other.
   std::deque<chunk> spent;
   bool done = false, stop = false;
   caf::error producer_error;
@@ -52,7 +55,10 @@ caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
     try {
       chunk c;
       c.reserve(chunk_rows);
+      size_t filled = 0; // the items of c produced so far
       auto flush = [&] {
+        c.resize(filled);
+        filled = 0;
         std::unique_lock<std::mutex> lock{mtx};
         cv.wait(lock, [&] { return stop || ready.size() < max_chunks; });
         ready.push_back(std::move(c));
@@ -64,27 +70,24 @@ caf::error pipelined_read_items(const Produce& produce, const Visit& visit,
         cv.notify_all();
         bool go_on = !stop;
         lock.unlock();
-        c.clear();
         c.reserve(chunk_rows);
         return go_on;
       };
       for (;;) {
-        c.emplace_back();
+        if (filled == c.size())
+          c.emplace_back();
         bool end = false;
-        if (auto err = produce(c.back(), end)) {
-          c.pop_back();
+        if (auto err = produce(c[filled], end)) {
           std::lock_guard<std::mutex> guard{mtx};
           producer_error = std::move(err);
           break;
         }
-        if (end) {
-          c.pop_back();
+        if (end)
           break;
-        }
-        if (c.size() == chunk_rows && !flush())
+        if (++filled == chunk_rows && !flush())
           break;
       }
-      if (!c.empty())
+      if (filled > 0)
         flush();
     } catch (...) {
       std::lock_guard<std::mutex> guard{mtx};

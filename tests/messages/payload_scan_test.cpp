@@ -163,12 +163,29 @@ const std::string hostile_values[] = {
     "\"\\u00e9\"",
     "\"\\ud800\"",
     "\"\\ud83d\\ude00\"",
+    "\"\\uD83D\\uDE00x\\u00e9\\u20ac\"",
+    "\"\\udbff\\udfff\"",
+    "\"\\ud800\\u0041\"",
+    "\"\\ud800\\n\"",
+    "\"\\ud800x\"",
+    "\"\\udc00\\ud800\"",
+    "\"\\ud83d\\ude0\"",
     "\"\\uDFFF\"",
     "\"\\u007f\"",
     "\"\\u004A\"",
     "\"\\x\"",
     "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
     "\"caf\xc3\xa9\"",
+    "\"\xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80\"",
+    "\"\xf4\x8f\xbf\xbf\"",
+    "\"\xf4\x90\x80\x80\"",
+    "\"\xe0\x80\xaf\"",
+    "\"\xf0\x80\x80\xaf\"",
+    "\"\xe6\x97\"",
+    "\"\xe6\x97\\n\"",
+    "\"\xf0\x9f\x98\"",
+    "\"\x80\"",
+    "\"\xc3\xa9\x01\"",
     "\"\xff\"",
     "\"\xc3\x28\"",
     "\"\xc0\xaf\"",
@@ -296,6 +313,59 @@ TEST(payload_scan, every_type_is_read_without_a_tree_as_the_tree_reads_it) {
     EXPECT_TRUE(decode_without_tree(env)) << env.type << " " << env.payload;
   }
   EXPECT_EQ(t.taken, t.cases);
+}
+
+// Text beyond ASCII, as it comes from users: raw UTF-8 of two, three and
+// four bytes, and the same as \u escapes (a surrogate pair for the last).
+TEST(payload_scan, non_ascii_text_of_every_type_is_read_without_a_tree) {
+  const std::string suffix =
+      " caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80";
+  tally t;
+  int accepted = 0;
+  for (const auto& original : test::one_of_each()) {
+    int texts = 0;
+    bool has_document = false;
+    {
+      auto ev = original;
+      event_field_visitor count;
+      count.text = [&](const char*, std::string&) { ++texts; };
+      count.document = [&](const char*, json& d) {
+        has_document = has_document || d.is_object();
+      };
+      visit_fields(ev, count);
+    }
+    // One variant per text field, and one with every document given a
+    // member whose key and value are not ASCII.
+    for (int field = 0; field < texts + (has_document ? 1 : 0); ++field) {
+      auto ev = original;
+      int seen = 0;
+      event_field_visitor v;
+      v.text = [&](const char*, std::string& s) {
+        if (seen++ == field)
+          s += suffix;
+      };
+      v.document = [&](const char*, json& d) {
+        if (field == texts && d.is_object())
+          d["m\xc3\xa9trique \xf0\x9f\x98\x80"] = "v\xc3\xa4rde\xe2\x82\xac";
+      };
+      visit_fields(ev, v);
+      auto env = to_envelope(ev);
+      auto escaped = json::parse(env.payload).dump(-1, ' ', true);
+      ASSERT_NE(env.payload, escaped) << env.payload;
+      for (const auto& payload : {env.payload, escaped}) {
+        recorded_event rec{
+            42, "s/1", 1, {env.type, env.schema_version, payload}, 0};
+        check(env.type, env.schema_version, payload, t);
+        if (!decode_with_tree(rec))
+          continue; // a closed vocabulary or an id's rules refuse it
+        ++accepted;
+        EXPECT_TRUE(decode_without_tree(rec.body))
+            << env.type << " " << payload;
+      }
+    }
+  }
+  EXPECT_GT(accepted, 100);
+  EXPECT_EQ(t.taken, accepted);
 }
 
 TEST(payload_scan, hostile_variants_of_every_type_get_the_trees_answer) {

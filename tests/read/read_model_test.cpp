@@ -173,10 +173,10 @@ TEST(read_model, rendered_rows_equal_fresh_renders_after_random_events) {
       // Each page read twice: the second answer is the one kept (until a
       // row of its kind changes).
       auto read_pages = [&](const read::read_view& v) {
-        return api::experiments_page_text(v, {}, all) + "\n"
-               + api::experiments_page_text(v, {}, some) + "\n"
-               + api::agents_page_text(v, all) + "\n"
-               + api::agents_page_text(v, some);
+        return *api::experiments_page_text(v, {}, all) + "\n"
+               + *api::experiments_page_text(v, {}, some) + "\n"
+               + *api::agents_page_text(v, all) + "\n"
+               + *api::agents_page_text(v, some);
       };
       auto got = read_at(model, master.st.position, read_pages);
       ASSERT_TRUE(got.served);
@@ -191,11 +191,11 @@ TEST(read_model, rendered_rows_equal_fresh_renders_after_random_events) {
       auto gz = api::body_coding::gzip;
       auto coded =
           read_at(model, master.st.position, [&](const read::read_view& v) {
-            return test::gunzip(api::experiments_page_text(v, {}, all, gz))
+            return test::gunzip(*api::experiments_page_text(v, {}, all, gz))
                    + "\n"
-                   + test::gunzip(api::experiments_page_text(v, {}, some, gz))
-                   + "\n" + test::gunzip(api::agents_page_text(v, all, gz))
-                   + "\n" + test::gunzip(api::agents_page_text(v, some, gz));
+                   + test::gunzip(*api::experiments_page_text(v, {}, some, gz))
+                   + "\n" + test::gunzip(*api::agents_page_text(v, all, gz))
+                   + "\n" + test::gunzip(*api::agents_page_text(v, some, gz));
           });
       ASSERT_EQ(coded.text, fresh) << "seed " << seed << " round " << round;
     }

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
 namespace det {
 namespace {
 
@@ -55,6 +61,80 @@ TEST(copy_text, a_written_row_reads_back_field_for_field) {
   EXPECT_EQ(rec.body.type, ev.body.type);
   EXPECT_EQ(rec.body.schema_version, 2);
   EXPECT_EQ(rec.body.payload, ev.body.payload);
+}
+
+// The reader hands parse_event_line the same recorded_event row after row
+// (store/pipelined_read.hpp): each row must read as split_copy_line reads
+// it, whatever the row before left in the event.
+TEST(copy_text,
+     rows_parsed_into_a_reused_event_read_as_split_copy_line_reads_them) {
+  std::mt19937_64 rng{5};
+  auto pick = [&](size_t n) {
+    return std::uniform_int_distribution<size_t>{0, n - 1}(rng);
+  };
+  const std::string pieces[] = {"1",    "42",  "-3",  "x",    "\\N",
+                                "",     "a",   "\\t", "\\\\", "\\101",
+                                "\\x4", "\\n", "{}",  "\\",   "trial/7"};
+  auto field = [&] {
+    std::string f;
+    auto n = pick(4);
+    for (size_t k = 0; k < n; ++k)
+      f += pieces[pick(std::size(pieces))];
+    if (pick(50) == 0)
+      f += std::string(70000 + pick(1000), 'p'); // past the kept capacity
+    return f;
+  };
+  recorded_event reused;
+  for (int k = 0; k < 10000; ++k) {
+    auto fields = pick(10) == 0 ? pick(9) + 1 : 7;
+    std::string line;
+    for (size_t i = 0; i < fields; ++i) {
+      if (i)
+        line += '\t';
+      // Mostly numbers where numbers go, so most rows are taken.
+      bool number = i == 0 || i == 2 || i == 4 || i == 6;
+      line += number && pick(4) != 0 ? std::to_string(pick(100000)) : field();
+    }
+    if (pick(2) == 0)
+      line += '\n';
+    SCOPED_TRACE(line.substr(0, 200));
+    recorded_event fresh;
+    auto err_fresh = parse_event_line(line, fresh);
+    auto err_reused = parse_event_line(line, reused);
+    ASSERT_EQ(render(err_fresh), render(err_reused));
+    // The reference: split_copy_line's fields.
+    std::vector<std::string> f;
+    std::vector<bool> nulls;
+    split_copy_line(line, f, nulls);
+    if (f.size() != 7) {
+      EXPECT_TRUE(err_fresh);
+      continue;
+    }
+    auto integer = [](const std::string& t, int64_t& out) {
+      auto r = std::from_chars(t.data(), t.data() + t.size(), out);
+      return r.ec == std::errc{} && r.ptr == t.data() + t.size();
+    };
+    int64_t position = 0, version = 0, schema = 0, at = 0;
+    bool ok = integer(f[0], position) && integer(f[2], version)
+              && integer(f[4], schema);
+    EXPECT_EQ(ok, !err_fresh);
+    if (!ok)
+      continue;
+    if (!integer(f[6], at))
+      at = 0;
+    for (const auto* rec : {&fresh, &reused}) {
+      EXPECT_EQ(rec->position, position);
+      EXPECT_EQ(rec->stream, f[1]);
+      EXPECT_EQ(rec->stream_version, version);
+      EXPECT_EQ(rec->body.type, f[3]);
+      EXPECT_EQ(rec->body.schema_version, static_cast<int32_t>(schema));
+      EXPECT_EQ(rec->body.payload, f[5]);
+      EXPECT_EQ(rec->recorded_at_us, at);
+    }
+    // A large payload's storage is not kept for the rows after it.
+    if (f[5].size() < (64 << 10))
+      EXPECT_LE(reused.body.payload.capacity(), size_t{64 << 10});
+  }
 }
 
 } // namespace
