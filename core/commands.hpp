@@ -11,10 +11,12 @@
 // The answer is the decision's reply (a JSON object, {} when the command
 // answers nothing) once its events are durable, or the refusal.
 //
-// Senders: the API's routes (checkpoints, log retention), the checkpoint
-// collector (actors/checkpoint_gc_actor.cpp) and the pools' provisioners
-// (actors/provisioner_actor.cpp).
+// Senders: the API's routes (checkpoints, log retention, and the user's
+// records: workspaces, projects, templates, pool bindings, models, config
+// policies), the checkpoint collector (actors/checkpoint_gc_actor.cpp) and
+// the pools' provisioners (actors/provisioner_actor.cpp).
 
+#include "core/commands_records.hpp"
 #include "core/provisioning.hpp"
 
 #include <nlohmann/json.hpp>
@@ -123,10 +125,16 @@ struct provisioning_cycle {
 };
 
 /// Every command, grouped by the aggregate that decides it.
-using command =
-    std::variant<delete_checkpoints, remove_checkpoint_files,
-                 set_checkpoint_metadata, collect_checkpoints,
-                 checkpoints_removed, checkpoint_files_cleared, retain_logs,
-                 begin_launch, launch_answered, provisioning_cycle>;
+using command = std::variant<
+    delete_checkpoints, remove_checkpoint_files, set_checkpoint_metadata,
+    collect_checkpoints, checkpoints_removed, checkpoint_files_cleared,
+    retain_logs, begin_launch, launch_answered, provisioning_cycle,
+    // the user's records (core/commands_records.hpp)
+    workspace_create, workspace_edit, workspace_archive, workspace_delete,
+    workspace_pin, workspace_namespaces, project_create, project_edit,
+    project_notes, project_archive, project_delete, project_move,
+    experiment_move, template_create, template_set, template_delete, pool_bind,
+    model_create, model_edit, model_archive, model_delete, version_register,
+    version_edit, version_delete, set_config_policies, delete_config_policies>;
 
 } // namespace det
