@@ -87,7 +87,7 @@ bool descending_query(const http::http_request& req, const http::responder& res,
 /// one workspace (GET, POST, PATCH, DELETE), .../archive, .../unarchive,
 /// .../pin and .../unpin (for the caller), its projects (GET, POST) and
 /// the pools available to it; a pool's workspace bindings (GET, and POST,
-/// PUT, DELETE as pool.bind's add, replace, remove); 501 for role
+/// PUT, DELETE as pool_bind's add, replace, remove); 501 for role
 /// assignments and quotas. Deleting, archiving or unarchiving the default
 /// workspace: 403 for a non-admin (the core refuses admins).
 void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
@@ -150,7 +150,7 @@ void move_project(const ctx_ptr& ctx, const http::http_request& req,
                   const http::responder& res);
 
 /// POST /api/v1/experiments/{id}/move (a row of api/experiment_routes.cpp):
-/// to `destinationProjectId`, as record command experiment.move.
+/// to `destinationProjectId`, as the experiment_move command.
 void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
                      const http::responder& res);
 

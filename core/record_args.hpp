@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <exception>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -112,6 +113,13 @@ labels(const json& a, const char* key, const std::vector<std::string>& fallback,
     out.push_back(std::move(v));
   }
   return out;
+}
+
+/// `member` becomes `v`'s value when a command gives one (an edit's
+/// absent field keeps the record's).
+template <class T> void set_if(T& member, const std::optional<T>& v) {
+  if (v)
+    member = *v;
 }
 
 /// Stamps the user and time on a *_saved / *_deleted event.

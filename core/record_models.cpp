@@ -64,30 +64,20 @@ int64_t model_workspace(const cluster_state& s, const model_fields& f,
 
 void apply_fields(const cluster_state& s, const model_fields& f,
                   state::model_info& m) {
-  if (f.name)
-    m.name = *f.name;
-  if (f.description)
-    m.description = *f.description;
-  if (f.metadata)
-    m.metadata = *f.metadata;
-  if (f.labels)
-    m.labels = *f.labels;
-  if (f.notes)
-    m.notes = *f.notes;
+  set_if(m.name, f.name);
+  set_if(m.description, f.description);
+  set_if(m.metadata, f.metadata);
+  set_if(m.labels, f.labels);
+  set_if(m.notes, f.notes);
   m.workspace_id = model_workspace(s, f, m.workspace_id);
 }
 
 void apply_fields(const version_fields& f, state::model_version_info& v) {
-  if (f.name)
-    v.name = *f.name;
-  if (f.comment)
-    v.comment = *f.comment;
-  if (f.notes)
-    v.notes = *f.notes;
-  if (f.metadata)
-    v.metadata = *f.metadata;
-  if (f.labels)
-    v.labels = *f.labels;
+  set_if(v.name, f.name);
+  set_if(v.comment, f.comment);
+  set_if(v.notes, f.notes);
+  set_if(v.metadata, f.metadata);
+  set_if(v.labels, f.labels);
 }
 
 const state::model_version_info& version_or_refuse(const state::model_info& m,

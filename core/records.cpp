@@ -72,12 +72,9 @@ void refuse_default(int64_t id, const char* what, const char* verb) {
 /// `f` over `w`; a pool it names must exist, unless it is the one `w` has.
 void apply_fields(const cluster_state& s, const workspace_fields& f,
                   state::workspace_info& w) {
-  if (f.name)
-    w.name = *f.name;
-  if (f.agent_user_group)
-    w.agent_user_group = *f.agent_user_group;
-  if (f.checkpoint_storage)
-    w.checkpoint_storage = *f.checkpoint_storage;
+  set_if(w.name, f.name);
+  set_if(w.agent_user_group, f.agent_user_group);
+  set_if(w.checkpoint_storage, f.checkpoint_storage);
   for (auto [pool, member] :
        {std::pair{&f.default_compute_pool, &w.default_compute_pool},
         std::pair{&f.default_aux_pool, &w.default_aux_pool}}) {
@@ -126,12 +123,9 @@ void refuse_archived_project(const cluster_state& s,
 }
 
 void apply_fields(const project_fields& f, state::project_info& p) {
-  if (f.name)
-    p.name = *f.name;
-  if (f.description)
-    p.description = *f.description;
-  if (f.key)
-    p.key = *f.key;
+  set_if(p.name, f.name);
+  set_if(p.description, f.description);
+  set_if(p.key, f.key);
 }
 
 json notes_json(const std::vector<project_note>& notes) {
