@@ -61,6 +61,16 @@ project_saved to_event(const state::project_info& p) {
                        p.key, p.archived,     {},     0};
 }
 
+/// Record `r` (a workspace or project) archived or not as `c` asks;
+/// nothing written when it already is.
+template <class Record, class C>
+void archive_as(Record r, const C& c, int64_t now, record_outcome& o) {
+  if (r.archived == c.archived)
+    return;
+  r.archived = c.archived;
+  o.events.push_back(stamped(to_event(r), c, now));
+}
+
 void refuse_default(int64_t id, const char* what, const char* verb) {
   if (id == 1)
     refuse(errc::invalid_argument, std::string{"the default "} + what
@@ -210,10 +220,7 @@ record_outcome decide_record(const cluster_state& s, const workspace_archive& c,
   return decided([&](record_outcome& o) {
     auto w = workspace_or_refuse(s, c.id);
     refuse_default(w.id, "workspace", "archived");
-    if (w.archived == c.archived)
-      return;
-    w.archived = c.archived;
-    o.events.push_back(stamped(to_event(w), c, now));
+    archive_as(w, c, now, o);
   });
 }
 
@@ -312,10 +319,7 @@ record_outcome decide_record(const cluster_state& s, const project_archive& c,
     if (workspace_or_refuse(s, p.workspace_id).archived)
       refuse(errc::invalid_argument,
              "project " + std::to_string(p.id) + ": its workspace is archived");
-    if (p.archived == c.archived)
-      return;
-    p.archived = c.archived;
-    o.events.push_back(stamped(to_event(p), c, now));
+    archive_as(p, c, now, o);
   });
 }
 
