@@ -227,7 +227,8 @@ void bind_namespace(const ctx_ptr& ctx, const http::http_request& req,
   with_checked_namespaces(
       ctx, res, *set, [ctx, req, res, id = *id, set = *set] {
         record_write_then_view(
-            ctx, req, res, "workspace.namespaces", {{"id", id}, {"set", set}},
+            ctx, req, res,
+            parse_workspace_namespaces({{"id", id}, {"set", set}}),
             [ctx, set](const json& reply) {
               auto wid = reply.value("id", int64_t{0});
               return [ctx, wid, set](const state::cluster_state& s,
@@ -266,8 +267,8 @@ void unbind_namespaces(const ctx_ptr& ctx, const http::http_request& req,
     }
     names.push_back(ctx->config->kubernetes.cluster_name);
   }
-  record_write(ctx, req, res, "workspace.namespaces",
-               {{"id", *id}, {"delete", names}},
+  record_write(ctx, req, res,
+               parse_workspace_namespaces({{"id", *id}, {"delete", names}}),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });

@@ -4,13 +4,15 @@
 // moving experiments (api_workspaces.cpp), config templates
 // (api/template_routes.cpp); the model registry's handlers are in
 // api/model_routes.cpp. Reads come from
-// the read model; writes go to the master as record commands
-// (core/records.hpp), which check every value again and decide names and
-// ids on the master's state.
+// the read model; writes are record commands (core/commands_records.hpp)
+// parsed from the request here (core/records_parse.hpp), which the master
+// decides on its own state (names, ids, what exists).
 
 #include "api/route_util.hpp"
+#include "core/records_parse.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -20,16 +22,54 @@
 
 namespace det::api {
 
-/// Sends record command `op` with `args` to the master as the request's
-/// user; once durable calls `then` on the bridge with the command's reply;
-/// a refusal is answered as its error (400/404/409 naming the field).
-void record_write(
-    const ctx_ptr& ctx, const http::http_request& req,
-    const http::responder& res, std::string op, nlohmann::json args,
-    std::function<void(caf::event_based_actor*, nlohmann::json)> then);
+/// What happens once a record command is durable: called on the bridge
+/// with the command's reply.
+using record_then =
+    std::function<void(caf::event_based_actor*, nlohmann::json)>;
 
-/// record_write, then the view `fn` (from the read model, which has seen
-/// the write) as the answer; `fn` answering null sends {}.
+/// Sends `c` (its username set) to the master; once durable calls `then`
+/// on the bridge with the command's reply; a refusal is answered as its
+/// error (400/404/409 naming the field).
+void command_write(const ctx_ptr& ctx, const http::responder& res, command c,
+                   record_then then);
+
+/// Once durable, the view `fn` makes of the reply (from the read model,
+/// which has seen the write) as the answer; `fn` answering null sends {}.
+record_then then_view(const ctx_ptr& ctx, const http::responder& res,
+                      std::function<render_fn(const nlohmann::json&)> fn);
+
+/// A record command parsed from the request (core/records_parse.hpp) sent
+/// as the request's user, as command_write; a parse refusal is answered
+/// 400 naming the field, and nothing is sent.
+template <class C>
+void record_write(const ctx_ptr& ctx, const http::http_request& req,
+                  const http::responder& res, caf::expected<C> c,
+                  record_then then) {
+  if (!c) {
+    fail(res, c.error());
+    return;
+  }
+  c->username = req.principal.username;
+  command_write(ctx, res, command{std::move(*c)}, std::move(then));
+}
+
+/// record_write, then the view `fn` makes of the reply as the answer.
+template <class C>
+void record_write_then_view(
+    const ctx_ptr& ctx, const http::http_request& req,
+    const http::responder& res, caf::expected<C> c,
+    std::function<render_fn(const nlohmann::json&)> fn) {
+  record_write(ctx, req, res, std::move(c), then_view(ctx, res, std::move(fn)));
+}
+
+/// The op-string record commands not yet typed (task.*, unmanaged.*,
+/// runs.*, trial.*, webhook.*): sends `op` with `args` with records_atom,
+/// as command_write.
+void record_write(const ctx_ptr& ctx, const http::http_request& req,
+                  const http::responder& res, std::string op,
+                  nlohmann::json args, record_then then);
+
+/// record_write (an op string), then the view `fn` as the answer.
 void record_write_then_view(const ctx_ptr& ctx, const http::http_request& req,
                             const http::responder& res, std::string op,
                             nlohmann::json args,
@@ -47,7 +87,7 @@ bool descending_query(const http::http_request& req, const http::responder& res,
 /// one workspace (GET, POST, PATCH, DELETE), .../archive, .../unarchive,
 /// .../pin and .../unpin (for the caller), its projects (GET, POST) and
 /// the pools available to it; a pool's workspace bindings (GET, and POST,
-/// PUT, DELETE as pool.bind's add, replace, remove); 501 for role
+/// PUT, DELETE as pool_bind's add, replace, remove); 501 for role
 /// assignments and quotas. Deleting, archiving or unarchiving the default
 /// workspace: 403 for a non-admin (the core refuses admins).
 void get_workspaces(const ctx_ptr& ctx, const http::http_request& req,
@@ -110,7 +150,7 @@ void move_project(const ctx_ptr& ctx, const http::http_request& req,
                   const http::responder& res);
 
 /// POST /api/v1/experiments/{id}/move (a row of api/experiment_routes.cpp):
-/// to `destinationProjectId`, as record command experiment.move.
+/// to `destinationProjectId`, as the experiment_move command.
 void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
                      const http::responder& res);
 

@@ -16,9 +16,32 @@ using json = nlohmann::json;
 using http::grpc_code;
 using http::responder;
 
+void command_write(const ctx_ptr& ctx, const responder& res, command c,
+                   record_then then) {
+  post(ctx->bridge, [ctx, res, c = std::move(c),
+                     then = std::move(then)](caf::event_based_actor* self) {
+    self->request(ctx->master, ctx->request_timeout, c)
+        .then(
+            [self, then](const std::string& reply) {
+              then(self, json::parse(reply, nullptr, false));
+            },
+            [res](caf::error& err) { fail(res, err); });
+  });
+}
+
+record_then then_view(const ctx_ptr& ctx, const responder& res,
+                      std::function<render_fn(const json&)> fn) {
+  return
+      [ctx, res, fn = std::move(fn)](caf::event_based_actor* self, json reply) {
+        ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
+          send_written(ctx, res, j.is_null() ? "{}" : j.dump());
+        });
+      };
+}
+
 void record_write(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res, std::string op, json args,
-                  std::function<void(caf::event_based_actor*, json)> then) {
+                  record_then then) {
   post(ctx->bridge, [ctx, res, op = std::move(op), args = args.dump(),
                      user = req.principal.username,
                      then = std::move(then)](caf::event_based_actor* self) {
@@ -36,11 +59,7 @@ void record_write_then_view(const ctx_ptr& ctx, const http::http_request& req,
                             const responder& res, std::string op, json args,
                             std::function<render_fn(const json&)> fn) {
   record_write(ctx, req, res, std::move(op), std::move(args),
-               [ctx, res, fn](caf::event_based_actor* self, json reply) {
-                 ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
-                   send_written(ctx, res, j.is_null() ? "{}" : j.dump());
-                 });
-               });
+               then_view(ctx, res, std::move(fn)));
 }
 
 bool bool_query(const http::http_request& req, const responder& res,
@@ -89,9 +108,9 @@ render_fn workspace_written(const ctx_ptr& ctx, int64_t id, bool bound,
 
 /// Create or edit: clusterNamespaceMeta checked (the namespaces looked up)
 /// before the command, which gets them as `namespaces`.
+template <class Parse>
 void write_workspace(const ctx_ptr& ctx, const http::http_request& req,
-                     const responder& res, const char* op, json body,
-                     bool patch) {
+                     const responder& res, Parse parse, json body, bool patch) {
   auto set = namespace_meta(ctx, body, res, patch);
   if (!set)
     return;
@@ -102,9 +121,9 @@ void write_workspace(const ctx_ptr& ctx, const http::http_request& req,
   bool bound = !set->empty();
   if (bound)
     body["namespaces"] = *set;
-  with_checked_namespaces(ctx, res, *set, [ctx, req, res, op, body, bound] {
+  with_checked_namespaces(ctx, res, *set, [ctx, req, res, parse, body, bound] {
     record_write_then_view(
-        ctx, req, res, op, body,
+        ctx, req, res, parse(body),
         [ctx, bound, viewer = req.principal.username](const json& reply) {
           return workspace_written(ctx, reply.value("id", 0), bound, viewer);
         });
@@ -143,35 +162,38 @@ bool default_record_forbidden(const http::http_request& req,
   return true;
 }
 
-/// Archives or unarchives record `id` (the path's) with command `op`.
+/// Archives or unarchives record `id` (the path's) with the command
+/// `parse` makes.
+template <class Parse>
 void write_archived(const ctx_ptr& ctx, const http::http_request& req,
-                    const responder& res, const char* op, bool archived) {
+                    const responder& res, Parse parse, bool archived) {
   auto id = id_param(req, res);
   if (id && !default_record_forbidden(req, res, *id))
-    record_write(ctx, req, res, op, {{"id", *id}, {"archived", archived}},
+    record_write(ctx, req, res, parse({{"id", *id}, {"archived", archived}}),
                  [ctx, res](caf::event_based_actor*, json) {
                    send_written(ctx, res, "{}");
                  });
 }
 
-/// Deletes record `id` (the path's) with command `op`; answers
-/// {"completed": true} once durable.
+/// Deletes record `id` (the path's) with the command `parse` makes;
+/// answers {"completed": true} once durable.
+template <class Parse>
 void write_deleted(const ctx_ptr& ctx, const http::http_request& req,
-                   const responder& res, const char* op) {
+                   const responder& res, Parse parse) {
   auto id = id_param(req, res);
   if (id && !default_record_forbidden(req, res, *id))
-    record_write(ctx, req, res, op, {{"id", *id}},
+    record_write(ctx, req, res, parse({{"id", *id}}),
                  [ctx, res](caf::event_based_actor*, json) {
                    send_written(ctx, res, R"({"completed":true})");
                  });
 }
 
-/// A project's notes changed by `args` (the project.notes command); answers
+/// A project's notes changed by `args` (project_notes); answers
 /// {"notes": [...]} as they are now.
 void notes_write(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res, json args) {
   record_write(
-      ctx, req, res, "project.notes", std::move(args),
+      ctx, req, res, parse_project_notes(args),
       [ctx, res](caf::event_based_actor*, json reply) {
         send_written(
             ctx, res,
@@ -183,8 +205,8 @@ void notes_write(const ctx_ptr& ctx, const http::http_request& req,
 void write_pinned(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res, bool pinned) {
   if (auto id = id_param(req, res))
-    record_write(ctx, req, res, "workspace.pin",
-                 {{"id", *id}, {"pinned", pinned}},
+    record_write(ctx, req, res,
+                 parse_workspace_pin({{"id", *id}, {"pinned", pinned}}),
                  [ctx, res](caf::event_based_actor*, json) {
                    send_written(ctx, res, "{}");
                  });
@@ -209,7 +231,7 @@ json available_pools(const state::cluster_state& s, int64_t id, page p) {
 }
 
 /// POST, PUT or DELETE a pool's workspace bindings: `mode` "add",
-/// "replace" or "remove" for the pool.bind command.
+/// "replace" or "remove" (pool_bind).
 void write_bindings(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res, const char* mode) {
   auto body = json_body(req, res);
@@ -225,7 +247,7 @@ void write_bindings(const ctx_ptr& ctx, const http::http_request& req,
   for (const char* key : {"workspaceIds", "workspaceNames"})
     if (body->contains(key))
       args[key] = (*body)[key];
-  record_write(ctx, req, res, "pool.bind", std::move(args),
+  record_write(ctx, req, res, parse_pool_bind(args),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });
@@ -259,7 +281,7 @@ void move_experiment(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
   auto body = body_with_id(req, res, "id", "experimentId");
   if (body)
-    record_write(ctx, req, res, "experiment.move", *body,
+    record_write(ctx, req, res, parse_experiment_move(*body),
                  [ctx, res](caf::event_based_actor*, json) {
                    send_written(ctx, res, "{}");
                  });
@@ -274,13 +296,13 @@ void edit_project(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res) {
   if (auto body = body_with_id(req, res, "id", "id"))
     record_write_then_view(
-        ctx, req, res, "project.edit", *body,
+        ctx, req, res, parse_project_edit(*body),
         [](const json& reply) { return project_view(reply.value("id", 0)); });
 }
 
 void delete_project(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
-  write_deleted(ctx, req, res, "project.delete");
+  write_deleted(ctx, req, res, parse_project_delete);
 }
 
 void add_project_note(const ctx_ptr& ctx, const http::http_request& req,
@@ -302,18 +324,18 @@ void put_project_notes(const ctx_ptr& ctx, const http::http_request& req,
 
 void archive_project(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
-  write_archived(ctx, req, res, "project.archive", true);
+  write_archived(ctx, req, res, parse_project_archive, true);
 }
 
 void unarchive_project(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
-  write_archived(ctx, req, res, "project.archive", false);
+  write_archived(ctx, req, res, parse_project_archive, false);
 }
 
 void move_project(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res) {
   if (auto body = body_with_id(req, res, "projectId", "projectId"))
-    record_write(ctx, req, res, "project.move", *body,
+    record_write(ctx, req, res, parse_project_move(*body),
                  [ctx, res](caf::event_based_actor*, json) {
                    send_written(ctx, res, "{}");
                  });
@@ -331,28 +353,30 @@ void get_workspace(const ctx_ptr& ctx, const http::http_request& req,
 void create_workspace(const ctx_ptr& ctx, const http::http_request& req,
                       const responder& res) {
   if (auto body = json_body(req, res))
-    write_workspace(ctx, req, res, "workspace.create", std::move(*body), false);
+    write_workspace(ctx, req, res, parse_workspace_create, std::move(*body),
+                    false);
 }
 
 void edit_workspace(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
   if (auto body = body_with_id(req, res, "id", "id"))
-    write_workspace(ctx, req, res, "workspace.edit", std::move(*body), true);
+    write_workspace(ctx, req, res, parse_workspace_edit, std::move(*body),
+                    true);
 }
 
 void delete_workspace(const ctx_ptr& ctx, const http::http_request& req,
                       const responder& res) {
-  write_deleted(ctx, req, res, "workspace.delete");
+  write_deleted(ctx, req, res, parse_workspace_delete);
 }
 
 void archive_workspace(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
-  write_archived(ctx, req, res, "workspace.archive", true);
+  write_archived(ctx, req, res, parse_workspace_archive, true);
 }
 
 void unarchive_workspace(const ctx_ptr& ctx, const http::http_request& req,
                          const responder& res) {
-  write_archived(ctx, req, res, "workspace.archive", false);
+  write_archived(ctx, req, res, parse_workspace_archive, false);
 }
 
 void pin_workspace(const ctx_ptr& ctx, const http::http_request& req,
@@ -389,7 +413,7 @@ void create_project(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
   if (auto body = body_with_id(req, res, "id", "workspaceId"))
     record_write_then_view(
-        ctx, req, res, "project.create", *body,
+        ctx, req, res, parse_project_create(*body),
         [](const json& reply) { return project_view(reply.value("id", 0)); });
 }
 

@@ -113,10 +113,10 @@ void put_policies(const ctx_ptr& ctx, const http::http_request& req,
   auto doc = policies_of(ctx, *body, *type, res);
   if (!doc)
     return;
-  record_write(ctx, req, res, "config_policies.set",
-               {{"workspaceId", workspace},
-                {"workloadType", *type},
-                {"policies", std::move(*doc)}},
+  record_write(ctx, req, res,
+               parse_set_config_policies({{"workspaceId", workspace},
+                                          {"workloadType", *type},
+                                          {"policies", std::move(*doc)}}),
                [ctx, res](caf::event_based_actor*, json reply) {
                  send_written(ctx, res, reply.dump());
                });
@@ -144,8 +144,9 @@ void delete_policies(const ctx_ptr& ctx, const http::http_request& req,
   auto type = workload_type_param(req, res);
   if (!type)
     return;
-  record_write(ctx, req, res, "config_policies.delete",
-               {{"workspaceId", workspace}, {"workloadType", *type}},
+  record_write(ctx, req, res,
+               parse_delete_config_policies(
+                   {{"workspaceId", workspace}, {"workloadType", *type}}),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });

@@ -78,8 +78,8 @@ std::optional<int64_t> version_param(const http::http_request& req,
 
 void archive_model_as(const route_ctx& ctx, const http::http_request& req,
                       const responder& res, bool archived) {
-  record_write(ctx, req, res, "model.archive",
-               model_args(req, {{"archived", archived}}),
+  record_write(ctx, req, res,
+               parse_model_archive(model_args(req, {{"archived", archived}})),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });
@@ -109,7 +109,7 @@ void create_model(const route_ctx& ctx, const http::http_request& req,
                   const responder& res) {
   if (auto body = json_body(req, res))
     record_write_then_view(
-        ctx, req, res, "model.create", *body, [](const json& reply) {
+        ctx, req, res, parse_model_create(*body), [](const json& reply) {
           return model_view(std::to_string(reply.value("id", 0)));
         });
 }
@@ -124,16 +124,16 @@ void get_model(const route_ctx& ctx, const http::http_request& req,
 void edit_model(const route_ctx& ctx, const http::http_request& req,
                 const responder& res) {
   if (auto body = json_body(req, res))
-    record_write_then_view(ctx, req, res, "model.edit", model_args(req, *body),
-                           [](const json& reply) {
-                             return model_view(
-                                 std::to_string(reply.value("id", 0)));
-                           });
+    record_write_then_view(
+        ctx, req, res, parse_model_edit(model_args(req, *body)),
+        [](const json& reply) {
+          return model_view(std::to_string(reply.value("id", 0)));
+        });
 }
 
 void delete_model(const route_ctx& ctx, const http::http_request& req,
                   const responder& res) {
-  record_write(ctx, req, res, "model.delete", model_args(req),
+  record_write(ctx, req, res, parse_model_delete(model_args(req)),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });
@@ -160,12 +160,12 @@ void register_model_version(const route_ctx& ctx, const http::http_request& req,
   if (!body)
     return;
   body->erase("modelName");
-  record_write_then_view(ctx, req, res, "version.register",
-                         model_args(req, *body), [](const json& reply) {
-                           return version_view(
-                               std::to_string(reply.value("id", 0)),
-                               reply.value("version", 0));
-                         });
+  record_write_then_view(
+      ctx, req, res, parse_version_register(model_args(req, *body)),
+      [](const json& reply) {
+        return version_view(std::to_string(reply.value("id", 0)),
+                            reply.value("version", 0));
+      });
 }
 
 void get_model_version(const route_ctx& ctx, const http::http_request& req,
@@ -187,12 +187,12 @@ void edit_model_version(const route_ctx& ctx, const http::http_request& req,
     return;
   body->erase("checkpoint");
   (*body)["version"] = *v;
-  record_write_then_view(ctx, req, res, "version.edit", model_args(req, *body),
-                         [](const json& reply) {
-                           return version_view(
-                               std::to_string(reply.value("id", 0)),
-                               reply.value("version", 0));
-                         });
+  record_write_then_view(
+      ctx, req, res, parse_version_edit(model_args(req, *body)),
+      [](const json& reply) {
+        return version_view(std::to_string(reply.value("id", 0)),
+                            reply.value("version", 0));
+      });
 }
 
 void delete_model_version(const route_ctx& ctx, const http::http_request& req,
@@ -200,8 +200,8 @@ void delete_model_version(const route_ctx& ctx, const http::http_request& req,
   auto v = version_param(req, res);
   if (!v)
     return;
-  record_write(ctx, req, res, "version.delete",
-               model_args(req, {{"version", *v}}),
+  record_write(ctx, req, res,
+               parse_version_delete(model_args(req, {{"version", *v}})),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });

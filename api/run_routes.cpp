@@ -266,24 +266,20 @@ std::function<void(std::string)> answer_runs(const results_ptr& out,
   };
 }
 
-/// Sends record command `op` for each experiment's runs in `runs_of`
-/// (arguments `extra`, experimentId and runIds); a refusal is each run's
-/// result, after `failed`. `done` gets the runs of each success.
-void record_runs(caf::event_based_actor* self, const ctx_ptr& ctx,
-                 const results_ptr& out,
-                 std::map<int64_t, std::vector<int64_t>> runs_of,
-                 const std::string& op, const json& extra,
-                 const std::string& user, const std::string& failed = {},
-                 std::function<void(const std::vector<int64_t>&)> done = {}) {
+/// Sends the request `send(experiment_id, runs)` makes for each
+/// experiment's runs in `runs_of`; a refusal is each run's result, after
+/// `failed`. `done` gets the runs of each success.
+template <class Send>
+void each_experiment(const results_ptr& out,
+                     std::map<int64_t, std::vector<int64_t>> runs_of,
+                     const std::string& failed,
+                     std::function<void(const std::vector<int64_t>&)> done,
+                     Send send) {
   for (const auto& entry : runs_of) {
     // A structured binding cannot be captured before C++20 (clang).
     const auto& runs = entry.second;
-    auto args = extra;
-    args["experimentId"] = entry.first;
-    args["runIds"] = runs;
     auto answer = answer_runs(out, runs);
-    self->request(ctx->master, ctx->request_timeout, records_atom::value, op,
-                  args.dump(), user)
+    send(entry.first, runs)
         .then(
             [answer, done, runs](const std::string&) {
               if (done)
@@ -294,6 +290,25 @@ void record_runs(caf::event_based_actor* self, const ctx_ptr& ctx,
               answer(failed + render(err));
             });
   }
+}
+
+/// Sends record command `op` for each experiment's runs in `runs_of`
+/// (arguments `extra`, experimentId and runIds), as each_experiment.
+void record_runs(caf::event_based_actor* self, const ctx_ptr& ctx,
+                 const results_ptr& out,
+                 std::map<int64_t, std::vector<int64_t>> runs_of,
+                 const std::string& op, const json& extra,
+                 const std::string& user, const std::string& failed = {},
+                 std::function<void(const std::vector<int64_t>&)> done = {}) {
+  each_experiment(out, std::move(runs_of), failed, std::move(done),
+                  [&](int64_t experiment, const std::vector<int64_t>& runs) {
+                    auto args = extra;
+                    args["experimentId"] = experiment;
+                    args["runIds"] = runs;
+                    return self->request(ctx->master, ctx->request_timeout,
+                                         records_atom::value, op, args.dump(),
+                                         user);
+                  });
 }
 
 void kill_runs(const ctx_ptr& ctx, const http::http_request& req,
@@ -397,9 +412,13 @@ void move_runs(const ctx_ptr& ctx, const http::http_request& req,
               return "Skipping run '" + std::to_string(c["id"].get<int64_t>())
                      + "' (part of multi-trial).";
             });
-        record_runs(self, ctx, out, std::move(runs_of), "experiment.move",
-                    {{"destinationProjectId", dest}}, user,
-                    "Failed to move associated experiment: ");
+        each_experiment(out, std::move(runs_of),
+                        "Failed to move associated experiment: ", {},
+                        [&](int64_t experiment, const std::vector<int64_t>&) {
+                          return self->request(
+                              ctx->master, ctx->request_timeout,
+                              command{experiment_move{experiment, dest, user}});
+                        });
       });
 }
 

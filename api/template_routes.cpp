@@ -134,7 +134,7 @@ void create_template(const ctx_ptr& ctx, const http::http_request& req,
   auto w = body->find("workspaceId");
   if (w != body->end() && !(w->is_number_integer() && *w == 0))
     args["workspaceId"] = *w;
-  record_write_then_view(ctx, req, res, "template.create", std::move(args),
+  record_write_then_view(ctx, req, res, parse_template_create(args),
                          [name](const json&) { return template_view(name); });
 }
 
@@ -145,14 +145,15 @@ void set_template(const ctx_ptr& ctx, const http::http_request& req,
   if (!body)
     return;
   auto name = req.param("name");
-  record_write_then_view(ctx, req, res, "template.set",
-                         {{"name", name}, {"config", *body}},
-                         [name](const json&) { return template_view(name); });
+  record_write_then_view(
+      ctx, req, res, parse_template_set({{"name", name}, {"config", *body}}),
+      [name](const json&) { return template_view(name); });
 }
 
 void delete_template(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
-  record_write(ctx, req, res, "template.delete", {{"name", req.param("name")}},
+  record_write(ctx, req, res,
+               parse_template_delete({{"name", req.param("name")}}),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });

@@ -11,10 +11,12 @@
 // The answer is the decision's reply (a JSON object, {} when the command
 // answers nothing) once its events are durable, or the refusal.
 //
-// Senders: the API's routes (checkpoints, log retention), the checkpoint
-// collector (actors/checkpoint_gc_actor.cpp) and the pools' provisioners
-// (actors/provisioner_actor.cpp).
+// Senders: the API's routes (checkpoints, log retention, and the user's
+// records: workspaces, projects, templates, pool bindings, models, config
+// policies), the checkpoint collector (actors/checkpoint_gc_actor.cpp) and
+// the pools' provisioners (actors/provisioner_actor.cpp).
 
+#include "core/commands_records.hpp"
 #include "core/commands_tasks.hpp"
 #include "core/provisioning.hpp"
 
@@ -171,6 +173,13 @@ using command = std::variant<
     begin_launch, launch_answered, provisioning_cycle,
     // tasks (core/commands_tasks.hpp)
     task_launch, task_kill, task_pause, task_unpause, task_ready_report,
-    task_priority_change>;
+    task_priority_change,
+    // the user's records (core/commands_records.hpp)
+    workspace_create, workspace_edit, workspace_archive, workspace_delete,
+    workspace_pin, workspace_namespaces, project_create, project_edit,
+    project_notes, project_archive, project_delete, project_move,
+    experiment_move, template_create, template_set, template_delete, pool_bind,
+    model_create, model_edit, model_archive, model_delete, version_register,
+    version_edit, version_delete, set_config_policies, delete_config_policies>;
 
 } // namespace det

@@ -16,9 +16,6 @@ using namespace det::record_args;
 using nlohmann::json;
 using state::cluster_state;
 
-using policy_handler = void (*)(const cluster_state&, const record_command&,
-                                int64_t, record_outcome&);
-
 /// The policies of a scope (0: global), or null when the workspace is
 /// unknown.
 const std::map<std::string, state::config_policy_info>*
@@ -47,22 +44,10 @@ std::string policy_kind(const std::string& type) {
   return type == "NTSC" ? "ntsc" : "experiment";
 }
 
-std::string workload_type_arg(const json& a) {
-  auto type = text(a, "workloadType", "", name_rules);
-  if (type.empty())
-    refuse(errc::invalid_argument, "workloadType: no workload type specified");
-  if (!valid_workload_type(type))
-    refuse(errc::invalid_argument, "workloadType: invalid workload type '"
-                                       + type + "' (EXPERIMENT or NTSC)");
-  return type;
-}
-
 /// The scope the command names, once the user may change it.
-int64_t writable_scope(const cluster_state& s, const record_command& c) {
-  int64_t id = 0;
-  if (has(c.args, "workspaceId") && c.args["workspaceId"] != 0)
-    id = id_arg(c.args, "workspaceId");
-  auto u = s.users.find(c.username);
+int64_t writable_scope(const cluster_state& s, int64_t id,
+                       const std::string& username) {
+  auto u = s.users.find(username);
   bool admin = u != s.users.end() && u->second.admin && u->second.active;
   if (id == 0) {
     if (!admin)
@@ -74,7 +59,7 @@ int64_t writable_scope(const cluster_state& s, const record_command& c) {
   if (!w)
     refuse(errc::not_found,
            "workspaceId: workspace " + std::to_string(id) + " not found");
-  if (!admin && w->username != c.username)
+  if (!admin && w->username != username)
     refuse(errc::permission_denied,
            "only admins and the workspace's owner may change the config "
            "policies of workspace '"
@@ -193,66 +178,6 @@ void refuse_conflicts(const invariant_resources& inv, const policy_limits& lim,
                + std::to_string(*lim.max_slots) + ")");
 }
 
-void policies_set(const cluster_state& s, const record_command& c, int64_t now,
-                  record_outcome& o) {
-  auto type = workload_type_arg(c.args);
-  auto scope = writable_scope(s, c);
-  auto prefix = "invalid " + policy_kind(type) + " config policy: ";
-  auto i = c.args.find("policies");
-  if (i == c.args.end() || !i->is_object())
-    refuse(errc::invalid_argument,
-           "configPolicies: expected a mapping of invariant_config and "
-           "constraints");
-  const auto& doc = *i;
-  if (auto why = json_problem(doc, "configPolicies"); !why.empty())
-    refuse(errc::invalid_argument, why);
-  if (doc.dump().size() > 256 * 1024)
-    refuse(errc::invalid_argument, "configPolicies: more than 256 KiB");
-  only_keys(doc, "", {"invariant_config", "constraints"}, prefix);
-  json inv = doc.value("invariant_config", json());
-  json cons = doc.value("constraints", json());
-  auto limits = checked_constraints(cons, prefix);
-  if (!inv.is_null()) {
-    if (type == "NTSC")
-      refuse(errc::invalid_argument,
-             "invariant_config: not supported for tasks (NTSC) yet; remove "
-             "the invariant_config section");
-    if (!inv.is_object())
-      refuse(errc::invalid_argument,
-             prefix + "invariant_config: expected a mapping");
-    auto fixed = checked_invariant(inv, prefix);
-    refuse_conflicts(fixed, limits, prefix, "");
-    if (scope != 0)
-      if (const auto* g = policy_of(s, 0, type))
-        refuse_conflicts(fixed, checked_constraints(g->constraints, prefix),
-                         prefix, "the global ");
-  }
-  json reply = json::object();
-  if (!inv.is_null())
-    reply["invariant_config"] = inv;
-  if (!cons.is_null())
-    reply["constraints"] = cons;
-  o.reply = {{"configPolicies", reply}};
-  const auto* before = policy_of(s, scope, type);
-  bool same = before != nullptr ? before->invariant_config == inv
-                                      && before->constraints == cons
-                                : inv.is_null() && cons.is_null();
-  if (same)
-    return;
-  o.events.push_back(
-      config_policies_set{scope, type, inv, cons, c.username, now});
-}
-
-void policies_delete(const cluster_state& s, const record_command& c,
-                     int64_t now, record_outcome& o) {
-  auto type = workload_type_arg(c.args);
-  auto scope = writable_scope(s, c);
-  if (policy_of(s, scope, type) == nullptr)
-    return;
-  o.events.push_back(
-      config_policies_set{scope, type, json(), json(), c.username, now});
-}
-
 /// max_slots and priority_limit of one scope, unchecked values skipped
 /// (the log only holds checked ones).
 policy_limits limits_of(const state::config_policy_info* p) {
@@ -285,13 +210,66 @@ bool valid_workload_type(const std::string& type) {
   return type == "EXPERIMENT" || type == "NTSC";
 }
 
-record_outcome decide_config_policies(const cluster_state& s,
-                                      const record_command& c, int64_t now_us) {
-  static const std::map<std::string, policy_handler> table{
-      {"config_policies.set", policies_set},
-      {"config_policies.delete", policies_delete},
-  };
-  return run_command(table, s, c, now_us);
+record_outcome decide_record(const cluster_state& s,
+                             const set_config_policies& c, int64_t now) {
+  return decided([&](record_outcome& o) {
+    const auto& type = c.workload_type;
+    auto scope = writable_scope(s, c.workspace_id, c.username);
+    auto prefix = "invalid " + policy_kind(type) + " config policy: ";
+    const auto& doc = c.policies;
+    if (!doc.is_object())
+      refuse(errc::invalid_argument,
+             "configPolicies: expected a mapping of invariant_config and "
+             "constraints");
+    if (auto why = json_problem(doc, "configPolicies"); !why.empty())
+      refuse(errc::invalid_argument, why);
+    if (doc.dump().size() > 256 * 1024)
+      refuse(errc::invalid_argument, "configPolicies: more than 256 KiB");
+    only_keys(doc, "", {"invariant_config", "constraints"}, prefix);
+    json inv = doc.value("invariant_config", json());
+    json cons = doc.value("constraints", json());
+    auto limits = checked_constraints(cons, prefix);
+    if (!inv.is_null()) {
+      if (type == "NTSC")
+        refuse(errc::invalid_argument,
+               "invariant_config: not supported for tasks (NTSC) yet; remove "
+               "the invariant_config section");
+      if (!inv.is_object())
+        refuse(errc::invalid_argument,
+               prefix + "invariant_config: expected a mapping");
+      auto fixed = checked_invariant(inv, prefix);
+      refuse_conflicts(fixed, limits, prefix, "");
+      if (scope != 0)
+        if (const auto* g = policy_of(s, 0, type))
+          refuse_conflicts(fixed, checked_constraints(g->constraints, prefix),
+                           prefix, "the global ");
+    }
+    json reply = json::object();
+    if (!inv.is_null())
+      reply["invariant_config"] = inv;
+    if (!cons.is_null())
+      reply["constraints"] = cons;
+    o.reply = {{"configPolicies", reply}};
+    const auto* before = policy_of(s, scope, type);
+    bool same = before != nullptr ? before->invariant_config == inv
+                                        && before->constraints == cons
+                                  : inv.is_null() && cons.is_null();
+    if (same)
+      return;
+    o.events.push_back(
+        config_policies_set{scope, type, inv, cons, c.username, now});
+  });
+}
+
+record_outcome decide_record(const cluster_state& s,
+                             const delete_config_policies& c, int64_t now) {
+  return decided([&](record_outcome& o) {
+    auto scope = writable_scope(s, c.workspace_id, c.username);
+    if (policy_of(s, scope, c.workload_type) == nullptr)
+      return;
+    o.events.push_back(config_policies_set{scope, c.workload_type, json(),
+                                           json(), c.username, now});
+  });
 }
 
 json config_policies_view(const cluster_state& s, int64_t workspace_id,

@@ -7,13 +7,11 @@
 // that refuse a submission asking for more: {priority_limit, resources:
 // {max_slots}}. A global policy wins over a workspace's.
 //
-// The decisions are record commands (core/records.hpp), decided on the
-// master's own state; the API parsed the document (YAML or JSON) and
-// checked the invariant config as an experiment config fragment:
-//   config_policies.set    {workspaceId (0 or absent: global), workloadType,
-//                           policies: {invariant_config, constraints}}
-//                          reply {configPolicies}
-//   config_policies.delete {workspaceId, workloadType}
+// The decisions are record commands (core/commands_records.hpp:
+// set_config_policies, delete_config_policies), decided on the master's
+// own state; the API parsed the document (YAML or JSON) and checked the
+// invariant config as an experiment config fragment. Setting replies
+// {configPolicies}.
 // Only admins may change the global scope; admins and the workspace's
 // owner (its creator) a workspace's (errc::permission_denied otherwise).
 // A bad value is errc::invalid_argument naming the field; an unknown
@@ -31,9 +29,10 @@
 
 namespace det {
 
-/// "config_policies.set" and "config_policies.delete".
-record_outcome decide_config_policies(const state::cluster_state& s,
-                                      const record_command& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const set_config_policies& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const delete_config_policies& c, int64_t now_us);
 
 /// Whether `type` is a workload type policies are kept for.
 bool valid_workload_type(const std::string& type);

@@ -250,9 +250,10 @@ public:
   /// errc::not_found; a slot already so changes nothing.
   decision set_slot_enabled(const std::string& agent_id, int64_t slot_id,
                             bool enabled, bool drain, int64_t now_us);
-  /// The user's records (workspaces, projects, templates, pool bindings,
-  /// models: core/records.hpp), decided on this state; its events are
-  /// applied all or nothing, the reply is the command's.
+  /// The op-string record commands not yet typed (webhook.*, runs.*,
+  /// trial.*: core/records.hpp; unmanaged.* and task.* below), decided on
+  /// this state; its events are applied all or nothing, the reply is the
+  /// command's.
   decision records(const record_command& c, int64_t now_us);
   /// Unmanaged experiments and trials (core/master_core_unmanaged.cpp),
   /// as record commands that records() hands over:
@@ -476,6 +477,38 @@ private:
   decision on(const task_unpause& c, int64_t now_us);
   decision on(const task_ready_report& c, int64_t now_us);
   decision on(const task_priority_change& c, int64_t now_us);
+  // The user's records (core/commands_records.hpp) in
+  // master_core_records.cpp: each decided by its decide_record overload
+  // (core/records.hpp), its events applied all or nothing.
+  decision on(const workspace_create& c, int64_t now_us);
+  decision on(const workspace_edit& c, int64_t now_us);
+  decision on(const workspace_archive& c, int64_t now_us);
+  decision on(const workspace_delete& c, int64_t now_us);
+  decision on(const workspace_pin& c, int64_t now_us);
+  decision on(const workspace_namespaces& c, int64_t now_us);
+  decision on(const project_create& c, int64_t now_us);
+  decision on(const project_edit& c, int64_t now_us);
+  decision on(const project_notes& c, int64_t now_us);
+  decision on(const project_archive& c, int64_t now_us);
+  decision on(const project_delete& c, int64_t now_us);
+  decision on(const project_move& c, int64_t now_us);
+  decision on(const experiment_move& c, int64_t now_us);
+  decision on(const template_create& c, int64_t now_us);
+  decision on(const template_set& c, int64_t now_us);
+  decision on(const template_delete& c, int64_t now_us);
+  decision on(const pool_bind& c, int64_t now_us);
+  decision on(const model_create& c, int64_t now_us);
+  decision on(const model_edit& c, int64_t now_us);
+  decision on(const model_archive& c, int64_t now_us);
+  decision on(const model_delete& c, int64_t now_us);
+  decision on(const version_register& c, int64_t now_us);
+  decision on(const version_edit& c, int64_t now_us);
+  decision on(const version_delete& c, int64_t now_us);
+  decision on(const set_config_policies& c, int64_t now_us);
+  decision on(const delete_config_policies& c, int64_t now_us);
+  /// The events of `out` appended all or nothing, its reply, or its
+  /// refusal.
+  decision recorded(record_outcome out);
   /// Pauses one task as pause_task says, without its children; false
   /// after a refusal (or a failed emit) in `d`.
   bool pause_one(decision& d, const state::task_info& t,

@@ -1,15 +1,22 @@
 #pragma once
 
-// The arguments of record commands (core/records.cpp), checked as the API
-// spells them: each failure throws `refused` naming the field, which
-// decide_record turns into its refusal. Private to core/records.cpp.
+// The arguments of record commands, checked as the API spells them: each
+// failure throws `refused` naming the field, which parsed() (the parse
+// functions, core/records_parse.cpp), decided() (the deciders) and
+// run_command (the op-string commands still sent with records_atom) turn
+// into the refusal. Private to core/.
 
 #include "core/records.hpp"
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
 #include "util/text.hpp"
 
+#include <caf/expected.hpp>
+
 #include <nlohmann/json.hpp>
+
+#include <exception>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -108,11 +115,59 @@ labels(const json& a, const char* key, const std::vector<std::string>& fallback,
   return out;
 }
 
+/// `member` becomes `v`'s value when a command gives one (an edit's
+/// absent field keeps the record's).
+template <class T> void set_if(T& member, const std::optional<T>& v) {
+  if (v)
+    member = *v;
+}
+
 /// Stamps the user and time on a *_saved / *_deleted event.
-template <class E> E stamped(E ev, const record_command& c, int64_t now_us) {
+template <class E, class C> E stamped(E ev, const C& c, int64_t now_us) {
   ev.username = c.username;
   ev.at_us = now_us;
   return ev;
+}
+
+/// A refusal or JSON type error `f` threw, as an error.
+inline caf::error refusal_of(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const refused& r) {
+    return make_error(r.code, r.why);
+  } catch (const nlohmann::json::exception& x) {
+    return make_error(errc::invalid_argument, x.what());
+  }
+}
+
+/// What `f(body)` parses from a request's body, or the refusal it threw;
+/// a body that is not an object is refused.
+template <class T, class F> caf::expected<T> parsed(const json& body, F f) {
+  if (!body.is_object())
+    return make_error(errc::invalid_argument,
+                      "the request must be a JSON object");
+  try {
+    return f(body);
+  } catch (const refused&) {
+    return refusal_of(std::current_exception());
+  } catch (const nlohmann::json::exception&) {
+    return refusal_of(std::current_exception());
+  }
+}
+
+/// The outcome `f` fills, or (no events) the refusal it threw.
+template <class F> record_outcome decided(F f) {
+  record_outcome o;
+  try {
+    f(o);
+  } catch (const refused&) {
+    o = record_outcome{};
+    o.refusal = refusal_of(std::current_exception());
+  } catch (const nlohmann::json::exception&) {
+    o = record_outcome{};
+    o.refusal = refusal_of(std::current_exception());
+  }
+  return o;
 }
 
 /// One record command through `table` (op -> handler): an unknown op, or
@@ -133,16 +188,7 @@ record_outcome run_command(const Table& table, const state::cluster_state& s,
         make_error(errc::invalid_argument, "the request must be a JSON object");
     return o;
   }
-  try {
-    h->second(s, c, now_us, o);
-  } catch (const refused& r) {
-    o = record_outcome{};
-    o.refusal = make_error(r.code, r.why);
-  } catch (const nlohmann::json::exception& e) {
-    o = record_outcome{};
-    o.refusal = make_error(errc::invalid_argument, e.what());
-  }
-  return o;
+  return decided([&](record_outcome& out) { h->second(s, c, now_us, out); });
 }
 
 } // namespace det::record_args

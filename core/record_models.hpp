@@ -1,16 +1,28 @@
 #pragma once
 
-// The model registry's record commands: decide_record() (core/records.hpp)
-// hands ops starting with "model." or "version." to decide_models().
+// The model registry's deciders (core/records.hpp): its commands
+// (core/commands_records.hpp) checked against the models and versions the
+// state holds. A model is named by its name or its id in decimal; a
+// refusal names the field or the missing model, version, workspace or
+// checkpoint.
 
 #include "core/records.hpp"
 
 namespace det {
 
-/// decide_record() for the model registry: model.create, model.edit,
-/// model.archive, model.delete, version.register, version.edit and
-/// version.delete. A refusal names the field or the missing model.
-record_outcome decide_models(const state::cluster_state& s,
-                             const record_command& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const model_create& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s, const model_edit& c,
+                             int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const model_archive& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const model_delete& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const version_register& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const version_edit& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const version_delete& c, int64_t now_us);
 
 } // namespace det

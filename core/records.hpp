@@ -2,44 +2,23 @@
 
 // The decisions on the user's records: workspaces, projects, moving an
 // experiment, config templates, resource-pool bindings, the model
-// registry. Each command is a pure function of the master's state (never a
-// read copy, so names stay unique and ids are given out once): it checks
-// its arguments (a bad one is errc::invalid_argument naming the field, the
-// API's spelling), and returns the events to append, or a refusal
-// (not_found, conflict). master_core::records() appends them.
+// registry (core/record_models.hpp), config policies
+// (core/config_policies.hpp). Each command is a struct of
+// core/commands_records.hpp, its fields' shapes checked when the API parsed
+// the request (core/records_parse.hpp). Its decider is a pure function of
+// the master's state (never a read copy, so names stay unique and ids are
+// given out once): it checks what depends on the state and returns the
+// events to append, or a refusal (not_found, conflict, invalid_argument
+// naming the field as the API spells it). A change that changes nothing
+// writes nothing. master_core::on (core/master_core_records.cpp) appends
+// the events.
 //
-// Commands (`op`, and its arguments in upstream's JSON spelling):
-//   workspace.create  {name, agentUserGroup, checkpointStorageConfig,
-//                      defaultComputePool, defaultAuxPool}   reply {id}
-//   workspace.edit    {id, ...the same, each optional}
-//   workspace.archive {id, archived}
-//   workspace.delete  {id}                  (refused while it has projects)
-//   workspace.namespaces {id, set: {cluster: namespace ("" = default)},
-//                      delete: [cluster]}   (the API checked the namespaces;
-//                      create and edit take `namespaces` as `set`)
-//   project.create    {workspaceId, name, description, key}  reply {id}
-//   project.edit      {id, name, description, key}
-//   project.archive   {id, archived}
-//   project.delete    {id}                  (refused while it has experiments)
-//   experiment.move   {experimentId, destinationProjectId}
-//   template.create   {name, workspaceId, config}           (conflict if any)
-//   template.set      {name, config}                        (not_found if none)
-//   template.delete   {name}
-//   pool.bind         {pool, mode: add|remove|replace, workspaceIds,
-//                      workspaceNames}
-//   model.create      {name, description, metadata, labels, notes,
-//                      workspaceId}                         reply {id}
-//   model.edit        {model (its name), name, description, metadata,
-//                      labels, notes, workspaceId, workspaceName}
-//   model.archive     {model, archived}
-//   model.delete      {model}
-//   version.register  {model, checkpointUuid, name, comment, metadata,
-//                      labels, notes}                        reply {version}
-//   version.edit      {model, version, name, comment, metadata, labels, notes}
-//   version.delete    {model, version}
-// Unknown ops are errc::invalid_argument. A change that changes nothing
-// writes nothing.
+// record_command (an op string and JSON arguments, sent with records_atom)
+// remains for the commands not yet typed: webhook.*, runs.* and trial.*
+// (decide_record below), unmanaged.* and task.* (master_core::records);
+// an unknown op is errc::invalid_argument.
 
+#include "core/commands_records.hpp"
 #include "messages/events.hpp"
 #include "state/cluster_state.hpp"
 
@@ -64,7 +43,45 @@ struct record_outcome {
   caf::error refusal;
 };
 
+/// The op-string commands still sent with records_atom (webhook.*,
+/// runs.*, trial.*).
 record_outcome decide_record(const state::cluster_state& s,
                              const record_command& c, int64_t now_us);
+
+// One decider per record command: the events, the reply, or the refusal.
+record_outcome decide_record(const state::cluster_state& s,
+                             const workspace_create& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const workspace_edit& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const workspace_archive& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const workspace_delete& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const workspace_pin& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const workspace_namespaces& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const project_create& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const project_edit& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const project_notes& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const project_archive& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const project_delete& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const project_move& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const experiment_move& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const template_create& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const template_set& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const template_delete& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s, const pool_bind& c,
+                             int64_t now_us);
 
 } // namespace det

@@ -5,6 +5,7 @@
 #include "tests/core/core_cluster.hpp"
 
 #include "core/config_policies.hpp"
+#include "core/records_parse.hpp"
 #include "messages/errc.hpp"
 #include "state/records_queries.hpp"
 
@@ -25,14 +26,17 @@ struct config_policies : ::testing::Test {
     c.run(c.core->change_users(user_created{"bob", false, "h", 1}));
   }
 
-  decision as(const std::string& user, const std::string& op, json args) {
-    return c.run(c.core->records({op, std::move(args), user}, c.now));
+  /// The command `parse` makes of `args`, decided as `user`'s.
+  template <class Parse>
+  decision as(const std::string& user, Parse parse, const json& args) {
+    return c.run(decide_parsed(*c.core, parse(args), user, c.now));
   }
 
   /// The refusal's code, with its text in `why`.
-  errc refused(const std::string& user, const std::string& op, json args,
+  template <class Parse>
+  errc refused(const std::string& user, Parse parse, const json& args,
                std::string* why = nullptr) {
-    auto d = as(user, op, std::move(args));
+    auto d = as(user, parse, args);
     EXPECT_TRUE(d.events.empty());
     if (why != nullptr)
       *why = render(d.refusal);
@@ -52,7 +56,7 @@ struct config_policies : ::testing::Test {
   }
 
   int64_t workspace(const std::string& owner, const std::string& name) {
-    auto d = as(owner, "workspace.create", {{"name", name}});
+    auto d = as(owner, parse_workspace_create, {{"name", name}});
     EXPECT_FALSE(d.refusal) << render(d.refusal);
     return d.reply.value("id", int64_t{0});
   }
@@ -62,11 +66,12 @@ TEST_F(config_policies, global_and_workspace_policies_survive_a_restart) {
   auto w = workspace("ann", "research");
   json doc = limits(10, 4);
   doc["invariant_config"] = {{"records_per_epoch", 100}};
-  auto d = as("root", "config_policies.set", set_args(w, "EXPERIMENT", doc));
+  auto d =
+      as("root", parse_set_config_policies, set_args(w, "EXPERIMENT", doc));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(d.reply["configPolicies"], doc);
   ASSERT_FALSE(
-      as("root", "config_policies.set", set_args(0, "NTSC", limits(10, 4)))
+      as("root", parse_set_config_policies, set_args(0, "NTSC", limits(10, 4)))
           .refusal);
   c.restart({});
   EXPECT_EQ(config_policies_view(c.core->state(), w, "EXPERIMENT"), doc);
@@ -77,13 +82,14 @@ TEST_F(config_policies, global_and_workspace_policies_survive_a_restart) {
       config_policies_view(c.core->state(), 99, "EXPERIMENT").is_null());
   EXPECT_EQ(c.replayed(), c.core->state());
   // Setting the same again writes nothing; deleting removes them, once.
-  EXPECT_TRUE(as("root", "config_policies.set", set_args(w, "EXPERIMENT", doc))
-                  .events.empty());
-  EXPECT_EQ(as("root", "config_policies.delete",
+  EXPECT_TRUE(
+      as("root", parse_set_config_policies, set_args(w, "EXPERIMENT", doc))
+          .events.empty());
+  EXPECT_EQ(as("root", parse_delete_config_policies,
                {{"workspaceId", w}, {"workloadType", "EXPERIMENT"}})
                 .events.size(),
             1u);
-  EXPECT_TRUE(as("root", "config_policies.delete",
+  EXPECT_TRUE(as("root", parse_delete_config_policies,
                  {{"workspaceId", w}, {"workloadType", "EXPERIMENT"}})
                   .events.empty());
   EXPECT_EQ(config_policies_view(c.core->state(), w, "EXPERIMENT"),
@@ -94,21 +100,21 @@ TEST_F(config_policies, global_and_workspace_policies_survive_a_restart) {
 TEST_F(config_policies, only_admins_set_global_and_owners_their_workspace) {
   auto w = workspace("ann", "annspace");
   std::string why;
-  EXPECT_EQ(refused("ann", "config_policies.set",
+  EXPECT_EQ(refused("ann", parse_set_config_policies,
                     set_args(0, "EXPERIMENT", limits(10, 4)), &why),
             errc::permission_denied);
   EXPECT_NE(why.find("global"), std::string::npos) << why;
-  EXPECT_EQ(refused("bob", "config_policies.set",
+  EXPECT_EQ(refused("bob", parse_set_config_policies,
                     set_args(w, "EXPERIMENT", limits(10, 4)), &why),
             errc::permission_denied);
   EXPECT_NE(why.find("annspace"), std::string::npos) << why;
-  EXPECT_EQ(refused("bob", "config_policies.delete",
+  EXPECT_EQ(refused("bob", parse_delete_config_policies,
                     {{"workspaceId", w}, {"workloadType", "EXPERIMENT"}}),
             errc::permission_denied);
-  EXPECT_FALSE(
-      as("ann", "config_policies.set", set_args(w, "EXPERIMENT", limits(10, 4)))
-          .refusal);
-  EXPECT_EQ(refused("root", "config_policies.set",
+  EXPECT_FALSE(as("ann", parse_set_config_policies,
+                  set_args(w, "EXPERIMENT", limits(10, 4)))
+                   .refusal);
+  EXPECT_EQ(refused("root", parse_set_config_policies,
                     set_args(42, "EXPERIMENT", limits(10, 4))),
             errc::not_found);
 }
@@ -148,7 +154,7 @@ TEST_F(config_policies, bad_documents_are_refused_naming_the_field) {
   };
   for (const auto& bc : cases) {
     std::string why;
-    EXPECT_EQ(refused("root", "config_policies.set",
+    EXPECT_EQ(refused("root", parse_set_config_policies,
                       set_args(0, bc.type, bc.doc), &why),
               errc::invalid_argument)
         << bc.doc.dump();
@@ -156,11 +162,11 @@ TEST_F(config_policies, bad_documents_are_refused_naming_the_field) {
   }
   // A workspace's invariant config may not break the global constraints.
   auto w = workspace("ann", "w");
-  ASSERT_FALSE(as("root", "config_policies.set",
+  ASSERT_FALSE(as("root", parse_set_config_policies,
                   set_args(0, "EXPERIMENT", limits(10, 4)))
                    .refusal);
   std::string why;
-  EXPECT_EQ(refused("root", "config_policies.set",
+  EXPECT_EQ(refused("root", parse_set_config_policies,
                     set_args(w, "EXPERIMENT",
                              {{"invariant_config",
                                {{"resources", {{"max_slots", 8}}}}}}),
@@ -176,7 +182,7 @@ json with_resources(json resources) {
 }
 
 TEST_F(config_policies, creation_is_refused_past_the_constraints) {
-  ASSERT_FALSE(as("root", "config_policies.set",
+  ASSERT_FALSE(as("root", parse_set_config_policies,
                   set_args(0, "EXPERIMENT", limits(10, 4)))
                    .refusal);
   auto create = [this](json config) {
@@ -199,18 +205,18 @@ TEST_F(config_policies, creation_is_refused_past_the_constraints) {
   d = create(with_resources({{"priority", 10}, {"slots_per_trial", 4}}));
   EXPECT_FALSE(d.refusal) << render(d.refusal);
   // Once deleted, nothing holds creation back.
-  as("root", "config_policies.delete",
+  as("root", parse_delete_config_policies,
      {{"workspaceId", 0}, {"workloadType", "EXPERIMENT"}});
   EXPECT_FALSE(create(with_resources({{"slots_per_trial", 8}})).refusal);
 }
 
 TEST_F(config_policies, a_workspace_limit_applies_to_its_experiments_only) {
   auto w = workspace("ann", "small");
-  auto p = as("ann", "project.create", {{"workspaceId", w}, {"name", "p"}})
+  auto p = as("ann", parse_project_create, {{"workspaceId", w}, {"name", "p"}})
                .reply.value("id", int64_t{0});
-  ASSERT_FALSE(
-      as("ann", "config_policies.set", set_args(w, "EXPERIMENT", limits(1, 2)))
-          .refusal);
+  ASSERT_FALSE(as("ann", parse_set_config_policies,
+                  set_args(w, "EXPERIMENT", limits(1, 2)))
+                   .refusal);
   auto big = with_resources({{"slots_per_trial", 4}});
   EXPECT_TRUE(
       c.run(c.core->create_experiment(big, "ann", true, false, c.now, p))

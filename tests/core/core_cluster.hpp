@@ -70,6 +70,21 @@ inline void expect_refused(const decision& d, errc code,
   EXPECT_TRUE(d.events.empty());
 }
 
+/// A record command parsed from a request's body (core/records_parse.hpp)
+/// decided by `core` as `user`'s, as the API sends it; a parse refusal is
+/// the decision's refusal, with no events.
+template <class C>
+decision decide_parsed(master_core& core, caf::expected<C> parsed,
+                       const std::string& user, int64_t now_us) {
+  decision d;
+  if (!parsed) {
+    d.refusal = std::move(parsed.error());
+    return d;
+  }
+  parsed->username = user;
+  return core.decide(command{std::move(*parsed)}, now_us);
+}
+
 /// The effects of type T in a decision, in order.
 template <class T> std::vector<T> effects_of(const decision& d) {
   std::vector<T> out;

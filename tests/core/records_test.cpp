@@ -5,6 +5,7 @@
 
 #include "tests/core/core_cluster.hpp"
 
+#include "core/records_parse.hpp"
 #include "messages/errc.hpp"
 #include "state/records_queries.hpp"
 
@@ -19,13 +20,16 @@ using nlohmann::json;
 struct records : ::testing::Test {
   cluster c;
 
-  decision rec(const std::string& op, json args) {
-    return c.run(c.core->records({op, std::move(args), "alice"}, c.now));
+  /// The command `parse` makes of `args` (the request's body), decided as
+  /// alice's; a parse refusal is the decision's.
+  template <class Parse> decision rec(Parse parse, const json& args) {
+    return c.run(decide_parsed(*c.core, parse(args), "alice", c.now));
   }
 
   /// The refusal's code, with its text in `why`.
-  errc refused(const std::string& op, json args, std::string* why = nullptr) {
-    auto d = rec(op, std::move(args));
+  template <class Parse>
+  errc refused(Parse parse, const json& args, std::string* why = nullptr) {
+    auto d = rec(parse, args);
     EXPECT_TRUE(d.events.empty());
     if (why != nullptr)
       *why = render(d.refusal);
@@ -39,18 +43,19 @@ struct records : ::testing::Test {
 };
 
 TEST_F(records, workspaces_and_projects_survive_a_restart) {
-  auto w = id_of(rec("workspace.create",
+  auto w = id_of(rec(parse_workspace_create,
                      {{"name", "research"},
                       {"agentUserGroup", {{"agentUid", 1000}}},
                       {"checkpointStorageConfig",
                        {{"type", "shared_fs"}, {"host_path", "/tmp"}}}}));
   EXPECT_EQ(w, 2);
-  auto p = id_of(rec("project.create", {{"workspaceId", w},
-                                        {"name", "vision"},
-                                        {"description", "images"},
-                                        {"key", "VIS"}}));
+  auto p = id_of(rec(parse_project_create, {{"workspaceId", w},
+                                            {"name", "vision"},
+                                            {"description", "images"},
+                                            {"key", "VIS"}}));
   EXPECT_EQ(p, 2);
-  EXPECT_FALSE(rec("project.edit", {{"id", p}, {"name", "vision2"}}).refusal);
+  EXPECT_FALSE(
+      rec(parse_project_edit, {{"id", p}, {"name", "vision2"}}).refusal);
   c.restart({});
   auto ws = state::find_workspace(c.core->state(), w);
   ASSERT_TRUE(ws);
@@ -63,99 +68,102 @@ TEST_F(records, workspaces_and_projects_survive_a_restart) {
   EXPECT_EQ(pr->description, "images");
   EXPECT_EQ(c.replayed(), c.core->state());
   // Ids are given out once, also after a restart.
-  EXPECT_EQ(id_of(rec("workspace.create", {{"name", "other"}})), 3);
+  EXPECT_EQ(id_of(rec(parse_workspace_create, {{"name", "other"}})), 3);
 }
 
 TEST_F(records, names_are_unique_and_checked_at_the_boundary) {
-  rec("workspace.create", {{"name", "research"}});
-  EXPECT_EQ(refused("workspace.create", {{"name", "research"}}),
+  rec(parse_workspace_create, {{"name", "research"}});
+  EXPECT_EQ(refused(parse_workspace_create, {{"name", "research"}}),
             errc::conflict);
-  EXPECT_EQ(refused("workspace.create", {{"name", "Uncategorized"}}),
+  EXPECT_EQ(refused(parse_workspace_create, {{"name", "Uncategorized"}}),
             errc::conflict);
   std::string why;
-  EXPECT_EQ(refused("workspace.create", {{"name", "bad\x1b name"}}, &why),
+  EXPECT_EQ(refused(parse_workspace_create, {{"name", "bad\x1b name"}}, &why),
             errc::invalid_argument);
   EXPECT_NE(why.find("name"), std::string::npos) << why;
-  EXPECT_EQ(refused("workspace.create", {{"name", std::string(256, 'x')}}),
+  EXPECT_EQ(refused(parse_workspace_create, {{"name", std::string(256, 'x')}}),
             errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.create", {{"name", ""}}),
+  EXPECT_EQ(refused(parse_workspace_create, {{"name", ""}}),
             errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.create", {}), errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.create", {{"name", 7}}), errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.create",
+  EXPECT_EQ(refused(parse_workspace_create, {}), errc::invalid_argument);
+  EXPECT_EQ(refused(parse_workspace_create, {{"name", 7}}),
+            errc::invalid_argument);
+  EXPECT_EQ(refused(parse_workspace_create,
                     {{"name", "x"}, {"agentUserGroup", {{"agentUid", -1}}}},
                     &why),
             errc::invalid_argument);
   EXPECT_NE(why.find("agentUserGroup.agentUid"), std::string::npos) << why;
-  EXPECT_EQ(refused("workspace.create",
+  EXPECT_EQ(refused(parse_workspace_create,
                     {{"name", "x"}, {"defaultComputePool", "nope"}}, &why),
             errc::invalid_argument);
   EXPECT_NE(why.find("defaultComputePool"), std::string::npos) << why;
   // Project names are unique within a workspace only; none is made in the
   // default workspace.
-  EXPECT_EQ(refused("project.create", {{"workspaceId", 1}, {"name", "p"}}),
+  EXPECT_EQ(refused(parse_project_create, {{"workspaceId", 1}, {"name", "p"}}),
             errc::invalid_argument);
-  rec("workspace.create", {{"name", "lab"}});
-  rec("project.create", {{"workspaceId", 2}, {"name", "p"}});
-  EXPECT_EQ(refused("project.create", {{"workspaceId", 2}, {"name", "p"}}),
+  rec(parse_workspace_create, {{"name", "lab"}});
+  rec(parse_project_create, {{"workspaceId", 2}, {"name", "p"}});
+  EXPECT_EQ(refused(parse_project_create, {{"workspaceId", 2}, {"name", "p"}}),
             errc::conflict);
   EXPECT_FALSE(
-      rec("project.create", {{"workspaceId", 3}, {"name", "p"}}).refusal);
-  EXPECT_EQ(refused("project.create", {{"workspaceId", 9}, {"name", "q"}}),
+      rec(parse_project_create, {{"workspaceId", 3}, {"name", "p"}}).refusal);
+  EXPECT_EQ(refused(parse_project_create, {{"workspaceId", 9}, {"name", "q"}}),
             errc::not_found);
-  EXPECT_EQ(refused("no.such", {}), errc::invalid_argument);
 }
 
 TEST_F(records, the_default_workspace_and_project_stay) {
-  for (const char* op : {"workspace.delete", "project.delete"})
-    EXPECT_EQ(refused(op, {{"id", 1}}), errc::invalid_argument) << op;
-  EXPECT_EQ(refused("workspace.archive", {{"id", 1}, {"archived", true}}),
+  EXPECT_EQ(refused(parse_workspace_delete, {{"id", 1}}),
             errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.edit", {{"id", 1}, {"name", "renamed"}}),
+  EXPECT_EQ(refused(parse_project_delete, {{"id", 1}}), errc::invalid_argument);
+  EXPECT_EQ(refused(parse_workspace_archive, {{"id", 1}, {"archived", true}}),
+            errc::invalid_argument);
+  EXPECT_EQ(refused(parse_workspace_edit, {{"id", 1}, {"name", "renamed"}}),
             errc::invalid_argument);
   // Its storage may change.
-  EXPECT_FALSE(rec("workspace.edit",
+  EXPECT_FALSE(rec(parse_workspace_edit,
                    {{"id", 1}, {"checkpointStorageConfig", {{"type", "s3"}}}})
                    .refusal);
   EXPECT_EQ(state::find_workspace(c.core->state(), 1)->name, "Uncategorized");
 }
 
 TEST_F(records, a_workspace_or_project_in_use_is_not_deleted) {
-  auto w = id_of(rec("workspace.create", {{"name", "w"}}));
-  auto p = id_of(rec("project.create", {{"workspaceId", w}, {"name", "p"}}));
+  auto w = id_of(rec(parse_workspace_create, {{"name", "w"}}));
+  auto p =
+      id_of(rec(parse_project_create, {{"workspaceId", w}, {"name", "p"}}));
   auto sub = c.run(
       c.core->create_experiment(experiment(), "alice", true, false, c.now, p));
   ASSERT_FALSE(sub.refusal) << render(sub.refusal);
   EXPECT_EQ(c.experiment(1).project_id, p);
-  EXPECT_EQ(refused("workspace.delete", {{"id", w}}), errc::invalid_argument);
-  EXPECT_EQ(refused("project.delete", {{"id", p}}), errc::invalid_argument);
-  EXPECT_FALSE(
-      rec("experiment.move", {{"experimentId", 1}, {"destinationProjectId", 1}})
-          .refusal);
+  EXPECT_EQ(refused(parse_workspace_delete, {{"id", w}}),
+            errc::invalid_argument);
+  EXPECT_EQ(refused(parse_project_delete, {{"id", p}}), errc::invalid_argument);
+  EXPECT_FALSE(rec(parse_experiment_move,
+                   {{"experimentId", 1}, {"destinationProjectId", 1}})
+                   .refusal);
   EXPECT_EQ(c.experiment(1).project_id, 1);
-  EXPECT_FALSE(rec("project.delete", {{"id", p}}).refusal);
-  EXPECT_FALSE(rec("workspace.delete", {{"id", w}}).refusal);
+  EXPECT_FALSE(rec(parse_project_delete, {{"id", p}}).refusal);
+  EXPECT_FALSE(rec(parse_workspace_delete, {{"id", w}}).refusal);
   EXPECT_FALSE(state::find_workspace(c.core->state(), w));
   EXPECT_EQ(c.replayed(), c.core->state());
 }
 
 TEST_F(records,
        a_workspace_goes_with_its_projects_and_their_ended_experiments) {
-  auto w = id_of(rec("workspace.create", {{"name", "w"}}));
-  auto p = id_of(rec("project.create", {{"workspaceId", w}, {"name", "p"}}));
-  id_of(rec("project.create", {{"workspaceId", w}, {"name", "empty"}}));
+  auto w = id_of(rec(parse_workspace_create, {{"name", "w"}}));
+  auto p =
+      id_of(rec(parse_project_create, {{"workspaceId", w}, {"name", "p"}}));
+  id_of(rec(parse_project_create, {{"workspaceId", w}, {"name", "empty"}}));
   ASSERT_FALSE(c.run(c.core->create_experiment(experiment(), "alice", true,
                                                false, c.now, p))
                    .refusal);
   // Live, it keeps the workspace; ended, it goes with it (as upstream).
-  auto live =
-      c.core->records({"workspace.delete", {{"id", w}}, "alice"}, c.now);
+  auto live = c.core->decide(workspace_delete{w, "alice"}, c.now);
   EXPECT_EQ(code_of(live.refusal), errc::invalid_argument);
   EXPECT_NE(render(live.refusal).find("project 'p'"), std::string::npos)
       << render(live.refusal);
   c.run(c.core->kill_experiment(1, c.now));
   ASSERT_TRUE(state::is_terminal(c.experiment(1).status));
-  auto d = rec("workspace.delete", {{"id", w}});
+  auto d = rec(parse_workspace_delete, {{"id", w}});
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_FALSE(state::find_workspace(c.core->state(), w));
   EXPECT_FALSE(state::find_project(c.core->state(), p));
@@ -164,8 +172,9 @@ TEST_F(records,
 }
 
 TEST_F(records, experiments_are_created_in_their_project) {
-  auto w = id_of(rec("workspace.create", {{"name", "w"}}));
-  auto p = id_of(rec("project.create", {{"workspaceId", w}, {"name", "p"}}));
+  auto w = id_of(rec(parse_workspace_create, {{"name", "w"}}));
+  auto p =
+      id_of(rec(parse_project_create, {{"workspaceId", w}, {"name", "p"}}));
   auto missing =
       c.core->create_experiment(experiment(), "alice", true, false, c.now, 42);
   EXPECT_EQ(code_of(missing.refusal), errc::not_found);
@@ -183,22 +192,23 @@ TEST_F(records, experiments_are_created_in_their_project) {
       code_of(
           c.core->create_experiment(cfg, "alice", true, false, c.now).refusal),
       errc::not_found);
-  rec("project.archive", {{"id", p}, {"archived", true}});
+  rec(parse_project_archive, {{"id", p}, {"archived", true}});
   EXPECT_EQ(code_of(c.core
                         ->create_experiment(experiment(), "alice", true, false,
                                             c.now, p)
                         .refusal),
             errc::invalid_argument);
-  EXPECT_EQ(refused("experiment.move",
+  EXPECT_EQ(refused(parse_experiment_move,
                     {{"experimentId", 1}, {"destinationProjectId", p}}),
             errc::invalid_argument);
 }
 
 TEST_F(records, a_bound_pool_serves_only_its_workspaces) {
-  auto w = id_of(rec("workspace.create", {{"name", "w"}}));
-  auto p = id_of(rec("project.create", {{"workspaceId", w}, {"name", "p"}}));
+  auto w = id_of(rec(parse_workspace_create, {{"name", "w"}}));
+  auto p =
+      id_of(rec(parse_project_create, {{"workspaceId", w}, {"name", "p"}}));
   EXPECT_FALSE(
-      rec("pool.bind",
+      rec(parse_pool_bind,
           {{"pool", "default"}, {"mode", "add"}, {"workspaceNames", {"w"}}})
           .refusal);
   auto refused_here =
@@ -211,19 +221,19 @@ TEST_F(records, a_bound_pool_serves_only_its_workspaces) {
   EXPECT_FALSE(c.run(c.core->create_experiment(experiment(), "alice", true,
                                                false, c.now, p))
                    .refusal);
-  EXPECT_EQ(refused("pool.bind", {{"pool", "nope"}, {"mode", "add"}}),
+  EXPECT_EQ(refused(parse_pool_bind, {{"pool", "nope"}, {"mode", "add"}}),
             errc::not_found);
-  EXPECT_EQ(refused("pool.bind", {{"pool", "default"}, {"mode", "mix"}}),
+  EXPECT_EQ(refused(parse_pool_bind, {{"pool", "default"}, {"mode", "mix"}}),
             errc::invalid_argument);
-  rec("pool.bind",
+  rec(parse_pool_bind,
       {{"pool", "default"}, {"mode", "remove"}, {"workspaceIds", {w}}});
   EXPECT_TRUE(c.core->state().pool_bindings.empty());
   // The cluster's default pools (the API names them) are never bound.
   auto to_default = [&](const char* mode) {
-    return rec("pool.bind", {{"pool", "default"},
-                             {"mode", mode},
-                             {"workspaceIds", {w}},
-                             {"defaultPools", {"default", "aux"}}});
+    return rec(parse_pool_bind, {{"pool", "default"},
+                                 {"mode", mode},
+                                 {"workspaceIds", {w}},
+                                 {"defaultPools", {"default", "aux"}}});
   };
   for (auto mode : {"add", "replace"}) {
     auto d = to_default(mode);
@@ -239,7 +249,7 @@ TEST_F(records, a_bound_pool_serves_only_its_workspaces) {
 }
 
 TEST_F(records, namespace_bindings_are_kept_changed_and_deleted_by_cluster) {
-  auto w = id_of(rec("workspace.create",
+  auto w = id_of(rec(parse_workspace_create,
                      {{"name", "team"}, {"namespaces", {{"", "team-a"}}}}));
   auto ns = [&](int64_t id) {
     return state::find_workspace(c.core->state(), id)->namespaces;
@@ -247,15 +257,15 @@ TEST_F(records, namespace_bindings_are_kept_changed_and_deleted_by_cluster) {
   EXPECT_EQ(ns(w), (std::map<std::string, std::string>{{"", "team-a"}}));
   // Set again to the same: nothing written; to another: one event.
   EXPECT_TRUE(
-      rec("workspace.namespaces", {{"id", w}, {"set", {{"", "team-a"}}}})
+      rec(parse_workspace_namespaces, {{"id", w}, {"set", {{"", "team-a"}}}})
           .events.empty());
-  EXPECT_EQ(rec("workspace.namespaces",
+  EXPECT_EQ(rec(parse_workspace_namespaces,
                 {{"id", w}, {"set", {{"", "team-b"}, {"east", "gpu"}}}})
                 .events.size(),
             2u);
   // The default workspace has no event of its own, and may be bound too.
   EXPECT_FALSE(
-      rec("workspace.namespaces", {{"id", 1}, {"set", {{"", "shared"}}}})
+      rec(parse_workspace_namespaces, {{"id", 1}, {"set", {{"", "shared"}}}})
           .refusal);
   c.restart({});
   EXPECT_EQ(ns(w), (std::map<std::string, std::string>{{"", "team-b"},
@@ -265,63 +275,64 @@ TEST_F(records, namespace_bindings_are_kept_changed_and_deleted_by_cluster) {
   EXPECT_EQ(state::find_workspace(c.core->state(), 1)->name, "Uncategorized");
   // Deleted by cluster name; the default namespace is not a binding.
   EXPECT_FALSE(
-      rec("workspace.namespaces", {{"id", w}, {"delete", {"east"}}}).refusal);
+      rec(parse_workspace_namespaces, {{"id", w}, {"delete", {"east"}}})
+          .refusal);
   std::string why;
-  EXPECT_EQ(
-      refused("workspace.namespaces", {{"id", w}, {"delete", {"east"}}}, &why),
-      errc::invalid_argument);
+  EXPECT_EQ(refused(parse_workspace_namespaces,
+                    {{"id", w}, {"delete", {"east"}}}, &why),
+            errc::invalid_argument);
   EXPECT_NE(why.find("default namespace"), std::string::npos) << why;
   // Binding to "" is going back to the default.
-  EXPECT_EQ(rec("workspace.namespaces", {{"id", w}, {"set", {{"", ""}}}})
+  EXPECT_EQ(rec(parse_workspace_namespaces, {{"id", w}, {"set", {{"", ""}}}})
                 .events.size(),
             1u);
   EXPECT_TRUE(ns(w).empty());
   // What the log could not hold, or Kubernetes would not take, is refused
   // by its field.
-  EXPECT_EQ(refused("workspace.namespaces",
+  EXPECT_EQ(refused(parse_workspace_namespaces,
                     {{"id", w}, {"set", {{"", "Team_A"}}}}, &why),
             errc::invalid_argument);
   EXPECT_NE(why.find("set."), std::string::npos) << why;
-  EXPECT_EQ(refused("workspace.namespaces",
+  EXPECT_EQ(refused(parse_workspace_namespaces,
                     {{"id", w}, {"set", {{"", std::string(64, 'a')}}}}),
             errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.namespaces",
+  EXPECT_EQ(refused(parse_workspace_namespaces,
                     {{"id", w}, {"set", {{std::string("a\0b", 3), "x"}}}}),
             errc::invalid_argument);
-  EXPECT_EQ(refused("workspace.namespaces", {{"id", w}, {"set", 7}}),
+  EXPECT_EQ(refused(parse_workspace_namespaces, {{"id", w}, {"set", 7}}),
             errc::invalid_argument);
-  EXPECT_EQ(
-      refused("workspace.namespaces", {{"id", 99}, {"set", json::object()}}),
-      errc::not_found);
+  EXPECT_EQ(refused(parse_workspace_namespaces,
+                    {{"id", 99}, {"set", json::object()}}),
+            errc::not_found);
 }
 
 TEST_F(records, templates_are_created_once_replaced_and_removed) {
   json cfg{{"resources", {{"slots_per_trial", 2}}}};
   EXPECT_FALSE(
-      rec("template.create", {{"name", "gpu"}, {"config", cfg}}).refusal);
-  EXPECT_EQ(refused("template.create", {{"name", "gpu"}, {"config", cfg}}),
+      rec(parse_template_create, {{"name", "gpu"}, {"config", cfg}}).refusal);
+  EXPECT_EQ(refused(parse_template_create, {{"name", "gpu"}, {"config", cfg}}),
             errc::conflict);
-  EXPECT_EQ(refused("template.set", {{"name", "none"}, {"config", cfg}}),
+  EXPECT_EQ(refused(parse_template_set, {{"name", "none"}, {"config", cfg}}),
             errc::not_found);
-  EXPECT_EQ(refused("template.create", {{"name", "x"}, {"config", "text"}}),
+  EXPECT_EQ(refused(parse_template_create, {{"name", "x"}, {"config", "text"}}),
             errc::invalid_argument);
   json other{{"max_restarts", 1}};
   EXPECT_FALSE(
-      rec("template.set", {{"name", "gpu"}, {"config", other}}).refusal);
+      rec(parse_template_set, {{"name", "gpu"}, {"config", other}}).refusal);
   c.restart({});
   EXPECT_EQ(c.core->state().templates.at("gpu").config, other);
-  EXPECT_FALSE(rec("template.delete", {{"name", "gpu"}}).refusal);
-  EXPECT_EQ(refused("template.delete", {{"name", "gpu"}}), errc::not_found);
+  EXPECT_FALSE(rec(parse_template_delete, {{"name", "gpu"}}).refusal);
+  EXPECT_EQ(refused(parse_template_delete, {{"name", "gpu"}}), errc::not_found);
 }
 
 TEST_F(records, models_get_numbered_versions_of_known_checkpoints) {
-  auto m = id_of(rec("model.create", {{"name", "resnet"},
-                                      {"description", "d"},
-                                      {"metadata", {{"k", "v"}}},
-                                      {"labels", {"a"}}}));
+  auto m = id_of(rec(parse_model_create, {{"name", "resnet"},
+                                          {"description", "d"},
+                                          {"metadata", {{"k", "v"}}},
+                                          {"labels", {"a"}}}));
   EXPECT_EQ(m, 1);
-  EXPECT_EQ(refused("model.create", {{"name", "resnet"}}), errc::conflict);
-  EXPECT_EQ(refused("version.register",
+  EXPECT_EQ(refused(parse_model_create, {{"name", "resnet"}}), errc::conflict);
+  EXPECT_EQ(refused(parse_version_register,
                     {{"model", "resnet"}, {"checkpointUuid", "nope"}}),
             errc::not_found);
   // A trial reports a checkpoint.
@@ -330,24 +341,25 @@ TEST_F(records, models_get_numbered_versions_of_known_checkpoints) {
   c.run(c.core->allocation_running("1.1", c.now));
   c.run(c.core->checkpoint_reported("1.1", "ck-1", 10, json::object(), c.now));
   auto v =
-      rec("version.register",
+      rec(parse_version_register,
           {{"model", "resnet"}, {"checkpointUuid", "ck-1"}, {"name", "v"}});
   ASSERT_FALSE(v.refusal) << render(v.refusal);
   EXPECT_EQ(v.reply["version"], 1);
   EXPECT_EQ(
-      rec("version.register", {{"model", "1"}, {"checkpointUuid", "ck-1"}})
+      rec(parse_version_register, {{"model", "1"}, {"checkpointUuid", "ck-1"}})
           .reply["version"],
       2);
-  rec("version.delete", {{"model", "resnet"}, {"version", 2}});
-  EXPECT_EQ(
-      rec("version.register", {{"model", "resnet"}, {"checkpointUuid", "ck-1"}})
-          .reply["version"],
-      3);
-  auto w = id_of(rec("workspace.create", {{"name", "w"}}));
+  rec(parse_version_delete, {{"model", "resnet"}, {"version", 2}});
+  EXPECT_EQ(rec(parse_version_register,
+                {{"model", "resnet"}, {"checkpointUuid", "ck-1"}})
+                .reply["version"],
+            3);
+  auto w = id_of(rec(parse_workspace_create, {{"name", "w"}}));
   EXPECT_FALSE(
-      rec("model.edit", {{"model", "resnet"}, {"workspaceName", "w"}}).refusal);
-  rec("model.archive", {{"model", "resnet"}, {"archived", true}});
-  EXPECT_EQ(refused("version.register",
+      rec(parse_model_edit, {{"model", "resnet"}, {"workspaceName", "w"}})
+          .refusal);
+  rec(parse_model_archive, {{"model", "resnet"}, {"archived", true}});
+  EXPECT_EQ(refused(parse_version_register,
                     {{"model", "resnet"}, {"checkpointUuid", "ck-1"}}),
             errc::invalid_argument);
   c.restart({});
@@ -357,7 +369,7 @@ TEST_F(records, models_get_numbered_versions_of_known_checkpoints) {
   ASSERT_EQ(model.versions.size(), 2u);
   EXPECT_EQ(model.versions[0].name, "v");
   EXPECT_EQ(model.versions[1].version, 3);
-  EXPECT_FALSE(rec("model.delete", {{"model", "resnet"}}).refusal);
+  EXPECT_FALSE(rec(parse_model_delete, {{"model", "resnet"}}).refusal);
   EXPECT_TRUE(c.core->state().models.empty());
   EXPECT_EQ(c.replayed(), c.core->state());
 }

@@ -6,6 +6,7 @@
 
 #include "tests/core/core_cluster.hpp"
 
+#include "core/records_parse.hpp"
 #include "messages/errc.hpp"
 #include "state/queries.hpp"
 
@@ -130,12 +131,12 @@ TEST_F(tasks, bad_launches_and_unknown_tasks_are_refused_naming_why) {
   expect_refused(launch(task_a, 1, "alice", "default", 7), errc::not_found,
                  "workspace not found");
   // An archived workspace is as good as none (upstream: 404).
-  auto made = c.run(
-      c.core->records({"workspace.create", {{"name", "old"}}, "alice"}, c.now));
+  auto made = c.run(decide_parsed(
+      *c.core, parse_workspace_create({{"name", "old"}}), "alice", c.now));
   auto ws = made.reply.value("id", int64_t{0});
   ASSERT_GT(ws, 1) << made.reply.dump();
-  auto archived = c.run(c.core->records(
-      {"workspace.archive", {{"id", ws}, {"archived", true}}, "alice"}, c.now));
+  auto archived =
+      c.run(c.core->decide(workspace_archive{ws, true, "alice"}, c.now));
   ASSERT_FALSE(archived.refusal) << render(archived.refusal);
   expect_refused(launch(task_a, 1, "alice", "default", ws), errc::not_found,
                  "workspace not found");
@@ -279,16 +280,15 @@ TEST_F(tasks,
 
 TEST_F(tasks, deleting_a_workspace_kills_its_tasks_and_no_others) {
   c.run(c.core->agent_connected("a1", "default", 2, "cpu", "", {}, c.now));
-  auto made = c.run(c.core->records(
-      {"workspace.create", {{"name", "scratch"}}, "alice"}, c.now));
+  auto made = c.run(decide_parsed(
+      *c.core, parse_workspace_create({{"name", "scratch"}}), "alice", c.now));
   ASSERT_FALSE(made.refusal) << render(made.refusal);
   auto ws = made.reply.value("id", int64_t{0});
   ASSERT_GT(ws, 1) << made.reply.dump();
   launch(task_a, 1, "alice", "default", ws);
   launch(task_b, 1, "alice", "default", 1);
   c.run(c.core->allocation_running(task_a + ".1", c.now));
-  auto d = c.run(
-      c.core->records({"workspace.delete", {{"id", ws}}, "alice"}, c.now));
+  auto d = c.run(c.core->decide(workspace_delete{ws, "alice"}, c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(task(task_a).state, tst::terminating);
   EXPECT_EQ(task(task_a).kill_reason, "its workspace was deleted");

@@ -6,6 +6,7 @@
 
 #include "tests/core/core_cluster.hpp"
 
+#include "core/records_parse.hpp"
 #include "core/webhooks.hpp"
 #include "messages/errc.hpp"
 
@@ -84,7 +85,8 @@ TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
   EXPECT_TRUE(has(render(d.refusal), "can't edit global webhooks"));
   EXPECT_TRUE(d.events.empty());
   // bob's own workspace: his to hook; not carol's.
-  auto w = as_user("bob", "workspace.create", {{"name", "bobs"}});
+  auto w = c.run(decide_parsed(
+      *c.core, parse_workspace_create({{"name", "bobs"}}), "bob", c.now));
   ASSERT_FALSE(w.refusal) << render(w.refusal);
   auto ws = w.reply.value("id", int64_t{0});
   auto mine = global;
