@@ -22,21 +22,15 @@
 
 namespace det::api {
 
-/// What happens once a record command is durable: called on the bridge
-/// with the command's reply.
+/// What happens once a record command is durable (send_command's `then`).
 using record_then =
     std::function<void(caf::event_based_actor*, nlohmann::json)>;
 
-/// Sends `c` (its username set) to the master; once durable calls `then`
-/// on the bridge with the command's reply; a refusal is answered as its
-/// error (400/404/409 naming the field).
-void command_write(const ctx_ptr& ctx, const http::responder& res, command c,
-                   record_then then);
-
-/// Once durable, the view `fn` makes of the reply (from the read model,
-/// which has seen the write) as the answer; `fn` answering null sends {}.
-record_then then_view(const ctx_ptr& ctx, const http::responder& res,
-                      std::function<render_fn(const nlohmann::json&)> fn);
+/// send_command (api/route_util.hpp), by the name the record routes use.
+inline void command_write(const ctx_ptr& ctx, const http::responder& res,
+                          command c, record_then then) {
+  send_command(ctx, res, std::move(c), std::move(then));
+}
 
 /// A record command parsed from the request (core/records_parse.hpp) sent
 /// as the request's user, as command_write; a parse refusal is answered

@@ -16,29 +16,6 @@ using json = nlohmann::json;
 using http::grpc_code;
 using http::responder;
 
-void command_write(const ctx_ptr& ctx, const responder& res, command c,
-                   record_then then) {
-  post(ctx->bridge, [ctx, res, c = std::move(c),
-                     then = std::move(then)](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, c)
-        .then(
-            [self, then](const std::string& reply) {
-              then(self, json::parse(reply, nullptr, false));
-            },
-            [res](caf::error& err) { fail(res, err); });
-  });
-}
-
-record_then then_view(const ctx_ptr& ctx, const responder& res,
-                      std::function<render_fn(const json&)> fn) {
-  return
-      [ctx, res, fn = std::move(fn)](caf::event_based_actor* self, json reply) {
-        ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
-          send_written(ctx, res, j.is_null() ? "{}" : j.dump());
-        });
-      };
-}
-
 void record_write(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res, std::string op, json args,
                   record_then then) {

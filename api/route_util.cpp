@@ -77,14 +77,20 @@ void command_and_answer(const ctx_ptr& ctx, const responder& res, command c) {
                });
 }
 
+std::function<void(caf::event_based_actor*, json)>
+then_view(const ctx_ptr& ctx, const responder& res,
+          std::function<render_fn(const json&)> fn) {
+  return
+      [ctx, res, fn = std::move(fn)](caf::event_based_actor* self, json reply) {
+        ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
+          send_written(ctx, res, j.is_null() ? "{}" : j.dump());
+        });
+      };
+}
+
 void command_then_view(const ctx_ptr& ctx, const responder& res, command c,
                        std::function<render_fn(const json&)> fn) {
-  send_command(ctx, res, std::move(c),
-               [ctx, res, fn](caf::event_based_actor* self, const json& reply) {
-                 ask_view(ctx, self, fn(reply), res, [ctx, res](json j) {
-                   send_written(ctx, res, j.is_null() ? "{}" : j.dump());
-                 });
-               });
+  send_command(ctx, res, std::move(c), then_view(ctx, res, std::move(fn)));
 }
 
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,

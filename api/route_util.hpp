@@ -106,8 +106,13 @@ void send_command(
 void command_and_answer(const ctx_ptr& ctx, const http::responder& res,
                         command c);
 
-/// send_command answering the view that `fn` makes of the reply (a view
-/// rendered after the write, at its position or later).
+/// Once durable, the view `fn` makes of the reply (from the read model,
+/// which has seen the write) as the answer; `fn` answering null sends {}.
+std::function<void(caf::event_based_actor*, nlohmann::json)>
+then_view(const ctx_ptr& ctx, const http::responder& res,
+          std::function<render_fn(const nlohmann::json&)> fn);
+
+/// send_command answering then_view's view of the reply.
 void command_then_view(const ctx_ptr& ctx, const http::responder& res,
                        command c,
                        std::function<render_fn(const nlohmann::json&)> fn);
