@@ -39,7 +39,7 @@ struct task_launch {
 struct task_kill {
   std::string task_id;
   std::string username;
-  std::string reason;
+  std::string reason = {};
   bool from_root = false;
 };
 
