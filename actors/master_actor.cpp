@@ -350,12 +350,6 @@ master_behavior(master_self self, event_writer_actor writer,
                bool activate, int64_t project_id) {
         return create(config, owner, activate, true, project_id);
       },
-      [self, now, json_command](records_atom, const std::string& op,
-                                const std::string& args,
-                                const std::string& user) {
-        auto c = record_command{op, parse_or_null(args), user};
-        return json_command(self->state.core->records(c, now()));
-      },
       [self](create_atom, const user_change& c) {
         // The answer is the event written (the core numbers access
         // tokens), or the one asked for when nothing needed writing.

@@ -91,10 +91,6 @@ using master_actor = caf::typed_actor<
     // The same in project N (0: as the config names it, else project 1).
     caf::replies_to<create_atom, std::string, std::string, bool,
                     int64_t>::with<int64_t>,
-    // The user's records: op, arguments as JSON text, the user
-    // (master_core::records); answers the reply as JSON text once durable.
-    caf::replies_to<records_atom, std::string, std::string,
-                    std::string>::with<std::string>,
     caf::replies_to<defstored_atom, int64_t>::with<caf::ok_atom>,
     // Users and sessions (master_core::change_users); answered once durable.
     caf::replies_to<create_atom, user_change>::with<user_change>,

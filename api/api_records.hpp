@@ -10,6 +10,7 @@
 
 #include "api/route_util.hpp"
 #include "core/records_parse.hpp"
+#include "core/trials_parse.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/expected.hpp>
@@ -55,19 +56,6 @@ void record_write_then_view(
     std::function<render_fn(const nlohmann::json&)> fn) {
   record_write(ctx, req, res, std::move(c), then_view(ctx, res, std::move(fn)));
 }
-
-/// The op-string record commands not yet typed (task.*, unmanaged.*,
-/// runs.*, trial.*, webhook.*): sends `op` with `args` with records_atom,
-/// as command_write.
-void record_write(const ctx_ptr& ctx, const http::http_request& req,
-                  const http::responder& res, std::string op,
-                  nlohmann::json args, record_then then);
-
-/// record_write (an op string), then the view `fn` as the answer.
-void record_write_then_view(const ctx_ptr& ctx, const http::http_request& req,
-                            const http::responder& res, std::string op,
-                            nlohmann::json args,
-                            std::function<render_fn(const nlohmann::json&)> fn);
 
 /// Query parameter `key` as true/false, absent: nothing; else answers 400.
 bool bool_query(const http::http_request& req, const http::responder& res,

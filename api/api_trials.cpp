@@ -292,16 +292,16 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
           bool unmanaged = j.value("unmanaged", false);
           if ((unmanaged || alloc.empty())
               && req.principal.allocation_id.empty())
-            return record_write(ctx, req, res,
-                                unmanaged ? "unmanaged.metrics"
-                                          : "trial.user_metrics",
-                                {{"trialId", trial_id},
-                                 {"group", group},
-                                 {"steps", steps},
-                                 {"metrics", avg}},
-                                [ctx, res](caf::event_based_actor*, json) {
-                                  send_written(ctx, res, "{}");
-                                });
+            // The master tells an unmanaged trial from a managed one.
+            return record_write(
+                ctx, req, res,
+                parse_user_metrics_report({{"trialId", trial_id},
+                                           {"group", group},
+                                           {"steps", steps},
+                                           {"metrics", avg}}),
+                [ctx, res](caf::event_based_actor*, json) {
+                  send_written(ctx, res, "{}");
+                });
           if (alloc.empty())
             return res.send_error(grpc_code::failed_precondition,
                                   "trial " + std::to_string(trial_id)

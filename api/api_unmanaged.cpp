@@ -102,7 +102,7 @@ void create_trial(const ctx_ptr& ctx, const http::http_request& req,
   if (!ext.empty())
     args["externalTrialId"] = ext;
   record_write_then_view(
-      ctx, req, res, "unmanaged.trial", std::move(args),
+      ctx, req, res, parse_unmanaged_trial_open(args),
       [](const json& reply) { return trial_view(reply.value("trial_id", 0)); });
 }
 
@@ -147,7 +147,7 @@ void create_unmanaged_experiment(const ctx_ptr& ctx,
     args["externalExperimentId"] = external;
   if (project_id > 0)
     args["projectId"] = project_id;
-  record_write_then_view(ctx, req, res, "unmanaged.experiment", std::move(args),
+  record_write_then_view(ctx, req, res, parse_unmanaged_experiment_open(args),
                          [](const json& reply) -> render_fn {
                            auto id = reply.value("experiment_id", int64_t{0});
                            return [id](const state::cluster_state& s, int64_t) {
@@ -197,11 +197,12 @@ void start_trial(const ctx_ptr& ctx, const http::http_request& req,
   if (!resume.is_boolean())
     return res.send_error(grpc_code::invalid_argument,
                           "resume: expected true or false");
-  record_write(ctx, req, res, "unmanaged.start",
-               {{"trialId", *id}, {"resume", resume}},
-               [ctx, res](caf::event_based_actor*, json reply) {
-                 send_written(ctx, res, reply.dump());
-               });
+  record_write(
+      ctx, req, res,
+      parse_unmanaged_trial_start({{"trialId", *id}, {"resume", resume}}),
+      [ctx, res](caf::event_based_actor*, json reply) {
+        send_written(ctx, res, reply.dump());
+      });
 }
 
 void patch_trial(const ctx_ptr& ctx, const http::http_request& req,
@@ -213,7 +214,7 @@ void patch_trial(const ctx_ptr& ctx, const http::http_request& req,
   json args{{"trialId", *id}};
   if (auto s = body->find("state"); s != body->end() && !s->is_null())
     args["state"] = *s;
-  record_write_then_view(ctx, req, res, "unmanaged.patch", std::move(args),
+  record_write_then_view(ctx, req, res, parse_unmanaged_trial_patch(args),
                          [id = *id](const json&) { return trial_view(id); });
 }
 

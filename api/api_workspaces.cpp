@@ -16,29 +16,6 @@ using json = nlohmann::json;
 using http::grpc_code;
 using http::responder;
 
-void record_write(const ctx_ptr& ctx, const http::http_request& req,
-                  const responder& res, std::string op, json args,
-                  record_then then) {
-  post(ctx->bridge, [ctx, res, op = std::move(op), args = args.dump(),
-                     user = req.principal.username,
-                     then = std::move(then)](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, records_atom::value, op,
-                  args, user)
-        .then(
-            [self, then](const std::string& reply) {
-              then(self, json::parse(reply, nullptr, false));
-            },
-            [res](caf::error& err) { fail(res, err); });
-  });
-}
-
-void record_write_then_view(const ctx_ptr& ctx, const http::http_request& req,
-                            const responder& res, std::string op, json args,
-                            std::function<render_fn(const json&)> fn) {
-  record_write(ctx, req, res, std::move(op), std::move(args),
-               then_view(ctx, res, std::move(fn)));
-}
-
 bool bool_query(const http::http_request& req, const responder& res,
                 const char* key, std::optional<bool>& out) {
   auto v = req.query.get(key);

@@ -223,11 +223,11 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
       return res.send_error(grpc_code::invalid_argument,
                             "checkpoint.taskId: required without an "
                             "allocationId, an unmanaged trial's task id");
-    return record_write(ctx, req, res, "unmanaged.checkpoint",
-                        {{"trialId", *trial},
-                         {"uuid", uuid},
-                         {"steps", steps},
-                         {"metadata", meta}},
+    return record_write(ctx, req, res,
+                        parse_unmanaged_checkpoint({{"trialId", *trial},
+                                                    {"uuid", uuid},
+                                                    {"steps", steps},
+                                                    {"metadata", meta}}),
                         [ctx, res](caf::event_based_actor*, json) {
                           send_written(ctx, res, "{}");
                         });

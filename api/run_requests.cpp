@@ -118,38 +118,16 @@ std::optional<run_request> parse_action(const std::optional<json>& body,
   return r;
 }
 
-json candidates(const state::cluster_state& s, const run_request& r,
-                int64_t now_us) {
-  json out = json::array();
-  auto entry = [&](int64_t id) {
-    auto t = state::find_listed_trial(s, id);
-    auto e = t ? state::find_experiment(s, t->experiment_id) : nullptr;
-    if (e == nullptr || (r.project_id != 0 && e->project_id != r.project_id))
-      return json{{"id", id}, {"found", false}};
-    auto searcher = e->config.value("searcher", json::object());
-    return json{
-        {"id", id},
-        {"found", true},
-        {"experiment", e->id},
-        {"archived", e->archived || home_of(s, e->project_id).parent_archived},
-        {"runArchived", t->archived},
-        {"experimentEnded", state::is_terminal(e->status)},
-        {"terminal", state::is_terminal(t->status)},
-        {"single", searcher.value("name", std::string{"single"}) == "single"},
-        {"multitrial", e->trial_ids.size() > 1}};
-  };
-  if (!r.filtered) {
-    for (auto id : r.ids)
-      out.push_back(entry(id));
-    return out;
-  }
+std::vector<int64_t> filtered_run_ids(const state::cluster_state& s,
+                                      const run_request& r, int64_t now_us) {
+  std::vector<int64_t> out;
   for (const auto& [id, t] : s.trials) {
     auto e = state::find_experiment(s, t.experiment_id);
     if (e != nullptr && !t.deleted
         && (r.project_id == 0 || e->project_id == r.project_id)
         && (r.show_archived || !(e->archived || t.archived))
         && (!r.conditions || r.conditions->matches(flat_run(s, t, *e, now_us))))
-      out.push_back(entry(id));
+      out.push_back(id);
   }
   return out;
 }

@@ -4,7 +4,8 @@
 // runs it acts on, read and checked (a refusal is answered 400 naming the
 // field): its runIds, its filter (JSON text: conditions as
 // read/run_filter.hpp reads them, and showArchived) and its project; and
-// the candidates, what the state says of each run that request takes.
+// the runs a filter takes. Which of them an action may act on the master
+// decides (core/runs.hpp).
 
 #include "http/responder.hpp"
 #include "read/run_filter.hpp"
@@ -48,10 +49,9 @@ std::optional<run_request>
 parse_action(const std::optional<nlohmann::json>& body,
              const http::responder& res, const char* project_key);
 
-/// What the state says of the runs an action names (or its filter takes):
-/// one entry per run, {"id", "found", "experiment", "archived",
-/// "terminal", "single", "multitrial"}.
-nlohmann::json candidates(const state::cluster_state& s, const run_request& r,
-                          int64_t now_us);
+/// The runs filter `r` takes, by id: what a search with it lists (every
+/// page), for an action given a filter instead of runIds.
+std::vector<int64_t> filtered_run_ids(const state::cluster_state& s,
+                                      const run_request& r, int64_t now_us);
 
 } // namespace det::api

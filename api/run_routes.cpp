@@ -15,9 +15,11 @@
 // the same flat run JSON the search answers, so an action takes exactly
 // the runs a search with that filter lists.
 //
-// Not served (404): archive, unarchive and delete of single runs. Upstream
-// keeps an archived flag and deletes rows per run; here a trial lives and
-// goes with its experiment, and `det experiment archive/delete` do that.
+// archive, unarchive and delete act on ended runs (delete: of ended
+// experiments). Which runs qualify, and the acts on them, the master
+// decides in one command (runs_act, core/master_core_runs.cpp) on its own
+// state; the route reads the request, and resolves a filter to the runs a
+// search with it lists.
 
 #include "api/run_routes.hpp"
 
@@ -165,222 +167,64 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
 
 // -- actions ------------------------------------------------------------------
 
-/// The results of one action, answered once every master request made
-/// for it has come back. Lives on the bridge (one thread).
-struct action_results {
-  action_results(ctx_ptr c, responder r)
-      : ctx(std::move(c)), res(std::move(r)) {}
-  ctx_ptr ctx;
-  responder res;
-  json results = json::array();
-  int pending = 1; ///< the requests out, plus one until all are sent
-  bool wrote = false;
-
-  void add(int64_t id, std::string error) {
-    results.push_back({{"error", std::move(error)}, {"id", id}});
-  }
-  void done_one() {
-    if (--pending != 0)
-      return;
-    auto body = json{{"results", std::move(results)}}.dump();
-    if (wrote)
-      send_written(ctx, res, std::move(body));
-    else
-      res.send_json(std::move(body));
-  }
-};
-using results_ptr = std::shared_ptr<action_results>;
-
-std::string not_found(int64_t id, int64_t project_id) {
-  auto text = "Run with id '" + std::to_string(id) + "' not found";
-  if (project_id != 0)
-    text += " in project with id '" + std::to_string(project_id) + "'";
-  return text;
-}
-
-/// Asks for the candidates of `r`, then calls `act` with them on the
-/// bridge; `act` adds results and sends master requests through `out`.
-void with_candidates(
-    const ctx_ptr& ctx, const responder& res, run_request r,
-    std::function<void(caf::event_based_actor*, const json&, results_ptr)>
-        act) {
-  post(ctx->bridge, [ctx, res, r = std::move(r),
-                     act = std::move(act)](caf::event_based_actor* self) {
-    ask_view(
-        ctx, self,
-        [r, clock = ctx->wall_clock_us](const state::cluster_state& s,
-                                        int64_t) {
-          return candidates(s, r, clock());
-        },
-        res,
-        [ctx, res, self, act](json cands) {
-          auto out = std::make_shared<action_results>(ctx, res);
-          act(self, cands, out);
-          out->done_one();
+/// Sends `c` for the runs `r` names: its runIds, or the runs its filter
+/// takes (the ids a search with that filter lists, read as a search is).
+/// The master qualifies each run and acts on it in one decision
+/// (core/master_core_runs.cpp); the answer is its results, one per run.
+/// After a delete, the deleted runs' logs go too.
+void act_on_runs(const ctx_ptr& ctx, const responder& res, const run_request& r,
+                 runs_act c) {
+  c.project_id = r.project_id;
+  auto send = [ctx, res](runs_act c) {
+    send_command(
+        ctx, res, command{std::move(c)},
+        [ctx, res](caf::event_based_actor*, json reply) {
+          auto gone = reply.find("deleted");
+          if (ctx->logs && gone != reply.end() && !gone->empty())
+            ctx->logs->erase(gone->get<std::vector<int64_t>>());
+          json body{{"results", reply.value("results", json::array())}};
+          send_written(ctx, res, body.dump());
         });
-  });
-}
-
-/// What an action answers a candidate run at once: its result (an error,
-/// or "" when there is nothing to do), or nothing when the master is to
-/// act on it.
-using early_answer = std::function<std::optional<std::string>(const json&)>;
-
-/// Sorts the candidates: a run not found, or one `early` answers, is
-/// answered now; the others are returned by experiment.
-std::map<int64_t, std::vector<int64_t>>
-runs_by_experiment(const json& cands, int64_t project, action_results& out,
-                   const early_answer& early) {
-  std::map<int64_t, std::vector<int64_t>> runs_of;
-  for (const auto& c : cands) {
-    auto id = c["id"].get<int64_t>();
-    if (!c["found"].get<bool>())
-      out.add(id, not_found(id, project));
-    else if (auto now = early(c))
-      out.add(id, std::move(*now));
-    else
-      runs_of[c["experiment"].get<int64_t>()].push_back(id);
-  }
-  return runs_of;
-}
-
-/// "Run is archived." for a run of an archived experiment, project or
-/// workspace, which pause and move leave alone.
-std::optional<std::string> archived_refusal(const json& c) {
-  if (c["archived"].get<bool>())
-    return std::string{"Run is archived."};
-  return std::nullopt;
-}
-
-/// Counts one more master request out; the function returned answers
-/// each of `runs` with its error ("": done) when the request comes back.
-std::function<void(std::string)> answer_runs(const results_ptr& out,
-                                             std::vector<int64_t> runs) {
-  ++out->pending;
-  return [out, runs = std::move(runs)](std::string error) {
-    if (error.empty())
-      out->wrote = true;
-    for (auto id : runs)
-      out->add(id, error);
-    out->done_one();
   };
-}
-
-/// Sends the request `send(experiment_id, runs)` makes for each
-/// experiment's runs in `runs_of`; a refusal is each run's result, after
-/// `failed`. `done` gets the runs of each success.
-template <class Send>
-void each_experiment(const results_ptr& out,
-                     std::map<int64_t, std::vector<int64_t>> runs_of,
-                     const std::string& failed,
-                     std::function<void(const std::vector<int64_t>&)> done,
-                     Send send) {
-  for (const auto& entry : runs_of) {
-    // A structured binding cannot be captured before C++20 (clang).
-    const auto& runs = entry.second;
-    auto answer = answer_runs(out, runs);
-    send(entry.first, runs)
-        .then(
-            [answer, done, runs](const std::string&) {
-              if (done)
-                done(runs);
-              answer("");
-            },
-            [answer, failed](caf::error& err) {
-              answer(failed + render(err));
-            });
+  if (!r.filtered) {
+    c.run_ids = r.ids;
+    return send(std::move(c));
   }
+  post(ctx->bridge,
+       [ctx, res, r, c = std::move(c), send](caf::event_based_actor* self) {
+         ask_view(
+             ctx, self,
+             [r, clock = ctx->wall_clock_us](const state::cluster_state& s,
+                                             int64_t) {
+               return json(filtered_run_ids(s, r, clock()));
+             },
+             res,
+             [c, send](json ids) {
+               auto act = c;
+               act.run_ids = ids.get<std::vector<int64_t>>();
+               send(std::move(act));
+             });
+       });
 }
 
-/// Sends record command `op` for each experiment's runs in `runs_of`
-/// (arguments `extra`, experimentId and runIds), as each_experiment.
-void record_runs(caf::event_based_actor* self, const ctx_ptr& ctx,
-                 const results_ptr& out,
-                 std::map<int64_t, std::vector<int64_t>> runs_of,
-                 const std::string& op, const json& extra,
-                 const std::string& user, const std::string& failed = {},
-                 std::function<void(const std::vector<int64_t>&)> done = {}) {
-  each_experiment(out, std::move(runs_of), failed, std::move(done),
-                  [&](int64_t experiment, const std::vector<int64_t>& runs) {
-                    auto args = extra;
-                    args["experimentId"] = experiment;
-                    args["runIds"] = runs;
-                    return self->request(ctx->master, ctx->request_timeout,
-                                         records_atom::value, op, args.dump(),
-                                         user);
-                  });
+/// An action's body, runIds or a filter, and its project (`project_key`,
+/// `required` or not), sent as `c`.
+void run_action_route(const ctx_ptr& ctx, const http::http_request& req,
+                      const responder& res, runs_act c,
+                      const char* project_key = "projectId",
+                      bool required = false) {
+  auto r = parse_action(json_body(req, res), res, project_key);
+  if (!r)
+    return;
+  if (required && r->project_id == 0)
+    return void(refuse(res, project_key, "required"));
+  c.username = req.principal.username;
+  act_on_runs(ctx, res, *r, std::move(c));
 }
 
 void kill_runs(const ctx_ptr& ctx, const http::http_request& req,
                const responder& res) {
-  auto r = parse_action(json_body(req, res), res, "projectId");
-  if (!r)
-    return;
-  auto project = r->project_id;
-  with_candidates(ctx, res, std::move(*r),
-                  [ctx, project](caf::event_based_actor* self,
-                                 const json& cands, results_ptr out) {
-                    for (const auto& c : cands) {
-                      auto id = c["id"].get<int64_t>();
-                      if (!c["found"].get<bool>()) {
-                        out->add(id, not_found(id, project));
-                        continue;
-                      }
-                      if (c["terminal"].get<bool>()) {
-                        out->add(id, "");
-                        continue;
-                      }
-                      auto answer = answer_runs(out, {id});
-                      self->request(ctx->master, ctx->request_timeout,
-                                    kill_atom::value, trial_atom::value, id)
-                          .then([answer](caf::ok_atom) { answer(""); },
-                                [answer](caf::error& err) {
-                                  answer("Failed to kill run: " + render(err));
-                                });
-                    }
-                  });
-}
-
-/// pause (true) or resume (false): the experiments of single-trial runs.
-void pause_runs(const ctx_ptr& ctx, const http::http_request& req,
-                const responder& res, bool pause) {
-  auto r = parse_action(json_body(req, res), res, "projectId");
-  if (!r)
-    return;
-  auto project = r->project_id;
-  with_candidates(ctx, res, std::move(*r),
-                  [ctx, project, pause](caf::event_based_actor* self,
-                                        const json& cands, results_ptr out) {
-                    auto runs_of = runs_by_experiment(
-                        cands, project, *out,
-                        [](const json& c) -> std::optional<std::string> {
-                          if (auto why = archived_refusal(c))
-                            return why;
-                          if (c["single"].get<bool>())
-                            return std::nullopt;
-                          return "Cannot pause/unpause run '"
-                                 + std::to_string(c["id"].get<int64_t>())
-                                 + "' (part of multi-trial).";
-                        });
-                    std::string failed =
-                        pause ? "Failed to pause associated experiment: "
-                              : "Failed to resume associated experiment: ";
-                    for (auto& [exp, runs] : runs_of) {
-                      auto answer = answer_runs(out, std::move(runs));
-                      auto ok = [answer](caf::ok_atom) { answer(""); };
-                      auto refused = [answer, failed](caf::error& err) {
-                        answer(failed + render(err));
-                      };
-                      if (pause)
-                        self->request(ctx->master, ctx->request_timeout,
-                                      pause_atom::value, exp)
-                            .then(ok, refused);
-                      else
-                        self->request(ctx->master, ctx->request_timeout,
-                                      activate_atom::value, exp)
-                            .then(ok, refused);
-                    }
-                  });
+  run_action_route(ctx, req, res, runs_act{run_action::kill});
 }
 
 /// Moves the experiments of the runs to destinationProjectId.
@@ -388,121 +232,46 @@ void move_runs(const ctx_ptr& ctx, const http::http_request& req,
                const responder& res) {
   auto body = json_body(req, res);
   auto r = parse_action(body, res, "sourceProjectId");
-  int64_t dest = 0;
-  if (!r || !id_field(*body, "destinationProjectId", true, res, dest))
+  runs_act c{run_action::move};
+  if (!r
+      || !id_field(*body, "destinationProjectId", true, res,
+                   c.destination_project_id))
     return;
   if (r->project_id == 0)
     return void(refuse(res, "sourceProjectId", "required"));
   auto skip = body->value("skipMultitrial", json(false));
   if (!skip.is_boolean())
     return void(refuse(res, "skipMultitrial", "expected true or false"));
-  auto project = r->project_id;
-  with_candidates(
-      ctx, res, std::move(*r),
-      [ctx, project, dest, skip = skip.get<bool>(),
-       user = req.principal.username](caf::event_based_actor* self,
-                                      const json& cands, results_ptr out) {
-        auto runs_of = runs_by_experiment(
-            cands, project, *out,
-            [skip](const json& c) -> std::optional<std::string> {
-              if (auto why = archived_refusal(c))
-                return why;
-              if (!skip || !c["multitrial"].get<bool>())
-                return std::nullopt;
-              return "Skipping run '" + std::to_string(c["id"].get<int64_t>())
-                     + "' (part of multi-trial).";
-            });
-        each_experiment(out, std::move(runs_of),
-                        "Failed to move associated experiment: ", {},
-                        [&](int64_t experiment, const std::vector<int64_t>&) {
-                          return self->request(
-                              ctx->master, ctx->request_timeout,
-                              command{experiment_move{experiment, dest, user}});
-                        });
-      });
+  c.skip_multitrial = skip.get<bool>();
+  c.username = req.principal.username;
+  act_on_runs(ctx, res, *r, std::move(c));
 }
 
-/// archive (true) or unarchive (false): ended runs, their experiment not
-/// archived (upstream's ArchiveRuns / UnarchiveRuns).
-void archive_runs(const ctx_ptr& ctx, const http::http_request& req,
-                  const responder& res, bool archive) {
-  auto r = parse_action(json_body(req, res), res, "projectId");
-  if (!r)
-    return;
-  if (r->project_id == 0)
-    return void(refuse(res, "projectId", "required"));
-  auto project = r->project_id;
-  with_candidates(
-      ctx, res, std::move(*r),
-      [ctx, project, archive, user = req.principal.username](
-          caf::event_based_actor* self, const json& cands, results_ptr out) {
-        auto runs_of = runs_by_experiment(
-            cands, project, *out,
-            [archive](const json& c) -> std::optional<std::string> {
-              if (c["archived"].get<bool>())
-                return "Run is part of archived Search (id: '"
-                       + std::to_string(c["experiment"].get<int64_t>()) + "').";
-              if (c["runArchived"].get<bool>() == archive)
-                return std::string{};
-              if (!c["terminal"].get<bool>())
-                return std::string{"Run is not in terminal state."};
-              return std::nullopt;
-            });
-        record_runs(self, ctx, out, std::move(runs_of), "runs.archive",
-                    {{"archived", archive}}, user);
-      });
-}
-
-/// Deletes ended runs of ended experiments (upstream's DeleteRuns), and
-/// their logs.
 void delete_runs(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res) {
-  auto r = parse_action(json_body(req, res), res, "projectId");
-  if (!r)
-    return;
-  auto project = r->project_id;
-  with_candidates(
-      ctx, res, std::move(*r),
-      [ctx, project, user = req.principal.username](
-          caf::event_based_actor* self, const json& cands, results_ptr out) {
-        auto runs_of = runs_by_experiment(
-            cands, project, *out,
-            [](const json& c) -> std::optional<std::string> {
-              if (!c["terminal"].get<bool>())
-                return std::string{"Run is not in a terminal state."};
-              if (!c["experimentEnded"].get<bool>())
-                return "Run is part of an active search (id: '"
-                       + std::to_string(c["experiment"].get<int64_t>())
-                       + "'); its runs can be deleted once it has ended.";
-              return std::nullopt;
-            });
-        record_runs(self, ctx, out, std::move(runs_of), "runs.delete",
-                    json::object(), user, {},
-                    [ctx](const std::vector<int64_t>& runs) {
-                      if (ctx->logs)
-                        ctx->logs->erase(runs);
-                    });
-      });
+  run_action_route(ctx, req, res, runs_act{run_action::remove});
 }
 
 void post_archive(const ctx_ptr& ctx, const http::http_request& req,
                   const responder& res) {
-  archive_runs(ctx, req, res, true);
+  run_action_route(ctx, req, res, runs_act{run_action::archive}, "projectId",
+                   true);
 }
 
 void post_unarchive(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
-  archive_runs(ctx, req, res, false);
+  run_action_route(ctx, req, res, runs_act{run_action::unarchive}, "projectId",
+                   true);
 }
 
 void post_pause(const ctx_ptr& ctx, const http::http_request& req,
                 const responder& res) {
-  pause_runs(ctx, req, res, true);
+  run_action_route(ctx, req, res, runs_act{run_action::pause});
 }
 
 void post_resume(const ctx_ptr& ctx, const http::http_request& req,
                  const responder& res) {
-  pause_runs(ctx, req, res, false);
+  run_action_route(ctx, req, res, runs_act{run_action::resume});
 }
 
 } // namespace

@@ -65,11 +65,13 @@ void post_webhook(const ctx_ptr& ctx, const http::http_request& req,
     return;
   if (body->contains("id"))
     body->erase("id");
+  auto c = parse_webhook_create(*body);
   // Who asks is the session's, never the body's.
-  (*body)["asAdmin"] = req.principal.admin;
-  record_write_then_view(
-      ctx, req, res, "webhook.create", std::move(*body),
-      [](const json& reply) { return webhook_view(reply.value("id", 0)); });
+  if (c)
+    c->as_admin = req.principal.admin;
+  record_write_then_view(ctx, req, res, std::move(c), [](const json& reply) {
+    return webhook_view(reply.value("id", 0));
+  });
 }
 
 void test_webhook(const ctx_ptr& ctx, const http::http_request& req,
@@ -108,12 +110,16 @@ void list_webhooks(const ctx_ptr& ctx, const http::http_request& req,
 
 void delete_webhook(const ctx_ptr& ctx, const http::http_request& req,
                     const responder& res) {
-  if (auto id = id_param(req, res))
-    record_write(ctx, req, res, "webhook.delete",
-                 {{"id", *id}, {"asAdmin", req.principal.admin}},
-                 [ctx, res](caf::event_based_actor*, json) {
-                   send_written(ctx, res, "{}");
-                 });
+  auto id = id_param(req, res);
+  if (!id)
+    return;
+  auto c = parse_webhook_delete({{"id", *id}});
+  if (c)
+    c->as_admin = req.principal.admin;
+  record_write(ctx, req, res, std::move(c),
+               [ctx, res](caf::event_based_actor*, json) {
+                 send_written(ctx, res, "{}");
+               });
 }
 
 void patch_webhook(const ctx_ptr& ctx, const http::http_request& req,
@@ -122,10 +128,11 @@ void patch_webhook(const ctx_ptr& ctx, const http::http_request& req,
   auto body = id ? json_body(req, res) : std::nullopt;
   if (!body)
     return;
-  json args{{"id", *id},
-            {"url", body->value("url", json{})},
-            {"asAdmin", req.principal.admin}};
-  record_write(ctx, req, res, "webhook.patch", std::move(args),
+  auto c =
+      parse_webhook_patch({{"id", *id}, {"url", body->value("url", json{})}});
+  if (c)
+    c->as_admin = req.principal.admin;
+  record_write(ctx, req, res, std::move(c),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });
@@ -138,11 +145,13 @@ void custom_alert(const ctx_ptr& ctx, const http::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
-  json args{{"experimentId", body->value("experimentId", json{})},
-            {"trialId", body->value("trialId", json{})},
-            {"data", body->value("data", json::object())},
-            {"asAdmin", req.principal.admin}};
-  record_write(ctx, req, res, "webhook.custom", std::move(args),
+  auto c = parse_webhook_alert(
+      {{"experimentId", body->value("experimentId", json{})},
+       {"trialId", body->value("trialId", json{})},
+       {"data", body->value("data", json::object())}});
+  if (c)
+    c->as_admin = req.principal.admin;
+  record_write(ctx, req, res, std::move(c),
                [ctx, res](caf::event_based_actor*, json) {
                  send_written(ctx, res, "{}");
                });

@@ -11,13 +11,16 @@
 // The answer is the decision's reply (a JSON object, {} when the command
 // answers nothing) once its events are durable, or the refusal.
 //
-// Senders: the API's routes (checkpoints, log retention, and the user's
-// records: workspaces, projects, templates, pool bindings, models, config
-// policies), the checkpoint collector (actors/checkpoint_gc_actor.cpp) and
-// the pools' provisioners (actors/provisioner_actor.cpp).
+// Senders: the API's routes (checkpoints, log retention, runs, unmanaged
+// trials, webhooks, and the user's records: workspaces, projects,
+// templates, pool bindings, models, config policies), the checkpoint collector
+// (actors/checkpoint_gc_actor.cpp) and the pools' provisioners
+// (actors/provisioner_actor.cpp).
 
 #include "core/commands_records.hpp"
 #include "core/commands_tasks.hpp"
+#include "core/commands_trials.hpp"
+#include "core/commands_webhooks.hpp"
 #include "core/provisioning.hpp"
 
 #include <nlohmann/json.hpp>
@@ -96,28 +99,6 @@ struct log_policy_match {
   std::string node;
 };
 
-// -- webhooks (core/webhooks.hpp), what api/webhook_runtime found ----------
-
-/// A line of trial `trial_id`'s logs matched TASK_LOG trigger `trigger_id`
-/// of webhook `webhook_id`: a delivery, once per trial and trigger.
-struct webhook_log_match {
-  int64_t webhook_id = 0;
-  int64_t trigger_id = 0;
-  int64_t trial_id = 0;
-  std::string line;
-  std::string node;
-};
-
-/// Delivery `delivery_id` ended: delivered, or given up after `attempts`
-/// (`status` the last HTTP status, `reason` why).
-struct webhook_delivery_report {
-  int64_t delivery_id = 0;
-  bool delivered = false;
-  int32_t attempts = 0;
-  int32_t status = 0;
-  std::string reason;
-};
-
 // -- provisioning (core/provisioning.hpp) --------------------------------
 
 /// A provisioner is about to launch: its launch `launch_seq` (the plan's
@@ -167,13 +148,18 @@ using command = std::variant<
     collect_checkpoints, checkpoints_removed, checkpoint_files_cleared,
     // logs
     retain_logs, log_policy_match,
-    // webhooks
+    // webhooks (core/commands_webhooks.hpp)
+    webhook_create, webhook_patch, webhook_delete, webhook_alert,
     webhook_log_match, webhook_delivery_report,
     // provisioning
     begin_launch, launch_answered, provisioning_cycle,
     // tasks (core/commands_tasks.hpp)
     task_launch, task_kill, task_pause, task_unpause, task_ready_report,
     task_priority_change,
+    // runs and trials (core/commands_trials.hpp)
+    runs_act, user_metrics_report, unmanaged_experiment_open,
+    unmanaged_trial_open, unmanaged_trial_start, unmanaged_trial_patch,
+    unmanaged_checkpoint,
     // the user's records (core/commands_records.hpp)
     workspace_create, workspace_edit, workspace_archive, workspace_delete,
     workspace_pin, workspace_namespaces, project_create, project_edit,

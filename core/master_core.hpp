@@ -250,28 +250,6 @@ public:
   /// errc::not_found; a slot already so changes nothing.
   decision set_slot_enabled(const std::string& agent_id, int64_t slot_id,
                             bool enabled, bool drain, int64_t now_us);
-  /// The op-string record commands not yet typed (webhook.*, runs.*,
-  /// trial.*: core/records.hpp; unmanaged.* and task.* below), decided on
-  /// this state; its events are applied all or nothing, the reply is the
-  /// command's.
-  decision records(const record_command& c, int64_t now_us);
-  /// Unmanaged experiments and trials (core/master_core_unmanaged.cpp),
-  /// as record commands that records() hands over:
-  ///   unmanaged.experiment {config, externalExperimentId, projectId}
-  ///       an unmanaged experiment (the config already checked), or the
-  ///       one its external id names; reply {experiment_id, created}
-  ///   unmanaged.trial {experimentId, hparams, externalTrialId}
-  ///       reply {trial_id}; the same external id again: that trial, with
-  ///       these hparams
-  ///   unmanaged.start {trialId, resume}  a new run, RUNNING; reply
-  ///       {trialRunId, latestCheckpoint, stepsCompleted}
-  ///   unmanaged.patch {trialId, state}   a heartbeat, and the state its
-  ///       client sets (PAUSED, RUNNING, COMPLETED, CANCELED, ERROR)
-  ///   unmanaged.metrics {trialId, group, steps, metrics}
-  ///   unmanaged.checkpoint {trialId, uuid, steps, metadata}
-  /// A trial of a managed experiment is refused (failed_precondition).
-  decision unmanaged(const record_command& c, int64_t now_us);
-
   // -- tasks (core/master_core_tasks.cpp) ---------------------------------
 
   /// task_launched (QUEUED), then a scheduling pass of its pool. An unknown
@@ -477,38 +455,37 @@ private:
   decision on(const task_unpause& c, int64_t now_us);
   decision on(const task_ready_report& c, int64_t now_us);
   decision on(const task_priority_change& c, int64_t now_us);
-  // The user's records (core/commands_records.hpp) in
-  // master_core_records.cpp: each decided by its decide_record overload
-  // (core/records.hpp), its events applied all or nothing.
-  decision on(const workspace_create& c, int64_t now_us);
-  decision on(const workspace_edit& c, int64_t now_us);
-  decision on(const workspace_archive& c, int64_t now_us);
+  // The user's records (core/commands_records.hpp) and webhooks
+  // (core/webhooks.hpp), the one whose decision is decide_record's
+  // alone: its events applied all or nothing. A command with an on() of
+  // its own (below) is not decided here.
+  template <class C> decision on(const C& c, int64_t now_us) {
+    return recorded(decide_record(st_, c, now_us));
+  }
+  // master_core_records.cpp: a deleted workspace's tasks are killed too.
   decision on(const workspace_delete& c, int64_t now_us);
-  decision on(const workspace_pin& c, int64_t now_us);
-  decision on(const workspace_namespaces& c, int64_t now_us);
-  decision on(const project_create& c, int64_t now_us);
-  decision on(const project_edit& c, int64_t now_us);
-  decision on(const project_notes& c, int64_t now_us);
-  decision on(const project_archive& c, int64_t now_us);
-  decision on(const project_delete& c, int64_t now_us);
-  decision on(const project_move& c, int64_t now_us);
-  decision on(const experiment_move& c, int64_t now_us);
-  decision on(const template_create& c, int64_t now_us);
-  decision on(const template_set& c, int64_t now_us);
-  decision on(const template_delete& c, int64_t now_us);
-  decision on(const pool_bind& c, int64_t now_us);
-  decision on(const model_create& c, int64_t now_us);
-  decision on(const model_edit& c, int64_t now_us);
-  decision on(const model_archive& c, int64_t now_us);
-  decision on(const model_delete& c, int64_t now_us);
-  decision on(const version_register& c, int64_t now_us);
-  decision on(const version_edit& c, int64_t now_us);
-  decision on(const version_delete& c, int64_t now_us);
-  decision on(const set_config_policies& c, int64_t now_us);
-  decision on(const delete_config_policies& c, int64_t now_us);
+  // Runs and trials (core/commands_trials.hpp), master_core_runs.cpp: a
+  // Runs API action, each run qualified here; a user's metrics.
+  decision on(const runs_act& c, int64_t now_us);
+  decision on(const user_metrics_report& c, int64_t now_us);
+  // Unmanaged experiments and trials, master_core_unmanaged.cpp. A trial
+  // of a managed experiment is refused (failed_precondition).
+  decision on(const unmanaged_experiment_open& c, int64_t now_us);
+  decision on(const unmanaged_trial_open& c, int64_t now_us);
+  decision on(const unmanaged_trial_start& c, int64_t now_us);
+  decision on(const unmanaged_trial_patch& c, int64_t now_us);
+  decision on(const unmanaged_checkpoint& c, int64_t now_us);
+  /// The unmanaged trial `id`, or nullptr with d.refusal set.
+  const state::trial_info* unmanaged_trial_or_refuse(decision& d, int64_t id);
+  /// A user's metrics for unmanaged trial `t`: a heartbeat too.
+  void unmanaged_metrics(decision& d, const state::trial_info& t,
+                         const user_metrics_report& c, int64_t now_us);
   /// The events of `out` appended all or nothing, its reply, or its
   /// refusal.
   decision recorded(record_outcome out);
+  /// A report's event when it still follows (`ev` set), else nothing
+  /// (master_core_commands.cpp).
+  template <class E> decision emitted(std::optional<E> ev);
   /// Pauses one task as pause_task says, without its children; false
   /// after a refusal (or a failed emit) in `d`.
   bool pause_one(decision& d, const state::task_info& t,

@@ -107,27 +107,25 @@ decision master_core::on(const retain_logs& c, int64_t now_us) {
   return d;
 }
 
-decision master_core::on(const log_policy_match& c, int64_t now_us) {
+template <class E> decision master_core::emitted(std::optional<E> ev) {
   decision d;
-  if (auto ev = log_policy_event(st_, c, now_us))
+  if (ev)
     emit(d, std::move(*ev));
   return d;
+}
+
+decision master_core::on(const log_policy_match& c, int64_t now_us) {
+  return emitted(log_policy_event(st_, c, now_us));
 }
 
 // -- webhooks ---------------------------------------------------------------
 
 decision master_core::on(const webhook_log_match& c, int64_t now_us) {
-  decision d;
-  if (auto ev = log_match_delivery(st_, c, now_us))
-    emit(d, std::move(*ev));
-  return d;
+  return emitted(log_match_delivery(st_, c, now_us));
 }
 
 decision master_core::on(const webhook_delivery_report& c, int64_t now_us) {
-  decision d;
-  if (auto ev = delivery_end(st_, c, now_us))
-    emit(d, std::move(*ev));
-  return d;
+  return emitted(delivery_end(st_, c, now_us));
 }
 
 // -- provisioning -----------------------------------------------------------

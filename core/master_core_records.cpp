@@ -1,6 +1,6 @@
 // The user's records (core/records.hpp) decided on the master's own state,
-// so that uniqueness and ids never race a read copy: master_core::on for
-// each record command, and records() for the op-string ones left.
+// so that uniqueness and ids never race a read copy: most by the generic
+// master_core::on (core/master_core.hpp), deleting a workspace here.
 
 #include "core/master_core.hpp"
 
@@ -11,12 +11,6 @@
 #include <algorithm>
 
 namespace det {
-
-decision master_core::records(const record_command& c, int64_t now_us) {
-  if (c.op.rfind("unmanaged.", 0) == 0)
-    return unmanaged(c, now_us);
-  return recorded(decide_record(st_, c, now_us));
-}
 
 decision master_core::recorded(record_outcome out) {
   decision d;
@@ -33,18 +27,6 @@ decision master_core::recorded(record_outcome out) {
 
 // -- workspaces ---------------------------------------------------------------
 
-decision master_core::on(const workspace_create& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const workspace_edit& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const workspace_archive& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
 decision master_core::on(const workspace_delete& c, int64_t now_us) {
   auto d = recorded(decide_record(st_, c, now_us));
   if (d.refusal)
@@ -57,102 +39,6 @@ decision master_core::on(const workspace_delete& c, int64_t now_us) {
   for (const auto& tid : live)
     absorb(d, kill_task(tid, c.username, "its workspace was deleted", now_us));
   return d;
-}
-
-decision master_core::on(const workspace_pin& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const workspace_namespaces& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-// -- projects and experiments ---------------------------------------------
-
-decision master_core::on(const project_create& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const project_edit& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const project_notes& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const project_archive& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const project_delete& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const project_move& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const experiment_move& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-// -- templates and pool bindings --------------------------------------------
-
-decision master_core::on(const template_create& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const template_set& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const template_delete& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const pool_bind& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-// -- the model registry -----------------------------------------------------
-
-decision master_core::on(const model_create& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const model_edit& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const model_archive& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const model_delete& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const version_register& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const version_edit& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const version_delete& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-// -- config policies --------------------------------------------------------
-
-decision master_core::on(const set_config_policies& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
-}
-
-decision master_core::on(const delete_config_policies& c, int64_t now_us) {
-  return recorded(decide_record(st_, c, now_us));
 }
 
 } // namespace det

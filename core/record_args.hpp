@@ -2,9 +2,9 @@
 
 // The arguments of record commands, checked as the API spells them: each
 // failure throws `refused` naming the field, which parsed() (the parse
-// functions, core/records_parse.cpp), decided() (the deciders) and
-// run_command (the op-string commands still sent with records_atom) turn
-// into the refusal. Private to core/.
+// functions: core/records_parse.cpp, core/trials_parse.cpp,
+// core/webhooks.cpp) and decided() (the deciders) turn into the refusal.
+// Private to core/.
 
 #include "core/records.hpp"
 #include "messages/errc.hpp"
@@ -168,27 +168,6 @@ template <class F> record_outcome decided(F f) {
     o.refusal = refusal_of(std::current_exception());
   }
   return o;
-}
-
-/// One record command through `table` (op -> handler): an unknown op, or
-/// arguments that are not an object, are refused; a handler's `refused`
-/// (or a JSON type error) becomes the refusal, with no events.
-template <class Table>
-record_outcome run_command(const Table& table, const state::cluster_state& s,
-                           const record_command& c, int64_t now_us) {
-  record_outcome o;
-  auto h = table.find(c.op);
-  if (h == table.end()) {
-    o.refusal = make_error(errc::invalid_argument,
-                           "unknown record command '" + c.op + "'");
-    return o;
-  }
-  if (!c.args.is_object()) {
-    o.refusal =
-        make_error(errc::invalid_argument, "the request must be a JSON object");
-    return o;
-  }
-  return decided([&](record_outcome& out) { h->second(s, c, now_us, out); });
 }
 
 } // namespace det::record_args

@@ -2,8 +2,6 @@
 
 #include "core/experiment_deletion.hpp"
 #include "core/record_args.hpp"
-#include "core/runs.hpp"
-#include "core/webhooks.hpp"
 
 #include "messages/errc.hpp"
 #include "messages/json_fields.hpp"
@@ -463,18 +461,6 @@ record_outcome decide_record(const cluster_state& s, const pool_bind& c,
     o.events.push_back(stamped(
         pool_bindings_set{c.pool, {next.begin(), next.end()}, {}, 0}, c, now));
   });
-}
-
-record_outcome decide_record(const cluster_state& s, const record_command& c,
-                             int64_t now_us) {
-  if (c.op.rfind("webhook.", 0) == 0)
-    return decide_webhook(s, c, now_us);
-  if (c.op.rfind("runs.", 0) == 0 || c.op.rfind("trial.", 0) == 0)
-    return decide_runs(s, c, now_us);
-  record_outcome o;
-  o.refusal = make_error(errc::invalid_argument,
-                         "unknown record command '" + c.op + "'");
-  return o;
 }
 
 } // namespace det

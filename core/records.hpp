@@ -10,13 +10,8 @@
 // given out once): it checks what depends on the state and returns the
 // events to append, or a refusal (not_found, conflict, invalid_argument
 // naming the field as the API spells it). A change that changes nothing
-// writes nothing. master_core::on (core/master_core_records.cpp) appends
-// the events.
-//
-// record_command (an op string and JSON arguments, sent with records_atom)
-// remains for the commands not yet typed: webhook.*, runs.* and trial.*
-// (decide_record below), unmanaged.* and task.* (master_core::records);
-// an unknown op is errc::invalid_argument.
+// writes nothing. master_core::on (the generic one, core/master_core.hpp)
+// appends the events.
 
 #include "core/commands_records.hpp"
 #include "messages/events.hpp"
@@ -31,22 +26,11 @@
 
 namespace det {
 
-struct record_command {
-  std::string op;
-  nlohmann::json args = nlohmann::json::object();
-  std::string username;
-};
-
 struct record_outcome {
   std::vector<domain_event> events;
   nlohmann::json reply = nlohmann::json::object();
   caf::error refusal;
 };
-
-/// The op-string commands still sent with records_atom (webhook.*,
-/// runs.*, trial.*).
-record_outcome decide_record(const state::cluster_state& s,
-                             const record_command& c, int64_t now_us);
 
 // One decider per record command: the events, the reply, or the refusal.
 record_outcome decide_record(const state::cluster_state& s,

@@ -101,8 +101,8 @@ std::string checked_regex(const json& condition, const std::string& where) {
   return pattern;
 }
 
-json checked_triggers(const json& a, const std::string& mode,
-                      int64_t first_id) {
+/// The triggers, checked, as the state keeps them (without their ids).
+json checked_triggers(const json& a, const std::string& mode) {
   auto i = a.find("triggers");
   if (i == a.end() || !i->is_array() || i->empty())
     refuse(errc::invalid_argument, "triggers: at least one trigger required");
@@ -143,9 +143,8 @@ json checked_triggers(const json& a, const std::string& mode,
           !why.empty() || condition.dump().size() > 4096)
         refuse(errc::invalid_argument, where + ".condition: too large");
     }
-    out.push_back({{"id", first_id + static_cast<int64_t>(n)},
-                   {"trigger_type", type},
-                   {"condition", std::move(condition)}});
+    out.push_back(
+        {{"trigger_type", type}, {"condition", std::move(condition)}});
   }
   return out;
 }
@@ -158,16 +157,11 @@ const state::webhook_info& webhook_or_refuse(const cluster_state& s,
   return i->second;
 }
 
-webhook_saved to_event(const state::webhook_info& w, const record_command& c,
-                       int64_t now) {
-  return webhook_saved{w.id,           w.name,     w.url,
-                       w.webhook_type, w.mode,     w.workspace_id,
-                       w.triggers,     c.username, now};
-}
-
-bool as_admin(const record_command& c) {
-  auto a = c.args.find("asAdmin");
-  return a != c.args.end() && a->is_boolean() && a->get<bool>();
+webhook_saved to_event(const state::webhook_info& w,
+                       const std::string& username, int64_t now) {
+  return webhook_saved{w.id,           w.name,   w.url,
+                       w.webhook_type, w.mode,   w.workspace_id,
+                       w.triggers,     username, now};
 }
 
 /// Who may create, change or delete a webhook of workspace `workspace_id`
@@ -175,9 +169,9 @@ bool as_admin(const record_command& c) {
 /// basic authorization). Refused as a failed precondition: upstream
 /// answers these with a plain error, which its SDK raises as an
 /// APIException, not as a ForbiddenException.
-void check_may_edit(const cluster_state& s, const record_command& c,
-                    int64_t workspace_id) {
-  if (as_admin(c))
+template <class C>
+void check_may_edit(const cluster_state& s, const C& c, int64_t workspace_id) {
+  if (c.as_admin)
     return;
   if (workspace_id == 0)
     refuse(errc::failed_precondition,
@@ -188,53 +182,6 @@ void check_may_edit(const cluster_state& s, const record_command& c,
            "only admins and the workspace's owner may edit the webhooks of "
            "workspace "
                + std::to_string(workspace_id));
-}
-
-void create(const cluster_state& s, const record_command& c, int64_t now,
-            record_outcome& o) {
-  state::webhook_info w;
-  w.url = checked_url(c.args);
-  w.name = text(c.args, "name", "", {255, false, true});
-  w.webhook_type =
-      enum_arg(c.args, "webhookType", "WEBHOOK_TYPE_", {"DEFAULT", "SLACK"});
-  w.mode = has(c.args, "mode")
-               ? enum_arg(c.args, "mode", "WEBHOOK_MODE_",
-                          {"WORKSPACE", "SPECIFIC", "UNSPECIFIED"})
-               : "WORKSPACE";
-  if (w.mode == "UNSPECIFIED")
-    w.mode = "WORKSPACE";
-  auto ws = c.args.find("workspaceId");
-  if (ws != c.args.end() && !ws->is_null()
-      && !(ws->is_number_integer() && ws->get<int64_t>() == 0))
-    w.workspace_id = id_arg(c.args, "workspaceId");
-  if (w.workspace_id > 0 && !state::find_workspace(s, w.workspace_id))
-    refuse(errc::not_found, "workspaceId: workspace "
-                                + std::to_string(w.workspace_id)
-                                + " not found");
-  check_may_edit(s, c, w.workspace_id);
-  w.triggers = checked_triggers(c.args, w.mode, s.last_webhook_trigger_id + 1);
-  w.id = s.last_webhook_id + 1;
-  o.events.push_back(to_event(w, c, now));
-  o.reply = {{"id", w.id}};
-}
-
-void patch(const cluster_state& s, const record_command& c, int64_t now,
-           record_outcome& o) {
-  auto w = webhook_or_refuse(s, id_arg(c.args, "id"));
-  check_may_edit(s, c, w.workspace_id);
-  auto url = checked_url(c.args);
-  o.reply = {{"id", w.id}};
-  if (url == w.url)
-    return;
-  w.url = url;
-  o.events.push_back(to_event(w, c, now));
-}
-
-void remove_webhook(const cluster_state& s, const record_command& c,
-                    int64_t now, record_outcome& o) {
-  const auto& w = webhook_or_refuse(s, id_arg(c.args, "id"));
-  check_may_edit(s, c, w.workspace_id);
-  o.events.push_back(webhook_deleted{w.id, c.username, now});
 }
 
 webhook_delivery_due due(const state::webhook_info& w, const json& trigger,
@@ -269,58 +216,153 @@ bool names_webhook(const state::experiment_info& e,
   return false;
 }
 
-void custom(const cluster_state& s, const record_command& c, int64_t now,
-            record_outcome& o) {
-  auto exp_id = id_arg(c.args, "experimentId");
-  const auto* e = state::find_experiment(s, exp_id);
-  // Only its owner (or a trial of it, which acts as the owner) and admins
-  // may raise an experiment's alert; others do not learn it exists.
-  if (e != nullptr && e->owner != c.username && !as_admin(c))
-    e = nullptr;
-  if (e == nullptr)
-    refuse(errc::not_found,
-           "experimentId: experiment " + std::to_string(exp_id) + " not found");
-  int64_t trial_id = 0;
-  if (has(c.args, "trialId") && c.args["trialId"] != 0)
-    trial_id = id_arg(c.args, "trialId");
-  const auto* t = trial_id > 0 ? state::find_trial(s, trial_id) : nullptr;
-  if (trial_id > 0 && (t == nullptr || t->experiment_id != exp_id))
-    refuse(errc::not_found, "trialId: trial " + std::to_string(trial_id)
-                                + " not found in experiment "
-                                + std::to_string(exp_id));
-  auto data = object(c.args, "data", json::object());
-  json custom_data = {
-      {"title", text(data, "title", "", {1024, false, true})},
-      {"description", text(data, "description", "", {16 * 1024, true, true})},
-      {"level", strip_prefix(text(data, "level", "LOG_LEVEL_INFO", name_rules),
-                             "LOG_LEVEL_")}};
-  auto id = s.last_webhook_delivery_id;
-  for (const auto& [wid, w] : s.webhooks) {
-    if (!webhook_applies(s, w, *e) || !names_webhook(*e, w))
-      continue;
-    for (const auto& trig : w.triggers) {
-      if (str_of(trig, "trigger_type") != "CUSTOM")
-        continue;
-      ++id;
-      json body;
-      if (w.webhook_type == "SLACK") {
-        body = slack_experiment_payload(s, *e, now, &custom_data, trial_id);
-      } else {
-        auto exp = experiment_payload(s, *e, now);
-        if (trial_id > 0)
-          exp["trial_id"] = trial_id;
-        body = default_payload(
-            delivery_event_id(id, s.cluster_uuid), "CUSTOM", now,
-            {{"state", state::to_string(e->status)}},
-            {{"experiment", std::move(exp)}, {"custom_data", custom_data}});
-      }
-      o.events.push_back(
-          due(w, trig, id, exp_id, trial_id, std::move(body), now));
-    }
-  }
+} // namespace
+
+caf::expected<webhook_create> parse_webhook_create(const json& body) {
+  return parsed<webhook_create>(body, [](const json& a) {
+    webhook_create c;
+    c.url = checked_url(a);
+    c.name = text(a, "name", "", {255, false, true});
+    c.webhook_type =
+        enum_arg(a, "webhookType", "WEBHOOK_TYPE_", {"DEFAULT", "SLACK"});
+    c.mode = has(a, "mode") ? enum_arg(a, "mode", "WEBHOOK_MODE_",
+                                       {"WORKSPACE", "SPECIFIC", "UNSPECIFIED"})
+                            : "WORKSPACE";
+    if (c.mode == "UNSPECIFIED")
+      c.mode = "WORKSPACE";
+    auto ws = a.find("workspaceId");
+    if (ws != a.end() && !ws->is_null()
+        && !(ws->is_number_integer() && ws->get<int64_t>() == 0))
+      c.workspace_id = id_arg(a, "workspaceId");
+    c.triggers = checked_triggers(a, c.mode);
+    return c;
+  });
 }
 
-} // namespace
+caf::expected<webhook_patch> parse_webhook_patch(const json& body) {
+  return parsed<webhook_patch>(body, [](const json& a) {
+    webhook_patch c;
+    c.id = id_arg(a, "id");
+    c.url = checked_url(a);
+    return c;
+  });
+}
+
+caf::expected<webhook_delete> parse_webhook_delete(const json& body) {
+  return parsed<webhook_delete>(body, [](const json& a) {
+    webhook_delete c;
+    c.id = id_arg(a, "id");
+    return c;
+  });
+}
+
+caf::expected<webhook_alert> parse_webhook_alert(const json& body) {
+  return parsed<webhook_alert>(body, [](const json& a) {
+    webhook_alert c;
+    c.experiment_id = id_arg(a, "experimentId");
+    if (has(a, "trialId") && a["trialId"] != 0)
+      c.trial_id = id_arg(a, "trialId");
+    auto data = object(a, "data", json::object());
+    c.title = text(data, "title", "", {1024, false, true});
+    c.description = text(data, "description", "", {16 * 1024, true, true});
+    c.level = strip_prefix(text(data, "level", "LOG_LEVEL_INFO", name_rules),
+                           "LOG_LEVEL_");
+    return c;
+  });
+}
+
+record_outcome decide_record(const cluster_state& s, const webhook_create& c,
+                             int64_t now_us) {
+  return decided([&](record_outcome& o) {
+    state::webhook_info w;
+    w.url = c.url;
+    w.name = c.name;
+    w.webhook_type = c.webhook_type;
+    w.mode = c.mode;
+    w.workspace_id = c.workspace_id;
+    if (w.workspace_id > 0 && !state::find_workspace(s, w.workspace_id))
+      refuse(errc::not_found, "workspaceId: workspace "
+                                  + std::to_string(w.workspace_id)
+                                  + " not found");
+    check_may_edit(s, c, w.workspace_id);
+    w.triggers = c.triggers;
+    auto next = s.last_webhook_trigger_id;
+    for (auto& t : w.triggers)
+      t["id"] = ++next;
+    w.id = s.last_webhook_id + 1;
+    o.events.push_back(to_event(w, c.username, now_us));
+    o.reply = {{"id", w.id}};
+  });
+}
+
+record_outcome decide_record(const cluster_state& s, const webhook_patch& c,
+                             int64_t now_us) {
+  return decided([&](record_outcome& o) {
+    auto w = webhook_or_refuse(s, c.id);
+    check_may_edit(s, c, w.workspace_id);
+    o.reply = {{"id", w.id}};
+    if (c.url == w.url)
+      return;
+    w.url = c.url;
+    o.events.push_back(to_event(w, c.username, now_us));
+  });
+}
+
+record_outcome decide_record(const cluster_state& s, const webhook_delete& c,
+                             int64_t now_us) {
+  return decided([&](record_outcome& o) {
+    const auto& w = webhook_or_refuse(s, c.id);
+    check_may_edit(s, c, w.workspace_id);
+    o.events.push_back(webhook_deleted{w.id, c.username, now_us});
+  });
+}
+
+record_outcome decide_record(const cluster_state& s, const webhook_alert& c,
+                             int64_t now) {
+  return decided([&](record_outcome& o) {
+    auto exp_id = c.experiment_id;
+    const auto* e = state::find_experiment(s, exp_id);
+    // Only its owner (or a trial of it, which acts as the owner) and admins
+    // may raise an experiment's alert; others do not learn it exists.
+    if (e != nullptr && e->owner != c.username && !c.as_admin)
+      e = nullptr;
+    if (e == nullptr)
+      refuse(errc::not_found, "experimentId: experiment "
+                                  + std::to_string(exp_id) + " not found");
+    auto trial_id = c.trial_id;
+    const auto* t = trial_id > 0 ? state::find_trial(s, trial_id) : nullptr;
+    if (trial_id > 0 && (t == nullptr || t->experiment_id != exp_id))
+      refuse(errc::not_found, "trialId: trial " + std::to_string(trial_id)
+                                  + " not found in experiment "
+                                  + std::to_string(exp_id));
+    json custom_data = {
+        {"title", c.title}, {"description", c.description}, {"level", c.level}};
+    auto id = s.last_webhook_delivery_id;
+    for (const auto& [wid, w] : s.webhooks) {
+      if (!webhook_applies(s, w, *e) || !names_webhook(*e, w))
+        continue;
+      for (const auto& trig : w.triggers) {
+        if (str_of(trig, "trigger_type") != "CUSTOM")
+          continue;
+        ++id;
+        json body;
+        if (w.webhook_type == "SLACK") {
+          body = slack_experiment_payload(s, *e, now, &custom_data, trial_id);
+        } else {
+          auto exp = experiment_payload(s, *e, now);
+          if (trial_id > 0)
+            exp["trial_id"] = trial_id;
+          body = default_payload(
+              delivery_event_id(id, s.cluster_uuid), "CUSTOM", now,
+              {{"state", state::to_string(e->status)}},
+              {{"experiment", std::move(exp)}, {"custom_data", custom_data}});
+        }
+        o.events.push_back(
+            due(w, trig, id, exp_id, trial_id, std::move(body), now));
+      }
+    }
+  });
+}
 
 std::optional<webhook_delivery_due>
 log_match_delivery(const cluster_state& s, const webhook_log_match& c,
@@ -437,19 +479,6 @@ json webhook_json(const state::webhook_info& w) {
           {"name", w.name},
           {"workspaceId", w.workspace_id},
           {"mode", "WEBHOOK_MODE_" + w.mode}};
-}
-
-record_outcome decide_webhook(const cluster_state& s, const record_command& c,
-                              int64_t now_us) {
-  using webhook_handler = void (*)(const cluster_state&, const record_command&,
-                                   int64_t, record_outcome&);
-  static const std::map<std::string, webhook_handler> table{
-      {"webhook.create", create},
-      {"webhook.patch", patch},
-      {"webhook.delete", remove_webhook},
-      {"webhook.custom", custom},
-  };
-  return run_command(table, s, c, now_us);
 }
 
 } // namespace det

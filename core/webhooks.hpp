@@ -1,31 +1,26 @@
 #pragma once
 
-// Webhooks as plain code: the record commands (create, patch, delete), and
-// the deliveries their triggers decide, each a webhook_delivery_due
-// holding the body to send (upstream's JSON for DEFAULT webhooks, a Slack
-// message for SLACK ones). Pure functions of the master's state and the
-// time passed in; master_core calls them (records() for the commands,
-// emit() for experiment state changes).
+// Webhooks as plain code: the users' commands (core/commands_webhooks.hpp:
+// create, patch, delete, a custom alert), their parse functions, and the
+// deliveries their triggers decide, each a webhook_delivery_due holding
+// the body to send (upstream's JSON for DEFAULT webhooks, a Slack message
+// for SLACK ones). Pure functions of the master's state and the time
+// passed in; master_core calls them (its on() for the commands, emit()
+// for experiment state changes).
 //
-// Commands (record_command::op, arguments in upstream's JSON spelling):
-//   webhook.create      {url, webhookType, triggers, mode, name,
-//                        workspaceId}                     reply {id}
-//   webhook.patch       {id, url}
-//   webhook.delete      {id}
-//   webhook.custom      {experimentId, trialId, data: {title, description,
-//                        level}, asAdmin}   (a trial's alert: CUSTOM
-//                        triggers; the experiment's owner or an admin)
-//   webhook.log_matched {webhookId, triggerId, trialId, line, node}
-//                       (a TASK_LOG regex matched; once per trial)
-//   webhook.ended       {deliveryId, webhookId, delivered, attempts,
-//                        status, reason}  (the sender's outcome)
-// Who may call them is the API's check (api/webhook_routes.cpp: admins
-// create, patch and delete); refusals name the field.
+// The parse functions read upstream's JSON spelling (url, webhookType,
+// triggers, mode, name, workspaceId; experimentId, trialId, data: {title,
+// description, level}) and refuse naming the field; the deciders check
+// what exists and who may: admins, or a workspace's owner for its own
+// webhooks; an alert, the experiment's owner (or a trial of it) or an
+// admin.
 
 #include "core/commands.hpp"
 #include "core/records.hpp"
 #include "messages/events.hpp"
 #include "state/cluster_state.hpp"
+
+#include <caf/expected.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -39,9 +34,25 @@ namespace det {
 /// Longest TASK_LOG regex accepted (bytes).
 constexpr size_t max_webhook_regex = 1024;
 
-/// decide_record() for ops starting with "webhook.".
-record_outcome decide_webhook(const state::cluster_state& s,
-                              const record_command& c, int64_t now_us);
+/// {url, webhookType, triggers, mode, name, workspaceId}.
+caf::expected<webhook_create> parse_webhook_create(const nlohmann::json& b);
+/// {id, url}.
+caf::expected<webhook_patch> parse_webhook_patch(const nlohmann::json& b);
+/// {id}.
+caf::expected<webhook_delete> parse_webhook_delete(const nlohmann::json& b);
+/// {experimentId, trialId, data: {title, description, level}}.
+caf::expected<webhook_alert> parse_webhook_alert(const nlohmann::json& b);
+
+// The deciders: the events, the reply ({id} for create and patch), or the
+// refusal.
+record_outcome decide_record(const state::cluster_state& s,
+                             const webhook_create& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const webhook_patch& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const webhook_delete& c, int64_t now_us);
+record_outcome decide_record(const state::cluster_state& s,
+                             const webhook_alert& c, int64_t now_us);
 
 /// The command webhook_log_match: the delivery it causes, once per trial
 /// and trigger; nothing for a webhook, trigger or trial gone meanwhile, or

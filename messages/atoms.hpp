@@ -48,7 +48,6 @@ using archive_atom = caf::atom_constant<caf::atom("archive")>;
 using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
 /// A command on the user's records (workspaces, projects, templates,
 /// models: core/records.hpp).
-using records_atom = caf::atom_constant<caf::atom("records")>;
 /// An agent's slot count changed (a Kubernetes pool's nodes).
 using resize_atom = caf::atom_constant<caf::atom("resize")>;
 /// `det experiment continue` (master_core::continue_experiment).

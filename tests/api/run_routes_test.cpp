@@ -57,4 +57,38 @@ TEST_F(run_routes, a_search_lists_the_run_and_kill_answers_per_run) {
   }
 }
 
+TEST_F(run_routes,
+       a_filter_takes_the_runs_a_search_lists_and_the_master_judges_each) {
+  run_trial_1();
+  // A filter of no conditions takes every run of the project.
+  auto deleted = write("POST", "/api/v1/runs/delete",
+                       R"({"filter": "{}", "projectId": 1})");
+  ASSERT_EQ(deleted.status, 200) << deleted.body;
+  EXPECT_EQ(
+      json::parse(deleted.body)["results"],
+      json::parse(R"([{"id": 1, "error": "Run is not in a terminal state."}])"))
+      << deleted.body;
+  auto archived = write("POST", "/api/v1/runs/archive",
+                        R"({"runIds": [1, 5], "projectId": 1})");
+  ASSERT_EQ(archived.status, 200) << archived.body;
+  auto results = json::parse(archived.body)["results"];
+  ASSERT_EQ(results.size(), 2u) << archived.body;
+  for (const auto& r : results)
+    EXPECT_EQ(r["error"], r["id"] == 1 ? "Run is not in terminal state."
+                                       : "Run with id '5' not found in "
+                                         "project with id '1'")
+        << archived.body;
+  auto killed =
+      write("POST", "/api/v1/runs/kill", R"({"filter": "{}", "projectId": 1})");
+  ASSERT_EQ(killed.status, 200) << killed.body;
+  EXPECT_EQ(json::parse(killed.body)["results"],
+            json::parse(R"([{"id": 1, "error": ""}])"))
+      << killed.body;
+  // A project with no runs: the filter takes none.
+  auto none = write("POST", "/api/v1/runs/kill",
+                    R"({"filter": "{}", "projectId": 77})");
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(json::parse(none.body)["results"], json::array()) << none.body;
+}
+
 } // namespace

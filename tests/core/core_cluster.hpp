@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <set>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace det::test {
@@ -96,6 +98,12 @@ template <class T> std::vector<T> effects_of(const decision& d) {
 
 /// A master over a log: decisions are appended as the actor would; a
 /// "restart" replays the log into a new core, as det-master's start-up does.
+/// Whether command C carries as_admin.
+template <class C, class = void> struct carries_admin : std::false_type {};
+template <class C>
+struct carries_admin<C, std::void_t<decltype(std::declval<C&>().as_admin)>>
+    : std::true_type {};
+
 struct cluster {
   memory_event_store log;
   std::unique_ptr<master_core> core;
@@ -123,6 +131,23 @@ struct cluster {
           << "predicted positions differ from the log's";
     }
     return d;
+  }
+
+  /// What the API sends for a request: the command its parse function
+  /// made (or the parse's refusal, as the decision's), as `user`, and with
+  /// `admin` where the command carries the session's say.
+  template <class C>
+  decision parsed_run(caf::expected<C> parsed, const std::string& user,
+                      bool admin = false) {
+    if (!parsed) {
+      decision d;
+      d.refusal = parsed.error();
+      return d;
+    }
+    parsed->username = user;
+    if constexpr (carries_admin<C>::value)
+      parsed->as_admin = admin;
+    return run(core->decide(command{std::move(*parsed)}, now));
   }
 
   /// The state the log replays to.

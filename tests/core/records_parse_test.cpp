@@ -5,11 +5,14 @@
 // is not an object; a good body becomes the typed command.
 
 #include "core/records_parse.hpp"
+#include "core/trials_parse.hpp"
+#include "core/webhooks.hpp"
 
 #include "messages/errc.hpp"
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 namespace det {
@@ -233,6 +236,80 @@ TEST(records_parse, a_good_body_becomes_the_typed_command) {
   ASSERT_TRUE(policies) << render(policies.error());
   EXPECT_EQ(policies->workspace_id, 0); // the global scope
   EXPECT_TRUE(policies->policies.is_null());
+}
+
+// -- runs, unmanaged trials and webhooks (core/trials_parse.hpp,
+//    core/webhooks.hpp) ------------------------------------------------------
+
+TEST(records_parse, trial_bodies_name_the_bad_field) {
+  expect_non_object_refused(parse_user_metrics_report);
+  expect_non_object_refused(parse_unmanaged_checkpoint);
+  expect_field_refused(parse_user_metrics_report, json::object(),
+                       "trialId: is required");
+  json report{{"trialId", 3}, {"group", "training"}, {"steps", 5}};
+  expect_hostile_text_refused(parse_user_metrics_report, report, "group");
+  report["steps"] = -1;
+  expect_field_refused(parse_user_metrics_report, report,
+                       "metrics.stepsCompleted");
+  report["steps"] = "5";
+  expect_field_refused(parse_user_metrics_report, report,
+                       "metrics.stepsCompleted");
+  report["steps"] = 5;
+  report["metrics"] = json::array();
+  expect_field_refused(parse_user_metrics_report, report, "metrics");
+  report["metrics"] = {{"loss", 0.5}};
+  auto good = parse_user_metrics_report(report);
+  ASSERT_TRUE(good) << render(good.error());
+  EXPECT_EQ(good->trial_id, 3);
+  EXPECT_EQ(good->group, "training");
+  EXPECT_EQ(good->steps, 5);
+  EXPECT_EQ(good->metrics, json({{"loss", 0.5}}));
+  expect_hostile_text_refused(parse_unmanaged_trial_open, {{"experimentId", 1}},
+                              "externalTrialId");
+  expect_hostile_text_refused(parse_unmanaged_experiment_open, json::object(),
+                              "externalExperimentId");
+  expect_field_refused(parse_unmanaged_trial_start,
+                       {{"trialId", 1}, {"resume", "yes"}}, "resume");
+  expect_field_refused(parse_unmanaged_trial_patch,
+                       {{"trialId", 1}, {"state", "LOST"}}, "state: 'LOST'");
+  auto patch = parse_unmanaged_trial_patch(
+      {{"trialId", 1}, {"state", "STATE_COMPLETED"}});
+  ASSERT_TRUE(patch) << render(patch.error());
+  EXPECT_EQ(patch->state, std::optional<std::string>{"COMPLETED"});
+  expect_field_refused(parse_unmanaged_checkpoint,
+                       {{"trialId", 1}, {"uuid", hostile_nul}}, "uuid");
+}
+
+TEST(records_parse, webhook_bodies_name_the_bad_field) {
+  expect_non_object_refused(parse_webhook_create);
+  json hook{{"url", "http://127.0.0.1:9/x"},
+            {"webhookType", "WEBHOOK_TYPE_DEFAULT"},
+            {"triggers",
+             {{{"triggerType", "TRIGGER_TYPE_EXPERIMENT_STATE_CHANGE"},
+               {"condition", {{"state", "COMPLETED"}}}}}}};
+  auto good = parse_webhook_create(hook);
+  ASSERT_TRUE(good) << render(good.error());
+  EXPECT_EQ(good->mode, "WORKSPACE");
+  EXPECT_EQ(good->triggers.size(), 1u);
+  EXPECT_FALSE(good->as_admin); // the session's say, set by the API
+  for (const char* bad : {"ftp://h/x", "http://user:pw@h/x", "http://h/a b"}) {
+    auto body = hook;
+    body["url"] = bad;
+    expect_field_refused(parse_webhook_create, body, "url");
+  }
+  expect_hostile_text_refused(parse_webhook_create, hook, "name");
+  auto body = hook;
+  body["triggers"] = json::array();
+  expect_field_refused(parse_webhook_create, body, "triggers");
+  body["triggers"] = {{{"triggerType", "TRIGGER_TYPE_TASK_LOG"},
+                       {"condition", {{"regex", std::string(2000, 'a')}}}}};
+  expect_field_refused(parse_webhook_create, body,
+                       "triggers[0].condition.regex");
+  expect_field_refused(parse_webhook_patch, {{"url", "http://h/"}},
+                       "id: is required");
+  expect_field_refused(
+      parse_webhook_alert,
+      {{"experimentId", 1}, {"data", {{"title", hostile_nul}}}}, "title");
 }
 
 } // namespace

@@ -39,21 +39,23 @@ json hook(json triggers, const std::string& type = "WEBHOOK_TYPE_DEFAULT") {
 struct webhooks : ::testing::Test {
   cluster c;
 
-  /// As the API sends it for an admin (asAdmin from the session).
-  decision rec(const std::string& op, json args) {
-    if (args.is_object() && !args.contains("asAdmin"))
-      args["asAdmin"] = true;
-    return c.run(c.core->records({op, std::move(args), "admin"}, c.now));
+  /// As the API sends it for an admin (as_admin from the session).
+  template <class C>
+  decision rec(caf::expected<C> (*parse)(const json&), const json& args) {
+    return c.parsed_run(parse(args), "admin", true);
   }
 
   /// As user `who`, not an admin.
-  decision as_user(const std::string& who, const std::string& op, json args) {
-    args["asAdmin"] = false;
-    return c.run(c.core->records({op, std::move(args), who}, c.now));
+  template <class C>
+  decision as_user(const std::string& who,
+                   caf::expected<C> (*parse)(const json&), const json& args) {
+    return c.parsed_run(parse(args), who, false);
   }
 
-  std::string refusal(const std::string& op, json args) {
-    auto d = rec(op, std::move(args));
+  template <class C>
+  std::string refusal(caf::expected<C> (*parse)(const json&),
+                      const json& args) {
+    auto d = rec(parse, args);
     EXPECT_TRUE(d.events.empty());
     return d.refusal ? render(d.refusal) : std::string{};
   }
@@ -80,7 +82,7 @@ bool has(const std::string& text, const std::string& part) {
 
 TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
   auto global = hook(json::array({state_trigger("COMPLETED")}));
-  auto d = as_user("bob", "webhook.create", global);
+  auto d = as_user("bob", parse_webhook_create, global);
   EXPECT_EQ(code_of(d.refusal), errc::failed_precondition);
   EXPECT_TRUE(has(render(d.refusal), "can't edit global webhooks"));
   EXPECT_TRUE(d.events.empty());
@@ -91,20 +93,21 @@ TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
   auto ws = w.reply.value("id", int64_t{0});
   auto mine = global;
   mine["workspaceId"] = ws;
-  auto made = as_user("bob", "webhook.create", mine);
+  auto made = as_user("bob", parse_webhook_create, mine);
   ASSERT_FALSE(made.refusal) << render(made.refusal);
   auto id = made.reply.value("id", int64_t{0});
-  EXPECT_EQ(code_of(as_user("carol", "webhook.create", mine).refusal),
+  EXPECT_EQ(code_of(as_user("carol", parse_webhook_create, mine).refusal),
             errc::failed_precondition);
-  EXPECT_EQ(code_of(as_user("carol", "webhook.delete", {{"id", id}}).refusal),
-            errc::failed_precondition);
-  EXPECT_EQ(code_of(as_user("carol", "webhook.patch",
+  EXPECT_EQ(
+      code_of(as_user("carol", parse_webhook_delete, {{"id", id}}).refusal),
+      errc::failed_precondition);
+  EXPECT_EQ(code_of(as_user("carol", parse_webhook_patch,
                             {{"id", id}, {"url", "http://127.0.0.1:9/x"}})
                         .refusal),
             errc::failed_precondition);
-  EXPECT_FALSE(as_user("bob", "webhook.delete", {{"id", id}}).refusal);
+  EXPECT_FALSE(as_user("bob", parse_webhook_delete, {{"id", id}}).refusal);
   // An admin may do both.
-  EXPECT_FALSE(rec("webhook.create", global).refusal);
+  EXPECT_FALSE(rec(parse_webhook_create, global).refusal);
 }
 
 TEST_F(webhooks, each_bad_field_is_refused_by_name) {
@@ -112,7 +115,7 @@ TEST_F(webhooks, each_bad_field_is_refused_by_name) {
   auto with = [&](const char* key, json v) {
     auto h = base;
     h[key] = std::move(v);
-    return refusal("webhook.create", h);
+    return refusal(parse_webhook_create, h);
   };
   EXPECT_TRUE(has(with("url", "ftp://x/"), "url"));
   EXPECT_TRUE(has(with("url", "http:///path"), "url: has no host"));
@@ -139,7 +142,7 @@ TEST_F(webhooks, each_bad_field_is_refused_by_name) {
 
 TEST_F(webhooks, a_state_change_decides_the_upstream_payload_with_it) {
   auto d = rec(
-      "webhook.create",
+      parse_webhook_create,
       hook(json::array({state_trigger("PAUSED"), state_trigger("COMPLETED")})));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(d.reply["id"], 1);
@@ -166,7 +169,7 @@ TEST_F(webhooks, a_state_change_decides_the_upstream_payload_with_it) {
 }
 
 TEST_F(webhooks, a_slack_webhook_gets_a_slack_message) {
-  rec("webhook.create",
+  rec(parse_webhook_create,
       hook(json::array({state_trigger("PAUSED")}), "WEBHOOK_TYPE_SLACK"));
   auto id = experiment_1();
   auto due = dues(c.run(c.core->pause_experiment(id, c.now)));
@@ -183,7 +186,7 @@ TEST_F(webhooks, a_slack_webhook_gets_a_slack_message) {
 TEST_F(webhooks, an_excluded_or_unnamed_experiment_fires_nothing) {
   auto specific = hook(json::array({state_trigger("PAUSED")}));
   specific["mode"] = "WEBHOOK_MODE_SPECIFIC";
-  rec("webhook.create", specific);
+  rec(parse_webhook_create, specific);
   auto cfg = experiment();
   auto d = c.run(c.core->create_experiment(cfg, "alice", true, false, c.now));
   ASSERT_FALSE(d.refusal);
@@ -197,7 +200,7 @@ TEST_F(webhooks, an_excluded_or_unnamed_experiment_fires_nothing) {
 }
 
 TEST_F(webhooks, a_log_pattern_fires_once_per_trial) {
-  rec("webhook.create", hook(json::array({log_trigger("exit.*code 7")})));
+  rec(parse_webhook_create, hook(json::array({log_trigger("exit.*code 7")})));
   auto id = experiment_1();
   ASSERT_FALSE(c.experiment(id).trial_ids.empty());
   auto trial = c.experiment(id).trial_ids.front();
@@ -214,7 +217,7 @@ TEST_F(webhooks, a_log_pattern_fires_once_per_trial) {
 }
 
 TEST_F(webhooks, a_restart_keeps_webhooks_and_deliveries_still_due) {
-  rec("webhook.create", hook(json::array({state_trigger("PAUSED")})));
+  rec(parse_webhook_create, hook(json::array({state_trigger("PAUSED")})));
   auto id = experiment_1();
   c.run(c.core->pause_experiment(id, c.now));
   c.run(c.core->activate_experiment(id, c.now));
@@ -233,26 +236,27 @@ TEST_F(webhooks, a_restart_keeps_webhooks_and_deliveries_still_due) {
 }
 
 TEST_F(webhooks, delete_drops_due_deliveries_and_stops_new_ones) {
-  rec("webhook.create", hook(json::array({state_trigger("PAUSED")})));
+  rec(parse_webhook_create, hook(json::array({state_trigger("PAUSED")})));
   auto id = experiment_1();
   c.run(c.core->pause_experiment(id, c.now));
   EXPECT_EQ(c.core->state().webhook_deliveries.size(), 1u);
-  EXPECT_FALSE(rec("webhook.delete", {{"id", 1}}).refusal);
+  EXPECT_FALSE(rec(parse_webhook_delete, {{"id", 1}}).refusal);
   EXPECT_TRUE(c.core->state().webhook_deliveries.empty());
   c.run(c.core->activate_experiment(id, c.now));
   EXPECT_TRUE(dues(c.run(c.core->pause_experiment(id, c.now))).empty());
-  EXPECT_TRUE(has(refusal("webhook.delete", {{"id", 1}}), "not found"));
+  EXPECT_TRUE(has(refusal(parse_webhook_delete, {{"id", 1}}), "not found"));
   EXPECT_TRUE(
       c.run(c.core->decide(webhook_delivery_report{1, true, 1, 0, ""}, c.now))
           .events.empty());
 }
 
 TEST_F(webhooks, patch_changes_only_the_url_and_checks_it) {
-  rec("webhook.create", hook(json::array({state_trigger("PAUSED")})));
+  rec(parse_webhook_create, hook(json::array({state_trigger("PAUSED")})));
   EXPECT_TRUE(
-      has(refusal("webhook.patch", {{"id", 1}, {"url", "nope"}}), "url"));
-  EXPECT_FALSE(rec("webhook.patch", {{"id", 1}, {"url", "https://h.example/x"}})
-                   .refusal);
+      has(refusal(parse_webhook_patch, {{"id", 1}, {"url", "nope"}}), "url"));
+  EXPECT_FALSE(
+      rec(parse_webhook_patch, {{"id", 1}, {"url", "https://h.example/x"}})
+          .refusal);
   EXPECT_EQ(c.core->state().webhooks.at(1).url, "https://h.example/x");
 }
 
@@ -260,7 +264,7 @@ TEST_F(webhooks, a_custom_alert_goes_to_the_webhooks_the_experiment_names) {
   auto specific = hook(json::array({{{"triggerType", "TRIGGER_TYPE_CUSTOM"},
                                      {"condition", json::object()}}}));
   specific["mode"] = "WEBHOOK_MODE_SPECIFIC";
-  rec("webhook.create", specific);
+  rec(parse_webhook_create, specific);
   auto cfg = experiment();
   cfg["integrations"] = {{"webhooks", {{"webhook_id", {1}}}}};
   c.run(c.core->create_experiment(cfg, "alice", true, false, c.now));
@@ -269,9 +273,9 @@ TEST_F(webhooks, a_custom_alert_goes_to_the_webhooks_the_experiment_names) {
       {"data",
        {{"title", "t"}, {"description", "d"}, {"level", "LOG_LEVEL_WARNING"}}}};
   // Not the owner, not an admin: as if the experiment did not exist.
-  auto d = c.run(c.core->records({"webhook.custom", alert, "bob"}, c.now));
+  auto d = as_user("bob", parse_webhook_alert, alert);
   EXPECT_EQ(code_of(d.refusal), errc::not_found);
-  d = c.run(c.core->records({"webhook.custom", alert, "alice"}, c.now));
+  d = as_user("alice", parse_webhook_alert, alert);
   auto due = dues(d);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].payload["event_type"], "CUSTOM");
