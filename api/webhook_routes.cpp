@@ -65,10 +65,8 @@ void post_webhook(const ctx_ptr& ctx, const http::http_request& req,
     return;
   if (body->contains("id"))
     body->erase("id");
-  auto c = parse_webhook_create(*body);
   // Who asks is the session's, never the body's.
-  if (c)
-    c->as_admin = req.principal.admin;
+  auto c = parse_webhook_create(*body, req.principal.admin);
   record_write_then_view(ctx, req, res, std::move(c), [](const json& reply) {
     return webhook_view(reply.value("id", 0));
   });

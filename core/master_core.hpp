@@ -475,11 +475,10 @@ private:
   decision on(const unmanaged_trial_start& c, int64_t now_us);
   decision on(const unmanaged_trial_patch& c, int64_t now_us);
   decision on(const unmanaged_checkpoint& c, int64_t now_us);
-  /// The unmanaged trial `id`, or nullptr with d.refusal set.
-  const state::trial_info* unmanaged_trial_or_refuse(decision& d, int64_t id);
-  /// A user's metrics for unmanaged trial `t`: a heartbeat too.
-  void unmanaged_metrics(decision& d, const state::trial_info& t,
-                         const user_metrics_report& c, int64_t now_us);
+  /// The unmanaged trial `id`, its client heard from now (a heartbeat),
+  /// or nullptr with d.refusal set.
+  const state::trial_info* heard_unmanaged_trial(decision& d, int64_t id,
+                                                 int64_t now_us);
   /// The events of `out` appended all or nothing, its reply, or its
   /// refusal.
   decision recorded(record_outcome out);

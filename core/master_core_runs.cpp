@@ -158,8 +158,10 @@ decision master_core::on(const user_metrics_report& c, int64_t now_us) {
   auto t = state::find_listed_trial(st_, c.trial_id);
   if (t == nullptr || !st_.experiments.at(t->experiment_id).unmanaged)
     return recorded(decide_record(st_, c, now_us));
+  // An unmanaged trial's client reports its own, with a user's session.
   decision d;
-  unmanaged_metrics(d, *t, c, now_us);
+  if (heard_unmanaged_trial(d, t->id, now_us))
+    emit(d, metrics_event(c, now_us));
   return d;
 }
 

@@ -74,8 +74,8 @@ const state::trial_info* master_core::trial_or_refuse(decision& d, int64_t id,
   return t;
 }
 
-const state::trial_info* master_core::unmanaged_trial_or_refuse(decision& d,
-                                                                int64_t id) {
+const state::trial_info*
+master_core::heard_unmanaged_trial(decision& d, int64_t id, int64_t now_us) {
   auto t = state::find_listed_trial(st_, id);
   if (t == nullptr)
     d.refusal = make_error(errc::not_found,
@@ -83,8 +83,10 @@ const state::trial_info* master_core::unmanaged_trial_or_refuse(decision& d,
   else if (!st_.experiments.at(t->experiment_id).unmanaged)
     d.refusal = make_error(errc::failed_precondition,
                            "only unmanaged trials are supported");
-  else
+  else {
+    unmanaged_heard_[t->id] = now_us;
     return t;
+  }
   return nullptr;
 }
 
@@ -137,13 +139,12 @@ decision master_core::on(const unmanaged_trial_open& c, int64_t now_us) {
 
 decision master_core::on(const unmanaged_trial_start& c, int64_t now_us) {
   decision d;
-  auto t = unmanaged_trial_or_refuse(d, c.trial_id);
+  auto t = heard_unmanaged_trial(d, c.trial_id, now_us);
   if (t == nullptr)
     return d;
   if (!c.resume && t->runs > 0)
     return with_refusal(d, errc::failed_precondition,
                         "trial has already been started");
-  unmanaged_heard_[t->id] = now_us;
   if (!emit(d, unmanaged_trial_state_set{t->id, t->experiment_id, "RUNNING",
                                          true, "started", c.username, now_us}))
     return d;
@@ -163,10 +164,9 @@ decision master_core::on(const unmanaged_trial_start& c, int64_t now_us) {
 
 decision master_core::on(const unmanaged_trial_patch& c, int64_t now_us) {
   decision d;
-  auto t = unmanaged_trial_or_refuse(d, c.trial_id);
+  auto t = heard_unmanaged_trial(d, c.trial_id, now_us);
   if (t == nullptr)
     return d;
-  unmanaged_heard_[t->id] = now_us;
   // No state: a heartbeat, remembered, nothing written.
   if (c.state && *c.state != state_name(t->status))
     emit(d, unmanaged_trial_state_set{t->id, t->experiment_id, *c.state, false,
@@ -174,25 +174,11 @@ decision master_core::on(const unmanaged_trial_patch& c, int64_t now_us) {
   return d;
 }
 
-void master_core::unmanaged_metrics(decision& d, const state::trial_info& t,
-                                    const user_metrics_report& c,
-                                    int64_t now_us) {
-  unmanaged_heard_[t.id] = now_us;
-  trial_metrics_reported ev;
-  ev.trial_id = t.id;
-  ev.kind = c.group;
-  ev.steps_completed = c.steps;
-  ev.metrics = c.metrics;
-  ev.at_us = now_us;
-  emit(d, ev);
-}
-
 decision master_core::on(const unmanaged_checkpoint& c, int64_t now_us) {
   decision d;
-  auto t = unmanaged_trial_or_refuse(d, c.trial_id);
+  auto t = heard_unmanaged_trial(d, c.trial_id, now_us);
   if (t == nullptr)
     return d;
-  unmanaged_heard_[t->id] = now_us;
   if (t->latest_checkpoint && c.steps < t->latest_checkpoint->steps_completed)
     return with_refusal(
         d, errc::invalid_argument,

@@ -98,6 +98,17 @@ record_outcome delete_runs(const cluster_state& s, int64_t experiment_id,
   });
 }
 
+trial_metrics_reported metrics_event(const user_metrics_report& c,
+                                     int64_t now_us) {
+  trial_metrics_reported ev;
+  ev.trial_id = c.trial_id;
+  ev.kind = c.group;
+  ev.steps_completed = c.steps;
+  ev.metrics = c.metrics;
+  ev.at_us = now_us;
+  return ev;
+}
+
 record_outcome decide_record(const cluster_state& s,
                              const user_metrics_report& c, int64_t now_us) {
   return decided([&](record_outcome& o) {
@@ -120,13 +131,7 @@ record_outcome decide_record(const cluster_state& s,
     if (state::is_terminal(t->status))
       refuse(errc::failed_precondition,
              "trial " + std::to_string(id) + " has ended");
-    trial_metrics_reported ev;
-    ev.trial_id = t->id;
-    ev.kind = c.group;
-    ev.steps_completed = c.steps;
-    ev.metrics = c.metrics;
-    ev.at_us = now_us;
-    o.events.push_back(std::move(ev));
+    o.events.push_back(metrics_event(c, now_us));
   });
 }
 

@@ -48,6 +48,10 @@ record_outcome delete_runs(const state::cluster_state& s, int64_t experiment_id,
                            const std::vector<int64_t>& ids,
                            const std::string& username, int64_t now_us);
 
+/// The event of a user's metric report.
+trial_metrics_reported metrics_event(const user_metrics_report& c,
+                                     int64_t now_us);
+
 /// A user's metrics for a managed trial (upstream's ReportTrialMetrics
 /// from a user): only its experiment's owner or an admin, never while an
 /// allocation of it runs (that one reports its own), never once it ended.

@@ -169,13 +169,18 @@ webhook_saved to_event(const state::webhook_info& w,
 /// basic authorization). Refused as a failed precondition: upstream
 /// answers these with a plain error, which its SDK raises as an
 /// APIException, not as a ForbiddenException.
+template <class C> void check_may_edit_global(const C& c) {
+  if (!c.as_admin)
+    refuse(errc::failed_precondition,
+           "non admin users can't edit global webhooks");
+}
+
 template <class C>
 void check_may_edit(const cluster_state& s, const C& c, int64_t workspace_id) {
   if (c.as_admin)
     return;
   if (workspace_id == 0)
-    refuse(errc::failed_precondition,
-           "non admin users can't edit global webhooks");
+    check_may_edit_global(c);
   auto w = state::find_workspace(s, workspace_id);
   if (!w || w->username != c.username)
     refuse(errc::failed_precondition,
@@ -218,9 +223,11 @@ bool names_webhook(const state::experiment_info& e,
 
 } // namespace
 
-caf::expected<webhook_create> parse_webhook_create(const json& body) {
-  return parsed<webhook_create>(body, [](const json& a) {
+caf::expected<webhook_create> parse_webhook_create(const json& body,
+                                                   bool as_admin) {
+  return parsed<webhook_create>(body, [as_admin](const json& a) {
     webhook_create c;
+    c.as_admin = as_admin;
     c.url = checked_url(a);
     c.name = text(a, "name", "", {255, false, true});
     c.webhook_type =
@@ -234,6 +241,10 @@ caf::expected<webhook_create> parse_webhook_create(const json& body) {
     if (ws != a.end() && !ws->is_null()
         && !(ws->is_number_integer() && ws->get<int64_t>() == 0))
       c.workspace_id = id_arg(a, "workspaceId");
+    // As upstream, a caller who may not comes first: the rest of the body
+    // is not read for them.
+    if (c.workspace_id == 0)
+      check_may_edit_global(c);
     c.triggers = checked_triggers(a, c.mode);
     return c;
   });

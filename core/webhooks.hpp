@@ -34,8 +34,12 @@ namespace det {
 /// Longest TASK_LOG regex accepted (bytes).
 constexpr size_t max_webhook_regex = 1024;
 
-/// {url, webhookType, triggers, mode, name, workspaceId}.
-caf::expected<webhook_create> parse_webhook_create(const nlohmann::json& b);
+/// {url, webhookType, triggers, mode, name, workspaceId}, from a caller
+/// who is an admin or not (`as_admin`, the session's say): a global
+/// webhook of a non-admin is refused before its triggers are read, as
+/// upstream does.
+caf::expected<webhook_create> parse_webhook_create(const nlohmann::json& b,
+                                                   bool as_admin);
 /// {id, url}.
 caf::expected<webhook_patch> parse_webhook_patch(const nlohmann::json& b);
 /// {id}.

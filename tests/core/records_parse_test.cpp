@@ -280,31 +280,45 @@ TEST(records_parse, trial_bodies_name_the_bad_field) {
                        {{"trialId", 1}, {"uuid", hostile_nul}}, "uuid");
 }
 
+caf::expected<webhook_create> parse_admins_webhook(const json& b) {
+  return parse_webhook_create(b, true);
+}
+
 TEST(records_parse, webhook_bodies_name_the_bad_field) {
-  expect_non_object_refused(parse_webhook_create);
+  expect_non_object_refused(parse_admins_webhook);
   json hook{{"url", "http://127.0.0.1:9/x"},
             {"webhookType", "WEBHOOK_TYPE_DEFAULT"},
             {"triggers",
              {{{"triggerType", "TRIGGER_TYPE_EXPERIMENT_STATE_CHANGE"},
                {"condition", {{"state", "COMPLETED"}}}}}}};
-  auto good = parse_webhook_create(hook);
+  auto good = parse_admins_webhook(hook);
   ASSERT_TRUE(good) << render(good.error());
   EXPECT_EQ(good->mode, "WORKSPACE");
   EXPECT_EQ(good->triggers.size(), 1u);
-  EXPECT_FALSE(good->as_admin); // the session's say, set by the API
+  EXPECT_TRUE(good->as_admin); // the session's say, as the API passed it
   for (const char* bad : {"ftp://h/x", "http://user:pw@h/x", "http://h/a b"}) {
     auto body = hook;
     body["url"] = bad;
-    expect_field_refused(parse_webhook_create, body, "url");
+    expect_field_refused(parse_admins_webhook, body, "url");
   }
-  expect_hostile_text_refused(parse_webhook_create, hook, "name");
+  expect_hostile_text_refused(parse_admins_webhook, hook, "name");
   auto body = hook;
   body["triggers"] = json::array();
-  expect_field_refused(parse_webhook_create, body, "triggers");
+  expect_field_refused(parse_admins_webhook, body, "triggers");
   body["triggers"] = {{{"triggerType", "TRIGGER_TYPE_TASK_LOG"},
                        {"condition", {{"regex", std::string(2000, 'a')}}}}};
-  expect_field_refused(parse_webhook_create, body,
-                       "triggers[0].condition.regex");
+  expect_field_refused(parse_admins_webhook, body, "triggers[0].condition.regex");
+  // A non-admin's global webhook: refused for who asks, before the rest.
+  auto global = parse_webhook_create({{"triggers", json::array()}}, false);
+  ASSERT_FALSE(global);
+  EXPECT_NE(render(global.error()).find("url"), std::string::npos)
+      << "the url is read first: " << render(global.error());
+  global = parse_webhook_create(
+      {{"url", "http://h/x"}, {"webhookType", "WEBHOOK_TYPE_SLACK"}}, false);
+  ASSERT_FALSE(global);
+  EXPECT_EQ(code_of(global.error()), errc::failed_precondition);
+  EXPECT_NE(render(global.error()).find("non admin"), std::string::npos)
+      << render(global.error());
   expect_field_refused(parse_webhook_patch, {{"url", "http://h/"}},
                        "id: is required");
   expect_field_refused(

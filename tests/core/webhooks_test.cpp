@@ -36,6 +36,14 @@ json hook(json triggers, const std::string& type = "WEBHOOK_TYPE_DEFAULT") {
           {"triggers", std::move(triggers)}};
 }
 
+/// parse_webhook_create for an admin's session, and for another's.
+caf::expected<webhook_create> create_as_admin(const json& b) {
+  return parse_webhook_create(b, true);
+}
+caf::expected<webhook_create> create_as_user(const json& b) {
+  return parse_webhook_create(b, false);
+}
+
 struct webhooks : ::testing::Test {
   cluster c;
 
@@ -82,7 +90,7 @@ bool has(const std::string& text, const std::string& part) {
 
 TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
   auto global = hook(json::array({state_trigger("COMPLETED")}));
-  auto d = as_user("bob", parse_webhook_create, global);
+  auto d = as_user("bob", create_as_user, global);
   EXPECT_EQ(code_of(d.refusal), errc::failed_precondition);
   EXPECT_TRUE(has(render(d.refusal), "can't edit global webhooks"));
   EXPECT_TRUE(d.events.empty());
@@ -93,10 +101,10 @@ TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
   auto ws = w.reply.value("id", int64_t{0});
   auto mine = global;
   mine["workspaceId"] = ws;
-  auto made = as_user("bob", parse_webhook_create, mine);
+  auto made = as_user("bob", create_as_user, mine);
   ASSERT_FALSE(made.refusal) << render(made.refusal);
   auto id = made.reply.value("id", int64_t{0});
-  EXPECT_EQ(code_of(as_user("carol", parse_webhook_create, mine).refusal),
+  EXPECT_EQ(code_of(as_user("carol", create_as_user, mine).refusal),
             errc::failed_precondition);
   EXPECT_EQ(
       code_of(as_user("carol", parse_webhook_delete, {{"id", id}}).refusal),
@@ -107,7 +115,7 @@ TEST_F(webhooks, only_admins_edit_global_ones_and_owners_their_workspaces) {
             errc::failed_precondition);
   EXPECT_FALSE(as_user("bob", parse_webhook_delete, {{"id", id}}).refusal);
   // An admin may do both.
-  EXPECT_FALSE(rec(parse_webhook_create, global).refusal);
+  EXPECT_FALSE(rec(create_as_admin, global).refusal);
 }
 
 TEST_F(webhooks, each_bad_field_is_refused_by_name) {
@@ -115,7 +123,7 @@ TEST_F(webhooks, each_bad_field_is_refused_by_name) {
   auto with = [&](const char* key, json v) {
     auto h = base;
     h[key] = std::move(v);
-    return refusal(parse_webhook_create, h);
+    return refusal(create_as_admin, h);
   };
   EXPECT_TRUE(has(with("url", "ftp://x/"), "url"));
   EXPECT_TRUE(has(with("url", "http:///path"), "url: has no host"));
@@ -142,7 +150,7 @@ TEST_F(webhooks, each_bad_field_is_refused_by_name) {
 
 TEST_F(webhooks, a_state_change_decides_the_upstream_payload_with_it) {
   auto d = rec(
-      parse_webhook_create,
+      create_as_admin,
       hook(json::array({state_trigger("PAUSED"), state_trigger("COMPLETED")})));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   EXPECT_EQ(d.reply["id"], 1);
@@ -169,7 +177,7 @@ TEST_F(webhooks, a_state_change_decides_the_upstream_payload_with_it) {
 }
 
 TEST_F(webhooks, a_slack_webhook_gets_a_slack_message) {
-  rec(parse_webhook_create,
+  rec(create_as_admin,
       hook(json::array({state_trigger("PAUSED")}), "WEBHOOK_TYPE_SLACK"));
   auto id = experiment_1();
   auto due = dues(c.run(c.core->pause_experiment(id, c.now)));
@@ -186,7 +194,7 @@ TEST_F(webhooks, a_slack_webhook_gets_a_slack_message) {
 TEST_F(webhooks, an_excluded_or_unnamed_experiment_fires_nothing) {
   auto specific = hook(json::array({state_trigger("PAUSED")}));
   specific["mode"] = "WEBHOOK_MODE_SPECIFIC";
-  rec(parse_webhook_create, specific);
+  rec(create_as_admin, specific);
   auto cfg = experiment();
   auto d = c.run(c.core->create_experiment(cfg, "alice", true, false, c.now));
   ASSERT_FALSE(d.refusal);
@@ -200,7 +208,7 @@ TEST_F(webhooks, an_excluded_or_unnamed_experiment_fires_nothing) {
 }
 
 TEST_F(webhooks, a_log_pattern_fires_once_per_trial) {
-  rec(parse_webhook_create, hook(json::array({log_trigger("exit.*code 7")})));
+  rec(create_as_admin, hook(json::array({log_trigger("exit.*code 7")})));
   auto id = experiment_1();
   ASSERT_FALSE(c.experiment(id).trial_ids.empty());
   auto trial = c.experiment(id).trial_ids.front();
@@ -217,7 +225,7 @@ TEST_F(webhooks, a_log_pattern_fires_once_per_trial) {
 }
 
 TEST_F(webhooks, a_restart_keeps_webhooks_and_deliveries_still_due) {
-  rec(parse_webhook_create, hook(json::array({state_trigger("PAUSED")})));
+  rec(create_as_admin, hook(json::array({state_trigger("PAUSED")})));
   auto id = experiment_1();
   c.run(c.core->pause_experiment(id, c.now));
   c.run(c.core->activate_experiment(id, c.now));
@@ -236,7 +244,7 @@ TEST_F(webhooks, a_restart_keeps_webhooks_and_deliveries_still_due) {
 }
 
 TEST_F(webhooks, delete_drops_due_deliveries_and_stops_new_ones) {
-  rec(parse_webhook_create, hook(json::array({state_trigger("PAUSED")})));
+  rec(create_as_admin, hook(json::array({state_trigger("PAUSED")})));
   auto id = experiment_1();
   c.run(c.core->pause_experiment(id, c.now));
   EXPECT_EQ(c.core->state().webhook_deliveries.size(), 1u);
@@ -251,7 +259,7 @@ TEST_F(webhooks, delete_drops_due_deliveries_and_stops_new_ones) {
 }
 
 TEST_F(webhooks, patch_changes_only_the_url_and_checks_it) {
-  rec(parse_webhook_create, hook(json::array({state_trigger("PAUSED")})));
+  rec(create_as_admin, hook(json::array({state_trigger("PAUSED")})));
   EXPECT_TRUE(
       has(refusal(parse_webhook_patch, {{"id", 1}, {"url", "nope"}}), "url"));
   EXPECT_FALSE(
@@ -264,7 +272,7 @@ TEST_F(webhooks, a_custom_alert_goes_to_the_webhooks_the_experiment_names) {
   auto specific = hook(json::array({{{"triggerType", "TRIGGER_TYPE_CUSTOM"},
                                      {"condition", json::object()}}}));
   specific["mode"] = "WEBHOOK_MODE_SPECIFIC";
-  rec(parse_webhook_create, specific);
+  rec(create_as_admin, specific);
   auto cfg = experiment();
   cfg["integrations"] = {{"webhooks", {{"webhook_id", {1}}}}};
   c.run(c.core->create_experiment(cfg, "alice", true, false, c.now));
