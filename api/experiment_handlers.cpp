@@ -62,11 +62,11 @@ void set_archived(const ctx_ptr& ctx, const http::http_request& req,
        });
 }
 
+/// `listed`: the body's modelDefinition (an empty list when it had none),
+/// taken out before the template and the config policies were merged.
 void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
-                            const responder& res, std::optional<json> body);
-
-void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
-                            const responder& res, std::optional<json> body) {
+                            const responder& res, std::optional<json> body,
+                            std::shared_ptr<json> listed) {
   if (auto u = body->find("unmanaged");
       u != body->end() && !u->is_null() && (!u->is_boolean() || u->get<bool>()))
     return create_unmanaged_experiment(ctx, req, res, *body, "");
@@ -105,10 +105,6 @@ void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
         return fail(res, err);
       warnings.push_back("LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED");
     }
-  // Moved out of the body, not copied: it may be 95 MiB of base64.
-  auto listed = std::make_shared<json>(json::array());
-  if (auto m = body->find("modelDefinition"); m != body->end() && !m->is_null())
-    *listed = std::move(*m);
   if (auto err = check_model_files(*listed))
     return fail(res, err);
   if (auto err =
@@ -153,14 +149,23 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
+  // Moved out of the body, never copied: it may be 95 MiB of base64, and
+  // the merges below copy the body they carry.
+  auto listed = std::make_shared<json>(json::array());
+  if (auto m = body->find("modelDefinition"); m != body->end()) {
+    if (!m->is_null())
+      *listed = std::move(*m);
+    body->erase(m);
+  }
   // Invariant configs of config policies go over the template's result.
-  auto with_policies = [ctx, req, res](json b) {
+  auto with_policies = [ctx, req, res, listed](json b) {
     if (auto u = b.find("unmanaged");
         u != b.end() && u->is_boolean() && u->get<bool>())
-      return create_experiment_with(ctx, req, res, std::move(b));
-    with_invariant_config(ctx, res, std::move(b), [ctx, req, res](json m) {
-      create_experiment_with(ctx, req, res, std::move(m));
-    });
+      return create_experiment_with(ctx, req, res, std::move(b), listed);
+    with_invariant_config(
+        ctx, res, std::move(b), [ctx, req, res, listed](json m) {
+          create_experiment_with(ctx, req, res, std::move(m), listed);
+        });
   };
   auto t = body->find("template");
   if (t == body->end() || t->is_null())
