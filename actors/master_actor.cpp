@@ -344,12 +344,6 @@ master_behavior(master_self self, event_writer_actor writer,
                const std::string& owner) {
         return create(config, owner, true, false);
       },
-      [create](create_atom, const std::string& config, const std::string& owner,
-               bool activate) { return create(config, owner, activate, true); },
-      [create](create_atom, const std::string& config, const std::string& owner,
-               bool activate, int64_t project_id) {
-        return create(config, owner, activate, true, project_id);
-      },
       [self](create_atom, const user_change& c) {
         // The answer is the event written (the core numbers access
         // tokens), or the one asked for when nothing needed writing.
@@ -363,14 +357,6 @@ master_behavior(master_self self, event_writer_actor writer,
                         d.events.empty() ? asked : d.events.front()});
                 });
         return rp;
-      },
-      [self, now, ok_command](defstored_atom, int64_t id) {
-        return ok_command(self->state.core->model_definition_stored(id, now()));
-      },
-      [self, now, ok_command](deflost_atom, int64_t id,
-                              const std::string& why) {
-        return ok_command(
-            self->state.core->model_definition_lost(id, why, now()));
       },
       [self, now, ok_command](pause_atom, int64_t id) {
         return ok_command(self->state.core->pause_experiment(id, now()));

@@ -84,17 +84,8 @@ typename Inspector::result_type inspect(Inspector& f, agent_hello& x) {
 using master_actor = caf::typed_actor<
     // Users. Config as JSON text (validated); answers the experiment id.
     caf::replies_to<submit_atom, std::string, std::string>::with<int64_t>,
-    // Experiment creation from the API, one append: config, owner, activate.
-    // The experiment waits (no trial placed) for defstored; deflost (with
-    // why) ends it in ERROR.
-    caf::replies_to<create_atom, std::string, std::string, bool>::with<int64_t>,
-    // The same in project N (0: as the config names it, else project 1).
-    caf::replies_to<create_atom, std::string, std::string, bool,
-                    int64_t>::with<int64_t>,
-    caf::replies_to<defstored_atom, int64_t>::with<caf::ok_atom>,
     // Users and sessions (master_core::change_users); answered once durable.
     caf::replies_to<create_atom, user_change>::with<user_change>,
-    caf::replies_to<deflost_atom, int64_t, std::string>::with<caf::ok_atom>,
     caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
     caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,

@@ -2,11 +2,11 @@
 
 // The API bridge: how HTTP handlers (server I/O threads, which must never
 // block) talk to the actors. A handler posts a job; the job runs on the
-// bridge actor, where it may request() the master or the model-definition
-// actor and answer through the request's responder from the reply handler
-// (responders may be called from any thread). Jobs run one at a time on the
-// bridge, so state they share (bridge_state) needs no lock, provided only
-// jobs touch it.
+// bridge actor, where it may request() the master or another actor (model
+// definitions, experiment creation) and answer through the request's
+// responder from the reply handler (responders may be called from any
+// thread). Jobs run one at a time on the bridge; they keep no state there:
+// what must wait for a multi-step flow waits in the actor that runs it.
 
 #include "http/responder.hpp"
 
@@ -15,22 +15,11 @@
 #include <caf/event_based_actor.hpp>
 
 #include <functional>
-#include <map>
-#include <set>
-#include <vector>
 
 namespace det::api {
 
 struct bridge_job {
   std::function<void(caf::event_based_actor* self)> run;
-};
-
-/// Touched only from bridge jobs.
-struct bridge_state {
-  /// Experiments whose model definition is being stored, and the
-  /// GET model_def requests waiting for it.
-  std::set<int64_t> storing;
-  std::map<int64_t, std::vector<http::responder>> waiting;
 };
 
 caf::actor spawn_api_bridge(caf::actor_system& sys);

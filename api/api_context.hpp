@@ -1,14 +1,14 @@
 #pragma once
 
 // What every route of the master's REST API shares: the actors it asks
-// (master, bridge, model definitions), the in-memory books beside the log
-// (trial and task logs, progress, sessions, agents' addresses), the read
-// model, the effective config and the hooks to the world outside (object
-// storage, the Kubernetes API). Built once by det-master (or a test)
-// before the server starts and read-only afterwards: routes hold it as a
-// shared_ptr<const api_context> from any I/O thread; the members that
-// change (books, login limits, bridge_state) carry their own locks or
-// belong to one actor, as each says.
+// (master, bridge, model definitions, experiment creation), the in-memory
+// books beside the log (trial and task logs, progress, sessions, agents'
+// addresses), the read model, the effective config and the hooks to the
+// world outside (object storage, the Kubernetes API). Built once by det-master
+// (or a test) before the server starts and read-only afterwards: routes hold it
+// as a shared_ptr<const api_context> from any I/O thread; the members that
+// change (books, login limits) carry their own locks or belong to one
+// actor, as each says.
 
 #include "actors/master_actor.hpp"
 #include "api/agent_addresses.hpp"
@@ -54,6 +54,9 @@ struct api_context {
   master_actor master;
   caf::actor bridge;
   caf::actor model_defs;
+  /// Creates experiments with their model definitions and answers reads of
+  /// a definition (actors/experiment_creation_actor.hpp).
+  caf::actor experiment_creation;
   std::shared_ptr<trial_logs> logs;
   /// Tasks' output and the master's lines about them (api/task_logs.hpp).
   std::shared_ptr<task_logs> task_log_book = std::make_shared<task_logs>();
@@ -128,8 +131,6 @@ struct api_context {
   /// every idle_check_interval (upstream: 5 s).
   std::shared_ptr<idle_watch> idle = std::make_shared<idle_watch>();
   std::chrono::milliseconds idle_check_interval{std::chrono::seconds{5}};
-  /// Shared by bridge jobs only.
-  std::shared_ptr<bridge_state> bridge_data = std::make_shared<bridge_state>();
   /// Deletes experiment `id`'s TensorBoard files from checkpoint storage
   /// `storage` off the calling thread and calls `done` once, on any thread
   /// ("" or why not); null: DELETE .../tensorboard-files answers 503.

@@ -1,5 +1,6 @@
 #include "api/api_wiring.hpp"
 
+#include "actors/experiment_creation_actor.hpp"
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
 #include "api/log_reader.hpp"
@@ -23,6 +24,8 @@ std::shared_ptr<api_context> routes_context(caf::actor_system& sys,
   ctx->history = in.history;
   ctx->bridge = spawn_api_bridge(sys);
   ctx->model_defs = spawn_model_def_actor(sys, std::move(in.defs));
+  ctx->experiment_creation = spawn_experiment_creation_actor(
+      sys, in.master, ctx->model_defs, ctx->request_timeout);
   ctx->logs = in.logs;
   ctx->task_log_book = in.task_log_book;
   ctx->auth = in.auth;

@@ -1,6 +1,6 @@
 #include "api/experiment_handlers.hpp"
 
-#include "actors/model_def_actor.hpp"
+#include "actors/experiment_creation_actor.hpp"
 #include "api/api_project_experiments.hpp"
 #include "api/api_records.hpp"
 #include "api/api_unmanaged.hpp"
@@ -62,22 +62,11 @@ void set_archived(const ctx_ptr& ctx, const http::http_request& req,
        });
 }
 
-void finish_model_def(const ctx_ptr& ctx, int64_t id) {
-  auto& b = *ctx->bridge_data;
-  b.storing.erase(id);
-  auto waiting = std::move(b.waiting[id]);
-  b.waiting.erase(id);
-  for (auto& w : waiting)
-    post(ctx->bridge, [ctx, w, id](caf::event_based_actor* self) {
-      reply_model_def(ctx, self, id, w);
-    });
-}
-
+/// `listed`: the body's modelDefinition (an empty list when it had none),
+/// taken out before the template and the config policies were merged.
 void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
-                            const responder& res, std::optional<json> body);
-
-void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
-                            const responder& res, std::optional<json> body) {
+                            const responder& res, std::optional<json> body,
+                            std::shared_ptr<json> listed) {
   if (auto u = body->find("unmanaged");
       u != body->end() && !u->is_null() && (!u->is_boolean() || u->get<bool>()))
     return create_unmanaged_experiment(ctx, req, res, *body, "");
@@ -116,71 +105,38 @@ void create_experiment_with(const ctx_ptr& ctx, const http::http_request& req,
         return fail(res, err);
       warnings.push_back("LAUNCH_WARNING_CURRENT_SLOTS_EXCEEDED");
     }
-  // Moved out of the body, not copied: it may be 95 MiB of base64.
-  auto listed = std::make_shared<json>(json::array());
-  if (auto m = body->find("modelDefinition"); m != body->end() && !m->is_null())
-    *listed = std::move(*m);
   if (auto err = check_model_files(*listed))
     return fail(res, err);
   if (auto err =
           check_model_size(*listed, ctx->config->max_model_definition_bytes))
     return fail(res, err);
-  model_files files{std::move(listed)};
-  bool activate = act == body->end() || act->is_null() || act->get<bool>();
-  auto filled = cfg->filled.dump();
-  auto owner = req.principal.username.empty() ? std::string{"determined"}
-                                              : req.principal.username;
-  // One command creates the experiment as asked (paused when activate is
-  // false) with its model definition pending; once the definition is
-  // stored a second command lets its trials be placed. A crash in between
-  // leaves a pending experiment that start-up settles (stored, or ERROR),
-  // never a running one without its model.
-  post(ctx->bridge, [ctx, res, filled, files = std::move(files), activate,
-                     owner, project_id,
-                     warnings](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, create_atom::value, filled,
-                  owner, activate, project_id)
+  experiment_creation c;
+  c.config = std::move(cfg->filled);
+  c.owner = req.principal.username.empty() ? std::string{"determined"}
+                                           : req.principal.username;
+  c.activate = act == body->end() || act->is_null() || act->get<bool>();
+  c.project_id = project_id;
+  c.files = model_files{std::move(listed)};
+  // The experiment-creation actor records the experiment (paused when
+  // activate is false) with its model definition pending, stores the
+  // definition, then lets its trials be placed, and answers the id once
+  // that is durable (actors/experiment_creation_actor.hpp).
+  post(ctx->bridge, [ctx, res, c = std::move(c),
+                     warnings](caf::event_based_actor* self) mutable {
+    self->request(ctx->experiment_creation, caf::infinite, create_atom::value,
+                  std::move(c))
         .then(
-            [ctx, res, self, files, warnings](int64_t id) {
-              ctx->bridge_data->storing.insert(id);
-              self->request(ctx->model_defs, caf::infinite, put_atom::value, id,
-                            files)
-                  .then(
-                      [ctx, res, self, id, warnings](caf::ok_atom) {
-                        finish_model_def(ctx, id);
-                        self->request(ctx->master, ctx->request_timeout,
-                                      defstored_atom::value, id)
-                            .then(
-                                [ctx, res, self, id, warnings](caf::ok_atom) {
-                                  ask_view(
-                                      ctx, self,
-                                      [id,
-                                       warnings](const state::cluster_state& s,
-                                                 int64_t) {
-                                        auto j = experiment_response(s, id);
-                                        if (!j.is_null() && !warnings.empty())
-                                          j["warnings"] = warnings;
-                                        return j;
-                                      },
-                                      res,
-                                      [ctx, res](json j) {
-                                        send_written(ctx, res, j.dump());
-                                      });
-                                },
-                                [res](caf::error& err) { fail(res, err); });
-                      },
-                      [ctx, res, self, id](caf::error& err) {
-                        log::error()
-                            << "experiment " << id
-                            << ": storing its model definition failed: "
-                            << render(err);
-                        finish_model_def(ctx, id);
-                        self->request(ctx->master, ctx->request_timeout,
-                                      deflost_atom::value, id,
-                                      "storing its model definition failed: "
-                                          + render(err));
-                        fail(res, err);
-                      });
+            [ctx, res, self, warnings](int64_t id) {
+              ask_view(
+                  ctx, self,
+                  [id, warnings](const state::cluster_state& s, int64_t) {
+                    auto j = experiment_response(s, id);
+                    if (!j.is_null() && !warnings.empty())
+                      j["warnings"] = warnings;
+                    return j;
+                  },
+                  res,
+                  [ctx, res](json j) { send_written(ctx, res, j.dump()); });
             },
             [res](caf::error& err) { fail(res, err); });
   });
@@ -193,14 +149,23 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
+  // Moved out of the body, never copied: it may be 95 MiB of base64, and
+  // the merges below copy the body they carry.
+  auto listed = std::make_shared<json>(json::array());
+  if (auto m = body->find("modelDefinition"); m != body->end()) {
+    if (!m->is_null())
+      *listed = std::move(*m);
+    body->erase(m);
+  }
   // Invariant configs of config policies go over the template's result.
-  auto with_policies = [ctx, req, res](json b) {
+  auto with_policies = [ctx, req, res, listed](json b) {
     if (auto u = b.find("unmanaged");
         u != b.end() && u->is_boolean() && u->get<bool>())
-      return create_experiment_with(ctx, req, res, std::move(b));
-    with_invariant_config(ctx, res, std::move(b), [ctx, req, res](json m) {
-      create_experiment_with(ctx, req, res, std::move(m));
-    });
+      return create_experiment_with(ctx, req, res, std::move(b), listed);
+    with_invariant_config(
+        ctx, res, std::move(b), [ctx, req, res, listed](json m) {
+          create_experiment_with(ctx, req, res, std::move(m), listed);
+        });
   };
   auto t = body->find("template");
   if (t == body->end() || t->is_null())

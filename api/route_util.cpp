@@ -2,7 +2,7 @@
 
 #include "api/route_util.hpp"
 
-#include "actors/model_def_actor.hpp"
+#include "actors/experiment_creation_actor.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/json_fields.hpp"
 #include "util/gzip.hpp"
@@ -320,12 +320,8 @@ bool authorized(const ctx_ptr&, const http::http_request& req,
 
 void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
                      int64_t id, const responder& res) {
-  auto& b = *ctx->bridge_data;
-  if (b.storing.count(id) != 0) {
-    b.waiting[id].push_back(res);
-    return;
-  }
-  self->request(ctx->model_defs, ctx->request_timeout, get_atom::value, id)
+  // Always answered; a read of a definition being stored waits there.
+  self->request(ctx->experiment_creation, caf::infinite, get_atom::value, id)
       .then(
           [res](std::string& b64) {
             res.send_json(json{{"b64Tgz", b64}}.dump());

@@ -91,7 +91,8 @@ void send_written(const ctx_ptr& ctx, const http::responder& res,
                   std::string body);
 
 /// Answers {"b64Tgz": ...}, experiment `id`'s model definition, waiting
-/// while it is still being stored (bridge_state::storing). On the bridge.
+/// while it is still being stored (actors/experiment_creation_actor.hpp).
+/// On the bridge.
 void reply_model_def(const ctx_ptr& ctx, caf::event_based_actor* self,
                      int64_t id, const http::responder& res);
 

@@ -13,10 +13,12 @@
 //
 // Senders: the API's routes (checkpoints, log retention, runs, unmanaged
 // trials, webhooks, and the user's records: workspaces, projects,
-// templates, pool bindings, models, config policies), the checkpoint collector
-// (actors/checkpoint_gc_actor.cpp) and the pools' provisioners
-// (actors/provisioner_actor.cpp).
+// templates, pool bindings, models, config policies), the checkpoint
+// collector (actors/checkpoint_gc_actor.cpp), the pools' provisioners
+// (actors/provisioner_actor.cpp) and experiment creation
+// (actors/experiment_creation_actor.cpp).
 
+#include "core/commands_experiment_creation.hpp"
 #include "core/commands_records.hpp"
 #include "core/commands_tasks.hpp"
 #include "core/commands_trials.hpp"
@@ -153,6 +155,8 @@ using command = std::variant<
     webhook_log_match, webhook_delivery_report,
     // provisioning
     begin_launch, launch_answered, provisioning_cycle,
+    // experiment creation (core/commands_experiment_creation.hpp)
+    experiment_create, model_definition_stored, model_definition_lost,
     // tasks (core/commands_tasks.hpp)
     task_launch, task_kill, task_pause, task_unpause, task_ready_report,
     task_priority_change,

@@ -448,6 +448,11 @@ private:
   decision on(const begin_launch& c, int64_t now_us);
   decision on(const launch_answered& c, int64_t now_us);
   decision on(const provisioning_cycle& c, int64_t now_us);
+  // Experiment creation, in master_core_experiment_creation.cpp (det::: the
+  // commands share their names with the deciders they call).
+  decision on(const experiment_create& c, int64_t now_us);
+  decision on(const det::model_definition_stored& c, int64_t now_us);
+  decision on(const det::model_definition_lost& c, int64_t now_us);
   // Tasks, in master_core_tasks.cpp.
   decision on(const task_launch& c, int64_t now_us);
   decision on(const task_kill& c, int64_t now_us);

@@ -21,6 +21,7 @@
 // (client_gone), as a session does when the peer closes.
 
 #include "actors/event_writer.hpp"
+#include "actors/experiment_creation_actor.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
@@ -159,6 +160,8 @@ struct cluster {
     ctx->logs = std::make_shared<api::trial_logs>();
     ctx->tokens = std::make_shared<api::session_tokens>("fuzz-secret");
     ctx->request_timeout = 5s;
+    ctx->experiment_creation = spawn_experiment_creation_actor(
+        *sys, ctx->master, ctx->model_defs, ctx->request_timeout);
     ctx->preemption_poll = 20ms;
     api::add_master_routes(routes, ctx);
     if (auto err = routes.error())

@@ -541,6 +541,8 @@ void stop_master(master_process& m, bool log_stopped) {
     m.webhooks->stop();
     caf::anon_send_exit(m.ctx->bridge, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(m.ctx->model_defs, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(m.ctx->experiment_creation,
+                        caf::exit_reason::user_shutdown);
   }
   if (m.master)
     caf::anon_send_exit(m.master, caf::exit_reason::user_shutdown);

@@ -7,6 +7,7 @@
 // from `master_api_test` (tests/api/*_test.cpp).
 
 #include "actors/event_writer.hpp"
+#include "actors/experiment_creation_actor.hpp"
 #include "actors/master_actor.hpp"
 #include "actors/model_def_actor.hpp"
 #include "api/api_auth.hpp"
@@ -93,6 +94,8 @@ struct master_api_test : ::testing::Test {
     ctx->bridge = api::spawn_api_bridge(sys);
     ctx->model_defs =
         spawn_model_def_actor(sys, std::make_unique<memory_model_def_store>());
+    ctx->experiment_creation = spawn_experiment_creation_actor(
+        sys, ctx->master, ctx->model_defs, ctx->request_timeout);
     ctx->logs = std::make_shared<api::trial_logs>();
     ctx->tokens = std::make_shared<api::session_tokens>("s");
     ctx->preemption_poll = std::chrono::milliseconds{20};
@@ -117,9 +120,9 @@ struct master_api_test : ::testing::Test {
   }
 
   ~master_api_test() override {
-    for (auto a :
-         {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
-          ctx->model_defs, caf::actor_cast<caf::actor>(writer_), sink_})
+    for (auto a : {caf::actor_cast<caf::actor>(ctx->master), ctx->bridge,
+                   ctx->model_defs, ctx->experiment_creation,
+                   caf::actor_cast<caf::actor>(writer_), sink_})
       caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 
