@@ -11,13 +11,18 @@
 // The answer is the decision's reply (a JSON object, {} when the command
 // answers nothing) once its events are durable, or the refusal.
 //
-// Senders: the API's routes (checkpoints, log retention, and the user's
+// Senders: the API's routes (experiments and trials, agents and slots,
+// users and sessions, checkpoints, log retention, tasks, and the user's
 // records: workspaces, projects, templates, pool bindings, models, config
-// policies), the checkpoint collector (actors/checkpoint_gc_actor.cpp) and
-// the pools' provisioners (actors/provisioner_actor.cpp).
+// policies), the agent actors (their agents' reports), the spot notices,
+// the checkpoint collector (actors/checkpoint_gc_actor.cpp) and the pools'
+// provisioners (actors/provisioner_actor.cpp).
 
+#include "core/commands_agents.hpp"
+#include "core/commands_experiments.hpp"
 #include "core/commands_records.hpp"
 #include "core/commands_tasks.hpp"
+#include "core/commands_users.hpp"
 #include "core/provisioning.hpp"
 
 #include <nlohmann/json.hpp>
@@ -162,6 +167,17 @@ struct provisioning_cycle {
 
 /// Every command, grouped by the aggregate that decides it.
 using command = std::variant<
+    // experiments and trials (core/commands_experiments.hpp)
+    experiment_submit, experiment_pause, experiment_activate, experiment_kill,
+    experiment_cancel, trial_kill, experiment_delete, experiment_edit,
+    experiment_archive, experiment_continue,
+    // agents: operators and the cloud (core/commands_agents.hpp)
+    agent_enable, slot_enable, agent_resize, spot_interruption_notice,
+    // allocations: what agents and trial processes report (the same)
+    allocation_running_report, allocation_exit_report, checkpoint_report,
+    metrics_report,
+    // users, sessions, access tokens (core/commands_users.hpp)
+    user_change,
     // checkpoints
     delete_checkpoints, remove_checkpoint_files, set_checkpoint_metadata,
     collect_checkpoints, checkpoints_removed, checkpoint_files_cleared,

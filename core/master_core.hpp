@@ -454,58 +454,9 @@ private:
   void lose_agent(decision& d, const std::string& agent_id,
                   const std::string& reason, int64_t now_us,
                   std::vector<std::string>* skipped = nullptr);
-  // The deciders of decide(), one overload per command, grouped by
-  // aggregate: checkpoints, logs and provisioning in
-  // master_core_commands.cpp.
-  decision on(const delete_checkpoints& c, int64_t now_us);
-  decision on(const remove_checkpoint_files& c, int64_t now_us);
-  decision on(const set_checkpoint_metadata& c, int64_t now_us);
-  decision on(const collect_checkpoints& c, int64_t now_us);
-  decision on(const checkpoints_removed& c, int64_t now_us);
-  decision on(const checkpoint_files_cleared& c, int64_t now_us);
-  decision on(const retain_logs& c, int64_t now_us);
-  decision on(const log_policy_match& c, int64_t now_us);
-  decision on(const webhook_log_match& c, int64_t now_us);
-  decision on(const webhook_delivery_report& c, int64_t now_us);
-  decision on(const begin_launch& c, int64_t now_us);
-  decision on(const launch_answered& c, int64_t now_us);
-  decision on(const provisioning_cycle& c, int64_t now_us);
-  // Tasks, in master_core_tasks.cpp.
-  decision on(const task_launch& c, int64_t now_us);
-  decision on(const task_kill& c, int64_t now_us);
-  decision on(const task_pause& c, int64_t now_us);
-  decision on(const task_unpause& c, int64_t now_us);
-  decision on(const task_ready_report& c, int64_t now_us);
-  decision on(const task_priority_change& c, int64_t now_us);
-  // The user's records (core/commands_records.hpp) in
-  // master_core_records.cpp: each decided by its decide_record overload
-  // (core/records.hpp), its events applied all or nothing.
-  decision on(const workspace_create& c, int64_t now_us);
-  decision on(const workspace_edit& c, int64_t now_us);
-  decision on(const workspace_archive& c, int64_t now_us);
-  decision on(const workspace_delete& c, int64_t now_us);
-  decision on(const workspace_pin& c, int64_t now_us);
-  decision on(const workspace_namespaces& c, int64_t now_us);
-  decision on(const project_create& c, int64_t now_us);
-  decision on(const project_edit& c, int64_t now_us);
-  decision on(const project_notes& c, int64_t now_us);
-  decision on(const project_archive& c, int64_t now_us);
-  decision on(const project_delete& c, int64_t now_us);
-  decision on(const project_move& c, int64_t now_us);
-  decision on(const experiment_move& c, int64_t now_us);
-  decision on(const template_create& c, int64_t now_us);
-  decision on(const template_set& c, int64_t now_us);
-  decision on(const template_delete& c, int64_t now_us);
-  decision on(const pool_bind& c, int64_t now_us);
-  decision on(const model_create& c, int64_t now_us);
-  decision on(const model_edit& c, int64_t now_us);
-  decision on(const model_archive& c, int64_t now_us);
-  decision on(const model_delete& c, int64_t now_us);
-  decision on(const version_register& c, int64_t now_us);
-  decision on(const version_edit& c, int64_t now_us);
-  decision on(const version_delete& c, int64_t now_us);
-  decision on(const set_config_policies& c, int64_t now_us);
-  decision on(const delete_config_policies& c, int64_t now_us);
+  // The deciders of decide(), one overload per command (the list is
+  // core/master_core_on.hpp, included here, inside the class).
+#include "core/master_core_on.hpp"
   /// The events of `out` appended all or nothing, its reply, or its
   /// refusal.
   decision recorded(record_outcome out);
