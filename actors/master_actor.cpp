@@ -375,6 +375,7 @@ master_behavior(master_self self, event_writer_actor writer,
       },
       [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
         self->state.agents[h.agent_id] = agent;
+        // The handle kept, the hello is a command like any other.
         std::vector<reported_allocation> running;
         for (auto& a : h.running_allocations)
           running.push_back({a, std::nullopt});
@@ -388,10 +389,9 @@ master_behavior(master_self self, event_writer_actor writer,
           else
             i->exit_code = x.exit_code;
         }
-        persist(self,
-                self->state.core->agent_connected(h.agent_id, h.pool, h.slots,
-                                                  h.slot_type, h.instance_id,
-                                                  running, now()),
+        auto c = agent_connect{h.agent_id,  h.pool,        h.slots,
+                               h.slot_type, h.instance_id, std::move(running)};
+        persist(self, self->state.core->decide(c, now()),
                 [](const decision&) {});
       },
       [self, now](disconn_atom, const std::string& id, const std::string& why) {
@@ -403,7 +403,8 @@ master_behavior(master_self self, event_writer_actor writer,
                    != caf::actor_cast<caf::strong_actor_ptr>(current->second))
           return;
         self->state.agents.erase(id);
-        persist(self, self->state.core->agent_disconnected(id, why, now()),
+        persist(self,
+                self->state.core->decide(agent_disconnect{id, why}, now()),
                 [](const decision&) {});
       },
       [self, now](tick_atom) {
@@ -451,9 +452,6 @@ master_behavior(master_self self, event_writer_actor writer,
           return rp;
         }
         return ok_command(std::move(d));
-      },
-      [self, now, ok_command](settle_atom, const trial_step& step) {
-        return ok_command(self->state.core->apply_trial_step(step, now()));
       },
   };
 }

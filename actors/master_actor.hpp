@@ -19,14 +19,17 @@
 //   - connect_atom carries the agent actor's handle, which the master
 //     keeps to send orders to; disconn_atom is only taken from the agent
 //     actor of the agent's current connection (the sender decides
-//     whether it counts). Both decide agent_connected/_disconnected.
+//     whether it counts). Past that wiring, each is decided as a command
+//     (agent_connect, agent_disconnect).
 //   - tick_atom is the master's own timer.
 //   - state_atom and view_atom read the state; watch_atom subscribes a
 //     provisioner to its pool's changes.
-//   - step_atom and settle_atom are the experiment and trial actors'
-//     protocol: they propose a step computed on an earlier state, and a
-//     refused searcher step also resets the experiment actor (the master
-//     sends it a fresh feed), which a command's reply cannot do.
+//   - step_atom is the experiment actors' protocol: a searcher step
+//     computed on an earlier state, and a refused one also resets the
+//     experiment actor (the master sends it a fresh feed from the state),
+//     which a command's reply does not do. (The trial actors' steps are
+//     commands, trial_step: a refused one only makes the trial actor
+//     propose again when asked.)
 //   - create_atom (experiment creation with its model definition),
 //     defstored_atom, deflost_atom and records_atom: being moved to
 //     commands with the API's create flow and the runs' routes
@@ -140,10 +143,7 @@ using master_actor = caf::typed_actor<
     caf::reacts_to<watch_atom, std::string, caf::actor>,
     // Experiment actors' searcher steps; answered once durable, refused
     // (and the actor reset) when the step does not follow the log.
-    caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>,
-    // Trial actors' lifecycle steps (an exited trial restarts, errors or is
-    // canceled); answered once durable, refused when the trial moved on.
-    caf::replies_to<settle_atom, trial_step>::with<caf::ok_atom>>;
+    caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>>;
 
 struct master_options {
   /// Wall clock in microseconds since the epoch; tests inject their own.

@@ -14,7 +14,8 @@
 // Senders: the API's routes (experiments and trials, agents and slots,
 // users and sessions, checkpoints, log retention, tasks, and the user's
 // records: workspaces, projects, templates, pool bindings, models, config
-// policies), the agent actors (their agents' reports), the spot notices,
+// policies), the agent actors (their agents' reports), the trial actors
+// (their steps), the spot notices,
 // the checkpoint collector (actors/checkpoint_gc_actor.cpp) and the pools'
 // provisioners (actors/provisioner_actor.cpp).
 
@@ -24,6 +25,7 @@
 #include "core/commands_tasks.hpp"
 #include "core/commands_users.hpp"
 #include "core/provisioning.hpp"
+#include "core/trial_lifecycle.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -171,13 +173,18 @@ using command = std::variant<
     experiment_submit, experiment_pause, experiment_activate, experiment_kill,
     experiment_cancel, trial_kill, experiment_delete, experiment_edit,
     experiment_archive, experiment_continue,
-    // agents: operators and the cloud (core/commands_agents.hpp)
-    agent_enable, slot_enable, agent_resize, spot_interruption_notice,
+    // agents: connections, operators and the cloud
+    // (core/commands_agents.hpp)
+    agent_connect, agent_disconnect, agent_enable, slot_enable, agent_resize,
+    spot_interruption_notice,
     // allocations: what agents and trial processes report (the same)
     allocation_running_report, allocation_exit_report, checkpoint_report,
     metrics_report,
     // users, sessions, access tokens (core/commands_users.hpp)
     user_change,
+    // a trial actor's lifecycle step for an exited trial
+    // (core/trial_lifecycle.hpp: master_core::apply_trial_step)
+    trial_step,
     // checkpoints
     delete_checkpoints, remove_checkpoint_files, set_checkpoint_metadata,
     collect_checkpoints, checkpoints_removed, checkpoint_files_cleared,

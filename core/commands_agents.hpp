@@ -11,9 +11,45 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace det {
+
+// -- connections ------------------------------------------------------------
+
+/// A trial allocation an agent reports when it (re)connects: still
+/// running, or exited with `exit_code` (the agent keeps an exit until the
+/// master acknowledges it, so an exit the previous master never recorded
+/// arrives here).
+struct reported_allocation {
+  reported_allocation(std::string id,
+                      std::optional<int32_t> code = std::nullopt)
+      : allocation_id(std::move(id)), exit_code(code) {}
+  std::string allocation_id;
+  std::optional<int32_t> exit_code;
+};
+
+/// An agent (re)connected (master_core::agent_connected): what its hello
+/// says. The master actor keeps the agent actor's handle (connect_atom)
+/// and decides this.
+struct agent_connect {
+  std::string agent_id;
+  std::string pool = {};
+  int32_t slots = 0;
+  std::string slot_type = "cpu";
+  std::string instance_id = {};
+  std::vector<reported_allocation> allocations = {};
+};
+
+/// The agent's connection ended (master_core::agent_disconnected); the
+/// master actor takes it only from the current connection (disconn_atom).
+struct agent_disconnect {
+  std::string agent_id;
+  std::string why = {};
+};
 
 // -- operators and the cloud ------------------------------------------------
 

@@ -81,18 +81,6 @@ void absorb(decision& d, decision more);
 /// `d` with its refusal set to `code` and `why`: a command's early return.
 decision with_refusal(decision& d, errc code, std::string why);
 
-/// A trial allocation an agent reports when it (re)connects: still
-/// running, or exited with `exit_code` (the agent keeps an exit until the
-/// master acknowledges it, so an exit the previous master never recorded
-/// arrives here).
-struct reported_allocation {
-  reported_allocation(std::string id,
-                      std::optional<int32_t> code = std::nullopt)
-      : allocation_id(std::move(id)), exit_code(code) {}
-  std::string allocation_id;
-  std::optional<int32_t> exit_code;
-};
-
 struct core_config {
   std::string cluster_id;
   /// The cluster's UUID if the log has none yet, and this process's own

@@ -15,8 +15,11 @@ decision on(const experiment_delete& c, int64_t now_us);
 decision on(const experiment_edit& c, int64_t now_us);
 decision on(const experiment_archive& c, int64_t now_us);
 decision on(const experiment_continue& c, int64_t now_us);
+decision on(const trial_step& c, int64_t now_us);
 // Agents and their allocations' reports (core/commands_agents.hpp), in
 // master_core_on_agents.cpp.
+decision on(const agent_connect& c, int64_t now_us);
+decision on(const agent_disconnect& c, int64_t now_us);
 decision on(const agent_enable& c, int64_t now_us);
 decision on(const slot_enable& c, int64_t now_us);
 decision on(const agent_resize& c, int64_t now_us);

@@ -7,6 +7,15 @@
 
 namespace det {
 
+decision master_core::on(const agent_connect& c, int64_t now_us) {
+  return agent_connected(c.agent_id, c.pool, c.slots, c.slot_type,
+                         c.instance_id, c.allocations, now_us);
+}
+
+decision master_core::on(const agent_disconnect& c, int64_t now_us) {
+  return agent_disconnected(c.agent_id, c.why, now_us);
+}
+
 decision master_core::on(const agent_enable& c, int64_t now_us) {
   return set_agent_enabled(c.agent_id, c.enabled, c.drain, now_us);
 }

@@ -1,7 +1,8 @@
 // master_core::decide's deciders of the commands on experiments and their
-// trials (core/commands_experiments.hpp): each is the master_core method it
-// names (master_core_experiments.cpp, master_core_changes.cpp,
-// master_core_continue.cpp), with its refusals.
+// trials (core/commands_experiments.hpp) and of the trial actors' steps
+// (core/trial_lifecycle.hpp): each is the master_core method it names
+// (master_core_experiments.cpp, master_core_changes.cpp,
+// master_core_continue.cpp, master_core.cpp), with its refusals.
 
 #include "core/master_core.hpp"
 
@@ -53,6 +54,10 @@ decision master_core::on(const experiment_archive& c, int64_t now_us) {
 decision master_core::on(const experiment_continue& c, int64_t now_us) {
   return continue_experiment(c.experiment_id, c.override_config, c.username,
                              now_us);
+}
+
+decision master_core::on(const trial_step& c, int64_t now_us) {
+  return apply_trial_step(c, now_us);
 }
 
 } // namespace det

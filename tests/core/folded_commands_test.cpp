@@ -1,10 +1,11 @@
 // The commands that replaced the master actor's own messages
 // (core/commands_experiments.hpp, core/commands_agents.hpp,
-// core/commands_users.hpp): decided through master_core::decide, each gives
-// the events, refusal and reply of the master_core method the master
-// called for the old message. Two masters over their own logs walk the
-// same story, one by the methods and one by the commands; after every step
-// their decisions and, at the end, their states and logs are the same.
+// core/commands_users.hpp; also what connect_atom and disconn_atom decide):
+// decided through master_core::decide, each gives the events, refusal and reply
+// of the master_core method the master called for the old message. Two masters
+// over their own logs walk the same story, one by the methods and one by the
+// commands; after every step their decisions and, at the end, their states and
+// logs are the same.
 
 #include "tests/core/core_cluster.hpp"
 
@@ -87,9 +88,11 @@ TEST(folded_commands, decide_gives_what_the_methods_gave) {
   t.both([](master_core& c, int64_t now) {
     return c.agent_connected("a1", "default", 2, "cpu", "", {}, now);
   });
-  t.both([](master_core& c, int64_t now) {
-    return c.agent_connected("a2", "default", 1, "cpu", "", {}, now);
-  });
+  t.same(
+      [](master_core& c, int64_t now) {
+        return c.agent_connected("a2", "default", 1, "cpu", "", {}, now);
+      },
+      agent_connect{"a2", "default", 1, "cpu", "", {}});
   auto alloc = alloc_of(*t.by_command.core, 1);
   ASSERT_FALSE(alloc.empty());
   ASSERT_EQ(alloc, alloc_of(*t.by_method.core, 1));
@@ -204,6 +207,16 @@ TEST(folded_commands, decide_gives_what_the_methods_gave) {
                 int64_t now) { return c.delete_experiment(1, "alice", now); },
              experiment_delete{1, "alice"});
   EXPECT_TRUE(d.reply.contains("checkpointsDeleted"));
+  // An agent's connection ends, and it comes back.
+  t.same([](master_core& c,
+            int64_t now) { return c.agent_disconnected("a2", "gone", now); },
+         agent_disconnect{"a2", "gone"});
+  t.same(
+      [](master_core& c, int64_t now) {
+        return c.agent_connected("a2", "default", 3, "cpu", "", {{"1.9", 0}},
+                                 now);
+      },
+      agent_connect{"a2", "default", 3, "cpu", "", {{"1.9", 0}}});
   // Both masters hold the same state, and their logs replay to it.
   EXPECT_TRUE(t.by_method.core->state() == t.by_command.core->state());
   EXPECT_TRUE(t.by_command.replayed() == t.by_command.core->state());
