@@ -148,9 +148,9 @@ CAF_TEST(a step for a trial that moved on is refused and changes nothing) {
   stale.verdict = trial_verdict::error;
   stale.reason = "stale";
   caf::error got;
-  auto res = self->request(master, caf::infinite, settle_atom::value, stale);
+  auto res = self->request(master, caf::infinite, command{stale});
   run();
-  res.receive([](caf::ok_atom) {}, [&](caf::error& err) { got = err; });
+  res.receive([](const std::string&) {}, [&](caf::error& err) { got = err; });
   CAF_CHECK(code_of(got) == errc::conflict);
   CAF_CHECK_EQUAL(events_of(store).size(), before);
   stop_master();
