@@ -41,23 +41,32 @@ agent_behavior(agent_actor::stateful_pointer<agent_state> self,
                        std::move(alloc));
       },
       [self](running_atom, std::string& alloc) {
-        self->send(self->state.master, running_atom::value, std::move(alloc));
+        // Nothing to answer: sent without a sender, its reply is dropped.
+        caf::anon_send(self->state.master,
+                       command{allocation_running_report{std::move(alloc)}});
       },
       [self](exited_atom, std::string& alloc, int32_t code) {
         // No answer (the master stopped first): the agent keeps the exit
         // and reports it again to the next master.
-        self->request(self->state.master, caf::infinite, exited_atom::value,
-                      alloc, code)
+        self->request(self->state.master, caf::infinite,
+                      command{allocation_exit_report{alloc, code}})
             .then(
-                [self, alloc](caf::ok_atom) {
+                [self, alloc](const std::string&) {
                   caf::anon_send(self->state.connection, exitack_atom::value,
                                  alloc);
                 },
                 [](caf::error&) {});
       },
       [self](resize_atom, int32_t slots) {
-        return self->delegate(self->state.master, resize_atom::value,
-                              self->state.id, slots);
+        auto rp = self->make_response_promise<caf::ok_atom>();
+        self->request(self->state.master, caf::infinite,
+                      command{agent_resize{self->state.id, slots}})
+            .then(
+                [rp](const std::string&) mutable {
+                  rp.deliver(caf::ok_atom::value);
+                },
+                [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+        return rp;
       },
       [self](disconn_atom, std::string& why) {
         self->send(self->state.master, disconn_atom::value, self->state.id,

@@ -3,7 +3,9 @@
 // The master-side proxy of one connected agent. It registers the agent with
 // the master (connect_atom) when spawned, forwards the master's orders
 // (start, preempt, kill) to the agent's connection, and the agent's reports
-// (running, exited, disconnected) to the master. Once the master answers
+// to the master: running, exited and a new slot count as commands
+// (allocation_running_report, allocation_exit_report, agent_resize:
+// core/commands_agents.hpp), its end as disconn_atom. Once the master answers
 // an exit (the log holds it durably), the connection gets
 // (exitack_atom, allocation id), so the agent may forget that exit. The
 // connection is any actor that speaks these messages: the WebSocket

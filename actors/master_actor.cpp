@@ -275,11 +275,6 @@ void answer_ok(promise<caf::ok_atom> rp, const decision& d) {
     rp.deliver(caf::ok_atom::value);
 }
 
-nlohmann::json parse_or_null(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  return j.is_discarded() ? nlohmann::json{} : j;
-}
-
 master_actor::behavior_type
 master_behavior(master_self self, event_writer_actor writer,
                 state::cluster_state st, core_config cfg, master_options opts) {
@@ -317,85 +312,10 @@ master_behavior(master_self self, event_writer_actor writer,
     });
     return rp;
   };
-  // Experiment creation; the reply is the new experiment's id.
-  auto create = [self, now](const std::string& config, const std::string& owner,
-                            bool activate, bool pending,
-                            int64_t project_id = 0) {
-    auto rp = self->make_response_promise<int64_t>();
-    auto j = parse_or_null(config);
-    if (!j.is_object()) {
-      rp.deliver(make_error(errc::invalid_argument,
-                            "experiment config is not a JSON object"));
-      return rp;
-    }
-    persist(self,
-            self->state.core->create_experiment(j, owner, activate, pending,
-                                                now(), project_id),
-            [rp](const decision& d) mutable {
-              if (d.refusal)
-                rp.deliver(d.refusal);
-              else
-                rp.deliver(d.reply.at("experiment_id").get<int64_t>());
-            });
-    return rp;
-  };
   return {
-      [create](submit_atom, const std::string& config,
-               const std::string& owner) {
-        return create(config, owner, true, false);
-      },
-      [self](create_atom, const user_change& c) {
-        // The answer is the event written (the core numbers access
-        // tokens), or the one asked for when nothing needed writing.
-        auto rp = self->make_response_promise<user_change>();
-        persist(self, self->state.core->change_users(c.event),
-                [rp, asked = c.event](const decision& d) mutable {
-                  if (d.refusal)
-                    rp.deliver(d.refusal);
-                  else
-                    rp.deliver(user_change{
-                        d.events.empty() ? asked : d.events.front()});
-                });
-        return rp;
-      },
-      [self, now, ok_command](pause_atom, int64_t id) {
-        return ok_command(self->state.core->pause_experiment(id, now()));
-      },
-      [self, now, ok_command](activate_atom, int64_t id) {
-        return ok_command(self->state.core->activate_experiment(id, now()));
-      },
-      [self, now, ok_command](kill_atom, int64_t id) {
-        return ok_command(self->state.core->kill_experiment(id, now()));
-      },
-      [self, now, ok_command](delete_atom, int64_t id,
-                              const std::string& user) {
-        return ok_command(self->state.core->delete_experiment(id, user, now()));
-      },
-      [self, now, ok_command](cancel_atom, int64_t id) {
-        return ok_command(self->state.core->cancel_experiment(id, now()));
-      },
-      [self, now, ok_command](kill_atom, trial_atom, int64_t id) {
-        return ok_command(self->state.core->kill_trial(id, now()));
-      },
-      [self, now, ok_command](edit_atom, int64_t id, const std::string& patch,
-                              const std::string& user) {
-        auto j = nlohmann::json::parse(patch, nullptr, false);
-        return ok_command(
-            self->state.core->edit_experiment(id, j, user, now()));
-      },
-      [self, now, ok_command](archive_atom, int64_t id, bool archived,
-                              const std::string& user) {
-        return ok_command(
-            self->state.core->archive_experiment(id, archived, user, now()));
-      },
-      [self, now, ok_command](continue_atom, int64_t id,
-                              const std::string& override_config,
-                              const std::string& user) {
-        return ok_command(self->state.core->continue_experiment(
-            id, parse_or_null(override_config), user, now()));
-      },
       [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
         self->state.agents[h.agent_id] = agent;
+        // The handle kept, the hello is a command like any other.
         std::vector<reported_allocation> running;
         for (auto& a : h.running_allocations)
           running.push_back({a, std::nullopt});
@@ -409,10 +329,9 @@ master_behavior(master_self self, event_writer_actor writer,
           else
             i->exit_code = x.exit_code;
         }
-        persist(self,
-                self->state.core->agent_connected(h.agent_id, h.pool, h.slots,
-                                                  h.slot_type, h.instance_id,
-                                                  running, now()),
+        auto c = agent_connect{h.agent_id,  h.pool,        h.slots,
+                               h.slot_type, h.instance_id, std::move(running)};
+        persist(self, self->state.core->decide(c, now()),
                 [](const decision&) {});
       },
       [self, now](disconn_atom, const std::string& id, const std::string& why) {
@@ -424,70 +343,9 @@ master_behavior(master_self self, event_writer_actor writer,
                    != caf::actor_cast<caf::strong_actor_ptr>(current->second))
           return;
         self->state.agents.erase(id);
-        persist(self, self->state.core->agent_disconnected(id, why, now()),
+        persist(self,
+                self->state.core->decide(agent_disconnect{id, why}, now()),
                 [](const decision&) {});
-      },
-      [self, now, ok_command](enable_atom, const std::string& agent_id,
-                              bool enabled, bool drain) {
-        return ok_command(self->state.core->set_agent_enabled(agent_id, enabled,
-                                                              drain, now()));
-      },
-      [self, now, ok_command](enable_atom, const std::string& agent_id,
-                              int64_t slot_id, bool enabled, bool drain) {
-        return ok_command(self->state.core->set_slot_enabled(
-            agent_id, slot_id, enabled, drain, now()));
-      },
-      [self, now, ok_command](resize_atom, const std::string& agent_id,
-                              int32_t slots) {
-        return ok_command(
-            self->state.core->set_agent_slots(agent_id, slots, now()));
-      },
-      [self, now](spot_atom, const std::string& agent_id) {
-        auto rp = self->make_response_promise<int64_t>();
-        persist(self, self->state.core->spot_interruption(agent_id, now()),
-                [rp](const decision& d) mutable {
-                  if (d.refusal)
-                    rp.deliver(d.refusal);
-                  else
-                    rp.deliver(d.reply.at("trials").get<int64_t>());
-                });
-        return rp;
-      },
-      [self, now](running_atom, const std::string& alloc) {
-        persist(self, self->state.core->allocation_running(alloc, now()),
-                [](const decision&) {});
-      },
-      [self, now](exited_atom, const std::string& alloc, int32_t code) {
-        // The answer lets the agent forget the exit: only once the log
-        // holds it, whether this report or an earlier one recorded it.
-        auto rp = self->make_response_promise<caf::ok_atom>();
-        auto d = self->state.core->allocation_exited(alloc, code, now());
-        if (d.refusal) {
-          // Not recorded (a bug in the deciding code): the agent keeps it.
-          rp.deliver(d.refusal);
-          persist(self, std::move(d), [](const decision&) {});
-        } else if (d.events.empty()) {
-          persist(self, std::move(d), [](const decision&) {});
-          after_decided_events(
-              self, [rp]() mutable { rp.deliver(caf::ok_atom::value); });
-        } else {
-          persist(self, std::move(d), [rp](const decision&) mutable {
-            rp.deliver(caf::ok_atom::value);
-          });
-        }
-        return rp;
-      },
-      [self, now, ok_command](ckpt_atom, const std::string& alloc,
-                              const std::string& uuid, int64_t steps,
-                              const std::string& metadata) {
-        return ok_command(self->state.core->checkpoint_reported(
-            alloc, uuid, steps, parse_or_null(metadata), now()));
-      },
-      [self, now, ok_command](metrics_atom, const std::string& alloc,
-                              const std::string& kind, int64_t steps,
-                              const std::string& metrics) {
-        return ok_command(self->state.core->metrics_reported(
-            alloc, kind, steps, parse_or_null(metrics), now()));
       },
       [self, now](tick_atom) {
         persist(self, self->state.core->tick(now()), [](const decision&) {});
@@ -502,7 +360,18 @@ master_behavior(master_self self, event_writer_actor writer,
         return v.fn(self->state.core->state(), now());
       },
       [self, now, json_command](const command& c) {
-        return json_command(self->state.core->decide(c, now()));
+        auto d = self->state.core->decide(c, now());
+        if (std::holds_alternative<allocation_exit_report>(c) && !d.refusal
+            && d.events.empty()) {
+          // An exit recorded before (a repeated report): answered once the
+          // log holds it, so the agent forgets it only then.
+          auto rp = self->make_response_promise<std::string>();
+          persist(self, std::move(d), [](const decision&) {});
+          after_decided_events(
+              self, [rp]() mutable { rp.deliver(std::string{"{}"}); });
+          return rp;
+        }
+        return json_command(std::move(d));
       },
       [self](watch_atom, const std::string& pool, caf::actor& who) {
         self->state.watchers.emplace(pool, std::move(who));
@@ -523,9 +392,6 @@ master_behavior(master_self self, event_writer_actor writer,
           return rp;
         }
         return ok_command(std::move(d));
-      },
-      [self, now, ok_command](settle_atom, const trial_step& step) {
-        return ok_command(self->state.core->apply_trial_step(step, now()));
       },
   };
 }

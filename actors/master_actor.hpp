@@ -10,8 +10,32 @@
 // with that error: its in-memory state is ahead of the log, and a restart
 // replays the log.
 //
+// One way to ask the master to decide: a `command` (core/commands.hpp),
+// answered with its reply as JSON text once durable, or the refusal.
+// Experiments and trials, agents and their allocations' reports, users,
+// checkpoints, logs, tasks, runs, unmanaged trials, webhooks, records and
+// provisioning are commands. The other messages below are not decisions a
+// caller asks for:
+//   - connect_atom carries the agent actor's handle, which the master
+//     keeps to send orders to; disconn_atom is only taken from the agent
+//     actor of the agent's current connection (the sender decides
+//     whether it counts). Past that wiring, each is decided as a command
+//     (agent_connect, agent_disconnect).
+//   - tick_atom is the master's own timer.
+//   - state_atom and view_atom read the state; watch_atom subscribes a
+//     provisioner to its pool's changes.
+//   - step_atom is the experiment actors' protocol: a searcher step
+//     computed on an earlier state, and a refused one also resets the
+//     experiment actor (the master sends it a fresh feed from the state),
+//     which a command's reply does not do. (The trial actors' steps are
+//     commands, trial_step: a refused one only makes the trial actor
+//     propose again when asked.)
+//   Experiment creation with its model definition is a flow of three
+//   commands that its own actor runs (actors/experiment_creation_actor).
+//
 // Agents talk to it through their agent actors (actors/agent_actor.hpp),
-// which register with connect_atom. JSON travels as text.
+// which register with connect_atom and send their agents' reports as
+// commands. JSON travels as text.
 
 #include "actors/event_writer.hpp"
 #include "actors/experiment_actor.hpp"
@@ -35,18 +59,12 @@ struct state_view {
   std::function<std::string(const state::cluster_state&, int64_t now_us)> fn;
 };
 
-/// A change to users and sessions for master_core::change_users.
-struct user_change {
-  domain_event event;
-};
-
 using view_atom = caf::atom_constant<caf::atom("view")>;
 
 } // namespace det
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::command)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::user_change)
 
 namespace det {
 
@@ -82,70 +100,27 @@ typename Inspector::result_type inspect(Inspector& f, agent_hello& x) {
 }
 
 using master_actor = caf::typed_actor<
-    // Users. Config as JSON text (validated); answers the experiment id.
-    caf::replies_to<submit_atom, std::string, std::string>::with<int64_t>,
-    // Users and sessions (master_core::change_users); answered once durable.
-    caf::replies_to<create_atom, user_change>::with<user_change>,
-    caf::replies_to<pause_atom, int64_t>::with<caf::ok_atom>,
-    caf::replies_to<activate_atom, int64_t>::with<caf::ok_atom>,
-    caf::replies_to<kill_atom, int64_t>::with<caf::ok_atom>,
-    caf::replies_to<cancel_atom, int64_t>::with<caf::ok_atom>,
-    caf::replies_to<delete_atom, int64_t, std::string>::with<caf::ok_atom>,
-    caf::replies_to<kill_atom, trial_atom, int64_t>::with<caf::ok_atom>,
-    // Experiment id, the patch as JSON text, the user
-    // (master_core::edit_experiment); ok once durable.
-    caf::replies_to<edit_atom, int64_t, std::string,
-                    std::string>::with<caf::ok_atom>,
-    // Experiment id, archived, the user (master_core::archive_experiment).
-    caf::replies_to<archive_atom, int64_t, bool,
-                    std::string>::with<caf::ok_atom>,
-    // Experiment id, the override config as JSON text, the user
-    // (master_core::continue_experiment); ok once durable.
-    caf::replies_to<continue_atom, int64_t, std::string,
-                    std::string>::with<caf::ok_atom>,
-    // Agents, through their agent actors.
+    // A command (core/commands.hpp), decided by master_core::decide; the
+    // answer is its reply as JSON text once its events are durable (an
+    // allocation_exit_report also when an earlier report recorded the exit:
+    // once the log holds it), or the refusal.
+    caf::replies_to<command>::with<std::string>,
+    // Agents, through their agent actors: the actor to send orders to,
+    // and its end (taken only from the current connection's actor).
     caf::reacts_to<connect_atom, agent_hello, caf::actor>,
     caf::reacts_to<disconn_atom, std::string, std::string>,
-    // An agent's spot interruption notice (master_core::spot_interruption);
-    // answers the number of trials asked to checkpoint, once durable.
-    caf::replies_to<spot_atom, std::string>::with<int64_t>,
-    // An operator enables or disables an agent: id, enabled, drain
-    // (master_core::set_agent_enabled); ok once durable.
-    caf::replies_to<enable_atom, std::string, bool, bool>::with<caf::ok_atom>,
-    caf::replies_to<enable_atom, std::string, int64_t, bool,
-                    bool>::with<caf::ok_atom>,
-    // An agent's slot count changed: id, slots (master_core::
-    // set_agent_slots); ok once durable.
-    caf::replies_to<resize_atom, std::string, int32_t>::with<caf::ok_atom>,
-    caf::reacts_to<running_atom, std::string>,
-    // An allocation's exit; answered once the log durably holds it (also
-    // when it was recorded before: a repeated report writes nothing), so
-    // the agent may forget it. No answer if the master stops first.
-    caf::replies_to<exited_atom, std::string, int32_t>::with<caf::ok_atom>,
-    // Trial processes: allocation id, uuid, steps, metadata JSON.
-    caf::replies_to<ckpt_atom, std::string, std::string, int64_t,
-                    std::string>::with<caf::ok_atom>,
-    // Allocation id, kind, steps, metrics JSON.
-    caf::replies_to<metrics_atom, std::string, std::string, int64_t,
-                    std::string>::with<caf::ok_atom>,
     caf::reacts_to<tick_atom>,
     // The state as snapshot JSON text (det-inspect, tests).
     caf::replies_to<state_atom>::with<std::string>,
     // A read-only view of the state (the REST API, provisioners).
     caf::replies_to<view_atom, state_view>::with<std::string>,
-    // A command (core/commands.hpp), decided by master_core::decide; the
-    // answer is its reply as JSON text once its events are durable.
-    caf::replies_to<command>::with<std::string>,
     // A provisioner (the actor) of a pool: sent wake_atom once events that
     // may change the pool's demand or capacity are durable
     // (core/provisioning_wake.hpp).
     caf::reacts_to<watch_atom, std::string, caf::actor>,
     // Experiment actors' searcher steps; answered once durable, refused
     // (and the actor reset) when the step does not follow the log.
-    caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>,
-    // Trial actors' lifecycle steps (an exited trial restarts, errors or is
-    // canceled); answered once durable, refused when the trial moved on.
-    caf::replies_to<settle_atom, trial_step>::with<caf::ok_atom>>;
+    caf::replies_to<step_atom, searcher_step>::with<caf::ok_atom>>;
 
 struct master_options {
   /// Wall clock in microseconds since the epoch; tests inject their own.

@@ -27,9 +27,8 @@ trial_actor::behavior_type trial_behavior(trial_self self, int64_t trial_id,
         if (f.runs <= s.proposed_run)
           return; // already proposed for this run
         s.proposed_run = f.runs;
-        self->request(s.master, caf::infinite, settle_atom::value,
-                      after_exit(f))
-            .then([](caf::ok_atom) {},
+        self->request(s.master, caf::infinite, command{after_exit(f)})
+            .then([](const std::string&) {},
                   [self, runs = f.runs](caf::error&) {
                     // Refused: the trial moved on meanwhile (killed, or a newer
                     // run). The master asks again if it still needs a step.

@@ -35,7 +35,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::trial_step)
 namespace det {
 
 using trial_actor = caf::typed_actor<
-    // The trial is exited: decide and propose (settle_atom, trial_step).
+    // The trial is exited: decide and propose its trial_step (a command).
     caf::reacts_to<settle_atom, trial_facts>,
     // Orders, with the agent's actor to carry them to.
     caf::reacts_to<start_atom, start_order, caf::actor>,

@@ -57,12 +57,13 @@ void record_account(const std::shared_ptr<const api_context>& ctx,
                     std::function<void(const domain_event&)> then) {
   post(ctx->bridge, [ctx, ev = std::move(ev), res,
                      then = std::move(then)](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, create_atom::value,
-                  user_change{ev})
+    self->request(ctx->master, ctx->request_timeout, command{user_change{ev}})
         .then(
-            [ctx, then](user_change& written) {
-              ctx->auth->apply(written.event);
-              then(written.event);
+            [ctx, then, ev](const std::string& reply) {
+              auto written = written_event(
+                  ev, nlohmann::json::parse(reply, nullptr, false));
+              ctx->auth->apply(written);
+              then(written);
             },
             [res](caf::error& err) { res.send(http::error_response(err)); });
   });

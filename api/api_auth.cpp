@@ -351,10 +351,13 @@ std::string ensure_default_users(caf::actor_system& sys, const api_context& ctx,
   caf::scoped_actor self{sys};
   std::string failure;
   for (const auto& ev : evs) {
-    self->request(ctx.master, caf::infinite, create_atom::value,
-                  user_change{ev})
-        .receive([&](user_change& written) { ctx.auth->apply(written.event); },
-                 [&](caf::error& err) { failure = render(err); });
+    self->request(ctx.master, caf::infinite, command{user_change{ev}})
+        .receive(
+            [&](const std::string& reply) {
+              ctx.auth->apply(written_event(
+                  ev, nlohmann::json::parse(reply, nullptr, false)));
+            },
+            [&](caf::error& err) { failure = render(err); });
     if (!failure.empty())
       return "cannot create the default users: " + failure;
   }

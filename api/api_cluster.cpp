@@ -212,12 +212,7 @@ void kill_trial(const ctx_ptr& ctx, const http_request& req,
   auto id = id_param(req, res, "trial_id");
   if (!id)
     return;
-  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, kill_atom::value,
-                  trial_atom::value, id)
-        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-              [res](caf::error& err) { res.send(http::error_response(err)); });
-  });
+  command_and_answer(ctx, res, trial_kill{*id});
 }
 
 namespace {
@@ -232,20 +227,15 @@ void set_agent_enabled(const ctx_ptr& ctx, const http_request& req,
   if (ctx->nodes)
     return set_node_enabled(ctx, req.param("agent_id"), res, enabled);
   bool drain = !enabled && get_field_or(*body, "drain", false);
-  post(ctx->bridge, [ctx, res, id = req.param("agent_id"), enabled,
-                     drain](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, enable_atom::value, id,
-                  enabled, drain)
-        .then(
-            [ctx, res, id, enabled, drain](caf::ok_atom) {
-              log::info() << "agent " << id << " "
-                          << (enabled ? "enabled"
-                              : drain ? "disabled, draining"
-                                      : "disabled");
-              send_written(ctx, res, "{}");
-            },
-            [res](caf::error& err) { res.send(http::error_response(err)); });
-  });
+  auto id = req.param("agent_id");
+  send_command(ctx, res, agent_enable{id, enabled, drain},
+               [ctx, res, id, enabled, drain](caf::event_based_actor*, json) {
+                 log::info() << "agent " << id << " "
+                             << (enabled ? "enabled"
+                                 : drain ? "disabled, draining"
+                                         : "disabled");
+                 send_written(ctx, res, "{}");
+               });
 }
 
 /// The slot_id path parameter (slots count from 0), or answers 400.
@@ -357,10 +347,10 @@ void set_slot_enabled(const ctx_ptr& ctx, const http_request& req,
   bool drain = !enabled && get_field_or(*body, "drain", false);
   post(ctx->bridge, [ctx, res, id = req.param("agent_id"), slot = *slot,
                      enabled, drain](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, enable_atom::value, id,
-                  slot, enabled, drain)
+    self->request(ctx->master, ctx->request_timeout,
+                  command{slot_enable{id, slot, enabled, drain}})
         .then(
-            [ctx, res, id, slot, enabled, self](caf::ok_atom) {
+            [ctx, res, id, slot, enabled, self](const std::string&) {
               log::info() << "slot " << slot << " of agent " << id << " "
                           << (enabled ? "enabled" : "disabled");
               ask_view(

@@ -272,10 +272,10 @@ void continue_experiment(const ctx_ptr& ctx, const http::http_request& req,
             if (!checked)
               return fail(res, checked.error());
           }
-          self->request(ctx->master, ctx->request_timeout, continue_atom::value,
-                        id, over.dump(), user)
+          self->request(ctx->master, ctx->request_timeout,
+                        command{experiment_continue{id, over, user}})
               .then(
-                  [ctx, res, self, id](caf::ok_atom) {
+                  [ctx, res, self, id](const std::string&) {
                     ask_view(
                         ctx, self,
                         [id](const state::cluster_state& s, int64_t) {

@@ -238,7 +238,7 @@ void ask_next(const ctx_ptr& ctx, caf::event_based_actor* self,
     return;
   }
   auto id = run->ids[run->next++];
-  auto done = [ctx, self, run, res, id](caf::ok_atom) {
+  auto done = [ctx, self, run, res, id](const std::string&) {
     run->results.push_back({{"error", ""}, {"id", id}});
     ask_next(ctx, self, run, res);
   };
@@ -246,31 +246,27 @@ void ask_next(const ctx_ptr& ctx, caf::event_based_actor* self,
     run->results.push_back({{"error", render(err)}, {"id", id}});
     ask_next(ctx, self, run, res);
   };
-  auto t = ctx->request_timeout;
-  switch (run->action) {
-  case bulk_action::pause:
-    self->request(ctx->master, t, pause_atom::value, id).then(done, refused);
-    break;
-  case bulk_action::activate:
-    self->request(ctx->master, t, activate_atom::value, id).then(done, refused);
-    break;
-  case bulk_action::cancel:
-    self->request(ctx->master, t, cancel_atom::value, id).then(done, refused);
-    break;
-  case bulk_action::kill:
-    self->request(ctx->master, t, kill_atom::value, id).then(done, refused);
-    break;
-  case bulk_action::archive:
-  case bulk_action::unarchive:
-    self->request(ctx->master, t, archive_atom::value, id,
-                  run->action == bulk_action::archive, run->user)
-        .then(done, refused);
-    break;
-  case bulk_action::remove:
-    self->request(ctx->master, t, delete_atom::value, id, run->user)
-        .then(done, refused);
-    break;
-  }
+  auto c = [&]() -> command {
+    switch (run->action) {
+    case bulk_action::pause:
+      return experiment_pause{id};
+    case bulk_action::activate:
+      return experiment_activate{id};
+    case bulk_action::cancel:
+      return experiment_cancel{id};
+    case bulk_action::kill:
+      return experiment_kill{id};
+    case bulk_action::archive:
+    case bulk_action::unarchive:
+      return experiment_archive{id, run->action == bulk_action::archive,
+                                run->user};
+    case bulk_action::remove:
+      break;
+    }
+    return experiment_delete{id, run->user};
+  }();
+  self->request(ctx->master, ctx->request_timeout, std::move(c))
+      .then(done, refused);
 }
 
 void bulk_route(const ctx_ptr& ctx, const http::http_request& req,

@@ -308,9 +308,10 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
                                       + " has no live allocation");
           if (!authorized(ctx, req, res, alloc))
             return;
-          self->request(ctx->master, ctx->request_timeout, metrics_atom::value,
-                        alloc, group, steps, avg.dump())
-              .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
+          self->request(ctx->master, ctx->request_timeout,
+                        command{metrics_report{alloc, group, steps, avg}})
+              .then([ctx,
+                     res](const std::string&) { send_written(ctx, res, "{}"); },
                     [res](caf::error& err) { fail(res, err); });
         });
   });

@@ -238,13 +238,7 @@ void report_checkpoint(const ctx_ptr& ctx, const http::http_request& req,
                           "required");
   if (!authorized(ctx, req, res, alloc))
     return;
-  post(ctx->bridge,
-       [ctx, res, alloc, uuid, steps, meta](caf::event_based_actor* self) {
-         self->request(ctx->master, ctx->request_timeout, ckpt_atom::value,
-                       alloc, uuid, steps, meta.dump())
-             .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-                   [res](caf::error& err) { fail(res, err); });
-       });
+  command_and_answer(ctx, res, checkpoint_report{alloc, uuid, steps, meta});
 }
 
 } // namespace

@@ -20,17 +20,14 @@ using http::responder;
 
 namespace {
 
-template <class Atom>
+/// The command on experiment `id` (the path's) answered {} once durable.
+template <class Command>
 void experiment_command(const ctx_ptr& ctx, const http::http_request& req,
                         const responder& res) {
   auto id = id_param(req, res);
   if (!id)
     return;
-  post(ctx->bridge, [ctx, res, id = *id](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, Atom::value, id)
-        .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-              [res](caf::error& err) { fail(res, err); });
-  });
+  command_and_answer(ctx, res, Command{*id});
 }
 
 /// Answers {"experiment": ...} as the read model has it now (after a
@@ -52,14 +49,8 @@ void set_archived(const ctx_ptr& ctx, const http::http_request& req,
   auto id = id_param(req, res);
   if (!id)
     return;
-  post(ctx->bridge,
-       [ctx, res, id = *id, archived,
-        user = req.principal.username](caf::event_based_actor* self) {
-         self->request(ctx->master, ctx->request_timeout, archive_atom::value,
-                       id, archived, user)
-             .then([ctx, res](caf::ok_atom) { send_written(ctx, res, "{}"); },
-                   [res](caf::error& err) { fail(res, err); });
-       });
+  command_and_answer(ctx, res,
+                     experiment_archive{*id, archived, req.principal.username});
 }
 
 /// `listed`: the body's modelDefinition (an empty list when it had none),
@@ -183,15 +174,11 @@ void edit_experiment(const ctx_ptr& ctx, const http::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
-  post(ctx->bridge,
-       [ctx, res, id = *id, patch = body->dump(),
-        user = req.principal.username](caf::event_based_actor* self) {
-         self->request(ctx->master, ctx->request_timeout, edit_atom::value, id,
-                       patch, user)
-             .then([ctx, res, self, id](
-                       caf::ok_atom) { answer_experiment(ctx, self, res, id); },
-                   [res](caf::error& err) { fail(res, err); });
-       });
+  send_command(ctx, res,
+               experiment_edit{*id, std::move(*body), req.principal.username},
+               [ctx, res, id = *id](caf::event_based_actor* self, const json&) {
+                 answer_experiment(ctx, self, res, id);
+               });
 }
 
 void get_model_def(const ctx_ptr& ctx, const http::http_request& req,
@@ -222,22 +209,22 @@ void get_experiment_trials(const ctx_ptr& ctx, const http::http_request& req,
 
 void pause_experiment(const ctx_ptr& ctx, const http::http_request& req,
                       const responder& res) {
-  experiment_command<pause_atom>(ctx, req, res);
+  experiment_command<experiment_pause>(ctx, req, res);
 }
 
 void activate_experiment(const ctx_ptr& ctx, const http::http_request& req,
                          const responder& res) {
-  experiment_command<activate_atom>(ctx, req, res);
+  experiment_command<experiment_activate>(ctx, req, res);
 }
 
 void kill_experiment(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
-  experiment_command<kill_atom>(ctx, req, res);
+  experiment_command<experiment_kill>(ctx, req, res);
 }
 
 void cancel_experiment(const ctx_ptr& ctx, const http::http_request& req,
                        const responder& res) {
-  experiment_command<cancel_atom>(ctx, req, res);
+  experiment_command<experiment_cancel>(ctx, req, res);
 }
 
 void delete_experiment(const ctx_ptr& ctx, const http::http_request& req,
@@ -245,18 +232,13 @@ void delete_experiment(const ctx_ptr& ctx, const http::http_request& req,
   auto id = id_param(req, res);
   if (!id)
     return;
-  post(ctx->bridge, [ctx, res, id = *id, user = req.principal.username](
-                        caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, delete_atom::value, id,
-                  user)
-        .then(
-            [ctx, res, id, user](caf::ok_atom) {
-              log::info() << "experiment " << id << " deleted by '" << user
-                          << "'";
-              send_written(ctx, res, "{}");
-            },
-            [res](caf::error& err) { fail(res, err); });
-  });
+  auto user = req.principal.username;
+  send_command(
+      ctx, res, experiment_delete{*id, user},
+      [ctx, res, id = *id, user](caf::event_based_actor*, const json&) {
+        log::info() << "experiment " << id << " deleted by '" << user << "'";
+        send_written(ctx, res, "{}");
+      });
 }
 
 void archive_experiment(const ctx_ptr& ctx, const http::http_request& req,

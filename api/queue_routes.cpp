@@ -240,13 +240,9 @@ void run_updates(const std::shared_ptr<const api_context>& ctx,
                                         req.principal.username},
                    [next](caf::event_based_actor*, json) { next(); });
     });
-  post(ctx->bridge, [ctx, u, next, user = req.principal.username,
-                     res](caf::event_based_actor* self) {
-    self->request(ctx->master, ctx->request_timeout, edit_atom::value,
-                  u.experiment, u.patch.dump(), user)
-        .then([next](caf::ok_atom) { next(); },
-              [res](caf::error& err) { res.send(http::error_response(err)); });
-  });
+  send_command(ctx, res,
+               experiment_edit{u.experiment, u.patch, req.principal.username},
+               [next](caf::event_based_actor*, json) { next(); });
 }
 
 /// GET /api/v1/job-queues (`v2`: each job under "full").

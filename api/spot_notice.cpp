@@ -11,9 +11,12 @@ namespace {
 
 void handle(caf::event_based_actor* self, master_actor master,
             std::string agent_id) {
-  self->request(master, std::chrono::seconds{10}, spot_atom::value, agent_id)
+  self->request(master, std::chrono::seconds{10},
+                command{spot_interruption_notice{agent_id}})
       .then(
-          [self, agent_id](int64_t trials) {
+          [self, agent_id](const std::string& reply) {
+            auto j = nlohmann::json::parse(reply, nullptr, false);
+            auto trials = j.is_object() ? j.value("trials", int64_t{0}) : 0;
             log::warn() << "agent " << agent_id
                         << ": spot interruption notice; draining it and asking "
                         << trials << " trial(s) to checkpoint now";

@@ -11,19 +11,25 @@
 // The answer is the decision's reply (a JSON object, {} when the command
 // answers nothing) once its events are durable, or the refusal.
 //
-// Senders: the API's routes (checkpoints, log retention, runs, unmanaged
-// trials, webhooks, and the user's records: workspaces, projects,
-// templates, pool bindings, models, config policies), the checkpoint
-// collector (actors/checkpoint_gc_actor.cpp), the pools' provisioners
-// (actors/provisioner_actor.cpp) and experiment creation
-// (actors/experiment_creation_actor.cpp).
+// Senders: the API's routes (experiments and trials, runs, unmanaged
+// trials, agents and slots, users and sessions, checkpoints, log
+// retention, tasks, webhooks, and the user's records: workspaces,
+// projects, templates, pool bindings, models, config policies), the agent
+// actors (their agents' reports), the trial actors (their steps), the spot
+// notices, the checkpoint collector (actors/checkpoint_gc_actor.cpp), the
+// pools' provisioners (actors/provisioner_actor.cpp) and experiment
+// creation (actors/experiment_creation_actor.cpp).
 
+#include "core/commands_agents.hpp"
 #include "core/commands_experiment_creation.hpp"
+#include "core/commands_experiments.hpp"
 #include "core/commands_records.hpp"
 #include "core/commands_tasks.hpp"
 #include "core/commands_trials.hpp"
+#include "core/commands_users.hpp"
 #include "core/commands_webhooks.hpp"
 #include "core/provisioning.hpp"
+#include "core/trial_lifecycle.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -145,6 +151,22 @@ struct provisioning_cycle {
 
 /// Every command, grouped by the aggregate that decides it.
 using command = std::variant<
+    // experiments and trials (core/commands_experiments.hpp)
+    experiment_submit, experiment_pause, experiment_activate, experiment_kill,
+    experiment_cancel, trial_kill, experiment_delete, experiment_edit,
+    experiment_archive, experiment_continue,
+    // agents: connections, operators and the cloud
+    // (core/commands_agents.hpp)
+    agent_connect, agent_disconnect, agent_enable, slot_enable, agent_resize,
+    spot_interruption_notice,
+    // allocations: what agents and trial processes report (the same)
+    allocation_running_report, allocation_exit_report, checkpoint_report,
+    metrics_report,
+    // users, sessions, access tokens (core/commands_users.hpp)
+    user_change,
+    // a trial actor's lifecycle step for an exited trial
+    // (core/trial_lifecycle.hpp: master_core::apply_trial_step)
+    trial_step,
     // checkpoints
     delete_checkpoints, remove_checkpoint_files, set_checkpoint_metadata,
     collect_checkpoints, checkpoints_removed, checkpoint_files_cleared,

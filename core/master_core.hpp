@@ -81,18 +81,6 @@ void absorb(decision& d, decision more);
 /// `d` with its refusal set to `code` and `why`: a command's early return.
 decision with_refusal(decision& d, errc code, std::string why);
 
-/// A trial allocation an agent reports when it (re)connects: still
-/// running, or exited with `exit_code` (the agent keeps an exit until the
-/// master acknowledges it, so an exit the previous master never recorded
-/// arrives here).
-struct reported_allocation {
-  reported_allocation(std::string id,
-                      std::optional<int32_t> code = std::nullopt)
-      : allocation_id(std::move(id)), exit_code(code) {}
-  std::string allocation_id;
-  std::optional<int32_t> exit_code;
-};
-
 struct core_config {
   std::string cluster_id;
   /// The cluster's UUID if the log has none yet, and this process's own
@@ -432,54 +420,9 @@ private:
   void lose_agent(decision& d, const std::string& agent_id,
                   const std::string& reason, int64_t now_us,
                   std::vector<std::string>* skipped = nullptr);
-  // The deciders of decide(), one overload per command, grouped by
-  // aggregate: checkpoints, logs and provisioning in
-  // master_core_commands.cpp.
-  decision on(const delete_checkpoints& c, int64_t now_us);
-  decision on(const remove_checkpoint_files& c, int64_t now_us);
-  decision on(const set_checkpoint_metadata& c, int64_t now_us);
-  decision on(const collect_checkpoints& c, int64_t now_us);
-  decision on(const checkpoints_removed& c, int64_t now_us);
-  decision on(const checkpoint_files_cleared& c, int64_t now_us);
-  decision on(const retain_logs& c, int64_t now_us);
-  decision on(const log_policy_match& c, int64_t now_us);
-  decision on(const webhook_log_match& c, int64_t now_us);
-  decision on(const webhook_delivery_report& c, int64_t now_us);
-  decision on(const begin_launch& c, int64_t now_us);
-  decision on(const launch_answered& c, int64_t now_us);
-  decision on(const provisioning_cycle& c, int64_t now_us);
-  // Experiment creation, in master_core_experiment_creation.cpp (det::: the
-  // commands share their names with the deciders they call).
-  decision on(const experiment_create& c, int64_t now_us);
-  decision on(const det::model_definition_stored& c, int64_t now_us);
-  decision on(const det::model_definition_lost& c, int64_t now_us);
-  // Tasks, in master_core_tasks.cpp.
-  decision on(const task_launch& c, int64_t now_us);
-  decision on(const task_kill& c, int64_t now_us);
-  decision on(const task_pause& c, int64_t now_us);
-  decision on(const task_unpause& c, int64_t now_us);
-  decision on(const task_ready_report& c, int64_t now_us);
-  decision on(const task_priority_change& c, int64_t now_us);
-  // The user's records (core/commands_records.hpp) and webhooks
-  // (core/webhooks.hpp), the one whose decision is decide_record's
-  // alone: its events applied all or nothing. A command with an on() of
-  // its own (below) is not decided here.
-  template <class C> decision on(const C& c, int64_t now_us) {
-    return recorded(decide_record(st_, c, now_us));
-  }
-  // master_core_records.cpp: a deleted workspace's tasks are killed too.
-  decision on(const workspace_delete& c, int64_t now_us);
-  // Runs and trials (core/commands_trials.hpp), master_core_runs.cpp: a
-  // Runs API action, each run qualified here; a user's metrics.
-  decision on(const runs_act& c, int64_t now_us);
-  decision on(const user_metrics_report& c, int64_t now_us);
-  // Unmanaged experiments and trials, master_core_unmanaged.cpp. A trial
-  // of a managed experiment is refused (failed_precondition).
-  decision on(const unmanaged_experiment_open& c, int64_t now_us);
-  decision on(const unmanaged_trial_open& c, int64_t now_us);
-  decision on(const unmanaged_trial_start& c, int64_t now_us);
-  decision on(const unmanaged_trial_patch& c, int64_t now_us);
-  decision on(const unmanaged_checkpoint& c, int64_t now_us);
+  // The deciders of decide(), one overload per command (the list is
+  // core/master_core_on.hpp, included here, inside the class).
+#include "core/master_core_on.hpp"
   /// The unmanaged trial `id`, its client heard from now (a heartbeat),
   /// or nullptr with d.refusal set.
   const state::trial_info* heard_unmanaged_trial(decision& d, int64_t id,

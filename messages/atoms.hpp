@@ -20,37 +20,20 @@ using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
 namespace det {
 
-using submit_atom = caf::atom_constant<caf::atom("submit")>;
 using create_atom = caf::atom_constant<caf::atom("create")>;
-using defstored_atom = caf::atom_constant<caf::atom("defstored")>;
-using deflost_atom = caf::atom_constant<caf::atom("deflost")>;
-using pause_atom = caf::atom_constant<caf::atom("pause")>;
-using activate_atom = caf::atom_constant<caf::atom("activate")>;
 using kill_atom = caf::atom_constant<caf::atom("kill")>;
-using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
-using delete_atom = caf::atom_constant<caf::atom("delete")>;
 using connect_atom = caf::atom_constant<caf::atom("connect")>;
 using disconn_atom = caf::atom_constant<caf::atom("disconn")>;
 using running_atom = caf::atom_constant<caf::atom("running")>;
 using exited_atom = caf::atom_constant<caf::atom("exited")>;
-using ckpt_atom = caf::atom_constant<caf::atom("ckpt")>;
-using metrics_atom = caf::atom_constant<caf::atom("metrics")>;
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using preempt_atom = caf::atom_constant<caf::atom("preempt")>;
 using state_atom = caf::atom_constant<caf::atom("state")>;
-using trial_atom = caf::atom_constant<caf::atom("trial")>;
-using spot_atom = caf::atom_constant<caf::atom("spot")>;
-using enable_atom = caf::atom_constant<caf::atom("enable")>;
-/// A user's edit of an experiment (name, description, notes, labels).
-using edit_atom = caf::atom_constant<caf::atom("edit")>;
-using archive_atom = caf::atom_constant<caf::atom("archive")>;
 /// The master holds an allocation's exit durably: the agent may forget it.
 using exitack_atom = caf::atom_constant<caf::atom("exitack")>;
 /// A command on the user's records (workspaces, projects, templates,
 /// models: core/records.hpp).
 /// An agent's slot count changed (a Kubernetes pool's nodes).
 using resize_atom = caf::atom_constant<caf::atom("resize")>;
-/// `det experiment continue` (master_core::continue_experiment).
-using continue_atom = caf::atom_constant<caf::atom("continue")>;
 
 } // namespace det

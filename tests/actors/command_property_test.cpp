@@ -136,7 +136,8 @@ struct fixture : master_fixture {
       for (const auto& [id, e] : st.experiments)
         live += state::is_terminal(e.status) ? 0 : 1;
       if (live < 4)
-        attempt(submit_atom::value, config_for(rng), std::string{"determined"});
+        attempt(command{experiment_submit{
+            nlohmann::json::parse(config_for(rng)), "determined"}});
       break;
     }
     case 2:
@@ -182,13 +183,12 @@ struct fixture : master_fixture {
         anon_send(agent->second, running_atom::value, alloc);
       run();
       auto steps = int64_t{100} * (1 + static_cast<int64_t>(pick(4)));
-      attempt(ckpt_atom::value, alloc,
-              "ck-" + alloc + "-" + std::to_string(steps), steps,
-              std::string{"{}"});
-      attempt(metrics_atom::value, alloc,
-              std::string{pick(2) == 0 ? "training" : "validation"}, steps,
-              nlohmann::json{{"loss", 1.0 / static_cast<double>(1 + pick(50))}}
-                  .dump());
+      attempt(command{
+          checkpoint_report{alloc, "ck-" + alloc + "-" + std::to_string(steps),
+                            steps, nlohmann::json::object()}});
+      attempt(command{metrics_report{
+          alloc, pick(2) == 0 ? "training" : "validation", steps,
+          nlohmann::json{{"loss", 1.0 / static_cast<double>(1 + pick(50))}}}});
       break;
     }
     case 11:
@@ -207,20 +207,23 @@ struct fixture : master_fixture {
     }
     case 14:
       if (!experiments.empty())
-        attempt(kill_atom::value, experiments[pick(experiments.size())]);
+        attempt(
+            command{experiment_kill{experiments[pick(experiments.size())]}});
       break;
     case 15:
       if (!st.trials.empty())
-        attempt(kill_atom::value, trial_atom::value,
-                static_cast<int64_t>(1 + pick(st.trials.size())));
+        attempt(command{
+            trial_kill{static_cast<int64_t>(1 + pick(st.trials.size()))}});
       break;
     case 16:
       if (!experiments.empty())
-        attempt(pause_atom::value, experiments[pick(experiments.size())]);
+        attempt(
+            command{experiment_pause{experiments[pick(experiments.size())]}});
       break;
     case 17:
       if (!experiments.empty())
-        attempt(activate_atom::value, experiments[pick(experiments.size())]);
+        attempt(command{
+            experiment_activate{experiments[pick(experiments.size())]}});
       break;
     default: // time passes: reconnect waits and preemption timeouts run out
       now += static_cast<int64_t>(1 + pick(45)) * sec;

@@ -76,9 +76,7 @@ struct fixture : master_fixture {
   }
 
   void validation(const std::string& alloc, int64_t steps, double loss) {
-    request<caf::ok_atom>(master, metrics_atom::value, alloc,
-                          std::string{"validation"}, steps,
-                          nlohmann::json{{"loss", loss}}.dump());
+    decide(metrics_report{alloc, "validation", steps, {{"loss", loss}}});
     run();
   }
 };
@@ -91,8 +89,7 @@ CAF_TEST(
     the experiment actor creates the trials and closes them on validations) {
   memory_event_store store;
   start(store);
-  request<int64_t>(master, submit_atom::value, random_config(),
-                   std::string{"determined"});
+  submit(random_config());
   run();
   // The submission itself creates no trial: the experiment's actor starts
   // its searcher and proposes them, appended as one step.
@@ -132,8 +129,7 @@ CAF_TEST(a master stopped between a validation and its step feeds it again) {
   // The reference run: the validation and the step that closes the trial.
   memory_event_store full;
   start(full);
-  request<int64_t>(master, submit_atom::value, random_config(),
-                   std::string{"determined"});
+  submit(random_config());
   orders log;
   auto agent = join("a1", 2, log);
   for (const auto& o : log.starts)
@@ -171,8 +167,7 @@ CAF_TEST(a master stopped between a validation and its step feeds it again) {
 CAF_TEST(a step that does not follow the log is refused and changes nothing) {
   memory_event_store store;
   start(store);
-  request<int64_t>(master, submit_atom::value, random_config(),
-                   std::string{"determined"});
+  submit(random_config());
   run();
   auto before = events_of(store).size();
   // A second "first step", as an actor that missed the first would send.
@@ -201,10 +196,8 @@ CAF_TEST(a searcher that cannot be restored ends its experiment
          and not the master) {
   memory_event_store store;
   start(store);
-  request<int64_t>(master, submit_atom::value, random_config(),
-                   std::string{"determined"});
-  request<int64_t>(master, submit_atom::value, random_config(),
-                   std::string{"determined"});
+  submit(random_config());
+  submit(random_config());
   run();
   stop_master();
   // Experiment 1's saved searcher is damaged (e.g. written by a release
@@ -226,8 +219,7 @@ CAF_TEST(a searcher that cannot be restored ends its experiment
   // The master and the other experiment carry on.
   CAF_CHECK_EQUAL(state::to_string(st.experiments.at(2).status),
                   std::string{"ACTIVE"});
-  auto id = request<int64_t>(master, submit_atom::value, random_config(),
-                             std::string{"determined"});
+  auto id = submit(random_config());
   CAF_CHECK_EQUAL(id, 3);
   run();
   CAF_CHECK_EQUAL(state::trials_of_experiment(live_state(), 3).size(), 2u);

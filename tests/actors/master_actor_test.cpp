@@ -67,8 +67,7 @@ struct fixture : master_fixture {
   /// 1.1 on agent a1 (one slot); returns the agent's actor.
   agent_actor one_trial_running(memory_event_store& store, probe_log& plog) {
     start(store);
-    request<int64_t>(master, submit_atom::value, experiment_config(),
-                     std::string{"determined"});
+    submit(experiment_config());
     auto agent = join("a1", 1, plog);
     anon_send(agent, running_atom::value, std::string{"1.1"});
     run();
@@ -83,8 +82,7 @@ CAF_TEST_FIXTURE_SCOPE(master_actor_tests, fixture)
 CAF_TEST(a submitted experiment runs on a joining agent and completes) {
   memory_event_store store;
   start(store);
-  auto id = request<int64_t>(master, submit_atom::value, experiment_config(),
-                             std::string{"determined"});
+  auto id = submit(experiment_config());
   CAF_CHECK_EQUAL(id, 1);
   probe_log plog;
   auto agent = join("a1", 2, plog);
@@ -93,11 +91,8 @@ CAF_TEST(a submitted experiment runs on a joining agent and completes) {
   CAF_CHECK_EQUAL(plog.starts[0].target_length, 100);
   anon_send(agent, running_atom::value, std::string{"1.1"});
   run();
-  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
-                        std::string{"ck-100"}, int64_t{100}, std::string{"{}"});
-  request<caf::ok_atom>(master, metrics_atom::value, std::string{"1.1"},
-                        std::string{"validation"}, int64_t{100},
-                        std::string{R"({"loss":0.25})"});
+  decide(checkpoint_report{"1.1", "ck-100", 100, nlohmann::json::object()});
+  decide(metrics_report{"1.1", "validation", 100, {{"loss", 0.25}}});
   CAF_REQUIRE_EQUAL(plog.preempts.size(), 1u);
   anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{0});
   run();
@@ -156,15 +151,13 @@ CAF_TEST(a repeated exit is not acknowledged before the first one is durable) {
 CAF_TEST(a trial on a lost agent resumes on another agent from its checkpoint) {
   memory_event_store store;
   start(store);
-  request<int64_t>(master, submit_atom::value, experiment_config(),
-                   std::string{"determined"});
+  submit(experiment_config());
   probe_log first;
   auto a1 = join("a1", 1, first);
   CAF_REQUIRE_EQUAL(first.starts.size(), 1u);
   anon_send(a1, running_atom::value, std::string{"1.1"});
   run();
-  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
-                        std::string{"ck-40"}, int64_t{40}, std::string{"{}"});
+  decide(checkpoint_report{"1.1", "ck-40", 40, nlohmann::json::object()});
   anon_send(a1, disconn_atom::value, std::string{"connection lost"});
   run();
   now += 31 * sec; // past agent_reconnect_wait
@@ -188,8 +181,7 @@ CAF_TEST(a master rebuilt from a PostgreSQL log continues where it stopped) {
   CAF_REQUIRE(opened);
   auto& store = **opened;
   start(store);
-  request<int64_t>(master, submit_atom::value, experiment_config(),
-                   std::string{"determined"});
+  submit(experiment_config());
   probe_log plog;
   auto agent = join("a1", 2, plog);
   anon_send(agent, running_atom::value, std::string{"1.1"});
@@ -221,8 +213,7 @@ CAF_TEST(overlapping scheduling passes never place a trial twice) {
                         {"metric", "loss"},
                         {"max_trials", 6},
                         {"max_length", {{"batches", 10}}}};
-  request<int64_t>(master, submit_atom::value, config.dump(),
-                   std::string{"determined"});
+  submit(config.dump());
   // Agents join and ticks arrive while passes are in flight: each asks
   // for a pass; the pool actor runs one at a time on a snapshot, and the
   // master checks each result against the state it has when it arrives.
@@ -255,8 +246,7 @@ CAF_TEST(a command sees every change recorded before it and is recorded in the
   memory_event_store store;
   probe_log plog;
   one_trial_running(store, plog);
-  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
-                        std::string{"ck-100"}, int64_t{100}, std::string{"{}"});
+  decide(checkpoint_report{"1.1", "ck-100", 100, nlohmann::json::object()});
   auto before = replay(store).position;
   // Sent back to back: the second is decided on the state the first
   // recorded, so the checkpoint's removal is already under way (decided

@@ -86,6 +86,21 @@ struct master_fixture : test_coordinator_fixture<> {
     run();
   }
 
+  /// Sends command `c` to the master and runs until it answers: its reply
+  /// (the JSON text parsed). A refusal fails the test.
+  nlohmann::json decide(command c) {
+    return nlohmann::json::parse(request<std::string>(master, std::move(c)));
+  }
+
+  /// Submits experiment config `config` (JSON text) as experiment_submit:
+  /// the new experiment's id.
+  int64_t submit(const std::string& config,
+                 const std::string& owner = "determined") {
+    return decide(experiment_submit{nlohmann::json::parse(config), owner})
+        .at("experiment_id")
+        .get<int64_t>();
+  }
+
   state::cluster_state live_state() {
     auto text = request<std::string>(master, state_atom::value);
     auto st = state::from_snapshot(nlohmann::json::parse(text));

@@ -131,8 +131,7 @@ struct fixture : master_fixture {
   }
 
   int64_t submit(int slots = 1) {
-    auto id = request<int64_t>(master, submit_atom::value,
-                               experiment_config(slots), std::string{"u"});
+    auto id = master_fixture::submit(experiment_config(slots), "u");
     CAF_REQUIRE(id > 0);
     run();
     return id;
@@ -154,8 +153,9 @@ struct fixture : master_fixture {
 
   /// submit() without firing timers.
   void submit_due(int slots = 1) {
-    anon_send(master, submit_atom::value, experiment_config(slots),
-              std::string{"u"});
+    anon_send(master,
+              command{experiment_submit{
+                  nlohmann::json::parse(experiment_config(slots)), "u"}});
     run_due();
   }
 
@@ -213,7 +213,7 @@ CAF_TEST(demand that flickers buys one instance and terminates nothing) {
   start_cluster();
   for (int i = 0; i < 5; ++i) {
     auto id = submit();
-    request<caf::ok_atom>(master, kill_atom::value, id);
+    decide(experiment_kill{id});
     run();
   }
   CAF_CHECK_EQUAL(provider->launches.size(), 1u);

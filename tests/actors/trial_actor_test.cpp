@@ -76,8 +76,7 @@ CAF_TEST_FIXTURE_SCOPE(trial_actor_tests, fixture)
 CAF_TEST(a failing trial is restarted by its actor until max_restarts) {
   memory_event_store store;
   start(store);
-  request<int64_t>(master, submit_atom::value, single_config(1),
-                   std::string{"determined"});
+  submit(single_config(1));
   orders log;
   auto agent = join("a1", log);
   CAF_REQUIRE_EQUAL(log.starts, std::vector<std::string>{"1.1"});
@@ -103,14 +102,12 @@ CAF_TEST(a failing trial is restarted by its actor until max_restarts) {
 CAF_TEST(a trial left exited by a stopped master is settled after replay) {
   memory_event_store full;
   start(full);
-  request<int64_t>(master, submit_atom::value, single_config(5),
-                   std::string{"determined"});
+  submit(single_config(5));
   orders log;
   auto agent = join("a1", log);
   anon_send(agent, running_atom::value, std::string{"1.1"});
   run();
-  request<caf::ok_atom>(master, ckpt_atom::value, std::string{"1.1"},
-                        std::string{"ck-30"}, int64_t{30}, std::string{"{}"});
+  decide(checkpoint_report{"1.1", "ck-30", 30, nlohmann::json::object()});
   anon_send(agent, exited_atom::value, std::string{"1.1"}, int32_t{1});
   run();
   stop_master();
@@ -140,8 +137,7 @@ CAF_TEST(a trial left exited by a stopped master is settled after replay) {
 CAF_TEST(a step for a trial that moved on is refused and changes nothing) {
   memory_event_store store;
   start(store);
-  request<int64_t>(master, submit_atom::value, single_config(5),
-                   std::string{"determined"});
+  submit(single_config(5));
   orders log;
   join("a1", log);
   auto before = events_of(store).size();
@@ -152,9 +148,9 @@ CAF_TEST(a step for a trial that moved on is refused and changes nothing) {
   stale.verdict = trial_verdict::error;
   stale.reason = "stale";
   caf::error got;
-  auto res = self->request(master, caf::infinite, settle_atom::value, stale);
+  auto res = self->request(master, caf::infinite, command{stale});
   run();
-  res.receive([](caf::ok_atom) {}, [&](caf::error& err) { got = err; });
+  res.receive([](const std::string&) {}, [&](caf::error& err) { got = err; });
   CAF_CHECK(code_of(got) == errc::conflict);
   CAF_CHECK_EQUAL(events_of(store).size(), before);
   stop_master();

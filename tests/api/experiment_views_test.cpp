@@ -84,8 +84,8 @@ TEST_F(experiment_views, restarts_show_at_most_max_restarts_as_upstream) {
   ASSERT_TRUE(await_read([](const state::cluster_state& s) {
     return s.allocations.count("1.1") != 0;
   }));
-  caf::anon_send(ctx->master, exited_atom::value, std::string{"1.1"},
-                 int32_t{1});
+  caf::anon_send(ctx->master, command{allocation_exit_report{std::string{"1.1"},
+                                                             int32_t{1}}});
   ASSERT_TRUE(await_read([](const state::cluster_state& s) {
     auto t = s.trials.find(1);
     return t != s.trials.end()

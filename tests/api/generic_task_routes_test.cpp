@@ -47,10 +47,10 @@ struct generic_tasks : master_api_test {
              && state::holds_allocation(t->second);
     })) << id
         << " never held " << alloc;
-    caf::anon_send(ctx->master, running_atom::value, alloc);
+    caf::anon_send(ctx->master, command{allocation_running_report{alloc}});
   }
   void exit(const std::string& alloc, int32_t code) {
-    caf::anon_send(ctx->master, exited_atom::value, alloc, code);
+    caf::anon_send(ctx->master, command{allocation_exit_report{alloc, code}});
   }
   bool await_state(const std::string& id, state::task_state want) {
     return await_read([id, want](const state::cluster_state& s) {

@@ -249,8 +249,8 @@ TEST_F(master_api_test,
   EXPECT_NE(call("POST", "/api/v1/runs/start", R"({"runId": 1})", tok).status,
             403);
   // The allocation ends: its token, used (and cached) above, dies with it.
-  caf::anon_send(ctx->master, exited_atom::value, std::string{"1.1"},
-                 int32_t{0});
+  caf::anon_send(ctx->master, command{allocation_exit_report{std::string{"1.1"},
+                                                             int32_t{0}}});
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
   int status = 0;
   while (std::chrono::steady_clock::now() < deadline) {

@@ -186,7 +186,7 @@ TEST_F(task_proxy,
   };
   // Placed, not running yet: nothing to reach.
   EXPECT_EQ(status_of(resolve(at(8765), bearer(mallory))), 404);
-  caf::anon_send(ctx->master, running_atom::value, id + ".1");
+  caf::anon_send(ctx->master, command{allocation_running_report{id + ".1"}});
   ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
     return s.tasks.at(id).state == state::task_state::running;
   }));
@@ -226,7 +226,7 @@ TEST_F(task_proxy,
   auto two = cfg;
   two["config"]["resources"] = {{"slots", 2}};
   auto other = placed("/api/v1/commands", two, mallory);
-  caf::anon_send(ctx->master, running_atom::value, other + ".1");
+  caf::anon_send(ctx->master, command{allocation_running_report{other + ".1"}});
   ASSERT_TRUE(await_read([other](const state::cluster_state& s) {
     const auto& t = s.tasks.at(other);
     return t.state == state::task_state::running && t.agent_id == "a2";
@@ -323,7 +323,7 @@ TEST_F(task_proxy,
   auto busy = placed("/api/v1/notebooks", timed);
   auto never = placed("/api/v1/notebooks", json::object());
   for (const auto& id : {idle, busy, never})
-    caf::anon_send(ctx->master, running_atom::value, id + ".1");
+    caf::anon_send(ctx->master, command{allocation_running_report{id + ".1"}});
   auto state_of = [this](const std::string& id) {
     state::task_state out{};
     EXPECT_TRUE(await_read([&](const state::cluster_state& s) {

@@ -101,7 +101,7 @@ TEST_F(task_routes, a_command_is_placed_on_an_agent_and_listed_as_a_task) {
       get("/api/v1/tasks")["allocationIdToSummary"][id + ".1"]["priority"], 5);
   // Its service is a port of `det task list` once it answers.
   EXPECT_EQ(tasks[id + ".1"]["proxyPorts"], json::array());
-  caf::anon_send(ctx->master, running_atom::value, id + ".1");
+  caf::anon_send(ctx->master, command{allocation_running_report{id + ".1"}});
   ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
     return s.tasks.at(id).state == state::task_state::running;
   }));
@@ -207,7 +207,8 @@ TEST_F(task_routes, a_tasks_user_token_is_its_owner_until_the_task_ends) {
             200);
   // Asked to stop, it lives until its process exits; then it is no token.
   EXPECT_EQ(call("GET", "/api/v1/me", "", user).status, 200);
-  caf::anon_send(ctx->master, exited_atom::value, alloc, int32_t{137});
+  caf::anon_send(ctx->master,
+                 command{allocation_exit_report{alloc, int32_t{137}}});
   ASSERT_TRUE(await_read([id](const state::cluster_state& s) {
     return s.tasks.at(id.get<std::string>()).state
            == state::task_state::terminated;

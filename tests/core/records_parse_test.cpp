@@ -307,7 +307,8 @@ TEST(records_parse, webhook_bodies_name_the_bad_field) {
   expect_field_refused(parse_admins_webhook, body, "triggers");
   body["triggers"] = {{{"triggerType", "TRIGGER_TYPE_TASK_LOG"},
                        {"condition", {{"regex", std::string(2000, 'a')}}}}};
-  expect_field_refused(parse_admins_webhook, body, "triggers[0].condition.regex");
+  expect_field_refused(parse_admins_webhook, body,
+                       "triggers[0].condition.regex");
   // A non-admin's global webhook: refused for who asks, before the rest.
   auto global = parse_webhook_create({{"triggers", json::array()}}, false);
   ASSERT_FALSE(global);
