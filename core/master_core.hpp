@@ -24,11 +24,14 @@
 // Owned by the master actor; not thread-safe.
 
 #include "core/commands.hpp"
+#include "core/config_policies.hpp"
 #include "core/effects.hpp"
 #include "core/experiment_searcher.hpp"
 #include "core/pool_views.hpp"
+#include "core/record_models.hpp"
 #include "core/records.hpp"
 #include "core/trial_lifecycle.hpp"
+#include "core/webhooks.hpp"
 #include "messages/errc.hpp"
 #include "messages/events.hpp"
 #include "policy/consolidation.hpp"

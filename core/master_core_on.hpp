@@ -62,7 +62,9 @@ decision on(const task_priority_change& c, int64_t now_us);
 // (core/commands_webhooks.hpp) whose decision is decide_record's alone
 // (core/records.hpp, core/webhooks.hpp): one body for them all, the
 // events applied all or nothing. A command with an on() of its own is not
-// decided here.
+// decided here. Every decide_record it may call is declared by
+// master_core.hpp's includes, so that any file that sends a command finds
+// them.
 template <class C> decision on(const C& c, int64_t now_us) {
   return recorded(decide_record(st_, c, now_us));
 }
