@@ -38,7 +38,7 @@ enum class run_action {
 /// remove {"deleted": [ids]} (the API then drops their logs).
 struct runs_act {
   run_action action = run_action::kill;
-  std::vector<int64_t> run_ids;
+  std::vector<int64_t> run_ids = {};
   /// 0: runs of any project; else a run elsewhere is "not found".
   int64_t project_id = 0;
   int64_t destination_project_id = 0; ///< move
@@ -91,7 +91,7 @@ struct unmanaged_trial_start {
 /// is set (PAUSED, RUNNING, COMPLETED, CANCELED or ERROR).
 struct unmanaged_trial_patch {
   int64_t trial_id = 0;
-  std::optional<std::string> state;
+  std::optional<std::string> state = {};
   std::string username = {};
 };
 
