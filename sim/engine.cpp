@@ -1,12 +1,11 @@
 #include "sim/engine.hpp"
 
 #include "sim/engine_state.hpp"
+#include "sim/self_stop.hpp"
 
-#include "policy/idle_self_shutdown.hpp"
 #include "policy/pool_scheduler.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <queue>
 #include <set>
@@ -218,72 +217,20 @@ private:
     }
   }
 
-  policy::self_shutdown_input self_view(const detail::sim_instance& x) const {
-    auto at = [](int64_t ms) {
-      return policy::timestamp{} + std::chrono::milliseconds{ms};
-    };
-    policy::self_shutdown_input in;
-    if (x.idle_since_ms >= 0)
-      in.idle_since = at(x.idle_since_ms);
-    if (down_ > 0)
-      in.disconnected_since = at(outage_start_ms_);
-    in.now = at(s_.now_ms);
-    return in;
-  }
-
-  policy::self_shutdown_config self_config() const {
-    policy::self_shutdown_config c;
-    c.max_idle = std::chrono::seconds{s_.policy->self_shutdown_s};
-    c.unreachable_idle =
-        std::chrono::seconds{s_.policy->self_shutdown_unreachable_s};
-    return c;
-  }
-
-  // An agent holding an exit waits for the master, unless it may drop the
-  // exit or write it into its instance's tags.
-  bool waits_for_master(const detail::sim_instance& x) const {
-    return x.holds_exit && !s_.policy->self_stop_drops_exits
-           && !s_.policy->self_stop_tags_exits;
-  }
+  detail::outage outage_now() const { return {down_ > 0, outage_start_ms_}; }
 
   // While the master is down, an idle agent may stop its own instance.
   void arm_self_check(size_t i) {
-    if (s_.policy->self_shutdown_s <= 0 || down_ == 0
-        || waits_for_master(s_.instances[i]))
-      return;
-    auto when =
-        policy::self_shutdown_at(self_view(s_.instances[i]), self_config());
-    if (when)
-      push(std::chrono::duration_cast<std::chrono::milliseconds>(
-               when->time_since_epoch())
-               .count(),
-           ev_kind::self_check, i);
+    if (auto due = detail::self_check_due_ms(s_, outage_now(), i))
+      push(*due, ev_kind::self_check, i);
   }
 
   void self_check(size_t i) {
-    auto& x = s_.instances[i];
-    if (x.gone || down_ == 0 || x.idle_since_ms < 0 || waits_for_master(x))
-      return;
-    if (!policy::should_self_shutdown(self_view(x), self_config()))
-      return;
-    // det-agent's next step (policy/idle_self_shutdown): with an exit the
-    // master has not recorded, it writes the exit into its instance's
-    // tags first (one CreateTags call), and stops once that is done.
-    bool unrecorded = x.holds_exit && !s_.policy->self_stop_drops_exits;
-    switch (policy::next_self_stop_step(unrecorded ? 1 : 0,
-                                        s_.policy->self_stop_tags_exits)) {
-    case policy::self_stop_step::stop:
-      ++s_.result.self_shutdowns;
+    auto r = detail::self_check(s_, outage_now(), i);
+    if (r.stop)
       terminate(i);
-      break;
-    case policy::self_stop_step::record_exits:
-      x.holds_exit = false; // in the tags now: the master reads it there
-      ++s_.result.exits_tagged;
-      push(s_.now_ms + exit_tag_write_ms, ev_kind::self_check, i);
-      break;
-    case policy::self_stop_step::stay:
-      break;
-    }
+    else if (r.again_at_ms)
+      push(*r.again_at_ms, ev_kind::self_check, i);
   }
 
   void became_idle(detail::sim_instance& x) {
@@ -363,18 +310,10 @@ private:
     changed();
   }
 
-  void end_leak(detail::sim_instance& x) {
-    if (x.leak_since_ms < 0)
-      return;
-    s_.result.outage_idle_instance_hours +=
-        static_cast<double>(s_.now_ms - x.leak_since_ms) / 3.6e6;
-    x.leak_since_ms = -1;
-  }
-
   void terminate(size_t i) {
     auto& x = s_.instances[i];
     x.ended_ms = s_.now_ms;
-    end_leak(x);
+    detail::end_leak(s_, x);
     std::vector<size_t> hit;
     for (auto j : running_)
       for (const auto& r : s_.state[j].resources)
@@ -437,7 +376,7 @@ private:
         x.free.erase(std::find(x.free.begin(), x.free.end(), slot));
       note_use(x);
       x.idle_since_ms = -1;
-      end_leak(x);
+      detail::end_leak(s_, x);
     }
     sj.resources = where;
     sj.phase = job_phase::running;
@@ -561,7 +500,7 @@ private:
       if (!x.gone) {
         ++s_.result.instances_at_end;
         x.ended_ms = s_.now_ms;
-        end_leak(x);
+        detail::end_leak(s_, x);
       }
     detail::total_up(s_);
     return std::move(s_.result);
@@ -586,8 +525,6 @@ private:
   int64_t progress_ms_ = 0; ///< last submission, first start or finish
   int64_t no_progress_ms_ = 0;
   static constexpr int64_t stall_after_ms = 365LL * 86400 * 1000;
-  /// How long det-agent's CreateTags of its exits takes (one API call).
-  static constexpr int64_t exit_tag_write_ms = 1000;
   static constexpr int64_t stall_without_progress_ms = 30LL * 86400 * 1000;
   int64_t sample_every_ms_ = 1000;
   int64_t next_sample_ms_ = 0;
