@@ -6,6 +6,7 @@
 #include "api/api_unmanaged.hpp"
 #include "api/templates.hpp"
 #include "api/views.hpp"
+#include "core/experiments_parse.hpp"
 #include "http/grpc_error.hpp"
 #include "messages/model_archive.hpp"
 #include "util/log.hpp"
@@ -164,8 +165,8 @@ void create_experiment(const ctx_ptr& ctx, const http::http_request& req,
   apply_template(ctx, req, res, std::move(*body), with_policies);
 }
 
-/// PATCH /api/v1/experiments/{id}: name, description, notes, labels
-/// (master_core::edit_experiment checks them).
+/// PATCH /api/v1/experiments/{id}: name, description, notes, labels,
+/// resources and GC counts (parse_experiment_edit checks them).
 void edit_experiment(const ctx_ptr& ctx, const http::http_request& req,
                      const responder& res) {
   auto id = id_param(req, res);
@@ -174,8 +175,7 @@ void edit_experiment(const ctx_ptr& ctx, const http::http_request& req,
   auto body = json_body(req, res);
   if (!body)
     return;
-  send_command(ctx, res,
-               experiment_edit{*id, std::move(*body), req.principal.username},
+  record_write(ctx, req, res, parse_experiment_edit(*id, *body),
                [ctx, res, id = *id](caf::event_based_actor* self, const json&) {
                  answer_experiment(ctx, self, res, id);
                });

@@ -5,6 +5,7 @@
 #include "api/task_access.hpp"
 #include "api/views.hpp"
 #include "api/views_cluster.hpp"
+#include "core/experiments_parse.hpp"
 #include "http/grpc_error.hpp"
 #include "state/queries.hpp"
 #include "util/text.hpp"
@@ -161,11 +162,12 @@ json jobs_response(const state::cluster_state& s, const std::string& pool,
 }
 
 /// One update of POST /api/v1/job-queues: experiment N's (`exp-N`)
-/// resources patch, or a task's (its id) new priority.
+/// resources, or a task's (its id) new priority.
 struct job_update {
   int64_t experiment = 0;
   std::string task;
-  json patch;
+  resources_edit resources;
+  int32_t task_priority = 0;
 };
 
 /// `u` checked: `exp-N` or a task id and the fields to change. Queue
@@ -209,17 +211,14 @@ std::optional<job_update> queue_update(const json& u, size_t i,
     auto p = resources["priority"];
     if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
       return refuse("priority: expected a whole number from 1 to 99");
-    return job_update{0, *task, p};
+    return job_update{0, *task, {}, p.get<int32_t>()};
   }
-  return job_update{*n, "", json{{"resources", resources}}};
-}
-
-/// A task's new priority from a job update: 0 (which the core refuses,
-/// naming the range) unless a whole number from 1 to 99.
-int32_t priority_of(const json& p) {
-  if (!p.is_number_integer() || p.get<int64_t>() < 1 || p.get<int64_t>() > 99)
-    return 0;
-  return static_cast<int32_t>(p.get<int64_t>());
+  auto checked = parse_resources_edit(resources, at);
+  if (!checked) {
+    fail(res, checked.error());
+    return std::nullopt;
+  }
+  return job_update{*n, "", *checked, 0};
 }
 
 /// Runs `updates` one after the other (each durable before the next);
@@ -235,13 +234,16 @@ void run_updates(const std::shared_ptr<const api_context>& ctx,
   };
   if (!u.task.empty()) // its owner or an admin, as its set_priority
     return with_owned_task(ctx, req, res, u.task, "", [=] {
-      send_command(ctx, res,
-                   task_priority_change{u.task, priority_of(u.patch),
-                                        req.principal.username},
-                   [next](caf::event_based_actor*, json) { next(); });
+      send_command(
+          ctx, res,
+          task_priority_change{u.task, u.task_priority, req.principal.username},
+          [next](caf::event_based_actor*, json) { next(); });
     });
-  send_command(ctx, res,
-               experiment_edit{u.experiment, u.patch, req.principal.username},
+  experiment_edit edit;
+  edit.experiment_id = u.experiment;
+  edit.resources = u.resources;
+  edit.username = req.principal.username;
+  send_command(ctx, res, std::move(edit),
                [next](caf::event_based_actor*, json) { next(); });
 }
 

@@ -58,45 +58,22 @@ checkpoints_policy_deletes(const state::cluster_state& s,
   return policy::checkpoints_to_delete(trials, p);
 }
 
-caf::expected<std::optional<experiment_gc_policy_changed>>
-gc_policy_change(const state::experiment_info& e, const json& patch,
+std::optional<experiment_gc_policy_changed>
+gc_policy_change(const state::experiment_info& e, const gc_counts_edit& edit,
                  const std::string& username, int64_t now_us) {
-  if (!patch.is_object())
-    return make_error(errc::invalid_argument,
-                      "checkpointStorage: expected an object");
   auto now = gc_policy_of(e);
-  experiment_gc_policy_changed ev{e.id,
-                                  now.save_experiment_best,
-                                  now.save_trial_best,
-                                  now.save_trial_latest,
-                                  username,
-                                  now_us};
-  for (const auto& [key, v] : patch.items()) {
-    int64_t* field = key == "saveExperimentBest" ? &ev.save_experiment_best
-                     : key == "saveTrialBest"    ? &ev.save_trial_best
-                     : key == "saveTrialLatest"  ? &ev.save_trial_latest
-                                                 : nullptr;
-    if (field == nullptr)
-      return make_error(errc::invalid_argument,
-                        "checkpointStorage." + key
-                            + ": not a field that can be changed "
-                              "(saveExperimentBest, saveTrialBest, "
-                              "saveTrialLatest)");
-    if (v.is_null())
-      continue;
-    if (!v.is_number_integer() || v.get<int64_t>() < 0
-        || v.get<int64_t>() > INT32_MAX)
-      return make_error(errc::invalid_argument,
-                        "checkpointStorage." + key
-                            + ": expected a whole number from 0, not "
-                            + v.dump(-1, ' ', true));
-    *field = v.get<int64_t>();
-  }
+  experiment_gc_policy_changed ev{
+      e.id,
+      edit.save_experiment_best.value_or(now.save_experiment_best),
+      edit.save_trial_best.value_or(now.save_trial_best),
+      edit.save_trial_latest.value_or(now.save_trial_latest),
+      username,
+      now_us};
   if (ev.save_experiment_best == now.save_experiment_best
       && ev.save_trial_best == now.save_trial_best
       && ev.save_trial_latest == now.save_trial_latest)
-    return std::optional<experiment_gc_policy_changed>{};
-  return std::optional<experiment_gc_policy_changed>{ev};
+    return std::nullopt;
+  return ev;
 }
 
 std::vector<checkpoints_deletion_requested>

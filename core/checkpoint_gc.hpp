@@ -7,6 +7,7 @@
 // in) so a worker deletes them, again after a restart. The deleting itself
 // is checkpoint_deleter's (I/O, off actor threads). Pure; any thread.
 
+#include "core/commands_experiments.hpp"
 #include "messages/events.hpp"
 #include "policy/checkpoint_gc.hpp"
 #include "state/cluster_state.hpp"
@@ -34,12 +35,11 @@ checkpoints_policy_deletes(const state::cluster_state& s,
                            const state::experiment_info& e,
                            const policy::gc_policy& p);
 
-/// The event for a PATCH's `checkpointStorage` (upstream's
-/// saveExperimentBest, saveTrialBest, saveTrialLatest: whole numbers from
-/// 0; one left out keeps its value): nullopt when nothing changes,
-/// errc::invalid_argument naming the field otherwise.
-[[nodiscard]] caf::expected<std::optional<experiment_gc_policy_changed>>
-gc_policy_change(const state::experiment_info& e, const nlohmann::json& patch,
+/// The event for an edit's checkpoint GC counts (one left unset keeps its
+/// value; core/experiments_parse.hpp checked them): nullopt when nothing
+/// changes.
+[[nodiscard]] std::optional<experiment_gc_policy_changed>
+gc_policy_change(const state::experiment_info& e, const gc_counts_edit& edit,
                  const std::string& username, int64_t now_us);
 
 /// checkpoints_deletion_requested events (reason "gc") for every experiment

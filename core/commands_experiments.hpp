@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace det {
 
@@ -53,14 +55,35 @@ struct experiment_delete {
   std::string username = {};
 };
 
-/// master_core::edit_experiment. The patch stays JSON: the core checks it
-/// field by field in its own order (the experiment first, then each key:
-/// unknown ones refused by name) and hands "resources" and
-/// "checkpointStorage" on as they are, so typed fields would move those
-/// checks and their refusals to the route.
+/// The resources an edit changes (master_core::change_resources); unset:
+/// kept. The core checks only what needs its state (the experiment, not
+/// ended); core/experiments_parse.hpp checks the values.
+struct resources_edit {
+  std::optional<int32_t> priority = {};  ///< 1 (first) to 99
+  std::optional<double> weight = {};     ///< positive, finite
+  std::optional<int32_t> max_slots = {}; ///< 0 = no limit
+};
+
+/// The checkpoint GC counts an edit changes (upstream's
+/// saveExperimentBest, saveTrialBest, saveTrialLatest); unset: kept.
+struct gc_counts_edit {
+  std::optional<int64_t> save_experiment_best = {};
+  std::optional<int64_t> save_trial_best = {};
+  std::optional<int64_t> save_trial_latest = {};
+};
+
+/// A user's edit of an experiment (PATCH /api/v1/experiments/{id}, or a
+/// job-queue update's resources), parsed at the route by
+/// parse_experiment_edit; unset fields keep their value. An edit that
+/// changes nothing writes nothing.
 struct experiment_edit {
   int64_t experiment_id = 0;
-  nlohmann::json patch = nlohmann::json::object();
+  std::optional<std::string> name = {};
+  std::optional<std::string> description = {};
+  std::optional<std::string> notes = {};
+  std::optional<std::vector<std::string>> labels = {};
+  std::optional<resources_edit> resources = {};
+  std::optional<gc_counts_edit> checkpoint_storage = {};
   std::string username = {};
 };
 

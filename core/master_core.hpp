@@ -184,18 +184,6 @@ public:
   /// none is live.
   decision cancel_experiment(int64_t id, int64_t now_us);
   decision kill_trial(int64_t id, int64_t now_us);
-  /// A user's edit of experiment `id`: `patch` may set "name" (one line,
-  /// 1-255 bytes), "description" (up to 16 KiB), "notes" (up to 64 KiB) and
-  /// "labels" (up to 1,000 names), "resources" (change_resources) and
-  /// "checkpointStorage" (the GC counts, gc_policy_change: the collector
-  /// then deletes what they no longer keep); null or absent keys keep
-  /// their value, "id" must be `id` when given. A bad value is
-  /// errc::invalid_argument naming the field; an edit that changes nothing
-  /// writes nothing.
-  decision edit_experiment(int64_t id, const nlohmann::json& patch,
-                           const std::string& username, int64_t now_us);
-  /// Archives (or unarchives) an ended experiment; one still live is
-  /// errc::invalid_argument. The same flag again writes nothing.
   /// det experiment delete: an ended experiment and its trials leave the
   /// state (errc::invalid_argument while it runs), its completed
   /// checkpoints asked deleted first (checkpoints_deletion_requested,
@@ -204,13 +192,15 @@ public:
   /// them ({"checkpointsDeleted": N}).
   decision delete_experiment(int64_t id, const std::string& username,
                              int64_t now_us);
-  /// An experiment's scheduling (PATCH resources, det job update):
-  /// `resources` holds any of priority (1-99), weight (> 0) and maxSlots
-  /// (0 = no limit); a bad value is errc::invalid_argument naming it, an
-  /// ended experiment's refused. Writes experiment_resources_changed with
-  /// all three as they are after the change, then schedules the pool.
-  decision change_resources(int64_t id, const nlohmann::json& resources,
+  /// An experiment's scheduling (an edit's resources, det job update):
+  /// the priority, weight and slot limit `resources` sets (checked by
+  /// parse_resources_edit); an ended experiment's are refused. Writes
+  /// experiment_resources_changed with all three as they are after the
+  /// change (nothing when none changes), then schedules the pool.
+  decision change_resources(int64_t id, const resources_edit& resources,
                             const std::string& username, int64_t now_us);
+  /// Archives (or unarchives) an ended experiment; one still live is
+  /// errc::invalid_argument. The same flag again writes nothing.
   decision archive_experiment(int64_t id, bool archived,
                               const std::string& username, int64_t now_us);
   /// `det experiment continue`: an ended single, grid or random experiment

@@ -17,17 +17,6 @@ namespace det {
 
 namespace {
 
-/// Why `v` is not a string keeping `rules`, for field `name`; "" if it is.
-std::string text_field_problem(const char* name, const nlohmann::json& v,
-                               const util::text_rules& rules) {
-  if (!v.is_string())
-    return std::string{name} + ": expected a string";
-  if (auto why = util::text_problem(v.get_ref<const std::string&>(), rules);
-      !why.empty())
-    return std::string{name} + " " + why;
-  return {};
-}
-
 /// The labels of a stored config (strings only: the config was checked).
 std::vector<std::string> labels_of(const nlohmann::json& config) {
   std::vector<std::string> out;
@@ -41,74 +30,27 @@ std::vector<std::string> labels_of(const nlohmann::json& config) {
 
 } // namespace
 
-decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
-                                      const std::string& username,
-                                      int64_t now_us) {
+decision master_core::on(const experiment_edit& c, int64_t now_us) {
   decision d;
-  auto e = experiment_or_refuse(d, id);
+  auto e = experiment_or_refuse(d, c.experiment_id);
   if (e == nullptr)
     return d;
-  if (!patch.is_object())
-    return with_refusal(d, errc::invalid_argument,
-                        "the patch must be a JSON object");
-  experiment_edited ev;
-  ev.experiment_id = id;
-  ev.name = e->config.value("name", std::string{"Experiment"});
-  ev.description = e->config.value("description", std::string{});
-  ev.notes = e->notes;
-  ev.labels = labels_of(e->config);
-  ev.username = username;
-  ev.at_us = now_us;
-  for (const auto& [key, v] : patch.items()) {
-    if (v.is_null())
-      continue;
-    std::string why;
-    if (key == "id") {
-      if (!v.is_number_integer() || v.get<int64_t>() != id)
-        why = "id: the patch names experiment " + v.dump(-1, ' ', true)
-              + ", not " + std::to_string(id);
-    } else if (key == "name") {
-      why = text_field_problem("name", v, {255, false, false});
-      if (why.empty())
-        ev.name = v.get<std::string>();
-    } else if (key == "description") {
-      why = text_field_problem("description", v, {16 * 1024, true, true});
-      if (why.empty())
-        ev.description = v.get<std::string>();
-    } else if (key == "notes") {
-      why = text_field_problem("notes", v, {64 * 1024, true, true});
-      if (why.empty())
-        ev.notes = v.get<std::string>();
-    } else if (key == "labels") {
-      if (!v.is_array() || v.size() > 1000)
-        why = "labels: expected a list of at most 1000 labels";
-      for (size_t i = 0; why.empty() && i < v.size(); ++i)
-        why = text_field_problem(("labels[" + std::to_string(i) + "]").c_str(),
-                                 v[i], {255, false, false});
-      if (why.empty())
-        ev.labels = v.get<std::vector<std::string>>();
-    } else if (key == "resources") {
-      // Decided below, after the other fields are checked.
-    } else if (key == "checkpointStorage") {
-      // Decided below: a new GC policy.
-    } else {
-      why = key + ": not a field of an experiment that can be edited";
-    }
-    if (!why.empty())
-      return with_refusal(d, errc::invalid_argument, std::move(why));
-  }
+  auto name = e->config.value("name", std::string{"Experiment"});
+  auto description = e->config.value("description", std::string{});
+  auto labels = labels_of(e->config);
+  experiment_edited ev{c.experiment_id,
+                       c.name.value_or(name),
+                       c.description.value_or(description),
+                       c.notes.value_or(e->notes),
+                       c.labels.value_or(labels),
+                       c.username,
+                       now_us};
   std::optional<experiment_gc_policy_changed> policy;
-  if (auto c = patch.find("checkpointStorage");
-      c != patch.end() && !c->is_null()) {
-    auto change = gc_policy_change(*e, *c, username, now_us);
-    if (!change) {
-      d.refusal = std::move(change.error());
-      return d;
-    }
-    policy = *change;
-  }
-  if (auto r = patch.find("resources"); r != patch.end() && !r->is_null()) {
-    auto more = change_resources(id, *r, username, now_us);
+  if (c.checkpoint_storage)
+    policy = gc_policy_change(*e, *c.checkpoint_storage, c.username, now_us);
+  if (c.resources) {
+    auto more =
+        change_resources(c.experiment_id, *c.resources, c.username, now_us);
     if (more.refusal)
       return more;
     d = std::move(more);
@@ -116,9 +58,8 @@ decision master_core::edit_experiment(int64_t id, const nlohmann::json& patch,
   // The collector's next tick deletes what new GC counts do not keep.
   if (policy)
     emit(d, *policy);
-  if (ev.name == e->config.value("name", std::string{"Experiment"})
-      && ev.description == e->config.value("description", std::string{})
-      && ev.notes == e->notes && ev.labels == labels_of(e->config))
+  if (ev.name == name && ev.description == description && ev.notes == e->notes
+      && ev.labels == labels)
     return d; // nothing else changes
   emit(d, ev);
   return d;
@@ -141,53 +82,19 @@ decision master_core::delete_experiment(int64_t id, const std::string& username,
 }
 
 decision master_core::change_resources(int64_t id,
-                                       const nlohmann::json& resources,
+                                       const resources_edit& resources,
                                        const std::string& username,
                                        int64_t now_us) {
   decision d;
   auto e = experiment_or_refuse(d, id);
   if (e == nullptr)
     return d;
-  if (!resources.is_object())
-    return with_refusal(d, errc::invalid_argument,
-                        "resources: expected an object");
-  experiment_resources_changed ev{id,           e->priority, e->weight,
-                                  e->max_slots, username,    now_us};
-  for (const auto& [key, v] : resources.items()) {
-    if (v.is_null())
-      continue;
-    if (key == "priority") {
-      if (!v.is_number_integer() || v.get<int64_t>() < 1
-          || v.get<int64_t>() > 99)
-        return with_refusal(
-            d, errc::invalid_argument,
-            "resources.priority: expected a whole number from 1 "
-            "(first) to 99, not "
-                + v.dump(-1, ' ', true));
-      ev.priority = v.get<int32_t>();
-    } else if (key == "weight") {
-      if (!v.is_number() || !(v.get<double>() > 0.0)
-          || !std::isfinite(v.get<double>()))
-        return with_refusal(d, errc::invalid_argument,
-                            "resources.weight: expected a positive number, not "
-                                + v.dump(-1, ' ', true));
-      ev.weight = v.get<double>();
-    } else if (key == "maxSlots" || key == "max_slots") {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0
-          || v.get<int64_t>() > INT32_MAX)
-        return with_refusal(d, errc::invalid_argument,
-                            "resources." + key
-                                + ": expected a whole number of slots (0 = no "
-                                  "limit), not "
-                                + v.dump(-1, ' ', true));
-      ev.max_slots = v.get<int32_t>();
-    } else {
-      return with_refusal(d, errc::invalid_argument,
-                          "resources." + key
-                              + ": not a field that can be changed (priority, "
-                                "weight, maxSlots)");
-    }
-  }
+  experiment_resources_changed ev{id,
+                                  resources.priority.value_or(e->priority),
+                                  resources.weight.value_or(e->weight),
+                                  resources.max_slots.value_or(e->max_slots),
+                                  username,
+                                  now_us};
   if (state::is_terminal(e->status))
     return with_refusal(d, errc::invalid_argument,
                         "experiment " + std::to_string(id)

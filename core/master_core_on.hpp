@@ -12,7 +12,7 @@ decision on(const experiment_kill& c, int64_t now_us);
 decision on(const experiment_cancel& c, int64_t now_us);
 decision on(const trial_kill& c, int64_t now_us);
 decision on(const experiment_delete& c, int64_t now_us);
-decision on(const experiment_edit& c, int64_t now_us);
+decision on(const experiment_edit& c, int64_t now_us); // _changes.cpp
 decision on(const experiment_archive& c, int64_t now_us);
 decision on(const experiment_continue& c, int64_t now_us);
 decision on(const trial_step& c, int64_t now_us);

@@ -43,10 +43,6 @@ decision master_core::on(const experiment_delete& c, int64_t now_us) {
   return delete_experiment(c.experiment_id, c.username, now_us);
 }
 
-decision master_core::on(const experiment_edit& c, int64_t now_us) {
-  return edit_experiment(c.experiment_id, c.patch, c.username, now_us);
-}
-
 decision master_core::on(const experiment_archive& c, int64_t now_us) {
   return archive_experiment(c.experiment_id, c.archived, c.username, now_us);
 }

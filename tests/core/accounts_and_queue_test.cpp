@@ -6,6 +6,7 @@
 // replays to the same state.
 
 #include "core/checkpoint_gc.hpp"
+#include "core/experiments_parse.hpp"
 #include "tests/core/core_cluster.hpp"
 
 #include "messages/errc.hpp"
@@ -154,8 +155,7 @@ TEST(cluster_identity,
 TEST(queue_commands, a_priority_change_is_one_event_and_bad_values_are_named) {
   cluster c;
   c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
-  auto d = c.run(c.core->change_resources(
-      1, {{"priority", 10}, {"weight", 2.5}}, "ann", c.now));
+  auto d = c.run(c.core->change_resources(1, {10, 2.5, {}}, "ann", c.now));
   ASSERT_FALSE(d.refusal) << render(d.refusal);
   ASSERT_EQ(d.events.size(), 1u);
   auto ev = std::get<experiment_resources_changed>(d.events[0]);
@@ -171,18 +171,18 @@ TEST(queue_commands, a_priority_change_is_one_event_and_bad_values_are_named) {
            {{{"weight", -1}}, "weight"},
            {{{"maxSlots", -2}}, "maxSlots"},
            {{{"colour", 1}}, "colour"}}) {
-    auto r = c.core->change_resources(1, bad, "ann", c.now);
-    EXPECT_EQ(code_of(r.refusal), errc::invalid_argument) << bad.dump();
-    EXPECT_NE(render(r.refusal).find(field), std::string::npos)
-        << render(r.refusal);
-    EXPECT_TRUE(r.events.empty());
+    auto r = parse_resources_edit(bad, "resources");
+    ASSERT_FALSE(r) << bad.dump();
+    EXPECT_EQ(code_of(r.error()), errc::invalid_argument) << bad.dump();
+    EXPECT_EQ(render(r.error()).find("invalid_argument: resources." + field),
+              0u)
+        << render(r.error());
   }
   // Nothing changes: nothing is written.
-  EXPECT_TRUE(c.core->change_resources(1, {{"priority", 10}}, "ann", c.now)
-                  .events.empty());
+  EXPECT_TRUE(
+      c.core->change_resources(1, {10, {}, {}}, "ann", c.now).events.empty());
   EXPECT_EQ(
-      code_of(
-          c.core->change_resources(9, {{"priority", 5}}, "a", c.now).refusal),
+      code_of(c.core->change_resources(9, {5, {}, {}}, "a", c.now).refusal),
       errc::not_found);
   EXPECT_EQ(c.replayed(), c.core->state());
 }
@@ -191,7 +191,7 @@ TEST(queue_commands, a_job_moved_ahead_is_placed_first) {
   cluster c;
   c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
   c.run(c.core->create_experiment(experiment(), "ann", true, false, c.now));
-  c.run(c.core->change_resources(2, {{"priority", 5}}, "ann", c.now));
+  c.run(c.core->change_resources(2, {5, {}, {}}, "ann", c.now));
   c.run(c.core->agent_connected("a1", "default", 1, "cpu", "", {}, c.now));
   EXPECT_EQ(c.trial(2).status, state::trial_status::assigned);
   EXPECT_EQ(c.trial(1).status, state::trial_status::pending);
@@ -216,9 +216,9 @@ TEST(queue_commands, max_slots_holds_trials_back_until_raised) {
   EXPECT_EQ(held(), 1);
   // Offered to the provisioner neither: only what fits under the limit.
   EXPECT_TRUE(state::pending_trials(c.core->state(), "default").empty());
-  c.run(c.core->change_resources(1, {{"maxSlots", 2}}, "ann", c.now));
+  c.run(c.core->change_resources(1, {{}, {}, 2}, "ann", c.now));
   EXPECT_EQ(held(), 2);
-  c.run(c.core->change_resources(1, {{"maxSlots", 0}}, "ann", c.now));
+  c.run(c.core->change_resources(1, {{}, {}, 0}, "ann", c.now));
   EXPECT_EQ(held(), 3);
 }
 

@@ -4,6 +4,7 @@
 // (what a restarted master resumes); a user's deletion is checked.
 
 #include "core/checkpoint_gc.hpp"
+#include "core/experiments_parse.hpp"
 #include "core/log_retention.hpp"
 #include "tests/state/state_fixture.hpp"
 
@@ -112,13 +113,10 @@ TEST_F(checkpoint_gc_core, a_new_policy_drops_what_it_no_longer_keeps) {
   end_trial(2);
   ok(checkpoint_gc_requests(s, 1200).at(0)); // t2-10, t2-20 go
   // Keep nothing of experiment 1: its last checkpoint goes too.
-  auto change = gc_policy_change(
-      *find_experiment(s, 1),
-      {{"saveExperimentBest", 0}, {"saveTrialBest", 0}, {"saveTrialLatest", 0}},
-      "admin", 1300);
+  auto change =
+      gc_policy_change(*find_experiment(s, 1), {0, 0, 0}, "admin", 1300);
   ASSERT_TRUE(change);
-  ASSERT_TRUE(*change);
-  ok(**change);
+  ok(*change);
   EXPECT_EQ(find_experiment(s, 1)->config["checkpoint_storage"]["host_path"],
             "/tmp/x");
   auto reqs = checkpoint_gc_requests(s, 1400);
@@ -128,20 +126,31 @@ TEST_F(checkpoint_gc_core, a_new_policy_drops_what_it_no_longer_keeps) {
 }
 
 TEST_F(checkpoint_gc_core, a_policy_change_names_a_bad_field) {
+  auto field_of = [](const nlohmann::json& counts) {
+    auto parsed = parse_gc_counts_edit(counts);
+    return parsed ? std::string{} : render(parsed.error());
+  };
+  EXPECT_NE(
+      field_of({{"saveTrialBest", -1}}).find("checkpointStorage.saveTrialBest"),
+      std::string::npos);
+  EXPECT_NE(field_of({{"saveAll", 1}}).find("checkpointStorage.saveAll"),
+            std::string::npos);
+  EXPECT_NE(field_of({{"saveTrialLatest", "2"}})
+                .find("checkpointStorage.saveTrialLatest"),
+            std::string::npos);
+  EXPECT_NE(field_of(nlohmann::json::array()).find("checkpointStorage"),
+            std::string::npos);
+  // Only what is given changes; the counts it has already record nothing.
   const auto& e = *find_experiment(s, 1);
-  auto negative = gc_policy_change(e, {{"saveTrialBest", -1}}, "admin", 1);
-  ASSERT_FALSE(negative);
-  EXPECT_NE(render(negative.error()).find("checkpointStorage.saveTrialBest"),
-            std::string::npos);
-  auto unknown = gc_policy_change(e, {{"saveAll", 1}}, "admin", 1);
-  ASSERT_FALSE(unknown);
-  EXPECT_NE(render(unknown.error()).find("checkpointStorage.saveAll"),
-            std::string::npos);
-  EXPECT_FALSE(gc_policy_change(e, {{"saveTrialLatest", "2"}}, "admin", 1));
-  // The counts it has already: nothing to record.
-  auto same = gc_policy_change(e, {{"saveTrialLatest", 1}}, "admin", 1);
-  ASSERT_TRUE(same);
-  EXPECT_FALSE(*same);
+  auto kept = parse_gc_counts_edit(
+      {{"saveTrialLatest", 1}, {"saveTrialBest", nullptr}});
+  ASSERT_TRUE(kept);
+  EXPECT_FALSE(kept->save_trial_best);
+  EXPECT_FALSE(gc_policy_change(e, *kept, "admin", 1));
+  auto more = gc_policy_change(e, {std::nullopt, 3, std::nullopt}, "admin", 1);
+  ASSERT_TRUE(more);
+  EXPECT_EQ(more->save_trial_best, 3);
+  EXPECT_EQ(more->save_trial_latest, 1);
 }
 
 TEST_F(checkpoint_gc_core,

@@ -1,6 +1,7 @@
 // master_core scenarios: every decision is appended to an in-memory log, so
 // each test can also check that replaying the log rebuilds the same state.
 
+#include "core/experiments_parse.hpp"
 #include "tests/core/core_cluster.hpp"
 
 #include "messages/errc.hpp"
@@ -185,24 +186,28 @@ TEST(
 TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
   cluster h;
   h.run(h.core->submit_experiment(experiment(), "determined", h.now));
-  auto edit = h.run(h.core->edit_experiment(
-      1, {{"id", 1}, {"description", "line one\nline two"}, {"name", nullptr}},
-      "alice", h.now));
+  auto edit_of = [&](const nlohmann::json& patch, int64_t id = 1) {
+    auto c = parse_experiment_edit(id, patch);
+    if (!c) {
+      ADD_FAILURE() << patch.dump() << ": " << render(c.error());
+      return decision{};
+    }
+    c->username = "alice";
+    return h.core->decide(*c, h.now);
+  };
+  auto edit = h.run(edit_of(
+      {{"id", 1}, {"description", "line one\nline two"}, {"name", nullptr}}));
   ASSERT_FALSE(edit.refusal) << render(edit.refusal);
   ASSERT_EQ(edit.events.size(), 1u);
   const auto& e = *state::find_experiment(h.core->state(), 1);
   EXPECT_EQ(e.config["description"], "line one\nline two");
   EXPECT_EQ(e.config["name"], experiment()["name"]); // null kept it
-  h.run(h.core->edit_experiment(
-      1, {{"labels", {"a", "b"}}, {"notes", "n"}, {"name", "renamed"}}, "alice",
-      h.now));
+  h.run(edit_of({{"labels", {"a", "b"}}, {"notes", "n"}, {"name", "renamed"}}));
   EXPECT_EQ(e.config["labels"], (nlohmann::json{"a", "b"}));
   EXPECT_EQ(e.notes, "n");
   EXPECT_EQ(e.config["name"], "renamed");
   // The same values again write nothing.
-  EXPECT_TRUE(
-      h.run(h.core->edit_experiment(1, {{"notes", "n"}}, "alice", h.now))
-          .events.empty());
+  EXPECT_TRUE(h.run(edit_of({{"notes", "n"}})).events.empty());
   for (const auto& [patch, field] :
        std::vector<std::pair<nlohmann::json, std::string>>{
            {{{"name", ""}}, "name"},
@@ -211,16 +216,26 @@ TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
            {{{"description", std::string(20000, 'x')}}, "description"},
            {{{"id", 2}}, "id"},
            {{{"owner", "mallory"}}, "owner"},
-           {{{"resources", {{"priority", 0}}}}, "resources.priority"}}) {
-    auto bad = h.core->edit_experiment(1, patch, "alice", h.now);
-    ASSERT_TRUE(bad.refusal) << patch.dump();
-    EXPECT_EQ(code_of(bad.refusal), errc::invalid_argument);
-    EXPECT_EQ(render(bad.refusal).find("invalid_argument: " + field), 0u)
-        << render(bad.refusal);
-    EXPECT_TRUE(bad.events.empty());
+           {{{"resources", {{"priority", 0}}}}, "resources.priority"},
+           {{{"checkpointStorage", {{"saveAll", 1}}}},
+            "checkpointStorage.saveAll"},
+           {nlohmann::json::array(), "the patch must be a JSON object"}}) {
+    auto bad = parse_experiment_edit(1, patch);
+    ASSERT_FALSE(bad) << patch.dump();
+    EXPECT_EQ(code_of(bad.error()), errc::invalid_argument);
+    EXPECT_EQ(render(bad.error()).find("invalid_argument: " + field), 0u)
+        << render(bad.error());
   }
-  EXPECT_EQ(code_of(h.core->edit_experiment(9, {}, "alice", h.now).refusal),
+  // What needs the state the core decides: whether the experiment exists.
+  // Resources and the other fields change in one edit.
+  EXPECT_EQ(code_of(edit_of(nlohmann::json::object(), 9).refusal),
             errc::not_found);
+  auto renamed_and_lower =
+      edit_of({{"name", "again"}, {"resources", {{"priority", 7}}}});
+  ASSERT_FALSE(renamed_and_lower.refusal) << render(renamed_and_lower.refusal);
+  h.run(std::move(renamed_and_lower));
+  EXPECT_EQ(e.config["name"], "again");
+  EXPECT_EQ(e.priority, 7);
   EXPECT_EQ(h.replayed(), h.core->state());
 }
 
