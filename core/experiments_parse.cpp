@@ -16,8 +16,8 @@ using namespace det::record_args;
 using nlohmann::json;
 
 /// `v` as text keeping `rules`, refused as field `name` otherwise.
-std::string text_of(const std::string& name, const json& v,
-                    const util::text_rules& rules) {
+std::string edit_text_of(const std::string& name, const json& v,
+                         const util::text_rules& rules) {
   if (!v.is_string())
     refuse(errc::invalid_argument, name + ": expected a string");
   auto s = v.get<std::string>();
@@ -26,23 +26,23 @@ std::string text_of(const std::string& name, const json& v,
   return s;
 }
 
-std::vector<std::string> labels_of(const json& v) {
+std::vector<std::string> edit_labels_of(const json& v) {
   if (!v.is_array() || v.size() > 1000)
     refuse(errc::invalid_argument,
            "labels: expected a list of at most 1000 labels");
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size(); ++i)
     out.push_back(
-        text_of("labels[" + std::to_string(i) + "]", v[i], name_rules));
+        edit_text_of("labels[" + std::to_string(i) + "]", v[i], name_rules));
   return out;
 }
 
 /// The value as the refusal quotes it.
-std::string shown(const json& v) {
+std::string edit_value_shown(const json& v) {
   return v.dump(-1, ' ', true);
 }
 
-resources_edit resources_of(const json& r, const std::string& at) {
+resources_edit resources_edit_of(const json& r, const std::string& at) {
   auto field = [&](const std::string& key) {
     return at.empty() ? key : at + "." + key;
   };
@@ -59,13 +59,14 @@ resources_edit resources_of(const json& r, const std::string& at) {
         refuse(errc::invalid_argument,
                field(key)
                    + ": expected a whole number from 1 (first) to 99, not "
-                   + shown(v));
+                   + edit_value_shown(v));
       out.priority = v.get<int32_t>();
     } else if (key == "weight") {
       if (!v.is_number() || !(v.get<double>() > 0.0)
           || !std::isfinite(v.get<double>()))
         refuse(errc::invalid_argument,
-               field(key) + ": expected a positive number, not " + shown(v));
+               field(key) + ": expected a positive number, not "
+                   + edit_value_shown(v));
       out.weight = v.get<double>();
     } else if (key == "maxSlots" || key == "max_slots") {
       if (!v.is_number_integer() || v.get<int64_t>() < 0
@@ -73,7 +74,7 @@ resources_edit resources_of(const json& r, const std::string& at) {
         refuse(errc::invalid_argument,
                field(key)
                    + ": expected a whole number of slots (0 = no limit), not "
-                   + shown(v));
+                   + edit_value_shown(v));
       out.max_slots = v.get<int32_t>();
     } else {
       refuse(errc::invalid_argument,
@@ -85,7 +86,7 @@ resources_edit resources_of(const json& r, const std::string& at) {
   return out;
 }
 
-gc_counts_edit gc_counts_of(const json& c) {
+gc_counts_edit gc_counts_edit_of(const json& c) {
   if (!c.is_object())
     refuse(errc::invalid_argument, "checkpointStorage: expected an object");
   gc_counts_edit out;
@@ -106,7 +107,8 @@ gc_counts_edit gc_counts_of(const json& c) {
         || v.get<int64_t>() > INT32_MAX)
       refuse(errc::invalid_argument,
              "checkpointStorage." + key
-                 + ": expected a whole number from 0, not " + shown(v));
+                 + ": expected a whole number from 0, not "
+                 + edit_value_shown(v));
     *field = v.get<int64_t>();
   }
   return out;
@@ -114,7 +116,7 @@ gc_counts_edit gc_counts_of(const json& c) {
 
 /// What `f(body)` returns, or the refusal it threw (for bodies of any
 /// type: each parse checks its own).
-template <class T, class F> caf::expected<T> refusal_or(F f) {
+template <class T, class F> caf::expected<T> edit_or_refusal(F f) {
   try {
     return f();
   } catch (const refused&) {
@@ -129,7 +131,7 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
   if (!patch.is_object())
     return make_error(errc::invalid_argument,
                       "the patch must be a JSON object");
-  return refusal_or<experiment_edit>([&] {
+  return edit_or_refusal<experiment_edit>([&] {
     experiment_edit c;
     c.experiment_id = id;
     for (const auto& [key, v] : patch.items()) {
@@ -138,16 +140,16 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
       if (key == "id") {
         if (!v.is_number_integer() || v.get<int64_t>() != id)
           refuse(errc::invalid_argument, "id: the patch names experiment "
-                                             + shown(v) + ", not "
+                                             + edit_value_shown(v) + ", not "
                                              + std::to_string(id));
       } else if (key == "name") {
-        c.name = text_of(key, v, name_rules);
+        c.name = edit_text_of(key, v, name_rules);
       } else if (key == "description") {
-        c.description = text_of(key, v, prose_rules);
+        c.description = edit_text_of(key, v, prose_rules);
       } else if (key == "notes") {
-        c.notes = text_of(key, v, notes_rules);
+        c.notes = edit_text_of(key, v, notes_rules);
       } else if (key == "labels") {
-        c.labels = labels_of(v);
+        c.labels = edit_labels_of(v);
       } else if (key != "resources" && key != "checkpointStorage") {
         refuse(errc::invalid_argument,
                key + ": not a field of an experiment that can be edited");
@@ -156,20 +158,21 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
     // Checked after the other fields, as their refusals come first.
     if (auto g = patch.find("checkpointStorage");
         g != patch.end() && !g->is_null())
-      c.checkpoint_storage = gc_counts_of(*g);
+      c.checkpoint_storage = gc_counts_edit_of(*g);
     if (auto r = patch.find("resources"); r != patch.end() && !r->is_null())
-      c.resources = resources_of(*r, "resources");
+      c.resources = resources_edit_of(*r, "resources");
     return c;
   });
 }
 
 caf::expected<resources_edit> parse_resources_edit(const json& r,
                                                    const std::string& at) {
-  return refusal_or<resources_edit>([&] { return resources_of(r, at); });
+  return edit_or_refusal<resources_edit>(
+      [&] { return resources_edit_of(r, at); });
 }
 
 caf::expected<gc_counts_edit> parse_gc_counts_edit(const json& c) {
-  return refusal_or<gc_counts_edit>([&] { return gc_counts_of(c); });
+  return edit_or_refusal<gc_counts_edit>([&] { return gc_counts_edit_of(c); });
 }
 
 } // namespace det

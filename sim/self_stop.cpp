@@ -11,22 +11,22 @@ namespace {
 /// How long det-agent's CreateTags of its exits takes (one API call).
 constexpr int64_t exit_tag_write_ms = 1000;
 
-policy::timestamp at(int64_t ms) {
+policy::timestamp self_stop_time(int64_t ms) {
   return policy::timestamp{} + std::chrono::milliseconds{ms};
 }
 
-policy::self_shutdown_input view_of(const sim_state& s, const outage& o,
-                                    const sim_instance& x) {
+policy::self_shutdown_input self_view_of(const sim_state& s, const outage& o,
+                                         const sim_instance& x) {
   policy::self_shutdown_input in;
   if (x.idle_since_ms >= 0)
-    in.idle_since = at(x.idle_since_ms);
+    in.idle_since = self_stop_time(x.idle_since_ms);
   if (o.down)
-    in.disconnected_since = at(o.since_ms);
-  in.now = at(s.now_ms);
+    in.disconnected_since = self_stop_time(o.since_ms);
+  in.now = self_stop_time(s.now_ms);
   return in;
 }
 
-policy::self_shutdown_config config_of(const sim_state& s) {
+policy::self_shutdown_config self_config_of(const sim_state& s) {
   policy::self_shutdown_config c;
   c.max_idle = std::chrono::seconds{s.policy->self_shutdown_s};
   c.unreachable_idle =
@@ -36,7 +36,7 @@ policy::self_shutdown_config config_of(const sim_state& s) {
 
 // An agent holding an exit waits for the master, unless it may drop the
 // exit or write it into its instance's tags.
-bool waits_for_master(const sim_state& s, const sim_instance& x) {
+bool holds_exit_for_master(const sim_state& s, const sim_instance& x) {
   return x.holds_exit && !s.policy->self_stop_drops_exits
          && !s.policy->self_stop_tags_exits;
 }
@@ -46,9 +46,10 @@ bool waits_for_master(const sim_state& s, const sim_instance& x) {
 std::optional<int64_t> self_check_due_ms(const sim_state& s, const outage& o,
                                          size_t i) {
   const auto& x = s.instances[i];
-  if (s.policy->self_shutdown_s <= 0 || !o.down || waits_for_master(s, x))
+  if (s.policy->self_shutdown_s <= 0 || !o.down || holds_exit_for_master(s, x))
     return std::nullopt;
-  auto when = policy::self_shutdown_at(view_of(s, o, x), config_of(s));
+  auto when =
+      policy::self_shutdown_at(self_view_of(s, o, x), self_config_of(s));
   if (!when)
     return std::nullopt;
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -58,9 +59,9 @@ std::optional<int64_t> self_check_due_ms(const sim_state& s, const outage& o,
 
 self_check_outcome self_check(sim_state& s, const outage& o, size_t i) {
   auto& x = s.instances[i];
-  if (x.gone || !o.down || x.idle_since_ms < 0 || waits_for_master(s, x))
+  if (x.gone || !o.down || x.idle_since_ms < 0 || holds_exit_for_master(s, x))
     return {};
-  if (!policy::should_self_shutdown(view_of(s, o, x), config_of(s)))
+  if (!policy::should_self_shutdown(self_view_of(s, o, x), self_config_of(s)))
     return {};
   // det-agent's next step (policy/idle_self_shutdown): with an exit the
   // master has not recorded, it writes the exit into its instance's tags
