@@ -90,8 +90,7 @@ def login(c, user, password=""):
 
 def event_count(c, type_=None):
     where = " WHERE type = '%s'" % type_ if type_ else ""
-    return int(subprocess.check_output(
-        ["psql", c.db, "-tAc", "SELECT count(*) FROM events" + where], text=True).strip())
+    return int(c.sql("SELECT count(*) FROM events" + where).strip())
 
 
 def assert_upstream_error(body, code):

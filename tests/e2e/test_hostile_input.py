@@ -372,20 +372,14 @@ TASK_LAUNCHES = {"/api/v1/commands", "/api/v1/notebooks", "/api/v1/shells",
 def foreground_events(c, after, tasks_launched=False):
     """Events after `after` that the checkpoint collector did not write
     (nor, once a task was launched, its provisioning and lifecycle)."""
-    import subprocess
     extra = (" AND type NOT LIKE 'instance%%' AND type NOT LIKE 'agent%%'"
              " AND type NOT LIKE 'task%%'" if tasks_launched else "")
-    return int(subprocess.check_output(
-        ["psql", c.db, "-tAc", "SELECT count(*) FROM events WHERE position > %d AND type NOT IN "
-         "('checkpoints_deleted', 'experiment_deleted')%s" % (after, extra)],
-        text=True).strip())
+    return int(c.sql("SELECT count(*) FROM events WHERE position > %d AND type NOT IN "
+                     "('checkpoints_deleted', 'experiment_deleted')%s" % (after, extra)).strip())
 
 
 def new_events(c, after):
-    import subprocess
-    return subprocess.check_output(
-        ["psql", c.db, "-tAc", "SELECT type, payload FROM events WHERE position > %d" % after],
-        text=True)[:2000]
+    return c.sql("SELECT type, payload FROM events WHERE position > %d" % after)[:2000]
 
 
 def http_any(c, method, path, raw, token):

@@ -16,7 +16,7 @@ import pytest
 
 from harness.master import admin_login, launch_master
 from harness.paths import BIN, EXAMPLE, SCRIPTS
-from harness.pg import fresh_database
+from harness.pg import Psql, fresh_database
 from harness.wait import free_port, wait_for
 
 
@@ -44,6 +44,7 @@ class Cluster:
         if agent_token:
             extra_config += "\nagent_token: %s\n" % agent_token
         self.db = fresh_database(pg_url, name)
+        self._psql = None
         self.work_dir = work_dir or os.path.join(tmp, "agents")
         # The agents' allocation folders: the test's own, not the shared
         # default under /tmp (where every earlier run's "1.1" of cluster
@@ -197,6 +198,13 @@ resource_pools:
                 groups[head.rsplit("allocation ", 1)[1]] = int(pgid)
         return groups
 
+    def sql(self, query):
+        """`query` on the cluster's database through one psql kept open
+        (harness.pg.Psql): its rows as `psql -At` prints them."""
+        if self._psql is None:
+            self._psql = Psql(self.db)
+        return self._psql.query(query)
+
     def kill_master(self):
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
@@ -208,6 +216,9 @@ resource_pools:
         self.start()
 
     def stop(self):
+        if self._psql is not None:
+            self._psql.close()
+            self._psql = None
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
