@@ -34,6 +34,40 @@ TEST_F(experiment_views, set_priority_weight_and_max_slots_show_in_the_config) {
   EXPECT_EQ(list["experiments"][0]["config"]["resources"]["priority"], 20);
 }
 
+TEST_F(experiment_views,
+       an_edit_with_a_bad_field_is_a_400_naming_it_and_writes_nothing) {
+  ASSERT_EQ(
+      write("POST", "/api/v1/experiments", create_body(good_config)).status,
+      200);
+  auto before = log.last_position();
+  for (const auto& [body, field] :
+       std::vector<std::pair<std::string, std::string>>{
+           {R"({"name": "a\u0000b"})", "name"},
+           {R"({"labels": ["ok", 7]})", "labels[1]"},
+           {R"({"resources": {"priority": 0}})", "resources.priority"},
+           {R"({"resources": {"weight": "heavy"}})", "resources.weight"},
+           {R"({"checkpointStorage": {"saveTrialBest": -1}})",
+            "checkpointStorage.saveTrialBest"},
+           {R"({"owner": "mallory"})", "owner"},
+           {R"({"id": 2, "notes": "x"})", "id"},
+           {R"([1])", "not a JSON object"}}) {
+    auto r = call("PATCH", "/api/v1/experiments/1", body);
+    EXPECT_EQ(r.status, 400) << body << " " << r.body;
+    EXPECT_NE(r.body.find(field), std::string::npos) << body << " " << r.body;
+  }
+  EXPECT_EQ(log.last_position(), before) << "a refused edit wrote events";
+  // An experiment that does not exist is the master's to say.
+  EXPECT_EQ(call("PATCH", "/api/v1/experiments/9", R"({"notes": "x"})").status,
+            404);
+  // A good edit sets every field it names in one change.
+  auto r = write("PATCH", "/api/v1/experiments/1",
+                 R"({"name": "renamed", "resources": {"priority": 7}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto e = json::parse(call("GET", "/api/v1/experiments/1").body)["experiment"];
+  EXPECT_EQ(e["name"], "renamed") << e.dump();
+  EXPECT_EQ(e["config"]["resources"]["priority"], 7) << e["config"].dump();
+}
+
 TEST_F(experiment_views, a_list_row_has_the_fields_upstream_returns) {
   ASSERT_EQ(write("POST", "/api/v1/experiments",
                   create_body(std::string{good_config}
