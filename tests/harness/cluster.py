@@ -44,7 +44,6 @@ class Cluster:
         if agent_token:
             extra_config += "\nagent_token: %s\n" % agent_token
         self.db = fresh_database(pg_url, name)
-        self._psql = None
         self.work_dir = work_dir or os.path.join(tmp, "agents")
         # The agents' allocation folders: the test's own, not the shared
         # default under /tmp (where every earlier run's "1.1" of cluster
@@ -197,6 +196,9 @@ resource_pools:
                 head, pgid = line.rsplit(" running as process group ", 1)
                 groups[head.rsplit("allocation ", 1)[1]] = int(pgid)
         return groups
+
+    # Class-level, so subclasses with __init__s of their own have it too.
+    _psql = None
 
     def sql(self, query):
         """`query` on the cluster's database through one psql kept open
