@@ -4,6 +4,7 @@
 
 #include "core/master_core.hpp"
 
+#include "core/checkpoint_order.hpp"
 #include "core/user_names.hpp"
 #include "core/webhooks.hpp"
 #include "messages/errc.hpp"
@@ -219,16 +220,8 @@ decision master_core::checkpoint_reported(const std::string& allocation_id,
   for (const auto& c : t->checkpoints)
     if (c.uuid == uuid)
       return d;
-  // A trial's checkpoints only move forward (state::apply refuses one
-  // older than the latest): a report that would go back is the caller's
-  // error, not the master's.
-  if (t->latest_checkpoint && steps < t->latest_checkpoint->steps_completed) {
-    d.refusal =
-        make_error(errc::invalid_argument,
-                   "checkpoint.metadata.steps_completed: "
-                       + std::to_string(steps) + " is older than trial "
-                       + std::to_string(t->id) + "'s latest checkpoint at step "
-                       + std::to_string(t->latest_checkpoint->steps_completed));
+  if (auto older = older_checkpoint_refusal(*t, steps)) {
+    d.refusal = std::move(*older);
     return d;
   }
   trial_checkpointed ev;

@@ -6,6 +6,7 @@
 
 #include "core/master_core.hpp"
 
+#include "core/checkpoint_order.hpp"
 #include "state/queries.hpp"
 
 namespace det {
@@ -179,13 +180,10 @@ decision master_core::on(const unmanaged_checkpoint& c, int64_t now_us) {
   auto t = heard_unmanaged_trial(d, c.trial_id, now_us);
   if (t == nullptr)
     return d;
-  if (t->latest_checkpoint && c.steps < t->latest_checkpoint->steps_completed)
-    return with_refusal(
-        d, errc::invalid_argument,
-        "checkpoint.metadata.steps_completed: " + std::to_string(c.steps)
-            + " is older than trial " + std::to_string(t->id)
-            + "'s latest checkpoint at step "
-            + std::to_string(t->latest_checkpoint->steps_completed));
+  if (auto older = older_checkpoint_refusal(*t, c.steps)) {
+    d.refusal = std::move(*older);
+    return d;
+  }
   trial_checkpointed ev;
   ev.trial_id = t->id;
   ev.uuid = c.uuid;
