@@ -12,7 +12,7 @@ preemption_planner::preemption_planner(
   for (const auto& r : running) {
     if (!r.preempting && !r.preemptible)
       continue;
-    unconsumed_slots_ += make_candidate(r).slots;
+    unconsumed_slots_ += known_slots(r);
     (r.preempting ? sorted_ : regular).push_back(&r);
   }
   std::sort(regular.begin(), regular.end(),
@@ -35,17 +35,33 @@ preemption_planner::preemption_planner(source next, long long candidate_slots,
   skip_.push_back(0);
 }
 
-preemption_planner::candidate
-preemption_planner::make_candidate(const running_allocation& r) {
-  candidate c{&r, {}, 0, false};
+int preemption_planner::known_slots(const running_allocation& r) {
+  int n = 0;
+  for (const auto& res : r.resources)
+    if (index_.lookup(res.agent_id) != slot_index::npos)
+      n += static_cast<int>(res.slots.size());
+  return n;
+}
+
+void preemption_planner::append_candidate(const running_allocation& r) {
+  candidate c;
+  c.run = &r;
+  c.order = r.order;
+  c.priority = r.priority;
+  c.preempting = r.preempting;
+  c.first_part = static_cast<uint32_t>(parts_.size());
   for (const auto& res : r.resources) {
     auto a = index_.lookup(res.agent_id);
     if (a == slot_index::npos)
       continue;
-    c.parts.push_back(part{a, &res.slots});
-    c.slots += static_cast<int>(res.slots.size());
+    auto n = static_cast<int>(res.slots.size());
+    parts_.push_back(part{a, n, &res.slots});
+    c.slots += n;
+    if (a >= notes_.size())
+      notes_.resize(a + 1);
   }
-  return c;
+  c.part_count = static_cast<uint32_t>(parts_.size()) - c.first_part;
+  candidates_.push_back(c);
 }
 
 bool preemption_planner::have(size_t i) {
@@ -53,7 +69,7 @@ bool preemption_planner::have(size_t i) {
     const auto* r = next_();
     if (r == nullptr)
       return false;
-    candidates_.push_back(make_candidate(*r));
+    append_candidate(*r);
     // The old sentinel (itself) becomes the new candidate's entry.
     skip_.push_back(candidates_.size());
   }
@@ -74,19 +90,78 @@ size_t preemption_planner::next_unconsumed(size_t i) {
 
 bool preemption_planner::eligible(const candidate& c,
                                   const pending_allocation& p) {
-  if (c.run->priority != p.priority)
-    return c.run->priority > p.priority;
-  return c.run->order > p.order;
+  if (c.priority != p.priority)
+    return c.priority > p.priority;
+  return c.order > p.order;
 }
 
-void preemption_planner::release(const candidate& c) {
-  for (const auto& pt : c.parts)
-    index_.release(pt.agent, *pt.slots);
+bool preemption_planner::counts_for(slot_index::agent_ref a,
+                                    const pending_allocation& p) const {
+  int free = index_.free_on(a) + notes_[a].slots;
+  return free >= p.slots || free >= index_.total_on(a);
+}
+
+bool preemption_planner::take_out(size_t i, const pending_allocation& p) {
+  const auto& c = candidates_[i];
+  bool counts = false;
+  for (auto k = c.first_part; k < c.first_part + c.part_count; ++k) {
+    const auto& pt = parts_[k];
+    auto& note = notes_[pt.agent];
+    if (note.in_index) {
+      index_.release(pt.agent, *pt.slots);
+    } else {
+      if (!note.listed) {
+        note.listed = true;
+        noted_agents_.push_back(pt.agent);
+      }
+      noted_.push_back(noted_part{k, note.head});
+      note.head = static_cast<int32_t>(noted_.size() - 1);
+      note.slots += pt.count;
+      if (!counts_for(pt.agent, p))
+        continue;
+      note.in_index = true;
+      for (auto n = note.head; n >= 0; n = noted_[static_cast<size_t>(n)].next)
+        index_.release(pt.agent,
+                       *parts_[noted_[static_cast<size_t>(n)].part].slots);
+      note.slots = 0;
+    }
+    counts = counts || counts_for(pt.agent, p);
+  }
+  return counts;
+}
+
+void preemption_planner::spare_step(size_t i, bool restore_it) {
+  const auto& c = candidates_[i];
+  for (auto k = c.first_part; k < c.first_part + c.part_count; ++k) {
+    const auto& pt = parts_[k];
+    if (!notes_[pt.agent].in_index)
+      continue;
+    if (restore_it)
+      index_.take_exact(pt.agent, *pt.slots);
+    else
+      index_.release(pt.agent, *pt.slots);
+  }
+}
+
+void preemption_planner::drop_noted() {
+  for (auto a : noted_agents_)
+    notes_[a] = agent_note{};
+  noted_agents_.clear();
+  noted_.clear();
+}
+
+bool preemption_planner::touches(
+    const candidate& c, const std::vector<slot_index::part>& fit) const {
+  for (auto k = c.first_part; k < c.first_part + c.part_count; ++k)
+    for (const auto& f : fit)
+      if (f.agent == parts_[k].agent)
+        return true;
+  return false;
 }
 
 void preemption_planner::restore(const candidate& c) {
-  for (const auto& pt : c.parts)
-    index_.take_exact(pt.agent, *pt.slots);
+  for (auto k = c.first_part; k < c.first_part + c.part_count; ++k)
+    index_.take_exact(parts_[k].agent, *parts_[k].slots);
 }
 
 bool preemption_planner::make_room(const pending_allocation& p,
@@ -94,25 +169,36 @@ bool preemption_planner::make_room(const pending_allocation& p,
   if (budget_ <= 0 || failed_sizes_.count(p.slots) != 0
       || index_.free_total() + unconsumed_slots_ < p.slots)
     return false;
+  // What the index finds for p depends only on the agents that count for
+  // it (p.slots free, or idle). The search releases into the index only on
+  // those agents, notes the other releases aside, and asks the index only
+  // when the answer may have changed: after a release on an agent that
+  // counts, or a restore on an agent of the last fit found. The steps
+  // charged to the budget, and so every decision, are those of releasing
+  // every candidate and asking after each step.
   std::vector<size_t> released;
   bool fits = false;
+  bool known_unfit = false; // no fit as of the last change that could open one
   bool out_of_budget = false;
   for (size_t i = next_unconsumed(0); have(i) && !fits;
        i = next_unconsumed(i + 1)) {
     auto& c = candidates_[i];
-    if (!c.run->preempting && !eligible(c, p))
+    if (!c.preempting && !eligible(c, p))
       break; // sorted: every later candidate is at least as urgent
     if (--budget_ < 0) {
       out_of_budget = true;
       break;
     }
-    release(c);
     released.push_back(i);
+    if (!take_out(i, p) && known_unfit)
+      continue;
     fits = index_.find_for(p, fit_);
+    known_unfit = !fits;
   }
   if (!fits) {
     for (auto i : released)
-      restore(candidates_[i]);
+      spare_step(i, true);
+    drop_noted();
     // A failure for an allocation that avoids agents says nothing of the
     // others of its size.
     if (!out_of_budget && p.avoid_agents.empty())
@@ -120,16 +206,26 @@ bool preemption_planner::make_room(const pending_allocation& p,
     return false;
   }
   // Spare every victim the fit does not need, most urgent first.
+  // kept_fit_ is a fit in the index's current state throughout.
+  kept_fit_ = fit_;
   std::vector<size_t> needed;
   for (auto it = released.rbegin(); it != released.rend(); ++it) {
     const auto& c = candidates_[*it];
     --budget_;
-    restore(c);
-    if (index_.find_for(p, fit_))
+    spare_step(*it, true);
+    if (!touches(c, kept_fit_))
       continue;
-    release(c);
+    if (index_.find_for(p, fit_)) {
+      kept_fit_ = fit_;
+      continue;
+    }
+    spare_step(*it, false);
     needed.push_back(*it);
   }
+  // A needed victim's noted parts (on agents the fit does not use) were
+  // never in the index: dropping them leaves those slots busy, as they stay
+  // until the victim stops.
+  drop_noted();
   if (!index_.find_for(p, fit_))
     return false; // unreachable: the last state was a fitting one
   index_.take(fit_);
@@ -140,7 +236,7 @@ bool preemption_planner::make_room(const pending_allocation& p,
     unconsumed_slots_ -= c.slots;
     // Slots of the victim that the fit left over stay busy until it stops.
     restore(c);
-    if (!c.run->preempting)
+    if (!c.preempting)
       preemptions.push_back(c.run->id);
   }
   return true;

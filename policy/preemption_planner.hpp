@@ -47,36 +47,82 @@ public:
                  std::vector<std::string>& preemptions);
 
 private:
+  // The search touches every candidate it walks, so what it reads at each
+  // step lies in flat arrays: the candidates in walk order, their parts
+  // side by side, and a note per agent.
   struct part {
-    slot_index::agent_ref agent;
-    const std::vector<int>* slots;
+    slot_index::agent_ref agent = 0;
+    int count = 0;
+    const std::vector<int>* slots = nullptr;
   };
   struct candidate {
-    const running_allocation* run;
-    std::vector<part> parts;
+    const running_allocation* run = nullptr;
+    uint64_t order = 0; // copied from *run
+    uint32_t first_part = 0;
+    uint32_t part_count = 0;
+    int priority = 0; // copied from *run
     int slots = 0;
+    bool preempting = false; // copied from *run
     bool consumed = false;
   };
+  /// Releases of one make_room that the index has not seen, on an agent
+  /// that does not count for the allocation (so they cannot change what
+  /// the index finds): their slot count and a list through noted_.
+  struct agent_note {
+    int slots = 0;
+    int32_t head = -1;
+    bool in_index = false; // its releases go to the index
+    bool listed = false;   // in noted_agents_
+  };
+  struct noted_part {
+    uint32_t part = 0;
+    int32_t next = -1;
+  };
 
-  [[nodiscard]] candidate make_candidate(const running_allocation& r);
+  /// The slots of `r` on agents the index knows.
+  [[nodiscard]] int known_slots(const running_allocation& r);
+  void append_candidate(const running_allocation& r);
   /// Whether candidate i exists, pulling it from the source if needed.
   [[nodiscard]] bool have(size_t i);
-  void release(const candidate& c);
   void restore(const candidate& c);
   /// The first unconsumed candidate at or after i (path-compressed).
   [[nodiscard]] size_t next_unconsumed(size_t i);
   [[nodiscard]] static bool eligible(const candidate& c,
                                      const pending_allocation& p);
+  /// Whether agent `a`, with the slots noted on it, can be part of a fit
+  /// for `p`: it has p.slots free or is idle. Only such agents decide what
+  /// the index finds for `p` (slot_index::find).
+  [[nodiscard]] bool counts_for(slot_index::agent_ref a,
+                                const pending_allocation& p) const;
+  /// Releases candidate i's slots: into the index on agents that count
+  /// for `p` (an agent's noted releases go in when it starts to count),
+  /// noted aside on the others. True when an agent of it counts.
+  bool take_out(size_t i, const pending_allocation& p);
+  /// The spare's step: restores candidate i's slots in the index
+  /// (`restore_it`) or releases them again there. Its noted slots stay as
+  /// they are: while sparing, free slots only shrink from where the search
+  /// ended, so no agent starts to count and the notes are not read again.
+  void spare_step(size_t i, bool restore_it);
+  /// Forgets every noted release (the index never saw them).
+  void drop_noted();
+  /// Whether `c` holds slots on an agent of `fit`.
+  [[nodiscard]] bool touches(const candidate& c,
+                             const std::vector<slot_index::part>& fit) const;
 
   slot_index& index_;
   source next_;
   std::vector<const running_allocation*> sorted_; // first constructor only
   std::vector<candidate> candidates_;
+  std::vector<part> parts_;
   std::vector<size_t> skip_; // skip_[i] == i unless i was consumed
   long long unconsumed_slots_ = 0;
   long long budget_;
   std::unordered_set<int> failed_sizes_;
   std::vector<slot_index::part> fit_;
+  std::vector<slot_index::part> kept_fit_;
+  std::vector<agent_note> notes_; // by agent
+  std::vector<noted_part> noted_;
+  std::vector<slot_index::agent_ref> noted_agents_;
 };
 
 } // namespace det::policy::detail

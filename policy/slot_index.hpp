@@ -42,6 +42,13 @@ public:
   /// Free slots on agents that accept work.
   [[nodiscard]] int free_total() const { return free_total_; }
 
+  /// Free slots on agent `a`, and all its slots. An agent can be part of a
+  /// fit of n slots only if it has n free or is idle (free == total).
+  [[nodiscard]] int free_on(agent_ref a) const {
+    return static_cast<int>(entries_[a].free.size());
+  }
+  [[nodiscard]] int total_on(agent_ref a) const { return entries_[a].total; }
+
   /// Finds room for `slots` slots without taking it; false when none.
   /// `out` is overwritten.
   [[nodiscard]] bool find(int slots, std::vector<part>& out) const;
