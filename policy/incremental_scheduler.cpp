@@ -102,6 +102,7 @@ void incremental_scheduler::upsert_agent(const agent_view& agent) {
       agents_->emplace_back();
     }
     agent_at_.emplace(agent.id, pos);
+    ++agents_generation_;
     if (auto c = candidate_slots_on_.find(agent.id);
         c != candidate_slots_on_.end())
       candidate_slots_ += c->second;
@@ -133,6 +134,7 @@ void incremental_scheduler::remove_agent(const std::string& id) {
   hole.enabled = false;
   (*agents_)[pos] = hole;
   agent_at_.erase(it);
+  ++agents_generation_;
   index_->reload(pos, id);
   holes_.push_back(pos);
 }
@@ -244,7 +246,13 @@ void incremental_scheduler::upsert_running(const running_allocation& r) {
   } else {
     g.active += n;
     if (q->preemptible)
-      regular_.emplace(std::pair{q->priority, k}, q);
+      regular_.emplace(
+          std::pair{q->priority, k},
+          regular_entry{
+              q, q->resources.size() == 1 ? &q->resources[0].slots : nullptr,
+              q->resources.size() == 1
+                  ? static_cast<int>(q->resources[0].slots.size())
+                  : 0});
   }
   if (q->preempting || q->preemptible)
     count_candidate(*q, 1);
@@ -529,12 +537,27 @@ schedule_result incremental_scheduler::priority_pass() {
           auto pre = preempting_.begin();
           auto reg = regular_.begin();
           planner = std::make_unique<detail::preemption_planner>(
-              [this, pre, reg]() mutable -> const running_allocation* {
-                if (pre != preempting_.end())
-                  return (pre++)->second;
-                if (reg != regular_.end())
-                  return (reg++)->second;
-                return nullptr;
+              [this, pre, reg]() mutable {
+                using item = detail::preemption_planner::source_item;
+                if (pre != preempting_.end()) {
+                  const auto* r = (pre++)->second;
+                  return item{r, r->order, r->priority, true};
+                }
+                if (reg == regular_.end())
+                  return item{};
+                const auto& [k, e] = *reg++;
+                item it{e.run, k.second.first, k.first, false};
+                if (e.slots != nullptr) {
+                  if (e.generation != agents_generation_) {
+                    e.agent = index_->lookup(e.run->resources[0].agent_id);
+                    e.generation = agents_generation_;
+                  }
+                  it.resolved = true;
+                  it.agent = e.agent;
+                  it.count = e.count;
+                  it.slots = e.slots;
+                }
+                return it;
               },
               candidate_slots_, *index_, config_.preemption_budget);
         }

@@ -148,9 +148,20 @@ private:
   std::unordered_map<std::string, running_allocation> running_;
   queue<running_allocation> all_running_;
   queue<running_allocation> preempting_; // candidates, listing order
+  /// A candidate victim with its one part's agent looked up, so that the
+  /// preemption planner reads it without touching the allocation: valid
+  /// while `generation` is agents_generation_.
+  struct regular_entry {
+    const running_allocation* run = nullptr;
+    const std::vector<int>* slots = nullptr; // one part; nullptr: several
+    int count = 0;
+    mutable slot_index::agent_ref agent = slot_index::npos;
+    mutable uint64_t generation = 0;
+  };
   /// Preemptible, not preempting: least urgent first.
-  std::map<std::pair<int, key>, const running_allocation*, std::greater<>>
-      regular_;
+  std::map<std::pair<int, key>, regular_entry, std::greater<>> regular_;
+  /// Changes whenever an agent id gets or loses its place in the index.
+  uint64_t agents_generation_ = 1;
   std::unordered_map<std::string, long long> candidate_slots_on_;
   long long candidate_slots_ = 0; // on agents of the view
 

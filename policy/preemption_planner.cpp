@@ -22,8 +22,11 @@ preemption_planner::preemption_planner(
               return x->order > y->order;
             });
   sorted_.insert(sorted_.end(), regular.begin(), regular.end());
-  next_ = [this, i = size_t{0}]() mutable -> const running_allocation* {
-    return i < sorted_.size() ? sorted_[i++] : nullptr;
+  next_ = [this, i = size_t{0}]() mutable -> source_item {
+    if (i == sorted_.size())
+      return {};
+    const auto* r = sorted_[i++];
+    return source_item{r, r->order, r->priority, r->preempting};
   };
   skip_.push_back(0);
 }
@@ -43,33 +46,38 @@ int preemption_planner::known_slots(const running_allocation& r) {
   return n;
 }
 
-void preemption_planner::append_candidate(const running_allocation& r) {
+void preemption_planner::append_candidate(const source_item& item) {
   candidate c;
-  c.run = &r;
-  c.order = r.order;
-  c.priority = r.priority;
-  c.preempting = r.preempting;
+  c.run = item.run;
+  c.order = item.order;
+  c.priority = item.priority;
+  c.preempting = item.preempting;
   c.first_part = static_cast<uint32_t>(parts_.size());
-  for (const auto& res : r.resources) {
-    auto a = index_.lookup(res.agent_id);
+  auto add = [&](slot_index::agent_ref a, int n,
+                 const std::vector<int>* slots) {
     if (a == slot_index::npos)
-      continue;
-    auto n = static_cast<int>(res.slots.size());
-    parts_.push_back(part{a, n, &res.slots});
+      return;
+    parts_.push_back(part{a, n, slots});
     c.slots += n;
     if (a >= notes_.size())
       notes_.resize(a + 1);
-  }
+  };
+  if (item.resolved)
+    add(item.agent, item.count, item.slots);
+  else
+    for (const auto& res : item.run->resources)
+      add(index_.lookup(res.agent_id), static_cast<int>(res.slots.size()),
+          &res.slots);
   c.part_count = static_cast<uint32_t>(parts_.size()) - c.first_part;
   candidates_.push_back(c);
 }
 
 bool preemption_planner::have(size_t i) {
   while (candidates_.size() <= i) {
-    const auto* r = next_();
-    if (r == nullptr)
+    auto item = next_();
+    if (item.run == nullptr)
       return false;
-    append_candidate(*r);
+    append_candidate(item);
     // The old sentinel (itself) becomes the new candidate's entry.
     skip_.push_back(candidates_.size());
   }
@@ -109,20 +117,24 @@ bool preemption_planner::take_out(size_t i, const pending_allocation& p) {
     auto& note = notes_[pt.agent];
     if (note.in_index) {
       index_.release(pt.agent, *pt.slots);
+      in_index_candidates_.push_back(i);
     } else {
       if (!note.listed) {
         note.listed = true;
         noted_agents_.push_back(pt.agent);
       }
-      noted_.push_back(noted_part{k, note.head});
+      noted_.push_back(noted_part{static_cast<uint32_t>(i), k, note.head});
       note.head = static_cast<int32_t>(noted_.size() - 1);
       note.slots += pt.count;
       if (!counts_for(pt.agent, p))
         continue;
       note.in_index = true;
-      for (auto n = note.head; n >= 0; n = noted_[static_cast<size_t>(n)].next)
-        index_.release(pt.agent,
-                       *parts_[noted_[static_cast<size_t>(n)].part].slots);
+      for (auto n = note.head; n >= 0;
+           n = noted_[static_cast<size_t>(n)].next) {
+        const auto& np = noted_[static_cast<size_t>(n)];
+        index_.release(pt.agent, *parts_[np.part].slots);
+        in_index_candidates_.push_back(np.candidate);
+      }
       note.slots = 0;
     }
     counts = counts || counts_for(pt.agent, p);
@@ -148,6 +160,7 @@ void preemption_planner::drop_noted() {
     notes_[a] = agent_note{};
   noted_agents_.clear();
   noted_.clear();
+  in_index_candidates_.clear();
 }
 
 bool preemption_planner::touches(
@@ -205,13 +218,19 @@ bool preemption_planner::make_room(const pending_allocation& p,
       failed_sizes_.insert(p.slots);
     return false;
   }
-  // Spare every victim the fit does not need, most urgent first.
-  // kept_fit_ is a fit in the index's current state throughout.
+  // Spare every victim the fit does not need, most urgent first: each
+  // costs a step. Restoring a victim with no part in the index changes
+  // nothing there, so it is spared as it comes; only the others are
+  // visited, in the same order. kept_fit_ is a fit in the index's current
+  // state throughout.
+  budget_ -= static_cast<long long>(released.size());
+  auto& spare = in_index_candidates_;
+  std::sort(spare.begin(), spare.end(), std::greater<>());
+  spare.erase(std::unique(spare.begin(), spare.end()), spare.end());
   kept_fit_ = fit_;
   std::vector<size_t> needed;
-  for (auto it = released.rbegin(); it != released.rend(); ++it) {
+  for (auto it = spare.begin(); it != spare.end(); ++it) {
     const auto& c = candidates_[*it];
-    --budget_;
     spare_step(*it, true);
     if (!touches(c, kept_fit_))
       continue;

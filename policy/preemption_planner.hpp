@@ -26,9 +26,23 @@ namespace det::policy::detail {
 
 class preemption_planner {
 public:
+  /// A candidate as a source yields it. `priority`, `order` and
+  /// `preempting` are the allocation's. With `resolved`, the source has
+  /// looked up its one part: `agent` (npos: not in the index) holds
+  /// `count` slots `slots`; without, the planner reads run->resources.
+  struct source_item {
+    const running_allocation* run = nullptr; // nullptr after the last
+    uint64_t order = 0;
+    int priority = 0;
+    bool preempting = false;
+    bool resolved = false;
+    slot_index::agent_ref agent = slot_index::npos;
+    int count = 0;
+    const std::vector<int>* slots = nullptr;
+  };
   /// Yields the candidates in the order above (every preempting one, then
-  /// every preemptible one, least urgent first), nullptr after the last.
-  using source = std::function<const running_allocation*()>;
+  /// every preemptible one, least urgent first).
+  using source = std::function<source_item()>;
 
   /// Candidates from `running`, sorted here. `budget`: candidates examined
   /// over the planner's life (see scheduler_config::preemption_budget);
@@ -75,13 +89,14 @@ private:
     bool listed = false;   // in noted_agents_
   };
   struct noted_part {
+    uint32_t candidate = 0;
     uint32_t part = 0;
     int32_t next = -1;
   };
 
   /// The slots of `r` on agents the index knows.
   [[nodiscard]] int known_slots(const running_allocation& r);
-  void append_candidate(const running_allocation& r);
+  void append_candidate(const source_item& item);
   /// Whether candidate i exists, pulling it from the source if needed.
   [[nodiscard]] bool have(size_t i);
   void restore(const candidate& c);
@@ -123,6 +138,9 @@ private:
   std::vector<agent_note> notes_; // by agent
   std::vector<noted_part> noted_;
   std::vector<slot_index::agent_ref> noted_agents_;
+  /// Candidates released in this make_room with a part in the index: the
+  /// only ones whose restore can change what the index finds.
+  std::vector<size_t> in_index_candidates_;
 };
 
 } // namespace det::policy::detail
