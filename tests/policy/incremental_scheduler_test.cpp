@@ -438,5 +438,60 @@ TEST(incremental_scheduler, sync_brings_the_view_to_a_snapshot) {
   EXPECT_EQ(describe(s.pass()), describe(schedule_pool(snap, {})));
 }
 
+// The scheduler keeps each candidate victim's agent looked up between
+// passes; an agent that joins (or leaves, freeing its place for another)
+// must be seen by the next pass's search for victims.
+TEST(incremental_scheduler, a_victim_on_an_agent_that_joins_later_is_found) {
+  scheduler_config config;
+  config.preemption = true;
+  incremental_scheduler s{config};
+  s.set_capacity(pool_capacity{INT_MAX, 0});
+  agent_view a;
+  a.id = "a";
+  a.total_slots = 2;
+  a.free_slots = {1};
+  s.upsert_agent(a);
+  running_allocation r1;
+  r1.id = "r1";
+  r1.priority = 50;
+  r1.order = 1;
+  r1.resources = {{"a", {0}}};
+  s.upsert_running(r1);
+  running_allocation r2 = r1;
+  r2.id = "r2";
+  r2.priority = 60;
+  r2.order = 2;
+  r2.resources = {{"b", {0, 1}}}; // b is not in the view yet
+  s.upsert_running(r2);
+  pending_allocation p;
+  p.id = "p";
+  p.slots = 2;
+  p.priority = 55; // r2 may be preempted for it, r1 may not
+  p.order = 3;
+  s.upsert_pending(p);
+  // r2 is searched (its agent unknown), and nothing makes room.
+  auto first = s.pass();
+  EXPECT_TRUE(first.preemptions.empty());
+  EXPECT_EQ(describe(first), describe(schedule_pool(s.snapshot(), config)));
+
+  agent_view b;
+  b.id = "b";
+  b.total_slots = 2;
+  s.upsert_agent(b);
+  auto second = s.pass();
+  EXPECT_EQ(second.preemptions, std::vector<std::string>{"r2"});
+  EXPECT_EQ(describe(second), describe(schedule_pool(s.snapshot(), config)));
+
+  // b leaves and c takes its place in the index: r2's agent is gone.
+  s.remove_agent("b");
+  agent_view c = b;
+  c.id = "c";
+  c.free_slots = {};
+  s.upsert_agent(c);
+  auto third = s.pass();
+  EXPECT_EQ(describe(third), describe(schedule_pool(s.snapshot(), config)));
+  EXPECT_TRUE(third.preemptions.empty());
+}
+
 } // namespace
 } // namespace det::policy
