@@ -37,14 +37,18 @@ std::vector<std::string> edit_labels_of(const json& v) {
   return out;
 }
 
-/// The value as the refusal quotes it.
+/// A client's value or key as a refusal quotes it: at most 64 bytes of
+/// UTF-8 without control characters, however long or odd the original.
 std::string edit_value_shown(const json& v) {
-  return v.dump(-1, ' ', true);
+  return util::fit_text(v.dump(-1, ' ', true), {64, false, true});
+}
+std::string edit_key_shown(const std::string& key) {
+  return util::fit_text(key, {64, false, true});
 }
 
 resources_edit resources_edit_of(const json& r, const std::string& at) {
   auto field = [&](const std::string& key) {
-    return at.empty() ? key : at + "." + key;
+    return at.empty() ? edit_key_shown(key) : at + "." + edit_key_shown(key);
   };
   if (!r.is_object())
     refuse(errc::invalid_argument, (at.empty() ? std::string{"resources"} : at)
@@ -98,7 +102,7 @@ gc_counts_edit gc_counts_edit_of(const json& c) {
                                     : nullptr;
     if (field == nullptr)
       refuse(errc::invalid_argument,
-             "checkpointStorage." + key
+             "checkpointStorage." + edit_key_shown(key)
                  + ": not a field that can be changed (saveExperimentBest, "
                    "saveTrialBest, saveTrialLatest)");
     if (v.is_null())
@@ -152,7 +156,8 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
         c.labels = edit_labels_of(v);
       } else if (key != "resources" && key != "checkpointStorage") {
         refuse(errc::invalid_argument,
-               key + ": not a field of an experiment that can be edited");
+               edit_key_shown(key)
+                   + ": not a field of an experiment that can be edited");
       }
     }
     // Checked after the other fields, as their refusals come first.

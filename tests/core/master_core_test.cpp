@@ -226,6 +226,24 @@ TEST(master_core, an_edit_sets_only_what_it_names_and_refuses_bad_values) {
     EXPECT_EQ(render(bad.error()).find("invalid_argument: " + field), 0u)
         << render(bad.error());
   }
+  // A refusal quotes at most 64 bytes of what the client sent, without
+  // its control characters: a megabyte-long key or value is not echoed.
+  std::string huge(1 << 20, 'k');
+  huge[3] = '\x1b';
+  for (const auto& patch : std::vector<nlohmann::json>{
+           {{huge, 1}},
+           {{"id", huge}},
+           {{"resources", {{"priority", huge}}}},
+           {{"resources", {{huge, 1}}}},
+           {{"checkpointStorage", {{huge, 1}}}},
+           {{"checkpointStorage", {{"saveTrialBest", huge}}}}}) {
+    auto bad = parse_experiment_edit(1, patch);
+    ASSERT_FALSE(bad);
+    auto text = render(bad.error());
+    EXPECT_LT(text.size(), 300u) << text.substr(0, 300);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_NE(text.find("kkk"), std::string::npos) << text; // quoted, cut
+  }
   // What needs the state the core decides: whether the experiment exists.
   // Resources and the other fields change in one edit.
   EXPECT_EQ(code_of(edit_of(nlohmann::json::object(), 9).refusal),
