@@ -18,6 +18,7 @@
 // agent that left frees its place for the next one), allocations by
 // (order, id): ties between equal agents go to the one listed first.
 
+#include "policy/chunked_map.hpp"
 #include "policy/scheduler_types.hpp"
 #include "policy/slot_index.hpp"
 
@@ -159,7 +160,8 @@ private:
     mutable uint64_t generation = 0;
   };
   /// Preemptible, not preempting: least urgent first.
-  std::map<std::pair<int, key>, regular_entry, std::greater<>> regular_;
+  /// Walked by every preemption search, so kept in chunks (chunked_map).
+  chunked_map<std::pair<int, key>, regular_entry, std::greater<>> regular_;
   /// Changes whenever an agent id gets or loses its place in the index.
   uint64_t agents_generation_ = 1;
   std::unordered_map<std::string, long long> candidate_slots_on_;

@@ -115,20 +115,17 @@ bool preemption_planner::take_out(size_t i, const pending_allocation& p) {
   for (auto k = c.first_part; k < c.first_part + c.part_count; ++k) {
     const auto& pt = parts_[k];
     auto& note = notes_[pt.agent];
-    if (note.in_index) {
+    if (note.head == agent_note::in_index) {
       index_.release(pt.agent, *pt.slots);
       in_index_candidates_.push_back(i);
     } else {
-      if (!note.listed) {
-        note.listed = true;
+      if (note.head == agent_note::untouched)
         noted_agents_.push_back(pt.agent);
-      }
       noted_.push_back(noted_part{static_cast<uint32_t>(i), k, note.head});
       note.head = static_cast<int32_t>(noted_.size() - 1);
       note.slots += pt.count;
       if (!counts_for(pt.agent, p))
         continue;
-      note.in_index = true;
       for (auto n = note.head; n >= 0;
            n = noted_[static_cast<size_t>(n)].next) {
         const auto& np = noted_[static_cast<size_t>(n)];
@@ -136,6 +133,7 @@ bool preemption_planner::take_out(size_t i, const pending_allocation& p) {
         in_index_candidates_.push_back(np.candidate);
       }
       note.slots = 0;
+      note.head = agent_note::in_index;
     }
     counts = counts || counts_for(pt.agent, p);
   }
@@ -146,7 +144,7 @@ void preemption_planner::spare_step(size_t i, bool restore_it) {
   const auto& c = candidates_[i];
   for (auto k = c.first_part; k < c.first_part + c.part_count; ++k) {
     const auto& pt = parts_[k];
-    if (!notes_[pt.agent].in_index)
+    if (notes_[pt.agent].head != agent_note::in_index)
       continue;
     if (restore_it)
       index_.take_exact(pt.agent, *pt.slots);

@@ -81,12 +81,13 @@ private:
   };
   /// Releases of one make_room that the index has not seen, on an agent
   /// that does not count for the allocation (so they cannot change what
-  /// the index finds): their slot count and a list through noted_.
+  /// the index finds): their slot count and a list through noted_. Eight
+  /// bytes, so that the notes of 10,000 agents stay in a core's cache.
   struct agent_note {
-    int slots = 0;
-    int32_t head = -1;
-    bool in_index = false; // its releases go to the index
-    bool listed = false;   // in noted_agents_
+    static constexpr int32_t untouched = -1; // nothing noted yet
+    static constexpr int32_t in_index = -2;  // its releases go to the index
+    int32_t slots = 0;
+    int32_t head = untouched; // or the last noted part, or in_index
   };
   struct noted_part {
     uint32_t candidate = 0;

@@ -62,6 +62,7 @@ slot_index::slot_index(const std::vector<agent_view>& agents,
       largest = a.total_slots;
   grow_buckets(largest);
   entries_.resize(agents.size());
+  counts_.resize(agents.size());
   for (size_t i = 0; i < agents.size(); ++i)
     load(static_cast<agent_ref>(i));
 }
@@ -103,6 +104,7 @@ void slot_index::load(agent_ref a) {
                               [&](int s) { return s < 0 || s >= e.total; }),
                e.free.end());
   e.usable = v.enabled && !v.draining && v.total_slots > 0;
+  recount(a);
   if (e.usable) {
     grow_buckets(e.total);
     link(a);
@@ -113,6 +115,7 @@ void slot_index::load(agent_ref a) {
 void slot_index::reload(agent_ref a, const std::string& old_id) {
   if (a >= entries_.size()) {
     entries_.resize(static_cast<size_t>(a) + 1);
+    counts_.resize(static_cast<size_t>(a) + 1);
   } else {
     auto& e = entries_[a];
     if (e.usable) {
@@ -171,6 +174,7 @@ void slot_index::rollback() {
       unlink(s.agent);
     e.free = std::move(s.free);
     e.journaled = false;
+    recount(s.agent);
     if (e.usable)
       link(s.agent);
   }
@@ -262,6 +266,7 @@ std::vector<agent_slots> slot_index::take(const std::vector<part>& fit) {
         agent_slots{(*agents_)[p.agent].id,
                     std::vector<int>(e.free.begin(), e.free.begin() + n)});
     e.free.erase(e.free.begin(), e.free.begin() + n);
+    recount(p.agent);
     if (e.usable)
       link(p.agent);
   }
@@ -278,6 +283,7 @@ void slot_index::take_exact(agent_ref agent, const std::vector<int>& slots) {
     if (it != e.free.end() && *it == s)
       e.free.erase(it);
   }
+  recount(agent);
   if (e.usable)
     link(agent);
 }
@@ -292,6 +298,7 @@ void slot_index::release(agent_ref agent, const std::vector<int>& slots) {
     if (s >= 0 && s < e.total && (it == e.free.end() || *it != s))
       e.free.insert(it, s);
   }
+  recount(agent);
   if (e.usable)
     link(agent);
 }

@@ -44,10 +44,8 @@ public:
 
   /// Free slots on agent `a`, and all its slots. An agent can be part of a
   /// fit of n slots only if it has n free or is idle (free == total).
-  [[nodiscard]] int free_on(agent_ref a) const {
-    return static_cast<int>(entries_[a].free.size());
-  }
-  [[nodiscard]] int total_on(agent_ref a) const { return entries_[a].total; }
+  [[nodiscard]] int free_on(agent_ref a) const { return counts_[a].free; }
+  [[nodiscard]] int total_on(agent_ref a) const { return counts_[a].total; }
 
   /// Finds room for `slots` slots without taking it; false when none.
   /// `out` is overwritten.
@@ -112,6 +110,12 @@ private:
     bool usable = false;
     bool journaled = false;
   };
+  /// An agent's counts, kept beside entries_ in a dense array for callers
+  /// that read many agents (the preemption planner).
+  struct agent_counts {
+    int free = 0;
+    int total = 0;
+  };
   struct saved_free {
     agent_ref agent;
     std::vector<int> free;
@@ -121,6 +125,10 @@ private:
   void link(agent_ref a);
   void load(agent_ref a);
   void note_change(agent_ref a);
+  void recount(agent_ref a) {
+    counts_[a] = agent_counts{static_cast<int>(entries_[a].free.size()),
+                              entries_[a].total};
+  }
   void grow_buckets(int total);
   void count_size(int total, int delta);
   [[nodiscard]] int lowest_bucket_at_least(int slots) const;
@@ -129,11 +137,12 @@ private:
   const std::vector<agent_view>* agents_;
   fitting_policy fitting_;
   std::vector<agent_entry> entries_;
-  std::vector<ref_set> bucket_;    // by free count
-  std::vector<ref_set> idle_;      // by total, free == total
-  std::vector<uint64_t> nonempty_; // bit c: bucket_[c] non-empty
-  std::vector<long long> of_size_; // usable agents by total
-  std::vector<int> sizes_desc_;    // distinct usable totals
+  std::vector<agent_counts> counts_; // by agent, as entries_ says
+  std::vector<ref_set> bucket_;      // by free count
+  std::vector<ref_set> idle_;        // by total, free == total
+  std::vector<uint64_t> nonempty_;   // bit c: bucket_[c] non-empty
+  std::vector<long long> of_size_;   // usable agents by total
+  std::vector<int> sizes_desc_;      // distinct usable totals
   std::unordered_map<std::string, agent_ref> by_id_;
   bool by_id_built_ = false;
   bool journal_on_ = false;
