@@ -4,8 +4,9 @@
 // `command`: what a user asks of an experiment once it exists (and the
 // plain submission that the master's tests and tools use; the API creates
 // experiments with their model definitions: actors/master_actor.hpp's
-// create_atom). Decided in core/master_core_on_experiments.cpp by the
-// master_core methods they name, whose refusals they keep.
+// create_atom). Decided in core/master_core_on_experiments.cpp, most by
+// the master_core methods they name, whose refusals they keep; an
+// experiment_edit is decided in core/master_core_changes.cpp.
 
 #include <nlohmann/json.hpp>
 

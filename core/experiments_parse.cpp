@@ -15,17 +15,6 @@ namespace {
 using namespace det::record_args;
 using nlohmann::json;
 
-/// `v` as text keeping `rules`, refused as field `name` otherwise.
-std::string edit_text_of(const std::string& name, const json& v,
-                         const util::text_rules& rules) {
-  if (!v.is_string())
-    refuse(errc::invalid_argument, name + ": expected a string");
-  auto s = v.get<std::string>();
-  if (auto why = util::text_problem(s, rules); !why.empty())
-    refuse(errc::invalid_argument, name + " " + why);
-  return s;
-}
-
 std::vector<std::string> edit_labels_of(const json& v) {
   if (!v.is_array() || v.size() > 1000)
     refuse(errc::invalid_argument,
@@ -33,7 +22,7 @@ std::vector<std::string> edit_labels_of(const json& v) {
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size(); ++i)
     out.push_back(
-        edit_text_of("labels[" + std::to_string(i) + "]", v[i], name_rules));
+        text_value("labels[" + std::to_string(i) + "]", v[i], name_rules));
   return out;
 }
 
@@ -118,16 +107,6 @@ gc_counts_edit gc_counts_edit_of(const json& c) {
   return out;
 }
 
-/// What `f(body)` returns, or the refusal it threw (for bodies of any
-/// type: each parse checks its own).
-template <class T, class F> caf::expected<T> edit_or_refusal(F f) {
-  try {
-    return f();
-  } catch (const refused&) {
-    return refusal_of(std::current_exception());
-  }
-}
-
 } // namespace
 
 caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
@@ -135,7 +114,7 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
   if (!patch.is_object())
     return make_error(errc::invalid_argument,
                       "the patch must be a JSON object");
-  return edit_or_refusal<experiment_edit>([&] {
+  return caught<experiment_edit>([&] {
     experiment_edit c;
     c.experiment_id = id;
     for (const auto& [key, v] : patch.items()) {
@@ -147,11 +126,11 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
                                              + edit_value_shown(v) + ", not "
                                              + std::to_string(id));
       } else if (key == "name") {
-        c.name = edit_text_of(key, v, name_rules);
+        c.name = text_value(key, v, name_rules);
       } else if (key == "description") {
-        c.description = edit_text_of(key, v, prose_rules);
+        c.description = text_value(key, v, prose_rules);
       } else if (key == "notes") {
-        c.notes = edit_text_of(key, v, notes_rules);
+        c.notes = text_value(key, v, notes_rules);
       } else if (key == "labels") {
         c.labels = edit_labels_of(v);
       } else if (key != "resources" && key != "checkpointStorage") {
@@ -172,12 +151,11 @@ caf::expected<experiment_edit> parse_experiment_edit(int64_t id,
 
 caf::expected<resources_edit> parse_resources_edit(const json& r,
                                                    const std::string& at) {
-  return edit_or_refusal<resources_edit>(
-      [&] { return resources_edit_of(r, at); });
+  return caught<resources_edit>([&] { return resources_edit_of(r, at); });
 }
 
 caf::expected<gc_counts_edit> parse_gc_counts_edit(const json& c) {
-  return edit_or_refusal<gc_counts_edit>([&] { return gc_counts_edit_of(c); });
+  return caught<gc_counts_edit>([&] { return gc_counts_edit_of(c); });
 }
 
 } // namespace det

@@ -39,6 +39,17 @@ inline const util::text_rules name_rules{255, false, false};
 inline const util::text_rules prose_rules{16 * 1024, true, true};
 inline const util::text_rules notes_rules{64 * 1024, true, true};
 
+/// `v` as checked text, refused as field `name` otherwise.
+inline std::string text_value(const std::string& name, const json& v,
+                              const util::text_rules& rules) {
+  if (!v.is_string())
+    refuse(errc::invalid_argument, name + ": expected a string");
+  auto s = v.get<std::string>();
+  if (auto why = util::text_problem(s, rules); !why.empty())
+    refuse(errc::invalid_argument, name + " " + why);
+  return s;
+}
+
 /// Argument `key` of `a` as checked text; `fallback` when absent or null.
 inline std::string text(const json& a, const char* key,
                         const std::string& fallback,
@@ -46,12 +57,7 @@ inline std::string text(const json& a, const char* key,
   auto i = a.find(key);
   if (i == a.end() || i->is_null())
     return fallback;
-  if (!i->is_string())
-    refuse(errc::invalid_argument, std::string{key} + ": expected a string");
-  auto v = i->get<std::string>();
-  if (auto why = util::text_problem(v, rules); !why.empty())
-    refuse(errc::invalid_argument, std::string{key} + " " + why);
-  return v;
+  return text_value(key, *i, rules);
 }
 
 inline bool has(const json& a, const char* key) {
@@ -140,19 +146,24 @@ inline caf::error refusal_of(std::exception_ptr e) {
   }
 }
 
+/// What `f()` returns, or the refusal it threw.
+template <class T, class F> caf::expected<T> caught(F f) {
+  try {
+    return f();
+  } catch (const refused&) {
+    return refusal_of(std::current_exception());
+  } catch (const nlohmann::json::exception&) {
+    return refusal_of(std::current_exception());
+  }
+}
+
 /// What `f(body)` parses from a request's body, or the refusal it threw;
 /// a body that is not an object is refused.
 template <class T, class F> caf::expected<T> parsed(const json& body, F f) {
   if (!body.is_object())
     return make_error(errc::invalid_argument,
                       "the request must be a JSON object");
-  try {
-    return f(body);
-  } catch (const refused&) {
-    return refusal_of(std::current_exception());
-  } catch (const nlohmann::json::exception&) {
-    return refusal_of(std::current_exception());
-  }
+  return caught<T>([&] { return f(body); });
 }
 
 /// The outcome `f` fills, or (no events) the refusal it threw.

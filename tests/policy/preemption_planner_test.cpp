@@ -241,7 +241,7 @@ std::string run_pass(const planner_pool& pool, long long budget,
   return out;
 }
 
-TEST(PreemptionPlanner, DecidesAsThePlainSearchOnRandomPools) {
+TEST(preemption_planner, decides_as_the_plain_search_on_random_pools) {
   std::mt19937 rng{20261201};
   int rooms = 0, victims = 0;
   for (int round = 0; round < 1500; ++round) {
