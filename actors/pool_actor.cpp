@@ -33,14 +33,6 @@ pool_pass_result run_pass(pool_state& st, pool_pass_request& req) {
   out.checked = req.check.has_value();
   if (sched.pending_count() == 0)
     return out;
-  // The incremental preemption planner is slower than the full pass (it
-  // spends its budget matching it): a priority pool with preemption keeps
-  // the full pass on the view the deltas maintain.
-  if (st.config.policy == policy::scheduling_policy::priority
-      && st.config.preemption) {
-    out.result = policy::schedule_pool(sched.snapshot(), st.config);
-    return out;
-  }
   out.result = sched.pass();
   if (req.check) {
     auto full = policy::schedule_pool(sched.snapshot(), st.config);
