@@ -29,8 +29,8 @@ call = det_call
 def ready():
     det_ready(port)
 seen_activity = [None]
+host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
 def idle():
-    host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
     got = {}
     for what in ("kernels", "terminals", "sessions"):
         r = urllib.request.Request("http://%s:%d/proxy/%s/api/%s" % (host, port, tid, what),
@@ -47,6 +47,16 @@ def idle():
     return not got["kernels"] and not got["terminals"] and not got["sessions"]
 def report_idle():
     every = float(os.environ.get("DET_IDLE_REPORT_SECONDS", "30"))
+    # Jupyter says it is running a moment before it takes connections:
+    # the first look waits for its port (at most 30 s), so that a busy
+    # machine does not turn into a report that failed.
+    until = time.time() + 30
+    while time.time() < until:
+        try:
+            socket.create_connection((host, port), timeout=2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
     first = True
     while True:
         try:
