@@ -11,6 +11,8 @@ const char* warm_launch_server_source() {
 # imports made once; each trial is a fork that imports the determined
 # package again under the trial's own environment and runs launch.py, and
 # the trial's own `python3 SCRIPT` is a fork too when it can be.
+import gc
+import importlib.util
 import os
 import re
 import runpy
@@ -25,12 +27,39 @@ import traceback
 
 SAME = ("PATH", "VIRTUAL_ENV")
 SAME_PREFIXES = ("PYTHON", "PYENV", "CONDA")
+_PATHS = sysconfig.get_paths()  # the same for every module: asked once
+_SITE_DIRS = (_PATHS["purelib"], _PATHS["platlib"])
+_STDLIB_DIRS = (_PATHS["stdlib"], _PATHS["platstdlib"])
+# Harness modules that a trial's import of the harness takes from this
+# server instead of running again: definitions only, built from the
+# standard library and the site packages the server keeps (no environment
+# read, no state). The REST bindings are about half of the harness's
+# import time.
+_KEPT = ("determined.common.api.bindings",)
+# What a forked script forgets of the server's site packages stays
+# referenced here: forgetting is then only a dictionary entry, not the
+# teardown of every module (which the script's exit makes moot).
+_forgotten = []
 
 
 def _forget_harness():
+    """Drops the harness from sys.modules: the modules of _KEPT, by name."""
+    kept = {}
     for name in list(sys.modules):
         if name in ("determined", "sitecustomize") or name.startswith("determined."):
-            del sys.modules[name]
+            module = sys.modules.pop(name)
+            if name in _KEPT:
+                kept[name] = module
+    return kept
+
+
+def _harness_origin():
+    """The file `import determined` would load on the current sys.path."""
+    try:
+        spec = importlib.util.find_spec("determined")
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None else None
 
 
 def _interpreter_setting(name):
@@ -222,10 +251,9 @@ def _stdlib_module(module):
     path = getattr(module, "__file__", None)
     if not path:
         return True  # built in, or a namespace
-    paths = sysconfig.get_paths()
-    if path.startswith((paths["purelib"], paths["platlib"])):
+    if path.startswith(_SITE_DIRS):
         return False
-    return path.startswith((paths["stdlib"], paths["platstdlib"]))
+    return path.startswith(_STDLIB_DIRS)
 
 
 def _shadowed(folders):
@@ -252,7 +280,8 @@ def _script_paths(cwd, argv, env):
     return [folder] + extra
 
 
-def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server):
+def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server,
+           harness):
     try:
         listener.close()
         conn.close()
@@ -278,7 +307,7 @@ def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server)
             # library it imports afresh, as a cold start would.
             for name, module in list(sys.modules.items()):
                 if not _stdlib_module(module):
-                    del sys.modules[name]
+                    _forgotten.append(sys.modules.pop(name))
             script = argv[0]
             sys.path[:] = _script_paths(cwd, argv, env) + base_path
         else:
@@ -292,6 +321,10 @@ def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server)
             import sitecustomize  # noqa: F401  (the trial's, as at a cold start)
         except ImportError:
             pass
+        origin, kept = harness
+        if not argv and kept and origin and _harness_origin() == origin:
+            # The harness this trial imports is the server's own files.
+            sys.modules.update(kept)
         code = 0
         try:
             runpy.run_path(script, run_name="__main__")
@@ -338,7 +371,13 @@ def main():
         print("warm launcher: the harness does not import (%s); trials start cold" % e,
               file=sys.stderr)
         return 3
-    _forget_harness()
+    origin = getattr(sys.modules["determined"], "__file__", None)
+    kept = _forget_harness()
+    # What is loaded now lives as long as the server: the collector of a
+    # forked child leaves it alone (and so leaves its pages shared) rather
+    # than walk it at each collection of the trial's own objects.
+    gc.collect()
+    gc.freeze()
     own = {p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
     base_path = [p for p in sys.path[1:] if p not in own]
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -409,7 +448,7 @@ def main():
         pid = os.fork()
         if pid == 0:
             _child(conn, listener, list(waiting.values()), cwd, pgid, argv, env,
-                   fds, base_path, path)
+                   fds, base_path, path, (origin, kept))
         for fd in fds:
             os.close(fd)
         waiting[pid] = conn

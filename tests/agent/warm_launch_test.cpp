@@ -32,15 +32,21 @@ namespace fs = std::filesystem;
 namespace {
 
 /// A stand-in determined package: its launch layer prints who ran it and
-/// under what, then exits $CODE (or sleeps when SLEEP is set).
+/// under what, then exits $CODE (or sleeps when SLEEP is set). Its REST
+/// bindings module says which process loaded it.
 void write_fake_harness(const fs::path& root, bool broken = false) {
   fs::create_directories(root / "determined" / "exec");
-  fs::create_directories(root / "determined" / "common");
+  fs::create_directories(root / "determined" / "common" / "api");
   std::ofstream{root / "determined" / "__init__.py"}
       << (broken ? "raise ImportError('broken on purpose')\n"
-                 : "import os\nIMPORTED_IN = os.getpid()\n");
+                 : "import os\nIMPORTED_IN = os.getpid()\n"
+                   "import determined.common.api\n");
   std::ofstream{root / "determined" / "exec" / "__init__.py"} << "";
   std::ofstream{root / "determined" / "common" / "__init__.py"} << "";
+  std::ofstream{root / "determined" / "common" / "api" / "__init__.py"}
+      << "from determined.common.api import bindings\n";
+  std::ofstream{root / "determined" / "common" / "api" / "bindings.py"}
+      << "import os\nLOADED_IN = os.getpid()\n";
   std::ofstream{root / "determined" / "common" / "storage.py"} << "";
   std::ofstream{root / "determined" / "exec" / "launch.py"}
       << "import os, sys, time\n"
@@ -50,6 +56,9 @@ void write_fake_harness(const fs::path& root, bool broken = false) {
          "    print('ppid=%d' % os.getppid())\n"
          "    print('pgrp=%d' % os.getpgrp())\n"
          "    print('fresh=%s' % (determined.IMPORTED_IN == os.getpid()))\n"
+         "    bindings = determined.common.api.bindings\n"
+         "    print('bindings_kept=%s' % (bindings.LOADED_IN != os.getpid()))\n"
+         "    print('bindings_file=' + bindings.__file__)\n"
          "    print('cwd=' + os.getcwd())\n"
          "    print('mark=' + os.environ.get('MARK', ''))\n"
          "    print('token=' + os.environ.get('DET_AGENT_TOKEN', 'none'))\n"
@@ -164,6 +173,11 @@ TEST(warm_launch, a_trial_is_forked_by_the_launcher_under_its_own_environment) {
         << "the launch layer is outside the trial's process group";
     EXPECT_EQ(line_after(r, "fresh="), "True")
         << "the harness was not imported again under the trial's environment";
+    // Its definitions-only bindings are the server's, already loaded.
+    EXPECT_EQ(line_after(r, "bindings_kept="), "True");
+    EXPECT_EQ(
+        line_after(r, "bindings_file="),
+        (b.fake / "determined" / "common" / "api" / "bindings.py").string());
     EXPECT_EQ(line_after(r, "cwd="), spec.work_dir);
     EXPECT_EQ(line_after(r, "mark="), mark);
     EXPECT_EQ(line_after(r, "token="), "none");
@@ -176,6 +190,26 @@ TEST(warm_launch, a_trial_is_forked_by_the_launcher_under_its_own_environment) {
                        == 0)
         << got;
   }
+}
+
+TEST(warm_launch, a_trial_with_its_own_harness_imports_all_of_it) {
+  bed b{"ownharness"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  // Another copy of the harness ahead on the trial's PYTHONPATH: the trial
+  // imports that one, bindings included, as a cold start would.
+  auto other = b.dir / "other";
+  write_fake_harness(other);
+  recorder r;
+  auto spec = b.trial({{"CODE", "8"}}, b.launcher->socket());
+  spec.env["PYTHONPATH"] =
+      (b.dir / "run" / "python").string() + ":" + other.string();
+  EXPECT_EQ(run(r, spec), 8);
+  EXPECT_EQ(line_after(r, "ppid="), std::to_string(b.launcher->pid()))
+      << "not forked by the launcher";
+  EXPECT_EQ(line_after(r, "bindings_kept="), "False");
+  EXPECT_EQ(line_after(r, "bindings_file="),
+            (other / "determined" / "common" / "api" / "bindings.py").string());
 }
 
 TEST(warm_launch, other_interpreter_settings_or_no_launcher_start_cold) {
@@ -244,8 +278,13 @@ pid_t process_with(const std::string& text) {
     auto name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos)
       continue;
-    std::ifstream in{e.path() / "cmdline", std::ios::binary};
-    std::string cmd{std::istreambuf_iterator<char>(in), {}};
+    std::string cmd;
+    try {
+      std::ifstream in{e.path() / "cmdline", std::ios::binary};
+      cmd.assign(std::istreambuf_iterator<char>(in), {});
+    } catch (const std::ios_base::failure&) {
+      continue; // it ended while read (libstdc++ throws ESRCH from a read)
+    }
     std::error_code ec;
     auto exe = fs::read_symlink(e.path() / "exe", ec).filename().string();
     if (cmd.find(text) != std::string::npos && exe.rfind("python", 0) == 0)
