@@ -24,6 +24,10 @@ namespace {
 /// Frames of log lines held while disconnected, beyond which new ones are
 /// dropped (the trial keeps running; the master misses that output).
 constexpr size_t max_pending_logs = 1000;
+/// How long a trial's start waits for a warm launcher that is still
+/// importing the harness (about a second; a few on a loaded machine)
+/// before it starts cold. A launcher that cannot import it exits at once.
+constexpr std::chrono::milliseconds warm_launch_wait{5000};
 
 } // namespace
 
@@ -37,6 +41,16 @@ agent::agent(agent_settings s) : s_(std::move(s)) {
   // Started now, so it has imported the harness by the first trial.
   if (!s_.warm_launch_client.empty())
     warm_ = warm_launcher::start(trial_base_environment());
+}
+
+void agent::await_warm_launcher() {
+  std::shared_ptr<warm_launcher> warm;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    warm = warm_;
+  }
+  if (warm)
+    (void)warm->wait_ready(warm_launch_wait);
 }
 
 std::string agent::warm_command_locked() {
@@ -336,6 +350,10 @@ void agent::prepare_and_spawn(start_request s) {
   auto err =
       made ? fetch_model_def(master_url, s.experiment_id, http, dir, retry)
            : made.error();
+  // The first trials of an agent that has just started (one a provisioner
+  // launched for them) would find its launcher still importing the
+  // harness; a cold start costs more than waiting, on the same cores.
+  await_warm_launcher();
   std::lock_guard<std::mutex> guard{mu_};
   auto& a = allocs_[s.allocation_id];
   auto fail = [&](const std::string& why, int code) {

@@ -138,8 +138,12 @@ private:
   std::vector<std::thread> workers_;
   std::vector<std::unique_ptr<trial_process>> graveyard_;
   /// The warm launcher (agent/warm_launch.hpp) when
-  /// s_.warm_launch_client is set and it still runs.
-  std::unique_ptr<warm_launcher> warm_;
+  /// s_.warm_launch_client is set and it still runs. Shared: a trial's
+  /// start waits for it to listen without holding mu_.
+  std::shared_ptr<warm_launcher> warm_;
+  /// Waits, for at most warm_launch_wait, until a launcher that is still
+  /// importing the harness listens (or exits). Without mu_.
+  void await_warm_launcher();
   /// The command that starts a trial's launch layer through the warm
   /// launcher; "" while it is not listening (yet, or any more): the trial
   /// starts cold. Requires mu_.

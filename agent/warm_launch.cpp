@@ -275,10 +275,15 @@ warm_launcher::start(const std::map<std::string, std::string>& env) {
 }
 
 bool warm_launcher::wait_ready(std::chrono::milliseconds limit) {
-  if (ready_ || exited_ || ready_fd_ < 0)
-    return ready_;
+  if (ready_)
+    return true;
   auto until = std::chrono::steady_clock::now() + limit;
-  std::string got;
+  std::unique_lock<std::timed_mutex> reading{reading_, std::defer_lock};
+  if (!reading.try_lock_until(until))
+    return ready_;
+  if (ready_ || ready_fd_ < 0)
+    return ready_;
+  auto& got = ready_line_;
   while (got.find('\n') == std::string::npos) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());

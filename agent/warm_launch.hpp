@@ -44,10 +44,12 @@
 // cloud credential or database setting. The socket lives in a 0700
 // folder of its own under $TMPDIR (or /tmp).
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -83,8 +85,8 @@ namespace wire {
                                const int (&fds)[3]);
 } // namespace wire
 
-/// One running server, owned by the agent. Not thread-safe: the agent
-/// calls it from its trial-start path under its own lock.
+/// One running server, owned by the agent. `wait_ready` may be called from
+/// any thread; the rest from the agent's trial-start path under its lock.
 class warm_launcher {
 public:
   /// Starts `python3 warm_launch.py SOCKET` (python3 from env's PATH)
@@ -101,6 +103,8 @@ public:
 
   /// Waits (at most `limit`) until the server listens, or exits: whether
   /// it listens. A server that cannot import the harness exits at once.
+  /// While another thread waits, a call waits its turn within its own
+  /// limit (with none, it answers at once: not yet).
   [[nodiscard]] bool wait_ready(std::chrono::milliseconds limit);
 
   /// Whether the server still runs (reaps it when it has exited).
@@ -113,8 +117,11 @@ private:
   warm_launcher() = default;
   std::string dir_, socket_;
   pid_t pid_ = -1;
-  int ready_fd_ = -1; ///< the server's stdout: "ready\n" once it listens
-  bool ready_ = false, exited_ = false;
+  std::timed_mutex reading_; ///< held while one thread reads ready_fd_
+  int ready_fd_ = -1;        ///< the server's stdout: "ready\n" once it listens
+  std::string ready_line_;   ///< what was read of it so far
+  std::atomic<bool> ready_{false};
+  bool exited_ = false;
 };
 
 } // namespace det::agent

@@ -4,6 +4,7 @@
 
 #include "agent/agent.hpp"
 #include "fake_master.hpp"
+#include "tests/agent/fake_harness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,8 +43,10 @@ json start_frame(const std::string& alloc, const std::string& entrypoint) {
 
 class agent_with_fake_master : public ::testing::Test {
 protected:
-  void start_agent(const std::string& token = "") {
+  void start_agent(const std::string& token = "",
+                   const std::string& warm_launch_client = "") {
     agent_settings s;
+    s.warm_launch_client = warm_launch_client;
     auto cfg = det::conf::parse_agent_config("");
     ASSERT_TRUE(cfg);
     s.cfg = *cfg;
@@ -87,6 +90,22 @@ protected:
         return true;
     }
     return false;
+  }
+
+  /// The rest of the first log line that starts with `prefix` ("" when
+  /// none comes, bounded).
+  std::string await_log_prefix(const std::string& prefix) {
+    for (int i = 0; i < 50; ++i) {
+      for (const auto& l : seen_lines)
+        if (l.rfind(prefix, 0) == 0)
+          return l.substr(prefix.size());
+      auto f = master.next("log");
+      if (!f)
+        return "";
+      for (auto& l : (*f)["lines"])
+        seen_lines.push_back(l.get<std::string>());
+    }
+    return "";
   }
 
   void TearDown() override {
@@ -150,6 +169,39 @@ TEST_F(agent_with_fake_master, kill_ends_the_trial_with_sigterm) {
   auto exited = master.next("exited");
   ASSERT_TRUE(exited);
   EXPECT_EQ((*exited)["exit_code"], 128 + 15);
+}
+
+TEST_F(agent_with_fake_master,
+       a_trial_that_comes_while_the_warm_launcher_imports_waits_for_it) {
+  // An agent just started (as one a provisioner launched for this trial):
+  // its launcher takes 1.5 s to import the harness, and the trial comes at
+  // once. It starts through the launcher, not cold.
+  auto harness = std::filesystem::temp_directory_path()
+                 / ("det-agent-harness-" + std::to_string(getpid()));
+  det::test::write_fake_harness(harness, false, 1.5);
+  const char* old = std::getenv("PYTHONPATH");
+  std::string saved = old != nullptr ? old : "";
+  ::setenv("PYTHONPATH", harness.c_str(), 1);
+  std::shared_ptr<void> restore{nullptr, [&](void*) {
+                                  if (old != nullptr)
+                                    ::setenv("PYTHONPATH", saved.c_str(), 1);
+                                  else
+                                    ::unsetenv("PYTHONPATH");
+                                  std::error_code ec;
+                                  std::filesystem::remove_all(harness, ec);
+                                }};
+  start_agent("", DET_AGENT_BINARY);
+  welcome();
+  auto start = start_frame("3.7.9", "exit 9");
+  start["env"]["DET_EXPERIMENT_CONFIG"] = R"({"entrypoint": "exit 9"})";
+  start["env"]["CODE"] = "4";
+  ASSERT_TRUE(master.send(start));
+  EXPECT_EQ(await_log_prefix("by_launcher="), "True")
+      << "the trial started cold";
+  EXPECT_EQ(await_log_prefix("bindings_kept="), "True");
+  auto exited = master.next("exited");
+  ASSERT_TRUE(exited);
+  EXPECT_EQ((*exited)["exit_code"], 4);
 }
 
 TEST_F(agent_with_fake_master, agent_reconnects_and_reports_running_trials) {

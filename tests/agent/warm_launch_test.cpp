@@ -5,6 +5,7 @@
 
 #include "agent/harness_files.hpp"
 #include "agent/warm_launch.hpp"
+#include "tests/agent/fake_harness.hpp"
 #include "tests/agent/process_recorder.hpp"
 
 #include <gtest/gtest.h>
@@ -26,54 +27,11 @@ using namespace det::agent;
 using det::test::gone_soon;
 using det::test::line_after;
 using det::test::recorder;
+using det::test::write_fake_harness;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A stand-in determined package: its launch layer prints who ran it and
-/// under what, then exits $CODE (or sleeps when SLEEP is set). Its REST
-/// bindings module says which process loaded it.
-void write_fake_harness(const fs::path& root, bool broken = false) {
-  fs::create_directories(root / "determined" / "exec");
-  fs::create_directories(root / "determined" / "common" / "api");
-  std::ofstream{root / "determined" / "__init__.py"}
-      << (broken ? "raise ImportError('broken on purpose')\n"
-                 : "import os\nIMPORTED_IN = os.getpid()\n"
-                   "import determined.common.api\n");
-  std::ofstream{root / "determined" / "exec" / "__init__.py"} << "";
-  std::ofstream{root / "determined" / "common" / "__init__.py"} << "";
-  std::ofstream{root / "determined" / "common" / "api" / "__init__.py"}
-      << "from determined.common.api import bindings\n";
-  std::ofstream{root / "determined" / "common" / "api" / "bindings.py"}
-      << "import os\nLOADED_IN = os.getpid()\n";
-  std::ofstream{root / "determined" / "common" / "storage.py"} << "";
-  std::ofstream{root / "determined" / "exec" / "launch.py"}
-      << "import os, sys, time\n"
-         "import determined\n"
-         "if __name__ == '__main__':\n"
-         "    print('pid=%d' % os.getpid())\n"
-         "    print('ppid=%d' % os.getppid())\n"
-         "    print('pgrp=%d' % os.getpgrp())\n"
-         "    print('fresh=%s' % (determined.IMPORTED_IN == os.getpid()))\n"
-         "    bindings = determined.common.api.bindings\n"
-         "    print('bindings_kept=%s' % (bindings.LOADED_IN != os.getpid()))\n"
-         "    print('bindings_file=' + bindings.__file__)\n"
-         "    print('cwd=' + os.getcwd())\n"
-         "    print('mark=' + os.environ.get('MARK', ''))\n"
-         "    print('token=' + os.environ.get('DET_AGENT_TOKEN', 'none'))\n"
-         "    print('path=' + os.environ.get('PATH', ''))\n"
-         "    sys.stdout.flush()\n"
-         "    if os.environ.get('ENTRY'):\n" // upstream's way to its entrypoint
-         "        import signal, subprocess\n"
-         "        p = subprocess.Popen(['sh', '-c', os.environ['ENTRY']])\n"
-         "        signal.signal(signal.SIGTERM, lambda n, f: "
-         "p.send_signal(n))\n"
-         "        sys.exit(p.wait())\n"
-         "    if os.environ.get('SLEEP'):\n"
-         "        time.sleep(60)\n"
-         "    sys.exit(int(os.environ.get('CODE', '0')))\n";
-}
 
 /// A trial's own script: who ran it, its argv and sys.path, whether it
 /// imported the harness afresh and sees SIGPIPE as the interpreter leaves
