@@ -12,6 +12,7 @@ const char* warm_launch_server_source() {
 # package again under the trial's own environment and runs launch.py, and
 # the trial's own `python3 SCRIPT` is a fork too when it can be.
 import gc
+import importlib.machinery
 import importlib.util
 import os
 import re
@@ -40,6 +41,32 @@ _KEPT = ("determined.common.api.bindings",)
 # referenced here: forgetting is then only a dictionary entry, not the
 # teardown of every module (which the script's exit makes moot).
 _forgotten = []
+
+
+_codes = {}  # a source file -> ((its mtime, its size), its module's code)
+_recording = False
+_plain_get_code = importlib.machinery.SourceFileLoader.get_code
+
+
+def _get_code(loader, fullname):
+    """SourceFileLoader.get_code, with the code of what the server imported
+    at its start kept: a forked trial that imports those modules again
+    runs the same code without reading and unmarshalling each file. A file
+    whose mtime or size changed since is read again, as Python's own check
+    of a compiled file against its source does."""
+    path = loader.path
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    known = _codes.get(path)
+    if known is not None and stamp is not None and known[0] == stamp:
+        return known[1]
+    code = _plain_get_code(loader, fullname)
+    if _recording and stamp is not None:
+        _codes[path] = (stamp, code)
+    return code
 
 
 def _forget_harness():
@@ -315,7 +342,11 @@ def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server,
             extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             sys.path[:] = [os.path.dirname(script)] + extra + base_path
             subprocess.Popen = _fork_through(server, subprocess.Popen)
-        sys.path_importer_cache.clear()
+        # The finders of the server's own (absolute) folders stay: each
+        # checks its folder's mtime before it answers.
+        for entry in list(sys.path_importer_cache):
+            if entry not in base_path:
+                del sys.path_importer_cache[entry]
         sys.argv = list(argv) if argv else [script]
         try:
             import sitecustomize  # noqa: F401  (the trial's, as at a cold start)
@@ -363,7 +394,10 @@ def _child(conn, listener, others, cwd, pgid, argv, env, fds, base_path, server,
 
 
 def main():
+    global _recording
     path, baseline = sys.argv[1], _read_baseline(sys.argv[2])
+    importlib.machinery.SourceFileLoader.get_code = _get_code
+    _recording = True
     try:
         import determined.exec.launch  # noqa: F401
         import determined.common.storage  # noqa: F401
@@ -371,6 +405,7 @@ def main():
         print("warm launcher: the harness does not import (%s); trials start cold" % e,
               file=sys.stderr)
         return 3
+    _recording = False
     origin = getattr(sys.modules["determined"], "__file__", None)
     kept = _forget_harness()
     # What is loaded now lives as long as the server: the collector of a

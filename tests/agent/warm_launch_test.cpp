@@ -170,6 +170,29 @@ TEST(warm_launch, a_trial_with_its_own_harness_imports_all_of_it) {
             (other / "determined" / "common" / "api" / "bindings.py").string());
 }
 
+TEST(warm_launch,
+     a_harness_file_changed_since_the_launcher_started_is_read_again) {
+  bed b{"edited"};
+  ASSERT_TRUE(b.launcher);
+  ASSERT_TRUE(b.launcher->wait_ready(30s));
+  {
+    recorder r; // the launcher's kept code
+    EXPECT_EQ(run(r, b.trial({{"CODE", "3"}}, b.launcher->socket())), 3);
+    EXPECT_EQ(line_after(r, "edited="), "");
+  }
+  // The launch layer edited (another size) after the launcher imported it.
+  auto file = b.fake / "determined" / "exec" / "launch.py";
+  std::ifstream in{file};
+  std::string text{std::istreambuf_iterator<char>(in), {}};
+  in.close();
+  std::ofstream{file} << "print('edited=True', flush=True)\n" << text;
+  recorder r;
+  EXPECT_EQ(run(r, b.trial({{"CODE", "3"}}, b.launcher->socket())), 3);
+  EXPECT_EQ(line_after(r, "ppid="), std::to_string(b.launcher->pid()));
+  EXPECT_EQ(line_after(r, "edited="), "True")
+      << "the trial ran the launcher's copy of an edited file";
+}
+
 TEST(warm_launch, other_interpreter_settings_or_no_launcher_start_cold) {
   bed b{"cold"};
   ASSERT_TRUE(b.launcher);
