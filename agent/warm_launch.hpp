@@ -9,7 +9,10 @@
 // The agent keeps one Python process, the warm launcher, that has
 // imported those modules once and then forgets the determined package
 // itself (it reads its environment when imported, so each trial imports
-// it again, in about 50 ms). A trial's command execs
+// it again). That import runs the compiled code the launcher kept of each
+// module (read again only when its file changed), and takes the REST
+// bindings module, definitions only, as the launcher loaded it when the
+// trial's path finds the same harness. A trial's command execs
 // `det-agent --warm-launch SOCKET` (the client), which hands the server
 // its stdin/stdout/stderr, working folder, process group and environment
 // over a Unix socket; the server forks a child that joins the trial's
