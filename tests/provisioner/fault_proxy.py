@@ -1,7 +1,9 @@
 """A fault-injecting HTTP proxy for the EC2 Query API, on loopback: it
-forwards every request to moto and records (time, Action) of each; rules
-make it answer some requests with an EC2 error instead, drop the connection,
-or answer slowly. Test code only."""
+forwards every request to moto and records (time, Action, params, outcome)
+of each: "pass" for a call moto answered below 500, "upstream-STATUS" for
+one moto itself failed, or the rule's kind; rules make it answer some
+requests with an EC2 error instead, drop the connection, or answer slowly.
+Test code only."""
 import http.client
 import http.server
 import threading
@@ -45,6 +47,7 @@ class FaultProxy:
                 rule = proxy._take_rule(action, body.decode(errors="replace"))
                 kind = rule["kind"] if rule else "pass"
                 with proxy.lock:
+                    index = len(proxy.calls)
                     proxy.calls.append((time.monotonic(), action, params, kind))
                 if kind == "drop":
                     self.close_connection = True
@@ -68,6 +71,15 @@ class FaultProxy:
                 conn.request("POST", self.path, body=body, headers=headers)
                 r = conn.getresponse()
                 data = r.read()
+                if r.status >= 500:
+                    # The emulator failed the call itself (moto's server is
+                    # not thread-safe everywhere: two RunInstances at once
+                    # can race in its subnet's address pool and answer
+                    # 500). It did not reach "EC2": the client's retry
+                    # with the same token is the call that does.
+                    with proxy.lock:
+                        c = proxy.calls[index]
+                        proxy.calls[index] = (c[0], c[1], c[2], "upstream-%d" % r.status)
                 self.send_response(r.status)
                 for k, v in r.getheaders():
                     if k.lower() not in ("content-length", "transfer-encoding", "connection",
