@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -188,19 +190,72 @@ std::string warm_trial_command(const std::string& agent_binary,
          + "; exec /bin/sh -c \"$DET_ENTRYPOINT\"";
 }
 
+namespace {
+
+constexpr std::string_view launcher_dir_prefix = "det-warm-";
+
+// A descriptor of `dir` holding an exclusive lock on it, or -1 when it
+// cannot be opened or another descriptor holds the lock.
+int lock_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+} // namespace
+
+int remove_stale_launcher_dirs(const std::string& tmp,
+                               std::chrono::seconds min_age) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::directory_iterator it{tmp, ec};
+  if (ec)
+    return 0;
+  int removed = 0;
+  auto now = fs::file_time_type::clock::now();
+  for (const auto& entry : it) {
+    auto name = entry.path().filename().string();
+    if (name.compare(0, launcher_dir_prefix.size(), launcher_dir_prefix) != 0)
+      continue;
+    struct stat st {};
+    if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode)
+        || st.st_uid != ::geteuid())
+      continue; // a link, a file, or someone else's
+    auto changed = fs::last_write_time(entry.path(), ec);
+    if (ec || now - changed < min_age)
+      continue;
+    int fd = lock_dir(entry.path().string());
+    if (fd < 0)
+      continue; // its agent lives
+    fs::remove_all(entry.path(), ec);
+    ::close(fd);
+    if (!ec)
+      ++removed;
+  }
+  return removed;
+}
+
 std::unique_ptr<warm_launcher>
 warm_launcher::start(const std::map<std::string, std::string>& env) {
   namespace fs = std::filesystem;
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string{tmp != nullptr && *tmp != '\0' ? tmp : "/tmp"}
-      + "/det-warm-XXXXXX";
+  const char* tmp_env = std::getenv("TMPDIR");
+  std::string tmp = tmp_env != nullptr && *tmp_env != '\0' ? tmp_env : "/tmp";
+  remove_stale_launcher_dirs(tmp, std::chrono::minutes{1});
+  std::string pattern = tmp + "/" + std::string{launcher_dir_prefix} + "XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr)
     return nullptr;
   std::unique_ptr<warm_launcher> w{new warm_launcher};
   w->dir_ = buf.data();
+  // Held as long as this agent lives (the kernel lets go when it dies,
+  // however it dies): the next agent's sweep leaves a locked folder alone.
+  w->dir_lock_ = lock_dir(w->dir_);
   w->socket_ = w->dir_ + "/launch.sock";
   auto script = w->dir_ + "/warm_launch.py";
   auto baseline = w->dir_ + "/baseline.env";
@@ -325,6 +380,8 @@ warm_launcher::~warm_launcher() {
     ::close(ready_fd_);
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
+  if (dir_lock_ >= 0)
+    ::close(dir_lock_);
 }
 
 } // namespace det::agent

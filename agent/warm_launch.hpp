@@ -88,6 +88,15 @@ namespace wire {
                                const int (&fds)[3]);
 } // namespace wire
 
+/// Removes the folders of launchers whose agent is gone from `tmp`: a
+/// `det-warm-*` directory (not a link) of this user, last changed at least
+/// `min_age` ago, that no live agent holds locked. An agent killed with
+/// SIGKILL cannot remove its own; the next launcher started in the same
+/// temporary folder does (start() calls this with a minute, which spares a
+/// folder another agent is making right now). Returns how many it removed.
+int remove_stale_launcher_dirs(const std::string& tmp,
+                               std::chrono::seconds min_age);
+
 /// One running server, owned by the agent. `wait_ready` may be called from
 /// any thread; the rest from the agent's trial-start path under its lock.
 class warm_launcher {
@@ -119,6 +128,7 @@ public:
 private:
   warm_launcher() = default;
   std::string dir_, socket_;
+  int dir_lock_ = -1; ///< the folder, flock()ed while this launcher lives
   pid_t pid_ = -1;
   std::timed_mutex reading_; ///< held while one thread reads ready_fd_
   int ready_fd_ = -1;        ///< the server's stdout: "ready\n" once it listens

@@ -19,7 +19,9 @@
 #include <memory>
 #include <thread>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -317,11 +319,64 @@ TEST(warm_launch, the_launcher_goes_with_an_agent_killed_by_sigkill) {
       std::this_thread::sleep_for(10ms);
   }
   ASSERT_TRUE(listening);
+  // The live agent holds its folder: a sweep leaves it, however old.
+  EXPECT_EQ(remove_stale_launcher_dirs(tmp.string(), 0s), 0);
   reap_agent.reset();
   if (!gone_soon(launcher)) {
     ::kill(launcher, SIGKILL); // it holds this test's output open
     ADD_FAILURE() << "the launcher outlived its agent";
   }
+  // Killed, the agent could not remove its folder; the next launcher's
+  // sweep does.
+  ASSERT_FALSE(fs::is_empty(tmp));
+  EXPECT_EQ(remove_stale_launcher_dirs(tmp.string(), 0s), 1);
+  EXPECT_TRUE(fs::is_empty(tmp));
+}
+
+TEST(warm_launch,
+     a_sweep_removes_only_unheld_old_launcher_folders_of_its_user) {
+  bed b{"sweep"};
+  auto tmp = b.dir / "tmp";
+  auto old = fs::file_time_type::clock::now() - 10min;
+  auto make = [&](const std::string& name, bool aged) {
+    fs::create_directories(tmp / name);
+    std::ofstream{tmp / name / "warm_launch.py"} << "# left behind\n";
+    if (aged)
+      fs::last_write_time(tmp / name, old);
+  };
+  make("det-warm-stale1", true);
+  make("det-warm-held01", true);
+  make("det-warm-fresh1", false);
+  make("other-dir-old", true);
+  make("target", true);
+  fs::create_directory_symlink(tmp / "target", tmp / "det-warm-link01");
+  // An agent alive elsewhere: its folder locked.
+  int held = ::open((tmp / "det-warm-held01").c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  EXPECT_EQ(remove_stale_launcher_dirs(tmp.string(), 1min), 1);
+  ::close(held);
+  EXPECT_FALSE(fs::exists(tmp / "det-warm-stale1"));
+  EXPECT_TRUE(fs::exists(tmp / "det-warm-held01" / "warm_launch.py"));
+  EXPECT_TRUE(fs::exists(tmp / "det-warm-fresh1" / "warm_launch.py"));
+  EXPECT_TRUE(fs::exists(tmp / "other-dir-old" / "warm_launch.py"));
+  EXPECT_TRUE(fs::is_symlink(tmp / "det-warm-link01"));
+  EXPECT_TRUE(fs::exists(tmp / "target" / "warm_launch.py"));
+  // A launcher's own folder is held from its start.
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  auto launcher = warm_launcher::start({{"PATH", "/usr/bin:/bin"}});
+  ::unsetenv("TMPDIR");
+  ASSERT_TRUE(launcher);
+  auto launcher_dir = fs::path{launcher->socket()}.parent_path().string();
+  // The held folder is free now and old: that start swept it.
+  EXPECT_FALSE(fs::exists(tmp / "det-warm-held01"));
+  // With no minimum age, an unheld folder goes, however new; the
+  // launcher's own stays.
+  EXPECT_EQ(remove_stale_launcher_dirs(tmp.string(), 0s), 1);
+  EXPECT_FALSE(fs::exists(tmp / "det-warm-fresh1"));
+  EXPECT_TRUE(fs::exists(fs::path{launcher->socket()}.parent_path()));
+  launcher.reset();
+  EXPECT_FALSE(fs::exists(fs::path{launcher_dir}));
 }
 
 TEST(warm_launch, a_plain_python3_entrypoint_is_forked_as_a_cold_start_runs) {
