@@ -40,11 +40,12 @@ group_appender::~group_appender() {
 }
 
 void group_appender::submit(append_request req, callback done) {
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    queue_.push_back(item{std::move(req), std::move(done), nullptr});
-  }
-  cv_.notify_one();
+  std::lock_guard<std::mutex> guard{mtx_};
+  queue_.push_back(item{std::move(req), std::move(done), nullptr});
+  // Under the lock: a wake decided against one wait must not land in the
+  // next (a fill that then wakes for nothing).
+  if (queue_.size() >= wake_at_)
+    cv_.notify_one();
 }
 
 group_appender::ticket group_appender::submit(append_request req) {
@@ -122,18 +123,28 @@ void group_appender::run() {
           auto deadline =
               clock::now()
               + std::min<clock::duration>(opts_.max_fill_wait, share);
+          // Woken once the rest of the last batch's callers are back, or
+          // after each gap to see whether anyone came: a wake-up per
+          // arrival (64 a batch) took the cores the callers were coming
+          // back on.
           while (batch.size() < last_acked && events < opts_.max_batch_events
                  && !stopping_) {
+            wake_at_ = last_acked - batch.size();
             auto until = std::min(deadline, clock::now() + opts_.fill_gap);
-            if (!cv_.wait_until(lock, until, [this] {
-                  return stopping_ || !queue_.empty();
-                }))
-              break; // nobody came within the gap
+            bool waited = false;
+            cv_.wait_until(lock, until, [this, &waited] {
+              if (waited)
+                ++stats_.fill_wakeups; // woken (notified or timed out)
+              waited = true;
+              return stopping_ || queue_.size() >= wake_at_;
+            });
             auto before = batch.size();
             events = take(batch, callbacks);
-            if (batch.size() == before)
-              break; // a posted task or a request too big waits next
+            if (batch.size() == before || clock::now() >= deadline)
+              break; // nobody came within the gap, a posted task or a
+                     // request too big waits next, or time is up
           }
+          wake_at_ = 1;
         }
       }
     }

@@ -44,8 +44,8 @@ public:
     /// commits whatever queued while the previous batch committed.
     std::chrono::microseconds max_wait{0};
     /// While fewer requests are queued than the last batch acknowledged,
-    /// the next batch waits for more as long as each arrives within
-    /// fill_gap of the previous one, and at most max_fill_wait or
+    /// the next batch waits for more as long as some arrive within each
+    /// fill_gap, and at most max_fill_wait or
     /// max_fill_share of the last commit's duration, whichever is
     /// shorter: the store stays idle meanwhile, so the wait is kept to a
     /// fraction of what a straggler would otherwise wait (a whole commit).
@@ -59,6 +59,9 @@ public:
     uint64_t batches = 0;
     uint64_t requests = 0;
     uint64_t events = 0;
+    /// Times the appender woke while filling a batch (once a batch when
+    /// the last one's callers all come back within a gap).
+    uint64_t fill_wakeups = 0;
   };
 
   group_appender(event_store& store, options opts);
@@ -116,6 +119,10 @@ private:
   mutable std::mutex mtx_;
   std::condition_variable cv_;
   std::deque<item> queue_;
+  /// submit() wakes the appender once this many items are queued: one
+  /// while it waits for a first request, the callers still missing while
+  /// it fills a batch.
+  size_t wake_at_ = 1;
   bool stopping_ = false;
   statistics stats_;
   /// Where tickets wait; notified after each batch's callbacks.
