@@ -82,8 +82,8 @@ std::unique_ptr<pg_event_store> open_writer(const std::string& url) {
   return std::move(*s);
 }
 
-// One caller appending batches of `batch` events, each awaited.
-void single_caller(const std::string& url, int batch, double secs) {
+// One caller appending batches of `batch` events, each awaited; events/s.
+double single_caller(const std::string& url, int batch, double secs) {
   auto store = open_writer(url);
   std::vector<double> lat;
   int64_t events = 0, n = 0;
@@ -109,6 +109,7 @@ void single_caller(const std::string& url, int batch, double secs) {
         {"unit", "events/s"},
         {"p50_ack_ms", percentile(lat, 0.5)},
         {"p99_ack_ms", percentile(lat, 0.99)}});
+  return static_cast<double>(events) / el;
 }
 
 // `callers` threads, one event per append, through the group appender.
@@ -327,6 +328,17 @@ int main(int argc, char** argv) {
   single_caller(fresh_db(server, "bench_append_100"), 100, secs);
   auto url = fresh_db(server, "bench_group");
   auto gc = group_commit(url, 64, secs);
+  // The store's own durable append of 64 events at a time, from one
+  // caller with nothing to wait for: what 64 callers sharing each commit
+  // can reach at most, whatever the appender does.
+  auto one64 = single_caller(fresh_db(server, "bench_append_64"), 64, secs);
+  emit({{"bench", "event_log"},
+        {"metric", "group_commit_vs_one_caller_64_event_appends"},
+        {"value", gc},
+        {"unit", "events/s"},
+        {"reference", "one caller appending 64 events at a time"},
+        {"reference_value", one64},
+        {"ratio", gc / one64}});
   auto raw = raw_copy_rate(url, 200000);
   emit({{"bench", "event_log"},
         {"metric", "group_commit_vs_raw_copy"},
