@@ -213,12 +213,13 @@ int remove_stale_launcher_dirs(const std::string& tmp,
                                std::chrono::seconds min_age) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::directory_iterator it{tmp, ec};
-  if (ec)
-    return 0;
   int removed = 0;
   auto now = fs::file_time_type::clock::now();
-  for (const auto& entry : it) {
+  // Never throws: an agent's start must not fail on a folder it cannot
+  // read or an entry that goes while it looks.
+  for (fs::directory_iterator it{tmp, ec}, end; !ec && it != end;
+       it.increment(ec)) {
+    const auto& entry = *it;
     auto name = entry.path().filename().string();
     if (name.compare(0, launcher_dir_prefix.size(), launcher_dir_prefix) != 0)
       continue;
@@ -232,9 +233,10 @@ int remove_stale_launcher_dirs(const std::string& tmp,
     int fd = lock_dir(entry.path().string());
     if (fd < 0)
       continue; // its agent lives
-    fs::remove_all(entry.path(), ec);
+    std::error_code removing;
+    fs::remove_all(entry.path(), removing);
     ::close(fd);
-    if (!ec)
+    if (!removing)
       ++removed;
   }
   return removed;

@@ -335,8 +335,13 @@ TEST(warm_launch, the_launcher_goes_with_an_agent_killed_by_sigkill) {
 
 TEST(warm_launch,
      a_sweep_removes_only_unheld_old_launcher_folders_of_its_user) {
-  bed b{"sweep"};
-  auto tmp = b.dir / "tmp";
+  auto tmp = fs::temp_directory_path()
+             / ("warm_launch_sweep_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  std::shared_ptr<void> clean{nullptr, [tmp](void*) {
+                                std::error_code ec;
+                                fs::remove_all(tmp, ec);
+                              }};
   auto old = fs::file_time_type::clock::now() - 10min;
   auto make = [&](const std::string& name, bool aged) {
     fs::create_directories(tmp / name);
@@ -367,16 +372,16 @@ TEST(warm_launch,
   auto launcher = warm_launcher::start({{"PATH", "/usr/bin:/bin"}});
   ::unsetenv("TMPDIR");
   ASSERT_TRUE(launcher);
-  auto launcher_dir = fs::path{launcher->socket()}.parent_path().string();
+  auto launcher_dir = fs::path{launcher->socket()}.parent_path();
   // The held folder is free now and old: that start swept it.
   EXPECT_FALSE(fs::exists(tmp / "det-warm-held01"));
   // With no minimum age, an unheld folder goes, however new; the
   // launcher's own stays.
   EXPECT_EQ(remove_stale_launcher_dirs(tmp.string(), 0s), 1);
   EXPECT_FALSE(fs::exists(tmp / "det-warm-fresh1"));
-  EXPECT_TRUE(fs::exists(fs::path{launcher->socket()}.parent_path()));
+  EXPECT_TRUE(fs::exists(launcher_dir));
   launcher.reset();
-  EXPECT_FALSE(fs::exists(fs::path{launcher_dir}));
+  EXPECT_FALSE(fs::exists(launcher_dir));
 }
 
 TEST(warm_launch, a_plain_python3_entrypoint_is_forked_as_a_cold_start_runs) {
