@@ -140,9 +140,11 @@ void launch_command(const ctx_ptr& ctx, const http::http_request& req,
   auto name = template_name_of(*body);
   if (name.is_null())
     return launch_checked(ctx, req, res, kind, std::move(*body));
-  with_template(ctx, res, name,
-                body->contains("template_name") ? "template_name"
-                                                : "templateName",
+  // Named before the body moves into the continuation (the order in which
+  // a call's arguments are evaluated is unspecified).
+  const char* field =
+      body->contains("template_name") ? "template_name" : "templateName";
+  with_template(ctx, res, name, field,
                 [ctx, req, res, kind, b = std::move(*body)](json tpl) mutable {
                   b.erase("template_name");
                   b.erase("templateName");
