@@ -175,9 +175,9 @@ void search_runs(const ctx_ptr& ctx, const http::http_request& req,
 void act_on_runs(const ctx_ptr& ctx, const responder& res, const run_request& r,
                  runs_act c) {
   c.project_id = r.project_id;
-  auto send = [ctx, res](runs_act c) {
+  auto send = [ctx, res](runs_act act) {
     send_command(
-        ctx, res, command{std::move(c)},
+        ctx, res, command{std::move(act)},
         [ctx, res](caf::event_based_actor*, json reply) {
           auto gone = reply.find("deleted");
           if (ctx->logs && gone != reply.end() && !gone->empty())
