@@ -25,7 +25,10 @@ det-master starts (a static pool, agent_reconnect_wait 1h so the seeded
 agents and running trials stay). The load client is asyncio with keep-alive
 connections; it shares the 2 cores with the master, so figures are a floor.
 
-  python3 bench/api/run.py BUILD_DIR [--seconds S]
+  python3 bench/api/run.py BUILD_DIR [--seconds S] [--ingest-only]
+
+--ingest-only measures GET /info and the closed-loop metric reports alone
+(for comparing two builds of the master in one sitting).
 
 PostgreSQL: DET_BENCH_PG_URL (scripts/bench.sh sets it), else a private one
 started with scripts/pg.sh."""
@@ -109,6 +112,13 @@ async def load(port, conns, seconds, make_request, max_requests, rate=None):
     return lat, statuses, time.monotonic() - start
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of process `pid` so far (/proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def p99(lat):
     s = sorted(lat)
     return s[min(len(s) - 1, int(len(s) * 0.99))] if s else 0.0
@@ -176,6 +186,7 @@ def psql(url, sql):
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
     seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 5.0
+    ingest_only = "--ingest-only" in sys.argv
     bin_dir = os.path.join(build, "bin")
     tmp = tempfile.mkdtemp(prefix="det-bench-api-")
     os.chmod(tmp, 0o755)  # pg.sh runs PostgreSQL as its own user when root
@@ -243,7 +254,7 @@ def main():
 
         # The same reads from wrk: GET /info as the reference, then each
         # list, in this run.
-        if shutil.which("wrk"):
+        if shutil.which("wrk") and not ingest_only:
             wrk_ref, p, _ = wrk(port, "/info", admin, seconds)
             emit(metric="wrk_get_info_rps", value=round(wrk_ref, 1), unit="req/s",
                  p99_ms=round(p, 2), client="wrk", connections=4)
@@ -263,57 +274,58 @@ def main():
                          p99_ms=round(p, 2), non_2xx=bad, client="wrk", connections=4,
                          response_bytes=size)
 
-        # GET /api/v1/agents (may not exist in this build: then the
-        # det-inspect view of the same 1,000 agents is measured instead).
-        status = asyncio.run(load(port, 1, 1, get("/api/v1/agents"), 1))[1]
-        path = "/api/v1/agents"
-        if 200 not in status:
-            emit(metric="get_agents_skipped", value=0, unit="",
-                 note="GET /api/v1/agents answered %s; measuring %s instead"
-                 % (status, "/api/v1/inspect/agents"))
-            path = "/api/v1/inspect/agents"
-        body = fetch(path)
-        n = len(json.loads(body).get("agents", []))
-        lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
-        report("get_agents", lat, st, el, ref, path=path, agents=n, connections=4,
-               response_bytes=len(body))
-
-        # The whole list in one answer, and one page of it as the det CLI
-        # asks (limit/offset).
-        for name, path in (("get_experiments", "/api/v1/experiments"),
-                           ("get_experiments_page", "/api/v1/experiments?limit=100&offset=5000")):
+        if not ingest_only:
+            # GET /api/v1/agents (may not exist in this build: then the
+            # det-inspect view of the same 1,000 agents is measured instead).
+            status = asyncio.run(load(port, 1, 1, get("/api/v1/agents"), 1))[1]
+            path = "/api/v1/agents"
+            if 200 not in status:
+                emit(metric="get_agents_skipped", value=0, unit="",
+                     note="GET /api/v1/agents answered %s; measuring %s instead"
+                     % (status, "/api/v1/inspect/agents"))
+                path = "/api/v1/inspect/agents"
             body = fetch(path)
-            n = len(json.loads(body)["experiments"])
+            n = len(json.loads(body).get("agents", []))
             lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
-            report(name, lat, st, el, ref, experiments=n, connections=4,
+            report("get_agents", lat, st, el, ref, path=path, agents=n, connections=4,
                    response_bytes=len(body))
 
-        # A learning curve of CURVE training reports: the first read loads
-        # the trial's history from the log; later ones are served from it.
-        # Sampled to 1,000 points (what a chart draws), and the whole
-        # history as the SDK's iter_metrics() streams it.
-        curve = "/api/v1/trials/time-series?trialIds=1&group=training&maxDatapoints=1000"
-        t = time.perf_counter()
-        body = fetch(curve)
-        cold = time.perf_counter() - t
-        points = len(json.loads(body)["trials"][0]["metrics"][0]["data"])
-        warm = []
-        for _ in range(20):
+            # The whole list in one answer, and one page of it as the det CLI
+            # asks (limit/offset).
+            for name, path in (("get_experiments", "/api/v1/experiments"),
+                               ("get_experiments_page", "/api/v1/experiments?limit=100&offset=5000")):
+                body = fetch(path)
+                n = len(json.loads(body)["experiments"])
+                lat, st, el = asyncio.run(load(port, 4, seconds, get(path), 100000))
+                report(name, lat, st, el, ref, experiments=n, connections=4,
+                       response_bytes=len(body))
+
+            # A learning curve of CURVE training reports: the first read loads
+            # the trial's history from the log; later ones are served from it.
+            # Sampled to 1,000 points (what a chart draws), and the whole
+            # history as the SDK's iter_metrics() streams it.
+            curve = "/api/v1/trials/time-series?trialIds=1&group=training&maxDatapoints=1000"
             t = time.perf_counter()
-            fetch(curve)
-            warm.append(time.perf_counter() - t)
-        warm.sort()
-        emit(metric="learning_curve_first_ms", value=round(cold * 1000, 1), unit="ms",
-             reports=CURVE, points=points, note="loads the history from the log")
-        emit(metric="learning_curve_ms", value=round(warm[len(warm) // 2] * 1000, 1),
-             unit="ms", p99_ms=round(warm[-1] * 1000, 1), reports=CURVE, points=points,
-             response_bytes=len(body), goal_ms=200)
-        t = time.perf_counter()
-        body = fetch("/api/v1/trials/metrics/trial_metrics?trialIds=1&group=training")
-        full = time.perf_counter() - t
-        n = sum(len(json.loads(l)["result"]["metrics"]) for l in body.splitlines() if l.strip())
-        emit(metric="metrics_history_all_ms", value=round(full * 1000, 1), unit="ms",
-             reports=n, response_bytes=len(body))
+            body = fetch(curve)
+            cold = time.perf_counter() - t
+            points = len(json.loads(body)["trials"][0]["metrics"][0]["data"])
+            warm = []
+            for _ in range(20):
+                t = time.perf_counter()
+                fetch(curve)
+                warm.append(time.perf_counter() - t)
+            warm.sort()
+            emit(metric="learning_curve_first_ms", value=round(cold * 1000, 1), unit="ms",
+                 reports=CURVE, points=points, note="loads the history from the log")
+            emit(metric="learning_curve_ms", value=round(warm[len(warm) // 2] * 1000, 1),
+                 unit="ms", p99_ms=round(warm[-1] * 1000, 1), reports=CURVE, points=points,
+                 response_bytes=len(body), goal_ms=200)
+            t = time.perf_counter()
+            body = fetch("/api/v1/trials/metrics/trial_metrics?trialIds=1&group=training")
+            full = time.perf_counter() - t
+            n = sum(len(json.loads(l)["result"]["metrics"]) for l in body.splitlines() if l.strip())
+            emit(metric="metrics_history_all_ms", value=round(full * 1000, 1), unit="ms",
+                 reports=n, response_bytes=len(body))
 
         allocs = seeded["allocations"]
         before = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
@@ -329,11 +341,17 @@ def main():
                     (("Authorization", "Bearer " + token),
                      ("Content-Type", "application/json")))
 
+        cpu = cpu_seconds(master.pid)
         lat, st, el = asyncio.run(load(port, len(allocs), seconds, metrics_req, 200000))
+        cpu = cpu_seconds(master.pid) - cpu
         after = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
         report("post_trial_metrics", lat, st, el, ref, trials=len(allocs), connections=len(allocs),
-               appended=after - before, durable_check=(after - before == st.get(200, 0)))
+               appended=after - before, durable_check=(after - before == st.get(200, 0)),
+               master_cpu_us_per_report=round(cpu * 1e6 / max(1, st.get(200, 0)), 1),
+               master_cores=round(cpu / el, 2))
         alone = st.get(200, 0) / el
+        if ingest_only:
+            return
 
         # The same metric reports while lists are read at the same time (two
         # connections on a page of 100 experiments, one on the 1,000 agents,
