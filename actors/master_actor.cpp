@@ -275,6 +275,28 @@ void answer_ok(promise<caf::ok_atom> rp, const decision& d) {
     rp.deliver(caf::ok_atom::value);
 }
 
+/// Decides `c` and answers `answer` with its reply as JSON text once its
+/// events are durable, or with its refusal. An allocation_exit_report of
+/// an exit recorded before (a repeated report) is answered once the log
+/// holds it, so the agent forgets it only then.
+void decide_command(master_self self, const command& c,
+                    std::function<void(caf::expected<std::string>)> answer) {
+  auto d = self->state.core->decide(c, self->state.opts.now_us());
+  if (std::holds_alternative<allocation_exit_report>(c) && !d.refusal
+      && d.events.empty()) {
+    persist(self, std::move(d), [](const decision&) {});
+    after_decided_events(
+        self, [answer = std::move(answer)] { answer(std::string{"{}"}); });
+    return;
+  }
+  persist(self, std::move(d), [answer = std::move(answer)](const decision& x) {
+    if (x.refusal)
+      answer(x.refusal);
+    else
+      answer(x.reply.dump());
+  });
+}
+
 master_actor::behavior_type
 master_behavior(master_self self, event_writer_actor writer,
                 state::cluster_state st, core_config cfg, master_options opts) {
@@ -299,17 +321,6 @@ master_behavior(master_self self, event_writer_actor writer,
   auto ok_command = [self](decision d) {
     auto rp = self->make_response_promise<caf::ok_atom>();
     persist(self, std::move(d), [rp](const decision& x) { answer_ok(rp, x); });
-    return rp;
-  };
-  // A command answered with its reply as JSON text.
-  auto json_command = [self](decision d) {
-    auto rp = self->make_response_promise<std::string>();
-    persist(self, std::move(d), [rp](const decision& x) mutable {
-      if (x.refusal)
-        rp.deliver(x.refusal);
-      else
-        rp.deliver(x.reply.dump());
-    });
     return rp;
   };
   return {
@@ -359,19 +370,18 @@ master_behavior(master_self self, event_writer_actor writer,
       [self, now](view_atom, const state_view& v) -> std::string {
         return v.fn(self->state.core->state(), now());
       },
-      [self, now, json_command](const command& c) {
-        auto d = self->state.core->decide(c, now());
-        if (std::holds_alternative<allocation_exit_report>(c) && !d.refusal
-            && d.events.empty()) {
-          // An exit recorded before (a repeated report): answered once the
-          // log holds it, so the agent forgets it only then.
-          auto rp = self->make_response_promise<std::string>();
-          persist(self, std::move(d), [](const decision&) {});
-          after_decided_events(
-              self, [rp]() mutable { rp.deliver(std::string{"{}"}); });
-          return rp;
-        }
-        return json_command(std::move(d));
+      [self](const command& c) {
+        auto rp = self->make_response_promise<std::string>();
+        decide_command(self, c, [rp](caf::expected<std::string> r) mutable {
+          if (r)
+            rp.deliver(std::move(*r));
+          else
+            rp.deliver(std::move(r.error()));
+        });
+        return rp;
+      },
+      [self](const command& c, command_callback& cb) {
+        decide_command(self, c, std::move(cb.fn));
       },
       [self](watch_atom, const std::string& pool, caf::actor& who) {
         self->state.watchers.emplace(pool, std::move(who));

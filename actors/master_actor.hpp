@@ -61,10 +61,20 @@ struct state_view {
 
 using view_atom = caf::atom_constant<caf::atom("view")>;
 
+/// Where a command's answer goes when it is sent rather than requested:
+/// called on the master's thread with the reply (JSON text) once the
+/// command's events are durable, or with the refusal. Must not block (the
+/// REST API hands it to the connection). Never called if the master stops
+/// first.
+struct command_callback {
+  std::function<void(caf::expected<std::string>)> fn;
+};
+
 } // namespace det
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::state_view)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(det::command_callback)
 
 namespace det {
 
@@ -105,6 +115,9 @@ using master_actor = caf::typed_actor<
     // allocation_exit_report also when an earlier report recorded the exit:
     // once the log holds it), or the refusal.
     caf::replies_to<command>::with<std::string>,
+    // The same, answered to the callback instead of a requester (one
+    // hand-off fewer for the REST API's writes).
+    caf::reacts_to<command, command_callback>,
     // Agents, through their agent actors: the actor to send orders to,
     // and its end (taken only from the current connection's actor).
     caf::reacts_to<connect_atom, agent_hello, caf::actor>,

@@ -107,7 +107,8 @@ void pass(http_request req, responder res, const http::handler* next,
   if (!u.active)
     return res.send_error(grpc_code::permission_denied, "user is not active");
   req.principal = {u.username, u.admin && alloc == nullptr,
-                   alloc != nullptr ? alloc->allocation_id : std::string{}};
+                   alloc != nullptr ? alloc->allocation_id : std::string{},
+                   alloc != nullptr ? alloc->trial_id : 0};
   if (alloc != nullptr && !in_scope(req, res, *alloc))
     return;
   call_route(*next, std::move(req), res);

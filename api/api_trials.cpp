@@ -273,6 +273,14 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
   require_object(inner, "field 'metrics.metrics'");
   auto avg = get_field_or(inner, "avgMetrics", json::object());
   require_object(avg, "field 'metrics.metrics.avgMetrics'");
+  // A trial's own token, checked live for this trial by the guard: the
+  // master checks the allocation again as it decides.
+  if (!req.principal.allocation_id.empty()
+      && req.principal.trial_id == *trial_id)
+    return command_and_answer(
+        ctx, res,
+        command{metrics_report{req.principal.allocation_id, group, steps,
+                               std::move(avg)}});
   post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
                      avg](caf::event_based_actor* self) {
     ask_view(

@@ -10,6 +10,7 @@
 #include "util/text.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
 
 namespace det::api {
 
@@ -71,10 +72,15 @@ void send_command(const ctx_ptr& ctx, const responder& res, command c,
 }
 
 void command_and_answer(const ctx_ptr& ctx, const responder& res, command c) {
-  send_command(ctx, res, std::move(c),
-               [ctx, res](caf::event_based_actor*, const json&) {
-                 send_written(ctx, res, "{}");
-               });
+  // Sent from this thread; the master answers the connection from its own
+  // once the events are durable (no trip through the bridge).
+  caf::anon_send(ctx->master, std::move(c),
+                 command_callback{[ctx, res](caf::expected<std::string> reply) {
+                   if (reply)
+                     send_written(ctx, res, "{}");
+                   else
+                     fail(res, reply.error());
+                 }});
 }
 
 std::function<void(caf::event_based_actor*, json)>

@@ -103,7 +103,8 @@ void send_command(
     const ctx_ptr& ctx, const http::responder& res, command c,
     std::function<void(caf::event_based_actor*, nlohmann::json)> then);
 
-/// send_command answering {}.
+/// Sends `c` to the master and answers {} once its events are durable, or
+/// the refusal; callable from any thread (the bridge is not involved).
 void command_and_answer(const ctx_ptr& ctx, const http::responder& res,
                         command c);
 

@@ -74,6 +74,8 @@ struct http_request {
     /// Set when a trial's allocation token authenticated the request; the
     /// username is then the experiment's owner.
     std::string allocation_id;
+    /// That allocation's trial (0: a task's allocation, or a user).
+    int64_t trial_id = 0;
   } principal;
 
   /// The path parameter `name` bound by the route pattern ("{id}"), or "".

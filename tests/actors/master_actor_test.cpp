@@ -105,6 +105,42 @@ CAF_TEST(a submitted experiment runs on a joining agent and completes) {
   stop_master();
 }
 
+CAF_TEST(a command sent with a callback is answered there once durable) {
+  memory_event_store store;
+  probe_log plog;
+  one_trial_running(store, plog);
+  // Each answer, with the position of the log's last metrics report when
+  // it came.
+  std::vector<std::pair<caf::expected<std::string>, int64_t>> answers;
+  auto answer = [&](caf::expected<std::string> r) {
+    answers.emplace_back(std::move(r),
+                         last_position_of(store, "trial_metrics_reported"));
+  };
+  anon_send(master,
+            command{metrics_report{"1.1", "training", 10, {{"loss", 0.5}}}},
+            command_callback{answer});
+  // No live allocation: refused, and nothing is written.
+  anon_send(master,
+            command{metrics_report{"9.1", "training", 10, {{"loss", 0.5}}}},
+            command_callback{answer});
+  run();
+  CAF_REQUIRE_EQUAL(answers.size(), 2u);
+  size_t ok = answers[0].first ? 0 : 1;
+  const auto& refused = answers[1 - ok];
+  CAF_REQUIRE(!refused.first);
+  CAF_CHECK_EQUAL(
+      render(refused.first.error()),
+      render(make_error(errc::not_found, "no live allocation '9.1'")));
+  // The report was in the log when its answer came.
+  CAF_REQUIRE(answers[ok].first);
+  CAF_CHECK(answers[ok].second > 0);
+  auto reports = 0;
+  for (const auto& r : events_of(store))
+    reports += r.body.type == "trial_metrics_reported" ? 1 : 0;
+  CAF_CHECK_EQUAL(reports, 1);
+  stop_master();
+}
+
 CAF_TEST(
     an exit is acknowledged once the log holds it and a repeat writes nothing) {
   memory_event_store store;
