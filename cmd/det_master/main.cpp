@@ -294,6 +294,14 @@ failure read_cluster_secrets(master_process& m) {
 /// its durable events (the read model, metrics, webhooks, log policies,
 /// CloudWatch's gauges).
 failure start_actors(master_process& m) {
+  // Idle workers sleep until work comes (CAF's 'sharing' scheduler), where
+  // CAF's default ('stealing') has them poll for it, waking every 50 us for
+  // a while after each message. On 2 cores shared with the HTTP threads,
+  // the read replicas, the appender and PostgreSQL, that polling was about
+  // a quarter of the master's CPU under load: a trial's metric report cost
+  // 178-196 us of it with polling and 128-140 us without
+  // (docs/performance.md, ninth round).
+  m.sys_cfg.set("scheduler.policy", caf::atom("sharing"));
   m.sys = std::make_unique<caf::actor_system>(m.sys_cfg);
   m.writer = spawn_event_writer(*m.sys, *m.store, writer_mode::group_commit);
   master_options mo;
