@@ -2,7 +2,9 @@
 
 #include "read/replica.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace det::read {
 
@@ -24,6 +26,9 @@ read_model::read_model(const state::cluster_state& initial, read_options opts) {
     last_snapshot_ = initial.position;
     snapshot_ = std::move(opts.snapshot);
     snapshot_refused_ = std::move(opts.snapshot_refused);
+    snapshot_taken_ = std::move(opts.snapshot_taken);
+    now_us_ = opts.now_us;
+    snapshot_share_ = std::clamp(opts.snapshot_share, 0.001, 1.0);
     snapshots_ = std::make_shared<replica>(initial, opts.now_us);
     snapshots_->start();
   }
@@ -51,13 +56,29 @@ void read_model::publish(std::vector<domain_event> events,
   snapshots_->publish(shared, last_position);
   if (last_position - last_snapshot_ < snapshot_every_)
     return;
+  if (now_us_() < next_snapshot_us_->load())
+    return; // one under way, or the last one's pause not over
+  next_snapshot_us_->store(std::numeric_limits<int64_t>::max());
   last_snapshot_ = last_position;
   // Queued behind the batch: served at exactly last_position, at once (the
   // deadline is never reached).
   snapshots_->read(
       last_position, std::chrono::steady_clock::now() + std::chrono::hours{1},
-      [fn = snapshot_](const read_view& v) { fn(v.state); },
-      [refused = snapshot_refused_](int64_t, const std::string& why) {
+      [fn = snapshot_, taken = snapshot_taken_, clock = now_us_,
+       next = next_snapshot_us_,
+       pause = 1.0 / snapshot_share_ - 1.0](const read_view& v) {
+        auto start = clock();
+        fn(v.state);
+        auto end = clock();
+        auto took = std::max<int64_t>(0, end - start);
+        auto at = end + static_cast<int64_t>(static_cast<double>(took) * pause);
+        next->store(at);
+        if (taken)
+          taken(v.position, took, at);
+      },
+      [refused = snapshot_refused_, clock = now_us_,
+       next = next_snapshot_us_](int64_t, const std::string& why) {
+        next->store(clock());
         if (refused)
           refused(why);
       });

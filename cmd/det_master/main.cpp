@@ -343,6 +343,10 @@ failure start_actors(master_process& m) {
     if (auto err = saver->save(snap, snapshots_kept))
       log::warn() << "no snapshot at " << s.position << ": " << render(err);
   };
+  ro.snapshot_taken = [](int64_t at, int64_t took_us, int64_t) {
+    log::debug() << "snapshot at position " << at << " taken in "
+                 << took_us / 1000 << " ms";
+  };
   ro.snapshot_refused = [](const std::string& why) {
     log::warn() << "no snapshot taken: " << why;
   };

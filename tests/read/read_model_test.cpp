@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -297,6 +298,16 @@ struct snapshots_seen {
   std::condition_variable cv;
   std::vector<std::pair<int64_t, std::string>> states; ///< position, text
   std::vector<std::thread::id> threads;
+  /// Snapshots finished (read_options::snapshot_taken), and what each
+  /// reported: position, time taken, when the next may come.
+  size_t taken = 0;
+  std::vector<std::array<int64_t, 3>> reports;
+
+  void wait_taken(size_t n) {
+    std::unique_lock<std::mutex> lock{mu};
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return taken >= n; }))
+        << "only " << taken << " snapshots finished of " << n;
+  }
 
   void wait_for(size_t n) {
     std::unique_lock<std::mutex> lock{mu};
@@ -318,17 +329,28 @@ TEST(
     std::lock_guard<std::mutex> guard{seen->mu};
     seen->states.emplace_back(s.position, state::to_snapshot(s).dump());
     seen->threads.push_back(std::this_thread::get_id());
+  };
+  // A clock that stands still: a snapshot takes no time, so no pause
+  // follows it.
+  ro.now_us = [] { return int64_t{1}; };
+  ro.snapshot_taken = [seen](int64_t, int64_t, int64_t) {
+    std::lock_guard<std::mutex> guard{seen->mu};
+    ++seen->taken;
     seen->cv.notify_all();
   };
   read::read_model model{master.st, std::move(ro)};
   // Batches ending at 2, 4, 5, 7, 8, 12: snapshots due at 4 (4 past 0), 7
-  // (3 past 4) and 12 (5 past 7), each of the whole batch's end.
+  // (3 past 4) and 12 (5 past 7), each of the whole batch's end. Each is
+  // awaited before the next batch (none is asked for while one is under
+  // way).
   std::vector<std::string> expected;
   for (size_t n : {2, 2, 1, 2, 1, 4}) {
     publish(model, master, n);
     auto p = master.st.position;
-    if (p == 4 || p == 7 || p == 12)
+    if (p == 4 || p == 7 || p == 12) {
       expected.push_back(state::to_snapshot(master.st).dump());
+      seen->wait_taken(expected.size());
+    }
   }
   seen->wait_for(3);
   std::lock_guard<std::mutex> guard{seen->mu};
@@ -340,6 +362,60 @@ TEST(
     EXPECT_EQ(seen->states[i].second, expected[i]) << "snapshot " << i;
     EXPECT_NE(seen->threads[i], std::this_thread::get_id());
   }
+}
+
+// A snapshot of a big state under a fast log would otherwise follow the
+// last one back to back: the snapshots keep to their share of the time.
+TEST(read_model, a_snapshot_waits_out_its_share_of_the_time_before_the_next) {
+  log_writer master;
+  auto seen = std::make_shared<snapshots_seen>();
+  auto clock = std::make_shared<std::atomic<int64_t>>(1000000);
+  // The first snapshot holds until released, to show that none is asked
+  // for while one is under way.
+  auto release = std::make_shared<std::promise<void>>();
+  auto released = release->get_future().share();
+  auto ro = replicas(1);
+  ro.snapshot_every = 2;
+  ro.snapshot_share = 0.1; // a pause of 9 times what a snapshot took
+  ro.now_us = [clock] { return clock->load(); };
+  ro.snapshot = [seen, clock, released](const state::cluster_state& s) {
+    released.wait();
+    clock->fetch_add(10000); // each snapshot takes 10 ms
+    std::lock_guard<std::mutex> guard{seen->mu};
+    seen->states.emplace_back(s.position, "");
+  };
+  ro.snapshot_taken = [seen](int64_t at, int64_t took, int64_t next) {
+    std::lock_guard<std::mutex> guard{seen->mu};
+    ++seen->taken;
+    seen->reports.push_back({at, took, next});
+    seen->cv.notify_all();
+  };
+  read::read_model model{master.st, std::move(ro)};
+  struct releaser {
+    std::shared_ptr<std::promise<void>> p;
+    ~releaser() { p->set_value(); }
+  };
+  {
+    releaser let_go{release};
+    publish(model, master, 2); // due at 2: under way until released
+    publish(model, master, 2); // due by count at 4, but one is under way
+  }
+  seen->wait_taken(1);
+  publish(model, master, 2); // 6: within the pause (10 ms in, 90 ms owed)
+  clock->fetch_add(89999);
+  publish(model, master, 2); // 8: still 1 us short
+  clock->fetch_add(1);
+  publish(model, master, 2); // 10: the pause is over
+  seen->wait_taken(2);
+  std::lock_guard<std::mutex> guard{seen->mu};
+  ASSERT_EQ(seen->states.size(), 2u);
+  EXPECT_EQ(seen->states[0].first, 2);
+  EXPECT_EQ(seen->states[1].first, 10);
+  ASSERT_EQ(seen->reports.size(), 2u);
+  EXPECT_EQ(seen->reports[0][0], 2);
+  EXPECT_EQ(seen->reports[0][1], 10000);
+  EXPECT_EQ(seen->reports[0][2], 1000000 + 10000 + 90000);
+  EXPECT_EQ(seen->reports[1][0], 10);
 }
 
 TEST(read_model, a_slow_snapshot_holds_up_no_read) {
