@@ -15,6 +15,12 @@ read_model::read_model(const state::cluster_state& initial, read_options opts) {
                  std::chrono::system_clock::now().time_since_epoch())
           .count();
     };
+  if (!opts.steady_us)
+    opts.steady_us = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    };
   published_ = initial.position;
   auto n = opts.replicas == 0 ? size_t{1} : opts.replicas;
   for (size_t i = 0; i < n; ++i) {
@@ -27,7 +33,7 @@ read_model::read_model(const state::cluster_state& initial, read_options opts) {
     snapshot_ = std::move(opts.snapshot);
     snapshot_refused_ = std::move(opts.snapshot_refused);
     snapshot_taken_ = std::move(opts.snapshot_taken);
-    now_us_ = opts.now_us;
+    steady_us_ = std::move(opts.steady_us);
     snapshot_share_ = std::clamp(opts.snapshot_share, 0.001, 1.0);
     snapshots_ = std::make_shared<replica>(initial, opts.now_us);
     snapshots_->start();
@@ -56,7 +62,7 @@ void read_model::publish(std::vector<domain_event> events,
   snapshots_->publish(shared, last_position);
   if (last_position - last_snapshot_ < snapshot_every_)
     return;
-  if (now_us_() < next_snapshot_us_->load())
+  if (steady_us_() < next_snapshot_us_->load())
     return; // one under way, or the last one's pause not over
   next_snapshot_us_->store(std::numeric_limits<int64_t>::max());
   last_snapshot_ = last_position;
@@ -64,7 +70,7 @@ void read_model::publish(std::vector<domain_event> events,
   // deadline is never reached).
   snapshots_->read(
       last_position, std::chrono::steady_clock::now() + std::chrono::hours{1},
-      [fn = snapshot_, taken = snapshot_taken_, clock = now_us_,
+      [fn = snapshot_, taken = snapshot_taken_, clock = steady_us_,
        next = next_snapshot_us_,
        pause = 1.0 / snapshot_share_ - 1.0](const read_view& v) {
         auto start = clock();
@@ -76,7 +82,7 @@ void read_model::publish(std::vector<domain_event> events,
         if (taken)
           taken(v.position, took, at);
       },
-      [refused = snapshot_refused_, clock = now_us_,
+      [refused = snapshot_refused_, clock = steady_us_,
        next = next_snapshot_us_](int64_t, const std::string& why) {
         next->store(clock());
         if (refused)

@@ -62,6 +62,10 @@ struct read_options {
   size_t replicas = 2;
   /// Wall clock in microseconds since the epoch (views that show ages).
   std::function<int64_t()> now_us;
+  /// A monotonic clock in microseconds (steady_clock by default): how the
+  /// snapshots are paced, so a step of the wall clock neither stops them
+  /// (a step back) nor lets them run back to back (a step forward).
+  std::function<int64_t()> steady_us;
   /// Called, on the snapshot replica's thread, with the state at the end
   /// of the first batch that brings the log snapshot_every events or more
   /// past the last snapshot (or past the initial state). Zero or no
@@ -69,14 +73,14 @@ struct read_options {
   int64_t snapshot_every = 0;
   std::function<void(const state::cluster_state&)> snapshot;
   /// The share of a core the snapshots may take: after a snapshot that
-  /// took D (by now_us), the next one waits until D * (1 / share - 1) has
+  /// took D (by steady_us), the next one waits until D * (1 / share - 1) has
   /// passed, however many events came meanwhile, and none is asked for
   /// while one is under way. A big state under a fast log (17.8 MB every
   /// 10,000 metric reports, 1.5 s apart) was otherwise saved back to back.
   double snapshot_share = 0.05;
   /// Called on the snapshot replica's thread after each snapshot function
-  /// returned: the position, how long it took (now_us), and when the next
-  /// one may be asked for.
+  /// returned: the position, how long it took, and when the next one may
+  /// be asked for (both by steady_us).
   std::function<void(int64_t position, int64_t took_us, int64_t next_at_us)>
       snapshot_taken;
   /// Called instead when the snapshot replica cannot give its state (it
@@ -119,9 +123,9 @@ private:
   std::function<void(const state::cluster_state&)> snapshot_;
   std::function<void(const std::string&)> snapshot_refused_;
   std::function<void(int64_t, int64_t, int64_t)> snapshot_taken_;
-  std::function<int64_t()> now_us_;
+  std::function<int64_t()> steady_us_;
   double snapshot_share_ = 1.0;
-  /// When the next snapshot may be asked for (now_us_): the maximum while
+  /// When the next snapshot may be asked for (steady_us_): the maximum while
   /// one is under way. Set on the snapshot replica's thread.
   std::shared_ptr<std::atomic<int64_t>> next_snapshot_us_ =
       std::make_shared<std::atomic<int64_t>>(0);

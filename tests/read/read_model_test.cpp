@@ -332,7 +332,7 @@ TEST(
   };
   // A clock that stands still: a snapshot takes no time, so no pause
   // follows it.
-  ro.now_us = [] { return int64_t{1}; };
+  ro.steady_us = [] { return int64_t{1}; };
   ro.snapshot_taken = [seen](int64_t, int64_t, int64_t) {
     std::lock_guard<std::mutex> guard{seen->mu};
     ++seen->taken;
@@ -377,10 +377,16 @@ TEST(read_model, a_snapshot_waits_out_its_share_of_the_time_before_the_next) {
   auto ro = replicas(1);
   ro.snapshot_every = 2;
   ro.snapshot_share = 0.1; // a pause of 9 times what a snapshot took
-  ro.now_us = [clock] { return clock->load(); };
-  ro.snapshot = [seen, clock, released](const state::cluster_state& s) {
+  ro.steady_us = [clock] { return clock->load(); };
+  // The wall clock is stepped back an hour during each snapshot (an NTP
+  // correction): the pacing does not see it, or the snapshot at 10 would
+  // wait that hour out.
+  auto wall = std::make_shared<std::atomic<int64_t>>(1700000000000000);
+  ro.now_us = [wall] { return wall->load(); };
+  ro.snapshot = [seen, clock, wall, released](const state::cluster_state& s) {
     released.wait();
     clock->fetch_add(10000); // each snapshot takes 10 ms
+    wall->fetch_sub(int64_t{3600} * 1000000);
     std::lock_guard<std::mutex> guard{seen->mu};
     seen->states.emplace_back(s.position, "");
   };
