@@ -39,9 +39,6 @@ capacity_check::capacity_check(const pool_capacity& cap,
   for (const auto& [size, count] : counts)
     sizes_.push_back(size_count{size, count});
   largest_agent_ = sizes_.empty() ? 0 : sizes_.front().size;
-  cache_.assign(
-      static_cast<size_t>(std::clamp(cap.max_slots, 0, max_cached_slots)) + 1,
-      0);
 }
 
 std::optional<std::string> capacity_check::never_fits(int slots) const {
@@ -73,8 +70,13 @@ bool capacity_check::can_ever_fit(int slots) {
     return false;
   if (slots <= largest_agent_)
     return true;
-  if (static_cast<size_t>(slots) >= cache_.size())
+  if (slots > max_cached_slots)
     return !never_fits(slots).has_value();
+  // Grown as sizes are asked for: a pass asks for a few, and a pool's
+  // max_slots may be 65,536 (a cache of that size, zeroed every pass, was
+  // a tenth of a preemption pass).
+  if (static_cast<size_t>(slots) >= cache_.size())
+    cache_.resize(static_cast<size_t>(slots) + 1, 0);
   auto& c = cache_[static_cast<size_t>(slots)];
   if (c == 0)
     c = never_fits(slots) ? 2 : 1;

@@ -245,14 +245,21 @@ void incremental_scheduler::upsert_running(const running_allocation& r) {
     preempting_.emplace(k, q);
   } else {
     g.active += n;
-    if (q->preemptible)
-      regular_.emplace(
-          std::pair{q->priority, k},
-          regular_entry{
-              q, q->resources.size() == 1 ? &q->resources[0].slots : nullptr,
-              q->resources.size() == 1
-                  ? static_cast<int>(q->resources[0].slots.size())
-                  : 0});
+    if (q->preemptible) {
+      regular_entry e{
+          q, q->resources.size() == 1 ? &q->resources[0].slots : nullptr,
+          q->resources.size() == 1
+              ? static_cast<int>(q->resources[0].slots.size())
+              : 0};
+      // Looked up as it arrives, not by the first pass that walks it: a
+      // pass after thousands of starts would otherwise pay a hash lookup of
+      // an agent id for each (the slowest pass of the preemption bench).
+      if (e.slots != nullptr) {
+        e.agent = index_->lookup(q->resources[0].agent_id);
+        e.generation = agents_generation_;
+      }
+      regular_.emplace(std::pair{q->priority, k}, e);
+    }
   }
   if (q->preempting || q->preemptible)
     count_candidate(*q, 1);
@@ -559,7 +566,8 @@ schedule_result incremental_scheduler::priority_pass() {
                 }
                 return it;
               },
-              candidate_slots_, *index_, config_.preemption_budget);
+              candidate_slots_, *index_, config_.preemption_budget,
+              &planner_buffers_);
         }
         room = planner->make_room(p, out.preemptions);
       }

@@ -19,6 +19,7 @@
 // (order, id): ties between equal agents go to the one listed first.
 
 #include "policy/chunked_map.hpp"
+#include "policy/preemption_planner.hpp"
 #include "policy/scheduler_types.hpp"
 #include "policy/slot_index.hpp"
 
@@ -166,6 +167,9 @@ private:
   uint64_t agents_generation_ = 1;
   std::unordered_map<std::string, long long> candidate_slots_on_;
   long long candidate_slots_ = 0; // on agents of the view
+
+  /// The preemption planner's arrays, kept from pass to pass.
+  detail::preemption_planner::buffers planner_buffers_;
 
   std::unordered_map<uint64_t, int> orders_;
   long long repeated_orders_ = 0;

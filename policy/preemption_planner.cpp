@@ -6,8 +6,9 @@ namespace det::policy::detail {
 
 preemption_planner::preemption_planner(
     const std::vector<running_allocation>& running, slot_index& index,
-    long long budget)
-    : index_(index), budget_(budget) {
+    long long budget, buffers* reuse)
+    : index_(index), reuse_(reuse), budget_(budget) {
+  adopt_buffers();
   std::vector<const running_allocation*> regular;
   for (const auto& r : running) {
     if (!r.preempting && !r.preemptible)
@@ -32,10 +33,40 @@ preemption_planner::preemption_planner(
 }
 
 preemption_planner::preemption_planner(source next, long long candidate_slots,
-                                       slot_index& index, long long budget)
-    : index_(index), next_(std::move(next)), unconsumed_slots_(candidate_slots),
-      budget_(budget) {
+                                       slot_index& index, long long budget,
+                                       buffers* reuse)
+    : index_(index), reuse_(reuse), next_(std::move(next)),
+      unconsumed_slots_(candidate_slots), budget_(budget) {
+  adopt_buffers();
   skip_.push_back(0);
+}
+
+void preemption_planner::adopt_buffers() {
+  if (reuse_ == nullptr)
+    return;
+  reuse_->candidates.clear();
+  reuse_->parts.clear();
+  reuse_->skip.clear();
+  swap_buffers(*reuse_);
+}
+
+preemption_planner::~preemption_planner() {
+  if (reuse_ == nullptr)
+    return;
+  drop_noted(); // every note untouched again (a make_room left by a throw)
+  swap_buffers(*reuse_);
+}
+
+void preemption_planner::swap_buffers(buffers& b) {
+  candidates_.swap(b.candidates);
+  parts_.swap(b.parts);
+  skip_.swap(b.skip);
+  notes_.swap(b.notes);
+  noted_.swap(b.noted);
+  noted_agents_.swap(b.noted_agents);
+  in_index_candidates_.swap(b.in_index_candidates);
+  released_.swap(b.released);
+  needed_.swap(b.needed);
 }
 
 int preemption_planner::known_slots(const running_allocation& r) {
@@ -187,7 +218,8 @@ bool preemption_planner::make_room(const pending_allocation& p,
   // counts, or a restore on an agent of the last fit found. The steps
   // charged to the budget, and so every decision, are those of releasing
   // every candidate and asking after each step.
-  std::vector<size_t> released;
+  auto& released = released_;
+  released.clear();
   bool fits = false;
   bool known_unfit = false; // no fit as of the last change that could open one
   bool out_of_budget = false;
@@ -226,7 +258,8 @@ bool preemption_planner::make_room(const pending_allocation& p,
   std::sort(spare.begin(), spare.end(), std::greater<>());
   spare.erase(std::unique(spare.begin(), spare.end()), spare.end());
   kept_fit_ = fit_;
-  std::vector<size_t> needed;
+  auto& needed = needed_;
+  needed.clear();
   for (auto it = spare.begin(); it != spare.end(); ++it) {
     const auto& c = candidates_[*it];
     spare_step(*it, true);

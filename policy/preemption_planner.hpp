@@ -44,16 +44,27 @@ public:
   /// every preemptible one, least urgent first).
   using source = std::function<source_item()>;
 
+  struct buffers;
+
   /// Candidates from `running`, sorted here. `budget`: candidates examined
   /// over the planner's life (see scheduler_config::preemption_budget);
   /// make_room fails once it is spent.
+  /// With `reuse`, the planner works in its arrays (emptied, their memory
+  /// kept) and hands them back when it is destroyed: a scheduler that
+  /// plans every pass then does not grow tens of thousands of entries from
+  /// nothing each time.
   preemption_planner(const std::vector<running_allocation>& running,
-                     slot_index& index, long long budget);
+                     slot_index& index, long long budget,
+                     buffers* reuse = nullptr);
 
   /// Candidates from `next`; `candidate_slots` is the number of their
   /// slots on agents the index knows.
   preemption_planner(source next, long long candidate_slots, slot_index& index,
-                     long long budget);
+                     long long budget, buffers* reuse = nullptr);
+
+  ~preemption_planner();
+  preemption_planner(const preemption_planner&) = delete;
+  preemption_planner& operator=(const preemption_planner&) = delete;
 
   /// Makes room for `p`: on success appends the newly chosen victims' ids
   /// to `preemptions`, reserves the room and returns true.
@@ -125,7 +136,28 @@ private:
   [[nodiscard]] bool touches(const candidate& c,
                              const std::vector<slot_index::part>& fit) const;
 
+public:
+  /// The planner's arrays, kept between planners by their owner.
+  struct buffers {
+    std::vector<candidate> candidates;
+    std::vector<part> parts;
+    std::vector<size_t> skip;
+    std::vector<agent_note> notes; // every entry untouched between planners
+    std::vector<noted_part> noted;
+    std::vector<slot_index::agent_ref> noted_agents;
+    std::vector<size_t> in_index_candidates;
+    std::vector<size_t> released;
+    std::vector<size_t> needed;
+  };
+
+private:
+  /// Takes reuse_'s arrays (emptied) for the planner's life.
+  void adopt_buffers();
+  /// Swaps the arrays with `b`'s.
+  void swap_buffers(buffers& b);
+
   slot_index& index_;
+  buffers* reuse_ = nullptr;
   source next_;
   std::vector<const running_allocation*> sorted_; // first constructor only
   std::vector<candidate> candidates_;
@@ -142,6 +174,9 @@ private:
   /// Candidates released in this make_room with a part in the index: the
   /// only ones whose restore can change what the index finds.
   std::vector<size_t> in_index_candidates_;
+  /// make_room's: the candidates it released, and the victims it keeps.
+  std::vector<size_t> released_;
+  std::vector<size_t> needed_;
 };
 
 } // namespace det::policy::detail

@@ -209,11 +209,11 @@ planner_pool make_random_pool(std::mt19937& rng) {
 
 /// What a pass does with a planner: place what fits, make room for what
 /// does not. Returns a transcript of every outcome.
-template <class Planner>
+template <class Planner, class... Reuse>
 std::string run_pass(const planner_pool& pool, long long budget,
-                     fitting_policy fitting) {
+                     fitting_policy fitting, Reuse... reuse) {
   slot_index index{pool.agents, fitting};
-  Planner planner{pool.running, index, budget};
+  Planner planner{pool.running, index, budget, reuse...};
   std::string out;
   std::vector<slot_index::part> fit;
   for (const auto& p : pool.pending) {
@@ -244,6 +244,10 @@ std::string run_pass(const planner_pool& pool, long long budget,
 TEST(preemption_planner, decides_as_the_plain_search_on_random_pools) {
   std::mt19937 rng{20261201};
   int rooms = 0, victims = 0;
+  // One set of arrays handed from planner to planner over every round, as
+  // the incremental scheduler keeps them from pass to pass: nothing a
+  // planner leaves in them may change what the next one decides.
+  detail::preemption_planner::buffers kept;
   for (int round = 0; round < 1500; ++round) {
     auto pool = make_random_pool(rng);
     long long budget =
@@ -253,6 +257,9 @@ TEST(preemption_planner, decides_as_the_plain_search_on_random_pools) {
     auto want = run_pass<plain_planner>(pool, budget, fitting);
     auto got = run_pass<detail::preemption_planner>(pool, budget, fitting);
     ASSERT_EQ(got, want) << "round " << round << ", budget " << budget;
+    auto reused =
+        run_pass<detail::preemption_planner>(pool, budget, fitting, &kept);
+    ASSERT_EQ(reused, want) << "round " << round << " with the arrays kept";
     for (size_t at = want.find(" yes:"); at != std::string::npos;
          at = want.find(" yes:", at + 1))
       ++rooms;
