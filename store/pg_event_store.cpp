@@ -12,12 +12,33 @@
 
 #include <nlohmann/json.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <tuple>
 #include <unordered_map>
 
 namespace det {
+
+void pg_detail::bound_dead_peer(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (fd < 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0
+      || (addr.ss_family != AF_INET && addr.ss_family != AF_INET6))
+    return;
+  // Best effort: a socket option the kernel refuses leaves the connection
+  // as libpq made it.
+  int on = 1, idle = 10, interval = 5, count = 3;
+  unsigned int unacked_ms = 30000;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &unacked_ms,
+             sizeof(unacked_ms));
+}
 
 pg_event_store::impl::batch_status pg_event_store::impl::append_batch(
     const std::vector<append_request>& requests,

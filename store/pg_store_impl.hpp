@@ -40,6 +40,15 @@ inline caf::error db_error(const std::string& what, const std::exception& e) {
   return make_error(errc::store_unavailable, what + ": " + e.what());
 }
 
+/// TCP keepalives (first probe after 10 s idle, then every 5 s, 3
+/// unanswered: the connection is dead) and a 30 s limit on data left
+/// unacknowledged, on a TCP socket (a Unix socket is left as it is). A
+/// server whose host is gone or cut off then fails the statement waiting
+/// on it, so an append fails (and the master stops) instead of holding
+/// every write forever. A slow server is not cut off: its kernel still
+/// answers the probes and acknowledges the data.
+void bound_dead_peer(int fd);
+
 } // namespace pg_detail
 
 using pg_detail::db_error;
@@ -104,6 +113,7 @@ struct pg_event_store::impl {
       // A silent reconnect would drop the session's advisory lock.
       conn->inhibit_reactivation(true);
 #pragma GCC diagnostic pop
+      pg_detail::bound_dead_peer(conn->sock());
     } catch (const std::exception& e) {
       // libpq's message names host and port, never the password.
       return db_error("cannot connect to PostgreSQL", e);

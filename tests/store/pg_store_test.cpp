@@ -14,9 +14,14 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include <csignal>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 namespace det {
 namespace {
@@ -50,6 +55,53 @@ TEST_F(pg_store, migrations_are_recorded_once_and_reopening_applies_nothing) {
   auto s = open();
   EXPECT_EQ(count("SELECT count(*) FROM schema_migrations"), applied);
   EXPECT_EQ(*s->schema_version(), pg_event_store::known_schema_version());
+}
+
+/// This process's TCP sockets connected to `port`, by their descriptors.
+std::vector<int> sockets_to_port(int port) {
+  std::vector<int> out;
+  for (const auto& entry :
+       std::filesystem::directory_iterator{"/proc/self/fd"}) {
+    int fd = std::stoi(entry.path().filename().string());
+    sockaddr_storage peer{};
+    socklen_t len = sizeof(peer);
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0)
+      continue;
+    int p = peer.ss_family == AF_INET
+                ? ntohs(reinterpret_cast<sockaddr_in*>(&peer)->sin_port)
+            : peer.ss_family == AF_INET6
+                ? ntohs(reinterpret_cast<sockaddr_in6*>(&peer)->sin6_port)
+                : -1;
+    if (p == port)
+      out.push_back(fd);
+  }
+  return out;
+}
+
+// A server whose host vanishes must fail the statement waiting on it (and
+// so the append, which stops the master) rather than hold every write: the
+// store's connection probes an idle peer and bounds unacknowledged data.
+TEST_F(pg_store, the_connection_finds_out_when_the_server_is_gone) {
+  auto at = url.find("@127.0.0.1:");
+  ASSERT_NE(at, std::string::npos) << "a TCP test database is needed: " << url;
+  int port = std::stoi(url.substr(at + 11));
+  ASSERT_TRUE(sockets_to_port(port).empty());
+  auto s = open();
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->last_position());
+  auto fds = sockets_to_port(port);
+  ASSERT_EQ(fds.size(), 1u);
+  auto opt = [&](int level, int name) {
+    int v = -1;
+    socklen_t len = sizeof(v);
+    EXPECT_EQ(getsockopt(fds[0], level, name, &v, &len), 0);
+    return v;
+  };
+  EXPECT_EQ(opt(SOL_SOCKET, SO_KEEPALIVE), 1);
+  EXPECT_EQ(opt(IPPROTO_TCP, TCP_KEEPIDLE), 10);
+  EXPECT_EQ(opt(IPPROTO_TCP, TCP_KEEPINTVL), 5);
+  EXPECT_EQ(opt(IPPROTO_TCP, TCP_KEEPCNT), 3);
+  EXPECT_EQ(opt(IPPROTO_TCP, TCP_USER_TIMEOUT), 30000);
 }
 
 TEST_F(pg_store, a_schema_newer_than_the_binary_is_refused_with_both_versions) {
