@@ -55,6 +55,28 @@ router& router::add(std::string_view method, std::string_view pattern,
     if (other.method == r.method && other.pattern == r.pattern)
       return fail("registered twice");
   r.h = std::move(h);
+  size_t at = 0;
+  for (const auto& seg : r.segments) {
+    if (seg.rest)
+      break;
+    size_t next = seg.param ? nodes_[at].param : 0;
+    if (!seg.param)
+      if (auto c = nodes_[at].literal.find(seg.text);
+          c != nodes_[at].literal.end())
+        next = c->second;
+    if (next == 0) {
+      next = nodes_.size();
+      nodes_.emplace_back();
+      if (seg.param)
+        nodes_[at].param = next;
+      else
+        nodes_[at].literal.emplace(seg.text, next);
+    }
+    at = next;
+  }
+  auto& leaf = nodes_[at];
+  (!r.segments.empty() && r.segments.back().rest ? leaf.rests : leaf.ends)
+      .push_back(routes_.size());
   routes_.push_back(std::move(r));
   return *this;
 }
@@ -123,15 +145,39 @@ router::match_route(const route& r, const std::vector<std::string>& segs,
   return i == segs.size() ? score * 2 + 1 : -1;
 }
 
-router::match_result router::match(std::string_view method,
-                                   std::string_view path) const {
+namespace {
+
+std::vector<std::string> decoded_segments(std::string_view path) {
   std::vector<std::string> segs;
   for (auto p : path_segments(path))
     segs.push_back(percent_decode(p, false));
+  return segs;
+}
+
+} // namespace
+
+void router::fitting(size_t at, const std::vector<std::string>& segs,
+                     size_t depth, std::vector<size_t>& out) const {
+  const auto& n = nodes_[at];
+  out.insert(out.end(), n.rests.begin(), n.rests.end());
+  if (depth == segs.size()) {
+    out.insert(out.end(), n.ends.begin(), n.ends.end());
+    return;
+  }
+  if (auto c = n.literal.find(segs[depth]); c != n.literal.end())
+    fitting(c->second, segs, depth + 1, out);
+  if (n.param != 0)
+    fitting(n.param, segs, depth + 1, out);
+}
+
+router::match_result router::pick(std::string_view method,
+                                  const std::vector<std::string>& segs,
+                                  const std::vector<size_t>& candidates) const {
   match_result out;
   long long best = -1;
   const route* best_route = nullptr;
-  for (const auto& r : routes_) {
+  for (auto i : candidates) {
+    const auto& r = routes_[i];
     long long score = match_route(r, segs, nullptr);
     if (score < 0)
       continue;
@@ -149,6 +195,25 @@ router::match_result router::match(std::string_view method,
     match_route(*best_route, segs, &out.params);
   }
   return out;
+}
+
+router::match_result router::match(std::string_view method,
+                                   std::string_view path) const {
+  auto segs = decoded_segments(path);
+  std::vector<size_t> candidates;
+  fitting(0, segs, 0, candidates);
+  // Registration order, as the scan meets them: it decides ties and the
+  // order of the allowed methods.
+  std::sort(candidates.begin(), candidates.end());
+  return pick(method, segs, candidates);
+}
+
+router::match_result router::match_by_scan(std::string_view method,
+                                           std::string_view path) const {
+  std::vector<size_t> all(routes_.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  return pick(method, decoded_segments(path), all);
 }
 
 router& router::set_guard(request_guard g) {

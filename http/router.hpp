@@ -19,6 +19,7 @@
 #include <caf/error.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,9 +72,16 @@ public:
     std::vector<std::pair<std::string, std::string>> params;
   };
 
-  /// Looks up `path` (already normalised, not decoded).
+  /// Looks up `path` (already normalised, not decoded): walks the routes'
+  /// segment tree to the routes that fit the path, then picks among them
+  /// as match_by_scan() does.
   [[nodiscard]] match_result match(std::string_view method,
                                    std::string_view path) const;
+
+  /// The same answer by trying every route in registration order: the
+  /// reference match() is checked against (tests/http/router_test.cpp).
+  [[nodiscard]] match_result match_by_scan(std::string_view method,
+                                           std::string_view path) const;
 
   /// Routes `req`: binds req.params and calls the handler, or answers
   /// 404/405. A handler that throws is answered with 500 (Internal).
@@ -92,12 +100,30 @@ private:
     handler h;
   };
 
+  /// A node of the segment tree: the routes whose pattern fits the path
+  /// so far. Children are indexes into nodes_ (0, the root, is never a
+  /// child).
+  struct node {
+    std::map<std::string, size_t, std::less<>> literal;
+    size_t param = 0;
+    std::vector<size_t> ends;  ///< routes whose pattern ends here
+    std::vector<size_t> rests; ///< routes whose "{name*}" starts here
+  };
+
   /// Score of a match (higher is more specific), or -1 for no match.
   static long long
   match_route(const route& r, const std::vector<std::string>& segs,
               std::vector<std::pair<std::string, std::string>>* params);
+  /// Picks among `candidates` (indexes into routes_, ascending): the
+  /// methods allowed and the best-scoring route for `method`.
+  match_result pick(std::string_view method,
+                    const std::vector<std::string>& segs,
+                    const std::vector<size_t>& candidates) const;
+  void fitting(size_t at, const std::vector<std::string>& segs, size_t depth,
+               std::vector<size_t>& out) const;
 
   std::vector<route> routes_;
+  std::vector<node> nodes_{1};
   request_guard guard_;
   handler fallback_;
   caf::error error_;

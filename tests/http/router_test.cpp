@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace det::http;
 using nlohmann::json;
 
@@ -254,4 +256,58 @@ TEST(router, a_fallback_that_throws_is_a_500) {
     throw std::runtime_error("boom");
   });
   EXPECT_EQ(call(r, "GET", "/anything").status, 500);
+}
+
+// The segment tree must pick what trying every route picks: the handler,
+// whether the path is known, the allowed methods in their order, and the
+// bound parameters, over random route tables and paths (literals that
+// collide after percent-decoding, parameters beside literals at the same
+// depth, "{rest*}" of zero or more segments, ties between equal scores).
+TEST(router, the_segment_tree_answers_as_the_scan_of_every_route) {
+  std::mt19937 rng{20261201};
+  const std::vector<std::string> pieces{"a", "b", "%61", "{p}", "{q}"};
+  const std::vector<std::string> path_pieces{"a", "b", "c", "%61", "%2F"};
+  const std::vector<std::string> methods{"GET", "POST", "DELETE"};
+  auto pick = [&](const auto& v) {
+    return v[std::uniform_int_distribution<size_t>{0, v.size() - 1}(rng)];
+  };
+  size_t known = 0, matched = 0, compared = 0;
+  for (int table = 0; table < 300; ++table) {
+    router r;
+    int routes = std::uniform_int_distribution<int>{1, 40}(rng);
+    for (int i = 0; i < routes; ++i) {
+      std::string pattern;
+      int depth = std::uniform_int_distribution<int>{0, 4}(rng);
+      for (int d = 0; d < depth; ++d)
+        pattern += "/" + pick(pieces);
+      if (rng() % 5 == 0)
+        pattern += "/{rest*}";
+      if (pattern.empty())
+        pattern = "/";
+      // Duplicates and parameters named twice are refused or kept as
+      // the router decides; both matchers see the same table either way.
+      r.add(pick(methods), pattern, echo_params());
+    }
+    for (int q = 0; q < 60; ++q) {
+      std::string path;
+      int depth = std::uniform_int_distribution<int>{0, 5}(rng);
+      for (int d = 0; d < depth; ++d)
+        path += "/" + pick(path_pieces);
+      if (path.empty())
+        path = "/";
+      auto method = pick(methods);
+      auto tree = r.match(method, path);
+      auto scan = r.match_by_scan(method, path);
+      ++compared;
+      known += scan.path_known ? 1 : 0;
+      matched += scan.h != nullptr ? 1 : 0;
+      ASSERT_EQ(tree.h, scan.h) << method << " " << path;
+      ASSERT_EQ(tree.path_known, scan.path_known) << path;
+      ASSERT_EQ(tree.allow, scan.allow) << path;
+      ASSERT_EQ(tree.params, scan.params) << path;
+    }
+  }
+  // The random tables must exercise both outcomes, not only misses.
+  EXPECT_GT(matched, compared / 10);
+  EXPECT_GT(compared - known, compared / 10);
 }
