@@ -190,7 +190,10 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
           return res.send_error(grpc_code::unauthenticated,
                                 "invalid credentials");
         }
-        ctx->auth->remember_allocation(token, *id);
+        // Remembered again only when it changed (a hash and a map write
+        // saved on every report of a running trial).
+        if (!cached || *cached != *id)
+          ctx->auth->remember_allocation(token, *id);
         via_allocation(ctx, req, res, next, *id);
       },
       [res](int64_t, const std::string& why) {

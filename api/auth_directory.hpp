@@ -34,6 +34,13 @@ struct allocation_identity {
   /// The task's DET_USER_TOKEN (session_tokens::user_token_for): the owner
   /// with the owner's rights, not the allocation's scope.
   bool as_owner = false;
+
+  bool operator==(const allocation_identity& o) const {
+    return allocation_id == o.allocation_id && trial_id == o.trial_id
+           && owner == o.owner && experiment_id == o.experiment_id
+           && as_owner == o.as_owner;
+  }
+  bool operator!=(const allocation_identity& o) const { return !(*this == o); }
 };
 
 class auth_directory {

@@ -12,6 +12,16 @@ TEST(auth_crypto, client_hash_is_what_det_0_38_1_sends) {
   EXPECT_EQ(client_hash(""), "");
 }
 
+TEST(auth_crypto, a_token_is_kept_as_its_sha256) {
+  // python3: hashlib.sha256(b"abc").hexdigest(); twice: the fetched
+  // algorithm is reused.
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(token_hash("abc"), "ba7816bf8f01cfea414140de5dae2223"
+                                 "b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(token_hash(""), "e3b0c44298fc1c149afbf4c8996fb924"
+                            "27ae41e4649b934ca495991b7852b855");
+}
+
 TEST(auth_crypto, a_stored_password_opens_only_with_its_client_hash) {
   auto stored = store_password(client_hash("hunter2"));
   EXPECT_EQ(stored.rfind("pbkdf2-sha256$", 0), 0u) << stored;
