@@ -100,12 +100,13 @@ void command_then_view(const ctx_ptr& ctx, const responder& res, command c,
 }
 
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
-              responder res, std::function<void(json)> then) {
+              responder res, std::function<void(json)> then,
+              int64_t min_position) {
   if (ctx->reads) {
     // Rendered on a replica; `then` runs back on the bridge, where the
     // caller's `self` lives.
     ctx->reads->read(
-        0, deadline_of(ctx),
+        min_position, deadline_of(ctx),
         [ctx, fn = std::move(fn),
          then = std::move(then)](const read::read_view& v) {
           post(ctx->bridge, [then, j = fn(v.state, v.now_us)](

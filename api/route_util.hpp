@@ -48,9 +48,11 @@ void answer_by_id(const ctx_ptr& ctx, const http::http_request& req,
 void fail(const http::responder& res, const caf::error& err);
 
 /// Asks the read model (the master when there is none) for a view; calls
-/// `then` with it on the bridge.
+/// `then` with it on the bridge. `min_position`: the log position the view
+/// must reflect at least (a replica waits for it).
 void ask_view(const ctx_ptr& ctx, caf::event_based_actor* self, render_fn fn,
-              http::responder res, std::function<void(nlohmann::json)> then);
+              http::responder res, std::function<void(nlohmann::json)> then,
+              int64_t min_position = 0);
 
 /// Renders the answer's text from the read model's view (its fragments
 /// included); "" is a 404 with `missing`. Without a read model: 503.

@@ -222,23 +222,33 @@ task_proxy_resolver(std::shared_ptr<const api_context> ctx) {
         anonymous
             ? unauthenticated(req)
             : not_found(port == 0 ? *id : *id + ":" + std::to_string(port));
-    post(ctx->bridge, [ctx, view, res, sink, id = *id,
-                       refusal](caf::event_based_actor* self) {
+    // Read at the newest published position, not at whatever a replica
+    // has applied: a task seen running by any read (or any client) is
+    // then reachable, even when this read lands on a replica still being
+    // handed the batch that made it so (a proxied request carries no
+    // X-Det-Min-Position). task_proxy_test's declared ports case met
+    // that window under ASan: 404 for a running task.
+    auto at = ctx->reads ? ctx->reads->published_position() : 0;
+    post(ctx->bridge, [ctx, view, res, sink, id = *id, refusal,
+                       at](caf::event_based_actor* self) {
       // `res` rides along so that it is not dropped unanswered (a 500)
       // before the view comes back.
-      ask_view(ctx, self, view, res, [ctx, sink, res, id, refusal](json j) {
-        if (!j.is_object())
-          return sink->decide(refusal);
-        auto host = j.value("host", "");
-        if (host.empty() && ctx->agent_addresses)
-          host = ctx->agent_addresses->get(j.value("agent", ""));
-        if (host.empty())
-          return sink->decide(refusal);
-        ctx->idle->record(id, wall_now_us(*ctx));
-        sink->decide(
-            http::proxy_target{host, static_cast<uint16_t>(j.value("port", 0)),
-                               id, j.value("tcp", false)});
-      });
+      ask_view(
+          ctx, self, view, res,
+          [ctx, sink, res, id, refusal](json j) {
+            if (!j.is_object())
+              return sink->decide(refusal);
+            auto host = j.value("host", "");
+            if (host.empty() && ctx->agent_addresses)
+              host = ctx->agent_addresses->get(j.value("agent", ""));
+            if (host.empty())
+              return sink->decide(refusal);
+            ctx->idle->record(id, wall_now_us(*ctx));
+            sink->decide(http::proxy_target{
+                host, static_cast<uint16_t>(j.value("port", 0)), id,
+                j.value("tcp", false)});
+          },
+          at);
     });
   };
 }
