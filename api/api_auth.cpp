@@ -40,12 +40,12 @@ int64_t now_us(const ctx_ptr& ctx) {
 
 // -- the guard ----------------------------------------------------------------
 
-/// The routes that pass without a session, as the router matches them:
-/// the `anyone` rows of the tables.
-using public_routes = std::shared_ptr<const http::router>;
+/// Rows of the tables as a router matches them: the `anyone` rows (they
+/// pass without a session), the token_check::by_master ones.
+using route_set = std::shared_ptr<const http::router>;
 
-bool is_public(const public_routes& open, const http_request& req) {
-  return open->match(req.method, req.path).h != nullptr;
+bool in_set(const route_set& set, const http_request& req) {
+  return set->match(req.method, req.path).h != nullptr;
 }
 
 /// What a trial's allocation token may call: the routes of its own trial,
@@ -134,10 +134,15 @@ void via_allocation(const ctx_ptr& ctx, http_request req, responder res,
 /// before is looked up in the cache (token -> allocation); an unknown one
 /// is checked against every live allocation once.
 void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
-                     const http::handler* next, std::string token) {
+                     const http::handler* next, std::string token,
+                     bool master_checks) {
   if (!ctx->reads)
     return res.send_error(grpc_code::unavailable, "no read model");
   auto cached = ctx->auth->cached_allocation(token);
+  // A token checked before, on a row whose command the master checks
+  // (token_check::by_master): no replica's read.
+  if (cached && master_checks)
+    return via_allocation(ctx, std::move(req), std::move(res), next, *cached);
   auto deadline = std::chrono::steady_clock::now() + ctx->request_timeout;
   ctx->reads->read(
       ctx->reads->published_position(), deadline,
@@ -201,9 +206,10 @@ void find_allocation(const ctx_ptr& ctx, http_request req, responder res,
       });
 }
 
-void guard(const ctx_ptr& ctx, const public_routes& open, http_request req,
-           responder res, const http::handler& next) {
-  if (is_public(open, req))
+void guard(const ctx_ptr& ctx, const route_set& open,
+           const route_set& by_master, http_request req, responder res,
+           const http::handler& next) {
+  if (in_set(open, req))
     return call_route(next, std::move(req), res);
   auto user_token = bearer_token(req.headers.get("Authorization"));
   if (auto u = ctx->auth->user_of_token(user_token, now_us(ctx)))
@@ -216,7 +222,9 @@ void guard(const ctx_ptr& ctx, const public_routes& open, http_request req,
     return res.send_error(grpc_code::unauthenticated,
                           "authentication required: log in with "
                           "'det user login'");
-  find_allocation(ctx, std::move(req), std::move(res), &next, std::move(token));
+  bool master_checks = in_set(by_master, req);
+  find_allocation(ctx, std::move(req), std::move(res), &next, std::move(token),
+                  master_checks);
 }
 
 // -- routes -------------------------------------------------------------------
@@ -331,13 +339,17 @@ bool require_admin(const http::http_request& req, const http::responder& res) {
 void add_auth_guard(http::router& r, ctx_ptr ctx,
                     const std::vector<const route_family*>& families) {
   auto open = std::make_shared<http::router>();
+  auto by_master = std::make_shared<http::router>();
   for (const auto* f : families)
-    for (const auto& row : f->rows)
+    for (const auto& row : f->rows) {
       if (row.who == access::anyone)
         open->add(row.method, row.path, [](http_request, responder) {});
-  r.set_guard([ctx, open = public_routes{open}](http_request req, responder res,
-                                                const http::handler& next) {
-    guard(ctx, open, std::move(req), std::move(res), next);
+      if (row.tokens == token_check::by_master)
+        by_master->add(row.method, row.path, [](http_request, responder) {});
+    }
+  r.set_guard([ctx, open = route_set{open}, by_master = route_set{by_master}](
+                  http_request req, responder res, const http::handler& next) {
+    guard(ctx, open, by_master, std::move(req), std::move(res), next);
   });
 }
 

@@ -273,14 +273,27 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
   require_object(inner, "field 'metrics.metrics'");
   auto avg = get_field_or(inner, "avgMetrics", json::object());
   require_object(avg, "field 'metrics.metrics.avgMetrics'");
-  // A trial's own token, checked live for this trial by the guard: the
-  // master checks the allocation again as it decides.
+  // A trial's own token, for this trial. The guard let it through from its
+  // cache (token_check::by_master) or checked it live on a replica; the
+  // master checks the allocation as it decides, and an allocation it finds
+  // ended is answered as the guard answers a dead token: 401, the token
+  // forgotten.
   if (!req.principal.allocation_id.empty()
-      && req.principal.trial_id == *trial_id)
-    return command_and_answer(
-        ctx, res,
-        command{metrics_report{req.principal.allocation_id, group, steps,
-                               std::move(avg)}});
+      && req.principal.trial_id == *trial_id) {
+    auto alloc = req.principal.allocation_id;
+    caf::anon_send(
+        ctx->master,
+        command{metrics_report{alloc, group, steps, std::move(avg)}},
+        command_callback{[ctx, res, alloc](caf::expected<std::string> reply) {
+          if (reply)
+            return send_written(ctx, res, "{}");
+          if (reply.error() != errc::not_found)
+            return fail(res, reply.error());
+          ctx->auth->forget_allocation_id(alloc);
+          res.send_error(grpc_code::unauthenticated, "invalid credentials");
+        }});
+    return;
+  }
   post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
                      avg](caf::event_based_actor* self) {
     ask_view(

@@ -130,6 +130,13 @@ void auth_directory::remember_allocation(const std::string& token,
   allocation_tokens_[h] = std::move(id);
 }
 
+void auth_directory::forget_allocation_id(const std::string& allocation_id) {
+  std::lock_guard<std::mutex> guard{mu_};
+  for (auto i = allocation_tokens_.begin(); i != allocation_tokens_.end();)
+    i = i->second.allocation_id == allocation_id ? allocation_tokens_.erase(i)
+                                                 : std::next(i);
+}
+
 void auth_directory::forget_allocation(const std::string& token) {
   auto h = token_hash(token);
   std::lock_guard<std::mutex> guard{mu_};

@@ -71,6 +71,9 @@ public:
   void remember_allocation(const std::string& token, allocation_identity id);
   /// Drops a token whose allocation has ended.
   void forget_allocation(const std::string& token);
+  /// Drops every token remembered for `allocation_id` (the master found it
+  /// ended).
+  void forget_allocation_id(const std::string& allocation_id);
 
 private:
   mutable std::mutex mu_;

@@ -52,11 +52,26 @@ using route_ctx = std::shared_ptr<const api_context>;
 using route_fn = void (*)(const route_ctx& ctx, const http::http_request& req,
                           const http::responder& res);
 
+/// How the guard checks a trial's allocation token on a row.
+enum class token_check {
+  /// On a read replica, for every request: the token's allocation must be
+  /// live at the newest published position.
+  live,
+  /// A token the guard has checked before (its cache) goes straight to
+  /// the handler, without a replica's read: the row's only effect is a
+  /// command the master decides against its own state, refusing an
+  /// allocation that is no longer live (the handler then answers 401 as
+  /// the guard would). Saves a trial's hottest write (its metric reports)
+  /// a hand-off to a replica and back.
+  by_master,
+};
+
 struct route_row {
   std::string_view method; ///< "GET", "POST", "PUT", "PATCH", "DELETE"
   std::string_view path;   ///< a router pattern: "/api/v1/experiments/{id}"
   route_fn handler;
   access who;
+  token_check tokens = token_check::live;
 };
 
 /// A family's table and where it lives, for the docs check: docs/api.md

@@ -33,7 +33,7 @@ const route_family& trial_routes() {
           {"GET",   "/api/v1/trials/time-series", &trial_time_series, access::users_only},
           // The harness's reports, with its allocation token (or a user's
           // session for an unmanaged trial's metrics).
-          {"POST",  "/api/v1/trials/{trial_id}/metrics", &report_metrics, access::signed_in},
+          {"POST",  "/api/v1/trials/{trial_id}/metrics", &report_metrics, access::signed_in, token_check::by_master},
           {"POST",  "/api/v1/trials/{trial_id}/progress", &report_progress, access::signed_in},
           {"POST",  "/api/v1/trials/{trial_id}/runner/metadata", &report_runner_metadata, access::signed_in},
           {"POST",  "/api/v1/trials/{trial_id}/early_exit", &report_early_exit, access::signed_in},

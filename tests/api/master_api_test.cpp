@@ -353,6 +353,47 @@ TEST_F(master_api_test, trial_side_calls_with_bad_input_name_the_field) {
       403);
 }
 
+// Metric reports take the guard's shortcut (token_check::by_master): a
+// token checked once is let through from the cache, and the master checks
+// the allocation. Once the allocation ends the report is refused as the
+// guard refuses a dead token (401, not the master's 404), and the token is
+// forgotten, so the next request is checked live again.
+TEST_F(master_api_test,
+       a_trials_cached_token_reports_until_its_allocation_ends_then_gets_401) {
+  run_trial_1();
+  auto token = ctx->tokens->token_for("1.1");
+  int64_t steps = 0;
+  auto report = [&] {
+    return call("POST", "/api/v1/trials/1/metrics",
+                json{{"group", "training"},
+                     {"metrics",
+                      {{"trialId", 1},
+                       {"stepsCompleted", ++steps},
+                       {"metrics", {{"avgMetrics", {{"loss", 0.5}}}}}}}}
+                    .dump(),
+                token);
+  };
+  for (int i = 0; i < 3; ++i) // the first checks live, the others cached
+    EXPECT_EQ(report().status, 200) << report().body;
+  ASSERT_TRUE(ctx->auth->cached_allocation(token).has_value());
+  caf::anon_send(ctx->master, command{allocation_exit_report{std::string{"1.1"},
+                                                             int32_t{0}}});
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  http::http_response last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    last = report();
+    if (last.status != 200)
+      break;
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(last.status, 401) << last.body;
+  EXPECT_NE(last.body.find("invalid credentials"), std::string::npos)
+      << last.body;
+  EXPECT_FALSE(ctx->auth->cached_allocation(token).has_value());
+  EXPECT_EQ(report().status, 401);
+  EXPECT_EQ(call("GET", "/api/v1/trials/1", "", token).status, 401);
+}
+
 TEST_F(master_api_test,
        a_trial_reports_a_group_of_its_own_and_its_summary_shows_it) {
   run_trial_1();

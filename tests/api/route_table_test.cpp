@@ -248,6 +248,20 @@ TEST(route_table, the_public_rows_are_the_info_the_master_and_the_login) {
                       {"POST", "/api/v1/auth/login"}}));
 }
 
+// token_check::by_master lets a cached trial token skip the replica's
+// check: only for a row whose handler's one effect is a command the
+// master checks against the allocation (report_metrics). A row added here
+// must be checked so first.
+TEST(route_table, only_the_metric_reports_skip_the_replicas_token_check) {
+  std::set<std::pair<std::string, std::string>> by_master;
+  for (const auto* f : api::route_families())
+    for (const auto& r : f->rows)
+      if (r.tokens == api::token_check::by_master)
+        by_master.emplace(r.method, r.path);
+  EXPECT_EQ(by_master, (std::set<std::pair<std::string, std::string>>{
+                           {"POST", "/api/v1/trials/{trial_id}/metrics"}}));
+}
+
 namespace {
 
 /// A test route: answers who called it ("" without a session).
