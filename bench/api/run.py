@@ -11,7 +11,9 @@ loopback, one JSON line per result:
   durably appended (the count of trial_metrics_reported events in the log
   is checked against the 200 answers afterwards): alone, while the lists
   above are read as fast as they answer, and while they are read at a
-  fixed rate,
+  fixed rate; alone also from wrk (post_trial_metrics_wrk, against wrk's
+  GET /info over as many connections), whose latencies leave out the
+  Python client's own queueing,
 - the same reports at a fixed mean rate per trial (1 and 4 a second, from
   wrk with bench/api/paced_metrics.lua), alone and beside the paced reads:
   the latency a reporting trial sees (p50/p90/p99/p99.9).
@@ -152,8 +154,9 @@ def wrk(port, path, headers, seconds, conns=4):
 def paced_metrics(port, trials_file, trials, per_trial, seconds):
     """wrk with bench/api/paced_metrics.lua: `trials` trials (one keep-alive
     connection each) posting training metrics, each `per_trial` times a
-    second on average; returns the script's counts and latencies (µs)."""
-    gap_ms = max(1, int(1000 / per_trial))
+    second on average (None: back to back, a closed loop); returns the
+    script's counts and latencies (µs)."""
+    gap_ms = max(1, int(1000 / per_trial)) if per_trial else 0
     script = os.path.join(ROOT, "bench", "api", "paced_metrics.lua")
     out = subprocess.run(
         ["wrk", "-t2", "-c%d" % trials, "-d%ds" % max(1, int(seconds)), "--timeout", "10s",
@@ -350,6 +353,39 @@ def main():
                master_cpu_us_per_report=round(cpu * 1e6 / max(1, st.get(200, 0)), 1),
                master_cores=round(cpu / el, 2))
         alone = st.get(200, 0) / el
+
+        # The same closed loop driven by wrk (C): the Python client's own
+        # event loop, which shares the 2 cores and queues each answer
+        # behind the others it is handling, does not show in these
+        # latencies. The reference is GET /info from wrk over as many
+        # connections, in this run.
+        trials_file = os.path.join(tmp, "trials.txt")
+        with open(trials_file, "w") as f:
+            for trial_id, _, token in allocs:
+                f.write("%d %s\n" % (trial_id, token))
+        if shutil.which("wrk"):
+            info_500, info_500_p99, _ = wrk(port, "/info", admin, seconds, conns=len(allocs))
+            before = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
+            cpu = cpu_seconds(master.pid)
+            r = paced_metrics(port, trials_file, len(allocs), None, seconds)
+            cpu = cpu_seconds(master.pid) - cpu
+            after = int(psql(db, "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"))
+            ok = r["requests"] - r["non_2xx"]
+            rps = ok / (r["duration_us"] / 1e6)
+            emit(metric="post_trial_metrics_wrk_rps", value=round(rps, 1), unit="req/s",
+                 reference=round(info_500, 1), ratio=round(rps / info_500, 4),
+                 reference_p99_ms=round(info_500_p99, 2), client="wrk",
+                 connections=len(allocs), non_2xx=r["non_2xx"],
+                 socket_errors=r["socket_errors"], appended=after - before,
+                 durable_check=(after - before >= ok),
+                 master_cpu_us_per_report=round(cpu * 1e6 / max(1, ok), 1),
+                 master_cores=round(cpu / (r["duration_us"] / 1e6), 2))
+            emit(metric="post_trial_metrics_wrk_p99", value=round(r["p99_us"] / 1000, 2),
+                 unit="ms", p50_ms=round(r["p50_us"] / 1000, 2),
+                 p90_ms=round(r["p90_us"] / 1000, 2), p999_ms=round(r["p999_us"] / 1000, 2),
+                 max_ms=round(r["max_us"] / 1000, 2), client="wrk", connections=len(allocs),
+                 little_ms=round(len(allocs) / rps * 1000, 2) if rps else None,
+                 note="little_ms: connections / throughput, the mean any closed loop has")
         if ingest_only:
             return
 
@@ -413,10 +449,6 @@ def main():
         # latency a trial sees. The client is wrk (C), so the load client's
         # own speed does not show in them.
         if shutil.which("wrk"):
-            trials_file = os.path.join(tmp, "trials.txt")
-            with open(trials_file, "w") as f:
-                for trial_id, _, token in allocs:
-                    f.write("%d %s\n" % (trial_id, token))
             count = "SELECT count(*) FROM events WHERE type = 'trial_metrics_reported'"
 
             def paced_ingest(per_trial, name, **extra):
