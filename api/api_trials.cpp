@@ -281,18 +281,14 @@ void report_metrics(const ctx_ptr& ctx, const http::http_request& req,
   if (!req.principal.allocation_id.empty()
       && req.principal.trial_id == *trial_id) {
     auto alloc = req.principal.allocation_id;
-    caf::anon_send(
-        ctx->master,
-        command{metrics_report{alloc, group, steps, std::move(avg)}},
-        command_callback{[ctx, res, alloc](caf::expected<std::string> reply) {
-          if (reply)
-            return send_written(ctx, res, "{}");
-          if (reply.error() != errc::not_found)
-            return fail(res, reply.error());
+    return command_and_answer(
+        ctx, res, command{metrics_report{alloc, group, steps, std::move(avg)}},
+        [ctx, res, alloc](const caf::error& err) {
+          if (err != errc::not_found)
+            return fail(res, err);
           ctx->auth->forget_allocation_id(alloc);
           res.send_error(grpc_code::unauthenticated, "invalid credentials");
-        }});
-    return;
+        });
   }
   post(ctx->bridge, [ctx, req, res, trial_id = *trial_id, group, steps,
                      avg](caf::event_based_actor* self) {

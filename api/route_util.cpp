@@ -71,13 +71,17 @@ void send_command(const ctx_ptr& ctx, const responder& res, command c,
   });
 }
 
-void command_and_answer(const ctx_ptr& ctx, const responder& res, command c) {
+void command_and_answer(const ctx_ptr& ctx, const responder& res, command c,
+                        std::function<void(const caf::error&)> refused) {
   // Sent from this thread; the master answers the connection from its own
   // once the events are durable (no trip through the bridge).
   caf::anon_send(ctx->master, std::move(c),
-                 command_callback{[ctx, res](caf::expected<std::string> reply) {
+                 command_callback{[ctx, res, refused = std::move(refused)](
+                                      caf::expected<std::string> reply) {
                    if (reply)
                      send_written(ctx, res, "{}");
+                   else if (refused)
+                     refused(reply.error());
                    else
                      fail(res, reply.error());
                  }});

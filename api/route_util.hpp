@@ -106,9 +106,11 @@ void send_command(
     std::function<void(caf::event_based_actor*, nlohmann::json)> then);
 
 /// Sends `c` to the master and answers {} once its events are durable, or
-/// the refusal; callable from any thread (the bridge is not involved).
-void command_and_answer(const ctx_ptr& ctx, const http::responder& res,
-                        command c);
+/// the refusal (through `refused` when given); callable from any thread
+/// (the bridge is not involved).
+void command_and_answer(
+    const ctx_ptr& ctx, const http::responder& res, command c,
+    std::function<void(const caf::error&)> refused = nullptr);
 
 /// Once durable, the view `fn` makes of the reply (from the read model,
 /// which has seen the write) as the answer; `fn` answering null sends {}.
