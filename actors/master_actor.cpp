@@ -239,7 +239,7 @@ void detail::persist(master_self self, decision d,
                 std::move(req))
       .then(
           [self, d = std::move(d), done = std::move(done),
-           predicted](const append_result& r) {
+           predicted](const append_result& r) mutable {
             if (r.last_position != predicted) {
               self->quit(make_error(
                   errc::invariant_violated,
@@ -247,21 +247,50 @@ void detail::persist(master_self self, decision d,
                       + ", the master expected " + std::to_string(predicted)));
               return;
             }
-            // Readers see the events before anyone is told of them.
-            if (self->state.opts.on_durable)
-              self->state.opts.on_durable(d.events, r.last_position);
-            wake_provisioners(self, d.events);
-            perform(self, d);
-            retire_trials(self, d);
-            feed_searchers(self, d);
-            done(d);
-            when_durable_reached(self, r.last_position);
-            maybe_snapshot(self, r.last_position);
+            // Carried out with every other append acknowledged before the
+            // flush message below arrives: one commit's acknowledgements
+            // come in a burst.
+            auto& s = self->state;
+            if (s.durable_queue.empty())
+              self->send(self, committed_atom::value);
+            s.durable_queue.push_back(
+                {std::move(d), std::move(done), r.last_position});
           },
           [self](caf::error& err) {
             // The state is ahead of the log: stop; a restart replays the log.
             self->quit(std::move(err));
           });
+}
+
+void detail::carry_out_durable(master_self self) {
+  auto& s = self->state;
+  if (s.durable_queue.empty())
+    return;
+  auto queue = std::move(s.durable_queue);
+  s.durable_queue.clear();
+  // Readers see the events before anyone is told of them: the whole
+  // burst's events go to the read model at once (one hand-off to each
+  // replica, where one a decision woke each of them for every report),
+  // then each decision's effects and answers, in log order.
+  if (s.opts.on_durable) {
+    size_t n = 0;
+    for (const auto& q : queue)
+      n += q.d.events.size();
+    std::vector<domain_event> events;
+    events.reserve(n);
+    for (const auto& q : queue)
+      events.insert(events.end(), q.d.events.begin(), q.d.events.end());
+    s.opts.on_durable(std::move(events), queue.back().last_position);
+  }
+  for (auto& q : queue) {
+    wake_provisioners(self, q.d.events);
+    perform(self, q.d);
+    retire_trials(self, q.d);
+    feed_searchers(self, q.d);
+    q.done(q.d);
+    when_durable_reached(self, q.last_position);
+    maybe_snapshot(self, q.last_position);
+  }
 }
 
 namespace {
@@ -324,6 +353,7 @@ master_behavior(master_self self, event_writer_actor writer,
     return rp;
   };
   return {
+      [self](committed_atom) { carry_out_durable(self); },
       [self, now](connect_atom, agent_hello& h, caf::actor& agent) {
         self->state.agents[h.agent_id] = agent;
         // The handle kept, the hello is a command like any other.

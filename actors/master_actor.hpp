@@ -21,7 +21,9 @@
 //     actor of the agent's current connection (the sender decides
 //     whether it counts). Past that wiring, each is decided as a command
 //     (agent_connect, agent_disconnect).
-//   - tick_atom is the master's own timer.
+//   - tick_atom is the master's own timer; committed_atom its own note
+//     that appends were acknowledged (their effects are carried out
+//     together, one commit's acknowledgements at a time).
 //   - state_atom and view_atom read the state; watch_atom subscribes a
 //     provisioner to its pool's changes.
 //   - step_atom is the experiment actors' protocol: a searcher step
@@ -123,6 +125,9 @@ using master_actor = caf::typed_actor<
     caf::reacts_to<connect_atom, agent_hello, caf::actor>,
     caf::reacts_to<disconn_atom, std::string, std::string>,
     caf::reacts_to<tick_atom>,
+    // The master's own: appends acknowledged since the last one are
+    // carried out (detail::carry_out_durable).
+    caf::reacts_to<committed_atom>,
     // The state as snapshot JSON text (det-inspect, tests).
     caf::replies_to<state_atom>::with<std::string>,
     // A read-only view of the state (the REST API, provisioners).

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace det::detail {
 
@@ -28,6 +29,14 @@ struct master_state {
   /// position (answers that must not overtake an append in flight).
   int64_t durable = 0;
   std::multimap<int64_t, std::function<void()>> after_durable;
+  /// Decisions whose events are durable, waiting for the committed_atom
+  /// the first of them sent (carry_out_durable).
+  struct durable_decision {
+    decision d;
+    std::function<void(const decision&)> done;
+    int64_t last_position = 0;
+  };
+  std::vector<durable_decision> durable_queue;
   /// The pools' actors and their scheduling passes: at most one in flight
   /// per pool; requests meanwhile set `again` and run as one more pass.
   struct pass_slot {
@@ -50,6 +59,10 @@ using master_self = master_actor::stateful_pointer<master_state>;
 /// The master's write-ahead step (master_actor.cpp).
 void persist(master_self self, decision d,
              std::function<void(const decision&)> done);
+
+/// Publishes the queued durable decisions' events to on_durable in one
+/// batch, then carries out each one's effects and answer, in order.
+void carry_out_durable(master_self self);
 
 /// A scheduling pass of `pool` (pool_passes.cpp).
 void request_pass(master_self self, const std::string& pool);

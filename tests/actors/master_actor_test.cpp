@@ -141,6 +141,44 @@ CAF_TEST(a command sent with a callback is answered there once durable) {
   stop_master();
 }
 
+CAF_TEST(appends acknowledged together reach the readers in one batch before any
+             of their answers) {
+  // What on_durable was handed: calls, events, the last position.
+  size_t calls = 0, events = 0;
+  int64_t published = 0;
+  on_durable = [&](std::vector<domain_event> evs, int64_t last) {
+    ++calls;
+    events += evs.size();
+    published = last;
+  };
+  memory_event_store store;
+  probe_log plog;
+  one_trial_running(store, plog);
+  calls = events = 0;
+  // Each answer, with how many of the reports readers had been given when
+  // it came (the answers come in the reports' order, one event each).
+  std::vector<size_t> seen_at_answer;
+  for (int step = 1; step <= 5; ++step)
+    anon_send(master,
+              command{metrics_report{
+                  "1.1", "training", 10 * step, {{"loss", 1.0 / step}}}},
+              command_callback{[&](caf::expected<std::string> r) {
+                CAF_CHECK(r);
+                seen_at_answer.push_back(events);
+              }});
+  run();
+  CAF_REQUIRE_EQUAL(seen_at_answer.size(), 5u);
+  CAF_CHECK_EQUAL(events, 5u);
+  // One commit's acknowledgements are carried out together: fewer hand-offs
+  // to the readers than reports (one each before).
+  CAF_CHECK_LESS(calls, 5u);
+  CAF_CHECK_EQUAL(published, last_position_of(store, "trial_metrics_reported"));
+  // And no report is answered before the readers have it.
+  for (size_t i = 0; i < seen_at_answer.size(); ++i)
+    CAF_CHECK_GREATER_OR_EQUAL(seen_at_answer[i], i + 1);
+  stop_master();
+}
+
 CAF_TEST(
     an exit is acknowledged once the log holds it and a repeat writes nothing) {
   memory_event_store store;

@@ -11,6 +11,7 @@
 
 #include <caf/test/dsl.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,12 +77,15 @@ struct master_fixture : test_coordinator_fixture<> {
   core_config cluster = one_pool_cluster("actor-test");
   /// Save a snapshot every this many events (0: never).
   int64_t snapshot_every = 10000;
+  /// The master's on_durable (master_options), if set before start().
+  std::function<void(std::vector<domain_event>, int64_t)> on_durable;
 
   void start(event_store& store, state::cluster_state st = {}) {
     writer = spawn_event_writer(sys, store, writer_mode::synchronous);
     master_options opts;
     opts.now_us = [this] { return now; };
     opts.snapshot_every = snapshot_every;
+    opts.on_durable = on_durable;
     master = spawn_master(sys, writer, std::move(st), cluster, opts);
     run();
   }
