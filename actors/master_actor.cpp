@@ -266,8 +266,9 @@ void detail::carry_out_durable(master_self self) {
   auto& s = self->state;
   if (s.durable_queue.empty())
     return;
-  auto queue = std::move(s.durable_queue);
-  s.durable_queue.clear();
+  // Swapped with the last burst's emptied vector: both keep their room.
+  auto& queue = s.carrying;
+  queue.swap(s.durable_queue);
   // Readers see the events before anyone is told of them: the whole
   // burst's events go to the read model at once (one hand-off to each
   // replica, where one a decision woke each of them for every report),
@@ -291,6 +292,7 @@ void detail::carry_out_durable(master_self self) {
     when_durable_reached(self, q.last_position);
     maybe_snapshot(self, q.last_position);
   }
+  queue.clear();
 }
 
 namespace {

@@ -37,6 +37,8 @@ struct master_state {
     int64_t last_position = 0;
   };
   std::vector<durable_decision> durable_queue;
+  /// The burst carry_out_durable is carrying out (empty otherwise).
+  std::vector<durable_decision> carrying;
   /// The pools' actors and their scheduling passes: at most one in flight
   /// per pool; requests meanwhile set `again` and run as one more pass.
   struct pass_slot {
