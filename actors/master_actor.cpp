@@ -241,6 +241,9 @@ void detail::persist(master_self self, decision d,
           [self, d = std::move(d), done = std::move(done),
            predicted](const append_result& r) mutable {
             if (r.last_position != predicted) {
+              // What was acknowledged before is the log's: carried out
+              // first, as it would have been without this one.
+              carry_out_durable(self);
               self->quit(make_error(
                   errc::invariant_violated,
                   "the log placed events at " + std::to_string(r.last_position)
@@ -248,8 +251,8 @@ void detail::persist(master_self self, decision d,
               return;
             }
             // Carried out with every other append acknowledged before the
-            // flush message below arrives: one commit's acknowledgements
-            // come in a burst.
+            // committed_atom sent here arrives: one commit's
+            // acknowledgements come in a burst.
             auto& s = self->state;
             if (s.durable_queue.empty())
               self->send(self, committed_atom::value);
@@ -257,7 +260,10 @@ void detail::persist(master_self self, decision d,
                 {std::move(d), std::move(done), r.last_position});
           },
           [self](caf::error& err) {
-            // The state is ahead of the log: stop; a restart replays the log.
+            // The state is ahead of the log: stop; a restart replays the
+            // log. The appends acknowledged before this one are durable:
+            // their effects and answers go out first.
+            carry_out_durable(self);
             self->quit(std::move(err));
           });
 }

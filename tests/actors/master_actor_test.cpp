@@ -179,6 +179,34 @@ CAF_TEST(appends acknowledged together reach the readers in one batch before any
   stop_master();
 }
 
+CAF_TEST(an append acknowledged before a failed one is answered before the
+             master stops) {
+  memory_event_store store;
+  probe_log plog;
+  one_trial_running(store, plog);
+  auto before = events_of(store).size();
+  std::vector<int> answered(2, 0); // 1: answered, -1: refused
+  for (int i = 0; i < 2; ++i)
+    anon_send(master,
+              command{metrics_report{
+                  "1.1", "training", 10 * (i + 1), {{"loss", 0.5}}}},
+              command_callback{[&answered, i](caf::expected<std::string> r) {
+                answered[static_cast<size_t>(i)] = r ? 1 : -1;
+              }});
+  // Step until the first report is in the log; the second's append fails.
+  for (int n = 0; n < 1000 && events_of(store).size() == before; ++n)
+    sched.run_once();
+  CAF_REQUIRE_EQUAL(events_of(store).size(), before + 1);
+  store.fail_next_append();
+  run();
+  // The first report is in the log: its answer went out before the master
+  // stopped for the second's failure, which is never answered.
+  CAF_CHECK_EQUAL(answered[0], 1);
+  CAF_CHECK_EQUAL(answered[1], 0);
+  CAF_CHECK_EQUAL(events_of(store).size(), before + 1);
+  stop_master();
+}
+
 CAF_TEST(
     an exit is acknowledged once the log holds it and a repeat writes nothing) {
   memory_event_store store;
