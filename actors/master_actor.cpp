@@ -277,8 +277,8 @@ void detail::carry_out_durable(master_self self) {
   queue.swap(s.durable_queue);
   // Readers see the events before anyone is told of them: the whole
   // burst's events go to the read model at once (one hand-off to each
-  // replica, where one a decision woke each of them for every report),
-  // then each decision's effects and answers, in log order.
+  // replica for the burst, not one for each decision), then each
+  // decision's effects and answers, in log order.
   if (s.opts.on_durable) {
     size_t n = 0;
     for (const auto& q : queue)
