@@ -9,6 +9,7 @@ apt_pkgs=(
   libcurl4-openssl-dev libssl-dev libboost-dev libboost-system-dev libre2-dev
   libgtest-dev libgmock-dev postgresql postgresql-contrib clang-format wrk
   libspdlog-dev libcli11-dev libpugixml-dev libarchive-dev zlib1g-dev
+  libjemalloc-dev
   clang libclang-rt-14-dev lld
 )
 # clang and libclang-rt-14-dev build the libFuzzer targets (make fuzz):

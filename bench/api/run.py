@@ -234,8 +234,12 @@ def main():
                 if master.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit("det-master did not start; see " + log.name)
                 time.sleep(0.2)
+        # Which malloc the master runs on (jemalloc in a release build,
+        # cmd/det_master/CMakeLists.txt): the ingest figures depend on it.
+        with open("/proc/%d/maps" % master.pid) as maps:
+            allocator = "jemalloc" if "libjemalloc" in maps.read() else "glibc"
         emit(metric="master_start_seconds", value=round(time.monotonic() - t, 2), unit="s",
-             events=seeded["events"])
+             events=seeded["events"], allocator=allocator)
 
         # Every route but /info needs a session: log in as admin (blank
         # password on a new cluster), as the det CLI does.
@@ -351,7 +355,7 @@ def main():
         report("post_trial_metrics", lat, st, el, ref, trials=len(allocs), connections=len(allocs),
                appended=after - before, durable_check=(after - before == st.get(200, 0)),
                master_cpu_us_per_report=round(cpu * 1e6 / max(1, st.get(200, 0)), 1),
-               master_cores=round(cpu / el, 2))
+               master_cores=round(cpu / el, 2), allocator=allocator)
         alone = st.get(200, 0) / el
 
         # The same closed loop driven by wrk (C): the Python client's own
@@ -379,7 +383,7 @@ def main():
                  socket_errors=r["socket_errors"], appended=after - before,
                  durable_check=(after - before >= ok),
                  master_cpu_us_per_report=round(cpu * 1e6 / max(1, ok), 1),
-                 master_cores=round(cpu / (r["duration_us"] / 1e6), 2))
+                 master_cores=round(cpu / (r["duration_us"] / 1e6), 2), allocator=allocator)
             emit(metric="post_trial_metrics_wrk_p99", value=round(r["p99_us"] / 1000, 2),
                  unit="ms", p50_ms=round(r["p50_us"] / 1000, 2),
                  p90_ms=round(r["p90_us"] / 1000, 2), p999_ms=round(r["p999_us"] / 1000, 2),
