@@ -161,8 +161,6 @@ struct server_shared {
 };
 
 /// Converts a parsed Beast request into the handler-facing value.
-http_request to_http_request(raw_request&& msg, const tcp::socket& sock,
-                             bool tls);
 http_request to_http_request(raw_request&& msg, std::string remote_address,
                              bool tls);
 

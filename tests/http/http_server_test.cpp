@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 using namespace det::http;
@@ -381,6 +383,67 @@ TEST(http_server, an_idle_keep_alive_connection_is_closed_after_the_timeout) {
   test_client c{s->port()};
   EXPECT_EQ(c.request("GET", "/x").status, 200);
   EXPECT_TRUE(c.peer_closed());
+}
+
+// The session's deadline moves with each phase while its timer stays
+// set (http_session.cpp, "timeouts"): a connection kept busy past the
+// idle timeout stays open, and is closed once it idles.
+TEST(http_server, a_busy_connection_outlives_its_idle_timeout_then_idles_out) {
+  router r;
+  r.get("/x", echo());
+  server_config cfg;
+  cfg.idle_timeout = std::chrono::milliseconds{150};
+  auto s = start_server(std::move(r), cfg);
+  test_client c{s->port()};
+  auto start = std::chrono::steady_clock::now();
+  // 10 requests 50 ms apart: 450 ms, three idle timeouts, on one
+  // connection (the gaps are the behaviour under test, not a wait).
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_EQ(c.request("GET", "/x").status, 200) << "request " << i;
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds{450});
+  EXPECT_EQ(s->connection_count(), 1u);
+  auto idle_from = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.peer_closed());
+  EXPECT_GE(std::chrono::steady_clock::now() - idle_from,
+            std::chrono::milliseconds{80});
+}
+
+TEST(http_server,
+     a_request_that_stalls_midway_is_closed_after_the_read_timeout) {
+  router r;
+  r.get("/x", echo());
+  server_config cfg;
+  cfg.read_timeout = std::chrono::milliseconds{200};
+  auto s = start_server(std::move(r), cfg);
+  test_client c{s->port()};
+  auto start = std::chrono::steady_clock::now();
+  c.write_raw("GET /x HTTP/1.1\r\nHost: a\r\n"); // and nothing more
+  EXPECT_TRUE(c.peer_closed());
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::milliseconds{150});
+  EXPECT_LT(took, std::chrono::seconds{5});
+}
+
+// A deadline nearer than the wait already set (the one-second linger
+// after a refusal, with every configured timeout a minute) re-sets the
+// timer: the connection is let go after the linger, not after a minute.
+TEST(http_server, a_refused_connection_is_let_go_after_its_linger) {
+  router r;
+  r.get("/x", echo());
+  server_config cfg;
+  cfg.idle_timeout = cfg.read_timeout = cfg.write_timeout =
+      std::chrono::seconds{60};
+  auto s = start_server(std::move(r), cfg);
+  test_client c{s->port()};
+  ASSERT_EQ(c.request("GET", "/x").status, 200); // the minute's wait is set
+  c.write_raw("GARBAGE\x01 / HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(c.read_head().status, 400);
+  // The client keeps its end open; the server closes its own.
+  EXPECT_TRUE(eventually([&] { return s->connection_count() == 0; },
+                         std::chrono::seconds{10}));
 }
 
 TEST(http_server, stop_lets_the_request_in_flight_finish_then_closes) {
