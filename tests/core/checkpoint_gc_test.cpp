@@ -211,4 +211,41 @@ TEST_F(checkpoint_gc_core, a_log_retention_names_what_is_wrong) {
   EXPECT_EQ(code_of(no_exp.error()), errc::not_found);
 }
 
+TEST(gc_policy_of, reads_the_storage_and_searcher_sections_or_their_defaults) {
+  experiment_info e;
+  e.config = {{"checkpoint_storage",
+               {{"save_experiment_best", 2}, {"save_trial_best", 0}}},
+              {"searcher", {{"smaller_is_better", false}}}};
+  auto p = gc_policy_of(e);
+  EXPECT_EQ(p.save_experiment_best, 2);
+  EXPECT_EQ(p.save_trial_best, 0);
+  EXPECT_EQ(p.save_trial_latest, 1);
+  EXPECT_FALSE(p.smaller_is_better);
+  // Sections of the wrong type, or a config that is not an object, are
+  // read as absent: the defaults.
+  for (const auto& config :
+       {nlohmann::json{{"checkpoint_storage", "x"}, {"searcher", 3}},
+        nlohmann::json::array(), nlohmann::json::object()}) {
+    e.config = config;
+    p = gc_policy_of(e);
+    EXPECT_EQ(p.save_experiment_best, 0) << config;
+    EXPECT_EQ(p.save_trial_best, 1) << config;
+    EXPECT_EQ(p.save_trial_latest, 1) << config;
+    EXPECT_TRUE(p.smaller_is_better) << config;
+  }
+}
+
+// Experiments without a completed checkpoint are passed over before their
+// policy is read; one with checkpoints still gets its request.
+TEST_F(checkpoint_gc_core, experiments_without_checkpoints_ask_for_nothing) {
+  for (int64_t id = 3; id < 50; ++id) {
+    add_experiment(id, {{"type", "shared_fs"}, {"host_path", "/tmp/x"}});
+    trial(id, id);
+  }
+  end_trial(1);
+  auto requests = checkpoint_gc_requests(s, 1000);
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].experiment_id, 1);
+}
+
 } // namespace det::state::test
