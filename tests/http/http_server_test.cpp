@@ -34,6 +34,13 @@ handler echo() {
   };
 }
 
+/// A server answering GET /x with echo(), under `cfg` (the timeout tests).
+auto echo_server(server_config cfg) {
+  router r;
+  r.get("/x", echo());
+  return start_server(std::move(r), cfg);
+}
+
 /// Responders parked by a handler, for answering from the test thread.
 struct parked {
   std::mutex mu;
@@ -375,11 +382,9 @@ TEST(http_server, two_hundred_concurrent_connections_are_all_served) {
 }
 
 TEST(http_server, an_idle_keep_alive_connection_is_closed_after_the_timeout) {
-  router r;
-  r.get("/x", echo());
   server_config cfg;
   cfg.idle_timeout = std::chrono::milliseconds{100};
-  auto s = start_server(std::move(r), cfg);
+  auto s = echo_server(cfg);
   test_client c{s->port()};
   EXPECT_EQ(c.request("GET", "/x").status, 200);
   EXPECT_TRUE(c.peer_closed());
@@ -389,11 +394,9 @@ TEST(http_server, an_idle_keep_alive_connection_is_closed_after_the_timeout) {
 // set (http_session.cpp, "timeouts"): a connection kept busy past the
 // idle timeout stays open, and is closed once it idles.
 TEST(http_server, a_busy_connection_outlives_its_idle_timeout_then_idles_out) {
-  router r;
-  r.get("/x", echo());
   server_config cfg;
   cfg.idle_timeout = std::chrono::milliseconds{150};
-  auto s = start_server(std::move(r), cfg);
+  auto s = echo_server(cfg);
   test_client c{s->port()};
   auto start = std::chrono::steady_clock::now();
   // 10 requests 50 ms apart: 450 ms, three idle timeouts, on one
@@ -413,11 +416,9 @@ TEST(http_server, a_busy_connection_outlives_its_idle_timeout_then_idles_out) {
 
 TEST(http_server,
      a_request_that_stalls_midway_is_closed_after_the_read_timeout) {
-  router r;
-  r.get("/x", echo());
   server_config cfg;
   cfg.read_timeout = std::chrono::milliseconds{200};
-  auto s = start_server(std::move(r), cfg);
+  auto s = echo_server(cfg);
   test_client c{s->port()};
   auto start = std::chrono::steady_clock::now();
   c.write_raw("GET /x HTTP/1.1\r\nHost: a\r\n"); // and nothing more
@@ -431,12 +432,10 @@ TEST(http_server,
 // after a refusal, with every configured timeout a minute) re-sets the
 // timer: the connection is let go after the linger, not after a minute.
 TEST(http_server, a_refused_connection_is_let_go_after_its_linger) {
-  router r;
-  r.get("/x", echo());
   server_config cfg;
   cfg.idle_timeout = cfg.read_timeout = cfg.write_timeout =
       std::chrono::seconds{60};
-  auto s = start_server(std::move(r), cfg);
+  auto s = echo_server(cfg);
   test_client c{s->port()};
   ASSERT_EQ(c.request("GET", "/x").status, 200); // the minute's wait is set
   c.write_raw("GARBAGE\x01 / HTTP/1.1\r\n\r\n");
