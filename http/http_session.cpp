@@ -194,6 +194,14 @@ private:
 
   void disarm() { armed_ = false; }
 
+  /// No deadline, and no wait left: its handler holds the session, and a
+  /// wait pending keeps the server's I/O threads from running out of work
+  /// when it stops. Where the session closes or hands its stream on.
+  void drop_timer() {
+    armed_ = false;
+    timer_.cancel();
+  }
+
   void wait_until(clock::time_point t) {
     auto gen = ++timer_gen_;
     waiting_ = true;
@@ -362,6 +370,7 @@ private:
       phase_ = phase::handling;
       return refuse(std::move(*refusal));
     }
+    drop_timer();
     phase_ = phase::closed;
     closed_ = true;
     shared_->remove(this);
@@ -417,7 +426,7 @@ private:
       return refuse(error_response(grpc_code::resource_exhausted,
                                    "too many connections to " + target.key,
                                    429));
-    disarm();
+    drop_timer();
     phase_ = phase::closed;
     closed_ = true;
     shared_->remove(this);
@@ -542,8 +551,7 @@ private:
     auto keep = std::move(hold_);
     closed_ = true;
     phase_ = phase::closed;
-    disarm();
-    timer_.cancel(); // its handler holds the session: let it go now
+    drop_timer();
     if (link_)
       link_->gone = true;
     if (flags_)
